@@ -1,0 +1,119 @@
+package jsonvalue
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Marshal returns the compact JSON text of v.
+func Marshal(v any) []byte { return Append(nil, v) }
+
+// String returns the compact JSON text of v as a string.
+func String(v any) string { return string(Append(nil, v)) }
+
+// Append appends the compact JSON text of v to dst. Strings are written the
+// way Step Functions writes them: only quotes, backslashes and control
+// characters are escaped; other characters are kept as they are.
+func Append(dst []byte, v any) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		if t {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case Number:
+		if t == "" {
+			return append(dst, '0')
+		}
+		return append(dst, t...)
+	case string:
+		return AppendString(dst, t)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = Append(dst, e)
+		}
+		return append(dst, ']')
+	case *Object:
+		dst = append(dst, '{')
+		if t != nil {
+			for i, k := range t.keys {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = AppendString(dst, k)
+				dst = append(dst, ':')
+				dst = Append(dst, t.vals[i])
+			}
+		}
+		return append(dst, '}')
+	default:
+		panic(fmt.Sprintf("jsonvalue: cannot encode %T", v))
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a quoted JSON string.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if c < utf8.RuneSelf {
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// MarshalJSON lets an Object be embedded in values encoded by encoding/json.
+func (o *Object) MarshalJSON() ([]byte, error) { return Append(nil, o), nil }
+
+// MarshalJSON writes the number's literal form.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if n == "" {
+		return []byte("0"), nil
+	}
+	return []byte(n), nil
+}
