@@ -56,6 +56,10 @@ type IntField struct {
 	Value *int64
 	Path  *jsonpath.Path
 	Expr  string // JSONata "{% ... %}" text
+	// Number is a literal as a float64. It is set with Value, and alone
+	// when the literal has a fraction, which only ToleratedFailurePercentage
+	// allows (0.5 is a valid percentage).
+	Number *float64
 }
 
 // State is one state. Fields that do not apply to its Type are zero.
@@ -109,6 +113,7 @@ type State struct {
 	TimestampText string // the literal Timestamp as written
 	TimestampPath *jsonpath.Path
 	WaitExpr      string // JSONata Seconds or Timestamp "{% ... %}"
+	WaitExprField string // "Seconds" or "Timestamp": the field WaitExpr was given in
 
 	// Fail.
 	Error     string

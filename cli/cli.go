@@ -1,0 +1,84 @@
+// Package cli holds the stepwise command line: one file per subcommand,
+// each embedding CommandBase so tests can capture what it prints.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// CommandBase is embedded by every subcommand.
+type CommandBase struct {
+	Logger *slog.Logger
+	Out    io.Writer
+	Err    io.Writer
+}
+
+// ExitError ends the program with Code after printing nothing more.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// UsageError is bad usage: exit status 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// CLI is the stepwise program.
+type CLI struct {
+	Out io.Writer
+	Err io.Writer
+}
+
+// Execute runs the program with args (without the program name) and returns
+// the exit status.
+func (c *CLI) Execute(args []string) int {
+	base := &CommandBase{
+		Logger: slog.New(slog.NewTextHandler(c.Err, nil)),
+		Out:    c.Out,
+		Err:    c.Err,
+	}
+	root := &cobra.Command{
+		Use:           "stepwise",
+		Short:         "A self-hosted engine for the Amazon States Language",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(c.Out)
+	root.SetErr(c.Err)
+	root.AddCommand(
+		(&runCommand{CommandBase: base}).command(),
+		(&validateCommand{CommandBase: base}).command(),
+	)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	fmt.Fprintln(c.Err, "stepwise:", err)
+	var usage *UsageError
+	if errors.As(err, &usage) || isCobraUsage(err) {
+		return 2
+	}
+	return 1
+}
+
+// isCobraUsage reports whether cobra rejected the command line.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"stepwise/asl"
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// Defaults of in-process runs.
+const (
+	DefaultRegion  = "us-east-1"
+	DefaultAccount = "123456789012"
+	DefaultRoleArn = "arn:aws:iam::123456789012:role/stepwise"
+)
+
+type runCommand struct {
+	*CommandBase
+	input     string
+	inputFile string
+	scale     float64
+	history   bool
+	mockFile  string
+	name      string
+	maxSteps  int
+}
+
+func (c *runCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Run a state machine definition in-process and print its result as JSON",
+		Long: `Run a state machine definition in-process and print one JSON object:
+{"status": ..., "output": ..., "error": ..., "cause": ...} (with --history,
+also "events", shaped like GetExecutionHistory's events).
+
+Exit status: 0 when the execution SUCCEEDED, 1 when it ended otherwise,
+2 for bad usage or an invalid definition (diagnostics on stderr).
+
+Task states are answered from --mock, a JSON object mapping state names to
+{"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or to an
+array of those used one per attempt. A Task with no mock fails with
+States.TaskFailed.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(args[0]) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.input, "input", "", "execution input as JSON text (default {})")
+	f.StringVar(&c.inputFile, "input-file", "", "read the execution input from this file")
+	f.Float64Var(&c.scale, "wait-time-scale", 1, "scale of real time spent in Wait states and retry back-offs; 0 makes them instant (virtual time still advances)")
+	f.BoolVar(&c.history, "history", false, "include the execution history")
+	f.StringVar(&c.mockFile, "mock", "", "JSON file of mocked Task results by state name")
+	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")
+	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
+	return cmd
+}
+
+type runResult struct {
+	Status stepwisetype.ExecutionStatus `json:"status"`
+	Output json.RawMessage              `json:"output"`
+	Error  *string                      `json:"error"`
+	Cause  *string                      `json:"cause"`
+	Events []stepwisetype.HistoryEvent  `json:"events,omitempty"`
+}
+
+var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+func (c *runCommand) run(file string) error {
+	if c.input != "" && c.inputFile != "" {
+		return &UsageError{"use --input or --input-file, not both"}
+	}
+	if c.scale < 0 {
+		return &UsageError{"--wait-time-scale must not be negative"}
+	}
+	def, err := os.ReadFile(file)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	m, diags := asl.Parse(def)
+	if m == nil {
+		for _, d := range diags {
+			fmt.Fprintf(c.Err, "%s: %s %s %s: %s\n", file, d.Severity, d.Code, locationOrRoot(d.Location), d.Message)
+		}
+		return &ExitError{Code: 2}
+	}
+	inText := []byte("{}")
+	switch {
+	case c.input != "":
+		inText = []byte(c.input)
+	case c.inputFile != "":
+		if inText, err = os.ReadFile(c.inputFile); err != nil {
+			return &UsageError{err.Error()}
+		}
+	}
+	input, err := jsonvalue.Parse(inText)
+	if err != nil {
+		return &UsageError{"invalid input: " + err.Error()}
+	}
+	resolver, err := loadMocks(c.mockFile)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	now := time.Now().UTC()
+	smName := nameCleaner.ReplaceAllString(trimExt(filepath.Base(file)), "-")
+	execName := c.name
+	if execName == "" {
+		execName = fmt.Sprintf("run-%d", now.UnixNano())
+	}
+	info := interp.Info{
+		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", DefaultRegion, DefaultAccount, smName, execName),
+		Name:             execName,
+		RoleArn:          DefaultRoleArn,
+		StartTime:        now,
+		StateMachineArn:  fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", DefaultRegion, DefaultAccount, smName),
+		StateMachineName: smName,
+		Region:           DefaultRegion,
+		Account:          DefaultAccount,
+	}
+	x := interp.New(m, info, input, interp.Options{})
+	d := &interp.Driver{Resolver: resolver, MaxSteps: c.maxSteps}
+	if c.scale > 0 {
+		d.Sleep = func(dur time.Duration) { time.Sleep(time.Duration(float64(dur) * c.scale)) }
+	}
+	events := d.Run(x, now)
+	res := runResult{Status: x.Status, Output: json.RawMessage("null")}
+	if x.Status == stepwisetype.StatusRunning {
+		res.Error = ptr("States.Runtime")
+		res.Cause = ptr(fmt.Sprintf("the execution did not end within %d steps", c.maxSteps))
+	}
+	if x.Status == stepwisetype.StatusSucceeded {
+		res.Output = jsonvalue.Marshal(x.Output)
+	}
+	if fl := x.Failure; fl != nil {
+		if fl.Name != "" {
+			res.Error = &fl.Name
+		}
+		if fl.HasCause {
+			res.Cause = &fl.Cause
+		}
+	}
+	if c.history {
+		res.Events = events
+	}
+	enc := json.NewEncoder(c.Out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	if x.Status != stepwisetype.StatusSucceeded {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func trimExt(name string) string {
+	for ext := filepath.Ext(name); ext != ""; ext = filepath.Ext(name) {
+		name = name[:len(name)-len(ext)]
+	}
+	return name
+}
+
+func locationOrRoot(loc string) string {
+	if loc == "" {
+		return "/"
+	}
+	return loc
+}
+
+// mockResolver answers Task states from a mock file.
+type mockResolver struct {
+	byState map[string][]any // each element: a *jsonvalue.Object with Return or Throw
+	calls   map[string]int
+}
+
+func loadMocks(file string) (interp.Resolver, error) {
+	r := &mockResolver{byState: map[string][]any{}, calls: map[string]int{}}
+	if file == "" {
+		return r, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonvalue.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("mock file %s: %w", file, err)
+	}
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return nil, fmt.Errorf("mock file %s: must hold a JSON object of state names", file)
+	}
+	for name, m := range obj.All() {
+		list, isList := m.([]any)
+		if !isList {
+			list = []any{m}
+		}
+		for i, e := range list {
+			o, ok := e.(*jsonvalue.Object)
+			if !ok || (!o.Has("Return") && !o.Has("Throw")) {
+				return nil, fmt.Errorf("mock file %s: state %q response %d must be an object with Return or Throw", file, name, i)
+			}
+		}
+		r.byState[name] = list
+	}
+	return r, nil
+}
+
+func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+	list := r.byState[req.StateName]
+	if len(list) == 0 {
+		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			"no integration is available in-process for resource '%s'; give the state a mocked response with --mock", req.Resource)
+	}
+	n := r.calls[req.StateName]
+	r.calls[req.StateName] = n + 1
+	if n >= len(list) {
+		n = len(list) - 1
+	}
+	o := list[n].(*jsonvalue.Object)
+	if ret, ok := o.Get("Return"); ok {
+		return ret, nil
+	}
+	t, _ := o.Get("Throw")
+	to, _ := t.(*jsonvalue.Object)
+	fl := &stepwisetype.Failure{}
+	if e, ok := to.Get("Error"); ok {
+		fl.Name, _ = e.(string)
+	}
+	if cs, ok := to.Get("Cause"); ok {
+		fl.Cause, _ = cs.(string)
+		fl.HasCause = true
+	}
+	return nil, fl
+}

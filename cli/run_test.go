@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/conformance"
+)
+
+type testBundle struct {
+	dir string
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	return &testBundle{dir: t.TempDir()}
+}
+
+func (b *testBundle) write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(b.dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// execute runs the CLI in-process and returns stdout, stderr and the exit
+// status.
+func execute(args ...string) (string, string, int) {
+	var out, errOut bytes.Buffer
+	code := (&CLI{Out: &out, Err: &errOut}).Execute(args)
+	return out.String(), errOut.String(), code
+}
+
+func TestRunSucceeded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","Parameters":{"sum.$":"States.MathAdd($.a, 2)"},"Next":"W"},"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)
+	out, errOut, code := execute("run", def, "--input", `{"a": 40}`, "--wait-time-scale", "0", "--history")
+	require.Equal(t, 0, code, errOut)
+	var res struct {
+		Status string
+		Output json.RawMessage
+		Error  *string
+		Events []struct {
+			Type      string
+			ID        int64
+			Timestamp float64
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	require.JSONEq(t, `{"sum": 42}`, string(res.Output))
+	require.Nil(t, res.Error)
+	var types []string
+	for _, e := range res.Events {
+		types = append(types, e.Type)
+	}
+	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "WaitStateEntered", "WaitStateExited", "ExecutionSucceeded"}, types)
+	// The hour-long wait passed in virtual time.
+	require.InDelta(t, 3600, res.Events[5].Timestamp-res.Events[0].Timestamp, 0.001)
+}
+
+func TestRunFailedExitsOne(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Boom","Cause":"it broke"}}}`)
+	out, _, code := execute("run", def)
+	require.Equal(t, 1, code)
+	require.JSONEq(t, `{"status":"FAILED","output":null,"error":"Boom","cause":"it broke"}`, out)
+}
+
+func TestRunInvalidDefinitionExitsTwo(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"Parallel","States":{"parallel":{"Type":"Pass","End":true}}}`)
+	out, errOut, code := execute("run", def)
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "sm.json: ERROR")
+	require.Contains(t, errOut, "parallel")
+}
+
+func TestRunBadUsage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+	for _, args := range [][]string{
+		{"run"},
+		{"run", def, "--input", "{not json"},
+		{"run", def, "--input", "{}", "--input-file", def},
+		{"run", filepath.Join(b.dir, "missing.json")},
+		{"run", def, "--no-such-flag"},
+	} {
+		_, errOut, code := execute(args...)
+		require.Equal(t, 2, code, "%v: %s", args, errOut)
+		require.NotEmpty(t, errOut)
+	}
+}
+
+func TestRunMockedTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1}],"ResultSelector":{"v.$":"$.Payload"},"End":true}}}`)
+	mock := b.write(t, "mock.json", `{"T":[{"Throw":{"Error":"Flaky","Cause":"try again"}},{"Return":{"Payload":7}}]}`)
+	out, errOut, code := execute("run", def, "--mock", mock, "--wait-time-scale", "0", "--history")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"output":{"v":7}`)
+	require.Contains(t, out, `"TaskFailed"`)
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	good := b.write(t, "good.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+	bad := b.write(t, "bad.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"Nowhere"}}}`)
+	out, _, code := execute("validate", good)
+	require.Equal(t, 0, code)
+	require.Empty(t, out)
+	out, _, code = execute("validate", good, bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "bad.json: ERROR ")
+	require.Contains(t, out, "/States/A/Next")
+	out, _, code = execute("validate", "--format", "json", bad)
+	require.Equal(t, 1, code)
+	var resp struct {
+		Result      string
+		Diagnostics []struct{ Severity, Code, Message, Location string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &resp))
+	require.Equal(t, "FAIL", resp.Result)
+	require.NotEmpty(t, resp.Diagnostics)
+}
+
+// TestRunConformance replays every non-JSONata execution case of the
+// recorded corpus through "stepwise run --history".
+func TestRunConformance(t *testing.T) {
+	t.Parallel()
+	dir, ok := conformance.Dir()
+	if !ok {
+		t.Skip("conformance corpus not found: expected ../shared/conformance beside the repository (or set " + conformance.EnvDir + ")")
+	}
+	cases, err := conformance.Load(dir, "execution")
+	require.NoError(t, err)
+	b := setup(t)
+	var failures []string
+	total := 0
+	for _, c := range cases {
+		if c.HasFeature("jsonata") {
+			continue
+		}
+		total++
+		def := b.write(t, "def.json", c.DefinitionText())
+		in := b.write(t, "in.json", c.InputText())
+		out, errOut, code := execute("run", def, "--input-file", in, "--history", "--wait-time-scale", "0")
+		if code == 2 {
+			failures = append(failures, c.Name+": exit 2: "+errOut)
+			continue
+		}
+		var res struct {
+			Status string
+			Output json.RawMessage
+			Error  *string
+			Cause  *string
+			Events []struct{ Type string }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			failures = append(failures, c.Name+": bad output: "+err.Error())
+			continue
+		}
+		r := &conformance.Result{Status: res.Status, Output: string(res.Output), Error: res.Error, Cause: res.Cause}
+		for _, e := range res.Events {
+			r.Events = append(r.Events, e.Type)
+		}
+		if d := c.CheckExecution(r); d != "" {
+			failures = append(failures, c.Name+"\n    "+strings.ReplaceAll(d, "\n", "\n    "))
+		}
+	}
+	sort.Strings(failures)
+	passed := total - len(failures)
+	rate := float64(passed) * 100 / float64(total)
+	t.Logf("conformance (stepwise run --history, non-JSONata execution cases): %d/%d passed (%.1f%%)", passed, total, rate)
+	for _, f := range failures {
+		t.Logf("FAIL %s", f)
+	}
+	require.GreaterOrEqual(t, rate, minPassRate)
+}
+
+// TestBinary builds the real binary once and runs the example through it.
+func TestBinary(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "stepwise")
+	build := exec.Command("go", "build", "-o", bin, "stepwise/cmd/stepwise")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	cmd := exec.Command(bin, "run", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	require.JSONEq(t, `{"status":"SUCCEEDED","output":{"greeting":"Hello, Ada!","hour":9,"note":"Good morning"},"error":null,"cause":null}`, string(out))
+	cmd = exec.Command(bin, "run", "../examples/hello.asl.json", "--input", `[`)
+	err = cmd.Run()
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	require.Equal(t, 2, exitErr.ExitCode())
+}

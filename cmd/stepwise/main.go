@@ -1,0 +1,13 @@
+// Command stepwise runs Amazon States Language workflows.
+package main
+
+import (
+	"os"
+
+	"stepwise/cli"
+)
+
+func main() {
+	c := &cli.CLI{Out: os.Stdout, Err: os.Stderr}
+	os.Exit(c.Execute(os.Args[1:]))
+}

@@ -1,0 +1,298 @@
+package interp
+
+import (
+	"fmt"
+
+	"stepwise/asl"
+	"stepwise/asl/dataflow"
+	"stepwise/asl/jsonpath"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// execChildren starts a Parallel or Map state: it works out the children's
+// inputs and starts as many as it may.
+func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
+	s := f.state
+	env.Input = f.effInput
+	f.children, f.results, f.items = nil, nil, nil
+	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
+	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
+	f.mapRun = false
+
+	if s.Type == asl.TypeParallel {
+		in := f.effInput
+		if s.Parameters != nil {
+			var err error
+			if in, err = s.Parameters.Eval(env); err != nil {
+				f.stateFailed(x, asFailure(err, s, f.enteredID))
+				return
+			}
+		}
+		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventParallelStateStarted})
+		f.items = make([]any, len(s.Branches))
+		for i := range f.items {
+			f.items[i] = in
+		}
+		f.results = make([]any, len(s.Branches))
+		f.wait = waitChildren
+		x.push(func() { f.pump(x) })
+		return
+	}
+
+	items := f.effInput
+	if s.ItemsPath != nil {
+		v, err := s.ItemsPath.Eval(env)
+		if err != nil {
+			f.stateFailed(x, asFailure(dataflow.InvalidPath(s.ItemsPath, err), s, f.enteredID))
+			return
+		}
+		items = v
+	}
+	arr, ok := items.([]any)
+	if !ok {
+		f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			"Map state input must be an array but was: %s", jsonvalue.String(items)), s, f.enteredID))
+		return
+	}
+	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.maxConc = int(mc)
+	f.items = arr
+	f.results = make([]any, len(arr))
+	f.mapRun = s.ProcessorMode == "DISTRIBUTED"
+	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
+		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(arr)}})
+	if s.ToleratedCount != nil {
+		n, _, err := intField(&IntFieldSpec{s.ToleratedCount, "ToleratedFailureCountPath"}, env)
+		if err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		if n < 0 {
+			f.stateFailed(x, asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
+			return
+		}
+		f.tolCount = n
+	}
+	if s.TolerancePercent != nil {
+		n, err := percentField(s.TolerancePercent, env)
+		if err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		f.tolPercent = n
+	}
+	if f.mapRun {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
+			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: x.mapRunArn(s.Name)}})
+	}
+	f.wait = waitChildren
+	x.push(func() { f.pump(x) })
+}
+
+func percentField(fld *asl.IntField, env *jsonpath.Env) (float64, error) {
+	var v any
+	var path string
+	switch {
+	case fld.Value != nil:
+		v = jsonvalue.NumberFromInt(*fld.Value)
+	case fld.Path != nil:
+		var err error
+		if v, err = fld.Path.Eval(env); err != nil {
+			return 0, dataflow.InvalidPath(fld.Path, err)
+		}
+		path = fld.Path.String()
+	default:
+		return -1, nil
+	}
+	n, ok := numberValue(v)
+	if !ok {
+		return 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			"The ToleratedFailurePercentagePath field refers to value %q which is not a valid number: %s", scalarText(v), path)
+	}
+	p := n.Float64()
+	if p < 0 || p > 100 {
+		return 0, stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailurePercentage must be between 0 and 100.")
+	}
+	return p, nil
+}
+
+func (x *Execution) mapRunArn(stateName string) string {
+	x.nextID++
+	return fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%d", x.Info.Region, x.Info.Account, x.Info.StateMachineName, stateName, x.nextID)
+}
+
+// pump starts children while the concurrency limit allows, and completes
+// the state once every child has ended.
+func (f *frame) pump(x *Execution) {
+	if f.done || f.aborted || f.wait != waitChildren || x.Status != stepwisetype.StatusRunning {
+		return
+	}
+	s := f.state
+	if f.childFail != nil {
+		fl := f.childFail
+		f.childFail = nil
+		for _, c := range f.children {
+			if !c.done && !c.aborted {
+				c.cancel(x)
+				if s.Type == asl.TypeMap && !f.mapRun {
+					x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: c.last,
+						MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
+				}
+			}
+		}
+		f.running = 0
+		f.wait = waitNone
+		if f.mapRun {
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+		}
+		if f.retrier(fl) < 0 {
+			typ := stepwisetype.EventParallelStateFailed
+			if s.Type == asl.TypeMap {
+				typ = stepwisetype.EventMapStateFailed
+			}
+			x.emit(f, stepwisetype.HistoryEvent{Type: typ})
+		}
+		f.stateFailed(x, fl)
+		x.push(func() { f.run(x) })
+		return
+	}
+	n := len(f.items)
+	if f.nextChild < n && (f.maxConc <= 0 || f.running < f.maxConc) {
+		i := f.nextChild
+		f.nextChild++
+		c, err := f.newChild(x, i)
+		if err != nil {
+			f.wait = waitNone
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			x.push(func() { f.run(x) })
+			return
+		}
+		f.running++
+		f.children = append(f.children, c)
+		x.push(func() { f.pump(x) })
+		x.push(func() { c.run(x) })
+		return
+	}
+	if f.nextChild == n && f.running == 0 {
+		f.wait = waitNone
+		f.childrenDone(x)
+		x.push(func() { f.run(x) })
+	}
+}
+
+// newChild creates the frame for branch or item i and announces it.
+func (f *frame) newChild(x *Execution, i int) (*frame, error) {
+	s := f.state
+	c := &frame{parent: f, index: i, vars: &scope{parent: f.vars}}
+	if s.Type == asl.TypeParallel {
+		c.kind = branchFrame
+		c.machine = s.Branches[i]
+		c.last = f.startedID
+		c.next, c.nextInput = c.machine.StartAt, f.items[i]
+		return c, nil
+	}
+	c.kind = iterationFrame
+	c.machine = s.ItemProcessor
+	in := f.items[i]
+	if s.ItemSelector != nil {
+		item := jsonvalue.NewObject(2)
+		item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
+		item.Set("Value", f.items[i])
+		mapCtx := jsonvalue.NewObject(1)
+		mapCtx.Set("Item", item)
+		env := x.env(f, mapCtx)
+		env.Input = f.effInput
+		var err error
+		if in, err = s.ItemSelector.Eval(env); err != nil {
+			return nil, err
+		}
+	}
+	if f.mapRun {
+		c.silent = true
+		c.vars = &scope{}
+	} else {
+		c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
+			MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: i}})
+	}
+	c.next, c.nextInput = c.machine.StartAt, in
+	return c, nil
+}
+
+// childDone records the end of child c.
+func (f *frame) childDone(x *Execution, c *frame) {
+	if f.done || f.aborted || c.aborted {
+		return
+	}
+	s := f.state
+	f.running--
+	isMap := s.Type == asl.TypeMap && !f.mapRun
+	if c.failure != nil {
+		if isMap {
+			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationFailed, PreviousEventID: c.last,
+				MapIterationFailedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
+		}
+		if !c.silent {
+			f.last = c.last
+		}
+		f.failed++
+		if s.Type == asl.TypeMap && f.tolerates() {
+			f.results[c.index] = nil
+		} else if f.childFail == nil {
+			f.childFail = c.failure
+			if f.mapRun && (f.tolCount >= 0 || f.tolPercent >= 0) {
+				f.childFail = stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
+					"The specified tolerated failure threshold was exceeded")
+			}
+		}
+		x.push(func() { f.pump(x) })
+		return
+	}
+	f.results[c.index] = c.output
+	if !c.silent {
+		f.last = c.last
+	}
+	if isMap {
+		id := x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationSucceeded, PreviousEventID: c.last,
+			MapIterationSucceededEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
+		if f.nextChild == len(f.items) && f.running == 0 {
+			f.last = id
+		}
+	}
+	x.push(func() { f.pump(x) })
+}
+
+// tolerates reports whether the Map's failures so far are within its
+// tolerated failure count and percentage.
+func (f *frame) tolerates() bool {
+	if f.tolCount < 0 && f.tolPercent < 0 {
+		return false
+	}
+	if f.tolCount >= 0 && int64(f.failed) <= f.tolCount {
+		return true
+	}
+	if f.tolPercent >= 0 && len(f.items) > 0 && float64(f.failed)*100/float64(len(f.items)) <= f.tolPercent {
+		return true
+	}
+	return false
+}
+
+// childrenDone completes a Parallel or Map state whose children all ended.
+func (f *frame) childrenDone(x *Execution) {
+	s := f.state
+	typ := stepwisetype.EventParallelStateSucceeded
+	if s.Type == asl.TypeMap {
+		typ = stepwisetype.EventMapStateSucceeded
+		if f.mapRun {
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunSucceeded})
+		}
+	}
+	x.emitLinked(f, stepwisetype.HistoryEvent{Type: typ, PreviousEventID: f.last})
+	results := f.results
+	f.children, f.items, f.results = nil, nil, nil
+	f.exit(x, results, true)
+}

@@ -1,0 +1,90 @@
+package interp_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/asl"
+	"stepwise/internal/conformance"
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+)
+
+// runCase runs an execution case through the interpreter and returns the
+// difference from the recording ("" when it matches).
+func runCase(c *conformance.Case) string {
+	m, diags := asl.ParseWith([]byte(c.DefinitionText()), asl.Options{Type: c.StateMachineType})
+	if m == nil {
+		return fmt.Sprintf("definition rejected: %v", diags)
+	}
+	input, err := jsonvalue.ParseString(c.InputText())
+	if err != nil {
+		return "input: " + err.Error()
+	}
+	start := time.Date(2024, 11, 18, 11, 14, 18, 0, time.UTC)
+	info := interp.Info{
+		ExecutionArn:     "arn:aws:states:us-east-1:111111111111:execution:sm:exec",
+		Name:             "exec",
+		RoleArn:          "arn:aws:iam::111111111111:role/sfn",
+		StartTime:        start,
+		StateMachineArn:  "arn:aws:states:us-east-1:111111111111:stateMachine:sm",
+		StateMachineName: "sm",
+		Region:           "us-east-1",
+		Account:          "111111111111",
+	}
+	x := interp.New(m, info, input, interp.Options{})
+	d := &interp.Driver{MaxSteps: 100_000}
+	events := d.Run(x, start)
+	r := &conformance.Result{Status: string(x.Status)}
+	if x.Output != nil || x.Status == "SUCCEEDED" {
+		r.Output = jsonvalue.String(x.Output)
+	}
+	if fl := x.Failure; fl != nil {
+		if fl.Name != "" {
+			r.Error = &fl.Name
+		}
+		if fl.HasCause {
+			r.Cause = &fl.Cause
+		}
+	}
+	for _, e := range events {
+		r.Events = append(r.Events, string(e.Type))
+	}
+	return c.CheckExecution(r)
+}
+
+// TestConformanceExecutions runs every recorded execution case that does
+// not use JSONata through the interpreter and reports the pass rate.
+func TestConformanceExecutions(t *testing.T) {
+	t.Parallel()
+	dir, ok := conformance.Dir()
+	if !ok {
+		t.Skip("conformance corpus not found: expected ../shared/conformance beside the repository (or set " + conformance.EnvDir + ")")
+	}
+	cases, err := conformance.Load(dir, "execution")
+	require.NoError(t, err)
+	var failures []string
+	total := 0
+	for _, c := range cases {
+		if c.HasFeature("jsonata") {
+			continue
+		}
+		total++
+		if d := runCase(c); d != "" {
+			failures = append(failures, c.Name+"\n    "+strings.ReplaceAll(d, "\n", "\n    "))
+		}
+	}
+	sort.Strings(failures)
+	passed := total - len(failures)
+	rate := float64(passed) * 100 / float64(total)
+	t.Logf("conformance (interpreter, non-JSONata execution cases): %d/%d passed (%.1f%%)", passed, total, rate)
+	for _, f := range failures {
+		t.Logf("FAIL %s", f)
+	}
+	require.GreaterOrEqual(t, rate, minPassRate, "pass rate below the bar")
+}

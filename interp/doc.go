@@ -1,0 +1,43 @@
+// Package interp is the pure interpreter of the Amazon States Language.
+//
+// It is a reducer: given an execution and one event from the outside world
+// (the start, a task's result, a timer firing, a stop request) it runs every
+// state that needs nothing from outside — Pass, Choice, Succeed, Fail, the
+// start and end of Parallel and Map, the bookkeeping of Retry and Catch —
+// until the execution is blocked again, and returns the history events it
+// wrote and the commands (run a task, arm a timer, cancel one) that the
+// caller must carry out. No goroutines, no I/O, no clock: the time of the
+// step is passed in.
+//
+// # Frames
+//
+// An execution is a tree of frames: the root frame runs the state machine,
+// each Parallel branch and each Map iteration runs in a child frame. A frame
+// is in one phase at a time:
+//
+//	         ┌──────────── state done, Next ─────────────┐
+//	         ▼                                            │
+//	     ┌───────┐   task/timer    ┌─────────┐  result    │
+//	───► │ enter │ ──────────────► │ waiting │ ───────────┤
+//	     └───────┘                 └─────────┘            │
+//	         │  Parallel/Map        ┌──────────┐  all done │
+//	         └────────────────────► │ children │ ──────────┘
+//	         │                      └──────────┘
+//	         │ End / Succeed / Fail / uncaught error
+//	         ▼
+//	     ┌──────┐
+//	     │ done │ ─► parent frame (or the execution) is told
+//	     └──────┘
+//
+// Work inside one step is driven by a stack of small actions (run a frame,
+// start the next child of a Map), so a Map of many items needs no deep
+// recursion and its history reads as AWS writes it: an iteration's events
+// follow its MapIterationStarted.
+//
+// # History
+//
+// Events are numbered from 1. Each frame remembers the last event it wrote;
+// an event's previousEventId is its frame's last event, which reproduces
+// the linkage AWS records (a Map's MapIterationStarted points at the previous
+// iteration's last state event, not at its MapIterationSucceeded).
+package interp

@@ -1,0 +1,128 @@
+package interp
+
+import (
+	"container/heap"
+	"time"
+
+	"stepwise/stepwisetype"
+)
+
+// Resolver does the work of Task states for a Driver.
+type Resolver interface {
+	// Resolve returns the task's output, or the failure it ended with.
+	Resolve(req *TaskRequest) (any, *stepwisetype.Failure)
+}
+
+// ResolverFunc adapts a function to Resolver.
+type ResolverFunc func(req *TaskRequest) (any, *stepwisetype.Failure)
+
+// Resolve calls fn.
+func (fn ResolverFunc) Resolve(req *TaskRequest) (any, *stepwisetype.Failure) { return fn(req) }
+
+// Driver runs an execution to its end in virtual time, in-process: timers
+// fire in order of their time, and tasks are answered by a Resolver. Event
+// timestamps advance as if the waits had passed.
+type Driver struct {
+	Resolver Resolver
+	// Sleep, when set, is called with the virtual time each timer skips,
+	// so a caller can wait for real (scaled) time.
+	Sleep func(time.Duration)
+	// MaxSteps bounds the number of steps (0: no bound), a guard against
+	// workflows that loop forever.
+	MaxSteps int
+}
+
+// Run starts x at start and runs it until it ends or MaxSteps is reached.
+// It returns the whole history.
+func (d *Driver) Run(x *Execution, start time.Time) []stepwisetype.HistoryEvent {
+	now := start
+	var history []stepwisetype.HistoryEvent
+	timers := &timerHeap{}
+	var tasks []Command
+	cancelled := map[string]bool{}
+
+	take := func(evs []stepwisetype.HistoryEvent, cmds []Command) {
+		history = append(history, evs...)
+		for _, c := range cmds {
+			switch c.Kind {
+			case RunTask:
+				tasks = append(tasks, c)
+			case StartTimer:
+				heap.Push(timers, timerEntry{at: c.At, id: c.ID, seq: timers.seq})
+				timers.seq++
+			case CancelTask, CancelTimer:
+				cancelled[c.ID] = true
+			}
+		}
+	}
+	take(x.Start(now))
+	for steps := 0; x.Status == stepwisetype.StatusRunning; steps++ {
+		if d.MaxSteps > 0 && steps >= d.MaxSteps {
+			break
+		}
+		var ev Event
+		switch {
+		case len(tasks) > 0:
+			c := tasks[0]
+			tasks = tasks[1:]
+			if cancelled[c.ID] {
+				continue
+			}
+			ev = Event{Kind: TaskSucceeded, ID: c.ID}
+			if d.Resolver == nil {
+				ev = Event{Kind: TaskFailed, ID: c.ID, Error: stepwisetype.ErrorTaskFailed, Cause: "no resolver for task " + c.Task.Resource}
+			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
+				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
+			} else {
+				ev.Output = out
+			}
+		case timers.Len() > 0:
+			t := heap.Pop(timers).(timerEntry)
+			if cancelled[t.id] {
+				continue
+			}
+			if t.at.After(now) {
+				if d.Sleep != nil {
+					d.Sleep(t.at.Sub(now))
+				}
+				now = t.at
+			}
+			ev = Event{Kind: TimerFired, ID: t.id}
+		default:
+			return history // blocked with nothing to wait for
+		}
+		evs, cmds, err := x.Step(ev, now)
+		if err != nil {
+			break
+		}
+		take(evs, cmds)
+	}
+	return history
+}
+
+type timerEntry struct {
+	at  time.Time
+	id  string
+	seq int
+}
+
+type timerHeap struct {
+	entries []timerEntry
+	seq     int
+}
+
+func (h *timerHeap) Len() int { return len(h.entries) }
+func (h *timerHeap) Less(i, j int) bool {
+	a, b := h.entries[i], h.entries[j]
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
+	}
+	return a.seq < b.seq
+}
+func (h *timerHeap) Swap(i, j int) { h.entries[i], h.entries[j] = h.entries[j], h.entries[i] }
+func (h *timerHeap) Push(v any)    { h.entries = append(h.entries, v.(timerEntry)) }
+func (h *timerHeap) Pop() any {
+	e := h.entries[len(h.entries)-1]
+	h.entries = h.entries[:len(h.entries)-1]
+	return e
+}

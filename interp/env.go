@@ -1,0 +1,79 @@
+package interp
+
+import (
+	"stepwise/asl"
+	"stepwise/asl/jsonpath"
+	"stepwise/jsonvalue"
+)
+
+// scope holds the variables of one frame. Inner frames (Parallel branches,
+// Map iterations) read the variables of the frames around them and write
+// their own.
+type scope struct {
+	parent *scope
+	vars   map[string]any
+}
+
+func (s *scope) get(name string) (any, bool) {
+	for ; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) set(name string, v any) {
+	if s.vars == nil {
+		s.vars = map[string]any{}
+	}
+	s.vars[name] = v
+}
+
+// TimestampFormat is how the context object writes times.
+const TimestampFormat = "2006-01-02T15:04:05.000Z"
+
+// env returns the evaluation environment of frame f's current state. mapCtx,
+// when set, is the context object's "Map" member.
+func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
+	return &jsonpath.Env{
+		Input:   f.effInput,
+		Context: x.contextObject(f, mapCtx),
+		Vars:    f.vars.get,
+	}
+}
+
+// contextObject builds the context object ("$$") for frame f's state.
+func (x *Execution) contextObject(f *frame, mapCtx *jsonvalue.Object) *jsonvalue.Object {
+	if x.ctxExecution == nil {
+		e := jsonvalue.NewObject(6)
+		e.Set("Id", x.Info.ExecutionArn)
+		e.Set("Input", x.Input)
+		e.Set("StartTime", x.Info.StartTime.UTC().Format(TimestampFormat))
+		e.Set("Name", x.Info.Name)
+		e.Set("RoleArn", x.Info.RoleArn)
+		e.Set("RedriveCount", jsonvalue.NumberFromInt(int64(x.Info.RedriveCount)))
+		x.ctxExecution = e
+		m := jsonvalue.NewObject(2)
+		m.Set("Id", x.Info.StateMachineArn)
+		m.Set("Name", x.Info.StateMachineName)
+		x.ctxMachine = m
+	}
+	c := jsonvalue.NewObject(4)
+	c.Set("Execution", x.ctxExecution)
+	c.Set("StateMachine", x.ctxMachine)
+	if f.state != nil {
+		st := jsonvalue.NewObject(3)
+		st.Set("Name", f.state.Name)
+		st.Set("EnteredTime", f.enteredAt.UTC().Format(TimestampFormat))
+		switch f.state.Type {
+		case asl.TypeTask, asl.TypeParallel, asl.TypeMap:
+			st.Set("RetryCount", jsonvalue.NumberFromInt(int64(f.retryCount)))
+		}
+		c.Set("State", st)
+	}
+	if mapCtx != nil {
+		c.Set("Map", mapCtx)
+	}
+	return c
+}

@@ -1,0 +1,327 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"stepwise/asl"
+	"stepwise/asl/dataflow"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// Info describes an execution: what the context object's Execution and
+// StateMachine members hold.
+type Info struct {
+	ExecutionArn     string
+	Name             string
+	RoleArn          string
+	StartTime        time.Time
+	StateMachineArn  string
+	StateMachineName string
+	RedriveCount     int
+	Region           string
+	Account          string
+}
+
+// Options tune an execution.
+type Options struct {
+	// PayloadLimit is the largest state output in bytes; 0 means
+	// dataflow.DefaultPayloadLimit.
+	PayloadLimit int
+}
+
+// Execution is the state of one running execution. It is changed only by
+// Start and Step.
+type Execution struct {
+	Machine *asl.StateMachine
+	Info    Info
+	Input   any
+	Opts    Options
+
+	Status  stepwisetype.ExecutionStatus
+	Output  any
+	Failure *stepwisetype.Failure
+
+	root        *frame
+	nextEventID int64
+	nextID      int
+	waiting     map[string]*frame // task and timer ids → the frame waiting on them
+	timeoutID   string            // the execution timeout timer
+
+	// Per step.
+	now    time.Time
+	events []stepwisetype.HistoryEvent
+	cmds   []Command
+	work   []func()
+
+	ctxExecution *jsonvalue.Object
+	ctxMachine   *jsonvalue.Object
+}
+
+// New returns an execution ready to Start.
+func New(m *asl.StateMachine, info Info, input any, opts Options) *Execution {
+	if opts.PayloadLimit <= 0 {
+		opts.PayloadLimit = dataflow.DefaultPayloadLimit
+	}
+	return &Execution{
+		Machine:     m,
+		Info:        info,
+		Input:       input,
+		Opts:        opts,
+		Status:      stepwisetype.StatusRunning,
+		nextEventID: 1,
+		waiting:     map[string]*frame{},
+	}
+}
+
+// CommandKind says what a command asks the caller to do.
+type CommandKind int
+
+const (
+	// RunTask asks for a Task state's work to be done; answer with
+	// TaskSucceeded or TaskFailed carrying the same ID.
+	RunTask CommandKind = iota + 1
+	// StartTimer asks for TimerFired with the same ID at At.
+	StartTimer
+	// CancelTask says the task's result is no longer wanted.
+	CancelTask
+	// CancelTimer says the timer is no longer wanted.
+	CancelTimer
+)
+
+// Command is something the caller must carry out after a step.
+type Command struct {
+	Kind CommandKind
+	ID   string
+	At   time.Time    // StartTimer
+	Task *TaskRequest // RunTask
+}
+
+// TaskRequest is the work a Task state asks for.
+type TaskRequest struct {
+	StateName        string
+	Resource         string
+	Parameters       any
+	TimeoutSeconds   int64 // 0: none
+	HeartbeatSeconds int64 // 0: none
+	RetryCount       int
+}
+
+// EventKind says what happened in the outside world.
+type EventKind int
+
+const (
+	TaskSucceeded EventKind = iota + 1
+	TaskFailed
+	TimerFired
+	Stop
+)
+
+// Event is something that happened outside the interpreter.
+type Event struct {
+	Kind   EventKind
+	ID     string // the task or timer ID from the command
+	Output any    // TaskSucceeded
+	Error  string // TaskFailed, Stop
+	Cause  string // TaskFailed, Stop
+}
+
+// ErrNotRunning is returned by Step for an execution that has ended.
+var ErrNotRunning = errors.New("execution is not running")
+
+// Start begins the execution at time now.
+func (x *Execution) Start(now time.Time) ([]stepwisetype.HistoryEvent, []Command) {
+	x.begin(now)
+	in := jsonvalue.String(x.Input)
+	x.emit(nil, stepwisetype.HistoryEvent{
+		Type: stepwisetype.EventExecutionStarted,
+		ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{
+			Input: in, RoleArn: x.Info.RoleArn,
+		},
+	})
+	x.root = &frame{machine: x.Machine, kind: rootFrame, vars: &scope{}, last: x.nextEventID - 1}
+	if t := x.Machine.TimeoutSeconds; t != nil && *t > 0 {
+		x.timeoutID = x.newID("execution-timeout")
+		x.waiting[x.timeoutID] = x.root
+		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: x.timeoutID, At: now.Add(time.Duration(*t) * time.Second)})
+	}
+	x.root.next, x.root.nextInput = x.Machine.StartAt, x.Input
+	x.root.run(x)
+	x.drain()
+	return x.end()
+}
+
+// Step applies one outside event at time now. Events for tasks or timers
+// that are no longer awaited (their branch was cancelled, the execution
+// ended) are ignored.
+func (x *Execution) Step(ev Event, now time.Time) ([]stepwisetype.HistoryEvent, []Command, error) {
+	if x.Status != stepwisetype.StatusRunning {
+		return nil, nil, ErrNotRunning
+	}
+	x.begin(now)
+	switch ev.Kind {
+	case Stop:
+		x.abort(ev.Error, ev.Cause)
+	default:
+		f, ok := x.waiting[ev.ID]
+		if !ok {
+			return nil, nil, nil
+		}
+		delete(x.waiting, ev.ID)
+		if ev.ID == x.timeoutID {
+			x.timeOut()
+		} else {
+			f.resume(x, ev)
+		}
+	}
+	x.drain()
+	ev2, cmds := x.end()
+	return ev2, cmds, nil
+}
+
+func (x *Execution) begin(now time.Time) {
+	x.now = now
+	x.events = nil
+	x.cmds = nil
+}
+
+func (x *Execution) end() ([]stepwisetype.HistoryEvent, []Command) {
+	return x.events, x.cmds
+}
+
+func (x *Execution) drain() {
+	for len(x.work) > 0 {
+		w := x.work[len(x.work)-1]
+		x.work = x.work[:len(x.work)-1]
+		w()
+	}
+}
+
+func (x *Execution) push(w func()) { x.work = append(x.work, w) }
+
+func (x *Execution) newID(prefix string) string {
+	x.nextID++
+	return prefix + "-" + strconv.Itoa(x.nextID)
+}
+
+// emit appends an event written by frame f (nil: the execution itself),
+// links it to f's last event and makes it f's last event.
+func (x *Execution) emit(f *frame, ev stepwisetype.HistoryEvent) int64 {
+	if f != nil {
+		ev.PreviousEventID = f.last
+	}
+	id := x.emitLinked(f, ev)
+	if f != nil {
+		f.last = id
+	}
+	return id
+}
+
+// emitLinked appends an event whose PreviousEventID is already set and
+// leaves f's last event alone.
+func (x *Execution) emitLinked(f *frame, ev stepwisetype.HistoryEvent) int64 {
+	if f != nil && f.silent {
+		return 0
+	}
+	ev.ID = x.nextEventID
+	x.nextEventID++
+	ev.Timestamp = x.now
+	x.events = append(x.events, ev)
+	return ev.ID
+}
+
+// succeed ends the execution successfully.
+func (x *Execution) succeed(f *frame, output any) {
+	x.Status = stepwisetype.StatusSucceeded
+	x.Output = output
+	x.emit(f, stepwisetype.HistoryEvent{
+		Type:                           stepwisetype.EventExecutionSucceeded,
+		ExecutionSucceededEventDetails: &stepwisetype.OutputEventDetails{Output: jsonvalue.String(output)},
+	})
+	x.finish()
+}
+
+// fail ends the execution with a failure.
+func (x *Execution) fail(f *frame, fl *stepwisetype.Failure) {
+	x.Status = stepwisetype.StatusFailed
+	x.Failure = fl
+	x.emit(f, stepwisetype.HistoryEvent{
+		Type:                        stepwisetype.EventExecutionFailed,
+		ExecutionFailedEventDetails: failureDetails(fl),
+	})
+	x.finish()
+}
+
+func (x *Execution) timeOut() {
+	x.Status = stepwisetype.StatusTimedOut
+	x.Failure = stepwisetype.NewFailure(stepwisetype.ErrorTimeout, "The execution timed out.")
+	x.Failure.HasCause = false
+	x.root.cancel(x)
+	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
+		Type:                          stepwisetype.EventExecutionTimedOut,
+		ExecutionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(stepwisetype.ErrorTimeout)},
+	})
+	x.finish()
+}
+
+func (x *Execution) abort(errName, cause string) {
+	x.Status = stepwisetype.StatusAborted
+	x.Failure = &stepwisetype.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
+	x.root.cancel(x)
+	d := &stepwisetype.FailureEventDetails{}
+	if errName != "" {
+		d.Error = ptr(errName)
+	}
+	if cause != "" {
+		d.Cause = ptr(cause)
+	}
+	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{Type: stepwisetype.EventExecutionAborted, ExecutionAbortedEventDetails: d})
+	x.finish()
+}
+
+// lastFrame returns a frame whose last event is the execution's last event.
+func (x *Execution) lastFrame() *frame {
+	return &frame{last: x.nextEventID - 1}
+}
+
+func (x *Execution) finish() {
+	for id := range x.waiting {
+		if id == x.timeoutID {
+			x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: id})
+		}
+		delete(x.waiting, id)
+	}
+	x.work = x.work[:0]
+}
+
+func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails {
+	d := &stepwisetype.FailureEventDetails{}
+	if fl.Name != "" {
+		d.Error = ptr(fl.Name)
+	}
+	if fl.HasCause {
+		d.Cause = ptr(fl.Cause)
+	}
+	return d
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// asFailure turns an evaluation error inside state s (entered at event
+// enteredID) into the failure AWS reports.
+func asFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
+	var fl *stepwisetype.Failure
+	if !errors.As(err, &fl) {
+		fl = stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
+	}
+	switch fl.Name {
+	case stepwisetype.ErrorRuntime, stepwisetype.ErrorQueryEvaluationError:
+		return stepwisetype.NewFailure(fl.Name, fmt.Sprintf(
+			"An error occurred while executing the state '%s' (entered at the event id #%d). %s",
+			s.Name, enteredID, fl.Cause))
+	}
+	return fl
+}

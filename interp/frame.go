@@ -1,0 +1,250 @@
+package interp
+
+import (
+	"time"
+
+	"stepwise/asl"
+	"stepwise/asl/dataflow"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+type frameKind int
+
+const (
+	rootFrame frameKind = iota
+	branchFrame
+	iterationFrame
+)
+
+type waitKind int
+
+const (
+	waitNone waitKind = iota
+	waitTask
+	waitTimer // a Wait state
+	waitRetry // back-off before a retry
+	waitChildren
+)
+
+// frame runs one state machine: the execution's, a Parallel branch's or a
+// Map iteration's.
+type frame struct {
+	parent  *frame
+	kind    frameKind
+	index   int // branch or item index
+	machine *asl.StateMachine
+	silent  bool // writes no history (distributed Map iterations)
+	vars    *scope
+	last    int64 // the last history event this frame wrote
+
+	// The state being run.
+	state      *asl.State
+	rawInput   any
+	effInput   any // after InputPath
+	enteredID  int64
+	enteredAt  time.Time
+	retries    []int64 // attempts used, per retrier
+	retryCount int
+	wait       waitKind
+	waitID     string
+	timeoutID  string // task timeout timer
+
+	// What runs next: set when a state completes with Next (or a Catch).
+	next      string
+	nextInput any
+
+	// Children of a Parallel or Map state.
+	children   []*frame
+	items      []any
+	results    []any
+	startedID  int64
+	nextChild  int
+	running    int
+	maxConc    int // 0: unlimited
+	failed     int
+	tolCount   int64   // -1: none tolerated beyond the default
+	tolPercent float64 // -1: not set
+	childFail  *stepwisetype.Failure
+	mapRun     bool // distributed Map
+
+	done    bool
+	aborted bool
+	output  any
+	failure *stepwisetype.Failure
+}
+
+// run executes states until the frame blocks or ends.
+func (f *frame) run(x *Execution) {
+	for f.next != "" && !f.done && !f.aborted && x.Status == stepwisetype.StatusRunning {
+		name, input := f.next, f.nextInput
+		f.next, f.nextInput = "", nil
+		f.enterState(x, name, input)
+	}
+}
+
+// enterState enters the named state with input and runs it as far as it
+// goes without the outside world.
+func (f *frame) enterState(x *Execution, name string, input any) {
+	s := f.machine.States[name]
+	f.state = s
+	f.rawInput = input
+	f.effInput = nil
+	f.enteredAt = x.now
+	f.retryCount = 0
+	if len(s.Retry) > 0 {
+		f.retries = make([]int64, len(s.Retry))
+	} else {
+		f.retries = nil
+	}
+	f.enteredID = x.emit(f, stepwisetype.HistoryEvent{
+		Type: stepwisetype.StateEnteredType(string(s.Type)),
+		StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{
+			Name: s.Name, Input: jsonvalue.String(input),
+		},
+	})
+	f.exec(x)
+}
+
+// transition moves on after the current state produced output: to Next, or
+// the frame ends.
+func (f *frame) transition(x *Execution, next string, output any) {
+	if next != "" {
+		f.next, f.nextInput = next, output
+		return
+	}
+	f.finish(x, output, nil)
+}
+
+// finish ends the frame with an output or a failure.
+func (f *frame) finish(x *Execution, output any, fl *stepwisetype.Failure) {
+	f.done = true
+	f.output = output
+	f.failure = fl
+	f.wait = waitNone
+	if f.parent == nil {
+		if fl != nil {
+			x.fail(f, fl)
+		} else {
+			x.succeed(f, output)
+		}
+		return
+	}
+	f.parent.childDone(x, f)
+}
+
+// exit completes the current state with its result: ResultSelector (when
+// selector), Assign, ResultPath, OutputPath, the size limit, the exit event
+// and the transition.
+func (f *frame) exit(x *Execution, result any, selector bool) {
+	s := f.state
+	env := x.env(f, nil)
+	var err error
+	if selector && s.ResultSelector != nil {
+		if result, err = dataflow.Template(s.ResultSelector, result, env); err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+	}
+	assigned, err := f.assign(x, s.Assign, result)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	out, err := dataflow.Merge(s.ResultPath, f.rawInput, result)
+	if err == nil {
+		out, err = dataflow.Select(s.OutputPath, out, env)
+	}
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.exitWithOutput(x, out, assigned, s.Next)
+}
+
+// exitWithOutput writes the exit event for output and moves to next (""
+// ends the frame).
+func (f *frame) exitWithOutput(x *Execution, out any, assigned map[string]string, next string) {
+	s := f.state
+	text := jsonvalue.String(out)
+	if len(text) > x.Opts.PayloadLimit {
+		f.stateFailed(x, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
+		return
+	}
+	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text, AssignedVariables: assigned}
+	if assigned != nil {
+		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
+	}
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
+	f.transition(x, next, out)
+}
+
+// cancel stops the frame and everything under it: awaited tasks and timers
+// are cancelled and running children are aborted.
+func (f *frame) cancel(x *Execution) {
+	if f.done || f.aborted {
+		return
+	}
+	f.aborted = true
+	f.cancelWaits(x)
+	for _, c := range f.children {
+		if !c.done && !c.aborted {
+			c.cancel(x)
+		}
+	}
+}
+
+func (f *frame) cancelWaits(x *Execution) {
+	if f.waitID != "" {
+		if _, ok := x.waiting[f.waitID]; ok {
+			delete(x.waiting, f.waitID)
+			kind := CancelTimer
+			if f.wait == waitTask {
+				kind = CancelTask
+			}
+			x.cmds = append(x.cmds, Command{Kind: kind, ID: f.waitID})
+		}
+		f.waitID = ""
+	}
+	if f.timeoutID != "" {
+		if _, ok := x.waiting[f.timeoutID]; ok {
+			delete(x.waiting, f.timeoutID)
+			x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: f.timeoutID})
+		}
+		f.timeoutID = ""
+	}
+	f.wait = waitNone
+}
+
+// block makes the frame wait for the task or timer id.
+func (f *frame) block(x *Execution, kind waitKind, id string) {
+	f.wait = kind
+	f.waitID = id
+	x.waiting[id] = f
+}
+
+// resume handles an outside event for this frame.
+func (f *frame) resume(x *Execution, ev Event) {
+	if f.done || f.aborted {
+		return
+	}
+	switch {
+	case ev.ID == f.timeoutID:
+		f.timeoutID = ""
+		f.taskTimedOut(x)
+	case ev.ID == f.waitID:
+		f.waitID = ""
+		kind := f.wait
+		f.wait = waitNone
+		switch kind {
+		case waitTask:
+			f.taskDone(x, ev)
+		case waitTimer:
+			f.waitDone(x)
+		case waitRetry:
+			f.retryNow(x)
+		}
+	}
+	x.push(func() { f.run(x) })
+}

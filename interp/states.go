@@ -1,0 +1,522 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"stepwise/asl"
+	"stepwise/asl/dataflow"
+	"stepwise/asl/jsonpath"
+	"stepwise/asl/payload"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// exec runs the current state from its start.
+func (f *frame) exec(x *Execution) {
+	s := f.state
+	if s.QueryLanguage == asl.JSONata {
+		f.stateFailed(x, asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+			"JSONata states are not supported by this version of the interpreter."), s, f.enteredID))
+		return
+	}
+	env := x.env(f, nil)
+	eff, err := dataflow.Select(s.InputPath, f.rawInput, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.effInput = eff
+	switch s.Type {
+	case asl.TypePass:
+		result := eff
+		if s.HasResult {
+			result = s.Result
+		} else if result, err = dataflow.Template(s.Parameters, eff, env); err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		f.exit(x, result, false)
+	case asl.TypeSucceed:
+		out, err := dataflow.Select(s.OutputPath, eff, env)
+		if err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		f.exitWithOutput(x, out, nil, "")
+	case asl.TypeFail:
+		f.execFail(x, env)
+	case asl.TypeChoice:
+		f.execChoice(x, env)
+	case asl.TypeWait:
+		f.execWait(x, env)
+	case asl.TypeTask:
+		f.execTask(x, env)
+	case asl.TypeParallel, asl.TypeMap:
+		f.execChildren(x, env)
+	default:
+		f.stateFailed(x, asFailure(fmt.Errorf("unsupported state type %q", s.Type), s, f.enteredID))
+	}
+}
+
+func (f *frame) execFail(x *Execution, env *jsonpath.Env) {
+	s := f.state
+	fl := &stepwisetype.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
+	env.Input = f.effInput
+	if s.ErrorPath != nil {
+		v, err := s.ErrorPath.Eval(env, "ErrorPath")
+		if err != nil {
+			f.stateFailed(x, asFailure(pathFieldError(s.ErrorPath, "ErrorPath", env, err), s, f.enteredID))
+			return
+		}
+		fl.Name = scalarText(v)
+	}
+	if s.CausePath != nil {
+		v, err := s.CausePath.Eval(env, "CausePath")
+		if err != nil {
+			f.stateFailed(x, asFailure(pathFieldError(s.CausePath, "CausePath", env, err), s, f.enteredID))
+			return
+		}
+		fl.Cause, fl.HasCause = scalarText(v), true
+	}
+	// A Fail state writes no exit event.
+	f.finishFailure(x, fl)
+}
+
+// pathFieldError reports a path field (ErrorPath, CausePath) that selects
+// nothing the way AWS does: naming the field.
+func pathFieldError(e *payload.Expr, field string, env *jsonpath.Env, err error) error {
+	if e.Path == nil {
+		return err
+	}
+	return payload.PathError(e.Path, field, env, err)
+}
+
+func scalarText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return jsonvalue.String(v)
+}
+
+func (f *frame) execChoice(x *Execution, env *jsonpath.Env) {
+	s := f.state
+	env.Input = f.effInput
+	next := s.Default
+	assignT := s.Assign
+	matched := false
+	for _, r := range s.Choices {
+		ok, err := evalRule(r, env)
+		if err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		if ok {
+			next, matched = r.Next, true
+			if r.Assign != nil {
+				assignT = r.Assign
+			}
+			break
+		}
+	}
+	if !matched && s.Default == "" {
+		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
+			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
+		return
+	}
+	assigned, err := f.assign(x, assignT, f.effInput)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	out, err := dataflow.Select(s.OutputPath, f.effInput, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.exitWithOutput(x, out, assigned, next)
+}
+
+func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
+	s := f.state
+	env.Input = f.effInput
+	var until time.Time
+	switch {
+	case s.Seconds != nil:
+		until = x.now.Add(time.Duration(*s.Seconds) * time.Second)
+	case s.Timestamp != nil:
+		until = *s.Timestamp
+	case s.SecondsPath != nil:
+		v, err := s.SecondsPath.Eval(env)
+		if err != nil {
+			f.stateFailed(x, asFailure(dataflow.InvalidPath(s.SecondsPath, err), s, f.enteredID))
+			return
+		}
+		n, ok := v.(jsonvalue.Number)
+		i, isInt := n.Int64()
+		switch {
+		case !ok || !isInt || !n.IsInteger() || strings.ContainsAny(string(n), ".eE"):
+			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+				"The SecondsPath parameter cannot be parsed as a long value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
+			return
+		case i < 0:
+			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+				"The SecondsPath parameter references a negative value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
+			return
+		}
+		until = x.now.Add(time.Duration(i) * time.Second)
+	case s.TimestampPath != nil:
+		v, err := s.TimestampPath.Eval(env)
+		if err != nil {
+			f.stateFailed(x, asFailure(dataflow.InvalidPath(s.TimestampPath, err), s, f.enteredID))
+			return
+		}
+		str, _ := v.(string)
+		t, ok := ParseTimestamp(str)
+		if !ok {
+			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+				"The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", s.TimestampPath, scalarText(v)), s, f.enteredID))
+			return
+		}
+		until = t
+	}
+	if !until.After(x.now) {
+		f.waitDone(x)
+		return
+	}
+	id := x.newID("wait")
+	f.block(x, waitTimer, id)
+	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: id, At: until})
+}
+
+// waitDone completes a Wait state once its time has come.
+func (f *frame) waitDone(x *Execution) {
+	s := f.state
+	env := x.env(f, nil)
+	assigned, err := f.assign(x, s.Assign, f.effInput)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	out, err := dataflow.Select(s.OutputPath, f.effInput, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.exitWithOutput(x, out, assigned, s.Next)
+}
+
+// ParseTimestamp parses an ISO-8601 extended offset date-time, the only
+// timestamp form ASL accepts (a "T" separator and a zone are required).
+func ParseTimestamp(s string) (time.Time, bool) {
+	if len(s) < 20 || s[10] != 'T' {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// intField resolves a count given literally or by a path.
+func intField(f *IntFieldSpec, env *jsonpath.Env) (int64, bool, error) {
+	if f.Field == nil {
+		return 0, false, nil
+	}
+	if f.Field.Value != nil {
+		return *f.Field.Value, true, nil
+	}
+	if f.Field.Path == nil {
+		return 0, false, nil
+	}
+	v, err := f.Field.Path.Eval(env)
+	if err != nil {
+		return 0, false, dataflow.InvalidPath(f.Field.Path, err)
+	}
+	n, ok := numberValue(v)
+	i, isInt := n.Int64()
+	if !ok || !isInt || !n.IsInteger() {
+		return 0, false, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			"The %s field refers to value %q which is not a valid integer: %s", f.Name, scalarText(v), f.Field.Path)
+	}
+	return i, true, nil
+}
+
+// numberValue returns v as a number: a JSON number, or a string holding
+// one (AWS accepts "1" where a count is read through a path).
+func numberValue(v any) (jsonvalue.Number, bool) {
+	switch t := v.(type) {
+	case jsonvalue.Number:
+		return t, true
+	case string:
+		if n, err := jsonvalue.ParseString(t); err == nil && t == strings.TrimSpace(t) {
+			num, ok := n.(jsonvalue.Number)
+			return num, ok
+		}
+	}
+	return "", false
+}
+
+// IntFieldSpec names an IntField for error messages.
+type IntFieldSpec struct {
+	Field *asl.IntField
+	Name  string // e.g. "MaxConcurrencyPath"
+}
+
+func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
+	s := f.state
+	env.Input = f.effInput
+	params := f.effInput
+	var err error
+	if s.Parameters != nil {
+		if params, err = s.Parameters.Eval(env); err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+	}
+	timeout, hasTimeout, err := intField(&IntFieldSpec{s.Timeout, "TimeoutSecondsPath"}, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	heartbeat, hasHeartbeat, err := intField(&IntFieldSpec{s.Heartbeat, "HeartbeatSecondsPath"}, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	resType, res := splitResource(s.Resource)
+	d := &stepwisetype.TaskScheduledEventDetails{
+		ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: jsonvalue.String(params),
+	}
+	if hasTimeout {
+		d.TimeoutInSeconds = ptr(timeout)
+	}
+	if hasHeartbeat {
+		d.HeartbeatInSeconds = ptr(heartbeat)
+	}
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: d})
+	id := x.newID("task")
+	f.block(x, waitTask, id)
+	x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: &TaskRequest{
+		StateName: s.Name, Resource: s.Resource, Parameters: params,
+		TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat, RetryCount: f.retryCount,
+	}})
+	if hasTimeout && timeout > 0 {
+		f.timeoutID = x.newID("task-timeout")
+		x.waiting[f.timeoutID] = f
+		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.timeoutID, At: x.now.Add(time.Duration(timeout) * time.Second)})
+	}
+}
+
+// splitResource splits a service integration ARN into the resourceType and
+// resource of TaskScheduled: arn:aws:states:::lambda:invoke → lambda, invoke.
+func splitResource(arn string) (string, string) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) < 6 {
+		return "", arn
+	}
+	rest := parts[5]
+	if parts[2] == "states" && parts[3] == "" && parts[4] == "" {
+		if i := strings.LastIndex(rest, ":"); i >= 0 {
+			return rest[:i], rest[i+1:]
+		}
+	}
+	return parts[2], rest
+}
+
+func (f *frame) taskDone(x *Execution, ev Event) {
+	s := f.state
+	resType, res := splitResource(s.Resource)
+	if f.timeoutID != "" {
+		delete(x.waiting, f.timeoutID)
+		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: f.timeoutID})
+		f.timeoutID = ""
+	}
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
+		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+	if ev.Kind == TaskFailed {
+		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
+		d := &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}
+		if ev.Error != "" {
+			d.Error = ptr(ev.Error)
+		}
+		if ev.Cause != "" {
+			d.Cause = ptr(ev.Cause)
+		}
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: d})
+		f.stateFailed(x, fl)
+		return
+	}
+	out := jsonvalue.String(ev.Output)
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
+		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
+	}})
+	if len(out) > x.Opts.PayloadLimit {
+		f.stateFailed(x, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
+		return
+	}
+	f.exit(x, ev.Output, true)
+}
+
+func (f *frame) taskTimedOut(x *Execution) {
+	s := f.state
+	resType, res := splitResource(s.Resource)
+	f.cancelWaits(x)
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
+		ResourceType: resType, Resource: res, Error: ptr(stepwisetype.ErrorTimeout),
+	}})
+	f.stateFailed(x, &stepwisetype.Failure{Name: stepwisetype.ErrorTimeout})
+}
+
+// assign evaluates an Assign template with "$" bound to value and sets the
+// variables in the frame's scope. All values are computed before any is
+// set. It returns the assignedVariables of the exit event.
+func (f *frame) assign(x *Execution, t *payload.Template, value any) (map[string]string, error) {
+	if t == nil {
+		return nil, nil
+	}
+	env := x.env(f, nil)
+	env.Input = value
+	v, err := t.Eval(env)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := v.(*jsonvalue.Object)
+	out := make(map[string]string, obj.Len())
+	for k, val := range obj.All() {
+		f.vars.set(k, val)
+		out[k] = jsonvalue.String(val)
+	}
+	return out, nil
+}
+
+// stateFailed handles a failure of the current state: Retry, then Catch,
+// else the frame fails.
+func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
+	s := f.state
+	if fl.Name == stepwisetype.ErrorRuntime {
+		f.finishFailure(x, fl)
+		return
+	}
+	if i := f.retrier(fl); i >= 0 {
+		r := s.Retry[i]
+		delay := backoff(r, f.retries[i], x.Info.ExecutionArn, s.Name, f.retryCount)
+		f.retries[i]++
+		f.retryCount++
+		id := x.newID("retry")
+		f.block(x, waitRetry, id)
+		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: id, At: x.now.Add(delay)})
+		return
+	}
+	for _, c := range s.Catch {
+		if !errorMatches(c.ErrorEquals, fl.Name) {
+			continue
+		}
+		errOut := jsonvalue.NewObject(2)
+		errOut.Set("Error", fl.Name)
+		if fl.HasCause {
+			errOut.Set("Cause", fl.Cause)
+		}
+		assigned, err := f.assign(x, c.Assign, errOut)
+		if err != nil {
+			f.finishFailure(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		out, err := dataflow.Merge(c.ResultPath, f.rawInput, errOut)
+		if err != nil {
+			f.finishFailure(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		f.exitWithOutput(x, out, assigned, c.Next)
+		return
+	}
+	f.finishFailure(x, fl)
+}
+
+// retrier returns the index of the retrier that retries fl now, or -1: the
+// first retrier whose ErrorEquals matches decides, and retries while it has
+// attempts left.
+func (f *frame) retrier(fl *stepwisetype.Failure) int {
+	if fl.Name == stepwisetype.ErrorRuntime {
+		return -1
+	}
+	for i, r := range f.state.Retry {
+		if errorMatches(r.ErrorEquals, fl.Name) {
+			if f.retries[i] < r.MaxAttempts {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// finishFailure ends the frame with a failure, writing the EvaluationFailed
+// event AWS writes for JSONata evaluation errors.
+func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
+	if fl.Name == stepwisetype.ErrorQueryEvaluationError {
+		d := &stepwisetype.EvaluationFailedEventDetails{Error: ptr(fl.Name), State: f.state.Name}
+		if fl.HasCause {
+			d.Cause = ptr(fl.Cause)
+		}
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventEvaluationFailed, EvaluationFailedEventDetails: d})
+	}
+	f.finish(x, nil, fl)
+}
+
+// retryNow runs the current state again after a retry back-off.
+func (f *frame) retryNow(x *Execution) {
+	f.exec(x)
+}
+
+// errorMatches reports whether an ErrorEquals list matches an error name.
+// States.ALL matches everything but States.DataLimitExceeded and
+// States.Runtime; States.TaskFailed matches everything but States.Timeout
+// and those two.
+func errorMatches(list []string, name string) bool {
+	for _, e := range list {
+		switch e {
+		case name:
+			return true
+		case stepwisetype.ErrorAll:
+			if name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime {
+				return true
+			}
+		case stepwisetype.ErrorTaskFailed:
+			if name != stepwisetype.ErrorTimeout && name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// backoff returns the delay before retry number attempt (0-based) of r.
+// FULL jitter draws a delay in [0, backoff) from a generator seeded by the
+// execution, state and retry count, so a replay gives the same delay.
+func backoff(r *asl.Retrier, attempt int64, execArn, state string, retryCount int) time.Duration {
+	secs := float64(r.IntervalSeconds) * math.Pow(r.BackoffRate, float64(attempt))
+	if r.MaxDelaySeconds != nil && secs > float64(*r.MaxDelaySeconds) {
+		secs = float64(*r.MaxDelaySeconds)
+	}
+	if r.JitterStrategy == "FULL" {
+		secs *= unitRandom(execArn, state, retryCount)
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// unitRandom returns a deterministic number in [0, 1) from its arguments.
+func unitRandom(parts ...any) float64 {
+	h := uint64(14695981039346656037)
+	for _, p := range parts {
+		for _, b := range []byte(fmt.Sprint(p)) {
+			h ^= uint64(b)
+			h *= 1099511628211
+		}
+	}
+	return float64(h>>11) / float64(1<<53)
+}
