@@ -1,6 +1,7 @@
 package asl
 
 import (
+	"math"
 	"slices"
 
 	"stepwise/jsonvalue"
@@ -76,7 +77,7 @@ func (p *parser) retry(v any, loc string) []*Retrier {
 					r.MaxAttempts = n
 				}
 			case "BackoffRate":
-				if f, ok := p.number(fv, floc, 1, 1e9); ok {
+				if f, ok := p.number(fv, floc, 1, math.Inf(1)); ok {
 					r.BackoffRate = f
 				}
 			case "MaxDelaySeconds":

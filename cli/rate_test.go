@@ -2,4 +2,3 @@ package cli
 
 // minPassRate is the lowest acceptable conformance pass rate.
 const minPassRate = 97.0
-

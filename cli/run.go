@@ -125,6 +125,7 @@ func (c *runCommand) run(file string) error {
 		Account:          DefaultAccount,
 	}
 	x := interp.New(m, info, input, interp.Options{})
+	x.InputText = string(inText)
 	d := &interp.Driver{Resolver: resolver, MaxSteps: c.maxSteps}
 	if c.scale > 0 {
 		d.Sleep = func(dur time.Duration) { time.Sleep(time.Duration(float64(dur) * c.scale)) }

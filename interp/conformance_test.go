@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,15 +17,17 @@ import (
 )
 
 // runCase runs an execution case through the interpreter and returns the
-// difference from the recording ("" when it matches).
-func runCase(c *conformance.Case) string {
+// difference from the recording ("" when it matches) and the difference of
+// the full history.
+func runCase(c *conformance.Case) (string, string) {
 	m, diags := asl.ParseWith([]byte(c.DefinitionText()), asl.Options{Type: c.StateMachineType})
 	if m == nil {
-		return fmt.Sprintf("definition rejected: %v", diags)
+		d := fmt.Sprintf("definition rejected: %v", diags)
+		return d, d
 	}
 	input, err := jsonvalue.ParseString(c.InputText())
 	if err != nil {
-		return "input: " + err.Error()
+		return "input: " + err.Error(), ""
 	}
 	start := time.Date(2024, 11, 18, 11, 14, 18, 0, time.UTC)
 	info := interp.Info{
@@ -38,6 +41,7 @@ func runCase(c *conformance.Case) string {
 		Account:          "111111111111",
 	}
 	x := interp.New(m, info, input, interp.Options{})
+	x.InputText = c.InputText()
 	d := &interp.Driver{MaxSteps: 100_000}
 	events := d.Run(x, start)
 	r := &conformance.Result{Status: string(x.Status)}
@@ -55,7 +59,11 @@ func runCase(c *conformance.Case) string {
 	for _, e := range events {
 		r.Events = append(r.Events, string(e.Type))
 	}
-	return c.CheckExecution(r)
+	text, err := json.Marshal(events)
+	if err != nil {
+		return err.Error(), err.Error()
+	}
+	return c.CheckExecution(r), c.CheckHistory(text)
 }
 
 // TestConformanceExecutions runs every recorded execution case that does
@@ -68,16 +76,28 @@ func TestConformanceExecutions(t *testing.T) {
 	}
 	cases, err := conformance.Load(dir, "execution")
 	require.NoError(t, err)
-	var failures []string
-	total := 0
+	var failures, historyDiffs []string
+	total, withHistory := 0, 0
 	for _, c := range cases {
 		if c.HasFeature("jsonata") {
 			continue
 		}
 		total++
-		if d := runCase(c); d != "" {
+		d, h := runCase(c)
+		if d != "" {
 			failures = append(failures, c.Name+"\n    "+strings.ReplaceAll(d, "\n", "\n    "))
 		}
+		if len(c.History) > 0 && !c.ParallelEventsSorted {
+			withHistory++
+			if h != "" {
+				historyDiffs = append(historyDiffs, c.Name+"\n    "+h)
+			}
+		}
+	}
+	sort.Strings(historyDiffs)
+	t.Logf("full histories (ids, previousEventId, details): %d/%d identical", withHistory-len(historyDiffs), withHistory)
+	for _, h := range historyDiffs {
+		t.Logf("HISTORY %s", h)
 	}
 	sort.Strings(failures)
 	passed := total - len(failures)

@@ -39,7 +39,11 @@ type Execution struct {
 	Machine *asl.StateMachine
 	Info    Info
 	Input   any
-	Opts    Options
+	// InputText is the input as the client sent it. AWS records it
+	// unchanged in ExecutionStarted and the first state's entered event;
+	// empty means the compact form of Input.
+	InputText string
+	Opts      Options
 
 	Status  stepwisetype.ExecutionStatus
 	Output  any
@@ -135,20 +139,23 @@ var ErrNotRunning = errors.New("execution is not running")
 // Start begins the execution at time now.
 func (x *Execution) Start(now time.Time) ([]stepwisetype.HistoryEvent, []Command) {
 	x.begin(now)
-	in := jsonvalue.String(x.Input)
+	in := x.InputText
+	if in == "" {
+		in = jsonvalue.String(x.Input)
+	}
 	x.emit(nil, stepwisetype.HistoryEvent{
 		Type: stepwisetype.EventExecutionStarted,
 		ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{
 			Input: in, RoleArn: x.Info.RoleArn,
 		},
 	})
-	x.root = &frame{machine: x.Machine, kind: rootFrame, vars: &scope{}, last: x.nextEventID - 1}
+	x.root = &frame{machine: x.Machine, kind: rootFrame, vars: &scope{}}
 	if t := x.Machine.TimeoutSeconds; t != nil && *t > 0 {
 		x.timeoutID = x.newID("execution-timeout")
 		x.waiting[x.timeoutID] = x.root
 		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: x.timeoutID, At: now.Add(time.Duration(*t) * time.Second)})
 	}
-	x.root.next, x.root.nextInput = x.Machine.StartAt, x.Input
+	x.root.next, x.root.nextInput, x.root.inputText = x.Machine.StartAt, x.Input, x.InputText
 	x.root.run(x)
 	x.drain()
 	return x.end()

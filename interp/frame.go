@@ -53,6 +53,7 @@ type frame struct {
 	// What runs next: set when a state completes with Next (or a Catch).
 	next      string
 	nextInput any
+	inputText string // the text of nextInput as the client sent it, if known
 
 	// Children of a Parallel or Map state.
 	children   []*frame
@@ -97,10 +98,15 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	} else {
 		f.retries = nil
 	}
+	text := f.inputText
+	if text == "" {
+		text = jsonvalue.String(input)
+	}
+	f.inputText = ""
 	f.enteredID = x.emit(f, stepwisetype.HistoryEvent{
 		Type: stepwisetype.StateEnteredType(string(s.Type)),
 		StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{
-			Name: s.Name, Input: jsonvalue.String(input),
+			Name: s.Name, Input: text,
 		},
 	})
 	f.exec(x)
@@ -172,8 +178,9 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned map[string]string
 			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
 		return
 	}
-	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text, AssignedVariables: assigned}
-	if assigned != nil {
+	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text}
+	if len(assigned) > 0 {
+		d.AssignedVariables = assigned
 		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
 	}
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf16"
 
 	"stepwise/jsonvalue"
 )
@@ -81,7 +82,9 @@ func (c *Case) DefinitionText() string {
 	return string(c.Definition)
 }
 
-// InputText is the execution input to send.
+// InputText is the execution input to send: input_string when the case
+// gives one, else the input written as the recording's client wrote it
+// (Python's json.dumps: ", " and ": " separators, non-ASCII escaped).
 func (c *Case) InputText() string {
 	if c.InputString != nil {
 		return *c.InputString
@@ -89,7 +92,55 @@ func (c *Case) InputText() string {
 	if len(c.Input) == 0 || string(c.Input) == "null" {
 		return "{}"
 	}
-	return string(c.Input)
+	v, err := jsonvalue.Parse(c.Input)
+	if err != nil {
+		return string(c.Input)
+	}
+	return string(pythonDumps(nil, v))
+}
+
+func pythonDumps(dst []byte, v any) []byte {
+	switch t := v.(type) {
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = pythonDumps(dst, e)
+		}
+		return append(dst, ']')
+	case *jsonvalue.Object:
+		dst = append(dst, '{')
+		for i, k := range t.Keys() {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = pythonString(dst, k)
+			dst = append(dst, ": "...)
+			e, _ := t.Get(k)
+			dst = pythonDumps(dst, e)
+		}
+		return append(dst, '}')
+	case string:
+		return pythonString(dst, t)
+	default:
+		return jsonvalue.Append(dst, v)
+	}
+}
+
+func pythonString(dst []byte, s string) []byte {
+	q := jsonvalue.AppendString(nil, s)
+	for _, r := range string(q) {
+		if r < 0x80 {
+			dst = append(dst, byte(r))
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			dst = fmt.Appendf(dst, "\\u%04x", u)
+		}
+	}
+	return dst
 }
 
 // Load reads every case of the given kind ("" for all) from dir/cases, in
@@ -347,4 +398,85 @@ func deref(s *string) string {
 		return "<none>"
 	}
 	return *s
+}
+
+// CheckHistory compares a history, given as the JSON array GetExecutionHistory
+// returns, with the recorded one event by event: ids, previousEventId and
+// details. Payload strings holding a JSON object are compared parsed, as the
+// recording stores them. Cases whose Parallel events were re-sorted are not
+// comparable event by event and always match. It returns "" on a match.
+func (c *Case) CheckHistory(eventsJSON []byte) string {
+	if len(c.History) == 0 || c.ParallelEventsSorted {
+		return ""
+	}
+	v, err := jsonvalue.Parse(eventsJSON)
+	if err != nil {
+		return "history: " + err.Error()
+	}
+	got, _ := v.([]any)
+	m := c.NewMatcher()
+	if len(got) != len(c.History) {
+		return fmt.Sprintf("history: expected %d events, got %d", len(c.History), len(got))
+	}
+	for i, raw := range c.History {
+		want, err := jsonvalue.Parse(raw)
+		if err != nil {
+			return "recorded history: " + err.Error()
+		}
+		ev, _ := got[i].(*jsonvalue.Object)
+		if d := m.Match(want, normalizeEvent(want, ev)); d != "" {
+			return fmt.Sprintf("history event %d: %s", i+1, d)
+		}
+	}
+	return ""
+}
+
+// normalizeEvent makes an event comparable with a recorded one: payload
+// strings (input, output, assigned variables) are parsed wherever the
+// recording stored the payload parsed rather than as text.
+func normalizeEvent(want any, ev *jsonvalue.Object) *jsonvalue.Object {
+	wantObj, _ := want.(*jsonvalue.Object)
+	out := ev.Clone()
+	for k, d := range ev.All() {
+		det, ok := d.(*jsonvalue.Object)
+		if !ok {
+			continue
+		}
+		wd, _ := wantObj.Get(k)
+		wdet, _ := wd.(*jsonvalue.Object)
+		det = det.Clone()
+		for _, field := range []string{"input", "output"} {
+			if s, ok := det.Get(field); ok {
+				w, _ := wdet.Get(field)
+				det.Set(field, parseLike(w, s))
+			}
+		}
+		if av, ok := det.Get("assignedVariables"); ok {
+			if ao, ok := av.(*jsonvalue.Object); ok {
+				w, _ := wdet.Get("assignedVariables")
+				wao, _ := w.(*jsonvalue.Object)
+				ao = ao.Clone()
+				for name, s := range ao.All() {
+					wv, _ := wao.Get(name)
+					ao.Set(name, parseLike(wv, s))
+				}
+				det.Set("assignedVariables", ao)
+			}
+		}
+		out.Set(k, det)
+	}
+	return out
+}
+
+// parseLike parses the JSON text actual when the recorded value want is not
+// itself a string.
+func parseLike(want, actual any) any {
+	s, ok := actual.(string)
+	if _, wantString := want.(string); !ok || wantString {
+		return actual
+	}
+	if p, err := jsonvalue.ParseString(s); err == nil {
+		return p
+	}
+	return actual
 }
