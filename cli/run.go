@@ -68,7 +68,7 @@ type runResult struct {
 	Output json.RawMessage              `json:"output"`
 	Error  *string                      `json:"error"`
 	Cause  *string                      `json:"cause"`
-	Events []stepwisetype.HistoryEvent  `json:"events,omitempty"`
+	Events []*stepwisetype.HistoryEvent `json:"events,omitempty"`
 }
 
 var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -34,14 +34,14 @@ type Driver struct {
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
 // It returns the whole history.
-func (d *Driver) Run(x *Execution, start time.Time) []stepwisetype.HistoryEvent {
+func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent {
 	now := start
-	var history []stepwisetype.HistoryEvent
+	var history []*stepwisetype.HistoryEvent
 	timers := &timerHeap{}
 	var tasks []Command
 	cancelled := map[string]bool{}
 
-	take := func(evs []stepwisetype.HistoryEvent, cmds []Command) {
+	take := func(evs []*stepwisetype.HistoryEvent, cmds []Command) {
 		history = append(history, evs...)
 		for _, c := range cmds {
 			switch c.Kind {

@@ -37,9 +37,9 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 // when set, is the context object's "Map" member.
 func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 	return &jsonpath.Env{
-		Input:   f.effInput,
-		Context: x.contextObject(f, mapCtx),
-		Vars:    f.vars.get,
+		Input:       f.effInput,
+		ContextFunc: func() any { return x.contextObject(f, mapCtx) },
+		Vars:        f.vars.get,
 	}
 }
 

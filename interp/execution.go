@@ -57,10 +57,12 @@ type Execution struct {
 
 	// Per step.
 	now    time.Time
-	events []stepwisetype.HistoryEvent
+	events []*stepwisetype.HistoryEvent
+	slab   []stepwisetype.HistoryEvent // events are allocated from here, a block at a time
 	cmds   []Command
 	work   []func()
 
+	buf          []byte // reused by text
 	ctxExecution *jsonvalue.Object
 	ctxMachine   *jsonvalue.Object
 }
@@ -137,7 +139,7 @@ type Event struct {
 var ErrNotRunning = errors.New("execution is not running")
 
 // Start begins the execution at time now.
-func (x *Execution) Start(now time.Time) ([]stepwisetype.HistoryEvent, []Command) {
+func (x *Execution) Start(now time.Time) ([]*stepwisetype.HistoryEvent, []Command) {
 	x.begin(now)
 	in := x.InputText
 	if in == "" {
@@ -164,7 +166,7 @@ func (x *Execution) Start(now time.Time) ([]stepwisetype.HistoryEvent, []Command
 // Step applies one outside event at time now. Events for tasks or timers
 // that are no longer awaited (their branch was cancelled, the execution
 // ended) are ignored.
-func (x *Execution) Step(ev Event, now time.Time) ([]stepwisetype.HistoryEvent, []Command, error) {
+func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent, []Command, error) {
 	if x.Status != stepwisetype.StatusRunning {
 		return nil, nil, ErrNotRunning
 	}
@@ -195,7 +197,7 @@ func (x *Execution) begin(now time.Time) {
 	x.cmds = nil
 }
 
-func (x *Execution) end() ([]stepwisetype.HistoryEvent, []Command) {
+func (x *Execution) end() ([]*stepwisetype.HistoryEvent, []Command) {
 	return x.events, x.cmds
 }
 
@@ -212,6 +214,12 @@ func (x *Execution) push(w func()) { x.work = append(x.work, w) }
 func (x *Execution) newID(prefix string) string {
 	x.nextID++
 	return prefix + "-" + strconv.Itoa(x.nextID)
+}
+
+// text returns the JSON text of v, reusing one buffer for the encoding.
+func (x *Execution) text(v any) string {
+	x.buf = jsonvalue.Append(x.buf[:0], v)
+	return string(x.buf)
 }
 
 // emit appends an event written by frame f (nil: the execution itself),
@@ -236,7 +244,11 @@ func (x *Execution) emitLinked(f *frame, ev stepwisetype.HistoryEvent) int64 {
 	ev.ID = x.nextEventID
 	x.nextEventID++
 	ev.Timestamp = x.now
-	x.events = append(x.events, ev)
+	if len(x.slab) == cap(x.slab) {
+		x.slab = make([]stepwisetype.HistoryEvent, 0, 64)
+	}
+	x.slab = append(x.slab, ev)
+	x.events = append(x.events, &x.slab[len(x.slab)-1])
 	return ev.ID
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
-	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
 
@@ -100,7 +99,7 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	}
 	text := f.inputText
 	if text == "" {
-		text = jsonvalue.String(input)
+		text = x.text(input)
 	}
 	f.inputText = ""
 	f.enteredID = x.emit(f, stepwisetype.HistoryEvent{
@@ -172,7 +171,7 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 // ends the frame).
 func (f *frame) exitWithOutput(x *Execution, out any, assigned map[string]string, next string) {
 	s := f.state
-	text := jsonvalue.String(out)
+	text := x.text(out)
 	if len(text) > x.Opts.PayloadLimit {
 		f.stateFailed(x, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
 			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
@@ -185,6 +184,9 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned map[string]string
 	}
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
 	f.transition(x, next, out)
+	if next != "" {
+		f.inputText = text // the next state's input is this output
+	}
 }
 
 // cancel stops the frame and everything under it: awaited tasks and timers

@@ -5,8 +5,11 @@ type Env struct {
 	// Input is the value of "$": the state's effective input, or the value
 	// being filtered (ResultSelector reads the task result through "$").
 	Input any
-	// Context is the value of "$$", the context object.
-	Context any
+	// Context is the value of "$$", the context object. When it is nil and
+	// ContextFunc is set, ContextValue builds it on first use, so states
+	// that never read "$$" never pay for it.
+	Context     any
+	ContextFunc func() any
 	// Vars returns the value of the variable "$name". Nil means no variable
 	// is in scope.
 	Vars func(name string) (any, bool)
@@ -20,3 +23,11 @@ const (
 	RootContext              // $$
 	RootVariable             // $name
 )
+
+// ContextValue returns the context object, building it on first use.
+func (e *Env) ContextValue() any {
+	if e.Context == nil && e.ContextFunc != nil {
+		e.Context = e.ContextFunc()
+	}
+	return e.Context
+}

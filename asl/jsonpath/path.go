@@ -224,7 +224,7 @@ func (p *Path) Eval(env *Env) (any, error) {
 		case RootInput:
 			root = env.Input
 		case RootContext:
-			root = env.Context
+			root = env.ContextValue()
 		}
 	}
 	if p.root == RootVariable {

@@ -63,7 +63,7 @@ func PathError(p *jsonpath.Path, field string, env *jsonpath.Env, err error) err
 	var in any
 	switch p.Root() {
 	case jsonpath.RootContext:
-		in = env.Context
+		in = env.ContextValue()
 	case jsonpath.RootVariable:
 		if env.Vars != nil {
 			in, _ = env.Vars(p.Variable())
