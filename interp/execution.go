@@ -124,6 +124,9 @@ const (
 	TaskFailed
 	TimerFired
 	Stop
+	// TaskHeartbeat says a running task is alive; it restarts the task's
+	// HeartbeatSeconds timer.
+	TaskHeartbeat
 )
 
 // Event is something that happened outside the interpreter.
@@ -179,7 +182,9 @@ func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent,
 		if !ok {
 			return nil, nil, nil
 		}
-		delete(x.waiting, ev.ID)
+		if ev.Kind != TaskHeartbeat {
+			delete(x.waiting, ev.ID)
+		}
 		if ev.ID == x.timeoutID {
 			x.timeOut()
 		} else {

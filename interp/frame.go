@@ -48,6 +48,8 @@ type frame struct {
 	wait       waitKind
 	waitID     string
 	timeoutID  string // task timeout timer
+	beatID     string // task heartbeat timer
+	beatSecs   int64
 
 	// What runs next: set when a state completes with Next (or a Catch).
 	next      string
@@ -216,14 +218,21 @@ func (f *frame) cancelWaits(x *Execution) {
 		}
 		f.waitID = ""
 	}
-	if f.timeoutID != "" {
-		if _, ok := x.waiting[f.timeoutID]; ok {
-			delete(x.waiting, f.timeoutID)
-			x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: f.timeoutID})
-		}
-		f.timeoutID = ""
-	}
+	f.cancelTimer(x, &f.timeoutID)
+	f.cancelTimer(x, &f.beatID)
 	f.wait = waitNone
+}
+
+// cancelTimer cancels the timer *id, if armed, and clears it.
+func (f *frame) cancelTimer(x *Execution, id *string) {
+	if *id == "" {
+		return
+	}
+	if _, ok := x.waiting[*id]; ok {
+		delete(x.waiting, *id)
+		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: *id})
+	}
+	*id = ""
 }
 
 // block makes the frame wait for the task or timer id.
@@ -239,9 +248,17 @@ func (f *frame) resume(x *Execution, ev Event) {
 		return
 	}
 	switch {
+	case ev.Kind == TaskHeartbeat:
+		if ev.ID == f.waitID && f.wait == waitTask {
+			f.armHeartbeat(x)
+		}
+		return
 	case ev.ID == f.timeoutID:
 		f.timeoutID = ""
-		f.taskTimedOut(x)
+		f.taskTimedOut(x, stepwisetype.ErrorTimeout)
+	case ev.ID == f.beatID:
+		f.beatID = ""
+		f.taskTimedOut(x, stepwisetype.ErrorHeartbeatTimeout)
 	case ev.ID == f.waitID:
 		f.waitID = ""
 		kind := f.wait

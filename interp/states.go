@@ -309,6 +309,22 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		x.waiting[f.timeoutID] = f
 		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.timeoutID, At: x.now.Add(time.Duration(timeout) * time.Second)})
 	}
+	f.beatSecs = 0
+	if hasHeartbeat && heartbeat > 0 {
+		f.beatSecs = heartbeat
+		f.armHeartbeat(x)
+	}
+}
+
+// armHeartbeat (re)starts the task's heartbeat timer.
+func (f *frame) armHeartbeat(x *Execution) {
+	f.cancelTimer(x, &f.beatID)
+	if f.beatSecs <= 0 {
+		return
+	}
+	f.beatID = x.newID("task-heartbeat")
+	x.waiting[f.beatID] = f
+	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.beatID, At: x.now.Add(time.Duration(f.beatSecs) * time.Second)})
 }
 
 // splitResource splits a service integration ARN into the resourceType and
@@ -330,11 +346,8 @@ func splitResource(arn string) (string, string) {
 func (f *frame) taskDone(x *Execution, ev Event) {
 	s := f.state
 	resType, res := splitResource(s.Resource)
-	if f.timeoutID != "" {
-		delete(x.waiting, f.timeoutID)
-		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: f.timeoutID})
-		f.timeoutID = ""
-	}
+	f.cancelTimer(x, &f.timeoutID)
+	f.cancelTimer(x, &f.beatID)
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
 		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
 	if ev.Kind == TaskFailed {
@@ -362,14 +375,16 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	f.exit(x, ev.Output, true)
 }
 
-func (f *frame) taskTimedOut(x *Execution) {
+// taskTimedOut fails the running task with States.Timeout or
+// States.HeartbeatTimeout; the task's result is no longer wanted.
+func (f *frame) taskTimedOut(x *Execution, name string) {
 	s := f.state
 	resType, res := splitResource(s.Resource)
 	f.cancelWaits(x)
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
-		ResourceType: resType, Resource: res, Error: ptr(stepwisetype.ErrorTimeout),
+		ResourceType: resType, Resource: res, Error: ptr(name),
 	}})
-	f.stateFailed(x, &stepwisetype.Failure{Name: stepwisetype.ErrorTimeout})
+	f.stateFailed(x, &stepwisetype.Failure{Name: name})
 }
 
 // assign evaluates an Assign template with "$" bound to value and sets the

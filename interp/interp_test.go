@@ -1,0 +1,334 @@
+package interp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+type testBundle struct {
+	x      *interp.Execution
+	now    time.Time
+	events []*stepwisetype.HistoryEvent
+	cmds   []interp.Command
+}
+
+var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// setup parses def and starts it with input at t0.
+func setup(t *testing.T, def, input string, opts interp.Options) *testBundle {
+	t.Helper()
+	m := mustParse(t, def)
+	in, err := jsonvalue.ParseString(input)
+	require.NoError(t, err)
+	b := &testBundle{x: interp.New(m, benchInfo, in, opts), now: t0}
+	b.events, b.cmds = b.x.Start(t0)
+	return b
+}
+
+// step applies ev at b.now and appends what it wrote.
+func (b *testBundle) step(t *testing.T, ev interp.Event) {
+	t.Helper()
+	evs, cmds, err := b.x.Step(ev, b.now)
+	require.NoError(t, err)
+	b.events = append(b.events, evs...)
+	b.cmds = cmds
+}
+
+func (b *testBundle) types() []string {
+	var out []string
+	for _, e := range b.events {
+		out = append(out, string(e.Type))
+	}
+	return out
+}
+
+func (b *testBundle) only(t *testing.T, kind interp.CommandKind) []interp.Command {
+	t.Helper()
+	var out []interp.Command
+	for _, c := range b.cmds {
+		if c.Kind == kind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (b *testBundle) output(t *testing.T) string {
+	t.Helper()
+	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status, "failure: %v", b.x.Failure)
+	return jsonvalue.String(b.x.Output)
+}
+
+const taskState = `"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke"`
+
+func TestRetryBackoffAndCatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {
+		"T": {`+taskState+`,
+			"Retry": [{"ErrorEquals": ["Flaky"], "IntervalSeconds": 2, "BackoffRate": 3, "MaxAttempts": 2, "MaxDelaySeconds": 5}],
+			"Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.err", "Next": "Caught"}],
+			"End": true},
+		"Caught": {"Type": "Pass", "End": true}}}`, `{"a": 1}`, interp.Options{})
+	var delays []time.Duration
+	for attempt := 0; attempt < 3; attempt++ {
+		tasks := b.only(t, interp.RunTask)
+		require.Len(t, tasks, 1, "attempt %d", attempt)
+		require.Equal(t, attempt, tasks[0].Task.RetryCount)
+		b.step(t, interp.Event{Kind: interp.TaskFailed, ID: tasks[0].ID, Error: "Flaky", Cause: "try later"})
+		if attempt == 2 {
+			break
+		}
+		timers := b.only(t, interp.StartTimer)
+		require.Len(t, timers, 1)
+		delays = append(delays, timers[0].At.Sub(b.now))
+		b.now = timers[0].At
+		b.step(t, interp.Event{Kind: interp.TimerFired, ID: timers[0].ID})
+	}
+	// 2s, then 2*3=6s capped at MaxDelaySeconds 5.
+	require.Equal(t, []time.Duration{2 * time.Second, 5 * time.Second}, delays)
+	require.Equal(t, `{"a":1,"err":{"Error":"Flaky","Cause":"try later"}}`, b.output(t))
+	require.Equal(t, []string{
+		"ExecutionStarted", "TaskStateEntered",
+		"TaskScheduled", "TaskStarted", "TaskFailed",
+		"TaskScheduled", "TaskStarted", "TaskFailed",
+		"TaskScheduled", "TaskStarted", "TaskFailed",
+		"TaskStateExited", "PassStateEntered", "PassStateExited", "ExecutionSucceeded",
+	}, b.types())
+}
+
+func TestRetryMaxAttemptsZeroAndFirstMatchDecides(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {"T": {`+taskState+`,
+		"Retry": [{"ErrorEquals": ["E"], "MaxAttempts": 0}, {"ErrorEquals": ["States.ALL"], "MaxAttempts": 5}],
+		"End": true}}}`, `{}`, interp.Options{})
+	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "E"})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, "E", b.x.Failure.Name)
+	require.False(t, b.x.Failure.HasCause)
+}
+
+func TestStatesAllDoesNotCatchRuntimeOrDataLimit(t *testing.T) {
+	t.Parallel()
+	catchAll := `"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "C"}]`
+	b := setup(t, `{"StartAt": "T", "States": {
+		"T": {"Type": "Pass", "OutputPath": "$.missing", "Next": "C"},
+		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+
+	b = setup(t, `{"StartAt": "T", "States": {
+		"T": {`+taskState+`, `+catchAll+`, "End": true},
+		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{PayloadLimit: 10})
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: "a string longer than ten bytes"})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+	require.Equal(t, "The state/task 'T' returned a result with a size exceeding the maximum number of bytes service limit.", b.x.Failure.Cause)
+}
+
+func TestTaskFailedWildcardDoesNotMatchTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {
+		"T": {`+taskState+`, "TimeoutSeconds": 10,
+			"Catch": [{"ErrorEquals": ["States.TaskFailed"], "Next": "C"}], "End": true},
+		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
+	timer := b.only(t, interp.StartTimer)[0]
+	require.Equal(t, 10*time.Second, timer.At.Sub(t0))
+	b.now = timer.At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorTimeout, b.x.Failure.Name)
+	require.Len(t, b.only(t, interp.CancelTask), 1, "the timed-out task is cancelled")
+	require.Equal(t, "TaskTimedOut", b.types()[len(b.events)-2])
+}
+
+func TestHeartbeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {"T": {`+taskState+`, "HeartbeatSeconds": 5, "End": true}}}`, `{}`, interp.Options{})
+	task := b.only(t, interp.RunTask)[0]
+	beat := b.only(t, interp.StartTimer)[0]
+	require.Equal(t, 5*time.Second, beat.At.Sub(t0))
+	b.now = t0.Add(4 * time.Second)
+	b.step(t, interp.Event{Kind: interp.TaskHeartbeat, ID: task.ID})
+	require.Len(t, b.only(t, interp.CancelTimer), 1)
+	beat2 := b.only(t, interp.StartTimer)[0]
+	require.Equal(t, 9*time.Second, beat2.At.Sub(t0))
+	// The old timer firing late changes nothing.
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
+	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	b.now = beat2.At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat2.ID})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorHeartbeatTimeout, b.x.Failure.Name)
+	// A late result is ignored.
+	evs, _, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: task.ID}, b.now)
+	require.ErrorIs(t, err, interp.ErrNotRunning)
+	require.Empty(t, evs)
+}
+
+func TestMapMaxConcurrencyAndOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "M", "States": {"M": {"Type": "Map", "MaxConcurrency": 2,
+		"ItemProcessor": {"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}, "End": true}}}`,
+		`[1, 2, 3, 4, 5]`, interp.Options{})
+	outstanding := b.only(t, interp.RunTask)
+	require.Len(t, outstanding, 2, "no more than MaxConcurrency tasks at once")
+	require.Equal(t, jsonvalue.Number("1"), outstanding[0].Task.Parameters)
+	// Answer in reverse order; results stay in item order.
+	done := 0
+	for len(outstanding) > 0 {
+		last := outstanding[len(outstanding)-1]
+		outstanding = outstanding[:len(outstanding)-1]
+		n, _ := last.Task.Parameters.(jsonvalue.Number).Int64()
+		b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: last.ID, Output: jsonvalue.NumberFromInt(n * 10)})
+		done++
+		outstanding = append(outstanding, b.only(t, interp.RunTask)...)
+		require.LessOrEqual(t, len(outstanding), 2)
+	}
+	require.Equal(t, 5, done)
+	require.Equal(t, `[10,20,30,40,50]`, b.output(t))
+}
+
+func TestParallelFailureCancelsOtherBranches(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
+		{"StartAt": "Slow", "States": {"Slow": {`+taskState+`, "End": true}}},
+		{"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 60, "End": true}}},
+		{"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom", "Cause": "branch 3"}}}]}}}`,
+		`{}`, interp.Options{})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, "Boom", b.x.Failure.Name)
+	require.Equal(t, "branch 3", b.x.Failure.Cause)
+	require.Contains(t, b.types(), "ParallelStateFailed")
+	require.Len(t, b.only(t, interp.CancelTask), 1, "the running task is cancelled")
+	require.Len(t, b.only(t, interp.CancelTimer), 1, "the pending wait is cancelled")
+}
+
+func TestExecutionTimeoutAndStop(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "W", "TimeoutSeconds": 30, "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": true}}}`
+	b := setup(t, def, `{}`, interp.Options{})
+	timers := b.only(t, interp.StartTimer)
+	require.Len(t, timers, 2)
+	b.now = t0.Add(30 * time.Second)
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timers[0].ID})
+	require.Equal(t, stepwisetype.StatusTimedOut, b.x.Status)
+	require.Equal(t, "ExecutionTimedOut", b.types()[len(b.events)-1])
+
+	b = setup(t, def, `{}`, interp.Options{})
+	b.step(t, interp.Event{Kind: interp.Stop, Error: "Manual", Cause: "operator"})
+	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	last := b.events[len(b.events)-1]
+	require.Equal(t, stepwisetype.EventExecutionAborted, last.Type)
+	require.Equal(t, "operator", *last.ExecutionAbortedEventDetails.Cause)
+	require.Len(t, b.only(t, interp.CancelTimer), 2)
+}
+
+func TestChoiceNoMatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "C", "States": {"C": {"Type": "Choice",
+		"Choices": [{"Variable": "$.n", "NumericGreaterThan": 5, "Next": "D"}]},
+		"D": {"Type": "Succeed"}}}`, `{"n": 1}`, interp.Options{})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorNoChoiceMatched, b.x.Failure.Name)
+}
+
+func TestChoiceOperators(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule  string
+		input string
+		want  bool
+	}{
+		{`"Variable": "$.s", "StringMatches": "log-*.txt"`, `{"s": "log-2024.txt"}`, true},
+		{`"Variable": "$.s", "StringMatches": "log-\\*"`, `{"s": "log-*"}`, true},
+		{`"Variable": "$.s", "StringMatches": "log-\\*"`, `{"s": "log-1"}`, false},
+		{`"Variable": "$.s", "StringMatches": "*a*b"`, `{"s": "xxaxxb"}`, true},
+		{`"Variable": "$.s", "StringMatches": "*a*b"`, `{"s": "xxaxxbc"}`, false},
+		{`"Variable": "$.n", "NumericEquals": 1`, `{"n": 1.0}`, true},
+		{`"Variable": "$.n", "NumericEquals": 1`, `{"n": "1"}`, false},
+		{`"Variable": "$.t", "TimestampLessThan": "2024-01-01T00:00:00Z"`, `{"t": "2023-12-31T23:59:59.999+00:00"}`, true},
+		{`"Variable": "$.t", "IsTimestamp": true`, `{"t": "2023-12-31 23:59:59Z"}`, false},
+		{`"Variable": "$.a", "StringLessThanPath": "$.b"`, `{"a": "abc", "b": "abd"}`, true},
+		{`"Variable": "$.x", "IsPresent": false`, `{}`, true},
+		{`"Variable": "$.x", "IsNull": true`, `{"x": null}`, true},
+		{`"Not": {"Variable": "$.b", "BooleanEquals": true}`, `{"b": false}`, true},
+		{`"Or": [{"Variable": "$.n", "NumericLessThan": 0}, {"Variable": "$.n", "NumericGreaterThanEquals": 10}]`, `{"n": 10}`, true},
+	} {
+		b := setup(t, `{"StartAt": "C", "States": {"C": {"Type": "Choice",
+			"Choices": [{`+tc.rule+`, "Next": "Yes"}], "Default": "No"},
+			"Yes": {"Type": "Pass", "Result": true, "End": true}, "No": {"Type": "Pass", "Result": false, "End": true}}}`,
+			tc.input, interp.Options{})
+		want := "false"
+		if tc.want {
+			want = "true"
+		}
+		require.Equal(t, want, b.output(t), "%s on %s", tc.rule, tc.input)
+	}
+}
+
+func TestVariablesScopes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "Set", "States": {
+		"Set": {"Type": "Pass", "Assign": {"x": 1, "y.$": "$.y"}, "Next": "M"},
+		"M": {"Type": "Map", "ItemsPath": "$.items", "ItemProcessor": {"StartAt": "In", "States": {
+			"In": {"Type": "Pass", "Assign": {"x": 99}, "Parameters": {"outerY.$": "$y", "innerX.$": "$x"}, "End": true}}},
+			"ResultPath": "$.r", "Next": "After"},
+		"After": {"Type": "Pass", "Parameters": {"x.$": "$x", "r.$": "$.r"}, "End": true}}}`,
+		`{"y": "why", "items": [0]}`, interp.Options{})
+	// The iteration's assignment is its own: the outer x stays 1. Assign is
+	// evaluated after Parameters, so innerX reads the outer value too.
+	require.Equal(t, `{"x":1,"r":[{"outerY":"why","innerX":1}]}`, b.output(t))
+	var exited *stepwisetype.HistoryEvent
+	for _, e := range b.events {
+		if e.StateExitedEventDetails != nil && e.StateExitedEventDetails.Name == "Set" {
+			exited = e
+		}
+	}
+	require.Equal(t, map[string]string{"x": "1", "y": `"why"`}, exited.StateExitedEventDetails.AssignedVariables)
+}
+
+func TestWaitPastTimestampIsImmediate(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Timestamp": "2001-01-01T00:00:00Z", "End": true}}}`, `{}`, interp.Options{})
+	require.Equal(t, `{}`, b.output(t))
+	b = setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "TimestampPath": "$.t", "End": true}}}`, `{"t": "2025-01-02T03:05:05Z"}`, interp.Options{})
+	timer := b.only(t, interp.StartTimer)[0]
+	require.Equal(t, time.Minute, timer.At.Sub(t0))
+}
+
+func TestUnknownEventsAreIgnored(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}`, `{}`, interp.Options{})
+	evs, cmds, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: "no-such-task"}, t0)
+	require.NoError(t, err)
+	require.Empty(t, evs)
+	require.Empty(t, cmds)
+	id := b.only(t, interp.RunTask)[0].ID
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: "ok"})
+	require.Equal(t, `"ok"`, b.output(t))
+}
+
+func TestJitterIsBoundedAndRepeatable(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "T", "States": {"T": {` + taskState + `,
+		"Retry": [{"ErrorEquals": ["E"], "IntervalSeconds": 10, "JitterStrategy": "FULL"}], "End": true}}}`
+	var first time.Duration
+	for i := 0; i < 2; i++ {
+		b := setup(t, def, `{}`, interp.Options{})
+		b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "E"})
+		d := b.only(t, interp.StartTimer)[0].At.Sub(t0)
+		require.GreaterOrEqual(t, d, time.Duration(0))
+		require.Less(t, d, 10*time.Second)
+		if i == 0 {
+			first = d
+		} else {
+			require.Equal(t, first, d)
+		}
+	}
+}
