@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"stepwise/asl"
+	"stepwise/asl/dataflow"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -32,6 +33,8 @@ type runCommand struct {
 	mockFile  string
 	name      string
 	maxSteps  int
+
+	payloadLimit int
 }
 
 func (c *runCommand) command() *cobra.Command {
@@ -59,6 +62,7 @@ States.TaskFailed.`,
 	f.BoolVar(&c.history, "history", false, "include the execution history")
 	f.StringVar(&c.mockFile, "mock", "", "JSON file of mocked Task results by state name")
 	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")
+	f.IntVar(&c.payloadLimit, "payload-limit", dataflow.DefaultPayloadLimit, "largest input and state output in bytes; a larger state output fails with States.DataLimitExceeded")
 	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
 	return cmd
 }
@@ -76,6 +80,9 @@ var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 func (c *runCommand) run(file string) error {
 	if c.input != "" && c.inputFile != "" {
 		return &UsageError{"use --input or --input-file, not both"}
+	}
+	if c.payloadLimit <= 0 {
+		return &UsageError{"--payload-limit must be positive"}
 	}
 	if c.scale < 0 {
 		return &UsageError{"--wait-time-scale must not be negative"}
@@ -99,6 +106,9 @@ func (c *runCommand) run(file string) error {
 		if inText, err = os.ReadFile(c.inputFile); err != nil {
 			return &UsageError{err.Error()}
 		}
+	}
+	if len(inText) > c.payloadLimit {
+		return &UsageError{fmt.Sprintf("the input is %d bytes, more than the payload limit of %d bytes", len(inText), c.payloadLimit)}
 	}
 	input, err := jsonvalue.Parse(inText)
 	if err != nil {
@@ -124,7 +134,7 @@ func (c *runCommand) run(file string) error {
 		Region:           DefaultRegion,
 		Account:          DefaultAccount,
 	}
-	x := interp.New(m, info, input, interp.Options{})
+	x := interp.New(m, info, input, interp.Options{PayloadLimit: c.payloadLimit})
 	x.InputText = string(inText)
 	d := &interp.Driver{Resolver: resolver, MaxSteps: c.maxSteps}
 	if c.scale > 0 {

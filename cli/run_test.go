@@ -213,3 +213,43 @@ func TestBinary(t *testing.T) {
 	require.ErrorAs(t, err, &exitErr)
 	require.Equal(t, 2, exitErr.ExitCode())
 }
+
+func TestRunBadInputs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+
+	huge := b.write(t, "huge.json", `{"s":"`+strings.Repeat("x", 300*1024)+`"}`)
+	_, errOut, code := execute("run", def, "--input-file", huge)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "more than the payload limit of 262144 bytes")
+
+	deep := b.write(t, "deep.json", strings.Repeat("[", 5000)+strings.Repeat("]", 5000))
+	_, errOut, code = execute("run", def, "--input-file", deep)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "JSON nested too deeply")
+
+	_, errOut, code = execute("run", def, "--input", "\"\xff\"")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "invalid UTF-8")
+
+	big := b.write(t, "big.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","Result":"0123456789","End":true}}}`)
+	out, _, code := execute("run", big, "--input", `{}`, "--payload-limit", "10")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `"error":"States.DataLimitExceeded"`)
+
+	notJSON := b.write(t, "bad.json", `{"StartAt": "A", "States": {`)
+	_, errOut, code = execute("run", notJSON)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "INVALID_JSON_DESCRIPTION")
+}
+
+func TestRunEndlessLoopStops(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "loop.json", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":1,"Next":"C"},"C":{"Type":"Choice","Choices":[{"Variable":"$.stop","IsPresent":true,"Next":"E"}],"Default":"W"},"E":{"Type":"Succeed"}}}`)
+	out, _, code := execute("run", def, "--wait-time-scale", "0", "--max-steps", "50")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `"status":"RUNNING"`)
+	require.Contains(t, out, "did not end within 50 steps")
+}

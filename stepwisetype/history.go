@@ -51,17 +51,15 @@ const (
 	EventParallelStateFailed    EventType = "ParallelStateFailed"
 	EventParallelStateAborted   EventType = "ParallelStateAborted"
 
-	EventTaskScheduled     EventType = "TaskScheduled"
-	EventTaskStarted       EventType = "TaskStarted"
-	EventTaskStartFailed   EventType = "TaskStartFailed"
-	EventTaskSubmitted     EventType = "TaskSubmitted"
-	EventTaskSubmitFailed  EventType = "TaskSubmitFailed"
-	EventTaskSucceeded     EventType = "TaskSucceeded"
-	EventTaskFailed        EventType = "TaskFailed"
-	EventTaskTimedOut      EventType = "TaskTimedOut"
-	EventWaitStateAborted  EventType = "WaitStateAborted"
-	EventTaskStateAborted  EventType = "TaskStateAborted"
-	EventChoiceStateExited EventType = "ChoiceStateExited"
+	EventTaskScheduled    EventType = "TaskScheduled"
+	EventTaskStarted      EventType = "TaskStarted"
+	EventTaskStartFailed  EventType = "TaskStartFailed"
+	EventTaskSubmitted    EventType = "TaskSubmitted"
+	EventTaskSubmitFailed EventType = "TaskSubmitFailed"
+	EventTaskSucceeded    EventType = "TaskSucceeded"
+	EventTaskFailed       EventType = "TaskFailed"
+	EventTaskTimedOut     EventType = "TaskTimedOut"
+	EventTaskStateAborted EventType = "TaskStateAborted"
 )
 
 // StateEnteredType returns "<Type>StateEntered" for a state type name.
