@@ -18,11 +18,8 @@ var arrayFunctions = []*function{
 }
 
 // evalArray returns its arguments as an array. The argument slice is fresh
-// for every evaluation, so it is the result.
+// (and non-nil) for every evaluation, so it is the result.
 func evalArray(_ *Call, args []any) (any, error) {
-	if args == nil {
-		return []any{}, nil
-	}
 	return args, nil
 }
 

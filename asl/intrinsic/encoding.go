@@ -85,7 +85,7 @@ func lenientBase64Decode(s string) []byte {
 }
 
 // javaUTF8String is new String(b, UTF_8): each maximal invalid subpart
-// becomes one U+FFFD.
+// becomes one U+FFFD, with Java's treatment of encoded surrogates.
 func javaUTF8String(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
@@ -115,10 +115,10 @@ func invalidSubpart(b []byte) int {
 		need = 1
 	case c == 0xE0:
 		need, lo = 2, 0xA0
-	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+	case c >= 0xE1 && c <= 0xEF:
+		// Java reads ED A0..BF xx (an encoded surrogate) as one
+		// malformed sequence, unlike the Unicode recommendation.
 		need = 2
-	case c == 0xED:
-		need, hi = 2, 0x9F
 	case c == 0xF0:
 		need, lo = 3, 0x90
 	case c >= 0xF1 && c <= 0xF3:

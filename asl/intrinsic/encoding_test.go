@@ -3,6 +3,8 @@ package intrinsic
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestBase64Encode(t *testing.T) {
@@ -56,4 +58,32 @@ func TestBase64Decode(t *testing.T) {
 		bad("NoArguments", "States.Base64Decode()", ``, fn),
 		bad("ExtraArgument", "States.Base64Decode('aGVsbG8=', 'extra')", ``, fn),
 	})
+}
+
+func TestJavaUTF8String(t *testing.T) {
+	t.Parallel()
+	// new String(bytes, UTF_8) as printed by a JVM.
+	tests := []struct{ in, want string }{
+		{"\xe2\x82\x41", "\ufffdA"},
+		{"\xe2\x82", "\ufffd"},
+		{"\xed\xa0\x80\x41", "\ufffdA"},
+		{"\xed\xa0\x41", "\ufffdA"},
+		{"\xed\x9f\x41", "\ufffdA"},
+		{"\xed\xa0\x80\xed\xa0\x80", "\ufffd\ufffd"},
+		{"\xf0\x90\x80\x41", "\ufffdA"},
+		{"\xf4\x90\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
+		{"\xf0\x80\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
+		{"\xf8\x88\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
+		{"\xc0\xaf", "\ufffd\ufffd"},
+		{"\xe0\x80\xaf", "\ufffd\ufffd\ufffd"},
+		{"\xe0\x9f\x80", "\ufffd\ufffd\ufffd"},
+		{"\xe0\xa0\x41", "\ufffdA"},
+		{"\xff\x41", "\ufffdA"},
+		{"\x80\x80\x41", "\ufffd\ufffdA"},
+		{"\xf0\x9f\x9a", "\ufffd"},
+		{"\xf0\x9f\x9a\x80", "🚀"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, javaUTF8String([]byte(tt.in)), "%q", tt.in)
+	}
 }

@@ -45,6 +45,31 @@ func TestEvalContextAndVariables(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{Id=arn:aws:states:us-east-1:111111111111:stateMachine:sm, Name=sm}", got)
 
+	// The context object may be built on first use.
+	c, err = Parse("States.StringSplit($$.Name, 'm')")
+	require.NoError(t, err)
+	got, err = c.Eval(&jsonpath.Env{ContextFunc: func() any { return ctx }})
+	require.NoError(t, err)
+	require.Equal(t, []any{"s"}, got)
+
+	vars := func(name string) (any, bool) {
+		if name == "greeting" {
+			v, err := jsonvalue.ParseString(`{"text":"Hi {}","n":[1,2]}`)
+			return v, err == nil
+		}
+		return nil, false
+	}
+	c, err = Parse("States.Format($greeting.text, States.ArrayLength($greeting.n))")
+	require.NoError(t, err)
+	got, err = c.Eval(&jsonpath.Env{Vars: vars})
+	require.NoError(t, err)
+	require.Equal(t, "Hi 2", got)
+
+	c, err = Parse("States.ArrayLength($greeting.missing)")
+	require.NoError(t, err)
+	_, err = c.Eval(&jsonpath.Env{Vars: vars})
+	requireFailure(t, err, "The function 'States.ArrayLength($greeting.missing)' had the following error: The JsonPath argument for the field '$greeting.missing' could not be found in the input '{\"text\":\"Hi {}\",\"n\":[1,2]}'")
+
 	// A nil environment reads null everywhere.
 	c, err = Parse("States.Array($)")
 	require.NoError(t, err)
@@ -73,17 +98,25 @@ func TestEvalConcurrent(t *testing.T) {
 	t.Parallel()
 	c, err := Parse("States.Format('{}-{}', States.MathRandom(1, 100, 42), States.ArrayUnique(States.Array(1, 1, 2)))")
 	require.NoError(t, err)
+	results := make([][]any, 8)
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range results {
 		wg.Go(func() {
 			for range 50 {
 				got, err := c.Eval(&jsonpath.Env{})
-				require.NoError(t, err)
-				require.Equal(t, "63-[1, 2]", got)
+				if err != nil {
+					got = err.Error()
+				}
+				results[i] = append(results[i], got)
 			}
 		})
 	}
 	wg.Wait()
+	for _, rs := range results {
+		for _, got := range rs {
+			require.Equal(t, "63-[1, 2]", got)
+		}
+	}
 }
 
 func BenchmarkEvalFormat(b *testing.B) {

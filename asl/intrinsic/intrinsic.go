@@ -26,7 +26,6 @@ type arg struct {
 	str   bool   // the literal is a string
 	path  *jsonpath.Path
 	call  *Call
-	pos   int
 }
 
 // function describes one States.* function.
@@ -214,7 +213,7 @@ func (c *Call) failure(env *jsonpath.Env, err error) error {
 func rootValue(p *jsonpath.Path, env *jsonpath.Env) any {
 	switch p.Root() {
 	case jsonpath.RootContext:
-		return env.Context
+		return env.ContextValue()
 	case jsonpath.RootVariable:
 		if env.Vars != nil {
 			v, _ := env.Vars(p.Variable())

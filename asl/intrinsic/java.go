@@ -59,19 +59,6 @@ func toJavaNumber(n jsonvalue.Number) javaNumber {
 	return javaNumber{kind: javaDouble, f: n.Float64()}
 }
 
-// float returns the number as a Java double.
-func (n javaNumber) float() float64 {
-	switch n.kind {
-	case javaInteger, javaLong:
-		return float64(n.i)
-	case javaBigInteger:
-		f, _ := new(big.Float).SetInt(n.big).Float64()
-		return f
-	default:
-		return n.f
-	}
-}
-
 // appendJavaString appends String.valueOf(v) for the Java object v becomes:
 // strings as they are, maps as {k=v, ...}, lists as [a, b], numbers and
 // literals as Java prints them.
@@ -130,9 +117,10 @@ func appendJavaNumber(dst []byte, n jsonvalue.Number) []byte {
 	}
 }
 
-// appendJavaDouble appends Double.toString(f): the shortest decimal that
-// reads back as f, written plainly for 1e-3 <= |f| < 1e7 and as d.dddEn
-// otherwise, always with a fractional digit.
+// appendJavaDouble appends Double.toString(f) as JDK 19+ writes it: the
+// shortest decimal that reads back as f (at least two digits), written
+// plainly for 1e-3 <= |f| < 1e7 and as d.dddEn otherwise, always with a
+// fractional digit.
 func appendJavaDouble(dst []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -157,11 +145,19 @@ func appendJavaDouble(dst []byte, f float64) []byte {
 	}
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d.ddde±XX
-	mant, exp, _ := strings.Cut(string(e), "e")
-	dst = append(dst, mant...)
-	if !strings.Contains(mant, ".") {
-		dst = append(dst, ".0"...)
+	if !strings.Contains(string(e), ".") {
+		// Java picks among two-digit decimals when one digit would do,
+		// the closest to f: 4.9E-324 rather than 5.0E-324.
+		e = strconv.AppendFloat(buf[:0], f, 'e', 1, 64)
 	}
+	mant, exp, _ := strings.Cut(string(e), "e")
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		mant = strings.TrimRight(mant, "0")
+		if mant[len(mant)-1] == '.' {
+			mant += "0"
+		}
+	}
+	dst = append(dst, mant...)
 	dst = append(dst, 'E')
 	if exp[0] == '-' {
 		dst = append(dst, '-')

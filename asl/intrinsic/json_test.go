@@ -50,7 +50,9 @@ func TestJacksonMessages(t *testing.T) {
 	// Messages for cases AWS was not recorded on, derived from Jackson's
 	// parser (2.17+): unexpected characters point at the character, other
 	// errors at the position after what was read.
-	at := func(line, col string) string { return "\n at " + jacksonSource + "line: " + line + ", column: " + col + "]" }
+	at := func(line, col string) string {
+		return "\n at " + jacksonSource + "line: " + line + ", column: " + col + "]"
+	}
 	tests := []struct {
 		name, text, want string
 	}{

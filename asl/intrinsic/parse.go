@@ -152,7 +152,7 @@ func (p *parser) arg() (arg, error) {
 		if err != nil {
 			return arg{}, err
 		}
-		return arg{call: c, pos: start}, nil
+		return arg{call: c}, nil
 	case b >= 'a' && b <= 'z':
 		end := p.pos
 		for end < len(p.src) && isNameByte(p.src[end]) {
@@ -171,7 +171,7 @@ func (p *parser) arg() (arg, error) {
 			return arg{}, p.errorf(start, "unknown literal %q", word)
 		}
 		p.pos = end
-		return arg{value: v, pos: start}, nil
+		return arg{value: v}, nil
 	default:
 		return arg{}, p.errorf(start, "expected an argument (string, number, true, false, null, path or intrinsic call), found %s", p.describe())
 	}
@@ -196,7 +196,7 @@ func (p *parser) stringLit() (arg, error) {
 			if escaped {
 				v = unescape(raw)
 			}
-			return arg{value: v, raw: raw, str: true, pos: start}, nil
+			return arg{value: v, raw: raw, str: true}, nil
 		case '\\':
 			if p.pos+1 >= len(p.src) {
 				return arg{}, p.errorf(start, "unterminated string literal")
@@ -273,7 +273,7 @@ func (p *parser) numberLit() (arg, error) {
 		return arg{}, p.errorf(start, "invalid number %q", s[start:argEnd(s, i)])
 	}
 	p.pos = i
-	return arg{value: jsonvalue.Number(s[start:i]), pos: start}, nil
+	return arg{value: jsonvalue.Number(s[start:i])}, nil
 }
 
 func isArgEnd(b byte) bool {
@@ -347,5 +347,5 @@ scan:
 		return arg{}, p.errorf(start, "invalid path %q: %v", text, err)
 	}
 	p.pos = start + len(text)
-	return arg{path: path, pos: start}, nil
+	return arg{path: path}, nil
 }

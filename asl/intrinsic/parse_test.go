@@ -137,3 +137,18 @@ func TestValidate(t *testing.T) {
 		require.ErrorAs(t, err, &ae)
 	}
 }
+
+func TestFunctionsRegistered(t *testing.T) {
+	t.Parallel()
+	names := []string{
+		"States.Format", "States.StringToJson", "States.JsonToString", "States.Array",
+		"States.ArrayPartition", "States.ArrayContains", "States.ArrayRange", "States.ArrayGetItem",
+		"States.ArrayLength", "States.ArrayUnique", "States.Base64Encode", "States.Base64Decode",
+		"States.Hash", "States.JsonMerge", "States.MathRandom", "States.MathAdd",
+		"States.StringSplit", "States.UUID",
+	}
+	require.Len(t, functions, len(names))
+	for _, n := range names {
+		require.Contains(t, functions, n)
+	}
+}
