@@ -126,17 +126,7 @@ func (f *frame) execChoice(x *Execution, env *jsonpath.Env) {
 			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
 		return
 	}
-	assigned, err := f.assign(x, assignT, f.effInput)
-	if err != nil {
-		f.stateFailed(x, asFailure(err, s, f.enteredID))
-		return
-	}
-	out, err := dataflow.Select(s.OutputPath, f.effInput, env)
-	if err != nil {
-		f.stateFailed(x, asFailure(err, s, f.enteredID))
-		return
-	}
-	f.exitWithOutput(x, out, assigned, next)
+	f.exitWithInput(x, assignT, next)
 }
 
 func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
@@ -192,20 +182,23 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 }
 
 // waitDone completes a Wait state once its time has come.
-func (f *frame) waitDone(x *Execution) {
+func (f *frame) waitDone(x *Execution) { f.exitWithInput(x, f.state.Assign, f.state.Next) }
+
+// exitWithInput completes a state that produces no result (Choice, Wait):
+// Assign and OutputPath read the effective input.
+func (f *frame) exitWithInput(x *Execution, assign *payload.Template, next string) {
 	s := f.state
-	env := x.env(f, nil)
-	assigned, err := f.assign(x, s.Assign, f.effInput)
+	assigned, err := f.assign(x, assign, f.effInput)
 	if err != nil {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
-	out, err := dataflow.Select(s.OutputPath, f.effInput, env)
+	out, err := dataflow.Select(s.OutputPath, f.effInput, x.env(f, nil))
 	if err != nil {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
-	f.exitWithOutput(x, out, assigned, s.Next)
+	f.exitWithOutput(x, out, assigned, next)
 }
 
 // ParseTimestamp parses an ISO-8601 extended offset date-time, the only
