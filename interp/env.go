@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"hash/fnv"
+	"math/rand/v2"
+
 	"stepwise/asl"
 	"stepwise/asl/jsonpath"
 	"stepwise/jsonvalue"
@@ -40,6 +43,7 @@ func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 		Input:       f.effInput,
 		ContextFunc: func() any { return x.contextObject(f, mapCtx) },
 		Vars:        f.vars.get,
+		Rand:        x.rand,
 	}
 }
 
@@ -76,4 +80,14 @@ func (x *Execution) contextObject(f *frame, mapCtx *jsonvalue.Object) *jsonvalue
 		c.Set("Map", mapCtx)
 	}
 	return c
+}
+
+// rand returns the random source of the step: seeded from the execution
+// and the number of draws so far, so a replay of the same events draws the
+// same numbers.
+func (x *Execution) rand() *rand.Rand {
+	x.draws++
+	h := fnv.New64a()
+	h.Write([]byte(x.Info.ExecutionArn))
+	return rand.New(rand.NewPCG(h.Sum64(), x.draws))
 }

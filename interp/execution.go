@@ -63,6 +63,7 @@ type Execution struct {
 	work   []func()
 
 	buf          []byte // reused by text
+	draws        uint64 // random sources handed out, for deterministic seeds
 	ctxExecution *jsonvalue.Object
 	ctxMachine   *jsonvalue.Object
 }

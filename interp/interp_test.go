@@ -332,3 +332,12 @@ func TestJitterIsBoundedAndRepeatable(t *testing.T) {
 		}
 	}
 }
+
+func TestRandomnessIsReplayable(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "R", "States": {"R": {"Type": "Pass", "Parameters": {"id.$": "States.UUID()", "n.$": "States.MathRandom(1, 1000000)"}, "End": true}}}`
+	a := setup(t, def, `{}`, interp.Options{}).output(t)
+	b := setup(t, def, `{}`, interp.Options{}).output(t)
+	require.Equal(t, a, b, "the same execution draws the same numbers")
+	require.Regexp(t, `^\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}","n":\d+\}$`, a)
+}

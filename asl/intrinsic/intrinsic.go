@@ -3,6 +3,7 @@ package intrinsic
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"stepwise/asl/jsonpath"
@@ -34,6 +35,9 @@ type function struct {
 	minArgs int
 	maxArgs int // -1: no limit
 	eval    func(c *Call, args []any) (any, error)
+	// evalRand, set for the functions that draw random numbers, is called
+	// instead of eval with the environment's random source.
+	evalRand func(c *Call, r *rand.Rand, args []any) (any, error)
 }
 
 func (f *function) arityOK(n int) bool {
@@ -161,6 +165,15 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 	}
 	if !c.fn.arityOK(len(vals)) {
 		return nil, invalidArgs(c)
+	}
+	if c.fn.evalRand != nil {
+		var r *rand.Rand
+		if env.Rand != nil {
+			r = env.Rand()
+		} else {
+			r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		}
+		return c.fn.evalRand(c, r, vals)
 	}
 	return c.fn.eval(c, vals)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 var mathFunctions = []*function{
-	{name: "States.MathRandom", minArgs: 2, maxArgs: 3, eval: evalMathRandom},
+	{name: "States.MathRandom", minArgs: 2, maxArgs: 3, evalRand: evalMathRandom},
 	{name: "States.MathAdd", minArgs: 2, maxArgs: 2, eval: evalMathAdd},
 }
 
@@ -16,7 +16,7 @@ var mathFunctions = []*function{
 // toward zero and start must be below end. With a seed the result is
 // start + new java.util.Random(seed).nextInt(end - start), the value AWS
 // returns for the same seed.
-func evalMathRandom(c *Call, args []any) (any, error) {
+func evalMathRandom(c *Call, r *rand.Rand, args []any) (any, error) {
 	start, ok1 := truncInt(args[0])
 	end, ok2 := truncInt(args[1])
 	if !ok1 || !ok2 || start >= end || end-start > math.MaxInt32 {
@@ -31,7 +31,7 @@ func evalMathRandom(c *Call, args []any) (any, error) {
 		r := newJavaRandom(seed)
 		return jsonvalue.NumberFromInt(start + int64(r.nextInt(bound))), nil
 	}
-	return jsonvalue.NumberFromInt(start + rand.Int64N(int64(bound))), nil
+	return jsonvalue.NumberFromInt(start + r.Int64N(int64(bound))), nil
 }
 
 // seedValue reads a seed as a Java long, truncating fractions.

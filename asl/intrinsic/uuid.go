@@ -1,18 +1,20 @@
 package intrinsic
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 )
 
 var uuidFunctions = []*function{
-	{name: "States.UUID", minArgs: 0, maxArgs: 0, eval: evalUUID},
+	{name: "States.UUID", minArgs: 0, maxArgs: 0, evalRand: evalUUID},
 }
 
 // evalUUID returns a random (version 4) UUID in lowercase canonical form.
-func evalUUID(_ *Call, _ []any) (any, error) {
+func evalUUID(_ *Call, r *rand.Rand, _ []any) (any, error) {
 	var u [16]byte
-	rand.Read(u[:])
+	binary.LittleEndian.PutUint64(u[:8], r.Uint64())
+	binary.LittleEndian.PutUint64(u[8:], r.Uint64())
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	var b [36]byte

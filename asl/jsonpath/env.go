@@ -1,5 +1,7 @@
 package jsonpath
 
+import "math/rand/v2"
+
 // Env is what a path is evaluated against: the roots "$", "$$" and "$name".
 type Env struct {
 	// Input is the value of "$": the state's effective input, or the value
@@ -13,6 +15,10 @@ type Env struct {
 	// Vars returns the value of the variable "$name". Nil means no variable
 	// is in scope.
 	Vars func(name string) (any, bool)
+	// Rand returns the random source of States.UUID and States.MathRandom.
+	// An interpreter that replays executions seeds it from the execution so
+	// a replay draws the same numbers; nil means a fresh random source.
+	Rand func() *rand.Rand
 }
 
 // Root says which value a path starts from.
