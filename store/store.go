@@ -1,0 +1,279 @@
+// Package store is the seam between the engine and its database. A driver
+// (sqlitestore, later pgstore) implements Driver; the engine and the
+// service use only these interfaces.
+//
+// # Shape
+//
+// Executor is composed of one small interface per aggregate (state
+// machines, executions, history, the replay log, timers, tasks, tags).
+// ExecutorTx embeds Executor and adds Commit and Rollback: every change the
+// engine makes for one step of one or many executions is one transaction.
+// Methods take (ctx, *XxxParams) and return rows from this package.
+//
+// # Errors
+//
+// Drivers convert their errors at the edge: a missing row is ErrNotFound, a
+// unique-key clash ErrAlreadyExists, a stale version ErrConflict, a full
+// disk or read-only file ErrUnavailable (all wrapped with detail).
+//
+// # Time
+//
+// Times are stored with millisecond precision in UTC.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"stepwise/stepwisetype"
+)
+
+// Sentinel errors every driver returns (wrapped).
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrAlreadyExists = errors.New("already exists")
+	ErrConflict      = errors.New("version conflict")
+	ErrUnavailable   = errors.New("store unavailable")
+)
+
+// Driver opens executors on one database.
+type Driver interface {
+	// Executor returns an executor that runs each call on its own.
+	Executor() Executor
+	// Begin starts a transaction.
+	Begin(ctx context.Context) (ExecutorTx, error)
+	// Close releases the database.
+	Close() error
+}
+
+// Executor is every store operation.
+type Executor interface {
+	StateMachineStore
+	ExecutionStore
+	HistoryStore
+	InputStore
+	TimerStore
+	TaskStore
+	TagStore
+}
+
+// ExecutorTx is an Executor inside a transaction.
+type ExecutorTx interface {
+	Executor
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// StateMachine is a state machine; its definition lives in revisions.
+type StateMachine struct {
+	Arn         string
+	Name        string
+	Type        string // STANDARD or EXPRESS
+	Status      string // ACTIVE or DELETING
+	RevisionID  string // the current revision
+	Definition  string // the current revision's definition
+	RoleArn     string
+	Description string
+	// Configuration blocks as the API takes them, JSON text ("" when unset).
+	LoggingConfiguration    string
+	TracingConfiguration    string
+	EncryptionConfiguration string
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// Revision is one version of a state machine's definition and role.
+type Revision struct {
+	StateMachineArn string
+	RevisionID      string
+	Definition      string
+	RoleArn         string
+	CreatedAt       time.Time
+}
+
+// StateMachineInsertParams creates a state machine and its first revision.
+type StateMachineInsertParams struct {
+	StateMachine *StateMachine // RevisionID and Definition set
+}
+
+// StateMachineUpdateParams replaces a state machine's definition, role or
+// configuration. A new RevisionID means a new revision row.
+type StateMachineUpdateParams struct {
+	StateMachine *StateMachine
+	NewRevision  bool
+}
+
+// StateMachineListParams pages through state machines by name.
+type StateMachineListParams struct {
+	AfterName string // exclusive; "" from the start
+	Limit     int
+}
+
+// StateMachineStore stores state machines.
+type StateMachineStore interface {
+	// StateMachineInsert fails with ErrAlreadyExists when the name is taken.
+	StateMachineInsert(ctx context.Context, p *StateMachineInsertParams) (*StateMachine, error)
+	StateMachineGet(ctx context.Context, arn string) (*StateMachine, error)
+	StateMachineUpdate(ctx context.Context, p *StateMachineUpdateParams) (*StateMachine, error)
+	// StateMachineDelete removes the state machine (its revisions stay for
+	// the executions that ran them).
+	StateMachineDelete(ctx context.Context, arn string) error
+	StateMachineList(ctx context.Context, p *StateMachineListParams) ([]*StateMachine, error)
+	RevisionGet(ctx context.Context, stateMachineArn, revisionID string) (*Revision, error)
+}
+
+// Execution is an execution's row.
+type Execution struct {
+	Arn             string
+	StateMachineArn string
+	RevisionID      string
+	Name            string
+	Status          stepwisetype.ExecutionStatus
+	Input           string  // as the client sent it
+	Output          *string // SUCCEEDED
+	Error           *string
+	Cause           *string
+	StartDate       time.Time
+	StopDate        *time.Time
+	RoleArn         string
+	TraceHeader     string
+	RedriveCount    int
+	RedriveDate     *time.Time
+	// Version grows by one on every committed step; updates name the
+	// version they read.
+	Version int64
+	// LastEventID is the id of the last history event.
+	LastEventID int64
+}
+
+// ExecutionInsertParams creates an execution.
+type ExecutionInsertParams struct {
+	Execution *Execution
+}
+
+// ExecutionUpdateParams writes an execution's new status after a step. It
+// fails with ErrConflict unless the row's version is ExpectedVersion; on
+// success the version becomes ExpectedVersion+1.
+type ExecutionUpdateParams struct {
+	Arn             string
+	ExpectedVersion int64
+	Status          stepwisetype.ExecutionStatus
+	Output          *string
+	Error           *string
+	Cause           *string
+	StopDate        *time.Time
+	LastEventID     int64
+	RedriveCount    int
+	RedriveDate     *time.Time
+}
+
+// ExecutionListParams pages through executions, newest first.
+type ExecutionListParams struct {
+	StateMachineArn string
+	Status          stepwisetype.ExecutionStatus // "" for all
+	// After is the cursor: the StartDate and Arn of the last row seen.
+	AfterStartDate time.Time
+	AfterArn       string
+	Limit          int
+}
+
+// ExecutionStore stores executions.
+type ExecutionStore interface {
+	// ExecutionInsert fails with ErrAlreadyExists when the ARN is taken.
+	ExecutionInsert(ctx context.Context, p *ExecutionInsertParams) (*Execution, error)
+	ExecutionGet(ctx context.Context, arn string) (*Execution, error)
+	ExecutionUpdate(ctx context.Context, p *ExecutionUpdateParams) (*Execution, error)
+	ExecutionList(ctx context.Context, p *ExecutionListParams) ([]*Execution, error)
+	// ExecutionListRunning pages through RUNNING executions by ARN.
+	ExecutionListRunning(ctx context.Context, afterArn string, limit int) ([]*Execution, error)
+}
+
+// Event is one stored history event.
+type Event struct {
+	ExecutionArn string
+	ID           int64
+	Type         stepwisetype.EventType
+	Timestamp    time.Time
+	Body         []byte // the event as GetExecutionHistory returns it (JSON)
+}
+
+// EventListParams pages through an execution's history.
+type EventListParams struct {
+	ExecutionArn string
+	AfterID      int64 // exclusive: ids > AfterID (or < AfterID when Reverse and AfterID > 0)
+	Reverse      bool
+	Limit        int
+}
+
+// HistoryStore stores history events. Ids are unique per execution.
+type HistoryStore interface {
+	EventInsert(ctx context.Context, events []*Event) error
+	EventList(ctx context.Context, p *EventListParams) ([]*Event, error)
+}
+
+// Input is one entry of an execution's replay log: an outside event the
+// interpreter applied, with the time it applied it at. Replaying the log
+// from the start rebuilds the execution's state.
+type Input struct {
+	ExecutionArn string
+	Seq          int64 // 1, 2, 3, ... per execution
+	At           time.Time
+	Body         []byte // the event, JSON
+}
+
+// InputStore stores replay logs.
+type InputStore interface {
+	InputInsert(ctx context.Context, inputs []*Input) error
+	InputList(ctx context.Context, executionArn string) ([]*Input, error)
+}
+
+// Timer is a pending timer of an execution.
+type Timer struct {
+	ExecutionArn string
+	ID           string
+	FireAt       time.Time
+}
+
+// TimerStore stores pending timers.
+type TimerStore interface {
+	TimerInsert(ctx context.Context, timers []*Timer) error
+	TimerDelete(ctx context.Context, executionArn string, ids []string) error
+	// TimerListDue lists timers with FireAt <= before, earliest first.
+	TimerListDue(ctx context.Context, before time.Time, limit int) ([]*Timer, error)
+	// TimerNext returns the earliest pending timer, or ErrNotFound.
+	TimerNext(ctx context.Context) (*Timer, error)
+	TimerListForExecution(ctx context.Context, executionArn string) ([]*Timer, error)
+}
+
+// Task is an outgoing piece of work a Task state asked for whose result has
+// not been recorded yet.
+type Task struct {
+	ExecutionArn string
+	ID           string
+	Resource     string
+	Body         []byte // the request, JSON
+	CreatedAt    time.Time
+}
+
+// TaskStore stores outgoing tasks.
+type TaskStore interface {
+	TaskInsert(ctx context.Context, tasks []*Task) error
+	TaskDelete(ctx context.Context, executionArn string, ids []string) error
+	TaskListForExecution(ctx context.Context, executionArn string) ([]*Task, error)
+}
+
+// Tag is one tag of a resource.
+type Tag struct {
+	Key   string
+	Value string
+}
+
+// TagStore stores resource tags.
+type TagStore interface {
+	// TagPut adds or replaces tags.
+	TagPut(ctx context.Context, resourceArn string, tags []Tag) error
+	TagDelete(ctx context.Context, resourceArn string, keys []string) error
+	// TagList returns the tags sorted by key.
+	TagList(ctx context.Context, resourceArn string) ([]Tag, error)
+}
