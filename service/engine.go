@@ -1,0 +1,46 @@
+package service
+
+import (
+	"context"
+
+	"stepwise/asl"
+	"stepwise/store"
+)
+
+// Engine runs executions. The service validates requests and leaves the
+// running to it; package engine implements it.
+type Engine interface {
+	// StartExecution creates the execution and commits its first step in
+	// one transaction. It fails with an error wrapping store.ErrAlreadyExists
+	// when the execution ARN is taken.
+	StartExecution(ctx context.Context, p *StartParams) (*store.Execution, error)
+	// StartSyncExecution runs an EXPRESS execution in memory to its end (or
+	// until ctx ends) and returns the result; nothing is stored.
+	StartSyncExecution(ctx context.Context, p *StartParams) (*SyncResult, error)
+	// StopExecution aborts a RUNNING execution with an optional error and
+	// cause and returns its row (already ended executions are returned as
+	// they are).
+	StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error)
+	// RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED Standard
+	// execution from where it failed.
+	RedriveExecution(ctx context.Context, arn string) (*store.Execution, error)
+}
+
+// StartParams describe a new execution.
+type StartParams struct {
+	StateMachine *store.StateMachine
+	Machine      *asl.StateMachine // the parsed current revision
+	ExecutionArn string
+	Name         string
+	Input        string // JSON text as the client sent it ("{}" when absent)
+	TraceHeader  string
+}
+
+// SyncResult is the end of a synchronous (EXPRESS) execution.
+type SyncResult struct {
+	Execution *store.Execution // never stored; StopDate and status set
+	// BilledDurationMillis and BilledMemoryMB are the billingDetails AWS
+	// reports.
+	BilledDurationMillis int64
+	BilledMemoryMB       int64
+}
