@@ -31,7 +31,13 @@ type Options struct {
 	// PayloadLimit is the largest state output in bytes; 0 means
 	// dataflow.DefaultPayloadLimit.
 	PayloadLimit int
+	// MaxHistoryEvents is the most events an execution may write; one that
+	// would enter a state beyond it fails. 0 means DefaultMaxHistoryEvents.
+	MaxHistoryEvents int
 }
+
+// DefaultMaxHistoryEvents is AWS's hard quota on an execution's history.
+const DefaultMaxHistoryEvents = 25000
 
 // Execution is the state of one running execution. It is changed only by
 // Start and Step.
@@ -72,6 +78,9 @@ type Execution struct {
 func New(m *asl.StateMachine, info Info, input any, opts Options) *Execution {
 	if opts.PayloadLimit <= 0 {
 		opts.PayloadLimit = dataflow.DefaultPayloadLimit
+	}
+	if opts.MaxHistoryEvents <= 0 {
+		opts.MaxHistoryEvents = DefaultMaxHistoryEvents
 	}
 	return &Execution{
 		Machine:     m,
@@ -305,6 +314,22 @@ func (x *Execution) abort(errName, cause string) {
 	}
 	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{Type: stepwisetype.EventExecutionAborted, ExecutionAbortedEventDetails: d})
 	x.finish()
+}
+
+// LastEventID returns the id of the last history event written.
+func (x *Execution) LastEventID() int64 { return x.nextEventID - 1 }
+
+// historyFull fails the execution when entering another state could take
+// its history past the quota (a state needs at least its entered and exited
+// events, and the execution its end event).
+func (x *Execution) historyFull() bool {
+	if x.nextEventID+3 <= int64(x.Opts.MaxHistoryEvents) {
+		return false
+	}
+	x.root.cancel(x)
+	x.fail(x.lastFrame(), stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		"The execution reached the maximum number of history events (%d).", x.Opts.MaxHistoryEvents))
+	return true
 }
 
 // lastFrame returns a frame whose last event is the execution's last event.

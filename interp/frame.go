@@ -88,6 +88,9 @@ func (f *frame) run(x *Execution) {
 // enterState enters the named state with input and runs it as far as it
 // goes without the outside world.
 func (f *frame) enterState(x *Execution, name string, input any) {
+	if x.historyFull() {
+		return
+	}
 	s := f.machine.States[name]
 	f.state = s
 	f.rawInput = input

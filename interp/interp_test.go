@@ -341,3 +341,13 @@ func TestRandomnessIsReplayable(t *testing.T) {
 	require.Equal(t, a, b, "the same execution draws the same numbers")
 	require.Regexp(t, `^\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}","n":\d+\}$`, a)
 }
+
+func TestHistoryQuota(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}, "B": {"Type": "Choice", "Choices": [{"Variable": "$.stop", "IsPresent": true, "Next": "E"}], "Default": "A"}, "E": {"Type": "Succeed"}}}`,
+		`{}`, interp.Options{MaxHistoryEvents: 50})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+	require.LessOrEqual(t, len(b.events), 50)
+	require.Equal(t, "ExecutionFailed", b.types()[len(b.events)-1])
+}

@@ -1,0 +1,35 @@
+// Package engine is the durable runtime: it runs executions with the pure
+// interpreter and makes every step durable before anything else sees it.
+//
+// # A step
+//
+//	outside event ─► lock the execution ─► interp.Step ─► one store write:
+//	  (start, timer,                          │            execution row (version checked)
+//	   task result,                           │            + history events
+//	   stop)                                  │            + the event itself (replay log)
+//	                                          │            + timers and tasks added/removed
+//	                                          ▼
+//	                               commands carried out only after the commit:
+//	                               arm timers, dispatch tasks
+//
+// Writes from many executions are grouped into one transaction by the
+// committer, so throughput comes from doing less per step, not from
+// skipping durability.
+//
+// # State
+//
+// Running executions are kept in memory. What the store holds is enough to
+// rebuild one exactly: the definition revision, the input, and the replay
+// log of outside events with the times they were applied. The interpreter
+// is deterministic (ids, jitter and random numbers derive from the
+// execution), so replaying the log through it reproduces the state and
+// the history already written. On start the engine rebuilds every RUNNING
+// execution, re-arms its timers from the store and dispatches again every
+// task whose result was not recorded (at-least-once, as AWS documents).
+//
+// # Time
+//
+// The clock is injected. WaitTimeScale shortens the real delay of Wait
+// states, retry back-offs and timeouts (0 fires them at once); history
+// timestamps are the clock's.
+package engine
