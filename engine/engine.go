@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"stepwise/asl"
+	"stepwise/interp"
+	"stepwise/service"
+	"stepwise/store"
+	"stepwise/stepwisetype"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBatch = 256
+)
+
+// Config configures an Engine.
+type Config struct {
+	Region  string
+	Account string
+	// WaitTimeScale multiplies the real delay of timers; 0 fires them at
+	// once. Negative is invalid.
+	WaitTimeScale float64
+	// PayloadLimit and MaxHistoryEvents are passed to the interpreter.
+	PayloadLimit     int
+	MaxHistoryEvents int
+	// MaxBatch is the most steps committed in one transaction.
+	MaxBatch int
+	// Tasks carries out Task states; nil fails every task.
+	Tasks TaskRunner
+	// Now is the clock; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+func (c *Config) validate() error {
+	if c.WaitTimeScale < 0 {
+		return errors.New("engine: WaitTimeScale must not be negative")
+	}
+	if c.Region == "" || c.Account == "" {
+		return errors.New("engine: Region and Account are required")
+	}
+	return nil
+}
+
+// Engine runs executions durably on a store.
+type Engine struct {
+	cfg   Config
+	store store.Driver
+	log   *slog.Logger
+
+	machinesMu sync.Mutex
+	machines   map[string]*asl.StateMachine // "arn@revision" → parsed
+
+	mu   sync.Mutex
+	live map[string]*liveExecution
+
+	commits *committer
+	timers  *timerQueue
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // long-lived loops
+	steps   sync.WaitGroup // steps in flight
+	stopped bool
+}
+
+var _ service.Engine = (*Engine)(nil)
+
+// New returns an engine; Start must be called before use.
+func New(drv store.Driver, cfg Config) (*Engine, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.MaxBatch = cmp.Or(cfg.MaxBatch, DefaultMaxBatch)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Tasks == nil {
+		cfg.Tasks = NoIntegrations{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		cfg:      cfg,
+		store:    drv,
+		log:      cfg.Logger,
+		machines: map[string]*asl.StateMachine{},
+		live:     map[string]*liveExecution{},
+	}
+	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
+	e.timers = newTimerQueue(cfg.Now)
+	return e, nil
+}
+
+// Start launches the committer and the timer loop and resumes every
+// RUNNING execution from the store.
+func (e *Engine) Start(ctx context.Context) error {
+	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	e.wg.Add(2)
+	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
+	go func() { defer e.wg.Done(); e.timers.run(e.ctx, e.fire) }()
+	return e.recover(ctx)
+}
+
+// Stop stops taking work, lets steps in flight commit, and stops the loops.
+// It is safe to call more than once.
+func (e *Engine) Stop() {
+	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		return
+	}
+	e.stopped = true
+	e.mu.Unlock()
+	e.steps.Wait()
+	e.cancel()
+	e.wg.Wait()
+}
+
+func (e *Engine) now() time.Time { return e.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+// recover rebuilds every RUNNING execution.
+func (e *Engine) recover(ctx context.Context) error {
+	after := ""
+	n := 0
+	for {
+		rows, err := e.store.Executor().ExecutionListRunning(ctx, after, 500)
+		if err != nil {
+			return fmt.Errorf("list running executions: %w", err)
+		}
+		for _, row := range rows {
+			if _, err := e.load(ctx, row.Arn); err != nil {
+				e.log.ErrorContext(ctx, "engine: resume failed", "execution_arn", row.Arn, "error", err)
+				continue
+			}
+			n++
+		}
+		if len(rows) < 500 {
+			break
+		}
+		after = rows[len(rows)-1].Arn
+	}
+	if n > 0 {
+		e.log.InfoContext(ctx, "engine: resumed running executions", "count", n)
+	}
+	return nil
+}
+
+// info builds the interpreter's view of an execution.
+func (e *Engine) info(row *store.Execution) interp.Info {
+	return interp.Info{
+		ExecutionArn:     row.Arn,
+		Name:             row.Name,
+		RoleArn:          row.RoleArn,
+		StartTime:        row.StartDate,
+		StateMachineArn:  row.StateMachineArn,
+		StateMachineName: arnName(row.StateMachineArn),
+		RedriveCount:     row.RedriveCount,
+		Region:           e.cfg.Region,
+		Account:          e.cfg.Account,
+	}
+}
+
+func (e *Engine) options() interp.Options {
+	return interp.Options{PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents}
+}
+
+// arnName returns the last ":"-separated part of an ARN.
+func arnName(arn string) string {
+	if i := strings.LastIndexByte(arn, ':'); i >= 0 {
+		return arn[i+1:]
+	}
+	return arn
+}
+
+// machine returns the parsed definition of a revision.
+func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
+	key := smArn + "@" + revision
+	e.machinesMu.Lock()
+	m := e.machines[key]
+	e.machinesMu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	rev, err := e.store.Executor().RevisionGet(ctx, smArn, revision)
+	if err != nil {
+		return nil, fmt.Errorf("load revision %s: %w", key, err)
+	}
+	m, diags := asl.Parse([]byte(rev.Definition))
+	if m == nil {
+		return nil, fmt.Errorf("revision %s no longer parses: %v", key, diags)
+	}
+	e.machinesMu.Lock()
+	e.machines[key] = m
+	e.machinesMu.Unlock()
+	return m, nil
+}
+
+// remember caches a parsed definition the service already parsed.
+func (e *Engine) remember(smArn, revision string, m *asl.StateMachine) {
+	e.machinesMu.Lock()
+	e.machines[smArn+"@"+revision] = m
+	e.machinesMu.Unlock()
+}
+
+// errStopped is returned for work offered after Stop.
+var errStopped = stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+
+// beginStep registers a step in flight; it fails once the engine stops.
+func (e *Engine) beginStep() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return errStopped
+	}
+	e.steps.Add(1)
+	return nil
+}

@@ -1,0 +1,520 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/service"
+	"stepwise/store"
+	"stepwise/stepwisetype"
+)
+
+// liveExecution is a RUNNING execution held in memory. Its mutex orders the
+// steps of the execution; gone means it was dropped from the engine (ended,
+// or its state may no longer match the store) and must be looked up again.
+type liveExecution struct {
+	mu     sync.Mutex
+	arn    string
+	x      *interp.Execution
+	row    store.Execution
+	seq    int64                          // the replay log's last seq
+	timers map[string]time.Time           // pending timers → when (interpreter time)
+	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result
+	gone   bool
+}
+
+// errEnded is returned by get for an execution that is not running.
+type errEnded struct{ row *store.Execution }
+
+func (e *errEnded) Error() string { return "execution " + e.row.Arn + " is " + string(e.row.Status) }
+
+// StartExecution creates the execution and commits its first step.
+func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+	if err := e.beginStep(); err != nil {
+		return nil, err
+	}
+	defer e.steps.Done()
+	input, err := jsonvalue.ParseString(p.Input)
+	if err != nil {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
+	}
+	now := e.now()
+	sm := p.StateMachine
+	e.remember(sm.Arn, sm.RevisionID, p.Machine)
+	row := store.Execution{
+		Arn:             p.ExecutionArn,
+		StateMachineArn: sm.Arn,
+		RevisionID:      sm.RevisionID,
+		Name:            p.Name,
+		Status:          stepwisetype.StatusRunning,
+		Input:           p.Input,
+		StartDate:       now,
+		RoleArn:         sm.RoleArn,
+		TraceHeader:     p.TraceHeader,
+	}
+	x := interp.New(p.Machine, e.info(&row), input, e.options())
+	x.InputText = p.Input
+	events, cmds := x.Start(now)
+	l := &liveExecution{arn: row.Arn, x: x, row: row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
+	w, next := e.stepWrite(l, now, nil, events, cmds)
+	if err := e.commits.commit(ctx, w); err != nil {
+		return nil, err
+	}
+	l.row = next
+	if x.Status == stepwisetype.StatusRunning {
+		e.mu.Lock()
+		e.live[l.arn] = l
+		e.mu.Unlock()
+	}
+	l.mu.Lock()
+	e.after(l, now, nil, cmds)
+	out := l.row
+	l.mu.Unlock()
+	return &out, nil
+}
+
+// StopExecution aborts a running execution.
+func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
+	return e.apply(ctx, arn, interp.Event{Kind: interp.Stop, Error: errName, Cause: cause})
+}
+
+// RedriveExecution is not supported yet.
+func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	row, err := e.store.Executor().ExecutionGet(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
+		"Execution %s cannot be redriven: redrive is not supported by this server yet.", row.Arn)
+}
+
+// apply runs one step of execution arn with an outside event and returns
+// the execution's row after it. An event for an execution that has ended
+// changes nothing.
+func (e *Engine) apply(ctx context.Context, arn string, ev interp.Event) (*store.Execution, error) {
+	if err := e.beginStep(); err != nil {
+		return nil, err
+	}
+	defer e.steps.Done()
+	for range 3 {
+		l, err := e.get(ctx, arn)
+		var ended *errEnded
+		if errors.As(err, &ended) {
+			return ended.row, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		row, err := e.stepLocked(ctx, l, ev)
+		l.mu.Unlock()
+		return row, err
+	}
+	return nil, fmt.Errorf("execution %s: could not be loaded", arn)
+}
+
+// stepLocked runs one step; l.mu is held.
+func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Event) (*store.Execution, error) {
+	now := e.now()
+	if now.Before(l.row.StartDate) {
+		now = l.row.StartDate
+	}
+	events, cmds, err := l.x.Step(ev, now)
+	if errors.Is(err, interp.ErrNotRunning) {
+		out := l.row
+		return &out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 && len(cmds) == 0 {
+		out := l.row
+		return &out, nil // an event for a task or timer no longer awaited
+	}
+	w, next := e.stepWrite(l, now, &ev, events, cmds)
+	if err := e.commits.commit(ctx, w); err != nil {
+		// The in-memory state is ahead of the store: drop it, the next
+		// event reloads the execution from the store.
+		e.drop(l)
+		return nil, err
+	}
+	l.row = next
+	l.seq++
+	e.after(l, now, &ev, cmds)
+	out := l.row
+	return &out, nil
+}
+
+// stepWrite builds the store work of a step and the execution row it leaves.
+// ev is nil for the start, which inserts the execution.
+func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) (write, store.Execution) {
+	x := l.x
+	next := l.row
+	next.Status = x.Status
+	next.LastEventID = x.LastEventID()
+	next.Version++
+	if x.Status != stepwisetype.StatusRunning {
+		stop := now
+		next.StopDate = &stop
+		if x.Status == stepwisetype.StatusSucceeded {
+			out := jsonvalue.String(x.Output)
+			next.Output = &out
+		}
+		if fl := x.Failure; fl != nil {
+			if fl.Name != "" {
+				next.Error = &fl.Name
+			}
+			if fl.HasCause {
+				next.Cause = &fl.Cause
+			}
+		}
+	}
+
+	evRows := make([]*store.Event, len(events))
+	for i, he := range events {
+		body, _ := json.Marshal(he)
+		evRows[i] = &store.Event{ExecutionArn: l.arn, ID: he.ID, Type: he.Type, Timestamp: he.Timestamp, Body: body}
+	}
+	var addTimers []*store.Timer
+	var delTimers, delTasks []string
+	var addTasks []*store.Task
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.StartTimer:
+			addTimers = append(addTimers, &store.Timer{ExecutionArn: l.arn, ID: c.ID, FireAt: c.At})
+		case interp.CancelTimer:
+			delTimers = append(delTimers, c.ID)
+		case interp.RunTask:
+			body, _ := json.Marshal(encodeTask(c.Task))
+			addTasks = append(addTasks, &store.Task{ExecutionArn: l.arn, ID: c.ID, Resource: c.Task.Resource, Body: body, CreatedAt: now})
+		case interp.CancelTask:
+			delTasks = append(delTasks, c.ID)
+		}
+	}
+	var input *store.Input
+	if ev != nil {
+		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEvent(ev)}
+		switch ev.Kind {
+		case interp.TimerFired:
+			delTimers = append(delTimers, ev.ID)
+		case interp.TaskSucceeded, interp.TaskFailed:
+			delTasks = append(delTasks, ev.ID)
+		}
+	}
+	if x.Status != stepwisetype.StatusRunning {
+		for id := range l.timers {
+			delTimers = append(delTimers, id)
+		}
+		for id := range l.tasks {
+			delTasks = append(delTasks, id)
+		}
+		// Nothing the step itself armed outlives the execution.
+		for _, t := range addTimers {
+			delTimers = append(delTimers, t.ID)
+		}
+		addTimers = nil
+		addTasks = nil
+	}
+	insert := ev == nil
+	prevVersion := l.row.Version
+	w := func(ctx context.Context, tx store.ExecutorTx) error {
+		if insert {
+			row := next
+			if _, err := tx.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &row}); err != nil {
+				return err
+			}
+		} else {
+			if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
+				Arn: l.arn, ExpectedVersion: prevVersion, Status: next.Status,
+				Output: next.Output, Error: next.Error, Cause: next.Cause, StopDate: next.StopDate,
+				LastEventID: next.LastEventID, RedriveCount: next.RedriveCount, RedriveDate: next.RedriveDate,
+			}); err != nil {
+				return err
+			}
+			if err := tx.InputInsert(ctx, []*store.Input{input}); err != nil {
+				return err
+			}
+		}
+		if len(evRows) > 0 {
+			if err := tx.EventInsert(ctx, evRows); err != nil {
+				return err
+			}
+		}
+		if len(delTimers) > 0 {
+			if err := tx.TimerDelete(ctx, l.arn, delTimers); err != nil {
+				return err
+			}
+		}
+		if len(addTimers) > 0 {
+			if err := tx.TimerInsert(ctx, addTimers); err != nil {
+				return err
+			}
+		}
+		if len(delTasks) > 0 {
+			if err := tx.TaskDelete(ctx, l.arn, delTasks); err != nil {
+				return err
+			}
+		}
+		if len(addTasks) > 0 {
+			if err := tx.TaskInsert(ctx, addTasks); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w, next
+}
+
+// after carries out a committed step's commands; l.mu is held.
+func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds []interp.Command) {
+	if ev != nil {
+		switch ev.Kind {
+		case interp.TimerFired:
+			delete(l.timers, ev.ID)
+		case interp.TaskSucceeded, interp.TaskFailed:
+			delete(l.tasks, ev.ID)
+		}
+	}
+	running := l.x.Status == stepwisetype.StatusRunning
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.StartTimer:
+			if running {
+				l.timers[c.ID] = c.At
+				e.timers.add(l.arn, c.ID, e.realDue(c.At, now))
+			}
+		case interp.CancelTimer:
+			delete(l.timers, c.ID)
+			e.timers.remove(l.arn, c.ID)
+		case interp.RunTask:
+			if running {
+				l.tasks[c.ID] = c.Task
+				e.dispatch(l.arn, c.ID, c.Task)
+			}
+		case interp.CancelTask:
+			delete(l.tasks, c.ID)
+			e.cfg.Tasks.Cancel(l.arn, c.ID)
+		}
+	}
+	if !running {
+		for id := range l.timers {
+			e.timers.remove(l.arn, id)
+		}
+		for id := range l.tasks {
+			e.cfg.Tasks.Cancel(l.arn, id)
+		}
+		l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
+		e.drop(l)
+	}
+}
+
+// realDue is when a timer set for at (interpreter time) fires in real
+// time, with the wait-time scale applied.
+func (e *Engine) realDue(at, now time.Time) time.Time {
+	d := at.Sub(now)
+	if d <= 0 {
+		return now
+	}
+	return now.Add(time.Duration(float64(d) * e.cfg.WaitTimeScale))
+}
+
+// fire is called by the timer queue.
+func (e *Engine) fire(arn, id string) {
+	go func() {
+		if _, err := e.apply(e.ctx, arn, interp.Event{Kind: interp.TimerFired, ID: id}); err != nil && !errors.Is(err, errStopped) {
+			e.log.ErrorContext(e.ctx, "engine: timer step failed", "execution_arn", arn, "timer_id", id, "error", err)
+		}
+	}()
+}
+
+// dispatch hands a task to the task runner; its result becomes a step.
+func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
+	e.cfg.Tasks.Run(e.ctx, &Task{ExecutionArn: arn, ID: id, Request: req}, func(r TaskResult) {
+		ev := interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: r.Output}
+		if r.Failure != nil {
+			ev = interp.Event{Kind: interp.TaskFailed, ID: id, Error: r.Failure.Name, Cause: r.Failure.Cause}
+		}
+		go func() {
+			if _, err := e.apply(e.ctx, arn, ev); err != nil && !errors.Is(err, errStopped) {
+				e.log.ErrorContext(e.ctx, "engine: task result step failed", "execution_arn", arn, "task_id", id, "error", err)
+			}
+		}()
+	})
+}
+
+// drop removes l from the live executions.
+func (e *Engine) drop(l *liveExecution) {
+	l.gone = true
+	e.mu.Lock()
+	if e.live[l.arn] == l {
+		delete(e.live, l.arn)
+	}
+	e.mu.Unlock()
+}
+
+// get returns the live execution, loading it from the store when needed.
+func (e *Engine) get(ctx context.Context, arn string) (*liveExecution, error) {
+	e.mu.Lock()
+	if l := e.live[arn]; l != nil {
+		e.mu.Unlock()
+		return l, nil
+	}
+	l := &liveExecution{arn: arn}
+	l.mu.Lock()
+	e.live[arn] = l
+	e.mu.Unlock()
+	err := e.fill(ctx, l)
+	if err != nil {
+		e.drop(l)
+	}
+	l.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// load makes a stored execution live (used on start).
+func (e *Engine) load(ctx context.Context, arn string) (*liveExecution, error) {
+	l, err := e.get(ctx, arn)
+	var ended *errEnded
+	if errors.As(err, &ended) {
+		return nil, nil
+	}
+	return l, err
+}
+
+// fill rebuilds l from the store by replaying its log, then re-arms its
+// timers and dispatches its unfinished tasks again. l.mu is held.
+func (e *Engine) fill(ctx context.Context, l *liveExecution) error {
+	ex := e.store.Executor()
+	row, err := ex.ExecutionGet(ctx, l.arn)
+	if err != nil {
+		return err
+	}
+	if row.Status != stepwisetype.StatusRunning {
+		return &errEnded{row: row}
+	}
+	m, err := e.machine(ctx, row.StateMachineArn, row.RevisionID)
+	if err != nil {
+		return err
+	}
+	input, err := jsonvalue.ParseString(row.Input)
+	if err != nil {
+		return fmt.Errorf("execution %s: stored input: %w", l.arn, err)
+	}
+	x := interp.New(m, e.info(row), input, e.options())
+	x.InputText = row.Input
+	x.Start(row.StartDate)
+	inputs, err := ex.InputList(ctx, l.arn)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		ev, err := decodeEvent(in.Body)
+		if err != nil {
+			return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
+		}
+		if _, _, err := x.Step(ev, in.At); err != nil {
+			return fmt.Errorf("execution %s: replay of entry %d: %w", l.arn, in.Seq, err)
+		}
+	}
+	if x.LastEventID() != row.LastEventID || x.Status != row.Status {
+		return fmt.Errorf("execution %s: replay diverged from the store (event %d, status %s; stored %d, %s)",
+			l.arn, x.LastEventID(), x.Status, row.LastEventID, row.Status)
+	}
+	timers, err := ex.TimerListForExecution(ctx, l.arn)
+	if err != nil {
+		return err
+	}
+	tasks, err := ex.TaskListForExecution(ctx, l.arn)
+	if err != nil {
+		return err
+	}
+	l.x, l.row, l.seq = x, *row, int64(len(inputs))
+	l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
+	now := e.now()
+	for _, t := range timers {
+		l.timers[t.ID] = t.FireAt
+		e.timers.add(l.arn, t.ID, e.realDue(t.FireAt, now))
+	}
+	for _, t := range tasks {
+		var req taskJSON
+		if err := json.Unmarshal(t.Body, &req); err != nil {
+			return fmt.Errorf("execution %s: stored task %s: %w", l.arn, t.ID, err)
+		}
+		r := req.decode()
+		l.tasks[t.ID] = r
+		e.dispatch(l.arn, t.ID, r)
+	}
+	return nil
+}
+
+// eventJSON is an outside event in the replay log.
+type eventJSON struct {
+	Kind   interp.EventKind `json:"kind"`
+	ID     string           `json:"id,omitempty"`
+	Output *string          `json:"output,omitempty"` // JSON text
+	Error  string           `json:"error,omitempty"`
+	Cause  string           `json:"cause,omitempty"`
+}
+
+func encodeEvent(ev *interp.Event) []byte {
+	j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause}
+	if ev.Kind == interp.TaskSucceeded {
+		s := jsonvalue.String(ev.Output)
+		j.Output = &s
+	}
+	b, _ := json.Marshal(j)
+	return b
+}
+
+func decodeEvent(b []byte) (interp.Event, error) {
+	var j eventJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return interp.Event{}, err
+	}
+	ev := interp.Event{Kind: j.Kind, ID: j.ID, Error: j.Error, Cause: j.Cause}
+	if j.Output != nil {
+		v, err := jsonvalue.ParseString(*j.Output)
+		if err != nil {
+			return interp.Event{}, err
+		}
+		ev.Output = v
+	}
+	return ev, nil
+}
+
+// taskJSON is a task request as stored.
+type taskJSON struct {
+	StateName        string `json:"stateName"`
+	Resource         string `json:"resource"`
+	Parameters       string `json:"parameters"` // JSON text
+	TimeoutSeconds   int64  `json:"timeoutSeconds,omitempty"`
+	HeartbeatSeconds int64  `json:"heartbeatSeconds,omitempty"`
+	RetryCount       int    `json:"retryCount,omitempty"`
+}
+
+func encodeTask(r *interp.TaskRequest) taskJSON {
+	return taskJSON{StateName: r.StateName, Resource: r.Resource, Parameters: jsonvalue.String(r.Parameters),
+		TimeoutSeconds: r.TimeoutSeconds, HeartbeatSeconds: r.HeartbeatSeconds, RetryCount: r.RetryCount}
+}
+
+func (t *taskJSON) decode() *interp.TaskRequest {
+	params, err := jsonvalue.ParseString(t.Parameters)
+	if err != nil {
+		params = nil
+	}
+	return &interp.TaskRequest{StateName: t.StateName, Resource: t.Resource, Parameters: params,
+		TimeoutSeconds: t.TimeoutSeconds, HeartbeatSeconds: t.HeartbeatSeconds, RetryCount: t.RetryCount}
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/service"
+	"stepwise/store"
+	"stepwise/stepwisetype"
+)
+
+// syncSeq numbers in-memory executions so their task ids are unique in the
+// task runner.
+var syncSeq atomic.Int64
+
+// StartSyncExecution runs an execution in memory to its end: nothing is
+// stored, as for AWS's synchronous Express workflows.
+func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+	if err := e.beginStep(); err != nil {
+		return nil, err
+	}
+	defer e.steps.Done()
+	input, err := jsonvalue.ParseString(p.Input)
+	if err != nil {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
+	}
+	start := e.now()
+	row := &store.Execution{
+		Arn:             p.ExecutionArn,
+		StateMachineArn: p.StateMachine.Arn,
+		RevisionID:      p.StateMachine.RevisionID,
+		Name:            p.Name,
+		Status:          stepwisetype.StatusRunning,
+		Input:           p.Input,
+		StartDate:       start,
+		RoleArn:         p.StateMachine.RoleArn,
+		TraceHeader:     p.TraceHeader,
+	}
+	x := interp.New(p.Machine, e.info(row), input, e.options())
+	x.InputText = p.Input
+	runID := fmt.Sprintf("sync-%d", syncSeq.Add(1))
+
+	type outside struct{ ev interp.Event }
+	events := make(chan outside, 16)
+	timers := map[string]*time.Timer{}
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	handle := func(now time.Time, cmds []interp.Command) {
+		for _, c := range cmds {
+			switch c.Kind {
+			case interp.StartTimer:
+				id := c.ID
+				d := time.Duration(float64(c.At.Sub(now)) * e.cfg.WaitTimeScale)
+				timers[id] = time.AfterFunc(max(d, 0), func() {
+					select {
+					case events <- outside{interp.Event{Kind: interp.TimerFired, ID: id}}:
+					case <-ctx.Done():
+					}
+				})
+			case interp.CancelTimer:
+				if t := timers[c.ID]; t != nil {
+					t.Stop()
+					delete(timers, c.ID)
+				}
+			case interp.RunTask:
+				id := c.ID
+				e.cfg.Tasks.Run(ctx, &Task{ExecutionArn: runID, ID: id, Request: c.Task}, func(r TaskResult) {
+					ev := interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: r.Output}
+					if r.Failure != nil {
+						ev = interp.Event{Kind: interp.TaskFailed, ID: id, Error: r.Failure.Name, Cause: r.Failure.Cause}
+					}
+					go func() {
+						select {
+						case events <- outside{ev}:
+						case <-ctx.Done():
+						}
+					}()
+				})
+			case interp.CancelTask:
+				e.cfg.Tasks.Cancel(runID, c.ID)
+			}
+		}
+	}
+	_, cmds := x.Start(start)
+	handle(start, cmds)
+	for x.Status == stepwisetype.StatusRunning {
+		select {
+		case <-ctx.Done():
+			now := e.now()
+			_, cmds, _ := x.Step(interp.Event{Kind: interp.Stop, Error: "States.Timeout", Cause: "The request ended before the execution did."}, now)
+			handle(now, cmds)
+		case o := <-events:
+			now := e.now()
+			_, cmds, err := x.Step(o.ev, now)
+			if err != nil {
+				break
+			}
+			handle(now, cmds)
+		}
+	}
+	stop := e.now()
+	row.Status = x.Status
+	row.StopDate = &stop
+	if x.Status == stepwisetype.StatusSucceeded {
+		out := jsonvalue.String(x.Output)
+		row.Output = &out
+	}
+	if fl := x.Failure; fl != nil {
+		if fl.Name != "" {
+			row.Error = &fl.Name
+		}
+		if fl.HasCause {
+			row.Cause = &fl.Cause
+		}
+	}
+	billed := stop.Sub(start).Milliseconds()
+	billed = max(100, (billed+99)/100*100)
+	return &service.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
+}

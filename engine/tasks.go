@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"context"
+
+	"stepwise/interp"
+	"stepwise/stepwisetype"
+)
+
+// Task is the work of one Task state.
+type Task struct {
+	ExecutionArn string
+	ID           string
+	Request      *interp.TaskRequest
+}
+
+// TaskResult is how a task ended: an output, or a failure.
+type TaskResult struct {
+	Output  any
+	Failure *stepwisetype.Failure
+}
+
+// TaskRunner carries out tasks. Run must not block: it starts the work and
+// later calls done once with the result. A task may be run again after a
+// restart when its result was not recorded. Cancel says the result is no
+// longer wanted.
+type TaskRunner interface {
+	Run(ctx context.Context, t *Task, done func(TaskResult))
+	Cancel(executionArn, taskID string)
+}
+
+// NoIntegrations fails every task: no service integration is configured.
+type NoIntegrations struct{}
+
+// Run fails the task at once.
+func (NoIntegrations) Run(_ context.Context, t *Task, done func(TaskResult)) {
+	done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		"No integration is configured for the resource '%s'.", t.Request.Resource)})
+}
+
+// Cancel does nothing.
+func (NoIntegrations) Cancel(string, string) {}
