@@ -98,6 +98,8 @@ func percentField(fld *asl.IntField, env *jsonpath.Env) (float64, error) {
 	var v any
 	var path string
 	switch {
+	case fld.Number != nil:
+		v = jsonvalue.NumberFromFloat(*fld.Number)
 	case fld.Value != nil:
 		v = jsonvalue.NumberFromInt(*fld.Value)
 	case fld.Path != nil:

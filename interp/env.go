@@ -75,6 +75,11 @@ func (x *Execution) contextObject(f *frame, mapCtx *jsonvalue.Object) *jsonvalue
 			st.Set("RetryCount", jsonvalue.NumberFromInt(int64(f.retryCount)))
 		}
 		c.Set("State", st)
+		if f.state.Type == asl.TypeTask && f.token != "" {
+			task := jsonvalue.NewObject(1)
+			task.Set("Token", f.token)
+			c.Set("Task", task)
+		}
 	}
 	if mapCtx != nil {
 		c.Set("Map", mapCtx)

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
@@ -34,6 +36,10 @@ type Options struct {
 	// MaxHistoryEvents is the most events an execution may write; one that
 	// would enter a state beyond it fails. 0 means DefaultMaxHistoryEvents.
 	MaxHistoryEvents int
+	// TaskToken returns the token of a task ($$.Task.Token). It must be
+	// deterministic for replays; an engine makes it unguessable with a
+	// keyed hash. Nil uses a plain hash of the ARN and the task id.
+	TaskToken func(executionArn, taskID string) string
 }
 
 // DefaultMaxHistoryEvents is AWS's hard quota on an execution's history.
@@ -79,6 +85,9 @@ func New(m *asl.StateMachine, info Info, input any, opts Options) *Execution {
 	if opts.PayloadLimit <= 0 {
 		opts.PayloadLimit = dataflow.DefaultPayloadLimit
 	}
+	if opts.TaskToken == nil {
+		opts.TaskToken = plainToken
+	}
 	if opts.MaxHistoryEvents <= 0 {
 		opts.MaxHistoryEvents = DefaultMaxHistoryEvents
 	}
@@ -120,6 +129,7 @@ type Command struct {
 type TaskRequest struct {
 	StateName        string
 	Resource         string
+	Token            string // $$.Task.Token
 	Parameters       any
 	TimeoutSeconds   int64 // 0: none
 	HeartbeatSeconds int64 // 0: none
@@ -168,7 +178,7 @@ func (x *Execution) Start(now time.Time) ([]*stepwisetype.HistoryEvent, []Comman
 	if t := x.Machine.TimeoutSeconds; t != nil && *t > 0 {
 		x.timeoutID = x.newID("execution-timeout")
 		x.waiting[x.timeoutID] = x.root
-		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: x.timeoutID, At: now.Add(time.Duration(*t) * time.Second)})
+		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: x.timeoutID, At: now.Add(seconds(*t))})
 	}
 	x.root.next, x.root.nextInput, x.root.inputText = x.Machine.StartAt, x.Input, x.InputText
 	x.root.run(x)
@@ -192,6 +202,9 @@ func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent,
 		if !ok {
 			return nil, nil, nil
 		}
+		if !f.awaits(x, ev) {
+			return nil, nil, nil
+		}
 		if ev.Kind != TaskHeartbeat {
 			delete(x.waiting, ev.ID)
 		}
@@ -212,8 +225,31 @@ func (x *Execution) begin(now time.Time) {
 	x.cmds = nil
 }
 
+// end returns what the step wrote and asked for. A task or timer that was
+// started and cancelled within the step is left out altogether.
 func (x *Execution) end() ([]*stepwisetype.HistoryEvent, []Command) {
-	return x.events, x.cmds
+	cancelled := map[string]bool{}
+	for _, c := range x.cmds {
+		if c.Kind == CancelTask || c.Kind == CancelTimer {
+			cancelled[c.ID] = true
+		}
+	}
+	if len(cancelled) == 0 {
+		return x.events, x.cmds
+	}
+	started := map[string]bool{}
+	for _, c := range x.cmds {
+		if (c.Kind == RunTask || c.Kind == StartTimer) && cancelled[c.ID] {
+			started[c.ID] = true
+		}
+	}
+	cmds := x.cmds[:0]
+	for _, c := range x.cmds {
+		if !started[c.ID] {
+			cmds = append(cmds, c)
+		}
+	}
+	return x.events, cmds
 }
 
 func (x *Execution) drain() {
@@ -374,4 +410,9 @@ func asFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
 			s.Name, enteredID, fl.Cause))
 	}
 	return fl
+}
+
+func plainToken(arn, id string) string {
+	sum := sha256.Sum256([]byte(arn + "\x00" + id))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

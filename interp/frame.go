@@ -5,6 +5,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
 
@@ -50,6 +51,7 @@ type frame struct {
 	timeoutID  string // task timeout timer
 	beatID     string // task heartbeat timer
 	beatSecs   int64
+	token      string // the running task's token
 
 	// What runs next: set when a state completes with Next (or a Catch).
 	next      string
@@ -172,19 +174,22 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 	f.exitWithOutput(x, out, assigned, s.Next)
 }
 
-// exitWithOutput writes the exit event for output and moves to next (""
-// ends the frame).
-func (f *frame) exitWithOutput(x *Execution, out any, assigned map[string]string, next string) {
+// exitWithOutput writes the exit event for output, sets the assigned
+// variables and moves to next ("" ends the frame).
+func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object, next string) {
 	s := f.state
 	text := x.text(out)
 	if len(text) > x.Opts.PayloadLimit {
-		f.stateFailed(x, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
-			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
+		f.stateFailed(x, dataLimit(s))
 		return
 	}
 	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text}
-	if len(assigned) > 0 {
-		d.AssignedVariables = assigned
+	if assigned.Len() > 0 {
+		d.AssignedVariables = make(map[string]string, assigned.Len())
+		for k, v := range assigned.All() {
+			d.AssignedVariables[k] = jsonvalue.String(v)
+			f.vars.set(k, v)
+		}
 		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
 	}
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
@@ -243,6 +248,19 @@ func (f *frame) block(x *Execution, kind waitKind, id string) {
 	f.wait = kind
 	f.waitID = id
 	x.waiting[id] = f
+}
+
+// awaits reports whether ev is of the kind the frame waits for under its
+// id: task events for the running task, timer events for its timers.
+func (f *frame) awaits(x *Execution, ev Event) bool {
+	task := ev.ID == f.waitID && f.wait == waitTask
+	switch ev.Kind {
+	case TaskSucceeded, TaskFailed, TaskHeartbeat:
+		return task
+	case TimerFired:
+		return !task && ev.ID != ""
+	}
+	return false
 }
 
 // resume handles an outside event for this frame.

@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -205,8 +206,62 @@ func TestParallelFailureCancelsOtherBranches(t *testing.T) {
 	require.Equal(t, "Boom", b.x.Failure.Name)
 	require.Equal(t, "branch 3", b.x.Failure.Cause)
 	require.Contains(t, b.types(), "ParallelStateFailed")
-	require.Len(t, b.only(t, interp.CancelTask), 1, "the running task is cancelled")
-	require.Len(t, b.only(t, interp.CancelTimer), 1, "the pending wait is cancelled")
+	require.Empty(t, b.cmds, "a task or timer started and cancelled in one step is left out")
+
+	// A failure in a later step cancels what earlier steps started.
+	b = setup(t, `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
+		{"StartAt": "Slow", "States": {"Slow": {`+taskState+`, "End": true}}},
+		{"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 60, "Next": "Boom"}, "Boom": {"Type": "Fail", "Error": "Boom"}}}]}}}`,
+		`{}`, interp.Options{})
+	task := b.only(t, interp.RunTask)[0]
+	timer := b.only(t, interp.StartTimer)[0]
+	b.now = timer.At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	cancels := b.only(t, interp.CancelTask)
+	require.Len(t, cancels, 1)
+	require.Equal(t, task.ID, cancels[0].ID)
+	// The late result of the cancelled task is not applied.
+	_, _, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: task.ID}, b.now)
+	require.ErrorIs(t, err, interp.ErrNotRunning)
+}
+
+func TestEventKindMustMatch(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "TimeoutSeconds": 100, "States": {"T": {`+taskState+`, "End": true}}}`, `{}`, interp.Options{})
+	task := b.only(t, interp.RunTask)[0]
+	timer := b.only(t, interp.StartTimer)[0]
+	b.step(t, interp.Event{Kind: interp.TaskHeartbeat, ID: timer.ID})
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: task.ID})
+	require.Equal(t, stepwisetype.StatusRunning, b.x.Status, "events of the wrong kind are ignored")
+}
+
+func TestAssignOnlyOnSuccessAndCatchLoop(t *testing.T) {
+	t.Parallel()
+	// A state that assigns and then fails leaves the variables alone.
+	b := setup(t, `{"StartAt": "A", "States": {
+		"A": {"Type": "Pass", "Assign": {"n": 1}, "Next": "T"},
+		"T": {`+taskState+`, "Assign": {"n": 2},
+			"Catch": [{"ErrorEquals": ["States.DataLimitExceeded"], "ResultPath": null, "Next": "C"}], "End": true},
+		"C": {"Type": "Pass", "Parameters": {"n.$": "$n"}, "End": true}}}`, `{}`, interp.Options{PayloadLimit: 20})
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: strings.Repeat("b", 30)})
+	require.Equal(t, `{"n":1}`, b.output(t))
+	// A catcher whose own output is too big does not loop.
+	b = setup(t, `{"StartAt": "T", "States": {
+		"T": {`+taskState+`, "ResultPath": "$.r",
+			"Catch": [{"ErrorEquals": ["States.DataLimitExceeded"], "ResultPath": "$.err", "Next": "C"}], "End": true},
+		"C": {"Type": "Pass", "End": true}}}`, `{"pad": "`+strings.Repeat("a", 40)+`"}`, interp.Options{PayloadLimit: 60})
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: strings.Repeat("b", 30)})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+}
+
+func TestHugeDurationsAreClamped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$.s", "End": true}}}`, `{"s": 10000000000}`, interp.Options{})
+	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	timer := b.only(t, interp.StartTimer)[0]
+	require.True(t, timer.At.After(t0.Add(365*24*time.Hour)))
 }
 
 func TestExecutionTimeoutAndStop(t *testing.T) {
@@ -350,4 +405,15 @@ func TestHistoryQuota(t *testing.T) {
 	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
 	require.LessOrEqual(t, len(b.events), 50)
 	require.Equal(t, "ExecutionFailed", b.types()[len(b.events)-1])
+}
+
+func TestTaskToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+		"Parameters": {"token.$": "$$.Task.Token"}, "End": true}}}`, `{}`, interp.Options{
+		TaskToken: func(arn, id string) string { return "tok:" + id },
+	})
+	req := b.only(t, interp.RunTask)[0]
+	require.Equal(t, "tok:"+req.ID, req.Task.Token)
+	require.Equal(t, `{"token":"tok:`+req.ID+`"}`, jsonvalue.String(req.Task.Parameters))
 }

@@ -135,7 +135,7 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 	var until time.Time
 	switch {
 	case s.Seconds != nil:
-		until = x.now.Add(time.Duration(*s.Seconds) * time.Second)
+		until = x.now.Add(seconds(*s.Seconds))
 	case s.Timestamp != nil:
 		until = *s.Timestamp
 	case s.SecondsPath != nil:
@@ -156,7 +156,7 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 				"The SecondsPath parameter references a negative value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
 			return
 		}
-		until = x.now.Add(time.Duration(i) * time.Second)
+		until = x.now.Add(seconds(i))
 	case s.TimestampPath != nil:
 		v, err := s.TimestampPath.Eval(env)
 		if err != nil {
@@ -261,6 +261,8 @@ type IntFieldSpec struct {
 
 func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	s := f.state
+	id := x.newID("task")
+	f.token = x.Opts.TaskToken(x.Info.ExecutionArn, id)
 	env.Input = f.effInput
 	params := f.effInput
 	var err error
@@ -291,16 +293,15 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		d.HeartbeatInSeconds = ptr(heartbeat)
 	}
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: d})
-	id := x.newID("task")
 	f.block(x, waitTask, id)
 	x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: &TaskRequest{
-		StateName: s.Name, Resource: s.Resource, Parameters: params,
+		StateName: s.Name, Resource: s.Resource, Parameters: params, Token: f.token,
 		TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat, RetryCount: f.retryCount,
 	}})
 	if hasTimeout && timeout > 0 {
 		f.timeoutID = x.newID("task-timeout")
 		x.waiting[f.timeoutID] = f
-		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.timeoutID, At: x.now.Add(time.Duration(timeout) * time.Second)})
+		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.timeoutID, At: x.now.Add(seconds(timeout))})
 	}
 	f.beatSecs = 0
 	if hasHeartbeat && heartbeat > 0 {
@@ -317,7 +318,7 @@ func (f *frame) armHeartbeat(x *Execution) {
 	}
 	f.beatID = x.newID("task-heartbeat")
 	x.waiting[f.beatID] = f
-	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.beatID, At: x.now.Add(time.Duration(f.beatSecs) * time.Second)})
+	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: f.beatID, At: x.now.Add(seconds(f.beatSecs))})
 }
 
 // splitResource splits a service integration ARN into the resourceType and
@@ -361,8 +362,7 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
 	}})
 	if len(out) > x.Opts.PayloadLimit {
-		f.stateFailed(x, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
-			"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name))
+		f.stateFailed(x, dataLimit(s))
 		return
 	}
 	f.exit(x, ev.Output, true)
@@ -380,10 +380,10 @@ func (f *frame) taskTimedOut(x *Execution, name string) {
 	f.stateFailed(x, &stepwisetype.Failure{Name: name})
 }
 
-// assign evaluates an Assign template with "$" bound to value and sets the
-// variables in the frame's scope. All values are computed before any is
-// set. It returns the assignedVariables of the exit event.
-func (f *frame) assign(x *Execution, t *payload.Template, value any) (map[string]string, error) {
+// assign evaluates an Assign template with "$" bound to value. The
+// variables are set only once the state has exited (exitWithOutput), so a
+// state that fails afterwards changes none.
+func (f *frame) assign(x *Execution, t *payload.Template, value any) (*jsonvalue.Object, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -394,12 +394,7 @@ func (f *frame) assign(x *Execution, t *payload.Template, value any) (map[string
 		return nil, err
 	}
 	obj, _ := v.(*jsonvalue.Object)
-	out := make(map[string]string, obj.Len())
-	for k, val := range obj.All() {
-		f.vars.set(k, val)
-		out[k] = jsonvalue.String(val)
-	}
-	return out, nil
+	return obj, nil
 }
 
 // stateFailed handles a failure of the current state: Retry, then Catch,
@@ -439,6 +434,11 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 			f.finishFailure(x, asFailure(err, s, f.enteredID))
 			return
 		}
+		if len(x.text(out)) > x.Opts.PayloadLimit {
+			// The catcher's own output is too big: no further handling.
+			f.finishFailure(x, dataLimit(s))
+			return
+		}
 		f.exitWithOutput(x, out, assigned, c.Next)
 		return
 	}
@@ -474,6 +474,12 @@ func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventEvaluationFailed, EvaluationFailedEventDetails: d})
 	}
 	f.finish(x, nil, fl)
+}
+
+// dataLimit is the failure of a state whose output is too big.
+func dataLimit(s *asl.State) *stepwisetype.Failure {
+	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name)
 }
 
 // retryNow runs the current state again after a retry back-off.
@@ -514,7 +520,25 @@ func backoff(r *asl.Retrier, attempt int64, execArn, state string, retryCount in
 	if r.JitterStrategy == "FULL" {
 		secs *= unitRandom(execArn, state, retryCount)
 	}
+	if secs > maxDelay.Seconds() {
+		return maxDelay
+	}
 	return time.Duration(secs * float64(time.Second))
+}
+
+// maxDelay bounds every delay: no execution outlives AWS's one-year limit,
+// and larger values would overflow time.Duration.
+const maxDelay = 400 * 24 * time.Hour
+
+// seconds converts a count of seconds to a delay, clamped to [0, maxDelay].
+func seconds(n int64) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	if n >= int64(maxDelay/time.Second) {
+		return maxDelay
+	}
+	return time.Duration(n) * time.Second
 }
 
 // unitRandom returns a deterministic number in [0, 1) from its arguments.
