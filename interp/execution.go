@@ -147,7 +147,15 @@ const (
 	// TaskHeartbeat says a running task is alive; it restarts the task's
 	// HeartbeatSeconds timer.
 	TaskHeartbeat
+	// Redrive restarts a FAILED, TIMED_OUT or ABORTED execution from where
+	// it stopped: the states that did not succeed run again, the branches
+	// and iterations that succeeded keep their results.
+	Redrive
 )
+
+// ErrNotRedrivable is returned by Step for Redrive on an execution that is
+// running or succeeded.
+var ErrNotRedrivable = errors.New("execution cannot be redriven")
 
 // Event is something that happened outside the interpreter.
 type Event struct {
@@ -190,6 +198,16 @@ func (x *Execution) Start(now time.Time) ([]*stepwisetype.HistoryEvent, []Comman
 // that are no longer awaited (their branch was cancelled, the execution
 // ended) are ignored.
 func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent, []Command, error) {
+	if ev.Kind == Redrive {
+		if x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded {
+			return nil, nil, ErrNotRedrivable
+		}
+		x.begin(now)
+		x.redrive()
+		x.drain()
+		evs, cmds := x.end()
+		return evs, cmds, nil
+	}
 	if x.Status != stepwisetype.StatusRunning {
 		return nil, nil, ErrNotRunning
 	}
@@ -366,6 +384,20 @@ func (x *Execution) historyFull() bool {
 	x.fail(x.lastFrame(), stepwisetype.Failuref(stepwisetype.ErrorRuntime,
 		"The execution reached the maximum number of history events (%d).", x.Opts.MaxHistoryEvents))
 	return true
+}
+
+// redrive restarts an ended execution from where it stopped.
+func (x *Execution) redrive() {
+	x.Info.RedriveCount++
+	x.ctxExecution = nil // RedriveCount changed
+	x.Status = stepwisetype.StatusRunning
+	x.Failure = nil
+	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
+		Type:                          stepwisetype.EventExecutionRedriven,
+		ExecutionRedrivenEventDetails: &stepwisetype.ExecutionRedrivenEventDetails{RedriveCount: x.Info.RedriveCount},
+	})
+	x.root.last = x.nextEventID - 1
+	x.root.revive(x)
 }
 
 // lastFrame returns a frame whose last event is the execution's last event.

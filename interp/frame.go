@@ -250,6 +250,44 @@ func (f *frame) block(x *Execution, kind waitKind, id string) {
 	x.waiting[id] = f
 }
 
+// revive makes a frame that failed or was aborted run again from where it
+// stopped. A Parallel or Map state that failed because of its children
+// revives only the children that did not succeed and starts those not yet
+// started; any other state is entered again with the input it had.
+func (f *frame) revive(x *Execution) {
+	if f.state == nil {
+		return
+	}
+	failedChildren := f.children != nil && (f.state.Type == asl.TypeParallel || f.state.Type == asl.TypeMap)
+	f.done, f.aborted, f.failure, f.output = false, false, nil, nil
+	f.wait, f.waitID, f.timeoutID, f.beatID = waitNone, "", "", ""
+	if len(f.state.Retry) > 0 {
+		f.retries = make([]int64, len(f.state.Retry))
+	}
+	if !failedChildren {
+		f.next, f.nextInput = f.state.Name, f.rawInput
+		x.push(func() { f.run(x) })
+		return
+	}
+	f.childFail = nil
+	f.running = 0
+	f.failed = 0
+	f.wait = waitChildren
+	x.push(func() { f.pump(x) })
+	for _, c := range f.children {
+		if c.done && c.failure == nil {
+			continue
+		}
+		c.last = f.last
+		if f.state.Type == asl.TypeMap && !f.mapRun {
+			c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
+				MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
+		}
+		f.running++
+		c.revive(x)
+	}
+}
+
 // awaits reports whether ev is of the kind the frame waits for under its
 // id: task events for the running task, timer events for its timers.
 func (f *frame) awaits(x *Execution, ev Event) bool {

@@ -417,3 +417,49 @@ func TestTaskToken(t *testing.T) {
 	require.Equal(t, "tok:"+req.ID, req.Task.Token)
 	require.Equal(t, `{"token":"tok:`+req.ID+`"}`, jsonvalue.String(req.Task.Parameters))
 }
+
+func TestRedrive(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "Next": "After", "Branches": [
+		{"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": "a", "End": true}}},
+		{"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}]},
+		"After": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
+	_, _, err := b.x.Step(interp.Event{Kind: interp.Redrive}, t0)
+	require.ErrorIs(t, err, interp.ErrNotRedrivable, "a running execution cannot be redriven")
+	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "Broken"})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	before := len(b.events)
+
+	b.step(t, interp.Event{Kind: interp.Redrive})
+	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	require.Equal(t, 1, b.x.Info.RedriveCount)
+	redriven := b.events[before]
+	require.Equal(t, stepwisetype.EventExecutionRedriven, redriven.Type)
+	require.Equal(t, 1, redriven.ExecutionRedrivenEventDetails.RedriveCount)
+	task := b.only(t, interp.RunTask)
+	require.Len(t, task, 1, "only the failed branch runs again")
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task[0].ID, Output: "t"})
+	require.Equal(t, `["a","t"]`, b.output(t))
+	entered := 0
+	for _, e := range b.events[before:] {
+		if e.Type == "PassStateEntered" && e.StateEnteredEventDetails.Name == "A" {
+			entered++
+		}
+	}
+	require.Zero(t, entered, "the branch that succeeded is not run again")
+	_, _, err = b.x.Step(interp.Event{Kind: interp.Redrive}, t0)
+	require.ErrorIs(t, err, interp.ErrNotRedrivable, "a succeeded execution cannot be redriven")
+}
+
+func TestRedriveAfterStop(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 10, "Next": "Done"}, "Done": {"Type": "Pass", "End": true}}}`, `{"v": 1}`, interp.Options{})
+	b.step(t, interp.Event{Kind: interp.Stop})
+	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	b.step(t, interp.Event{Kind: interp.Redrive})
+	timer := b.only(t, interp.StartTimer)
+	require.Len(t, timer, 1, "the aborted Wait starts again")
+	b.now = timer[0].At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer[0].ID})
+	require.Equal(t, `{"v":1}`, b.output(t))
+}

@@ -76,12 +76,13 @@ type HistoryEvent struct {
 	ID              int64     `json:"id"`
 	PreviousEventID int64     `json:"previousEventId"`
 
-	ExecutionStartedEventDetails   *ExecutionStartedEventDetails `json:"executionStartedEventDetails,omitempty"`
-	ExecutionSucceededEventDetails *OutputEventDetails           `json:"executionSucceededEventDetails,omitempty"`
-	ExecutionFailedEventDetails    *FailureEventDetails          `json:"executionFailedEventDetails,omitempty"`
-	ExecutionAbortedEventDetails   *FailureEventDetails          `json:"executionAbortedEventDetails,omitempty"`
-	ExecutionTimedOutEventDetails  *FailureEventDetails          `json:"executionTimedOutEventDetails,omitempty"`
-	EvaluationFailedEventDetails   *EvaluationFailedEventDetails `json:"evaluationFailedEventDetails,omitempty"`
+	ExecutionStartedEventDetails   *ExecutionStartedEventDetails  `json:"executionStartedEventDetails,omitempty"`
+	ExecutionSucceededEventDetails *OutputEventDetails            `json:"executionSucceededEventDetails,omitempty"`
+	ExecutionFailedEventDetails    *FailureEventDetails           `json:"executionFailedEventDetails,omitempty"`
+	ExecutionAbortedEventDetails   *FailureEventDetails           `json:"executionAbortedEventDetails,omitempty"`
+	ExecutionTimedOutEventDetails  *FailureEventDetails           `json:"executionTimedOutEventDetails,omitempty"`
+	ExecutionRedrivenEventDetails  *ExecutionRedrivenEventDetails `json:"executionRedrivenEventDetails,omitempty"`
+	EvaluationFailedEventDetails   *EvaluationFailedEventDetails  `json:"evaluationFailedEventDetails,omitempty"`
 
 	StateEnteredEventDetails *StateEnteredEventDetails `json:"stateEnteredEventDetails,omitempty"`
 	StateExitedEventDetails  *StateExitedEventDetails  `json:"stateExitedEventDetails,omitempty"`
@@ -111,6 +112,11 @@ type ExecutionStartedEventDetails struct {
 	Input        string      `json:"input"`
 	InputDetails DataDetails `json:"inputDetails"`
 	RoleArn      string      `json:"roleArn,omitempty"`
+}
+
+// ExecutionRedrivenEventDetails is the detail of ExecutionRedriven.
+type ExecutionRedrivenEventDetails struct {
+	RedriveCount int `json:"redriveCount"`
 }
 
 // OutputEventDetails is the detail of ExecutionSucceeded.
