@@ -13,8 +13,8 @@ import (
 	"stepwise/asl"
 	"stepwise/interp"
 	"stepwise/service"
-	"stepwise/store"
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 // Defaults of Config.
@@ -156,7 +156,8 @@ func (e *Engine) recover(ctx context.Context) error {
 	return nil
 }
 
-// info builds the interpreter's view of an execution.
+// info builds the interpreter's view of an execution. The redrive count
+// starts at 0: replaying the log's Redrive events counts them again.
 func (e *Engine) info(row *store.Execution) interp.Info {
 	return interp.Info{
 		ExecutionArn:     row.Arn,
@@ -165,7 +166,6 @@ func (e *Engine) info(row *store.Execution) interp.Info {
 		StartTime:        row.StartDate,
 		StateMachineArn:  row.StateMachineArn,
 		StateMachineName: arnName(row.StateMachineArn),
-		RedriveCount:     row.RedriveCount,
 		Region:           e.cfg.Region,
 		Account:          e.cfg.Account,
 	}

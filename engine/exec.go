@@ -11,8 +11,8 @@ import (
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/store"
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 // liveExecution is a RUNNING execution held in memory. Its mutex orders the
@@ -84,14 +84,46 @@ func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) 
 	return e.apply(ctx, arn, interp.Event{Kind: interp.Stop, Error: errName, Cause: cause})
 }
 
-// RedriveExecution is not supported yet.
+// RedriveWindow is how long after it ended an execution can be redriven.
+const RedriveWindow = 14 * 24 * time.Hour
+
+// RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED execution from
+// where it stopped.
 func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	if err := e.beginStep(); err != nil {
+		return nil, err
+	}
+	defer e.steps.Done()
 	row, err := e.store.Executor().ExecutionGet(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
-	return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
-		"Execution %s cannot be redriven: redrive is not supported by this server yet.", row.Arn)
+	switch {
+	case row.Status == stepwisetype.StatusRunning || row.Status == stepwisetype.StatusSucceeded:
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
+			"Execution is %s and cannot be redriven: %s", row.Status, arn)
+	case row.StopDate != nil && e.now().Sub(*row.StopDate) > RedriveWindow:
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
+			"Execution can no longer be redriven: it ended more than 14 days ago: %s", arn)
+	}
+	l := &liveExecution{arn: arn}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := e.fill(ctx, l, true); err != nil {
+		return nil, err
+	}
+	out, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.Redrive})
+	if err != nil {
+		return nil, err
+	}
+	if !l.gone && l.x.Status == stepwisetype.StatusRunning {
+		e.mu.Lock()
+		if e.live[arn] == nil {
+			e.live[arn] = l
+		}
+		e.mu.Unlock()
+	}
+	return out, nil
 }
 
 // apply runs one step of execution arn with an outside event and returns
@@ -130,6 +162,9 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		now = l.row.StartDate
 	}
 	events, cmds, err := l.x.Step(ev, now)
+	if errors.Is(err, interp.ErrNotRedrivable) {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", l.arn)
+	}
 	if errors.Is(err, interp.ErrNotRunning) {
 		out := l.row
 		return &out, nil
@@ -163,6 +198,12 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	next.Status = x.Status
 	next.LastEventID = x.LastEventID()
 	next.Version++
+	next.RedriveCount = x.Info.RedriveCount
+	if ev != nil && ev.Kind == interp.Redrive {
+		redriven := now
+		next.RedriveDate = &redriven
+		next.StopDate, next.Output, next.Error, next.Cause = nil, nil, nil, nil
+	}
 	if x.Status != stepwisetype.StatusRunning {
 		stop := now
 		next.StopDate = &stop
@@ -373,7 +414,7 @@ func (e *Engine) get(ctx context.Context, arn string) (*liveExecution, error) {
 	l.mu.Lock()
 	e.live[arn] = l
 	e.mu.Unlock()
-	err := e.fill(ctx, l)
+	err := e.fill(ctx, l, false)
 	if err != nil {
 		e.drop(l)
 	}
@@ -395,14 +436,15 @@ func (e *Engine) load(ctx context.Context, arn string) (*liveExecution, error) {
 }
 
 // fill rebuilds l from the store by replaying its log, then re-arms its
-// timers and dispatches its unfinished tasks again. l.mu is held.
-func (e *Engine) fill(ctx context.Context, l *liveExecution) error {
+// timers and dispatches its unfinished tasks again. An execution that has
+// ended is an *errEnded unless ended is true. l.mu is held.
+func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	ex := e.store.Executor()
 	row, err := ex.ExecutionGet(ctx, l.arn)
 	if err != nil {
 		return err
 	}
-	if row.Status != stepwisetype.StatusRunning {
+	if row.Status != stepwisetype.StatusRunning && !ended {
 		return &errEnded{row: row}
 	}
 	m, err := e.machine(ctx, row.StateMachineArn, row.RevisionID)

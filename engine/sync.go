@@ -9,8 +9,8 @@ import (
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/store"
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 // syncSeq numbers in-memory executions so their task ids are unique in the

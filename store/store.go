@@ -97,8 +97,10 @@ type StateMachineInsertParams struct {
 	StateMachine *StateMachine // RevisionID and Definition set
 }
 
-// StateMachineUpdateParams replaces a state machine's definition, role or
-// configuration. A new RevisionID means a new revision row.
+// StateMachineUpdateParams replaces a state machine's role, description or
+// configuration. With NewRevision the RevisionID and Definition of
+// StateMachine become a new revision row and the current one; without it
+// they are ignored.
 type StateMachineUpdateParams struct {
 	StateMachine *StateMachine
 	NewRevision  bool
@@ -116,8 +118,9 @@ type StateMachineStore interface {
 	StateMachineInsert(ctx context.Context, p *StateMachineInsertParams) (*StateMachine, error)
 	StateMachineGet(ctx context.Context, arn string) (*StateMachine, error)
 	StateMachineUpdate(ctx context.Context, p *StateMachineUpdateParams) (*StateMachine, error)
-	// StateMachineDelete removes the state machine (its revisions stay for
-	// the executions that ran them).
+	// StateMachineDelete removes the state machine and its tags (its
+	// revisions stay for the executions that ran them); ErrNotFound when
+	// there is none.
 	StateMachineDelete(ctx context.Context, arn string) error
 	StateMachineList(ctx context.Context, p *StateMachineListParams) ([]*StateMachine, error)
 	RevisionGet(ctx context.Context, stateMachineArn, revisionID string) (*Revision, error)

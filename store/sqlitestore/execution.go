@@ -1,0 +1,139 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"stepwise/store"
+)
+
+const (
+	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
+    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id`
+
+	executionInsertSQL = `
+INSERT INTO stepwise_execution (` + executionColumns + `)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
+
+	executionUpdateSQL = `
+UPDATE stepwise_execution
+SET status = ?, output = ?, error = ?, cause = ?, stop_date = ?, last_event_id = ?,
+    redrive_count = ?, redrive_date = ?, version = version + 1
+WHERE arn = ? AND version = ?
+RETURNING ` + executionColumns
+
+	executionVersionSQL = `SELECT version FROM stepwise_execution WHERE arn = ?`
+
+	// The cursor is a row value: (start_date, arn) below the last row seen.
+	// Without one the query starts below (MaxInt64, '').
+	executionListSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE state_machine_arn = ? AND (start_date, arn) < (?, ?)
+ORDER BY start_date DESC, arn DESC
+LIMIT ?`
+
+	executionListStatusSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE state_machine_arn = ? AND status = ? AND (start_date, arn) < (?, ?)
+ORDER BY start_date DESC, arn DESC
+LIMIT ?`
+
+	// status = 'RUNNING' is literal so that the partial index applies.
+	executionListRunningSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE status = 'RUNNING' AND arn > ?
+ORDER BY arn
+LIMIT ?`
+)
+
+func scanExecution(s scanner) (*store.Execution, error) {
+	var x store.Execution
+	var start int64
+	var stop, redrive sql.NullInt64
+	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
+		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
+		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID); err != nil {
+		return nil, err
+	}
+	x.StartDate = fromMillis(start)
+	x.StopDate = fromMillisPtr(stop)
+	x.RedriveDate = fromMillisPtr(redrive)
+	return &x, nil
+}
+
+// ExecutionInsert creates an execution with the version it is given.
+func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsertParams) (*store.Execution, error) {
+	x := p.Execution
+	if _, err := e.writer().ExecContext(ctx, executionInsertSQL,
+		x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
+		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID); err != nil {
+		return nil, interpretError("insert execution "+x.Arn, err)
+	}
+	out := *x
+	out.StartDate = truncate(x.StartDate)
+	out.StopDate = truncatePtr(x.StopDate)
+	out.RedriveDate = truncatePtr(x.RedriveDate)
+	return &out, nil
+}
+
+// ExecutionGet returns an execution.
+func (e *Executor) ExecutionGet(ctx context.Context, arn string) (*store.Execution, error) {
+	x, err := scanExecution(e.reader().QueryRowContext(ctx, executionGetSQL, arn))
+	if err != nil {
+		return nil, interpretError("get execution "+arn, err)
+	}
+	return x, nil
+}
+
+// ExecutionUpdate writes an execution's new status if its version is still
+// p.ExpectedVersion, and returns the row as written.
+func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdateParams) (*store.Execution, error) {
+	q := e.writer()
+	x, err := scanExecution(q.QueryRowContext(ctx, executionUpdateSQL,
+		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
+		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
+	if errors.Is(err, sql.ErrNoRows) {
+		// Nothing matched: tell a missing execution from a stale version.
+		var version int64
+		if err = q.QueryRowContext(ctx, executionVersionSQL, p.Arn).Scan(&version); err == nil {
+			err = fmt.Errorf("at version %d, not %d: %w", version, p.ExpectedVersion, store.ErrConflict)
+		}
+	}
+	if err != nil {
+		return nil, interpretError("update execution "+p.Arn, err)
+	}
+	return x, nil
+}
+
+// ExecutionList pages through a state machine's executions, newest first
+// (ties by ARN, descending).
+func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
+	afterStart, afterArn := int64(math.MaxInt64), ""
+	if p.AfterArn != "" {
+		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+	}
+	query, args := executionListSQL, []any{p.StateMachineArn, afterStart, afterArn, limit(p.Limit)}
+	if p.Status != "" {
+		query, args = executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
+	}
+	xs, err := queryAll(ctx, e.reader(), query, args, scanExecution)
+	if err != nil {
+		return nil, interpretError("list executions of "+p.StateMachineArn, err)
+	}
+	return xs, nil
+}
+
+// ExecutionListRunning pages through RUNNING executions by ARN.
+func (e *Executor) ExecutionListRunning(ctx context.Context, afterArn string, limitN int) ([]*store.Execution, error) {
+	xs, err := queryAll(ctx, e.reader(), executionListRunningSQL, []any{afterArn, limit(limitN)}, scanExecution)
+	if err != nil {
+		return nil, interpretError("list running executions", err)
+	}
+	return xs, nil
+}

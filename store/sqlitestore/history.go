@@ -1,0 +1,136 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"stepwise/store"
+)
+
+const (
+	executionIDSQL = `SELECT id FROM stepwise_execution WHERE arn = ?`
+
+	eventInsertHead = `INSERT INTO stepwise_event (execution_id, id, type, timestamp, body)`
+
+	eventListSQL = `
+SELECT id, type, timestamp, body
+FROM stepwise_event
+WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?) AND id > ?
+ORDER BY id
+LIMIT ?`
+
+	eventListReverseSQL = `
+SELECT id, type, timestamp, body
+FROM stepwise_event
+WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?) AND id < ?
+ORDER BY id DESC
+LIMIT ?`
+
+	inputInsertHead = `INSERT INTO stepwise_input (execution_id, seq, at, body)`
+
+	inputListSQL = `
+SELECT seq, at, body
+FROM stepwise_input
+WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?)
+ORDER BY seq`
+)
+
+// executionIDs maps the ARNs of n rows (arn(i) for each) to their
+// executions' ids; a missing execution is sql.ErrNoRows. A batch usually
+// holds one execution's rows, so this is one lookup.
+func executionIDs(ctx context.Context, q querier, n int, arn func(i int) string) (map[string]int64, error) {
+	ids := map[string]int64{}
+	for i := range n {
+		a := arn(i)
+		if _, ok := ids[a]; ok {
+			continue
+		}
+		var id int64
+		if err := q.QueryRowContext(ctx, executionIDSQL, a).Scan(&id); err != nil {
+			return nil, fmt.Errorf("execution %s: %w", a, err)
+		}
+		ids[a] = id
+	}
+	return ids, nil
+}
+
+// EventInsert appends history events, all or none. An id already stored
+// for the execution is store.ErrAlreadyExists; an execution that does not
+// exist is store.ErrNotFound.
+func (e *Executor) EventInsert(ctx context.Context, events []*store.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	err := e.batch(ctx, len(events), func(q querier) error {
+		ids, err := executionIDs(ctx, q, len(events), func(i int) string { return events[i].ExecutionArn })
+		if err != nil {
+			return err
+		}
+		return insertBatch(ctx, q, eventInsertHead, 5, len(events), func(i int, args []any) []any {
+			ev := events[i]
+			return append(args, ids[ev.ExecutionArn], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
+		})
+	})
+	return interpretError("insert events", err)
+}
+
+// EventList pages through an execution's history by id.
+func (e *Executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
+	query, after := eventListSQL, p.AfterID
+	if p.Reverse {
+		query = eventListReverseSQL
+		if after <= 0 {
+			after = math.MaxInt64
+		}
+	}
+	evs, err := queryAll(ctx, e.reader(), query, []any{p.ExecutionArn, after, limit(p.Limit)}, func(s scanner) (*store.Event, error) {
+		ev := store.Event{ExecutionArn: p.ExecutionArn}
+		var ts int64
+		if err := s.Scan(&ev.ID, &ev.Type, &ts, &ev.Body); err != nil {
+			return nil, err
+		}
+		ev.Timestamp = fromMillis(ts)
+		return &ev, nil
+	})
+	if err != nil {
+		return nil, interpretError("list events of "+p.ExecutionArn, err)
+	}
+	return evs, nil
+}
+
+// InputInsert appends to replay logs, all or none. A seq already stored
+// for the execution is store.ErrAlreadyExists.
+func (e *Executor) InputInsert(ctx context.Context, inputs []*store.Input) error {
+	if len(inputs) == 0 {
+		return nil
+	}
+	err := e.batch(ctx, len(inputs), func(q querier) error {
+		ids, err := executionIDs(ctx, q, len(inputs), func(i int) string { return inputs[i].ExecutionArn })
+		if err != nil {
+			return err
+		}
+		return insertBatch(ctx, q, inputInsertHead, 4, len(inputs), func(i int, args []any) []any {
+			in := inputs[i]
+			return append(args, ids[in.ExecutionArn], in.Seq, millis(in.At), blob(in.Body))
+		})
+	})
+	return interpretError("insert inputs", err)
+}
+
+// InputList returns an execution's replay log by seq.
+func (e *Executor) InputList(ctx context.Context, executionArn string) ([]*store.Input, error) {
+	ins, err := queryAll(ctx, e.reader(), inputListSQL, []any{executionArn}, func(s scanner) (*store.Input, error) {
+		in := store.Input{ExecutionArn: executionArn}
+		var at int64
+		if err := s.Scan(&in.Seq, &at, &in.Body); err != nil {
+			return nil, err
+		}
+		in.At = fromMillis(at)
+		return &in, nil
+	})
+	if err != nil {
+		return nil, interpretError("list inputs of "+executionArn, err)
+	}
+	return ins, nil
+}

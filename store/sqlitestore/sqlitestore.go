@@ -1,0 +1,456 @@
+// Package sqlitestore is the embedded store driver, on SQLite through the
+// pure-Go modernc.org/sqlite.
+//
+// # Connections
+//
+// SQLite takes one writer at a time, so the driver holds exactly one writer
+// connection: every transaction and every write outside one runs on it, in
+// turn. Reads outside a transaction go to a separate pool of read-only
+// connections; in WAL mode they see the last commit and neither wait for
+// nor hold up the writer. A ":memory:" database lives in one connection,
+// which then serves everything.
+//
+//	Executor() reads  ──► read pool (query_only, N connections)
+//	Executor() writes ─┐
+//	Begin() … Commit() ┴─► writer (1 connection, BEGIN IMMEDIATE)
+//
+// Because a transaction holds the writer, a write through Executor() while
+// the same goroutine has a transaction open waits for that transaction: do
+// a step's writes through its transaction.
+//
+// # Schema
+//
+// migration/*.sql, applied by Open. Times are INTEGER unix milliseconds in
+// UTC. History events and replay inputs are keyed by the execution's integer
+// row id rather than its ARN, which keeps a group commit's pages few.
+//
+// Each transaction prepares a statement the first time it runs it and reuses
+// it for the rest of the transaction.
+//
+// # Errors
+//
+// interpretError turns SQLite's errors into the store's: no rows is
+// store.ErrNotFound (so is a row naming an execution that does not exist),
+// a UNIQUE or PRIMARY KEY clash store.ErrAlreadyExists, and a full disk, a
+// read-only or unreadable file, an I/O error or a lock another process
+// holds past the busy timeout store.ErrUnavailable.
+package sqlitestore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"stepwise/store"
+	"stepwise/store/migrate"
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// Defaults for Options.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	DefaultReadConns   = 4
+)
+
+// Memory is the path of a database that lives in memory and dies with the
+// driver.
+const Memory = ":memory:"
+
+// Options configures a driver. The zero value is ready to use.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// process before failing with store.ErrUnavailable. Default
+	// DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// ReadConns is the size of the read pool. Default DefaultReadConns.
+	ReadConns int
+
+	// readOnly opens the file with mode=ro; tests use it to stand in for a
+	// read-only file when they run as root.
+	readOnly bool
+}
+
+// Driver is a store.Driver on one SQLite database.
+type Driver struct {
+	read  *sql.DB // == write for ":memory:"
+	write *sql.DB
+	exec  *Executor
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Executor runs store operations outside a transaction, or inside one when
+// it is an ExecutorTx's.
+type Executor struct {
+	driver *Driver
+	tx     *txQuerier // nil outside a transaction
+}
+
+// ExecutorTx is an Executor inside a transaction.
+type ExecutorTx struct {
+	Executor
+}
+
+var (
+	_ store.Driver     = (*Driver)(nil)
+	_ store.Executor   = (*Executor)(nil)
+	_ store.ExecutorTx = (*ExecutorTx)(nil)
+)
+
+// Migrator returns the migrator of this driver's schema.
+func Migrator() (*migrate.Migrator, error) {
+	sub, err := fs.Sub(migrationFS, "migration")
+	if err != nil {
+		return nil, err
+	}
+	return migrate.New(sub)
+}
+
+// Open opens (creating it if need be) the database at path, or an in-memory
+// one when path is Memory, and migrates it to the latest schema.
+func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
+	busy := "busy_timeout(" + strconv.FormatInt(cmp.Or(opts.BusyTimeout, DefaultBusyTimeout).Milliseconds(), 10) + ")"
+	d := &Driver{}
+	if path == Memory {
+		db, err := sql.Open("sqlite", Memory+"?"+dsnQuery(true, false, busy, "foreign_keys(1)"))
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+		// The database is the connection: never let it go.
+		keepOneConn(db)
+		d.read, d.write = db, db
+	} else {
+		// A file: URI, so that the path is escaped and mode=ro applies.
+		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
+		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)"))
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+		keepOneConn(write)
+		read, err := sql.Open("sqlite", uri+dsnQuery(false, opts.readOnly, busy, "query_only(1)"))
+		if err != nil {
+			write.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+		n := cmp.Or(opts.ReadConns, DefaultReadConns)
+		read.SetMaxOpenConns(n)
+		read.SetMaxIdleConns(n)
+		d.read, d.write = read, write
+	}
+	d.exec = &Executor{driver: d}
+
+	if err := d.migrate(ctx); err != nil {
+		d.Close()
+		return nil, interpretError("open "+path, err)
+	}
+	return d, nil
+}
+
+// dsnQuery is the query part of a modernc.org/sqlite DSN: pragmas every
+// connection runs when it opens, BEGIN IMMEDIATE for transactions that will
+// write, and SQLite's read-only mode.
+func dsnQuery(immediate, readOnly bool, pragmas ...string) string {
+	q := url.Values{"_pragma": pragmas}
+	if immediate {
+		q.Set("_txlock", "immediate")
+	}
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	return q.Encode()
+}
+
+// keepOneConn makes db a single connection that is never closed while db
+// is open.
+func keepOneConn(db *sql.DB) {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+}
+
+// migrate brings the schema up to date in one transaction.
+func (d *Driver) migrate(ctx context.Context) error {
+	m, err := Migrator()
+	if err != nil {
+		return err
+	}
+	tx, err := d.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, tx, migrate.DirectionUp, nil); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Executor returns an executor that runs each call on its own.
+func (d *Driver) Executor() store.Executor { return d.exec }
+
+// Begin starts a transaction on the writer connection. It waits while
+// another transaction holds it.
+func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
+	tx, err := d.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, interpretError("begin", err)
+	}
+	return &ExecutorTx{Executor{driver: d, tx: &txQuerier{tx: tx, stmts: map[string]*sql.Stmt{}}}}, nil
+}
+
+// Close closes the database. It is safe to call more than once.
+func (d *Driver) Close() error {
+	d.closeOnce.Do(func() {
+		var errs []error
+		if d.read != d.write {
+			errs = append(errs, d.read.Close())
+		}
+		errs = append(errs, d.write.Close())
+		d.closeErr = errors.Join(errs...)
+	})
+	return d.closeErr
+}
+
+// Commit commits the transaction.
+func (t *ExecutorTx) Commit(ctx context.Context) error {
+	return interpretError("commit", t.tx.tx.Commit())
+}
+
+// Rollback discards the transaction. After a full disk or an I/O error
+// SQLite may have rolled it back already; that is not an error here.
+func (t *ExecutorTx) Rollback(ctx context.Context) error {
+	err := t.tx.tx.Rollback()
+	var serr *sqlite.Error
+	if errors.As(err, &serr) && strings.Contains(serr.Error(), "no transaction is active") {
+		return nil // SQLite has no distinct code for this
+	}
+	return interpretError("rollback", err)
+}
+
+// interpretError converts an error from database/sql or SQLite into the
+// store's sentinels, wrapped with op and the original error. It is the one
+// place driver errors are translated.
+func interpretError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if err == sql.ErrNoRows {
+		return fmt.Errorf("%s: %w", op, store.ErrNotFound)
+	}
+	if errors.Is(err, sql.ErrNoRows) { // with detail, such as which execution
+		return fmt.Errorf("%s: %w: %w", op, store.ErrNotFound, err)
+	}
+	var serr *sqlite.Error
+	if errors.As(err, &serr) {
+		switch serr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%s: %w: %w", op, store.ErrAlreadyExists, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("%s: %w: %w", op, store.ErrNotFound, err)
+		}
+		switch serr.Code() & 0xff { // the primary result code
+		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
+			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT,
+			sqlite3.SQLITE_BUSY, sqlite3.SQLITE_PERM:
+			return fmt.Errorf("%s: %w: %w", op, store.ErrUnavailable, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// txQuerier runs a transaction's statements, preparing each distinct query
+// once per transaction: a group commit runs the same few statements for
+// every step in it, and parsing them again each time would cost a fifth of
+// the commit.
+type txQuerier struct {
+	tx    *sql.Tx
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // closed with the transaction
+}
+
+func (q *txQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if s, ok := q.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := q.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	q.stmts[query] = s
+	return s, nil
+}
+
+func (q *txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := q.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+func (q *txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := q.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (q *txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := q.stmt(ctx, query)
+	if err != nil {
+		// A *sql.Row cannot be made with an error: let the transaction
+		// fail the same way.
+		return q.tx.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// reader is where a read goes: the transaction, or the read pool.
+func (e *Executor) reader() querier {
+	if e.tx != nil {
+		return e.tx
+	}
+	return e.driver.read
+}
+
+// writer is where a single-statement write goes: the transaction, or the
+// writer connection.
+func (e *Executor) writer() querier {
+	if e.tx != nil {
+		return e.tx
+	}
+	return e.driver.write
+}
+
+// inTx runs fn, a write of several statements, all or none: inside a new
+// transaction on the writer, or inside a savepoint of the executor's
+// transaction (SQLite undoes only the failing statement, not the ones
+// before it).
+func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
+	if e.tx != nil {
+		if _, err := e.tx.ExecContext(ctx, "SAVEPOINT stepwise_write"); err != nil {
+			return err
+		}
+		if err := fn(e.tx); err != nil {
+			_, rbErr := e.tx.ExecContext(ctx, "ROLLBACK TO stepwise_write")
+			if rbErr == nil {
+				_, rbErr = e.tx.ExecContext(ctx, "RELEASE stepwise_write")
+			}
+			return errors.Join(err, rbErr)
+		}
+		_, err := e.tx.ExecContext(ctx, "RELEASE stepwise_write")
+		return err
+	}
+	tx, err := e.driver.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	return tx.Commit()
+}
+
+// batch runs fn, a write of n rows, atomically: one statement is on its
+// own, several need a transaction.
+func (e *Executor) batch(ctx context.Context, n int, fn func(q querier) error) error {
+	if n <= batchRows {
+		return fn(e.writer())
+	}
+	return e.inTx(ctx, fn)
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// queryAll runs a query and scans every row with scan.
+func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.
+func limit(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func millisPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func fromMillisPtr(ms sql.NullInt64) *time.Time {
+	if !ms.Valid {
+		return nil
+	}
+	t := fromMillis(ms.Int64)
+	return &t
+}
+
+// truncate is t as it reads back: whole milliseconds, UTC.
+func truncate(t time.Time) time.Time { return fromMillis(millis(t)) }
+
+func truncatePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	tt := truncate(*t)
+	return &tt
+}
+
+// blob keeps a nil body from becoming NULL.
+func blob(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
