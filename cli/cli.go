@@ -54,6 +54,7 @@ func (c *CLI) Execute(args []string) int {
 	root.AddCommand(
 		(&runCommand{CommandBase: base}).command(),
 		(&validateCommand{CommandBase: base}).command(),
+		(&serveCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -50,4 +50,11 @@ const (
 	CodeAccessDenied              = "AccessDeniedException"
 	CodeMissingAction             = "MissingAction"
 	CodeInvalidSignature          = "InvalidSignatureException"
+
+	CodeMissingRequiredParameter  = "MissingRequiredParameter"
+	CodeStateMachineLimitExceeded = "StateMachineLimitExceeded"
+	CodeInvalidEncryptionConfig   = "InvalidEncryptionConfiguration"
+	CodeServiceQuotaExceeded      = "ServiceQuotaExceededException"
+	CodeUnsupportedOperation      = "UnsupportedOperation"
+	CodeRequestEntityTooLarge     = "RequestEntityTooLargeException"
 )

@@ -56,12 +56,25 @@ type Case struct {
 	Features         []string        `json:"features"`
 	Input            json.RawMessage `json:"input"`
 	InputString      *string         `json:"input_string"`
-	Expected         struct {
+	// Operation is the API operation of api_error and
+	// describe_state_machine cases; Request holds its parameters as the
+	// case gives them.
+	Operation    string          `json:"operation"`
+	Request      json.RawMessage `json:"request"`
+	RecordedDate string          `json:"recorded_date"`
+	Expected     struct {
 		Status string          `json:"status"`
 		Output json.RawMessage `json:"output"`
+		// Error is the error name of an execution, or the error code of
+		// an api_error case.
 		Error  *string         `json:"error"`
 		Cause  json.RawMessage `json:"cause"`
 		Events []string        `json:"events"`
+		// Message is the error message of an api_error case.
+		Message *string `json:"message"`
+		// Response is the recorded response of describe_state_machine,
+		// validate_definition and test_state cases.
+		Response json.RawMessage `json:"response"`
 	} `json:"expected"`
 	History              []json.RawMessage         `json:"history"`
 	Placeholders         struct{ Tokens []string } `json:"placeholders"`
@@ -479,4 +492,70 @@ func parseLike(want, actual any) any {
 		return p
 	}
 	return actual
+}
+
+// CheckAPIError compares an API error (code and message) with an api_error
+// case's expected error. It returns "" when they match.
+func (c *Case) CheckAPIError(code, message string) string {
+	m := c.NewMatcher()
+	e := &c.Expected
+	if e.Error == nil || *e.Error != code {
+		return fmt.Sprintf("error code: expected %s, got %s (%s)", deref(e.Error), code, message)
+	}
+	if e.Message != nil && !m.MatchString(*e.Message, message) {
+		return fmt.Sprintf("message:\n  expected %q\n  got      %q", *e.Message, message)
+	}
+	return ""
+}
+
+// CheckResponse compares an API response, given as the JSON the API
+// returned, with the case's recorded response. Strings of the response
+// that hold JSON where the recording stored the value parsed (a
+// definition, an input) are compared parsed. It returns "" on a match.
+func (c *Case) CheckResponse(responseJSON []byte) string {
+	want, err := jsonvalue.Parse(c.Expected.Response)
+	if err != nil {
+		return "recorded response: " + err.Error()
+	}
+	got, err := jsonvalue.Parse(responseJSON)
+	if err != nil {
+		return "response: " + err.Error()
+	}
+	return c.NewMatcher().Match(want, parseLikeDeep(want, got))
+}
+
+// parseLikeDeep is parseLike applied at every level of a response.
+func parseLikeDeep(want, actual any) any {
+	switch w := want.(type) {
+	case *jsonvalue.Object:
+		if s, ok := actual.(string); ok {
+			return parseLike(want, s)
+		}
+		a, ok := actual.(*jsonvalue.Object)
+		if !ok {
+			return actual
+		}
+		out := a.Clone()
+		for k, av := range a.All() {
+			if wv, ok := w.Get(k); ok {
+				out.Set(k, parseLikeDeep(wv, av))
+			}
+		}
+		return out
+	case []any:
+		if s, ok := actual.(string); ok {
+			return parseLike(want, s)
+		}
+		a, ok := actual.([]any)
+		if !ok || len(a) != len(w) {
+			return actual
+		}
+		out := make([]any, len(a))
+		for i := range a {
+			out[i] = parseLikeDeep(w[i], a[i])
+		}
+		return out
+	default:
+		return parseLike(want, actual)
+	}
 }

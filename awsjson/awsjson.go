@@ -1,0 +1,394 @@
+// Package awsjson serves the Step Functions API over HTTP as every AWS SDK
+// and the AWS CLI speak it: the AWS JSON 1.0 protocol.
+//
+//	POST /
+//	Content-Type: application/x-amz-json-1.0
+//	X-Amz-Target: AWSStepFunctions.StartExecution
+//
+//	{"stateMachineArn": "...", "input": "{}"}
+//
+// The response is the operation's output as JSON (timestamps as epoch
+// seconds) or an error:
+//
+//	HTTP/1.1 400 Bad Request
+//	{"__type": "com.amazonaws.swf.service.v2.model#StateMachineDoesNotExist", "message": "..."}
+//
+// Every response carries x-amzn-RequestId. The Host header is not looked
+// at: SDKs send StartSyncExecution and TestState to a "sync-" prefixed
+// host. Handlers return errors; handleError renders them, once.
+package awsjson
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"stepwise/jsonvalue"
+	"stepwise/service"
+	"stepwise/stepwisetype"
+)
+
+// Limits of a request.
+const (
+	// MaxBodySize is the largest request body (1 MiB, the largest
+	// definition, plus room for the other members).
+	MaxBodySize = 1024*1024 + 64*1024
+	// maxDepth is the deepest nesting of a request body. No request shape
+	// nests deeper than a few levels.
+	maxDepth = 32
+)
+
+// TargetPrefix is the X-Amz-Target prefix of Step Functions operations.
+const TargetPrefix = "AWSStepFunctions."
+
+// Log keys.
+const (
+	logOperation = "operation"
+	logRequestID = "request_id"
+	logStatus    = "status"
+	logError     = "error"
+	logDuration  = "duration"
+	logPanic     = "panic"
+)
+
+// operation decodes a request body and runs the operation.
+type operation func(ctx context.Context, body []byte) (any, error)
+
+// handler is the HTTP handler of the API.
+type handler struct {
+	log *slog.Logger
+	ops map[string]operation
+}
+
+// New returns the HTTP handler of the API of svc. A nil logger discards.
+func New(svc *service.Service, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &handler{log: logger, ops: operations(svc)}
+}
+
+// operations maps operation names to the service methods.
+func operations(svc *service.Service) map[string]operation {
+	return map[string]operation{
+		"CreateStateMachine":               op(svc.CreateStateMachine),
+		"DescribeStateMachine":             op(svc.DescribeStateMachine),
+		"UpdateStateMachine":               op(svc.UpdateStateMachine),
+		"DeleteStateMachine":               op(svc.DeleteStateMachine),
+		"ListStateMachines":                op(svc.ListStateMachines),
+		"ValidateStateMachineDefinition":   op(svc.ValidateStateMachineDefinition),
+		"StartExecution":                   op(svc.StartExecution),
+		"StartSyncExecution":               op(svc.StartSyncExecution),
+		"DescribeExecution":                op(svc.DescribeExecution),
+		"DescribeStateMachineForExecution": op(svc.DescribeStateMachineForExecution),
+		"ListExecutions":                   op(svc.ListExecutions),
+		"GetExecutionHistory":              op(svc.GetExecutionHistory),
+		"StopExecution":                    op(svc.StopExecution),
+		"RedriveExecution":                 op(svc.RedriveExecution),
+		"TagResource":                      op(svc.TagResource),
+		"UntagResource":                    op(svc.UntagResource),
+		"ListTagsForResource":              op(svc.ListTagsForResource),
+		"TestState":                        op(svc.RunTestState),
+	}
+}
+
+// knownOperations are the operations of the Step Functions API (all 37);
+// those without an entry in operations are not supported yet.
+var knownOperations = []string{
+	"CreateActivity", "CreateStateMachine", "CreateStateMachineAlias", "DeleteActivity",
+	"DeleteStateMachine", "DeleteStateMachineAlias", "DeleteStateMachineVersion", "DescribeActivity",
+	"DescribeExecution", "DescribeMapRun", "DescribeStateMachine", "DescribeStateMachineAlias",
+	"DescribeStateMachineForExecution", "GetActivityTask", "GetExecutionHistory", "ListActivities",
+	"ListExecutions", "ListMapRuns", "ListStateMachineAliases", "ListStateMachineVersions",
+	"ListStateMachines", "ListTagsForResource", "PublishStateMachineVersion", "RedriveExecution",
+	"SendTaskFailure", "SendTaskHeartbeat", "SendTaskSuccess", "StartExecution",
+	"StartSyncExecution", "StopExecution", "TagResource", "TestState",
+	"UntagResource", "UpdateMapRun", "UpdateStateMachine", "UpdateStateMachineAlias",
+	"ValidateStateMachineDefinition",
+}
+
+// op adapts a service method to an operation.
+func op[I, O any](fn func(context.Context, *I) (*O, error)) operation {
+	return func(ctx context.Context, body []byte) (any, error) {
+		in := new(I)
+		if err := decode(body, in); err != nil {
+			return nil, err
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// statusError is an API error with an HTTP status other than the one its
+// code implies.
+type statusError struct {
+	status int
+	err    *stepwisetype.APIError
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+func withStatus(status int, code, format string, args ...any) error {
+	return &statusError{status: status, err: stepwisetype.NewAPIError(code, format, args...)}
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := uuid.NewString()
+	w.Header().Set("x-amzn-RequestId", reqID)
+	opName := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix)
+	status := http.StatusOK
+	defer func() {
+		if rec := recover(); rec != nil {
+			if rec == http.ErrAbortHandler {
+				panic(rec)
+			}
+			h.log.ErrorContext(r.Context(), "awsjson: panic", logOperation, opName, logRequestID, reqID,
+				logPanic, fmt.Sprint(rec), "stack", string(debug.Stack()))
+			status = h.handleError(w, r, reqID, opName, stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure,
+				"An internal error occurred (request %s)", reqID))
+		}
+		h.log.DebugContext(r.Context(), "awsjson: request", logOperation, opName, logRequestID, reqID,
+			logStatus, status, logDuration, time.Since(start))
+	}()
+	if err := h.serve(w, r); err != nil {
+		status = h.handleError(w, r, reqID, opName, err)
+	}
+}
+
+// serve answers one request, or returns the error to render.
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Path != "/" {
+		return withStatus(http.StatusNotFound, stepwisetype.CodeUnknownOperation, "No operation at path %s: the API is served at POST /", r.URL.Path)
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return withStatus(http.StatusMethodNotAllowed, stepwisetype.CodeUnknownOperation, "Method %s is not allowed: the API takes POST", r.Method)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
+		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Content-Type %q is not supported: send application/x-amz-json-1.0", ct)
+	}
+	target := r.Header.Get("X-Amz-Target")
+	if target == "" {
+		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Missing X-Amz-Target header: it names the operation, as in %sStartExecution", TargetPrefix)
+	}
+	name, ok := strings.CutPrefix(target, TargetPrefix)
+	if !ok {
+		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
+	}
+	run := h.ops[name]
+	if run == nil {
+		for _, k := range knownOperations {
+			if k == name {
+				return stepwisetype.NewAPIError(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", name)
+			}
+		}
+		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := run(r.Context(), body)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// readBody reads a request body of at most MaxBodySize bytes, without
+// reading more than that of a larger one.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxBodySize {
+		return nil, errTooLarge()
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodySize+1))
+	if err != nil {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Could not read the request body: %v", err)
+	}
+	if len(body) > MaxBodySize {
+		return nil, errTooLarge()
+	}
+	return body, nil
+}
+
+func errTooLarge() error {
+	return withStatus(http.StatusRequestEntityTooLarge, stepwisetype.CodeRequestEntityTooLarge,
+		"Request body exceeds the maximum size of %d bytes", MaxBodySize)
+}
+
+// decode reads a request body into the operation's input. The body must
+// be one JSON object of valid UTF-8, nested at most maxDepth deep; an
+// empty body is an empty request. Unknown members are ignored, as AWS
+// does.
+func decode(body []byte, in any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	v, err := jsonvalue.ParseDepth(body, maxDepth)
+	if err != nil {
+		if errors.Is(err, jsonvalue.ErrTooDeep) {
+			return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "The request body is nested too deeply (more than %d levels)", maxDepth)
+		}
+		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "The request body is not valid JSON: %v", err)
+	}
+	if _, ok := v.(*jsonvalue.Object); !ok {
+		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Start of structure or map expected: the request body must be a JSON object")
+	}
+	if err := json.Unmarshal(body, in); err != nil {
+		return serializationError(err)
+	}
+	return nil
+}
+
+// serializationError words a member of the wrong type as AWS's
+// deserializer (Coral) does.
+func serializationError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "%v", err)
+	}
+	var msg string
+	switch {
+	case te.Value == "object":
+		msg = "Start of structure or map found where not expected."
+	case te.Value == "array":
+		msg = "Start of list found where not expected."
+	default:
+		msg = fmt.Sprintf("%s can not be converted to %s", valueKind(te.Value), typeName(te.Type))
+	}
+	if te.Field != "" {
+		msg += " (member " + te.Field + ")"
+	}
+	return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "%s", msg)
+}
+
+func valueKind(v string) string {
+	switch {
+	case v == "string":
+		return "STRING_VALUE"
+	case v == "bool":
+		return "BOOLEAN_VALUE"
+	case strings.HasPrefix(v, "number"):
+		return "NUMBER_VALUE"
+	}
+	return strings.ToUpper(v) + "_VALUE"
+}
+
+func typeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a String"
+	case reflect.Bool:
+		return "a Boolean"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return "an Integer"
+	case reflect.Float32, reflect.Float64:
+		return "a Double"
+	case reflect.Slice:
+		return "a List"
+	case reflect.Struct, reflect.Map:
+		return "a Structure"
+	}
+	return "the member's type"
+}
+
+// writeJSON writes a response body; HTML characters are not escaped, so
+// definitions and payloads come back as they were sent.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.WriteHeader(status)
+	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return nil
+}
+
+// Error type prefixes: AWS's framework errors are Coral's, the others the
+// service's model's.
+const (
+	typePrefixModel = "com.amazonaws.swf.service.v2.model#"
+	typePrefixCoral = "com.amazon.coral.service#"
+)
+
+var coralCodes = map[string]bool{
+	stepwisetype.CodeUnknownOperation:   true,
+	stepwisetype.CodeSerialization:      true,
+	stepwisetype.CodeInternalFailure:    true,
+	stepwisetype.CodeServiceUnavailable: true,
+	stepwisetype.CodeThrottling:         true,
+	stepwisetype.CodeAccessDenied:       true,
+	stepwisetype.CodeMissingAction:      true,
+	stepwisetype.CodeInvalidSignature:   true,
+}
+
+// statusOf is the HTTP status of an error code: 400 for everything a
+// client did wrong, as AWS does (ThrottlingException included).
+func statusOf(code string) int {
+	switch code {
+	case stepwisetype.CodeInternalFailure:
+		return http.StatusInternalServerError
+	case stepwisetype.CodeServiceUnavailable:
+		return http.StatusServiceUnavailable
+	case stepwisetype.CodeRequestEntityTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case stepwisetype.CodeAccessDenied, stepwisetype.CodeInvalidSignature:
+		return http.StatusForbidden
+	}
+	return http.StatusBadRequest
+}
+
+// errorBody is the JSON of an error response.
+type errorBody struct {
+	Type    string `json:"__type"`
+	Message string `json:"message"`
+}
+
+// handleError renders err, the one place errors are written. An error
+// that is not an API error is an internal failure: it is logged and the
+// client is told only the request id.
+func (h *handler) handleError(w http.ResponseWriter, r *http.Request, reqID, opName string, err error) int {
+	var apiErr *stepwisetype.APIError
+	if !errors.As(err, &apiErr) {
+		h.log.ErrorContext(r.Context(), "awsjson: internal failure", logOperation, opName, logRequestID, reqID, logError, err)
+		apiErr = stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure, "An internal error occurred (request %s)", reqID)
+	}
+	status := statusOf(apiErr.Code)
+	var se *statusError
+	if errors.As(err, &se) {
+		status = se.status
+	}
+	prefix := typePrefixModel
+	if coralCodes[apiErr.Code] {
+		prefix = typePrefixCoral
+	}
+	if status >= 500 {
+		h.log.WarnContext(r.Context(), "awsjson: server error", logOperation, opName, logRequestID, reqID, logStatus, status, logError, apiErr.Message)
+	}
+	if werr := writeJSON(w, status, errorBody{Type: prefix + apiErr.Code, Message: apiErr.Message}); werr != nil {
+		h.log.ErrorContext(r.Context(), "awsjson: write error", logRequestID, reqID, logError, werr)
+	}
+	return status
+}

@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"log/slog"
+	"net/http"
+
+	"stepwise/awsjson"
+	"stepwise/config"
+	"stepwise/engine"
+	"stepwise/service"
+	"stepwise/store"
+)
+
+// newAPI builds the Step Functions API over a store and an engine.
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, log *slog.Logger) (http.Handler, error) {
+	svc, err := service.New(drv, eng, service.Config{
+		Region:       cfg.Region,
+		Account:      cfg.Account,
+		PayloadLimit: cfg.PayloadLimit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return awsjson.New(svc, log), nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"stepwise/config"
+	"stepwise/engine"
+	"stepwise/store/sqlitestore"
+)
+
+type serveCommand struct {
+	*CommandBase
+	cfg config.Serve
+	// ready, when set, receives the address the server listens on (tests).
+	ready func(addr string)
+	// stop, when set, ends the server like a signal does (tests).
+	stop <-chan struct{}
+}
+
+func (c *serveCommand) command() *cobra.Command {
+	c.cfg = config.DefaultServe()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the AWS Step Functions API",
+		Long: `Serve the AWS Step Functions API (AWS JSON 1.0) on a durable engine.
+Point any AWS SDK or the AWS CLI at it, for example:
+
+  aws stepfunctions --endpoint-url http://127.0.0.1:8083 list-state-machines
+
+Data lives in one SQLite file (--db). SIGINT or SIGTERM stops the server
+gracefully: requests in flight finish and every accepted step is committed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
+	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store)")
+	f.StringVar(&c.cfg.Region, "region", c.cfg.Region, "region in the ARNs the server hands out")
+	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
+	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "scale of real time spent in Wait states, retry back-offs and timeouts (0: instant)")
+	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
+	return cmd
+}
+
+func (c *serveCommand) run(ctx context.Context) error {
+	if err := c.cfg.Validate(); err != nil {
+		return &UsageError{err.Error()}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	log := c.Logger
+	drv, err := sqlitestore.Open(ctx, c.cfg.DB, sqlitestore.Options{})
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", c.cfg.DB, err)
+	}
+	defer drv.Close()
+	eng, err := engine.New(drv, engine.Config{
+		Region:        c.cfg.Region,
+		Account:       c.cfg.Account,
+		WaitTimeScale: c.cfg.WaitTimeScale,
+		PayloadLimit:  c.cfg.PayloadLimit,
+		Logger:        log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := eng.Start(ctx); err != nil {
+		return fmt.Errorf("start engine: %w", err)
+	}
+	defer eng.Stop()
+	handler, err := newAPI(&c.cfg, drv, eng, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	where := c.cfg.DB
+	if where != sqlitestore.Memory {
+		if abs, err := filepath.Abs(where); err == nil {
+			where = abs
+		}
+	}
+	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on http://%s (data in %s)\n", ln.Addr(), where)
+	if c.ready != nil {
+		c.ready(ln.Addr().String())
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case s := <-sig:
+		fmt.Fprintf(c.Out, "stepwise: %s received, shutting down\n", s)
+	case <-c.stop:
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package service
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// The configuration blocks of a state machine are stored as the JSON of
+// their normalised form (defaults filled in), so that equal
+// configurations have equal text.
+
+// Log levels and encryption types.
+const (
+	logLevelOff        = "OFF"
+	encryptionAWSOwned = "AWS_OWNED_KEY"
+	encryptionKMS      = "CUSTOMER_MANAGED_KMS_KEY"
+)
+
+// normalLogging checks a logging configuration and fills in its defaults
+// (level OFF, includeExecutionData false).
+func normalLogging(v *validator, in *LoggingConfiguration) *LoggingConfiguration {
+	out := LoggingConfiguration{}
+	if in != nil {
+		out = *in
+	}
+	if out.Level != nil {
+		v.enum("loggingConfiguration.level", *out.Level, "ALL", "ERROR", "FATAL", "OFF")
+	}
+	for i, d := range out.Destinations {
+		if d.CloudWatchLogsLogGroup != nil && d.CloudWatchLogsLogGroup.LogGroupArn != nil {
+			v.length("loggingConfiguration.destinations."+strconv.Itoa(i+1)+".member.cloudWatchLogsLogGroup.logGroupArn", *d.CloudWatchLogsLogGroup.LogGroupArn, 1, maxArnLength)
+		}
+	}
+	if out.Level == nil {
+		out.Level = ptr(logLevelOff)
+	}
+	if out.IncludeExecutionData == nil {
+		out.IncludeExecutionData = ptr(false)
+	}
+	return &out
+}
+
+// checkLogging returns the InvalidLoggingConfiguration error for a
+// configuration that logs without exactly one destination (AWS).
+func checkLogging(l *LoggingConfiguration) error {
+	if len(l.Destinations) > 1 || *l.Level != logLevelOff && len(l.Destinations) == 0 {
+		return errLoggingDestination()
+	}
+	return nil
+}
+
+func normalTracing(in *TracingConfiguration) *TracingConfiguration {
+	out := TracingConfiguration{}
+	if in != nil {
+		out = *in
+	}
+	if out.Enabled == nil {
+		out.Enabled = ptr(false)
+	}
+	return &out
+}
+
+// normalEncryption checks an encryption configuration. Only AWS-owned keys
+// are supported: there is no KMS here.
+func normalEncryption(v *validator, in *EncryptionConfiguration) (*EncryptionConfiguration, error) {
+	if in == nil {
+		return &EncryptionConfiguration{Type: encryptionAWSOwned}, nil
+	}
+	out := *in
+	if out.Type == "" {
+		v.required("encryptionConfiguration.type", out.Type)
+	}
+	v.enum("encryptionConfiguration.type", out.Type, encryptionAWSOwned, encryptionKMS)
+	if out.KmsKeyID != nil {
+		v.length("encryptionConfiguration.kmsKeyId", *out.KmsKeyID, 1, 2048)
+	}
+	v.intRange("encryptionConfiguration.kmsDataKeyReusePeriodSeconds", out.KmsDataKeyReusePeriodSeconds, 60, 900)
+	if out.Type == encryptionKMS {
+		return nil, errKmsUnsupported()
+	}
+	return &out, nil
+}
+
+func configText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs always marshal
+	}
+	return string(b)
+}
+
+// readConfig decodes a stored configuration; "" (or anything unreadable)
+// leaves the default.
+func readConfig[T any](text string, def *T) *T {
+	if text == "" {
+		return def
+	}
+	var out T
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return def
+	}
+	return &out
+}
+
+func defaultLogging() *LoggingConfiguration {
+	return &LoggingConfiguration{Level: ptr(logLevelOff), IncludeExecutionData: ptr(false)}
+}
+
+func defaultTracing() *TracingConfiguration { return &TracingConfiguration{Enabled: ptr(false)} }
+
+func defaultEncryption() *EncryptionConfiguration {
+	return &EncryptionConfiguration{Type: encryptionAWSOwned}
+}

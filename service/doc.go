@@ -1,0 +1,38 @@
+// Package service is the Step Functions API as typed Go methods: one
+// method per operation, taking the operation's request and returning its
+// response, with AWS's request validation, error codes and messages. It
+// knows nothing of HTTP; package awsjson puts it on the wire.
+//
+// # Shapes
+//
+// Requests and responses are Go structs named and tagged as the API model
+// names them (botocore's stepfunctions/2016-11-23 service-2.json), so the
+// transport decodes and encodes them as they are. Timestamps are
+// stepwisetype.EpochTime, which the wire writes as epoch seconds.
+//
+// # Errors
+//
+// Every error meant for a client is a *stepwisetype.APIError built by one
+// constructor in errors.go. Request members are checked first, as AWS's
+// request validation does, into one ValidationException:
+//
+//	1 validation error detected: Value '1001' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000
+//
+// then the operation's own rules (InvalidArn, InvalidName,
+// StateMachineDoesNotExist, ...). Any other error is an internal failure.
+//
+// # Reads and writes
+//
+// The service reads through the store; it starts, stops and redrives
+// executions through the Engine, which owns every change to an execution.
+// ARNs are built from the configured partition, region and account; a
+// well-formed ARN of another region or account names nothing here.
+// Pagination tokens are opaque: base64 of a cursor that also names the
+// list it belongs to.
+//
+// # Not yet
+//
+// Versions, aliases, activities, task tokens and map runs are later
+// operations. TestState is implemented by package teststate and plugged in
+// through Service.TestState.
+package service

@@ -1,0 +1,247 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// Every error an operation returns is a *stepwisetype.APIError made by one
+// of the constructors below, so each message has one place. Messages are
+// AWS's where AWS's wording is known (recorded responses); the others say
+// "(wording ours)".
+
+func apiErr(code, format string, args ...any) *stepwisetype.APIError {
+	return stepwisetype.NewAPIError(code, format, args...)
+}
+
+// errInvalidArnPrefix: the ARN does not start with "arn:" (AWS).
+func errInvalidArnPrefix(arn string) error {
+	return apiErr(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", arn)
+}
+
+// errInvalidArnResourceType: an ARN of another resource type (AWS).
+func errInvalidArnResourceType(resourceType string) error {
+	return apiErr(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Resource type not valid in this context: %s'", strings.ToLower(resourceType))
+}
+
+// errInvalidArn: any other malformed ARN (wording ours, in AWS's frame).
+func errInvalidArn(arn string) error {
+	return apiErr(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN format: %s'", arn)
+}
+
+// errStateMachineDoesNotExist (AWS).
+func errStateMachineDoesNotExist(arn string) error {
+	return apiErr(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", arn)
+}
+
+// errStateMachineAlreadyExists (AWS).
+func errStateMachineAlreadyExists(arn string) error {
+	return apiErr(stepwisetype.CodeStateMachineAlreadyExists, "State Machine Already Exists: '%s'", arn)
+}
+
+// errStateMachineDeleting (wording ours).
+func errStateMachineDeleting(arn string) error {
+	return apiErr(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", arn)
+}
+
+// errExecutionDoesNotExist (AWS).
+func errExecutionDoesNotExist(arn string) error {
+	return apiErr(stepwisetype.CodeExecutionDoesNotExist, "Execution Does Not Exist: '%s'", arn)
+}
+
+// errExecutionAlreadyExists (AWS).
+func errExecutionAlreadyExists(arn string) error {
+	return apiErr(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", arn)
+}
+
+// errExecutionNotRedrivable carries the reason DescribeExecution reports as
+// redriveStatusReason (wording of the reasons: AWS for RUNNING/SUCCEEDED).
+func errExecutionNotRedrivable(arn, reason string) error {
+	return apiErr(stepwisetype.CodeExecutionNotRedrivable, "Execution '%s' cannot be redriven: %s", arn, reason)
+}
+
+// errInvalidName (AWS).
+func errInvalidName(name string) error {
+	return apiErr(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", name)
+}
+
+// errInvalidExecutionInput wraps the reason the input was refused (AWS).
+func errInvalidExecutionInput(reason string) error {
+	return apiErr(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
+}
+
+// errInvalidToken (AWS's frame; the reason is ours).
+func errInvalidToken(reason string) error {
+	return apiErr(stepwisetype.CodeInvalidToken, "Invalid Token: '%s'", reason)
+}
+
+// errResourceNotFound (AWS).
+func errResourceNotFound(arn string) error {
+	return apiErr(stepwisetype.CodeResourceNotFound, "Resource not found: '%s'", arn)
+}
+
+// errTooManyTags (wording ours).
+func errTooManyTags(arn string, limit int) error {
+	return apiErr(stepwisetype.CodeTooManyTags, "Too many tags: resource '%s' can have at most %d tags", arn, limit)
+}
+
+// errTypeNotSupported (AWS).
+func errTypeNotSupported() error {
+	return apiErr(stepwisetype.CodeStateMachineTypeNotSupp, "This operation is not supported by this type of state machine")
+}
+
+// errLoggingDestination (AWS).
+func errLoggingDestination() error {
+	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must specify exactly one Log Destination.")
+}
+
+// errVersionDescription (AWS).
+func errVersionDescription() error {
+	return apiErr(stepwisetype.CodeValidation, "Version description can only be set when publish is true")
+}
+
+// errPublishUnsupported: versions are not supported yet (wording ours).
+func errPublishUnsupported() error {
+	return apiErr(stepwisetype.CodeValidation, "Publishing state machine versions is not supported by this server yet")
+}
+
+// errMissingUpdate (AWS).
+func errMissingUpdate() error {
+	return apiErr(stepwisetype.CodeMissingRequiredParameter, "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified")
+}
+
+// errKmsUnsupported: customer managed keys are not supported (wording ours).
+func errKmsUnsupported() error {
+	return apiErr(stepwisetype.CodeInvalidEncryptionConfig, "Invalid Encryption Configuration: CUSTOMER_MANAGED_KMS_KEY is not supported by this server; use AWS_OWNED_KEY")
+}
+
+// errListExecutionsTarget (AWS, via the validation frame).
+func errListExecutionsTarget() error {
+	return apiErr(stepwisetype.CodeValidation, "1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
+}
+
+// errUnsupportedOperation: a Step Functions operation this server does not
+// implement yet (wording ours).
+func errUnsupportedOperation(op string) error {
+	return apiErr(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", op)
+}
+
+// storeError turns a store failure the caller did not expect into an API
+// error: an unavailable store is ServiceUnavailable (clients retry it),
+// anything else is returned as it is and reported as an internal failure
+// by the transport.
+func storeError(op string, err error) error {
+	var apiErr *stepwisetype.APIError
+	if errors.As(err, &apiErr) {
+		return err
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "The store is unavailable: %v", err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// validator collects the constraint violations of a request the way AWS's
+// request validation reports them:
+//
+//	1 validation error detected: Value '1001' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000
+type validator struct {
+	msgs []string
+}
+
+func newValidator() *validator { return &validator{} }
+
+func (v *validator) add(value, member, constraint string) {
+	v.msgs = append(v.msgs, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", value, member, constraint))
+}
+
+func quoteValue(s string) string { return "'" + s + "'" }
+
+// required reports an absent (or empty) required member.
+func (v *validator) required(member, s string) bool {
+	if s == "" {
+		v.add("null", member, "Member must not be null")
+		return false
+	}
+	return true
+}
+
+// length checks a string's length in characters.
+func (v *validator) length(member, s string, min, max int) {
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n < min:
+		v.add(quoteValue(s), member, "Member must have length greater than or equal to "+strconv.Itoa(min))
+	case n > max:
+		v.add(quoteValue(truncateValue(s)), member, "Member must have length less than or equal to "+strconv.Itoa(max))
+	}
+}
+
+// sensitiveLength checks the length of a member AWS does not echo.
+func (v *validator) sensitiveLength(member, s string, min, max int) {
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n < min:
+		v.add("'***'", member, "Member must have length greater than or equal to "+strconv.Itoa(min))
+	case n > max:
+		v.add("'***'", member, "Member must have length less than or equal to "+strconv.Itoa(max))
+	}
+}
+
+// intRange checks an optional integer.
+func (v *validator) intRange(member string, p *int, min, max int) {
+	if p == nil {
+		return
+	}
+	switch {
+	case *p < min:
+		v.add(quoteValue(strconv.Itoa(*p)), member, "Member must have value greater than or equal to "+strconv.Itoa(min))
+	case *p > max:
+		v.add(quoteValue(strconv.Itoa(*p)), member, "Member must have value less than or equal to "+strconv.Itoa(max))
+	}
+}
+
+// enum checks an optional enumerated string ("" is absent).
+func (v *validator) enum(member, s string, values ...string) {
+	if s == "" {
+		return
+	}
+	for _, x := range values {
+		if s == x {
+			return
+		}
+	}
+	v.add(quoteValue(s), member, "Member must satisfy enum value set: ["+strings.Join(values, ", ")+"]")
+}
+
+// pattern records a failed pattern check.
+func (v *validator) pattern(member, s, pattern string) {
+	v.add(quoteValue(s), member, "Member must satisfy regular expression pattern: "+pattern)
+}
+
+// err returns the ValidationException for what was found, or nil.
+func (v *validator) err() error {
+	switch len(v.msgs) {
+	case 0:
+		return nil
+	case 1:
+		return apiErr(stepwisetype.CodeValidation, "1 validation error detected: %s", v.msgs[0])
+	default:
+		return apiErr(stepwisetype.CodeValidation, "%d validation errors detected: %s", len(v.msgs), strings.Join(v.msgs, "; "))
+	}
+}
+
+// truncateValue keeps error messages readable for huge values.
+func truncateValue(s string) string {
+	const max = 1024
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

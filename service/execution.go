@@ -1,0 +1,629 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"stepwise/asl"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// Redrive statuses, and how long after its end an execution can be
+// redriven (AWS: 14 days).
+const (
+	redriveRedrivable    = "REDRIVABLE"
+	redriveNotRedrivable = "NOT_REDRIVABLE"
+	redriveWindow        = 14 * 24 * time.Hour
+)
+
+// executionStatuses is the ExecutionStatus enum in the order AWS lists it
+// in validation errors.
+var executionStatuses = []string{"SUCCEEDED", "TIMED_OUT", "PENDING_REDRIVE", "ABORTED", "FAILED", "RUNNING"}
+
+// startRequest is what StartExecution and StartSyncExecution share.
+type startRequest struct {
+	stateMachineArn string
+	name            *string
+	input           *string
+	traceHeader     *string
+}
+
+// validate checks the members of a start request.
+func (r *startRequest) validate(v *validator) {
+	if v.required("stateMachineArn", r.stateMachineArn) {
+		v.length("stateMachineArn", r.stateMachineArn, 1, maxArnLength)
+	}
+	if r.name != nil {
+		v.length("name", *r.name, 1, maxNameLength)
+	}
+	if r.traceHeader != nil {
+		v.length("traceHeader", *r.traceHeader, 0, maxTraceHeader)
+		if !isASCII(*r.traceHeader) {
+			v.pattern("traceHeader", *r.traceHeader, `\p{ASCII}*`)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// prepared is a validated start request.
+type prepared struct {
+	sm      *store.StateMachine
+	machine *asl.StateMachine
+	name    string
+	input   string
+	trace   string
+}
+
+// prepareStart checks a start request against the state machine it names.
+// A synchronous start needs an EXPRESS state machine.
+func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) (*prepared, error) {
+	ref, err := s.parseStateMachineArn(r.stateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{}
+	if r.name != nil {
+		p.name = *r.name
+		if !validName(p.name) {
+			return nil, errInvalidName(p.name)
+		}
+	} else {
+		p.name = s.cfg.NewID()
+	}
+	if r.traceHeader != nil {
+		p.trace = *r.traceHeader
+	}
+	if p.sm, err = s.getStateMachine(ctx, ref); err != nil {
+		return nil, err
+	}
+	if sync && p.sm.Type != typeExpress {
+		return nil, errTypeNotSupported()
+	}
+	if p.sm.Status == statusDeleting {
+		return nil, errStateMachineDeleting(p.sm.Arn)
+	}
+	if p.input, err = s.checkInput(r.input); err != nil {
+		return nil, err
+	}
+	if p.machine, err = s.machines.get(p.sm); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkInput validates an execution input and returns the text to run
+// with ("{}" when absent).
+func (s *Service) checkInput(input *string) (string, error) {
+	if input == nil {
+		return "{}", nil
+	}
+	text := *input
+	if len(text) > s.cfg.PayloadLimit {
+		return "", errInvalidExecutionInput("Input exceeds the maximum size of " + itoa(s.cfg.PayloadLimit) + " bytes (UTF-8).")
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", errInvalidExecutionInput("Invalid execution input.")
+	}
+	if _, err := jsonvalue.ParseString(text); err != nil {
+		return "", errInvalidExecutionInput(jsonErrorMessage(text, err))
+	}
+	return text, nil
+}
+
+// jsonErrorMessage words a JSON syntax error the way Step Functions does
+// (Jackson's words, without the location), using the definition parser's
+// rendering of Jackson errors.
+func jsonErrorMessage(text string, err error) string {
+	for _, d := range asl.Validate([]byte(text), asl.Options{MaxDiagnostics: 1}) {
+		if d.Code == asl.CodeInvalidJSON {
+			msg, _, _ := strings.Cut(d.Message, "\n at ")
+			return msg
+		}
+	}
+	return err.Error()
+}
+
+// StartExecution starts an execution. STANDARD executions are idempotent
+// by name and input while they run; a name is never reused otherwise.
+// EXPRESS executions started this way run on the engine like STANDARD
+// ones.
+func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (*StartExecutionOutput, error) {
+	r := &startRequest{stateMachineArn: in.StateMachineArn, name: in.Name, input: in.Input, traceHeader: in.TraceHeader}
+	v := newValidator()
+	r.validate(v)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	p, err := s.prepareStart(ctx, r, false)
+	if err != nil {
+		return nil, err
+	}
+	execArn := s.executionArn(p.sm.Name, p.name)
+	if p.sm.Type == typeExpress {
+		execArn = s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
+	}
+	row, err := s.engine.StartExecution(ctx, &StartParams{
+		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
+	})
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return s.idempotentStart(ctx, execArn, p.input)
+	}
+	if err != nil {
+		return nil, engineError("start execution", err)
+	}
+	return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
+}
+
+// idempotentStart answers a start whose execution ARN is taken: the same
+// running execution if name and input match, else ExecutionAlreadyExists.
+func (s *Service) idempotentStart(ctx context.Context, execArn, input string) (*StartExecutionOutput, error) {
+	row, err := s.db().ExecutionGet(ctx, execArn)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errExecutionAlreadyExists(execArn)
+		}
+		return nil, storeError("get execution", err)
+	}
+	if row.Status == stepwisetype.StatusRunning && sameJSON(row.Input, input) {
+		return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
+	}
+	return nil, errExecutionAlreadyExists(execArn)
+}
+
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	va, err := jsonvalue.ParseString(a)
+	if err != nil {
+		return false
+	}
+	vb, err := jsonvalue.ParseString(b)
+	if err != nil {
+		return false
+	}
+	return jsonvalue.Equal(va, vb)
+}
+
+// StartSyncExecution runs an EXPRESS execution to its end and answers with
+// its result. Nothing is stored.
+func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecutionInput) (*StartSyncExecutionOutput, error) {
+	r := &startRequest{stateMachineArn: in.StateMachineArn, name: in.Name, input: in.Input, traceHeader: in.TraceHeader}
+	v := newValidator()
+	r.validate(v)
+	v.enum("includedData", in.IncludedData, includedAllData, includedMetadataOnly)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	p, err := s.prepareStart(ctx, r, true)
+	if err != nil {
+		return nil, err
+	}
+	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
+	res, err := s.engine.StartSyncExecution(ctx, &StartParams{
+		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
+	})
+	if err != nil {
+		return nil, engineError("start sync execution", err)
+	}
+	x := res.Execution
+	out := &StartSyncExecutionOutput{
+		ExecutionArn:    x.Arn,
+		StateMachineArn: x.StateMachineArn,
+		Name:            x.Name,
+		StartDate:       Time(x.StartDate),
+		Status:          syncStatus(x.Status),
+		Error:           x.Error,
+		Cause:           x.Cause,
+		BillingDetails:  &BillingDetails{BilledMemoryUsedInMB: res.BilledMemoryMB, BilledDurationInMilliseconds: res.BilledDurationMillis},
+	}
+	if x.StopDate != nil {
+		out.StopDate = Time(*x.StopDate)
+	} else {
+		out.StopDate = Time(s.now())
+	}
+	if x.TraceHeader != "" {
+		out.TraceHeader = ptr(x.TraceHeader)
+	}
+	included := in.IncludedData != includedMetadataOnly
+	out.InputDetails = &DataDetails{Included: included}
+	out.OutputDetails = &DataDetails{Included: included}
+	if included {
+		out.Input = ptr(x.Input)
+		if x.Status == stepwisetype.StatusSucceeded {
+			out.Output = x.Output
+		}
+	}
+	return out, nil
+}
+
+// syncStatus maps an execution status to a SyncExecutionStatus, which has
+// no ABORTED (an aborted synchronous execution failed).
+func syncStatus(st stepwisetype.ExecutionStatus) string {
+	switch st {
+	case stepwisetype.StatusSucceeded, stepwisetype.StatusTimedOut:
+		return string(st)
+	default:
+		return string(stepwisetype.StatusFailed)
+	}
+}
+
+// engineError passes the engine's API errors on and words its store errors.
+func engineError(op string, err error) error {
+	return storeError(op, err)
+}
+
+// executionArnInput checks a required execution ARN member and parses it.
+func (s *Service) executionArnInput(text string) (*executionRef, error) {
+	v := newValidator()
+	if v.required("executionArn", text) {
+		v.length("executionArn", text, 1, maxArnLength)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return s.parseExecutionArn(text)
+}
+
+// getExecution returns the execution an ARN names, or
+// ExecutionDoesNotExist.
+func (s *Service) getExecution(ctx context.Context, ref *executionRef) (*store.Execution, error) {
+	if !ref.local {
+		return nil, errExecutionDoesNotExist(ref.arn)
+	}
+	x, err := s.db().ExecutionGet(ctx, ref.arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errExecutionDoesNotExist(ref.arn)
+	}
+	if err != nil {
+		return nil, storeError("get execution", err)
+	}
+	return x, nil
+}
+
+// DescribeExecution describes an execution.
+func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionInput) (*DescribeExecutionOutput, error) {
+	if err := checkIncludedData(in.IncludedData); err != nil {
+		return nil, err
+	}
+	ref, err := s.executionArnInput(in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.getExecution(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	included := in.IncludedData != includedMetadataOnly
+	out := &DescribeExecutionOutput{
+		ExecutionArn:    x.Arn,
+		StateMachineArn: x.StateMachineArn,
+		Name:            x.Name,
+		Status:          string(x.Status),
+		StartDate:       Time(x.StartDate),
+		InputDetails:    &DataDetails{Included: included},
+		Error:           x.Error,
+		Cause:           x.Cause,
+		RedriveCount:    x.RedriveCount,
+	}
+	if included {
+		out.Input = ptr(x.Input)
+	}
+	if x.StopDate != nil {
+		out.StopDate = ptr(Time(*x.StopDate))
+	}
+	if x.Status == stepwisetype.StatusSucceeded {
+		out.OutputDetails = &DataDetails{Included: included}
+		if included {
+			out.Output = x.Output
+		}
+	}
+	if x.TraceHeader != "" {
+		out.TraceHeader = ptr(x.TraceHeader)
+	}
+	if x.RedriveDate != nil {
+		out.RedriveDate = ptr(Time(*x.RedriveDate))
+	}
+	reason := s.notRedrivable(x, ref.express)
+	if reason == "" {
+		out.RedriveStatus = redriveRedrivable
+	} else {
+		out.RedriveStatus = redriveNotRedrivable
+		out.RedriveStatusReason = ptr(reason)
+	}
+	return out, nil
+}
+
+// notRedrivable returns why an execution cannot be redriven, or "".
+func (s *Service) notRedrivable(x *store.Execution, express bool) string {
+	switch {
+	case x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded:
+		return "Execution is " + string(x.Status) + " and cannot be redriven" // AWS
+	case express:
+		return "Execution is EXPRESS and cannot be redriven"
+	case x.StopDate != nil && s.now().Sub(*x.StopDate) > redriveWindow:
+		return "Execution cannot be redriven more than 14 days after it ended"
+	}
+	return ""
+}
+
+// DescribeStateMachineForExecution describes the state machine revision an
+// execution runs.
+func (s *Service) DescribeStateMachineForExecution(ctx context.Context, in *DescribeStateMachineForExecutionInput) (*DescribeStateMachineForExecutionOutput, error) {
+	if err := checkIncludedData(in.IncludedData); err != nil {
+		return nil, err
+	}
+	ref, err := s.executionArnInput(in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.getExecution(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := s.db().RevisionGet(ctx, x.StateMachineArn, x.RevisionID)
+	if err != nil {
+		return nil, storeError("get revision", err)
+	}
+	out := &DescribeStateMachineForExecutionOutput{
+		StateMachineArn:         x.StateMachineArn,
+		Name:                    stateMachineNameOf(x.StateMachineArn),
+		Definition:              rev.Definition,
+		RoleArn:                 rev.RoleArn,
+		UpdateDate:              Time(rev.CreatedAt),
+		LoggingConfiguration:    defaultLogging(),
+		TracingConfiguration:    defaultTracing(),
+		EncryptionConfiguration: defaultEncryption(),
+		VariableReferences:      variableReferencesOf(rev.Definition),
+	}
+	sm, err := s.db().StateMachineGet(ctx, x.StateMachineArn)
+	switch {
+	case err == nil:
+		out.Name = sm.Name
+		out.LoggingConfiguration = readConfig(sm.LoggingConfiguration, defaultLogging())
+		out.TracingConfiguration = readConfig(sm.TracingConfiguration, defaultTracing())
+		out.EncryptionConfiguration = readConfig(sm.EncryptionConfiguration, defaultEncryption())
+		if !rev.CreatedAt.Equal(sm.CreatedAt) {
+			out.RevisionID = rev.RevisionID
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, storeError("get state machine", err)
+	}
+	if in.IncludedData == includedMetadataOnly {
+		out.Definition = ""
+	}
+	return out, nil
+}
+
+// ListExecutions lists a state machine's executions, newest first.
+func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (*ListExecutionsOutput, error) {
+	v := newValidator()
+	if in.StateMachineArn != "" {
+		v.length("stateMachineArn", in.StateMachineArn, 1, maxArnLength)
+	}
+	if in.MapRunArn != "" {
+		v.length("mapRunArn", in.MapRunArn, 1, 2000)
+	}
+	v.enum("statusFilter", in.StatusFilter, executionStatuses...)
+	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
+	if in.NextToken != nil {
+		v.length("nextToken", *in.NextToken, 1, 3096)
+	}
+	v.enum("redriveFilter", in.RedriveFilter, "REDRIVEN", "NOT_REDRIVEN")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if in.StateMachineArn == "" && in.MapRunArn == "" {
+		return nil, errListExecutionsTarget()
+	}
+	if in.StateMachineArn == "" {
+		return nil, errResourceNotFound(in.MapRunArn) // no map runs yet
+	}
+	ref, err := s.parseStateMachineArn(in.StateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := s.getStateMachine(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if sm.Type != typeStandard {
+		return nil, errTypeNotSupported()
+	}
+	scope := sm.Arn + "|" + in.StatusFilter + "|" + in.RedriveFilter
+	c, err := decodeToken(in.NextToken, cursorExecutions, scope)
+	if err != nil {
+		return nil, err
+	}
+	limit := pageSize(in.MaxResults)
+	p := &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
+	if c != nil {
+		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
+	}
+	out := &ListExecutionsOutput{Executions: []ExecutionListItem{}}
+	var last *store.Execution
+	for {
+		rows, err := s.db().ExecutionList(ctx, p)
+		if err != nil {
+			return nil, storeError("list executions", err)
+		}
+		for _, x := range rows {
+			if !redriveMatch(in.RedriveFilter, x) {
+				last = x
+				continue
+			}
+			if len(out.Executions) == limit {
+				out.NextToken = encodeToken(cursor{Kind: cursorExecutions, Scope: scope, After: last.Arn, Time: millis(last.StartDate)})
+				return out, nil
+			}
+			out.Executions = append(out.Executions, executionItem(x))
+			last = x
+		}
+		if len(rows) < p.Limit {
+			return out, nil
+		}
+		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
+	}
+}
+
+func redriveMatch(filter string, x *store.Execution) bool {
+	switch filter {
+	case "REDRIVEN":
+		return x.RedriveCount > 0
+	case "NOT_REDRIVEN":
+		return x.RedriveCount == 0
+	}
+	return true
+}
+
+func executionItem(x *store.Execution) ExecutionListItem {
+	it := ExecutionListItem{
+		ExecutionArn:    x.Arn,
+		StateMachineArn: x.StateMachineArn,
+		Name:            x.Name,
+		Status:          string(x.Status),
+		StartDate:       Time(x.StartDate),
+		RedriveCount:    x.RedriveCount,
+	}
+	if x.StopDate != nil {
+		it.StopDate = ptr(Time(*x.StopDate))
+	}
+	if x.RedriveDate != nil {
+		it.RedriveDate = ptr(Time(*x.RedriveDate))
+	}
+	return it
+}
+
+// StopExecution stops a running execution with an optional error and
+// cause. Stopping an execution that has ended changes nothing.
+func (s *Service) StopExecution(ctx context.Context, in *StopExecutionInput) (*StopExecutionOutput, error) {
+	v := newValidator()
+	if v.required("executionArn", in.ExecutionArn) {
+		v.length("executionArn", in.ExecutionArn, 1, maxArnLength)
+	}
+	errName, cause := "", ""
+	if in.Error != nil {
+		errName = *in.Error
+		v.sensitiveLength("error", errName, 0, maxErrorLength)
+	}
+	if in.Cause != nil {
+		cause = *in.Cause
+		v.sensitiveLength("cause", cause, 0, maxCauseLength)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	ref, err := s.parseExecutionArn(in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.getExecution(ctx, ref); err != nil {
+		return nil, err
+	}
+	row, err := s.engine.StopExecution(ctx, ref.arn, errName, cause)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errExecutionDoesNotExist(ref.arn)
+	}
+	if err != nil {
+		return nil, engineError("stop execution", err)
+	}
+	stop := s.now()
+	if row != nil && row.StopDate != nil {
+		stop = *row.StopDate
+	}
+	return &StopExecutionOutput{StopDate: Time(stop)}, nil
+}
+
+// RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED STANDARD
+// execution from where it failed.
+func (s *Service) RedriveExecution(ctx context.Context, in *RedriveExecutionInput) (*RedriveExecutionOutput, error) {
+	v := newValidator()
+	if v.required("executionArn", in.ExecutionArn) {
+		v.length("executionArn", in.ExecutionArn, 1, maxArnLength)
+	}
+	if in.ClientToken != nil {
+		v.length("clientToken", *in.ClientToken, 1, 64)
+		if !printableASCII(*in.ClientToken) {
+			v.pattern("clientToken", *in.ClientToken, "[!-~]+")
+		}
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	ref, err := s.parseExecutionArn(in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.getExecution(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if reason := s.notRedrivable(x, ref.express); reason != "" {
+		return nil, errExecutionNotRedrivable(x.Arn, reason)
+	}
+	row, err := s.engine.RedriveExecution(ctx, ref.arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errExecutionDoesNotExist(ref.arn)
+	}
+	if err != nil {
+		return nil, engineError("redrive execution", err)
+	}
+	date := s.now()
+	if row != nil && row.RedriveDate != nil {
+		date = *row.RedriveDate
+	}
+	return &RedriveExecutionOutput{RedriveDate: Time(date)}, nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// machineCache keeps parsed definitions by state machine revision, so that
+// starting an execution does not parse its definition again.
+type machineCache struct {
+	mu sync.Mutex
+	m  map[string]*asl.StateMachine
+}
+
+const machineCacheSize = 1024
+
+func (c *machineCache) get(sm *store.StateMachine) (*asl.StateMachine, error) {
+	key := sm.Arn + "@" + sm.RevisionID
+	c.mu.Lock()
+	m := c.m[key]
+	c.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	m, err := parseDefinition(sm.Definition, sm.Type)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= machineCacheSize {
+		c.m = map[string]*asl.StateMachine{}
+	}
+	c.m[key] = m
+	c.mu.Unlock()
+	return m, nil
+}

@@ -1,0 +1,236 @@
+// Package servicetest holds test helpers for code that uses package
+// service: a func-field fake Engine, and one that keeps executions in a
+// real store without running them.
+package servicetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"stepwise/service"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// Engine is a fake service.Engine: each method calls its func field, and
+// fails when the field is nil.
+type Engine struct {
+	StartExecutionFunc     func(ctx context.Context, p *service.StartParams) (*store.Execution, error)
+	StartSyncExecutionFunc func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error)
+	StopExecutionFunc      func(ctx context.Context, arn, errName, cause string) (*store.Execution, error)
+	RedriveExecutionFunc   func(ctx context.Context, arn string) (*store.Execution, error)
+}
+
+var _ service.Engine = (*Engine)(nil)
+
+var errNotSet = errors.New("servicetest: engine func not set")
+
+func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+	if e.StartExecutionFunc == nil {
+		return nil, errNotSet
+	}
+	return e.StartExecutionFunc(ctx, p)
+}
+
+func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+	if e.StartSyncExecutionFunc == nil {
+		return nil, errNotSet
+	}
+	return e.StartSyncExecutionFunc(ctx, p)
+}
+
+func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
+	if e.StopExecutionFunc == nil {
+		return nil, errNotSet
+	}
+	return e.StopExecutionFunc(ctx, arn, errName, cause)
+}
+
+func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	if e.RedriveExecutionFunc == nil {
+		return nil, errNotSet
+	}
+	return e.RedriveExecutionFunc(ctx, arn)
+}
+
+// StoreEngine returns a fake engine that keeps executions in drv without
+// running them: StartExecution stores a RUNNING execution and its
+// ExecutionStarted event; StopExecution aborts it (ExecutionAborted);
+// RedriveExecution makes it RUNNING again (ExecutionRedriven);
+// StartSyncExecution succeeds at once with the input as output. Now is its
+// clock (time.Now when nil). Fields may be replaced by the caller.
+func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
+	if now == nil {
+		now = time.Now
+	}
+	clock := func() time.Time { return now().UTC().Truncate(time.Millisecond) }
+	var mu sync.Mutex // orders updates of one execution
+	e := &Engine{}
+	e.StartExecutionFunc = func(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+		at := clock()
+		row := &store.Execution{
+			Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
+			Name: p.Name, Status: stepwisetype.StatusRunning, Input: p.Input, StartDate: at,
+			RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader, LastEventID: 1,
+		}
+		tx, err := drv.Begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+		out, err := tx.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: row})
+		if err != nil {
+			return nil, err
+		}
+		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionStarted, ID: 1,
+			ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{Input: p.Input, RoleArn: row.RoleArn}}
+		if err := tx.EventInsert(ctx, []*store.Event{event(p.ExecutionArn, ev)}); err != nil {
+			return nil, err
+		}
+		return out, tx.Commit(ctx)
+	}
+	e.StopExecutionFunc = func(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		row, err := drv.Executor().ExecutionGet(ctx, arn)
+		if err != nil || row.Status != stepwisetype.StatusRunning {
+			return row, err
+		}
+		at := clock()
+		det := &stepwisetype.FailureEventDetails{}
+		if errName != "" {
+			det.Error = &errName
+		}
+		if cause != "" {
+			det.Cause = &cause
+		}
+		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionAborted, ID: row.LastEventID + 1,
+			ExecutionAbortedEventDetails: det}
+		return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
+			Status: stepwisetype.StatusAborted, Error: det.Error, Cause: det.Cause, StopDate: &at, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
+		})
+	}
+	e.RedriveExecutionFunc = func(ctx context.Context, arn string) (*store.Execution, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		row, err := drv.Executor().ExecutionGet(ctx, arn)
+		if err != nil {
+			return nil, err
+		}
+		at := clock()
+		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionRedriven, ID: row.LastEventID + 1}
+		return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
+			Status: stepwisetype.StatusRunning, RedriveCount: row.RedriveCount + 1, RedriveDate: &at,
+		})
+	}
+	e.StartSyncExecutionFunc = func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+		at := clock()
+		out := p.Input
+		return &service.SyncResult{
+			Execution: &store.Execution{
+				Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
+				Name: p.Name, Status: stepwisetype.StatusSucceeded, Input: p.Input, Output: &out,
+				StartDate: at, StopDate: &at, RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader,
+			},
+			BilledDurationMillis: 100,
+			BilledMemoryMB:       64,
+		}, nil
+	}
+	return e
+}
+
+// finish writes an execution's new status and one history event.
+func finish(ctx context.Context, drv store.Driver, row *store.Execution, ev stepwisetype.HistoryEvent, p *store.ExecutionUpdateParams) (*store.Execution, error) {
+	tx, err := drv.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+	ev.PreviousEventID = row.LastEventID
+	if err := tx.EventInsert(ctx, []*store.Event{event(row.Arn, ev)}); err != nil {
+		return nil, err
+	}
+	p.Arn, p.ExpectedVersion, p.LastEventID = row.Arn, row.Version, ev.ID
+	out, err := tx.ExecutionUpdate(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return out, tx.Commit(ctx)
+}
+
+func event(arn string, ev stepwisetype.HistoryEvent) *store.Event {
+	body, err := json.Marshal(ev)
+	if err != nil {
+		panic(fmt.Sprintf("servicetest: marshal event: %v", err))
+	}
+	return &store.Event{ExecutionArn: arn, ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp, Body: body}
+}
+
+// AppendEvents stores history events after an execution's last one and
+// moves its LastEventID, as the engine would; each event's ID and
+// PreviousEventID are set.
+func AppendEvents(ctx context.Context, drv store.Driver, arn string, events ...stepwisetype.HistoryEvent) error {
+	row, err := drv.Executor().ExecutionGet(ctx, arn)
+	if err != nil {
+		return err
+	}
+	tx, err := drv.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+	last := row.LastEventID
+	rows := make([]*store.Event, 0, len(events))
+	for _, ev := range events {
+		ev.PreviousEventID = last
+		ev.ID = last + 1
+		last = ev.ID
+		rows = append(rows, event(arn, ev))
+	}
+	if err := tx.EventInsert(ctx, rows); err != nil {
+		return err
+	}
+	if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
+		Arn: arn, ExpectedVersion: row.Version, Status: row.Status, Output: row.Output, Error: row.Error, Cause: row.Cause,
+		StopDate: row.StopDate, LastEventID: last, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
+	}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Finish ends a RUNNING execution with a status (SUCCEEDED with output,
+// or FAILED/TIMED_OUT with error and cause) and the matching event.
+func Finish(ctx context.Context, drv store.Driver, arn string, status stepwisetype.ExecutionStatus, output, errName, cause *string, at time.Time) (*store.Execution, error) {
+	row, err := drv.Executor().ExecutionGet(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	at = at.UTC().Truncate(time.Millisecond)
+	ev := stepwisetype.HistoryEvent{Timestamp: at, ID: row.LastEventID + 1}
+	switch status {
+	case stepwisetype.StatusSucceeded:
+		ev.Type = stepwisetype.EventExecutionSucceeded
+		ev.ExecutionSucceededEventDetails = &stepwisetype.OutputEventDetails{Output: deref(output)}
+	case stepwisetype.StatusTimedOut:
+		ev.Type = stepwisetype.EventExecutionTimedOut
+		ev.ExecutionTimedOutEventDetails = &stepwisetype.FailureEventDetails{Error: errName, Cause: cause}
+	default:
+		ev.Type = stepwisetype.EventExecutionFailed
+		ev.ExecutionFailedEventDetails = &stepwisetype.FailureEventDetails{Error: errName, Cause: cause}
+	}
+	return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
+		Status: status, Output: output, Error: errName, Cause: cause, StopDate: &at, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

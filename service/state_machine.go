@@ -1,0 +1,444 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"stepwise/asl"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// State machine statuses and types.
+const (
+	statusActive   = "ACTIVE"
+	statusDeleting = "DELETING"
+	typeStandard   = asl.TypeStandard
+	typeExpress    = asl.TypeExpress
+)
+
+// CreateStateMachine creates a state machine. It is idempotent: a request
+// with the name, definition, type and configurations of an existing state
+// machine returns that state machine (AWS ignores roleArn and tags in this
+// comparison); any other request for a taken name is
+// StateMachineAlreadyExists.
+func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachineInput) (*CreateStateMachineOutput, error) {
+	v := newValidator()
+	if v.required("name", in.Name) {
+		v.length("name", in.Name, 1, maxNameLength)
+	}
+	if v.required("definition", in.Definition) {
+		v.sensitiveLength("definition", in.Definition, 1, maxDefinitionLength)
+	}
+	if v.required("roleArn", in.RoleArn) {
+		v.length("roleArn", in.RoleArn, 1, maxArnLength)
+	}
+	v.enum("type", in.Type, typeStandard, typeExpress)
+	v.sensitiveLength("versionDescription", in.VersionDescription, 0, 256)
+	validateTags(v, in.Tags)
+	logging := normalLogging(v, in.LoggingConfiguration)
+	tracing := normalTracing(in.TracingConfiguration)
+	encryption, encErr := normalEncryption(v, in.EncryptionConfiguration)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if !in.Publish && in.VersionDescription != "" {
+		return nil, errVersionDescription()
+	}
+	if in.Publish {
+		return nil, errPublishUnsupported()
+	}
+	if !validName(in.Name) {
+		return nil, errInvalidName(in.Name)
+	}
+	if err := checkRoleArn(in.RoleArn); err != nil {
+		return nil, err
+	}
+	if err := checkLogging(logging); err != nil {
+		return nil, err
+	}
+	if encErr != nil {
+		return nil, encErr
+	}
+	typ := in.Type
+	if typ == "" {
+		typ = typeStandard
+	}
+	if _, err := parseDefinition(in.Definition, typ); err != nil {
+		return nil, err
+	}
+	if len(in.Tags) > maxTagsPerResource {
+		return nil, errTooManyTags(s.StateMachineArn(in.Name), maxTagsPerResource)
+	}
+
+	now := s.now()
+	sm := &store.StateMachine{
+		Arn:                     s.StateMachineArn(in.Name),
+		Name:                    in.Name,
+		Type:                    typ,
+		Status:                  statusActive,
+		RevisionID:              s.cfg.NewID(),
+		Definition:              in.Definition,
+		RoleArn:                 in.RoleArn,
+		LoggingConfiguration:    configText(logging),
+		TracingConfiguration:    configText(tracing),
+		EncryptionConfiguration: configText(encryption),
+		CreatedAt:               now,
+		UpdatedAt:               now,
+	}
+	var created *store.StateMachine
+	err := s.inTx(ctx, func(tx store.ExecutorTx) error {
+		var err error
+		created, err = tx.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: sm})
+		if err != nil {
+			return err
+		}
+		if len(in.Tags) > 0 {
+			return tx.TagPut(ctx, sm.Arn, storeTags(in.Tags))
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrAlreadyExists) {
+		existing, getErr := s.db().StateMachineGet(ctx, sm.Arn)
+		if getErr != nil {
+			if errors.Is(getErr, store.ErrNotFound) {
+				return nil, errStateMachineAlreadyExists(sm.Arn) // deleted meanwhile
+			}
+			return nil, storeError("get state machine", getErr)
+		}
+		if sameStateMachine(existing, sm) {
+			return &CreateStateMachineOutput{StateMachineArn: existing.Arn, CreationDate: Time(existing.CreatedAt)}, nil
+		}
+		return nil, errStateMachineAlreadyExists(sm.Arn)
+	}
+	if err != nil {
+		return nil, storeError("create state machine", err)
+	}
+	return &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}, nil
+}
+
+// sameStateMachine is CreateStateMachine's idempotency check.
+func sameStateMachine(a, b *store.StateMachine) bool {
+	return a.Name == b.Name && a.Definition == b.Definition && a.Type == b.Type &&
+		configOr(a.LoggingConfiguration, defaultLogging()) == b.LoggingConfiguration &&
+		configOr(a.TracingConfiguration, defaultTracing()) == b.TracingConfiguration &&
+		configOr(a.EncryptionConfiguration, defaultEncryption()) == b.EncryptionConfiguration
+}
+
+func configOr(text string, def any) string {
+	if text == "" {
+		return configText(def)
+	}
+	return text
+}
+
+// checkRoleArn refuses a role that is not an ARN (AWS checks the prefix).
+func checkRoleArn(roleArn string) error {
+	if !strings.HasPrefix(roleArn, "arn:") {
+		return errInvalidArnPrefix(roleArn)
+	}
+	return nil
+}
+
+// parseDefinition parses and validates a definition for a state machine
+// type, or returns the InvalidDefinition error AWS gives for it.
+func parseDefinition(definition, typ string) (*asl.StateMachine, error) {
+	m, diags := asl.ParseWith([]byte(definition), asl.Options{Type: typ})
+	if m == nil {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+	}
+	return m, nil
+}
+
+// getStateMachine returns the state machine a (parsed) ARN names, or
+// StateMachineDoesNotExist.
+func (s *Service) getStateMachine(ctx context.Context, ref *stateMachineRef) (*store.StateMachine, error) {
+	if !ref.local || ref.qualifier != "" {
+		// Versions and aliases do not exist yet.
+		return nil, errStateMachineDoesNotExist(ref.arn)
+	}
+	sm, err := s.db().StateMachineGet(ctx, ref.arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errStateMachineDoesNotExist(ref.arn)
+	}
+	if err != nil {
+		return nil, storeError("get state machine", err)
+	}
+	return sm, nil
+}
+
+// stateMachineArnInput checks a required state machine ARN member and
+// parses it.
+func (s *Service) stateMachineArnInput(member, text string) (*stateMachineRef, error) {
+	v := newValidator()
+	if v.required(member, text) {
+		v.length(member, text, 1, maxArnLength)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return s.parseStateMachineArn(text)
+}
+
+// DescribeStateMachine describes a state machine, with the defaults of its
+// configurations and the variables its states read.
+func (s *Service) DescribeStateMachine(ctx context.Context, in *DescribeStateMachineInput) (*DescribeStateMachineOutput, error) {
+	if err := checkIncludedData(in.IncludedData); err != nil {
+		return nil, err
+	}
+	ref, err := s.stateMachineArnInput("stateMachineArn", in.StateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := s.getStateMachine(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := &DescribeStateMachineOutput{
+		StateMachineArn:         sm.Arn,
+		Name:                    sm.Name,
+		Status:                  sm.Status,
+		Definition:              sm.Definition,
+		RoleArn:                 sm.RoleArn,
+		Type:                    sm.Type,
+		CreationDate:            Time(sm.CreatedAt),
+		LoggingConfiguration:    readConfig(sm.LoggingConfiguration, defaultLogging()),
+		TracingConfiguration:    readConfig(sm.TracingConfiguration, defaultTracing()),
+		EncryptionConfiguration: readConfig(sm.EncryptionConfiguration, defaultEncryption()),
+		VariableReferences:      variableReferencesOf(sm.Definition),
+	}
+	if in.IncludedData == includedMetadataOnly {
+		out.Definition = ""
+	}
+	if out.RevisionID, err = s.publicRevision(ctx, sm); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// publicRevision returns the revision id DescribeStateMachine shows: none
+// until the state machine is updated with a new definition or role, as on
+// AWS.
+func (s *Service) publicRevision(ctx context.Context, sm *store.StateMachine) (string, error) {
+	if sm.UpdatedAt.Equal(sm.CreatedAt) {
+		return "", nil
+	}
+	rev, err := s.db().RevisionGet(ctx, sm.Arn, sm.RevisionID)
+	if err != nil {
+		return "", storeError("get revision", err)
+	}
+	if rev.CreatedAt.Equal(sm.CreatedAt) {
+		return "", nil
+	}
+	return rev.RevisionID, nil
+}
+
+// UpdateStateMachine changes a state machine's definition, role or
+// configurations. A new definition or role makes a new revision; running
+// executions keep the revision they started with.
+func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachineInput) (*UpdateStateMachineOutput, error) {
+	v := newValidator()
+	if v.required("stateMachineArn", in.StateMachineArn) {
+		v.length("stateMachineArn", in.StateMachineArn, 1, maxArnLength)
+	}
+	if in.Definition != nil {
+		v.sensitiveLength("definition", *in.Definition, 1, maxDefinitionLength)
+	}
+	if in.RoleArn != nil {
+		v.length("roleArn", *in.RoleArn, 1, maxArnLength)
+	}
+	v.sensitiveLength("versionDescription", in.VersionDescription, 0, 256)
+	var logging *LoggingConfiguration
+	if in.LoggingConfiguration != nil {
+		logging = normalLogging(v, in.LoggingConfiguration)
+	}
+	var encryption *EncryptionConfiguration
+	var encErr error
+	if in.EncryptionConfiguration != nil {
+		encryption, encErr = normalEncryption(v, in.EncryptionConfiguration)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	ref, err := s.parseStateMachineArn(in.StateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	if !in.Publish && in.VersionDescription != "" {
+		return nil, errVersionDescription()
+	}
+	if in.Publish {
+		return nil, errPublishUnsupported()
+	}
+	if in.Definition == nil && in.RoleArn == nil && in.LoggingConfiguration == nil &&
+		in.TracingConfiguration == nil && in.EncryptionConfiguration == nil {
+		return nil, errMissingUpdate()
+	}
+	sm, err := s.getStateMachine(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if sm.Status == statusDeleting {
+		return nil, errStateMachineDeleting(sm.Arn)
+	}
+	if in.RoleArn != nil {
+		if err := checkRoleArn(*in.RoleArn); err != nil {
+			return nil, err
+		}
+	}
+	if logging != nil {
+		if err := checkLogging(logging); err != nil {
+			return nil, err
+		}
+	}
+	if encErr != nil {
+		return nil, encErr
+	}
+	if in.Definition != nil {
+		if _, err := parseDefinition(*in.Definition, sm.Type); err != nil {
+			return nil, err
+		}
+	}
+
+	next := *sm
+	newRevision := false
+	if in.Definition != nil && *in.Definition != sm.Definition {
+		next.Definition, newRevision = *in.Definition, true
+	}
+	if in.RoleArn != nil && *in.RoleArn != sm.RoleArn {
+		next.RoleArn, newRevision = *in.RoleArn, true
+	}
+	if logging != nil {
+		next.LoggingConfiguration = configText(logging)
+	}
+	if in.TracingConfiguration != nil {
+		next.TracingConfiguration = configText(normalTracing(in.TracingConfiguration))
+	}
+	if encryption != nil {
+		next.EncryptionConfiguration = configText(encryption)
+	}
+	if newRevision {
+		next.RevisionID = s.cfg.NewID()
+	}
+	now := s.now()
+	if !now.After(sm.UpdatedAt) {
+		now = sm.UpdatedAt.Add(time.Millisecond) // updates are ordered
+	}
+	next.UpdatedAt = now
+	updated, err := s.db().StateMachineUpdate(ctx, &store.StateMachineUpdateParams{StateMachine: &next, NewRevision: newRevision})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errStateMachineDoesNotExist(sm.Arn)
+	}
+	if err != nil {
+		return nil, storeError("update state machine", err)
+	}
+	return &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt), RevisionID: updated.RevisionID}, nil
+}
+
+// DeleteStateMachine deletes a state machine. Deleting one that does not
+// exist succeeds, as on AWS. Executions that are running go on with the
+// revision they started with.
+func (s *Service) DeleteStateMachine(ctx context.Context, in *DeleteStateMachineInput) (*DeleteStateMachineOutput, error) {
+	ref, err := s.stateMachineArnInput("stateMachineArn", in.StateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	if !ref.local || ref.qualifier != "" {
+		return &DeleteStateMachineOutput{}, nil
+	}
+	err = s.db().StateMachineDelete(ctx, ref.arn)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, storeError("delete state machine", err)
+	}
+	return &DeleteStateMachineOutput{}, nil
+}
+
+// ListStateMachines lists state machines by name.
+func (s *Service) ListStateMachines(ctx context.Context, in *ListStateMachinesInput) (*ListStateMachinesOutput, error) {
+	v := newValidator()
+	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
+	if in.NextToken != nil {
+		v.length("nextToken", *in.NextToken, 1, 1024)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	c, err := decodeToken(in.NextToken, cursorStateMachines, "")
+	if err != nil {
+		return nil, err
+	}
+	p := &store.StateMachineListParams{Limit: pageSize(in.MaxResults) + 1}
+	if c != nil {
+		p.AfterName = c.After
+	}
+	rows, err := s.db().StateMachineList(ctx, p)
+	if err != nil {
+		return nil, storeError("list state machines", err)
+	}
+	out := &ListStateMachinesOutput{StateMachines: []StateMachineListItem{}}
+	limit := pageSize(in.MaxResults)
+	for i, sm := range rows {
+		if i == limit {
+			out.NextToken = encodeToken(cursor{Kind: cursorStateMachines, After: rows[i-1].Name})
+			break
+		}
+		out.StateMachines = append(out.StateMachines, StateMachineListItem{
+			StateMachineArn: sm.Arn, Name: sm.Name, Type: sm.Type, CreationDate: Time(sm.CreatedAt),
+		})
+	}
+	return out, nil
+}
+
+// ValidateStateMachineDefinition returns the diagnostics of a definition.
+func (s *Service) ValidateStateMachineDefinition(ctx context.Context, in *ValidateStateMachineDefinitionInput) (*ValidateStateMachineDefinitionOutput, error) {
+	v := newValidator()
+	if v.required("definition", in.Definition) {
+		v.sensitiveLength("definition", in.Definition, 1, maxDefinitionLength)
+	}
+	v.enum("type", in.Type, typeStandard, typeExpress)
+	v.enum("severity", in.Severity, string(asl.SeverityError), string(asl.SeverityWarning))
+	v.intRange("maxResults", in.MaxResults, 0, maxValidateResults)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	limit := maxValidateResults
+	if in.MaxResults != nil && *in.MaxResults > 0 {
+		limit = *in.MaxResults
+	}
+	typ := in.Type
+	if typ == "" {
+		typ = typeStandard
+	}
+	diags := asl.Validate([]byte(in.Definition), asl.Options{Type: typ, MaxDiagnostics: 10 * maxValidateResults})
+	out := &ValidateStateMachineDefinitionOutput{Result: "OK", Diagnostics: []ValidateStateMachineDefinitionDiagnostic{}}
+	for _, d := range diags {
+		if d.Severity == asl.SeverityError {
+			out.Result = "FAIL"
+		}
+		if d.Severity == asl.SeverityWarning && in.Severity != string(asl.SeverityWarning) {
+			continue
+		}
+		if len(out.Diagnostics) == limit {
+			out.Truncated = true
+			continue
+		}
+		out.Diagnostics = append(out.Diagnostics, ValidateStateMachineDefinitionDiagnostic{
+			Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location,
+		})
+	}
+	return out, nil
+}
+
+// IncludedData values.
+const (
+	includedAllData      = "ALL_DATA"
+	includedMetadataOnly = "METADATA_ONLY"
+)
+
+func checkIncludedData(s string) error {
+	v := newValidator()
+	v.enum("includedData", s, includedAllData, includedMetadataOnly)
+	return v.err()
+}

@@ -1,0 +1,150 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"stepwise/store"
+)
+
+func validateTags(v *validator, tags []Tag) {
+	for i, t := range tags {
+		member := "tags." + strconv.Itoa(i+1) + ".member."
+		key := ""
+		if t.Key != nil {
+			key = *t.Key
+		}
+		if v.required(member+"key", key) {
+			v.length(member+"key", key, 1, maxTagKeyLength)
+		}
+		if t.Value != nil {
+			v.length(member+"value", *t.Value, 0, maxTagValueLength)
+		}
+	}
+}
+
+func storeTags(tags []Tag) []store.Tag {
+	out := make([]store.Tag, 0, len(tags))
+	for _, t := range tags {
+		st := store.Tag{Key: *t.Key}
+		if t.Value != nil {
+			st.Value = *t.Value
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// taggable checks the ARN of a resource that takes tags (a state machine;
+// activities come later) and that it exists.
+func (s *Service) taggable(ctx context.Context, resourceArn string) error {
+	a, err := parseArn(resourceArn)
+	if err != nil {
+		return err
+	}
+	switch a.resource {
+	case resourceStateMachine, "activity":
+	default:
+		return errInvalidArnResourceType(a.resource)
+	}
+	if a.resource != resourceStateMachine || len(a.parts) != 1 || !s.local(a) {
+		return errResourceNotFound(resourceArn)
+	}
+	_, err = s.db().StateMachineGet(ctx, resourceArn)
+	if errors.Is(err, store.ErrNotFound) {
+		return errResourceNotFound(resourceArn)
+	}
+	if err != nil {
+		return storeError("get state machine", err)
+	}
+	return nil
+}
+
+func resourceArnInput(v *validator, text string) {
+	if v.required("resourceArn", text) {
+		v.length("resourceArn", text, 1, maxArnLength)
+	}
+}
+
+// TagResource adds tags to a state machine, replacing the values of keys it
+// already has. A resource has at most 50 tags.
+func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagResourceOutput, error) {
+	v := newValidator()
+	resourceArnInput(v, in.ResourceArn)
+	if in.Tags == nil {
+		v.add("null", "tags", "Member must not be null")
+	}
+	validateTags(v, in.Tags)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := s.taggable(ctx, in.ResourceArn); err != nil {
+		return nil, err
+	}
+	err := s.inTx(ctx, func(tx store.ExecutorTx) error {
+		have, err := tx.TagList(ctx, in.ResourceArn)
+		if err != nil {
+			return err
+		}
+		keys := map[string]bool{}
+		for _, t := range have {
+			keys[t.Key] = true
+		}
+		for _, t := range in.Tags {
+			keys[*t.Key] = true
+		}
+		if len(keys) > maxTagsPerResource {
+			return errTooManyTags(in.ResourceArn, maxTagsPerResource)
+		}
+		return tx.TagPut(ctx, in.ResourceArn, storeTags(in.Tags))
+	})
+	if err != nil {
+		return nil, storeError("tag resource", err)
+	}
+	return &TagResourceOutput{}, nil
+}
+
+// UntagResource removes tags from a state machine; keys it does not have
+// are ignored.
+func (s *Service) UntagResource(ctx context.Context, in *UntagResourceInput) (*UntagResourceOutput, error) {
+	v := newValidator()
+	resourceArnInput(v, in.ResourceArn)
+	if in.TagKeys == nil {
+		v.add("null", "tagKeys", "Member must not be null")
+	}
+	for i, k := range in.TagKeys {
+		v.length("tagKeys."+strconv.Itoa(i+1)+".member", k, 1, maxTagKeyLength)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := s.taggable(ctx, in.ResourceArn); err != nil {
+		return nil, err
+	}
+	if err := s.db().TagDelete(ctx, in.ResourceArn, in.TagKeys); err != nil {
+		return nil, storeError("untag resource", err)
+	}
+	return &UntagResourceOutput{}, nil
+}
+
+// ListTagsForResource lists a state machine's tags by key.
+func (s *Service) ListTagsForResource(ctx context.Context, in *ListTagsForResourceInput) (*ListTagsForResourceOutput, error) {
+	v := newValidator()
+	resourceArnInput(v, in.ResourceArn)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := s.taggable(ctx, in.ResourceArn); err != nil {
+		return nil, err
+	}
+	tags, err := s.db().TagList(ctx, in.ResourceArn)
+	if err != nil {
+		return nil, storeError("list tags", err)
+	}
+	out := &ListTagsForResourceOutput{Tags: make([]Tag, 0, len(tags))}
+	for _, t := range tags {
+		out.Tags = append(out.Tags, Tag{Key: ptr(t.Key), Value: ptr(t.Value)})
+	}
+	return out, nil
+}
