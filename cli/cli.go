@@ -55,6 +55,7 @@ func (c *CLI) Execute(args []string) int {
 		(&runCommand{CommandBase: base}).command(),
 		(&validateCommand{CommandBase: base}).command(),
 		(&serveCommand{CommandBase: base}).command(),
+		(&benchCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

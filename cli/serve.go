@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -26,6 +27,8 @@ type serveCommand struct {
 	ready func(addr string)
 	// stop, when set, ends the server like a signal does (tests).
 	stop <-chan struct{}
+	// cpuProfile, when set, is a file to write a CPU profile to.
+	cpuProfile string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -50,6 +53,8 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "scale of real time spent in Wait states, retry back-offs and timeouts (0: instant)")
 	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
+	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
+	f.MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -61,6 +66,17 @@ func (c *serveCommand) run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	log := c.Logger
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	drv, err := sqlitestore.Open(ctx, c.cfg.DB, sqlitestore.Options{})
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", c.cfg.DB, err)

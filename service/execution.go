@@ -87,7 +87,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	if r.traceHeader != nil {
 		p.trace = *r.traceHeader
 	}
-	if p.sm, err = s.getStateMachine(ctx, ref); err != nil {
+	if p.sm, err = s.startStateMachine(ctx, ref); err != nil {
 		return nil, err
 	}
 	if sync && p.sm.Type != typeExpress {
@@ -626,4 +626,45 @@ func (c *machineCache) get(sm *store.StateMachine) (*asl.StateMachine, error) {
 	c.m[key] = m
 	c.mu.Unlock()
 	return m, nil
+}
+
+// startCacheTTL is how long a state machine read for a start is reused.
+// Starts are the hot path; AWS documents that executions started shortly
+// after UpdateStateMachine may still run the previous definition, and this
+// node forgets its copy at once on its own updates and deletes.
+const startCacheTTL = time.Second
+
+type cachedStateMachine struct {
+	sm   *store.StateMachine
+	read time.Time
+}
+
+// startStateMachine returns the state machine an execution starts on,
+// from a short-lived cache.
+func (s *Service) startStateMachine(ctx context.Context, ref *stateMachineRef) (*store.StateMachine, error) {
+	now := time.Now()
+	s.startCacheMu.Lock()
+	c, ok := s.startCache[ref.arn]
+	s.startCacheMu.Unlock()
+	if ok && now.Sub(c.read) < startCacheTTL && ref.local && ref.qualifier == "" {
+		return c.sm, nil
+	}
+	sm, err := s.getStateMachine(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	s.startCacheMu.Lock()
+	if s.startCache == nil || len(s.startCache) >= machineCacheSize {
+		s.startCache = map[string]cachedStateMachine{}
+	}
+	s.startCache[ref.arn] = cachedStateMachine{sm: sm, read: now}
+	s.startCacheMu.Unlock()
+	return sm, nil
+}
+
+// forgetStateMachine drops a state machine from the start cache.
+func (s *Service) forgetStateMachine(arn string) {
+	s.startCacheMu.Lock()
+	delete(s.startCache, arn)
+	s.startCacheMu.Unlock()
 }

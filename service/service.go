@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,6 +64,9 @@ type Service struct {
 	store    store.Driver
 	engine   Engine
 	machines machineCache
+
+	startCacheMu sync.Mutex
+	startCache   map[string]cachedStateMachine
 
 	// TestState runs the TestState operation; nil makes it unsupported.
 	// HOOK: set by package teststate (see RunTestState).

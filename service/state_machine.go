@@ -327,6 +327,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 		now = sm.UpdatedAt.Add(time.Millisecond) // updates are ordered
 	}
 	next.UpdatedAt = now
+	s.forgetStateMachine(next.Arn)
 	updated, err := s.db().StateMachineUpdate(ctx, &store.StateMachineUpdateParams{StateMachine: &next, NewRevision: newRevision})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errStateMachineDoesNotExist(sm.Arn)
@@ -348,6 +349,7 @@ func (s *Service) DeleteStateMachine(ctx context.Context, in *DeleteStateMachine
 	if !ref.local || ref.qualifier != "" {
 		return &DeleteStateMachineOutput{}, nil
 	}
+	s.forgetStateMachine(ref.arn)
 	err = s.db().StateMachineDelete(ctx, ref.arn)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, storeError("delete state machine", err)

@@ -88,6 +88,8 @@ type Options struct {
 type Driver struct {
 	read  *sql.DB // == write for ":memory:"
 	write *sql.DB
+	// reads prepares each distinct read query once for the read pool.
+	reads stmtCache
 	exec  *Executor
 
 	closeOnce sync.Once
@@ -134,6 +136,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		// The database is the connection: never let it go.
 		keepOneConn(db)
 		d.read, d.write = db, db
+		d.reads.db = db
 	} else {
 		// A file: URI, so that the path is escaped and mode=ro applies.
 		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
@@ -151,6 +154,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		read.SetMaxOpenConns(n)
 		read.SetMaxIdleConns(n)
 		d.read, d.write = read, write
+		d.reads.db = read
 	}
 	d.exec = &Executor{driver: d}
 
@@ -218,6 +222,7 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 func (d *Driver) Close() error {
 	d.closeOnce.Do(func() {
 		var errs []error
+		errs = append(errs, d.reads.close())
 		if d.read != d.write {
 			errs = append(errs, d.read.Close())
 		}
@@ -281,6 +286,68 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// stmtCache runs reads on the read pool with statements prepared once and
+// kept for the driver's life: the API reads the same few queries all the
+// time, and parsing them each time costs more than running them.
+type stmtCache struct {
+	db    *sql.DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.stmts == nil {
+		c.stmts = map[string]*sql.Stmt{}
+	}
+	c.stmts[query] = st
+	return st, nil
+}
+
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		// Let the error surface from Scan, as database/sql does.
+		return c.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, st := range c.stmts {
+		errs = append(errs, st.Close())
+	}
+	c.stmts = nil
+	return errors.Join(errs...)
+}
+
 // txQuerier runs a transaction's statements, preparing each distinct query
 // once per transaction: a group commit runs the same few statements for
 // every step in it, and parsing them again each time would cost a fifth of
@@ -336,7 +403,7 @@ func (e *Executor) reader() querier {
 	if e.tx != nil {
 		return e.tx
 	}
-	return e.driver.read
+	return &e.driver.reads
 }
 
 // writer is where a single-statement write goes: the transaction, or the

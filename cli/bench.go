@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/spf13/cobra"
+)
+
+type benchCommand struct {
+	*CommandBase
+	runs        []int
+	concurrency int
+	syncCalls   int
+	stored      int
+	keep        bool
+	serverArgs  []string
+}
+
+func (c *benchCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure the server: durable executions, sync executions, memory and disk",
+		Long: `Start "stepwise serve" on a fresh database in a temporary directory and drive
+it over HTTP with the AWS SDK for Go, then report:
+
+  - Standard executions/s and state transitions/s of a 10-state Pass/Choice
+    machine, and the p50/p99 time from StartExecution to the finished
+    execution, for each --runs count;
+  - StartSyncExecution calls/s of the same machine as EXPRESS;
+  - the server's peak resident memory, and its resident memory once
+    --stored finished executions are stored;
+  - the database size per stored execution.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
+	}
+	f := cmd.Flags()
+	f.IntSliceVar(&c.runs, "runs", []int{1000, 10000}, "numbers of Standard executions to time")
+	f.IntVar(&c.concurrency, "concurrency", 32, "concurrent clients")
+	f.IntVar(&c.syncCalls, "sync-calls", 10000, "StartSyncExecution calls to time")
+	f.IntVar(&c.stored, "stored", 0, "finished executions to store before measuring resident memory (0: skip)")
+	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
+	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
+	return cmd
+}
+
+// benchDefinition has 10 states: 5 Pass and 5 Choice.
+const benchDefinition = `{"StartAt": "P1", "States": {
+  "P1": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": 1}, "Next": "C1"},
+  "C1": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericEquals": 1, "Next": "P2"}], "Default": "P2"},
+  "P2": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": 2}, "Next": "C2"},
+  "C2": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericEquals": 2, "Next": "P3"}], "Default": "P3"},
+  "P3": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": 3}, "Next": "C3"},
+  "C3": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericEquals": 3, "Next": "P4"}], "Default": "P4"},
+  "P4": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": 4}, "Next": "C4"},
+  "C4": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericEquals": 4, "Next": "P5"}], "Default": "P5"},
+  "P5": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": 5}, "Next": "C5"},
+  "C5": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericGreaterThan": 4, "Next": "Done"}], "Default": "Done"},
+  "Done": {"Type": "Succeed"}}}`
+
+const benchInput = `{"order": {"id": "o-12345", "customer": "Ada Lovelace", "items": [{"sku": "A1", "qty": 2}, {"sku": "B7", "qty": 1}], "note": "leave at the door"}}`
+
+var benchListenRE = regexp.MustCompile(`on http://(\S+) `)
+
+func (c *benchCommand) run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if c.concurrency < 1 {
+		return &UsageError{"--concurrency must be at least 1"}
+	}
+	dir, err := os.MkdirTemp("", "stepwise-bench")
+	if err != nil {
+		return err
+	}
+	if !c.keep {
+		defer os.RemoveAll(dir)
+	}
+	db := filepath.Join(dir, "bench.db")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	srv := exec.Command(self, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, c.serverArgs...)...)
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	srv.Stderr = c.Err
+	if err := srv.Start(); err != nil {
+		return fmt.Errorf("start server: %w", err)
+	}
+	defer func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	}()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		return errors.New("the server printed nothing")
+	}
+	m := benchListenRE.FindStringSubmatch(lines.Text())
+	if m == nil {
+		return fmt.Errorf("unexpected server output %q", lines.Text())
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	client, err := benchClient(ctx, "http://"+m[1])
+	if err != nil {
+		return err
+	}
+	pid := srv.Process.Pid
+	fmt.Fprintf(c.Out, "stepwise bench: server pid %d on %s, %d concurrent clients, data in %s\n", pid, m[1], c.concurrency, db)
+
+	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
+		if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+			Name: aws.String("bench-" + strings.ToLower(string(typ))), Definition: aws.String(benchDefinition),
+			RoleArn: aws.String(DefaultRoleArn), Type: typ,
+		}); err != nil {
+			return fmt.Errorf("create state machine: %w", err)
+		}
+	}
+	standard := "arn:aws:states:us-east-1:123456789012:stateMachine:bench-standard"
+	express := "arn:aws:states:us-east-1:123456789012:stateMachine:bench-express"
+
+	total := 0
+	for round, n := range c.runs {
+		lat, elapsed, err := c.standard(ctx, client, standard, fmt.Sprintf("r%d-", round), n)
+		if err != nil {
+			return err
+		}
+		total += n
+		fmt.Fprintf(c.Out, "standard %6d executions: %8.0f executions/s %9.0f transitions/s  start→finish p50 %6.2f ms p99 %6.2f ms\n",
+			n, float64(n)/elapsed.Seconds(), float64(n*10)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	}
+	if c.syncCalls > 0 {
+		elapsed, err := c.sync(ctx, client, express, c.syncCalls)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s\n", c.syncCalls, float64(c.syncCalls)/elapsed.Seconds())
+	}
+	if c.stored > total {
+		if _, _, err := c.standard(ctx, client, standard, "fill-", c.stored-total); err != nil {
+			return err
+		}
+		total = c.stored
+	}
+	rss, hwm := procMemory(pid)
+	size := fileSize(db) + fileSize(db+"-wal")
+	fmt.Fprintf(c.Out, "server memory with %d finished executions stored: %.1f MB resident, %.1f MB peak\n", total, float64(rss)/1e6, float64(hwm)/1e6)
+	if total > 0 {
+		fmt.Fprintf(c.Out, "database: %.1f MB, %.0f bytes per execution\n", float64(size)/1e6, float64(size)/float64(total))
+	}
+	return nil
+}
+
+// standard runs n executions and returns each one's start-to-finish time.
+func (c *benchCommand) standard(ctx context.Context, client *sfn.Client, arn, prefix string, n int) ([]time.Duration, time.Duration, error) {
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range c.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				out, err := client.StartExecution(ctx, &sfn.StartExecutionInput{
+					StateMachineArn: aws.String(arn), Name: aws.String(prefix + strconv.Itoa(i)), Input: aws.String(benchInput),
+				})
+				for err == nil {
+					var d *sfn.DescribeExecutionOutput
+					d, err = client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
+					if err == nil && d.Status != types.ExecutionStatusRunning {
+						if d.Status != types.ExecutionStatusSucceeded {
+							err = fmt.Errorf("execution %s ended %s", aws.ToString(out.ExecutionArn), d.Status)
+						}
+						break
+					}
+				}
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	return lat, time.Since(begin), firstErr
+}
+
+// sync runs n StartSyncExecution calls.
+func (c *benchCommand) sync(ctx context.Context, client *sfn.Client, arn string, n int) (time.Duration, error) {
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range c.concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				out, err := client.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: aws.String(arn), Input: aws.String(benchInput)})
+				if err == nil && out.Status != types.SyncExecutionStatusSucceeded {
+					err = fmt.Errorf("sync execution ended %s", out.Status)
+				}
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(begin), firstErr
+}
+
+// benchClient returns an SDK client for endpoint with the sync- host prefix
+// turned off.
+func benchClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx,
+		awsconfig.WithRegion(DefaultRegion),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("bench", "bench", "")),
+	)
+	if err != nil {
+		return nil, err
+	}
+	noPrefix := func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("StepwiseDisableHostPrefix",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				return next.HandleInitialize(smithyhttp.DisableEndpointHostPrefix(ctx, true), in)
+			}), middleware.Before)
+	}
+	return sfn.NewFromConfig(cfg, func(o *sfn.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.APIOptions = append(o.APIOptions, noPrefix)
+	}), nil
+}
+
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// procMemory returns the resident and peak resident memory of a process in
+// bytes, from /proc (0 where it is not available).
+func procMemory(pid int) (rss, hwm int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb * 1024
+		case "VmHWM:":
+			hwm = kb * 1024
+		}
+	}
+	return rss, hwm
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
