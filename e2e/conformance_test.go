@@ -169,7 +169,7 @@ func runWireCase(c *sfn.Client, s *server, cs *conformance.Case, i int) (string,
 	if err != nil {
 		return diff, err.Error(), len(cs.History) > 0
 	}
-	events := raw[bytes.IndexByte(raw, '['):bytes.LastIndexByte(raw, ']')+1]
+	events := raw[bytes.IndexByte(raw, '[') : bytes.LastIndexByte(raw, ']')+1]
 	return diff, cs.CheckHistory(events), len(cs.History) > 0 && !cs.ParallelEventsSorted
 }
 
