@@ -9,6 +9,7 @@ import (
 	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/store"
+	"stepwise/teststate"
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
@@ -21,5 +22,8 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, log *slog.L
 	if err != nil {
 		return nil, err
 	}
+	svc.TestState = teststate.New(teststate.Config{
+		Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit,
+	}).TestState
 	return awsjson.New(svc, log), nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -166,6 +167,10 @@ func (c *benchCommand) run(ctx context.Context) error {
 		}
 		total = c.stored
 	}
+	var usage syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", procCPU(pid),
+		time.Duration(usage.Utime.Nano()+usage.Stime.Nano()).Seconds())
 	rss, hwm := procMemory(pid)
 	size := fileSize(db) + fileSize(db+"-wal")
 	fmt.Fprintf(c.Out, "server memory with %d finished executions stored: %.1f MB resident, %.1f MB peak\n", total, float64(rss)/1e6, float64(hwm)/1e6)
@@ -307,4 +312,20 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// procCPU returns the user+system CPU seconds a process used, from /proc.
+func procCPU(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) start at ')'.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // clock ticks; 100 per second on Linux
 }

@@ -222,9 +222,11 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	}
 
 	evRows := make([]*store.Event, len(events))
+	var buf []byte
 	for i, he := range events {
-		body, _ := json.Marshal(he)
-		evRows[i] = &store.Event{ExecutionArn: l.arn, ID: he.ID, Type: he.Type, Timestamp: he.Timestamp, Body: body}
+		start := len(buf)
+		buf = appendEvent(buf, he)
+		evRows[i] = &store.Event{ExecutionArn: l.arn, ID: he.ID, Type: he.Type, Timestamp: he.Timestamp, Body: buf[start:len(buf):len(buf)]}
 	}
 	var addTimers []*store.Timer
 	var delTimers, delTasks []string

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"math"
 )
 
 // TestState is implemented outside this package (package teststate) and
@@ -100,6 +101,10 @@ type InspectionErrorDetails struct {
 	RetryBackoffIntervalSeconds *int `json:"retryBackoffIntervalSeconds,omitempty"`
 }
 
+// maxTestStateText is the API model's limit on TestState's JSON text
+// members.
+const maxTestStateText = 262144
+
 // RunTestState is the TestState operation. It checks the request's
 // constraints and hands it to the TestState hook; without a hook the
 // operation is unsupported.
@@ -121,6 +126,27 @@ func (s *Service) RunTestState(ctx context.Context, in *TestStateInput) (*TestSt
 	}
 	if in.Mock != nil {
 		v.enum("mock.fieldValidationMode", in.Mock.FieldValidationMode, "STRICT", "PRESENT", "NONE")
+		if in.Mock.Result != nil {
+			v.length("mock.result", *in.Mock.Result, 0, maxTestStateText)
+		}
+	}
+	for _, m := range []struct {
+		member string
+		text   *string
+	}{{"input", in.Input}, {"variables", in.Variables}, {"context", in.Context}} {
+		if m.text != nil {
+			v.length(m.member, *m.text, 0, maxTestStateText)
+		}
+	}
+	if c := in.StateConfiguration; c != nil {
+		v.intRange("stateConfiguration.retrierRetryCount", c.RetrierRetryCount, 0, math.MaxInt32)
+		v.intRange("stateConfiguration.mapIterationFailureCount", c.MapIterationFailureCount, 0, math.MaxInt32)
+		if c.ErrorCausedByState != nil {
+			v.length("stateConfiguration.errorCausedByState", *c.ErrorCausedByState, 1, 80)
+		}
+		if c.MapItemReaderData != nil {
+			v.length("stateConfiguration.mapItemReaderData", *c.MapItemReaderData, 0, maxTestStateText)
+		}
 	}
 	if err := v.err(); err != nil {
 		return nil, err
