@@ -88,9 +88,11 @@ type Options struct {
 type Driver struct {
 	read  *sql.DB // == write for ":memory:"
 	write *sql.DB
-	// reads prepares each distinct read query once for the read pool.
-	reads stmtCache
-	exec  *Executor
+	// reads prepares each distinct read query once for the read pool;
+	// writes holds the hot statements prepared on the writer at open.
+	reads  stmtCache
+	writes stmtCache
+	exec   *Executor
 
 	closeOnce sync.Once
 	closeErr  error
@@ -136,7 +138,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		// The database is the connection: never let it go.
 		keepOneConn(db)
 		d.read, d.write = db, db
-		d.reads.db = db
+		d.reads.db, d.writes.db = db, db
 	} else {
 		// A file: URI, so that the path is escaped and mode=ro applies.
 		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
@@ -154,7 +156,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		read.SetMaxOpenConns(n)
 		read.SetMaxIdleConns(n)
 		d.read, d.write = read, write
-		d.reads.db = read
+		d.reads.db, d.writes.db = read, write
 	}
 	d.exec = &Executor{driver: d}
 
@@ -162,7 +164,41 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		d.Close()
 		return nil, interpretError("open "+path, err)
 	}
+	if err := d.prepareHot(ctx); err != nil {
+		d.Close()
+		return nil, interpretError("open "+path, err)
+	}
 	return d, nil
+}
+
+// hotStatements are the statements of an engine step: prepared once on the
+// writer when the driver opens, and reused by every transaction.
+func hotStatements() []string {
+	q := []string{executionInsertSQL, executionUpdateSQL, executionVersionSQL, executionIDSQL}
+	for n := 1; n <= 32; n++ {
+		q = append(q, valuesSQL(eventInsertHead, 5, n))
+	}
+	for n := 1; n <= 8; n++ {
+		q = append(q,
+			valuesSQL(inputInsertHead, 4, n),
+			valuesSQL(timerInsertHead, 3, n),
+			valuesSQL(taskInsertHead, 5, n),
+			timerDeleteHead+" ("+placeholders(n)+")",
+			taskDeleteHead+" ("+placeholders(n)+")")
+	}
+	return q
+}
+
+// prepareHot prepares the hot statements on the writer. The writer is one
+// connection and no transaction is open yet, so each is prepared on it and
+// Tx.StmtContext later reuses it without parsing again.
+func (d *Driver) prepareHot(ctx context.Context) error {
+	for _, q := range hotStatements() {
+		if _, err := d.writes.stmt(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dsnQuery is the query part of a modernc.org/sqlite DSN: pragmas every
@@ -215,14 +251,14 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	if err != nil {
 		return nil, interpretError("begin", err)
 	}
-	return &ExecutorTx{Executor{driver: d, tx: &txQuerier{tx: tx, stmts: map[string]*sql.Stmt{}}}}, nil
+	return &ExecutorTx{Executor{driver: d, tx: &txQuerier{tx: tx, writes: &d.writes, stmts: map[string]*sql.Stmt{}}}}, nil
 }
 
 // Close closes the database. It is safe to call more than once.
 func (d *Driver) Close() error {
 	d.closeOnce.Do(func() {
 		var errs []error
-		errs = append(errs, d.reads.close())
+		errs = append(errs, d.reads.close(), d.writes.close())
 		if d.read != d.write {
 			errs = append(errs, d.read.Close())
 		}
@@ -312,6 +348,14 @@ func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// prepared returns the statement for query if it was prepared already; it
+// never prepares (inside a transaction the writer connection is taken).
+func (c *stmtCache) prepared(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
+
 func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := c.stmt(ctx, query)
 	if err != nil {
@@ -353,9 +397,10 @@ func (c *stmtCache) close() error {
 // every step in it, and parsing them again each time would cost a fifth of
 // the commit.
 type txQuerier struct {
-	tx    *sql.Tx
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt // closed with the transaction
+	tx     *sql.Tx
+	writes *stmtCache // the hot statements, prepared on the writer
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt // closed with the transaction
 }
 
 func (q *txQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -364,9 +409,14 @@ func (q *txQuerier) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := q.stmts[query]; ok {
 		return s, nil
 	}
-	s, err := q.tx.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
+	var s *sql.Stmt
+	if hot := q.writes.prepared(query); hot != nil {
+		s = q.tx.StmtContext(ctx, hot)
+	} else {
+		var err error
+		if s, err = q.tx.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
 	}
 	q.stmts[query] = s
 	return s, nil
