@@ -89,6 +89,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 	if c.concurrency < 1 {
 		return &UsageError{"--concurrency must be at least 1"}
 	}
+	tuneGC() // the load generator allocates as much as the server
 	dir, err := os.MkdirTemp("", "stepwise-bench")
 	if err != nil {
 		return err

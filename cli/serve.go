@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -66,6 +67,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	log := c.Logger
+	tuneGC()
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
@@ -134,4 +136,22 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// Garbage collector settings of the server, unless GOGC / GOMEMLIMIT say
+// otherwise. A step allocates many short-lived values, so collecting less
+// often buys throughput; the soft memory limit makes the collector work
+// harder again well before memory gets tight.
+const (
+	serverGCPercent   = 400
+	serverMemoryLimit = 1 << 30
+)
+
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serverMemoryLimit)
+	}
 }
