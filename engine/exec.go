@@ -205,20 +205,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		next.StopDate, next.Output, next.Error, next.Cause = nil, nil, nil, nil
 	}
 	if x.Status != stepwisetype.StatusRunning {
-		stop := now
-		next.StopDate = &stop
-		if x.Status == stepwisetype.StatusSucceeded {
-			out := jsonvalue.String(x.Output)
-			next.Output = &out
-		}
-		if fl := x.Failure; fl != nil {
-			if fl.Name != "" {
-				next.Error = &fl.Name
-			}
-			if fl.HasCause {
-				next.Cause = &fl.Cause
-			}
-		}
+		setEnd(&next, x, now)
 	}
 
 	evRows := make([]*store.Event, len(events))
@@ -316,6 +303,25 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		return nil
 	}
 	return w, next
+}
+
+// setEnd records how x ended in its row: status, stop date, and output or
+// error and cause.
+func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
+	row.Status = x.Status
+	row.StopDate = &stop
+	if x.Status == stepwisetype.StatusSucceeded {
+		out := jsonvalue.String(x.Output)
+		row.Output = &out
+	}
+	if fl := x.Failure; fl != nil {
+		if fl.Name != "" {
+			row.Error = &fl.Name
+		}
+		if fl.HasCause {
+			row.Cause = &fl.Cause
+		}
+	}
 }
 
 // after carries out a committed step's commands; l.mu is held.

@@ -106,20 +106,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 		}
 	}
 	stop := e.now()
-	row.Status = x.Status
-	row.StopDate = &stop
-	if x.Status == stepwisetype.StatusSucceeded {
-		out := jsonvalue.String(x.Output)
-		row.Output = &out
-	}
-	if fl := x.Failure; fl != nil {
-		if fl.Name != "" {
-			row.Error = &fl.Name
-		}
-		if fl.HasCause {
-			row.Cause = &fl.Cause
-		}
-	}
+	setEnd(row, x, stop)
 	billed := stop.Sub(start).Milliseconds()
 	billed = max(100, (billed+99)/100*100)
 	return &service.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil

@@ -428,9 +428,14 @@ func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails 
 
 func ptr[T any](v T) *T { return &v }
 
-// asFailure turns an evaluation error inside state s (entered at event
-// enteredID) into the failure AWS reports.
 func asFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
+	return StateFailure(err, s, enteredID)
+}
+
+// StateFailure turns an evaluation error inside state s (entered at event
+// enteredID) into the failure AWS reports: States.Runtime and
+// States.QueryEvaluationError causes name the state.
+func StateFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
 	var fl *stepwisetype.Failure
 	if !errors.As(err, &fl) {
 		fl = stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())

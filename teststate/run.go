@@ -3,7 +3,6 @@ package teststate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -674,17 +673,7 @@ func (x *exec) dataLimit() *stepwisetype.Failure {
 // asFailure turns an evaluation error into the failure AWS reports:
 // States.Runtime causes name the state, as in an execution.
 func asFailure(err error, st *asl.State) *stepwisetype.Failure {
-	var fl *stepwisetype.Failure
-	if !errors.As(err, &fl) {
-		fl = stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
-	}
-	switch fl.Name {
-	case stepwisetype.ErrorRuntime, stepwisetype.ErrorQueryEvaluationError:
-		return stepwisetype.NewFailure(fl.Name, fmt.Sprintf(
-			"An error occurred while executing the state '%s' (entered at the event id #%d). %s",
-			st.Name, enteredEventID, fl.Cause))
-	}
-	return fl
+	return interp.StateFailure(err, st, enteredEventID)
 }
 
 func ptr[T any](v T) *T { return &v }
