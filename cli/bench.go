@@ -35,6 +35,7 @@ type benchCommand struct {
 	stored      int
 	keep        bool
 	serverArgs  []string
+	warmup      int
 }
 
 func (c *benchCommand) command() *cobra.Command {
@@ -58,6 +59,7 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.IntSliceVar(&c.runs, "runs", []int{1000, 10000}, "numbers of Standard executions to time")
 	f.IntVar(&c.concurrency, "concurrency", 32, "concurrent clients")
 	f.IntVar(&c.syncCalls, "sync-calls", 10000, "StartSyncExecution calls to time")
+	f.IntVar(&c.warmup, "warmup", 500, "executions run before the timed runs and not counted (connections, caches, heap)")
 	f.IntVar(&c.stored, "stored", 0, "finished executions to store before measuring resident memory (0: skip)")
 	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
@@ -146,6 +148,12 @@ func (c *benchCommand) run(ctx context.Context) error {
 	express := "arn:aws:states:us-east-1:123456789012:stateMachine:bench-express"
 
 	total := 0
+	if c.warmup > 0 {
+		if _, _, err := c.standard(ctx, client, standard, "warmup-", c.warmup); err != nil {
+			return err
+		}
+		total += c.warmup
+	}
 	for round, n := range c.runs {
 		lat, elapsed, err := c.standard(ctx, client, standard, fmt.Sprintf("r%d-", round), n)
 		if err != nil {
