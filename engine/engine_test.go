@@ -350,3 +350,16 @@ func TestRedrive(t *testing.T) {
 		"TaskScheduled", "TaskStarted", "TaskFailed", "ExecutionFailed", "ExecutionRedriven",
 		"TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 }
+
+func TestExecutionTimesOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0.01) // 100 s of Wait would take 1 s; the 1 s timeout takes 10 ms
+	sm, m := b.machine(t, "slow", `{"StartAt": "W", "TimeoutSeconds": 1, "States": {"W": {"Type": "Wait", "Seconds": 100, "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	done := b.waitStatus(t, row.Arn, stepwisetype.StatusTimedOut)
+	require.Equal(t, stepwisetype.ErrorTimeout, *done.Error)
+	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "ExecutionTimedOut"}, b.history(t, row.Arn))
+	timers, err := b.drv.Executor().TimerListForExecution(context.Background(), row.Arn)
+	require.NoError(t, err)
+	require.Empty(t, timers, "the Wait's timer is gone with the execution")
+}
