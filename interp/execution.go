@@ -147,6 +147,9 @@ const (
 	// TaskHeartbeat says a running task is alive; it restarts the task's
 	// HeartbeatSeconds timer.
 	TaskHeartbeat
+	// TaskStarted says a worker took the running task (WorkerName names it
+	// for an activity). A task that ends without it is started then.
+	TaskStarted
 	// Redrive restarts a FAILED, TIMED_OUT or ABORTED execution from where
 	// it stopped: the states that did not succeed run again, the branches
 	// and iterations that succeeded keep their results.
@@ -164,6 +167,8 @@ type Event struct {
 	Output any    // TaskSucceeded
 	Error  string // TaskFailed, Stop
 	Cause  string // TaskFailed, Stop
+	// WorkerName names the activity worker (TaskStarted).
+	WorkerName string
 }
 
 // ErrNotRunning is returned by Step for an execution that has ended.
@@ -223,7 +228,7 @@ func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent,
 		if !f.awaits(x, ev) {
 			return nil, nil, nil
 		}
-		if ev.Kind != TaskHeartbeat {
+		if ev.Kind != TaskHeartbeat && ev.Kind != TaskStarted {
 			delete(x.waiting, ev.ID)
 		}
 		if ev.ID == x.timeoutID {

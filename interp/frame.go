@@ -52,6 +52,7 @@ type frame struct {
 	beatID     string // task heartbeat timer
 	beatSecs   int64
 	token      string // the running task's token
+	started    bool   // the running task's started event is written
 
 	// What runs next: set when a state completes with Next (or a Catch).
 	next      string
@@ -293,7 +294,7 @@ func (f *frame) revive(x *Execution) {
 func (f *frame) awaits(x *Execution, ev Event) bool {
 	task := ev.ID == f.waitID && f.wait == waitTask
 	switch ev.Kind {
-	case TaskSucceeded, TaskFailed, TaskHeartbeat:
+	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted:
 		return task
 	case TimerFired:
 		return !task && ev.ID != ""
@@ -308,9 +309,10 @@ func (f *frame) resume(x *Execution, ev Event) {
 	}
 	switch {
 	case ev.Kind == TaskHeartbeat:
-		if ev.ID == f.waitID && f.wait == waitTask {
-			f.armHeartbeat(x)
-		}
+		f.armHeartbeat(x)
+		return
+	case ev.Kind == TaskStarted:
+		f.taskStarted(x, ev.WorkerName)
 		return
 	case ev.ID == f.timeoutID:
 		f.timeoutID = ""

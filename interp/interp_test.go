@@ -463,3 +463,35 @@ func TestRedriveAfterStop(t *testing.T) {
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer[0].ID})
 	require.Equal(t, `{"v":1}`, b.output(t))
 }
+
+func TestActivityEvents(t *testing.T) {
+	t.Parallel()
+	const activity = "arn:aws:states:us-east-1:123456789012:activity:work"
+	b := setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activity+`",
+		"TimeoutSeconds": 60, "HeartbeatSeconds": 10, "End": true}}}`, `{"job": 1}`, interp.Options{})
+	require.True(t, interp.IsActivity(activity))
+	require.False(t, interp.IsActivity("arn:aws:states:::lambda:invoke"))
+	task := b.only(t, interp.RunTask)[0]
+	scheduled := b.events[len(b.events)-1]
+	require.Equal(t, stepwisetype.EventActivityScheduled, scheduled.Type)
+	require.Equal(t, activity, scheduled.ActivityScheduledEventDetails.Resource)
+	require.Equal(t, `{"job":1}`, scheduled.ActivityScheduledEventDetails.Input)
+	require.Equal(t, int64(10), *scheduled.ActivityScheduledEventDetails.HeartbeatInSeconds)
+
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "worker-1"})
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "worker-2"}) // once only
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task.ID, Output: "done"})
+	require.Equal(t, `"done"`, b.output(t))
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
+		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.types())
+	require.Equal(t, "worker-1", b.events[3].ActivityStartedEventDetails.WorkerName)
+
+	// Without a heartbeat in time, the activity times out.
+	b = setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activity+`", "HeartbeatSeconds": 10, "End": true}}}`, `{}`, interp.Options{})
+	beat := b.only(t, interp.StartTimer)[0]
+	b.now = beat.At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, stepwisetype.ErrorHeartbeatTimeout, b.x.Failure.Name)
+	require.Equal(t, "ActivityTimedOut", b.types()[len(b.events)-2])
+}

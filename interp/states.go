@@ -282,17 +282,25 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
-	resType, res := splitResource(s.Resource)
-	d := &stepwisetype.TaskScheduledEventDetails{
-		ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: jsonvalue.String(params),
-	}
+	var timeoutPtr, heartbeatPtr *int64
 	if hasTimeout {
-		d.TimeoutInSeconds = ptr(timeout)
+		timeoutPtr = ptr(timeout)
 	}
 	if hasHeartbeat {
-		d.HeartbeatInSeconds = ptr(heartbeat)
+		heartbeatPtr = ptr(heartbeat)
 	}
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: d})
+	f.started = false
+	if IsActivity(s.Resource) {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
+			Resource: s.Resource, Input: jsonvalue.String(params), TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
+		}})
+	} else {
+		resType, res := splitResource(s.Resource)
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: &stepwisetype.TaskScheduledEventDetails{
+			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: jsonvalue.String(params),
+			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
+		}})
+	}
 	f.block(x, waitTask, id)
 	x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: &TaskRequest{
 		StateName: s.Name, Resource: s.Resource, Parameters: params, Token: f.token,
@@ -337,30 +345,65 @@ func splitResource(arn string) (string, string) {
 	return parts[2], rest
 }
 
-func (f *frame) taskDone(x *Execution, ev Event) {
+// IsActivity reports whether a Task resource is an activity ARN, whose
+// work is done by workers polling GetActivityTask.
+func IsActivity(resource string) bool {
+	parts := strings.SplitN(resource, ":", 7)
+	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
+}
+
+// taskStarted writes the running task's started event, once.
+func (f *frame) taskStarted(x *Execution, worker string) {
+	if f.started {
+		return
+	}
+	f.started = true
 	s := f.state
+	if IsActivity(s.Resource) {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityStarted,
+			ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: worker}})
+		return
+	}
 	resType, res := splitResource(s.Resource)
-	f.cancelTimer(x, &f.timeoutID)
-	f.cancelTimer(x, &f.beatID)
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
 		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+}
+
+func (f *frame) taskDone(x *Execution, ev Event) {
+	s := f.state
+	f.cancelTimer(x, &f.timeoutID)
+	f.cancelTimer(x, &f.beatID)
+	f.taskStarted(x, "")
+	activity := IsActivity(s.Resource)
+	resType, res := splitResource(s.Resource)
 	if ev.Kind == TaskFailed {
 		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
-		d := &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}
+		var errPtr, causePtr *string
 		if ev.Error != "" {
-			d.Error = ptr(ev.Error)
+			errPtr = ptr(ev.Error)
 		}
 		if ev.Cause != "" {
-			d.Cause = ptr(ev.Cause)
+			causePtr = ptr(ev.Cause)
 		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: d})
+		if activity {
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityFailed,
+				ActivityFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+		} else {
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: &stepwisetype.TaskEventDetails{
+				ResourceType: resType, Resource: res, Error: errPtr, Cause: causePtr}})
+		}
 		f.stateFailed(x, fl)
 		return
 	}
 	out := jsonvalue.String(ev.Output)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
-		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
-	}})
+	if activity {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivitySucceeded,
+			ActivitySucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+	} else {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
+			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
+		}})
+	}
 	if len(out) > x.Opts.PayloadLimit {
 		f.stateFailed(x, dataLimit(s))
 		return
@@ -372,11 +415,16 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 // States.HeartbeatTimeout; the task's result is no longer wanted.
 func (f *frame) taskTimedOut(x *Execution, name string) {
 	s := f.state
-	resType, res := splitResource(s.Resource)
 	f.cancelWaits(x)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
-		ResourceType: resType, Resource: res, Error: ptr(name),
-	}})
+	if IsActivity(s.Resource) {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityTimedOut,
+			ActivityTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+	} else {
+		resType, res := splitResource(s.Resource)
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
+			ResourceType: resType, Resource: res, Error: ptr(name),
+		}})
+	}
 	f.stateFailed(x, &stepwisetype.Failure{Name: name})
 }
 

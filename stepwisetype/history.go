@@ -50,6 +50,11 @@ const (
 	EventParallelStateSucceeded EventType = "ParallelStateSucceeded"
 	EventParallelStateFailed    EventType = "ParallelStateFailed"
 	EventParallelStateAborted   EventType = "ParallelStateAborted"
+	EventActivityScheduled      EventType = "ActivityScheduled"
+	EventActivityStarted        EventType = "ActivityStarted"
+	EventActivitySucceeded      EventType = "ActivitySucceeded"
+	EventActivityFailed         EventType = "ActivityFailed"
+	EventActivityTimedOut       EventType = "ActivityTimedOut"
 
 	EventTaskScheduled    EventType = "TaskScheduled"
 	EventTaskStarted      EventType = "TaskStarted"
@@ -94,6 +99,12 @@ type HistoryEvent struct {
 	MapIterationAbortedEventDetails   *MapIterationEventDetails    `json:"mapIterationAbortedEventDetails,omitempty"`
 	MapRunStartedEventDetails         *MapRunStartedEventDetails   `json:"mapRunStartedEventDetails,omitempty"`
 	MapRunFailedEventDetails          *FailureEventDetails         `json:"mapRunFailedEventDetails,omitempty"`
+
+	ActivityScheduledEventDetails *ActivityScheduledEventDetails `json:"activityScheduledEventDetails,omitempty"`
+	ActivityStartedEventDetails   *ActivityStartedEventDetails   `json:"activityStartedEventDetails,omitempty"`
+	ActivitySucceededEventDetails *OutputEventDetails            `json:"activitySucceededEventDetails,omitempty"`
+	ActivityFailedEventDetails    *FailureEventDetails           `json:"activityFailedEventDetails,omitempty"`
+	ActivityTimedOutEventDetails  *FailureEventDetails           `json:"activityTimedOutEventDetails,omitempty"`
 
 	TaskScheduledEventDetails *TaskScheduledEventDetails `json:"taskScheduledEventDetails,omitempty"`
 	TaskStartedEventDetails   *TaskEventDetails          `json:"taskStartedEventDetails,omitempty"`
@@ -169,6 +180,20 @@ type MapIterationEventDetails struct {
 // MapRunStartedEventDetails is the detail of MapRunStarted.
 type MapRunStartedEventDetails struct {
 	MapRunArn string `json:"mapRunArn"`
+}
+
+// ActivityScheduledEventDetails is the detail of ActivityScheduled.
+type ActivityScheduledEventDetails struct {
+	Resource           string      `json:"resource"`
+	Input              string      `json:"input"`
+	InputDetails       DataDetails `json:"inputDetails"`
+	TimeoutInSeconds   *int64      `json:"timeoutInSeconds,omitempty"`
+	HeartbeatInSeconds *int64      `json:"heartbeatInSeconds,omitempty"`
+}
+
+// ActivityStartedEventDetails is the detail of ActivityStarted.
+type ActivityStartedEventDetails struct {
+	WorkerName string `json:"workerName,omitempty"`
 }
 
 // TaskScheduledEventDetails is the detail of TaskScheduled.
