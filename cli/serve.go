@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -84,11 +85,22 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("open store %s: %w", c.cfg.DB, err)
 	}
 	defer drv.Close()
+	// The key of task tokens lives with the data, so tokens handed out
+	// before a restart still work after it.
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return err
+	}
+	tokenKey, err := drv.Executor().MetaGetOrPut(ctx, "task-token-key", fresh)
+	if err != nil {
+		return fmt.Errorf("task token key: %w", err)
+	}
 	eng, err := engine.New(drv, engine.Config{
 		Region:        c.cfg.Region,
 		Account:       c.cfg.Account,
 		WaitTimeScale: c.cfg.WaitTimeScale,
 		PayloadLimit:  c.cfg.PayloadLimit,
+		TokenKey:      tokenKey,
 		Logger:        log,
 	})
 	if err != nil {

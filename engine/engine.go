@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,8 +35,13 @@ type Config struct {
 	MaxHistoryEvents int
 	// MaxBatch is the most steps committed in one transaction.
 	MaxBatch int
-	// Tasks carries out Task states; nil fails every task.
+	// Tasks carries out Task states other than activities; nil fails
+	// every such task.
 	Tasks TaskRunner
+	// TokenKey keys the hash that makes task tokens unguessable. It must
+	// stay the same across restarts for tokens handed out before one to
+	// work after; nil means a random key for this process only.
+	TokenKey []byte
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -63,8 +69,9 @@ type Engine struct {
 	mu   sync.Mutex
 	live map[string]*liveExecution
 
-	commits *committer
-	timers  *timerQueue
+	commits    *committer
+	timers     *timerQueue
+	activities *activityQueue
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -87,15 +94,24 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	if cfg.Tasks == nil {
 		cfg.Tasks = NoIntegrations{}
 	}
+	if len(cfg.TokenKey) == 0 {
+		cfg.TokenKey = make([]byte, 32)
+		if _, err := rand.Read(cfg.TokenKey); err != nil {
+			return nil, fmt.Errorf("engine: token key: %w", err)
+		}
+	}
+	activities := newActivityQueue()
+	cfg.Tasks = &activityRunner{queue: activities, next: cfg.Tasks}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		cfg:      cfg,
-		store:    drv,
-		log:      cfg.Logger,
-		machines: map[string]*asl.StateMachine{},
-		live:     map[string]*liveExecution{},
+		cfg:        cfg,
+		store:      drv,
+		log:        cfg.Logger,
+		machines:   map[string]*asl.StateMachine{},
+		live:       map[string]*liveExecution{},
+		activities: activities,
 	}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.timers = newTimerQueue(cfg.Now)
@@ -172,7 +188,7 @@ func (e *Engine) info(row *store.Execution) interp.Info {
 }
 
 func (e *Engine) options() interp.Options {
-	return interp.Options{PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents}
+	return interp.Options{PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token}
 }
 
 // arnName returns the last ":"-separated part of an ARN.

@@ -98,7 +98,7 @@ func (b *testBundle) open(t *testing.T, scale float64) {
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, b.path, sqlitestore.Options{})
 	require.NoError(t, err)
-	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: b.tasks})
+	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: b.tasks, TokenKey: []byte("test key, the same across restarts")})
 	require.NoError(t, err)
 	require.NoError(t, e.Start(ctx))
 	b.drv, b.engine = drv, e

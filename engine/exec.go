@@ -112,7 +112,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err := e.fill(ctx, l, true); err != nil {
 		return nil, err
 	}
-	out, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.Redrive})
+	out, _, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.Redrive})
 	if err != nil {
 		return nil, err
 	}
@@ -130,64 +130,84 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 // the execution's row after it. An event for an execution that has ended
 // changes nothing.
 func (e *Engine) apply(ctx context.Context, arn string, ev interp.Event) (*store.Execution, error) {
+	row, _, err := e.step(ctx, arn, ev)
+	return row, err
+}
+
+// applyEvent is apply for callers that need to know whether the execution
+// took the event: false when it has ended or no longer waits for it.
+func (e *Engine) applyEvent(ctx context.Context, arn string, ev interp.Event) (bool, error) {
+	_, applied, err := e.step(ctx, arn, ev)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return applied, err
+}
+
+func (e *Engine) step(ctx context.Context, arn string, ev interp.Event) (*store.Execution, bool, error) {
 	if err := e.beginStep(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer e.steps.Done()
 	for range 3 {
 		l, err := e.get(ctx, arn)
 		var ended *errEnded
 		if errors.As(err, &ended) {
-			return ended.row, nil
+			return ended.row, false, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		l.mu.Lock()
 		if l.gone {
 			l.mu.Unlock()
 			continue
 		}
-		row, err := e.stepLocked(ctx, l, ev)
+		row, applied, err := e.stepLocked(ctx, l, ev)
 		l.mu.Unlock()
-		return row, err
+		return row, applied, err
 	}
-	return nil, fmt.Errorf("execution %s: could not be loaded", arn)
+	return nil, false, fmt.Errorf("execution %s: could not be loaded", arn)
 }
 
-// stepLocked runs one step; l.mu is held.
-func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Event) (*store.Execution, error) {
+// stepLocked runs one step; l.mu is held. applied is false when the
+// execution did not take the event.
+func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Event) (*store.Execution, bool, error) {
 	now := e.now()
 	if now.Before(l.row.StartDate) {
 		now = l.row.StartDate
 	}
 	events, cmds, err := l.x.Step(ev, now)
 	if errors.Is(err, interp.ErrNotRedrivable) {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", l.arn)
+		return nil, false, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", l.arn)
 	}
 	if errors.Is(err, interp.ErrNotRunning) {
 		out := l.row
-		return &out, nil
+		return &out, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if len(events) == 0 && len(cmds) == 0 && ev.Kind != interp.TaskHeartbeat {
+		out := l.row
+		return &out, false, nil // an event for a task or timer no longer awaited
 	}
 	if len(events) == 0 && len(cmds) == 0 {
-		out := l.row
-		return &out, nil // an event for a task or timer no longer awaited
+		out := l.row // a heartbeat of a task without HeartbeatSeconds
+		return &out, l.tasks[ev.ID] != nil, nil
 	}
 	w, next := e.stepWrite(l, now, &ev, events, cmds)
 	if err := e.commits.commit(ctx, w); err != nil {
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)
-		return nil, err
+		return nil, false, err
 	}
 	l.row = next
 	l.seq++
 	e.after(l, now, &ev, cmds)
 	out := l.row
-	return &out, nil
+	return &out, true, nil
 }
 
 // stepWrite builds the store work of a step and the execution row it leaves.

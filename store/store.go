@@ -56,6 +56,7 @@ type Executor interface {
 	TimerStore
 	TaskStore
 	TagStore
+	MetaStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -279,4 +280,12 @@ type TagStore interface {
 	TagDelete(ctx context.Context, resourceArn string, keys []string) error
 	// TagList returns the tags sorted by key.
 	TagList(ctx context.Context, resourceArn string) ([]Tag, error)
+}
+
+// MetaStore keeps the server's own settings, such as the key of its task
+// tokens, with the data they belong to.
+type MetaStore interface {
+	// MetaGetOrPut returns the value stored under key, storing value there
+	// first when the key has none.
+	MetaGetOrPut(ctx context.Context, key string, value []byte) ([]byte, error)
 }

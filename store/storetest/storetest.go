@@ -72,6 +72,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseTimers(ctx, t, setup)
 			exerciseTasks(ctx, t, setup)
 			exerciseTags(ctx, t, setup)
+			exerciseMeta(ctx, t, setup)
 		})
 	}
 
@@ -1426,5 +1427,24 @@ func exerciseTransactions(ctx context.Context, t *testing.T, setup func(t *testi
 			require.ErrorIs(t, tc.call(tx), tc.want, tc.name)
 			require.NoError(t, tx.Rollback(ctx))
 		}
+	})
+}
+
+func exerciseMeta(ctx context.Context, t *testing.T, setup func(t *testing.T) *testBundle) {
+	t.Helper()
+
+	t.Run("MetaGetOrPut", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+
+		v, err := b.exec.MetaGetOrPut(ctx, "k", []byte("first"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("first"), v)
+		v, err = b.exec.MetaGetOrPut(ctx, "k", []byte("second"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("first"), v, "the first value stays")
+		v, err = b.exec.MetaGetOrPut(ctx, "other", []byte("x"))
+		require.NoError(t, err)
+		require.Equal(t, []byte("x"), v)
 	})
 }

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/stepwisetype"
+)
+
+const activityArn = "arn:aws:states:us-east-1:123456789012:activity:work"
+
+func requireAPIError(t *testing.T, err error, code string) {
+	t.Helper()
+	var apiErr *stepwisetype.APIError
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, code, apiErr.Code, apiErr.Message)
+}
+
+func TestActivitiesEachTaskToOneWorker(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	const n = 60
+	var arns []string
+	for i := range n {
+		arns = append(arns, b.start(t, sm, m, fmt.Sprintf("e%d", i), fmt.Sprintf(`{"i": %d}`, i)).Arn)
+	}
+	ctx := context.Background()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				task, err := b.engine.GetActivityTask(ctx, activityArn, fmt.Sprintf("worker-%d", w), 200*time.Millisecond)
+				require.NoError(t, err)
+				if task == nil {
+					return
+				}
+				mu.Lock()
+				seen[task.Input]++
+				mu.Unlock()
+				require.NoError(t, b.engine.SendTaskSuccess(ctx, task.Token, task.Input))
+			}
+		}()
+	}
+	wg.Wait()
+	require.Len(t, seen, n)
+	for input, count := range seen {
+		require.Equal(t, 1, count, "task %s handed out more than once", input)
+	}
+	for i, arn := range arns {
+		row := b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		require.JSONEq(t, fmt.Sprintf(`{"i": %d}`, i), *row.Output)
+		require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
+			"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, arn))
+	}
+}
+
+func TestTaskTokens(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "tok", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "HeartbeatSeconds": 3600,
+		"Catch": [{"ErrorEquals": ["Bad"], "ResultPath": "$.err", "Next": "Caught"}], "End": true},
+		"Caught": {"Type": "Pass", "End": true}}}`)
+	ctx := context.Background()
+	row := b.start(t, sm, m, "e1", `{}`)
+
+	require.Nil(t, mustPoll(t, b, "arn:aws:states:us-east-1:123456789012:activity:other"), "another activity's queue is empty")
+	task := mustPoll(t, b, activityArn)
+	require.NotNil(t, task)
+
+	requireAPIError(t, b.engine.SendTaskSuccess(ctx, "not-a-token", "{}"), stepwisetype.CodeInvalidToken)
+	forged := []byte(task.Token)
+	forged[len(forged)-2] ^= 1
+	requireAPIError(t, b.engine.SendTaskSuccess(ctx, string(forged), "{}"), stepwisetype.CodeInvalidToken)
+	requireAPIError(t, b.engine.SendTaskSuccess(ctx, task.Token, "{not json"), stepwisetype.CodeInvalidOutput)
+
+	require.NoError(t, b.engine.SendTaskHeartbeat(ctx, task.Token))
+	// A token handed out before a restart still works after it.
+	b.close()
+	b.open(t, 1)
+	require.NoError(t, b.engine.SendTaskFailure(ctx, task.Token, "Bad", "it broke"))
+	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	require.JSONEq(t, `{"err": {"Error": "Bad", "Cause": "it broke"}}`, *done.Output)
+	// A second completion, or a heartbeat, of a task that ended is refused.
+	requireAPIError(t, b.engine.SendTaskSuccess(ctx, task.Token, "{}"), stepwisetype.CodeTaskTimedOut)
+	requireAPIError(t, b.engine.SendTaskHeartbeat(ctx, task.Token), stepwisetype.CodeTaskTimedOut)
+}
+
+func TestStoppedActivityIsNotHandedOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "stop", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	_, err := b.engine.StopExecution(context.Background(), row.Arn, "", "")
+	require.NoError(t, err)
+	require.Nil(t, mustPoll(t, b, activityArn), "the stopped execution's task is gone")
+}
+
+func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
+	t.Helper()
+	task, err := b.engine.GetActivityTask(context.Background(), arn, "w", 100*time.Millisecond)
+	require.NoError(t, err)
+	return task
+}
