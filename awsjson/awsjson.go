@@ -100,6 +100,14 @@ func operations(svc *service.Service) map[string]operation {
 		"UntagResource":                    op(svc.UntagResource),
 		"ListTagsForResource":              op(svc.ListTagsForResource),
 		"TestState":                        op(svc.RunTestState),
+		"CreateActivity":                   op(svc.CreateActivity),
+		"DescribeActivity":                 op(svc.DescribeActivity),
+		"DeleteActivity":                   op(svc.DeleteActivity),
+		"ListActivities":                   op(svc.ListActivities),
+		"GetActivityTask":                  op(svc.GetActivityTask),
+		"SendTaskSuccess":                  op(svc.SendTaskSuccess),
+		"SendTaskFailure":                  op(svc.SendTaskFailure),
+		"SendTaskHeartbeat":                op(svc.SendTaskHeartbeat),
 	}
 }
 

@@ -273,10 +273,10 @@ func TestSDKEngineErrorsAndUnsupported(t *testing.T) {
 	requireErrorAs[*types.ExecutionLimitExceeded](t, err)
 
 	// Operations that come later answer an error the SDK reports plainly.
-	_, err = b.client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("act")})
+	_, err = b.client.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:sm:x")})
 	apiErr := requireErrorAs[smithy.APIError](t, err)
 	require.Equal(t, "UnsupportedOperation", apiErr.ErrorCode())
-	require.Equal(t, "Operation CreateActivity is not supported by this server yet", apiErr.ErrorMessage())
+	require.Equal(t, "Operation ListMapRuns is not supported by this server yet", apiErr.ErrorMessage())
 
 	// TestState without its implementation is unsupported too; with it,
 	// the request reaches the hook (through the sync- host prefix).

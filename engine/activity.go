@@ -11,6 +11,7 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
+	"stepwise/service"
 	"stepwise/stepwisetype"
 )
 
@@ -153,17 +154,17 @@ func (q *activityQueue) pop(arn string) (*Task, <-chan struct{}) {
 // DefaultActivityPoll is how long GetActivityTask waits, as on AWS.
 const DefaultActivityPoll = 60 * time.Second
 
-// ActivityTask is a task handed to a worker.
-type ActivityTask struct {
-	Token string
-	Input string // JSON text
+// GetActivityTask hands the oldest task of an activity to one worker,
+// waiting up to DefaultActivityPoll for one.
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string) (*service.ActivityTask, error) {
+	return e.PollActivity(ctx, activityArn, worker, DefaultActivityPoll)
 }
 
-// GetActivityTask hands the oldest task of an activity to one worker,
-// waiting up to wait (or until ctx ends) for one; nil when none came. Each
-// task goes to exactly one worker; the execution records the worker's name
-// in ActivityStarted.
-func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+// PollActivity hands the oldest task of an activity to one worker, waiting
+// up to wait (or until ctx ends) for one; nil when none came. Each task
+// goes to exactly one worker; the execution records the worker's name in
+// ActivityStarted.
+func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*service.ActivityTask, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for {
@@ -185,7 +186,7 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 		if !applied {
 			continue // the task ended meanwhile (its execution was stopped, or it timed out)
 		}
-		return &ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
+		return &service.ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
 	}
 }
 

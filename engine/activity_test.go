@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/service"
 	"stepwise/stepwisetype"
 )
 
@@ -39,7 +40,7 @@ func TestActivitiesEachTaskToOneWorker(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				task, err := b.engine.GetActivityTask(ctx, activityArn, fmt.Sprintf("worker-%d", w), 200*time.Millisecond)
+				task, err := b.engine.PollActivity(ctx, activityArn, fmt.Sprintf("worker-%d", w), 200*time.Millisecond)
 				require.NoError(t, err)
 				if task == nil {
 					return
@@ -105,9 +106,23 @@ func TestStoppedActivityIsNotHandedOut(t *testing.T) {
 	require.Nil(t, mustPoll(t, b, activityArn), "the stopped execution's task is gone")
 }
 
-func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
+func mustPoll(t *testing.T, b *testBundle, arn string) *service.ActivityTask {
 	t.Helper()
-	task, err := b.engine.GetActivityTask(context.Background(), arn, "w", 100*time.Millisecond)
+	task, err := b.engine.PollActivity(context.Background(), arn, "w", 100*time.Millisecond)
 	require.NoError(t, err)
 	return task
+}
+
+func TestRequeuedTaskKeepsItsToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "requeue", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	b.close()
+	b.open(t, 1) // the task is queued again from the store
+	task := mustPoll(t, b, activityArn)
+	require.NotNil(t, task)
+	require.NotEmpty(t, task.Token)
+	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"ok"`))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 }

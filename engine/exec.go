@@ -573,11 +573,12 @@ type taskJSON struct {
 	TimeoutSeconds   int64  `json:"timeoutSeconds,omitempty"`
 	HeartbeatSeconds int64  `json:"heartbeatSeconds,omitempty"`
 	RetryCount       int    `json:"retryCount,omitempty"`
+	Token            string `json:"token,omitempty"`
 }
 
 func encodeTask(r *interp.TaskRequest) taskJSON {
 	return taskJSON{StateName: r.StateName, Resource: r.Resource, Parameters: jsonvalue.String(r.Parameters),
-		TimeoutSeconds: r.TimeoutSeconds, HeartbeatSeconds: r.HeartbeatSeconds, RetryCount: r.RetryCount}
+		TimeoutSeconds: r.TimeoutSeconds, HeartbeatSeconds: r.HeartbeatSeconds, RetryCount: r.RetryCount, Token: r.Token}
 }
 
 func (t *taskJSON) decode() *interp.TaskRequest {
@@ -586,5 +587,5 @@ func (t *taskJSON) decode() *interp.TaskRequest {
 		params = nil
 	}
 	return &interp.TaskRequest{StateName: t.StateName, Resource: t.Resource, Parameters: params,
-		TimeoutSeconds: t.TimeoutSeconds, HeartbeatSeconds: t.HeartbeatSeconds, RetryCount: t.RetryCount}
+		TimeoutSeconds: t.TimeoutSeconds, HeartbeatSeconds: t.HeartbeatSeconds, RetryCount: t.RetryCount, Token: t.Token}
 }

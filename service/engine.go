@@ -24,6 +24,22 @@ type Engine interface {
 	// RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED Standard
 	// execution from where it failed.
 	RedriveExecution(ctx context.Context, arn string) (*store.Execution, error)
+	// GetActivityTask hands the oldest task of an activity to one worker,
+	// waiting up to 60 s (or until ctx ends); nil when none came.
+	GetActivityTask(ctx context.Context, activityArn, workerName string) (*ActivityTask, error)
+	// SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat report on the
+	// task of a token: InvalidToken for a token the engine did not make,
+	// TaskTimedOut for a task that is over, InvalidOutput for output that
+	// is not JSON.
+	SendTaskSuccess(ctx context.Context, token, output string) error
+	SendTaskFailure(ctx context.Context, token, errName, cause string) error
+	SendTaskHeartbeat(ctx context.Context, token string) error
+}
+
+// ActivityTask is an activity task handed to a worker.
+type ActivityTask struct {
+	Token string
+	Input string // JSON text
 }
 
 // StartParams describe a new execution.

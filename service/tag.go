@@ -36,27 +36,31 @@ func storeTags(tags []Tag) []store.Tag {
 	return out
 }
 
-// taggable checks the ARN of a resource that takes tags (a state machine;
-// activities come later) and that it exists.
+// taggable checks the ARN of a resource that takes tags (a state machine
+// or an activity) and that it exists.
 func (s *Service) taggable(ctx context.Context, resourceArn string) error {
 	a, err := parseArn(resourceArn)
 	if err != nil {
 		return err
 	}
 	switch a.resource {
-	case resourceStateMachine, "activity":
+	case resourceStateMachine, resourceActivity:
 	default:
 		return errInvalidArnResourceType(a.resource)
 	}
-	if a.resource != resourceStateMachine || len(a.parts) != 1 || !s.local(a) {
+	if len(a.parts) != 1 || !s.local(a) {
 		return errResourceNotFound(resourceArn)
 	}
-	_, err = s.db().StateMachineGet(ctx, resourceArn)
+	if a.resource == resourceActivity {
+		_, err = s.db().ActivityGet(ctx, resourceArn)
+	} else {
+		_, err = s.db().StateMachineGet(ctx, resourceArn)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return errResourceNotFound(resourceArn)
 	}
 	if err != nil {
-		return storeError("get state machine", err)
+		return storeError("get tagged resource", err)
 	}
 	return nil
 }

@@ -23,6 +23,10 @@ type Engine struct {
 	StartSyncExecutionFunc func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error)
 	StopExecutionFunc      func(ctx context.Context, arn, errName, cause string) (*store.Execution, error)
 	RedriveExecutionFunc   func(ctx context.Context, arn string) (*store.Execution, error)
+	GetActivityTaskFunc    func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error)
+	SendTaskSuccessFunc    func(ctx context.Context, token, output string) error
+	SendTaskFailureFunc    func(ctx context.Context, token, errName, cause string) error
+	SendTaskHeartbeatFunc  func(ctx context.Context, token string) error
 }
 
 var _ service.Engine = (*Engine)(nil)
@@ -55,6 +59,34 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 		return nil, errNotSet
 	}
 	return e.RedriveExecutionFunc(ctx, arn)
+}
+
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+	if e.GetActivityTaskFunc == nil {
+		return nil, errNotSet
+	}
+	return e.GetActivityTaskFunc(ctx, activityArn, workerName)
+}
+
+func (e *Engine) SendTaskSuccess(ctx context.Context, token, output string) error {
+	if e.SendTaskSuccessFunc == nil {
+		return errNotSet
+	}
+	return e.SendTaskSuccessFunc(ctx, token, output)
+}
+
+func (e *Engine) SendTaskFailure(ctx context.Context, token, errName, cause string) error {
+	if e.SendTaskFailureFunc == nil {
+		return errNotSet
+	}
+	return e.SendTaskFailureFunc(ctx, token, errName, cause)
+}
+
+func (e *Engine) SendTaskHeartbeat(ctx context.Context, token string) error {
+	if e.SendTaskHeartbeatFunc == nil {
+		return errNotSet
+	}
+	return e.SendTaskHeartbeatFunc(ctx, token)
 }
 
 // StoreEngine returns a fake engine that keeps executions in drv without
