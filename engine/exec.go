@@ -40,28 +40,14 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 		return nil, err
 	}
 	defer e.steps.Done()
-	input, err := jsonvalue.ParseString(p.Input)
-	if err != nil {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
-	}
 	now := e.now()
-	sm := p.StateMachine
-	e.remember(sm.Arn, sm.RevisionID, p.Machine)
-	row := store.Execution{
-		Arn:             p.ExecutionArn,
-		StateMachineArn: sm.Arn,
-		RevisionID:      sm.RevisionID,
-		Name:            p.Name,
-		Status:          stepwisetype.StatusRunning,
-		Input:           p.Input,
-		StartDate:       now,
-		RoleArn:         sm.RoleArn,
-		TraceHeader:     p.TraceHeader,
+	e.remember(p.StateMachine.Arn, p.StateMachine.RevisionID, p.Machine)
+	x, row, err := e.newExecution(p, now)
+	if err != nil {
+		return nil, err
 	}
-	x := interp.New(p.Machine, e.info(&row), input, e.options())
-	x.InputText = p.Input
 	events, cmds := x.Start(now)
-	l := &liveExecution{arn: row.Arn, x: x, row: row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
+	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
 	w, next := e.stepWrite(l, now, nil, events, cmds)
 	if err := e.commits.commit(ctx, w); err != nil {
 		return nil, err
@@ -77,6 +63,29 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	out := l.row
 	l.mu.Unlock()
 	return &out, nil
+}
+
+// newExecution makes the interpreter's execution and the row of a new
+// execution started at now.
+func (e *Engine) newExecution(p *service.StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
+	input, err := jsonvalue.ParseString(p.Input)
+	if err != nil {
+		return nil, nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
+	}
+	row := &store.Execution{
+		Arn:             p.ExecutionArn,
+		StateMachineArn: p.StateMachine.Arn,
+		RevisionID:      p.StateMachine.RevisionID,
+		Name:            p.Name,
+		Status:          stepwisetype.StatusRunning,
+		Input:           p.Input,
+		StartDate:       now,
+		RoleArn:         p.StateMachine.RoleArn,
+		TraceHeader:     p.TraceHeader,
+	}
+	x := interp.New(p.Machine, e.info(row), input, e.options())
+	x.InputText = p.Input
+	return x, row, nil
 }
 
 // StopExecution aborts a running execution.

@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"stepwise/interp"
-	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/stepwisetype"
-	"stepwise/store"
 )
 
 // syncSeq numbers in-memory executions so their task ids are unique in the
@@ -24,24 +22,11 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 		return nil, err
 	}
 	defer e.steps.Done()
-	input, err := jsonvalue.ParseString(p.Input)
-	if err != nil {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
-	}
 	start := e.now()
-	row := &store.Execution{
-		Arn:             p.ExecutionArn,
-		StateMachineArn: p.StateMachine.Arn,
-		RevisionID:      p.StateMachine.RevisionID,
-		Name:            p.Name,
-		Status:          stepwisetype.StatusRunning,
-		Input:           p.Input,
-		StartDate:       start,
-		RoleArn:         p.StateMachine.RoleArn,
-		TraceHeader:     p.TraceHeader,
+	x, row, err := e.newExecution(p, start)
+	if err != nil {
+		return nil, err
 	}
-	x := interp.New(p.Machine, e.info(row), input, e.options())
-	x.InputText = p.Input
 	runID := fmt.Sprintf("sync-%d", syncSeq.Add(1))
 
 	type outside struct{ ev interp.Event }
