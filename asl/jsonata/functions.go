@@ -1,0 +1,1117 @@
+package jsonata
+
+import (
+	"encoding/base64"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"stepwise/jsonvalue"
+)
+
+var baseEnv = newEnv(nil)
+
+func def(name, sig string, fn func(c *callCtx, args []any) (any, error)) {
+	baseEnv.bind(name, &native{name: name, sig: mustSig(sig), fn: fn})
+}
+
+func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+func argErr(code string, c *callCtx, msg string) error {
+	return &Error{Code: code, Position: c.pos, Message: msg}
+}
+
+func fnString(v any, pretty bool) (string, error) {
+	switch t := v.(type) {
+	case string:
+		return t, nil
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return "", &Error{Code: "D3001", Message: "Attempting to invoke string function on Infinity or NaN"}
+		}
+		return formatNumber(t), nil
+	}
+	if isFunction(v) {
+		return "", nil
+	}
+	var sb strings.Builder
+	writeJSON(&sb, v, pretty, "")
+	return sb.String(), nil
+}
+
+func writeJSONString(sb *strings.Builder, s string) {
+	sb.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			sb.WriteString(`\"`)
+		case '\\':
+			sb.WriteString(`\\`)
+		case '\n':
+			sb.WriteString(`\n`)
+		case '\r':
+			sb.WriteString(`\r`)
+		case '\t':
+			sb.WriteString(`\t`)
+		case '\b':
+			sb.WriteString(`\b`)
+		case '\f':
+			sb.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				sb.WriteString(`\u00`)
+				sb.WriteString(strconv.FormatInt(int64(r)>>4, 16))
+				sb.WriteString(strconv.FormatInt(int64(r)&15, 16))
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+	}
+	sb.WriteByte('"')
+}
+
+func writeJSON(sb *strings.Builder, v any, pretty bool, indent string) {
+	switch t := v.(type) {
+	case nil, nullT:
+		sb.WriteString("null")
+	case bool:
+		if t {
+			sb.WriteString("true")
+		} else {
+			sb.WriteString("false")
+		}
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			// Eval recovers *Error panics; writeJSON has no error path.
+			panic(&Error{Code: "D1001", Message: "Number out of range"})
+		}
+		sb.WriteString(formatNumber(t))
+	case string:
+		writeJSONString(sb, t)
+	case *arr:
+		if len(t.v) == 0 {
+			sb.WriteString("[]")
+			return
+		}
+		sb.WriteByte('[')
+		in := indent + "  "
+		for i, x := range t.v {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			if pretty {
+				sb.WriteString("\n" + in)
+			}
+			if isFunction(x) {
+				sb.WriteString(`""`)
+			} else {
+				writeJSON(sb, x, pretty, in)
+			}
+		}
+		if pretty {
+			sb.WriteString("\n" + indent)
+		}
+		sb.WriteByte(']')
+	case *jsonvalue.Object:
+		in := indent + "  "
+		first := true
+		sb.WriteByte('{')
+		for k, x := range t.All() {
+			if x == nil {
+				continue
+			}
+			if !first {
+				sb.WriteByte(',')
+			}
+			first = false
+			if pretty {
+				sb.WriteString("\n" + in)
+			}
+			writeJSONString(sb, k)
+			sb.WriteByte(':')
+			if pretty {
+				sb.WriteByte(' ')
+			}
+			if isFunction(x) {
+				sb.WriteString(`""`)
+			} else {
+				writeJSON(sb, x, pretty, in)
+			}
+		}
+		if pretty && !first {
+			sb.WriteString("\n" + indent)
+		}
+		sb.WriteByte('}')
+	default:
+		sb.WriteString(`""`)
+	}
+}
+
+func asArr(v any) *arr {
+	if a, ok := v.(*arr); ok {
+		return a
+	}
+	if v == nil {
+		return &arr{}
+	}
+	return &arr{v: []any{v}}
+}
+
+func hofArgs(f any, a ...any) []any {
+	n := arity(f)
+	if n < 1 {
+		n = 1
+	}
+	if n < len(a) {
+		return a[:n]
+	}
+	return a
+}
+
+func roundHalfEven(x float64, prec int) float64 {
+	shift := func(v float64, p int) float64 {
+		s := jsNumber(v)
+		mant, exp, _ := strings.Cut(s, "e")
+		e := 0
+		if exp != "" {
+			e, _ = strconv.Atoi(exp)
+		}
+		f, _ := strconv.ParseFloat(mant+"e"+strconv.Itoa(e+p), 64)
+		return f
+	}
+	v := x
+	if prec != 0 {
+		v = shift(x, prec)
+	}
+	r := math.Round(v)
+	if math.Abs(r-v) == 0.5 && math.Mod(math.Abs(r), 2) == 1 {
+		r = r - 1*sign(r-v)
+	}
+	if prec != 0 {
+		r = shift(r, -prec)
+	}
+	if r == 0 {
+		r = 0
+	}
+	return r
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+func substring(s string, start float64, length any) string {
+	rs := []rune(s)
+	n := len(rs)
+	st := int(start)
+	if st < 0 {
+		st = n + st
+		if st < 0 {
+			st = 0
+		}
+	}
+	if st > n {
+		return ""
+	}
+	end := n
+	if length != nil {
+		l := length.(float64)
+		if l <= 0 {
+			return ""
+		}
+		if st+int(l) < end {
+			end = st + int(l)
+		}
+	}
+	return string(rs[st:end])
+}
+
+var numberRe = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?$`)
+
+func init() {
+	def("sum", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := 0.0
+		for _, x := range a[0].(*arr).v {
+			s += x.(float64)
+		}
+		return s, nil
+	})
+	def("count", "<a:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return 0.0, nil
+		}
+		return float64(len(a[0].(*arr).v)), nil
+	})
+	minmax := func(max bool) func(c *callCtx, a []any) (any, error) {
+		return func(c *callCtx, a []any) (any, error) {
+			if a[0] == nil || len(a[0].(*arr).v) == 0 {
+				return nil, nil
+			}
+			vs := a[0].(*arr).v
+			m := vs[0].(float64)
+			for _, x := range vs[1:] {
+				f := x.(float64)
+				if (max && f > m) || (!max && f < m) {
+					m = f
+				}
+			}
+			return m, nil
+		}
+	}
+	def("max", "<a<n>:n>", minmax(true))
+	def("min", "<a<n>:n>", minmax(false))
+	def("average", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil || len(a[0].(*arr).v) == 0 {
+			return nil, nil
+		}
+		s := 0.0
+		for _, x := range a[0].(*arr).v {
+			s += x.(float64)
+		}
+		return s / float64(len(a[0].(*arr).v)), nil
+	})
+	def("string", "<x-b?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		pretty, _ := a[1].(bool)
+		s, err := fnString(a[0], pretty)
+		if e, ok := err.(*Error); ok {
+			e.Position = c.pos
+		}
+		return s, err
+	})
+	def("substring", "<s-nn?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return substring(a[0].(string), a[1].(float64), a[2]), nil
+	})
+	def("substringBefore", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s, chars := a[0].(string), a[1].(string)
+		if i := strings.Index(s, chars); i >= 0 {
+			return s[:i], nil
+		}
+		return s, nil
+	})
+	def("substringAfter", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s, chars := a[0].(string), a[1].(string)
+		if i := strings.Index(s, chars); i >= 0 {
+			return s[i+len(chars):], nil
+		}
+		return s, nil
+	})
+	def("lowercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return strings.ToLower(a[0].(string)), nil
+	})
+	def("uppercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return strings.ToUpper(a[0].(string)), nil
+	})
+	def("length", "<s-:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return float64(utf8.RuneCountInString(a[0].(string))), nil
+	})
+	wsRe := regexp.MustCompile(`[ \t\n\r]+`)
+	def("trim", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := wsRe.ReplaceAllString(a[0].(string), " ")
+		return strings.Trim(s, " "), nil
+	})
+	def("pad", "<s-ns?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := a[0].(string)
+		w := int(a[1].(float64))
+		ch := " "
+		if a[2] != nil && a[2].(string) != "" {
+			ch = a[2].(string)
+		}
+		cur := utf8.RuneCountInString(s)
+		aw := w
+		if aw < 0 {
+			aw = -aw
+		}
+		if cur >= aw {
+			return s, nil
+		}
+		padRunes := []rune(strings.Repeat(ch, aw-cur+1))[:aw-cur]
+		if w > 0 {
+			return s + string(padRunes), nil
+		}
+		return string(padRunes) + s, nil
+	})
+	def("contains", "<s-(sf):b>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := a[0].(string)
+		switch p := a[1].(type) {
+		case string:
+			return strings.Contains(s, p), nil
+		case *regexFn:
+			return p.re.MatchString(s), nil
+		}
+		return false, nil
+	})
+	def("split", "<s-(sf)n?:a<s>>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := a[0].(string)
+		limit := -1
+		if a[2] != nil {
+			l := a[2].(float64)
+			if l < 0 {
+				return nil, argErr("D3020", c, "Third argument of split function must evaluate to a positive number")
+			}
+			limit = int(l)
+		}
+		var parts []string
+		switch p := a[1].(type) {
+		case string:
+			if p == "" {
+				for _, r := range s {
+					parts = append(parts, string(r))
+				}
+			} else {
+				parts = strings.Split(s, p)
+			}
+		case *regexFn:
+			parts = p.re.Split(s, -1)
+		default:
+			return nil, argErr("T1010", c, "unsupported split separator")
+		}
+		out := &arr{}
+		for i, x := range parts {
+			if limit >= 0 && i >= limit {
+				break
+			}
+			out.push(x)
+		}
+		return out, nil
+	})
+	def("join", "<a<s>s?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		sep := ""
+		if a[1] != nil {
+			sep = a[1].(string)
+		}
+		var ss []string
+		for _, x := range a[0].(*arr).v {
+			ss = append(ss, x.(string))
+		}
+		return strings.Join(ss, sep), nil
+	})
+	def("replace", "<s-(sf)(sf)n?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := a[0].(string)
+		limit := -1
+		if a[3] != nil {
+			l := a[3].(float64)
+			if l < 0 {
+				return nil, argErr("D3011", c, "Fourth argument of replace function must evaluate to a positive number")
+			}
+			limit = int(l)
+		}
+		switch p := a[1].(type) {
+		case string:
+			if p == "" {
+				return nil, argErr("D3010", c, "Second argument of replace function cannot be an empty string")
+			}
+			rep, ok := a[2].(string)
+			if !ok {
+				return nil, argErr("T0410", c, "Argument 3 of function replace does not match function signature")
+			}
+			return strings.Replace(s, p, rep, limit), nil
+		case *regexFn:
+			var sb strings.Builder
+			pos := 0
+			count := 0
+			for pos <= len(s) && (limit < 0 || count < limit) {
+				loc := p.re.FindStringSubmatchIndex(s[pos:])
+				if loc == nil {
+					break
+				}
+				if loc[0] == loc[1] {
+					return nil, argErr("D1004", c, "Regular expression matches zero length string")
+				}
+				sb.WriteString(s[pos : pos+loc[0]])
+				switch r := a[2].(type) {
+				case string:
+					sb.WriteString(expandReplacement(r, s[pos:], loc))
+				default:
+					m := regexMatchObj(p.re, s, pos)
+					res, err := c.call(r, m)
+					if err != nil {
+						return nil, err
+					}
+					rs, ok := res.(string)
+					if !ok {
+						return nil, argErr("D3012", c, "Attempted to replace a matched string with a non-string value")
+					}
+					sb.WriteString(rs)
+				}
+				pos += loc[1]
+				count++
+			}
+			if pos < len(s) {
+				sb.WriteString(s[pos:])
+			}
+			return sb.String(), nil
+		}
+		return s, nil
+	})
+	def("match", "<s-f<s:o>n?:a<o>>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s := a[0].(string)
+		limit := -1
+		if a[2] != nil {
+			l := a[2].(float64)
+			if l < 0 {
+				return nil, argErr("D3040", c, "Third argument of match function must evaluate to a positive number")
+			}
+			limit = int(l)
+		}
+		re, ok := a[1].(*regexFn)
+		if !ok {
+			return nil, argErr("T0410", c, "Argument 2 of function match must be a regex")
+		}
+		out := newSeq()
+		for _, loc := range re.re.FindAllStringSubmatchIndex(s, limit) {
+			o := jsonvalue.NewObject(3)
+			o.Set("match", s[loc[0]:loc[1]])
+			o.Set("index", float64(utf16Len(s[:loc[0]])))
+			g := &arr{}
+			for i := 2; i < len(loc); i += 2 {
+				if loc[i] < 0 {
+					g.push("")
+				} else {
+					g.push(s[loc[i]:loc[i+1]])
+				}
+			}
+			o.Set("groups", g)
+			out.push(o)
+		}
+		return out, nil
+	})
+	def("number", "<(nsb)-:n>", func(c *callCtx, a []any) (any, error) {
+		switch t := a[0].(type) {
+		case nil:
+			return nil, nil
+		case float64:
+			return t, nil
+		case bool:
+			if t {
+				return 1.0, nil
+			}
+			return 0.0, nil
+		case string:
+			if numberRe.MatchString(t) {
+				f, _ := strconv.ParseFloat(t, 64)
+				if math.IsInf(f, 0) {
+					return nil, argErr("D3030", c, "Unable to cast value to a number: "+t)
+				}
+				return f, nil
+			}
+			for _, p := range []struct {
+				pre  string
+				base int
+			}{{"0x", 16}, {"0X", 16}, {"0o", 8}, {"0O", 8}, {"0b", 2}, {"0B", 2}} {
+				if strings.HasPrefix(t, p.pre) {
+					if i, err := strconv.ParseInt(t[2:], p.base, 64); err == nil {
+						return float64(i), nil
+					}
+				}
+			}
+			return nil, argErr("D3030", c, "Unable to cast value to a number: "+t)
+		}
+		return nil, argErr("D3030", c, "Unable to cast value to a number")
+	})
+	num1 := func(name string, f func(float64) float64) {
+		def(name, "<n-:n>", func(c *callCtx, a []any) (any, error) {
+			if a[0] == nil {
+				return nil, nil
+			}
+			return f(a[0].(float64)), nil
+		})
+	}
+	num1("abs", math.Abs)
+	num1("floor", math.Floor)
+	num1("ceil", math.Ceil)
+	def("sqrt", "<n-:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		if a[0].(float64) < 0 {
+			return nil, argErr("D3060", c, "The sqrt function cannot be applied to a negative number")
+		}
+		return math.Sqrt(a[0].(float64)), nil
+	})
+	def("round", "<n-n?:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		p := 0
+		if a[1] != nil {
+			p = int(a[1].(float64))
+		}
+		return roundHalfEven(a[0].(float64), p), nil
+	})
+	def("power", "<n-n:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		r := math.Pow(a[0].(float64), a[1].(float64))
+		if !isNumeric(r) {
+			return nil, argErr("D3061", c, "The power function has resulted in a value that cannot be represented as a JSON number")
+		}
+		return r, nil
+	})
+	def("random", "<:n>", func(c *callCtx, a []any) (any, error) { return rand.Float64(), nil })
+	def("boolean", "<x-:b>", func(c *callCtx, a []any) (any, error) { return fnBoolean(a[0]), nil })
+	def("not", "<x-:b>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return !toBool(a[0]), nil
+	})
+	def("exists", "<x:b>", func(c *callCtx, a []any) (any, error) { return a[0] != nil, nil })
+	def("type", "<x:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return typeOf(a[0]), nil
+	})
+	def("append", "<xx:a>", func(c *callCtx, a []any) (any, error) { return fnAppend(a[0], a[1]), nil })
+	def("reverse", "<a:a>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		src := a[0].(*arr).v
+		out := &arr{v: make([]any, len(src))}
+		for i, x := range src {
+			out.v[len(src)-1-i] = x
+		}
+		return out, nil
+	})
+	def("shuffle", "<a:a>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		out := &arr{v: append([]any(nil), a[0].(*arr).v...)}
+		rand.Shuffle(len(out.v), func(i, j int) { out.v[i], out.v[j] = out.v[j], out.v[i] })
+		return out, nil
+	})
+	def("distinct", "<x:x>", func(c *callCtx, a []any) (any, error) {
+		in, ok := a[0].(*arr)
+		if !ok || len(in.v) <= 1 {
+			return a[0], nil
+		}
+		out := newSeq()
+	outer:
+		for _, x := range in.v {
+			for _, y := range out.v {
+				if deepEqual(x, y) {
+					continue outer
+				}
+			}
+			out.push(x)
+		}
+		return out, nil
+	})
+	def("sort", "<af?:a>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		items := append([]any(nil), a[0].(*arr).v...)
+		if len(items) <= 1 {
+			return &arr{v: items}, nil
+		}
+		if a[1] == nil {
+			allNum, allStr := true, true
+			for _, x := range items {
+				if !isNum(x) {
+					allNum = false
+				}
+				if !isStr(x) {
+					allStr = false
+				}
+			}
+			if !allNum && !allStr {
+				return nil, argErr("D3070", c, "The single argument form of the sort function can only be applied to an array of strings or an array of numbers")
+			}
+			sort.SliceStable(items, func(i, j int) bool {
+				if allNum {
+					return items[i].(float64) < items[j].(float64)
+				}
+				return cmpStr(items[i].(string), items[j].(string)) < 0
+			})
+			return &arr{v: items}, nil
+		}
+		var err error
+		sorted, err := mergeSort(items, func(x, y any) (bool, error) {
+			r, err := c.call(a[1], x, y)
+			if err != nil {
+				return false, err
+			}
+			return toBool(r), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &arr{v: sorted}, nil
+	})
+	def("keys", "<x-:a<s>>", func(c *callCtx, a []any) (any, error) {
+		out := newSeq()
+		seen := map[string]bool{}
+		add := func(o *jsonvalue.Object) {
+			for _, k := range o.Keys() {
+				if !seen[k] {
+					seen[k] = true
+					out.push(k)
+				}
+			}
+		}
+		switch t := a[0].(type) {
+		case *arr:
+			for _, x := range t.v {
+				if o, ok := x.(*jsonvalue.Object); ok {
+					add(o)
+				}
+			}
+		case *jsonvalue.Object:
+			add(t)
+		}
+		return out, nil
+	})
+	def("lookup", "<x-s:x>", func(c *callCtx, a []any) (any, error) { return lookup(a[0], a[1].(string)), nil })
+	var spread func(v any) any
+	spread = func(v any) any {
+		switch t := v.(type) {
+		case *arr:
+			out := newSeq()
+			for _, x := range t.v {
+				r := spread(x)
+				if ra, ok := r.(*arr); ok {
+					out.v = append(out.v, ra.v...)
+				} else {
+					out.push(r)
+				}
+			}
+			return out
+		case *jsonvalue.Object:
+			out := newSeq()
+			for k, x := range t.All() {
+				o := jsonvalue.NewObject(1)
+				o.Set(k, x)
+				out.push(o)
+			}
+			return out
+		}
+		return v
+	}
+	def("spread", "<x-:a<o>>", func(c *callCtx, a []any) (any, error) { return spread(a[0]), nil })
+	def("merge", "<a<o>:o>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		out := jsonvalue.NewObject(4)
+		for _, x := range a[0].(*arr).v {
+			for k, v := range x.(*jsonvalue.Object).All() {
+				out.Set(k, v)
+			}
+		}
+		return out, nil
+	})
+	def("each", "<o-f:a>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		o := a[0].(*jsonvalue.Object)
+		out := newSeq()
+		for k, v := range o.All() {
+			r, err := c.call(a[1], hofArgs(a[1], v, k, o)...)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				out.push(r)
+			}
+		}
+		return out, nil
+	})
+	def("sift", "<o-f?:o>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		o := a[0].(*jsonvalue.Object)
+		out := jsonvalue.NewObject(o.Len())
+		for k, v := range o.All() {
+			r, err := c.call(a[1], hofArgs(a[1], v, k, o)...)
+			if err != nil {
+				return nil, err
+			}
+			if toBool(r) {
+				out.Set(k, v)
+			}
+		}
+		if out.Len() == 0 {
+			return nil, nil
+		}
+		return out, nil
+	})
+	def("map", "<af>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		in := a[0].(*arr)
+		out := newSeq()
+		for i, x := range in.v {
+			r, err := c.call(a[1], hofArgs(a[1], x, float64(i), in)...)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				out.push(r)
+			}
+		}
+		return out, nil
+	})
+	def("filter", "<af>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		in := a[0].(*arr)
+		out := newSeq()
+		for i, x := range in.v {
+			r, err := c.call(a[1], hofArgs(a[1], x, float64(i), in)...)
+			if err != nil {
+				return nil, err
+			}
+			if toBool(r) {
+				out.push(x)
+			}
+		}
+		return out, nil
+	})
+	def("single", "<af?>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		in := a[0].(*arr)
+		var found any
+		n := 0
+		for i, x := range in.v {
+			ok := true
+			if a[1] != nil {
+				r, err := c.call(a[1], hofArgs(a[1], x, float64(i), in)...)
+				if err != nil {
+					return nil, err
+				}
+				ok = toBool(r)
+			}
+			if ok {
+				n++
+				if n > 1 {
+					return nil, argErr("D3138", c, "The $single() function expected exactly 1 matching result.  Instead it matched more.")
+				}
+				found = x
+			}
+		}
+		if n == 0 {
+			return nil, argErr("D3139", c, "The $single() function expected exactly 1 matching result.  Instead it matched 0.")
+		}
+		return found, nil
+	})
+	def("reduce", "<afj?:j>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		if arity(a[1]) < 2 {
+			return nil, argErr("D3050", c, "The second argument of reduce function must be a function with at least two arguments")
+		}
+		in := a[0].(*arr)
+		acc := a[2]
+		start := 0
+		if acc == nil && len(in.v) > 0 {
+			acc = in.v[0]
+			start = 1
+		}
+		for i := start; i < len(in.v); i++ {
+			args := []any{acc, in.v[i]}
+			if arity(a[1]) >= 3 {
+				args = append(args, float64(i))
+			}
+			if arity(a[1]) >= 4 {
+				args = append(args, in)
+			}
+			r, err := c.call(a[1], args...)
+			if err != nil {
+				return nil, err
+			}
+			acc = r
+		}
+		return acc, nil
+	})
+	def("zip", "<a+>", func(c *callCtx, a []any) (any, error) {
+		out := &arr{}
+		n := math.MaxInt
+		for _, x := range a {
+			if x == nil {
+				n = 0
+				continue
+			}
+			n = min(n, len(x.(*arr).v))
+		}
+		if len(a) == 0 {
+			n = 0
+		}
+		for i := 0; i < n; i++ {
+			t := &arr{}
+			for _, x := range a {
+				t.push(x.(*arr).v[i])
+			}
+			out.push(t)
+		}
+		return out, nil
+	})
+	def("error", "<s?:x>", func(c *callCtx, a []any) (any, error) {
+		msg := "$error() function evaluated"
+		if a[0] != nil {
+			msg = a[0].(string)
+		}
+		return nil, argErr("D3137", c, msg)
+	})
+	def("assert", "<bs?:x>", func(c *callCtx, a []any) (any, error) {
+		if !a[0].(bool) {
+			msg := "$assert() statement failed"
+			if a[1] != nil {
+				msg = a[1].(string)
+			}
+			return nil, argErr("D3141", c, msg)
+		}
+		return nil, nil
+	})
+	def("base64encode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return base64.StdEncoding.EncodeToString([]byte(a[0].(string))), nil
+	})
+	def("base64decode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		b, err := base64.StdEncoding.DecodeString(a[0].(string))
+		if err != nil {
+			return nil, argErr("D3137", c, "invalid base64")
+		}
+		return string(b), nil
+	})
+	def("encodeUrlComponent", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return jsEncode(a[0].(string), "-_.!~*'()"), nil
+	})
+	def("encodeUrl", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return jsEncode(a[0].(string), "-_.!~*'();/?:@&=+$,#"), nil
+	})
+	dec := func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s, err := url.PathUnescape(a[0].(string))
+		if err != nil {
+			return nil, argErr("D3140", c, "Malformed URL passed to $decodeUrlComponent()")
+		}
+		return s, nil
+	}
+	def("decodeUrlComponent", "<s-:s>", dec)
+	def("decodeUrl", "<s-:s>", dec)
+	def("clone", "<(oa)-:o>", func(c *callCtx, a []any) (any, error) { return deepClone(a[0]), nil })
+	def("now", "<s?s?:s>", func(c *callCtx, a []any) (any, error) {
+		return time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), nil
+	})
+	def("millis", "<:n>", func(c *callCtx, a []any) (any, error) { return float64(time.Now().UnixMilli()), nil })
+	def("fromMillis", "<n-s?s?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return formatDateTime(c, a[0].(float64), a[1], a[2])
+	})
+	def("toMillis", "<s-s?:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		if pic, ok := a[1].(string); ok {
+			return parseDateTime(c, a[0].(string), pic)
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05Z0700", "2006-01-02", "2006-01", "2006"} {
+			if t, err := time.Parse(layout, a[0].(string)); err == nil {
+				return float64(t.UnixMilli()), nil
+			}
+		}
+		return nil, argErr("D3110", c, "Failed to parse date")
+	})
+	def("formatBase", "<n-n?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		v := roundHalfEven(a[0].(float64), 0)
+		radix := 10
+		if a[1] != nil {
+			radix = int(a[1].(float64))
+		}
+		if radix < 2 || radix > 36 {
+			return nil, argErr("D3100", c, "The radix of the formatBase function must be between 2 and 36")
+		}
+		return strconv.FormatInt(int64(v), radix), nil
+	})
+	def("formatInteger", "<n-s:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return formatInteger(c, a[0].(float64), a[1].(string))
+	})
+	def("parseInteger", "<s-s:n>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return parseInteger(c, a[0].(string), a[1].(string))
+	})
+	def("formatNumber", "<n-so?:s>", func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return formatPicture(c, a[0].(float64), a[1].(string), a[2])
+	})
+}
+
+func jsEncode(s, keep string) string {
+	var sb strings.Builder
+	for _, b := range []byte(s) {
+		if b < 0x80 && (b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte(keep, b) >= 0) {
+			sb.WriteByte(b)
+		} else {
+			sb.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(b)>>4, 16)+strconv.FormatInt(int64(b)&15, 16)))
+		}
+	}
+	return sb.String()
+}
+
+func expandReplacement(r string, s string, loc []int) string {
+	var sb strings.Builder
+	ngroups := len(loc)/2 - 1
+	for i := 0; i < len(r); i++ {
+		if r[i] == '$' && i+1 < len(r) {
+			if r[i+1] == '$' {
+				sb.WriteByte('$')
+				i++
+				continue
+			}
+			if r[i+1] >= '0' && r[i+1] <= '9' {
+				j := i + 1
+				g := 0
+				for j < len(r) && r[j] >= '0' && r[j] <= '9' {
+					ng := g*10 + int(r[j]-'0')
+					if ng > ngroups && j > i+1 {
+						break
+					}
+					g = ng
+					j++
+				}
+				if g <= ngroups && loc[2*g] >= 0 {
+					sb.WriteString(s[loc[2*g]:loc[2*g+1]])
+				}
+				i = j - 1
+				continue
+			}
+		}
+		sb.WriteByte(r[i])
+	}
+	return sb.String()
+}
+
+func mergeSort(items []any, swap func(a, b any) (bool, error)) ([]any, error) {
+	if len(items) <= 1 {
+		return items, nil
+	}
+	mid := len(items) / 2
+	l, err := mergeSort(items[:mid], swap)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mergeSort(items[mid:], swap)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(items))
+	i, j := 0, 0
+	for i < len(l) && j < len(r) {
+		s, err := swap(l[i], r[j])
+		if err != nil {
+			return nil, err
+		}
+		if s {
+			out = append(out, r[j])
+			j++
+		} else {
+			out = append(out, l[i])
+			i++
+		}
+	}
+	out = append(out, l[i:]...)
+	return append(out, r[j:]...), nil
+}

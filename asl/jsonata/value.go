@@ -1,0 +1,247 @@
+package jsonata
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"stepwise/jsonvalue"
+)
+
+// Internal value model (mirrors jsonata.js):
+//
+//	nil       undefined
+//	nullT     JSON null
+//	float64   number
+//	string, bool
+//	*arr      array or result sequence (flags as in jsonata.js)
+//	*jsonvalue.Object  object with internal values
+//	*lambda, *native, *partialFn, *regexFn  functions
+type nullT struct{}
+
+var null = nullT{}
+
+type arr struct {
+	v            []any
+	sequence     bool
+	keepSingle   bool
+	outerWrapper bool
+	cons         bool
+	tupleStream  bool
+}
+
+func newSeq(items ...any) *arr { return &arr{v: items, sequence: true} }
+
+func (a *arr) push(x any) { a.v = append(a.v, x) }
+
+type lambda struct {
+	node   *node
+	env    *env
+	input  any
+	params []string
+	sig    *signature
+}
+
+type native struct {
+	name string
+	sig  *signature
+	fn   func(c *callCtx, args []any) (any, error)
+}
+
+type partialFn struct {
+	proc any
+	args []any // placeholders are holeT
+	pos  int
+}
+
+type holeT struct{}
+
+type regexFn struct{ re *regexp.Regexp }
+
+func isFunction(v any) bool {
+	switch v.(type) {
+	case *lambda, *native, *partialFn, *regexFn:
+		return true
+	}
+	return false
+}
+
+func isArr(v any) bool { _, ok := v.(*arr); return ok }
+
+func isNumeric(v any) bool {
+	f, ok := v.(float64)
+	return ok && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+type env struct {
+	vars   map[string]any
+	parent *env
+}
+
+func newEnv(parent *env) *env { return &env{vars: map[string]any{}, parent: parent} }
+
+func (e *env) lookup(name string) (any, bool) {
+	for x := e; x != nil; x = x.parent {
+		if v, ok := x.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (e *env) bind(name string, v any) { e.vars[name] = v }
+
+// fromJSON converts a boundary value into the internal model.
+func fromJSON(v any) any {
+	switch t := v.(type) {
+	case nil:
+		return null
+	case jsonvalue.Number:
+		return t.Float64()
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case float64:
+		return t
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = fromJSON(e)
+		}
+		return &arr{v: out}
+	case *jsonvalue.Object:
+		o := jsonvalue.NewObject(t.Len())
+		for k, e := range t.All() {
+			o.Set(k, fromJSON(e))
+		}
+		return o
+	case map[string]any:
+		return fromJSON(jsonvalue.FromGo(t))
+	}
+	return v
+}
+
+// toJSON converts an internal value to the boundary model.
+func toJSON(v any) any {
+	switch t := v.(type) {
+	case nullT:
+		return nil
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1e21 {
+			return jsonvalue.Number(strconv.FormatFloat(t, 'f', -1, 64))
+		}
+		return jsonvalue.Number(strconv.FormatFloat(t, 'g', -1, 64))
+	case *arr:
+		out := make([]any, 0, len(t.v))
+		for _, e := range t.v {
+			if e == nil || isFunction(e) {
+				continue
+			}
+			out = append(out, toJSON(e))
+		}
+		return out
+	case *jsonvalue.Object:
+		o := jsonvalue.NewObject(t.Len())
+		for k, e := range t.All() {
+			if e == nil || isFunction(e) {
+				continue
+			}
+			o.Set(k, toJSON(e))
+		}
+		return o
+	case *lambda, *native, *partialFn, *regexFn:
+		return ""
+	}
+	return v
+}
+
+// formatNumber renders a number the way JavaScript's Number#toString does
+// after jsonata's toPrecision(15) normalisation.
+func formatNumber(f float64) string {
+	f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 15, 64), 64)
+	return jsNumber(f)
+}
+
+func jsNumber(f float64) string {
+	if math.IsInf(f, 1) {
+		return "Infinity"
+	}
+	if math.IsInf(f, -1) {
+		return "-Infinity"
+	}
+	if math.IsNaN(f) {
+		return "NaN"
+	}
+	if f == 0 {
+		return "0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e21 || abs < 1e-6 {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		// Go: 1e+21 ; JS: 1e+21 ; Go pads exponent to two digits: 1e-07 -> 1e-7
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := exp[0]
+		exp = strings.TrimLeft(exp[1:], "0")
+		if exp == "" {
+			exp = "0"
+		}
+		return mant + "e" + string(sign) + exp
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func typeOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "undefined"
+	case nullT:
+		return "null"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case *arr:
+		return "array"
+	case *jsonvalue.Object:
+		return "object"
+	}
+	if isFunction(v) {
+		return "function"
+	}
+	return "unknown"
+}
+
+func deepEqual(a, b any) bool {
+	switch x := a.(type) {
+	case *arr:
+		y, ok := b.(*arr)
+		if !ok || len(x.v) != len(y.v) {
+			return false
+		}
+		for i := range x.v {
+			if !deepEqual(x.v[i], y.v[i]) {
+				return false
+			}
+		}
+		return true
+	case *jsonvalue.Object:
+		y, ok := b.(*jsonvalue.Object)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		for k, v := range x.All() {
+			w, ok := y.Get(k)
+			if !ok || !deepEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case float64, string, bool, nullT, nil:
+		return a == b
+	}
+	return a == b
+}
