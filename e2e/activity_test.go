@@ -60,19 +60,20 @@ func TestActivityWorkers(t *testing.T) {
 	var mu sync.Mutex
 	handed := map[string]int{}
 	var wg sync.WaitGroup
+	// Workers long-poll until every task is handed out; then the polls
+	// still waiting are cancelled.
+	pollCtx, stopPolling := context.WithCancel(ctx)
+	defer stopPolling()
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c := s.client(t)
 			for {
-				mu.Lock()
-				done := len(handed) >= n-len(held)
-				mu.Unlock()
-				if done {
+				task, err := c.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String(fmt.Sprintf("w%d", w))})
+				if pollCtx.Err() != nil {
 					return
 				}
-				task, err := c.GetActivityTask(ctx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String(fmt.Sprintf("w%d", w))})
 				if err != nil {
 					t.Errorf("poll: %v", err)
 					return
@@ -80,16 +81,20 @@ func TestActivityWorkers(t *testing.T) {
 				if task.TaskToken == nil {
 					continue
 				}
-				mu.Lock()
-				handed[aws.ToString(task.Input)]++
-				mu.Unlock()
 				if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: task.Input}); err != nil {
 					t.Errorf("success: %v", err)
 				}
+				mu.Lock()
+				handed[aws.ToString(task.Input)]++
+				if len(handed) == n-len(held) {
+					stopPolling()
+				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
+	require.Len(t, handed, n-len(held))
 	for input, count := range handed {
 		require.Equal(t, 1, count, "task %s handed out twice", input)
 	}

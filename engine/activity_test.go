@@ -126,3 +126,17 @@ func TestRequeuedTaskKeepsItsToken(t *testing.T) {
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"ok"`))
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 }
+
+func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "once", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := mustPoll(t, b, activityArn)
+	require.NotNil(t, task)
+	b.close()
+	b.open(t, 1)
+	require.Nil(t, mustPoll(t, b, activityArn), "the task a worker holds is not handed to another")
+	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+}

@@ -499,10 +499,14 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return err
 	}
+	started := map[string]bool{} // activity tasks a worker took: not handed out again
 	for _, in := range inputs {
 		ev, err := decodeEvent(in.Body)
 		if err != nil {
 			return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
+		}
+		if ev.Kind == interp.TaskStarted {
+			started[ev.ID] = true
 		}
 		if _, _, err := x.Step(ev, in.At); err != nil {
 			return fmt.Errorf("execution %s: replay of entry %d: %w", l.arn, in.Seq, err)
@@ -534,6 +538,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		}
 		r := req.decode()
 		l.tasks[t.ID] = r
+		if started[t.ID] && interp.IsActivity(r.Resource) {
+			continue // its worker holds the token and will answer
+		}
 		e.dispatch(l.arn, t.ID, r)
 	}
 	return nil
