@@ -140,3 +140,18 @@ func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 }
+
+func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "par", `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
+		{"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}},
+		{"StartAt": "Later", "States": {"Later": {"Type": "Wait", "Seconds": 1, "Next": "Boom"}, "Boom": {"Type": "Fail", "Error": "Boom"}}}]}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := mustPoll(t, b, activityArn)
+	require.NotNil(t, task, "the activity task is handed out before the other branch fails")
+	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	require.Equal(t, "Boom", *failed.Error)
+	requireAPIError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, "{}"), stepwisetype.CodeTaskTimedOut)
+	requireAPIError(t, b.engine.SendTaskHeartbeat(context.Background(), task.Token), stepwisetype.CodeTaskTimedOut)
+}
