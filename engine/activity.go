@@ -190,22 +190,26 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 	}
 }
 
-// activityRunner sends activity tasks to the queue and the rest to the
-// configured runner.
-type activityRunner struct {
-	queue *activityQueue
-	next  TaskRunner
+// builtinRunner carries out the tasks the engine does itself (activities,
+// states:startExecution) and sends the rest to the configured runner.
+type builtinRunner struct {
+	e    *Engine
+	next TaskRunner
 }
 
-func (r *activityRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	if interp.IsActivity(t.Request.Resource) {
-		r.queue.push(t) // completed through SendTask*
-		return
+func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	switch {
+	case interp.IsActivity(t.Request.Resource):
+		r.e.activities.push(t) // completed through SendTask*
+	case isStartExecution(t.Request.Resource):
+		go r.e.startChild(ctx, t, done)
+	default:
+		r.next.Run(ctx, t, done)
 	}
-	r.next.Run(ctx, t, done)
 }
 
-func (r *activityRunner) Cancel(arn, id string) {
-	r.queue.remove(arn, id)
+func (r *builtinRunner) Cancel(arn, id string) {
+	r.e.activities.remove(arn, id)
+	r.e.cancelChild(arn, id)
 	r.next.Cancel(arn, id)
 }

@@ -72,6 +72,7 @@ type Engine struct {
 	commits    *committer
 	timers     *timerQueue
 	activities *activityQueue
+	children   children
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -101,7 +102,6 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		}
 	}
 	activities := newActivityQueue()
-	cfg.Tasks = &activityRunner{queue: activities, next: cfg.Tasks}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -113,6 +113,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		live:       map[string]*liveExecution{},
 		activities: activities,
 	}
+	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.timers = newTimerQueue(cfg.Now)
 	return e, nil

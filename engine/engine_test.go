@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -145,6 +146,9 @@ func (b *testBundle) waitStatus(t *testing.T, arn string, want stepwisetype.Exec
 	require.Eventually(t, func() bool {
 		var err error
 		row, err = b.drv.Executor().ExecutionGet(context.Background(), arn)
+		if errors.Is(err, store.ErrNotFound) {
+			return false // not started yet
+		}
 		require.NoError(t, err)
 		return row.Status == want
 	}, 15*time.Second, 5*time.Millisecond, "execution %s never reached %s", arn, want)

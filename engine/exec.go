@@ -385,6 +385,8 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		}
 	}
 	if !running {
+		row := l.row
+		e.childEnded(&row)
 		for id := range l.timers {
 			e.timers.remove(l.arn, id)
 		}
