@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -29,13 +30,16 @@ import (
 
 type benchCommand struct {
 	*CommandBase
-	runs        []int
-	concurrency int
-	syncCalls   int
-	stored      int
-	keep        bool
-	serverArgs  []string
-	warmup      int
+	runs          []int
+	concurrency   int
+	syncCalls     int
+	stored        int
+	keep          bool
+	serverArgs    []string
+	warmup        int
+	activityRuns  int
+	activitySteps int
+	pollers       int
 }
 
 func (c *benchCommand) command() *cobra.Command {
@@ -60,6 +64,9 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.IntVar(&c.concurrency, "concurrency", 32, "concurrent clients")
 	f.IntVar(&c.syncCalls, "sync-calls", 10000, "StartSyncExecution calls to time")
 	f.IntVar(&c.warmup, "warmup", 500, "executions run before the timed runs and not counted (connections, caches, heap)")
+	f.IntVar(&c.activityRuns, "activity-runs", 0, "executions of a machine of sequential activity tasks to time (0: skip)")
+	f.IntVar(&c.activitySteps, "activity-steps", 5, "activity tasks per execution")
+	f.IntVar(&c.pollers, "pollers", 32, "concurrent activity workers")
 	f.IntVar(&c.stored, "stored", 0, "finished executions to store before measuring resident memory (0: skip)")
 	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
@@ -169,6 +176,12 @@ func (c *benchCommand) run(ctx context.Context) error {
 			return err
 		}
 		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s\n", c.syncCalls, float64(c.syncCalls)/elapsed.Seconds())
+	}
+	if c.activityRuns > 0 {
+		if err := c.activities(ctx, client); err != nil {
+			return err
+		}
+		total += c.activityRuns
 	}
 	if c.stored > total {
 		if _, _, err := c.standard(ctx, client, standard, "fill-", c.stored-total); err != nil {
@@ -337,4 +350,86 @@ func procCPU(pid int) float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100 // clock ticks; 100 per second on Linux
+}
+
+// activities times executions made of sequential activity tasks worked by
+// concurrent pollers, and reports tasks/s and the time from a task's
+// scheduling (the previous task's completion, or the start) to its
+// completion.
+func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error {
+	act, err := client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("bench-work")})
+	if err != nil {
+		return err
+	}
+	var states []string
+	for i := range c.activitySteps {
+		next := `"End": true`
+		if i < c.activitySteps-1 {
+			next = fmt.Sprintf(`"Next": "T%d"`, i+1)
+		}
+		states = append(states, fmt.Sprintf(`"T%d": {"Type": "Task", "Resource": %q, %s}`, i, aws.ToString(act.ActivityArn), next))
+	}
+	def := `{"StartAt": "T0", "States": {` + strings.Join(states, ",") + `}}`
+	if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+		Name: aws.String("bench-activities"), Definition: aws.String(def), RoleArn: aws.String(DefaultRoleArn),
+	}); err != nil {
+		return err
+	}
+	want := c.activityRuns * c.activitySteps
+	var handled atomic.Int64
+	var latMu sync.Mutex
+	var lat []time.Duration
+	pollCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	var firstErr error
+	var once sync.Once
+	begin := time.Now()
+	for w := range c.pollers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pollCtx.Err() == nil {
+				task, err := client.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String(fmt.Sprintf("bench-%d", w))})
+				if pollCtx.Err() != nil {
+					return
+				}
+				if err == nil && task.TaskToken != nil {
+					var in struct{ Sent int64 }
+					_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
+					out := fmt.Sprintf(`{"Sent": %d}`, time.Now().UnixNano())
+					_, err = client.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
+					if err == nil {
+						latMu.Lock()
+						lat = append(lat, time.Since(time.Unix(0, in.Sent)))
+						latMu.Unlock()
+						if handled.Add(1) == int64(want) {
+							stop()
+						}
+					}
+				}
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					stop()
+					return
+				}
+			}
+		}()
+	}
+	// Each task's input is its predecessor's output, {"Sent": <when it
+	// completed>}; the first task's is the execution input, sent at start.
+	for i := range c.activityRuns {
+		if _, err := client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String("arn:aws:states:us-east-1:123456789012:stateMachine:bench-activities"),
+			Name: aws.String(fmt.Sprintf("a%d", i)), Input: aws.String(fmt.Sprintf(`{"Sent": %d}`, time.Now().UnixNano()))}); err != nil {
+			return err
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	elapsed := time.Since(begin)
+	fmt.Fprintf(c.Out, "activities %d executions × %d tasks, %d pollers: %8.0f tasks/s %6.0f executions/s  schedule→completion p50 %6.2f ms p99 %6.2f ms\n",
+		c.activityRuns, c.activitySteps, c.pollers, float64(want)/elapsed.Seconds(), float64(c.activityRuns)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	return nil
 }
