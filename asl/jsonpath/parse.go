@@ -427,51 +427,46 @@ func (ps *parser) orExpr() (expr, error) {
 		return nil, err
 	}
 	defer func() { ps.depth-- }()
-	first, err := ps.andExpr()
-	if err != nil {
-		return nil, err
+	list, err := ps.operands("||", ps.andExpr)
+	if err != nil || len(list) == 1 {
+		return first(list), err
 	}
-	list := orExpr{first}
-	for {
-		ps.skipSpace()
-		if !ps.has("||") {
-			break
-		}
-		ps.pos += 2
-		e, err := ps.andExpr()
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, e)
-	}
-	if len(list) == 1 {
-		return first, nil
-	}
-	return list, nil
+	return orExpr(list), nil
 }
 
 func (ps *parser) andExpr() (expr, error) {
-	first, err := ps.unaryExpr()
+	list, err := ps.operands("&&", ps.unaryExpr)
+	if err != nil || len(list) == 1 {
+		return first(list), err
+	}
+	return andExpr(list), nil
+}
+
+// operands parses one or more operands of next separated by op.
+func (ps *parser) operands(op string, next func() (expr, error)) ([]expr, error) {
+	e, err := next()
 	if err != nil {
 		return nil, err
 	}
-	list := andExpr{first}
+	list := []expr{e}
 	for {
 		ps.skipSpace()
-		if !ps.has("&&") {
-			break
+		if !ps.has(op) {
+			return list, nil
 		}
-		ps.pos += 2
-		e, err := ps.unaryExpr()
-		if err != nil {
+		ps.pos += len(op)
+		if e, err = next(); err != nil {
 			return nil, err
 		}
 		list = append(list, e)
 	}
-	if len(list) == 1 {
-		return first, nil
+}
+
+func first(list []expr) expr {
+	if len(list) == 0 {
+		return nil
 	}
-	return list, nil
+	return list[0]
 }
 
 func (ps *parser) unaryExpr() (expr, error) {
