@@ -199,7 +199,8 @@ func (s *segment) appendFragment(b *strings.Builder) {
 		if s.slice.hasTo {
 			b.WriteString(strconv.Itoa(s.slice.to))
 		}
-		if s.slice.step != 1 {
+		if s.slice.step != 1 || !s.slice.hasFrom && !s.slice.hasTo {
+			// A bare "[:]" does not parse: keep the step ("[::1]").
 			b.WriteByte(':')
 			b.WriteString(strconv.Itoa(s.slice.step))
 		}

@@ -279,6 +279,7 @@ func TestCompileProperties(t *testing.T) {
 		{`$.a[1:]`, `$['a'][1:]`, RootInput, "", false, false},
 		{`$.a[:-1]`, `$['a'][:-1]`, RootInput, "", false, false},
 		{`$.a[1:5:2]`, `$['a'][1:5:2]`, RootInput, "", false, false},
+		{`$[::1]`, `$[::1]`, RootInput, "", false, false},
 		{`$..a`, `$..['a']`, RootInput, "", false, false},
 		{`$..*`, `$..[*]`, RootInput, "", false, false},
 		{`$.a[?(@.b > 1)].c`, `$['a'][?]['c']`, RootInput, "", false, false},
