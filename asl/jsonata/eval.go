@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"stepwise/jsonvalue"
 )
@@ -13,6 +14,14 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 type evaluator struct {
 	depth int
+	now   func() time.Time // nil: the wall clock
+}
+
+func (ev *evaluator) clock() time.Time {
+	if ev.now != nil {
+		return ev.now()
+	}
+	return time.Now()
 }
 
 type callCtx struct {
@@ -29,21 +38,31 @@ func (c *callCtx) call(fn any, args ...any) (any, error) {
 // Eval evaluates the expression against input (boundary model) with extra
 // variable bindings. The bool result reports whether the value is defined.
 func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
-	return e.evalInternal(fromJSON(input), vars)
+	return e.evalInternal(fromJSON(input), &Options{Vars: vars})
 }
 
-func (e *Expression) evalInternal(in any, vars map[string]any) (res any, defined bool, err error) {
+func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
 	root := newEnv(baseEnv)
 	root.bind("$", in)
-	for k, v := range vars {
-		root.bind(k, fromJSON(v))
+	ev := &evaluator{}
+	if o != nil {
+		for k, v := range o.Vars {
+			root.bind(k, fromJSON(v))
+		}
+		for k, f := range o.Funcs {
+			n, err := hostNative(k, f)
+			if err != nil {
+				return nil, false, err
+			}
+			root.bind(k, n)
+		}
+		ev.now = o.Now
 	}
 	if a, ok := in.(*arr); ok {
 		w := newSeq(a)
 		w.outerWrapper = true
 		in = w
 	}
-	ev := &evaluator{}
 	defer func() {
 		if r := recover(); r != nil {
 			if je, ok := r.(*Error); ok {
@@ -1310,7 +1329,7 @@ func deepClone(v any) any {
 
 // EvalUndefined evaluates the expression with an undefined input.
 func (e *Expression) EvalUndefined(vars map[string]any) (any, bool, error) {
-	return e.evalInternal(nil, vars)
+	return e.evalInternal(nil, &Options{Vars: vars})
 }
 
 // maxDepth bounds evaluator recursion (JSONata reports U1001). There is no

@@ -982,9 +982,13 @@ func init() {
 	def("decodeUrl", "<s-:s>", dec)
 	def("clone", "<(oa)-:o>", func(c *callCtx, a []any) (any, error) { return deepClone(a[0]), nil })
 	def("now", "<s?s?:s>", func(c *callCtx, a []any) (any, error) {
-		return time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), nil
+		t := c.ev.clock()
+		if a[0] != nil || a[1] != nil {
+			return formatDateTime(c, float64(t.UnixMilli()), a[0], a[1])
+		}
+		return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
 	})
-	def("millis", "<:n>", func(c *callCtx, a []any) (any, error) { return float64(time.Now().UnixMilli()), nil })
+	def("millis", "<:n>", func(c *callCtx, a []any) (any, error) { return float64(c.ev.clock().UnixMilli()), nil })
 	def("fromMillis", "<n-s?s?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil

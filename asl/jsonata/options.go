@@ -1,0 +1,59 @@
+package jsonata
+
+import "time"
+
+// Func is a host function bound into an evaluation as $Name. Its arguments
+// and result use the boundary model (package jsonvalue); a nil argument or
+// result is undefined. An error it returns ends the evaluation as it is.
+type Func struct {
+	// Signature is a JSONata signature such as "<n-n?:a<n>>"; empty means
+	// the arguments are passed unchecked.
+	Signature string
+	Fn        func(args []any) (any, error)
+}
+
+// Options are the bindings of one evaluation.
+type Options struct {
+	// Vars are bound as $name (boundary-model values).
+	Vars map[string]any
+	// Funcs are bound as $name; they shadow built-ins of the same name.
+	Funcs map[string]*Func
+	// Now is the clock of $now and $millis; nil reads the wall clock.
+	Now func() time.Time
+}
+
+// EvalWith evaluates the expression against input (undefined when defined
+// is false) with the given bindings. The bool result reports whether the
+// value is defined.
+func (e *Expression) EvalWith(input any, defined bool, o *Options) (any, bool, error) {
+	var in any
+	if defined {
+		in = fromJSON(input)
+	}
+	return e.evalInternal(in, o)
+}
+
+// hostNative wraps a host function as a native function value.
+func hostNative(name string, f *Func) (*native, error) {
+	n := &native{name: name, fn: func(c *callCtx, args []any) (any, error) {
+		in := make([]any, len(args))
+		for i, a := range args {
+			if a != nil {
+				in[i] = toJSON(a)
+			}
+		}
+		out, err := f.Fn(in)
+		if err != nil || out == nil {
+			return nil, err
+		}
+		return fromJSON(out), nil
+	}}
+	if f.Signature != "" {
+		s, err := parseSignature(f.Signature, 0)
+		if err != nil {
+			return nil, err
+		}
+		n.sig = s
+	}
+	return n, nil
+}

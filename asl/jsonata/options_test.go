@@ -1,0 +1,43 @@
+package jsonata
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/jsonvalue"
+)
+
+func TestEvalWithHostBindings(t *testing.T) {
+	t.Parallel()
+	e, err := Compile(`{"sum": $add(x, $y), "now": $now(), "ms": $millis(), "day": $now("[Y0001]-[M01]-[D01]")}`)
+	require.NoError(t, err)
+	at := time.Date(2024, 3, 5, 6, 7, 8, 9e6, time.UTC)
+	in, err := jsonvalue.ParseString(`{"x": 2}`)
+	require.NoError(t, err)
+	got, ok, err := e.EvalWith(in, true, &Options{
+		Vars: map[string]any{"y": jsonvalue.Number("40")},
+		Funcs: map[string]*Func{"add": {Signature: "<nn:n>", Fn: func(a []any) (any, error) {
+			return jsonvalue.Number(string(a[0].(jsonvalue.Number)) + "0"), nil
+		}}},
+		Now: func() time.Time { return at },
+	})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, `{"sum":20,"now":"2024-03-05T06:07:08.009Z","ms":1709618828009,"day":"2024-03-05"}`, jsonvalue.String(got))
+
+	boom := errors.New("boom")
+	e, err = Compile(`$fail()`)
+	require.NoError(t, err)
+	_, _, err = e.EvalWith(nil, false, &Options{Funcs: map[string]*Func{"fail": {Fn: func([]any) (any, error) { return nil, boom }}}})
+	require.ErrorIs(t, err, boom)
+
+	e, err = Compile(`$add("a", 1)`)
+	require.NoError(t, err)
+	_, _, err = e.EvalWith(nil, false, &Options{Funcs: map[string]*Func{"add": {Signature: "<nn:n>", Fn: func([]any) (any, error) { return nil, nil }}}})
+	var je *Error
+	require.ErrorAs(t, err, &je)
+	require.Equal(t, "T0410", je.Code)
+}
