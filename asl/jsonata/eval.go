@@ -57,6 +57,7 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 			root.bind(k, n)
 		}
 		ev.now = o.Now
+		root.fallback = o.Lookup
 	}
 	if a, ok := in.(*arr); ok {
 		w := newSeq(a)

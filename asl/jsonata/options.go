@@ -16,6 +16,9 @@ type Func struct {
 type Options struct {
 	// Vars are bound as $name (boundary-model values).
 	Vars map[string]any
+	// Lookup resolves the names Vars and Funcs do not bind, before the
+	// built-ins; it is called at most once a name per evaluation.
+	Lookup func(name string) (any, bool)
 	// Funcs are bound as $name; they shadow built-ins of the same name.
 	Funcs map[string]*Func
 	// Now is the clock of $now and $millis; nil reads the wall clock.

@@ -41,3 +41,21 @@ func TestEvalWithHostBindings(t *testing.T) {
 	require.ErrorAs(t, err, &je)
 	require.Equal(t, "T0410", je.Code)
 }
+
+func TestEvalWithLookup(t *testing.T) {
+	t.Parallel()
+	e, err := Compile(`[$a, $a, $b, $count([1,2])]`)
+	require.NoError(t, err)
+	calls := 0
+	got, ok, err := e.EvalWith(nil, false, &Options{Lookup: func(name string) (any, bool) {
+		calls++
+		if name == "a" {
+			return jsonvalue.Number("7"), true
+		}
+		return nil, false
+	}})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, `[7,7,2]`, jsonvalue.String(got))
+	require.Equal(t, 3, calls, "a is looked up once; b and count once each")
+}

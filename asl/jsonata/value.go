@@ -77,6 +77,9 @@ func isNumeric(v any) bool {
 type env struct {
 	vars   map[string]any
 	parent *env
+	// fallback resolves names this env does not bind (Options.Lookup);
+	// what it finds is kept in vars.
+	fallback func(string) (any, bool)
 }
 
 func newEnv(parent *env) *env { return &env{vars: map[string]any{}, parent: parent} }
@@ -85,6 +88,13 @@ func (e *env) lookup(name string) (any, bool) {
 	for x := e; x != nil; x = x.parent {
 		if v, ok := x.vars[name]; ok {
 			return v, true
+		}
+		if x.fallback != nil {
+			if v, ok := x.fallback(name); ok {
+				iv := fromJSON(v)
+				x.vars[name] = iv
+				return iv, true
+			}
 		}
 	}
 	return nil, false
