@@ -12,6 +12,12 @@ type Func struct {
 	Fn        func(args []any) (any, error)
 }
 
+// Null is the result a host function returns for JSON null; a nil result
+// is undefined.
+var Null any = hostNull{}
+
+type hostNull struct{}
+
 // Options are the bindings of one evaluation.
 type Options struct {
 	// Vars are bound as $name (boundary-model values).
@@ -48,6 +54,9 @@ func hostNative(name string, f *Func) (*native, error) {
 		out, err := f.Fn(in)
 		if err != nil || out == nil {
 			return nil, err
+		}
+		if out == Null {
+			return null, nil
 		}
 		return fromJSON(out), nil
 	}}

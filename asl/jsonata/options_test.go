@@ -59,3 +59,42 @@ func TestEvalWithLookup(t *testing.T) {
 	require.Equal(t, `[7,7,2]`, jsonvalue.String(got))
 	require.Equal(t, 3, calls, "a is looked up once; b and count once each")
 }
+
+func TestEvalWithHostNull(t *testing.T) {
+	t.Parallel()
+	e, err := Compile(`[$type($null()), $type($undef())]`)
+	require.NoError(t, err)
+	got, ok, err := e.EvalWith(nil, false, &Options{Funcs: map[string]*Func{
+		"null":  {Fn: func([]any) (any, error) { return Null, nil }},
+		"undef": {Fn: func([]any) (any, error) { return nil, nil }},
+	}})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, `["null"]`, jsonvalue.String(got), "undefined drops out of the array")
+}
+
+func TestNumberOutputFollowsJavaScript(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ expr, want string }{
+		{`1234567.5`, `1234567.5`},
+		{`123456789012.25`, `123456789012.25`},
+		{`0.000001`, `0.000001`},
+		{`0.0000001`, `1e-7`},
+		{`1e21`, `1e+21`},
+		{`1e20`, `100000000000000000000`},
+		{`-1.5e-9`, `-1.5e-9`},
+		{`-0`, `0`},
+		{`0 * -1`, `0`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			t.Parallel()
+			e, err := Compile(tt.expr)
+			require.NoError(t, err)
+			got, ok, err := e.Eval(nil, nil)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, tt.want, jsonvalue.String(got))
+		})
+	}
+}

@@ -139,10 +139,10 @@ func toJSON(v any) any {
 	case nullT:
 		return nil
 	case float64:
-		if t == math.Trunc(t) && math.Abs(t) < 1e21 {
-			return jsonvalue.Number(strconv.FormatFloat(t, 'f', -1, 64))
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil // JSON.stringify writes null
 		}
-		return jsonvalue.Number(strconv.FormatFloat(t, 'g', -1, 64))
+		return jsonvalue.Number(jsNumber(t))
 	case *arr:
 		out := make([]any, 0, len(t.v))
 		for _, e := range t.v {
