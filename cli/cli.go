@@ -56,6 +56,7 @@ func (c *CLI) Execute(args []string) int {
 		(&validateCommand{CommandBase: base}).command(),
 		(&serveCommand{CommandBase: base}).command(),
 		(&benchCommand{CommandBase: base}).command(),
+		(&evalCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
