@@ -219,6 +219,10 @@ func errJSONataExpr(loc, field string) Diagnostic {
 	return schemaError(loc, "The value for the field '%s' must be a JSONata expression enclosed in '{%%' and '%%}'", field)
 }
 
+func errJSONataSyntax(loc string, err error) Diagnostic {
+	return schemaError(loc, "%s", err.Error())
+}
+
 func errStatesAllAlone(loc string) Diagnostic {
 	return schemaError(loc, "States.ALL must appear alone in the ErrorEquals array")
 }

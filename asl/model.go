@@ -141,6 +141,9 @@ type State struct {
 	ToleratedCount   *IntField
 	TolerancePercent *IntField // ToleratedFailurePercentage (a number 0-100)
 	Label            string
+
+	// JSONata holds the compiled JSONata fields of a JSONata state.
+	JSONata *JSONataFields
 }
 
 // Retrier is one element of Retry.
@@ -164,6 +167,7 @@ type Catcher struct {
 	Output      any
 	HasOutput   bool
 	Comment     string
+	JSONata     *JSONataFields // Output, Assign (JSONata states)
 }
 
 // ChoiceRule is one Choice rule or a nested boolean expression inside one.
@@ -189,4 +193,5 @@ type ChoiceRule struct {
 	Output    any
 	HasOutput bool
 	Comment   string
+	JSONata   *JSONataFields // Condition, Output, Assign (JSONata states)
 }

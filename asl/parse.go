@@ -101,6 +101,7 @@ func parse(definition []byte, opts Options) (*StateMachine, []Diagnostic) {
 		dupStates: duplicateStates(definition),
 	}
 	sm := p.machine(root, "", machineTop)
+	p.compileJSONata(sm, "")
 	if len(c.diags) == 0 {
 		return sm, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
+	"stepwise/asl/payload"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
@@ -14,15 +15,27 @@ import (
 // inputs and starts as many as it may.
 func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	s := f.state
-	env.Input = f.effInput
+	if env != nil {
+		env.Input = f.effInput
+	}
 	f.children, f.results, f.items = nil, nil, nil
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
 	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
 	f.mapRun = false
 
+	var jenv *payload.JSONataEnv
+	if env == nil {
+		jenv = x.jenv(f, nil, "", nil)
+	}
 	if s.Type == asl.TypeParallel {
 		in := f.effInput
-		if s.Parameters != nil {
+		if jenv != nil && s.JSONata.Arguments != nil {
+			var err error
+			if in, err = s.JSONata.Arguments.Eval(jenv, "Arguments"); err != nil {
+				f.startFailedJSONata(x, err)
+				return
+			}
+		} else if jenv == nil && s.Parameters != nil {
 			var err error
 			if in, err = s.Parameters.Eval(env); err != nil {
 				f.stateFailed(x, asFailure(err, s, f.enteredID))
@@ -40,23 +53,12 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		return
 	}
 
-	items := f.effInput
-	if s.ItemsPath != nil {
-		v, err := s.ItemsPath.Eval(env)
-		if err != nil {
-			f.stateFailed(x, asFailure(dataflow.InvalidPath(s.ItemsPath, err), s, f.enteredID))
+	arr, mc, err := f.mapItems(x, env, jenv)
+	if err != nil {
+		if jenv != nil {
+			f.startFailedJSONata(x, err)
 			return
 		}
-		items = v
-	}
-	arr, ok := items.([]any)
-	if !ok {
-		f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
-			"Map state input must be an array but was: %s", jsonvalue.String(items)), s, f.enteredID))
-		return
-	}
-	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
-	if err != nil {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
@@ -67,7 +69,13 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
 		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(arr)}})
 	if s.ToleratedCount != nil {
-		n, _, err := intField(&IntFieldSpec{s.ToleratedCount, "ToleratedFailureCountPath"}, env)
+		var n int64
+		var err error
+		if jenv != nil {
+			n, _, err = jsonataInt(s.ToleratedCount, s.JSONata.ToleratedCount, "ToleratedFailureCount", 0, jenv)
+		} else {
+			n, _, err = intField(&IntFieldSpec{s.ToleratedCount, "ToleratedFailureCountPath"}, env)
+		}
 		if err != nil {
 			f.stateFailed(x, asFailure(err, s, f.enteredID))
 			return
@@ -79,7 +87,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		f.tolCount = n
 	}
 	if s.TolerancePercent != nil {
-		n, err := percentField(s.TolerancePercent, env)
+		n, err := percentField(s.TolerancePercent, env, jenv, s.JSONata)
 		if err != nil {
 			f.stateFailed(x, asFailure(err, s, f.enteredID))
 			return
@@ -94,10 +102,18 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	x.push(func() { f.pump(x) })
 }
 
-func percentField(fld *asl.IntField, env *jsonpath.Env) (float64, error) {
+func percentField(fld *asl.IntField, env *jsonpath.Env, jenv *payload.JSONataEnv, j *asl.JSONataFields) (float64, error) {
 	var v any
 	var path string
 	switch {
+	case jenv != nil && j.TolerancePercent != nil:
+		var err error
+		if v, err = j.TolerancePercent.Eval(jenv, "ToleratedFailurePercentage"); err != nil {
+			return 0, err
+		}
+		if _, ok := v.(jsonvalue.Number); !ok {
+			return 0, unexpectedType(j.TolerancePercent, "ToleratedFailurePercentage", "number", v)
+		}
 	case fld.Number != nil:
 		v = jsonvalue.NumberFromFloat(*fld.Number)
 	case fld.Value != nil:
@@ -121,6 +137,48 @@ func percentField(fld *asl.IntField, env *jsonpath.Env) (float64, error) {
 		return 0, stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailurePercentage must be between 0 and 100.")
 	}
 	return p, nil
+}
+
+// mapItems works out a Map state's items and MaxConcurrency: from ItemsPath
+// and MaxConcurrencyPath in JSONPath (env), from Items and expressions in
+// JSONata (jenv).
+func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) ([]any, int64, error) {
+	s := f.state
+	items := f.effInput
+	if jenv != nil {
+		if t := s.JSONata.Items; t != nil {
+			v, err := t.Eval(jenv, "Items")
+			if err != nil {
+				return nil, 0, err
+			}
+			arr, ok := v.([]any)
+			if !ok {
+				return nil, 0, unexpectedType(t, "Items", "array", v)
+			}
+			items = arr
+		}
+		arr, ok := items.([]any)
+		if !ok {
+			return nil, 0, stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+				"Map state input must be an array but was: %s", jsonvalue.String(items))
+		}
+		mc, _, err := jsonataInt(s.MaxConcurrency, s.JSONata.MaxConcurrency, "MaxConcurrency", 0, jenv)
+		return arr, mc, err
+	}
+	if s.ItemsPath != nil {
+		v, err := s.ItemsPath.Eval(env)
+		if err != nil {
+			return nil, 0, dataflow.InvalidPath(s.ItemsPath, err)
+		}
+		items = v
+	}
+	arr, ok := items.([]any)
+	if !ok {
+		return nil, 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			"Map state input must be an array but was: %s", jsonvalue.String(items))
+	}
+	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
+	return arr, mc, err
 }
 
 func (x *Execution) mapRunArn(stateName string) string {
@@ -201,16 +259,22 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 	c.kind = iterationFrame
 	c.machine = s.ItemProcessor
 	in := f.items[i]
-	if s.ItemSelector != nil {
+	jsel := s.JSONata != nil && s.JSONata.ItemSelector != nil
+	if s.ItemSelector != nil || jsel {
 		item := jsonvalue.NewObject(2)
 		item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
 		item.Set("Value", f.items[i])
 		mapCtx := jsonvalue.NewObject(1)
 		mapCtx.Set("Item", item)
-		env := x.env(f, mapCtx)
-		env.Input = f.effInput
 		var err error
-		if in, err = s.ItemSelector.Eval(env); err != nil {
+		if jsel {
+			in, err = s.JSONata.ItemSelector.Eval(x.jenv(f, mapCtx, "", nil), "ItemSelector")
+		} else {
+			env := x.env(f, mapCtx)
+			env.Input = f.effInput
+			in, err = s.ItemSelector.Eval(env)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -108,3 +108,49 @@ func TestConformanceExecutions(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, rate, minPassRate, "pass rate below the bar")
 }
+
+// TestConformanceJSONata runs every recorded execution case that uses
+// JSONata through the interpreter and reports the pass rate.
+func TestConformanceJSONata(t *testing.T) {
+	t.Parallel()
+	dir, ok := conformance.Dir()
+	if !ok {
+		t.Skip("conformance corpus not found: expected ../shared/conformance beside the repository (or set " + conformance.EnvDir + ")")
+	}
+	cases, err := conformance.Load(dir, "execution")
+	require.NoError(t, err)
+	var failures, historyDiffs []string
+	total, withHistory := 0, 0
+	for _, c := range cases {
+		if !c.HasFeature("jsonata") {
+			continue
+		}
+		total++
+		d, h := runCase(c)
+		if d != "" {
+			failures = append(failures, c.Name+"\n    "+strings.ReplaceAll(d, "\n", "\n    "))
+		}
+		if len(c.History) > 0 && !c.ParallelEventsSorted {
+			withHistory++
+			if h != "" {
+				historyDiffs = append(historyDiffs, c.Name+"\n    "+h)
+			}
+		}
+	}
+	sort.Strings(historyDiffs)
+	t.Logf("full histories (ids, previousEventId, details): %d/%d identical", withHistory-len(historyDiffs), withHistory)
+	for _, h := range historyDiffs {
+		t.Logf("HISTORY %s", h)
+	}
+	sort.Strings(failures)
+	passed := total - len(failures)
+	rate := float64(passed) * 100 / float64(total)
+	t.Logf("conformance (interpreter, JSONata execution cases): %d/%d passed (%.1f%%)", passed, total, rate)
+	for _, f := range failures {
+		t.Logf("FAIL %s", f)
+	}
+	require.GreaterOrEqual(t, rate, minJSONataPassRate, "pass rate below the bar")
+}
+
+// minJSONataPassRate is the bar for the JSONata cases.
+const minJSONataPassRate = 97.0

@@ -10,6 +10,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/asl/jsonata"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
@@ -78,6 +79,7 @@ type Execution struct {
 	draws        uint64 // random sources handed out, for deterministic seeds
 	ctxExecution *jsonvalue.Object
 	ctxMachine   *jsonvalue.Object
+	jfuncs       map[string]*jsonata.Func // the Step Functions JSONata functions, made once
 }
 
 // New returns an execution ready to Start.
@@ -447,9 +449,11 @@ func StateFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failur
 	}
 	switch fl.Name {
 	case stepwisetype.ErrorRuntime, stepwisetype.ErrorQueryEvaluationError:
-		return stepwisetype.NewFailure(fl.Name, fmt.Sprintf(
+		out := stepwisetype.NewFailure(fl.Name, fmt.Sprintf(
 			"An error occurred while executing the state '%s' (entered at the event id #%d). %s",
 			s.Name, enteredID, fl.Cause))
+		out.Location = fl.Location
+		return out
 	}
 	return fl
 }

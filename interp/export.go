@@ -47,7 +47,7 @@ func ResolvePercentField(f *asl.IntField, env *jsonpath.Env) (float64, error) {
 	if f == nil {
 		return -1, nil
 	}
-	return percentField(f, env)
+	return percentField(f, env, nil, nil)
 }
 
 // ScalarText renders a value selected by ErrorPath or CausePath: a string

@@ -39,20 +39,25 @@ type frame struct {
 	last    int64 // the last history event this frame wrote
 
 	// The state being run.
-	state      *asl.State
-	rawInput   any
-	effInput   any // after InputPath
-	enteredID  int64
-	enteredAt  time.Time
-	retries    []int64 // attempts used, per retrier
-	retryCount int
-	wait       waitKind
-	waitID     string
-	timeoutID  string // task timeout timer
-	beatID     string // task heartbeat timer
-	beatSecs   int64
-	token      string // the running task's token
-	started    bool   // the running task's started event is written
+	state     *asl.State
+	rawInput  any
+	effInput  any // after InputPath
+	enteredID int64
+	// enteredPrev is the event before the entered event.
+	enteredPrev int64
+	enteredAt   time.Time
+	retries     []int64 // attempts used, per retrier
+	retryCount  int
+	wait        waitKind
+	waitID      string
+	timeoutID   string // task timeout timer
+	beatID      string // task heartbeat timer
+	beatSecs    int64
+	token       string // the running task's token
+	started     bool   // the running task's started event is written
+	// evalReported: the EvaluationFailed event of the failure being
+	// handled is written already.
+	evalReported bool
 
 	// What runs next: set when a state completes with Next (or a Catch).
 	next      string
@@ -110,6 +115,7 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 		text = x.text(input)
 	}
 	f.inputText = ""
+	f.enteredPrev = f.last
 	f.enteredID = x.emit(f, stepwisetype.HistoryEvent{
 		Type: stepwisetype.StateEnteredType(string(s.Type)),
 		StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{
@@ -151,6 +157,10 @@ func (f *frame) finish(x *Execution, output any, fl *stepwisetype.Failure) {
 // and the transition.
 func (f *frame) exit(x *Execution, result any, selector bool) {
 	s := f.state
+	if s.QueryLanguage == asl.JSONata {
+		f.exitJSONata(x, s.JSONata, result, selector, s.Next)
+		return
+	}
 	env := x.env(f, nil)
 	var err error
 	if selector && s.ResultSelector != nil {

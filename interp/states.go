@@ -18,8 +18,7 @@ import (
 func (f *frame) exec(x *Execution) {
 	s := f.state
 	if s.QueryLanguage == asl.JSONata {
-		f.stateFailed(x, asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
-			"JSONata states are not supported by this version of the interpreter."), s, f.enteredID))
+		f.execJSONata(x)
 		return
 	}
 	env := x.env(f, nil)
@@ -182,7 +181,13 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 }
 
 // waitDone completes a Wait state once its time has come.
-func (f *frame) waitDone(x *Execution) { f.exitWithInput(x, f.state.Assign, f.state.Next) }
+func (f *frame) waitDone(x *Execution) {
+	if f.state.QueryLanguage == asl.JSONata {
+		f.exitJSONata(x, f.state.JSONata, nil, false, f.state.Next)
+		return
+	}
+	f.exitWithInput(x, f.state.Assign, f.state.Next)
+}
 
 // exitWithInput completes a state that produces no result (Choice, Wait):
 // Assign and OutputPath read the effective input.
@@ -263,21 +268,7 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	s := f.state
 	id := x.newID("task")
 	f.token = x.Opts.TaskToken(x.Info.ExecutionArn, id)
-	env.Input = f.effInput
-	params := f.effInput
-	var err error
-	if s.Parameters != nil {
-		if params, err = s.Parameters.Eval(env); err != nil {
-			f.stateFailed(x, asFailure(err, s, f.enteredID))
-			return
-		}
-	}
-	timeout, hasTimeout, err := intField(&IntFieldSpec{s.Timeout, "TimeoutSecondsPath"}, env)
-	if err != nil {
-		f.stateFailed(x, asFailure(err, s, f.enteredID))
-		return
-	}
-	heartbeat, hasHeartbeat, err := intField(&IntFieldSpec{s.Heartbeat, "HeartbeatSecondsPath"}, env)
+	params, timeout, hasTimeout, heartbeat, hasHeartbeat, err := f.taskRequest(x, env)
 	if err != nil {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
@@ -316,6 +307,39 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		f.beatSecs = heartbeat
 		f.armHeartbeat(x)
 	}
+}
+
+// taskRequest works out a task's parameters, timeout and heartbeat: from
+// Parameters and the ...Path fields in JSONPath (env), from Arguments and
+// expressions in JSONata (env nil).
+func (f *frame) taskRequest(x *Execution, env *jsonpath.Env) (params any, timeout int64, hasTimeout bool, heartbeat int64, hasHeartbeat bool, err error) {
+	s := f.state
+	params = f.effInput
+	if env == nil {
+		j := s.JSONata
+		jenv := x.jenv(f, nil, "", nil)
+		if j.Arguments != nil {
+			if params, err = j.Arguments.Eval(jenv, "Arguments"); err != nil {
+				return
+			}
+		}
+		if timeout, hasTimeout, err = jsonataInt(s.Timeout, j.Timeout, "TimeoutSeconds", 1, jenv); err != nil {
+			return
+		}
+		heartbeat, hasHeartbeat, err = jsonataInt(s.Heartbeat, j.Heartbeat, "HeartbeatSeconds", 1, jenv)
+		return
+	}
+	env.Input = f.effInput
+	if s.Parameters != nil {
+		if params, err = s.Parameters.Eval(env); err != nil {
+			return
+		}
+	}
+	if timeout, hasTimeout, err = intField(&IntFieldSpec{s.Timeout, "TimeoutSecondsPath"}, env); err != nil {
+		return
+	}
+	heartbeat, hasHeartbeat, err = intField(&IntFieldSpec{s.Heartbeat, "HeartbeatSecondsPath"}, env)
+	return
 }
 
 // armHeartbeat (re)starts the task's heartbeat timer.
@@ -472,6 +496,10 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 		if fl.HasCause {
 			errOut.Set("Cause", fl.Cause)
 		}
+		if s.QueryLanguage == asl.JSONata {
+			f.catchJSONata(x, c, errOut)
+			return
+		}
 		assigned, err := f.assign(x, c.Assign, errOut)
 		if err != nil {
 			f.finishFailure(x, asFailure(err, s, f.enteredID))
@@ -514,13 +542,10 @@ func (f *frame) retrier(fl *stepwisetype.Failure) int {
 // finishFailure ends the frame with a failure, writing the EvaluationFailed
 // event AWS writes for JSONata evaluation errors.
 func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
-	if fl.Name == stepwisetype.ErrorQueryEvaluationError {
-		d := &stepwisetype.EvaluationFailedEventDetails{Error: ptr(fl.Name), State: f.state.Name}
-		if fl.HasCause {
-			d.Cause = ptr(fl.Cause)
-		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventEvaluationFailed, EvaluationFailedEventDetails: d})
+	if !f.evalReported {
+		f.reportEvaluation(x, fl)
 	}
+	f.evalReported = false
 	f.finish(x, nil, fl)
 }
 

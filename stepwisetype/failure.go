@@ -31,6 +31,9 @@ type Failure struct {
 	Cause string
 	// HasCause is false when the cause is absent, not just empty.
 	HasCause bool
+	// Location is the field of a JSONata evaluation error
+	// ("Output/result"), written in the EvaluationFailed event.
+	Location string
 }
 
 // NewFailure returns a failure with a cause.
