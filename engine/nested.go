@@ -6,8 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
 
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -18,15 +24,32 @@ import (
 // The states:startExecution integration starts a child execution on this
 // engine. Its four forms differ in when the parent's task ends:
 //
-//	arn:aws:states:::states:startExecution                   at once: {ExecutionArn, StartDate}
-//	arn:aws:states:::states:startExecution.sync              when the child ends: its description, Output as text
-//	arn:aws:states:::states:startExecution.sync:2            when the child ends: its description, Output as JSON
+//	arn:aws:states:::states:startExecution                   at once: {ExecutionArn, SdkHttpMetadata, SdkResponseMetadata, StartDate}
+//	arn:aws:states:::states:startExecution.sync              when the child ends: its description, Input and Output as JSON text
+//	arn:aws:states:::states:startExecution.sync:2            when the child ends: its description, Input and Output as JSON
 //	arn:aws:states:::states:startExecution.waitForTaskToken  when SendTask* is called with the token
+//
+// The outputs are AWS's: members in PascalCase and in alphabetical order,
+// dates in epoch milliseconds. A child that does not succeed fails the
+// parent's task with States.TaskFailed and the child's description as the
+// cause; a start the StartExecution API would refuse fails it with
+// StepFunctions.<Code>Exception (StepFunctions.StateMachineDoesNotExistException, ...)
+// and the AWS SDK's wording of the API error as the cause.
+//
+// A Parameters.Input member AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID
+// (usually "$$.Execution.Id") links the child to its parent, as on AWS:
+// the member is part of the child's input, where tools can follow it;
+// DescribeExecution shows nothing more.
 //
 // A task dispatched again after a restart starts no second child: the
 // child's name derives from the parent's task unless the Parameters name
-// one, and an execution that exists already is joined.
+// one; a child of that name that the parent started is joined (for a name
+// the Parameters give: one with the same input started since the parent's
+// start or last redrive).
 const startExecutionResource = "arn:aws:states:::states:startExecution"
+
+// startedByMember is the Input member that links a child to its parent.
+const startedByMember = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
 
 // children tracks the parents waiting for .sync children to end.
 type children struct {
@@ -47,79 +70,272 @@ func isStartExecution(resource string) bool {
 // startChild carries out a states:startExecution task.
 func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult)) {
 	mode := strings.TrimPrefix(t.Request.Resource, startExecutionResource)
-	fail := func(format string, args ...any) {
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, format, args...)})
-	}
-	params, _ := t.Request.Parameters.(*jsonvalue.Object)
-	smArnV, _ := params.Get("StateMachineArn")
-	smArn, _ := smArnV.(string)
-	if smArn == "" {
-		fail("The field 'StateMachineArn' is required.")
+	switch mode {
+	case "", ".sync", ".sync:2", ".waitForTaskToken":
+	default:
+		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "Unknown resource '%s'.", t.Request.Resource)})
 		return
 	}
-	input := "{}"
-	if v, ok := params.Get("Input"); ok {
-		if s, isString := v.(string); isString {
-			input = s
-		} else {
-			input = jsonvalue.String(v)
+	row, err := e.startChildExecution(ctx, t)
+	if err != nil {
+		var apiErr *stepwisetype.APIError
+		if errors.As(err, &apiErr) {
+			done(TaskResult{Failure: startFailure(apiErr)})
+			return
 		}
-	}
-	name := ""
-	if v, ok := params.Get("Name"); ok {
-		name, _ = v.(string)
-	}
-	if name == "" {
-		sum := sha256.Sum256([]byte(t.ExecutionArn + "\x00" + t.ID))
-		h := hex.EncodeToString(sum[:16])
-		name = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-	}
-	sm, err := e.store.Executor().StateMachineGet(ctx, smArn)
-	if errors.Is(err, store.ErrNotFound) {
-		fail("State Machine Does Not Exist: '%s'", smArn)
-		return
-	}
-	if err != nil {
-		fail("%v", err)
-		return
-	}
-	m, err := e.machine(ctx, sm.Arn, sm.RevisionID)
-	if err != nil {
-		fail("%v", err)
-		return
-	}
-	childArn := fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", e.cfg.Region, e.cfg.Account, sm.Name, name)
-	row, err := e.StartExecution(ctx, &service.StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input})
-	if errors.Is(err, store.ErrAlreadyExists) {
-		row, err = e.store.Executor().ExecutionGet(ctx, childArn)
-	}
-	if err != nil {
-		fail("%v", err)
+		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "%v", err)})
 		return
 	}
 	switch mode {
 	case "":
-		out := jsonvalue.NewObject(2)
-		out.Set("ExecutionArn", row.Arn)
-		out.Set("StartDate", row.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-		done(TaskResult{Output: out})
+		done(TaskResult{Output: startOutput(row)})
 	case ".sync", ".sync:2":
 		w := childWaiter{parentArn: t.ExecutionArn, taskID: t.ID, v2: mode == ".sync:2", done: done}
 		e.children.mu.Lock()
 		if e.children.waiters == nil {
 			e.children.waiters = map[string][]childWaiter{}
 		}
-		e.children.waiters[childArn] = append(e.children.waiters[childArn], w)
+		e.children.waiters[row.Arn] = append(e.children.waiters[row.Arn], w)
 		e.children.mu.Unlock()
 		// The child may have ended already (at once, or before a restart).
-		if cur, err := e.store.Executor().ExecutionGet(ctx, childArn); err == nil && cur.Status != stepwisetype.StatusRunning {
+		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
 			e.childEnded(cur)
 		}
 	case ".waitForTaskToken":
 		// The child (or whoever it tells) answers with the token.
-	default:
-		fail("Unknown resource '%s'.", t.Request.Resource)
 	}
+}
+
+// startChildExecution starts (or, after a restart, finds) the child of a
+// task, checking the request as the StartExecution API does.
+func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execution, error) {
+	params, _ := t.Request.Parameters.(*jsonvalue.Object)
+	var smArn string
+	if v, ok := params.Get("StateMachineArn"); ok {
+		s, isString := v.(string)
+		if !isString {
+			return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
+		}
+		smArn = s
+	}
+	if smArn == "" {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
+	}
+	input := "{}"
+	if v, ok := params.Get("Input"); ok && v != nil {
+		if s, isString := v.(string); isString {
+			input = s
+		} else {
+			input = jsonvalue.String(v)
+		}
+	}
+	if err := e.checkChildInput(input); err != nil {
+		return nil, err
+	}
+	name, named := "", false
+	if v, ok := params.Get("Name"); ok && v != nil {
+		s, isString := v.(string)
+		if !isString || s == "" || len(s) > 80 || !validExecutionName(s) {
+			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", jsonText(v))
+		}
+		name, named = s, true
+	}
+	if !named {
+		sum := sha256.Sum256([]byte(t.ExecutionArn + "\x00" + t.ID))
+		h := hex.EncodeToString(sum[:16])
+		name = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	}
+	if !strings.HasPrefix(smArn, "arn:") {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
+	}
+	sm, err := e.store.Executor().StateMachineGet(ctx, smArn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sm.Status == "DELETING" {
+		return nil, stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", sm.Arn)
+	}
+	m, err := e.machine(ctx, sm.Arn, sm.RevisionID)
+	if err != nil {
+		return nil, err
+	}
+	prefix := fmt.Sprintf("arn:aws:states:%s:%s:", e.cfg.Region, e.cfg.Account)
+	childArn := prefix + "execution:" + sm.Name + ":" + name
+	if sm.Type == "EXPRESS" {
+		sum := sha256.Sum256([]byte(t.ExecutionArn + "\x00" + t.ID + "\x00express"))
+		h := hex.EncodeToString(sum[:16])
+		childArn = prefix + "express:" + sm.Name + ":" + name + ":" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	}
+	row, err := e.StartExecution(ctx, &service.StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input})
+	if !errors.Is(err, store.ErrAlreadyExists) {
+		return row, err
+	}
+	// The name is taken: by this task's child (a dispatch again after a
+	// restart), or by another execution.
+	row, err = e.store.Executor().ExecutionGet(ctx, childArn)
+	if err != nil {
+		return nil, err
+	}
+	if !named || e.ownChild(ctx, t, row, input) {
+		return row, nil
+	}
+	return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
+}
+
+// ownChild reports whether an execution holding the name a task asked for
+// is the one the task started before a restart: it runs, or it started
+// since the parent's start or last redrive, with the same input.
+func (e *Engine) ownChild(ctx context.Context, t *Task, child *store.Execution, input string) bool {
+	if !sameJSONText(child.Input, input) {
+		return false
+	}
+	if child.Status == stepwisetype.StatusRunning {
+		return true // StartExecution itself is idempotent for a running execution
+	}
+	parent, err := e.store.Executor().ExecutionGet(ctx, t.ExecutionArn)
+	if err != nil {
+		return false
+	}
+	since := parent.StartDate
+	if parent.RedriveDate != nil {
+		since = *parent.RedriveDate
+	}
+	return !child.StartDate.Before(since)
+}
+
+func (e *Engine) checkChildInput(input string) error {
+	limit := e.cfg.PayloadLimit
+	if limit <= 0 {
+		limit = 256 * 1024
+	}
+	if len(input) > limit {
+		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput,
+			"Invalid State Machine Execution Input: 'Input exceeds the maximum size of %d bytes (UTF-8).'", limit)
+	}
+	if _, err := jsonvalue.ParseString(input); err != nil || strings.TrimSpace(input) == "" {
+		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
+	}
+	return nil
+}
+
+// validExecutionName reports whether a name avoids the characters AWS
+// forbids in execution names.
+func validExecutionName(name string) bool {
+	for _, r := range name {
+		switch {
+		case unicode.IsSpace(r), r <= 0x1f, r >= 0x7f && r <= 0x9f:
+			return false
+		case strings.ContainsRune(`<>{}[]?*"#%\^|~`+"`"+`$&,;:/`, r):
+			return false
+		}
+	}
+	return true
+}
+
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return jsonvalue.String(v)
+}
+
+func sameJSONText(a, b string) bool {
+	if a == b {
+		return true
+	}
+	va, err := jsonvalue.ParseString(a)
+	if err != nil {
+		return false
+	}
+	vb, err := jsonvalue.ParseString(b)
+	if err != nil {
+		return false
+	}
+	return jsonvalue.Equal(va, vb)
+}
+
+// startFailure is how a refused StartExecution fails the parent's task:
+// StepFunctions.<Code>Exception, with the message framed the way the AWS
+// SDK (v1) that Step Functions uses words a service error.
+func startFailure(err *stepwisetype.APIError) *stepwisetype.Failure {
+	status := http.StatusBadRequest
+	if err.Code == stepwisetype.CodeServiceUnavailable || err.Code == stepwisetype.CodeInternalFailure {
+		status = http.StatusInternalServerError
+	}
+	return stepwisetype.NewFailure("StepFunctions."+exceptionName(err.Code), fmt.Sprintf(
+		"%s (Service: AWSStepFunctions; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
+		err.Message, status, err.Code, uuid.NewString()))
+}
+
+// exceptionName is an API error code as the AWS SDKs name its exception:
+// with an "Exception" suffix.
+func exceptionName(code string) string {
+	if strings.HasSuffix(code, "Exception") {
+		return code
+	}
+	return code + "Exception"
+}
+
+// startOutput is the request-response result: StartExecution's response
+// with the SDK's HTTP metadata, as AWS returns it.
+func startOutput(row *store.Execution) *jsonvalue.Object {
+	body := `{"executionArn":` + jsonvalue.String(row.Arn) + `,"startDate":` +
+		strconv.FormatFloat(float64(row.StartDate.UnixMilli())/1000, 'f', -1, 64) + `}`
+	out := jsonvalue.NewObject(4)
+	out.Set("ExecutionArn", row.Arn)
+	out.Set("SdkHttpMetadata", sdkHTTPMetadata(http.StatusOK, [][2]string{
+		{"Content-Length", strconv.Itoa(len(body))},
+		{"Content-Type", "application/x-amz-json-1.0"},
+		{"Date", row.StartDate.UTC().Format(http.TimeFormat)},
+	}, uuid.NewString()))
+	out.Set("SdkResponseMetadata", sdkResponseMetadata(out))
+	out.Set("StartDate", jsonvalue.NumberFromInt(row.StartDate.UnixMilli()))
+	return out
+}
+
+// sdkHTTPMetadata is the SdkHttpMetadata member AWS adds to the results
+// of optimized integrations: the response headers (x-amzn-RequestId
+// first, then the others as given), once as lists and once as values in
+// case-insensitive order, and the status code.
+func sdkHTTPMetadata(status int, headers [][2]string, requestID string) *jsonvalue.Object {
+	all := jsonvalue.NewObject(len(headers) + 1)
+	single := jsonvalue.NewObject(len(headers) + 1)
+	all.Set("x-amzn-RequestId", []any{requestID})
+	for _, h := range headers {
+		all.Set(h[0], []any{h[1]})
+	}
+	sorted := append([][2]string{{"x-amzn-RequestId", requestID}}, headers...)
+	for i := 1; i < len(sorted); i++ {
+		for j := i; j > 0 && strings.ToLower(sorted[j][0]) < strings.ToLower(sorted[j-1][0]); j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	for _, h := range sorted {
+		single.Set(h[0], h[1])
+	}
+	md := jsonvalue.NewObject(3)
+	md.Set("AllHttpHeaders", all)
+	md.Set("HttpHeaders", single)
+	md.Set("HttpStatusCode", jsonvalue.NumberFromInt(int64(status)))
+	return md
+}
+
+// sdkResponseMetadata is {"RequestId": ...} of an output holding
+// SdkHttpMetadata.
+func sdkResponseMetadata(out *jsonvalue.Object) *jsonvalue.Object {
+	id := ""
+	if md, ok := out.Get("SdkHttpMetadata"); ok {
+		if h, ok := md.(*jsonvalue.Object).Get("HttpHeaders"); ok {
+			v, _ := h.(*jsonvalue.Object).Get("x-amzn-RequestId")
+			id, _ = v.(string)
+		}
+	}
+	m := jsonvalue.NewObject(1)
+	m.Set("RequestId", id)
+	return m
 }
 
 // childEnded answers the parents waiting for a child that ended.
@@ -162,18 +378,11 @@ func (e *Engine) cancelChild(parentArn, taskID string) {
 }
 
 // describeForParent is the child's description as a .sync task returns
-// it: DescribeExecution's members, PascalCase; Input and Output as JSON
-// text, or parsed for .sync:2.
+// it (and as the cause of its failure): DescribeExecution's members in
+// PascalCase and alphabetical order, dates in epoch milliseconds; Input
+// and Output as JSON text, or parsed for .sync:2. Output is there only
+// for a child that succeeded.
 func describeForParent(row *store.Execution, v2 bool) *jsonvalue.Object {
-	d := jsonvalue.NewObject(12)
-	d.Set("ExecutionArn", row.Arn)
-	d.Set("StateMachineArn", row.StateMachineArn)
-	d.Set("Name", row.Name)
-	d.Set("Status", string(row.Status))
-	d.Set("StartDate", jsonvalue.NumberFromInt(row.StartDate.UnixMilli()))
-	if row.StopDate != nil {
-		d.Set("StopDate", jsonvalue.NumberFromInt(row.StopDate.UnixMilli()))
-	}
 	text := func(s string) any {
 		if !v2 {
 			return s
@@ -184,19 +393,30 @@ func describeForParent(row *store.Execution, v2 bool) *jsonvalue.Object {
 		}
 		return v
 	}
-	d.Set("Input", text(row.Input))
 	included := jsonvalue.NewObject(1)
 	included.Set("Included", true)
-	d.Set("InputDetails", included)
-	if row.Output != nil {
-		d.Set("Output", text(*row.Output))
-		d.Set("OutputDetails", included)
+	d := jsonvalue.NewObject(12)
+	if row.Cause != nil {
+		d.Set("Cause", *row.Cause)
 	}
 	if row.Error != nil {
 		d.Set("Error", *row.Error)
 	}
-	if row.Cause != nil {
-		d.Set("Cause", *row.Cause)
+	d.Set("ExecutionArn", row.Arn)
+	d.Set("Input", text(row.Input))
+	d.Set("InputDetails", included)
+	d.Set("Name", row.Name)
+	if row.Status == stepwisetype.StatusSucceeded && row.Output != nil {
+		d.Set("Output", text(*row.Output))
+		d.Set("OutputDetails", included)
+	}
+	d.Set("StartDate", epochMillis(row.StartDate))
+	d.Set("StateMachineArn", row.StateMachineArn)
+	d.Set("Status", string(row.Status))
+	if row.StopDate != nil {
+		d.Set("StopDate", epochMillis(*row.StopDate))
 	}
 	return d
 }
+
+func epochMillis(t time.Time) jsonvalue.Number { return jsonvalue.NumberFromInt(t.UnixMilli()) }

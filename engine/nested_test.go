@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -63,4 +66,140 @@ func TestStoppingParentStopsSyncChild(t *testing.T) {
 	_, err := b.engine.StopExecution(context.Background(), parent.Arn, "", "")
 	require.NoError(t, err)
 	b.waitStatus(t, kid, stepwisetype.StatusAborted)
+}
+
+// parseJSON parses JSON text into a map, numbers as json.Number.
+func parseJSON(t *testing.T, text string) map[string]any {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var v map[string]any
+	require.NoError(t, d.Decode(&v))
+	return v
+}
+
+// keysOf returns the members of a JSON object in the order written.
+func keysOf(t *testing.T, text string) []string {
+	t.Helper()
+	v, err := jsonvalue.ParseString(text)
+	require.NoError(t, err)
+	return v.(*jsonvalue.Object).Keys()
+}
+
+func TestNestedOutputShapes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	childArn := "arn:aws:states:us-east-1:123456789012:stateMachine:child"
+	b.machine(t, "child", `{"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": {"Arg1": "argument1"}, "End": true}}}`)
+	b.machine(t, "failing", `{"StartAt": "F", "States": {"F": {"Type": "Fail", "Error": "SomeFailure", "Cause": "This state machines raises a 'SomeFailure' failure."}}}`)
+	sm, m := b.machine(t, "parent", `{"StartAt": "RR", "States": {
+		"RR": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution",
+			"Parameters": {"StateMachineArn": "`+childArn+`", "Name": "rr"}, "ResultPath": "$.rr", "Next": "Sync"},
+		"Sync": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync",
+			"Parameters": {"StateMachineArn": "`+childArn+`", "Input": {"Payload": null}}, "ResultPath": "$.sync", "Next": "Sync2"},
+		"Sync2": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+			"Parameters": {"StateMachineArn": "`+childArn+`", "Input": {"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id"}}, "ResultPath": "$.sync2", "Next": "Fails"},
+		"Fails": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync",
+			"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:failing"},
+			"Catch": [{"ErrorEquals": ["States.TaskFailed"], "ResultPath": "$.failed", "Next": "Missing"}], "End": true},
+		"Missing": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution",
+			"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:nope"},
+			"Catch": [{"ErrorEquals": ["StepFunctions.StateMachineDoesNotExistException"], "ResultPath": "$.missing", "Next": "Done"}], "End": true},
+		"Done": {"Type": "Pass", "End": true}}}`)
+	parent := b.start(t, sm, m, "p1", `{}`)
+	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	out := parseJSON(t, *row.Output)
+
+	rr := out["rr"].(map[string]any)
+	require.Equal(t, "arn:aws:states:us-east-1:123456789012:execution:child:rr", rr["ExecutionArn"])
+	_, err := rr["StartDate"].(json.Number).Int64()
+	require.NoError(t, err, "StartDate is epoch milliseconds")
+	meta := rr["SdkHttpMetadata"].(map[string]any)
+	require.Equal(t, json.Number("200"), meta["HttpStatusCode"])
+	require.Equal(t, meta["HttpHeaders"].(map[string]any)["x-amzn-RequestId"], rr["SdkResponseMetadata"].(map[string]any)["RequestId"])
+	rrText, _ := jsonvalue.ParseString(*row.Output)
+	rrObj, _ := rrText.(*jsonvalue.Object).Get("rr")
+	require.Equal(t, []string{"ExecutionArn", "SdkHttpMetadata", "SdkResponseMetadata", "StartDate"}, rrObj.(*jsonvalue.Object).Keys())
+
+	sync := out["sync"].(map[string]any)
+	require.Equal(t, `{"Payload":null}`, sync["Input"])
+	require.Equal(t, `{"Arg1":"argument1"}`, sync["Output"])
+	require.Equal(t, "SUCCEEDED", sync["Status"])
+	require.Equal(t, childArn, sync["StateMachineArn"])
+	require.Equal(t, map[string]any{"Included": true}, sync["OutputDetails"])
+	for _, k := range []string{"StartDate", "StopDate"} {
+		_, err := sync[k].(json.Number).Int64()
+		require.NoError(t, err, "%s is epoch milliseconds", k)
+	}
+	syncObj, _ := rrText.(*jsonvalue.Object).Get("sync")
+	require.Equal(t, []string{"ExecutionArn", "Input", "InputDetails", "Name", "Output", "OutputDetails", "StartDate", "StateMachineArn", "Status", "StopDate"},
+		syncObj.(*jsonvalue.Object).Keys())
+
+	sync2 := out["sync2"].(map[string]any)
+	require.Equal(t, map[string]any{"Arg1": "argument1"}, sync2["Output"])
+	require.Equal(t, map[string]any{startedByMember: parent.Arn}, sync2["Input"], "the child's input links it to its parent")
+
+	failed := out["failed"].(map[string]any)
+	require.Equal(t, "States.TaskFailed", failed["Error"])
+	require.Equal(t, []string{"Cause", "Error", "ExecutionArn", "Input", "InputDetails", "Name", "StartDate", "StateMachineArn", "Status", "StopDate"},
+		keysOf(t, failed["Cause"].(string)))
+	cause := parseJSON(t, failed["Cause"].(string))
+	require.Equal(t, "SomeFailure", cause["Error"])
+	require.Equal(t, "This state machines raises a 'SomeFailure' failure.", cause["Cause"])
+	require.Equal(t, "FAILED", cause["Status"])
+	require.Equal(t, "{}", cause["Input"])
+
+	missing := out["missing"].(map[string]any)
+	require.Equal(t, "StepFunctions.StateMachineDoesNotExistException", missing["Error"])
+	require.Regexp(t, `^State Machine Does Not Exist: 'arn:aws:states:us-east-1:123456789012:stateMachine:nope' \(Service: AWSStepFunctions; Status Code: 400; Error Code: StateMachineDoesNotExist; Request ID: [0-9a-f-]{36}; Proxy: null\)$`, missing["Cause"])
+}
+
+func TestNestedRefusedStarts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	childArn := "arn:aws:states:us-east-1:123456789012:stateMachine:child"
+	b.machine(t, "child", `{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}`)
+	for name, tc := range map[string]struct{ params, error, cause string }{
+		"bad name":  {`{"StateMachineArn": "` + childArn + `", "Name": "a b"}`, "StepFunctions.InvalidNameException", "Invalid Name: 'a b' ("},
+		"bad input": {`{"StateMachineArn": "` + childArn + `", "Input": "{nope"}`, "StepFunctions.InvalidExecutionInputException", "Invalid State Machine Execution Input: "},
+		"bad arn":   {`{"StateMachineArn": "child"}`, "StepFunctions.InvalidArnException", "Invalid Arn: 'Invalid ARN prefix: child' ("},
+		"name taken": {`{"StateMachineArn": "` + childArn + `", "Name": "taken"}`, "StepFunctions.ExecutionAlreadyExistsException",
+			"Execution Already Exists: 'arn:aws:states:us-east-1:123456789012:execution:child:taken' ("},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "name taken" {
+				sm, err := b.drv.Executor().StateMachineGet(context.Background(), childArn)
+				require.NoError(t, err)
+				m, err := b.engine.machine(context.Background(), sm.Arn, sm.RevisionID)
+				require.NoError(t, err)
+				b.waitStatus(t, b.start(t, sm, m, "taken", `{"another": "input"}`).Arn, stepwisetype.StatusSucceeded)
+			}
+			sm, m := b.machine(t, "parent"+strings.ReplaceAll(name, " ", ""), `{"StartAt": "S", "States": {"S": {"Type": "Task",
+				"Resource": "arn:aws:states:::states:startExecution.sync", "Parameters": `+tc.params+`, "End": true}}}`)
+			row := b.waitStatus(t, b.start(t, sm, m, "p", `{}`).Arn, stepwisetype.StatusFailed)
+			require.Equal(t, tc.error, *row.Error)
+			require.True(t, strings.HasPrefix(*row.Cause, tc.cause), *row.Cause)
+		})
+	}
+}
+
+func TestStoppedChildFailsSyncParent(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	b.machine(t, "child", `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": true}}}`)
+	sm, m := b.machine(t, "parent", `{"StartAt": "S", "States": {"S": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+		"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:child", "Name": "kid"}, "End": true}}}`)
+	parent := b.start(t, sm, m, "p1", `{}`)
+	kid := "arn:aws:states:us-east-1:123456789012:execution:child:kid"
+	b.waitStatus(t, kid, stepwisetype.StatusRunning)
+	_, err := b.engine.StopExecution(context.Background(), kid, "Stopped", "by hand")
+	require.NoError(t, err)
+	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusFailed)
+	require.Equal(t, stepwisetype.ErrorTaskFailed, *row.Error)
+	cause := parseJSON(t, *row.Cause)
+	require.Equal(t, "ABORTED", cause["Status"])
+	require.Equal(t, "Stopped", cause["Error"])
+	require.Equal(t, "by hand", cause["Cause"])
+	require.Equal(t, map[string]any{}, cause["Input"], ".sync:2 parses the input")
+	require.NotContains(t, cause, "Output")
 }
