@@ -15,6 +15,8 @@ import (
 type scope struct {
 	parent *scope
 	vars   map[string]any
+	sizes  map[string]int // JSON text size of each variable
+	bytes  int            // their sum
 }
 
 func (s *scope) get(name string) (any, bool) {
@@ -26,11 +28,18 @@ func (s *scope) get(name string) (any, bool) {
 	return nil, false
 }
 
-func (s *scope) set(name string, v any) {
+// set sets a variable whose JSON text is size bytes long and returns by
+// how much the scope grew.
+func (s *scope) set(name string, v any, size int) int {
 	if s.vars == nil {
 		s.vars = map[string]any{}
+		s.sizes = map[string]int{}
 	}
 	s.vars[name] = v
+	grow := size - s.sizes[name]
+	s.sizes[name] = size
+	s.bytes += grow
+	return grow
 }
 
 // TimestampFormat is how the context object writes times.

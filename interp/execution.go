@@ -77,6 +77,7 @@ type Execution struct {
 
 	buf          []byte // reused by text
 	draws        uint64 // random sources handed out, for deterministic seeds
+	varBytes     int    // JSON text size of the variables of live frames
 	ctxExecution *jsonvalue.Object
 	ctxMachine   *jsonvalue.Object
 	jfuncs       map[string]*jsonata.Func // the Step Functions JSONata functions, made once

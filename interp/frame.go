@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"time"
 
 	"stepwise/asl"
@@ -137,6 +138,7 @@ func (f *frame) transition(x *Execution, next string, output any) {
 
 // finish ends the frame with an output or a failure.
 func (f *frame) finish(x *Execution, output any, fl *stepwisetype.Failure) {
+	f.releaseVars(x)
 	f.done = true
 	f.output = output
 	f.failure = fl
@@ -197,9 +199,30 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text}
 	if assigned.Len() > 0 {
 		d.AssignedVariables = make(map[string]string, assigned.Len())
+		total := 0
 		for k, v := range assigned.All() {
-			d.AssignedVariables[k] = jsonvalue.String(v)
-			f.vars.set(k, v)
+			vt := jsonvalue.String(v)
+			if len(vt) > MaxVariableSize {
+				f.stateFailed(x, variableLimit(s, fmt.Sprintf("The value of the variable '%s' exceeds the maximum size of %d bytes.", k, MaxVariableSize)))
+				return
+			}
+			total += len(vt)
+			d.AssignedVariables[k] = vt
+		}
+		if total > MaxVariableSize {
+			f.stateFailed(x, variableLimit(s, fmt.Sprintf("The variables assigned by the state exceed the maximum combined size of %d bytes.", MaxVariableSize)))
+			return
+		}
+		grow := 0
+		for k, vt := range d.AssignedVariables {
+			grow += len(vt) - f.vars.sizes[k]
+		}
+		if x.varBytes+grow > MaxExecutionVariables {
+			f.stateFailed(x, variableLimit(s, fmt.Sprintf("The variables of the execution would exceed the maximum total size of %d bytes.", MaxExecutionVariables)))
+			return
+		}
+		for k, v := range assigned.All() {
+			x.varBytes += f.vars.set(k, v, len(d.AssignedVariables[k]))
 		}
 		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
 	}
@@ -217,6 +240,7 @@ func (f *frame) cancel(x *Execution) {
 		return
 	}
 	f.aborted = true
+	f.releaseVars(x)
 	f.cancelWaits(x)
 	for _, c := range f.children {
 		if !c.done && !c.aborted {
@@ -344,4 +368,27 @@ func (f *frame) resume(x *Execution, ev Event) {
 		}
 	}
 	x.push(func() { f.run(x) })
+}
+
+// Variable limits: one variable, and all a state assigns at once, may
+// take MaxVariableSize bytes as JSON text; the variables of an execution
+// together MaxExecutionVariables.
+const (
+	MaxVariableSize       = 256 * 1024
+	MaxExecutionVariables = 10 * 1024 * 1024
+)
+
+// variableLimit is the failure of a state whose Assign exceeds a limit.
+func variableLimit(s *asl.State, msg string) *stepwisetype.Failure {
+	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded, "The state '%s' cannot assign its variables: %s", s.Name, msg)
+}
+
+// releaseVars stops counting the variables of a branch or iteration frame
+// that ends: its scope goes with it.
+func (f *frame) releaseVars(x *Execution) {
+	if f.parent == nil || f.vars == nil {
+		return
+	}
+	x.varBytes -= f.vars.bytes
+	f.vars.bytes = 0
 }
