@@ -259,3 +259,33 @@ func TestRunEndlessLoopStops(t *testing.T) {
 	require.Contains(t, out, `"status":"RUNNING"`)
 	require.Contains(t, out, "did not end within 50 steps")
 }
+
+// TestRunJSONataExample runs the JSONata nested-loop example: Assign
+// counters drive both loops, and the mocked task's result feeds Assign.
+func TestRunJSONataExample(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := execute("run", "../examples/nested-loop.jsonata.asl.json",
+		"--input", `{"batches": 2, "users": ["ada", "grace"]}`, "--mock", "../examples/nested-loop.mock.json", "--history")
+	require.Equal(t, 0, code, errOut)
+	var res struct {
+		Status string
+		Output json.RawMessage
+		Events []struct {
+			Type                    string
+			StateExitedEventDetails *struct {
+				Name              string
+				AssignedVariables map[string]string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	require.JSONEq(t, `{"batches": 2, "notifications": 4, "sent": ["ada in batch 0: 200", "grace in batch 0: 200", "ada in batch 1: 200", "grace in batch 1: 200"]}`, string(res.Output))
+	var incremented []string
+	for _, e := range res.Events {
+		if d := e.StateExitedEventDetails; d != nil && d.Name == "IncrementOuter" {
+			incremented = append(incremented, d.AssignedVariables["batch"])
+		}
+	}
+	require.Equal(t, []string{"1", "2"}, incremented, "assignedVariables in the exit events")
+}
