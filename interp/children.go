@@ -196,15 +196,7 @@ func (f *frame) pump(x *Execution) {
 	if f.childFail != nil {
 		fl := f.childFail
 		f.childFail = nil
-		for _, c := range f.children {
-			if !c.done && !c.aborted {
-				c.cancel(x)
-				if s.Type == asl.TypeMap && !f.mapRun {
-					x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: c.last,
-						MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
-				}
-			}
-		}
+		f.abortChildren(x, true)
 		f.running = 0
 		f.wait = waitNone
 		if f.mapRun {

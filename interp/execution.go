@@ -355,7 +355,7 @@ func (x *Execution) timeOut() {
 	x.Status = stepwisetype.StatusTimedOut
 	x.Failure = stepwisetype.NewFailure(stepwisetype.ErrorTimeout, "The execution timed out.")
 	x.Failure.HasCause = false
-	x.root.cancel(x)
+	x.root.cancel(x, false)
 	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
 		Type:                          stepwisetype.EventExecutionTimedOut,
 		ExecutionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(stepwisetype.ErrorTimeout)},
@@ -366,7 +366,7 @@ func (x *Execution) timeOut() {
 func (x *Execution) abort(errName, cause string) {
 	x.Status = stepwisetype.StatusAborted
 	x.Failure = &stepwisetype.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
-	x.root.cancel(x)
+	x.root.cancel(x, true)
 	d := &stepwisetype.FailureEventDetails{}
 	if errName != "" {
 		d.Error = ptr(errName)
@@ -388,7 +388,7 @@ func (x *Execution) historyFull() bool {
 	if x.nextEventID+3 <= int64(x.Opts.MaxHistoryEvents) {
 		return false
 	}
-	x.root.cancel(x)
+	x.root.cancel(x, false)
 	x.fail(x.lastFrame(), stepwisetype.Failuref(stepwisetype.ErrorRuntime,
 		"The execution reached the maximum number of history events (%d).", x.Opts.MaxHistoryEvents))
 	return true

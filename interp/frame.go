@@ -233,20 +233,50 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	}
 }
 
-// cancel stops the frame and everything under it: awaited tasks and timers
-// are cancelled and running children are aborted.
-func (f *frame) cancel(x *Execution) {
+// cancel stops the frame and everything under it: running children are
+// aborted, awaited tasks and timers are cancelled, and a state still in
+// progress writes its aborted event (TaskStateAborted, WaitStateAborted,
+// ParallelStateAborted, MapStateAborted), innermost first, when report is
+// set: for a Parallel branch or Map iteration stopped because a sibling
+// failed, and for a stopped execution.
+func (f *frame) cancel(x *Execution, report bool) {
 	if f.done || f.aborted {
 		return
 	}
 	f.aborted = true
 	f.releaseVars(x)
-	f.cancelWaits(x)
-	for _, c := range f.children {
-		if !c.done && !c.aborted {
-			c.cancel(x)
-		}
+	f.abortChildren(x, report)
+	if typ, ok := abortedEvent(f); ok && report {
+		x.emit(f, stepwisetype.HistoryEvent{Type: typ})
 	}
+	f.cancelWaits(x)
+}
+
+// abortedEvent returns the event that says the frame's state was stopped
+// while in progress, if it was.
+func abortedEvent(f *frame) (stepwisetype.EventType, bool) {
+	if f.state == nil {
+		return "", false
+	}
+	switch f.wait {
+	case waitTask, waitRetry:
+		switch f.state.Type {
+		case asl.TypeTask:
+			return stepwisetype.EventTaskStateAborted, true
+		case asl.TypeParallel:
+			return stepwisetype.EventParallelStateAborted, true
+		case asl.TypeMap:
+			return stepwisetype.EventMapStateAborted, true
+		}
+	case waitTimer:
+		return stepwisetype.EventWaitStateAborted, true
+	case waitChildren:
+		if f.state.Type == asl.TypeMap {
+			return stepwisetype.EventMapStateAborted, true
+		}
+		return stepwisetype.EventParallelStateAborted, true
+	}
+	return "", false
 }
 
 func (f *frame) cancelWaits(x *Execution) {
@@ -391,4 +421,19 @@ func (f *frame) releaseVars(x *Execution) {
 	}
 	x.varBytes -= f.vars.bytes
 	f.vars.bytes = 0
+}
+
+// abortChildren cancels the children still running; an inline Map writes
+// MapIterationAborted for each when report is set.
+func (f *frame) abortChildren(x *Execution, report bool) {
+	for _, c := range f.children {
+		if c.done || c.aborted {
+			continue
+		}
+		c.cancel(x, report)
+		if report && f.state.Type == asl.TypeMap && !f.mapRun {
+			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: c.last,
+				MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
+		}
+	}
 }

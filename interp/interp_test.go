@@ -207,6 +207,11 @@ func TestParallelFailureCancelsOtherBranches(t *testing.T) {
 	require.Equal(t, "branch 3", b.x.Failure.Cause)
 	require.Contains(t, b.types(), "ParallelStateFailed")
 	require.Empty(t, b.cmds, "a task or timer started and cancelled in one step is left out")
+	// The history shows the branches stopped in progress, before the
+	// Parallel state fails.
+	types := strings.Join(b.types(), " ")
+	require.Regexp(t, `TaskStateAborted.* ParallelStateFailed`, types)
+	require.Regexp(t, `WaitStateAborted.* ParallelStateFailed`, types)
 
 	// A failure in a later step cancels what earlier steps started.
 	b = setup(t, `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
@@ -221,6 +226,7 @@ func TestParallelFailureCancelsOtherBranches(t *testing.T) {
 	cancels := b.only(t, interp.CancelTask)
 	require.Len(t, cancels, 1)
 	require.Equal(t, task.ID, cancels[0].ID)
+	require.Regexp(t, `FailStateEntered TaskStateAborted ParallelStateFailed ExecutionFailed$`, strings.Join(b.types(), " "))
 	// The late result of the cancelled task is not applied.
 	_, _, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: task.ID}, b.now)
 	require.ErrorIs(t, err, interp.ErrNotRunning)
@@ -494,4 +500,15 @@ func TestActivityEvents(t *testing.T) {
 	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
 	require.Equal(t, stepwisetype.ErrorHeartbeatTimeout, b.x.Failure.Name)
 	require.Equal(t, "ActivityTimedOut", b.types()[len(b.events)-2])
+}
+
+func TestStopWritesAbortedEvents(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "M", "States": {"M": {"Type": "Map", "End": true, "ItemProcessor": {
+		"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}}}}`, `[1, 2]`, interp.Options{})
+	require.Len(t, b.only(t, interp.RunTask), 2)
+	b.step(t, interp.Event{Kind: interp.Stop, Error: "Manual"})
+	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Len(t, b.only(t, interp.CancelTask), 2)
+	require.Regexp(t, `TaskStateAborted MapIterationAborted TaskStateAborted MapIterationAborted MapStateAborted ExecutionAborted$`, strings.Join(b.types(), " "))
 }

@@ -125,8 +125,18 @@ func jsonataAssign(j *asl.JSONataFields, env *payload.JSONataEnv) (*jsonvalue.Ob
 
 func (f *frame) execFailJSONata(x *Execution) {
 	s := f.state
+	fl, err := jsonataFailure(s, x.jenv(f, nil, "", nil))
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	f.finishFailure(x, fl)
+}
+
+// jsonataFailure is the failure a JSONata Fail state raises: its Error and
+// Cause, given literally or as expressions that must yield strings.
+func jsonataFailure(s *asl.State, env *payload.JSONataEnv) (*stepwisetype.Failure, error) {
 	fl := &stepwisetype.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
-	env := x.jenv(f, nil, "", nil)
 	for _, fld := range []struct {
 		t     *payload.JSONata
 		name  string
@@ -140,32 +150,46 @@ func (f *frame) execFailJSONata(x *Execution) {
 		}
 		v, err := fld.t.Eval(env, fld.name)
 		if err != nil {
-			f.stateFailed(x, asFailure(err, s, f.enteredID))
-			return
+			return nil, err
 		}
 		str, ok := v.(string)
 		if !ok {
-			f.stateFailed(x, asFailure(unexpectedType(fld.t, fld.name, "string", v), s, f.enteredID))
-			return
+			return nil, unexpectedType(fld.t, fld.name, "string", v)
 		}
 		fld.apply(str)
 	}
-	f.finishFailure(x, fl)
+	return fl, nil
 }
 
 func (f *frame) execChoiceJSONata(x *Execution) {
 	s := f.state
-	env := x.jenv(f, nil, "", nil)
+	j, next, matched, err := jsonataChoice(s, x.jenv(f, nil, "", nil))
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
+	if !matched {
+		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
+			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
+		return
+	}
+	f.exitJSONata(x, j, nil, false, next)
+}
+
+// jsonataChoice evaluates the Conditions of a JSONata Choice state in
+// order and returns the fields the state exits with (the state's, with
+// the matching rule's Assign and Output) and the next state: the first
+// matching rule's, or the Default. matched is false when no rule matches
+// and there is no Default.
+func jsonataChoice(s *asl.State, env *payload.JSONataEnv) (j *asl.JSONataFields, next string, matched bool, err error) {
 	for _, r := range s.Choices {
 		v, err := r.JSONata.Condition.Eval(env, "Condition")
 		if err != nil {
-			f.stateFailed(x, asFailure(err, s, f.enteredID))
-			return
+			return nil, "", false, err
 		}
 		b, ok := v.(bool)
 		if !ok {
-			f.stateFailed(x, asFailure(unexpectedType(r.JSONata.Condition, "Condition", "boolean", v), s, f.enteredID))
-			return
+			return nil, "", false, unexpectedType(r.JSONata.Condition, "Condition", "boolean", v)
 		}
 		if b {
 			j := *s.JSONata
@@ -175,16 +199,10 @@ func (f *frame) execChoiceJSONata(x *Execution) {
 			if r.JSONata.Output != nil {
 				j.Output = r.JSONata.Output
 			}
-			f.exitJSONata(x, &j, nil, false, r.Next)
-			return
+			return &j, r.Next, true, nil
 		}
 	}
-	if s.Default == "" {
-		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
-			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
-		return
-	}
-	f.exitJSONata(x, s.JSONata, nil, false, s.Default)
+	return s.JSONata, s.Default, s.Default != "", nil
 }
 
 func (f *frame) execWaitJSONata(x *Execution) {
@@ -203,13 +221,9 @@ func (f *frame) execWaitJSONata(x *Execution) {
 			return
 		}
 		if s.WaitExprField == "Timestamp" {
-			str, _ := v.(string)
-			ts, ok := ParseTimestamp(str)
-			if !ok {
-				fl := stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
-					"The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: %s", scalarText(v))
-				fl.Location = "Timestamp"
-				f.stateFailed(x, asFailure(fl, s, f.enteredID))
+			ts, err := jsonataTimestamp(v)
+			if err != nil {
+				f.stateFailed(x, asFailure(err, s, f.enteredID))
 				return
 			}
 			until = ts
@@ -229,6 +243,20 @@ func (f *frame) execWaitJSONata(x *Execution) {
 	id := x.newID("wait")
 	f.block(x, waitTimer, id)
 	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: id, At: until})
+}
+
+// jsonataTimestamp reads v, the value of a Wait state's Timestamp
+// expression, as a time.
+func jsonataTimestamp(v any) (time.Time, error) {
+	str, _ := v.(string)
+	ts, ok := ParseTimestamp(str)
+	if !ok {
+		fl := stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+			"The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: %s", scalarText(v))
+		fl.Location = "Timestamp"
+		return time.Time{}, fl
+	}
+	return ts, nil
 }
 
 // jsonataCount checks that v, the value of a count field's expression, is

@@ -65,6 +65,7 @@ const (
 	EventTaskFailed       EventType = "TaskFailed"
 	EventTaskTimedOut     EventType = "TaskTimedOut"
 	EventTaskStateAborted EventType = "TaskStateAborted"
+	EventWaitStateAborted EventType = "WaitStateAborted"
 )
 
 // StateEnteredType returns "<Type>StateEntered" for a state type name.
