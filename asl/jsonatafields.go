@@ -1,8 +1,6 @@
 package asl
 
 import (
-	"strconv"
-
 	"stepwise/asl/payload"
 )
 
@@ -40,7 +38,7 @@ func (p *parser) compileJSONata(sm *StateMachine, loc string) {
 		}
 		sloc := loc + "/States/" + name
 		for i, b := range st.Branches {
-			p.compileJSONata(b, sloc+"/Branches/"+strconv.Itoa(i))
+			p.compileJSONata(b, index(sloc+"/Branches", i))
 		}
 		p.compileJSONata(st.ItemProcessor, sloc+"/ItemProcessor")
 		if st.QueryLanguage != JSONata {
@@ -74,7 +72,7 @@ func (p *parser) compileJSONata(sm *StateMachine, loc string) {
 		j.TolerancePercent = intExpr(st.TolerancePercent, "ToleratedFailurePercentage")
 		st.JSONata = j
 		for i, ct := range st.Catch {
-			cloc := sloc + "/Catch/" + strconv.Itoa(i)
+			cloc := index(sloc+"/Catch", i)
 			cj := &JSONataFields{}
 			if ct.HasOutput {
 				cj.Output = p.jsonataValue(ct.Output, cloc+"/Output")
@@ -85,7 +83,7 @@ func (p *parser) compileJSONata(sm *StateMachine, loc string) {
 			ct.JSONata = cj
 		}
 		for i, r := range st.Choices {
-			rloc := sloc + "/Choices/" + strconv.Itoa(i)
+			rloc := index(sloc+"/Choices", i)
 			rj := &JSONataFields{}
 			if r.Condition != "" {
 				rj.Condition = p.jsonataValue(r.Condition, rloc+"/Condition")

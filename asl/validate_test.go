@@ -622,3 +622,25 @@ func TestDiagnostic_String(t *testing.T) {
 	d = asl.Diagnostic{Severity: asl.SeverityError, Code: asl.CodeMissingEndState, Message: "Workflow has no terminal state"}
 	require.Equal(t, "MISSING_END_STATE: Workflow has no terminal state at null", d.String())
 }
+
+func TestValidate_JSONataSyntaxErrors(t *testing.T) {
+	t.Parallel()
+	def := `{"QueryLanguage": "JSONata", "StartAt": "P", "States": {
+		"P": {"Type": "Parallel", "Next": "B", "Branches": [{"StartAt": "A", "States": {
+			"A": {"Type": "Pass", "Output": {"x": ["ok", "{% $states.input.( %}"]}, "End": true}}}]},
+		"B": {"Type": "Choice", "Choices": [{"Condition": "{% 1 + %}", "Next": "C"}], "Default": "C"},
+		"C": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Arguments": "{% $x := %}", "End": true,
+			"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "D", "Assign": {"e": "{% ] %}"}}]},
+		"D": {"Type": "Succeed"}}}`
+	diags := asl.Validate([]byte(def), asl.Options{})
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Location+": "+d.Message)
+	}
+	require.Equal(t, []string{
+		"/States/P/Branches[0]/States/A/Output/x/1: The JSONata expression '$states.input.(' is not valid: Unexpected end of expression (S0207 at position 15)",
+		"/States/B/Choices[0]/Condition: The JSONata expression '1 +' is not valid: Unexpected end of expression (S0207 at position 3)",
+		"/States/C/Arguments: The JSONata expression '$x :=' is not valid: Unexpected end of expression (S0207 at position 5)",
+		"/States/C/Catch[0]/Assign/e: The JSONata expression ']' is not valid: The symbol ] cannot be used as a unary operator (S0211 at position 1)",
+	}, got)
+}
