@@ -40,4 +40,20 @@
 // an event's previousEventId is its frame's last event, which reproduces
 // the linkage AWS records (a Map's MapIterationStarted points at the previous
 // iteration's last state event, not at its MapIterationSucceeded).
+//
+// # Query languages
+//
+// JSONPath states run InputPath → Parameters → ResultSelector → ResultPath
+// → OutputPath (package dataflow). JSONata states (jsonata.go) evaluate
+// Arguments and then Output and Assign, against $states.input, the result
+// ($states.result) or the error ($states.errorOutput, in a Catch) and the
+// variables as they were before the state; both kinds share the exit,
+// Retry and Catch machinery.
+//
+// # Stopping
+//
+// When a Parallel branch or Map iteration fails, or the execution is
+// stopped, the frames still running are cancelled: their tasks and timers
+// are cancelled and each state still in progress writes its aborted event
+// (TaskStateAborted, WaitStateAborted, MapIterationAborted, ...).
 package interp
