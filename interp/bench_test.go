@@ -106,3 +106,33 @@ func BenchmarkMap(b *testing.B) {
 	}
 	b.ReportMetric(float64(transitions)/b.Elapsed().Seconds(), "transitions/s")
 }
+
+// BenchmarkChainJSONata is BenchmarkChain written in JSONata with an Assign
+// counter: each round evaluates an Assign, an Output and a Condition.
+func BenchmarkChainJSONata(b *testing.B) {
+	m := mustParse(b, `{
+  "QueryLanguage": "JSONata",
+  "StartAt": "Init",
+  "States": {
+    "Init": {"Type": "Pass", "Assign": {"i": 0}, "Next": "Step"},
+    "Step": {"Type": "Pass", "Assign": {"i": "{% $i + 1 %}"}, "Output": {"order": "{% $states.input.order %}", "n": "{% $states.input.n %}"}, "Next": "More"},
+    "More": {"Type": "Choice", "Choices": [{"Condition": "{% $i < $states.input.n %}", "Next": "Step"}], "Default": "Done"},
+    "Done": {"Type": "Succeed"}
+  }
+}`)
+	const rounds = 1000
+	input, _ := jsonvalue.ParseString(fmt.Sprintf(`{"n": %d, "order": {"id": "o-12345", "customer": "Ada Lovelace", "items": [{"sku": "A1", "qty": 2, "price": 9.99}, {"sku": "B7", "qty": 1, "price": 120.5}], "note": "leave at the door, please"}}`, rounds))
+	start := time.Unix(1700000000, 0)
+	transitions := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		x := interp.New(m, benchInfo, input, interp.Options{})
+		events, _ := x.Start(start)
+		if x.Status != "SUCCEEDED" {
+			b.Fatalf("status %s: %v", x.Status, x.Failure)
+		}
+		transitions += len(events) / 2
+	}
+	b.ReportMetric(float64(transitions)/b.Elapsed().Seconds(), "transitions/s")
+}
