@@ -70,49 +70,20 @@ func runCase(c *conformance.Case) (string, string) {
 // not use JSONata through the interpreter and reports the pass rate.
 func TestConformanceExecutions(t *testing.T) {
 	t.Parallel()
-	dir, ok := conformance.Dir()
-	if !ok {
-		t.Skip("conformance corpus not found: expected ../shared/conformance beside the repository (or set " + conformance.EnvDir + ")")
-	}
-	cases, err := conformance.Load(dir, "execution")
-	require.NoError(t, err)
-	var failures, historyDiffs []string
-	total, withHistory := 0, 0
-	for _, c := range cases {
-		if c.HasFeature("jsonata") {
-			continue
-		}
-		total++
-		d, h := runCase(c)
-		if d != "" {
-			failures = append(failures, c.Name+"\n    "+strings.ReplaceAll(d, "\n", "\n    "))
-		}
-		if len(c.History) > 0 && !c.ParallelEventsSorted {
-			withHistory++
-			if h != "" {
-				historyDiffs = append(historyDiffs, c.Name+"\n    "+h)
-			}
-		}
-	}
-	sort.Strings(historyDiffs)
-	t.Logf("full histories (ids, previousEventId, details): %d/%d identical", withHistory-len(historyDiffs), withHistory)
-	for _, h := range historyDiffs {
-		t.Logf("HISTORY %s", h)
-	}
-	sort.Strings(failures)
-	passed := total - len(failures)
-	rate := float64(passed) * 100 / float64(total)
-	t.Logf("conformance (interpreter, non-JSONata execution cases): %d/%d passed (%.1f%%)", passed, total, rate)
-	for _, f := range failures {
-		t.Logf("FAIL %s", f)
-	}
-	require.GreaterOrEqual(t, rate, minPassRate, "pass rate below the bar")
+	runConformance(t, false)
 }
 
 // TestConformanceJSONata runs every recorded execution case that uses
 // JSONata through the interpreter and reports the pass rate.
 func TestConformanceJSONata(t *testing.T) {
 	t.Parallel()
+	runConformance(t, true)
+}
+
+// runConformance runs the execution cases that use JSONata (or those that
+// do not), reports the pass rate and lists the failures and the cases
+// whose full history differs.
+func runConformance(t *testing.T, jsonata bool) {
 	dir, ok := conformance.Dir()
 	if !ok {
 		t.Skip("conformance corpus not found: expected ../shared/conformance beside the repository (or set " + conformance.EnvDir + ")")
@@ -122,7 +93,7 @@ func TestConformanceJSONata(t *testing.T) {
 	var failures, historyDiffs []string
 	total, withHistory := 0, 0
 	for _, c := range cases {
-		if !c.HasFeature("jsonata") {
+		if c.HasFeature("jsonata") != jsonata {
 			continue
 		}
 		total++
@@ -145,12 +116,13 @@ func TestConformanceJSONata(t *testing.T) {
 	sort.Strings(failures)
 	passed := total - len(failures)
 	rate := float64(passed) * 100 / float64(total)
-	t.Logf("conformance (interpreter, JSONata execution cases): %d/%d passed (%.1f%%)", passed, total, rate)
+	label := "non-JSONata"
+	if jsonata {
+		label = "JSONata"
+	}
+	t.Logf("conformance (interpreter, %s execution cases): %d/%d passed (%.1f%%)", label, passed, total, rate)
 	for _, f := range failures {
 		t.Logf("FAIL %s", f)
 	}
-	require.GreaterOrEqual(t, rate, minJSONataPassRate, "pass rate below the bar")
+	require.GreaterOrEqual(t, rate, minPassRate, "pass rate below the bar")
 }
-
-// minJSONataPassRate is the bar for the JSONata cases.
-const minJSONataPassRate = 97.0
