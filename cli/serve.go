@@ -19,6 +19,7 @@ import (
 
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/integration/standard"
 	"stepwise/store/sqlitestore"
 )
 
@@ -55,6 +56,8 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "scale of real time spent in Wait states, retry back-offs and timeouts (0: instant)")
 	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
+	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
+	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	return cmd
@@ -95,7 +98,12 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("task token key: %w", err)
 	}
+	tasks, err := standard.ForServe(&c.cfg, log)
+	if err != nil {
+		return err
+	}
 	eng, err := engine.New(drv, engine.Config{
+		Tasks:         tasks,
 		Region:        c.cfg.Region,
 		Account:       c.cfg.Account,
 		WaitTimeScale: c.cfg.WaitTimeScale,
@@ -114,6 +122,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tasks.SetSelf(handler)
 	ln, err := net.Listen("tcp", c.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)

@@ -36,6 +36,8 @@ type Serve struct {
 	// PayloadLimit is the largest execution input and state output, in
 	// bytes.
 	PayloadLimit int
+	// Integrations says where the calls of service integrations go.
+	Integrations Integrations
 }
 
 // DefaultServe returns the settings "stepwise serve" starts from.
@@ -75,5 +77,5 @@ func (s *Serve) Validate() error {
 	if s.PayloadLimit <= 0 {
 		return fmt.Errorf("payload-limit %d: must be positive", s.PayloadLimit)
 	}
-	return nil
+	return s.Integrations.validate()
 }

@@ -10,6 +10,8 @@ func TestValidate(t *testing.T) {
 	t.Parallel()
 	ok := DefaultServe()
 	require.NoError(t, ok.Validate())
+	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
+	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
 		change func(*Serve)
 		msg    string
@@ -20,6 +22,9 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Account = "12" }, `account "12": must be 12 digits`},
 		{func(s *Serve) { s.WaitTimeScale = -1 }, "wait-time-scale -1: must not be negative"},
 		{func(s *Serve) { s.PayloadLimit = 0 }, "payload-limit 0: must be positive"},
+		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
+		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
+		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},
 	} {
 		s := DefaultServe()
 		tc.change(&s)

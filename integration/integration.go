@@ -1,0 +1,315 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"stepwise/engine"
+	"stepwise/stepwisetype"
+)
+
+// Pattern is a service integration pattern: the suffix of a resource ARN.
+type Pattern string
+
+// The integration patterns.
+const (
+	RequestResponse  Pattern = ""
+	Sync             Pattern = ".sync"
+	Sync2            Pattern = ".sync:2"
+	WaitForTaskToken Pattern = ".waitForTaskToken"
+)
+
+// ResourcePrefix starts every service integration ARN.
+const ResourcePrefix = "arn:aws:states:::"
+
+// Request is the work of one Task state, as an integration sees it.
+type Request struct {
+	// Resource is the Task state's resource ARN as written.
+	Resource string
+	// Service and Action split the ARN: "sqs", "sendMessage" for
+	// arn:aws:states:::sqs:sendMessage.waitForTaskToken; "aws-sdk:sfn",
+	// "describeExecution" for arn:aws:states:::aws-sdk:sfn:describeExecution.
+	Service, Action string
+	Pattern         Pattern
+	// Parameters are the state's effective parameters (jsonvalue values).
+	Parameters any
+	// Token is the task's $$.Task.Token.
+	Token string
+	// ExecutionArn and TaskID name the task.
+	ExecutionArn, TaskID string
+}
+
+// Integration carries out requests. Call blocks until the service
+// answered (or ctx ended) and returns the task's result as a jsonvalue
+// value, or an error: a *stepwisetype.Failure is the task's failure as it
+// is, any other error fails the task with States.TaskFailed. For
+// .waitForTaskToken the result is dropped and the task waits for its
+// token.
+type Integration interface {
+	Call(ctx context.Context, r *Request) (any, error)
+}
+
+// Func adapts a function to Integration.
+type Func func(ctx context.Context, r *Request) (any, error)
+
+// Call calls f.
+func (f Func) Call(ctx context.Context, r *Request) (any, error) { return f(ctx, r) }
+
+// Module describes an integration to the registry.
+type Module struct {
+	// Resource is the resource ARN served, without the pattern suffix:
+	// exact, or ending in "*" to serve every ARN it prefixes.
+	Resource string
+	// Patterns are the patterns supported besides request-response.
+	Patterns []Pattern
+	// New makes the integration for a configuration.
+	New func(cfg *Config) (Integration, error)
+}
+
+var (
+	modulesMu sync.Mutex
+	modules   = map[string]Module{}
+)
+
+// Register makes a module known; it panics when the resource is taken, as
+// two modules for one resource is a programming error.
+func Register(m Module) {
+	modulesMu.Lock()
+	defer modulesMu.Unlock()
+	if m.Resource == "" || m.New == nil {
+		panic("integration: a module needs a Resource and New")
+	}
+	if _, ok := modules[m.Resource]; ok {
+		panic("integration: resource registered twice: " + m.Resource)
+	}
+	modules[m.Resource] = m
+}
+
+// Config configures the integrations.
+type Config struct {
+	// Region and Account are the server's; calls to AWS services are
+	// signed for Region.
+	Region  string
+	Account string
+	// Endpoint, when set, is the URL every AWS service call goes to
+	// (a local emulator such as moto or LocalStack), unless Endpoints
+	// names one for the service.
+	Endpoint string
+	// Endpoints maps a service ("sqs", "sns", ...) to the URL its calls
+	// go to.
+	Endpoints map[string]string
+	// Self is the server's own Step Functions API, which aws-sdk:sfn
+	// calls in-process. New makes one to be set with SetSelf when nil.
+	Self *SelfAPI
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// EndpointFor returns the URL calls to a service go to; "" means AWS's
+// own endpoint for the region.
+func (c *Config) EndpointFor(service string) string {
+	if u, ok := c.Endpoints[service]; ok {
+		return u
+	}
+	return c.Endpoint
+}
+
+// SelfAPI is a handler of the Step Functions API set once the server's
+// API exists (it needs the engine, which needs the registry).
+type SelfAPI struct {
+	mu sync.RWMutex
+	h  http.Handler
+}
+
+// Set sets the handler.
+func (s *SelfAPI) Set(h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.h = h
+}
+
+// Handler returns the handler, or nil before Set.
+func (s *SelfAPI) Handler() http.Handler {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.h
+}
+
+// entry is an instantiated module.
+type entry struct {
+	resource string
+	prefix   bool
+	patterns []Pattern
+	impl     Integration
+}
+
+// Registry routes tasks to integrations by resource ARN. It implements
+// engine.TaskRunner.
+type Registry struct {
+	cfg     Config
+	exact   map[string]*entry
+	byPfx   []*entry // longest prefix first
+	log     *slog.Logger
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // "arn\x00id" → cancel
+}
+
+var _ engine.TaskRunner = (*Registry)(nil)
+
+// New instantiates every registered module for cfg.
+func New(cfg Config) (*Registry, error) {
+	if cfg.Self == nil {
+		cfg.Self = &SelfAPI{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{cfg: cfg, exact: map[string]*entry{}, log: cfg.Logger, running: map[string]context.CancelFunc{}}
+	modulesMu.Lock()
+	ms := make([]Module, 0, len(modules))
+	for _, m := range modules {
+		ms = append(ms, m)
+	}
+	modulesMu.Unlock()
+	for _, m := range ms {
+		impl, err := m.New(&r.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("integration %s: %w", m.Resource, err)
+		}
+		e := &entry{resource: strings.TrimSuffix(m.Resource, "*"), prefix: strings.HasSuffix(m.Resource, "*"), patterns: m.Patterns, impl: impl}
+		if e.prefix {
+			r.byPfx = append(r.byPfx, e)
+		} else {
+			r.exact[e.resource] = e
+		}
+	}
+	sort.Slice(r.byPfx, func(i, j int) bool { return len(r.byPfx[i].resource) > len(r.byPfx[j].resource) })
+	return r, nil
+}
+
+// SetSelf sets the server's own Step Functions API.
+func (r *Registry) SetSelf(h http.Handler) { r.cfg.Self.Set(h) }
+
+// ParseResource splits a service integration ARN into its service,
+// action and pattern; ok is false for other resources (activities, Lambda
+// function ARNs).
+func ParseResource(resource string) (service, action string, pattern Pattern, ok bool) {
+	rest, found := strings.CutPrefix(resource, ResourcePrefix)
+	if !found {
+		return "", "", "", false
+	}
+	for _, p := range []Pattern{WaitForTaskToken, Sync2, Sync} {
+		if strings.HasSuffix(rest, string(p)) {
+			rest, pattern = strings.TrimSuffix(rest, string(p)), p
+			break
+		}
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i <= 0 || i == len(rest)-1 {
+		return "", "", "", false
+	}
+	return rest[:i], rest[i+1:], pattern, true
+}
+
+// lookup finds the integration serving a resource (without pattern).
+func (r *Registry) lookup(base string) *entry {
+	if e, ok := r.exact[base]; ok {
+		return e
+	}
+	for _, e := range r.byPfx {
+		if strings.HasPrefix(base, e.resource) {
+			return e
+		}
+	}
+	return nil
+}
+
+// Run carries out a task in the background; done gets its result (for
+// .waitForTaskToken only a failed call; the token completes the task).
+func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	service, action, pattern, ok := ParseResource(t.Request.Resource)
+	if !ok {
+		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			"No integration is configured for the resource '%s'.", t.Request.Resource)})
+		return
+	}
+	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
+	e := r.lookup(base)
+	switch {
+	case e == nil && pattern == WaitForTaskToken:
+		r.log.DebugContext(ctx, "integration: waiting for the task token, no call made", "resource", t.Request.Resource, "execution_arn", t.ExecutionArn)
+		return
+	case e == nil:
+		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			"No integration is configured for the resource '%s'.", t.Request.Resource)})
+		return
+	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
+		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			"The resource '%s' does not support the integration pattern '%s'.", base, strings.TrimPrefix(string(pattern), "."))})
+		return
+	}
+	req := &Request{
+		Resource: t.Request.Resource, Service: service, Action: action, Pattern: pattern,
+		Parameters: t.Request.Parameters, Token: t.Request.Token, ExecutionArn: t.ExecutionArn, TaskID: t.ID,
+	}
+	key := t.ExecutionArn + "\x00" + t.ID
+	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.mu.Lock()
+	r.running[key] = cancel
+	r.mu.Unlock()
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			delete(r.running, key)
+			r.mu.Unlock()
+			cancel()
+		}()
+		out, err := e.impl.Call(callCtx, req)
+		if callCtx.Err() != nil {
+			return // cancelled: the result is no longer wanted
+		}
+		if err != nil {
+			done(engine.TaskResult{Failure: AsFailure(err)})
+			return
+		}
+		if pattern == WaitForTaskToken {
+			return
+		}
+		done(engine.TaskResult{Output: out})
+	}()
+}
+
+// Cancel stops a call in flight whose result is no longer wanted.
+func (r *Registry) Cancel(executionArn, taskID string) {
+	r.mu.Lock()
+	cancel := r.running[executionArn+"\x00"+taskID]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// AsFailure is the task failure an integration's error stands for.
+func AsFailure(err error) *stepwisetype.Failure {
+	var f *stepwisetype.Failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, err.Error())
+}
+
+// ExceptionName is an error code as the AWS SDKs name its exception: with
+// an "Exception" suffix.
+func ExceptionName(code string) string {
+	if strings.HasSuffix(code, "Exception") {
+		return code
+	}
+	return code + "Exception"
+}

@@ -1,0 +1,157 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/engine"
+	"stepwise/integration"
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// calls records what the test integrations were asked.
+var calls = struct {
+	sync.Mutex
+	reqs []*integration.Request
+}{}
+
+func init() {
+	echo := func(ctx context.Context, r *integration.Request) (any, error) {
+		calls.Lock()
+		calls.reqs = append(calls.reqs, r)
+		calls.Unlock()
+		if v, ok := r.Parameters.(*jsonvalue.Object).Get("block"); ok && v == true {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		if v, ok := r.Parameters.(*jsonvalue.Object).Get("fail"); ok {
+			return nil, stepwisetype.NewFailure(v.(string), "it failed")
+		}
+		if _, ok := r.Parameters.(*jsonvalue.Object).Get("oops"); ok {
+			return nil, errors.New("plain error")
+		}
+		out := jsonvalue.NewObject(2)
+		out.Set("Service", r.Service)
+		out.Set("Action", r.Action)
+		return out, nil
+	}
+	integration.Register(integration.Module{
+		Resource: "arn:aws:states:::test:echo",
+		Patterns: []integration.Pattern{integration.WaitForTaskToken},
+		New:      func(*integration.Config) (integration.Integration, error) { return integration.Func(echo), nil },
+	})
+	integration.Register(integration.Module{
+		Resource: "arn:aws:states:::aws-sdk:test:*",
+		New:      func(*integration.Config) (integration.Integration, error) { return integration.Func(echo), nil },
+	})
+}
+
+type result struct {
+	ch chan engine.TaskResult
+}
+
+func (r *result) done(res engine.TaskResult) { r.ch <- res }
+
+func (r *result) wait(t *testing.T) engine.TaskResult {
+	t.Helper()
+	select {
+	case res := <-r.ch:
+		return res
+	case <-time.After(10 * time.Second):
+		t.Fatal("no result")
+		return engine.TaskResult{}
+	}
+}
+
+func (r *result) none(t *testing.T) {
+	t.Helper()
+	select {
+	case res := <-r.ch:
+		t.Fatalf("unexpected result %+v", res)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func run(t *testing.T, reg *integration.Registry, id, resource, params string) *result {
+	t.Helper()
+	p, err := jsonvalue.ParseString(params)
+	require.NoError(t, err)
+	r := &result{ch: make(chan engine.TaskResult, 1)}
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{
+		Resource: resource, Parameters: p, Token: "tok-" + id,
+	}}, r.done)
+	return r
+}
+
+func TestRegistryRoutesByResource(t *testing.T) {
+	t.Parallel()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	require.NoError(t, err)
+
+	res := run(t, reg, "t1", "arn:aws:states:::test:echo", `{}`).wait(t)
+	require.Nil(t, res.Failure)
+	require.Equal(t, `{"Service":"test","Action":"echo"}`, jsonvalue.String(res.Output))
+
+	res = run(t, reg, "t2", "arn:aws:states:::aws-sdk:test:anyAction", `{}`).wait(t)
+	require.Equal(t, `{"Service":"aws-sdk:test","Action":"anyAction"}`, jsonvalue.String(res.Output))
+
+	// .waitForTaskToken: the call is made, then the token completes the task.
+	run(t, reg, "t3", "arn:aws:states:::test:echo.waitForTaskToken", `{}`).none(t)
+	calls.Lock()
+	last := calls.reqs[len(calls.reqs)-1]
+	calls.Unlock()
+	require.Equal(t, integration.WaitForTaskToken, last.Pattern)
+	require.Equal(t, "tok-t3", last.Token)
+
+	// No integration: a callback waits for its token, anything else fails.
+	run(t, reg, "t4", "arn:aws:states:::lambda:invoke.waitForTaskToken", `{}`).none(t)
+	res = run(t, reg, "t5", "arn:aws:states:::lambda:invoke", `{}`).wait(t)
+	require.Equal(t, stepwisetype.NewFailure("States.TaskFailed", "No integration is configured for the resource 'arn:aws:states:::lambda:invoke'."), res.Failure)
+
+	res = run(t, reg, "t6", "arn:aws:states:::aws-sdk:test:x.waitForTaskToken", `{}`).wait(t)
+	require.Equal(t, "The resource 'arn:aws:states:::aws-sdk:test:x' does not support the integration pattern 'waitForTaskToken'.", res.Failure.Cause)
+
+	res = run(t, reg, "t7", "arn:aws:states:::test:echo", `{"fail": "Custom.Error"}`).wait(t)
+	require.Equal(t, stepwisetype.NewFailure("Custom.Error", "it failed"), res.Failure)
+	res = run(t, reg, "t8", "arn:aws:states:::test:echo", `{"oops": true}`).wait(t)
+	require.Equal(t, stepwisetype.NewFailure("States.TaskFailed", "plain error"), res.Failure)
+
+	// A cancelled call gives no result.
+	r := run(t, reg, "t9", "arn:aws:states:::test:echo", `{"block": true}`)
+	require.Eventually(t, func() bool {
+		calls.Lock()
+		defer calls.Unlock()
+		return calls.reqs[len(calls.reqs)-1].TaskID == "t9"
+	}, 5*time.Second, time.Millisecond)
+	reg.Cancel("arn:x", "t9")
+	r.none(t)
+}
+
+func TestParseResource(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		resource, service, action string
+		pattern                   integration.Pattern
+		ok                        bool
+	}{
+		{"arn:aws:states:::sqs:sendMessage", "sqs", "sendMessage", integration.RequestResponse, true},
+		{"arn:aws:states:::sns:publish.waitForTaskToken", "sns", "publish", integration.WaitForTaskToken, true},
+		{"arn:aws:states:::states:startExecution.sync:2", "states", "startExecution", integration.Sync2, true},
+		{"arn:aws:states:::aws-sdk:sfn:sendTaskSuccess", "aws-sdk:sfn", "sendTaskSuccess", integration.RequestResponse, true},
+		{"arn:aws:lambda:us-east-1:123456789012:function:f", "", "", "", false},
+		{"arn:aws:states:::nothing", "", "", "", false},
+	} {
+		service, action, pattern, ok := integration.ParseResource(tc.resource)
+		require.Equal(t, tc.ok, ok, tc.resource)
+		require.Equal(t, tc.service, service, tc.resource)
+		require.Equal(t, tc.action, action, tc.resource)
+		require.Equal(t, tc.pattern, pattern, tc.resource)
+	}
+}

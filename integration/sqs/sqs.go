@@ -1,0 +1,126 @@
+// Package sqs is the optimized Amazon SQS integration:
+// arn:aws:states:::sqs:sendMessage, request-response and
+// .waitForTaskToken, at the endpoint configured for "sqs".
+package sqs
+
+import (
+	"context"
+	"encoding/base64"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"stepwise/integration"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// Resource is the resource ARN of SendMessage.
+const Resource = integration.ResourcePrefix + "sqs:sendMessage"
+
+func init() {
+	integration.Register(integration.Module{
+		Resource: Resource,
+		Patterns: []integration.Pattern{integration.WaitForTaskToken},
+		New:      newSendMessage,
+	})
+}
+
+func newSendMessage(cfg *integration.Config) (integration.Integration, error) {
+	awsCfg, endpoint, err := cfg.AWSConfig(context.Background(), "sqs")
+	if err != nil {
+		return nil, err
+	}
+	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+	return integration.Func(func(ctx context.Context, r *integration.Request) (any, error) {
+		return sendMessage(ctx, client, r.Parameters)
+	}), nil
+}
+
+// sendMessage sends a message and answers as AWS does: MD5OfMessageBody,
+// MessageId, ... with the SDK's HTTP metadata. A MessageBody that is not
+// a string is sent as JSON text.
+func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, error) {
+	queue, err := integration.RequireString(params, "QueueUrl")
+	if err != nil {
+		return nil, err
+	}
+	body, err := integration.RequireString(params, "MessageBody")
+	if err != nil {
+		return nil, err
+	}
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String(body)}
+	obj, _ := params.(*jsonvalue.Object)
+	if v, ok := obj.Get("DelaySeconds"); ok {
+		n, isNumber := v.(jsonvalue.Number)
+		i, isInt := n.Int64()
+		if !isNumber || !isInt {
+			return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'DelaySeconds' must be an integer")
+		}
+		in.DelaySeconds = int32(i)
+	}
+	if s, ok := integration.StringParam(params, "MessageDeduplicationId"); ok {
+		in.MessageDeduplicationId = aws.String(s)
+	}
+	if s, ok := integration.StringParam(params, "MessageGroupId"); ok {
+		in.MessageGroupId = aws.String(s)
+	}
+	if v, ok := obj.Get("MessageAttributes"); ok {
+		attrs, err := messageAttributes(v)
+		if err != nil {
+			return nil, err
+		}
+		in.MessageAttributes = attrs
+	}
+	res, err := client.SendMessage(ctx, in)
+	if err != nil {
+		return nil, integration.ServiceFailure("SQS", "AmazonSQS", err)
+	}
+	out := jsonvalue.NewObject(8)
+	if res.MD5OfMessageAttributes != nil {
+		out.Set("MD5OfMessageAttributes", *res.MD5OfMessageAttributes)
+	}
+	out.Set("MD5OfMessageBody", aws.ToString(res.MD5OfMessageBody))
+	if res.MD5OfMessageSystemAttributes != nil {
+		out.Set("MD5OfMessageSystemAttributes", *res.MD5OfMessageSystemAttributes)
+	}
+	out.Set("MessageId", aws.ToString(res.MessageId))
+	integration.SdkMetadata(out, res.ResultMetadata)
+	if res.SequenceNumber != nil {
+		out.Set("SequenceNumber", *res.SequenceNumber)
+	}
+	return out, nil
+}
+
+// messageAttributes converts {"name": {"DataType": ..., "StringValue": ...,
+// "BinaryValue": base64}}.
+func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes' must be an object")
+	}
+	attrs := make(map[string]types.MessageAttributeValue, obj.Len())
+	for name, a := range obj.All() {
+		var mv types.MessageAttributeValue
+		if s, ok := integration.StringParam(a, "DataType"); ok {
+			mv.DataType = aws.String(s)
+		}
+		if s, ok := integration.StringParam(a, "StringValue"); ok {
+			mv.StringValue = aws.String(s)
+		}
+		if s, ok := integration.StringParam(a, "BinaryValue"); ok {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
+			}
+			mv.BinaryValue = b
+		}
+		attrs[name] = mv
+	}
+	return attrs, nil
+}

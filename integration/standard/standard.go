@@ -1,0 +1,27 @@
+// Package standard pulls in the built-in integrations and builds the
+// registry the server runs tasks with.
+package standard
+
+import (
+	"log/slog"
+
+	"stepwise/config"
+	"stepwise/integration"
+	// The built-in integrations register themselves.
+	_ "stepwise/integration/sfn"
+	_ "stepwise/integration/sns"
+	_ "stepwise/integration/sqs"
+)
+
+// New returns a registry of the built-in integrations.
+func New(cfg integration.Config) (*integration.Registry, error) { return integration.New(cfg) }
+
+// ForServe returns the registry "stepwise serve" runs tasks with; the
+// server's API is given to it with SetSelf once it exists.
+func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error) {
+	return integration.New(integration.Config{
+		Region: cfg.Region, Account: cfg.Account,
+		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
+		Logger: log,
+	})
+}
