@@ -16,8 +16,9 @@ import (
 )
 
 // TestAPIConformanceThroughWire replays the recorded test_state cases and
-// the api_error cases of TestState and CreateStateMachine against the real
-// server, sending each request as the AWS JSON 1.0 wire carries it.
+// the api_error cases of TestState and CreateStateMachine, JSONPath and
+// JSONata alike, against the real server, sending each request as the AWS
+// JSON 1.0 wire carries it; each group must pass at minPassRate.
 func TestAPIConformanceThroughWire(t *testing.T) {
 	t.Parallel()
 	dir, ok := conformance.Dir()
@@ -89,12 +90,10 @@ func TestAPIConformanceThroughWire(t *testing.T) {
 		r := results[k]
 		rate := float64(r.passed) * 100 / float64(r.total)
 		t.Logf("through the wire, %s: %d/%d passed (%.1f%%)", k, r.passed, r.total, rate)
-		if !strings.Contains(k, "JSONata") {
-			for _, f := range r.fails {
-				t.Logf("FAIL %s", f)
-			}
-			require.GreaterOrEqual(t, rate, minPassRate, k)
+		for _, f := range r.fails {
+			t.Logf("FAIL %s", f)
 		}
+		require.GreaterOrEqual(t, rate, minPassRate, k)
 	}
 }
 
@@ -141,8 +140,13 @@ func wireRequest(cs *conformance.Case, i int) ([]byte, error) {
 			out[k] = v
 		}
 	}
-	if cs.Operation == "CreateStateMachine" {
+	switch {
+	case cs.Operation == "CreateStateMachine":
 		out["name"] = fmt.Sprintf("api%d", i)
+		out["roleArn"] = roleArn
+	case cs.Kind == "test_state" && out["roleArn"] == nil:
+		// The recordings leave the role out; it was sent, as the context
+		// objects they show ($$.Execution.RoleArn) have it.
 		out["roleArn"] = roleArn
 	}
 	return json.Marshal(out)

@@ -53,6 +53,9 @@ func jsonText(raw json.RawMessage, str *string) (*string, error) {
 	return &s, nil
 }
 
+// testRoleArn is the role a test_state case is sent with.
+var testRoleArn = "arn:aws:iam::123456789012:role/stepwise"
+
 // testStateInput builds the TestState request of a case.
 func testStateInput(c *conformance.Case) (*service.TestStateInput, error) {
 	var r tsRequest
@@ -70,6 +73,11 @@ func testStateInput(c *conformance.Case) (*service.TestStateInput, error) {
 	}
 	if r.DefinitionString != nil {
 		in.Definition = *r.DefinitionString
+	}
+	if in.RoleArn == nil && c.Kind == "test_state" {
+		// The recordings leave the role out; it was sent, as the context
+		// objects they show ($$.Execution.RoleArn) have it.
+		in.RoleArn = &testRoleArn
 	}
 	var err error
 	if in.Input, err = jsonText(r.Input, r.InputString); err != nil {
@@ -171,9 +179,9 @@ func checkAPIError(r *teststate.Runner, c *conformance.Case) string {
 }
 
 // TestConformance runs the recorded TestState cases: every test_state
-// case but those that need JSONata, and every api_error case of the
-// TestState operation. The JSONata test_state cases are run too and only
-// counted.
+// case and every api_error case of the TestState operation. The JSONPath
+// and api_error cases must all pass; the JSONata test_state cases must pass
+// at minPassRate, and those that fail are listed.
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	dir, ok := conformance.Dir()
@@ -185,16 +193,16 @@ func TestConformance(t *testing.T) {
 
 	r := teststate.New(teststate.Config{Now: func() time.Time { return time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC) }})
 	type tally struct {
-		name            string
-		run, passed     int
-		failures        []string
-		failuresAreSoft bool
-		checkFn         func(*teststate.Runner, *conformance.Case) string
+		name        string
+		run, passed int
+		failures    []string
+		minPassRate float64 // 1 when every case must pass
+		checkFn     func(*teststate.Runner, *conformance.Case) string
 	}
 	tallies := []*tally{
-		{name: "test_state (JSONPath)", checkFn: checkTestState},
-		{name: "api_error TestState", checkFn: checkAPIError},
-		{name: "test_state (JSONata, informational)", checkFn: checkTestState, failuresAreSoft: true},
+		{name: "test_state (JSONPath)", minPassRate: 1, checkFn: checkTestState},
+		{name: "api_error TestState", minPassRate: 1, checkFn: checkAPIError},
+		{name: "test_state (JSONata)", minPassRate: 0.97, checkFn: checkTestState},
 	}
 	for _, c := range cases {
 		var tl *tally
@@ -217,11 +225,16 @@ func TestConformance(t *testing.T) {
 	}
 	for _, tl := range tallies {
 		t.Logf("%s: %d/%d passed", tl.name, tl.passed, tl.run)
-		if tl.failuresAreSoft {
-			continue // these need a JSONata evaluator
+		if tl.minPassRate == 1 {
+			for _, f := range tl.failures {
+				t.Errorf("%s", f)
+			}
+			continue
 		}
 		for _, f := range tl.failures {
-			t.Errorf("%s", f)
+			t.Logf("%s: failed: %s", tl.name, f)
 		}
+		require.GreaterOrEqual(t, float64(tl.passed), tl.minPassRate*float64(tl.run),
+			"%s: %d/%d passed, below %.0f%%", tl.name, tl.passed, tl.run, tl.minPassRate*100)
 	}
 }

@@ -62,9 +62,20 @@
 // handled an error, and variables the variables after the state. INFO
 // reports none of it.
 //
-// JSONata states are not run yet: they fail with States.Runtime, as in
-// the interpreter. Mocked results of service integrations are checked
-// against the API output shapes of package apishape.
+// A JSONata state runs with the interpreter's JSONata semantics (package
+// interp): its expressions read $states.input (the raw input),
+// $states.context (the request's context object or the default one, with
+// Map.Item for ItemSelector), the variables, and $states.result or
+// $states.errorOutput where the state has them; Assign and Output both
+// read the variables the test started with; a catcher's Output defaults to
+// the error output; failed evaluations are States.QueryEvaluationError,
+// which Retry and Catch see. AWS reports less for them: the input, a
+// Task's afterArguments and result, a Map's afterItemSelector (when it has
+// one), maxConcurrency and tolerated failures, errorDetails and variables.
+// A Parallel state's Arguments are evaluated but not reported.
+//
+// Mocked results of service integrations are checked against the API
+// output shapes of package apishape.
 //
 // The package is pure: no I/O but Config.Invoke, no logging, the clock
 // and ids injected through Config.

@@ -60,6 +60,7 @@ const (
 	stageInput stage = iota
 	stageAfterInputPath
 	stageAfterParameters
+	stageAfterArguments
 	stageResult
 	stageAfterResultSelector
 	stageAfterResultPath
@@ -83,6 +84,8 @@ func (x *exec) note(s stage, v any) {
 		dst = &d.AfterInputPath
 	case stageAfterParameters:
 		dst = &d.AfterParameters
+	case stageAfterArguments:
+		dst = &d.AfterArguments
 	case stageResult:
 		dst = &d.Result
 	case stageAfterResultSelector:
@@ -106,9 +109,7 @@ func (x *exec) note(s stage, v any) {
 func (x *exec) state(ctx context.Context) error {
 	st := x.st
 	if st.QueryLanguage == asl.JSONata {
-		x.fail(stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
-			"JSONata states are not supported by this version of the interpreter."))
-		return nil
+		return x.stateJSONata(ctx)
 	}
 	switch st.Type {
 	case asl.TypePass:
@@ -190,15 +191,27 @@ func (x *exec) task(ctx context.Context) error {
 		x.failed(err)
 		return nil
 	}
-	var result any
+	result, ok, err := x.call(ctx, params, timeout, heartbeat)
+	if ok {
+		x.exit(result, true)
+	}
+	return err
+}
+
+// call calls a Task state's resource with its effective parameters: the
+// mock stands for the call, or Config.Invoke makes it. The result is
+// reported; ok is false when the state failed (the failure is handled)
+// or the request is refused (err).
+func (x *exec) call(ctx context.Context, params any, timeout, heartbeat int64) (result any, ok bool, err error) {
+	st := x.st
 	switch m := x.t.mock; {
 	case m != nil && m.failure != nil:
 		x.handle(m.failure)
-		return nil
+		return nil, false, nil
 	case m != nil:
 		result = m.result
 	case x.r.cfg.Invoke == nil:
-		return errNoIntegration(st.Resource)
+		return nil, false, errNoIntegration(st.Resource)
 	default:
 		call := &Call{StateName: st.Name, Resource: st.Resource, Parameters: params,
 			TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat}
@@ -210,18 +223,17 @@ func (x *exec) task(ctx context.Context) error {
 		switch {
 		case errors.As(err, &fl):
 			x.handle(fl)
-			return nil
+			return nil, false, nil
 		case err != nil:
-			return err
+			return nil, false, err
 		}
 	}
 	x.note(stageResult, result)
 	if dataflow.Size(result) > x.r.cfg.PayloadLimit {
 		x.handle(x.dataLimit())
-		return nil
+		return nil, false, nil
 	}
-	x.exit(result, true)
-	return nil
+	return result, true, nil
 }
 
 func (x *exec) choice() {
@@ -367,48 +379,71 @@ func (x *exec) mapState() {
 		x.failed(err)
 		return
 	}
+	x.noteMaxConcurrency(mc)
+	var tol tolerance
+	tol.count, tol.hasCount, err = interp.ResolveIntField(&interp.IntFieldSpec{Field: st.ToleratedCount, Name: "ToleratedFailureCountPath"}, env)
+	if err != nil {
+		x.failed(err)
+		return
+	}
+	if tol.percent, err = interp.ResolvePercentField(st.TolerancePercent, env); err != nil {
+		x.failed(err)
+		return
+	}
+	if result, ok := x.mapResult(items, tol); ok {
+		x.exit(result, true)
+	}
+}
+
+// tolerance is a Map state's tolerated failures: at most count iterations
+// (when hasCount), at most percent % of them (when percent ≥ 0).
+type tolerance struct {
+	count    int64
+	hasCount bool
+	percent  float64
+}
+
+// noteMaxConcurrency reports a Map state's MaxConcurrency.
+func (x *exec) noteMaxConcurrency(mc int64) {
 	if x.insp != nil {
 		x.insp.MaxConcurrency = ptr(int(mc))
 	}
-	tolCount, hasCount, err := interp.ResolveIntField(&interp.IntFieldSpec{Field: st.ToleratedCount, Name: "ToleratedFailureCountPath"}, env)
-	if err != nil {
-		x.failed(err)
-		return
-	}
-	tolPercent, err := interp.ResolvePercentField(st.TolerancePercent, env)
-	if err != nil {
-		x.failed(err)
-		return
-	}
+}
+
+// mapResult reports a Map state's tolerated failures and returns the
+// mocked result of its iterations. ok is false when the state failed:
+// the mock is an error, or stateConfiguration.mapIterationFailureCount
+// exceeds the tolerance (the failure is handled).
+func (x *exec) mapResult(items []any, tol tolerance) (result any, ok bool) {
 	if x.insp != nil {
-		if hasCount {
-			x.insp.ToleratedFailureCount = ptr(int(tolCount))
+		if tol.hasCount {
+			x.insp.ToleratedFailureCount = ptr(int(tol.count))
 		}
-		if tolPercent >= 0 {
-			x.insp.ToleratedFailurePercentage = ptr(tolPercent)
+		if tol.percent >= 0 {
+			x.insp.ToleratedFailurePercentage = ptr(tol.percent)
 		}
 	}
 	m := x.t.mock
 	if m.failure != nil {
 		x.handle(m.failure)
-		return
+		return nil, false
 	}
 	if n := x.t.failures; n != nil && *n > 0 {
 		total := len(items)
 		if arr, ok := m.result.([]any); ok && items == nil {
 			total = len(arr)
 		}
-		exceeded := hasCount && int64(*n) > tolCount
-		if tolPercent >= 0 && total > 0 && float64(*n)*100/float64(total) > tolPercent {
+		exceeded := tol.hasCount && int64(*n) > tol.count
+		if tol.percent >= 0 && total > 0 && float64(*n)*100/float64(total) > tol.percent {
 			exceeded = true
 		}
 		if exceeded {
 			x.handle(stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
 				"The specified tolerated failure threshold was exceeded"))
-			return
+			return nil, false
 		}
 	}
-	x.exit(m.result, true)
+	return m.result, true
 }
 
 // items works out a Map state's items: read by the ItemReader (from the
@@ -418,16 +453,9 @@ func (x *exec) items(eff any, env *jsonpath.Env) ([]any, bool) {
 	st := x.st
 	var items []any
 	if st.ItemReader != nil {
-		data := x.t.in.StateConfiguration
-		if data == nil || data.MapItemReaderData == nil {
+		if items = x.readerItems(); items == nil {
 			return nil, true
 		}
-		v, err := jsonvalue.ParseString(*data.MapItemReaderData)
-		arr, ok := v.([]any)
-		if err != nil || !ok {
-			return nil, true
-		}
-		items = arr
 	} else {
 		v, path := eff, "$"
 		if st.ItemsPath != nil {
@@ -464,6 +492,21 @@ func (x *exec) items(eff any, env *jsonpath.Env) ([]any, bool) {
 		x.note(stageAfterItemSelector, selected)
 	}
 	return items, true
+}
+
+// readerItems are the items a Map state's ItemReader reads: the
+// stateConfiguration's mapItemReaderData, nil when it gives none.
+func (x *exec) readerItems() []any {
+	data := x.t.in.StateConfiguration
+	if data == nil || data.MapItemReaderData == nil {
+		return nil
+	}
+	v, err := jsonvalue.ParseString(*data.MapItemReaderData)
+	arr, ok := v.([]any)
+	if err != nil || !ok {
+		return nil
+	}
+	return arr
 }
 
 // mapContext is the context object of a Map iteration: the state's, with
@@ -629,12 +672,7 @@ func (x *exec) handle(fl *stepwisetype.Failure) {
 		if fl.HasCause {
 			errOut.Set("Cause", fl.Cause)
 		}
-		assigned, err := x.assign(c.Assign, errOut)
-		if err != nil {
-			x.fail(asFailure(err, st))
-			return
-		}
-		out, err := dataflow.Merge(c.ResultPath, x.t.input, errOut)
+		out, assigned, err := x.caught(c, errOut)
 		if err != nil {
 			x.fail(asFailure(err, st))
 			return
@@ -650,6 +688,34 @@ func (x *exec) handle(fl *stepwisetype.Failure) {
 		x.setVariables(assigned)
 		return
 	}
+}
+
+// caught works out the output and the assignments of a state whose error
+// catcher c caught. In JSONPath, Assign reads the error output as "$" and
+// ResultPath puts it into the input; in JSONata, Assign and Output read it
+// as $states.errorOutput, and it is the output when the catcher has no
+// Output.
+func (x *exec) caught(c *asl.Catcher, errOut *jsonvalue.Object) (out any, assigned *jsonvalue.Object, err error) {
+	if x.st.QueryLanguage == asl.JSONata {
+		env := x.jenv("errorOutput", errOut)
+		if assigned, err = interp.JSONataAssign(c.JSONata, env); err != nil {
+			return nil, nil, err
+		}
+		out = errOut
+		if c.JSONata != nil && c.JSONata.Output != nil {
+			if out, err = c.JSONata.Output.Eval(env, "Output"); err != nil {
+				return nil, nil, err
+			}
+		}
+		return out, assigned, nil
+	}
+	if assigned, err = x.assign(c.Assign, errOut); err != nil {
+		return nil, nil, err
+	}
+	if out, err = dataflow.Merge(c.ResultPath, x.t.input, errOut); err != nil {
+		return nil, nil, err
+	}
+	return out, assigned, nil
 }
 
 // errorDetails returns the inspection's error details, a scratch value at

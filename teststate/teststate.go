@@ -10,6 +10,8 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/asl/jsonata"
+	"stepwise/asl/jsonatafn"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -62,6 +64,8 @@ type Call struct {
 // Runner runs the TestState operation. It is safe for concurrent use.
 type Runner struct {
 	cfg Config
+	// funcs are the Step Functions functions of JSONata expressions.
+	funcs map[string]*jsonata.Func
 }
 
 // Runner.TestState is service.Service's TestState hook.
@@ -79,7 +83,7 @@ func New(cfg Config) *Runner {
 	if cfg.NewID == nil {
 		cfg.NewID = newUUID
 	}
-	return &Runner{cfg: cfg}
+	return &Runner{cfg: cfg, funcs: jsonatafn.Funcs(jsonatafn.Env{Partition: cfg.Partition})}
 }
 
 // TestState runs one state of a definition, as the TestState operation

@@ -558,9 +558,151 @@ func TestFieldValidation(t *testing.T) {
 	}
 }
 
-func TestJSONataStatesAreNotRunYet(t *testing.T) {
+func TestJSONata(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	got := b.run(t, &service.TestStateInput{Definition: `{"Type": "Pass", "QueryLanguage": "JSONata", "End": true}`})
-	require.JSONEq(t, `{"status":"FAILED","error":"States.Runtime","cause":"JSONata states are not supported by this version of the interpreter."}`, got)
+
+	tests := []struct {
+		name string
+		in   *service.TestStateInput
+		want string
+	}{
+		{
+			name: "Pass: Assign and Output read the variables before the state",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Pass", "QueryLanguage": "JSONata", "Next": "N",
+					"Assign": {"n": "{% $n + 1 %}", "old": "{% $n %}"}, "Output": {"n": "{% $n %}", "in": "{% $states.input.a %}"}}`,
+				Input: str(`{"a": 1}`), Variables: str(`{"n": 5}`), InspectionLevel: "DEBUG",
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"n\":5,\"in\":1}","nextState":"N","inspectionData":{
+				"input":"{\"a\":1}","variables":"{\"n\":6,\"old\":5}"}}`,
+		},
+		{
+			name: "Task: Arguments, then Output and Assign read the result",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Task", "QueryLanguage": "JSONata", "Resource": "arn:aws:states:::lambda:invoke",
+					"Arguments": {"FunctionName": "f", "Payload": "{% $states.input %}"},
+					"Output": "{% $states.result.Payload %}", "Assign": {"status": "{% $states.result.StatusCode %}"}, "End": true}`,
+				Input: str(`{"a": 1}`), InspectionLevel: "TRACE",
+				Mock: &service.MockInput{Result: str(`{"StatusCode": 200, "Payload": [1, 2]}`)},
+			},
+			want: `{"status":"SUCCEEDED","output":"[1,2]","inspectionData":{
+				"input":"{\"a\":1}","afterArguments":"{\"FunctionName\":\"f\",\"Payload\":{\"a\":1}}",
+				"result":"{\"StatusCode\":200,\"Payload\":[1,2]}","variables":"{\"status\":200}"}}`,
+		},
+		{
+			name: "Task: an Output that yields nothing is caught, with $states.errorOutput",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Task", "QueryLanguage": "JSONata", "Resource": "arn:aws:states:::lambda:invoke",
+					"Arguments": {"FunctionName": "f"}, "Output": "{% $states.result.missing %}",
+					"Catch": [{"ErrorEquals": ["States.ALL"], "Output": {"e": "{% $states.errorOutput.Error %}"},
+					           "Assign": {"caught": true}, "Next": "H"}], "End": true}`,
+				InspectionLevel: "DEBUG",
+				Mock:            &service.MockInput{Result: str(`{"StatusCode": 200}`)},
+			},
+			want: `{"status":"CAUGHT_ERROR","error":"States.QueryEvaluationError",
+				"cause":"An error occurred while executing the state 'StateName' (entered at the event id #2). The JSONata expression '$states.result.missing' specified for the field 'Output' returned nothing (undefined).",
+				"output":"{\"e\":\"States.QueryEvaluationError\"}","nextState":"H","inspectionData":{
+				"input":"{}","afterArguments":"{\"FunctionName\":\"f\"}","result":"{\"StatusCode\":200}",
+				"errorDetails":{"catchIndex":0},"variables":"{\"caught\":true}"}}`,
+		},
+		{
+			name: "Choice: the matching rule's Output",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Choice", "QueryLanguage": "JSONata", "Default": "Small",
+					"Choices": [{"Condition": "{% $states.input.v > 10 %}", "Output": {"big": "{% $states.input.v %}"}, "Next": "Big"}]}`,
+				Input: str(`{"v": 11}`),
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"big\":11}","nextState":"Big"}`,
+		},
+		{
+			name: "Choice: the Default",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Choice", "QueryLanguage": "JSONata", "Default": "Small",
+					"Choices": [{"Condition": "{% $states.input.v > 10 %}", "Next": "Big"}]}`,
+				Input: str(`{"v": 1}`),
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"v\":1}","nextState":"Small"}`,
+		},
+		{
+			name: "Choice: a Condition that is not a boolean",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Choice", "QueryLanguage": "JSONata",
+					"Choices": [{"Condition": "{% $states.input.v %}", "Next": "Big"}]}`,
+				Input: str(`{"v": 1}`),
+			},
+			want: `{"status":"FAILED","error":"States.QueryEvaluationError",
+				"cause":"An error occurred while executing the state 'StateName' (entered at the event id #2). The JSONata expression '$states.input.v' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was 'number' for value: 1"}`,
+		},
+		{
+			name: "Wait: a Timestamp that is not a date",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Wait", "QueryLanguage": "JSONata", "Timestamp": "{% $states.input.t %}", "End": true}`,
+				Input:      str(`{"t": "soon"}`),
+			},
+			want: `{"status":"FAILED","error":"States.QueryEvaluationError",
+				"cause":"An error occurred while executing the state 'StateName' (entered at the event id #2). The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: soon"}`,
+		},
+		{
+			name: "Wait: Seconds, not waited for",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Wait", "QueryLanguage": "JSONata", "Seconds": "{% $states.input.s %}", "Next": "Later"}`,
+				Input:      str(`{"s": 86400}`),
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"s\":86400}","nextState":"Later"}`,
+		},
+		{
+			name: "Fail: Error and Cause expressions",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Fail", "QueryLanguage": "JSONata", "Error": "{% $states.input.e %}", "Cause": "{% 'code ' & $states.input.c %}"}`,
+				Input:      str(`{"e": "Bad", "c": 7}`), InspectionLevel: "DEBUG",
+			},
+			want: `{"status":"FAILED","error":"Bad","cause":"code 7","inspectionData":{"input":"{\"e\":\"Bad\",\"c\":7}"}}`,
+		},
+		{
+			name: "Map: Items and ItemSelector with the iteration's context",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Map", "QueryLanguage": "JSONata", "Items": "{% $states.input.xs %}",
+					"ItemSelector": {"i": "{% $states.context.Map.Item.Index %}", "v": "{% $states.context.Map.Item.Value %}"},
+					"MaxConcurrency": "{% $states.input.mc %}", "ToleratedFailurePercentage": 50,
+					"ItemProcessor": {"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}},
+					"Output": {"n": "{% $count($states.result) %}"}, "End": true}`,
+				Input: str(`{"xs": ["a", "b"], "mc": 2}`), InspectionLevel: "DEBUG",
+				Mock: &service.MockInput{Result: str(`[1, 2]`)},
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"n\":2}","inspectionData":{
+				"input":"{\"xs\":[\"a\",\"b\"],\"mc\":2}",
+				"afterItemSelector":"[{\"i\":0,\"v\":\"a\"},{\"i\":1,\"v\":\"b\"}]",
+				"maxConcurrency":2,"toleratedFailurePercentage":50}}`,
+		},
+		{
+			name: "Map: Items that are not an array",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Map", "QueryLanguage": "JSONata", "Items": "{% $states.input.xs %}",
+					"ItemProcessor": {"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}, "End": true}`,
+				Input: str(`{"xs": "a"}`),
+				Mock:  &service.MockInput{Result: str(`[]`)},
+			},
+			want: `{"status":"FAILED","error":"States.QueryEvaluationError",
+				"cause":"An error occurred while executing the state 'StateName' (entered at the event id #2). The JSONata expression '$states.input.xs' specified for the field 'Items' returned an unexpected result type. Expected 'array', but was 'string' for value: \"a\""}`,
+		},
+		{
+			name: "Parallel: Output reads the mocked result",
+			in: &service.TestStateInput{
+				Definition: `{"Type": "Parallel", "QueryLanguage": "JSONata", "Arguments": {"x": 1},
+					"Output": {"first": "{% $states.result[0] %}"}, "Next": "N",
+					"Branches": [{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}},
+					             {"StartAt": "B", "States": {"B": {"Type": "Pass", "End": true}}}]}`,
+				InspectionLevel: "DEBUG",
+				Mock:            &service.MockInput{Result: str(`["x", "y"]`)},
+			},
+			want: `{"status":"SUCCEEDED","output":"{\"first\":\"x\"}","nextState":"N","inspectionData":{"input":"{}"}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			require.JSONEq(t, tt.want, b.run(t, tt.in))
+		})
+	}
 }
