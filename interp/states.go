@@ -354,7 +354,8 @@ func (f *frame) armHeartbeat(x *Execution) {
 }
 
 // splitResource splits a service integration ARN into the resourceType and
-// resource of TaskScheduled: arn:aws:states:::lambda:invoke → lambda, invoke.
+// resource of TaskScheduled: arn:aws:states:::lambda:invoke → lambda, invoke;
+// arn:aws:states:::states:startExecution.sync:2 → states, startExecution.sync:2.
 func splitResource(arn string) (string, string) {
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) < 6 {
@@ -362,7 +363,7 @@ func splitResource(arn string) (string, string) {
 	}
 	rest := parts[5]
 	if parts[2] == "states" && parts[3] == "" && parts[4] == "" {
-		if i := strings.LastIndex(rest, ":"); i >= 0 {
+		if i := strings.LastIndex(strings.TrimSuffix(rest, ".sync:2"), ":"); i >= 0 {
 			return rest[:i], rest[i+1:]
 		}
 	}
