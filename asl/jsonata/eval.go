@@ -15,6 +15,9 @@ func itoa(i int) string { return strconv.Itoa(i) }
 type evaluator struct {
 	depth int
 	now   func() time.Time // nil: the wall clock
+	// maxDepth bounds recursion; steps counts evaluated nodes against
+	// maxSteps (0: no bound).
+	maxDepth, steps, maxSteps int
 }
 
 func (ev *evaluator) clock() time.Time {
@@ -44,7 +47,11 @@ func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
 func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
 	root := newEnv(baseEnv)
 	root.bind("$", in)
-	ev := &evaluator{}
+	ev := &evaluator{maxDepth: maxDepth}
+	if o != nil && o.limits != nil {
+		ev.maxDepth = min(ev.maxDepth, o.limits.depth)
+		ev.maxSteps = o.limits.steps
+	}
 	if o != nil {
 		for k, v := range o.Vars {
 			root.bind(k, fromJSON(v))
@@ -94,8 +101,13 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
 	ev.depth++
 	defer func() { ev.depth-- }()
-	if ev.depth > maxDepth {
+	if ev.depth > ev.maxDepth {
 		return nil, &Error{Code: "U1001", Position: n.pos, Message: "Stack overflow error"}
+	}
+	if ev.maxSteps > 0 {
+		if ev.steps++; ev.steps > ev.maxSteps {
+			return nil, &Error{Code: "U1001", Position: n.pos, Message: "Expression evaluation timeout"}
+		}
 	}
 	var res any
 	var err error

@@ -133,6 +133,13 @@ func formatInteger(c *callCtx, value float64, picture string) (any, error) {
 	if neg {
 		sign = "-"
 	}
+	if math.IsNaN(value) || math.IsInf(value, 0) {
+		// jsonata.js recurses without end on these and overflows its stack.
+		return nil, argErr("RangeError", c, "Maximum call stack size exceeded")
+	}
+	if (primary == "I" || primary == "i") && value/1000 > maxStringLength {
+		return nil, argErr("RangeError", c, "Invalid string length")
+	}
 	switch primary {
 	case "I":
 		return sign + toRoman(int(value)), nil

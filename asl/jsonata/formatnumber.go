@@ -61,7 +61,12 @@ func formatPicture(c *callCtx, value float64, picture string, opts any) (any, er
 			}
 		}
 	}
-	zero := []rune(props["zero-digit"])[0]
+	zs := []rune(props["zero-digit"])
+	if len(zs) == 0 {
+		// jsonata.js builds its digits with String.fromCodePoint(NaN).
+		return nil, argErr("RangeError", c, "Invalid code point NaN")
+	}
+	zero := zs[0]
 	var family []rune
 	for i := range 10 {
 		family = append(family, zero+rune(i))
@@ -111,9 +116,11 @@ func formatPicture(c *callCtx, value float64, picture string, opts any) (any, er
 		if ep == -1 || ep > len(s)-len(p.suffix) {
 			p.mantissa = p.active
 		} else {
-			ep -= len(p.prefix)
+			// String.prototype.substring clamps its bounds: "0e" has an
+			// exponent separator but no exponent digits.
+			ep = min(ep-len(p.prefix), len(p.active))
 			p.mantissa = p.active[:ep]
-			p.exponent = p.active[ep+1:]
+			p.exponent = p.active[min(ep+1, len(p.active)):]
 			p.hasExp = true
 		}
 		dp := runeIndex(p.mantissa, string(dec), 0)

@@ -40,6 +40,25 @@ func argErr(code string, c *callCtx, msg string) error {
 	return &Error{Code: code, Position: c.pos, Message: msg}
 }
 
+// maxStringLength is the longest string JavaScript builds (2^29 - 24
+// UTF-16 units in V8); longer ones are a RangeError there.
+const maxStringLength = 1<<29 - 24
+
+// jsStringArg is a string argument as JavaScript reads it: undefined is
+// the text "undefined".
+func jsStringArg(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return "undefined"
+}
+
+// undefinedPicture is what jsonata.js fails with when a picture string
+// is undefined: a JavaScript TypeError, which carries no JSONata code.
+func undefinedPicture(c *callCtx) error {
+	return argErr("TypeError", c, "Cannot read properties of undefined")
+}
+
 func fnString(v any, pretty bool) (string, error) {
 	switch t := v.(type) {
 	case string:
@@ -224,28 +243,43 @@ func sign(x float64) float64 {
 
 func substring(s string, start float64, length any) string {
 	rs := []rune(s)
-	n := len(rs)
-	st := int(start)
-	if st < 0 {
-		st = n + st
-		if st < 0 {
-			st = 0
-		}
+	n := float64(len(rs))
+	if n+start < 0 {
+		start = 0
 	}
-	if st > n {
-		return ""
-	}
-	end := n
 	if length != nil {
 		l := length.(float64)
 		if l <= 0 {
 			return ""
 		}
-		if st+int(l) < end {
-			end = st + int(l)
+		end := n + start + l
+		if start >= 0 {
+			end = start + l
 		}
+		return jsSlice(rs, start, end)
 	}
-	return string(rs[st:end])
+	return jsSlice(rs, start, n)
+}
+
+// jsSlice is JavaScript's Array.prototype.slice(start, end) joined: both
+// truncated, negative ones from the end, NaN as 0.
+func jsSlice(rs []rune, start, end float64) string {
+	n := float64(len(rs))
+	rel := func(x float64) int {
+		if math.IsNaN(x) {
+			x = 0
+		}
+		x = math.Trunc(x)
+		if x < 0 {
+			return int(math.Max(n+x, 0))
+		}
+		return int(math.Min(x, n))
+	}
+	a, b := rel(start), rel(end)
+	if a >= b {
+		return ""
+	}
+	return string(rs[a:b])
 }
 
 var numberRe = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?$`)
@@ -310,13 +344,17 @@ func init() {
 		if a[0] == nil {
 			return nil, nil
 		}
-		return substring(a[0].(string), a[1].(float64), a[2]), nil
+		start, ok := a[1].(float64)
+		if !ok {
+			start = math.NaN() // undefined, as JavaScript computes with it
+		}
+		return substring(a[0].(string), start, a[2]), nil
 	})
 	def("substringBefore", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		s, chars := a[0].(string), a[1].(string)
+		s, chars := a[0].(string), jsStringArg(a[1])
 		if i := strings.Index(s, chars); i >= 0 {
 			return s[:i], nil
 		}
@@ -326,7 +364,7 @@ func init() {
 		if a[0] == nil {
 			return nil, nil
 		}
-		s, chars := a[0].(string), a[1].(string)
+		s, chars := a[0].(string), jsStringArg(a[1])
 		if i := strings.Index(s, chars); i >= 0 {
 			return s[i+len(chars):], nil
 		}
@@ -363,7 +401,14 @@ func init() {
 			return nil, nil
 		}
 		s := a[0].(string)
-		w := int(a[1].(float64))
+		wf, ok := a[1].(float64)
+		if !ok {
+			return s, nil // an undefined width pads nothing
+		}
+		if math.Abs(wf) > maxStringLength {
+			return nil, argErr("RangeError", c, "Invalid string length")
+		}
+		w := int(wf)
 		ch := " "
 		if a[2] != nil && a[2].(string) != "" {
 			ch = a[2].(string)
@@ -609,7 +654,11 @@ func init() {
 		if a[0] == nil {
 			return nil, nil
 		}
-		r := math.Pow(a[0].(float64), a[1].(float64))
+		exp, ok := a[1].(float64)
+		if !ok {
+			exp = math.NaN()
+		}
+		r := math.Pow(a[0].(float64), exp)
 		if !isNumeric(r) {
 			return nil, argErr("D3061", c, "The power function has resulted in a value that cannot be represented as a JSON number")
 		}
@@ -732,7 +781,7 @@ func init() {
 		}
 		return out, nil
 	})
-	def("lookup", "<x-s:x>", func(c *callCtx, a []any) (any, error) { return lookup(a[0], a[1].(string)), nil })
+	def("lookup", "<x-s:x>", func(c *callCtx, a []any) (any, error) { return lookup(a[0], jsStringArg(a[1])), nil })
 	var spread func(v any) any
 	spread = func(v any) any {
 		switch t := v.(type) {
@@ -931,7 +980,7 @@ func init() {
 		return nil, argErr("D3137", c, msg)
 	})
 	def("assert", "<bs?:x>", func(c *callCtx, a []any) (any, error) {
-		if !a[0].(bool) {
+		if ok, _ := a[0].(bool); !ok { // undefined fails too, as in jsonata.js
 			msg := "$assert() statement failed"
 			if a[1] != nil {
 				msg = a[1].(string)
@@ -1027,19 +1076,31 @@ func init() {
 		if a[0] == nil {
 			return nil, nil
 		}
-		return formatInteger(c, a[0].(float64), a[1].(string))
+		pic, ok := a[1].(string)
+		if !ok {
+			return nil, undefinedPicture(c)
+		}
+		return formatInteger(c, a[0].(float64), pic)
 	})
 	def("parseInteger", "<s-s:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		return parseInteger(c, a[0].(string), a[1].(string))
+		pic, ok := a[1].(string)
+		if !ok {
+			return nil, undefinedPicture(c)
+		}
+		return parseInteger(c, a[0].(string), pic)
 	})
 	def("formatNumber", "<n-so?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		return formatPicture(c, a[0].(float64), a[1].(string), a[2])
+		pic, ok := a[1].(string)
+		if !ok {
+			return nil, undefinedPicture(c)
+		}
+		return formatPicture(c, a[0].(float64), pic, a[2])
 	})
 }
 

@@ -29,7 +29,12 @@ type Options struct {
 	Funcs map[string]*Func
 	// Now is the clock of $now and $millis; nil reads the wall clock.
 	Now func() time.Time
+
+	limits *limits // tighter bounds, for fuzzing
 }
+
+// limits bound one evaluation: recursion depth and evaluated nodes.
+type limits struct{ depth, steps int }
 
 // EvalWith evaluates the expression against input (undefined when defined
 // is false) with the given bindings. The bool result reports whether the

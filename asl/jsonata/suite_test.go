@@ -30,7 +30,7 @@ type suiteCase struct {
 	} `json:"error"`
 }
 
-func loadCases(t *testing.T, path string) []suiteCase {
+func loadCases(t testing.TB, path string) []suiteCase {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
