@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -40,6 +43,10 @@ type benchCommand struct {
 	activityRuns  int
 	activitySteps int
 	pollers       int
+	inflight      int
+	cpuProfile    string
+
+	pid int // the server's
 }
 
 func (c *benchCommand) command() *cobra.Command {
@@ -67,8 +74,11 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.IntVar(&c.activityRuns, "activity-runs", 0, "executions of a machine of sequential activity tasks to time (0: skip)")
 	f.IntVar(&c.activitySteps, "activity-steps", 5, "activity tasks per execution")
 	f.IntVar(&c.pollers, "pollers", 32, "concurrent activity workers")
+	f.IntVar(&c.inflight, "activity-inflight", 64, "activity executions running at once (0: start them all at once)")
 	f.IntVar(&c.stored, "stored", 0, "finished executions to store before measuring resident memory (0: skip)")
 	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
+	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
+	f.MarkHidden("cpuprofile")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
 	return cmd
 }
@@ -99,6 +109,17 @@ func (c *benchCommand) run(ctx context.Context) error {
 		return &UsageError{"--concurrency must be at least 1"}
 	}
 	tuneGC() // the load generator allocates as much as the server
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	dir, err := os.MkdirTemp("", "stepwise-bench")
 	if err != nil {
 		return err
@@ -136,11 +157,12 @@ func (c *benchCommand) run(ctx context.Context) error {
 		for lines.Scan() {
 		}
 	}()
-	client, err := benchClient(ctx, "http://"+m[1])
+	client, err := benchClient(ctx, "http://"+m[1], c.concurrency+c.pollers)
 	if err != nil {
 		return err
 	}
 	pid := srv.Process.Pid
+	c.pid = pid
 	fmt.Fprintf(c.Out, "stepwise bench: server pid %d on %s, %d concurrent clients, data in %s\n", pid, m[1], c.concurrency, db)
 
 	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
@@ -189,10 +211,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 		}
 		total = c.stored
 	}
-	var usage syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
-	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", procCPU(pid),
-		time.Duration(usage.Utime.Nano()+usage.Stime.Nano()).Seconds())
+	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", procCPU(pid), selfCPU().Seconds())
 	rss, hwm := procMemory(pid)
 	size := fileSize(db) + fileSize(db+"-wal")
 	fmt.Fprintf(c.Out, "server memory with %d finished executions stored: %.1f MB resident, %.1f MB peak\n", total, float64(rss)/1e6, float64(hwm)/1e6)
@@ -273,9 +292,16 @@ func (c *benchCommand) sync(ctx context.Context, client *sfn.Client, arn string,
 }
 
 // benchClient returns an SDK client for endpoint with the sync- host prefix
-// turned off.
-func benchClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
+// turned off, keeping up to conns idle connections: the SDK's default of
+// 10 a host would close and reopen a connection for most calls of more
+// concurrent clients.
+func benchClient(ctx context.Context, endpoint string, conns int) (*sfn.Client, error) {
+	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConns = conns
+		tr.MaxIdleConnsPerHost = conns
+	})
 	cfg, err := awsconfig.LoadDefaultConfig(ctx,
+		awsconfig.WithHTTPClient(httpClient),
 		awsconfig.WithRegion(DefaultRegion),
 		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("bench", "bench", "")),
 	)
@@ -353,9 +379,12 @@ func procCPU(pid int) float64 {
 }
 
 // activities times executions made of sequential activity tasks worked by
-// concurrent pollers, and reports tasks/s and the time from a task's
-// scheduling (the previous task's completion, or the start) to its
-// completion.
+// concurrent pollers. At most --activity-inflight executions run at once
+// (a new one starts when one ends), so the server is measured in a steady
+// state rather than with every task queued at once. It reports tasks/s,
+// executions/s, the time from a task's scheduling (the previous task's
+// completion, or the start) to its completion, the CPU both sides spent
+// per task and the server's resident memory.
 func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error {
 	act, err := client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("bench-work")})
 	if err != nil {
@@ -370,66 +399,113 @@ func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error
 		states = append(states, fmt.Sprintf(`"T%d": {"Type": "Task", "Resource": %q, %s}`, i, aws.ToString(act.ActivityArn), next))
 	}
 	def := `{"StartAt": "T0", "States": {` + strings.Join(states, ",") + `}}`
-	if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+	sm, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
 		Name: aws.String("bench-activities"), Definition: aws.String(def), RoleArn: aws.String(DefaultRoleArn),
-	}); err != nil {
+	})
+	if err != nil {
 		return err
+	}
+	inflight := c.inflight
+	if inflight <= 0 {
+		inflight = c.activityRuns
 	}
 	want := c.activityRuns * c.activitySteps
 	var handled atomic.Int64
-	var latMu sync.Mutex
-	var lat []time.Duration
+	lat := make([]time.Duration, want)
 	pollCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
 	var firstErr error
 	var once sync.Once
+	fail := func(err error) {
+		once.Do(func() { firstErr = err })
+		stop()
+	}
+	// Each task's input is its predecessor's output: when it was completed
+	// and how many tasks of the execution are done. The first task's is
+	// the execution input, sent at start.
+	type taskInput struct{ Sent, Step int64 }
+	slots := make(chan struct{}, inflight) // a slot per running execution
+	cpu0, usage0 := procCPU(c.pid), selfCPU()
 	begin := time.Now()
 	for w := range c.pollers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			worker := aws.String(fmt.Sprintf("bench-%d", w))
 			for pollCtx.Err() == nil {
-				task, err := client.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String(fmt.Sprintf("bench-%d", w))})
+				task, err := client.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: worker})
 				if pollCtx.Err() != nil {
 					return
 				}
-				if err == nil && task.TaskToken != nil {
-					var in struct{ Sent int64 }
-					_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
-					out := fmt.Sprintf(`{"Sent": %d}`, time.Now().UnixNano())
-					_, err = client.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
-					if err == nil {
-						latMu.Lock()
-						lat = append(lat, time.Since(time.Unix(0, in.Sent)))
-						latMu.Unlock()
-						if handled.Add(1) == int64(want) {
-							stop()
-						}
-					}
-				}
 				if err != nil {
-					once.Do(func() { firstErr = err })
-					stop()
+					fail(err)
 					return
+				}
+				if task.TaskToken == nil {
+					continue
+				}
+				var in taskInput
+				if err := json.Unmarshal([]byte(aws.ToString(task.Input)), &in); err != nil {
+					fail(fmt.Errorf("task input %q: %w", aws.ToString(task.Input), err))
+					return
+				}
+				out := fmt.Sprintf(`{"Sent": %d, "Step": %d}`, time.Now().UnixNano(), in.Step+1)
+				if _, err := client.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)}); err != nil {
+					fail(err)
+					return
+				}
+				i := handled.Add(1) - 1
+				lat[i] = time.Since(time.Unix(0, in.Sent))
+				if in.Step+1 == int64(c.activitySteps) {
+					<-slots // the execution has ended
+				}
+				if i+1 == int64(want) {
+					stop()
 				}
 			}
 		}()
 	}
-	// Each task's input is its predecessor's output, {"Sent": <when it
-	// completed>}; the first task's is the execution input, sent at start.
-	for i := range c.activityRuns {
-		if _, err := client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String("arn:aws:states:us-east-1:123456789012:stateMachine:bench-activities"),
-			Name: aws.String(fmt.Sprintf("a%d", i)), Input: aws.String(fmt.Sprintf(`{"Sent": %d}`, time.Now().UnixNano()))}); err != nil {
-			return err
-		}
+	var next atomic.Int64
+	for range min(c.concurrency, inflight) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(c.activityRuns) {
+					return
+				}
+				select {
+				case slots <- struct{}{}:
+				case <-pollCtx.Done():
+					return
+				}
+				if _, err := client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn,
+					Name: aws.String(fmt.Sprintf("a%d", i)), Input: aws.String(fmt.Sprintf(`{"Sent": %d, "Step": 0}`, time.Now().UnixNano()))}); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
 		return firstErr
 	}
 	elapsed := time.Since(begin)
-	fmt.Fprintf(c.Out, "activities %d executions × %d tasks, %d pollers: %8.0f tasks/s %6.0f executions/s  schedule→completion p50 %6.2f ms p99 %6.2f ms\n",
-		c.activityRuns, c.activitySteps, c.pollers, float64(want)/elapsed.Seconds(), float64(c.activityRuns)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	serverCPU, clientCPU := procCPU(c.pid)-cpu0, (selfCPU() - usage0).Seconds()
+	rss, _ := procMemory(c.pid)
+	fmt.Fprintf(c.Out, "activities %d executions × %d tasks, %d pollers, %d in flight: %8.0f tasks/s %6.0f executions/s  schedule→completion p50 %6.2f ms p99 %6.2f ms\n",
+		c.activityRuns, c.activitySteps, c.pollers, inflight, float64(want)/elapsed.Seconds(), float64(c.activityRuns)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	fmt.Fprintf(c.Out, "activities cpu per task: server %.0f µs, client %.0f µs; server %.1f MB resident\n",
+		serverCPU/float64(want)*1e6, clientCPU/float64(want)*1e6, float64(rss)/1e6)
 	return nil
+}
+
+// selfCPU is the user+system CPU time this process used so far.
+func selfCPU() time.Duration {
+	var usage syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	httppprof "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -32,6 +34,9 @@ type serveCommand struct {
 	stop <-chan struct{}
 	// cpuProfile, when set, is a file to write a CPU profile to.
 	cpuProfile string
+	// pprofAddr, when set, is an address serving net/http/pprof, with
+	// mutex and block profiling turned on.
+	pprofAddr string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -60,6 +65,8 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
+	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
+	f.MarkHidden("pprof")
 	return cmd
 }
 
@@ -82,6 +89,11 @@ func (c *serveCommand) run(ctx context.Context) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if c.pprofAddr != "" {
+		if err := servePprof(c.pprofAddr); err != nil {
+			return err
+		}
 	}
 	drv, err := sqlitestore.Open(ctx, c.cfg.DB, sqlitestore.Options{})
 	if err != nil {
@@ -156,6 +168,24 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	return nil
+}
+
+// servePprof serves the runtime profiles on addr, for the life of the
+// process, and turns on the mutex and block profiles.
+func servePprof(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: listen on %s: %w", addr, err)
+	}
+	runtime.SetMutexProfileFraction(5)
+	runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", httppprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", httppprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
+	go http.Serve(ln, mux)
 	return nil
 }
 
