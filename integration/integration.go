@@ -122,24 +122,42 @@ func (c *Config) EndpointFor(service string) string {
 }
 
 // SelfAPI is a handler of the Step Functions API set once the server's
-// API exists (it needs the engine, which needs the registry).
+// API exists (it needs the engine, which needs the registry). Calls made
+// before that, by executions the engine resumes at start, wait for it.
 type SelfAPI struct {
-	mu sync.RWMutex
-	h  http.Handler
+	once  sync.Once
+	ready chan struct{}
+	mu    sync.RWMutex
+	h     http.Handler
 }
 
-// Set sets the handler.
+func (s *SelfAPI) init() { s.once.Do(func() { s.ready = make(chan struct{}) }) }
+
+// Set sets the handler (nil is ignored).
 func (s *SelfAPI) Set(h http.Handler) {
+	if h == nil {
+		return
+	}
+	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.h == nil {
+		close(s.ready)
+	}
 	s.h = h
 }
 
-// Handler returns the handler, or nil before Set.
-func (s *SelfAPI) Handler() http.Handler {
+// Handler returns the handler, waiting until it is set or ctx ends.
+func (s *SelfAPI) Handler(ctx context.Context) (http.Handler, error) {
+	s.init()
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, errors.New("the server's Step Functions API is not available")
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.h
+	return s.h, nil
 }
 
 // entry is an instantiated module.

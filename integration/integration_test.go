@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -154,4 +155,22 @@ func TestParseResource(t *testing.T) {
 		require.Equal(t, tc.action, action, tc.resource)
 		require.Equal(t, tc.pattern, pattern, tc.resource)
 	}
+}
+
+func TestSelfAPIWaitsUntilSet(t *testing.T) {
+	t.Parallel()
+	var s integration.SelfAPI
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := s.Handler(ctx)
+	require.EqualError(t, err, "the server's Step Functions API is not available")
+	got := make(chan http.Handler, 1)
+	go func() {
+		h, err := s.Handler(context.Background())
+		require.NoError(t, err)
+		got <- h
+	}()
+	h := http.NotFoundHandler()
+	s.Set(h)
+	require.NotNil(t, <-got)
 }

@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -50,9 +49,9 @@ type client struct {
 
 // Call runs one operation of the server's API.
 func (c *client) Call(ctx context.Context, r *integration.Request) (any, error) {
-	h := c.self.Handler()
-	if h == nil {
-		return nil, errors.New("the Step Functions API is not available to aws-sdk:sfn")
+	h, err := c.self.Handler(ctx)
+	if err != nil {
+		return nil, err
 	}
 	op := upperFirst(r.Action)
 	body := jsonvalue.Marshal(toWire(r.Parameters, true))
