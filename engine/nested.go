@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/stepwisetype"
@@ -85,6 +86,12 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		}
 		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "%v", err)})
 		return
+	}
+	if mode != "" {
+		// The child is started, so the task is: AWS writes TaskStarted now,
+		// not when the child ends. Should this step fail, the started event
+		// is written with the task's end instead.
+		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskStarted, ID: t.ID})
 	}
 	switch mode {
 	case "":

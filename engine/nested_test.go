@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -202,4 +204,25 @@ func TestStoppedChildFailsSyncParent(t *testing.T) {
 	require.Equal(t, "by hand", cause["Cause"])
 	require.Equal(t, map[string]any{}, cause["Input"], ".sync:2 parses the input")
 	require.NotContains(t, cause, "Output")
+}
+
+// TestSyncTaskStartedWithItsChild: a .sync task's TaskStarted is written
+// once the child is started, while it runs, as AWS records it.
+func TestSyncTaskStartedWithItsChild(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	b.machine(t, "child", `{"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	sm, m := b.machine(t, "parent", `{"StartAt": "S", "States": {"S": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+		"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:child", "Name": "kid"}, "End": true}}}`)
+	parent := b.start(t, sm, m, "p1", `{}`)
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(b.history(t, parent.Arn), "TaskStarted"); {
+		require.False(t, time.Now().After(deadline), "no TaskStarted while the child runs: %v", b.history(t, parent.Arn))
+		time.Sleep(5 * time.Millisecond)
+	}
+	task := mustPoll(t, b, activityArn)
+	require.NotNil(t, task)
+	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `{}`))
+	b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
+		b.history(t, parent.Arn))
 }
