@@ -8,16 +8,17 @@ import (
 	"stepwise/store"
 )
 
-// A write is the store work of one step, applied inside a transaction.
-type write func(ctx context.Context, tx store.ExecutorTx) error
-
 type commitRequest struct {
-	w    write
+	step *store.Step
+	arn  string
 	done chan error
 }
 
-// committer groups the writes of many steps into one transaction. A write
-// that fails is retried alone, so one bad step does not fail the others.
+// committer groups the steps of many executions into one transaction,
+// written with one StepWrite. A batch holds at most one step of an
+// execution (an execution's steps are ordered by its lock, so a second one
+// waits for the next batch). When a batch fails, each of its steps is
+// retried alone, so one bad step does not fail the others.
 type committer struct {
 	drv      store.Driver
 	maxBatch int
@@ -29,9 +30,10 @@ func newCommitter(drv store.Driver, maxBatch int, log *slog.Logger) *committer {
 	return &committer{drv: drv, maxBatch: maxBatch, log: log, reqs: make(chan *commitRequest, maxBatch)}
 }
 
-// commit applies w durably, in a transaction shared with other steps.
-func (c *committer) commit(ctx context.Context, w write) error {
-	req := &commitRequest{w: w, done: make(chan error, 1)}
+// commit writes the step of execution arn durably, in a transaction shared
+// with other executions' steps.
+func (c *committer) commit(ctx context.Context, arn string, step *store.Step) error {
+	req := &commitRequest{step: step, arn: arn, done: make(chan error, 1)}
 	select {
 	case c.reqs <- req:
 	case <-ctx.Done():
@@ -42,61 +44,76 @@ func (c *committer) commit(ctx context.Context, w write) error {
 
 func (c *committer) run(ctx context.Context) {
 	batch := make([]*commitRequest, 0, c.maxBatch)
+	steps := make([]*store.Step, 0, c.maxBatch)
+	inBatch := make(map[string]bool, c.maxBatch)
+	var held *commitRequest // the first of the next batch
 	for {
-		select {
-		case <-ctx.Done():
-			// Fail whatever is left; Stop waits for steps in flight before
-			// cancelling, so normally nothing is.
-			for {
-				select {
-				case req := <-c.reqs:
-					req.done <- context.Canceled
-				default:
-					return
+		if held == nil {
+			select {
+			case <-ctx.Done():
+				// Fail whatever is left; Stop waits for steps in flight
+				// before cancelling, so normally nothing is.
+				for {
+					select {
+					case req := <-c.reqs:
+						req.done <- context.Canceled
+					default:
+						return
+					}
 				}
+			case held = <-c.reqs:
 			}
-		case req := <-c.reqs:
-			batch = append(batch[:0], req)
-		fill:
-			for len(batch) < c.maxBatch {
-				select {
-				case more := <-c.reqs:
-					batch = append(batch, more)
-				default:
+		}
+		batch = append(batch[:0], held)
+		clear(inBatch)
+		inBatch[held.arn] = true
+		held = nil
+	fill:
+		for len(batch) < c.maxBatch {
+			select {
+			case more := <-c.reqs:
+				if inBatch[more.arn] {
+					held = more
 					break fill
 				}
+				inBatch[more.arn] = true
+				batch = append(batch, more)
+			default:
+				break fill
 			}
-			c.apply(ctx, batch)
 		}
+		steps = steps[:0]
+		for _, req := range batch {
+			steps = append(steps, req.step)
+		}
+		c.apply(ctx, batch, steps)
 	}
 }
 
 // apply commits a batch in one transaction, falling back to one
-// transaction per write when the batch fails.
-func (c *committer) apply(ctx context.Context, batch []*commitRequest) {
+// transaction per step when the batch fails.
+func (c *committer) apply(ctx context.Context, batch []*commitRequest, steps []*store.Step) {
 	if len(batch) > 1 {
-		if err := c.tx(ctx, batch); err == nil {
+		if err := c.tx(ctx, steps); err == nil {
 			for _, req := range batch {
 				req.done <- nil
 			}
 			return
 		}
 	}
-	for _, req := range batch {
-		req.done <- c.tx(ctx, []*commitRequest{req})
+	for i, req := range batch {
+		req.done <- c.tx(ctx, steps[i:i+1])
 	}
 }
 
-func (c *committer) tx(ctx context.Context, batch []*commitRequest) error {
+func (c *committer) tx(ctx context.Context, steps []*store.Step) error {
 	ctx = context.WithoutCancel(ctx)
 	tx, err := c.drv.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	for _, req := range batch {
-		if err := req.w(ctx, tx); err != nil {
-			return errors.Join(err, tx.Rollback(ctx))
-		}
+	if err := tx.StepWrite(ctx, steps); err != nil {
+		return errors.Join(err, tx.Rollback(ctx))
 	}
 	return tx.Commit(ctx)
 }

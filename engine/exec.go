@@ -49,7 +49,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	events, cmds := x.Start(now)
 	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
 	w, next := e.stepWrite(l, now, nil, events, cmds)
-	if err := e.commits.commit(ctx, w); err != nil {
+	if err := e.commits.commit(ctx, l.arn, w); err != nil {
 		return nil, err
 	}
 	l.row = next
@@ -206,7 +206,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		return &out, l.tasks[ev.ID] != nil, nil
 	}
 	w, next := e.stepWrite(l, now, &ev, events, cmds)
-	if err := e.commits.commit(ctx, w); err != nil {
+	if err := e.commits.commit(ctx, l.arn, w); err != nil {
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)
@@ -221,7 +221,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 
 // stepWrite builds the store work of a step and the execution row it leaves.
 // ev is nil for the start, which inserts the execution.
-func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) (write, store.Execution) {
+func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) (*store.Step, store.Execution) {
 	x := l.x
 	next := l.row
 	next.Status = x.Status
@@ -284,54 +284,18 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		addTimers = nil
 		addTasks = nil
 	}
-	insert := ev == nil
-	prevVersion := l.row.Version
-	w := func(ctx context.Context, tx store.ExecutorTx) error {
-		if insert {
-			row := next
-			if _, err := tx.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &row}); err != nil {
-				return err
-			}
-		} else {
-			if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
-				Arn: l.arn, ExpectedVersion: prevVersion, Status: next.Status,
-				Output: next.Output, Error: next.Error, Cause: next.Cause, StopDate: next.StopDate,
-				LastEventID: next.LastEventID, RedriveCount: next.RedriveCount, RedriveDate: next.RedriveDate,
-			}); err != nil {
-				return err
-			}
-			if err := tx.InputInsert(ctx, []*store.Input{input}); err != nil {
-				return err
-			}
+	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks, AddTasks: addTasks}
+	if ev == nil {
+		row := next
+		step.Insert = &row
+	} else {
+		step.Update = &store.ExecutionUpdateParams{
+			Arn: l.arn, ExpectedVersion: l.row.Version, Status: next.Status,
+			Output: next.Output, Error: next.Error, Cause: next.Cause, StopDate: next.StopDate,
+			LastEventID: next.LastEventID, RedriveCount: next.RedriveCount, RedriveDate: next.RedriveDate,
 		}
-		if len(evRows) > 0 {
-			if err := tx.EventInsert(ctx, evRows); err != nil {
-				return err
-			}
-		}
-		if len(delTimers) > 0 {
-			if err := tx.TimerDelete(ctx, l.arn, delTimers); err != nil {
-				return err
-			}
-		}
-		if len(addTimers) > 0 {
-			if err := tx.TimerInsert(ctx, addTimers); err != nil {
-				return err
-			}
-		}
-		if len(delTasks) > 0 {
-			if err := tx.TaskDelete(ctx, l.arn, delTasks); err != nil {
-				return err
-			}
-		}
-		if len(addTasks) > 0 {
-			if err := tx.TaskInsert(ctx, addTasks); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
-	return w, next
+	return step, next
 }
 
 // setEnd records how x ended in its row: status, stop date, and output or

@@ -58,6 +58,7 @@ type Executor interface {
 	TagStore
 	MetaStore
 	ActivityStore
+	StepStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -266,6 +267,34 @@ type TaskStore interface {
 	TaskInsert(ctx context.Context, tasks []*Task) error
 	TaskDelete(ctx context.Context, executionArn string, ids []string) error
 	TaskListForExecution(ctx context.Context, executionArn string) ([]*Task, error)
+}
+
+// Step is the store work of one engine step of one execution: its new or
+// updated row, its replay-log entry, history events, and the timers and
+// tasks it armed or ended.
+type Step struct {
+	// Insert is the row of a new execution (the step that starts it);
+	// otherwise Update writes the execution's new status.
+	Insert *Execution
+	Update *ExecutionUpdateParams
+	Input  *Input // nil for a start
+	Events []*Event
+	// Timers and tasks of the step's execution, deleted before the new
+	// ones are added.
+	DeleteTimers []string
+	AddTimers    []*Timer
+	DeleteTasks  []string
+	AddTasks     []*Task
+}
+
+// StepStore writes engine steps.
+type StepStore interface {
+	// StepWrite writes steps of distinct executions, all or none: what
+	// ExecutionInsert or ExecutionUpdate, InputInsert, EventInsert,
+	// TimerDelete, TimerInsert, TaskDelete and TaskInsert would, with the
+	// same errors, but in a few statements for the whole batch. Inside a
+	// transaction, one that failed must be rolled back.
+	StepWrite(ctx context.Context, steps []*Step) error
 }
 
 // Tag is one tag of a resource.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"math"
 
 	"stepwise/store"
@@ -69,10 +68,7 @@ func scanExecution(s scanner) (*store.Execution, error) {
 // ExecutionInsert creates an execution with the version it is given.
 func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsertParams) (*store.Execution, error) {
 	x := p.Execution
-	if _, err := e.writer().ExecContext(ctx, executionInsertSQL,
-		x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
-		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID); err != nil {
+	if _, err := e.writer().ExecContext(ctx, executionInsertSQL, executionInsertArgs(x)...); err != nil {
 		return nil, interpretError("insert execution "+x.Arn, err)
 	}
 	out := *x
@@ -80,6 +76,13 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 	out.StopDate = truncatePtr(x.StopDate)
 	out.RedriveDate = truncatePtr(x.RedriveDate)
 	return &out, nil
+}
+
+// executionInsertArgs are the arguments of executionInsertSQL.
+func executionInsertArgs(x *store.Execution) []any {
+	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
+		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID}
 }
 
 // ExecutionGet returns an execution.
@@ -100,10 +103,7 @@ func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdate
 		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
 	if errors.Is(err, sql.ErrNoRows) {
 		// Nothing matched: tell a missing execution from a stale version.
-		var version int64
-		if err = q.QueryRowContext(ctx, executionVersionSQL, p.Arn).Scan(&version); err == nil {
-			err = fmt.Errorf("at version %d, not %d: %w", version, p.ExpectedVersion, store.ErrConflict)
-		}
+		err = versionConflict(ctx, q, p)
 	}
 	if err != nil {
 		return nil, interpretError("update execution "+p.Arn, err)

@@ -142,7 +142,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	} else {
 		// A file: URI, so that the path is escaped and mode=ro applies.
 		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
-		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)"))
+		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)", "temp_store(MEMORY)"))
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
@@ -186,7 +186,7 @@ func hotStatements() []string {
 			timerDeleteHead+" ("+placeholders(n)+")",
 			taskDeleteHead+" ("+placeholders(n)+")")
 	}
-	return q
+	return append(q, stepStatements()...)
 }
 
 // prepareHot prepares the hot statements on the writer. The writer is one

@@ -74,6 +74,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseTags(ctx, t, setup)
 			exerciseMeta(ctx, t, setup)
 			exerciseActivities(ctx, t, setup)
+			exerciseSteps(ctx, t, setup)
 		})
 	}
 

@@ -1,0 +1,241 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"stepwise/store"
+)
+
+// The statements of StepWrite. The update returns the execution's id, so
+// that the step's events and replay-log entry need no lookup; deletes name
+// (execution, id) pairs of any number of executions.
+const (
+	executionStepUpdateSQL = `
+UPDATE stepwise_execution
+SET status = ?, output = ?, error = ?, cause = ?, stop_date = ?, last_event_id = ?,
+    redrive_count = ?, redrive_date = ?, version = version + 1
+WHERE arn = ? AND version = ?
+RETURNING id`
+
+	// OR terms, which SQLite looks up one by one in the primary key; a
+	// (execution_arn, id) IN (VALUES ...) would scan the table.
+	timerDeletePairsHead = `DELETE FROM stepwise_timer WHERE `
+	taskDeletePairsHead  = `DELETE FROM stepwise_task WHERE `
+)
+
+// stepChunks are the row counts of the multi-row statements StepWrite
+// runs, all prepared on the writer when the driver opens: a batch of n
+// rows is cut into the largest of them that fit, so that no statement is
+// parsed while a commit holds the writer.
+var stepChunks = []int{128, 64, 32, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
+
+// chunk is the largest of stepChunks no larger than n (n > 0).
+func chunk(n int) int {
+	for _, c := range stepChunks {
+		if c <= n {
+			return c
+		}
+	}
+	return 1
+}
+
+// stepStatements are the statements StepWrite may run.
+func stepStatements() []string {
+	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL}
+	for _, n := range stepChunks {
+		q = append(q,
+			valuesSQL(eventInsertHead, 5, n),
+			valuesSQL(inputInsertHead, 4, n),
+			valuesSQL(timerInsertHead, 3, n),
+			valuesSQL(taskInsertHead, 5, n),
+			pairsSQL(timerDeletePairsHead, n),
+			pairsSQL(taskDeletePairsHead, n))
+	}
+	return q
+}
+
+// pairsSQL is head followed by n (execution_arn, id) matches.
+func pairsSQL(head string, n int) string {
+	const pair = "(execution_arn = ? AND id = ?)"
+	return head + strings.Repeat(pair+" OR ", n-1) + pair
+}
+
+// StepWrite writes the steps of distinct executions, all or none: in a
+// transaction of its own, or in the executor's, which must then be rolled
+// back when it fails. (A savepoint would make the failure undoable, but
+// it costs a copy of every page the steps change, and the engine rolls
+// back a failed batch anyway.)
+func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	if e.tx != nil {
+		return interpretError("write steps", writeSteps(ctx, e.tx, steps))
+	}
+	return interpretError("write steps", e.inTx(ctx, func(q querier) error {
+		return writeSteps(ctx, q, steps)
+	}))
+}
+
+func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
+	ids := make([]int64, len(steps))
+	var nEvents, nInputs, nAddTimers, nDelTimers, nAddTasks, nDelTasks int
+	for i, s := range steps {
+		var err error
+		switch {
+		case s.Insert != nil:
+			ids[i], err = executionInsert(ctx, q, s.Insert)
+		case s.Update != nil:
+			ids[i], err = executionStepUpdate(ctx, q, s.Update)
+		default:
+			err = errors.New("a step with neither Insert nor Update")
+		}
+		if err != nil {
+			return err
+		}
+		nEvents += len(s.Events)
+		if s.Input != nil {
+			nInputs++
+		}
+		nAddTimers += len(s.AddTimers)
+		nDelTimers += len(s.DeleteTimers)
+		nAddTasks += len(s.AddTasks)
+		nDelTasks += len(s.DeleteTasks)
+	}
+	if nDelTimers > 0 {
+		if err := execRows(ctx, q, nDelTimers, 2, func(n int) string { return pairsSQL(timerDeletePairsHead, n) },
+			stepRows(steps, func(s *store.Step, args []any) []any {
+				for _, id := range s.DeleteTimers {
+					args = append(args, stepArn(s), id)
+				}
+				return args
+			})); err != nil {
+			return err
+		}
+	}
+	if nDelTasks > 0 {
+		if err := execRows(ctx, q, nDelTasks, 2, func(n int) string { return pairsSQL(taskDeletePairsHead, n) },
+			stepRows(steps, func(s *store.Step, args []any) []any {
+				for _, id := range s.DeleteTasks {
+					args = append(args, stepArn(s), id)
+				}
+				return args
+			})); err != nil {
+			return err
+		}
+	}
+	if nInputs > 0 {
+		var args []any
+		for i, s := range steps {
+			if in := s.Input; in != nil {
+				args = append(args, ids[i], in.Seq, millis(in.At), blob(in.Body))
+			}
+		}
+		if err := execRows(ctx, q, nInputs, 4, func(n int) string { return valuesSQL(inputInsertHead, 4, n) }, args); err != nil {
+			return err
+		}
+	}
+	if nEvents > 0 {
+		args := make([]any, 0, 5*nEvents)
+		for i, s := range steps {
+			for _, ev := range s.Events {
+				args = append(args, ids[i], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
+			}
+		}
+		if err := execRows(ctx, q, nEvents, 5, func(n int) string { return valuesSQL(eventInsertHead, 5, n) }, args); err != nil {
+			return err
+		}
+	}
+	if nAddTimers > 0 {
+		if err := execRows(ctx, q, nAddTimers, 3, func(n int) string { return valuesSQL(timerInsertHead, 3, n) },
+			stepRows(steps, func(s *store.Step, args []any) []any {
+				for _, t := range s.AddTimers {
+					args = append(args, t.ExecutionArn, t.ID, millis(t.FireAt))
+				}
+				return args
+			})); err != nil {
+			return err
+		}
+	}
+	if nAddTasks > 0 {
+		if err := execRows(ctx, q, nAddTasks, 5, func(n int) string { return valuesSQL(taskInsertHead, 5, n) },
+			stepRows(steps, func(s *store.Step, args []any) []any {
+				for _, t := range s.AddTasks {
+					args = append(args, t.ExecutionArn, t.ID, t.Resource, blob(t.Body), millis(t.CreatedAt))
+				}
+				return args
+			})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stepArn is the ARN of a step's execution.
+func stepArn(s *store.Step) string {
+	if s.Insert != nil {
+		return s.Insert.Arn
+	}
+	return s.Update.Arn
+}
+
+// stepRows returns the arguments row appends for every step.
+func stepRows(steps []*store.Step, row func(s *store.Step, args []any) []any) []any {
+	var args []any
+	for _, s := range steps {
+		args = row(s, args)
+	}
+	return args
+}
+
+// execRows runs the statement of n rows of cols arguments each (args holds
+// them all) in chunks of the prepared sizes.
+func execRows(ctx context.Context, q querier, n, cols int, query func(n int) string, args []any) error {
+	for n > 0 {
+		c := chunk(n)
+		if _, err := q.ExecContext(ctx, query(c), args[:c*cols]...); err != nil {
+			return err
+		}
+		args, n = args[c*cols:], n-c
+	}
+	return nil
+}
+
+// executionInsert inserts an execution's row and returns its id.
+func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64, error) {
+	res, err := q.ExecContext(ctx, executionInsertSQL, executionInsertArgs(x)...)
+	if err != nil {
+		return 0, fmt.Errorf("insert execution %s: %w", x.Arn, err)
+	}
+	return res.LastInsertId()
+}
+
+// executionStepUpdate writes an execution's new status if its version is
+// still p.ExpectedVersion, and returns its id.
+func executionStepUpdate(ctx context.Context, q querier, p *store.ExecutionUpdateParams) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, executionStepUpdateSQL,
+		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
+		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = versionConflict(ctx, q, p)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("update execution %s: %w", p.Arn, err)
+	}
+	return id, nil
+}
+
+// versionConflict tells why an update matched no row: a stale version
+// (store.ErrConflict) or a missing execution (sql.ErrNoRows).
+func versionConflict(ctx context.Context, q querier, p *store.ExecutionUpdateParams) error {
+	var version int64
+	if err := q.QueryRowContext(ctx, executionVersionSQL, p.Arn).Scan(&version); err != nil {
+		return err
+	}
+	return fmt.Errorf("at version %d, not %d: %w", version, p.ExpectedVersion, store.ErrConflict)
+}
