@@ -254,12 +254,10 @@ func (w *worker) do(ctx context.Context, task *sfn.GetActivityTaskOutput) error 
 			}
 		}
 	}
-	output, _ := json.Marshal(map[string]string{"job": j.Job, "worker": w.name})
-	if _, err := w.c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(string(output))}); err != nil {
-		return err
-	}
 	w.logf("%s done", j.Job)
-	return nil
+	output, _ := json.Marshal(map[string]string{"job": j.Job, "worker": w.name})
+	_, err := w.c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(string(output))})
+	return err
 }
 
 func (w *worker) logf(format string, args ...any) {

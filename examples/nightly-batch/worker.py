@@ -22,6 +22,6 @@ while True:
                               cause=f"{job['job']} of {job['date']}: {needs} is missing")
         continue
     time.sleep(work)  # the job's work
+    print(time.strftime("%H:%M:%S"), "python-worker:", job["job"], "done", flush=True)
     sfn.send_task_success(taskToken=task["taskToken"],
                           output=json.dumps({"job": job["job"], "worker": "python-worker"}))
-    print(time.strftime("%H:%M:%S"), "python-worker:", job["job"], "done", flush=True)
