@@ -492,8 +492,12 @@ func TestActivityEvents(t *testing.T) {
 		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.types())
 	require.Equal(t, "worker-1", b.events[3].ActivityStartedEventDetails.WorkerName)
 
-	// Without a heartbeat in time, the activity times out.
+	// The heartbeat clock starts when a worker takes the task; without a
+	// heartbeat in time then, the activity times out.
 	b = setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activity+`", "HeartbeatSeconds": 10, "End": true}}}`, `{}`, interp.Options{})
+	require.Empty(t, b.only(t, interp.StartTimer), "no heartbeat clock while the task waits for a worker")
+	task = b.only(t, interp.RunTask)[0]
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "w"})
 	beat := b.only(t, interp.StartTimer)[0]
 	b.now = beat.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})

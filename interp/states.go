@@ -305,7 +305,12 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	f.beatSecs = 0
 	if hasHeartbeat && heartbeat > 0 {
 		f.beatSecs = heartbeat
-		f.armHeartbeat(x)
+		// An activity's heartbeat clock starts when a worker takes the
+		// task: a task waiting in the queue times out only by
+		// TimeoutSeconds.
+		if !IsActivity(s.Resource) {
+			f.armHeartbeat(x)
+		}
 	}
 }
 
@@ -387,6 +392,7 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 	if IsActivity(s.Resource) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityStarted,
 			ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: worker}})
+		f.armHeartbeat(x)
 		return
 	}
 	resType, res := splitResource(s.Resource)
