@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 
 	"stepwise/store"
 )
@@ -25,6 +26,13 @@ type committer struct {
 	log      *slog.Logger
 	reqs     chan *commitRequest
 }
+
+// maxYields is how many times the committer lets other goroutines run
+// before it writes a batch. Steps finish interpreting and ask for a commit
+// in bursts (the requests a batch's commit unblocked); yielding once
+// gathers about three times as many of them into a transaction, whose
+// cost is mostly per transaction (writing its pages to the WAL).
+const maxYields = 4
 
 func newCommitter(drv store.Driver, maxBatch int, log *slog.Logger) *committer {
 	return &committer{drv: drv, maxBatch: maxBatch, log: log, reqs: make(chan *commitRequest, maxBatch)}
@@ -68,6 +76,7 @@ func (c *committer) run(ctx context.Context) {
 		clear(inBatch)
 		inBatch[held.arn] = true
 		held = nil
+		yields, before := 0, 0
 	fill:
 		for len(batch) < c.maxBatch {
 			select {
@@ -79,7 +88,13 @@ func (c *committer) run(ctx context.Context) {
 				inBatch[more.arn] = true
 				batch = append(batch, more)
 			default:
-				break fill
+				// Let the goroutines that are about to ask for a commit
+				// run first, as long as that brings more.
+				if yields == maxYields || (yields > 0 && len(batch) == before) {
+					break fill
+				}
+				yields, before = yields+1, len(batch)
+				runtime.Gosched()
 			}
 		}
 		steps = steps[:0]
