@@ -523,7 +523,7 @@ type eventJSON struct {
 
 func encodeEvent(ev *interp.Event) []byte {
 	j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause}
-	if ev.Kind == interp.TaskSucceeded {
+	if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
 		s := jsonvalue.String(ev.Output)
 		j.Output = &s
 	}

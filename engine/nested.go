@@ -91,7 +91,8 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		// The child is started, so the task is: AWS writes TaskStarted now,
 		// not when the child ends. Should this step fail, the started event
 		// is written with the task's end instead.
-		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskStarted, ID: t.ID})
+		// AWS then writes TaskSubmitted with the StartExecution response.
+		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: startOutput(row)})
 	}
 	switch mode {
 	case "":

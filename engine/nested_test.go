@@ -206,8 +206,9 @@ func TestStoppedChildFailsSyncParent(t *testing.T) {
 	require.NotContains(t, cause, "Output")
 }
 
-// TestSyncTaskStartedWithItsChild: a .sync task's TaskStarted is written
-// once the child is started, while it runs, as AWS records it.
+// TestSyncTaskStartedWithItsChild: a .sync task's TaskStarted and
+// TaskSubmitted (with the StartExecution response) are written once the
+// child is started, while it runs, as AWS records them.
 func TestSyncTaskStartedWithItsChild(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 1)
@@ -215,14 +216,25 @@ func TestSyncTaskStartedWithItsChild(t *testing.T) {
 	sm, m := b.machine(t, "parent", `{"StartAt": "S", "States": {"S": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
 		"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:child", "Name": "kid"}, "End": true}}}`)
 	parent := b.start(t, sm, m, "p1", `{}`)
-	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(b.history(t, parent.Arn), "TaskStarted"); {
-		require.False(t, time.Now().After(deadline), "no TaskStarted while the child runs: %v", b.history(t, parent.Arn))
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(b.history(t, parent.Arn), "TaskSubmitted"); {
+		require.False(t, time.Now().After(deadline), "no TaskSubmitted while the child runs: %v", b.history(t, parent.Arn))
 		time.Sleep(5 * time.Millisecond)
 	}
+	evs, err := b.drv.Executor().EventList(context.Background(), &store.EventListParams{ExecutionArn: parent.Arn, Limit: 100})
+	require.NoError(t, err)
+	var last struct {
+		TaskSubmittedEventDetails *stepwisetype.TaskEventDetails `json:"taskSubmittedEventDetails"`
+	}
+	require.NoError(t, json.Unmarshal(evs[len(evs)-1].Body, &last))
+	submitted := last.TaskSubmittedEventDetails
+	require.NotNil(t, submitted)
+	require.Equal(t, "states", submitted.ResourceType)
+	require.Equal(t, "startExecution.sync:2", submitted.Resource)
+	require.Contains(t, *submitted.Output, `"ExecutionArn":"arn:aws:states:us-east-1:123456789012:execution:child:kid"`)
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task)
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `{}`))
 	b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
-	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
 		b.history(t, parent.Arn))
 }

@@ -153,6 +153,10 @@ const (
 	// TaskStarted says a worker took the running task (WorkerName names it
 	// for an activity). A task that ends without it is started then.
 	TaskStarted
+	// TaskSubmitted says the running task's request was accepted by the
+	// service that does the work (Output holds its response), for tasks
+	// that then wait for a job or a callback (.sync, .waitForTaskToken).
+	TaskSubmitted
 	// Redrive restarts a FAILED, TIMED_OUT or ABORTED execution from where
 	// it stopped: the states that did not succeed run again, the branches
 	// and iterations that succeeded keep their results.
@@ -167,7 +171,7 @@ var ErrNotRedrivable = errors.New("execution cannot be redriven")
 type Event struct {
 	Kind   EventKind
 	ID     string // the task or timer ID from the command
-	Output any    // TaskSucceeded
+	Output any    // TaskSucceeded, TaskSubmitted
 	Error  string // TaskFailed, Stop
 	Cause  string // TaskFailed, Stop
 	// WorkerName names the activity worker (TaskStarted).
@@ -231,7 +235,7 @@ func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent,
 		if !f.awaits(x, ev) {
 			return nil, nil, nil
 		}
-		if ev.Kind != TaskHeartbeat && ev.Kind != TaskStarted {
+		if ev.Kind != TaskHeartbeat && ev.Kind != TaskStarted && ev.Kind != TaskSubmitted {
 			delete(x.waiting, ev.ID)
 		}
 		if ev.ID == x.timeoutID {

@@ -56,6 +56,7 @@ type frame struct {
 	beatSecs    int64
 	token       string // the running task's token
 	started     bool   // the running task's started event is written
+	submitted   bool   // and its submitted event
 	// evalReported: the EvaluationFailed event of the failure being
 	// handled is written already.
 	evalReported bool
@@ -358,7 +359,7 @@ func (f *frame) revive(x *Execution) {
 func (f *frame) awaits(x *Execution, ev Event) bool {
 	task := ev.ID == f.waitID && f.wait == waitTask
 	switch ev.Kind {
-	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted:
+	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted, TaskSubmitted:
 		return task
 	case TimerFired:
 		return !task && ev.ID != ""
@@ -377,6 +378,9 @@ func (f *frame) resume(x *Execution, ev Event) {
 		return
 	case ev.Kind == TaskStarted:
 		f.taskStarted(x, ev.WorkerName)
+		return
+	case ev.Kind == TaskSubmitted:
+		f.taskSubmitted(x, ev.Output)
 		return
 	case ev.ID == f.timeoutID:
 		f.timeoutID = ""

@@ -280,7 +280,7 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	if hasHeartbeat {
 		heartbeatPtr = ptr(heartbeat)
 	}
-	f.started = false
+	f.started, f.submitted = false, false
 	if IsActivity(s.Resource) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
 			Resource: s.Resource, Input: jsonvalue.String(params), TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
@@ -398,6 +398,20 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 	resType, res := splitResource(s.Resource)
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
 		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+}
+
+// taskSubmitted writes the running task's submitted event, once, after
+// its started event.
+func (f *frame) taskSubmitted(x *Execution, output any) {
+	if f.submitted || IsActivity(f.state.Resource) {
+		return
+	}
+	f.taskStarted(x, "")
+	f.submitted = true
+	resType, res := splitResource(f.state.Resource)
+	out := jsonvalue.String(output)
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSubmitted, TaskSubmittedEventDetails: &stepwisetype.TaskEventDetails{
+		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{}}})
 }
 
 func (f *frame) taskDone(x *Execution, ev Event) {

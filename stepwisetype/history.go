@@ -109,6 +109,7 @@ type HistoryEvent struct {
 
 	TaskScheduledEventDetails *TaskScheduledEventDetails `json:"taskScheduledEventDetails,omitempty"`
 	TaskStartedEventDetails   *TaskEventDetails          `json:"taskStartedEventDetails,omitempty"`
+	TaskSubmittedEventDetails *TaskEventDetails          `json:"taskSubmittedEventDetails,omitempty"`
 	TaskSucceededEventDetails *TaskEventDetails          `json:"taskSucceededEventDetails,omitempty"`
 	TaskFailedEventDetails    *TaskEventDetails          `json:"taskFailedEventDetails,omitempty"`
 	TaskTimedOutEventDetails  *TaskEventDetails          `json:"taskTimedOutEventDetails,omitempty"`
