@@ -553,3 +553,78 @@ func BenchmarkStepCommit(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// BenchmarkStepWrite writes activity-task-shaped steps through StepWrite,
+// 10 executions' steps to a transaction: each step updates its execution,
+// appends four ~300-byte events and a replay input, and replaces a task.
+func BenchmarkStepWrite(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	require.NoError(b, err)
+	defer d.Close()
+
+	const batch, executions = 10, 100
+	ex := d.Executor()
+	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
+	_, err = ex.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: &store.StateMachine{
+		Arn: smArn, Name: "bench", Type: "STANDARD", Status: "ACTIVE",
+		RevisionID: "r1", Definition: `{}`, RoleArn: "role", CreatedAt: baseTime, UpdatedAt: baseTime,
+	}})
+	require.NoError(b, err)
+	type live struct {
+		arn     string
+		version int64
+		lastID  int64
+		seq     int64
+	}
+	xs := make([]*live, executions)
+	for i := range xs {
+		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
+		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
+			Arn: arn, StateMachineArn: smArn, RevisionID: "r1",
+			Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1,
+		}})
+		require.NoError(b, err)
+		xs[i] = &live{arn: arn, version: 1}
+	}
+	body := bytes.Repeat([]byte("b"), 300)
+	step := func(x *live, now time.Time) *store.Step {
+		s := &store.Step{
+			Update: &store.ExecutionUpdateParams{Arn: x.arn, ExpectedVersion: x.version, Status: stepwisetype.StatusRunning, LastEventID: x.lastID + 4},
+			Input:  &store.Input{ExecutionArn: x.arn, Seq: x.seq + 1, At: now, Body: body[:100]},
+			AddTasks: []*store.Task{{ExecutionArn: x.arn, ID: fmt.Sprintf("k%d", x.seq+1), Resource: "arn:aws:states:us-east-1:123456789012:activity:work",
+				Body: body, CreatedAt: now}},
+		}
+		for j := range 4 {
+			s.Events = append(s.Events, &store.Event{ExecutionArn: x.arn, ID: x.lastID + int64(j) + 1, Type: "TaskStateEntered", Timestamp: now, Body: body})
+		}
+		if x.seq > 0 {
+			s.DeleteTasks = []string{fmt.Sprintf("k%d", x.seq)}
+		}
+		x.version++
+		x.lastID += 4
+		x.seq++
+		return s
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+	steps := make([]*store.Step, 0, batch)
+	for i := 0; i < b.N; i += batch {
+		steps = steps[:0]
+		for j := i; j < min(i+batch, b.N); j++ {
+			steps = append(steps, step(xs[j%executions], baseTime.Add(time.Duration(j)*time.Millisecond)))
+		}
+		tx, err := d.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.StepWrite(ctx, steps); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}

@@ -53,7 +53,8 @@ func stepStatements() []string {
 			valuesSQL(timerInsertHead, 3, n),
 			valuesSQL(taskInsertHead, 5, n),
 			pairsSQL(timerDeletePairsHead, n),
-			pairsSQL(taskDeletePairsHead, n))
+			pairsSQL(taskDeletePairsHead, n),
+			lightUpdateSQL(n))
 	}
 	return q
 }
@@ -82,21 +83,12 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 }
 
 func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
-	ids := make([]int64, len(steps))
+	ids, err := writeExecutions(ctx, q, steps)
+	if err != nil {
+		return err
+	}
 	var nEvents, nInputs, nAddTimers, nDelTimers, nAddTasks, nDelTasks int
-	for i, s := range steps {
-		var err error
-		switch {
-		case s.Insert != nil:
-			ids[i], err = executionInsert(ctx, q, s.Insert)
-		case s.Update != nil:
-			ids[i], err = executionStepUpdate(ctx, q, s.Update)
-		default:
-			err = errors.New("a step with neither Insert nor Update")
-		}
-		if err != nil {
-			return err
-		}
+	for _, s := range steps {
 		nEvents += len(s.Events)
 		if s.Input != nil {
 			nInputs++
@@ -174,6 +166,89 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 	}
 	return nil
 }
+
+// writeExecutions inserts or updates the execution row of every step and
+// returns their ids. Most steps leave an execution RUNNING with nothing
+// but its last event id changed: one statement updates all of those
+// (matching the rows whose other columns already hold what the step
+// writes, which keeps SQLite from touching the indexes on status), and
+// the others are updated one by one.
+func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int64, error) {
+	ids := make([]int64, len(steps))
+	index := make(map[string]int, len(steps))
+	done := make([]bool, len(steps))
+	var args []any
+	var updates int
+	for i, s := range steps {
+		switch {
+		case s.Insert != nil:
+			id, err := executionInsert(ctx, q, s.Insert)
+			if err != nil {
+				return nil, err
+			}
+			ids[i], done[i] = id, true
+		case s.Update != nil:
+			p := s.Update
+			args = append(args, p.Arn, p.ExpectedVersion, p.LastEventID, string(p.Status), p.Output, p.Error, p.Cause,
+				millisPtr(p.StopDate), p.RedriveCount, millisPtr(p.RedriveDate))
+			updates++
+		default:
+			return nil, errors.New("a step with neither Insert nor Update")
+		}
+		arn := stepArn(s)
+		if _, dup := index[arn]; dup {
+			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
+		}
+		index[arn] = i
+	}
+	for updates > 0 {
+		c := chunk(updates)
+		rows, err := q.QueryContext(ctx, lightUpdateSQL(c), args[:c*lightUpdateCols]...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			var arn sql.RawBytes
+			if err := rows.Scan(&id, &arn); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			i := index[string(arn)]
+			ids[i], done[i] = id, true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		args, updates = args[c*lightUpdateCols:], updates-c
+	}
+	for i, s := range steps {
+		if !done[i] {
+			id, err := executionStepUpdate(ctx, q, s.Update)
+			if err != nil {
+				return nil, err
+			}
+			ids[i] = id
+		}
+	}
+	return ids, nil
+}
+
+// lightUpdateSQL updates the last event id and version of n executions
+// whose other columns already hold what the step writes.
+func lightUpdateSQL(n int) string {
+	return valuesSQL(lightUpdateHead, lightUpdateCols, n) + lightUpdateTail
+}
+
+const (
+	lightUpdateCols = 10
+	lightUpdateHead = `UPDATE stepwise_execution SET last_event_id = v.column3, version = version + 1 FROM (`
+	lightUpdateTail = `) AS v
+WHERE arn = v.column1 AND version = v.column2 AND status = v.column4 AND output IS v.column5
+  AND error IS v.column6 AND cause IS v.column7 AND stop_date IS v.column8
+  AND redrive_count = v.column9 AND redrive_date IS v.column10
+RETURNING id, arn`
+)
 
 // stepArn is the ARN of a step's execution.
 func stepArn(s *store.Step) string {
