@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"errors"
+	"sync"
+	"time"
 
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -206,6 +208,7 @@ func (s *Service) DeleteActivity(ctx context.Context, in *DeleteActivityInput) (
 	if _, err := s.parseActivityArn(in.ActivityArn); err != nil {
 		return nil, err
 	}
+	s.activities.forget(in.ActivityArn)
 	err := s.db().ActivityDelete(ctx, in.ActivityArn)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, storeError("delete activity", err)
@@ -259,11 +262,14 @@ func (s *Service) GetActivityTask(ctx context.Context, in *GetActivityTaskInput)
 			return nil, err
 		}
 	}
-	a, err := s.getActivity(ctx, "activityArn", in.ActivityArn)
+	arn, err := s.pollActivity(ctx, in.ActivityArn)
+	if err != nil && ctx.Err() != nil {
+		return &GetActivityTaskOutput{}, nil // the worker stopped polling
+	}
 	if err != nil {
 		return nil, err
 	}
-	task, err := s.engine.GetActivityTask(ctx, a.Arn, worker)
+	task, err := s.engine.GetActivityTask(ctx, arn, worker)
 	if err != nil {
 		return nil, engineError("get activity task", err)
 	}
@@ -271,6 +277,55 @@ func (s *Service) GetActivityTask(ctx context.Context, in *GetActivityTaskInput)
 		return &GetActivityTaskOutput{}, nil
 	}
 	return &GetActivityTaskOutput{TaskToken: &task.Token, Input: &task.Input}, nil
+}
+
+// activityCacheTTL is how long GetActivityTask trusts that an activity
+// it found exists without reading it again. Workers poll all the time; an
+// activity deleted on another node may be polled for this much longer,
+// and this node forgets its own deletes at once.
+const activityCacheTTL = time.Second
+
+// activityCache remembers the activities found by GetActivityTask.
+type activityCache struct {
+	mu    sync.Mutex
+	found map[string]time.Time // activity ARN → when it was read
+}
+
+func (c *activityCache) has(arn string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	read, ok := c.found[arn]
+	return ok && now.Sub(read) < activityCacheTTL
+}
+
+func (c *activityCache) add(arn string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.found == nil || len(c.found) >= machineCacheSize {
+		c.found = map[string]time.Time{}
+	}
+	c.found[arn] = now
+}
+
+func (c *activityCache) forget(arn string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.found, arn)
+}
+
+// pollActivity returns the ARN of the activity GetActivityTask polls, or
+// ActivityDoesNotExist.
+func (s *Service) pollActivity(ctx context.Context, arn string) (string, error) {
+	now := time.Now()
+	if s.activities.has(arn, now) {
+		return arn, nil
+	}
+	a, err := s.getActivity(ctx, "activityArn", arn)
+	if err != nil {
+		return "", err
+	}
+	s.activities.add(a.Arn, now)
+	return a.Arn, nil
 }
 
 func taskTokenInput(v *validator, token string) {

@@ -67,6 +67,7 @@ type Service struct {
 
 	startCacheMu sync.Mutex
 	startCache   map[string]cachedStateMachine
+	activities   activityCache
 
 	// TestState runs the TestState operation; nil makes it unsupported.
 	// HOOK: set by package teststate (see RunTestState).

@@ -1,0 +1,49 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/service"
+	"stepwise/stepwisetype"
+)
+
+func TestGetActivityTask(t *testing.T) {
+	t.Parallel()
+
+	t.Run("PollsTheEngineUntilTheActivityIsDeleted", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+
+		var polled []string
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+			polled = append(polled, activityArn+" "+workerName)
+			return &service.ActivityTask{Token: "token", Input: `{}`}, nil
+		}
+		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
+		require.NoError(t, err)
+		for range 2 {
+			out, err := b.svc.GetActivityTask(b.ctx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: ptr("w")})
+			require.NoError(t, err)
+			require.Equal(t, &service.GetActivityTaskOutput{TaskToken: ptr("token"), Input: ptr(`{}`)}, out)
+		}
+		require.Equal(t, []string{act.ActivityArn + " w", act.ActivityArn + " w"}, polled)
+
+		_, err = b.svc.DeleteActivity(b.ctx, &service.DeleteActivityInput{ActivityArn: act.ActivityArn})
+		require.NoError(t, err)
+		_, err = b.svc.GetActivityTask(b.ctx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn})
+		requireAPIError(t, err, stepwisetype.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+act.ActivityArn+"'")
+		require.Len(t, polled, 2)
+	})
+
+	t.Run("ActivityDoesNotExist", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+
+		arn := "arn:aws:states:us-east-1:123456789012:activity:nope"
+		_, err := b.svc.GetActivityTask(b.ctx, &service.GetActivityTaskInput{ActivityArn: arn})
+		requireAPIError(t, err, stepwisetype.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+arn+"'")
+	})
+}
