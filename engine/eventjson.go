@@ -12,7 +12,8 @@ import (
 // appendEvent appends the JSON of a history event, as GetExecutionHistory
 // returns it, to dst. It is what every committed step stores for each of
 // its events, so the events most steps write (state entered and exited,
-// execution started and succeeded) are written by hand; the rest go
+// execution started and succeeded, activity scheduled, started and
+// succeeded) are written by hand; the rest go
 // through encoding/json. The output equals json.Marshal(e).
 func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 	start := len(dst)
@@ -75,6 +76,35 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 	case e.ExecutionSucceededEventDetails != nil:
 		d := e.ExecutionSucceededEventDetails
 		dst = append(dst, `,"executionSucceededEventDetails":{"output":`...)
+		dst = jsonvalue.AppendString(dst, d.Output)
+		dst = appendDataDetails(dst, `,"outputDetails":`, d.OutputDetails)
+		return append(dst, "}}"...)
+	case e.ActivityScheduledEventDetails != nil:
+		d := e.ActivityScheduledEventDetails
+		dst = append(dst, `,"activityScheduledEventDetails":{"resource":`...)
+		dst = jsonvalue.AppendString(dst, d.Resource)
+		dst = append(dst, `,"input":`...)
+		dst = jsonvalue.AppendString(dst, d.Input)
+		dst = appendDataDetails(dst, `,"inputDetails":`, d.InputDetails)
+		if d.TimeoutInSeconds != nil {
+			dst = append(dst, `,"timeoutInSeconds":`...)
+			dst = strconv.AppendInt(dst, *d.TimeoutInSeconds, 10)
+		}
+		if d.HeartbeatInSeconds != nil {
+			dst = append(dst, `,"heartbeatInSeconds":`...)
+			dst = strconv.AppendInt(dst, *d.HeartbeatInSeconds, 10)
+		}
+		return append(dst, "}}"...)
+	case e.ActivityStartedEventDetails != nil:
+		dst = append(dst, `,"activityStartedEventDetails":{`...)
+		if w := e.ActivityStartedEventDetails.WorkerName; w != "" {
+			dst = append(dst, `"workerName":`...)
+			dst = jsonvalue.AppendString(dst, w)
+		}
+		return append(dst, "}}"...)
+	case e.ActivitySucceededEventDetails != nil:
+		d := e.ActivitySucceededEventDetails
+		dst = append(dst, `,"activitySucceededEventDetails":{"output":`...)
 		dst = jsonvalue.AppendString(dst, d.Output)
 		dst = appendDataDetails(dst, `,"outputDetails":`, d.OutputDetails)
 		return append(dst, "}}"...)

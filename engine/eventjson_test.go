@@ -9,6 +9,7 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
 )
 
 // TestAppendEventMatchesEncodingJSON checks the hand-written encoder against
@@ -30,5 +31,27 @@ func TestAppendEventMatchesEncodingJSON(t *testing.T) {
 		want, err := json.Marshal(e)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(appendEvent(nil, e)), "event %d %s", e.ID, e.Type)
+	}
+}
+
+// TestAppendEventActivities checks the hand-written activity events against
+// encoding/json, with and without their optional members.
+func TestAppendEventActivities(t *testing.T) {
+	t.Parallel()
+	at := time.UnixMilli(1700000000123)
+	ten := int64(10)
+	events := []*stepwisetype.HistoryEvent{
+		{Timestamp: at, Type: stepwisetype.EventActivityScheduled, ID: 3, PreviousEventID: 2, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
+			Resource: "arn:aws:states:us-east-1:123456789012:activity:work", Input: `{"a":"é\\u0001"}`}},
+		{Timestamp: at, Type: stepwisetype.EventActivityScheduled, ID: 3, PreviousEventID: 2, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
+			Resource: "arn:x", Input: `{}`, InputDetails: stepwisetype.DataDetails{Truncated: true}, TimeoutInSeconds: &ten, HeartbeatInSeconds: &ten}},
+		{Timestamp: at, Type: stepwisetype.EventActivityStarted, ID: 4, PreviousEventID: 3, ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{}},
+		{Timestamp: at, Type: stepwisetype.EventActivityStarted, ID: 4, PreviousEventID: 3, ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: "w\"1"}},
+		{Timestamp: at, Type: stepwisetype.EventActivitySucceeded, ID: 5, PreviousEventID: 4, ActivitySucceededEventDetails: &stepwisetype.OutputEventDetails{Output: `[1,"\n"]`}},
+	}
+	for _, e := range events {
+		want, err := json.Marshal(e)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendEvent(nil, e)))
 	}
 }
