@@ -151,6 +151,25 @@ func (q *activityQueue) pop(arn string) (*Task, <-chan struct{}) {
 	return nil, ch
 }
 
+// unwait withdraws a poller that stops waiting on ch. If it was woken
+// already, the wake-up passes to the next poller while a task is pending,
+// so a task is never left for a poller that is gone.
+func (q *activityQueue) unwait(arn string, ch <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, c := range w {
+		if c == ch {
+			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+			return
+		}
+	}
+	if len(q.pending[arn]) > 0 && len(w) > 0 {
+		close(w[0])
+		q.waiters[arn] = w[1:]
+	}
+}
+
 // DefaultActivityPoll is how long GetActivityTask waits, as on AWS.
 const DefaultActivityPoll = 60 * time.Second
 
@@ -174,8 +193,10 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 			case <-ready:
 				continue
 			case <-deadline.C:
+				e.activities.unwait(activityArn, ready)
 				return nil, nil
 			case <-ctx.Done():
+				e.activities.unwait(activityArn, ready)
 				return nil, nil
 			}
 		}

@@ -155,3 +155,31 @@ func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
 	requireAPIError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, "{}"), stepwisetype.CodeTaskTimedOut)
 	requireAPIError(t, b.engine.SendTaskHeartbeat(context.Background(), task.Token), stepwisetype.CodeTaskTimedOut)
 }
+
+// TestPollersThatGaveUpDoNotTakeWakeUps: polls that ran out of time leave
+// the queue, so the next task wakes a poller that is still waiting.
+func TestPollersThatGaveUpDoNotTakeWakeUps(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	for range 3 {
+		task, err := b.engine.PollActivity(context.Background(), activityArn, "gone", time.Millisecond)
+		require.NoError(t, err)
+		require.Nil(t, task)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	task, err := b.engine.PollActivity(ctx, activityArn, "cancelled", time.Minute)
+	require.NoError(t, err)
+	require.Nil(t, task)
+
+	got := make(chan *service.ActivityTask, 1)
+	go func() {
+		task, err := b.engine.PollActivity(context.Background(), activityArn, "live", 20*time.Second)
+		require.NoError(t, err)
+		got <- task
+	}()
+	time.Sleep(50 * time.Millisecond) // let the live poll wait
+	b.start(t, sm, m, "e1", `{}`)
+	require.NotNil(t, <-got, "the live poller is woken for the task")
+}
