@@ -173,13 +173,18 @@ func TestPollersThatGaveUpDoNotTakeWakeUps(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, task)
 
-	got := make(chan *service.ActivityTask, 1)
+	type result struct {
+		task *service.ActivityTask
+		err  error
+	}
+	got := make(chan result, 1)
 	go func() {
 		task, err := b.engine.PollActivity(context.Background(), activityArn, "live", 20*time.Second)
-		require.NoError(t, err)
-		got <- task
+		got <- result{task, err}
 	}()
 	time.Sleep(50 * time.Millisecond) // let the live poll wait
 	b.start(t, sm, m, "e1", `{}`)
-	require.NotNil(t, <-got, "the live poller is woken for the task")
+	r := <-got
+	require.NoError(t, r.err)
+	require.NotNil(t, r.task, "the live poller is woken for the task")
 }
