@@ -1,6 +1,9 @@
 package jsonata
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Func is a host function bound into an evaluation as $Name. Its arguments
 // and result use the boundary model (package jsonvalue); a nil argument or
@@ -10,6 +13,10 @@ type Func struct {
 	// the arguments are passed unchecked.
 	Signature string
 	Fn        func(args []any) (any, error)
+
+	once   sync.Once // wraps Fn once, however many evaluations bind it
+	native *native
+	err    error
 }
 
 // Null is the result a host function returns for JSON null; a nil result
@@ -47,8 +54,13 @@ func (e *Expression) EvalWith(input any, defined bool, o *Options) (any, bool, e
 	return e.evalInternal(in, o)
 }
 
-// hostNative wraps a host function as a native function value.
+// hostNative wraps a host function as a native function value, once.
 func hostNative(name string, f *Func) (*native, error) {
+	f.once.Do(func() { f.native, f.err = wrapHost(name, f) })
+	return f.native, f.err
+}
+
+func wrapHost(name string, f *Func) (*native, error) {
 	n := &native{name: name, fn: func(c *callCtx, args []any) (any, error) {
 		in := make([]any, len(args))
 		for i, a := range args {
