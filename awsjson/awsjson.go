@@ -30,7 +30,9 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -171,8 +173,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status = h.handleError(w, r, reqID, opName, stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure,
 				"An internal error occurred (request %s)", reqID))
 		}
-		h.log.DebugContext(r.Context(), "awsjson: request", logOperation, opName, logRequestID, reqID,
-			logStatus, status, logDuration, time.Since(start))
+		if h.log.Enabled(r.Context(), slog.LevelDebug) {
+			h.log.DebugContext(r.Context(), "awsjson: request", logOperation, opName, logRequestID, reqID,
+				logStatus, status, logDuration, time.Since(start))
+		}
 	}()
 	if err := h.serve(w, r); err != nil {
 		status = h.handleError(w, r, reqID, opName, err)
@@ -225,7 +229,11 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength > MaxBodySize {
 		return nil, errTooLarge()
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodySize+1))
+	var body []byte
+	if r.ContentLength > 0 {
+		body = make([]byte, 0, r.ContentLength+1) // +1 to see the end without growing
+	}
+	body, err := readAll(body, io.LimitReader(r.Body, MaxBodySize+1))
 	if err != nil {
 		return nil, stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Could not read the request body: %v", err)
 	}
@@ -233,6 +241,26 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, errTooLarge()
 	}
 	return body, nil
+}
+
+// readAll is io.ReadAll into buf.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	if buf == nil {
+		return io.ReadAll(r)
+	}
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+	}
 }
 
 func errTooLarge() error {
@@ -246,6 +274,12 @@ func errTooLarge() error {
 // does.
 func decode(body []byte, in any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	// Most bodies are small, valid objects: check what encoding/json does
+	// not (UTF-8, depth, an object) without building the value, and let
+	// anything else take the slow path, which words the error.
+	if plainObject(body) && json.Unmarshal(body, in) == nil {
 		return nil
 	}
 	v, err := jsonvalue.ParseDepth(body, maxDepth)
@@ -262,6 +296,38 @@ func decode(body []byte, in any) error {
 		return serializationError(err)
 	}
 	return nil
+}
+
+// plainObject reports whether body is valid UTF-8, starts with an object
+// and nests at most maxDepth deep (counting brackets outside strings; the
+// syntax is left to encoding/json).
+func plainObject(body []byte) bool {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if len(body) == 0 || body[0] != '{' || !utf8.Valid(body) {
+		return false
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inString:
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // serializationError words a member of the wrong type as AWS's
@@ -322,8 +388,14 @@ func typeName(t reflect.Type) string {
 // writeJSON writes a response body; HTML characters are not escaped, so
 // definitions and payloads come back as they were sent.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode response: %w", err)
@@ -333,6 +405,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	return nil
 }
+
+// buffers hold responses being encoded; those that grew past
+// maxPooledBuffer (a large history page) are left to the collector.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 64 * 1024
 
 // Error type prefixes: AWS's framework errors are Coral's, the others the
 // service's model's.
