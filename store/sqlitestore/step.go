@@ -43,18 +43,36 @@ func chunk(n int) int {
 	return 1
 }
 
+// chunkSQL holds a multi-row statement's text for each of stepChunks,
+// indexed by its number of rows, so that none is built while a commit
+// holds the writer.
+type chunkSQL [129]string
+
+func newChunkSQL(text func(n int) string) *chunkSQL {
+	var c chunkSQL
+	for _, n := range stepChunks {
+		c[n] = text(n)
+	}
+	return &c
+}
+
+var (
+	eventInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(eventInsertHead, 5, n) })
+	inputInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(inputInsertHead, 4, n) })
+	timerInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(timerInsertHead, 3, n) })
+	taskInsertSQL       = newChunkSQL(func(n int) string { return valuesSQL(taskInsertHead, 5, n) })
+	timerDeletePairsSQL = newChunkSQL(func(n int) string { return pairsSQL(timerDeletePairsHead, n) })
+	taskDeletePairsSQL  = newChunkSQL(func(n int) string { return pairsSQL(taskDeletePairsHead, n) })
+	lightUpdatesSQL     = newChunkSQL(lightUpdateSQL)
+)
+
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
 	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL}
 	for _, n := range stepChunks {
-		q = append(q,
-			valuesSQL(eventInsertHead, 5, n),
-			valuesSQL(inputInsertHead, 4, n),
-			valuesSQL(timerInsertHead, 3, n),
-			valuesSQL(taskInsertHead, 5, n),
-			pairsSQL(timerDeletePairsHead, n),
-			pairsSQL(taskDeletePairsHead, n),
-			lightUpdateSQL(n))
+		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, lightUpdatesSQL} {
+			q = append(q, c[n])
+		}
 	}
 	return q
 }
@@ -99,7 +117,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		nDelTasks += len(s.DeleteTasks)
 	}
 	if nDelTimers > 0 {
-		if err := execRows(ctx, q, nDelTimers, 2, func(n int) string { return pairsSQL(timerDeletePairsHead, n) },
+		if err := execRows(ctx, q, nDelTimers, 2, timerDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTimers {
 					args = append(args, stepArn(s), id)
@@ -110,7 +128,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		}
 	}
 	if nDelTasks > 0 {
-		if err := execRows(ctx, q, nDelTasks, 2, func(n int) string { return pairsSQL(taskDeletePairsHead, n) },
+		if err := execRows(ctx, q, nDelTasks, 2, taskDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTasks {
 					args = append(args, stepArn(s), id)
@@ -127,7 +145,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 				args = append(args, ids[i], in.Seq, millis(in.At), blob(in.Body))
 			}
 		}
-		if err := execRows(ctx, q, nInputs, 4, func(n int) string { return valuesSQL(inputInsertHead, 4, n) }, args); err != nil {
+		if err := execRows(ctx, q, nInputs, 4, inputInsertSQL, args); err != nil {
 			return err
 		}
 	}
@@ -138,12 +156,12 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 				args = append(args, ids[i], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
 			}
 		}
-		if err := execRows(ctx, q, nEvents, 5, func(n int) string { return valuesSQL(eventInsertHead, 5, n) }, args); err != nil {
+		if err := execRows(ctx, q, nEvents, 5, eventInsertSQL, args); err != nil {
 			return err
 		}
 	}
 	if nAddTimers > 0 {
-		if err := execRows(ctx, q, nAddTimers, 3, func(n int) string { return valuesSQL(timerInsertHead, 3, n) },
+		if err := execRows(ctx, q, nAddTimers, 3, timerInsertSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, t := range s.AddTimers {
 					args = append(args, t.ExecutionArn, t.ID, millis(t.FireAt))
@@ -154,7 +172,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		}
 	}
 	if nAddTasks > 0 {
-		if err := execRows(ctx, q, nAddTasks, 5, func(n int) string { return valuesSQL(taskInsertHead, 5, n) },
+		if err := execRows(ctx, q, nAddTasks, 5, taskInsertSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, t := range s.AddTasks {
 					args = append(args, t.ExecutionArn, t.ID, t.Resource, blob(t.Body), millis(t.CreatedAt))
@@ -203,7 +221,7 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 	}
 	for updates > 0 {
 		c := chunk(updates)
-		rows, err := q.QueryContext(ctx, lightUpdateSQL(c), args[:c*lightUpdateCols]...)
+		rows, err := q.QueryContext(ctx, lightUpdatesSQL[c], args[:c*lightUpdateCols]...)
 		if err != nil {
 			return nil, err
 		}
@@ -269,10 +287,10 @@ func stepRows(steps []*store.Step, row func(s *store.Step, args []any) []any) []
 
 // execRows runs the statement of n rows of cols arguments each (args holds
 // them all) in chunks of the prepared sizes.
-func execRows(ctx context.Context, q querier, n, cols int, query func(n int) string, args []any) error {
+func execRows(ctx context.Context, q querier, n, cols int, query *chunkSQL, args []any) error {
 	for n > 0 {
 		c := chunk(n)
-		if _, err := q.ExecContext(ctx, query(c), args[:c*cols]...); err != nil {
+		if _, err := q.ExecContext(ctx, query[c], args[:c*cols]...); err != nil {
 			return err
 		}
 		args, n = args[c*cols:], n-c
