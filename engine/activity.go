@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"sync"
 	"time"
 
@@ -34,11 +35,17 @@ func (e *Engine) token(arn, id string) string {
 }
 
 func (e *Engine) mac(arn, id string) []byte {
-	h := hmac.New(sha256.New, e.cfg.TokenKey)
+	h, _ := e.macs.Get().(hash.Hash)
+	if h == nil {
+		h = hmac.New(sha256.New, e.cfg.TokenKey)
+	}
+	h.Reset()
 	h.Write([]byte(arn))
 	h.Write([]byte{0})
 	h.Write([]byte(id))
-	return h.Sum(nil)[:tokenMACSize]
+	sum := h.Sum(nil)[:tokenMACSize]
+	e.macs.Put(h)
+	return sum
 }
 
 // parseToken returns the task a token names, if it is genuine.
