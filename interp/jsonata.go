@@ -18,21 +18,14 @@ import (
 // its Map member), and extra, when set, adds $states.result or
 // $states.errorOutput.
 func (x *Execution) jenv(f *frame, mapCtx *jsonvalue.Object, extra string, extraVal any) *payload.JSONataEnv {
-	input := f.rawInput
 	env := &payload.JSONataEnv{
-		Input: input,
-		States: func() any {
-			st := jsonvalue.NewObject(3)
-			st.Set("input", input)
-			st.Set("context", x.contextObject(f, mapCtx))
-			if extra != "" {
-				st.Set(extra, extraVal)
-			}
-			return st
-		},
-		Vars:  f.vars.get,
-		Now:   func() time.Time { return x.now },
-		Funcs: x.jsonataFuncs(),
+		Input:      f.rawInput,
+		Context:    func() any { return x.contextObject(f, mapCtx) },
+		ResultName: extra,
+		Result:     extraVal,
+		Vars:       f.vars.get,
+		Now:        func() time.Time { return x.now },
+		Funcs:      x.jsonataFuncs(),
 	}
 	return env
 }

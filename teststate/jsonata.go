@@ -49,21 +49,14 @@ func (x *exec) jenv(extra string, extraVal any) *payload.JSONataEnv {
 
 // jenvIn is the JSONata environment with context as $states.context.
 func (x *exec) jenvIn(context any, extra string, extraVal any) *payload.JSONataEnv {
-	input := x.t.input
 	return &payload.JSONataEnv{
-		Input: input,
-		States: func() any {
-			st := jsonvalue.NewObject(3)
-			st.Set("input", input)
-			st.Set("context", context)
-			if extra != "" {
-				st.Set(extra, extraVal)
-			}
-			return st
-		},
-		Vars:  x.t.vars.Get,
-		Funcs: x.r.funcs,
-		Now:   x.r.cfg.Now,
+		Input:      x.t.input,
+		Context:    func() any { return context },
+		ResultName: extra,
+		Result:     extraVal,
+		Vars:       x.t.vars.Get,
+		Funcs:      x.r.funcs,
+		Now:        x.r.cfg.Now,
 	}
 }
 

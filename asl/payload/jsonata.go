@@ -19,6 +19,7 @@ type JSONata struct {
 	lit   any // the value, when nothing below holds an expression
 	expr  *jsonata.Expression
 	src   string   // the expression between {% and %}, trimmed
+	ctx   bool     // the expression may read $states.context
 	keys  []string // object members
 	vals  []*JSONata
 	elems []*JSONata // array elements
@@ -81,7 +82,7 @@ func compileJSONata(v any, ptr string, errs *[]error) *JSONata {
 			*errs = append(*errs, &JSONataSyntaxError{Pointer: ptr, Expr: src, Err: je})
 			return nil
 		}
-		return &JSONata{kind: jExpr, expr: e, src: src}
+		return &JSONata{kind: jExpr, expr: e, src: src, ctx: readsContext(src)}
 	case *jsonvalue.Object:
 		o := &JSONata{kind: jObject}
 		dynamic := false
@@ -131,15 +132,45 @@ func (t *JSONata) Exprs(fn func(src string)) {
 	}
 }
 
+// readsContext reports whether an expression may read $states.context:
+// any use of $states other than $states.input, $states.result and
+// $states.errorOutput counts.
+func readsContext(src string) bool {
+	for rest := src; ; {
+		i := strings.Index(rest, "$states")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("$states"):]
+		switch {
+		case strings.HasPrefix(rest, ".input"), strings.HasPrefix(rest, ".result"), strings.HasPrefix(rest, ".errorOutput"):
+			field := rest[1:]
+			n := strings.IndexFunc(field, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+			})
+			if n < 0 {
+				n = len(field)
+			}
+			if w := field[:n]; w != "input" && w != "result" && w != "errorOutput" {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+}
+
 // JSONataEnv is what a JSONata expression of a state sees: $states, the
 // variables in scope, the Step Functions functions and the clock.
 type JSONataEnv struct {
-	// Input is the context value "$": the state's input.
+	// Input is $states.input and the context value "$": the state's input.
 	Input any
-	// States builds the $states object (input, context, and result or
-	// errorOutput where they exist); it is called at most once per
-	// expression that reads it.
-	States func() any
+	// Context builds $states.context, for the expressions that may read it.
+	Context func() any
+	// ResultName, when set, names the member of $states that holds Result:
+	// "result" or "errorOutput".
+	ResultName string
+	Result     any
 	// Vars resolves the other variables.
 	Vars  func(name string) (any, bool)
 	Funcs map[string]*jsonata.Func
@@ -197,10 +228,10 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 	haveStates := false
 	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Lookup: func(name string) (any, bool) {
 		if name == "states" {
-			if !haveStates && env.States != nil {
-				states, haveStates = env.States(), true
+			if !haveStates {
+				states, haveStates = env.states(t.ctx), true
 			}
-			return states, haveStates
+			return states, true
 		}
 		if env.Vars == nil {
 			return nil, false
@@ -237,3 +268,16 @@ func located(f *stepwisetype.Failure, field string) *stepwisetype.Failure {
 
 // Source returns the expression text of a value that is one expression.
 func (t *JSONata) Source() string { return t.src }
+
+// states builds the $states object.
+func (env *JSONataEnv) states(withContext bool) *jsonvalue.Object {
+	st := jsonvalue.NewObject(3)
+	st.Set("input", env.Input)
+	if withContext && env.Context != nil {
+		st.Set("context", env.Context())
+	}
+	if env.ResultName != "" {
+		st.Set(env.ResultName, env.Result)
+	}
+	return st
+}
