@@ -119,6 +119,9 @@ func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
 	case ntUnaryMinus:
 		res, err = ev.eval(n.lhs, input, en)
 		if err == nil && res != nil {
+			if err := outOfRange(res, n); err != nil {
+				return nil, err
+			}
 			if !isNumeric(res) {
 				return nil, &Error{Code: "D1002", Position: n.pos, Token: "-", Message: "Cannot negate a non-numeric value"}
 			}
@@ -256,18 +259,35 @@ func flattenInto(dst *arr, v any) {
 	dst.push(v)
 }
 
+// outOfRange is jsonata.js's isNumeric failing on an infinite number.
+func outOfRange(v any, n *node) error {
+	if f, ok := v.(float64); ok && math.IsInf(f, 0) {
+		return &Error{Code: "D1001", Position: n.pos, Message: "Number out of range"}
+	}
+	return nil
+}
+
 func wildcard(input any) any {
 	res := newSeq()
 	if a, ok := input.(*arr); ok && a.outerWrapper && len(a.v) > 0 {
 		input = a.v[0]
 	}
-	if o, ok := input.(*jsonvalue.Object); ok {
-		for _, v := range o.All() {
-			if a, ok := v.(*arr); ok {
-				flattenInto(res, a)
-			} else {
-				res.push(v)
-			}
+	push := func(v any) {
+		if a, ok := v.(*arr); ok {
+			flattenInto(res, a)
+		} else {
+			res.push(v)
+		}
+	}
+	switch t := input.(type) {
+	case *jsonvalue.Object:
+		for _, v := range t.All() {
+			push(v)
+		}
+	case *arr:
+		// jsonata.js takes Object.keys of the array: its items.
+		for _, v := range t.v {
+			push(v)
 		}
 	}
 	return res
@@ -571,6 +591,13 @@ func (ev *evaluator) filter(pred *node, input any, en *env) (any, error) {
 		in = newSeq(input)
 		if input == nil {
 			in = newSeq()
+			if pred.typ != ntNumber {
+				// jsonata.js filters the sequence [undefined]: the predicate
+				// runs once, and its errors surface.
+				if _, err := ev.eval(pred, nil, en); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if pred.typ == ntNumber {
@@ -823,13 +850,15 @@ func (ev *evaluator) evalBinary(n *node, input any, en *env) (any, error) {
 	}
 	switch op {
 	case "+", "-", "*", "/", "%":
-		for _, x := range []any{lhs, rhs} {
-			if f, ok := x.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
-				return nil, &Error{Code: "D1001", Position: n.pos, Token: op, Message: "Number out of range"}
-			}
+		// As jsonata.js: an infinite operand is D1001, NaN is not a number.
+		if err := outOfRange(lhs, n); err != nil {
+			return nil, err
 		}
 		if lhs != nil && !isNumeric(lhs) {
 			return nil, &Error{Code: "T2001", Position: n.pos, Token: op, Message: "The left side of the " + op + " operator must evaluate to a number"}
+		}
+		if err := outOfRange(rhs, n); err != nil {
+			return nil, err
 		}
 		if rhs != nil && !isNumeric(rhs) {
 			return nil, &Error{Code: "T2002", Position: n.pos, Token: op, Message: "The right side of the " + op + " operator must evaluate to a number"}
@@ -1293,6 +1322,10 @@ func (ev *evaluator) transform(n *node, obj any, en *env) (any, error) {
 			}
 			if isObj {
 				for k, v := range uo.All() {
+					if reaches(v, mo) {
+						// jsonata.js builds the cycle and fails writing it out.
+						return nil, &Error{Code: "TypeError", Position: n.update.pos, Message: "Converting circular structure to JSON"}
+					}
 					mo.Set(k, v)
 				}
 			}
@@ -1321,8 +1354,36 @@ func (ev *evaluator) transform(n *node, obj any, en *env) (any, error) {
 	return result, nil
 }
 
+// reaches reports whether target is v or is inside it.
+func reaches(v any, target *jsonvalue.Object) bool {
+	switch t := v.(type) {
+	case *jsonvalue.Object:
+		if t == target {
+			return true
+		}
+		for _, x := range t.All() {
+			if reaches(x, target) {
+				return true
+			}
+		}
+	case *arr:
+		for _, x := range t.v {
+			if reaches(x, target) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deepClone copies a value the way jsonata.js clones, through $string and
+// JSON.parse: numbers keep 15 significant digits.
 func deepClone(v any) any {
 	switch t := v.(type) {
+	case float64:
+		if f, err := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 15, 64), 64); err == nil {
+			return f
+		}
 	case *arr:
 		c := *t
 		c.v = make([]any, len(t.v))

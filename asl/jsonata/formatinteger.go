@@ -3,6 +3,7 @@ package jsonata
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -84,12 +85,14 @@ func toRoman(v int) string {
 	return sb.String()
 }
 
-func toLetters(v int, a rune) string {
+// toLetters is jsonata.js's decimalToLetters, in doubles as there.
+func toLetters(v float64, a rune) string {
 	var out []rune
 	for v > 0 {
-		out = append([]rune{rune((v-1)%26) + a}, out...)
-		v = (v - 1) / 26
+		out = append(out, rune(math.Mod(v-1, 26))+a)
+		v = math.Floor((v - 1) / 26)
 	}
+	slices.Reverse(out)
 	return string(out)
 }
 
@@ -127,13 +130,14 @@ func formatInteger(c *callCtx, value float64, picture string) (any, error) {
 		primary, modifier = picture[:i], picture[i+1:]
 	}
 	ordinal := strings.HasPrefix(modifier, "o")
+	value = math.Floor(value) // jsonata.js floors before taking the sign
 	neg := value < 0
-	value = math.Floor(math.Abs(value))
+	value = math.Abs(value)
 	sign := ""
 	if neg {
 		sign = "-"
 	}
-	if math.IsNaN(value) || math.IsInf(value, 0) {
+	if (primary == "w" || primary == "W" || primary == "Ww") && (math.IsNaN(value) || math.IsInf(value, 0)) {
 		// jsonata.js recurses without end on these and overflows its stack.
 		return nil, argErr("RangeError", c, "Maximum call stack size exceeded")
 	}
@@ -146,9 +150,9 @@ func formatInteger(c *callCtx, value float64, picture string) (any, error) {
 	case "i":
 		return sign + strings.ToLower(toRoman(int(value))), nil
 	case "A":
-		return sign + toLetters(int(value), 'A'), nil
+		return sign + toLetters(value, 'A'), nil
 	case "a":
-		return sign + toLetters(int(value), 'a'), nil
+		return sign + toLetters(value, 'a'), nil
 	case "w", "W", "Ww":
 		w := numberToWords(value, false, ordinal)
 		switch primary {
@@ -192,10 +196,8 @@ func formatInteger(c *callCtx, value float64, picture string) (any, error) {
 		}
 		zero = '0'
 	}
-	digits := []rune(strings.TrimSuffix(jsNumber(value), ".0"))
-	if value >= 1e21 {
-		digits = []rune(strings.Split(strings.Replace(jsNumber(value), ".", "", 1), "e")[0])
-	}
+	// As value.toString() in jsonata.js: 1e+21 and up keep the exponent.
+	digits := []rune(jsNumber(value))
 	for i, d := range digits {
 		digits[i] = zero + (d - '0')
 	}

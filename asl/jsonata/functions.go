@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,6 +208,9 @@ func hofArgs(f any, a ...any) []any {
 }
 
 func roundHalfEven(x float64, prec int) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
 	shift := func(v float64, p int) float64 {
 		s := jsNumber(v)
 		mant, exp, _ := strings.Cut(s, "e")
@@ -704,7 +708,7 @@ func init() {
 		if !ok || len(in.v) <= 1 {
 			return a[0], nil
 		}
-		out := newSeq()
+		out := &arr{sequence: in.sequence} // a plain array stays one
 	outer:
 		for _, x := range in.v {
 			for _, y := range out.v {
@@ -786,14 +790,11 @@ func init() {
 	spread = func(v any) any {
 		switch t := v.(type) {
 		case *arr:
-			out := newSeq()
+			// As jsonata.js: appending makes a plain array, which a
+			// single item does not unwrap.
+			var out any = newSeq()
 			for _, x := range t.v {
-				r := spread(x)
-				if ra, ok := r.(*arr); ok {
-					out.v = append(out.v, ra.v...)
-				} else {
-					out.push(r)
-				}
+				out = fnAppend(out, spread(x))
 			}
 			return out
 		case *jsonvalue.Object:
@@ -993,17 +994,46 @@ func init() {
 		if a[0] == nil {
 			return nil, nil
 		}
-		return base64.StdEncoding.EncodeToString([]byte(a[0].(string))), nil
+		// Buffer.from(str, 'binary'): the low byte of each UTF-16 unit.
+		units := utf16.Encode([]rune(a[0].(string)))
+		b := make([]byte, len(units))
+		for i, u := range units {
+			b[i] = byte(u)
+		}
+		return base64.StdEncoding.EncodeToString(b), nil
 	})
 	def("base64decode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		b, err := base64.StdEncoding.DecodeString(a[0].(string))
+		// Buffer.from(str, 'base64').toString('binary'): lenient about
+		// padding and stray characters, each byte one character.
+		var clean []byte
+		for _, r := range a[0].(string) {
+			switch {
+			case r == '=':
+				goto decode
+			case r == '-':
+				clean = append(clean, '+')
+			case r == '_':
+				clean = append(clean, '/')
+			case r < 128 && (r == '+' || r == '/' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'):
+				clean = append(clean, byte(r))
+			}
+		}
+	decode:
+		if len(clean)%4 == 1 {
+			clean = clean[:len(clean)-1]
+		}
+		b, err := base64.RawStdEncoding.DecodeString(string(clean))
 		if err != nil {
 			return nil, argErr("D3137", c, "invalid base64")
 		}
-		return string(b), nil
+		rs := make([]rune, len(b))
+		for i, x := range b {
+			rs[i] = rune(x)
+		}
+		return string(rs), nil
 	})
 	def("encodeUrlComponent", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
@@ -1070,7 +1100,7 @@ func init() {
 		if radix < 2 || radix > 36 {
 			return nil, argErr("D3100", c, "The radix of the formatBase function must be between 2 and 36")
 		}
-		return strconv.FormatInt(int64(v), radix), nil
+		return jsIntegerToRadix(v, radix), nil
 	})
 	def("formatInteger", "<n-s:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
@@ -1179,4 +1209,51 @@ func mergeSort(items []any, swap func(a, b any) (bool, error)) ([]any, error) {
 	}
 	out = append(out, l[i:]...)
 	return append(out, r[j:]...), nil
+}
+
+// jsIntegerToRadix is JavaScript's Number.prototype.toString(radix) for a
+// whole number, as V8 computes it (DoubleToRadixCString): digits the
+// double cannot hold are written as zeros.
+func jsIntegerToRadix(v float64, radix int) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	}
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	neg := v < 0
+	v = math.Abs(v)
+	r := float64(radix)
+	var buf []byte
+	for doubleExponent(v/r) > 0 {
+		v /= r
+		buf = append(buf, '0')
+	}
+	for {
+		rem := math.Mod(v, r)
+		buf = append(buf, digits[int(rem)])
+		v = (v - rem) / r
+		if v <= 0 {
+			break
+		}
+	}
+	if neg {
+		buf = append(buf, '-')
+	}
+	slices.Reverse(buf)
+	return string(buf)
+}
+
+// doubleExponent is the binary exponent of d's 53-bit integer significand
+// (V8's Double::Exponent).
+func doubleExponent(d float64) int {
+	bits := math.Float64bits(d)
+	biased := int(bits >> 52 & 0x7ff)
+	if biased == 0 {
+		return -1074
+	}
+	return biased - 1075
 }
