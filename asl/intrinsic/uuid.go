@@ -15,6 +15,11 @@ func evalUUID(_ *Call, r *rand.Rand, _ []any) (any, error) {
 	var u [16]byte
 	binary.LittleEndian.PutUint64(u[:8], r.Uint64())
 	binary.LittleEndian.PutUint64(u[8:], r.Uint64())
+	return UUIDv4(u), nil
+}
+
+// UUIDv4 makes random bytes a version 4 UUID in lowercase canonical form.
+func UUIDv4(u [16]byte) string {
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	var b [36]byte
@@ -27,5 +32,5 @@ func evalUUID(_ *Call, r *rand.Rand, _ []any) (any, error) {
 	hex.Encode(b[19:23], u[8:10])
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
-	return string(b[:]), nil
+	return string(b[:])
 }

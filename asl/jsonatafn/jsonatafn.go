@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"stepwise/asl/intrinsic"
 	"stepwise/asl/jsonata"
 	"stepwise/jsonvalue"
 )
@@ -164,19 +165,7 @@ func (env Env) uuid([]any) (any, error) {
 		x := uint32(env.Rand() * (1 << 32))
 		u[i], u[i+1], u[i+2], u[i+3] = byte(x>>24), byte(x>>16), byte(x>>8), byte(x)
 	}
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:]), nil
+	return intrinsic.UUIDv4(u), nil
 }
 
 func parse(args []any) (any, error) {
