@@ -318,29 +318,20 @@ func jsonTypeName(v any) string {
 	return "object"
 }
 
-// catchJSONata completes a JSONata state through catcher c: its Assign
-// and Output see $states.errorOutput, which is also the output when the
-// catcher has no Output.
-func (f *frame) catchJSONata(x *Execution, c *asl.Catcher, errOut *jsonvalue.Object) {
-	s := f.state
+// catchJSONata works out what catcher c of a JSONata state assigns and
+// outputs: its Assign and Output see $states.errorOutput, which is also the
+// output when the catcher has no Output.
+func (f *frame) catchJSONata(x *Execution, c *asl.Catcher, errOut *jsonvalue.Object) (*jsonvalue.Object, any, error) {
 	env := x.jenv(f, nil, "errorOutput", errOut)
 	assigned, err := jsonataAssign(c.JSONata, env)
 	if err != nil {
-		f.finishFailure(x, asFailure(err, s, f.enteredID))
-		return
+		return nil, nil, err
 	}
-	var out any = errOut
-	if c.JSONata != nil && c.JSONata.Output != nil {
-		if out, err = c.JSONata.Output.Eval(env, "Output"); err != nil {
-			f.finishFailure(x, asFailure(err, s, f.enteredID))
-			return
-		}
+	if c.JSONata == nil || c.JSONata.Output == nil {
+		return assigned, errOut, nil
 	}
-	if len(x.text(out)) > x.Opts.PayloadLimit {
-		f.finishFailure(x, dataLimit(s))
-		return
-	}
-	f.exitWithOutput(x, out, assigned, c.Next)
+	out, err := c.JSONata.Output.Eval(env, "Output")
+	return assigned, out, err
 }
 
 // startFailedJSONata fails a JSONata Parallel or Map state whose start

@@ -517,16 +517,14 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 		if fl.HasCause {
 			errOut.Set("Cause", fl.Cause)
 		}
+		var assigned *jsonvalue.Object
+		var out any
+		var err error
 		if s.QueryLanguage == asl.JSONata {
-			f.catchJSONata(x, c, errOut)
-			return
+			assigned, out, err = f.catchJSONata(x, c, errOut)
+		} else if assigned, err = f.assign(x, c.Assign, errOut); err == nil {
+			out, err = dataflow.Merge(c.ResultPath, f.rawInput, errOut)
 		}
-		assigned, err := f.assign(x, c.Assign, errOut)
-		if err != nil {
-			f.finishFailure(x, asFailure(err, s, f.enteredID))
-			return
-		}
-		out, err := dataflow.Merge(c.ResultPath, f.rawInput, errOut)
 		if err != nil {
 			f.finishFailure(x, asFailure(err, s, f.enteredID))
 			return
