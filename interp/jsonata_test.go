@@ -141,3 +141,15 @@ func TestExecutionVariableTotal(t *testing.T) {
 }
 
 func itoa(i int) string { return string(jsonvalue.NumberFromInt(int64(i))) }
+
+func TestJSONataParallelArgumentsFailure(t *testing.T) {
+	t.Parallel()
+	def := `{"QueryLanguage": "JSONata", "StartAt": "P", "States": {
+		"P": {"Type": "Parallel", "Arguments": {"x": "{% $nothing %}"}, "End": true,
+			"Branches": [{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}]}}}`
+	b := setup(t, def, `{}`, interp.Options{})
+	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, []string{"ExecutionStarted", "ParallelStateEntered", "EvaluationFailed", "ParallelStateFailed", "ExecutionFailed"}, b.types())
+	require.Equal(t, "Arguments/x", b.events[2].EvaluationFailedEventDetails.Location)
+	require.Equal(t, int64(0), b.events[2].PreviousEventID, "linked before the entered event, as AWS links it")
+}
