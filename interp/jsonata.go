@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"stepwise/asl"
@@ -35,20 +34,9 @@ func (x *Execution) jenv(f *frame, mapCtx *jsonvalue.Object, extra string, extra
 // deterministic random source so a replay draws the same numbers.
 func (x *Execution) jsonataFuncs() map[string]*jsonata.Func {
 	if x.jfuncs == nil {
-		x.jfuncs = jsonatafn.Funcs(jsonatafn.Env{Partition: partitionOf(x.Info.Region), Rand: func() float64 { return x.rand().Float64() }})
+		x.jfuncs = jsonatafn.Funcs(jsonatafn.Env{Rand: func() float64 { return x.rand().Float64() }})
 	}
 	return x.jfuncs
-}
-
-// partitionOf returns the AWS partition of a region.
-func partitionOf(region string) string {
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		return "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		return "aws-us-gov"
-	}
-	return "aws"
 }
 
 // execJSONata runs the current state of a JSONata frame from its start.

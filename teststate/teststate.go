@@ -83,7 +83,7 @@ func New(cfg Config) *Runner {
 	if cfg.NewID == nil {
 		cfg.NewID = newUUID
 	}
-	return &Runner{cfg: cfg, funcs: jsonatafn.Funcs(jsonatafn.Env{Partition: cfg.Partition})}
+	return &Runner{cfg: cfg, funcs: jsonatafn.Funcs(jsonatafn.Env{})}
 }
 
 // TestState runs one state of a definition, as the TestState operation

@@ -15,17 +15,11 @@ import (
 	"stepwise/jsonvalue"
 )
 
-// DefaultPartition is the AWS partition Env.Partition defaults to.
-const DefaultPartition = "aws"
-
 // MaxRangeItems is the most items $range returns, as for States.ArrayRange.
 const MaxRangeItems = 1000
 
 // Env is what the functions draw on besides their arguments.
 type Env struct {
-	// Partition is the AWS partition the execution runs in ("aws" when
-	// empty). No function reads it yet: AWS's $partition splits arrays.
-	Partition string
 	// Rand returns uniform numbers in [0, 1) for $random() without a seed
 	// and for $uuid(). Nil uses math/rand/v2; give a deterministic source
 	// when evaluations are replayed.
@@ -46,9 +40,6 @@ func fail(msg string) error { return &Error{Message: msg} }
 // Funcs returns the Step Functions JSONata functions bound to env, keyed by
 // name without the $.
 func Funcs(env Env) map[string]*jsonata.Func {
-	if env.Partition == "" {
-		env.Partition = DefaultPartition
-	}
 	if env.Rand == nil {
 		env.Rand = rand.Float64
 	}
