@@ -244,36 +244,30 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		buf = appendEvent(buf, he)
 		evRows[i] = &store.Event{ExecutionArn: l.arn, ID: he.ID, Type: he.Type, Timestamp: he.Timestamp, Body: buf[start:len(buf):len(buf)]}
 	}
+	// Tasks are not stored: the replay log determines them (see fill).
 	var addTimers []*store.Timer
 	var delTimers, delTasks []string
-	var addTasks []*store.Task
 	for _, c := range cmds {
 		switch c.Kind {
 		case interp.StartTimer:
 			addTimers = append(addTimers, &store.Timer{ExecutionArn: l.arn, ID: c.ID, FireAt: c.At})
 		case interp.CancelTimer:
 			delTimers = append(delTimers, c.ID)
-		case interp.RunTask:
-			body, _ := json.Marshal(encodeTask(c.Task))
-			addTasks = append(addTasks, &store.Task{ExecutionArn: l.arn, ID: c.ID, Resource: c.Task.Resource, Body: body, CreatedAt: now})
-		case interp.CancelTask:
-			delTasks = append(delTasks, c.ID)
 		}
 	}
 	var input *store.Input
 	if ev != nil {
 		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEvent(ev)}
-		switch ev.Kind {
-		case interp.TimerFired:
+		if ev.Kind == interp.TimerFired {
 			delTimers = append(delTimers, ev.ID)
-		case interp.TaskSucceeded, interp.TaskFailed:
-			delTasks = append(delTasks, ev.ID)
 		}
 	}
 	if x.Status != stepwisetype.StatusRunning {
 		for id := range l.timers {
 			delTimers = append(delTimers, id)
 		}
+		// Task rows were written by earlier versions: an execution's
+		// last step removes those of the tasks it still had.
 		for id := range l.tasks {
 			delTasks = append(delTasks, id)
 		}
@@ -282,9 +276,8 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 			delTimers = append(delTimers, t.ID)
 		}
 		addTimers = nil
-		addTasks = nil
 	}
-	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks, AddTasks: addTasks}
+	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
 	if ev == nil {
 		row := next
 		step.Insert = &row
@@ -460,7 +453,11 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	}
 	x := interp.New(m, e.info(row), input, e.options())
 	x.InputText = row.Input
-	x.Start(row.StartDate)
+	// The tasks without a result are those the replayed steps ran and
+	// neither cancelled nor got a result for, in the order they ran.
+	var pending pendingTasks
+	_, cmds := x.Start(row.StartDate)
+	pending.track(x, nil, cmds)
 	inputs, err := ex.InputList(ctx, l.arn)
 	if err != nil {
 		return err
@@ -474,19 +471,17 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		if ev.Kind == interp.TaskStarted {
 			started[ev.ID] = true
 		}
-		if _, _, err := x.Step(ev, in.At); err != nil {
+		_, cmds, err := x.Step(ev, in.At)
+		if err != nil {
 			return fmt.Errorf("execution %s: replay of entry %d: %w", l.arn, in.Seq, err)
 		}
+		pending.track(x, &ev, cmds)
 	}
 	if x.LastEventID() != row.LastEventID || x.Status != row.Status {
 		return fmt.Errorf("execution %s: replay diverged from the store (event %d, status %s; stored %d, %s)",
 			l.arn, x.LastEventID(), x.Status, row.LastEventID, row.Status)
 	}
 	timers, err := ex.TimerListForExecution(ctx, l.arn)
-	if err != nil {
-		return err
-	}
-	tasks, err := ex.TaskListForExecution(ctx, l.arn)
 	if err != nil {
 		return err
 	}
@@ -497,19 +492,49 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		l.timers[t.ID] = t.FireAt
 		e.timers.add(l.arn, t.ID, e.realDue(t.FireAt, now))
 	}
-	for _, t := range tasks {
-		var req taskJSON
-		if err := json.Unmarshal(t.Body, &req); err != nil {
-			return fmt.Errorf("execution %s: stored task %s: %w", l.arn, t.ID, err)
+	for _, id := range pending.order {
+		r := pending.tasks[id]
+		if r == nil || l.tasks[id] != nil {
+			continue
 		}
-		r := req.decode()
-		l.tasks[t.ID] = r
-		if started[t.ID] && interp.IsActivity(r.Resource) {
+		l.tasks[id] = r
+		if started[id] && interp.IsActivity(r.Resource) {
 			continue // its worker holds the token and will answer
 		}
-		e.dispatch(l.arn, t.ID, r)
+		e.dispatch(l.arn, id, r)
 	}
 	return nil
+}
+
+// pendingTasks follows the tasks of an execution being replayed: those
+// its steps ran and that neither were cancelled nor got a result.
+type pendingTasks struct {
+	tasks map[string]*interp.TaskRequest
+	order []string // ids in the order they ran
+}
+
+// track applies a replayed step: ev (nil for the start) and the commands
+// it returned.
+func (p *pendingTasks) track(x *interp.Execution, ev *interp.Event, cmds []interp.Command) {
+	if p.tasks == nil {
+		p.tasks = map[string]*interp.TaskRequest{}
+	}
+	if ev != nil && (ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskFailed) {
+		delete(p.tasks, ev.ID)
+	}
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.RunTask:
+			p.tasks[c.ID] = c.Task
+			p.order = append(p.order, c.ID)
+		case interp.CancelTask:
+			delete(p.tasks, c.ID)
+		}
+	}
+	if x.Status != stepwisetype.StatusRunning {
+		clear(p.tasks)
+		p.order = p.order[:0]
+	}
 }
 
 // eventJSON is an outside event in the replay log.
@@ -545,29 +570,4 @@ func decodeEvent(b []byte) (interp.Event, error) {
 		ev.Output = v
 	}
 	return ev, nil
-}
-
-// taskJSON is a task request as stored.
-type taskJSON struct {
-	StateName        string `json:"stateName"`
-	Resource         string `json:"resource"`
-	Parameters       string `json:"parameters"` // JSON text
-	TimeoutSeconds   int64  `json:"timeoutSeconds,omitempty"`
-	HeartbeatSeconds int64  `json:"heartbeatSeconds,omitempty"`
-	RetryCount       int    `json:"retryCount,omitempty"`
-	Token            string `json:"token,omitempty"`
-}
-
-func encodeTask(r *interp.TaskRequest) taskJSON {
-	return taskJSON{StateName: r.StateName, Resource: r.Resource, Parameters: jsonvalue.String(r.Parameters),
-		TimeoutSeconds: r.TimeoutSeconds, HeartbeatSeconds: r.HeartbeatSeconds, RetryCount: r.RetryCount, Token: r.Token}
-}
-
-func (t *taskJSON) decode() *interp.TaskRequest {
-	params, err := jsonvalue.ParseString(t.Parameters)
-	if err != nil {
-		params = nil
-	}
-	return &interp.TaskRequest{StateName: t.StateName, Resource: t.Resource, Parameters: params,
-		TimeoutSeconds: t.TimeoutSeconds, HeartbeatSeconds: t.HeartbeatSeconds, RetryCount: t.RetryCount, Token: t.Token}
 }
