@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,5 +54,47 @@ func TestAppendEventActivities(t *testing.T) {
 		want, err := json.Marshal(e)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(appendEvent(nil, e)))
+	}
+}
+
+func TestEncodeEventDecodes(t *testing.T) {
+	out, err := jsonvalue.ParseString(`{"a":"<b>&\u2028","n":[1,2.50,null],"s":"\"q\"\\"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []interp.Event{
+		{Kind: interp.TaskSucceeded, ID: "t1", Output: out},
+		{Kind: interp.TaskSucceeded, ID: "t2", Output: ""},
+		{Kind: interp.TaskSubmitted, ID: "t3", Output: nil},
+		{Kind: interp.TaskFailed, ID: "t4", Error: "E<rr>\n", Cause: "c\u00e9\"\t"},
+		{Kind: interp.TimerFired, ID: "w"},
+		{Kind: interp.Stop, Error: "Abort"},
+		{Kind: interp.Redrive},
+	} {
+		b := encodeEvent(&ev)
+		j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause}
+		if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
+			s := jsonvalue.String(ev.Output)
+			j.Output = &s
+		}
+		var got, want eventJSON
+		std, _ := json.Marshal(j)
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if err := json.Unmarshal(std, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("encodeEvent = %s, want the same as %s", b, std)
+		}
+		back, err := decodeEvent(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Kind != ev.Kind || back.ID != ev.ID || back.Error != ev.Error || back.Cause != ev.Cause ||
+			jsonvalue.String(back.Output) != jsonvalue.String(ev.Output) {
+			t.Errorf("decodeEvent(encodeEvent(%+v)) = %+v", ev, back)
+		}
 	}
 }

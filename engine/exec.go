@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -546,14 +547,36 @@ type eventJSON struct {
 	Cause  string           `json:"cause,omitempty"`
 }
 
+// encodeEvent writes the eventJSON of ev by hand (the members in the
+// struct's order, empty ones left out) for decodeEvent.
 func encodeEvent(ev *interp.Event) []byte {
-	j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause}
-	if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
-		s := jsonvalue.String(ev.Output)
-		j.Output = &s
+	var out string
+	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause)
+	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
+	if withOutput {
+		out = jsonvalue.String(ev.Output)
+		n += len(out) + len(out)/8
 	}
-	b, _ := json.Marshal(j)
-	return b
+	b := make([]byte, 0, n)
+	b = append(b, `{"kind":`...)
+	b = strconv.AppendInt(b, int64(ev.Kind), 10)
+	if ev.ID != "" {
+		b = append(b, `,"id":`...)
+		b = jsonvalue.AppendString(b, ev.ID)
+	}
+	if withOutput {
+		b = append(b, `,"output":`...)
+		b = jsonvalue.AppendString(b, out)
+	}
+	if ev.Error != "" {
+		b = append(b, `,"error":`...)
+		b = jsonvalue.AppendString(b, ev.Error)
+	}
+	if ev.Cause != "" {
+		b = append(b, `,"cause":`...)
+		b = jsonvalue.AppendString(b, ev.Cause)
+	}
+	return append(b, '}')
 }
 
 func decodeEvent(b []byte) (interp.Event, error) {
