@@ -144,7 +144,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if v, ok := params.Get("Name"); ok && v != nil {
 		s, isString := v.(string)
 		if !isString || s == "" || len(s) > 80 || !validExecutionName(s) {
-			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", jsonText(v))
+			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", interp.ScalarText(v))
 		}
 		name, named = s, true
 	}
@@ -197,7 +197,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 // is the one the task started before a restart: it runs, or it started
 // since the parent's start or last redrive, with the same input.
 func (e *Engine) ownChild(ctx context.Context, t *Task, child *store.Execution, input string) bool {
-	if !sameJSONText(child.Input, input) {
+	if !jsonvalue.EqualText(child.Input, input) {
 		return false
 	}
 	if child.Status == stepwisetype.StatusRunning {
@@ -241,28 +241,6 @@ func validExecutionName(name string) bool {
 		}
 	}
 	return true
-}
-
-func jsonText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return jsonvalue.String(v)
-}
-
-func sameJSONText(a, b string) bool {
-	if a == b {
-		return true
-	}
-	va, err := jsonvalue.ParseString(a)
-	if err != nil {
-		return false
-	}
-	vb, err := jsonvalue.ParseString(b)
-	if err != nil {
-		return false
-	}
-	return jsonvalue.Equal(va, vb)
 }
 
 // startFailure is how a refused StartExecution fails the parent's task:

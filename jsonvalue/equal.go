@@ -85,3 +85,20 @@ func parseSmallInt(s string) (int64, bool) {
 	}
 	return n, true
 }
+
+// EqualText reports whether two JSON texts hold equal values; text that
+// does not parse equals only itself.
+func EqualText(a, b string) bool {
+	if a == b {
+		return true
+	}
+	va, err := ParseString(a)
+	if err != nil {
+		return false
+	}
+	vb, err := ParseString(b)
+	if err != nil {
+		return false
+	}
+	return Equal(va, vb)
+}

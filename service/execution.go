@@ -178,25 +178,10 @@ func (s *Service) idempotentStart(ctx context.Context, execArn, input string) (*
 		}
 		return nil, storeError("get execution", err)
 	}
-	if row.Status == stepwisetype.StatusRunning && sameJSON(row.Input, input) {
+	if row.Status == stepwisetype.StatusRunning && jsonvalue.EqualText(row.Input, input) {
 		return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
 	}
 	return nil, errExecutionAlreadyExists(execArn)
-}
-
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	va, err := jsonvalue.ParseString(a)
-	if err != nil {
-		return false
-	}
-	vb, err := jsonvalue.ParseString(b)
-	if err != nil {
-		return false
-	}
-	return jsonvalue.Equal(va, vb)
 }
 
 // StartSyncExecution runs an EXPRESS execution to its end and answers with
