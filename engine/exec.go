@@ -226,8 +226,6 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	x := l.x
 	next := l.row
 	next.Status = x.Status
-	next.LastEventID = x.LastEventID()
-	next.Version++
 	next.RedriveCount = x.Info.RedriveCount
 	if ev != nil && ev.Kind == interp.Redrive {
 		redriven := now
@@ -236,6 +234,14 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	}
 	if x.Status != stepwisetype.StatusRunning {
 		setEnd(&next, x, now)
+	}
+	// A step that leaves the execution RUNNING as it was only appends to
+	// its history and replay log; the others write its row.
+	rowChanged := ev == nil || ev.Kind == interp.Redrive || next.Status != l.row.Status ||
+		next.RedriveCount != l.row.RedriveCount
+	if rowChanged {
+		next.LastEventID = x.LastEventID()
+		next.Version++
 	}
 
 	evRows := make([]*store.Event, len(events))
@@ -279,10 +285,11 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		addTimers = nil
 	}
 	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
-	if ev == nil {
+	switch {
+	case ev == nil:
 		row := next
 		step.Insert = &row
-	} else {
+	case rowChanged:
 		step.Update = &store.ExecutionUpdateParams{
 			Arn: l.arn, ExpectedVersion: l.row.Version, Status: next.Status,
 			Output: next.Output, Error: next.Error, Cause: next.Cause, StopDate: next.StopDate,
@@ -478,9 +485,19 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		}
 		pending.track(x, &ev, cmds)
 	}
-	if x.LastEventID() != row.LastEventID || x.Status != row.Status {
+	// The row's last event id is only written with the row (see
+	// store.Step): the history's last event is the one to match.
+	last, err := ex.EventList(ctx, &store.EventListParams{ExecutionArn: l.arn, Reverse: true, Limit: 1})
+	if err != nil {
+		return err
+	}
+	var lastID int64
+	if len(last) > 0 {
+		lastID = last[0].ID
+	}
+	if x.LastEventID() != lastID || x.Status != row.Status {
 		return fmt.Errorf("execution %s: replay diverged from the store (event %d, status %s; stored %d, %s)",
-			l.arn, x.LastEventID(), x.Status, row.LastEventID, row.Status)
+			l.arn, x.LastEventID(), x.Status, lastID, row.Status)
 	}
 	timers, err := ex.TimerListForExecution(ctx, l.arn)
 	if err != nil {

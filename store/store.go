@@ -146,10 +146,13 @@ type Execution struct {
 	TraceHeader     string
 	RedriveCount    int
 	RedriveDate     *time.Time
-	// Version grows by one on every committed step; updates name the
-	// version they read.
+	// Version grows by one on every update of the row; updates name the
+	// version they read. Steps that leave the row as it is do not change
+	// it (see Step).
 	Version int64
-	// LastEventID is the id of the last history event.
+	// LastEventID is the id of the last history event when the row was
+	// last written: exact for an execution that has ended, and possibly
+	// behind the history of a running one (see Step).
 	LastEventID int64
 }
 
@@ -272,12 +275,20 @@ type TaskStore interface {
 // Step is the store work of one engine step of one execution: its new or
 // updated row, its replay-log entry, history events, and the timers and
 // tasks it armed or ended.
+//
+// A step that leaves its execution's row as it was (RUNNING, with nothing
+// but the history grown) has neither Insert nor Update: its execution is
+// its Input's, and the input's seq, unique within the execution, is what
+// keeps two writers from both appending the same step (the second fails
+// with ErrAlreadyExists). Most steps are of this kind, and not rewriting
+// the execution's row makes them much cheaper to commit.
 type Step struct {
 	// Insert is the row of a new execution (the step that starts it);
-	// otherwise Update writes the execution's new status.
+	// Update writes the execution's new status; neither, for a step that
+	// changes nothing in the row.
 	Insert *Execution
 	Update *ExecutionUpdateParams
-	Input  *Input // nil for a start
+	Input  *Input // nil for a start, required otherwise
 	Events []*Event
 	// Timers and tasks of the step's execution, deleted before the new
 	// ones are added.

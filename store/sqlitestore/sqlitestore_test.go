@@ -555,15 +555,17 @@ func BenchmarkStepCommit(b *testing.B) {
 }
 
 // BenchmarkStepWrite writes activity-task-shaped steps through StepWrite,
-// 10 executions' steps to a transaction: each step updates its execution,
-// appends four ~300-byte events and a replay input, and replaces a task.
+// 10 executions' steps to a transaction, as the engine writes a task's
+// two steps: its hand-out (one event and a replay input) and its
+// completion (four events, the next task's, and a replay input), with
+// ~150-byte events.
 func BenchmarkStepWrite(b *testing.B) {
 	ctx := context.Background()
 	d, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
 	require.NoError(b, err)
 	defer d.Close()
 
-	const batch, executions = 10, 100
+	const batch, executions = 10, 64
 	ex := d.Executor()
 	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
 	_, err = ex.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: &store.StateMachine{
@@ -582,27 +584,24 @@ func BenchmarkStepWrite(b *testing.B) {
 		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
 		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
 			Arn: arn, StateMachineArn: smArn, RevisionID: "r1",
-			Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1,
+			Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning, Input: `{"Sent": 1234567890123456789, "Step": 0}`,
+			StartDate: baseTime, RoleArn: "role", Version: 1,
 		}})
 		require.NoError(b, err)
 		xs[i] = &live{arn: arn, version: 1}
 	}
-	body := bytes.Repeat([]byte("b"), 300)
+	body := bytes.Repeat([]byte("b"), 150)
 	step := func(x *live, now time.Time) *store.Step {
+		events := 1 + 3*int(x.seq%2) // a hand-out, then a completion
 		s := &store.Step{
-			Update: &store.ExecutionUpdateParams{Arn: x.arn, ExpectedVersion: x.version, Status: stepwisetype.StatusRunning, LastEventID: x.lastID + 4},
+			Update: &store.ExecutionUpdateParams{Arn: x.arn, ExpectedVersion: x.version, Status: stepwisetype.StatusRunning, LastEventID: x.lastID + int64(events)},
 			Input:  &store.Input{ExecutionArn: x.arn, Seq: x.seq + 1, At: now, Body: body[:100]},
-			AddTasks: []*store.Task{{ExecutionArn: x.arn, ID: fmt.Sprintf("k%d", x.seq+1), Resource: "arn:aws:states:us-east-1:123456789012:activity:work",
-				Body: body, CreatedAt: now}},
 		}
-		for j := range 4 {
+		for j := range events {
 			s.Events = append(s.Events, &store.Event{ExecutionArn: x.arn, ID: x.lastID + int64(j) + 1, Type: "TaskStateEntered", Timestamp: now, Body: body})
 		}
-		if x.seq > 0 {
-			s.DeleteTasks = []string{fmt.Sprintf("k%d", x.seq)}
-		}
 		x.version++
-		x.lastID += 4
+		x.lastID += int64(events)
 		x.seq++
 		return s
 	}

@@ -63,14 +63,14 @@ var (
 	taskInsertSQL       = newChunkSQL(func(n int) string { return valuesSQL(taskInsertHead, 5, n) })
 	timerDeletePairsSQL = newChunkSQL(func(n int) string { return pairsSQL(timerDeletePairsHead, n) })
 	taskDeletePairsSQL  = newChunkSQL(func(n int) string { return pairsSQL(taskDeletePairsHead, n) })
-	lightUpdatesSQL     = newChunkSQL(lightUpdateSQL)
+	executionIDsSQL     = newChunkSQL(executionIDsQuery)
 )
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
 	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL}
 	for _, n := range stepChunks {
-		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, lightUpdatesSQL} {
+		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
 		}
 	}
@@ -185,46 +185,47 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 	return nil
 }
 
-// writeExecutions inserts or updates the execution row of every step and
-// returns their ids. Most steps leave an execution RUNNING with nothing
-// but its last event id changed: one statement updates all of those
-// (matching the rows whose other columns already hold what the step
-// writes, which keeps SQLite from touching the indexes on status), and
-// the others are updated one by one.
+// writeExecutions inserts or updates the execution row of every step that
+// has one to write, and returns the ids of all the steps' executions. Most
+// steps leave their execution's row as it was: their ids are looked up in
+// one statement, which writes nothing.
 func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int64, error) {
 	ids := make([]int64, len(steps))
 	index := make(map[string]int, len(steps))
-	done := make([]bool, len(steps))
-	var args []any
-	var updates int
+	var lookups []any
 	for i, s := range steps {
+		arn := stepArn(s)
+		if arn == "" {
+			return nil, errors.New("a step with neither Insert, Update nor Input")
+		}
+		if _, dup := index[arn]; dup {
+			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
+		}
+		index[arn] = i
 		switch {
 		case s.Insert != nil:
 			id, err := executionInsert(ctx, q, s.Insert)
 			if err != nil {
 				return nil, err
 			}
-			ids[i], done[i] = id, true
+			ids[i] = id
 		case s.Update != nil:
-			p := s.Update
-			args = append(args, p.Arn, p.ExpectedVersion, p.LastEventID, string(p.Status), p.Output, p.Error, p.Cause,
-				millisPtr(p.StopDate), p.RedriveCount, millisPtr(p.RedriveDate))
-			updates++
+			id, err := executionStepUpdate(ctx, q, s.Update)
+			if err != nil {
+				return nil, err
+			}
+			ids[i] = id
 		default:
-			return nil, errors.New("a step with neither Insert nor Update")
+			lookups = append(lookups, arn)
 		}
-		arn := stepArn(s)
-		if _, dup := index[arn]; dup {
-			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
-		}
-		index[arn] = i
 	}
-	for updates > 0 {
-		c := chunk(updates)
-		rows, err := q.QueryContext(ctx, lightUpdatesSQL[c], args[:c*lightUpdateCols]...)
+	for len(lookups) > 0 {
+		c := chunk(len(lookups))
+		rows, err := q.QueryContext(ctx, executionIDsSQL[c], lookups[:c]...)
 		if err != nil {
 			return nil, err
 		}
+		found := 0
 		for rows.Next() {
 			var id int64
 			var arn sql.RawBytes
@@ -232,48 +233,43 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 				rows.Close()
 				return nil, err
 			}
-			i := index[string(arn)]
-			ids[i], done[i] = id, true
+			ids[index[string(arn)]] = id
+			found++
 		}
 		if err := rows.Close(); err != nil {
 			return nil, err
 		}
-		args, updates = args[c*lightUpdateCols:], updates-c
-	}
-	for i, s := range steps {
-		if !done[i] {
-			id, err := executionStepUpdate(ctx, q, s.Update)
-			if err != nil {
-				return nil, err
+		if found < c {
+			for _, a := range lookups[:c] {
+				if ids[index[a.(string)]] == 0 {
+					return nil, fmt.Errorf("execution %s: %w", a, sql.ErrNoRows)
+				}
 			}
-			ids[i] = id
 		}
+		lookups = lookups[c:]
 	}
 	return ids, nil
 }
 
-// lightUpdateSQL updates the last event id and version of n executions
-// whose other columns already hold what the step writes.
-func lightUpdateSQL(n int) string {
-	return valuesSQL(lightUpdateHead, lightUpdateCols, n) + lightUpdateTail
+// executionIDsHead looks up the ids of executions by ARN; an IN list is
+// looked up one ARN at a time in the unique index.
+const executionIDsHead = `SELECT id, arn FROM stepwise_execution WHERE arn IN (`
+
+func executionIDsQuery(n int) string {
+	return executionIDsHead + "?" + strings.Repeat(", ?", n-1) + ")"
 }
 
-const (
-	lightUpdateCols = 10
-	lightUpdateHead = `UPDATE stepwise_execution SET last_event_id = v.column3, version = version + 1 FROM (`
-	lightUpdateTail = `) AS v
-WHERE arn = v.column1 AND version = v.column2 AND status = v.column4 AND output IS v.column5
-  AND error IS v.column6 AND cause IS v.column7 AND stop_date IS v.column8
-  AND redrive_count = v.column9 AND redrive_date IS v.column10
-RETURNING id, arn`
-)
-
-// stepArn is the ARN of a step's execution.
+// stepArn is the ARN of a step's execution ("" if it names none).
 func stepArn(s *store.Step) string {
-	if s.Insert != nil {
+	switch {
+	case s.Insert != nil:
 		return s.Insert.Arn
+	case s.Update != nil:
+		return s.Update.Arn
+	case s.Input != nil:
+		return s.Input.ExecutionArn
 	}
-	return s.Update.Arn
+	return ""
 }
 
 // stepRows returns the arguments row appends for every step.

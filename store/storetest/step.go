@@ -137,6 +137,58 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			}
 		})
 
+		t.Run("RowUnchanged", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+
+			// Steps with neither Insert nor Update append to the history
+			// and replay log of their Input's execution, next to steps
+			// that do write rows, and leave the row as it was.
+			x := b.newExecution(ctx, t, "x1")
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			z := executionFixture(x.StateMachineArn, "x3", baseTime, stepwisetype.StatusRunning)
+			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
+				{Input: input(x.Arn, 1), Events: eventFixtures(x.Arn, 1, 3), AddTimers: []*store.Timer{timer(x.Arn, "w")}},
+				{Insert: z, Events: eventFixtures(z.Arn, 1, 2)},
+				{Input: input(y.Arn, 1), Events: eventFixtures(y.Arn, 1, 1)},
+			}))
+			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Input: input(x.Arn, 2), Events: eventFixtures(x.Arn, 4, 4), DeleteTimers: []string{"w"}}}))
+			got, err := b.exec.ExecutionGet(ctx, x.Arn)
+			require.NoError(t, err)
+			require.Equal(t, x, got)
+			evs, err := b.exec.EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
+			require.NoError(t, err)
+			require.Equal(t, eventFixtures(x.Arn, 1, 4), evs)
+			ins, err := b.exec.InputList(ctx, x.Arn)
+			require.NoError(t, err)
+			require.Equal(t, []*store.Input{input(x.Arn, 1), input(x.Arn, 2)}, ins)
+			timers, err := b.exec.TimerListForExecution(ctx, x.Arn)
+			require.NoError(t, err)
+			require.Empty(t, timers)
+			evs, err = b.exec.EventList(ctx, &store.EventListParams{ExecutionArn: y.Arn})
+			require.NoError(t, err)
+			require.Equal(t, eventFixtures(y.Arn, 1, 1), evs)
+
+			// A second writer of the same step loses on the input's seq,
+			// and nothing of its batch is written.
+			err = b.exec.StepWrite(ctx, []*store.Step{
+				{Input: input(y.Arn, 2), Events: eventFixtures(y.Arn, 2, 2)},
+				{Input: input(x.Arn, 2), Events: eventFixtures(x.Arn, 5, 5)},
+			})
+			require.ErrorIs(t, err, store.ErrAlreadyExists)
+			if b.afterError() {
+				evs, err = b.exec.EventList(ctx, &store.EventListParams{ExecutionArn: y.Arn})
+				require.NoError(t, err)
+				require.Equal(t, eventFixtures(y.Arn, 1, 1), evs)
+			}
+
+			missing := executionArn(x.StateMachineArn, "nope")
+			err = b.exec.StepWrite(ctx, []*store.Step{{Input: input(missing, 1), Events: eventFixtures(missing, 1, 1)}})
+			require.ErrorIs(t, err, store.ErrNotFound)
+			err = b.exec.StepWrite(ctx, []*store.Step{{Events: eventFixtures(x.Arn, 5, 5)}})
+			require.Error(t, err)
+		})
+
 		t.Run("StaleVersion", func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
