@@ -140,6 +140,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// Long polls end at once on shutdown rather than holding it for up to
+	// a minute.
+	srv.RegisterOnShutdown(eng.ReleasePolls)
 	where := c.cfg.DB
 	if where != sqlitestore.Memory {
 		if abs, err := filepath.Abs(where); err == nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -119,4 +120,32 @@ func TestActivityWorkers(t *testing.T) {
 	require.Len(t, list.Activities, 1)
 	_, err = c.DeleteActivity(ctx, &sfn.DeleteActivityInput{ActivityArn: act.ActivityArn})
 	require.NoError(t, err)
+}
+
+// TestShutdownReleasesPolls stops a server while a worker's GetActivityTask
+// waits: the poll is answered at once with no task, as a timed-out poll
+// is, and the server exits without waiting for the poll's minute.
+func TestShutdownReleasesPolls(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, filepath.Join(t.TempDir(), "polls.db"))
+	c := s.client(t)
+	ctx := context.Background()
+	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("idle")})
+	require.NoError(t, err)
+	type result struct {
+		out *sfn.GetActivityTaskOutput
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		out, err := c.GetActivityTask(ctx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn})
+		got <- result{out, err}
+	}()
+	time.Sleep(200 * time.Millisecond) // let the poll reach the server
+	begin := time.Now()
+	s.stop(t)
+	require.Less(t, time.Since(begin), 10*time.Second, "the server waited for the poll")
+	r := <-got
+	require.NoError(t, r.err)
+	require.Nil(t, r.out.TaskToken)
 }

@@ -200,12 +200,11 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 			case <-ready:
 				continue
 			case <-deadline.C:
-				e.activities.unwait(activityArn, ready)
-				return nil, nil
 			case <-ctx.Done():
-				e.activities.unwait(activityArn, ready)
-				return nil, nil
+			case <-e.releasePolls:
 			}
+			e.activities.unwait(activityArn, ready)
+			return nil, nil
 		}
 		applied, err := e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskStarted, ID: t.ID, WorkerName: worker})
 		if err != nil {
@@ -216,6 +215,15 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 		}
 		return &service.ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
 	}
+}
+
+// ReleasePolls answers every GetActivityTask poll waiting now, and every
+// later one that finds no task at once, with no task, as a poll that timed
+// out is answered. A server calls it when it shuts down: its workers are
+// not held until their polls time out, and poll again (reaching the
+// server once it is back).
+func (e *Engine) ReleasePolls() {
+	e.releasePollsOnce.Do(func() { close(e.releasePolls) })
 }
 
 // builtinRunner carries out the tasks the engine does itself (activities,

@@ -188,3 +188,38 @@ func TestPollersThatGaveUpDoNotTakeWakeUps(t *testing.T) {
 	require.NoError(t, r.err)
 	require.NotNil(t, r.task, "the live poller is woken for the task")
 }
+
+func TestReleasePollsEndsWaitingAndLaterPolls(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	got := make(chan error, 1)
+	go func() {
+		task, err := b.engine.PollActivity(context.Background(), activityArn, "w", time.Minute)
+		if err == nil && task != nil {
+			err = fmt.Errorf("a task %v, not none", task)
+		}
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the poll wait
+	b.engine.ReleasePolls()
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting poll was not released")
+	}
+	begin := time.Now()
+	task, err := b.engine.PollActivity(context.Background(), activityArn, "w", time.Minute)
+	require.NoError(t, err)
+	require.Nil(t, task)
+	require.Less(t, time.Since(begin), 10*time.Second, "a later poll with no task does not wait")
+
+	// A task that is there is still handed out.
+	b.start(t, sm, m, "e1", `{}`)
+	require.Eventually(t, func() bool {
+		task, err := b.engine.PollActivity(context.Background(), activityArn, "w", time.Minute)
+		require.NoError(t, err)
+		return task != nil
+	}, 10*time.Second, 10*time.Millisecond)
+}

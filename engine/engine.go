@@ -80,6 +80,9 @@ type Engine struct {
 	wg      sync.WaitGroup // long-lived loops
 	steps   sync.WaitGroup // steps in flight
 	stopped bool
+
+	releasePolls     chan struct{} // closed by ReleasePolls
+	releasePollsOnce sync.Once
 }
 
 var _ service.Engine = (*Engine)(nil)
@@ -107,12 +110,13 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		cfg:        cfg,
-		store:      drv,
-		log:        cfg.Logger,
-		machines:   map[string]*asl.StateMachine{},
-		live:       map[string]*liveExecution{},
-		activities: activities,
+		releasePolls: make(chan struct{}),
+		cfg:          cfg,
+		store:        drv,
+		log:          cfg.Logger,
+		machines:     map[string]*asl.StateMachine{},
+		live:         map[string]*liveExecution{},
+		activities:   activities,
 	}
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
@@ -140,6 +144,7 @@ func (e *Engine) Stop() {
 	}
 	e.stopped = true
 	e.mu.Unlock()
+	e.ReleasePolls()
 	e.steps.Wait()
 	e.cancel()
 	e.wg.Wait()
