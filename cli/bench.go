@@ -45,6 +45,7 @@ type benchCommand struct {
 	pollers       int
 	inflight      int
 	cpuProfile    string
+	serverCommand string
 
 	pid int // the server's
 }
@@ -79,6 +80,8 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
 	f.MarkHidden("cpuprofile")
+	f.StringVar(&c.serverCommand, "server-command", "", `run this program instead of "stepwise serve" (it must print "on http://ADDR " first)`)
+	f.MarkHidden("server-command")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
 	return cmd
 }
@@ -133,6 +136,9 @@ func (c *benchCommand) run(ctx context.Context) error {
 		return err
 	}
 	srv := exec.Command(self, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, c.serverArgs...)...)
+	if c.serverCommand != "" {
+		srv = exec.Command(c.serverCommand, c.serverArgs...)
+	}
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
 		return err
