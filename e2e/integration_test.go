@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -75,14 +76,36 @@ func TestSQSCallbackWorker(t *testing.T) {
 		return true
 	}, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, 42, body.Order)
+	// As AWS records a callback task: started, then submitted with the
+	// SendMessage response (before the worker answers).
+	var submitted *types.HistoryEvent
+	require.Eventually(t, func() bool {
+		h, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(exec)})
+		require.NoError(t, err)
+		var kinds []types.HistoryEventType
+		for i, ev := range h.Events {
+			kinds = append(kinds, ev.Type)
+			if ev.Type == types.HistoryEventTypeTaskSubmitted {
+				submitted = &h.Events[i]
+			}
+		}
+		return slices.Contains(kinds, types.HistoryEventTypeTaskSubmitted) &&
+			slices.Equal(kinds[2:5], []types.HistoryEventType{types.HistoryEventTypeTaskScheduled, types.HistoryEventTypeTaskStarted, types.HistoryEventTypeTaskSubmitted})
+	}, 10*time.Second, 10*time.Millisecond)
+	d := submitted.TaskSubmittedEventDetails
+	require.Equal(t, "sqs", aws.ToString(d.ResourceType))
+	require.Equal(t, "sendMessage.waitForTaskToken", aws.ToString(d.Resource))
+	sent := decodeJSON(t, aws.ToString(d.Output))
+	require.NotEmpty(t, sent["MessageId"])
+	require.NotEmpty(t, sent["MD5OfMessageBody"])
 	_, err = c.SendTaskHeartbeat(ctx, &sfn.SendTaskHeartbeatInput{TaskToken: aws.String(body.TaskToken)})
 	require.NoError(t, err)
 	_, err = c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(body.TaskToken), Output: aws.String(`{"approved": true}`)})
 	require.NoError(t, err)
 
-	d := waitDone(t, c, exec)
-	require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%s: %s", aws.ToString(d.Error), aws.ToString(d.Cause))
-	out := decodeJSON(t, aws.ToString(d.Output))
+	done := waitDone(t, c, exec)
+	require.Equal(t, types.ExecutionStatusSucceeded, done.Status, "%s: %s", aws.ToString(done.Error), aws.ToString(done.Cause))
+	out := decodeJSON(t, aws.ToString(done.Output))
 	require.Equal(t, map[string]any{"approved": true}, out["answer"])
 	published := out["published"].(map[string]any)
 	require.NotEmpty(t, published["MessageId"])

@@ -386,8 +386,11 @@ func (e *Engine) fire(arn, id string) {
 func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
 	e.cfg.Tasks.Run(e.ctx, &Task{ExecutionArn: arn, ID: id, Request: req}, func(r TaskResult) {
 		ev := interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: r.Output}
-		if r.Failure != nil {
+		switch {
+		case r.Failure != nil:
 			ev = interp.Event{Kind: interp.TaskFailed, ID: id, Error: r.Failure.Name, Cause: r.Failure.Cause}
+		case r.Submitted:
+			ev.Kind = interp.TaskSubmitted
 		}
 		go func() {
 			if _, err := e.apply(e.ctx, arn, ev); err != nil && !errors.Is(err, errStopped) {

@@ -18,12 +18,17 @@ type Task struct {
 type TaskResult struct {
 	Output  any
 	Failure *stepwisetype.Failure
+	// Submitted says the service accepted the request of a task whose
+	// result comes later (a .waitForTaskToken task: through its token):
+	// Output is the service's answer, written in TaskSubmitted, and the
+	// task goes on waiting.
+	Submitted bool
 }
 
 // TaskRunner carries out tasks. Run must not block: it starts the work and
-// later calls done once with the result. A task may be run again after a
-// restart when its result was not recorded. Cancel says the result is no
-// longer wanted.
+// later calls done with the result, once, after at most one submitted
+// result. A task may be run again after a restart when its result was not
+// recorded. Cancel says the result is no longer wanted.
 type TaskRunner interface {
 	Run(ctx context.Context, t *Task, done func(TaskResult))
 	Cancel(executionArn, taskID string)

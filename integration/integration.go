@@ -50,8 +50,8 @@ type Request struct {
 // answered (or ctx ended) and returns the task's result as a jsonvalue
 // value, or an error: a *stepwisetype.Failure is the task's failure as it
 // is, any other error fails the task with States.TaskFailed. For
-// .waitForTaskToken the result is dropped and the task waits for its
-// token.
+// .waitForTaskToken the result is recorded in TaskSubmitted and the task
+// waits for its token.
 type Integration interface {
 	Call(ctx context.Context, r *Request) (any, error)
 }
@@ -250,7 +250,8 @@ func (r *Registry) lookup(base string) *entry {
 }
 
 // Run carries out a task in the background; done gets its result (for
-// .waitForTaskToken only a failed call; the token completes the task).
+// .waitForTaskToken a failed call, or the service's answer as a submitted
+// result: the token completes the task).
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
 	service, action, pattern, ok := ParseResource(t.Request.Resource)
 	if !ok {
@@ -297,10 +298,9 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 			done(engine.TaskResult{Failure: AsFailure(err)})
 			return
 		}
-		if pattern == WaitForTaskToken {
-			return
-		}
-		done(engine.TaskResult{Output: out})
+		// A .waitForTaskToken task now waits for its token; AWS records
+		// the service's answer in TaskSubmitted.
+		done(engine.TaskResult{Output: out, Submitted: pattern == WaitForTaskToken})
 	}()
 }
 

@@ -103,8 +103,14 @@ func TestRegistryRoutesByResource(t *testing.T) {
 	res = run(t, reg, "t2", "arn:aws:states:::aws-sdk:test:anyAction", `{}`).wait(t)
 	require.Equal(t, `{"Service":"aws-sdk:test","Action":"anyAction"}`, jsonvalue.String(res.Output))
 
-	// .waitForTaskToken: the call is made, then the token completes the task.
-	run(t, reg, "t3", "arn:aws:states:::test:echo.waitForTaskToken", `{}`).none(t)
+	// .waitForTaskToken: the call is made and its answer submitted, then
+	// the token completes the task.
+	r3 := run(t, reg, "t3", "arn:aws:states:::test:echo.waitForTaskToken", `{}`)
+	res = r3.wait(t)
+	require.True(t, res.Submitted)
+	require.Nil(t, res.Failure)
+	require.Equal(t, `{"Service":"test","Action":"echo"}`, jsonvalue.String(res.Output))
+	r3.none(t)
 	calls.Lock()
 	last := calls.reqs[len(calls.reqs)-1]
 	calls.Unlock()
