@@ -70,9 +70,10 @@ func TestEncodeEventDecodes(t *testing.T) {
 		{Kind: interp.TimerFired, ID: "w"},
 		{Kind: interp.Stop, Error: "Abort"},
 		{Kind: interp.Redrive},
+		{Kind: interp.TaskStarted, ID: "t5", WorkerName: "worker \"7\""},
 	} {
 		b := encodeEvent(&ev)
-		j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause}
+		j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause, Worker: ev.WorkerName}
 		if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
 			s := jsonvalue.String(ev.Output)
 			j.Output = &s
@@ -92,7 +93,7 @@ func TestEncodeEventDecodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Kind != ev.Kind || back.ID != ev.ID || back.Error != ev.Error || back.Cause != ev.Cause ||
+		if back.Kind != ev.Kind || back.ID != ev.ID || back.Error != ev.Error || back.Cause != ev.Cause || back.WorkerName != ev.WorkerName ||
 			jsonvalue.String(back.Output) != jsonvalue.String(ev.Output) {
 			t.Errorf("decodeEvent(encodeEvent(%+v)) = %+v", ev, back)
 		}

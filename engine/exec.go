@@ -565,13 +565,14 @@ type eventJSON struct {
 	Output *string          `json:"output,omitempty"` // JSON text
 	Error  string           `json:"error,omitempty"`
 	Cause  string           `json:"cause,omitempty"`
+	Worker string           `json:"worker,omitempty"` // TaskStarted of an activity
 }
 
 // encodeEvent writes the eventJSON of ev by hand (the members in the
 // struct's order, empty ones left out) for decodeEvent.
 func encodeEvent(ev *interp.Event) []byte {
 	var out string
-	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause)
+	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
 	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
 	if withOutput {
 		out = jsonvalue.String(ev.Output)
@@ -596,6 +597,10 @@ func encodeEvent(ev *interp.Event) []byte {
 		b = append(b, `,"cause":`...)
 		b = jsonvalue.AppendString(b, ev.Cause)
 	}
+	if ev.WorkerName != "" {
+		b = append(b, `,"worker":`...)
+		b = jsonvalue.AppendString(b, ev.WorkerName)
+	}
 	return append(b, '}')
 }
 
@@ -604,7 +609,7 @@ func decodeEvent(b []byte) (interp.Event, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return interp.Event{}, err
 	}
-	ev := interp.Event{Kind: j.Kind, ID: j.ID, Error: j.Error, Cause: j.Cause}
+	ev := interp.Event{Kind: j.Kind, ID: j.ID, Error: j.Error, Cause: j.Cause, WorkerName: j.Worker}
 	if j.Output != nil {
 		v, err := jsonvalue.ParseString(*j.Output)
 		if err != nil {
