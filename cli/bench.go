@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,17 +111,11 @@ func (c *benchCommand) run(ctx context.Context) error {
 		return &UsageError{"--concurrency must be at least 1"}
 	}
 	tuneGC() // the load generator allocates as much as the server
-	if c.cpuProfile != "" {
-		f, err := os.Create(c.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(c.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	dir, err := os.MkdirTemp("", "stepwise-bench")
 	if err != nil {
 		return err

@@ -79,17 +79,11 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	log := c.Logger
 	tuneGC()
-	if c.cpuProfile != "" {
-		f, err := os.Create(c.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(c.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if c.pprofAddr != "" {
 		if err := servePprof(c.pprofAddr); err != nil {
 			return err
@@ -172,6 +166,26 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// startCPUProfile writes a CPU profile to path ("": none) until stop is
+// called.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // servePprof serves the runtime profiles on addr, for the life of the
