@@ -469,6 +469,38 @@ func queryPlan(ctx context.Context, t *testing.T, db *sql.DB, query string, args
 	return strings.Join(lines, "\n")
 }
 
+// benchExecution is a RUNNING execution a benchmark writes steps of.
+type benchExecution struct {
+	arn     string
+	version int64
+	lastID  int64
+	seq     int64
+}
+
+// benchExecutions stores a state machine and n RUNNING executions of it
+// with the given input.
+func benchExecutions(b *testing.B, d *Driver, n int, input string) []*benchExecution {
+	ctx := context.Background()
+	ex := d.Executor()
+	const smArn = "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
+	_, err := ex.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: &store.StateMachine{
+		Arn: smArn, Name: "bench", Type: "STANDARD", Status: "ACTIVE",
+		RevisionID: "r1", Definition: `{}`, RoleArn: "role", CreatedAt: baseTime, UpdatedAt: baseTime,
+	}})
+	require.NoError(b, err)
+	xs := make([]*benchExecution, n)
+	for i := range xs {
+		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
+		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
+			Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning,
+			Input: input, StartDate: baseTime, RoleArn: "role", Version: 1,
+		}})
+		require.NoError(b, err)
+		xs[i] = &benchExecution{arn: arn, version: 1}
+	}
+	return xs
+}
+
 // BenchmarkStepCommit commits engine-shaped steps, 100 to a transaction:
 // each step updates an execution, appends six ~300-byte events and a
 // replay input, arms a timer and deletes the previous one.
@@ -479,31 +511,10 @@ func BenchmarkStepCommit(b *testing.B) {
 	defer d.Close()
 
 	const batch, executions, eventsPerStep = 100, 100, 6
-	ex := d.Executor()
-	_, err = ex.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: &store.StateMachine{
-		Arn: "arn:aws:states:us-east-1:123456789012:stateMachine:bench", Name: "bench", Type: "STANDARD", Status: "ACTIVE",
-		RevisionID: "r1", Definition: `{}`, RoleArn: "role", CreatedAt: baseTime, UpdatedAt: baseTime,
-	}})
-	require.NoError(b, err)
-	type live struct {
-		arn     string
-		version int64
-		lastID  int64
-		seq     int64
-	}
-	xs := make([]*live, executions)
-	for i := range xs {
-		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
-		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
-			Arn: arn, StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:bench", RevisionID: "r1",
-			Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1,
-		}})
-		require.NoError(b, err)
-		xs[i] = &live{arn: arn, version: 1}
-	}
+	xs := benchExecutions(b, d, executions, `{}`)
 	body := bytes.Repeat([]byte("b"), 300)
 
-	step := func(tx store.ExecutorTx, x *live, now time.Time) error {
+	step := func(tx store.ExecutorTx, x *benchExecution, now time.Time) error {
 		evs := make([]*store.Event, eventsPerStep)
 		for j := range evs {
 			evs[j] = &store.Event{ExecutionArn: x.arn, ID: x.lastID + int64(j) + 1, Type: "TaskStateEntered", Timestamp: now, Body: body}
@@ -566,32 +577,9 @@ func BenchmarkStepWrite(b *testing.B) {
 	defer d.Close()
 
 	const batch, executions = 6, 64 // the engine's batches average 5-6 steps
-	ex := d.Executor()
-	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
-	_, err = ex.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: &store.StateMachine{
-		Arn: smArn, Name: "bench", Type: "STANDARD", Status: "ACTIVE",
-		RevisionID: "r1", Definition: `{}`, RoleArn: "role", CreatedAt: baseTime, UpdatedAt: baseTime,
-	}})
-	require.NoError(b, err)
-	type live struct {
-		arn     string
-		version int64
-		lastID  int64
-		seq     int64
-	}
-	xs := make([]*live, executions)
-	for i := range xs {
-		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
-		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
-			Arn: arn, StateMachineArn: smArn, RevisionID: "r1",
-			Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning, Input: `{"Sent": 1234567890123456789, "Step": 0}`,
-			StartDate: baseTime, RoleArn: "role", Version: 1,
-		}})
-		require.NoError(b, err)
-		xs[i] = &live{arn: arn, version: 1}
-	}
+	xs := benchExecutions(b, d, executions, `{"Sent": 1234567890123456789, "Step": 0}`)
 	body := bytes.Repeat([]byte("b"), 150)
-	step := func(x *live, now time.Time) *store.Step {
+	step := func(x *benchExecution, now time.Time) *store.Step {
 		events := 1 + 3*int(x.seq%2) // a hand-out, then a completion
 		// The execution stays RUNNING: its row is not written.
 		s := &store.Step{Input: &store.Input{ExecutionArn: x.arn, Seq: x.seq + 1, At: now, Body: body[:100]}}
