@@ -97,6 +97,9 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 		return errInvalidToken()
 	}
 	ev.ID = id
+	if err := e.gates.wait(ctx, e.ctx, arn, id); err != nil {
+		return err
+	}
 	applied, err := e.applyEvent(ctx, arn, ev)
 	if err != nil {
 		return err

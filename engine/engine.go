@@ -73,6 +73,7 @@ type Engine struct {
 	timers     *timerQueue
 	activities *activityQueue
 	children   children
+	gates      callGates
 	macs       sync.Pool // keyed hashes of task tokens
 
 	ctx     context.Context

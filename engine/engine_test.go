@@ -36,19 +36,21 @@ type testBundle struct {
 type fakeTasks struct {
 	mu      sync.Mutex
 	pending map[string]func(TaskResult) // "arn/id" → done
+	tasks   map[string]*Task            // "arn/id" → the task last run
 	runs    map[string]int
 	cancels []string
 	auto    func(t *Task) *TaskResult // when set, answers at once
 }
 
 func newFakeTasks() *fakeTasks {
-	return &fakeTasks{pending: map[string]func(TaskResult){}, runs: map[string]int{}}
+	return &fakeTasks{pending: map[string]func(TaskResult){}, tasks: map[string]*Task{}, runs: map[string]int{}}
 }
 
 func (f *fakeTasks) Run(_ context.Context, t *Task, done func(TaskResult)) {
 	f.mu.Lock()
 	key := t.ExecutionArn + "/" + t.ID
 	f.runs[key]++
+	f.tasks[key] = t
 	auto := f.auto
 	if auto == nil {
 		f.pending[key] = done

@@ -347,6 +347,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
 			e.cfg.Tasks.Cancel(l.arn, c.ID)
+			e.gates.release(l.arn, c.ID)
 		}
 	}
 	if !running {
@@ -357,6 +358,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		}
 		for id := range l.tasks {
 			e.cfg.Tasks.Cancel(l.arn, id)
+			e.gates.release(l.arn, id)
 		}
 		l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
 		e.drop(l)
@@ -383,8 +385,17 @@ func (e *Engine) fire(arn, id string) {
 }
 
 // dispatch hands a task to the task runner; its result becomes a step.
+// The token calls of a .waitForTaskToken task are held back until the
+// runner's first result is applied (or the task is cancelled).
 func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
+	if isCallback(req) {
+		e.gates.hold(arn, id)
+	}
 	e.cfg.Tasks.Run(e.ctx, &Task{ExecutionArn: arn, ID: id, Request: req}, func(r TaskResult) {
+		if r.Waiting {
+			e.gates.release(arn, id)
+			return
+		}
 		ev := interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: r.Output}
 		switch {
 		case r.Failure != nil:
@@ -393,7 +404,9 @@ func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
 			ev.Kind = interp.TaskSubmitted
 		}
 		go func() {
-			if _, err := e.apply(e.ctx, arn, ev); err != nil && !errors.Is(err, errStopped) {
+			_, err := e.apply(e.ctx, arn, ev)
+			e.gates.release(arn, id)
+			if err != nil && !errors.Is(err, errStopped) {
 				e.log.ErrorContext(e.ctx, "engine: task result step failed", "execution_arn", arn, "task_id", id, "error", err)
 			}
 		}()
@@ -473,14 +486,18 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return err
 	}
-	started := map[string]bool{} // activity tasks a worker took: not handed out again
+	started := map[string]bool{}   // activity tasks a worker took: not handed out again
+	submitted := map[string]bool{} // callbacks whose request was made: not made again
 	for _, in := range inputs {
 		ev, err := decodeEvent(in.Body)
 		if err != nil {
 			return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
 		}
-		if ev.Kind == interp.TaskStarted {
+		switch ev.Kind {
+		case interp.TaskStarted:
 			started[ev.ID] = true
+		case interp.TaskSubmitted:
+			submitted[ev.ID] = true
 		}
 		_, cmds, err := x.Step(ev, in.At)
 		if err != nil {
@@ -521,6 +538,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		l.tasks[id] = r
 		if started[id] && interp.IsActivity(r.Resource) {
 			continue // its worker holds the token and will answer
+		}
+		if submitted[id] && isCallback(r) {
+			continue // the request carrying its token was made
 		}
 		e.dispatch(l.arn, id, r)
 	}

@@ -110,7 +110,9 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 			e.childEnded(cur)
 		}
 	case ".waitForTaskToken":
-		// The child (or whoever it tells) answers with the token.
+		// The child (or whoever it tells) answers with the token, which
+		// may go through now that TaskSubmitted is written.
+		done(TaskResult{Waiting: true})
 	}
 }
 

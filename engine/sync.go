@@ -57,6 +57,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 			case interp.RunTask:
 				id := c.ID
 				e.cfg.Tasks.Run(ctx, &Task{ExecutionArn: runID, ID: id, Request: c.Task}, func(r TaskResult) {
+					if r.Waiting || r.Submitted {
+						return // EXPRESS machines have no .waitForTaskToken tasks
+					}
 					ev := interp.Event{Kind: interp.TaskSucceeded, ID: id, Output: r.Output}
 					if r.Failure != nil {
 						ev = interp.Event{Kind: interp.TaskFailed, ID: id, Error: r.Failure.Name, Cause: r.Failure.Cause}

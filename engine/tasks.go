@@ -23,11 +23,19 @@ type TaskResult struct {
 	// Output is the service's answer, written in TaskSubmitted, and the
 	// task goes on waiting.
 	Submitted bool
+	// Waiting says a .waitForTaskToken task's request was made (or, with
+	// no service to call, will not be) and its submission, if any, is
+	// recorded: the task waits for its token, no event is written.
+	Waiting bool
 }
 
 // TaskRunner carries out tasks. Run must not block: it starts the work and
 // later calls done with the result, once, after at most one submitted
-// result. A task may be run again after a restart when its result was not
+// result. For a .waitForTaskToken task, done must be called once the
+// request is made (Submitted), has failed, or is not made at all
+// (Waiting): until then, SendTask* calls with the task's token wait, so
+// that a worker's answer is never recorded before the request it answers.
+// A task may be run again after a restart when its result was not
 // recorded. Cancel says the result is no longer wanted.
 type TaskRunner interface {
 	Run(ctx context.Context, t *Task, done func(TaskResult))

@@ -264,6 +264,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 	switch {
 	case e == nil && pattern == WaitForTaskToken:
 		r.log.DebugContext(ctx, "integration: waiting for the task token, no call made", "resource", t.Request.Resource, "execution_arn", t.ExecutionArn)
+		done(engine.TaskResult{Waiting: true})
 		return
 	case e == nil:
 		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,

@@ -117,8 +117,10 @@ func TestRegistryRoutesByResource(t *testing.T) {
 	require.Equal(t, integration.WaitForTaskToken, last.Pattern)
 	require.Equal(t, "tok-t3", last.Token)
 
-	// No integration: a callback waits for its token, anything else fails.
-	run(t, reg, "t4", "arn:aws:states:::lambda:invoke.waitForTaskToken", `{}`).none(t)
+	// No integration: a callback waits for its token (with no request to
+	// wait for first), anything else fails.
+	res = run(t, reg, "t4", "arn:aws:states:::lambda:invoke.waitForTaskToken", `{}`).wait(t)
+	require.Equal(t, engine.TaskResult{Waiting: true}, res)
 	res = run(t, reg, "t5", "arn:aws:states:::lambda:invoke", `{}`).wait(t)
 	require.Equal(t, stepwisetype.NewFailure("States.TaskFailed", "No integration is configured for the resource 'arn:aws:states:::lambda:invoke'."), res.Failure)
 

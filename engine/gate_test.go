@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/stepwisetype"
+)
+
+const callbackMachine = `{"StartAt": "Ask", "States": {"Ask": {"Type": "Task",
+	"Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+	"Parameters": {"QueueUrl": "q", "MessageBody": {"Token.$": "$$.Task.Token"}}, "End": true}}}`
+
+// callbackTask waits for the single task the runner was given.
+func callbackTask(t *testing.T, b *testBundle) *Task {
+	t.Helper()
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	defer b.tasks.mu.Unlock()
+	require.Len(t, b.tasks.tasks, 1)
+	for _, task := range b.tasks.tasks {
+		return task
+	}
+	return nil
+}
+
+// sendAsync calls SendTaskSuccess in the background; its error arrives on
+// the channel.
+func sendAsync(b *testBundle, token, output string) <-chan error {
+	errc := make(chan error, 1)
+	go func() { errc <- b.engine.SendTaskSuccess(context.Background(), token, output) }()
+	return errc
+}
+
+// requireHeld checks that a token call has not returned yet.
+func requireHeld(t *testing.T, errc <-chan error) {
+	t.Helper()
+	select {
+	case err := <-errc:
+		t.Fatalf("the token call went through while the request was being made: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func requireReturns(t *testing.T, errc <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the token call is still held")
+		return nil
+	}
+}
+
+// A worker may answer before the request carrying its token is back: the
+// answer waits, and the history has TaskSubmitted before TaskSucceeded.
+func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "callback", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	errc := sendAsync(b, task.Request.Token, `"answer"`)
+	requireHeld(t, errc)
+	require.Equal(t, 1, b.tasks.complete(TaskResult{Submitted: true, Output: "sent"}))
+	require.NoError(t, requireReturns(t, errc))
+	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	require.Equal(t, `"answer"`, *done.Output)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
+		b.history(t, row.Arn))
+}
+
+// A runner that makes no request says so, and the token goes through.
+func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "pure", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	errc := sendAsync(b, task.Request.Token, `1`)
+	requireHeld(t, errc)
+	require.Equal(t, 1, b.tasks.complete(TaskResult{Waiting: true}))
+	require.NoError(t, requireReturns(t, errc))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	require.NotContains(t, b.history(t, row.Arn), "TaskSubmitted")
+}
+
+// A failed request ends the task: the held answer finds it ended.
+func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "failed", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	errc := sendAsync(b, task.Request.Token, `1`)
+	requireHeld(t, errc)
+	b.tasks.complete(TaskResult{Failure: stepwisetype.Failuref("SQS.QueueDoesNotExistException", "no queue")})
+	requireAPIError(t, requireReturns(t, errc), stepwisetype.CodeTaskTimedOut)
+	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	require.Equal(t, "SQS.QueueDoesNotExistException", *failed.Error)
+}
+
+// Stopping the execution while its request is being made lets the held
+// answer through, to find the task ended.
+func TestStoppedCallbackReleasesHeldAnswers(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "stopped", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	errc := sendAsync(b, task.Request.Token, `1`)
+	requireHeld(t, errc)
+	_, err := b.engine.StopExecution(context.Background(), row.Arn, "", "")
+	require.NoError(t, err)
+	requireAPIError(t, requireReturns(t, errc), stepwisetype.CodeTaskTimedOut)
+}
+
+// A callback whose request was made is not made again after a restart:
+// the token already sent completes it.
+func TestSubmittedCallbackIsNotRequestedAgainAfterRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "restart", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	key := task.ExecutionArn + "/" + task.ID
+	b.tasks.complete(TaskResult{Submitted: true, Output: "sent"})
+	require.Eventually(t, func() bool { return len(b.history(t, row.Arn)) == 5 }, 10*time.Second, 5*time.Millisecond,
+		"TaskSubmitted is written")
+	b.close()
+	b.open(t, 1)
+	require.NoError(t, requireReturns(t, sendAsync(b, task.Request.Token, `"late"`)))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.tasks.mu.Lock()
+	defer b.tasks.mu.Unlock()
+	require.Equal(t, 1, b.tasks.runs[key], "the request was made once")
+}
+
+// A callback whose request was not recorded as made is made again after
+// a restart, and its answers wait for it as before.
+func TestUnsubmittedCallbackIsRequestedAgainAfterRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	sm, m := b.machine(t, "again", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	task := callbackTask(t, b)
+	key := task.ExecutionArn + "/" + task.ID
+	b.close()
+	b.tasks.complete(TaskResult{}) // the old engine's runner: no longer heard
+	b.open(t, 1)
+	b.tasks.waitPending(t, 1)
+	errc := sendAsync(b, task.Request.Token, `"again"`)
+	requireHeld(t, errc)
+	b.tasks.complete(TaskResult{Submitted: true, Output: "sent again"})
+	require.NoError(t, requireReturns(t, errc))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.tasks.mu.Lock()
+	defer b.tasks.mu.Unlock()
+	require.Equal(t, 2, b.tasks.runs[key])
+}
