@@ -143,3 +143,46 @@ func TestSfnSDKIntegration(t *testing.T) {
 	require.Equal(t, "Sfn.InvalidTokenException", aws.ToString(d.Error))
 	require.Regexp(t, `^Invalid Token: '.*' \(Service: Sfn, Status Code: 400, Request ID: [0-9a-f-]{36}\)$`, aws.ToString(d.Cause))
 }
+
+// TestSQSCallbackAcrossCrash: a callback's message is sent once. The
+// server is killed (SIGKILL) after the message is sent and recorded; the
+// restarted server sends no second message with the same token, and the
+// worker's answer to the first completes the task.
+func TestSQSCallbackAcrossCrash(t *testing.T) {
+	t.Parallel()
+	moto := integrationtest.Moto(t)
+	db := filepath.Join(t.TempDir(), "callback.db")
+	s := startServer(t, db, "--aws-endpoint", moto)
+	c := s.client(t)
+	ctx := context.Background()
+	q := sqs.NewFromConfig(awsConfig(t), func(o *sqs.Options) { o.BaseEndpoint = aws.String(moto) })
+	queue, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("once")})
+	require.NoError(t, err)
+	sm := createMachine(t, c, "once", `{"StartAt": "Ask", "States": {
+		"Ask": {"Type": "Task", "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+			"Parameters": {"QueueUrl.$": "$.queue", "MessageBody.$": "$$.Task.Token"}, "End": true}}}`)
+	input, _ := json.Marshal(map[string]any{"queue": aws.ToString(queue.QueueUrl)})
+	exec := startExecution(t, c, sm, "once", string(input))
+	require.Eventually(t, func() bool {
+		h, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(exec)})
+		require.NoError(t, err)
+		return slices.ContainsFunc(h.Events, func(ev types.HistoryEvent) bool { return ev.Type == types.HistoryEventTypeTaskSubmitted })
+	}, 10*time.Second, 10*time.Millisecond, "TaskSubmitted is recorded")
+	got, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, WaitTimeSeconds: 5})
+	require.NoError(t, err)
+	require.Len(t, got.Messages, 1)
+	token := aws.ToString(got.Messages[0].Body)
+
+	s.kill()
+	s = startServer(t, db, "--aws-endpoint", moto)
+	c = s.client(t)
+	again, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, WaitTimeSeconds: 2})
+	require.NoError(t, err)
+	require.Empty(t, again.Messages, "the restarted server sent the message again")
+
+	_, err = c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(`{"ok": 1}`)})
+	require.NoError(t, err)
+	done := waitDone(t, c, exec)
+	require.Equal(t, types.ExecutionStatusSucceeded, done.Status, "%s: %s", aws.ToString(done.Error), aws.ToString(done.Cause))
+	require.JSONEq(t, `{"ok": 1}`, aws.ToString(done.Output))
+}
