@@ -56,51 +56,57 @@ func requireReturns(t *testing.T, errc <-chan error) error {
 	}
 }
 
-// A worker may answer before the request carrying its token is back: the
-// answer waits, and the history has TaskSubmitted before TaskSucceeded.
-func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
-	t.Parallel()
+// heldCallback starts the callback machine in a fresh engine and calls
+// SendTaskSuccess with output before the runner reports the request made:
+// the call is held.
+type heldCallback struct {
+	b    *testBundle
+	arn  string // the execution's
+	task *Task
+	errc <-chan error
+}
+
+func holdCallback(t *testing.T, output string) *heldCallback {
+	t.Helper()
 	b := setup(t, 1)
 	sm, m := b.machine(t, "callback", callbackMachine)
 	row := b.start(t, sm, m, "e1", `{}`)
 	task := callbackTask(t, b)
-	errc := sendAsync(b, task.Request.Token, `"answer"`)
+	errc := sendAsync(b, task.Request.Token, output)
 	requireHeld(t, errc)
-	require.Equal(t, 1, b.tasks.complete(TaskResult{Submitted: true, Output: "sent"}))
-	require.NoError(t, requireReturns(t, errc))
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	return &heldCallback{b: b, arn: row.Arn, task: task, errc: errc}
+}
+
+// A worker may answer before the request carrying its token is back: the
+// answer waits, and the history has TaskSubmitted before TaskSucceeded.
+func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
+	t.Parallel()
+	h := holdCallback(t, `"answer"`)
+	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Submitted: true, Output: "sent"}))
+	require.NoError(t, requireReturns(t, h.errc))
+	done := h.b.waitStatus(t, h.arn, stepwisetype.StatusSucceeded)
 	require.Equal(t, `"answer"`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
-		b.history(t, row.Arn))
+		h.b.history(t, h.arn))
 }
 
 // A runner that makes no request says so, and the token goes through.
 func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 1)
-	sm, m := b.machine(t, "pure", callbackMachine)
-	row := b.start(t, sm, m, "e1", `{}`)
-	task := callbackTask(t, b)
-	errc := sendAsync(b, task.Request.Token, `1`)
-	requireHeld(t, errc)
-	require.Equal(t, 1, b.tasks.complete(TaskResult{Waiting: true}))
-	require.NoError(t, requireReturns(t, errc))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
-	require.NotContains(t, b.history(t, row.Arn), "TaskSubmitted")
+	h := holdCallback(t, `1`)
+	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Waiting: true}))
+	require.NoError(t, requireReturns(t, h.errc))
+	h.b.waitStatus(t, h.arn, stepwisetype.StatusSucceeded)
+	require.NotContains(t, h.b.history(t, h.arn), "TaskSubmitted")
 }
 
 // A failed request ends the task: the held answer finds it ended.
 func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 1)
-	sm, m := b.machine(t, "failed", callbackMachine)
-	row := b.start(t, sm, m, "e1", `{}`)
-	task := callbackTask(t, b)
-	errc := sendAsync(b, task.Request.Token, `1`)
-	requireHeld(t, errc)
-	b.tasks.complete(TaskResult{Failure: stepwisetype.Failuref("SQS.QueueDoesNotExistException", "no queue")})
-	requireAPIError(t, requireReturns(t, errc), stepwisetype.CodeTaskTimedOut)
-	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	h := holdCallback(t, `1`)
+	h.b.tasks.complete(TaskResult{Failure: stepwisetype.Failuref("SQS.QueueDoesNotExistException", "no queue")})
+	requireAPIError(t, requireReturns(t, h.errc), stepwisetype.CodeTaskTimedOut)
+	failed := h.b.waitStatus(t, h.arn, stepwisetype.StatusFailed)
 	require.Equal(t, "SQS.QueueDoesNotExistException", *failed.Error)
 }
 
@@ -108,15 +114,10 @@ func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
 // answer through, to find the task ended.
 func TestStoppedCallbackReleasesHeldAnswers(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 1)
-	sm, m := b.machine(t, "stopped", callbackMachine)
-	row := b.start(t, sm, m, "e1", `{}`)
-	task := callbackTask(t, b)
-	errc := sendAsync(b, task.Request.Token, `1`)
-	requireHeld(t, errc)
-	_, err := b.engine.StopExecution(context.Background(), row.Arn, "", "")
+	h := holdCallback(t, `1`)
+	_, err := h.b.engine.StopExecution(context.Background(), h.arn, "", "")
 	require.NoError(t, err)
-	requireAPIError(t, requireReturns(t, errc), stepwisetype.CodeTaskTimedOut)
+	requireAPIError(t, requireReturns(t, h.errc), stepwisetype.CodeTaskTimedOut)
 }
 
 // A callback whose request was made is not made again after a restart:
