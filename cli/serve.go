@@ -61,6 +61,9 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "scale of real time spent in Wait states, retry back-offs and timeouts (0: instant)")
 	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
+	f.Int64Var(&c.cfg.Eval.Steps, "eval-steps", c.cfg.Eval.Steps, "most steps one evaluation of a JSONata expression, JSONPath query or intrinsic function may take (0: no limit)")
+	f.Int64Var(&c.cfg.Eval.Bytes, "eval-bytes", c.cfg.Eval.Bytes, "most bytes of values one evaluation may build (0: no limit)")
+	f.DurationVar(&c.cfg.Eval.Time, "eval-time", c.cfg.Eval.Time, "longest time one evaluation may run (0: no limit)")
 	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
@@ -114,6 +117,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		Account:       c.cfg.Account,
 		WaitTimeScale: c.cfg.WaitTimeScale,
 		PayloadLimit:  c.cfg.PayloadLimit,
+		EvalLimits:    c.cfg.Eval.Budget(),
 		TokenKey:      tokenKey,
 		Logger:        log,
 	})
@@ -160,6 +164,10 @@ func (c *serveCommand) run(ctx context.Context) error {
 		fmt.Fprintf(c.Out, "stepwise: %s received, shutting down\n", s)
 	case <-c.stop:
 	}
+	// Evaluations in flight are abandoned (their steps are not committed,
+	// and run again after a restart), so no expression holds the
+	// shutdown up.
+	eng.Halt()
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"time"
+
+	"stepwise/asl/budget"
 )
 
 // Defaults of Serve.
@@ -36,6 +39,8 @@ type Serve struct {
 	// PayloadLimit is the largest execution input and state output, in
 	// bytes.
 	PayloadLimit int
+	// Eval bounds every evaluation of a definition's expressions.
+	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
 	Integrations Integrations
 }
@@ -49,7 +54,52 @@ func DefaultServe() Serve {
 		Account:       DefaultAccount,
 		WaitTimeScale: DefaultWaitTimeScale,
 		PayloadLimit:  DefaultPayloadLimit,
+		Eval:          DefaultEvalLimits(),
 	}
+}
+
+// EvalLimits bound one evaluation of a JSONata expression, a JSONPath
+// query or an intrinsic function: an evaluation past one fails its state
+// (States.QueryEvaluationError, or States.DataLimitExceeded for bytes).
+// 0 means no bound.
+type EvalLimits struct {
+	// Steps is the most evaluation steps (nodes evaluated, path segments
+	// applied, functions called).
+	Steps int64
+	// Bytes is the most bytes of values built.
+	Bytes int64
+	// Time is the longest wall-clock time.
+	Time time.Duration
+}
+
+// DefaultEvalLimits returns budget's defaults.
+func DefaultEvalLimits() EvalLimits {
+	return EvalLimits{Steps: budget.DefaultSteps, Bytes: budget.DefaultBytes, Time: budget.DefaultTime}
+}
+
+// Budget returns the limits as budget takes them (where 0 means the
+// default and -1 no bound).
+func (l EvalLimits) Budget() budget.Limits {
+	unbounded := func(n int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return n
+	}
+	return budget.Limits{Steps: unbounded(l.Steps), Bytes: unbounded(l.Bytes), Time: time.Duration(unbounded(int64(l.Time)))}
+}
+
+func (l EvalLimits) validate() error {
+	if l.Steps < 0 {
+		return fmt.Errorf("eval-steps %d: must not be negative (0: no limit)", l.Steps)
+	}
+	if l.Bytes < 0 {
+		return fmt.Errorf("eval-bytes %d: must not be negative (0: no limit)", l.Bytes)
+	}
+	if l.Time < 0 || (l.Time > 0 && l.Time < time.Millisecond) {
+		return fmt.Errorf("eval-time %s: must be at least 1ms (0: no limit)", l.Time)
+	}
+	return nil
 }
 
 var (
@@ -76,6 +126,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.PayloadLimit <= 0 {
 		return fmt.Errorf("payload-limit %d: must be positive", s.PayloadLimit)
+	}
+	if err := s.Eval.validate(); err != nil {
+		return err
 	}
 	return s.Integrations.validate()
 }

@@ -85,7 +85,7 @@ func TestCrashRecovery(t *testing.T) {
 	for crash := range 4 {
 		time.Sleep(time.Duration(100+50*crash) * time.Millisecond)
 		s.kill()
-		if regexp.MustCompile(`resumed running executions`).MatchString(s.stderr.String()) {
+		if regexp.MustCompile(`resuming running executions`).MatchString(s.stderr.String()) {
 			resumed++
 		}
 		s = startServer(t, db, args...)

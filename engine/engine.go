@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stepwise/asl"
+	"stepwise/asl/budget"
 	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/stepwisetype"
@@ -35,6 +38,14 @@ type Config struct {
 	MaxHistoryEvents int
 	// MaxBatch is the most steps committed in one transaction.
 	MaxBatch int
+	// EvalLimits bound every evaluation of a definition's expressions
+	// (JSONata, JSONPath, intrinsic functions); zero fields take
+	// budget's defaults.
+	EvalLimits budget.Limits
+	// EvalClock reads the wall clock for the evaluations' time limit
+	// (whatever Now says, an evaluation's time is real); nil means
+	// time.Now.
+	EvalClock func() time.Time
 	// Tasks carries out Task states other than activities; nil fails
 	// every such task.
 	Tasks TaskRunner
@@ -53,6 +64,9 @@ func (c *Config) validate() error {
 	}
 	if c.Region == "" || c.Account == "" {
 		return errors.New("engine: Region and Account are required")
+	}
+	if err := c.EvalLimits.Validate(); err != nil {
+		return fmt.Errorf("engine: EvalLimits: %w", err)
 	}
 	return nil
 }
@@ -81,9 +95,13 @@ type Engine struct {
 	wg      sync.WaitGroup // long-lived loops
 	steps   sync.WaitGroup // steps in flight
 	stopped bool
+	// halting is set when the engine stops: evaluations in flight are
+	// abandoned, their steps not committed.
+	halting atomic.Bool
 
 	releasePolls     chan struct{} // closed by ReleasePolls
 	releasePollsOnce sync.Once
+	resumed          chan struct{} // closed by Start's resumption
 }
 
 var _ service.Engine = (*Engine)(nil)
@@ -96,6 +114,9 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	cfg.MaxBatch = cmp.Or(cfg.MaxBatch, DefaultMaxBatch)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.EvalClock == nil {
+		cfg.EvalClock = time.Now
 	}
 	if cfg.Tasks == nil {
 		cfg.Tasks = NoIntegrations{}
@@ -112,6 +133,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		releasePolls: make(chan struct{}),
+		resumed:      make(chan struct{}),
 		cfg:          cfg,
 		store:        drv,
 		log:          cfg.Logger,
@@ -125,15 +147,36 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Start launches the committer and the timer loop and resumes every
-// RUNNING execution from the store.
+// Start launches the committer and the timer loop, and resumes every
+// RUNNING execution from the store in the background: a server need not
+// wait for the replays to listen, and a request for an execution not
+// resumed yet resumes it itself (or waits for the replay under way).
+// Resumed is closed when every execution has been resumed.
 func (e *Engine) Start(ctx context.Context) error {
 	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	e.wg.Add(2)
+	e.wg.Add(3)
 	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
 	go func() { defer e.wg.Done(); e.timers.run(e.ctx, e.fire) }()
-	return e.recover(ctx)
+	go func() {
+		defer e.wg.Done()
+		defer close(e.resumed)
+		if err := e.recover(e.ctx); err != nil {
+			e.log.ErrorContext(e.ctx, "engine: resume failed", "error", err)
+		}
+	}()
+	return nil
 }
+
+// Resumed is closed once the executions that were running when the engine
+// started have been resumed (or their resumption failed and was logged).
+func (e *Engine) Resumed() <-chan struct{} { return e.resumed }
+
+// Halt abandons the evaluations in flight and every later one that runs
+// long (their steps are not committed; the executions resume from the
+// store on the next start), so that no expression holds a shutdown up.
+// Stop halts too; a server calls Halt first when a signal asks it to end,
+// before it waits for the requests in flight.
+func (e *Engine) Halt() { e.halting.Store(true) }
 
 // Stop stops taking work, lets steps in flight commit, and stops the loops.
 // It is safe to call more than once.
@@ -145,6 +188,7 @@ func (e *Engine) Stop() {
 	}
 	e.stopped = true
 	e.mu.Unlock()
+	e.halting.Store(true)
 	e.ReleasePolls()
 	e.steps.Wait()
 	e.cancel()
@@ -153,29 +197,48 @@ func (e *Engine) Stop() {
 
 func (e *Engine) now() time.Time { return e.cfg.Now().UTC().Truncate(time.Millisecond) }
 
-// recover rebuilds every RUNNING execution.
+// recover rebuilds every RUNNING execution, replaying several at once.
 func (e *Engine) recover(ctx context.Context) error {
+	arns := make(chan string)
+	var n atomic.Int64
+	var workers sync.WaitGroup
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		workers.Go(func() {
+			for arn := range arns {
+				if e.halting.Load() {
+					continue
+				}
+				if _, err := e.load(ctx, arn); err != nil {
+					e.log.ErrorContext(ctx, "engine: resume failed", "execution_arn", arn, "error", err)
+					continue
+				}
+				n.Add(1)
+			}
+		})
+	}
+	defer func() {
+		close(arns)
+		workers.Wait()
+		if n.Load() > 0 {
+			e.log.InfoContext(ctx, "engine: resumed running executions", "count", n.Load())
+		}
+	}()
 	after := ""
-	n := 0
-	for {
+	for !e.halting.Load() {
 		rows, err := e.store.Executor().ExecutionListRunning(ctx, after, 500)
 		if err != nil {
 			return fmt.Errorf("list running executions: %w", err)
 		}
+		if after == "" && len(rows) > 0 {
+			e.log.InfoContext(ctx, "engine: resuming running executions", "first_batch", len(rows))
+		}
 		for _, row := range rows {
-			if _, err := e.load(ctx, row.Arn); err != nil {
-				e.log.ErrorContext(ctx, "engine: resume failed", "execution_arn", row.Arn, "error", err)
-				continue
-			}
-			n++
+			arns <- row.Arn
 		}
 		if len(rows) < 500 {
 			break
 		}
 		after = rows[len(rows)-1].Arn
-	}
-	if n > 0 {
-		e.log.InfoContext(ctx, "engine: resumed running executions", "count", n)
 	}
 	return nil
 }
@@ -195,8 +258,25 @@ func (e *Engine) info(row *store.Execution) interp.Info {
 	}
 }
 
+// options are the interpreter's options for an execution. Its
+// evaluations are abandoned when the engine stops; a live execution's are
+// also cut short by a stop (see liveExecution.interrupt).
 func (e *Engine) options() interp.Options {
-	return interp.Options{PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token}
+	return interp.Options{
+		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token,
+		Limits: e.cfg.EvalLimits, Clock: e.cfg.EvalClock, Interrupt: e.interruptHalting,
+	}
+}
+
+// abandon is the interruption of a step the engine does not commit.
+var abandon = &interp.Interruption{}
+
+// interruptHalting abandons evaluations when the engine stops.
+func (e *Engine) interruptHalting() *interp.Interruption {
+	if e.halting.Load() {
+		return abandon
+	}
+	return nil
 }
 
 // arnName returns the last ":"-separated part of an ARN.

@@ -104,6 +104,7 @@ func (b *testBundle) open(t *testing.T, scale float64) {
 	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: b.tasks, TokenKey: []byte("test key, the same across restarts")})
 	require.NoError(t, err)
 	require.NoError(t, e.Start(ctx))
+	<-e.Resumed()
 	b.drv, b.engine = drv, e
 	t.Cleanup(func() { b.close() })
 }

@@ -26,7 +26,8 @@ func TestAppendEventMatchesEncodingJSON(t *testing.T) {
 	in, err := jsonvalue.ParseString(`[1, "two"]`)
 	require.NoError(t, err)
 	x := interp.New(m, interp.Info{ExecutionArn: "arn:x", RoleArn: "role", StartTime: time.UnixMilli(1700000000123)}, in, interp.Options{})
-	events, _ := x.Start(time.UnixMilli(1700000000123))
+	events, _, err := x.Start(time.UnixMilli(1700000000123))
+	require.NoError(t, err)
 	require.Greater(t, len(events), 10)
 	for _, e := range events {
 		want, err := json.Marshal(e)
@@ -72,7 +73,7 @@ func TestEncodeEventDecodes(t *testing.T) {
 		{Kind: interp.Redrive},
 		{Kind: interp.TaskStarted, ID: "t5", WorkerName: "worker \"7\""},
 	} {
-		b := encodeEvent(&ev)
+		b := encodeEvent(&ev, nil)
 		j := eventJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause, Worker: ev.WorkerName}
 		if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
 			s := jsonvalue.String(ev.Output)
@@ -98,4 +99,21 @@ func TestEncodeEventDecodes(t *testing.T) {
 			t.Errorf("decodeEvent(encodeEvent(%+v)) = %+v", ev, back)
 		}
 	}
+}
+
+// TestEncodeEventMarks checks that the evaluations a step cut short come
+// back from the replay log as they went in, for a start's entry too.
+func TestEncodeEventMarks(t *testing.T) {
+	t.Parallel()
+	marks := []interp.Mark{{Eval: 2, Steps: 5120}, {Eval: 0, Steps: 1024, Stop: true, Error: "E\"", Cause: "c\n"}}
+	for _, ev := range []interp.Event{{Kind: interp.TimerFired, ID: "w"}, {}} {
+		back, got, err := decodeEntry(encodeEvent(&ev, marks))
+		require.NoError(t, err)
+		require.Equal(t, ev.Kind, back.Kind)
+		require.Equal(t, ev.ID, back.ID)
+		require.Equal(t, marks, got)
+	}
+	_, got, err := decodeEntry(encodeEvent(&interp.Event{Kind: interp.Redrive}, nil))
+	require.NoError(t, err)
+	require.Empty(t, got)
 }

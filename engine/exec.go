@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stepwise/interp"
@@ -28,6 +29,23 @@ type liveExecution struct {
 	timers map[string]time.Time           // pending timers → when (interpreter time)
 	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result
 	gone   bool
+	// stop is set by StopExecution before it waits for the execution's
+	// lock: a step in flight stops the execution where it is instead of
+	// running its evaluations to their end.
+	stop atomic.Pointer[interp.Interruption]
+}
+
+// watch makes l's interpreter cut its steps short when the engine stops
+// (abandoned) or a stop is asked for (stopped where the step is), and
+// time its evaluations with the wall clock.
+func (e *Engine) watch(l *liveExecution) {
+	l.x.Opts.Clock = e.cfg.EvalClock
+	l.x.Opts.Interrupt = func() *interp.Interruption {
+		if e.halting.Load() {
+			return abandon
+		}
+		return l.stop.Load()
+	}
 }
 
 // errEnded is returned by get for an execution that is not running.
@@ -47,8 +65,12 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	if err != nil {
 		return nil, err
 	}
-	events, cmds := x.Start(now)
+	events, cmds, err := x.Start(now)
+	if err != nil {
+		return nil, errStopped // only the engine stopping abandons a start
+	}
 	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
+	e.watch(l)
 	w, next := e.stepWrite(l, now, nil, events, cmds)
 	if err := e.commits.commit(ctx, l.arn, w); err != nil {
 		return nil, err
@@ -89,8 +111,16 @@ func (e *Engine) newExecution(p *service.StartParams, now time.Time) (*interp.Ex
 	return x, row, nil
 }
 
-// StopExecution aborts a running execution.
+// StopExecution aborts a running execution. A step in flight, however
+// long its evaluations would run, stops the execution where it is; the
+// stop then finds it ended.
 func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
+	e.mu.Lock()
+	l := e.live[arn]
+	e.mu.Unlock()
+	if l != nil {
+		l.stop.Store(&interp.Interruption{Stop: true, Error: errName, Cause: cause})
+	}
 	return e.apply(ctx, arn, interp.Event{Kind: interp.Stop, Error: errName, Cause: cause})
 }
 
@@ -169,6 +199,9 @@ func (e *Engine) step(ctx context.Context, arn string, ev interp.Event) (*store.
 			return nil, false, err
 		}
 		l.mu.Lock()
+		if ev.Kind == interp.Stop {
+			l.stop.Store(nil) // the stop is this step now
+		}
 		if l.gone {
 			l.mu.Unlock()
 			continue
@@ -188,6 +221,12 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		now = l.row.StartDate
 	}
 	events, cmds, err := l.x.Step(ev, now)
+	if errors.Is(err, interp.ErrInterrupted) {
+		// The engine is stopping; the step was abandoned half-way and
+		// the execution resumes from the store on the next start.
+		e.drop(l)
+		return nil, false, errStopped
+	}
 	if errors.Is(err, interp.ErrNotRedrivable) {
 		return nil, false, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", l.arn)
 	}
@@ -262,12 +301,18 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 			delTimers = append(delTimers, c.ID)
 		}
 	}
+	// The replay log holds the step's event and the evaluations it cut
+	// short; a start has no event, and an entry of its own (seq 0) only
+	// when it cut an evaluation short.
 	var input *store.Input
+	marks := x.Marks()
 	if ev != nil {
-		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEvent(ev)}
+		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEvent(ev, marks)}
 		if ev.Kind == interp.TimerFired {
 			delTimers = append(delTimers, ev.ID)
 		}
+	} else if len(marks) > 0 {
+		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEvent(&interp.Event{}, marks)}
 	}
 	if x.Status != stepwisetype.StatusRunning {
 		for id := range l.timers {
@@ -475,24 +520,40 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return fmt.Errorf("execution %s: stored input: %w", l.arn, err)
 	}
-	x := interp.New(m, e.info(row), input, e.options())
+	// The replay runs without a clock: the evaluations that ran out of
+	// time, or that a stop cut short, end where the log says they did.
+	opts := e.options()
+	opts.Clock = nil
+	x := interp.New(m, e.info(row), input, opts)
 	x.InputText = row.Input
-	// The tasks without a result are those the replayed steps ran and
-	// neither cancelled nor got a result for, in the order they ran.
-	var pending pendingTasks
-	_, cmds := x.Start(row.StartDate)
-	pending.track(x, nil, cmds)
 	inputs, err := ex.InputList(ctx, l.arn)
 	if err != nil {
 		return err
 	}
+	if len(inputs) > 0 && inputs[0].Seq == 0 {
+		_, marks, err := decodeEntry(inputs[0].Body)
+		if err != nil {
+			return fmt.Errorf("execution %s: replay log entry 0: %w", l.arn, err)
+		}
+		x.ReplayMarks(marks)
+		inputs = inputs[1:]
+	}
+	// The tasks without a result are those the replayed steps ran and
+	// neither cancelled nor got a result for, in the order they ran.
+	var pending pendingTasks
+	_, cmds, err := x.Start(row.StartDate)
+	if err != nil {
+		return fmt.Errorf("execution %s: replay of its start: %w", l.arn, err)
+	}
+	pending.track(x, nil, cmds)
 	started := map[string]bool{}   // activity tasks a worker took: not handed out again
 	submitted := map[string]bool{} // callbacks whose request was made: not made again
 	for _, in := range inputs {
-		ev, err := decodeEvent(in.Body)
+		ev, marks, err := decodeEntry(in.Body)
 		if err != nil {
 			return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
 		}
+		x.ReplayMarks(marks)
 		switch ev.Kind {
 		case interp.TaskStarted:
 			started[ev.ID] = true
@@ -523,7 +584,11 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return err
 	}
-	l.x, l.row, l.seq = x, *row, int64(len(inputs))
+	l.x, l.row, l.seq = x, *row, 0
+	if n := len(inputs); n > 0 {
+		l.seq = inputs[n-1].Seq
+	}
+	e.watch(l)
 	l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
 	now := e.now()
 	for _, t := range timers {
@@ -578,7 +643,8 @@ func (p *pendingTasks) track(x *interp.Execution, ev *interp.Event, cmds []inter
 	}
 }
 
-// eventJSON is an outside event in the replay log.
+// eventJSON is an entry of the replay log: an outside event (kind 0 for
+// a start's entry), and the evaluations its step cut short.
 type eventJSON struct {
 	Kind   interp.EventKind `json:"kind"`
 	ID     string           `json:"id,omitempty"`
@@ -586,11 +652,21 @@ type eventJSON struct {
 	Error  string           `json:"error,omitempty"`
 	Cause  string           `json:"cause,omitempty"`
 	Worker string           `json:"worker,omitempty"` // TaskStarted of an activity
+	Marks  []markJSON       `json:"marks,omitempty"`
 }
 
-// encodeEvent writes the eventJSON of ev by hand (the members in the
-// struct's order, empty ones left out) for decodeEvent.
-func encodeEvent(ev *interp.Event) []byte {
+// markJSON is an interp.Mark in the replay log.
+type markJSON struct {
+	Eval  int    `json:"eval"`
+	Steps int64  `json:"steps"`
+	Stop  bool   `json:"stop,omitempty"`
+	Error string `json:"error,omitempty"`
+	Cause string `json:"cause,omitempty"`
+}
+
+// encodeEvent writes the eventJSON of ev and marks by hand (the members in
+// the struct's order, empty ones left out) for decodeEntry.
+func encodeEvent(ev *interp.Event, marks []interp.Mark) []byte {
 	var out string
 	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
 	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
@@ -621,14 +697,38 @@ func encodeEvent(ev *interp.Event) []byte {
 		b = append(b, `,"worker":`...)
 		b = jsonvalue.AppendString(b, ev.WorkerName)
 	}
+	if len(marks) > 0 {
+		ms := make([]markJSON, len(marks))
+		for i, m := range marks {
+			ms[i] = markJSON(m)
+		}
+		text, _ := json.Marshal(ms) // plain members: cannot fail
+		b = append(b, `,"marks":`...)
+		b = append(b, text...)
+	}
 	return append(b, '}')
 }
 
-func decodeEvent(b []byte) (interp.Event, error) {
+// decodeEntry reads an entry of the replay log.
+func decodeEntry(b []byte) (interp.Event, []interp.Mark, error) {
 	var j eventJSON
 	if err := json.Unmarshal(b, &j); err != nil {
-		return interp.Event{}, err
+		return interp.Event{}, nil, err
 	}
+	var marks []interp.Mark
+	for _, m := range j.Marks {
+		marks = append(marks, interp.Mark(m))
+	}
+	ev, err := j.event()
+	return ev, marks, err
+}
+
+func decodeEvent(b []byte) (interp.Event, error) {
+	ev, _, err := decodeEntry(b)
+	return ev, err
+}
+
+func (j *eventJSON) event() (interp.Event, error) {
 	ev := interp.Event{Kind: j.Kind, ID: j.ID, Error: j.Error, Cause: j.Cause, WorkerName: j.Worker}
 	if j.Output != nil {
 		v, err := jsonvalue.ParseString(*j.Output)

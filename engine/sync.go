@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -76,17 +77,38 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 			}
 		}
 	}
-	_, cmds := x.Start(start)
+	// A request that ends stops the execution, in the middle of an
+	// evaluation if need be; the engine stopping abandons it.
+	timedOut := &interp.Interruption{Stop: true, Error: "States.Timeout", Cause: "The request ended before the execution did."}
+	x.Opts.Interrupt = func() *interp.Interruption {
+		switch {
+		case e.halting.Load():
+			return abandon
+		case ctx.Err() != nil:
+			return timedOut
+		}
+		return nil
+	}
+	_, cmds, err := x.Start(start)
+	if err != nil {
+		return nil, errStopped
+	}
 	handle(start, cmds)
 	for x.Status == stepwisetype.StatusRunning {
 		select {
 		case <-ctx.Done():
 			now := e.now()
-			_, cmds, _ := x.Step(interp.Event{Kind: interp.Stop, Error: "States.Timeout", Cause: "The request ended before the execution did."}, now)
+			_, cmds, err := x.Step(interp.Event{Kind: interp.Stop, Error: timedOut.Error, Cause: timedOut.Cause}, now)
+			if err != nil {
+				return nil, errStopped
+			}
 			handle(now, cmds)
 		case o := <-events:
 			now := e.now()
 			_, cmds, err := x.Step(o.ev, now)
+			if errors.Is(err, interp.ErrInterrupted) {
+				return nil, errStopped
+			}
 			if err != nil {
 				break
 			}

@@ -58,7 +58,7 @@ func benchChain(b *testing.B, def string) {
 	b.ResetTimer()
 	for b.Loop() {
 		x := interp.New(m, benchInfo, input, interp.Options{})
-		events, _ := x.Start(start)
+		events, _, _ := x.Start(start)
 		if x.Status != "SUCCEEDED" {
 			b.Fatalf("status %s: %v", x.Status, x.Failure)
 		}

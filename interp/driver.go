@@ -55,7 +55,11 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 			}
 		}
 	}
-	take(x.Start(now))
+	evs, cmds, err := x.Start(now)
+	if err != nil {
+		return history
+	}
+	take(evs, cmds)
 	for steps := 0; x.Status == stepwisetype.StatusRunning; steps++ {
 		if d.MaxSteps > 0 && steps >= d.MaxSteps {
 			break

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/asl/budget"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
 	"stepwise/jsonvalue"
@@ -41,6 +42,41 @@ type Options struct {
 	// deterministic for replays; an engine makes it unguessable with a
 	// keyed hash. Nil uses a plain hash of the ARN and the task id.
 	TaskToken func(executionArn, taskID string) string
+	// Limits bound every evaluation of an expression (JSONata, JSONPath,
+	// intrinsic functions): its steps, the bytes of the values it builds
+	// and its time. Zero fields take budget's defaults.
+	Limits budget.Limits
+	// Clock reads the wall clock for the evaluations' time limit; nil
+	// means no time limit. An evaluation that runs out of time fails its
+	// state; the step reports it (Marks) so that a replay, which runs
+	// without a clock, fails it at the same point (ReplayMarks).
+	Clock func() time.Time
+	// Interrupt, when set, is polled during long evaluations. It returns
+	// nil to go on; otherwise the step is cut short where it is: see
+	// Interruption.
+	Interrupt func() *Interruption
+}
+
+// Interruption is why a step is cut short in the middle of an evaluation.
+type Interruption struct {
+	// Stop stops the execution where it is, as a Stop event with Error
+	// and Cause would: the step returns what it wrote up to there and
+	// ExecutionAborted, and reports the point (Marks). Without Stop the
+	// step is abandoned: it returns ErrInterrupted.
+	Stop         bool
+	Error, Cause string
+}
+
+// Mark is an evaluation of a step that was cut short from outside: it ran
+// out of time, or a stop interrupted it. Replaying the step with its marks
+// ends the same evaluations at the same points.
+type Mark struct {
+	Eval  int   // the evaluation's ordinal within the step
+	Steps int64 // the evaluation's step count when it was cut short
+	// Stop is set for an evaluation a stop interrupted, with the stop's
+	// error and cause; otherwise the evaluation ran out of time.
+	Stop         bool
+	Error, Cause string
 }
 
 // DefaultMaxHistoryEvents is AWS's hard quota on an execution's history.
@@ -81,6 +117,13 @@ type Execution struct {
 	ctxExecution *jsonvalue.Object
 	ctxMachine   *jsonvalue.Object
 	jfuncs       map[string]*jsonata.Func // the Step Functions JSONata functions, made once
+
+	meters       []*budget.Meter // the evaluation budgets of the step, in order
+	replay       map[int]Mark    // see ReplayMarks
+	poll         func() bool     // polls Opts.Interrupt for the meters
+	interruption *Interruption   // what the last poll returned
+	stopped      *Interruption   // the stop that cut the step short
+	interrupted  bool            // a step was abandoned: see ErrInterrupted
 }
 
 // New returns an execution ready to Start.
@@ -178,11 +221,22 @@ type Event struct {
 	WorkerName string
 }
 
+// ErrInterrupted is returned by Start and Step when Options.Interrupt
+// abandoned an evaluation. The step is abandoned half-way: the execution
+// must not be used again (every later call returns ErrInterrupted); the
+// caller rebuilds it, e.g. by replaying the steps before this one.
+var ErrInterrupted = errors.New("step interrupted")
+
 // ErrNotRunning is returned by Step for an execution that has ended.
 var ErrNotRunning = errors.New("execution is not running")
 
 // Start begins the execution at time now.
-func (x *Execution) Start(now time.Time) ([]*stepwisetype.HistoryEvent, []Command) {
+func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds []Command, err error) {
+	if x.interrupted {
+		return nil, nil, ErrInterrupted
+	}
+	defer clear(x.replay)
+	defer x.recoverInterrupt(&evs, &cmds, &err)
 	x.begin(now)
 	in := x.InputText
 	if in == "" {
@@ -203,13 +257,51 @@ func (x *Execution) Start(now time.Time) ([]*stepwisetype.HistoryEvent, []Comman
 	x.root.next, x.root.nextInput, x.root.inputText = x.Machine.StartAt, x.Input, x.InputText
 	x.root.run(x)
 	x.drain()
-	return x.end()
+	evs, cmds = x.end()
+	return evs, cmds, nil
+}
+
+// recoverInterrupt ends a step whose evaluation was interrupted: it stops
+// the execution there, or abandons the step (ErrInterrupted).
+func (x *Execution) recoverInterrupt(evs *[]*stepwisetype.HistoryEvent, cmds *[]Command, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if !budget.IsInterrupt(r) {
+		panic(r)
+	}
+	stop := x.interruption
+	for i := len(x.meters) - 1; i >= 0; i-- {
+		if how, _ := x.meters[i].End(); how == budget.Interrupted {
+			if mk, ok := x.replay[i]; ok && mk.Stop {
+				stop = &Interruption{Stop: true, Error: mk.Error, Cause: mk.Cause}
+			}
+			break
+		}
+	}
+	if stop == nil || !stop.Stop {
+		x.interrupted = true
+		*evs, *cmds, *err = nil, nil, ErrInterrupted
+		return
+	}
+	x.stopped = stop
+	x.work = x.work[:0]
+	x.abort(stop.Error, stop.Cause)
+	x.drain()
+	*evs, *cmds = x.end()
+	*err = nil
 }
 
 // Step applies one outside event at time now. Events for tasks or timers
 // that are no longer awaited (their branch was cancelled, the execution
 // ended) are ignored.
-func (x *Execution) Step(ev Event, now time.Time) ([]*stepwisetype.HistoryEvent, []Command, error) {
+func (x *Execution) Step(ev Event, now time.Time) (evs []*stepwisetype.HistoryEvent, cmds []Command, err error) {
+	if x.interrupted {
+		return nil, nil, ErrInterrupted
+	}
+	defer clear(x.replay)
+	defer x.recoverInterrupt(&evs, &cmds, &err)
 	if ev.Kind == Redrive {
 		if x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded {
 			return nil, nil, ErrNotRedrivable
@@ -253,6 +345,63 @@ func (x *Execution) begin(now time.Time) {
 	x.now = now
 	x.events = nil
 	x.cmds = nil
+	x.meters = x.meters[:0]
+	x.interruption, x.stopped = nil, nil
+}
+
+// meter returns the budget of a new evaluation environment of this step.
+func (x *Execution) meter() *budget.Meter {
+	if x.Opts.Interrupt != nil && x.poll == nil {
+		x.poll = func() bool {
+			x.interruption = x.Opts.Interrupt()
+			return x.interruption != nil
+		}
+	}
+	m := budget.New(x.Opts.Limits, x.Opts.Clock, x.poll)
+	if mk, ok := x.replay[len(x.meters)]; ok {
+		how := budget.TimedOut
+		if mk.Stop {
+			how = budget.Interrupted
+		}
+		m.Replay(how, mk.Steps)
+	}
+	x.meters = append(x.meters, m)
+	return m
+}
+
+// Marks returns the evaluations of the last step that were cut short from
+// outside. A caller that replays steps passes them to ReplayMarks before
+// replaying the same step, so the replay ends them in the same way
+// whatever the speed of the machine.
+func (x *Execution) Marks() []Mark {
+	var marks []Mark
+	for i, m := range x.meters {
+		switch how, at := m.End(); how {
+		case budget.TimedOut:
+			marks = append(marks, Mark{Eval: i, Steps: at})
+		case budget.Interrupted:
+			if x.stopped != nil {
+				marks = append(marks, Mark{Eval: i, Steps: at, Stop: true, Error: x.stopped.Error, Cause: x.stopped.Cause})
+			}
+		}
+	}
+	return marks
+}
+
+// ReplayMarks makes the next step (Start or Step) end the evaluations
+// marks name as they ended when the step first ran; later steps are not
+// affected.
+func (x *Execution) ReplayMarks(marks []Mark) {
+	clear(x.replay)
+	if len(marks) == 0 {
+		return
+	}
+	if x.replay == nil {
+		x.replay = map[int]Mark{}
+	}
+	for _, mk := range marks {
+		x.replay[mk.Eval] = mk
+	}
 }
 
 // end returns what the step wrote and asked for. A task or timer that was
@@ -449,7 +598,13 @@ func asFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
 // States.QueryEvaluationError causes name the state.
 func StateFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
 	var fl *stepwisetype.Failure
-	if !errors.As(err, &fl) {
+	var be *budget.Error
+	switch {
+	case errors.As(err, &fl):
+	case errors.As(err, &be) && be.Limit == "bytes":
+		return stepwisetype.NewFailure(stepwisetype.ErrorDataLimitExceeded, fmt.Sprintf(
+			"The state '%s' (entered at the event id #%d) went past a limit: %s", s.Name, enteredID, err.Error()))
+	default:
 		fl = stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
 	}
 	switch fl.Name {

@@ -28,7 +28,8 @@ func setup(t *testing.T, def, input string, opts interp.Options) *testBundle {
 	in, err := jsonvalue.ParseString(input)
 	require.NoError(t, err)
 	b := &testBundle{x: interp.New(m, benchInfo, in, opts), now: t0}
-	b.events, b.cmds = b.x.Start(t0)
+	b.events, b.cmds, err = b.x.Start(t0)
+	require.NoError(t, err)
 	return b
 }
 

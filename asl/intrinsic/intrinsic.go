@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"stepwise/asl/budget"
 	"stepwise/asl/jsonpath"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -166,6 +167,12 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 	if !c.fn.arityOK(len(vals)) {
 		return nil, invalidArgs(c)
 	}
+	m := env.Budget
+	if err := m.Step(); err != nil {
+		return nil, err
+	}
+	var v any
+	var err error
 	if c.fn.evalRand != nil {
 		var r *rand.Rand
 		if env.Rand != nil {
@@ -173,9 +180,29 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 		} else {
 			r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 		}
-		return c.fn.evalRand(c, r, vals)
+		v, err = c.fn.evalRand(c, r, vals)
+	} else {
+		v, err = c.fn.eval(c, vals)
 	}
-	return c.fn.eval(c, vals)
+	if err == nil && m != nil {
+		err = m.Bytes(size(v))
+	}
+	return v, err
+}
+
+// size is what a function's result is counted as against the budget: a
+// string's length, 16 bytes a slot of an array or object (their members
+// were counted when they were made, or come from the input).
+func size(v any) int {
+	switch t := v.(type) {
+	case string:
+		return len(t)
+	case []any:
+		return 16 * len(t)
+	case *jsonvalue.Object:
+		return 32 * t.Len()
+	}
+	return 0
 }
 
 // argError is a failure of one function; detail is AWS's text for it.
@@ -218,7 +245,12 @@ func (c *Call) failure(env *jsonpath.Env, err error) error {
 			"The function '"+c.text+"' had the following error: The JsonPath argument for the field '"+
 				pe.path.String()+"' could not be found in the input '"+jsonvalue.String(rootValue(pe.path, env))+"'")
 	}
-	return stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+	name := stepwisetype.ErrorRuntime
+	var be *budget.Error
+	if errors.As(err, &be) && be.Limit == "bytes" {
+		name = stepwisetype.ErrorDataLimitExceeded
+	}
+	return stepwisetype.NewFailure(name,
 		"There was an error while evaluating the intrinsic function: "+c.text+". "+err.Error())
 }
 

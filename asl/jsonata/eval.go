@@ -1,12 +1,14 @@
 package jsonata
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
 )
 
@@ -15,9 +17,11 @@ func itoa(i int) string { return strconv.Itoa(i) }
 type evaluator struct {
 	depth int
 	now   func() time.Time // nil: the wall clock
-	// maxDepth bounds recursion; steps counts evaluated nodes against
-	// maxSteps (0: no bound).
-	maxDepth, steps, maxSteps int
+	// maxDepth bounds recursion; meter counts evaluated nodes and the
+	// bytes of values built (nil: no bound).
+	maxDepth   int
+	meter      *budget.Meter
+	limitCodes bool // report a budget's limits as U1001 (Options.limits)
 }
 
 func (ev *evaluator) clock() time.Time {
@@ -48,9 +52,15 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	root := newEnv(baseEnv)
 	root.bind("$", in)
 	ev := &evaluator{maxDepth: maxDepth}
+	if o != nil {
+		ev.meter = o.Budget
+	}
 	if o != nil && o.limits != nil {
 		ev.maxDepth = min(ev.maxDepth, o.limits.depth)
-		ev.maxSteps = o.limits.steps
+		if ev.meter == nil && o.limits.steps > 0 {
+			ev.meter = budget.New(budget.Limits{Steps: int64(o.limits.steps), Bytes: -1, Time: -1}, nil, nil)
+			ev.limitCodes = true
+		}
 	}
 	if o != nil {
 		for k, v := range o.Vars {
@@ -82,7 +92,7 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	}()
 	v, err := ev.eval(e.ast, in, root)
 	if err != nil {
-		return nil, false, err
+		return nil, false, ev.limitErr(err)
 	}
 	if a, ok := v.(*arr); ok && a.sequence {
 		if len(a.v) == 0 {
@@ -95,7 +105,10 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	if v == nil {
 		return nil, false, nil
 	}
-	return toJSON(v), true, nil
+	if v, err = toJSONMetered(v, ev.meter); err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }
 
 func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
@@ -104,10 +117,8 @@ func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
 	if ev.depth > ev.maxDepth {
 		return nil, &Error{Code: "U1001", Position: n.pos, Message: "Stack overflow error"}
 	}
-	if ev.maxSteps > 0 {
-		if ev.steps++; ev.steps > ev.maxSteps {
-			return nil, &Error{Code: "U1001", Position: n.pos, Message: "Expression evaluation timeout"}
-		}
+	if err := ev.meter.Step(); err != nil {
+		return nil, err
 	}
 	var res any
 	var err error
@@ -224,6 +235,57 @@ func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
 		}
 	}
 	return res, nil
+}
+
+// slotBytes is what one element of an array built by an evaluation is
+// counted as against the budget's bytes: its slot, not its JSON text, so
+// counting never formats a value.
+const slotBytes = 16
+
+// charge counts n values of size bytes each against the budget: the steps
+// of building them and their bytes, before they are built.
+func (ev *evaluator) charge(n, size int) error {
+	if ev.meter == nil {
+		return nil
+	}
+	if err := ev.meter.Steps(n); err != nil {
+		return err
+	}
+	return ev.meter.Bytes(n * size)
+}
+
+// remaining is how many bytes the evaluation may still build.
+func (ev *evaluator) remaining() int {
+	if ev.meter == nil {
+		return math.MaxInt
+	}
+	return ev.meter.Remaining()
+}
+
+// shallowSize is what a value a function returned is counted as: a
+// string's length, an array's or object's slots (their members were
+// counted when they were built).
+func shallowSize(v any) int {
+	switch t := v.(type) {
+	case string:
+		return len(t)
+	case *arr:
+		return len(t.v) * slotBytes
+	case *jsonvalue.Object:
+		return t.Len() * 2 * slotBytes
+	}
+	return 0
+}
+
+// limitErr is the error of an evaluation past a limit of its budget. The
+// fuzzing and differential tests bound evaluations through Options.limits,
+// and expect jsonata.js's own timeout, U1001.
+func (ev *evaluator) limitErr(err error) error {
+	var be *budget.Error
+	if ev.limitCodes && errors.As(err, &be) {
+		return &Error{Code: "U1001", Message: "Expression evaluation timeout"}
+	}
+	return err
 }
 
 func lookup(input any, key string) any {
@@ -578,6 +640,9 @@ func (ev *evaluator) evalStep(step *node, input *arr, en *env, last bool) (any, 
 			out.v = append(out.v, a.v...)
 		}
 	}
+	if err := ev.meter.Bytes(len(out.v) * slotBytes); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -682,6 +747,9 @@ func (ev *evaluator) evalArray(n *node, input any, en *env) (any, error) {
 	if n.consArray {
 		result.cons = true
 	}
+	if err := ev.meter.Bytes(len(result.v) * slotBytes); err != nil {
+		return nil, err
+	}
 	return result, nil
 }
 
@@ -728,6 +796,9 @@ func (ev *evaluator) evalGroup(n *node, input any, en *env) (any, error) {
 				order = append(order, ks)
 			}
 		}
+	}
+	if err := ev.meter.Bytes(len(order) * 2 * slotBytes); err != nil {
+		return nil, err
 	}
 	result := jsonvalue.NewObject(len(order))
 	for _, k := range order {
@@ -928,14 +999,17 @@ func (ev *evaluator) evalBinary(n *node, input any, en *env) (any, error) {
 	case "&":
 		ls, rs := "", ""
 		if lhs != nil {
-			if ls, err = fnString(lhs, false); err != nil {
+			if ls, err = fnString(lhs, false, ev.remaining()); err != nil {
 				return nil, err
 			}
 		}
 		if rhs != nil {
-			if rs, err = fnString(rhs, false); err != nil {
+			if rs, err = fnString(rhs, false, ev.remaining()); err != nil {
 				return nil, err
 			}
+		}
+		if err := ev.meter.Bytes(len(ls) + len(rs)); err != nil {
+			return nil, err
 		}
 		return ls + rs, nil
 	case "..":
@@ -954,6 +1028,9 @@ func (ev *evaluator) evalBinary(n *node, input any, en *env) (any, error) {
 		}
 		if r-l+1 > 1e7 {
 			return nil, &Error{Code: "D2014", Position: n.pos, Token: op, Message: "The size of the sequence allocated by the range operator (..) must not exceed 1e7"}
+		}
+		if err := ev.charge(int(r-l+1), slotBytes); err != nil {
+			return nil, err
 		}
 		out := &arr{v: make([]any, 0, int(r-l+1))}
 		for x := l; x <= r; x++ {
@@ -1126,7 +1203,11 @@ func (ev *evaluator) apply(proc any, args []any, input any, en *env, pos int) (a
 				return nil, err
 			}
 		}
-		return f.fn(&callCtx{ev: ev, input: input, env: en, pos: pos}, args)
+		res, err := f.fn(&callCtx{ev: ev, input: input, env: en, pos: pos}, args)
+		if err == nil && ev.meter != nil {
+			err = ev.meter.Bytes(shallowSize(res))
+		}
+		return res, err
 	case *partialFn:
 		full := make([]any, len(f.args))
 		j := 0

@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
 )
 
@@ -60,7 +61,9 @@ func undefinedPicture(c *callCtx) error {
 	return argErr("TypeError", c, "Cannot read properties of undefined")
 }
 
-func fnString(v any, pretty bool) (string, error) {
+// fnString is $string. A value whose JSON text grows past limit bytes is
+// a *budget.Error: the text stops growing there.
+func fnString(v any, pretty bool, limit int) (string, error) {
 	switch t := v.(type) {
 	case string:
 		return t, nil
@@ -74,7 +77,10 @@ func fnString(v any, pretty bool) (string, error) {
 		return "", nil
 	}
 	var sb strings.Builder
-	writeJSON(&sb, v, pretty, "")
+	writeJSON(&sb, v, pretty, "", limit)
+	if sb.Len() > limit {
+		return "", &budget.Error{Limit: "bytes", Max: int64(limit)}
+	}
 	return sb.String(), nil
 }
 
@@ -109,7 +115,10 @@ func writeJSONString(sb *strings.Builder, s string) {
 	sb.WriteByte('"')
 }
 
-func writeJSON(sb *strings.Builder, v any, pretty bool, indent string) {
+func writeJSON(sb *strings.Builder, v any, pretty bool, indent string, limit int) {
+	if sb.Len() > limit {
+		return
+	}
 	switch t := v.(type) {
 	case nil, nullT:
 		sb.WriteString("null")
@@ -144,7 +153,7 @@ func writeJSON(sb *strings.Builder, v any, pretty bool, indent string) {
 			if isFunction(x) {
 				sb.WriteString(`""`)
 			} else {
-				writeJSON(sb, x, pretty, in)
+				writeJSON(sb, x, pretty, in, limit)
 			}
 		}
 		if pretty {
@@ -174,7 +183,7 @@ func writeJSON(sb *strings.Builder, v any, pretty bool, indent string) {
 			if isFunction(x) {
 				sb.WriteString(`""`)
 			} else {
-				writeJSON(sb, x, pretty, in)
+				writeJSON(sb, x, pretty, in, limit)
 			}
 		}
 		if pretty && !first {
@@ -338,7 +347,7 @@ func init() {
 			return nil, nil
 		}
 		pretty, _ := a[1].(bool)
-		s, err := fnString(a[0], pretty)
+		s, err := fnString(a[0], pretty, c.ev.remaining())
 		if e, ok := err.(*Error); ok {
 			e.Position = c.pos
 		}
@@ -424,6 +433,9 @@ func init() {
 		}
 		if cur >= aw {
 			return s, nil
+		}
+		if err := c.ev.meter.Bytes((aw - cur) * len(ch)); err != nil {
+			return nil, err
 		}
 		padRunes := []rune(strings.Repeat(ch, aw-cur+1))[:aw-cur]
 		if w > 0 {

@@ -2,6 +2,8 @@ package jsonata
 
 import (
 	"sync"
+
+	"stepwise/asl/budget"
 	"time"
 )
 
@@ -36,6 +38,11 @@ type Options struct {
 	Funcs map[string]*Func
 	// Now is the clock of $now and $millis; nil reads the wall clock.
 	Now func() time.Time
+	// Budget bounds the evaluation's steps, the bytes of the values it
+	// builds and its time, and may interrupt it; nil bounds only the
+	// recursion depth. An evaluation past a limit fails with the meter's
+	// *budget.Error.
+	Budget *budget.Meter
 
 	limits *limits // tighter bounds, for fuzzing
 }
@@ -65,7 +72,11 @@ func wrapHost(name string, f *Func) (*native, error) {
 		in := make([]any, len(args))
 		for i, a := range args {
 			if a != nil {
-				in[i] = toJSON(a)
+				v, err := toJSONMetered(a, c.ev.meter)
+				if err != nil {
+					return nil, err
+				}
+				in[i] = v
 			}
 		}
 		out, err := f.Fn(in)

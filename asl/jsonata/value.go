@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
 )
 
@@ -134,6 +135,54 @@ func fromJSON(v any) any {
 }
 
 // toJSON converts an internal value to the boundary model.
+// toJSONMetered is toJSON counting the slots it builds against m: values
+// that share parts (an array holding the same array twice, nested) can
+// stand for far more than they take, and become that much here.
+func toJSONMetered(v any, m *budget.Meter) (any, error) {
+	if m == nil {
+		return toJSON(v), nil
+	}
+	var err error
+	var conv func(v any) any
+	conv = func(v any) any {
+		switch t := v.(type) {
+		case *arr:
+			if err = m.Bytes(len(t.v) * slotBytes); err != nil {
+				return nil
+			}
+			out := make([]any, 0, len(t.v))
+			for _, e := range t.v {
+				if e == nil || isFunction(e) {
+					continue
+				}
+				out = append(out, conv(e))
+				if err != nil {
+					return nil
+				}
+			}
+			return out
+		case *jsonvalue.Object:
+			if err = m.Bytes(t.Len() * 2 * slotBytes); err != nil {
+				return nil
+			}
+			o := jsonvalue.NewObject(t.Len())
+			for k, e := range t.All() {
+				if e == nil || isFunction(e) {
+					continue
+				}
+				o.Set(k, conv(e))
+				if err != nil {
+					return nil
+				}
+			}
+			return o
+		}
+		return toJSON(v)
+	}
+	out := conv(v)
+	return out, err
+}
+
 func toJSON(v any) any {
 	switch t := v.(type) {
 	case nullT:

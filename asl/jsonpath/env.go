@@ -1,6 +1,10 @@
 package jsonpath
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"stepwise/asl/budget"
+)
 
 // Env is what a path is evaluated against: the roots "$", "$$" and "$name".
 type Env struct {
@@ -19,6 +23,16 @@ type Env struct {
 	// An interpreter that replays executions seeds it from the execution so
 	// a replay draws the same numbers; nil means a fresh random source.
 	Rand func() *rand.Rand
+	// Budget bounds the evaluations made in this environment (paths and
+	// intrinsic functions); nil bounds nothing.
+	Budget *budget.Meter
+}
+
+func (e *Env) budget() *budget.Meter {
+	if e == nil {
+		return nil
+	}
+	return e.Budget
 }
 
 // Root says which value a path starts from.

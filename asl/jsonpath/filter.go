@@ -58,7 +58,7 @@ func (e *existExpr) match(item, root any) bool {
 		_, failed := e.path.walk(start)
 		return (failed < 0) == e.want
 	}
-	return (len(e.path.collect(start, 0, root, nil)) > 0) == e.want
+	return (len(e.path.collect(start, 0, root, nil, nil)) > 0) == e.want
 }
 
 type cmpOp uint8
@@ -106,7 +106,7 @@ func (o *operand) value(item, root any) (v any, ok bool) {
 		v, failed := o.path.walk(start)
 		return v, failed < 0
 	}
-	return o.path.collect(start, 0, root, []any{}), true
+	return o.path.collect(start, 0, root, nil, []any{}), true
 }
 
 type compareExpr struct {

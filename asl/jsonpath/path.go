@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
 )
 
@@ -237,7 +238,7 @@ func (p *Path) Eval(env *Env) (any, error) {
 			return nil, &NotFoundError{Path: p.text, Reason: "The variable '" + p.variable + "' is not defined"}
 		}
 	}
-	return p.Apply(root)
+	return p.ApplyBudget(root, env.budget())
 }
 
 // Apply is Eval against root, whatever Root() says.
@@ -249,8 +250,48 @@ func (p *Path) Apply(root any) (any, error) {
 		}
 		return v, nil
 	}
-	return p.collect(root, 0, root, make([]any, 0, 4)), nil
+	return p.collect(root, 0, root, nil, make([]any, 0, 4)), nil
 }
+
+// ApplyBudget is Apply counting the nodes an indefinite path visits and
+// the values it collects against m; past a limit it returns m's
+// *budget.Error.
+func (p *Path) ApplyBudget(root any, m *budget.Meter) (v any, err error) {
+	if p.definite || m == nil {
+		return p.Apply(root)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			le, ok := r.(limitPanic)
+			if !ok {
+				panic(r)
+			}
+			v, err = nil, le.err
+		}
+	}()
+	return p.collect(root, 0, root, m, make([]any, 0, 4)), nil
+}
+
+// limitPanic carries a budget's error out of a deep walk; ApplyBudget
+// recovers it.
+type limitPanic struct{ err error }
+
+// count counts one visit, and a collected value when collected is set.
+func count(m *budget.Meter, collected bool) {
+	if m == nil {
+		return
+	}
+	err := m.Step()
+	if err == nil && collected {
+		err = m.Bytes(slotBytes)
+	}
+	if err != nil {
+		panic(limitPanic{err})
+	}
+}
+
+// slotBytes is what one collected value is counted as.
+const slotBytes = 16
 
 // walk follows a definite path from node. When segment i cannot be applied
 // it returns the node it was applied to and i; otherwise the value and -1.
@@ -331,25 +372,26 @@ func (p *Path) notFound(i int, node any) error {
 }
 
 // collect appends to out every value segments i... select from node.
-func (p *Path) collect(node any, i int, root any, out []any) []any {
+func (p *Path) collect(node any, i int, root any, m *budget.Meter, out []any) []any {
+	count(m, i == len(p.segs))
 	if i == len(p.segs) {
 		return append(out, node)
 	}
 	if p.segs[i].descend {
-		return p.scan(node, i, root, out)
+		return p.scan(node, i, root, m, out)
 	}
-	return p.step(node, i, root, out)
+	return p.step(node, i, root, m, out)
 }
 
 // step applies segment i (ignoring its descent) to node and continues with
 // each value it selects.
-func (p *Path) step(node any, i int, root any, out []any) []any {
+func (p *Path) step(node any, i int, root any, m *budget.Meter, out []any) []any {
 	s := &p.segs[i]
 	switch s.kind {
 	case segName:
 		if obj, ok := node.(*jsonvalue.Object); ok {
 			if v, ok := obj.Get(s.name); ok {
-				out = p.collect(v, i+1, root, out)
+				out = p.collect(v, i+1, root, m, out)
 			}
 		}
 	case segNames:
@@ -362,20 +404,20 @@ func (p *Path) step(node any, i int, root any, out []any) []any {
 		}
 		for _, name := range s.names {
 			if v, ok := obj.Get(name); ok {
-				out = p.collect(v, i+1, root, out)
+				out = p.collect(v, i+1, root, m, out)
 			}
 		}
 	case segIndex:
 		if arr, ok := node.([]any); ok {
 			if v, ok := elem(arr, s.index); ok {
-				out = p.collect(v, i+1, root, out)
+				out = p.collect(v, i+1, root, m, out)
 			}
 		}
 	case segIndexes:
 		if arr, ok := node.([]any); ok {
 			for _, j := range s.indexes {
 				if v, ok := elem(arr, j); ok {
-					out = p.collect(v, i+1, root, out)
+					out = p.collect(v, i+1, root, m, out)
 				}
 			}
 		}
@@ -384,11 +426,11 @@ func (p *Path) step(node any, i int, root any, out []any) []any {
 		case *jsonvalue.Object:
 			for j := range t.Len() {
 				_, v := t.At(j)
-				out = p.collect(v, i+1, root, out)
+				out = p.collect(v, i+1, root, m, out)
 			}
 		case []any:
 			for _, v := range t {
-				out = p.collect(v, i+1, root, out)
+				out = p.collect(v, i+1, root, m, out)
 			}
 		}
 	case segSlice:
@@ -396,7 +438,7 @@ func (p *Path) step(node any, i int, root any, out []any) []any {
 			start, stop := s.slice.bounds(len(arr))
 			for j := start; j < stop; j += s.slice.step {
 				if v, ok := elem(arr, j); ok {
-					out = p.collect(v, i+1, root, out)
+					out = p.collect(v, i+1, root, m, out)
 				}
 			}
 		}
@@ -407,38 +449,39 @@ func (p *Path) step(node any, i int, root any, out []any) []any {
 		case []any:
 			for _, v := range t {
 				if s.filter.match(v, root) {
-					out = p.collect(v, i+1, root, out)
+					out = p.collect(v, i+1, root, m, out)
 				}
 			}
 		case *jsonvalue.Object:
 			if s.filter.match(t, root) {
-				out = p.collect(t, i+1, root, out)
+				out = p.collect(t, i+1, root, m, out)
 			}
 		}
 	case segFunc:
-		out = p.collect(length(node), i+1, root, out)
+		out = p.collect(length(node), i+1, root, m, out)
 	}
 	return out
 }
 
 // scan applies segment i to node and to every array and object below it,
 // in pre-order, as Jayway's deep scan does.
-func (p *Path) scan(node any, i int, root any, out []any) []any {
+func (p *Path) scan(node any, i int, root any, m *budget.Meter, out []any) []any {
+	count(m, false)
 	switch t := node.(type) {
 	case *jsonvalue.Object:
 		if p.scanApplies(t, i, root) {
-			out = p.step(t, i, root, out)
+			out = p.step(t, i, root, m, out)
 		}
 		for j := range t.Len() {
 			_, v := t.At(j)
-			out = p.scan(v, i, root, out)
+			out = p.scan(v, i, root, m, out)
 		}
 	case []any:
 		if p.scanApplies(t, i, root) {
-			out = p.step(t, i, root, out)
+			out = p.step(t, i, root, m, out)
 		}
 		for _, v := range t {
-			out = p.scan(v, i, root, out)
+			out = p.scan(v, i, root, m, out)
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"stepwise/asl/budget"
 	"stepwise/asl/jsonata"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -175,6 +176,9 @@ type JSONataEnv struct {
 	Vars  func(name string) (any, bool)
 	Funcs map[string]*jsonata.Func
 	Now   func() time.Time
+	// Budget bounds the evaluations made in this environment; nil bounds
+	// only their recursion.
+	Budget *budget.Meter
 }
 
 // Eval evaluates the value. field names it in error messages ("Output",
@@ -226,7 +230,7 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 	}
 	var states any
 	haveStates := false
-	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Lookup: func(name string) (any, bool) {
+	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.Budget, Lookup: func(name string) (any, bool) {
 		if name == "states" {
 			if !haveStates {
 				states, haveStates = env.states(t.ctx), true
@@ -250,6 +254,16 @@ func (t *JSONata) evalError(err error, field string) error {
 	var fl *stepwisetype.Failure
 	if errors.As(err, &fl) {
 		return fl
+	}
+	var be *budget.Error
+	if errors.As(err, &be) {
+		name := stepwisetype.ErrorQueryEvaluationError
+		if be.Limit == "bytes" {
+			name = stepwisetype.ErrorDataLimitExceeded
+		}
+		return located(stepwisetype.Failuref(name,
+			"An error occurred while evaluating the JSONata expression '%s' specified for the field '%s': %s",
+			t.src, field, be.Error()), field)
 	}
 	var je *jsonata.Error
 	if errors.As(err, &je) {
