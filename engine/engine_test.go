@@ -30,6 +30,8 @@ type testBundle struct {
 	drv    *sqlitestore.Driver
 	engine *Engine
 	tasks  *fakeTasks
+	// config, when set, changes the engine's configuration at every open.
+	config func(*Config)
 }
 
 // fakeTasks is a TaskRunner whose tasks complete when the test says so.
@@ -101,7 +103,11 @@ func (b *testBundle) open(t *testing.T, scale float64) {
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, b.path, sqlitestore.Options{})
 	require.NoError(t, err)
-	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: b.tasks, TokenKey: []byte("test key, the same across restarts")})
+	cfg := Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: b.tasks, TokenKey: []byte("test key, the same across restarts")}
+	if b.config != nil {
+		b.config(&cfg)
+	}
+	e, err := New(drv, cfg)
 	require.NoError(t, err)
 	require.NoError(t, e.Start(ctx))
 	<-e.Resumed()

@@ -242,16 +242,16 @@ func (ev *evaluator) eval(n *node, input any, en *env) (any, error) {
 // counting never formats a value.
 const slotBytes = 16
 
-// charge counts n values of size bytes each against the budget: the steps
-// of building them and their bytes, before they are built.
+// charge counts n values of size bytes each against the budget: their
+// bytes and the steps of building them, before they are built.
 func (ev *evaluator) charge(n, size int) error {
 	if ev.meter == nil {
 		return nil
 	}
-	if err := ev.meter.Steps(n); err != nil {
+	if err := ev.meter.Bytes(n * size); err != nil {
 		return err
 	}
-	return ev.meter.Bytes(n * size)
+	return ev.meter.Steps(n)
 }
 
 // remaining is how many bytes the evaluation may still build.
