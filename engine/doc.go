@@ -27,6 +27,14 @@
 // execution, re-arms its timers from the store and dispatches again every
 // task whose result was not recorded (at-least-once, as AWS documents).
 //
+// # Evaluations that run long
+//
+// Every evaluation runs under the budget of Config.EvalLimits (see package
+// budget). StopExecution cuts the step in flight short and stops the
+// execution where it is; Halt abandons the steps in flight, uncommitted,
+// for a shutdown. What a deadline or a stop cut short is written in the
+// replay log with the step, so a replay ends it at the same point.
+//
 // # Time
 //
 // The clock is injected. WaitTimeScale shortens the real delay of Wait
