@@ -2,6 +2,9 @@ package interp_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,4 +141,40 @@ func TestAbandonedStep(t *testing.T) {
 	require.Nil(t, cmds)
 	_, _, err = b.x.Step(interp.Event{Kind: interp.Stop}, b.now)
 	require.ErrorIs(t, err, interp.ErrInterrupted)
+}
+
+// A value that holds the same large value many times over (intrinsics
+// nested, or a template naming the input again and again) fails its
+// state without being written out whole.
+func TestSharedValuesFailWithoutExpanding(t *testing.T) {
+	t.Parallel()
+	arr := "$.s"
+	for range 10 {
+		arr = "States.Array(" + arr + ", " + arr + ")"
+	}
+	var keys strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&keys, `"k%d.$": "$.s", `, i)
+	}
+	input := `{"s": "` + strings.Repeat("x", 40000) + `"}`
+	for name, def := range map[string]string{
+		"intrinsics": `{"StartAt": "P", "States": {"P": {"Type": "Pass", "Parameters": {"v.$": "` + arr + `"}, "End": true}}}`,
+		"template":   `{"StartAt": "T", "States": {"T": {` + taskState + `, "Parameters": {` + keys.String() + `"last": 1}, "End": true}}}`,
+		"map items":  `{"StartAt": "M", "States": {"M": {"Type": "Map", "ItemsPath": "$.items", "ItemSelector": {"v.$": "` + arr + `"}, "ItemProcessor": {"StartAt": "I", "States": {"I": {"Type": "Succeed"}}}, "End": true}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := input
+			if name == "map items" {
+				in = `{"items": [1], "s": "` + strings.Repeat("x", 40000) + `"}`
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			b := setup(t, def, in, interp.Options{})
+			runtime.ReadMemStats(&after)
+			require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+			require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name, b.x.Failure.Cause)
+			// Written out whole it would take 40 MB.
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20))
+		})
+	}
 }

@@ -42,6 +42,12 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 				return
 			}
 		}
+		if (jenv != nil && s.JSONata.Arguments != nil) || (jenv == nil && s.Parameters != nil) {
+			if _, ok := x.textLimit(in, x.Opts.PayloadLimit); !ok {
+				f.stateFailed(x, dataLimit(s))
+				return
+			}
+		}
 		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventParallelStateStarted})
 		f.items = make([]any, len(s.Branches))
 		for i := range f.items {
@@ -269,6 +275,11 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 		if err != nil {
 			return nil, err
 		}
+		text, ok := x.textLimit(in, x.Opts.PayloadLimit)
+		if !ok {
+			return nil, dataLimit(s)
+		}
+		c.inputText = text
 	}
 	if f.mapRun {
 		c.silent = true

@@ -452,6 +452,17 @@ func (x *Execution) text(v any) string {
 	return string(x.buf)
 }
 
+// textLimit is text for a value that must not pass limit bytes: false,
+// without writing it all out, when it does.
+func (x *Execution) textLimit(v any, limit int) (string, bool) {
+	var ok bool
+	x.buf, ok = jsonvalue.AppendLimit(x.buf[:0], v, limit)
+	if !ok {
+		return "", false
+	}
+	return string(x.buf), true
+}
+
 // emit appends an event written by frame f (nil: the execution itself),
 // links it to f's last event and makes it f's last event.
 func (x *Execution) emit(f *frame, ev stepwisetype.HistoryEvent) int64 {

@@ -192,8 +192,8 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 // variables and moves to next ("" ends the frame).
 func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object, next string) {
 	s := f.state
-	text := x.text(out)
-	if len(text) > x.Opts.PayloadLimit {
+	text, ok := x.textLimit(out, x.Opts.PayloadLimit)
+	if !ok {
 		f.stateFailed(x, dataLimit(s))
 		return
 	}
@@ -202,8 +202,8 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		d.AssignedVariables = make(map[string]string, assigned.Len())
 		total := 0
 		for k, v := range assigned.All() {
-			vt := jsonvalue.String(v)
-			if len(vt) > MaxVariableSize {
+			vt, ok := x.textLimit(v, MaxVariableSize)
+			if !ok {
 				f.stateFailed(x, variableLimit(s, fmt.Sprintf("The value of the variable '%s' exceeds the maximum size of %d bytes.", k, MaxVariableSize)))
 				return
 			}

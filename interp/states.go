@@ -273,6 +273,11 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
+	paramsText, ok := x.textLimit(params, x.Opts.PayloadLimit)
+	if !ok {
+		f.stateFailed(x, dataLimit(s))
+		return
+	}
 	var timeoutPtr, heartbeatPtr *int64
 	if hasTimeout {
 		timeoutPtr = ptr(timeout)
@@ -283,12 +288,12 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	f.started, f.submitted = false, false
 	if IsActivity(s.Resource) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
-			Resource: s.Resource, Input: jsonvalue.String(params), TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
+			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
 		}})
 	} else {
 		resType, res := splitResource(s.Resource)
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: &stepwisetype.TaskScheduledEventDetails{
-			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: jsonvalue.String(params),
+			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: paramsText,
 			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
 		}})
 	}
@@ -529,7 +534,7 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 			f.finishFailure(x, asFailure(err, s, f.enteredID))
 			return
 		}
-		if len(x.text(out)) > x.Opts.PayloadLimit {
+		if _, ok := x.textLimit(out, x.Opts.PayloadLimit); !ok {
 			// The catcher's own output is too big: no further handling.
 			f.finishFailure(x, dataLimit(s))
 			return

@@ -117,3 +117,48 @@ func (n Number) MarshalJSON() ([]byte, error) {
 	}
 	return []byte(n), nil
 }
+
+// AppendLimit is Append that gives up once the text passes limit bytes
+// (reporting false), so a value whose parts are shared many times over
+// (an array holding the same large value again and again) is never
+// written out whole.
+func AppendLimit(dst []byte, v any, limit int) ([]byte, bool) {
+	start := len(dst)
+	dst = appendLimit(dst, v, start+limit)
+	return dst, len(dst)-start <= limit
+}
+
+func appendLimit(dst []byte, v any, end int) []byte {
+	if len(dst) > end {
+		return dst
+	}
+	switch t := v.(type) {
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst = appendLimit(dst, e, end); len(dst) > end {
+				return dst
+			}
+		}
+		return append(dst, ']')
+	case *Object:
+		dst = append(dst, '{')
+		if t != nil {
+			for i, k := range t.keys {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = AppendString(dst, k)
+				dst = append(dst, ':')
+				if dst = appendLimit(dst, t.vals[i], end); len(dst) > end {
+					return dst
+				}
+			}
+		}
+		return append(dst, '}')
+	}
+	return Append(dst, v)
+}
