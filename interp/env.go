@@ -53,7 +53,7 @@ func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 		ContextFunc: func() any { return x.contextObject(f, mapCtx) },
 		Vars:        f.vars.get,
 		Rand:        x.rand,
-		Budget:      x.meter(),
+		BudgetFunc:  x.meterFunc(),
 	}
 }
 

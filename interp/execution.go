@@ -121,6 +121,8 @@ type Execution struct {
 	meters       []*budget.Meter // the evaluation budgets of the step, in order
 	replay       map[int]Mark    // see ReplayMarks
 	poll         func() bool     // polls Opts.Interrupt for the meters
+	newMeter     func() *budget.Meter
+	meterSlab    []budget.Meter // meters are allocated from here, a block at a time
 	interruption *Interruption   // what the last poll returned
 	stopped      *Interruption   // the stop that cut the step short
 	interrupted  bool            // a step was abandoned: see ErrInterrupted
@@ -349,7 +351,16 @@ func (x *Execution) begin(now time.Time) {
 	x.interruption, x.stopped = nil, nil
 }
 
-// meter returns the budget of a new evaluation environment of this step.
+// meterFunc returns x.meter as a function value, made once.
+func (x *Execution) meterFunc() func() *budget.Meter {
+	if x.newMeter == nil {
+		x.newMeter = x.meter
+	}
+	return x.newMeter
+}
+
+// meter returns the budget of a new evaluation environment of this step,
+// from a block of meters allocated at once.
 func (x *Execution) meter() *budget.Meter {
 	if x.Opts.Interrupt != nil && x.poll == nil {
 		x.poll = func() bool {
@@ -357,7 +368,12 @@ func (x *Execution) meter() *budget.Meter {
 			return x.interruption != nil
 		}
 	}
-	m := budget.New(x.Opts.Limits, x.Opts.Clock, x.poll)
+	if len(x.meterSlab) == 0 {
+		x.meterSlab = make([]budget.Meter, 32)
+	}
+	m := &x.meterSlab[0]
+	x.meterSlab = x.meterSlab[1:]
+	m.Init(x.Opts.Limits, x.Opts.Clock, x.poll)
 	if mk, ok := x.replay[len(x.meters)]; ok {
 		how := budget.TimedOut
 		if mk.Stop {

@@ -25,7 +25,7 @@ func (x *Execution) jenv(f *frame, mapCtx *jsonvalue.Object, extra string, extra
 		Vars:       f.vars.get,
 		Now:        func() time.Time { return x.now },
 		Funcs:      x.jsonataFuncs(),
-		Budget:     x.meter(),
+		BudgetFunc: x.meterFunc(),
 	}
 	return env
 }

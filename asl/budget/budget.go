@@ -137,8 +137,16 @@ type Meter struct {
 // in). now reads the wall clock for the deadline; nil means no deadline.
 // interrupted, when set, is polled every CheckEvery steps.
 func New(l Limits, now func() time.Time, interrupted func() bool) *Meter {
+	m := &Meter{}
+	m.Init(l, now, interrupted)
+	return m
+}
+
+// Init sets m up as New does, for a caller that allocates meters in
+// blocks.
+func (m *Meter) Init(l Limits, now func() time.Time, interrupted func() bool) {
 	l = l.WithDefaults()
-	m := &Meter{
+	*m = Meter{
 		maxSteps: l.Steps, maxBytes: l.Bytes, maxTime: l.Time,
 		now: now, interrupted: interrupted,
 	}
@@ -152,7 +160,6 @@ func New(l Limits, now func() time.Time, interrupted func() bool) *Meter {
 		m.maxTime, m.now = 0, nil
 	}
 	m.check = m.nextCheck()
-	return m
 }
 
 // End reports how the evaluation was cut short from outside (NotEnded if

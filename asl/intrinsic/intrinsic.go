@@ -167,7 +167,7 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 	if !c.fn.arityOK(len(vals)) {
 		return nil, invalidArgs(c)
 	}
-	m := env.Budget
+	m := env.Meter()
 	if err := m.Step(); err != nil {
 		return nil, err
 	}

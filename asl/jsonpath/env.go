@@ -24,13 +24,20 @@ type Env struct {
 	// a replay draws the same numbers; nil means a fresh random source.
 	Rand func() *rand.Rand
 	// Budget bounds the evaluations made in this environment (paths and
-	// intrinsic functions); nil bounds nothing.
-	Budget *budget.Meter
+	// intrinsic functions); nil bounds nothing. When it is nil and
+	// BudgetFunc is set, Meter makes it on first use, so environments
+	// that evaluate nothing that counts never pay for one.
+	Budget     *budget.Meter
+	BudgetFunc func() *budget.Meter
 }
 
-func (e *Env) budget() *budget.Meter {
+// Meter returns the environment's budget, making it on first use.
+func (e *Env) Meter() *budget.Meter {
 	if e == nil {
 		return nil
+	}
+	if e.Budget == nil && e.BudgetFunc != nil {
+		e.Budget = e.BudgetFunc()
 	}
 	return e.Budget
 }

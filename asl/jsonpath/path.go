@@ -238,7 +238,10 @@ func (p *Path) Eval(env *Env) (any, error) {
 			return nil, &NotFoundError{Path: p.text, Reason: "The variable '" + p.variable + "' is not defined"}
 		}
 	}
-	return p.ApplyBudget(root, env.budget())
+	if p.definite {
+		return p.Apply(root)
+	}
+	return p.ApplyBudget(root, env.Meter())
 }
 
 // Apply is Eval against root, whatever Root() says.

@@ -177,8 +177,18 @@ type JSONataEnv struct {
 	Funcs map[string]*jsonata.Func
 	Now   func() time.Time
 	// Budget bounds the evaluations made in this environment; nil bounds
-	// only their recursion.
-	Budget *budget.Meter
+	// only their recursion. When it is nil and BudgetFunc is set, the
+	// first evaluation makes it.
+	Budget     *budget.Meter
+	BudgetFunc func() *budget.Meter
+}
+
+// meter returns the environment's budget, making it on first use.
+func (env *JSONataEnv) meter() *budget.Meter {
+	if env.Budget == nil && env.BudgetFunc != nil {
+		env.Budget = env.BudgetFunc()
+	}
+	return env.Budget
 }
 
 // Eval evaluates the value. field names it in error messages ("Output",
@@ -230,7 +240,7 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 	}
 	var states any
 	haveStates := false
-	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.Budget, Lookup: func(name string) (any, bool) {
+	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Lookup: func(name string) (any, bool) {
 		if name == "states" {
 			if !haveStates {
 				states, haveStates = env.states(t.ctx), true
