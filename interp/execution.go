@@ -123,9 +123,9 @@ type Execution struct {
 	poll         func() bool     // polls Opts.Interrupt for the meters
 	newMeter     func() *budget.Meter
 	meterSlab    []budget.Meter // meters are allocated from here, a block at a time
-	interruption *Interruption   // what the last poll returned
-	stopped      *Interruption   // the stop that cut the step short
-	interrupted  bool            // a step was abandoned: see ErrInterrupted
+	interruption *Interruption  // what the last poll returned
+	stopped      *Interruption  // the stop that cut the step short
+	interrupted  bool           // a step was abandoned: see ErrInterrupted
 }
 
 // New returns an execution ready to Start.
