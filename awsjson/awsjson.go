@@ -15,7 +15,9 @@
 //
 // Every response carries x-amzn-RequestId. The Host header is not looked
 // at: SDKs send StartSyncExecution and TestState to a "sync-" prefixed
-// host. Handlers return errors; handleError renders them, once.
+// host. Handlers return errors; handleError renders them, once. Listener
+// gives net/http's own refusal of an oversized header block, written
+// before any handler runs, the same shape.
 package awsjson
 
 import (
@@ -440,6 +442,8 @@ func statusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case stepwisetype.CodeRequestEntityTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case stepwisetype.CodeRequestHeaderFieldsTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
 	case stepwisetype.CodeAccessDenied, stepwisetype.CodeInvalidSignature:
 		return http.StatusForbidden
 	}
@@ -450,6 +454,15 @@ func statusOf(code string) int {
 type errorBody struct {
 	Type    string `json:"__type"`
 	Message string `json:"message"`
+}
+
+// errorBodyOf is the error response of apiErr.
+func errorBodyOf(apiErr *stepwisetype.APIError) errorBody {
+	prefix := typePrefixModel
+	if coralCodes[apiErr.Code] {
+		prefix = typePrefixCoral
+	}
+	return errorBody{Type: prefix + apiErr.Code, Message: apiErr.Message}
 }
 
 // handleError renders err, the one place errors are written. An error
@@ -466,14 +479,10 @@ func (h *handler) handleError(w http.ResponseWriter, r *http.Request, reqID, opN
 	if errors.As(err, &se) {
 		status = se.status
 	}
-	prefix := typePrefixModel
-	if coralCodes[apiErr.Code] {
-		prefix = typePrefixCoral
-	}
 	if status >= 500 {
 		h.log.WarnContext(r.Context(), "awsjson: server error", logOperation, opName, logRequestID, reqID, logStatus, status, logError, apiErr.Message)
 	}
-	if werr := writeJSON(w, status, errorBody{Type: prefix + apiErr.Code, Message: apiErr.Message}); werr != nil {
+	if werr := writeJSON(w, status, errorBodyOf(apiErr)); werr != nil {
 		h.log.ErrorContext(r.Context(), "awsjson: write error", logRequestID, reqID, logError, werr)
 	}
 	return status

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"time"
 )
 
 // Defaults of Serve.
@@ -18,6 +19,11 @@ const (
 	DefaultAccount       = "123456789012"
 	DefaultWaitTimeScale = 1.0
 	DefaultPayloadLimit  = 256 * 1024
+
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxHeaderBytes    = 64 * 1024
 )
 
 // Serve configures "stepwise serve".
@@ -38,6 +44,25 @@ type Serve struct {
 	PayloadLimit int
 	// Integrations says where the calls of service integrations go.
 	Integrations Integrations
+
+	// ReadHeaderTimeout is the longest a client may take to send a
+	// request's header block.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout is the longest a client may take to send a whole
+	// request, header block and body. It ends once the body is read:
+	// the time a request then waits (a GetActivityTask long poll waits up
+	// to a minute, StartSyncExecution until its execution ends) is not
+	// bounded. A response's writing is not bounded either, for the same
+	// reason.
+	ReadTimeout time.Duration
+	// IdleTimeout is how long a kept-alive connection may wait for its
+	// next request. It is longer than the AWS SDKs keep idle connections
+	// (90 s for Go's), so that a client does not send on a connection the
+	// server has just closed.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes is the largest header block of a request, in bytes
+	// (Go's HTTP server reads up to 4 KiB more before refusing it).
+	MaxHeaderBytes int
 }
 
 // DefaultServe returns the settings "stepwise serve" starts from.
@@ -49,6 +74,11 @@ func DefaultServe() Serve {
 		Account:       DefaultAccount,
 		WaitTimeScale: DefaultWaitTimeScale,
 		PayloadLimit:  DefaultPayloadLimit,
+
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
+		ReadTimeout:       DefaultReadTimeout,
+		IdleTimeout:       DefaultIdleTimeout,
+		MaxHeaderBytes:    DefaultMaxHeaderBytes,
 	}
 }
 
@@ -76,6 +106,21 @@ func (s *Serve) Validate() error {
 	}
 	if s.PayloadLimit <= 0 {
 		return fmt.Errorf("payload-limit %d: must be positive", s.PayloadLimit)
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"read-header-timeout", s.ReadHeaderTimeout},
+		{"read-timeout", s.ReadTimeout},
+		{"idle-timeout", s.IdleTimeout},
+	} {
+		if d.d <= 0 {
+			return fmt.Errorf("%s %v: must be positive", d.name, d.d)
+		}
+	}
+	if s.MaxHeaderBytes <= 0 {
+		return fmt.Errorf("max-header-bytes %d: must be positive", s.MaxHeaderBytes)
 	}
 	return s.Integrations.validate()
 }
