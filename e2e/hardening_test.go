@@ -195,3 +195,39 @@ func TestHardeningOversizedHeader(t *testing.T) {
 	res, body = c.readResponse(t)
 	require.Equal(t, http.StatusOK, res.StatusCode, string(body))
 }
+
+func TestHardeningUnpairedSurrogateNames(t *testing.T) {
+	t.Parallel()
+
+	s := startServer(t, ":memory:")
+	call := func(t *testing.T, op, body string) (*http.Response, []byte) {
+		t.Helper()
+		c := dialRaw(t, s)
+		_, err := fmt.Fprintf(c, "%s\r\n%s", requestHead(s, op, len(body)), body)
+		require.NoError(t, err)
+		return c.readResponse(t)
+	}
+	def := `{\"StartAt\": \"P\", \"States\": {\"P\": {\"Type\": \"Pass\", \"End\": true}}}`
+	res, body := call(t, "CreateStateMachine", `{"name": "sm\ud800", "definition": "`+def+`", "roleArn": "`+roleArn+`"}`)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, string(body))
+	typ, _ := awsError(t, res, body)
+	require.Equal(t, "com.amazonaws.swf.service.v2.model#InvalidName", typ)
+	// The name comes back as it was sent.
+	require.Contains(t, string(body), `"message":"Invalid Name: 'sm\ud800'"`)
+
+	res, body = call(t, "CreateStateMachine", `{"name": "sm", "definition": "`+def+`", "roleArn": "`+roleArn+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, string(body))
+	res, body = call(t, "StartExecution", `{"stateMachineArn": "`+smArn("sm")+`", "name": "\udc00x"}`)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, string(body))
+	require.Contains(t, string(body), `"message":"Invalid Name: '\udc00x'"`)
+
+	// Escapes inside the input's JSON text are the input's own.
+	input := `{\"a\": \"\\ud800\"}`
+	res, body = call(t, "StartExecution", `{"stateMachineArn": "`+smArn("sm")+`", "name": "x", "input": "`+input+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, string(body))
+	out, err := s.client(t).DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{
+		ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:sm:x"),
+	})
+	require.NoError(t, err)
+	require.Equal(t, `{"a": "\ud800"}`, aws.ToString(out.Input))
+}
