@@ -9,6 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -230,4 +233,78 @@ func TestHardeningUnpairedSurrogateNames(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, `{"a": "\ud800"}`, aws.ToString(out.Input))
+}
+
+func TestHardeningDatabaseFiles(t *testing.T) {
+	t.Parallel()
+
+	t.Run("OwnerOnly", func(t *testing.T) {
+		t.Parallel()
+		db := filepath.Join(t.TempDir(), "stepwise.db")
+		s := startServer(t, db)
+		_, err := s.client(t).ListStateMachines(context.Background(), &sfn.ListStateMachinesInput{})
+		require.NoError(t, err)
+		for _, name := range []string{db, db + "-wal", db + "-shm"} {
+			fi, err := os.Stat(name)
+			require.NoError(t, err)
+			require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), name)
+		}
+	})
+
+	// serveFails runs "stepwise serve" on db and returns what it printed
+	// on stderr, requiring it to exit with status 1.
+	serveFails := func(t *testing.T, db string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary, "serve", "--addr", "127.0.0.1:0", "--db", db)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "serve did not fail: %s", stderr.String())
+		require.Equal(t, 1, exit.ExitCode(), stderr.String())
+		return stderr.String()
+	}
+
+	t.Run("ReadOnlyDirectory", func(t *testing.T) {
+		t.Parallel()
+		dir := mountTmpfs(t, "ro,size=1m")
+		db := filepath.Join(dir, "x.db")
+		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the directory %s is not writable: read-only file system\n", db, dir), serveFails(t, db))
+	})
+
+	t.Run("FullDisk", func(t *testing.T) {
+		t.Parallel()
+		dir := mountTmpfs(t, "size=16k")
+		db := filepath.Join(dir, "x.db")
+		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the disk holding %s is full: no space left on device\n", db, dir), serveFails(t, db))
+	})
+
+	t.Run("MissingDirectory", func(t *testing.T) {
+		t.Parallel()
+		dir := filepath.Join(t.TempDir(), "nowhere")
+		db := filepath.Join(dir, "x.db")
+		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the directory %s does not exist\n", db, dir), serveFails(t, db))
+	})
+}
+
+// mountTmpfs mounts a tmpfs with the given options on a new directory
+// for the test, or skips the test where this process cannot mount.
+func mountTmpfs(t *testing.T, options string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
 }
