@@ -59,6 +59,9 @@ const probeSize = 64 * 1024
 // runs before the driver's connections close.
 func describeOpenError(path string, err error) error {
 	dir := filepath.Dir(path)
+	if abs, aerr := filepath.Abs(dir); aerr == nil {
+		dir = abs // "the directory ." would say little
+	}
 	if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
 		return &fileError{Msg: fmt.Sprintf("the directory %s does not exist", dir), Err: serr}
 	}

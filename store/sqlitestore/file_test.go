@@ -122,6 +122,8 @@ func TestDescribeOpenError(t *testing.T) {
 	path := filepath.Join(dir, "x.db")
 	missing := filepath.Join(dir, "nowhere")
 	other := errors.New("file is not a database")
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
 	for _, tt := range []struct {
 		name string
 		path string
@@ -132,6 +134,7 @@ func TestDescribeOpenError(t *testing.T) {
 		{"Permission", path, &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}, "the directory " + dir + " is not writable: permission denied"},
 		{"Full", path, &fs.PathError{Op: "open", Path: path, Err: syscall.ENOSPC}, "the disk holding " + dir + " is full: no space left on device"},
 		{"Quota", path, &fs.PathError{Op: "open", Path: path, Err: syscall.EDQUOT}, "the disk holding " + dir + " is full: disk quota exceeded"},
+		{"RelativePath", "x.db", &fs.PathError{Op: "open", Path: "x.db", Err: syscall.EROFS}, "the directory " + cwd + " is not writable: read-only file system"},
 		{"MissingDirectory", filepath.Join(missing, "x.db"), &fs.PathError{Op: "open", Path: path, Err: syscall.ENOENT}, "the directory " + missing + " does not exist"},
 		// Causes without words, and a directory that shows nothing wrong,
 		// leave the error as it is.
