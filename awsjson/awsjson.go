@@ -15,7 +15,9 @@
 //
 // Every response carries x-amzn-RequestId. The Host header is not looked
 // at: SDKs send StartSyncExecution and TestState to a "sync-" prefixed
-// host. Handlers return errors; handleError renders them, once.
+// host. Handlers return errors; handleError renders them, once. Listener
+// gives net/http's own refusal of an oversized header block, written
+// before any handler runs, the same shape.
 package awsjson
 
 import (
@@ -32,7 +34,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -271,7 +272,7 @@ func errTooLarge() error {
 // decode reads a request body into the operation's input. The body must
 // be one JSON object of valid UTF-8, nested at most maxDepth deep; an
 // empty body is an empty request. Unknown members are ignored, as AWS
-// does.
+// does. Names keep unpaired surrogates (see keepNames).
 func decode(body []byte, in any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
@@ -279,7 +280,11 @@ func decode(body []byte, in any) error {
 	// Most bodies are small, valid objects: check what encoding/json does
 	// not (UTF-8, depth, an object) without building the value, and let
 	// anything else take the slow path, which words the error.
-	if plainObject(body) && json.Unmarshal(body, in) == nil {
+	plain, unpaired := scanBody(body)
+	if plain && json.Unmarshal(body, in) == nil {
+		if unpaired {
+			keepNames(body, in)
+		}
 		return nil
 	}
 	v, err := jsonvalue.ParseDepth(body, maxDepth)
@@ -295,39 +300,10 @@ func decode(body []byte, in any) error {
 	if err := json.Unmarshal(body, in); err != nil {
 		return serializationError(err)
 	}
+	if unpaired {
+		keepNames(body, in)
+	}
 	return nil
-}
-
-// plainObject reports whether body is valid UTF-8, starts with an object
-// and nests at most maxDepth deep (counting brackets outside strings; the
-// syntax is left to encoding/json).
-func plainObject(body []byte) bool {
-	body = bytes.TrimLeft(body, " \t\r\n")
-	if len(body) == 0 || body[0] != '{' || !utf8.Valid(body) {
-		return false
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case inString:
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxDepth {
-				return false
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return true
 }
 
 // serializationError words a member of the wrong type as AWS's
@@ -440,6 +416,8 @@ func statusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case stepwisetype.CodeRequestEntityTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case stepwisetype.CodeRequestHeaderFieldsTooLarge:
+		return http.StatusRequestHeaderFieldsTooLarge
 	case stepwisetype.CodeAccessDenied, stepwisetype.CodeInvalidSignature:
 		return http.StatusForbidden
 	}
@@ -448,8 +426,17 @@ func statusOf(code string) int {
 
 // errorBody is the JSON of an error response.
 type errorBody struct {
-	Type    string `json:"__type"`
-	Message string `json:"message"`
+	Type    string   `json:"__type"`
+	Message wireText `json:"message"`
+}
+
+// errorBodyOf is the error response of apiErr.
+func errorBodyOf(apiErr *stepwisetype.APIError) errorBody {
+	prefix := typePrefixModel
+	if coralCodes[apiErr.Code] {
+		prefix = typePrefixCoral
+	}
+	return errorBody{Type: prefix + apiErr.Code, Message: wireText(apiErr.Message)}
 }
 
 // handleError renders err, the one place errors are written. An error
@@ -466,14 +453,10 @@ func (h *handler) handleError(w http.ResponseWriter, r *http.Request, reqID, opN
 	if errors.As(err, &se) {
 		status = se.status
 	}
-	prefix := typePrefixModel
-	if coralCodes[apiErr.Code] {
-		prefix = typePrefixCoral
-	}
 	if status >= 500 {
 		h.log.WarnContext(r.Context(), "awsjson: server error", logOperation, opName, logRequestID, reqID, logStatus, status, logError, apiErr.Message)
 	}
-	if werr := writeJSON(w, status, errorBody{Type: prefix + apiErr.Code, Message: apiErr.Message}); werr != nil {
+	if werr := writeJSON(w, status, errorBodyOf(apiErr)); werr != nil {
 		h.log.ErrorContext(r.Context(), "awsjson: write error", logRequestID, reqID, logError, werr)
 	}
 	return status

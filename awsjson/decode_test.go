@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestPlainObject(t *testing.T) {
+func TestScanBody(t *testing.T) {
 	t.Parallel()
 	deep := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
 	for _, tt := range []struct {
@@ -25,6 +25,77 @@ func TestPlainObject(t *testing.T) {
 		{"{\"a\": \"\xff\"}", false},
 		{``, false},
 	} {
-		require.Equal(t, tt.want, plainObject([]byte(tt.body)), tt.body)
+		plain, _ := scanBody([]byte(tt.body))
+		require.Equal(t, tt.want, plain, tt.body)
+	}
+}
+
+func TestScanBodyUnpairedSurrogates(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body     string
+		unpaired bool
+	}{
+		{`{"name": "abc"}`, false},
+		{`{"name": "\u00e9\u4e2d"}`, false},
+		{`{"name": "\ud83d\ude00"}`, false}, // a pair
+		{`{"name": "\uD83D\uDE00"}`, false},
+		{`{"name": "a\ud800"}`, true},
+		{`{"name": "\ud800b"}`, true},
+		{`{"name": "\udc00"}`, true},       // a low surrogate alone
+		{`{"name": "\ud800\ud800"}`, true}, // two high ones
+		{`{"name": "\ude00\ud83d"}`, true}, // a pair the wrong way round
+		{`{"name": "\ud800\u0041"}`, true}, // a high one before another escape
+		{`{"input": "\\ud800"}`, false},    // an escaped backslash, then text
+		{`{"input": "\\\ud800"}`, true},    // an escaped backslash, then an escape
+		{`{"input": "{\"a\": \"\\ud800\"}"}`, false},
+		{`{"a\ud800": 1}`, true}, // in a member name too
+	} {
+		plain, unpaired := scanBody([]byte(tt.body))
+		require.True(t, plain, tt.body)
+		require.Equal(t, tt.unpaired, unpaired, tt.body)
+	}
+}
+
+func TestUnquoteKeeping(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		raw  string
+		want string
+		kept bool
+	}{
+		{`"abc"`, "abc", false},
+		{`"a\"b\\c\/d\b\f\n\r\t"`, "a\"b\\c/d\b\f\n\r\t", false},
+		{`"\u00e9\ud83d\ude00é"`, "é😀é", false},
+		{`"a\ud800"`, "a\xed\xa0\x80", true},
+		{`"\uDBFF!"`, "\xed\xaf\xbf!", true},
+		{`"\udc00\ud83d\ude00"`, "\xed\xb0\x80😀", true},
+		{`"\ud800\ud800"`, "\xed\xa0\x80\xed\xa0\x80", true},
+		{`"\\ud800"`, `\ud800`, false},
+		{`null`, "", false},
+		{`12`, "", false},
+	} {
+		got, kept := unquoteKeeping([]byte(tt.raw))
+		require.Equal(t, tt.kept, kept, tt.raw)
+		if kept {
+			require.Equal(t, tt.want, got, tt.raw)
+		}
+	}
+}
+
+func TestWireText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		text string
+		want string
+	}{
+		{"plain <b> & é", `"plain <b> & é"`},
+		{"Invalid Name: 'a\xed\xa0\x80'", `"Invalid Name: 'a\ud800'"`},
+		{"\xed\xbf\xbf\xed\xa0\x80x\"", `"\udfff\ud800x\""`},
+		{"\xff", `"\ufffd"`}, // other invalid UTF-8 as encoding/json writes it
+	} {
+		got, err := wireText(tt.text).MarshalJSON()
+		require.NoError(t, err)
+		require.Equal(t, tt.want, string(got), tt.text)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration/standard"
@@ -66,6 +67,10 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.DurationVar(&c.cfg.Eval.Time, "eval-time", c.cfg.Eval.Time, "longest time one evaluation may run (0: no limit)")
 	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
+	f.DurationVar(&c.cfg.ReadHeaderTimeout, "read-header-timeout", c.cfg.ReadHeaderTimeout, "longest time a client may take to send a request's headers")
+	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
+	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
+	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
@@ -137,7 +142,18 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: c.cfg.ReadHeaderTimeout,
+		// Bounds reading the header block and the body; the server lifts
+		// the deadline once the body is read, so a long poll outlasts it.
+		ReadTimeout:    c.cfg.ReadTimeout,
+		IdleTimeout:    c.cfg.IdleTimeout,
+		MaxHeaderBytes: c.cfg.MaxHeaderBytes,
+		// No WriteTimeout: a GetActivityTask long poll answers after up
+		// to a minute and StartSyncExecution when its execution ends.
+	}
+	ln = awsjson.Listener(ln, c.cfg.MaxHeaderBytes)
 	// Long polls end at once on shutdown rather than holding it for up to
 	// a minute.
 	srv.RegisterOnShutdown(eng.ReleasePolls)

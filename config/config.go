@@ -21,6 +21,11 @@ const (
 	DefaultAccount       = "123456789012"
 	DefaultWaitTimeScale = 1.0
 	DefaultPayloadLimit  = 256 * 1024
+
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxHeaderBytes    = 64 * 1024
 )
 
 // Serve configures "stepwise serve".
@@ -43,6 +48,25 @@ type Serve struct {
 	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
 	Integrations Integrations
+
+	// ReadHeaderTimeout is the longest a client may take to send a
+	// request's header block.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout is the longest a client may take to send a whole
+	// request, header block and body. It ends once the body is read:
+	// the time a request then waits (a GetActivityTask long poll waits up
+	// to a minute, StartSyncExecution until its execution ends) is not
+	// bounded. A response's writing is not bounded either, for the same
+	// reason.
+	ReadTimeout time.Duration
+	// IdleTimeout is how long a kept-alive connection may wait for its
+	// next request. It is longer than the AWS SDKs keep idle connections
+	// (90 s for Go's), so that a client does not send on a connection the
+	// server has just closed.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes is the largest header block of a request, in bytes
+	// (Go's HTTP server reads up to 4 KiB more before refusing it).
+	MaxHeaderBytes int
 }
 
 // DefaultServe returns the settings "stepwise serve" starts from.
@@ -55,6 +79,11 @@ func DefaultServe() Serve {
 		WaitTimeScale: DefaultWaitTimeScale,
 		PayloadLimit:  DefaultPayloadLimit,
 		Eval:          DefaultEvalLimits(),
+
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
+		ReadTimeout:       DefaultReadTimeout,
+		IdleTimeout:       DefaultIdleTimeout,
+		MaxHeaderBytes:    DefaultMaxHeaderBytes,
 	}
 }
 
@@ -129,6 +158,21 @@ func (s *Serve) Validate() error {
 	}
 	if err := s.Eval.validate(); err != nil {
 		return err
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"read-header-timeout", s.ReadHeaderTimeout},
+		{"read-timeout", s.ReadTimeout},
+		{"idle-timeout", s.IdleTimeout},
+	} {
+		if d.d <= 0 {
+			return fmt.Errorf("%s %v: must be positive", d.name, d.d)
+		}
+	}
+	if s.MaxHeaderBytes <= 0 {
+		return fmt.Errorf("max-header-bytes %d: must be positive", s.MaxHeaderBytes)
 	}
 	return s.Integrations.validate()
 }

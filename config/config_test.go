@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -22,6 +23,10 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Account = "12" }, `account "12": must be 12 digits`},
 		{func(s *Serve) { s.WaitTimeScale = -1 }, "wait-time-scale -1: must not be negative"},
 		{func(s *Serve) { s.PayloadLimit = 0 }, "payload-limit 0: must be positive"},
+		{func(s *Serve) { s.ReadHeaderTimeout = 0 }, "read-header-timeout 0s: must be positive"},
+		{func(s *Serve) { s.ReadTimeout = -time.Second }, "read-timeout -1s: must be positive"},
+		{func(s *Serve) { s.IdleTimeout = 0 }, "idle-timeout 0s: must be positive"},
+		{func(s *Serve) { s.MaxHeaderBytes = 0 }, "max-header-bytes 0: must be positive"},
 		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},

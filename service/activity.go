@@ -19,7 +19,7 @@ const (
 
 // CreateActivityInput is the request of CreateActivity.
 type CreateActivityInput struct {
-	Name                    string          `json:"name"`
+	Name                    string          `json:"name" awsjson:"name"`
 	Tags                    []Tag           `json:"tags,omitempty"`
 	EncryptionConfiguration *map[string]any `json:"encryptionConfiguration,omitempty"`
 }

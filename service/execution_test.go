@@ -99,6 +99,7 @@ func TestStartExecution(t *testing.T) {
 				"Invalid State Machine Execution Input: 'Invalid execution input.'"},
 			{"TooBig", service.StartExecutionInput{StateMachineArn: smArn, Input: &big}, "InvalidExecutionInput", ""},
 			{"BadName", service.StartExecutionInput{StateMachineArn: smArn, Name: ptr("a/b")}, "InvalidName", "Invalid Name: 'a/b'"},
+			{"UnpairedSurrogate", service.StartExecutionInput{StateMachineArn: smArn, Name: ptr("\xed\xb0\x80")}, "InvalidName", "Invalid Name: '\xed\xb0\x80'"},
 			{"LongName", service.StartExecutionInput{StateMachineArn: smArn, Name: ptr(strings.Repeat("n", 81))}, "ValidationException", ""},
 			{"TraceHeader", service.StartExecutionInput{StateMachineArn: smArn, TraceHeader: ptr("é")}, "ValidationException",
 				`1 validation error detected: Value 'é' at 'traceHeader' failed to satisfy constraint: Member must satisfy regular expression pattern: \p{ASCII}*`},

@@ -179,6 +179,9 @@ func TestCreateStateMachine(t *testing.T) {
 			{"Bracket", service.CreateStateMachineInput{Name: "a<b", Definition: passDefinition, RoleArn: roleArn}, "InvalidName", "Invalid Name: 'a<b'"},
 			{"Control", service.CreateStateMachineInput{Name: "a\u0085b", Definition: passDefinition, RoleArn: roleArn}, "InvalidName", ""},
 			{"Colon", service.CreateStateMachineInput{Name: "a:b", Definition: passDefinition, RoleArn: roleArn}, "InvalidName", ""},
+			// The transport keeps an unpaired surrogate in a name in WTF-8 form.
+			{"UnpairedSurrogate", service.CreateStateMachineInput{Name: "a\xed\xa0\x80", Definition: passDefinition, RoleArn: roleArn}, "InvalidName",
+				"Invalid Name: 'a\xed\xa0\x80'"},
 			{"RoleNotArn", service.CreateStateMachineInput{Name: "r", Definition: passDefinition, RoleArn: "role"}, "InvalidArn", "Invalid Arn: 'Invalid ARN prefix: role'"},
 			{"Definition", service.CreateStateMachineInput{Name: "d", Definition: `{"StartAt": "A"}`, RoleArn: roleArn}, "InvalidDefinition",
 				"Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: These fields are required: [States] at /'"},

@@ -51,7 +51,7 @@ type Tag struct {
 
 // CreateStateMachineInput is the request of CreateStateMachine.
 type CreateStateMachineInput struct {
-	Name                    string                   `json:"name"`
+	Name                    string                   `json:"name" awsjson:"name"`
 	Definition              string                   `json:"definition"`
 	RoleArn                 string                   `json:"roleArn"`
 	Type                    string                   `json:"type,omitempty"`
@@ -172,7 +172,7 @@ type ValidateStateMachineDefinitionOutput struct {
 // StartExecutionInput is the request of StartExecution.
 type StartExecutionInput struct {
 	StateMachineArn string  `json:"stateMachineArn"`
-	Name            *string `json:"name,omitempty"`
+	Name            *string `json:"name,omitempty" awsjson:"name"`
 	Input           *string `json:"input,omitempty"`
 	TraceHeader     *string `json:"traceHeader,omitempty"`
 }
@@ -186,7 +186,7 @@ type StartExecutionOutput struct {
 // StartSyncExecutionInput is the request of StartSyncExecution.
 type StartSyncExecutionInput struct {
 	StateMachineArn string  `json:"stateMachineArn"`
-	Name            *string `json:"name,omitempty"`
+	Name            *string `json:"name,omitempty" awsjson:"name"`
 	Input           *string `json:"input,omitempty"`
 	TraceHeader     *string `json:"traceHeader,omitempty"`
 	IncludedData    string  `json:"includedData,omitempty"`

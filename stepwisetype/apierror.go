@@ -57,4 +57,6 @@ const (
 	CodeServiceQuotaExceeded      = "ServiceQuotaExceededException"
 	CodeUnsupportedOperation      = "UnsupportedOperation"
 	CodeRequestEntityTooLarge     = "RequestEntityTooLargeException"
+
+	CodeRequestHeaderFieldsTooLarge = "RequestHeaderFieldsTooLargeException"
 )

@@ -33,7 +33,15 @@
 // store.ErrNotFound (so is a row naming an execution that does not exist),
 // a UNIQUE or PRIMARY KEY clash store.ErrAlreadyExists, and a full disk, a
 // read-only or unreadable file, an I/O error or a lock another process
-// holds past the busy timeout store.ErrUnavailable.
+// holds past the busy timeout store.ErrUnavailable. Open words a failure
+// the file system explains (describeOpenError): a missing or read-only
+// directory, a read-only file, a full disk.
+//
+// # Files
+//
+// A database file the driver creates has mode 0600, whatever the umask:
+// it holds the key that signs task tokens. SQLite gives the -wal and -shm
+// files the database file's mode.
 package sqlitestore
 
 import (
@@ -126,31 +134,41 @@ func Migrator() (*migrate.Migrator, error) {
 }
 
 // Open opens (creating it if need be) the database at path, or an in-memory
-// one when path is Memory, and migrates it to the latest schema.
+// one when path is Memory, and migrates it to the latest schema. A file it
+// creates is readable and writable by its owner only, and so are the -wal
+// and -shm files beside it. A failure the file system explains (a
+// directory that does not exist or is read-only, a full disk) is worded
+// so: "the directory /data is not writable: read-only file system". The
+// caller names the path in its message.
 func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	busy := "busy_timeout(" + strconv.FormatInt(cmp.Or(opts.BusyTimeout, DefaultBusyTimeout).Milliseconds(), 10) + ")"
 	d := &Driver{}
 	if path == Memory {
 		db, err := sql.Open("sqlite", Memory+"?"+dsnQuery(true, false, busy, "foreign_keys(1)"))
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
+			return nil, err
 		}
 		// The database is the connection: never let it go.
 		keepOneConn(db)
 		d.read, d.write = db, db
 		d.reads.db, d.writes.db = db, db
 	} else {
+		if !opts.readOnly {
+			if err := createFile(path); err != nil {
+				return nil, describeOpenError(path, err)
+			}
+		}
 		// A file: URI, so that the path is escaped and mode=ro applies.
 		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
 		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)", "temp_store(MEMORY)"))
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
+			return nil, err
 		}
 		keepOneConn(write)
 		read, err := sql.Open("sqlite", uri+dsnQuery(false, opts.readOnly, busy, "query_only(1)"))
 		if err != nil {
 			write.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
+			return nil, err
 		}
 		n := cmp.Or(opts.ReadConns, DefaultReadConns)
 		read.SetMaxOpenConns(n)
@@ -161,14 +179,24 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	d.exec = &Executor{driver: d}
 
 	if err := d.migrate(ctx); err != nil {
-		d.Close()
-		return nil, interpretError("open "+path, err)
+		return nil, d.openFailed(path, interpretError("migrate", err))
 	}
 	if err := d.prepareHot(ctx); err != nil {
-		d.Close()
-		return nil, interpretError("open "+path, err)
+		return nil, d.openFailed(path, interpretError("prepare statements", err))
 	}
 	return d, nil
+}
+
+// openFailed closes a driver that could not be opened and returns err,
+// worded by the file system where it can be. The words come first: closing
+// the last connection removes the -wal and -shm files, and with them the
+// evidence of a full disk.
+func (d *Driver) openFailed(path string, err error) error {
+	if path != Memory {
+		err = describeOpenError(path, err)
+	}
+	d.Close()
+	return err
 }
 
 // hotStatements are the statements of an engine step: prepared once on the
