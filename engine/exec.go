@@ -27,7 +27,10 @@ type liveExecution struct {
 	seq    int64                          // the replay log's last seq
 	timers map[string]time.Time           // pending timers → when (interpreter time)
 	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result
-	gone   bool
+	// released holds the started activity tasks whose hand-out was undone
+	// (TaskReleased): queued for a worker again (see PollActivity).
+	released map[string]bool
+	gone     bool
 }
 
 // errEnded is returned by get for an execution that is not running.
@@ -486,7 +489,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return err
 	}
-	started := map[string]bool{}   // activity tasks a worker took: not handed out again
+	held := map[string]bool{}      // activity tasks started: true while a worker holds one, false once released
 	submitted := map[string]bool{} // callbacks whose request was made: not made again
 	for _, in := range inputs {
 		ev, err := decodeEvent(in.Body)
@@ -495,7 +498,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		}
 		switch ev.Kind {
 		case interp.TaskStarted:
-			started[ev.ID] = true
+			held[ev.ID] = true
+		case interp.TaskReleased:
+			held[ev.ID] = false
 		case interp.TaskSubmitted:
 			submitted[ev.ID] = true
 		}
@@ -524,7 +529,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		return err
 	}
 	l.x, l.row, l.seq = x, *row, int64(len(inputs))
-	l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
+	l.timers, l.tasks, l.released = map[string]time.Time{}, map[string]*interp.TaskRequest{}, nil
 	now := e.now()
 	for _, t := range timers {
 		l.timers[t.ID] = t.FireAt
@@ -536,8 +541,14 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			continue
 		}
 		l.tasks[id] = r
-		if started[id] && interp.IsActivity(r.Resource) {
-			continue // its worker holds the token and will answer
+		if h, started := held[id]; started && interp.IsActivity(r.Resource) {
+			if h {
+				continue // its worker holds the token and will answer
+			}
+			if l.released == nil {
+				l.released = map[string]bool{}
+			}
+			l.released[id] = true // its worker never got it: queued again
 		}
 		if submitted[id] && isCallback(r) {
 			continue // the request carrying its token was made
