@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration/standard"
@@ -133,7 +134,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ConnContext: awsjson.ConnContext}
 	// Long polls end at once on shutdown rather than holding it for up to
 	// a minute.
 	srv.RegisterOnShutdown(eng.ReleasePolls)
