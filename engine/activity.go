@@ -249,10 +249,12 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // started task: one whose last hand-out entry is TaskReleased is queued
 // again, the others are left to their workers.
 //
-// A worker that leaves after the last check (between it and the answer
-// reaching it, a few microseconds here plus the network) is not seen:
-// net/http reports a closed connection through the request's context,
-// and never whether an answer arrived. Such a task, and one whose release
+// The HTTP layer ends ctx when the worker's connection closes (awsjson
+// looks at the connection whenever ctx.Err is called, so a hang-up counts
+// from when it arrives, not from when a reader gets to run); nothing says
+// whether an answer arrived. A worker that leaves after the last check
+// (between it and the answer reaching it: the answer's encoding and write
+// here, plus the network) is not seen. Such a task, and one whose release
 // a crash or a failed write prevented, stays with the worker as AWS leaves
 // it: TimeoutSeconds or HeartbeatSeconds end it.
 func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*service.ActivityTask, error) {
