@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,7 +113,6 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	require.Eventually(t, func() bool { return b.queued(activityArn) == 1 }, 10*time.Second, time.Millisecond)
 
-	mu := b.liveLock(t, row.Arn)
 	tx, err := b.drv.Begin(context.Background()) // commits wait for the writer
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,17 +125,8 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 		task, err := b.engine.PollActivity(ctx, activityArn, "gone", time.Minute)
 		got <- result{task, err}
 	}()
-	// The hand-out holds the execution while its commit waits.
-	require.Eventually(t, func() bool {
-		if b.queued(activityArn) > 0 || mu.TryLock() {
-			if b.queued(activityArn) == 0 {
-				mu.Unlock()
-			}
-			return false
-		}
-		return true
-	}, 10*time.Second, time.Millisecond)
-	time.Sleep(50 * time.Millisecond) // let the hand-out reach its commit
+	require.Eventually(t, func() bool { return inCommit("stepwise/engine.TestPollerGoneDuringHandOutReleasesTheTask") },
+		10*time.Second, time.Millisecond, "the hand-out's commit waits")
 	cancel()
 	require.NoError(t, tx.Rollback(context.Background()))
 	r := <-got
@@ -159,6 +151,19 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	require.Equal(t, 1, b.countEvents(t, row.Arn, "ActivityStarted"))
 	require.Equal(t, []interp.EventKind{interp.TaskStarted, interp.TaskReleased, interp.TaskStarted, interp.TaskSucceeded},
 		b.replayKinds(t, row.Arn))
+}
+
+// inCommit says whether a goroutine that the function creator started
+// is committing a step.
+func inCommit(creator string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if bytes.Contains(g, []byte("engine.(*committer).commit(")) && bytes.Contains(g, []byte("created by "+creator+" ")) {
+			return true
+		}
+	}
+	return false
 }
 
 // timers lists the ids of an execution's stored timers.
