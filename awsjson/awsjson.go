@@ -75,6 +75,8 @@ type handler struct {
 }
 
 // New returns the HTTP handler of the API of svc. A nil logger discards.
+// A server should set ConnContext as its http.Server's ConnContext, so
+// GetActivityTask sees a worker that hung up at once.
 func New(svc *service.Service, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -128,6 +130,10 @@ var knownOperations = []string{
 	"UntagResource", "UpdateMapRun", "UpdateStateMachine", "UpdateStateMachineAlias",
 	"ValidateStateMachineDefinition",
 }
+
+// longPolls are the operations that wait for something to hand out: their
+// context also looks at the client's connection (see ConnContext).
+var longPolls = map[string]bool{"GetActivityTask": true}
 
 // op adapts a service method to an operation.
 func op[I, O any](fn func(context.Context, *I) (*O, error)) operation {
@@ -217,7 +223,13 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := run(r.Context(), body)
+	ctx := r.Context()
+	if longPolls[name] {
+		var cancel context.CancelFunc
+		ctx, cancel = withHangUp(ctx)
+		defer cancel()
+	}
+	out, err := run(ctx, body)
 	if err != nil {
 		return err
 	}

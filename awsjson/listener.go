@@ -3,10 +3,12 @@ package awsjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/google/uuid"
 
@@ -61,6 +63,15 @@ func (c *conn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.Conn.Write(p)
+}
+
+// SyscallConn gives the connection's socket, for long polls to look at
+// (see ConnContext).
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 // CloseWrite half-closes the connection, as net/http does after refusing

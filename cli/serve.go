@@ -150,6 +150,8 @@ func (c *serveCommand) run(ctx context.Context) error {
 		ReadTimeout:    c.cfg.ReadTimeout,
 		IdleTimeout:    c.cfg.IdleTimeout,
 		MaxHeaderBytes: c.cfg.MaxHeaderBytes,
+		// Long polls look at their connection to see a client leave.
+		ConnContext: awsjson.ConnContext,
 		// No WriteTimeout: a GetActivityTask long poll answers after up
 		// to a minute and StartSyncExecution when its execution ends.
 	}

@@ -6,6 +6,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"hash"
 	"sync"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 // Task tokens name a task (execution ARN and task id) and carry a keyed
@@ -111,22 +114,44 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 }
 
 // activityQueue holds the activity tasks waiting for a worker, per
-// activity ARN, and the workers waiting for one.
+// activity ARN, and the workers waiting for one. A task is queued at most
+// once: a task queued again (its execution reloaded while a hand-out put
+// it back) keeps its place.
 type activityQueue struct {
 	mu      sync.Mutex
 	pending map[string][]*Task         // activity ARN → tasks, oldest first
+	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
 }
 
+// taskKey names a task: its execution's ARN and its id.
+type taskKey struct{ arn, id string }
+
 func newActivityQueue() *activityQueue {
-	return &activityQueue{pending: map[string][]*Task{}, waiters: map[string][]chan struct{}{}}
+	return &activityQueue{pending: map[string][]*Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}}
 }
 
-func (q *activityQueue) push(t *Task) {
+// push queues a task behind the others.
+func (q *activityQueue) push(t *Task) { q.add(t, false) }
+
+// pushFront queues a task ahead of the others: one a poller took and gave
+// back, which was waiting longest.
+func (q *activityQueue) pushFront(t *Task) { q.add(t, true) }
+
+func (q *activityQueue) add(t *Task, front bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	k := taskKey{t.ExecutionArn, t.ID}
+	if q.queued[k] {
+		return
+	}
+	q.queued[k] = true
 	arn := t.Request.Resource
-	q.pending[arn] = append(q.pending[arn], t)
+	if front {
+		q.pending[arn] = append([]*Task{t}, q.pending[arn]...)
+	} else {
+		q.pending[arn] = append(q.pending[arn], t)
+	}
 	if w := q.waiters[arn]; len(w) > 0 {
 		close(w[0])
 		q.waiters[arn] = w[1:]
@@ -137,6 +162,11 @@ func (q *activityQueue) push(t *Task) {
 func (q *activityQueue) remove(executionArn, id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	k := taskKey{executionArn, id}
+	if !q.queued[k] {
+		return
+	}
+	delete(q.queued, k)
 	for arn, ts := range q.pending {
 		for i, t := range ts {
 			if t.ExecutionArn == executionArn && t.ID == id {
@@ -154,6 +184,7 @@ func (q *activityQueue) pop(arn string) (*Task, <-chan struct{}) {
 	defer q.mu.Unlock()
 	if ts := q.pending[arn]; len(ts) > 0 {
 		q.pending[arn] = ts[1:]
+		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
 		return ts[0], nil
 	}
 	ch := make(chan struct{})
@@ -190,13 +221,46 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 }
 
 // PollActivity hands the oldest task of an activity to one worker, waiting
-// up to wait (or until ctx ends) for one; nil when none came. Each task
-// goes to exactly one worker; the execution records the worker's name in
-// ActivityStarted.
+// up to wait (or until ctx ends) for one; nil when none came. ctx is the
+// poller's: it ends when the worker is gone (its connection closed).
+//
+// # Hand-out
+//
+// Each task goes to exactly one worker that is still there, and a worker
+// that leaves takes no task with it:
+//
+//	pop ─► lock the execution ─► poller gone? ──yes──► put the task back (nothing recorded)
+//	                                   │no
+//	                                   ▼
+//	        commit TaskStarted (ActivityStarted in the history),
+//	        with a context the poller's leaving does not cancel
+//	                                   │
+//	                                   ▼
+//	                             poller gone? ──yes──► commit TaskReleased, put the task back
+//	                                   │no
+//	                                   ▼
+//	                          answer the worker with the token
+//
+// A task put back goes to the front of the queue. The next worker gets the
+// same task and token; handing out a released task commits TaskStarted
+// again in the replay log, which writes no second ActivityStarted (the
+// history names the first worker) and restarts the heartbeat clock. The
+// replay log thus says, after a restart, whether a worker holds each
+// started task: one whose last hand-out entry is TaskReleased is queued
+// again, the others are left to their workers.
+//
+// The HTTP layer ends ctx when the worker's connection closes (awsjson
+// looks at the connection whenever ctx.Err is called, so a hang-up counts
+// from when it arrives, not from when a reader gets to run); nothing says
+// whether an answer arrived. A worker that leaves after the last check
+// (between it and the answer reaching it: the answer's encoding and write
+// here, plus the network) is not seen. Such a task, and one whose release
+// a crash or a failed write prevented, stays with the worker as AWS leaves
+// it: TimeoutSeconds or HeartbeatSeconds end it.
 func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*service.ActivityTask, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	for {
+	for ctx.Err() == nil {
 		t, ready := e.activities.pop(activityArn)
 		if t == nil {
 			select {
@@ -209,15 +273,121 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 			e.activities.unwait(activityArn, ready)
 			return nil, nil
 		}
-		applied, err := e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskStarted, ID: t.ID, WorkerName: worker})
+		task, err := e.handOut(ctx, t, worker)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil // the worker is gone: there is no one to tell
+		}
+		if task != nil || err != nil {
+			return task, err
+		}
+		// The task ended meanwhile, or went back to the queue.
+	}
+	return nil, nil
+}
+
+// handOut gives a task taken from the queue to the poller of ctx. It
+// returns nil when the task ended meanwhile (its execution stopped, or it
+// timed out), or when the poller left (the task is queued again); a task
+// whose hand-out failed is queued again too.
+func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*service.ActivityTask, error) {
+	if err := e.beginStep(); err != nil {
+		e.activities.pushFront(t)
+		return nil, err
+	}
+	defer e.steps.Done()
+	// The hand-out's steps are written even if the poller leaves meanwhile.
+	stepCtx := context.WithoutCancel(ctx)
+	for range 3 {
+		l, err := e.get(stepCtx, t.ExecutionArn)
+		var ended *errEnded
+		if errors.As(err, &ended) || errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
 		if err != nil {
+			e.activities.pushFront(t)
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		task, err := e.handOutLocked(ctx, stepCtx, l, t, worker)
+		l.mu.Unlock()
+		return task, err
+	}
+	e.activities.pushFront(t)
+	return nil, fmt.Errorf("execution %s: could not be loaded", t.ExecutionArn)
+}
+
+// handOutLocked is handOut with the task's execution locked.
+func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *Task, worker string) (*service.ActivityTask, error) {
+	if l.tasks[t.ID] == nil {
+		return nil, nil // the task ended
+	}
+	if ctx.Err() != nil {
+		e.activities.pushFront(t)
+		return nil, nil
+	}
+	ev := interp.Event{Kind: interp.TaskStarted, ID: t.ID, WorkerName: worker}
+	if l.released[t.ID] {
+		if err := e.recordLocked(stepCtx, l, ev); err != nil {
+			e.activities.pushFront(t)
+			return nil, fmt.Errorf("hand out task again: %w", err)
+		}
+		delete(l.released, t.ID)
+	} else {
+		_, applied, err := e.stepLocked(stepCtx, l, ev)
+		if err != nil {
+			// The execution is dropped: reloading it queues the task
+			// too, which the queue takes once.
+			e.activities.pushFront(t)
 			return nil, err
 		}
 		if !applied {
-			continue // the task ended meanwhile (its execution was stopped, or it timed out)
+			return nil, nil // a worker holds it: a copy queued by a reload
 		}
-		return &service.ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
 	}
+	if ctx.Err() != nil {
+		e.release(stepCtx, l, t)
+		return nil, nil
+	}
+	return &service.ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
+}
+
+// release undoes the hand-out of a task whose poller left before it was
+// answered: TaskReleased in the replay log, and the task back at the front
+// of the queue. l.mu is held.
+func (e *Engine) release(ctx context.Context, l *liveExecution, t *Task) {
+	if err := e.recordLocked(ctx, l, interp.Event{Kind: interp.TaskReleased, ID: t.ID}); err != nil {
+		// The store still says a worker holds the task: it is left to
+		// its timeouts, as one whose worker crashed.
+		e.log.ErrorContext(ctx, "engine: release of an activity task not recorded",
+			"execution_arn", l.arn, "task_id", t.ID, "error", err)
+		return
+	}
+	if l.released == nil {
+		l.released = map[string]bool{}
+	}
+	l.released[t.ID] = true
+	e.activities.pushFront(t)
+}
+
+// recordLocked runs one step with an event that writes no history event
+// (a hand-out of a released task, a release), which stepLocked would leave
+// out as not awaited: its replay log entry, and the heartbeat timer it
+// starts or cancels, are written all the same. l.mu is held.
+func (e *Engine) recordLocked(ctx context.Context, l *liveExecution, ev interp.Event) error {
+	now := e.now()
+	if now.Before(l.row.StartDate) {
+		now = l.row.StartDate
+	}
+	events, cmds, err := l.x.Step(ev, now)
+	if err != nil {
+		e.drop(l)
+		return err
+	}
+	return e.commitLocked(ctx, l, now, ev, events, cmds)
 }
 
 // ReleasePolls answers every GetActivityTask poll waiting now, and every

@@ -28,7 +28,10 @@ type liveExecution struct {
 	seq    int64                          // the replay log's last seq
 	timers map[string]time.Time           // pending timers → when (interpreter time)
 	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result
-	gone   bool
+	// released holds the started activity tasks whose hand-out was undone
+	// (TaskReleased): queued for a worker again (see PollActivity).
+	released map[string]bool
+	gone     bool
 	// stop is set by StopExecution before it waits for the execution's
 	// lock: a step in flight stops the execution where it is instead of
 	// running its evaluations to their end.
@@ -245,18 +248,27 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		out := l.row // a heartbeat of a task without HeartbeatSeconds
 		return &out, l.tasks[ev.ID] != nil, nil
 	}
+	if err := e.commitLocked(ctx, l, now, ev, events, cmds); err != nil {
+		return nil, false, err
+	}
+	out := l.row
+	return &out, true, nil
+}
+
+// commitLocked commits a step the interpreter took (its event, the events
+// and commands it returned) and carries out its commands; l.mu is held.
+func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) error {
 	w, next := e.stepWrite(l, now, &ev, events, cmds)
 	if err := e.commits.commit(ctx, l.arn, w); err != nil {
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)
-		return nil, false, err
+		return err
 	}
 	l.row = next
 	l.seq++
 	e.after(l, now, &ev, cmds)
-	out := l.row
-	return &out, true, nil
+	return nil
 }
 
 // stepWrite builds the store work of a step and the execution row it leaves.
@@ -546,7 +558,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		return fmt.Errorf("execution %s: replay of its start: %w", l.arn, err)
 	}
 	pending.track(x, nil, cmds)
-	started := map[string]bool{}   // activity tasks a worker took: not handed out again
+	held := map[string]bool{}      // activity tasks started: true while a worker holds one, false once released
 	submitted := map[string]bool{} // callbacks whose request was made: not made again
 	for _, in := range inputs {
 		ev, marks, err := decodeEntry(in.Body)
@@ -556,7 +568,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		x.ReplayMarks(marks)
 		switch ev.Kind {
 		case interp.TaskStarted:
-			started[ev.ID] = true
+			held[ev.ID] = true
+		case interp.TaskReleased:
+			held[ev.ID] = false
 		case interp.TaskSubmitted:
 			submitted[ev.ID] = true
 		}
@@ -589,7 +603,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		l.seq = inputs[n-1].Seq
 	}
 	e.watch(l)
-	l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
+	l.timers, l.tasks, l.released = map[string]time.Time{}, map[string]*interp.TaskRequest{}, nil
 	now := e.now()
 	for _, t := range timers {
 		l.timers[t.ID] = t.FireAt
@@ -601,8 +615,14 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			continue
 		}
 		l.tasks[id] = r
-		if started[id] && interp.IsActivity(r.Resource) {
-			continue // its worker holds the token and will answer
+		if h, started := held[id]; started && interp.IsActivity(r.Resource) {
+			if h {
+				continue // its worker holds the token and will answer
+			}
+			if l.released == nil {
+				l.released = map[string]bool{}
+			}
+			l.released[id] = true // its worker never got it: queued again
 		}
 		if submitted[id] && isCallback(r) {
 			continue // the request carrying its token was made

@@ -206,6 +206,13 @@ const (
 	// it stopped: the states that did not succeed run again, the branches
 	// and iterations that succeeded keep their results.
 	Redrive
+	// TaskReleased says the activity task a worker was recorded as taking
+	// (TaskStarted) never reached it: the task waits for a worker again,
+	// and its heartbeat clock stops until the next TaskStarted, which
+	// starts it again without writing a second ActivityStarted. It writes
+	// no event; the replay log keeps it, so the engine knows after a
+	// restart that no worker holds the task.
+	TaskReleased
 )
 
 // ErrNotRedrivable is returned by Step for Redrive on an execution that is
@@ -329,7 +336,7 @@ func (x *Execution) Step(ev Event, now time.Time) (evs []*stepwisetype.HistoryEv
 		if !f.awaits(x, ev) {
 			return nil, nil, nil
 		}
-		if ev.Kind != TaskHeartbeat && ev.Kind != TaskStarted && ev.Kind != TaskSubmitted {
+		if ev.Kind != TaskHeartbeat && ev.Kind != TaskStarted && ev.Kind != TaskSubmitted && ev.Kind != TaskReleased {
 			delete(x.waiting, ev.ID)
 		}
 		if ev.ID == x.timeoutID {

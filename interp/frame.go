@@ -359,7 +359,7 @@ func (f *frame) revive(x *Execution) {
 func (f *frame) awaits(x *Execution, ev Event) bool {
 	task := ev.ID == f.waitID && f.wait == waitTask
 	switch ev.Kind {
-	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted, TaskSubmitted:
+	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted, TaskSubmitted, TaskReleased:
 		return task
 	case TimerFired:
 		return !task && ev.ID != ""
@@ -378,6 +378,9 @@ func (f *frame) resume(x *Execution, ev Event) {
 		return
 	case ev.Kind == TaskStarted:
 		f.taskStarted(x, ev.WorkerName)
+		return
+	case ev.Kind == TaskReleased:
+		f.taskReleased(x)
 		return
 	case ev.Kind == TaskSubmitted:
 		f.taskSubmitted(x, ev.Output)

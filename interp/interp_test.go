@@ -507,6 +507,39 @@ func TestActivityEvents(t *testing.T) {
 	require.Equal(t, "ActivityTimedOut", b.types()[len(b.events)-2])
 }
 
+// TestActivityReleased: a released activity writes no event, has no
+// heartbeat clock while it waits, and gets it back, without a second
+// ActivityStarted, when it is handed out again.
+func TestActivityReleased(t *testing.T) {
+	t.Parallel()
+	const activity = "arn:aws:states:us-east-1:123456789012:activity:work"
+	b := setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activity+`", "HeartbeatSeconds": 10, "End": true}}}`, `{}`, interp.Options{})
+	task := b.only(t, interp.RunTask)[0]
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "gone"})
+	beat := b.only(t, interp.StartTimer)[0]
+	n := len(b.events)
+
+	b.step(t, interp.Event{Kind: interp.TaskReleased, ID: task.ID})
+	require.Len(t, b.events, n, "a release writes no event")
+	require.Equal(t, []interp.Command{{Kind: interp.CancelTimer, ID: beat.ID}}, b.cmds)
+	b.now = beat.At.Add(time.Hour)
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
+	require.Equal(t, stepwisetype.StatusRunning, b.x.Status, "no heartbeat timeout while the task waits")
+
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "next"})
+	require.Len(t, b.events, n, "no second ActivityStarted")
+	again := b.only(t, interp.StartTimer)
+	require.Len(t, again, 1)
+	require.Equal(t, b.now.Add(10*time.Second), again[0].At, "the heartbeat clock starts again")
+	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "next"})
+	require.Empty(t, b.cmds, "a hand-out of a held task changes nothing")
+
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task.ID, Output: "done"})
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
+		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.types())
+	require.Equal(t, "gone", b.events[3].ActivityStartedEventDetails.WorkerName)
+}
+
 func TestStopWritesAbortedEvents(t *testing.T) {
 	t.Parallel()
 	b := setup(t, `{"StartAt": "M", "States": {"M": {"Type": "Map", "End": true, "ItemProcessor": {

@@ -387,9 +387,13 @@ func IsActivity(resource string) bool {
 	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
 
-// taskStarted writes the running task's started event, once.
+// taskStarted writes the running task's started event, once. An
+// activity handed out again after a release gets its heartbeat clock back.
 func (f *frame) taskStarted(x *Execution, worker string) {
 	if f.started {
+		if IsActivity(f.state.Resource) && f.beatID == "" {
+			f.armHeartbeat(x)
+		}
 		return
 	}
 	f.started = true
@@ -403,6 +407,15 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 	resType, res := splitResource(s.Resource)
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
 		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+}
+
+// taskReleased takes back the hand-out of a started activity: the task
+// waits for a worker again, without a heartbeat clock, as before its
+// first hand-out.
+func (f *frame) taskReleased(x *Execution) {
+	if f.started && IsActivity(f.state.Resource) {
+		f.cancelTimer(x, &f.beatID)
+	}
 }
 
 // taskSubmitted writes the running task's submitted event, once, after

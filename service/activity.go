@@ -270,6 +270,9 @@ func (s *Service) GetActivityTask(ctx context.Context, in *GetActivityTaskInput)
 		return nil, err
 	}
 	task, err := s.engine.GetActivityTask(ctx, arn, worker)
+	if err != nil && ctx.Err() != nil {
+		return &GetActivityTaskOutput{}, nil // the worker left: no one reads the answer
+	}
 	if err != nil {
 		return nil, engineError("get activity task", err)
 	}

@@ -38,6 +38,22 @@ func TestGetActivityTask(t *testing.T) {
 		require.Len(t, polled, 2)
 	})
 
+	t.Run("AWorkerThatLeftGetsNoError", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+
+		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(b.ctx)
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+			cancel() // the worker leaves while the engine works
+			return nil, ctx.Err()
+		}
+		out, err := b.svc.GetActivityTask(ctx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn})
+		require.NoError(t, err, "no internal error for a worker that left")
+		require.Equal(t, &service.GetActivityTaskOutput{}, out)
+	})
+
 	t.Run("ActivityDoesNotExist", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
