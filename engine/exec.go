@@ -40,7 +40,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	now := e.now()
 	e.remember(p.StateMachine.Arn, p.StateMachine.RevisionID, p.Machine)
 	x, row, err := e.newExecution(p, now)
@@ -103,7 +103,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	row, err := e.store.Executor().ExecutionGet(ctx, arn)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (e *Engine) step(ctx context.Context, arn string, ev interp.Event) (*store.
 	if err := e.beginStep(); err != nil {
 		return nil, false, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	for range 3 {
 		l, err := e.get(ctx, arn)
 		var ended *errEnded
@@ -326,6 +326,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 			delete(l.timers, ev.ID)
 		case interp.TaskSucceeded, interp.TaskFailed:
 			delete(l.tasks, ev.ID)
+			e.work.taskEnded(l.arn, ev.ID)
 		}
 	}
 	running := l.x.Status == stepwisetype.StatusRunning
@@ -334,7 +335,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		case interp.StartTimer:
 			if running {
 				l.timers[c.ID] = c.At
-				e.timers.add(l.arn, c.ID, e.realDue(c.At, now))
+				e.timers.add(l.arn, c.ID, c.At)
 			}
 		case interp.CancelTimer:
 			delete(l.timers, c.ID)
@@ -342,10 +343,12 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		case interp.RunTask:
 			if running {
 				l.tasks[c.ID] = c.Task
+				e.work.taskRunning(l.arn, c.ID)
 				e.dispatch(l.arn, c.ID, c.Task)
 			}
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
+			e.work.taskEnded(l.arn, c.ID)
 			e.cfg.Tasks.Cancel(l.arn, c.ID)
 			e.gates.release(l.arn, c.ID)
 		}
@@ -357,6 +360,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 			e.timers.remove(l.arn, id)
 		}
 		for id := range l.tasks {
+			e.work.taskEnded(l.arn, id)
 			e.cfg.Tasks.Cancel(l.arn, id)
 			e.gates.release(l.arn, id)
 		}
@@ -365,19 +369,11 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 	}
 }
 
-// realDue is when a timer set for at (interpreter time) fires in real
-// time, with the wait-time scale applied.
-func (e *Engine) realDue(at, now time.Time) time.Time {
-	d := at.Sub(now)
-	if d <= 0 {
-		return now
-	}
-	return now.Add(time.Duration(float64(d) * e.cfg.WaitTimeScale))
-}
-
-// fire is called by the timer queue.
-func (e *Engine) fire(arn, id string) {
+// fire is called by the timer queue; done is called once the timer's step
+// is over.
+func (e *Engine) fire(arn, id string, done func()) {
 	go func() {
+		defer done()
 		if _, err := e.apply(e.ctx, arn, interp.Event{Kind: interp.TimerFired, ID: id}); err != nil && !errors.Is(err, errStopped) {
 			e.log.ErrorContext(e.ctx, "engine: timer step failed", "execution_arn", arn, "timer_id", id, "error", err)
 		}
@@ -525,10 +521,16 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	}
 	l.x, l.row, l.seq = x, *row, int64(len(inputs))
 	l.timers, l.tasks = map[string]time.Time{}, map[string]*interp.TaskRequest{}
-	now := e.now()
+	// Execution time does not run backwards: the clock is at least at the
+	// last step (a virtual clock starts again from real time on a restart).
+	latest := row.StartDate
+	if n := len(inputs); n > 0 && inputs[n-1].At.After(latest) {
+		latest = inputs[n-1].At
+	}
+	e.clock.advance(latest)
 	for _, t := range timers {
 		l.timers[t.ID] = t.FireAt
-		e.timers.add(l.arn, t.ID, e.realDue(t.FireAt, now))
+		e.timers.add(l.arn, t.ID, t.FireAt)
 	}
 	for _, id := range pending.order {
 		r := pending.tasks[id]
@@ -536,6 +538,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			continue
 		}
 		l.tasks[id] = r
+		e.work.taskRunning(l.arn, id)
 		if started[id] && interp.IsActivity(r.Resource) {
 			continue // its worker holds the token and will answer
 		}

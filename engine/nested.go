@@ -98,6 +98,8 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 	case "":
 		done(TaskResult{Output: startOutput(row)})
 	case ".sync", ".sync:2":
+		// The task waits on the child's work now, not on the outside.
+		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
 		w := childWaiter{parentArn: t.ExecutionArn, taskID: t.ID, v2: mode == ".sync:2", done: done}
 		e.children.mu.Lock()
 		if e.children.waiters == nil {
@@ -111,7 +113,12 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		}
 	case ".waitForTaskToken":
 		// The child (or whoever it tells) answers with the token, which
-		// may go through now that TaskSubmitted is written.
+		// may go through now that TaskSubmitted is written. Until the
+		// child ends, the task waits on the child's work.
+		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
+		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != stepwisetype.StatusRunning {
+			e.work.childEnded(row.Arn)
+		}
 		done(TaskResult{Waiting: true})
 	}
 }
@@ -328,6 +335,7 @@ func sdkResponseMetadata(out *jsonvalue.Object) *jsonvalue.Object {
 
 // childEnded answers the parents waiting for a child that ended.
 func (e *Engine) childEnded(row *store.Execution) {
+	e.work.childEnded(row.Arn)
 	e.children.mu.Lock()
 	ws := e.children.waiters[row.Arn]
 	delete(e.children.waiters, row.Arn)
