@@ -10,6 +10,8 @@ func TestValidate(t *testing.T) {
 	t.Parallel()
 	ok := DefaultServe()
 	require.NoError(t, ok.Validate())
+	ok.TimeSkip = true
+	require.NoError(t, ok.Validate())
 	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
 	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
@@ -21,6 +23,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Region = "mars" }, `region "mars": not a region name such as us-east-1`},
 		{func(s *Serve) { s.Account = "12" }, `account "12": must be 12 digits`},
 		{func(s *Serve) { s.WaitTimeScale = -1 }, "wait-time-scale -1: must not be negative"},
+		{func(s *Serve) { s.TimeSkip, s.WaitTimeScale = true, 0 }, "time-skip: cannot be combined with wait-time-scale 0"},
 		{func(s *Serve) { s.PayloadLimit = 0 }, "payload-limit 0: must be positive"},
 		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
