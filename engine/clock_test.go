@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -301,4 +302,25 @@ func TestTimeSkipThroughChildExecutions(t *testing.T) {
 		statuses = append(statuses, c.Status)
 	}
 	require.ElementsMatch(t, []stepwisetype.ExecutionStatus{stepwisetype.StatusSucceeded, stepwisetype.StatusAborted}, statuses)
+}
+
+// TestTimeSkipSyncExecution: an in-memory (StartSyncExecution) run skips
+// its own timers too, and its dates show the skipped time.
+func TestTimeSkipSyncExecution(t *testing.T) {
+	t.Parallel()
+	b := setupTime(t, skipMode, nil)
+	b.tasks.auto = func(t *Task) *TaskResult { return &TaskResult{Output: t.Request.Parameters} }
+	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
+		"W": {"Type": "Wait", "Seconds": 86400, "Next": "T"},
+		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 60, "Parameters": {"x.$": "$.x"}, "End": true}}}`)
+	res, err := b.engine.StartSyncExecution(context.Background(), &service.StartParams{
+		StateMachine: sm, Machine: m, Name: "s1", Input: `{"x": 42}`,
+		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
+	})
+	require.NoError(t, err)
+	require.Equal(t, stepwisetype.StatusSucceeded, res.Execution.Status)
+	require.Equal(t, `{"x":42}`, *res.Execution.Output)
+	took := res.Execution.StopDate.Sub(res.Execution.StartDate)
+	require.GreaterOrEqual(t, took, 24*time.Hour)
+	require.Less(t, took, 24*time.Hour+time.Minute)
 }

@@ -144,7 +144,9 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.clock = newClock(cfg.Now, cfg.WaitTimeScale)
 		e.timers = newTimerQueue(e.clock, nil)
 	}
-	e.work.idle = e.timers.poke
+	if e.timers.jump != nil {
+		e.work.idle = e.timers.poke // the clock may jump now
+	}
 	return e, nil
 }
 

@@ -39,21 +39,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 	// at a scale of 0) its timers skip on a clock of its own, since
 	// nothing outside the execution sees its time. In skip mode the clock
 	// skips only while the execution has no step in flight and no task
-	// outstanding.
+	// outstanding. The timer loop starts with the first timer.
 	clk, work := e.clock, newWork()
-	var jump func(time.Time) bool
-	switch {
-	case e.cfg.TimeSkip:
-		clk = newClock(e.clock.now, 1)
-		jump = func(to time.Time) bool { return work.jump(clk, to, true) }
-	case e.cfg.WaitTimeScale == 0:
-		clk = newClock(e.clock.now, 0)
-		jump = func(to time.Time) bool { return work.jump(clk, to, false) }
-	}
 	now := func() time.Time { return clk.now().UTC().Truncate(time.Millisecond) }
-	timers := newTimerQueue(clk, jump)
-	work.idle = timers.poke
-
 	type outside struct {
 		ev   interp.Event
 		done func() // a timer's: called once its step is over
@@ -72,24 +60,43 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 			e.work.taskEnded(k.arn, k.id)
 		}
 	}()
-	loops.Add(1)
-	go func() {
-		defer loops.Done()
-		timers.run(runCtx, func(_, id string, done func()) {
-			select {
-			case events <- outside{interp.Event{Kind: interp.TimerFired, ID: id}, done}:
-			case <-runCtx.Done():
-				done()
-			}
-		})
-	}()
+	var timers *timerQueue
+	startTimers := func() {
+		var jump func(time.Time) bool
+		switch {
+		case e.cfg.TimeSkip:
+			clk = newClock(e.clock.now, 1)
+			jump = func(to time.Time) bool { return work.jump(clk, to, true) }
+		case e.cfg.WaitTimeScale == 0:
+			clk = newClock(e.clock.now, 0)
+			jump = func(to time.Time) bool { return work.jump(clk, to, false) }
+		}
+		timers = newTimerQueue(clk, jump)
+		work.idle = timers.poke
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			timers.run(runCtx, func(_, id string, done func()) {
+				select {
+				case events <- outside{interp.Event{Kind: interp.TimerFired, ID: id}, done}:
+				case <-runCtx.Done():
+					done()
+				}
+			})
+		}()
+	}
 	handle := func(cmds []interp.Command) {
 		for _, c := range cmds {
 			switch c.Kind {
 			case interp.StartTimer:
+				if timers == nil {
+					startTimers()
+				}
 				timers.add(runID, c.ID, c.At)
 			case interp.CancelTimer:
-				timers.remove(runID, c.ID)
+				if timers != nil {
+					timers.remove(runID, c.ID)
+				}
 			case interp.RunTask:
 				id := c.ID
 				work.taskRunning(runID, id)
