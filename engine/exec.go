@@ -60,7 +60,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 		e.mu.Unlock()
 	}
 	l.mu.Lock()
-	e.after(l, now, nil, cmds)
+	e.after(l, nil, cmds)
 	out := l.row
 	l.mu.Unlock()
 	return &out, nil
@@ -215,7 +215,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 	}
 	l.row = next
 	l.seq++
-	e.after(l, now, &ev, cmds)
+	e.after(l, &ev, cmds)
 	out := l.row
 	return &out, true, nil
 }
@@ -319,7 +319,7 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 }
 
 // after carries out a committed step's commands; l.mu is held.
-func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds []interp.Command) {
+func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command) {
 	if ev != nil {
 		switch ev.Kind {
 		case interp.TimerFired:
