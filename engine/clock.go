@@ -92,19 +92,25 @@ func scaleDuration(d time.Duration, f float64) time.Duration {
 //
 // A task waits on the outside (a worker, a callback, a service) unless it
 // is a nested execution's task waiting for the child to end or to send its
-// token: the child's own work counts instead. When the child ends, its
-// parent's task waits on the outside again until its result is applied.
+// token: the child's own work counts instead. When the child ends, or the
+// task's result arrives, the task waits on the outside again until its
+// result is applied.
 type work struct {
 	mu       sync.Mutex
 	steps    int
-	tasks    map[timerKey]string   // task → "" when it waits on the outside, else the child's ARN
+	tasks    map[timerKey]*taskWork
 	outside  int                   // tasks waiting on the outside
 	children map[string][]timerKey // child ARN → parents' tasks waiting on it
 	idle     func()                // called when work ends and no step is in flight
 }
 
+type taskWork struct {
+	child    string // the child execution the task waits on; "": the outside
+	answered bool   // its result arrived and waits to be applied
+}
+
 func newWork() *work {
-	return &work{tasks: map[timerKey]string{}, children: map[string][]timerKey{}}
+	return &work{tasks: map[timerKey]*taskWork{}, children: map[string][]timerKey{}}
 }
 
 func (w *work) stepBegan() {
@@ -129,25 +135,26 @@ func (w *work) taskRunning(arn, id string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	k := timerKey{arn, id}
-	child, ok := w.tasks[k]
-	if ok && child == "" {
+	if t, ok := w.tasks[k]; ok {
+		w.toOutside(k, t)
+		t.answered = false
 		return
 	}
-	w.unlink(k, child)
-	w.tasks[k] = ""
+	w.tasks[k] = &taskWork{}
 	w.outside++
 }
 
-// taskOnChild records that a task waits for child execution childArn.
+// taskOnChild records that a task waits for child execution childArn,
+// unless its result has arrived.
 func (w *work) taskOnChild(arn, id, childArn string) {
 	w.mu.Lock()
 	k := timerKey{arn, id}
-	child, ok := w.tasks[k]
-	if !ok || child != "" {
+	t, ok := w.tasks[k]
+	if !ok || t.child != "" || t.answered {
 		w.mu.Unlock()
-		return // its result is applied already, or it waits on a child already
+		return
 	}
-	w.tasks[k] = childArn
+	t.child = childArn
 	w.children[childArn] = append(w.children[childArn], k)
 	w.outside--
 	idle := w.steps == 0
@@ -157,14 +164,26 @@ func (w *work) taskOnChild(arn, id, childArn string) {
 	}
 }
 
+// taskAnswered records that a task's result arrived: until it is applied,
+// the task waits on the outside.
+func (w *work) taskAnswered(arn, id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := timerKey{arn, id}
+	if t, ok := w.tasks[k]; ok {
+		w.toOutside(k, t)
+		t.answered = true
+	}
+}
+
 // childEnded says execution arn ended: the parents' tasks that waited on
 // it wait on the outside until their results are applied.
 func (w *work) childEnded(arn string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, k := range w.children[arn] {
-		if w.tasks[k] == arn {
-			w.tasks[k] = ""
+		if t := w.tasks[k]; t != nil && t.child == arn {
+			t.child = ""
 			w.outside++
 		}
 	}
@@ -175,16 +194,14 @@ func (w *work) childEnded(arn string) {
 func (w *work) taskEnded(arn, id string) {
 	w.mu.Lock()
 	k := timerKey{arn, id}
-	child, ok := w.tasks[k]
+	t, ok := w.tasks[k]
 	if !ok {
 		w.mu.Unlock()
 		return
 	}
+	w.toOutside(k, t)
 	delete(w.tasks, k)
-	w.unlink(k, child)
-	if child == "" {
-		w.outside--
-	}
+	w.outside--
 	idle := w.steps == 0
 	w.mu.Unlock()
 	if idle && w.idle != nil {
@@ -192,12 +209,12 @@ func (w *work) taskEnded(arn, id string) {
 	}
 }
 
-// unlink forgets that task k waits on child; w.mu is held.
-func (w *work) unlink(k timerKey, child string) {
-	if child == "" {
+// toOutside makes task k, t wait on the outside; w.mu is held.
+func (w *work) toOutside(k timerKey, t *taskWork) {
+	if t.child == "" {
 		return
 	}
-	ks := w.children[child]
+	ks := w.children[t.child]
 	for i, c := range ks {
 		if c == k {
 			ks = append(ks[:i:i], ks[i+1:]...)
@@ -205,10 +222,12 @@ func (w *work) unlink(k timerKey, child string) {
 		}
 	}
 	if len(ks) == 0 {
-		delete(w.children, child)
+		delete(w.children, t.child)
 	} else {
-		w.children[child] = ks
+		w.children[t.child] = ks
 	}
+	t.child = ""
+	w.outside++
 }
 
 // jump moves c to t when no step is in flight and, with outside, no task

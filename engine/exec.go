@@ -399,6 +399,9 @@ func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
 		case r.Submitted:
 			ev.Kind = interp.TaskSubmitted
 		}
+		if !r.Submitted {
+			e.work.taskAnswered(arn, id)
+		}
 		go func() {
 			_, err := e.apply(e.ctx, arn, ev)
 			e.gates.release(arn, id)

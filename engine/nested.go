@@ -98,8 +98,6 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 	case "":
 		done(TaskResult{Output: startOutput(row)})
 	case ".sync", ".sync:2":
-		// The task waits on the child's work now, not on the outside.
-		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
 		w := childWaiter{parentArn: t.ExecutionArn, taskID: t.ID, v2: mode == ".sync:2", done: done}
 		e.children.mu.Lock()
 		if e.children.waiters == nil {
@@ -107,6 +105,9 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		}
 		e.children.waiters[row.Arn] = append(e.children.waiters[row.Arn], w)
 		e.children.mu.Unlock()
+		// The task waits on the child's work now, not on the outside
+		// (unless the child answered it already).
+		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
 		// The child may have ended already (at once, or before a restart).
 		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
 			e.childEnded(cur)
@@ -365,7 +366,10 @@ func (e *Engine) cancelChild(parentArn, taskID string) {
 	}
 	e.children.mu.Unlock()
 	if child != "" {
+		// The stop is work: the clock must not skip the child on meanwhile.
+		e.work.stepBegan()
 		go func() {
+			defer e.work.stepEnded()
 			if _, err := e.StopExecution(e.ctx, child, "", "The parent execution stopped its child."); err != nil && !errors.Is(err, errStopped) {
 				e.log.ErrorContext(e.ctx, "engine: stop child failed", "execution_arn", child, "error", err)
 			}
