@@ -190,6 +190,14 @@ func (w *work) childEnded(arn string) {
 	delete(w.children, arn)
 }
 
+// has says whether a task is dispatched and neither cancelled nor has its
+// result applied.
+func (w *work) has(arn, id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tasks[timerKey{arn, id}] != nil
+}
+
 // taskEnded records a task's result applied, or the task cancelled.
 func (w *work) taskEnded(arn, id string) {
 	w.mu.Lock()

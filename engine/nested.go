@@ -108,6 +108,12 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		// The task waits on the child's work now, not on the outside
 		// (unless the child answered it already).
 		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
+		if !e.work.has(t.ExecutionArn, t.ID) {
+			// The task was cancelled (its parent stopped, or it timed
+			// out) before the child could be stopped with it.
+			e.cancelChild(t.ExecutionArn, t.ID)
+			return
+		}
 		// The child may have ended already (at once, or before a restart).
 		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
 			e.childEnded(cur)
