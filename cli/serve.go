@@ -51,7 +51,19 @@ Point any AWS SDK or the AWS CLI at it, for example:
   aws stepfunctions --endpoint-url http://127.0.0.1:8083 list-state-machines
 
 Data lives in one SQLite file (--db). SIGINT or SIGTERM stops the server
-gracefully: requests in flight finish and every accepted step is committed.`,
+gracefully: requests in flight finish and every accepted step is committed.
+
+Time: Wait states, retry back-offs and timeouts are timers, and they fire in
+the order of their deadlines in execution time, which history timestamps
+show. By default execution time is real time. --time-skip makes the server
+skip time like a time-skipping test server: whenever every execution only
+waits on timers, the clock jumps to the next one (a Wait of a day ends at
+once, stamped a day later); while any task waits on an activity worker, a
+callback or a service, time runs at the real rate, so a Task's
+TimeoutSeconds and HeartbeatSeconds hold as on AWS. --wait-time-scale F is
+a plain scale instead: timers take F times their time and execution time
+runs 1/F times as fast, for tasks too; 0 fires every timer at once, task
+timeouts included.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
 	}
@@ -60,7 +72,8 @@ gracefully: requests in flight finish and every accepted step is committed.`,
 	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store)")
 	f.StringVar(&c.cfg.Region, "region", c.cfg.Region, "region in the ARNs the server hands out")
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
-	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "scale of real time spent in Wait states, retry back-offs and timeouts (0: instant)")
+	f.BoolVar(&c.cfg.TimeSkip, "time-skip", false, "skip time while every execution only waits on timers; real time while a task is outstanding")
+	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "real seconds per second of execution time: timers take F times as long (0: every timer at once, task timeouts included)")
 	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
 	f.Int64Var(&c.cfg.Eval.Steps, "eval-steps", c.cfg.Eval.Steps, "most steps one evaluation of a JSONata expression, JSONPath query or intrinsic function may take (0: no limit)")
 	f.Int64Var(&c.cfg.Eval.Bytes, "eval-bytes", c.cfg.Eval.Bytes, "most bytes of values one evaluation may build (0: no limit)")
@@ -121,6 +134,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		Region:        c.cfg.Region,
 		Account:       c.cfg.Account,
 		WaitTimeScale: c.cfg.WaitTimeScale,
+		TimeSkip:      c.cfg.TimeSkip,
 		PayloadLimit:  c.cfg.PayloadLimit,
 		EvalLimits:    c.cfg.Eval.Budget(),
 		TokenKey:      tokenKey,

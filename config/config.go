@@ -38,9 +38,16 @@ type Serve struct {
 	// Region and Account appear in every ARN the server hands out.
 	Region  string
 	Account string
-	// WaitTimeScale multiplies the real time spent in Wait states, retry
-	// back-offs and timeouts; 0 makes them instant.
+	// WaitTimeScale is the real time a second of execution time takes:
+	// Wait states, retry back-offs and timeouts take WaitTimeScale times
+	// their time, and history timestamps run 1/WaitTimeScale times as
+	// fast. 0 fires every timer at once, task timeouts included.
 	WaitTimeScale float64
+	// TimeSkip skips time as a time-skipping test server does: the clock
+	// jumps to the next timer whenever every execution only waits on
+	// timers; while a task waits on a worker, a callback or a service,
+	// time runs at the real rate. It replaces WaitTimeScale.
+	TimeSkip bool
 	// PayloadLimit is the largest execution input and state output, in
 	// bytes.
 	PayloadLimit int
@@ -152,6 +159,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.WaitTimeScale < 0 {
 		return fmt.Errorf("wait-time-scale %v: must not be negative", s.WaitTimeScale)
+	}
+	if s.TimeSkip && s.WaitTimeScale != DefaultWaitTimeScale {
+		return fmt.Errorf("time-skip: cannot be combined with wait-time-scale %v", s.WaitTimeScale)
 	}
 	if s.PayloadLimit <= 0 {
 		return fmt.Errorf("payload-limit %d: must be positive", s.PayloadLimit)

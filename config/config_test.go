@@ -11,6 +11,8 @@ func TestValidate(t *testing.T) {
 	t.Parallel()
 	ok := DefaultServe()
 	require.NoError(t, ok.Validate())
+	ok.TimeSkip = true
+	require.NoError(t, ok.Validate())
 	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
 	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
@@ -22,6 +24,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Region = "mars" }, `region "mars": not a region name such as us-east-1`},
 		{func(s *Serve) { s.Account = "12" }, `account "12": must be 12 digits`},
 		{func(s *Serve) { s.WaitTimeScale = -1 }, "wait-time-scale -1: must not be negative"},
+		{func(s *Serve) { s.TimeSkip, s.WaitTimeScale = true, 0 }, "time-skip: cannot be combined with wait-time-scale 0"},
 		{func(s *Serve) { s.PayloadLimit = 0 }, "payload-limit 0: must be positive"},
 		{func(s *Serve) { s.ReadHeaderTimeout = 0 }, "read-header-timeout 0s: must be positive"},
 		{func(s *Serve) { s.ReadTimeout = -time.Second }, "read-timeout -1s: must be positive"},

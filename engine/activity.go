@@ -294,7 +294,7 @@ func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*service.
 		e.activities.pushFront(t)
 		return nil, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	// The hand-out's steps are written even if the poller leaves meanwhile.
 	stepCtx := context.WithoutCancel(ctx)
 	for range 3 {

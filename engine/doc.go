@@ -37,7 +37,17 @@
 //
 // # Time
 //
-// The clock is injected. WaitTimeScale shortens the real delay of Wait
-// states, retry back-offs and timeouts (0 fires them at once); history
-// timestamps are the clock's.
+// The real clock is injected; execution time is a virtual clock on it
+// (see clock.go). Every Wait state, retry back-off, task timeout,
+// heartbeat timeout and execution timeout is a timer with a virtual
+// deadline; timers fire in deadline order, and history timestamps are
+// virtual time.
+//
+//	WaitTimeScale F > 0   execution time runs 1/F times as fast as real time
+//	WaitTimeScale 0       the clock jumps to the next timer whenever no step
+//	                      is in flight: every timer fires at once
+//	TimeSkip              execution time runs at the real rate, and jumps to
+//	                      the next timer only while no step is in flight and
+//	                      no task waits on a worker, a callback or a service
+//	                      (a time-skipping test server)
 package engine

@@ -30,9 +30,18 @@ const (
 type Config struct {
 	Region  string
 	Account string
-	// WaitTimeScale multiplies the real delay of timers; 0 fires them at
-	// once. Negative is invalid.
+	// WaitTimeScale is the real time a second of execution time takes:
+	// timers (Wait states, retry back-offs, timeouts) take WaitTimeScale
+	// times their time, and history timestamps advance 1/WaitTimeScale
+	// times as fast as real time. 0 fires every timer at once, in order,
+	// task timeouts included. Negative is invalid. Unused with TimeSkip.
 	WaitTimeScale float64
+	// TimeSkip makes time skip as on a time-skipping test server: while
+	// no step is in flight and no task waits on the outside (a worker, a
+	// callback, a service call), the clock jumps to the next timer; while
+	// one does, time passes at the real rate. History timestamps show the
+	// virtual time.
+	TimeSkip bool
 	// PayloadLimit and MaxHistoryEvents are passed to the interpreter.
 	PayloadLimit     int
 	MaxHistoryEvents int
@@ -84,6 +93,8 @@ type Engine struct {
 	live map[string]*liveExecution
 
 	commits    *committer
+	clock      *clock
+	work       *work
 	timers     *timerQueue
 	activities *activityQueue
 	children   children
@@ -143,7 +154,21 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	}
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
-	e.timers = newTimerQueue(cfg.Now)
+	e.work = newWork()
+	switch {
+	case cfg.TimeSkip:
+		e.clock = newClock(cfg.Now, 1)
+		e.timers = newTimerQueue(e.clock, func(to time.Time) bool { return e.work.jump(e.clock, to, true) })
+	case cfg.WaitTimeScale == 0:
+		e.clock = newClock(cfg.Now, 0)
+		e.timers = newTimerQueue(e.clock, func(to time.Time) bool { return e.work.jump(e.clock, to, false) })
+	default:
+		e.clock = newClock(cfg.Now, cfg.WaitTimeScale)
+		e.timers = newTimerQueue(e.clock, nil)
+	}
+	if e.timers.jump != nil {
+		e.work.idle = e.timers.poke // the clock may jump now
+	}
 	return e, nil
 }
 
@@ -160,6 +185,10 @@ func (e *Engine) Start(ctx context.Context) error {
 	go func() {
 		defer e.wg.Done()
 		defer close(e.resumed)
+		// Until every execution is rebuilt, the engine is not idle: the
+		// clock must not skip past the timeouts of tasks not yet known.
+		e.work.stepBegan()
+		defer e.work.stepEnded()
 		if err := e.recover(e.ctx); err != nil {
 			e.log.ErrorContext(e.ctx, "engine: resume failed", "error", err)
 		}
@@ -195,7 +224,8 @@ func (e *Engine) Stop() {
 	e.wg.Wait()
 }
 
-func (e *Engine) now() time.Time { return e.cfg.Now().UTC().Truncate(time.Millisecond) }
+// now is the execution time: the virtual clock's.
+func (e *Engine) now() time.Time { return e.clock.now().UTC().Truncate(time.Millisecond) }
 
 // recover rebuilds every RUNNING execution, replaying several at once.
 func (e *Engine) recover(ctx context.Context) error {
@@ -328,5 +358,12 @@ func (e *Engine) beginStep() error {
 		return errStopped
 	}
 	e.steps.Add(1)
+	e.work.stepBegan()
 	return nil
+}
+
+// endStep ends a step begun with beginStep.
+func (e *Engine) endStep() {
+	e.work.stepEnded()
+	e.steps.Done()
 }

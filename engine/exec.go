@@ -61,7 +61,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	now := e.now()
 	e.remember(p.StateMachine.Arn, p.StateMachine.RevisionID, p.Machine)
 	x, row, err := e.newExecution(p, now)
@@ -85,7 +85,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 		e.mu.Unlock()
 	}
 	l.mu.Lock()
-	e.after(l, now, nil, cmds)
+	e.after(l, nil, cmds)
 	out := l.row
 	l.mu.Unlock()
 	return &out, nil
@@ -136,7 +136,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	row, err := e.store.Executor().ExecutionGet(ctx, arn)
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ func (e *Engine) step(ctx context.Context, arn string, ev interp.Event) (*store.
 	if err := e.beginStep(); err != nil {
 		return nil, false, err
 	}
-	defer e.steps.Done()
+	defer e.endStep()
 	for range 3 {
 		l, err := e.get(ctx, arn)
 		var ended *errEnded
@@ -267,7 +267,7 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 	}
 	l.row = next
 	l.seq++
-	e.after(l, now, &ev, cmds)
+	e.after(l, &ev, cmds)
 	return nil
 }
 
@@ -376,13 +376,14 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 }
 
 // after carries out a committed step's commands; l.mu is held.
-func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds []interp.Command) {
+func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command) {
 	if ev != nil {
 		switch ev.Kind {
 		case interp.TimerFired:
 			delete(l.timers, ev.ID)
 		case interp.TaskSucceeded, interp.TaskFailed:
 			delete(l.tasks, ev.ID)
+			e.work.taskEnded(l.arn, ev.ID)
 		}
 	}
 	running := l.x.Status == stepwisetype.StatusRunning
@@ -391,7 +392,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		case interp.StartTimer:
 			if running {
 				l.timers[c.ID] = c.At
-				e.timers.add(l.arn, c.ID, e.realDue(c.At, now))
+				e.timers.add(l.arn, c.ID, c.At)
 			}
 		case interp.CancelTimer:
 			delete(l.timers, c.ID)
@@ -399,10 +400,12 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 		case interp.RunTask:
 			if running {
 				l.tasks[c.ID] = c.Task
+				e.work.taskRunning(l.arn, c.ID)
 				e.dispatch(l.arn, c.ID, c.Task)
 			}
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
+			e.work.taskEnded(l.arn, c.ID)
 			e.cfg.Tasks.Cancel(l.arn, c.ID)
 			e.gates.release(l.arn, c.ID)
 		}
@@ -414,6 +417,7 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 			e.timers.remove(l.arn, id)
 		}
 		for id := range l.tasks {
+			e.work.taskEnded(l.arn, id)
 			e.cfg.Tasks.Cancel(l.arn, id)
 			e.gates.release(l.arn, id)
 		}
@@ -422,19 +426,11 @@ func (e *Engine) after(l *liveExecution, now time.Time, ev *interp.Event, cmds [
 	}
 }
 
-// realDue is when a timer set for at (interpreter time) fires in real
-// time, with the wait-time scale applied.
-func (e *Engine) realDue(at, now time.Time) time.Time {
-	d := at.Sub(now)
-	if d <= 0 {
-		return now
-	}
-	return now.Add(time.Duration(float64(d) * e.cfg.WaitTimeScale))
-}
-
-// fire is called by the timer queue.
-func (e *Engine) fire(arn, id string) {
+// fire is called by the timer queue; done is called once the timer's step
+// is over.
+func (e *Engine) fire(arn, id string, done func()) {
 	go func() {
+		defer done()
 		if _, err := e.apply(e.ctx, arn, interp.Event{Kind: interp.TimerFired, ID: id}); err != nil && !errors.Is(err, errStopped) {
 			e.log.ErrorContext(e.ctx, "engine: timer step failed", "execution_arn", arn, "timer_id", id, "error", err)
 		}
@@ -459,6 +455,9 @@ func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
 			ev = interp.Event{Kind: interp.TaskFailed, ID: id, Error: r.Failure.Name, Cause: r.Failure.Cause}
 		case r.Submitted:
 			ev.Kind = interp.TaskSubmitted
+		}
+		if !r.Submitted {
+			e.work.taskAnswered(arn, id)
 		}
 		go func() {
 			_, err := e.apply(e.ctx, arn, ev)
@@ -604,10 +603,16 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	}
 	e.watch(l)
 	l.timers, l.tasks, l.released = map[string]time.Time{}, map[string]*interp.TaskRequest{}, nil
-	now := e.now()
+	// Execution time does not run backwards: the clock is at least at the
+	// last step (a virtual clock starts again from real time on a restart).
+	latest := row.StartDate
+	if n := len(inputs); n > 0 && inputs[n-1].At.After(latest) {
+		latest = inputs[n-1].At
+	}
+	e.clock.advance(latest)
 	for _, t := range timers {
 		l.timers[t.ID] = t.FireAt
-		e.timers.add(l.arn, t.ID, e.realDue(t.FireAt, now))
+		e.timers.add(l.arn, t.ID, t.FireAt)
 	}
 	for _, id := range pending.order {
 		r := pending.tasks[id]
@@ -615,6 +620,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			continue
 		}
 		l.tasks[id] = r
+		e.work.taskRunning(l.arn, id)
 		if h, started := held[id]; started && interp.IsActivity(r.Resource) {
 			if h {
 				continue // its worker holds the token and will answer

@@ -105,13 +105,27 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		}
 		e.children.waiters[row.Arn] = append(e.children.waiters[row.Arn], w)
 		e.children.mu.Unlock()
+		// The task waits on the child's work now, not on the outside
+		// (unless the child answered it already).
+		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
+		if !e.work.has(t.ExecutionArn, t.ID) {
+			// The task was cancelled (its parent stopped, or it timed
+			// out) before the child could be stopped with it.
+			e.cancelChild(t.ExecutionArn, t.ID)
+			return
+		}
 		// The child may have ended already (at once, or before a restart).
 		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
 			e.childEnded(cur)
 		}
 	case ".waitForTaskToken":
 		// The child (or whoever it tells) answers with the token, which
-		// may go through now that TaskSubmitted is written.
+		// may go through now that TaskSubmitted is written. Until the
+		// child ends, the task waits on the child's work.
+		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
+		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != stepwisetype.StatusRunning {
+			e.work.childEnded(row.Arn)
+		}
 		done(TaskResult{Waiting: true})
 	}
 }
@@ -328,6 +342,7 @@ func sdkResponseMetadata(out *jsonvalue.Object) *jsonvalue.Object {
 
 // childEnded answers the parents waiting for a child that ended.
 func (e *Engine) childEnded(row *store.Execution) {
+	e.work.childEnded(row.Arn)
 	e.children.mu.Lock()
 	ws := e.children.waiters[row.Arn]
 	delete(e.children.waiters, row.Arn)
@@ -357,7 +372,10 @@ func (e *Engine) cancelChild(parentArn, taskID string) {
 	}
 	e.children.mu.Unlock()
 	if child != "" {
+		// The stop is work: the clock must not skip the child on meanwhile.
+		e.work.stepBegan()
 		go func() {
+			defer e.work.stepEnded()
 			if _, err := e.StopExecution(e.ctx, child, "", "The parent execution stopped its child."); err != nil && !errors.Is(err, errStopped) {
 				e.log.ErrorContext(e.ctx, "engine: stop child failed", "execution_arn", child, "error", err)
 			}

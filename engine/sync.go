@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +26,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 		return nil, err
 	}
 	defer e.steps.Done()
+	// For the clock, the run is work only while it steps or has a task
+	// out (see step and handle), not while it waits on its timers.
+	e.work.stepEnded()
 	start := e.now()
 	x, row, err := e.newExecution(p, start)
 	if err != nil {
@@ -30,33 +36,72 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 	}
 	runID := fmt.Sprintf("sync-%d", syncSeq.Add(1))
 
-	type outside struct{ ev interp.Event }
+	// The execution's time: the engine's, except that in skip mode (and
+	// at a scale of 0) its timers skip on a clock of its own, since
+	// nothing outside the execution sees its time. In skip mode the clock
+	// skips only while the execution has no step in flight and no task
+	// outstanding. The timer loop starts with the first timer.
+	clk, work := e.clock, newWork()
+	now := func() time.Time { return clk.now().UTC().Truncate(time.Millisecond) }
+	type outside struct {
+		ev   interp.Event
+		done func() // a timer's: called once its step is over
+	}
 	events := make(chan outside, 16)
-	timers := map[string]*time.Timer{}
+	runCtx, cancel := context.WithCancel(ctx)
+	var loops sync.WaitGroup
 	defer func() {
-		for _, t := range timers {
-			t.Stop()
+		cancel()
+		loops.Wait()
+		// Tasks still out when the run ends are no one's work any more.
+		work.mu.Lock()
+		out := slices.Collect(maps.Keys(work.tasks))
+		work.mu.Unlock()
+		for _, k := range out {
+			e.work.taskEnded(k.arn, k.id)
 		}
 	}()
-	handle := func(now time.Time, cmds []interp.Command) {
+	var timers *timerQueue
+	startTimers := func() {
+		var jump func(time.Time) bool
+		switch {
+		case e.cfg.TimeSkip:
+			clk = newClock(e.clock.now, 1)
+			jump = func(to time.Time) bool { return work.jump(clk, to, true) }
+		case e.cfg.WaitTimeScale == 0:
+			clk = newClock(e.clock.now, 0)
+			jump = func(to time.Time) bool { return work.jump(clk, to, false) }
+		}
+		timers = newTimerQueue(clk, jump)
+		work.idle = timers.poke
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			timers.run(runCtx, func(_, id string, done func()) {
+				select {
+				case events <- outside{interp.Event{Kind: interp.TimerFired, ID: id}, done}:
+				case <-runCtx.Done():
+					done()
+				}
+			})
+		}()
+	}
+	handle := func(cmds []interp.Command) {
 		for _, c := range cmds {
 			switch c.Kind {
 			case interp.StartTimer:
-				id := c.ID
-				d := time.Duration(float64(c.At.Sub(now)) * e.cfg.WaitTimeScale)
-				timers[id] = time.AfterFunc(max(d, 0), func() {
-					select {
-					case events <- outside{interp.Event{Kind: interp.TimerFired, ID: id}}:
-					case <-ctx.Done():
-					}
-				})
+				if timers == nil {
+					startTimers()
+				}
+				timers.add(runID, c.ID, c.At)
 			case interp.CancelTimer:
-				if t := timers[c.ID]; t != nil {
-					t.Stop()
-					delete(timers, c.ID)
+				if timers != nil {
+					timers.remove(runID, c.ID)
 				}
 			case interp.RunTask:
 				id := c.ID
+				work.taskRunning(runID, id)
+				e.work.taskRunning(runID, id)
 				e.cfg.Tasks.Run(ctx, &Task{ExecutionArn: runID, ID: id, Request: c.Task}, func(r TaskResult) {
 					if r.Waiting || r.Submitted {
 						return // EXPRESS machines have no .waitForTaskToken tasks
@@ -67,12 +112,14 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 					}
 					go func() {
 						select {
-						case events <- outside{ev}:
-						case <-ctx.Done():
+						case events <- outside{ev: ev}:
+						case <-runCtx.Done():
 						}
 					}()
 				})
 			case interp.CancelTask:
+				work.taskEnded(runID, c.ID)
+				e.work.taskEnded(runID, c.ID)
 				e.cfg.Tasks.Cancel(runID, c.ID)
 			}
 		}
@@ -89,33 +136,50 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 		}
 		return nil
 	}
-	_, cmds, err := x.Start(start)
-	if err != nil {
+	// step applies one outside event (nil: the start). An abandoned step
+	// (the engine stopping) ends the run.
+	step := func(ev *interp.Event) error {
+		e.work.stepBegan()
+		work.stepBegan()
+		defer e.work.stepEnded()
+		defer work.stepEnded()
+		at := now()
+		var cmds []interp.Command
+		var err error
+		if ev == nil {
+			_, cmds, err = x.Start(at)
+		} else {
+			_, cmds, err = x.Step(*ev, at)
+		}
+		if err != nil {
+			return err
+		}
+		if ev != nil && (ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskFailed) {
+			work.taskEnded(runID, ev.ID)
+			e.work.taskEnded(runID, ev.ID)
+		}
+		handle(cmds)
+		return nil
+	}
+	if err := step(nil); err != nil {
 		return nil, errStopped
 	}
-	handle(start, cmds)
 	for x.Status == stepwisetype.StatusRunning {
+		var err error
 		select {
 		case <-ctx.Done():
-			now := e.now()
-			_, cmds, err := x.Step(interp.Event{Kind: interp.Stop, Error: timedOut.Error, Cause: timedOut.Cause}, now)
-			if err != nil {
-				return nil, errStopped
-			}
-			handle(now, cmds)
+			err = step(&interp.Event{Kind: interp.Stop, Error: timedOut.Error, Cause: timedOut.Cause})
 		case o := <-events:
-			now := e.now()
-			_, cmds, err := x.Step(o.ev, now)
-			if errors.Is(err, interp.ErrInterrupted) {
-				return nil, errStopped
+			err = step(&o.ev)
+			if o.done != nil {
+				o.done()
 			}
-			if err != nil {
-				break
-			}
-			handle(now, cmds)
+		}
+		if errors.Is(err, interp.ErrInterrupted) {
+			return nil, errStopped
 		}
 	}
-	stop := e.now()
+	stop := now()
 	setEnd(row, x, stop)
 	billed := stop.Sub(start).Milliseconds()
 	billed = max(100, (billed+99)/100*100)

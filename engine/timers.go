@@ -8,36 +8,57 @@ import (
 )
 
 // timerQueue holds the armed timers of the executions this engine runs, in
-// memory; the store holds them durably. It calls fire for each timer when
-// it is due.
+// memory; the store holds them durably. Timers are ordered by their virtual
+// deadline (the interpreter's time) and fire when the clock reaches it, in
+// that order; the timers of one execution fire one at a time, each after
+// the step of the one before is done.
+//
+// When the earliest timer is not due yet and no timer is firing, jump may
+// move the clock to its deadline (time skipping); nil never moves it.
 type timerQueue struct {
-	now   func() time.Time
-	mu    sync.Mutex
-	h     timerHeap
-	byKey map[timerKey]*timerEntry
-	wake  chan struct{}
+	clock *clock
+	jump  func(to time.Time) bool
+
+	mu       sync.Mutex
+	h        timerHeap
+	byKey    map[timerKey]*timerEntry
+	seq      uint64
+	firing   int                      // timers fired whose steps are not done
+	busy     map[string]bool          // executions with a timer firing
+	deferred map[string][]*timerEntry // due timers of busy executions
+	wake     chan struct{}
 }
 
 type timerKey struct{ arn, id string }
 
 type timerEntry struct {
 	key   timerKey
-	due   time.Time
-	index int
+	at    time.Time // virtual deadline
+	seq   uint64    // arming order, among equal deadlines
+	index int       // in the heap; -1 while deferred
 }
 
-func newTimerQueue(now func() time.Time) *timerQueue {
-	return &timerQueue{now: now, byKey: map[timerKey]*timerEntry{}, wake: make(chan struct{}, 1)}
+func newTimerQueue(c *clock, jump func(to time.Time) bool) *timerQueue {
+	return &timerQueue{
+		clock: c, jump: jump,
+		byKey: map[timerKey]*timerEntry{}, busy: map[string]bool{}, deferred: map[string][]*timerEntry{},
+		wake: make(chan struct{}, 1),
+	}
 }
 
-func (q *timerQueue) add(arn, id string, due time.Time) {
+// add arms timer id of execution arn for virtual time at, or moves it
+// there when it is armed already.
+func (q *timerQueue) add(arn, id string, at time.Time) {
 	q.mu.Lock()
 	k := timerKey{arn, id}
+	q.seq++
 	if e, ok := q.byKey[k]; ok {
-		e.due = due
-		heap.Fix(&q.h, e.index)
+		e.at, e.seq = at, q.seq
+		if e.index >= 0 {
+			heap.Fix(&q.h, e.index)
+		}
 	} else {
-		e := &timerEntry{key: k, due: due}
+		e := &timerEntry{key: k, at: at, seq: q.seq}
 		q.byKey[k] = e
 		heap.Push(&q.h, e)
 	}
@@ -48,16 +69,28 @@ func (q *timerQueue) add(arn, id string, due time.Time) {
 func (q *timerQueue) remove(arn, id string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if e, ok := q.byKey[timerKey{arn, id}]; ok {
+	e, ok := q.byKey[timerKey{arn, id}]
+	if !ok {
+		return
+	}
+	delete(q.byKey, e.key)
+	if e.index >= 0 {
 		heap.Remove(&q.h, e.index)
-		delete(q.byKey, e.key)
+		return
+	}
+	d := q.deferred[arn]
+	for i, x := range d {
+		if x == e {
+			q.deferred[arn] = append(d[:i:i], d[i+1:]...)
+			break
+		}
 	}
 }
 
 func (q *timerQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.h.Len()
+	return len(q.byKey)
 }
 
 func (q *timerQueue) poke() {
@@ -67,26 +100,16 @@ func (q *timerQueue) poke() {
 	}
 }
 
-// run fires due timers until ctx ends.
-func (q *timerQueue) run(ctx context.Context, fire func(arn, id string)) {
+// run fires due timers until ctx ends: fire must start the timer's step
+// and call done once it is over.
+func (q *timerQueue) run(ctx context.Context, fire func(arn, id string, done func())) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		q.mu.Lock()
-		var due []timerKey
-		now := q.now()
-		for q.h.Len() > 0 && !q.h[0].due.After(now) {
-			e := heap.Pop(&q.h).(*timerEntry)
-			delete(q.byKey, e.key)
-			due = append(due, e.key)
-		}
-		wait := time.Hour
-		if q.h.Len() > 0 {
-			wait = q.h[0].due.Sub(now)
-		}
-		q.mu.Unlock()
-		for _, k := range due {
-			fire(k.arn, k.id)
+		due, wait := q.due()
+		for _, e := range due {
+			arn := e.key.arn
+			fire(arn, e.key.id, func() { q.fired(arn) })
 		}
 		t.Reset(wait)
 		select {
@@ -98,10 +121,57 @@ func (q *timerQueue) run(ctx context.Context, fire func(arn, id string)) {
 	}
 }
 
+// due takes the timers to fire now, at most one per execution, and says
+// how long to wait before looking again.
+func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.h.Len() > 0 && q.firing == 0 && q.jump != nil && q.clock.until(q.h[0].at) > 0 {
+		q.jump(q.h[0].at)
+	}
+	var due []*timerEntry
+	for q.h.Len() > 0 && q.clock.until(q.h[0].at) == 0 {
+		e := heap.Pop(&q.h).(*timerEntry)
+		if q.busy[e.key.arn] {
+			e.index = -1
+			q.deferred[e.key.arn] = append(q.deferred[e.key.arn], e)
+			continue
+		}
+		delete(q.byKey, e.key)
+		q.busy[e.key.arn] = true
+		due = append(due, e)
+	}
+	q.firing += len(due)
+	wait := time.Hour
+	if q.h.Len() > 0 {
+		wait = min(wait, q.clock.until(q.h[0].at))
+	}
+	return due, wait
+}
+
+// fired says the step of a timer of execution arn is done: its next timer
+// may fire.
+func (q *timerQueue) fired(arn string) {
+	q.mu.Lock()
+	q.firing--
+	delete(q.busy, arn)
+	for _, e := range q.deferred[arn] {
+		heap.Push(&q.h, e)
+	}
+	delete(q.deferred, arn)
+	q.mu.Unlock()
+	q.poke()
+}
+
 type timerHeap []*timerEntry
 
-func (h timerHeap) Len() int           { return len(h) }
-func (h timerHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
 func (h timerHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index = i
