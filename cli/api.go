@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"stepwise/awsjson"
 	"stepwise/config"
@@ -25,5 +27,37 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, log *slog.L
 	svc.TestState = teststate.New(teststate.Config{
 		Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit,
 	}).TestState
-	return awsjson.New(svc, log), nil
+	mux := http.NewServeMux()
+	mux.Handle("GET /health", healthHandler(eng))
+	mux.Handle("/", awsjson.New(svc, log))
+	return mux, nil
+}
+
+// healthHandler answers GET /health: 200 while the store takes the
+// engine's commits, 503 with the cause while it does not (a full disk, an
+// I/O error), for load balancers and monitors.
+func healthHandler(eng *engine.Engine) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := eng.Health()
+		type storeJSON struct {
+			OK            bool       `json:"ok"`
+			Since         *time.Time `json:"since,omitempty"`
+			Error         string     `json:"error,omitempty"`
+			FailedCommits int64      `json:"failedCommits"`
+			Retrying      int64      `json:"retryingSteps"`
+		}
+		body := struct {
+			Status string    `json:"status"`
+			Store  storeJSON `json:"store"`
+		}{Status: "ok", Store: storeJSON{OK: h.StoreOK, Error: h.Error, FailedCommits: h.FailedCommits, Retrying: h.Retrying}}
+		status := http.StatusOK
+		if !h.StoreOK {
+			body.Status, status = "unavailable", http.StatusServiceUnavailable
+			body.Store.Since = &h.Since
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(body)
+	})
 }

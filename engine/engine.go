@@ -109,6 +109,9 @@ type Engine struct {
 	// halting is set when the engine stops: evaluations in flight are
 	// abandoned, their steps not committed.
 	halting atomic.Bool
+	halted  chan struct{} // closed when halting is set
+	halt    sync.Once
+	health  storeHealth
 
 	releasePolls     chan struct{} // closed by ReleasePolls
 	releasePollsOnce sync.Once
@@ -145,6 +148,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e := &Engine{
 		releasePolls: make(chan struct{}),
 		resumed:      make(chan struct{}),
+		halted:       make(chan struct{}),
 		cfg:          cfg,
 		store:        drv,
 		log:          cfg.Logger,
@@ -152,6 +156,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		live:         map[string]*liveExecution{},
 		activities:   activities,
 	}
+	e.health.log = cfg.Logger
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.work = newWork()
@@ -178,7 +183,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 // resumed yet resumes it itself (or waits for the replay under way).
 // Resumed is closed when every execution has been resumed.
 func (e *Engine) Start(ctx context.Context) error {
-	e.ctx, e.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	e.ctx, e.cancel = context.WithCancel(context.WithValue(context.WithoutCancel(ctx), internalKey{}, true))
 	e.wg.Add(3)
 	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
 	go func() { defer e.wg.Done(); e.timers.run(e.ctx, e.fire) }()
@@ -205,7 +210,10 @@ func (e *Engine) Resumed() <-chan struct{} { return e.resumed }
 // store on the next start), so that no expression holds a shutdown up.
 // Stop halts too; a server calls Halt first when a signal asks it to end,
 // before it waits for the requests in flight.
-func (e *Engine) Halt() { e.halting.Store(true) }
+func (e *Engine) Halt() {
+	e.halting.Store(true)
+	e.halt.Do(func() { close(e.halted) })
+}
 
 // Stop stops taking work, lets steps in flight commit, and stops the loops.
 // It is safe to call more than once.
@@ -217,7 +225,7 @@ func (e *Engine) Stop() {
 	}
 	e.stopped = true
 	e.mu.Unlock()
-	e.halting.Store(true)
+	e.Halt()
 	e.ReleasePolls()
 	e.steps.Wait()
 	e.cancel()

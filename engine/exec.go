@@ -75,7 +75,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
 	e.watch(l)
 	w, next := e.stepWrite(l, now, nil, events, cmds)
-	if err := e.commits.commit(ctx, l.arn, w); err != nil {
+	if err := e.commit(ctx, l.arn, w); err != nil {
 		return nil, err
 	}
 	l.row = next
@@ -259,7 +259,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 // and commands it returned) and carries out its commands; l.mu is held.
 func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) error {
 	w, next := e.stepWrite(l, now, &ev, events, cmds)
-	if err := e.commits.commit(ctx, l.arn, w); err != nil {
+	if err := e.commit(ctx, l.arn, w); err != nil {
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)

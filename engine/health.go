@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"stepwise/store"
+)
+
+// Commits that fail because the store cannot write now (a full disk, an
+// I/O error, a database held locked past its timeout: store.ErrUnavailable)
+// are retried with back-off. A step whose event exists nowhere else (a
+// timer that fired, a task's result, a child's end) is retried until it
+// commits or the engine stops, its execution held live in memory; a step a
+// client asked for (StartExecution, SendTask*, StopExecution...) for at
+// most commitRetryLimit, after which the client is answered
+// ServiceUnavailable and nothing of the step remains: the execution is
+// rebuilt from the store when it is next needed, so a client that retries
+// does not apply its request twice.
+const (
+	commitRetryFirst = 10 * time.Millisecond
+	commitRetryMax   = 2 * time.Second
+	commitRetryLimit = 2 * time.Second
+)
+
+// internalKey marks the engine's own context: a step run with it (or one
+// derived from it) has no client waiting that could send it again.
+type internalKey struct{}
+
+// Health is what the engine knows of its store.
+type Health struct {
+	// StoreOK is false from a commit that failed with the store unable
+	// to write until one succeeds again.
+	StoreOK bool
+	// Since is when the store stopped taking commits, and Error why.
+	Since time.Time
+	Error string
+	// FailedCommits counts the commits that failed so, since the start.
+	FailedCommits int64
+	// Retrying is how many steps wait for the store now.
+	Retrying int64
+}
+
+// storeHealth follows episodes of a store that cannot write, and logs each
+// once, when it starts and when it ends.
+type storeHealth struct {
+	log      *slog.Logger
+	failing  atomic.Bool
+	failed   atomic.Int64
+	retrying atomic.Int64
+	mu       sync.Mutex
+	since    time.Time
+	lastErr  error
+	episode  int64 // failed commits in this episode
+}
+
+func (h *storeHealth) failure(err error, now time.Time) {
+	h.failed.Add(1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastErr = err
+	h.episode++
+	if h.failing.CompareAndSwap(false, true) {
+		h.since = now
+		h.log.Error("engine: the store cannot write; steps are retried until it can", "error", err)
+	}
+}
+
+func (h *storeHealth) success() {
+	if !h.failing.Load() {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failing.CompareAndSwap(true, false) {
+		h.log.Info("engine: the store writes again", "failed_commits", h.episode, "down_for", time.Since(h.since).Round(time.Millisecond))
+		h.episode = 0
+	}
+}
+
+// Health reports whether the store takes the engine's commits.
+func (e *Engine) Health() Health {
+	h := &e.health
+	out := Health{StoreOK: !h.failing.Load(), FailedCommits: h.failed.Load(), Retrying: h.retrying.Load()}
+	if !out.StoreOK {
+		h.mu.Lock()
+		out.Since = h.since
+		if h.lastErr != nil {
+			out.Error = h.lastErr.Error()
+		}
+		h.mu.Unlock()
+	}
+	return out
+}
+
+// commit writes a step, retrying it while the store cannot write (see
+// above).
+func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
+	err := e.commits.commit(ctx, arn, w)
+	if err == nil {
+		e.health.success()
+		return nil
+	}
+	if !errors.Is(err, store.ErrUnavailable) {
+		return err
+	}
+	internal := ctx.Value(internalKey{}) != nil
+	e.health.retrying.Add(1)
+	defer e.health.retrying.Add(-1)
+	ctx = context.WithoutCancel(ctx)
+	delay := commitRetryFirst
+	giveUp := e.cfg.EvalClock().Add(commitRetryLimit)
+	for {
+		e.health.failure(err, e.cfg.EvalClock())
+		if !internal && !e.cfg.EvalClock().Before(giveUp) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-e.halted:
+			t.Stop()
+			return errStopped
+		}
+		delay = min(2*delay, commitRetryMax)
+		if err = e.commits.commit(ctx, arn, w); err == nil {
+			e.health.success()
+			return nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) {
+			return err
+		}
+	}
+}
