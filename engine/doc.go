@@ -27,6 +27,13 @@
 // execution, re-arms its timers from the store and dispatches again every
 // task whose result was not recorded (at-least-once, as AWS documents).
 //
+// # A store that cannot write
+//
+// A commit that fails with store.ErrUnavailable is retried with back-off
+// (see health.go): the engine's own steps until they commit, a client's
+// for a bounded time before the client is answered ServiceUnavailable and
+// the step dropped. Health reports the episode.
+//
 // # Evaluations that run long
 //
 // Every evaluation runs under the budget of Config.EvalLimits (see package
