@@ -59,7 +59,6 @@ func TestBudgetStopsRunaways(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			var err error
 			mem := allocated(func() {
 				_, err = evalBudget(t, tt.src, budget.Limits{Steps: 2_000_000, Bytes: 4 << 20, Time: -1})
@@ -67,9 +66,11 @@ func TestBudgetStopsRunaways(t *testing.T) {
 			var be *budget.Error
 			require.ErrorAs(t, err, &be)
 			require.Equal(t, tt.limit, be.Limit, "%v", err)
-			// Parallel subtests allocate too: the bound is loose, but
-			// far below what the expressions would take unbounded.
-			require.Less(t, mem, uint64(512<<20), "allocated %d bytes", mem)
+			if tt.limit == "bytes" {
+				// Other tests allocate meanwhile: the bound is loose,
+				// but far below what the expression would build.
+				require.Less(t, mem, uint64(128<<20), "allocated %d bytes", mem)
+			}
 		})
 	}
 }
