@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/mounttest"
 )
 
 // health returns the status code and body of GET /health.
@@ -49,7 +51,7 @@ func fill(t *testing.T, dir string) string {
 // why; once space is freed every execution finishes, without a restart.
 func TestDiskFullThenFreed(t *testing.T) {
 	t.Parallel()
-	dir := mountTmpfs(t, "size=5m")
+	dir := mounttest.Tmpfs(t, "size=5m")
 	s := startServer(t, filepath.Join(dir, "stepwise.db"), "--wait-time-scale", "0.05")
 	c := s.client(t)
 	ctx := context.Background()

@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/mounttest"
 )
 
 // rawConn is a plain TCP connection to a server, for requests no HTTP
@@ -269,14 +271,14 @@ func TestHardeningDatabaseFiles(t *testing.T) {
 
 	t.Run("ReadOnlyDirectory", func(t *testing.T) {
 		t.Parallel()
-		dir := mountTmpfs(t, "ro,size=1m")
+		dir := mounttest.Tmpfs(t, "ro,size=1m")
 		db := filepath.Join(dir, "x.db")
 		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the directory %s is not writable: read-only file system\n", db, dir), serveFails(t, db))
 	})
 
 	t.Run("FullDisk", func(t *testing.T) {
 		t.Parallel()
-		dir := mountTmpfs(t, "size=16k")
+		dir := mounttest.Tmpfs(t, "size=16k")
 		db := filepath.Join(dir, "x.db")
 		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the disk holding %s is full: no space left on device\n", db, dir), serveFails(t, db))
 	})
@@ -287,24 +289,4 @@ func TestHardeningDatabaseFiles(t *testing.T) {
 		db := filepath.Join(dir, "x.db")
 		require.Equal(t, fmt.Sprintf("stepwise: open store %s: the directory %s does not exist\n", db, dir), serveFails(t, db))
 	})
-}
-
-// mountTmpfs mounts a tmpfs with the given options on a new directory
-// for the test, or skips the test where this process cannot mount.
-func mountTmpfs(t *testing.T, options string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
 }

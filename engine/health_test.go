@@ -67,6 +67,24 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// setupFailing runs an engine on a store that fails while told to, logging
+// to logs.
+func setupFailing(t *testing.T, logs *syncBuffer, scale float64) (*testBundle, *failingDriver) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "stepwise.db")
+	inner, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
+	require.NoError(t, err)
+	drv := &failingDriver{Driver: inner}
+	tasks := newFakeTasks()
+	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: scale, Tasks: tasks,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	require.NoError(t, err)
+	require.NoError(t, e.Start(ctx))
+	t.Cleanup(func() { e.Stop(); inner.Close() })
+	return &testBundle{path: path, drv: inner, engine: e, tasks: tasks}, drv
+}
+
 // While the store cannot write, timer steps wait for it in memory, the
 // failure is logged once and reported by Health, clients are answered
 // ServiceUnavailable; once it writes again every execution moves on,
@@ -74,18 +92,9 @@ func (s *syncBuffer) String() string {
 func TestStoreFullThenFreed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "stepwise.db")
-	inner, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
-	require.NoError(t, err)
-	drv := &failingDriver{Driver: inner}
 	var logs syncBuffer
-	tasks := newFakeTasks()
-	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: 0.01, Tasks: tasks,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	require.NoError(t, err)
-	require.NoError(t, e.Start(ctx))
-	b := &testBundle{path: path, drv: inner, engine: e, tasks: tasks}
-	t.Cleanup(func() { e.Stop(); inner.Close() })
+	b, drv := setupFailing(t, &logs, 0.01)
+	e, inner := b.engine, b.drv
 
 	sm, m := b.machine(t, "waits", `{"StartAt": "W1", "States": {
 		"W1": {"Type": "Wait", "Seconds": 20, "Next": "W2"},
@@ -103,7 +112,7 @@ func TestStoreFullThenFreed(t *testing.T) {
 	h := e.Health()
 	require.False(t, h.StoreOK)
 	require.Contains(t, h.Error, "disk is full")
-	_, err = e.StartExecution(ctx, startParams(sm, m, "refused"))
+	_, err := e.StartExecution(ctx, startParams(sm, m, "refused"))
 	require.ErrorIs(t, err, store.ErrUnavailable, "a client's start is refused, not kept")
 	require.Equal(t, 1, strings.Count(logs.String(), "the store cannot write"), "logged once per episode:\n%s", logs.String())
 
@@ -127,16 +136,8 @@ func TestStoreFullThenFreed(t *testing.T) {
 func TestStoreFullClientStepNotApplied(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "stepwise.db")
-	inner, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
-	require.NoError(t, err)
-	drv := &failingDriver{Driver: inner}
-	tasks := newFakeTasks()
-	e, err := New(drv, Config{Region: region, Account: account, Tasks: tasks})
-	require.NoError(t, err)
-	require.NoError(t, e.Start(ctx))
-	b := &testBundle{path: path, drv: inner, engine: e, tasks: tasks}
-	t.Cleanup(func() { e.Stop(); inner.Close() })
+	b, drv := setupFailing(t, &syncBuffer{}, 1)
+	e := b.engine
 	sm, m := b.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:us-east-1:123456789012:activity:work", "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
 	task, err := e.PollActivity(ctx, "arn:aws:states:us-east-1:123456789012:activity:work", "w", 10*time.Second)

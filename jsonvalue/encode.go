@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"fmt"
+	"math"
 	"unicode/utf8"
 )
 
@@ -14,7 +15,21 @@ func String(v any) string { return string(Append(nil, v)) }
 // Append appends the compact JSON text of v to dst. Strings are written the
 // way Step Functions writes them: only quotes, backslashes and control
 // characters are escaped; other characters are kept as they are.
-func Append(dst []byte, v any) []byte {
+func Append(dst []byte, v any) []byte { return appendValue(dst, v, math.MaxInt) }
+
+// AppendLimit is Append that gives up once the text passes limit bytes
+// (reporting false), so a value whose parts are shared many times over
+// (an array holding the same large value again and again) is never
+// written out whole.
+func AppendLimit(dst []byte, v any, limit int) ([]byte, bool) {
+	start := len(dst)
+	dst = appendValue(dst, v, start+limit)
+	return dst, len(dst)-start <= limit
+}
+
+// appendValue appends v, stopping between members once dst is longer than
+// end.
+func appendValue(dst []byte, v any, end int) []byte {
 	switch t := v.(type) {
 	case nil:
 		return append(dst, "null"...)
@@ -36,7 +51,9 @@ func Append(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = Append(dst, e)
+			if dst = appendValue(dst, e, end); len(dst) > end {
+				return dst
+			}
 		}
 		return append(dst, ']')
 	case *Object:
@@ -48,7 +65,9 @@ func Append(dst []byte, v any) []byte {
 				}
 				dst = AppendString(dst, k)
 				dst = append(dst, ':')
-				dst = Append(dst, t.vals[i])
+				if dst = appendValue(dst, t.vals[i], end); len(dst) > end {
+					return dst
+				}
 			}
 		}
 		return append(dst, '}')
@@ -116,49 +135,4 @@ func (n Number) MarshalJSON() ([]byte, error) {
 		return []byte("0"), nil
 	}
 	return []byte(n), nil
-}
-
-// AppendLimit is Append that gives up once the text passes limit bytes
-// (reporting false), so a value whose parts are shared many times over
-// (an array holding the same large value again and again) is never
-// written out whole.
-func AppendLimit(dst []byte, v any, limit int) ([]byte, bool) {
-	start := len(dst)
-	dst = appendLimit(dst, v, start+limit)
-	return dst, len(dst)-start <= limit
-}
-
-func appendLimit(dst []byte, v any, end int) []byte {
-	if len(dst) > end {
-		return dst
-	}
-	switch t := v.(type) {
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if dst = appendLimit(dst, e, end); len(dst) > end {
-				return dst
-			}
-		}
-		return append(dst, ']')
-	case *Object:
-		dst = append(dst, '{')
-		if t != nil {
-			for i, k := range t.keys {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = AppendString(dst, k)
-				dst = append(dst, ':')
-				if dst = appendLimit(dst, t.vals[i], end); len(dst) > end {
-					return dst
-				}
-			}
-		}
-		return append(dst, '}')
-	}
-	return Append(dst, v)
 }

@@ -131,3 +131,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendLimit(t *testing.T) {
+	t.Parallel()
+	v, err := ParseString(`{"a": [1, "two", {"b": null}], "c": true}`)
+	require.NoError(t, err)
+	full := String(v)
+	got, ok := AppendLimit([]byte("prefix"), v, len(full))
+	require.True(t, ok)
+	require.Equal(t, "prefix"+full, string(got), "within the limit the text is Append's")
+	_, ok = AppendLimit(nil, v, len(full)-1)
+	require.False(t, ok)
+
+	// An array holding the same array 2^40 times over stops at the limit.
+	shared := any([]any{"x"})
+	for range 40 {
+		shared = []any{shared, shared}
+	}
+	got, ok = AppendLimit(nil, shared, 1000)
+	require.False(t, ok)
+	require.Less(t, len(got), 2000)
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/mounttest"
+
 	"stepwise/store"
 )
 
@@ -62,7 +64,7 @@ func TestOpenFiles(t *testing.T) {
 		t.Parallel()
 		var dir, cause string
 		if os.Geteuid() == 0 {
-			dir, cause = mountTmpfs(t, "ro,size=1m"), "read-only file system"
+			dir, cause = mounttest.Tmpfs(t, "ro,size=1m"), "read-only file system"
 		} else {
 			dir, cause = t.TempDir(), "permission denied"
 			require.NoError(t, os.Chmod(dir, 0o555))
@@ -77,7 +79,7 @@ func TestOpenFiles(t *testing.T) {
 		t.Parallel()
 		var dir, cause string
 		if os.Geteuid() == 0 {
-			dir, cause = mountTmpfs(t, "size=1m"), "read-only file system"
+			dir, cause = mounttest.Tmpfs(t, "size=1m"), "read-only file system"
 		} else {
 			dir, cause = t.TempDir(), "permission denied"
 		}
@@ -101,7 +103,7 @@ func TestOpenFiles(t *testing.T) {
 
 	t.Run("FullDisk", func(t *testing.T) {
 		t.Parallel()
-		dir := mountTmpfs(t, "size=16k")
+		dir := mounttest.Tmpfs(t, "size=16k")
 		_, err := Open(ctx, filepath.Join(dir, "x.db"), Options{})
 		require.ErrorIs(t, err, store.ErrUnavailable)
 		require.ErrorIs(t, err, syscall.ENOSPC)
@@ -154,24 +156,4 @@ func TestDescribeOpenError(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, entries)
-}
-
-// mountTmpfs mounts a tmpfs with the given options on a new directory
-// for the test, or skips the test where this process cannot mount.
-func mountTmpfs(t *testing.T, options string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", options, "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
 }
