@@ -122,7 +122,11 @@ func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) 
 	l := e.live[arn]
 	e.mu.Unlock()
 	if l != nil {
-		l.stop.Store(&interp.Interruption{Stop: true, Error: errName, Cause: cause})
+		stop := &interp.Interruption{Stop: true, Error: errName, Cause: cause}
+		l.stop.Store(stop)
+		// A stop that failed before it took the execution's lock
+		// leaves no request behind for later steps.
+		defer l.stop.CompareAndSwap(stop, nil)
 	}
 	return e.apply(ctx, arn, interp.Event{Kind: interp.Stop, Error: errName, Cause: cause})
 }
