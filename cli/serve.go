@@ -51,7 +51,14 @@ Point any AWS SDK or the AWS CLI at it, for example:
   aws stepfunctions --endpoint-url http://127.0.0.1:8083 list-state-machines
 
 Data lives in one SQLite file (--db). SIGINT or SIGTERM stops the server
-gracefully: requests in flight finish and every accepted step is committed.
+gracefully: requests in flight finish and every accepted step is committed;
+an expression still evaluating is abandoned, its step run again after a
+restart. GET /health answers 503 while the database cannot be written.
+
+Every evaluation of a JSONata expression, JSONPath query or intrinsic
+function runs under --eval-steps, --eval-bytes and --eval-time: past one,
+its state fails (States.QueryEvaluationError, or States.DataLimitExceeded
+for bytes), so no definition can hold a core or take gigabytes.
 
 Time: Wait states, retry back-offs and timeouts are timers, and they fire in
 the order of their deadlines in execution time, which history timestamps
