@@ -254,6 +254,21 @@ func (ev *evaluator) charge(n, size int) error {
 	return ev.meter.Steps(n)
 }
 
+// argWork is what a built-in's arguments count as in steps: an array's
+// items, and a string's length in blocks of 64 bytes.
+func argWork(args []any) int {
+	n := 0
+	for _, a := range args {
+		switch t := a.(type) {
+		case *arr:
+			n += len(t.v)
+		case string:
+			n += len(t) / 64
+		}
+	}
+	return n
+}
+
 // remaining is how many bytes the evaluation may still build.
 func (ev *evaluator) remaining() int {
 	if ev.meter == nil {
@@ -1200,6 +1215,14 @@ func (ev *evaluator) apply(proc any, args []any, input any, en *env, pos int) (a
 		if f.sig != nil {
 			var err error
 			if args, err = f.sig.validate(args, input, pos); err != nil {
+				return nil, err
+			}
+		}
+		if ev.meter != nil {
+			// A built-in's work grows with its arguments (a sort, a
+			// join, a regular expression over a long string): it counts
+			// as steps before it runs.
+			if err := ev.meter.Steps(argWork(args)); err != nil {
 				return nil, err
 			}
 		}
