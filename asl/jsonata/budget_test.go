@@ -50,7 +50,7 @@ func TestBudgetStopsRunaways(t *testing.T) {
 		{"exponential recursion", `($f := function($n){ $n = 0 ? 0 : $f($n-1) + $f($n-1) }; $f(60))`, "steps"},
 		{"a filter over a long range", `[1..100000][$ % 7 = 99 or $ % 11 = 99 or $ % 13 = 99 or $ % 17 = 99 or $ % 19 = 99 or $ % 23 = 99 or $ % 29 = 99 or $ % 31 = 99] ~> $count()`, "steps"},
 		{"a range of ten million", `[1..10000000]`, "bytes"},
-		{"built-ins over a long array, again and again", `($a := [1..100000]; [1..100000].$max($a))`, "steps"},
+		{"built-ins over a long array, again and again", `($a := [1..100000]; [1..1000].$max($a))`, "steps"},
 		{"a string doubled", `($f := function($s, $n){ $n = 0 ? $s : $f($s & $s, $n - 1) }; $f("abcdefgh", 40))`, "bytes"},
 		{"a pad to a hundred million", `$pad("x", 100000000)`, "bytes"},
 		{"arrays sharing an array, 40 deep", nest(40, `[[$o], [$o]]`), "bytes"},
