@@ -123,6 +123,7 @@ type Execution struct {
 	poll         func() bool     // polls Opts.Interrupt for the meters
 	newMeter     func() *budget.Meter
 	meterSlab    []budget.Meter // meters are allocated from here, a block at a time
+	meterSource  *budget.Source // the limits, clock and interrupt of the step's meters
 	interruption *Interruption  // what the last poll returned
 	stopped      *Interruption  // the stop that cut the step short
 	interrupted  bool           // a step was abandoned: see ErrInterrupted
@@ -355,6 +356,7 @@ func (x *Execution) begin(now time.Time) {
 	x.events = nil
 	x.cmds = nil
 	x.meters = x.meters[:0]
+	x.meterSource = nil // the options may have changed since the last step
 	x.interruption, x.stopped = nil, nil
 }
 
@@ -375,12 +377,15 @@ func (x *Execution) meter() *budget.Meter {
 			return x.interruption != nil
 		}
 	}
+	if x.meterSource == nil {
+		x.meterSource = budget.NewSource(x.Opts.Limits, x.Opts.Clock, x.poll)
+	}
 	if len(x.meterSlab) == 0 {
 		x.meterSlab = make([]budget.Meter, 32)
 	}
 	m := &x.meterSlab[0]
 	x.meterSlab = x.meterSlab[1:]
-	m.Init(x.Opts.Limits, x.Opts.Clock, x.poll)
+	x.meterSource.Init(m)
 	if mk, ok := x.replay[len(x.meters)]; ok {
 		how := budget.TimedOut
 		if mk.Stop {

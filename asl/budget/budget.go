@@ -117,49 +117,63 @@ const (
 	Interrupted     // it was interrupted: it panicked with Interrupt
 )
 
-// Meter measures one evaluation.
-type Meter struct {
-	steps, maxSteps int64
-	bytes, maxBytes int64
-	check           int64 // the step count at which to look at the clock next
-	maxTime         time.Duration
-	deadline        time.Time // set at the first check
-	now             func() time.Time
-	interrupted     func() bool
-	end             End   // how the evaluation was cut short
-	endAt           int64 // and at which step count
-	replay          End   // how a replayed evaluation is to end, at replayAt
-	replayAt        int64
-	err             *Error
+// Source holds what the meters of many evaluations share: their limits,
+// the clock of their deadline and the interrupt they poll.
+type Source struct {
+	maxSteps, maxBytes int64
+	maxTime            time.Duration // 0: no deadline (nor without now)
+	now                func() time.Time
+	interrupted        func() bool
 }
 
-// New returns a meter for one evaluation with limits l (defaults filled
+// NewSource returns the source of meters with limits l (defaults filled
 // in). now reads the wall clock for the deadline; nil means no deadline.
 // interrupted, when set, is polled every CheckEvery steps.
-func New(l Limits, now func() time.Time, interrupted func() bool) *Meter {
-	m := &Meter{}
-	m.Init(l, now, interrupted)
-	return m
+func NewSource(l Limits, now func() time.Time, interrupted func() bool) *Source {
+	l = l.WithDefaults()
+	s := &Source{maxSteps: l.Steps, maxBytes: l.Bytes, maxTime: l.Time, now: now, interrupted: interrupted}
+	if s.maxSteps < 0 {
+		s.maxSteps = math.MaxInt64
+	}
+	if s.maxBytes < 0 {
+		s.maxBytes = math.MaxInt64
+	}
+	if s.maxTime < 0 {
+		s.maxTime, s.now = 0, nil
+	}
+	return s
 }
 
-// Init sets m up as New does, for a caller that allocates meters in
+// Init makes m a fresh meter of s, for a caller that allocates meters in
 // blocks.
-func (m *Meter) Init(l Limits, now func() time.Time, interrupted func() bool) {
-	l = l.WithDefaults()
-	*m = Meter{
-		maxSteps: l.Steps, maxBytes: l.Bytes, maxTime: l.Time,
-		now: now, interrupted: interrupted,
-	}
-	if m.maxSteps < 0 {
-		m.maxSteps = math.MaxInt64
-	}
-	if m.maxBytes < 0 {
-		m.maxBytes = math.MaxInt64
-	}
-	if m.maxTime < 0 {
-		m.maxTime, m.now = 0, nil
-	}
+func (s *Source) Init(m *Meter) {
+	*m = Meter{src: s}
 	m.check = m.nextCheck()
+}
+
+// Meter measures one evaluation. It holds no pointer but its source's, so
+// that many of them cost the garbage collector little.
+type Meter struct {
+	src      *Source
+	steps    int64
+	bytes    int64
+	check    int64 // the step count at which to look at the clock next
+	deadline int64 // in Unix nanoseconds, set at the first check; 0: not yet
+	endAt    int64 // the step count at which the evaluation was cut short
+	replayAt int64 // and where a replayed evaluation is to be
+	end      End   // how the evaluation was cut short
+	replay   End   // how a replayed evaluation is to end
+	failed   uint8 // the limit it went past: 0, or one of limitNames' indexes
+}
+
+// limitNames are the Error.Limit of Meter.failed.
+var limitNames = [...]string{1: "steps", 2: "bytes", 3: "time"}
+
+// New returns a meter for one evaluation with limits l; see NewSource.
+func New(l Limits, now func() time.Time, interrupted func() bool) *Meter {
+	m := &Meter{}
+	NewSource(l, now, interrupted).Init(m)
+	return m
 }
 
 // End reports how the evaluation was cut short from outside (NotEnded if
@@ -186,18 +200,34 @@ func (m *Meter) Replay(how End, at int64) {
 // Err returns the limit the evaluation went past, if any. Once past a
 // limit, every later check fails with the same error.
 func (m *Meter) Err() error {
-	if m == nil || m.err == nil {
+	if m == nil || m.failed == 0 {
 		return nil
 	}
-	return m.err
+	return m.fail(m.failed)
+}
+
+// fail records that the evaluation went past limit (an index of
+// limitNames) and returns its error.
+func (m *Meter) fail(limit uint8) error {
+	m.failed = limit
+	e := &Error{Limit: limitNames[limit]}
+	switch limit {
+	case 1:
+		e.Max = m.src.maxSteps
+	case 2:
+		e.Max = m.src.maxBytes
+	case 3:
+		e.Max = int64(cmp.Or(m.src.maxTime, DefaultTime))
+	}
+	return e
 }
 
 // Remaining is how many more bytes the evaluation may build.
 func (m *Meter) Remaining() int {
-	if m == nil || m.maxBytes-m.bytes > math.MaxInt32 {
+	if m == nil || m.src.maxBytes-m.bytes > math.MaxInt32 {
 		return math.MaxInt32
 	}
-	return int(max(m.maxBytes-m.bytes, 0))
+	return int(max(m.src.maxBytes-m.bytes, 0))
 }
 
 // Step counts one step.
@@ -230,38 +260,37 @@ func (m *Meter) Bytes(n int) error {
 	if m == nil {
 		return nil
 	}
-	if m.err != nil {
-		return m.err
+	if m.failed != 0 {
+		return m.fail(m.failed)
 	}
 	m.bytes += int64(n)
-	if m.bytes > m.maxBytes || n < 0 {
-		m.err = &Error{Limit: "bytes", Max: m.maxBytes}
-		return m.err
+	if m.bytes > m.src.maxBytes || n < 0 {
+		return m.fail(2)
 	}
 	return nil
 }
 
 func (m *Meter) slow() error {
-	if m.err != nil {
-		return m.err
+	if m.failed != 0 {
+		return m.fail(m.failed)
 	}
 	if m.replay != NotEnded && m.steps >= m.replayAt {
 		return m.stop(m.replay)
 	}
-	if m.interrupted != nil && m.interrupted() {
+	s := m.src
+	if s.interrupted != nil && s.interrupted() {
 		return m.stop(Interrupted)
 	}
-	if m.now != nil {
-		now := m.now()
-		if m.deadline.IsZero() {
-			m.deadline = now.Add(m.maxTime)
-		} else if !now.Before(m.deadline) {
+	if s.now != nil && s.maxTime > 0 {
+		now := s.now().UnixNano()
+		if m.deadline == 0 {
+			m.deadline = now + int64(s.maxTime)
+		} else if now >= m.deadline {
 			return m.stop(TimedOut)
 		}
 	}
-	if m.steps > m.maxSteps {
-		m.err = &Error{Limit: "steps", Max: m.maxSteps}
-		return m.err
+	if m.steps > s.maxSteps {
+		return m.fail(1)
 	}
 	m.check = m.nextCheck()
 	return nil
@@ -274,16 +303,15 @@ func (m *Meter) stop(how End) error {
 	if how == Interrupted {
 		panic(Interrupt)
 	}
-	m.err = &Error{Limit: "time", Max: int64(cmp.Or(m.maxTime, DefaultTime))}
-	return m.err
+	return m.fail(3)
 }
 
 // nextCheck is the step count of the next look at the clock: CheckEvery
 // steps on, just past the step limit, or where a replayed end is due.
 func (m *Meter) nextCheck() int64 {
 	next := m.steps + CheckEvery
-	if m.maxSteps < math.MaxInt64 && next > m.maxSteps+1 {
-		next = m.maxSteps + 1
+	if max := m.src.maxSteps; max < math.MaxInt64 && next > max+1 {
+		next = max + 1
 	}
 	if m.replay != NotEnded {
 		next = min(next, m.replayAt)
