@@ -167,7 +167,13 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 	if !c.fn.arityOK(len(vals)) {
 		return nil, invalidArgs(c)
 	}
-	m := env.Meter()
+	// A call on plain arguments does work and builds values bounded by
+	// its arguments (paths into the input, literals); calls nested in
+	// calls can multiply them, and count against the budget.
+	var m *budget.Meter
+	if c.nests() {
+		m = env.Meter()
+	}
 	if err := m.Step(); err != nil {
 		return nil, err
 	}
@@ -188,6 +194,16 @@ func (c *Call) eval(env *jsonpath.Env) (any, error) {
 		err = m.Bytes(size(v))
 	}
 	return v, err
+}
+
+// nests reports whether an argument of c is itself a call.
+func (c *Call) nests() bool {
+	for i := range c.args {
+		if c.args[i].call != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // size is what a function's result is counted as against the budget: a
