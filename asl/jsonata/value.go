@@ -142,45 +142,45 @@ func toJSONMetered(v any, m *budget.Meter) (any, error) {
 	if m == nil {
 		return toJSON(v), nil
 	}
-	var err error
-	var conv func(v any) any
-	conv = func(v any) any {
-		switch t := v.(type) {
-		case *arr:
-			if err = m.Bytes(len(t.v) * slotBytes); err != nil {
-				return nil
-			}
-			out := make([]any, 0, len(t.v))
-			for _, e := range t.v {
-				if e == nil || isFunction(e) {
-					continue
-				}
-				out = append(out, conv(e))
-				if err != nil {
-					return nil
-				}
-			}
-			return out
-		case *jsonvalue.Object:
-			if err = m.Bytes(t.Len() * 2 * slotBytes); err != nil {
-				return nil
-			}
-			o := jsonvalue.NewObject(t.Len())
-			for k, e := range t.All() {
-				if e == nil || isFunction(e) {
-					continue
-				}
-				o.Set(k, conv(e))
-				if err != nil {
-					return nil
-				}
-			}
-			return o
+	return toJSONCounted(v, m)
+}
+
+func toJSONCounted(v any, m *budget.Meter) (any, error) {
+	switch t := v.(type) {
+	case *arr:
+		if err := m.Bytes(len(t.v) * slotBytes); err != nil {
+			return nil, err
 		}
-		return toJSON(v)
+		out := make([]any, 0, len(t.v))
+		for _, e := range t.v {
+			if e == nil || isFunction(e) {
+				continue
+			}
+			c, err := toJSONCounted(e, m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		return out, nil
+	case *jsonvalue.Object:
+		if err := m.Bytes(t.Len() * 2 * slotBytes); err != nil {
+			return nil, err
+		}
+		o := jsonvalue.NewObject(t.Len())
+		for k, e := range t.All() {
+			if e == nil || isFunction(e) {
+				continue
+			}
+			c, err := toJSONCounted(e, m)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(k, c)
+		}
+		return o, nil
 	}
-	out := conv(v)
-	return out, err
+	return toJSON(v), nil
 }
 
 func toJSON(v any) any {
