@@ -16,6 +16,7 @@ import (
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/sqlitestore"
 )
 
 const runawayExpr = `($f := function($n){ $n = 0 ? 0 : $f($n-1) + $f($n-1) }; $f(60))`
@@ -152,4 +153,41 @@ func startParams(sm *store.StateMachine, m *asl.StateMachine, name string) *serv
 		StateMachine: sm, Machine: m, Name: name, Input: `{}`,
 		ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, sm.Name, name),
 	}
+}
+
+// Executions are resumed in the background: an engine whose executions
+// take long to replay serves requests at once, and resumes them meanwhile.
+func TestResumeInBackground(t *testing.T) {
+	t.Parallel()
+	b := &testBundle{path: t.TempDir() + "/stepwise.db", tasks: newFakeTasks()}
+	b.config = func(c *Config) { c.EvalLimits = budget.Limits{Steps: -1, Bytes: -1, Time: -1} }
+	b.open(t, 1)
+	// Its first step takes a while to evaluate, and so does its replay.
+	sm, m := b.machine(t, "heavy", `{"QueryLanguage": "JSONata", "StartAt": "P", "States": {
+		"P": {"Type": "Pass", "Output": "{% $count([1..500000][$ % 7 = 0]) %}", "Next": "W"},
+		"W": {"Type": "Wait", "Seconds": 3600, "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	b.close()
+
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, b.path, sqlitestore.Options{})
+	require.NoError(t, err)
+	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: 1, Tasks: b.tasks,
+		EvalLimits: budget.Limits{Steps: -1, Bytes: -1, Time: -1}, TokenKey: []byte("test key, the same across restarts")})
+	require.NoError(t, err)
+	require.NoError(t, e.Start(ctx))
+	t.Cleanup(func() { e.Stop(); drv.Close() })
+	select {
+	case <-e.Resumed():
+		t.Fatal("Start waited for the replay")
+	default:
+	}
+	b.drv, b.engine = drv, e
+	other := b.start(t, sm, m, "e2", `{}`) // served while e1 replays
+	require.Equal(t, stepwisetype.StatusRunning, other.Status)
+	<-e.Resumed()
+	e.mu.Lock()
+	_, live := e.live[row.Arn]
+	e.mu.Unlock()
+	require.True(t, live, "the execution was resumed")
 }
