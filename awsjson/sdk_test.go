@@ -18,6 +18,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -266,7 +267,7 @@ func TestSDKEngineErrorsAndUnsupported(t *testing.T) {
 	require.NoError(t, err)
 
 	// An API error of the engine reaches the SDK typed.
-	b.engine.StartExecutionFunc = func(context.Context, *service.StartParams) (*store.Execution, error) {
+	b.engine.StartExecutionFunc = func(context.Context, *engine.StartParams) (*store.Execution, error) {
 		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionLimitExceeded, "Execution Limit Exceeded")
 	}
 	_, err = b.client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: created.StateMachineArn})

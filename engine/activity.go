@@ -14,7 +14,6 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -216,7 +215,7 @@ const DefaultActivityPoll = 60 * time.Second
 
 // GetActivityTask hands the oldest task of an activity to one worker,
 // waiting up to DefaultActivityPoll for one.
-func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string) (*service.ActivityTask, error) {
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string) (*ActivityTask, error) {
 	return e.PollActivity(ctx, activityArn, worker, DefaultActivityPoll)
 }
 
@@ -257,7 +256,7 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // here, plus the network) is not seen. Such a task, and one whose release
 // a crash or a failed write prevented, stays with the worker as AWS leaves
 // it: TimeoutSeconds or HeartbeatSeconds end it.
-func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*service.ActivityTask, error) {
+func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for ctx.Err() == nil {
@@ -289,7 +288,7 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 // returns nil when the task ended meanwhile (its execution stopped, or it
 // timed out), or when the poller left (the task is queued again); a task
 // whose hand-out failed is queued again too.
-func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*service.ActivityTask, error) {
+func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*ActivityTask, error) {
 	if err := e.beginStep(); err != nil {
 		e.activities.pushFront(t)
 		return nil, err
@@ -321,7 +320,7 @@ func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*service.
 }
 
 // handOutLocked is handOut with the task's execution locked.
-func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *Task, worker string) (*service.ActivityTask, error) {
+func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *Task, worker string) (*ActivityTask, error) {
 	if l.tasks[t.ID] == nil {
 		return nil, nil // the task ended
 	}
@@ -352,7 +351,7 @@ func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t
 		e.release(stepCtx, l, t)
 		return nil, nil
 	}
-	return &service.ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
+	return &ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
 }
 
 // release undoes the hand-out of a task whose poller left before it was

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/interp"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 )
 
@@ -76,7 +75,7 @@ func TestPollerGoneBeforeHandOutKeepsTheTask(t *testing.T) {
 	mu.Lock() // the hand-out waits for the execution
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
-		task *service.ActivityTask
+		task *ActivityTask
 		err  error
 	}
 	got := make(chan result, 1)
@@ -117,7 +116,7 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
-		task *service.ActivityTask
+		task *ActivityTask
 		err  error
 	}
 	got := make(chan result, 1)
@@ -215,7 +214,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 		mu.Unlock()
 	}
 	// work completes a task a poll returned.
-	work := func(task *service.ActivityTask) {
+	work := func(task *ActivityTask) {
 		mu.Lock()
 		received[task.Token]++
 		mu.Unlock()
@@ -238,7 +237,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 					return
 				default:
 				}
-				_, err := b.engine.StartExecution(bg, &service.StartParams{StateMachine: busySM, Machine: busyM,
+				_, err := b.engine.StartExecution(bg, &StartParams{StateMachine: busySM, Machine: busyM,
 					Name: fmt.Sprintf("b%d-%d", w, i), Input: `{}`,
 					ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:busy:b%d-%d", region, account, w, i)})
 				if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/service"
 	"stepwise/stepwisetype"
 )
 
@@ -107,7 +106,7 @@ func TestStoppedActivityIsNotHandedOut(t *testing.T) {
 	require.Nil(t, mustPoll(t, b, activityArn), "the stopped execution's task is gone")
 }
 
-func mustPoll(t *testing.T, b *testBundle, arn string) *service.ActivityTask {
+func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
 	t.Helper()
 	task, err := b.engine.PollActivity(context.Background(), arn, "w", 100*time.Millisecond)
 	require.NoError(t, err)
@@ -179,7 +178,7 @@ func TestPollersThatGaveUpDoNotTakeWakeUps(t *testing.T) {
 	require.Nil(t, task)
 
 	type result struct {
-		task *service.ActivityTask
+		task *ActivityTask
 		err  error
 	}
 	got := make(chan result, 1)

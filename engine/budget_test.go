@@ -13,7 +13,6 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -148,8 +147,8 @@ func TestHaltAbandonsStart(t *testing.T) {
 	require.Error(t, err, "the abandoned start was not committed")
 }
 
-func startParams(sm *store.StateMachine, m *asl.StateMachine, name string) *service.StartParams {
-	return &service.StartParams{
+func startParams(sm *store.StateMachine, m *asl.StateMachine, name string) *StartParams {
+	return &StartParams{
 		StateMachine: sm, Machine: m, Name: name, Input: `{}`,
 		ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, sm.Name, name),
 	}

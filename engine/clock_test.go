@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -313,7 +312,7 @@ func TestTimeSkipSyncExecution(t *testing.T) {
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 86400, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 60, "Parameters": {"x.$": "$.x"}, "End": true}}}`)
-	res, err := b.engine.StartSyncExecution(context.Background(), &service.StartParams{
+	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{
 		StateMachine: sm, Machine: m, Name: "s1", Input: `{"x": 42}`,
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})

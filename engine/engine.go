@@ -16,7 +16,6 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/budget"
 	"stepwise/interp"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -117,8 +116,6 @@ type Engine struct {
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
 }
-
-var _ service.Engine = (*Engine)(nil)
 
 // New returns an engine; Start must be called before use.
 func New(drv store.Driver, cfg Config) (*Engine, error) {

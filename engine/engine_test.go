@@ -14,7 +14,6 @@ import (
 
 	"stepwise/asl"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -141,7 +140,7 @@ func (b *testBundle) machine(t *testing.T, name, def string) (*store.StateMachin
 
 func (b *testBundle) start(t *testing.T, sm *store.StateMachine, m *asl.StateMachine, name, input string) *store.Execution {
 	t.Helper()
-	row, err := b.engine.StartExecution(context.Background(), &service.StartParams{
+	row, err := b.engine.StartExecution(context.Background(), &StartParams{
 		StateMachine: sm, Machine: m, Name: name, Input: input,
 		ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, sm.Name, name),
 	})
@@ -194,7 +193,7 @@ func TestStartRunsToTheEndInOneStep(t *testing.T) {
 	require.NotNil(t, stored.StopDate)
 	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 
-	_, err := b.engine.StartExecution(context.Background(), &service.StartParams{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: row.Arn})
+	_, err := b.engine.StartExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: row.Arn})
 	require.ErrorIs(t, err, store.ErrAlreadyExists)
 }
 
@@ -313,7 +312,7 @@ func TestStartSync(t *testing.T) {
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 30, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"x.$": "$.x"}, "End": true}}}`)
-	res, err := b.engine.StartSyncExecution(context.Background(), &service.StartParams{
+	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{
 		StateMachine: sm, Machine: m, Name: "s1", Input: `{"x": 42}`,
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})

@@ -12,7 +12,6 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -57,7 +56,7 @@ type errEnded struct{ row *store.Execution }
 func (e *errEnded) Error() string { return "execution " + e.row.Arn + " is " + string(e.row.Status) }
 
 // StartExecution creates the execution and commits its first step.
-func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Execution, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
@@ -93,7 +92,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*s
 
 // newExecution makes the interpreter's execution and the row of a new
 // execution started at now.
-func (e *Engine) newExecution(p *service.StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
+func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
 	input, err := jsonvalue.ParseString(p.Input)
 	if err != nil {
 		return nil, nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)

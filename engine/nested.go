@@ -17,7 +17,6 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -193,7 +192,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		h := hex.EncodeToString(sum[:16])
 		childArn = prefix + "express:" + sm.Name + ":" + name + ":" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	}
-	row, err := e.StartExecution(ctx, &service.StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input})
+	row, err := e.StartExecution(ctx, &StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input})
 	if !errors.Is(err, store.ErrAlreadyExists) {
 		return row, err
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"stepwise/interp"
-	"stepwise/service"
 	"stepwise/stepwisetype"
 )
 
@@ -21,7 +20,7 @@ var syncSeq atomic.Int64
 
 // StartSyncExecution runs an execution in memory to its end: nothing is
 // stored, as for AWS's synchronous Express workflows.
-func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncResult, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
@@ -183,5 +182,5 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams)
 	setEnd(row, x, stop)
 	billed := stop.Sub(start).Milliseconds()
 	billed = max(100, (billed+99)/100*100)
-	return &service.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
+	return &SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

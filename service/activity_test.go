@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 )
@@ -18,9 +19,9 @@ func TestGetActivityTask(t *testing.T) {
 		b := setup(t)
 
 		var polled []string
-		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
 			polled = append(polled, activityArn+" "+workerName)
-			return &service.ActivityTask{Token: "token", Input: `{}`}, nil
+			return &engine.ActivityTask{Token: "token", Input: `{}`}, nil
 		}
 		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
 		require.NoError(t, err)
@@ -45,7 +46,7 @@ func TestGetActivityTask(t *testing.T) {
 		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(b.ctx)
-		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
 			cancel() // the worker leaves while the engine works
 			return nil, ctx.Err()
 		}

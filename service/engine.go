@@ -3,20 +3,21 @@ package service
 import (
 	"context"
 
-	"stepwise/asl"
+	"stepwise/engine"
 	"stepwise/store"
 )
 
 // Engine runs executions. The service validates requests and leaves the
-// running to it; package engine implements it.
+// running to it; package engine implements it, and declares the types it
+// takes and returns.
 type Engine interface {
 	// StartExecution creates the execution and commits its first step in
 	// one transaction. It fails with an error wrapping store.ErrAlreadyExists
 	// when the execution ARN is taken.
-	StartExecution(ctx context.Context, p *StartParams) (*store.Execution, error)
+	StartExecution(ctx context.Context, p *engine.StartParams) (*store.Execution, error)
 	// StartSyncExecution runs an EXPRESS execution in memory to its end (or
 	// until ctx ends) and returns the result; nothing is stored.
-	StartSyncExecution(ctx context.Context, p *StartParams) (*SyncResult, error)
+	StartSyncExecution(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error)
 	// StopExecution aborts a RUNNING execution with an optional error and
 	// cause and returns its row (already ended executions are returned as
 	// they are).
@@ -26,7 +27,7 @@ type Engine interface {
 	RedriveExecution(ctx context.Context, arn string) (*store.Execution, error)
 	// GetActivityTask hands the oldest task of an activity to one worker,
 	// waiting up to 60 s (or until ctx ends); nil when none came.
-	GetActivityTask(ctx context.Context, activityArn, workerName string) (*ActivityTask, error)
+	GetActivityTask(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error)
 	// SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat report on the
 	// task of a token: InvalidToken for a token the engine did not make,
 	// TaskTimedOut for a task that is over, InvalidOutput for output that
@@ -36,27 +37,4 @@ type Engine interface {
 	SendTaskHeartbeat(ctx context.Context, token string) error
 }
 
-// ActivityTask is an activity task handed to a worker.
-type ActivityTask struct {
-	Token string
-	Input string // JSON text
-}
-
-// StartParams describe a new execution.
-type StartParams struct {
-	StateMachine *store.StateMachine
-	Machine      *asl.StateMachine // the parsed current revision
-	ExecutionArn string
-	Name         string
-	Input        string // JSON text as the client sent it ("{}" when absent)
-	TraceHeader  string
-}
-
-// SyncResult is the end of a synchronous (EXPRESS) execution.
-type SyncResult struct {
-	Execution *store.Execution // never stored; StopDate and status set
-	// BilledDurationMillis and BilledMemoryMB are the billingDetails AWS
-	// reports.
-	BilledDurationMillis int64
-	BilledMemoryMB       int64
-}
+var _ Engine = (*engine.Engine)(nil)

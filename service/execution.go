@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"stepwise/asl"
+	"stepwise/engine"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -156,7 +157,7 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	if p.sm.Type == typeExpress {
 		execArn = s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
 	}
-	row, err := s.engine.StartExecution(ctx, &StartParams{
+	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
 	})
 	if errors.Is(err, store.ErrAlreadyExists) {
@@ -199,7 +200,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 		return nil, err
 	}
 	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
-	res, err := s.engine.StartSyncExecution(ctx, &StartParams{
+	res, err := s.engine.StartSyncExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/service/servicetest"
 	"stepwise/stepwisetype"
@@ -24,9 +25,9 @@ func TestStartExecution(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		smArn := b.create(t, "sm", passDefinition)
-		var got *service.StartParams
+		var got *engine.StartParams
 		start := b.engine.StartExecutionFunc
-		b.engine.StartExecutionFunc = func(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+		b.engine.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
 			got = p
 			return start(ctx, p)
 		}
@@ -141,9 +142,9 @@ func TestStartSyncExecution(t *testing.T) {
 	require.Nil(t, meta.Output)
 	require.False(t, meta.OutputDetails.Included)
 
-	b.engine.StartSyncExecutionFunc = func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+	b.engine.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
 		now := time.Now()
-		return &service.SyncResult{Execution: &store.Execution{Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, Name: p.Name,
+		return &engine.SyncResult{Execution: &store.Execution{Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, Name: p.Name,
 			Status: stepwisetype.StatusAborted, Input: p.Input, StartDate: now, StopDate: &now, Error: ptr("E")}}, nil
 	}
 	failed, err := b.svc.StartSyncExecution(b.ctx, &service.StartSyncExecutionInput{StateMachineArn: ex})

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -19,11 +20,11 @@ import (
 // Engine is a fake service.Engine: each method calls its func field, and
 // fails when the field is nil.
 type Engine struct {
-	StartExecutionFunc     func(ctx context.Context, p *service.StartParams) (*store.Execution, error)
-	StartSyncExecutionFunc func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error)
+	StartExecutionFunc     func(ctx context.Context, p *engine.StartParams) (*store.Execution, error)
+	StartSyncExecutionFunc func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error)
 	StopExecutionFunc      func(ctx context.Context, arn, errName, cause string) (*store.Execution, error)
 	RedriveExecutionFunc   func(ctx context.Context, arn string) (*store.Execution, error)
-	GetActivityTaskFunc    func(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error)
+	GetActivityTaskFunc    func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error)
 	SendTaskSuccessFunc    func(ctx context.Context, token, output string) error
 	SendTaskFailureFunc    func(ctx context.Context, token, errName, cause string) error
 	SendTaskHeartbeatFunc  func(ctx context.Context, token string) error
@@ -33,14 +34,14 @@ var _ service.Engine = (*Engine)(nil)
 
 var errNotSet = errors.New("servicetest: engine func not set")
 
-func (e *Engine) StartExecution(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+func (e *Engine) StartExecution(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
 	if e.StartExecutionFunc == nil {
 		return nil, errNotSet
 	}
 	return e.StartExecutionFunc(ctx, p)
 }
 
-func (e *Engine) StartSyncExecution(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+func (e *Engine) StartSyncExecution(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
 	if e.StartSyncExecutionFunc == nil {
 		return nil, errNotSet
 	}
@@ -61,7 +62,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	return e.RedriveExecutionFunc(ctx, arn)
 }
 
-func (e *Engine) GetActivityTask(ctx context.Context, activityArn, workerName string) (*service.ActivityTask, error) {
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
 	if e.GetActivityTaskFunc == nil {
 		return nil, errNotSet
 	}
@@ -102,7 +103,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 	clock := func() time.Time { return now().UTC().Truncate(time.Millisecond) }
 	var mu sync.Mutex // orders updates of one execution
 	e := &Engine{}
-	e.StartExecutionFunc = func(ctx context.Context, p *service.StartParams) (*store.Execution, error) {
+	e.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
 		at := clock()
 		row := &store.Execution{
 			Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
@@ -159,10 +160,10 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 			Status: stepwisetype.StatusRunning, RedriveCount: row.RedriveCount + 1, RedriveDate: &at,
 		})
 	}
-	e.StartSyncExecutionFunc = func(ctx context.Context, p *service.StartParams) (*service.SyncResult, error) {
+	e.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
 		at := clock()
 		out := p.Input
-		return &service.SyncResult{
+		return &engine.SyncResult{
 			Execution: &store.Execution{
 				Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
 				Name: p.Name, Status: stepwisetype.StatusSucceeded, Input: p.Input, Output: &out,

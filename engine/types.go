@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"stepwise/asl"
+	"stepwise/store"
+)
+
+// The types the engine exchanges with the service above it. The service
+// declares its Engine interface over them.
+
+// ActivityTask is an activity task handed to a worker.
+type ActivityTask struct {
+	Token string
+	Input string // JSON text
+}
+
+// StartParams describe a new execution.
+type StartParams struct {
+	StateMachine *store.StateMachine
+	Machine      *asl.StateMachine // the parsed current revision
+	ExecutionArn string
+	Name         string
+	Input        string // JSON text as the client sent it ("{}" when absent)
+	TraceHeader  string
+}
+
+// SyncResult is the end of a synchronous (EXPRESS) execution.
+type SyncResult struct {
+	Execution *store.Execution // never stored; StopDate and status set
+	// BilledDurationMillis and BilledMemoryMB are the billingDetails AWS
+	// reports.
+	BilledDurationMillis int64
+	BilledMemoryMB       int64
+}
