@@ -14,7 +14,6 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -64,21 +63,11 @@ func (e *Engine) parseToken(tok string) (arn, id string, ok bool) {
 	return arn, id, hmac.Equal(parts[2], e.mac(arn, id))
 }
 
-// errInvalidToken and errTaskTimedOut are the answers AWS gives to a
-// token it does not know and to one whose task is over.
-func errInvalidToken() error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidToken, "Invalid Token: 'Invalid token'")
-}
-
-func errTaskTimedOut() error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'")
-}
-
 // SendTaskSuccess completes the task of token with output (JSON text).
 func (e *Engine) SendTaskSuccess(ctx context.Context, token, output string) error {
 	out, err := jsonvalue.ParseString(output)
 	if err != nil {
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidOutput, "Invalid Output: '%v'", err)
+		return &InvalidOutputError{Err: err}
 	}
 	return e.sendTask(ctx, token, interp.Event{Kind: interp.TaskSucceeded, Output: out})
 }
@@ -96,7 +85,7 @@ func (e *Engine) SendTaskHeartbeat(ctx context.Context, token string) error {
 func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) error {
 	arn, id, ok := e.parseToken(token)
 	if !ok {
-		return errInvalidToken()
+		return ErrInvalidToken
 	}
 	ev.ID = id
 	if err := e.gates.wait(ctx, e.ctx, arn, id); err != nil {
@@ -107,7 +96,7 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 		return err
 	}
 	if !applied {
-		return errTaskTimedOut()
+		return ErrTaskOver
 	}
 	return nil
 }

@@ -15,13 +15,6 @@ import (
 
 const activityArn = "arn:aws:states:us-east-1:123456789012:activity:work"
 
-func requireAPIError(t *testing.T, err error, code string) {
-	t.Helper()
-	var apiErr *stepwisetype.APIError
-	require.ErrorAs(t, err, &apiErr)
-	require.Equal(t, code, apiErr.Code, apiErr.Message)
-}
-
 func TestActivitiesEachTaskToOneWorker(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 0)
@@ -78,11 +71,12 @@ func TestTaskTokens(t *testing.T) {
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task)
 
-	requireAPIError(t, b.engine.SendTaskSuccess(ctx, "not-a-token", "{}"), stepwisetype.CodeInvalidToken)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, "not-a-token", "{}"), ErrInvalidToken)
 	forged := []byte(task.Token)
 	forged[len(forged)-2] ^= 1
-	requireAPIError(t, b.engine.SendTaskSuccess(ctx, string(forged), "{}"), stepwisetype.CodeInvalidToken)
-	requireAPIError(t, b.engine.SendTaskSuccess(ctx, task.Token, "{not json"), stepwisetype.CodeInvalidOutput)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, string(forged), "{}"), ErrInvalidToken)
+	var bad *InvalidOutputError
+	require.ErrorAs(t, b.engine.SendTaskSuccess(ctx, task.Token, "{not json"), &bad)
 
 	require.NoError(t, b.engine.SendTaskHeartbeat(ctx, task.Token))
 	// A token handed out before a restart still works after it.
@@ -92,8 +86,8 @@ func TestTaskTokens(t *testing.T) {
 	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 	require.JSONEq(t, `{"err": {"Error": "Bad", "Cause": "it broke"}}`, *done.Output)
 	// A second completion, or a heartbeat, of a task that ended is refused.
-	requireAPIError(t, b.engine.SendTaskSuccess(ctx, task.Token, "{}"), stepwisetype.CodeTaskTimedOut)
-	requireAPIError(t, b.engine.SendTaskHeartbeat(ctx, task.Token), stepwisetype.CodeTaskTimedOut)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, task.Token, "{}"), ErrTaskOver)
+	require.ErrorIs(t, b.engine.SendTaskHeartbeat(ctx, task.Token), ErrTaskOver)
 }
 
 func TestStoppedActivityIsNotHandedOut(t *testing.T) {
@@ -156,8 +150,8 @@ func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
 	require.NotNil(t, task, "the activity task is handed out before the other branch fails")
 	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
 	require.Equal(t, "Boom", *failed.Error)
-	requireAPIError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, "{}"), stepwisetype.CodeTaskTimedOut)
-	requireAPIError(t, b.engine.SendTaskHeartbeat(context.Background(), task.Token), stepwisetype.CodeTaskTimedOut)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(context.Background(), task.Token, "{}"), ErrTaskOver)
+	require.ErrorIs(t, b.engine.SendTaskHeartbeat(context.Background(), task.Token), ErrTaskOver)
 }
 
 // TestPollersThatGaveUpDoNotTakeWakeUps: polls that ran out of time leave

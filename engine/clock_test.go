@@ -130,7 +130,7 @@ func TestTimeSkipWaitsForAnOutstandingTask(t *testing.T) {
 	evs = b.events(t, row.Arn)
 	timedOut := eventTime(t, evs, stepwisetype.EventActivityTimedOut).Sub(eventTime(t, evs, stepwisetype.EventActivityScheduled))
 	require.Equal(t, 61*time.Minute, timedOut, "the timeout fired when the clock passed it")
-	requireAPIError(t, b.engine.SendTaskSuccess(ctx, task.Token, `"late"`), stepwisetype.CodeTaskTimedOut)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, task.Token, `"late"`), ErrTaskOver)
 }
 
 // TestExecutionTimeoutFiresBeforeALongerWait: an execution's TimeoutSeconds

@@ -16,7 +16,6 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/budget"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -353,7 +352,7 @@ func (e *Engine) remember(smArn, revision string, m *asl.StateMachine) {
 }
 
 // errStopped is returned for work offered after Stop.
-var errStopped = stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+var errStopped = ErrStopped
 
 // beginStep registers a step in flight; it fails once the engine stops.
 func (e *Engine) beginStep() error {

@@ -332,9 +332,9 @@ func TestRedrive(t *testing.T) {
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "ResultPath": "$.t", "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
 	_, err := b.engine.RedriveExecution(context.Background(), row.Arn)
-	var apiErr *stepwisetype.APIError
-	require.ErrorAs(t, err, &apiErr)
-	require.Equal(t, stepwisetype.CodeExecutionNotRedrivable, apiErr.Code)
+	var notRedrivable *NotRedrivableError
+	require.ErrorAs(t, err, &notRedrivable)
+	require.Equal(t, stepwisetype.StatusRunning, notRedrivable.Status)
 
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Failure: stepwisetype.NewFailure("Broken", "fix me")})

@@ -95,7 +95,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
 	input, err := jsonvalue.ParseString(p.Input)
 	if err != nil {
-		return nil, nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", err)
+		return nil, nil, &InvalidInputError{Err: err}
 	}
 	row := &store.Execution{
 		Arn:             p.ExecutionArn,
@@ -146,11 +146,9 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	}
 	switch {
 	case row.Status == stepwisetype.StatusRunning || row.Status == stepwisetype.StatusSucceeded:
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
-			"Execution is %s and cannot be redriven: %s", row.Status, arn)
+		return nil, &NotRedrivableError{Arn: arn, Status: row.Status}
 	case row.StopDate != nil && e.now().Sub(*row.StopDate) > RedriveWindow:
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
-			"Execution can no longer be redriven: it ended more than 14 days ago: %s", arn)
+		return nil, &NotRedrivableError{Arn: arn, Expired: true}
 	}
 	l := &liveExecution{arn: arn}
 	l.mu.Lock()
@@ -234,7 +232,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		return nil, false, errStopped
 	}
 	if errors.Is(err, interp.ErrNotRedrivable) {
-		return nil, false, stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", l.arn)
+		return nil, false, &NotRedrivableError{Arn: l.arn}
 	}
 	if errors.Is(err, interp.ErrNotRunning) {
 		out := l.row

@@ -105,7 +105,7 @@ func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
 	t.Parallel()
 	h := holdCallback(t, `1`)
 	h.b.tasks.complete(TaskResult{Failure: stepwisetype.Failuref("SQS.QueueDoesNotExistException", "no queue")})
-	requireAPIError(t, requireReturns(t, h.errc), stepwisetype.CodeTaskTimedOut)
+	require.ErrorIs(t, requireReturns(t, h.errc), ErrTaskOver)
 	failed := h.b.waitStatus(t, h.arn, stepwisetype.StatusFailed)
 	require.Equal(t, "SQS.QueueDoesNotExistException", *failed.Error)
 }
@@ -117,7 +117,7 @@ func TestStoppedCallbackReleasesHeldAnswers(t *testing.T) {
 	h := holdCallback(t, `1`)
 	_, err := h.b.engine.StopExecution(context.Background(), h.arn, "", "")
 	require.NoError(t, err)
-	requireAPIError(t, requireReturns(t, h.errc), stepwisetype.CodeTaskTimedOut)
+	require.ErrorIs(t, requireReturns(t, h.errc), ErrTaskOver)
 }
 
 // A callback whose request was made is not made again after a restart:

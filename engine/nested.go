@@ -78,9 +78,12 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 	}
 	row, err := e.startChildExecution(ctx, t)
 	if err != nil {
-		var apiErr *stepwisetype.APIError
-		if errors.As(err, &apiErr) {
-			done(TaskResult{Failure: startFailure(apiErr)})
+		if errors.Is(err, ErrStopped) {
+			err = refuse(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+		}
+		var refusal *startRefusal
+		if errors.As(err, &refusal) {
+			done(TaskResult{Failure: startFailure(refusal)})
 			return
 		}
 		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "%v", err)})
@@ -137,12 +140,12 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if v, ok := params.Get("StateMachineArn"); ok {
 		s, isString := v.(string)
 		if !isString {
-			return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
+			return nil, refuse(stepwisetype.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
 		}
 		smArn = s
 	}
 	if smArn == "" {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
+		return nil, refuse(stepwisetype.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
 	}
 	input := "{}"
 	if v, ok := params.Get("Input"); ok && v != nil {
@@ -159,7 +162,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if v, ok := params.Get("Name"); ok && v != nil {
 		s, isString := v.(string)
 		if !isString || s == "" || len(s) > 80 || !validExecutionName(s) {
-			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", interp.ScalarText(v))
+			return nil, refuse(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", interp.ScalarText(v))
 		}
 		name, named = s, true
 	}
@@ -169,17 +172,17 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		name = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	}
 	if !strings.HasPrefix(smArn, "arn:") {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
+		return nil, refuse(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
 	}
 	sm, err := e.store.Executor().StateMachineGet(ctx, smArn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
+		return nil, refuse(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if sm.Status == "DELETING" {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", sm.Arn)
+		return nil, refuse(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", sm.Arn)
 	}
 	m, err := e.machine(ctx, sm.Arn, sm.RevisionID)
 	if err != nil {
@@ -205,7 +208,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if !named || e.ownChild(ctx, t, row, input) {
 		return row, nil
 	}
-	return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
+	return nil, refuse(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
 }
 
 // ownChild reports whether an execution holding the name a task asked for
@@ -235,11 +238,11 @@ func (e *Engine) checkChildInput(input string) error {
 		limit = 256 * 1024
 	}
 	if len(input) > limit {
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput,
+		return refuse(stepwisetype.CodeInvalidExecutionInput,
 			"Invalid State Machine Execution Input: 'Input exceeds the maximum size of %d bytes (UTF-8).'", limit)
 	}
 	if _, err := jsonvalue.ParseString(input); err != nil || strings.TrimSpace(input) == "" {
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
+		return refuse(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
 	}
 	return nil
 }
@@ -261,14 +264,26 @@ func validExecutionName(name string) bool {
 // startFailure is how a refused StartExecution fails the parent's task:
 // StepFunctions.<Code>Exception, with the message framed the way the AWS
 // SDK (v1) that Step Functions uses words a service error.
-func startFailure(err *stepwisetype.APIError) *stepwisetype.Failure {
+func startFailure(r *startRefusal) *stepwisetype.Failure {
 	status := http.StatusBadRequest
-	if err.Code == stepwisetype.CodeServiceUnavailable || err.Code == stepwisetype.CodeInternalFailure {
+	if r.code == stepwisetype.CodeServiceUnavailable || r.code == stepwisetype.CodeInternalFailure {
 		status = http.StatusInternalServerError
 	}
-	return stepwisetype.NewFailure("StepFunctions."+exceptionName(err.Code), fmt.Sprintf(
+	return stepwisetype.NewFailure("StepFunctions."+exceptionName(r.code), fmt.Sprintf(
 		"%s (Service: AWSStepFunctions; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
-		err.Message, status, err.Code, uuid.NewString()))
+		r.message, status, r.code, uuid.NewString()))
+}
+
+// startRefusal is a child execution that StartExecution would refuse: the
+// error code and message its API answers, which the parent's task fails
+// with as the AWS SDK words a service error (startFailure). It never
+// leaves the engine.
+type startRefusal struct{ code, message string }
+
+func (r *startRefusal) Error() string { return r.code + ": " + r.message }
+
+func refuse(code, format string, args ...any) *startRefusal {
+	return &startRefusal{code: code, message: fmt.Sprintf(format, args...)}
 }
 
 // exceptionName is an API error code as the AWS SDKs name its exception:

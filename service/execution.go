@@ -250,6 +250,33 @@ func syncStatus(st stepwisetype.ExecutionStatus) string {
 
 // engineError passes the engine's API errors on and words its store errors.
 func engineError(op string, err error) error {
+	var (
+		input   *engine.InvalidInputError
+		output  *engine.InvalidOutputError
+		redrive *engine.NotRedrivableError
+	)
+	switch {
+	case errors.Is(err, engine.ErrStopped):
+		return stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+	case errors.Is(err, engine.ErrInvalidToken):
+		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidToken, "Invalid Token: 'Invalid token'")
+	case errors.Is(err, engine.ErrTaskOver):
+		return stepwisetype.NewAPIError(stepwisetype.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'")
+	case errors.As(err, &input):
+		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", input.Err)
+	case errors.As(err, &output):
+		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
+	case errors.As(err, &redrive):
+		switch {
+		case redrive.Status != "":
+			return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
+				"Execution is %s and cannot be redriven: %s", redrive.Status, redrive.Arn)
+		case redrive.Expired:
+			return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
+				"Execution can no longer be redriven: it ended more than 14 days ago: %s", redrive.Arn)
+		}
+		return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", redrive.Arn)
+	}
 	return storeError(op, err)
 }
 
