@@ -133,6 +133,19 @@ func (e *Engine) StopExecution(ctx context.Context, arn, errName, cause string) 
 // RedriveWindow is how long after it ended an execution can be redriven.
 const RedriveWindow = 14 * 24 * time.Hour
 
+// Redrivable is the rule of what can be redriven: a FAILED, TIMED_OUT or
+// ABORTED execution that ended at most RedriveWindow before now. It
+// returns nil, or a *NotRedrivableError saying why not.
+func Redrivable(row *store.Execution, now time.Time) error {
+	switch {
+	case row.Status == stepwisetype.StatusRunning || row.Status == stepwisetype.StatusSucceeded:
+		return &NotRedrivableError{Arn: row.Arn, Status: row.Status}
+	case row.StopDate != nil && now.Sub(*row.StopDate) > RedriveWindow:
+		return &NotRedrivableError{Arn: row.Arn, Expired: true}
+	}
+	return nil
+}
+
 // RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED execution from
 // where it stopped.
 func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execution, error) {
@@ -144,11 +157,8 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case row.Status == stepwisetype.StatusRunning || row.Status == stepwisetype.StatusSucceeded:
-		return nil, &NotRedrivableError{Arn: arn, Status: row.Status}
-	case row.StopDate != nil && e.now().Sub(*row.StopDate) > RedriveWindow:
-		return nil, &NotRedrivableError{Arn: arn, Expired: true}
+	if err := Redrivable(row, e.now()); err != nil {
+		return nil, err
 	}
 	l := &liveExecution{arn: arn}
 	l.mu.Lock()

@@ -15,12 +15,10 @@ import (
 	"stepwise/store"
 )
 
-// Redrive statuses, and how long after its end an execution can be
-// redriven (AWS: 14 days).
+// Redrive statuses (what can be redriven is engine.Redrivable).
 const (
 	redriveRedrivable    = "REDRIVABLE"
 	redriveNotRedrivable = "NOT_REDRIVABLE"
-	redriveWindow        = 14 * 24 * time.Hour
 )
 
 // executionStatuses is the ExecutionStatus enum in the order AWS lists it
@@ -267,15 +265,7 @@ func engineError(op string, err error) error {
 	case errors.As(err, &output):
 		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
 	case errors.As(err, &redrive):
-		switch {
-		case redrive.Status != "":
-			return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
-				"Execution is %s and cannot be redriven: %s", redrive.Status, redrive.Arn)
-		case redrive.Expired:
-			return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable,
-				"Execution can no longer be redriven: it ended more than 14 days ago: %s", redrive.Arn)
-		}
-		return stepwisetype.NewAPIError(stepwisetype.CodeExecutionNotRedrivable, "Execution cannot be redriven: %s", redrive.Arn)
+		return errExecutionNotRedrivable(redrive.Arn, redriveReason(redrive))
 	}
 	return storeError(op, err)
 }
@@ -363,15 +353,26 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 
 // notRedrivable returns why an execution cannot be redriven, or "".
 func (s *Service) notRedrivable(x *store.Execution, express bool) string {
-	switch {
-	case x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded:
-		return "Execution is " + string(x.Status) + " and cannot be redriven" // AWS
+	var why *engine.NotRedrivableError
+	switch err := engine.Redrivable(x, s.now()); {
+	case errors.As(err, &why):
+		return redriveReason(why)
 	case express:
 		return "Execution is EXPRESS and cannot be redriven"
-	case x.StopDate != nil && s.now().Sub(*x.StopDate) > redriveWindow:
-		return "Execution cannot be redriven more than 14 days after it ended"
 	}
 	return ""
+}
+
+// redriveReason words why an execution cannot be redriven, as AWS does in
+// DescribeExecution's redriveStatusReason and RedriveExecution's error.
+func redriveReason(why *engine.NotRedrivableError) string {
+	switch {
+	case why.Status != "":
+		return "Execution is " + string(why.Status) + " and cannot be redriven" // AWS
+	case why.Expired:
+		return "Execution cannot be redriven more than 14 days after it ended"
+	}
+	return "Execution cannot be redriven"
 }
 
 // DescribeStateMachineForExecution describes the state machine revision an
