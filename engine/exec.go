@@ -93,9 +93,12 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 // newExecution makes the interpreter's execution and the row of a new
 // execution started at now.
 func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
-	input, err := jsonvalue.ParseString(p.Input)
-	if err != nil {
-		return nil, nil, &InvalidInputError{Err: err}
+	input := p.InputValue
+	if !p.InputParsed {
+		var err error
+		if input, err = jsonvalue.ParseString(p.Input); err != nil {
+			return nil, nil, &InvalidInputError{Err: err}
+		}
 	}
 	row := &store.Execution{
 		Arn:             p.ExecutionArn,

@@ -21,7 +21,12 @@ type StartParams struct {
 	ExecutionArn string
 	Name         string
 	Input        string // JSON text as the client sent it ("{}" when absent)
-	TraceHeader  string
+	// InputValue is Input parsed, when InputParsed is set (a caller that
+	// validated the input passes what it parsed); otherwise the engine
+	// parses Input itself.
+	InputValue  any
+	InputParsed bool
+	TraceHeader string
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.

@@ -64,7 +64,9 @@ type prepared struct {
 	machine *asl.StateMachine
 	name    string
 	input   string
-	trace   string
+	// inputValue is input parsed.
+	inputValue any
+	trace      string
 }
 
 // prepareStart checks a start request against the state machine it names.
@@ -95,7 +97,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	if p.sm.Status == statusDeleting {
 		return nil, errStateMachineDeleting(p.sm.Arn)
 	}
-	if p.input, err = s.checkInput(r.input); err != nil {
+	if p.input, p.inputValue, err = s.checkInput(r.input); err != nil {
 		return nil, err
 	}
 	if p.machine, err = s.machines.get(p.sm); err != nil {
@@ -105,22 +107,23 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 }
 
 // checkInput validates an execution input and returns the text to run
-// with ("{}" when absent).
-func (s *Service) checkInput(input *string) (string, error) {
+// with ("{}" when absent) and its value, parsed once for the engine too.
+func (s *Service) checkInput(input *string) (string, any, error) {
 	if input == nil {
-		return "{}", nil
+		return "{}", jsonvalue.NewObject(0), nil
 	}
 	text := *input
 	if len(text) > s.cfg.PayloadLimit {
-		return "", errInvalidExecutionInput("Input exceeds the maximum size of " + itoa(s.cfg.PayloadLimit) + " bytes (UTF-8).")
+		return "", nil, errInvalidExecutionInput("Input exceeds the maximum size of " + itoa(s.cfg.PayloadLimit) + " bytes (UTF-8).")
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", errInvalidExecutionInput("Invalid execution input.")
+		return "", nil, errInvalidExecutionInput("Invalid execution input.")
 	}
-	if _, err := jsonvalue.ParseString(text); err != nil {
-		return "", errInvalidExecutionInput(jsonErrorMessage(text, err))
+	v, err := jsonvalue.ParseString(text)
+	if err != nil {
+		return "", nil, errInvalidExecutionInput(jsonErrorMessage(text, err))
 	}
-	return text, nil
+	return text, v, nil
 }
 
 // jsonErrorMessage words a JSON syntax error the way Step Functions does
@@ -156,7 +159,7 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 		execArn = s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
 	}
 	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
-		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
+		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
 	})
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return s.idempotentStart(ctx, execArn, p.input)
@@ -199,7 +202,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 	}
 	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
 	res, err := s.engine.StartSyncExecution(ctx, &engine.StartParams{
-		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, TraceHeader: p.trace,
+		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
 	})
 	if err != nil {
 		return nil, engineError("start sync execution", err)
