@@ -319,7 +319,7 @@ func (c *activityCache) forget(arn string) {
 // pollActivity returns the ARN of the activity GetActivityTask polls, or
 // ActivityDoesNotExist.
 func (s *Service) pollActivity(ctx context.Context, arn string) (string, error) {
-	now := time.Now()
+	now := s.cfg.Now()
 	if s.activities.has(arn, now) {
 		return arn, nil
 	}

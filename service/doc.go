@@ -33,9 +33,15 @@
 // Pagination tokens are opaque: base64 of a cursor that also names the
 // list it belongs to.
 //
+// # Engine errors
+//
+// The engine returns errors in its own terms (engine.ErrInvalidToken,
+// engine.NotRedrivableError, ...); engineError maps them to AWS's codes and
+// words, and a store that cannot write to ServiceUnavailable.
+//
 // # Not yet
 //
-// Versions, aliases, activities, task tokens and map runs are later
-// operations. TestState is implemented by package teststate and plugged in
-// through Service.TestState.
+// Versions, aliases and map runs are later operations. TestState is
+// implemented by package teststate and plugged in through
+// Service.TestState.
 package service

@@ -659,7 +659,7 @@ type cachedStateMachine struct {
 // startStateMachine returns the state machine an execution starts on,
 // from a short-lived cache.
 func (s *Service) startStateMachine(ctx context.Context, ref *stateMachineRef) (*store.StateMachine, error) {
-	now := time.Now()
+	now := s.cfg.Now()
 	s.startCacheMu.Lock()
 	c, ok := s.startCache[ref.arn]
 	s.startCacheMu.Unlock()
