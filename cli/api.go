@@ -9,17 +9,19 @@ import (
 	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/internal/defcache"
 	"stepwise/service"
 	"stepwise/store"
 	"stepwise/teststate"
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, log *slog.Logger) (http.Handler, error) {
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, log *slog.Logger) (http.Handler, error) {
 	svc, err := service.New(drv, eng, service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
 		PayloadLimit: cfg.PayloadLimit,
+		Definitions:  defs,
 	})
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration/standard"
+	"stepwise/internal/defcache"
 	"stepwise/store/sqlitestore"
 )
 
@@ -136,7 +137,10 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The engine and the service share one cache of parsed definitions.
+	defs := defcache.New(0)
 	eng, err := engine.New(drv, engine.Config{
+		Definitions:   defs,
 		Tasks:         tasks,
 		Region:        c.cfg.Region,
 		Account:       c.cfg.Account,
@@ -154,7 +158,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, log)
 	if err != nil {
 		return err
 	}

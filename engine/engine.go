@@ -15,6 +15,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/internal/defcache"
 	"stepwise/interp"
 	"stepwise/store"
 )
@@ -60,6 +61,9 @@ type Config struct {
 	// stay the same across restarts for tokens handed out before one to
 	// work after; nil means a random key for this process only.
 	TokenKey []byte
+	// Definitions caches parsed definitions; a server shares one with its
+	// service. Nil means a cache of the engine's own.
+	Definitions *defcache.Cache
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -84,8 +88,7 @@ type Engine struct {
 	store store.Driver
 	log   *slog.Logger
 
-	machinesMu sync.Mutex
-	machines   map[string]*asl.StateMachine // "arn@revision" → parsed
+	machines *defcache.Cache // parsed definitions, shared with the service
 
 	mu   sync.Mutex
 	live map[string]*liveExecution
@@ -128,6 +131,9 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	if cfg.EvalClock == nil {
 		cfg.EvalClock = time.Now
 	}
+	if cfg.Definitions == nil {
+		cfg.Definitions = defcache.New(0)
+	}
 	if cfg.Tasks == nil {
 		cfg.Tasks = NoIntegrations{}
 	}
@@ -148,7 +154,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		cfg:          cfg,
 		store:        drv,
 		log:          cfg.Logger,
-		machines:     map[string]*asl.StateMachine{},
+		machines:     cfg.Definitions,
 		live:         map[string]*liveExecution{},
 		activities:   activities,
 	}
@@ -323,32 +329,23 @@ func arnName(arn string) string {
 
 // machine returns the parsed definition of a revision.
 func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
-	key := smArn + "@" + revision
-	e.machinesMu.Lock()
-	m := e.machines[key]
-	e.machinesMu.Unlock()
-	if m != nil {
+	key := defcache.Key(smArn, revision)
+	return e.machines.Get(key, func() (*asl.StateMachine, error) {
+		rev, err := e.store.Executor().RevisionGet(ctx, smArn, revision)
+		if err != nil {
+			return nil, fmt.Errorf("load revision %s: %w", key, err)
+		}
+		m, diags := asl.Parse([]byte(rev.Definition))
+		if m == nil {
+			return nil, fmt.Errorf("revision %s no longer parses: %v", key, diags)
+		}
 		return m, nil
-	}
-	rev, err := e.store.Executor().RevisionGet(ctx, smArn, revision)
-	if err != nil {
-		return nil, fmt.Errorf("load revision %s: %w", key, err)
-	}
-	m, diags := asl.Parse([]byte(rev.Definition))
-	if m == nil {
-		return nil, fmt.Errorf("revision %s no longer parses: %v", key, diags)
-	}
-	e.machinesMu.Lock()
-	e.machines[key] = m
-	e.machinesMu.Unlock()
-	return m, nil
+	})
 }
 
 // remember caches a parsed definition the service already parsed.
 func (e *Engine) remember(smArn, revision string, m *asl.StateMachine) {
-	e.machinesMu.Lock()
-	e.machines[smArn+"@"+revision] = m
-	e.machinesMu.Unlock()
+	e.machines.Put(defcache.Key(smArn, revision), m)
 }
 
 // errStopped is returned for work offered after Stop.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"stepwise/asl"
 	"stepwise/engine"
+	"stepwise/internal/defcache"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -100,7 +100,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	if p.input, p.inputValue, err = s.checkInput(r.input); err != nil {
 		return nil, err
 	}
-	if p.machine, err = s.machines.get(p.sm); err != nil {
+	if p.machine, err = s.machine(p.sm); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -617,33 +617,17 @@ func printableASCII(s string) bool {
 
 // machineCache keeps parsed definitions by state machine revision, so that
 // starting an execution does not parse its definition again.
-type machineCache struct {
-	mu sync.Mutex
-	m  map[string]*asl.StateMachine
+// machine returns the parsed definition a state machine runs, from the
+// cache of parsed definitions the service shares with the engine.
+func (s *Service) machine(sm *store.StateMachine) (*asl.StateMachine, error) {
+	return s.cfg.Definitions.Get(defcache.Key(sm.Arn, sm.RevisionID), func() (*asl.StateMachine, error) {
+		return parseDefinition(sm.Definition, sm.Type)
+	})
 }
 
-const machineCacheSize = 1024
-
-func (c *machineCache) get(sm *store.StateMachine) (*asl.StateMachine, error) {
-	key := sm.Arn + "@" + sm.RevisionID
-	c.mu.Lock()
-	m := c.m[key]
-	c.mu.Unlock()
-	if m != nil {
-		return m, nil
-	}
-	m, err := parseDefinition(sm.Definition, sm.Type)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= machineCacheSize {
-		c.m = map[string]*asl.StateMachine{}
-	}
-	c.m[key] = m
-	c.mu.Unlock()
-	return m, nil
-}
+// machineCacheSize bounds the short-lived cache of state machines read
+// for starts.
+const machineCacheSize = defcache.DefaultSize
 
 // startCacheTTL is how long a state machine read for a start is reused.
 // Starts are the hot path; AWS documents that executions started shortly

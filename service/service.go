@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/internal/defcache"
 	"stepwise/store"
 )
 
@@ -54,16 +55,18 @@ type Config struct {
 	// NewID returns a fresh unique id for execution names and revisions
 	// (a random UUID when nil).
 	NewID func() string
+	// Definitions caches parsed definitions; a server shares one with its
+	// engine. Nil means a cache of the service's own.
+	Definitions *defcache.Cache
 }
 
 // Service is the Step Functions API as typed Go methods. Each method takes
 // the operation's request and returns its response or a
 // *stepwisetype.APIError; anything else is an internal failure.
 type Service struct {
-	cfg      Config
-	store    store.Driver
-	engine   Engine
-	machines machineCache
+	cfg    Config
+	store  store.Driver
+	engine Engine
 
 	startCacheMu sync.Mutex
 	startCache   map[string]cachedStateMachine
@@ -88,6 +91,9 @@ func New(drv store.Driver, eng Engine, cfg Config) (*Service, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Definitions == nil {
+		cfg.Definitions = defcache.New(0)
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.NewString() }
