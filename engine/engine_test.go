@@ -90,14 +90,14 @@ func (f *fakeTasks) waitPending(t *testing.T, n int) {
 	}, 10*time.Second, 5*time.Millisecond)
 }
 
-func setup(t *testing.T, scale float64) *testBundle {
+func setup(t testing.TB, scale float64) *testBundle {
 	t.Helper()
 	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
 	b.open(t, scale)
 	return b
 }
 
-func (b *testBundle) open(t *testing.T, scale float64) {
+func (b *testBundle) open(t testing.TB, scale float64) {
 	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, b.path, sqlitestore.Options{})
@@ -123,7 +123,7 @@ func (b *testBundle) close() {
 }
 
 // machine stores a state machine and returns it with its parsed form.
-func (b *testBundle) machine(t *testing.T, name, def string) (*store.StateMachine, *asl.StateMachine) {
+func (b *testBundle) machine(t testing.TB, name, def string) (*store.StateMachine, *asl.StateMachine) {
 	t.Helper()
 	m, diags := asl.Parse([]byte(def))
 	require.NotNil(t, m, "%v", diags)
