@@ -297,8 +297,17 @@ func jsSlice(rs []rune, start, end float64) string {
 
 var numberRe = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?$`)
 
-func init() {
-	def("sum", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
+// builtin is a built-in function: the name it is bound as ($name), its
+// JSONata signature, and what it does.
+type builtin struct {
+	name, sig string
+	fn        func(c *callCtx, args []any) (any, error)
+}
+
+// builtins are JSONata's built-in functions, bound in every evaluation's
+// base environment.
+var builtins = []builtin{
+	{"sum", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -307,32 +316,16 @@ func init() {
 			s += x.(float64)
 		}
 		return s, nil
-	})
-	def("count", "<a:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"count", "<a:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return 0.0, nil
 		}
 		return float64(len(a[0].(*arr).v)), nil
-	})
-	minmax := func(max bool) func(c *callCtx, a []any) (any, error) {
-		return func(c *callCtx, a []any) (any, error) {
-			if a[0] == nil || len(a[0].(*arr).v) == 0 {
-				return nil, nil
-			}
-			vs := a[0].(*arr).v
-			m := vs[0].(float64)
-			for _, x := range vs[1:] {
-				f := x.(float64)
-				if (max && f > m) || (!max && f < m) {
-					m = f
-				}
-			}
-			return m, nil
-		}
-	}
-	def("max", "<a<n>:n>", minmax(true))
-	def("min", "<a<n>:n>", minmax(false))
-	def("average", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"max", "<a<n>:n>", minmax(true)},
+	{"min", "<a<n>:n>", minmax(false)},
+	{"average", "<a<n>:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil || len(a[0].(*arr).v) == 0 {
 			return nil, nil
 		}
@@ -341,8 +334,8 @@ func init() {
 			s += x.(float64)
 		}
 		return s / float64(len(a[0].(*arr).v)), nil
-	})
-	def("string", "<x-b?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"string", "<x-b?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -352,8 +345,8 @@ func init() {
 			e.Position = c.pos
 		}
 		return s, err
-	})
-	def("substring", "<s-nn?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"substring", "<s-nn?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -362,8 +355,8 @@ func init() {
 			start = math.NaN() // undefined, as JavaScript computes with it
 		}
 		return substring(a[0].(string), start, a[2]), nil
-	})
-	def("substringBefore", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"substringBefore", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -372,8 +365,8 @@ func init() {
 			return s[:i], nil
 		}
 		return s, nil
-	})
-	def("substringAfter", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"substringAfter", "<s-s:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -382,34 +375,33 @@ func init() {
 			return s[i+len(chars):], nil
 		}
 		return s, nil
-	})
-	def("lowercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"lowercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return strings.ToLower(a[0].(string)), nil
-	})
-	def("uppercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"uppercase", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return strings.ToUpper(a[0].(string)), nil
-	})
-	def("length", "<s-:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"length", "<s-:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return float64(utf8.RuneCountInString(a[0].(string))), nil
-	})
-	wsRe := regexp.MustCompile(`[ \t\n\r]+`)
-	def("trim", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"trim", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		s := wsRe.ReplaceAllString(a[0].(string), " ")
 		return strings.Trim(s, " "), nil
-	})
-	def("pad", "<s-ns?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"pad", "<s-ns?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -442,8 +434,8 @@ func init() {
 			return s + string(padRunes), nil
 		}
 		return string(padRunes) + s, nil
-	})
-	def("contains", "<s-(sf):b>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"contains", "<s-(sf):b>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -455,8 +447,8 @@ func init() {
 			return p.re.MatchString(s), nil
 		}
 		return false, nil
-	})
-	def("split", "<s-(sf)n?:a<s>>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"split", "<s-(sf)n?:a<s>>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -492,8 +484,8 @@ func init() {
 			out.push(x)
 		}
 		return out, nil
-	})
-	def("join", "<a<s>s?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"join", "<a<s>s?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -506,8 +498,8 @@ func init() {
 			ss = append(ss, x.(string))
 		}
 		return strings.Join(ss, sep), nil
-	})
-	def("replace", "<s-(sf)(sf)n?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"replace", "<s-(sf)(sf)n?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -567,8 +559,8 @@ func init() {
 			return sb.String(), nil
 		}
 		return s, nil
-	})
-	def("match", "<s-f<s:o>n?:a<o>>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"match", "<s-f<s:o>n?:a<o>>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -602,8 +594,8 @@ func init() {
 			out.push(o)
 		}
 		return out, nil
-	})
-	def("number", "<(nsb)-:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"number", "<(nsb)-:n>", func(c *callCtx, a []any) (any, error) {
 		switch t := a[0].(type) {
 		case nil:
 			return nil, nil
@@ -635,19 +627,11 @@ func init() {
 			return nil, argErr("D3030", c, "Unable to cast value to a number: "+t)
 		}
 		return nil, argErr("D3030", c, "Unable to cast value to a number")
-	})
-	num1 := func(name string, f func(float64) float64) {
-		def(name, "<n-:n>", func(c *callCtx, a []any) (any, error) {
-			if a[0] == nil {
-				return nil, nil
-			}
-			return f(a[0].(float64)), nil
-		})
-	}
-	num1("abs", math.Abs)
-	num1("floor", math.Floor)
-	num1("ceil", math.Ceil)
-	def("sqrt", "<n-:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"abs", "<n-:n>", num1(math.Abs)},
+	{"floor", "<n-:n>", num1(math.Floor)},
+	{"ceil", "<n-:n>", num1(math.Ceil)},
+	{"sqrt", "<n-:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -655,8 +639,8 @@ func init() {
 			return nil, argErr("D3060", c, "The sqrt function cannot be applied to a negative number")
 		}
 		return math.Sqrt(a[0].(float64)), nil
-	})
-	def("round", "<n-n?:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"round", "<n-n?:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -665,8 +649,8 @@ func init() {
 			p = int(a[1].(float64))
 		}
 		return roundHalfEven(a[0].(float64), p), nil
-	})
-	def("power", "<n-n:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"power", "<n-n:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -679,24 +663,24 @@ func init() {
 			return nil, argErr("D3061", c, "The power function has resulted in a value that cannot be represented as a JSON number")
 		}
 		return r, nil
-	})
-	def("random", "<:n>", func(c *callCtx, a []any) (any, error) { return rand.Float64(), nil })
-	def("boolean", "<x-:b>", func(c *callCtx, a []any) (any, error) { return fnBoolean(a[0]), nil })
-	def("not", "<x-:b>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"random", "<:n>", func(c *callCtx, a []any) (any, error) { return rand.Float64(), nil }},
+	{"boolean", "<x-:b>", func(c *callCtx, a []any) (any, error) { return fnBoolean(a[0]), nil }},
+	{"not", "<x-:b>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return !toBool(a[0]), nil
-	})
-	def("exists", "<x:b>", func(c *callCtx, a []any) (any, error) { return a[0] != nil, nil })
-	def("type", "<x:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"exists", "<x:b>", func(c *callCtx, a []any) (any, error) { return a[0] != nil, nil }},
+	{"type", "<x:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return typeOf(a[0]), nil
-	})
-	def("append", "<xx:a>", func(c *callCtx, a []any) (any, error) { return fnAppend(a[0], a[1]), nil })
-	def("reverse", "<a:a>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"append", "<xx:a>", func(c *callCtx, a []any) (any, error) { return fnAppend(a[0], a[1]), nil }},
+	{"reverse", "<a:a>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -706,16 +690,16 @@ func init() {
 			out.v[len(src)-1-i] = x
 		}
 		return out, nil
-	})
-	def("shuffle", "<a:a>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"shuffle", "<a:a>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		out := &arr{v: append([]any(nil), a[0].(*arr).v...)}
 		rand.Shuffle(len(out.v), func(i, j int) { out.v[i], out.v[j] = out.v[j], out.v[i] })
 		return out, nil
-	})
-	def("distinct", "<x:x>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"distinct", "<x:x>", func(c *callCtx, a []any) (any, error) {
 		in, ok := a[0].(*arr)
 		if !ok || len(in.v) <= 1 {
 			return a[0], nil
@@ -731,8 +715,8 @@ func init() {
 			out.push(x)
 		}
 		return out, nil
-	})
-	def("sort", "<af?:a>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"sort", "<af?:a>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -773,8 +757,8 @@ func init() {
 			return nil, err
 		}
 		return &arr{v: sorted}, nil
-	})
-	def("keys", "<x-:a<s>>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"keys", "<x-:a<s>>", func(c *callCtx, a []any) (any, error) {
 		out := newSeq()
 		seen := map[string]bool{}
 		add := func(o *jsonvalue.Object) {
@@ -796,32 +780,10 @@ func init() {
 			add(t)
 		}
 		return out, nil
-	})
-	def("lookup", "<x-s:x>", func(c *callCtx, a []any) (any, error) { return lookup(a[0], jsStringArg(a[1])), nil })
-	var spread func(v any) any
-	spread = func(v any) any {
-		switch t := v.(type) {
-		case *arr:
-			// As jsonata.js: appending makes a plain array, which a
-			// single item does not unwrap.
-			var out any = newSeq()
-			for _, x := range t.v {
-				out = fnAppend(out, spread(x))
-			}
-			return out
-		case *jsonvalue.Object:
-			out := newSeq()
-			for k, x := range t.All() {
-				o := jsonvalue.NewObject(1)
-				o.Set(k, x)
-				out.push(o)
-			}
-			return out
-		}
-		return v
-	}
-	def("spread", "<x-:a<o>>", func(c *callCtx, a []any) (any, error) { return spread(a[0]), nil })
-	def("merge", "<a<o>:o>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"lookup", "<x-s:x>", func(c *callCtx, a []any) (any, error) { return lookup(a[0], jsStringArg(a[1])), nil }},
+	{"spread", "<x-:a<o>>", func(c *callCtx, a []any) (any, error) { return spread(a[0]), nil }},
+	{"merge", "<a<o>:o>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -832,8 +794,8 @@ func init() {
 			}
 		}
 		return out, nil
-	})
-	def("each", "<o-f:a>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"each", "<o-f:a>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -849,8 +811,8 @@ func init() {
 			}
 		}
 		return out, nil
-	})
-	def("sift", "<o-f?:o>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"sift", "<o-f?:o>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -869,8 +831,8 @@ func init() {
 			return nil, nil
 		}
 		return out, nil
-	})
-	def("map", "<af>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"map", "<af>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -886,8 +848,8 @@ func init() {
 			}
 		}
 		return out, nil
-	})
-	def("filter", "<af>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"filter", "<af>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -903,8 +865,8 @@ func init() {
 			}
 		}
 		return out, nil
-	})
-	def("single", "<af?>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"single", "<af?>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -932,8 +894,8 @@ func init() {
 			return nil, argErr("D3139", c, "The $single() function expected exactly 1 matching result.  Instead it matched 0.")
 		}
 		return found, nil
-	})
-	def("reduce", "<afj?:j>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"reduce", "<afj?:j>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -962,8 +924,8 @@ func init() {
 			acc = r
 		}
 		return acc, nil
-	})
-	def("zip", "<a+>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"zip", "<a+>", func(c *callCtx, a []any) (any, error) {
 		out := &arr{}
 		n := math.MaxInt
 		for _, x := range a {
@@ -984,15 +946,15 @@ func init() {
 			out.push(t)
 		}
 		return out, nil
-	})
-	def("error", "<s?:x>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"error", "<s?:x>", func(c *callCtx, a []any) (any, error) {
 		msg := "$error() function evaluated"
 		if a[0] != nil {
 			msg = a[0].(string)
 		}
 		return nil, argErr("D3137", c, msg)
-	})
-	def("assert", "<bs?:x>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"assert", "<bs?:x>", func(c *callCtx, a []any) (any, error) {
 		if ok, _ := a[0].(bool); !ok { // undefined fails too, as in jsonata.js
 			msg := "$assert() statement failed"
 			if a[1] != nil {
@@ -1001,8 +963,8 @@ func init() {
 			return nil, argErr("D3141", c, msg)
 		}
 		return nil, nil
-	})
-	def("base64encode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"base64encode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1013,8 +975,8 @@ func init() {
 			b[i] = byte(u)
 		}
 		return base64.StdEncoding.EncodeToString(b), nil
-	})
-	def("base64decode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"base64decode", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1046,47 +1008,37 @@ func init() {
 			rs[i] = rune(x)
 		}
 		return string(rs), nil
-	})
-	def("encodeUrlComponent", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"encodeUrlComponent", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return jsEncode(a[0].(string), "-_.!~*'()"), nil
-	})
-	def("encodeUrl", "<s-:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"encodeUrl", "<s-:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return jsEncode(a[0].(string), "-_.!~*'();/?:@&=+$,#"), nil
-	})
-	dec := func(c *callCtx, a []any) (any, error) {
-		if a[0] == nil {
-			return nil, nil
-		}
-		s, err := url.PathUnescape(a[0].(string))
-		if err != nil {
-			return nil, argErr("D3140", c, "Malformed URL passed to $decodeUrlComponent()")
-		}
-		return s, nil
-	}
-	def("decodeUrlComponent", "<s-:s>", dec)
-	def("decodeUrl", "<s-:s>", dec)
-	def("clone", "<(oa)-:o>", func(c *callCtx, a []any) (any, error) { return deepClone(a[0]), nil })
-	def("now", "<s?s?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"decodeUrlComponent", "<s-:s>", decodeURL},
+	{"decodeUrl", "<s-:s>", decodeURL},
+	{"clone", "<(oa)-:o>", func(c *callCtx, a []any) (any, error) { return deepClone(a[0]), nil }},
+	{"now", "<s?s?:s>", func(c *callCtx, a []any) (any, error) {
 		t := c.ev.clock()
 		if a[0] != nil || a[1] != nil {
 			return formatDateTime(c, float64(t.UnixMilli()), a[0], a[1])
 		}
 		return t.UTC().Format("2006-01-02T15:04:05.000Z"), nil
-	})
-	def("millis", "<:n>", func(c *callCtx, a []any) (any, error) { return float64(c.ev.clock().UnixMilli()), nil })
-	def("fromMillis", "<n-s?s?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"millis", "<:n>", func(c *callCtx, a []any) (any, error) { return float64(c.ev.clock().UnixMilli()), nil }},
+	{"fromMillis", "<n-s?s?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
 		return formatDateTime(c, a[0].(float64), a[1], a[2])
-	})
-	def("toMillis", "<s-s?:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"toMillis", "<s-s?:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1099,8 +1051,8 @@ func init() {
 			}
 		}
 		return nil, argErr("D3110", c, "Failed to parse date")
-	})
-	def("formatBase", "<n-n?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"formatBase", "<n-n?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1113,8 +1065,8 @@ func init() {
 			return nil, argErr("D3100", c, "The radix of the formatBase function must be between 2 and 36")
 		}
 		return jsIntegerToRadix(v, radix), nil
-	})
-	def("formatInteger", "<n-s:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"formatInteger", "<n-s:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1123,8 +1075,8 @@ func init() {
 			return nil, undefinedPicture(c)
 		}
 		return formatInteger(c, a[0].(float64), pic)
-	})
-	def("parseInteger", "<s-s:n>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"parseInteger", "<s-s:n>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1133,8 +1085,8 @@ func init() {
 			return nil, undefinedPicture(c)
 		}
 		return parseInteger(c, a[0].(string), pic)
-	})
-	def("formatNumber", "<n-so?:s>", func(c *callCtx, a []any) (any, error) {
+	}},
+	{"formatNumber", "<n-so?:s>", func(c *callCtx, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
@@ -1143,7 +1095,79 @@ func init() {
 			return nil, undefinedPicture(c)
 		}
 		return formatPicture(c, a[0].(float64), pic, a[2])
-	})
+	}},
+}
+
+func init() {
+	for _, b := range builtins {
+		def(b.name, b.sig, b.fn)
+	}
+}
+
+// minmax is $max (max set) or $min.
+func minmax(max bool) func(c *callCtx, a []any) (any, error) {
+	return func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil || len(a[0].(*arr).v) == 0 {
+			return nil, nil
+		}
+		vs := a[0].(*arr).v
+		m := vs[0].(float64)
+		for _, x := range vs[1:] {
+			f := x.(float64)
+			if (max && f > m) || (!max && f < m) {
+				m = f
+			}
+		}
+		return m, nil
+	}
+}
+
+// wsRe matches the white space $trim collapses.
+var wsRe = regexp.MustCompile(`[ \t\n\r]+`)
+
+// num1 is a function of one number that maps undefined to undefined.
+func num1(f func(float64) float64) func(c *callCtx, a []any) (any, error) {
+	return func(c *callCtx, a []any) (any, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		return f(a[0].(float64)), nil
+	}
+}
+
+// spread is $spread of one value.
+func spread(v any) any {
+	switch t := v.(type) {
+	case *arr:
+		// As jsonata.js: appending makes a plain array, which a
+		// single item does not unwrap.
+		var out any = newSeq()
+		for _, x := range t.v {
+			out = fnAppend(out, spread(x))
+		}
+		return out
+	case *jsonvalue.Object:
+		out := newSeq()
+		for k, x := range t.All() {
+			o := jsonvalue.NewObject(1)
+			o.Set(k, x)
+			out.push(o)
+		}
+		return out
+	}
+	return v
+}
+
+// decodeURL is $decodeUrl and $decodeUrlComponent.
+func decodeURL(c *callCtx, a []any) (any, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	s, err := url.PathUnescape(a[0].(string))
+	if err != nil {
+		return nil, argErr("D3140", c, "Malformed URL passed to $decodeUrlComponent()")
+	}
+	return s, nil
 }
 
 func jsEncode(s, keep string) string {
