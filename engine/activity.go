@@ -64,7 +64,12 @@ func (e *Engine) parseToken(tok string) (arn, id string, ok bool) {
 }
 
 // SendTaskSuccess completes the task of token with output (JSON text).
+// A token it did not make is refused before the output is looked at, as
+// AWS does.
 func (e *Engine) SendTaskSuccess(ctx context.Context, token, output string) error {
+	if _, _, ok := e.parseToken(token); !ok {
+		return ErrInvalidToken
+	}
 	out, err := jsonvalue.ParseString(output)
 	if err != nil {
 		return &InvalidOutputError{Err: err}

@@ -72,6 +72,7 @@ func TestTaskTokens(t *testing.T) {
 	require.NotNil(t, task)
 
 	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, "not-a-token", "{}"), ErrInvalidToken)
+	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, "not-a-token", "{not json"), ErrInvalidToken, "the token is refused before the output is read")
 	forged := []byte(task.Token)
 	forged[len(forged)-2] ^= 1
 	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, string(forged), "{}"), ErrInvalidToken)
