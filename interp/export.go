@@ -110,3 +110,6 @@ func JSONataPercent(s *asl.State, env *payload.JSONataEnv) (float64, error) {
 func UnexpectedType(t *payload.JSONata, field, want string, v any) error {
 	return unexpectedType(t, field, want, v)
 }
+
+// ErrorOutput is what a Catch receives of a failure (see errorOutput).
+func ErrorOutput(fl *stepwisetype.Failure) *jsonvalue.Object { return errorOutput(fl) }

@@ -550,3 +550,23 @@ func TestStopWritesAbortedEvents(t *testing.T) {
 	require.Len(t, b.only(t, interp.CancelTask), 2)
 	require.Regexp(t, `TaskStateAborted MapIterationAborted TaskStateAborted MapIterationAborted MapStateAborted ExecutionAborted$`, strings.Join(b.types(), " "))
 }
+
+// A task failed with no error and no cause (SendTaskFailure with neither)
+// is caught as {"Error": null, "Cause": null}, as AWS records; one with an
+// error and no cause keeps only its Error.
+func TestCatchOfAFailureWithoutErrorOrCause(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "T", "States": {
+		"T": {` + taskState + `, "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.err", "Next": "P"}], "End": true},
+		"P": {"Type": "Pass", "End": true}}}`
+	for _, tt := range []struct{ errName, cause, want string }{
+		{"", "", `{"a":1,"err":{"Error":null,"Cause":null}}`},
+		{"E", "", `{"a":1,"err":{"Error":"E"}}`},
+		{"E", "why", `{"a":1,"err":{"Error":"E","Cause":"why"}}`},
+	} {
+		b := setup(t, def, `{"a": 1}`, interp.Options{})
+		task := b.only(t, interp.RunTask)[0]
+		b.step(t, interp.Event{Kind: interp.TaskFailed, ID: task.ID, Error: tt.errName, Cause: tt.cause})
+		require.Equal(t, tt.want, b.output(t))
+	}
+}

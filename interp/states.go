@@ -530,11 +530,7 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 		if !errorMatches(c.ErrorEquals, fl.Name) {
 			continue
 		}
-		errOut := jsonvalue.NewObject(2)
-		errOut.Set("Error", fl.Name)
-		if fl.HasCause {
-			errOut.Set("Cause", fl.Cause)
-		}
+		errOut := errorOutput(fl)
 		var assigned *jsonvalue.Object
 		var out any
 		var err error
@@ -598,6 +594,23 @@ func (f *frame) retryNow(x *Execution) {
 }
 
 // errorMatches reports whether an ErrorEquals list matches an error name.
+// errorOutput is what a Catch receives of a failure: its Error and, when
+// it has one, its Cause. A task failed with neither (SendTaskFailure with
+// no error and no cause) gives both as null, as AWS records.
+func errorOutput(fl *stepwisetype.Failure) *jsonvalue.Object {
+	out := jsonvalue.NewObject(2)
+	if fl.Name == "" && !fl.HasCause {
+		out.Set("Error", nil)
+		out.Set("Cause", nil)
+		return out
+	}
+	out.Set("Error", fl.Name)
+	if fl.HasCause {
+		out.Set("Cause", fl.Cause)
+	}
+	return out
+}
+
 // States.ALL matches everything but States.DataLimitExceeded and
 // States.Runtime; States.TaskFailed matches everything but States.Timeout
 // and those two.

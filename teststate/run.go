@@ -667,11 +667,7 @@ func (x *exec) handle(fl *stepwisetype.Failure) {
 			continue
 		}
 		x.errorDetails().CatchIndex = ptr(i)
-		errOut := jsonvalue.NewObject(2)
-		errOut.Set("Error", fl.Name)
-		if fl.HasCause {
-			errOut.Set("Cause", fl.Cause)
-		}
+		errOut := interp.ErrorOutput(fl)
 		out, assigned, err := x.caught(c, errOut)
 		if err != nil {
 			x.fail(asFailure(err, st))
