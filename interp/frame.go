@@ -390,7 +390,15 @@ func (f *frame) resume(x *Execution, ev Event) {
 		f.taskTimedOut(x, stepwisetype.ErrorTimeout)
 	case ev.ID == f.beatID:
 		f.beatID = ""
-		f.taskTimedOut(x, stepwisetype.ErrorHeartbeatTimeout)
+		// An activity's worker misses its heartbeat: States.HeartbeatTimeout.
+		// A service integration's task (a .waitForTaskToken callback) that
+		// hears nothing in time times out as AWS records it:
+		// States.Timeout.
+		name := stepwisetype.ErrorTimeout
+		if IsActivity(f.state.Resource) {
+			name = stepwisetype.ErrorHeartbeatTimeout
+		}
+		f.taskTimedOut(x, name)
 	case ev.ID == f.waitID:
 		f.waitID = ""
 		kind := f.wait

@@ -166,7 +166,12 @@ func TestHeartbeat(t *testing.T) {
 	b.now = beat2.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat2.ID})
 	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorHeartbeatTimeout, b.x.Failure.Name)
+	// A service integration's task that hears nothing in time times out
+	// with States.Timeout in AWS's recordings (an activity's worker that
+	// misses its heartbeat is States.HeartbeatTimeout: see
+	// TestActivityEvents).
+	require.Equal(t, stepwisetype.ErrorTimeout, b.x.Failure.Name)
+	require.Equal(t, "TaskTimedOut", b.types()[len(b.events)-2])
 	// A late result is ignored.
 	evs, _, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: task.ID}, b.now)
 	require.ErrorIs(t, err, interp.ErrNotRunning)

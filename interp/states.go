@@ -474,8 +474,9 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	f.exit(x, ev.Output, true)
 }
 
-// taskTimedOut fails the running task with States.Timeout or
-// States.HeartbeatTimeout; the task's result is no longer wanted.
+// taskTimedOut fails the running task with States.Timeout or (an
+// activity's missed heartbeat) States.HeartbeatTimeout; the task's result
+// is no longer wanted.
 func (f *frame) taskTimedOut(x *Execution, name string) {
 	s := f.state
 	f.cancelWaits(x)
