@@ -100,12 +100,12 @@ func ServiceFailure(prefix, service string, err error) *stepwisetype.Failure {
 		return stepwisetype.NewFailure(prefix+".SdkClientException", err.Error())
 	}
 	code := apiErr.ErrorCode()
-	name := modeledName(err)
-	if name == "" {
-		name = code
-		if i := strings.LastIndexByte(name, '.'); i >= 0 {
-			name = name[i+1:]
-		}
+	// A modeled error is named after its exception; any other code is the
+	// service's base exception (AmazonSQSException), as the AWS SDK for
+	// Java that Step Functions calls services with names it.
+	name := service
+	if modeled := modeledName(err); modeled != "" {
+		name = modeled
 	}
 	status := 400
 	var respErr *smithyhttp.ResponseError

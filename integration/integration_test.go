@@ -3,11 +3,15 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
@@ -181,4 +185,19 @@ func TestSelfAPIWaitsUntilSet(t *testing.T) {
 	h := http.NotFoundHandler()
 	s.Set(h)
 	require.NotNil(t, <-got)
+}
+
+// A service error is named as the AWS SDK for Java names it: a modeled
+// error after its exception, any other code after the service's base
+// exception.
+func TestServiceFailureNames(t *testing.T) {
+	t.Parallel()
+	generic := &smithy.GenericAPIError{Code: "MissingParameter", Message: "The request must contain the parameter MessageBody."}
+	fl := integration.ServiceFailure("SQS", "AmazonSQS", fmt.Errorf("operation error SQS: SendMessage: %w", generic))
+	require.Equal(t, "SQS.AmazonSQSException", fl.Name)
+	require.Equal(t, "The request must contain the parameter MessageBody. (Service: AmazonSQS; Status Code: 400; Error Code: MissingParameter; Request ID: ; Proxy: null)", fl.Cause)
+
+	modeled := &sqstypes.QueueDoesNotExist{Message: aws.String("The specified queue does not exist.")}
+	fl = integration.ServiceFailure("SQS", "AmazonSQS", modeled)
+	require.Equal(t, "SQS.QueueDoesNotExistException", fl.Name)
 }

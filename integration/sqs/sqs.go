@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"stepwise/integration"
 	"stepwise/jsonvalue"
@@ -50,11 +51,16 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	body, err := integration.RequireString(params, "MessageBody")
-	if err != nil {
-		return nil, err
+	// A missing or null MessageBody is sent as it is: SQS refuses it
+	// (MissingParameter), and that is the task's catchable failure, as on
+	// AWS, whose SDK does not check the request first.
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(queue)}
+	var opts []func(*sqs.Options)
+	if body, ok := integration.StringParam(params, "MessageBody"); ok {
+		in.MessageBody = aws.String(body)
+	} else {
+		opts = append(opts, func(o *sqs.Options) { o.APIOptions = append(o.APIOptions, skipInputValidation) })
 	}
-	in := &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String(body)}
 	obj, _ := params.(*jsonvalue.Object)
 	if v, ok := obj.Get("DelaySeconds"); ok {
 		n, isNumber := v.(jsonvalue.Number)
@@ -77,7 +83,7 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 		}
 		in.MessageAttributes = attrs
 	}
-	res, err := client.SendMessage(ctx, in)
+	res, err := client.SendMessage(ctx, in, opts...)
 	if err != nil {
 		return nil, integration.ServiceFailure("SQS", "AmazonSQS", err)
 	}
@@ -95,6 +101,13 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 		out.Set("SequenceNumber", *res.SequenceNumber)
 	}
 	return out, nil
+}
+
+// skipInputValidation removes the SDK's check of required members, so the
+// service answers for itself.
+func skipInputValidation(stack *middleware.Stack) error {
+	_, err := stack.Initialize.Remove("OperationInputValidation")
+	return err
 }
 
 // messageAttributes converts {"name": {"DataType": ..., "StringValue": ...,

@@ -4,6 +4,11 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,4 +77,31 @@ func TestSendMessage(t *testing.T) {
 
 	res = call(t, reg, "arn:aws:states:::sqs:sendMessage", `{"MessageBody": "x"}`)
 	require.Equal(t, "The field 'QueueUrl' is required but was missing", res.Failure.Cause)
+}
+
+// A null MessageBody is sent to SQS as it is, and SQS's refusal is the
+// task's catchable failure, named as AWS names it.
+func TestSendMessageWithoutBody(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		sent.Add(1)
+		if strings.Contains(string(body), "MessageBody") {
+			t.Errorf("the request carries a MessageBody: %s", body)
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.Header().Set("x-amzn-RequestId", "req-1")
+		w.Header().Set("x-amzn-query-error", "MissingParameter;Sender")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"__type": "com.amazonaws.sqs#MissingParameter", "message": "The request must contain the parameter MessageBody."}`)
+	}))
+	defer srv.Close()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"sqs": srv.URL}})
+	require.NoError(t, err)
+	res := call(t, reg, "arn:aws:states:::sqs:sendMessage", `{"QueueUrl": "`+srv.URL+`/123456789012/jobs", "MessageBody": null}`)
+	require.NotNil(t, res.Failure)
+	require.Equal(t, "SQS.AmazonSQSException", res.Failure.Name)
+	require.Equal(t, "The request must contain the parameter MessageBody. (Service: AmazonSQS; Status Code: 400; Error Code: MissingParameter; Request ID: req-1; Proxy: null)", res.Failure.Cause)
+	require.Equal(t, int32(1), sent.Load(), "the request went to SQS once")
 }
