@@ -162,7 +162,10 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if v, ok := params.Get("Name"); ok && v != nil {
 		s, isString := v.(string)
 		if !isString || s == "" || len(s) > 80 || !validExecutionName(s) {
-			return nil, refuse(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", interp.ScalarText(v))
+			if !isString {
+				s = jsonvalue.String(v)
+			}
+			return nil, refuse(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", s)
 		}
 		name, named = s, true
 	}

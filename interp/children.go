@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
@@ -54,17 +56,24 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			f.items[i] = in
 		}
 		f.results = make([]any, len(s.Branches))
+		if f.standInChildren(x) {
+			return
+		}
 		f.wait = waitChildren
 		x.push(func() { f.pump(x) })
 		return
 	}
 
 	arr, mc, err := f.mapItems(x, env, jenv)
-	if err != nil {
-		if jenv != nil {
-			f.startFailedJSONata(x, err)
-			return
-		}
+	var bare *itemsNotArray
+	switch {
+	case errors.As(err, &bare):
+		f.stateFailed(x, bare.Failure)
+		return
+	case err != nil && jenv != nil:
+		f.startFailedJSONata(x, err)
+		return
+	case err != nil:
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
@@ -99,6 +108,21 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			return
 		}
 		f.tolPercent = n
+	}
+	if ins := x.inspector(); ins != nil {
+		if err := f.inspectItems(x); err != nil {
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			return
+		}
+		ins.Note(s, MaxConcurrency, jsonvalue.NumberFromInt(mc))
+		if s.ToleratedCount != nil {
+			ins.Note(s, ToleratedFailureCount, jsonvalue.NumberFromInt(f.tolCount))
+		}
+		if f.tolPercent >= 0 {
+			ins.Note(s, ToleratedFailurePercentage, jsonvalue.NumberFromFloat(f.tolPercent))
+		}
+		f.standInChildren(x)
+		return
 	}
 	if f.mapRun {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
@@ -147,12 +171,14 @@ func percentField(fld *asl.IntField, env *jsonpath.Env, jenv *payload.JSONataEnv
 
 // mapItems works out a Map state's items and MaxConcurrency: from ItemsPath
 // and MaxConcurrencyPath in JSONPath (env), from Items and expressions in
-// JSONata (jenv).
+// JSONata (jenv). Under an Inspection, the items an ItemReader reads are
+// the ones given (nil when not known).
 func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) ([]any, int64, error) {
 	s := f.state
 	items := f.effInput
+	reader := s.ItemReader != nil && x.Opts.Inspect != nil
 	if jenv != nil {
-		if t := s.JSONata.Items; t != nil {
+		if t := s.JSONata.Items; t != nil && !reader {
 			v, err := t.Eval(jenv, "Items")
 			if err != nil {
 				return nil, 0, err
@@ -163,29 +189,48 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 			}
 			items = arr
 		}
-		arr, ok := items.([]any)
-		if !ok {
+		if reader {
+			items = x.Opts.Inspect.ReaderItems
+		} else if arr, ok := items.([]any); ok {
+			items = arr
+		} else {
 			return nil, 0, stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
 				"Map state input must be an array but was: %s", jsonvalue.String(items))
 		}
 		mc, _, err := jsonataInt(s.MaxConcurrency, s.JSONata.MaxConcurrency, "MaxConcurrency", 0, jenv)
+		arr, _ := items.([]any)
 		return arr, mc, err
 	}
-	if s.ItemsPath != nil {
-		v, err := s.ItemsPath.Eval(env)
-		if err != nil {
-			return nil, 0, dataflow.InvalidPath(s.ItemsPath, err)
+	var arr []any
+	switch {
+	case reader:
+		arr = x.Opts.Inspect.ReaderItems
+	default:
+		path := "$"
+		if s.ItemsPath != nil {
+			v, err := s.ItemsPath.Eval(env)
+			if err != nil {
+				return nil, 0, dataflow.InvalidPath(s.ItemsPath, err)
+			}
+			// AWS names a context path with one "$".
+			items, path = v, s.ItemsPath.String()
+			if strings.HasPrefix(path, "$$") {
+				path = path[1:]
+			}
 		}
-		items = v
-	}
-	arr, ok := items.([]any)
-	if !ok {
-		return nil, 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
-			"Map state input must be an array but was: %s", jsonvalue.String(items))
+		var ok bool
+		if arr, ok = items.([]any); !ok {
+			return nil, 0, &itemsNotArray{stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+				"Reference path \"%s\" must point to array.", path)}
+		}
 	}
 	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
 	return arr, mc, err
 }
+
+// itemsNotArray is the failure of a JSONPath Map state whose items are not
+// an array. AWS reports it as it is, without naming the state.
+type itemsNotArray struct{ *stepwisetype.Failure }
 
 func (x *Execution) mapRunArn(stateName string) string {
 	x.nextID++
@@ -256,31 +301,11 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 	}
 	c.kind = iterationFrame
 	c.machine = s.ItemProcessor
-	in := f.items[i]
-	jsel := s.JSONata != nil && s.JSONata.ItemSelector != nil
-	if s.ItemSelector != nil || jsel {
-		item := jsonvalue.NewObject(2)
-		item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
-		item.Set("Value", f.items[i])
-		mapCtx := jsonvalue.NewObject(1)
-		mapCtx.Set("Item", item)
-		var err error
-		if jsel {
-			in, err = s.JSONata.ItemSelector.Eval(x.jenv(f, mapCtx, "", nil), "ItemSelector")
-		} else {
-			env := x.env(f, mapCtx)
-			env.Input = f.effInput
-			in, err = s.ItemSelector.Eval(env)
-		}
-		if err != nil {
-			return nil, err
-		}
-		text, ok := x.textLimit(in, x.Opts.PayloadLimit)
-		if !ok {
-			return nil, dataLimit(s)
-		}
-		c.inputText = text
+	in, text, err := f.itemInput(x, i)
+	if err != nil {
+		return nil, err
 	}
+	c.inputText = text
 	if f.mapRun {
 		c.silent = true
 		c.vars = &scope{}
@@ -290,6 +315,37 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 	}
 	c.next, c.nextInput = c.machine.StartAt, in
 	return c, nil
+}
+
+// itemInput is the input of item i of a Map state: the item, shaped by
+// the ItemSelector when the state has one (then text is its JSON text).
+func (f *frame) itemInput(x *Execution, i int) (in any, text string, err error) {
+	s := f.state
+	in = f.items[i]
+	jsel := s.JSONata != nil && s.JSONata.ItemSelector != nil
+	if s.ItemSelector == nil && !jsel {
+		return in, "", nil
+	}
+	item := jsonvalue.NewObject(2)
+	item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
+	item.Set("Value", f.items[i])
+	mapCtx := jsonvalue.NewObject(1)
+	mapCtx.Set("Item", item)
+	if jsel {
+		in, err = s.JSONata.ItemSelector.Eval(x.jenv(f, mapCtx, "", nil), "ItemSelector")
+	} else {
+		env := x.env(f, mapCtx)
+		env.Input = f.effInput
+		in, err = s.ItemSelector.Eval(env)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	text, ok := x.textLimit(in, x.Opts.PayloadLimit)
+	if !ok {
+		return nil, "", dataLimit(s)
+	}
+	return in, text, nil
 }
 
 // childDone records the end of child c.
@@ -338,16 +394,7 @@ func (f *frame) childDone(x *Execution, c *frame) {
 // tolerates reports whether the Map's failures so far are within its
 // tolerated failure count and percentage.
 func (f *frame) tolerates() bool {
-	if f.tolCount < 0 && f.tolPercent < 0 {
-		return false
-	}
-	if f.tolCount >= 0 && int64(f.failed) <= f.tolCount {
-		return true
-	}
-	if f.tolPercent >= 0 && len(f.items) > 0 && float64(f.failed)*100/float64(len(f.items)) <= f.tolPercent {
-		return true
-	}
-	return false
+	return (f.tolCount >= 0 || f.tolPercent >= 0) && !f.exceedsTolerance(f.failed, len(f.items))
 }
 
 // childrenDone completes a Parallel or Map state whose children all ended.

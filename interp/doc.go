@@ -50,6 +50,16 @@
 // variables as they were before the state; both kinds share the exit,
 // Retry and Catch machinery.
 //
+// # Inspection
+//
+// The TestState operation runs one state on this interpreter: under an
+// Inspection (inspect.go) an Inspector is told what each step of the data
+// flow produced (after InputPath, Parameters or Arguments, the result,
+// after ResultSelector and ResultPath, a Map's items and counts), which
+// retrier or catcher handled a failure and how the state exited, and it
+// stands for the branches and iterations of Parallel and Map states. The
+// context object, the variables and the retries already made are given.
+//
 // # Stopping
 //
 // When a Parallel branch or Map iteration fails, or the execution is

@@ -30,6 +30,8 @@ type Driver struct {
 	// MaxSteps bounds the number of steps (0: no bound), a guard against
 	// workflows that loop forever.
 	MaxSteps int
+	// Halt, when set, is asked after each step whether to stop there.
+	Halt func() bool
 }
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
@@ -61,7 +63,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 	}
 	take(evs, cmds)
 	for steps := 0; x.Status == stepwisetype.StatusRunning; steps++ {
-		if d.MaxSteps > 0 && steps >= d.MaxSteps {
+		if (d.MaxSteps > 0 && steps >= d.MaxSteps) || (d.Halt != nil && d.Halt()) {
 			break
 		}
 		var ev Event

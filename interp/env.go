@@ -57,8 +57,20 @@ func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 	}
 }
 
-// contextObject builds the context object ("$$") for frame f's state.
-func (x *Execution) contextObject(f *frame, mapCtx *jsonvalue.Object) *jsonvalue.Object {
+// contextObject builds the context object ("$$") for frame f's state: an
+// Inspection's, if it gives one, with mapCtx as its Map member.
+func (x *Execution) contextObject(f *frame, mapCtx *jsonvalue.Object) any {
+	if in := x.Opts.Inspect; in != nil && in.Context != nil {
+		if mapCtx == nil {
+			return in.Context
+		}
+		c := jsonvalue.NewObject(5)
+		if obj, ok := in.Context.(*jsonvalue.Object); ok {
+			c = obj.Clone()
+		}
+		c.Set("Map", mapCtx)
+		return c
+	}
 	if x.ctxExecution == nil {
 		e := jsonvalue.NewObject(6)
 		e.Set("Id", x.Info.ExecutionArn)

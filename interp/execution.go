@@ -55,6 +55,9 @@ type Options struct {
 	// nil to go on; otherwise the step is cut short where it is: see
 	// Interruption.
 	Interrupt func() *Interruption
+	// Inspect, when set, runs the execution as the TestState operation
+	// runs one state: see Inspection.
+	Inspect *Inspection
 }
 
 // Interruption is why a step is cut short in the middle of an evaluation.
@@ -259,6 +262,11 @@ func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds
 		},
 	})
 	x.root = &frame{machine: x.Machine, kind: rootFrame, vars: &scope{}}
+	if in := x.Opts.Inspect; in != nil {
+		for k, v := range in.Variables.All() {
+			x.varBytes += x.root.vars.set(k, v, len(x.text(v)))
+		}
+	}
 	if t := x.Machine.TimeoutSeconds; t != nil && *t > 0 {
 		x.timeoutID = x.newID("execution-timeout")
 		x.waiting[x.timeoutID] = x.root

@@ -112,6 +112,13 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	} else {
 		f.retries = nil
 	}
+	if in := x.Opts.Inspect; in != nil && in.RetriesMade > 0 && x.nextEventID == 2 {
+		// The first state, retried before the inspection began.
+		f.retryCount = int(in.RetriesMade)
+		for i := range f.retries {
+			f.retries[i] = in.RetriesMade
+		}
+	}
 	text := f.inputText
 	if text == "" {
 		text = x.text(input)
@@ -172,6 +179,7 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 			return
 		}
 	}
+	f.note(x, AfterResultSelector, result)
 	assigned, err := f.assign(x, s.Assign, result)
 	if err != nil {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
@@ -179,6 +187,7 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 	}
 	out, err := dataflow.Merge(s.ResultPath, f.rawInput, result)
 	if err == nil {
+		f.note(x, AfterResultPath, out)
 		out, err = dataflow.Select(s.OutputPath, out, env)
 	}
 	if err != nil {
@@ -226,6 +235,9 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 			x.varBytes += f.vars.set(k, v, len(d.AssignedVariables[k]))
 		}
 		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
+	}
+	if ins := x.inspector(); ins != nil {
+		ins.Exit(s, text, assigned, next)
 	}
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
 	f.transition(x, next, out)

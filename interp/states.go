@@ -28,14 +28,18 @@ func (f *frame) exec(x *Execution) {
 		return
 	}
 	f.effInput = eff
+	f.note(x, AfterInputPath, eff)
 	switch s.Type {
 	case asl.TypePass:
 		result := eff
 		if s.HasResult {
 			result = s.Result
+			f.note(x, Result, result)
 		} else if result, err = dataflow.Template(s.Parameters, eff, env); err != nil {
 			f.stateFailed(x, asFailure(err, s, f.enteredID))
 			return
+		} else {
+			f.note(x, AfterParameters, result)
 		}
 		f.exit(x, result, false)
 	case asl.TypeSucceed:
@@ -333,6 +337,7 @@ func (f *frame) taskRequest(x *Execution, env *jsonpath.Env) (params any, timeou
 				return
 			}
 		}
+		f.note(x, AfterArguments, params)
 		if timeout, hasTimeout, err = jsonataInt(s.Timeout, j.Timeout, "TimeoutSeconds", 1, jenv); err != nil {
 			return
 		}
@@ -345,6 +350,7 @@ func (f *frame) taskRequest(x *Execution, env *jsonpath.Env) (params any, timeou
 			return
 		}
 	}
+	f.note(x, AfterParameters, params)
 	if timeout, hasTimeout, err = intField(&IntFieldSpec{s.Timeout, "TimeoutSecondsPath"}, env); err != nil {
 		return
 	}
@@ -467,6 +473,7 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
 		}})
 	}
+	f.note(x, Result, ev.Output)
 	if len(out) > x.Opts.PayloadLimit {
 		f.stateFailed(x, dataLimit(s))
 		return
@@ -517,19 +524,31 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 		f.finishFailure(x, fl)
 		return
 	}
-	if i := f.retrier(fl); i >= 0 {
+	i, left := f.matchRetrier(fl)
+	if i >= 0 && !left {
+		if ins := x.inspector(); ins != nil {
+			ins.Retry(s, fl, i, 0, false)
+		}
+	}
+	if i >= 0 && left {
 		r := s.Retry[i]
 		delay := backoff(r, f.retries[i], x.Info.ExecutionArn, s.Name, f.retryCount)
 		f.retries[i]++
 		f.retryCount++
+		if ins := x.inspector(); ins != nil {
+			ins.Retry(s, fl, i, delay, true)
+		}
 		id := x.newID("retry")
 		f.block(x, waitRetry, id)
 		x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: id, At: x.now.Add(delay)})
 		return
 	}
-	for _, c := range s.Catch {
+	for i, c := range s.Catch {
 		if !errorMatches(c.ErrorEquals, fl.Name) {
 			continue
+		}
+		if ins := x.inspector(); ins != nil {
+			ins.Catch(s, fl, i)
 		}
 		errOut := errorOutput(fl)
 		var assigned *jsonvalue.Object
@@ -559,18 +578,24 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 // first retrier whose ErrorEquals matches decides, and retries while it has
 // attempts left.
 func (f *frame) retrier(fl *stepwisetype.Failure) int {
+	if i, left := f.matchRetrier(fl); left {
+		return i
+	}
+	return -1
+}
+
+// matchRetrier returns the index of the first retrier whose ErrorEquals
+// matches fl (-1 for none), and whether it has attempts left.
+func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
 	if fl.Name == stepwisetype.ErrorRuntime {
-		return -1
+		return -1, false
 	}
 	for i, r := range f.state.Retry {
 		if errorMatches(r.ErrorEquals, fl.Name) {
-			if f.retries[i] < r.MaxAttempts {
-				return i
-			}
-			return -1
+			return i, f.retries[i] < r.MaxAttempts
 		}
 	}
-	return -1
+	return -1, false
 }
 
 // finishFailure ends the frame with a failure, writing the EvaluationFailed

@@ -20,32 +20,57 @@ const SingleStateName = "StateName"
 // made relative to the state. With stateName the definition is a whole
 // machine and the named state may be at any depth (inside a Parallel
 // branch or a Map's item processor).
-func loadState(definition string, stateName *string) (*asl.State, error) {
+//
+// The state runs as the first state of a machine of its own: the machine
+// of a single state, or one made of the named state and a stand-in
+// terminal state for each state it can move to.
+func loadState(definition string, stateName *string) (*asl.StateMachine, *asl.State, error) {
 	if stateName != nil {
 		sm, diags := asl.Parse([]byte(definition))
 		if sm == nil {
-			return nil, errInvalidDefinition(diags)
+			return nil, nil, errInvalidDefinition(diags)
 		}
 		st := findState(sm, *stateName)
 		if st == nil {
-			return nil, errStateNotFound()
+			return nil, nil, errStateNotFound()
 		}
-		return st, nil
+		return machineOf(st), st, nil
 	}
 	v, err := jsonvalue.ParseString(definition)
 	if err != nil {
 		// Report the syntax error against the text as given.
-		return nil, errInvalidDefinition(asl.Validate([]byte(definition), asl.Options{}))
+		return nil, nil, errInvalidDefinition(asl.Validate([]byte(definition), asl.Options{}))
 	}
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
-		return nil, errInvalidDefinition(asl.Validate([]byte(definition), asl.Options{}))
+		return nil, nil, errInvalidDefinition(asl.Validate([]byte(definition), asl.Options{}))
 	}
 	sm, diags := asl.Parse(wrapState(definition, obj))
 	if sm == nil {
-		return nil, errInvalidDefinition(relocate(diags))
+		return nil, nil, errInvalidDefinition(relocate(diags))
 	}
-	return sm.States[SingleStateName], nil
+	return sm, sm.States[SingleStateName], nil
+}
+
+// machineOf makes a machine that starts at st, with a Succeed state
+// standing for each state st can move to.
+func machineOf(st *asl.State) *asl.StateMachine {
+	sm := &asl.StateMachine{StartAt: st.Name, States: map[string]*asl.State{st.Name: st}, Order: []string{st.Name}}
+	add := func(name string) {
+		if _, ok := sm.States[name]; name != "" && !ok {
+			sm.States[name] = &asl.State{Name: name, Type: asl.TypeSucceed, End: true}
+			sm.Order = append(sm.Order, name)
+		}
+	}
+	add(st.Next)
+	add(st.Default)
+	for _, c := range st.Choices {
+		add(c.Next)
+	}
+	for _, c := range st.Catch {
+		add(c.Next)
+	}
+	return sm
 }
 
 // wrapState makes a one-state machine of a state definition: the state

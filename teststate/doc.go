@@ -29,13 +29,14 @@
 //
 // # The run
 //
-// A state runs as the interpreter runs it (package interp's Choice rules,
-// error matching and back-off; package dataflow's paths and templates),
-// with three differences: a Task calls nothing (its mock stands for the
-// call; without a mock Config.Invoke is asked, or the request refused),
-// a Map or Parallel runs no iterations or branches (the mocked result
-// stands for theirs), and a Wait state does not wait. The outcome is a
-// status:
+// The state runs on the interpreter (package interp), as the first state
+// of a machine of its own, under an interp.Inspection: the package has no
+// state semantics of its own. What differs from an execution is what the
+// Inspection gives: a Task calls nothing (its mock stands for the call;
+// without a mock Config.Invoke is asked, or the request refused), a Map
+// or Parallel runs no iterations or branches (the mocked result stands for
+// theirs), a Wait state's time passes at once, and the context object and
+// variables are the request's. The outcome is a status:
 //
 //	             ┌──► SUCCEEDED     output, nextState (unless End)
 //	run state ───┤
@@ -62,17 +63,10 @@
 // handled an error, and variables the variables after the state. INFO
 // reports none of it.
 //
-// A JSONata state runs with the interpreter's JSONata semantics (package
-// interp): its expressions read $states.input (the raw input),
-// $states.context (the request's context object or the default one, with
-// Map.Item for ItemSelector), the variables, and $states.result or
-// $states.errorOutput where the state has them; Assign and Output both
-// read the variables the test started with; a catcher's Output defaults to
-// the error output; failed evaluations are States.QueryEvaluationError,
-// which Retry and Catch see. AWS reports less for them: the input, a
-// Task's afterArguments and result, a Map's afterItemSelector (when it has
-// one), maxConcurrency and tolerated failures, errorDetails and variables.
-// A Parallel state's Arguments are evaluated but not reported.
+// A JSONata state runs with the interpreter's JSONata semantics; AWS
+// reports less for it: the input, a Task's afterArguments and result, a
+// Map's afterItemSelector (when it has one), maxConcurrency and tolerated
+// failures, errorDetails and variables.
 //
 // Mocked results of service integrations are checked against the API
 // output shapes of package apishape.

@@ -101,6 +101,7 @@ func (r *Runner) TestState(ctx context.Context, in *service.TestStateInput) (*se
 // test is a checked request, ready to run.
 type test struct {
 	in       *service.TestStateInput
+	machine  *asl.StateMachine // the state and a stand-in for each state it moves to
 	state    *asl.State
 	res      resource // the Task state's resource
 	input    any      // the raw state input
@@ -110,6 +111,9 @@ type test struct {
 	inspect  bool // DEBUG or TRACE
 	retries  int64
 	failures *int // stateConfiguration.mapIterationFailureCount
+	// readerItems are the items of a Map state's ItemReader
+	// (stateConfiguration.mapItemReaderData); nil when not given.
+	readerItems []any
 }
 
 // mock is a checked mock: a result or a failure.
@@ -121,11 +125,11 @@ type mock struct {
 // prepare checks a request, in the order AWS checks it, and parses its
 // JSON texts.
 func (r *Runner) prepare(in *service.TestStateInput) (*test, error) {
-	st, err := loadState(in.Definition, in.StateName)
+	sm, st, err := loadState(in.Definition, in.StateName)
 	if err != nil {
 		return nil, err
 	}
-	t := &test{in: in, state: st, inspect: in.InspectionLevel == "DEBUG" || in.InspectionLevel == "TRACE"}
+	t := &test{in: in, machine: sm, state: st, inspect: in.InspectionLevel == "DEBUG" || in.InspectionLevel == "TRACE"}
 	if st.Type == asl.TypeTask {
 		t.res = parseResource(st.Resource)
 	}
@@ -144,6 +148,10 @@ func (r *Runner) prepare(in *service.TestStateInput) (*test, error) {
 		t.retries = int64(*conf.RetrierRetryCount)
 	}
 	t.failures = conf.MapIterationFailureCount
+	if conf.MapItemReaderData != nil {
+		v, _ := jsonvalue.ParseString(*conf.MapItemReaderData)
+		t.readerItems, _ = v.([]any)
+	}
 
 	inputText := "{}"
 	if in.Input != nil {
