@@ -71,9 +71,9 @@ type parser struct {
 	// names maps every state name seen so far, at any depth, to its
 	// location: names are unique in the whole machine.
 	names map[string]string
-	// dupStates counts, by location, the extra times a state name is
-	// written in one States object (the JSON parser keeps one of them).
-	dupStates map[string]int
+	// dupStates counts, by States object, the extra times a state name is
+	// written in it (the JSON parser keeps one of them).
+	dupStates map[*jsonvalue.Object]map[string]int
 }
 
 func (p *parser) add(d Diagnostic) { p.c.add(d) }
@@ -84,7 +84,13 @@ func parse(definition []byte, opts Options) (*StateMachine, []Diagnostic) {
 		c.add(errNotAnObjectDefinition())
 		return nil, c.diags
 	}
-	v, err := jsonvalue.Parse(definition)
+	dups := make(map[*jsonvalue.Object]map[string]int)
+	v, err := jsonvalue.ParseWith(definition, jsonvalue.Options{OnDuplicate: func(o *jsonvalue.Object, name string) {
+		if dups[o] == nil {
+			dups[o] = make(map[string]int)
+		}
+		dups[o][name]++
+	}})
 	if err != nil {
 		c.add(jsonSyntaxDiagnostic(definition, err))
 		return nil, c.diags
@@ -98,7 +104,7 @@ func parse(definition []byte, opts Options) (*StateMachine, []Diagnostic) {
 		c:         c,
 		express:   opts.Type == TypeExpress,
 		names:     make(map[string]string),
-		dupStates: duplicateStates(definition),
+		dupStates: dups,
 	}
 	sm := p.machine(root, "", machineTop)
 	p.compileJSONata(sm, "")
@@ -209,7 +215,7 @@ func (p *parser) machine(obj *jsonvalue.Object, loc string, kind machineKind) *S
 			} else {
 				p.names[name] = sloc
 			}
-			for range p.dupStates[sloc] {
+			for range p.dupStates[states][name] {
 				p.add(errDuplicateState(sloc, name))
 			}
 			st := p.state(name, v, sloc)

@@ -57,32 +57,6 @@ func TestScanBodyUnpairedSurrogates(t *testing.T) {
 	}
 }
 
-func TestUnquoteKeeping(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		raw  string
-		want string
-		kept bool
-	}{
-		{`"abc"`, "abc", false},
-		{`"a\"b\\c\/d\b\f\n\r\t"`, "a\"b\\c/d\b\f\n\r\t", false},
-		{`"\u00e9\ud83d\ude00é"`, "é😀é", false},
-		{`"a\ud800"`, "a\xed\xa0\x80", true},
-		{`"\uDBFF!"`, "\xed\xaf\xbf!", true},
-		{`"\udc00\ud83d\ude00"`, "\xed\xb0\x80😀", true},
-		{`"\ud800\ud800"`, "\xed\xa0\x80\xed\xa0\x80", true},
-		{`"\\ud800"`, `\ud800`, false},
-		{`null`, "", false},
-		{`12`, "", false},
-	} {
-		got, kept := unquoteKeeping([]byte(tt.raw))
-		require.Equal(t, tt.kept, kept, tt.raw)
-		if kept {
-			require.Equal(t, tt.want, got, tt.raw)
-		}
-	}
-}
-
 func TestWireText(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

@@ -3,10 +3,13 @@ package awsjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"stepwise/jsonvalue"
 )
 
 // Unpaired surrogates
@@ -22,72 +25,30 @@ import (
 // text (an execution's input) is that text's own and stays as it is.
 // Errors write such a name back with the escape it came with (wireText).
 
-// scanBody reports whether body is valid UTF-8, starts with an object and
-// nests at most maxDepth deep (counting brackets outside strings; the
-// syntax is left to encoding/json), and whether a string in it escapes an
-// unpaired surrogate.
+// scanBody reports whether body is one JSON object of valid UTF-8 nested
+// at most maxDepth deep, and whether a string in it escapes an unpaired
+// surrogate.
 func scanBody(body []byte) (plain, unpaired bool) {
-	body = bytes.TrimLeft(body, " \t\r\n")
-	if len(body) == 0 || body[0] != '{' || !utf8.Valid(body) {
+	s := jsonvalue.NewScanner(body)
+	s.SetMaxDepth(maxDepth)
+	t, err := s.Next()
+	if err != nil || t.Kind != jsonvalue.BeginObject {
 		return false, false
 	}
-	depth, inString := 0, false
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case inString:
-			switch c {
-			case '\\':
-				if r, ok := escapedRune(body[i:]); ok && utf16.IsSurrogate(r) {
-					if r2, ok := escapedRune(body[i+6:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
-						i += 6 // the pair
-					} else {
-						unpaired = true
-					}
-				}
-				i++
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxDepth {
-				return false, unpaired
-			}
-		case c == '}' || c == ']':
-			depth--
+	for {
+		t, err := s.Next()
+		if err != nil {
+			return errors.Is(err, io.EOF), unpaired
 		}
+		unpaired = unpaired || t.Unpaired
 	}
-	return true, unpaired
-}
-
-// escapedRune reads the \uXXXX escape b starts with.
-func escapedRune(b []byte) (rune, bool) {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // keepNames decodes again, keeping unpaired surrogates, the top-level
 // members of body that hold names (tagged `awsjson:"name"`) in in, a
 // pointer to the struct body was decoded into. As encoding/json does, a
 // member matches its field's name in any case, and the last of the same
-// name wins.
+// name wins. body is valid JSON.
 func keepNames(body []byte, in any) {
 	v := reflect.ValueOf(in)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -97,7 +58,8 @@ func keepNames(body []byte, in any) {
 	type nameField struct {
 		key   string
 		index int
-		raw   json.RawMessage
+		value string
+		kept  bool
 	}
 	var fields []nameField
 	for i, f := range reflect.VisibleFields(v.Type()) {
@@ -110,89 +72,44 @@ func keepNames(body []byte, in any) {
 	if len(fields) == 0 {
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	s := jsonvalue.NewScanner(body)
+	s.SetMaxDepth(maxDepth)
+	if t, err := s.Next(); err != nil || t.Kind != jsonvalue.BeginObject {
 		return
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return
+	for {
+		t, err := s.Next()
+		if err != nil || t.Kind != jsonvalue.NameToken {
+			break
 		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		key := s.Text(t)
+		if t, err = s.Next(); err != nil {
 			return
 		}
 		for i := range fields {
 			if strings.EqualFold(key, fields[i].key) {
-				fields[i].raw = raw
+				fields[i].kept = t.Kind == jsonvalue.StringToken && t.Unpaired
+				if fields[i].kept {
+					fields[i].value = s.TextWTF8(t)
+				}
 			}
+		}
+		if err := s.Skip(t); err != nil {
+			return
 		}
 	}
 	for _, f := range fields {
-		s, kept := unquoteKeeping(f.raw)
-		if !kept {
+		if !f.kept {
 			continue
 		}
 		fv := v.Field(f.index)
 		switch {
 		case fv.Kind() == reflect.String:
-			fv.SetString(s)
+			fv.SetString(f.value)
 		case fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.String && !fv.IsNil():
-			fv.Elem().SetString(s)
+			fv.Elem().SetString(f.value)
 		}
 	}
-}
-
-// unquoteKeeping decodes the JSON string raw, writing an unpaired
-// surrogate in WTF-8 form; kept reports whether there was one.
-func unquoteKeeping(raw []byte) (s string, kept bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	raw = raw[1 : len(raw)-1]
-	b := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' || i+1 == len(raw) {
-			b = append(b, c)
-			continue
-		}
-		if r, ok := escapedRune(raw[i:]); ok {
-			i += 5
-			if utf16.IsSurrogate(r) {
-				if r2, ok := escapedRune(raw[i+1:]); ok {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						b = utf8.AppendRune(b, dec)
-						i += 6
-						continue
-					}
-				}
-				b = append(b, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
-				kept = true
-				continue
-			}
-			b = utf8.AppendRune(b, r)
-			continue
-		}
-		i++
-		switch raw[i] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		default: // " \ /
-			b = append(b, raw[i])
-		}
-	}
-	return string(b), kept
 }
 
 // wireText is text written to a client. Where it holds a surrogate in

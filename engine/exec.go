@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -313,7 +311,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	var buf []byte
 	for i, he := range events {
 		start := len(buf)
-		buf = appendEvent(buf, he)
+		buf = he.AppendJSON(buf)
 		evRows[i] = &store.Event{ExecutionArn: l.arn, ID: he.ID, Type: he.Type, Timestamp: he.Timestamp, Body: buf[start:len(buf):len(buf)]}
 	}
 	// Tasks are not stored: the replay log determines them (see fill).
@@ -333,12 +331,12 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	var input *store.Input
 	marks := x.Marks()
 	if ev != nil {
-		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEvent(ev, marks)}
+		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEntry(ev, marks)}
 		if ev.Kind == interp.TimerFired {
 			delTimers = append(delTimers, ev.ID)
 		}
 	} else if len(marks) > 0 {
-		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEvent(&interp.Event{}, marks)}
+		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEntry(&interp.Event{}, marks)}
 	}
 	if x.Status != stepwisetype.StatusRunning {
 		for id := range l.timers {
@@ -681,101 +679,4 @@ func (p *pendingTasks) track(x *interp.Execution, ev *interp.Event, cmds []inter
 		clear(p.tasks)
 		p.order = p.order[:0]
 	}
-}
-
-// eventJSON is an entry of the replay log: an outside event (kind 0 for
-// a start's entry), and the evaluations its step cut short.
-type eventJSON struct {
-	Kind   interp.EventKind `json:"kind"`
-	ID     string           `json:"id,omitempty"`
-	Output *string          `json:"output,omitempty"` // JSON text
-	Error  string           `json:"error,omitempty"`
-	Cause  string           `json:"cause,omitempty"`
-	Worker string           `json:"worker,omitempty"` // TaskStarted of an activity
-	Marks  []markJSON       `json:"marks,omitempty"`
-}
-
-// markJSON is an interp.Mark in the replay log.
-type markJSON struct {
-	Eval  int    `json:"eval"`
-	Steps int64  `json:"steps"`
-	Stop  bool   `json:"stop,omitempty"`
-	Error string `json:"error,omitempty"`
-	Cause string `json:"cause,omitempty"`
-}
-
-// encodeEvent writes the eventJSON of ev and marks by hand (the members in
-// the struct's order, empty ones left out) for decodeEntry.
-func encodeEvent(ev *interp.Event, marks []interp.Mark) []byte {
-	var out string
-	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
-	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
-	if withOutput {
-		out = jsonvalue.String(ev.Output)
-		n += len(out) + len(out)/8
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"kind":`...)
-	b = strconv.AppendInt(b, int64(ev.Kind), 10)
-	if ev.ID != "" {
-		b = append(b, `,"id":`...)
-		b = jsonvalue.AppendString(b, ev.ID)
-	}
-	if withOutput {
-		b = append(b, `,"output":`...)
-		b = jsonvalue.AppendString(b, out)
-	}
-	if ev.Error != "" {
-		b = append(b, `,"error":`...)
-		b = jsonvalue.AppendString(b, ev.Error)
-	}
-	if ev.Cause != "" {
-		b = append(b, `,"cause":`...)
-		b = jsonvalue.AppendString(b, ev.Cause)
-	}
-	if ev.WorkerName != "" {
-		b = append(b, `,"worker":`...)
-		b = jsonvalue.AppendString(b, ev.WorkerName)
-	}
-	if len(marks) > 0 {
-		ms := make([]markJSON, len(marks))
-		for i, m := range marks {
-			ms[i] = markJSON(m)
-		}
-		text, _ := json.Marshal(ms) // plain members: cannot fail
-		b = append(b, `,"marks":`...)
-		b = append(b, text...)
-	}
-	return append(b, '}')
-}
-
-// decodeEntry reads an entry of the replay log.
-func decodeEntry(b []byte) (interp.Event, []interp.Mark, error) {
-	var j eventJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return interp.Event{}, nil, err
-	}
-	var marks []interp.Mark
-	for _, m := range j.Marks {
-		marks = append(marks, interp.Mark(m))
-	}
-	ev, err := j.event()
-	return ev, marks, err
-}
-
-func decodeEvent(b []byte) (interp.Event, error) {
-	ev, _, err := decodeEntry(b)
-	return ev, err
-}
-
-func (j *eventJSON) event() (interp.Event, error) {
-	ev := interp.Event{Kind: j.Kind, ID: j.ID, Error: j.Error, Cause: j.Cause, WorkerName: j.Worker}
-	if j.Output != nil {
-		v, err := jsonvalue.ParseString(*j.Output)
-		if err != nil {
-			return interp.Event{}, err
-		}
-		ev.Output = v
-	}
-	return ev, nil
 }

@@ -1,6 +1,7 @@
 // Package jsonvalue is the JSON value model shared by every layer of
 // Stepwise: an ordered object type, numbers that keep their literal form, a
-// strict parser with a nesting limit, a compact encoder, and semantic
+// strict parser with a nesting limit built on the one JSON scanner (whose
+// errors say what was wrong and where), a compact encoder, and semantic
 // equality.
 //
 // # Values

@@ -1,4 +1,5 @@
 // Package stepwisetype holds the types every layer of Stepwise shares:
 // ASL error names, the failure value raised inside a workflow, execution
-// statuses and history event types. It imports only the standard library.
+// statuses and history event types, and the JSON of a history event. It
+// imports only the standard library.
 package stepwisetype

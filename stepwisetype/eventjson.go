@@ -1,27 +1,25 @@
-package engine
+package stepwisetype
 
 import (
 	"encoding/json"
 	"slices"
 	"strconv"
-
-	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"unicode/utf8"
 )
 
-// appendEvent appends the JSON of a history event, as GetExecutionHistory
-// returns it, to dst. It is what every committed step stores for each of
-// its events, so the events most steps write (state entered and exited,
+// AppendJSON appends the JSON of the event, as GetExecutionHistory returns
+// it, to dst. It is what every committed step stores for each of its
+// events, so the events most steps write (state entered and exited,
 // execution started and succeeded, activity scheduled, started and
-// succeeded) are written by hand; the rest go
-// through encoding/json. The output equals json.Marshal(e).
-func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
+// succeeded) are written by hand; the rest go through encoding/json. The
+// output is json.Marshal(e)'s.
+func (e *HistoryEvent) AppendJSON(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, `{"timestamp":`...)
 	ms := e.Timestamp.UnixMilli()
 	dst = strconv.AppendFloat(dst, float64(ms)/1000, 'f', -1, 64)
 	dst = append(dst, `,"type":`...)
-	dst = jsonvalue.AppendString(dst, string(e.Type))
+	dst = appendString(dst, string(e.Type))
 	dst = append(dst, `,"id":`...)
 	dst = strconv.AppendInt(dst, e.ID, 10)
 	dst = append(dst, `,"previousEventId":`...)
@@ -30,17 +28,17 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 	case e.StateEnteredEventDetails != nil:
 		d := e.StateEnteredEventDetails
 		dst = append(dst, `,"stateEnteredEventDetails":{"name":`...)
-		dst = jsonvalue.AppendString(dst, d.Name)
+		dst = appendString(dst, d.Name)
 		dst = append(dst, `,"input":`...)
-		dst = jsonvalue.AppendString(dst, d.Input)
+		dst = appendString(dst, d.Input)
 		dst = appendDataDetails(dst, `,"inputDetails":`, d.InputDetails)
 		return append(dst, "}}"...)
 	case e.StateExitedEventDetails != nil:
 		d := e.StateExitedEventDetails
 		dst = append(dst, `,"stateExitedEventDetails":{"name":`...)
-		dst = jsonvalue.AppendString(dst, d.Name)
+		dst = appendString(dst, d.Name)
 		dst = append(dst, `,"output":`...)
-		dst = jsonvalue.AppendString(dst, d.Output)
+		dst = appendString(dst, d.Output)
 		dst = appendDataDetails(dst, `,"outputDetails":`, d.OutputDetails)
 		if len(d.AssignedVariables) > 0 {
 			dst = append(dst, `,"assignedVariables":{`...)
@@ -53,9 +51,9 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = jsonvalue.AppendString(dst, k)
+				dst = appendString(dst, k)
 				dst = append(dst, ':')
-				dst = jsonvalue.AppendString(dst, d.AssignedVariables[k])
+				dst = appendString(dst, d.AssignedVariables[k])
 			}
 			dst = append(dst, '}')
 		}
@@ -66,25 +64,25 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 	case e.ExecutionStartedEventDetails != nil:
 		d := e.ExecutionStartedEventDetails
 		dst = append(dst, `,"executionStartedEventDetails":{"input":`...)
-		dst = jsonvalue.AppendString(dst, d.Input)
+		dst = appendString(dst, d.Input)
 		dst = appendDataDetails(dst, `,"inputDetails":`, d.InputDetails)
 		if d.RoleArn != "" {
 			dst = append(dst, `,"roleArn":`...)
-			dst = jsonvalue.AppendString(dst, d.RoleArn)
+			dst = appendString(dst, d.RoleArn)
 		}
 		return append(dst, "}}"...)
 	case e.ExecutionSucceededEventDetails != nil:
 		d := e.ExecutionSucceededEventDetails
 		dst = append(dst, `,"executionSucceededEventDetails":{"output":`...)
-		dst = jsonvalue.AppendString(dst, d.Output)
+		dst = appendString(dst, d.Output)
 		dst = appendDataDetails(dst, `,"outputDetails":`, d.OutputDetails)
 		return append(dst, "}}"...)
 	case e.ActivityScheduledEventDetails != nil:
 		d := e.ActivityScheduledEventDetails
 		dst = append(dst, `,"activityScheduledEventDetails":{"resource":`...)
-		dst = jsonvalue.AppendString(dst, d.Resource)
+		dst = appendString(dst, d.Resource)
 		dst = append(dst, `,"input":`...)
-		dst = jsonvalue.AppendString(dst, d.Input)
+		dst = appendString(dst, d.Input)
 		dst = appendDataDetails(dst, `,"inputDetails":`, d.InputDetails)
 		if d.TimeoutInSeconds != nil {
 			dst = append(dst, `,"timeoutInSeconds":`...)
@@ -99,13 +97,13 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 		dst = append(dst, `,"activityStartedEventDetails":{`...)
 		if w := e.ActivityStartedEventDetails.WorkerName; w != "" {
 			dst = append(dst, `"workerName":`...)
-			dst = jsonvalue.AppendString(dst, w)
+			dst = appendString(dst, w)
 		}
 		return append(dst, "}}"...)
 	case e.ActivitySucceededEventDetails != nil:
 		d := e.ActivitySucceededEventDetails
 		dst = append(dst, `,"activitySucceededEventDetails":{"output":`...)
-		dst = jsonvalue.AppendString(dst, d.Output)
+		dst = appendString(dst, d.Output)
 		dst = appendDataDetails(dst, `,"outputDetails":`, d.OutputDetails)
 		return append(dst, "}}"...)
 	}
@@ -114,10 +112,63 @@ func appendEvent(dst []byte, e *stepwisetype.HistoryEvent) []byte {
 	return append(dst[:start], b...)
 }
 
-func appendDataDetails(dst []byte, key string, d stepwisetype.DataDetails) []byte {
+func appendDataDetails(dst []byte, key string, d DataDetails) []byte {
 	dst = append(dst, key...)
 	if d.Truncated {
 		return append(dst, `{"truncated":true}`...)
 	}
 	return append(dst, `{"truncated":false}`...)
+}
+
+// appendString appends s as a JSON string the way encoding/json writes
+// it: HTML characters and the line and paragraph separators escaped, and
+// invalid UTF-8 as U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+)
+
+// The replay log
+//
+// Each committed step stores one entry of its execution's replay log: the
+// outside event the step consumed (kind 0 for a start's entry) and the
+// evaluations it cut short (interp.Mark). Replaying the entries in order
+// rebuilds the execution as it was. An entry is a JSON object:
+//
+//	{"kind":3,"id":"t1","output":"{\"a\":1}","error":"E","cause":"C",
+//	 "worker":"w","marks":[{"eval":2,"steps":5120,"stop":true,"error":"E","cause":"C"}]}
+//
+// with the empty members left out. A task's output is its JSON text, as a
+// string.
+
+// encodeEntry writes the replay log entry of ev and marks.
+func encodeEntry(ev *interp.Event, marks []interp.Mark) []byte {
+	var out string
+	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
+	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
+	if withOutput {
+		out = jsonvalue.String(ev.Output)
+		n += len(out) + len(out)/8
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"kind":`...)
+	b = strconv.AppendInt(b, int64(ev.Kind), 10)
+	b = appendMember(b, "id", ev.ID)
+	if withOutput {
+		b = append(b, `,"output":`...)
+		b = jsonvalue.AppendString(b, out)
+	}
+	b = appendMember(b, "error", ev.Error)
+	b = appendMember(b, "cause", ev.Cause)
+	b = appendMember(b, "worker", ev.WorkerName)
+	if len(marks) > 0 {
+		b = append(b, `,"marks":[`...)
+		for i, m := range marks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"eval":`...)
+			b = strconv.AppendInt(b, int64(m.Eval), 10)
+			b = append(b, `,"steps":`...)
+			b = strconv.AppendInt(b, m.Steps, 10)
+			if m.Stop {
+				b = append(b, `,"stop":true`...)
+			}
+			b = appendMember(b, "error", m.Error)
+			b = appendMember(b, "cause", m.Cause)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendMember appends the string member name: s, unless s is empty.
+func appendMember(b []byte, name, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return jsonvalue.AppendString(b, s)
+}
+
+// decodeEntry reads an entry of the replay log.
+func decodeEntry(b []byte) (interp.Event, []interp.Mark, error) {
+	v, err := jsonvalue.Parse(b)
+	if err != nil {
+		return interp.Event{}, nil, err
+	}
+	e := entryReader{}
+	o := e.object(v)
+	ev := interp.Event{
+		Kind:       interp.EventKind(e.int(o, "kind")),
+		ID:         e.string(o, "id"),
+		Error:      e.string(o, "error"),
+		Cause:      e.string(o, "cause"),
+		WorkerName: e.string(o, "worker"),
+	}
+	if o.Has("output") {
+		if text := e.string(o, "output"); e.err == nil {
+			ev.Output, e.err = jsonvalue.ParseString(text)
+		}
+	}
+	var marks []interp.Mark
+	if ms, ok := o.Get("marks"); ok {
+		list, isList := ms.([]any)
+		if !isList {
+			e.fail("marks", ms)
+		}
+		for _, mv := range list {
+			m := e.object(mv)
+			marks = append(marks, interp.Mark{
+				Eval:  int(e.int(m, "eval")),
+				Steps: e.int(m, "steps"),
+				Stop:  e.bool(m, "stop"),
+				Error: e.string(m, "error"),
+				Cause: e.string(m, "cause"),
+			})
+		}
+	}
+	if e.err != nil {
+		return interp.Event{}, nil, e.err
+	}
+	return ev, marks, nil
+}
+
+func decodeEvent(b []byte) (interp.Event, error) {
+	ev, _, err := decodeEntry(b)
+	return ev, err
+}
+
+// entryReader reads the members of an entry, keeping the first error.
+type entryReader struct{ err error }
+
+func (e *entryReader) fail(name string, v any) {
+	switch {
+	case e.err != nil:
+	case name == "":
+		e.err = fmt.Errorf("replay log entry: %s, not an object", jsonvalue.TypeName(v))
+	default:
+		e.err = fmt.Errorf("replay log entry: member %q is %s", name, jsonvalue.TypeName(v))
+	}
+}
+
+func (e *entryReader) object(v any) *jsonvalue.Object {
+	o, ok := v.(*jsonvalue.Object)
+	if !ok {
+		e.fail("", v)
+		return jsonvalue.NewObject(0)
+	}
+	return o
+}
+
+func (e *entryReader) string(o *jsonvalue.Object, name string) string {
+	v, ok := o.Get(name)
+	if !ok {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		e.fail(name, v)
+	}
+	return s
+}
+
+func (e *entryReader) int(o *jsonvalue.Object, name string) int64 {
+	v, ok := o.Get(name)
+	if !ok {
+		return 0
+	}
+	n, isNumber := v.(jsonvalue.Number)
+	i, isInt := n.Int64()
+	if !isNumber || !isInt {
+		e.fail(name, v)
+	}
+	return i
+}
+
+func (e *entryReader) bool(o *jsonvalue.Object, name string) bool {
+	v, ok := o.Get(name)
+	if !ok {
+		return false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		e.fail(name, v)
+	}
+	return b
+}
