@@ -2,12 +2,14 @@ package asl
 
 import (
 	"stepwise/asl/payload"
+	"stepwise/jsonvalue"
 )
 
 // JSONataFields are the compiled JSONata fields of a state (or of a Catch
 // or Choice rule): nil members are absent.
 type JSONataFields struct {
 	Arguments    *payload.JSONata
+	Credentials  *payload.JSONata // the RoleArn of Credentials
 	Output       *payload.JSONata
 	Assign       *payload.JSONata
 	Items        *payload.JSONata
@@ -52,6 +54,10 @@ func (p *parser) compileJSONata(sm *StateMachine, loc string) {
 			return p.jsonataValue(v, sloc+"/"+field)
 		}
 		j.Arguments = c(st.Arguments, st.Arguments != nil, "Arguments")
+		if creds, ok := st.Credentials.(*jsonvalue.Object); ok {
+			role, _ := creds.Get("RoleArn")
+			j.Credentials = c(role, true, "Credentials/RoleArn")
+		}
 		j.Output = c(st.Output, st.HasOutput, "Output")
 		j.Assign = c(st.AssignRaw, st.AssignRaw != nil, "Assign")
 		j.Items = c(st.Items, st.Items != nil, "Items")

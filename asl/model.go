@@ -93,10 +93,13 @@ type State struct {
 	HasResult bool
 
 	// Task.
-	Resource    string
-	Timeout     *IntField // TimeoutSeconds / TimeoutSecondsPath
-	Heartbeat   *IntField // HeartbeatSeconds / HeartbeatSecondsPath
-	Credentials any
+	Resource  string
+	Timeout   *IntField // TimeoutSeconds / TimeoutSecondsPath
+	Heartbeat *IntField // HeartbeatSeconds / HeartbeatSecondsPath
+	// Credentials is the raw Credentials object; CredentialsTemplate its
+	// compiled JSONPath form (JSONata: JSONataFields.Credentials).
+	Credentials         any
+	CredentialsTemplate *payload.Template
 
 	// Task, Parallel, Map.
 	Retry []*Retrier

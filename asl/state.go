@@ -231,9 +231,7 @@ func (p *parser) stateField(st *State, key string, v any, loc string, lang Query
 	case "HeartbeatSecondsPath":
 		st.Heartbeat = p.pathIntField(v, floc, key)
 	case "Credentials":
-		if _, ok := p.object(v, floc); ok {
-			st.Credentials = v
-		}
+		p.credentials(st, v, floc, lang)
 	case "Retry":
 		st.Retry = p.retry(v, floc)
 	case "Catch":
@@ -301,6 +299,40 @@ func (p *parser) stateField(st *State, key string, v any, loc string, lang Query
 
 	default:
 		p.mapField(st, key, v, floc, lang)
+	}
+}
+
+// credentials reads a Task's Credentials: an object with the role to
+// assume, RoleArn (a string; in JSONata it may be an expression) or, in
+// JSONPath, RoleArn.$ (a path or an intrinsic function call).
+func (p *parser) credentials(st *State, v any, loc string, lang QueryLanguage) {
+	obj, ok := p.object(v, loc)
+	if !ok {
+		return
+	}
+	before := len(p.c.diags)
+	for key, fv := range obj.All() {
+		switch {
+		case key == "RoleArn":
+			if s, ok := p.str(fv, loc+"/"+key); ok && s == "" {
+				p.add(errEmpty(loc+"/"+key, key))
+			}
+		case key == "RoleArn.$" && lang == JSONPath:
+		case key == "RoleArn.$":
+			p.add(errWrongLanguage(loc, lang, key))
+		default:
+			p.add(errNotSupported(loc, key))
+		}
+	}
+	if !obj.Has("RoleArn") && !obj.Has("RoleArn.$") {
+		p.add(errRequired(loc, "RoleArn"))
+	}
+	if len(p.c.diags) > before {
+		return
+	}
+	st.Credentials = v
+	if lang == JSONPath {
+		st.CredentialsTemplate = p.template(v, loc, "Credentials")
 	}
 }
 

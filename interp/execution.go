@@ -186,6 +186,8 @@ type TaskRequest struct {
 	TimeoutSeconds   int64 // 0: none
 	HeartbeatSeconds int64 // 0: none
 	RetryCount       int
+	// RoleArn is the role the task's Credentials name ("" for none).
+	RoleArn string
 }
 
 // EventKind says what happened in the outside world.

@@ -277,6 +277,11 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		f.stateFailed(x, asFailure(err, s, f.enteredID))
 		return
 	}
+	role, err := f.taskRole(x, env)
+	if err != nil {
+		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		return
+	}
 	paramsText, ok := x.textLimit(params, x.Opts.PayloadLimit)
 	if !ok {
 		f.stateFailed(x, dataLimit(s))
@@ -296,15 +301,19 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		}})
 	} else {
 		resType, res := splitResource(s.Resource)
+		var creds *stepwisetype.TaskCredentials
+		if role != "" {
+			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+		}
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: &stepwisetype.TaskScheduledEventDetails{
 			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: paramsText,
-			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
+			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr, TaskCredentials: creds,
 		}})
 	}
 	f.block(x, waitTask, id)
 	x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: &TaskRequest{
 		StateName: s.Name, Resource: s.Resource, Parameters: params, Token: f.token,
-		TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat, RetryCount: f.retryCount,
+		TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat, RetryCount: f.retryCount, RoleArn: role,
 	}})
 	if hasTimeout && timeout > 0 {
 		f.timeoutID = x.newID("task-timeout")
@@ -356,6 +365,42 @@ func (f *frame) taskRequest(x *Execution, env *jsonpath.Env) (params any, timeou
 	}
 	heartbeat, hasHeartbeat, err = intField(&IntFieldSpec{s.Heartbeat, "HeartbeatSecondsPath"}, env)
 	return
+}
+
+// taskRole works out the role a task's Credentials name, from the same
+// input as its parameters: "" when it has none.
+func (f *frame) taskRole(x *Execution, env *jsonpath.Env) (string, error) {
+	s := f.state
+	var v any
+	if env == nil {
+		t := s.JSONata.Credentials
+		if t == nil {
+			return "", nil
+		}
+		var err error
+		if v, err = t.Eval(x.jenv(f, nil, "", nil), "RoleArn"); err != nil {
+			return "", err
+		}
+		if role, ok := v.(string); ok {
+			return role, nil
+		}
+		return "", unexpectedType(t, "RoleArn", "string", v)
+	}
+	if s.CredentialsTemplate == nil {
+		return "", nil
+	}
+	creds, err := s.CredentialsTemplate.Eval(env)
+	if err != nil {
+		return "", err
+	}
+	if o, ok := creds.(*jsonvalue.Object); ok {
+		v, _ = o.Get("RoleArn")
+	}
+	if role, ok := v.(string); ok {
+		return role, nil
+	}
+	return "", stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		"The value for the field 'RoleArn' must be a string, but was %s: %s", jsonTypeName(v), jsonvalue.String(v))
 }
 
 // armHeartbeat (re)starts the task's heartbeat timer.

@@ -206,6 +206,13 @@ type TaskScheduledEventDetails struct {
 	Parameters         string `json:"parameters"`
 	TimeoutInSeconds   *int64 `json:"timeoutInSeconds,omitempty"`
 	HeartbeatInSeconds *int64 `json:"heartbeatInSeconds,omitempty"`
+	// TaskCredentials is the role a Task's Credentials name.
+	TaskCredentials *TaskCredentials `json:"taskCredentials,omitempty"`
+}
+
+// TaskCredentials names the role Step Functions assumes for a task.
+type TaskCredentials struct {
+	RoleArn string `json:"roleArn"`
 }
 
 // TaskEventDetails is the detail of TaskStarted, TaskSucceeded, TaskFailed
