@@ -51,3 +51,44 @@ func TestValidateCredentials(t *testing.T) {
 		})
 	}
 }
+
+// A resource in Step Functions' own namespace must be an integration AWS
+// offers: an optimized integration's action with a pattern it supports, or
+// an AWS SDK integration.
+func TestValidateIntegrationResources(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		resource string
+		ok       bool
+	}{
+		{"arn:aws:states:::lambda:invoke", true},
+		{"arn:aws:states:::lambda:invoke.waitForTaskToken", true},
+		{"arn:aws:states:::dynamodb:getItem", true},
+		{"arn:aws:states:::dynamodb:deleteItem", true},
+		{"arn:aws:states:::states:startExecution.sync:2", true},
+		{"arn:aws:states:::ecs:runTask.sync", true},
+		{"arn:aws:states:::events:putEvents.waitForTaskToken", true},
+		{"arn:aws-cn:states:::sqs:sendMessage", true},
+		{"arn:aws:states:::aws-sdk:dynamodb:query", true},
+		{"arn:aws:states:::aws-sdk:s3:listBuckets.waitForTaskToken", true},
+		{"arn:aws:states:us-east-1:111111111111:activity:work", true},
+		{"arn:aws:lambda:us-east-1:111111111111:function:f", true},
+		{"arn:aws:states:::dynamodb:query", false},
+		{"arn:aws:states:::dynamodb:getItem.waitForTaskToken", false},
+		{"arn:aws:states:::sns:publish.sync", false},
+		{"arn:aws:states:::lambda:invoke.sync", false},
+		{"arn:aws:states:::sqs:receiveMessage", false},
+		{"arn:aws:states:::states:startExecution.sync:3", false},
+		{"arn:aws:states:::nosuchservice:doIt", false},
+		{"arn:aws:states:::aws-sdk:s3:getObject.sync", false},
+		{"arn:aws:states:::aws-sdk:s3", false},
+	} {
+		def := `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "` + tt.resource + `", "End": true}}}`
+		got := asl.Validate([]byte(def), asl.Options{})
+		if tt.ok {
+			require.Empty(t, got, tt.resource)
+			continue
+		}
+		require.Equal(t, []asl.Diagnostic{schemaDiag("The resource provided "+tt.resource+" is not recognized. The value is not a valid resource ARN, or the resource is not available in this region.", "/States/A/Resource")}, got, tt.resource)
+	}
+}

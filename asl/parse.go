@@ -475,6 +475,10 @@ func (p *parser) checkResource(resource, loc string) {
 		p.add(errResource(loc, resource))
 		return
 	}
+	if rest, ok := integrationResource(resource); ok && !knownIntegration(rest) {
+		p.add(errResource(loc, resource))
+		return
+	}
 	if !p.express {
 		return
 	}

@@ -160,7 +160,7 @@ func percentField(fld *asl.IntField, env *jsonpath.Env, jenv *payload.JSONataEnv
 	n, ok := numberValue(v)
 	if !ok {
 		return 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
-			"The ToleratedFailurePercentagePath field refers to value %q which is not a valid number: %s", scalarText(v), path)
+			"The ToleratedFailurePercentagePath field refers to value %q which is not a valid float: %s", scalarText(v), path)
 	}
 	p := n.Float64()
 	if p < 0 || p > 100 {
@@ -225,6 +225,9 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 		}
 	}
 	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
+	if err == nil && mc < 0 {
+		err = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
+	}
 	return arr, mc, err
 }
 

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -144,7 +145,11 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 	case s.SecondsPath != nil:
 		v, err := s.SecondsPath.Eval(env)
 		if err != nil {
-			f.stateFailed(x, asFailure(dataflow.InvalidPath(s.SecondsPath, err), s, f.enteredID))
+			var fl *stepwisetype.Failure
+			if !errors.As(err, &fl) {
+				fl = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The SecondsPath parameter does not reference an input value: %s", s.SecondsPath)
+			}
+			f.stateFailed(x, asFailure(fl, s, f.enteredID))
 			return
 		}
 		n, ok := v.(jsonvalue.Number)
