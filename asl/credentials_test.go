@@ -92,3 +92,11 @@ func TestValidateIntegrationResources(t *testing.T) {
 		require.Equal(t, []asl.Diagnostic{schemaDiag("The resource provided "+tt.resource+" is not recognized. The value is not a valid resource ARN, or the resource is not available in this region.", "/States/A/Resource")}, got, tt.resource)
 	}
 }
+
+func TestValidateExpressRefusesActivities(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:us-east-1:111111111111:activity:work", "End": true}}}`
+	require.Empty(t, asl.Validate([]byte(def), asl.Options{}))
+	require.Equal(t, []asl.Diagnostic{schemaDiag("Express state machine does not support Activity ARN", "/States/A/Resource")},
+		asl.Validate([]byte(def), asl.Options{Type: asl.TypeExpress}))
+}

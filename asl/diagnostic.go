@@ -180,6 +180,11 @@ func errExpress(loc, pattern string) Diagnostic {
 	return schemaError(loc, "Express state machine does not support '%s' service integration ", pattern)
 }
 
+// errExpressActivity: an activity in an EXPRESS machine (AWS).
+func errExpressActivity(loc string) Diagnostic {
+	return schemaError(loc, "Express state machine does not support Activity ARN")
+}
+
 // errPayloadExpr: a ".$" value that is neither a path nor an intrinsic
 // function call (AWS). Also used for ErrorPath and CausePath.
 func errPayloadExpr(loc, field string) Diagnostic {

@@ -111,3 +111,10 @@ func integrationResource(resource string) (string, bool) {
 	}
 	return parts[5], true
 }
+
+// isActivityArn reports whether resource is an activity's ARN:
+// arn:<partition>:states:<region>:<account>:activity:<name>.
+func isActivityArn(resource string) bool {
+	parts := strings.SplitN(resource, ":", 7)
+	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
+}

@@ -483,6 +483,8 @@ func (p *parser) checkResource(resource, loc string) {
 		return
 	}
 	switch {
+	case isActivityArn(resource):
+		p.add(errExpressActivity(loc))
 	case strings.HasSuffix(resource, ".sync") || strings.HasSuffix(resource, ".sync:2"):
 		p.add(errExpress(loc, ".sync"))
 	case strings.HasSuffix(resource, ".waitForTaskToken"):

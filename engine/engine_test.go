@@ -228,7 +228,7 @@ func TestStop(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, stepwisetype.StatusAborted, stopped.Status)
 	require.Equal(t, "operator said so", *stopped.Cause)
-	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateAborted", "ExecutionAborted"}, b.history(t, row.Arn))
+	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "ExecutionAborted"}, b.history(t, row.Arn))
 	timers, err := b.drv.Executor().TimerListForExecution(context.Background(), row.Arn)
 	require.NoError(t, err)
 	require.Empty(t, timers, "the stopped execution's timers are gone")

@@ -114,7 +114,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
 	require.Equal(t, "Halt", b.x.Failure.Name)
 	require.Equal(t, []string{"TaskSucceeded", "TaskStateExited", "ParallelStateEntered", "ParallelStateStarted",
-		"PassStateEntered", "ParallelStateAborted", "ExecutionAborted"}, b.types()[4:], "the pass was entered, and stopped in its evaluation")
+		"PassStateEntered", "ExecutionAborted"}, b.types()[4:], "the pass was entered, and stopped in its evaluation")
 	marks := b.x.Marks()
 	require.Equal(t, []interp.Mark{{Eval: marks[0].Eval, Steps: 50 * budget.CheckEvery, Stop: true, Error: "Halt", Cause: "asked to"}}, marks)
 

@@ -62,8 +62,10 @@
 //
 // # Stopping
 //
-// When a Parallel branch or Map iteration fails, or the execution is
-// stopped, the frames still running are cancelled: their tasks and timers
-// are cancelled and each state still in progress writes its aborted event
-// (TaskStateAborted, WaitStateAborted, MapIterationAborted, ...).
+// When a Parallel branch or Map iteration fails, the frames still running
+// beside it are cancelled: their tasks and timers are cancelled and each
+// state still in progress writes its aborted event (TaskStateAborted,
+// WaitStateAborted, MapIterationAborted, ...). A stopped execution cancels
+// everything too, but as AWS records it writes only ExecutionAborted,
+// linked to no event.
 package interp

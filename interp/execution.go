@@ -568,7 +568,9 @@ func (x *Execution) timeOut() {
 func (x *Execution) abort(errName, cause string) {
 	x.Status = stepwisetype.StatusAborted
 	x.Failure = &stepwisetype.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
-	x.root.cancel(x, true)
+	// AWS writes no aborted event for the states a stop interrupts, and
+	// links ExecutionAborted to no event.
+	x.root.cancel(x, false)
 	d := &stepwisetype.FailureEventDetails{}
 	if errName != "" {
 		d.Error = ptr(errName)
@@ -576,7 +578,7 @@ func (x *Execution) abort(errName, cause string) {
 	if cause != "" {
 		d.Cause = ptr(cause)
 	}
-	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{Type: stepwisetype.EventExecutionAborted, ExecutionAbortedEventDetails: d})
+	x.emitLinked(nil, stepwisetype.HistoryEvent{Type: stepwisetype.EventExecutionAborted, ExecutionAbortedEventDetails: d})
 	x.finish()
 }
 

@@ -251,7 +251,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 // progress writes its aborted event (TaskStateAborted, WaitStateAborted,
 // ParallelStateAborted, MapStateAborted), innermost first, when report is
 // set: for a Parallel branch or Map iteration stopped because a sibling
-// failed, and for a stopped execution.
+// failed (a stopped execution writes none).
 func (f *frame) cancel(x *Execution, report bool) {
 	if f.done || f.aborted {
 		return
