@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 const activityArn = "arn:aws:states:us-east-1:123456789012:activity:work"
@@ -136,6 +137,36 @@ func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 }
 
+// A Task of an activity that does not exist fails its state before
+// anything is scheduled, as AWS fails it; a replay after a restart, and a
+// redrive once the activity exists, keep that history as it was.
+func TestTaskOfMissingActivity(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	const gone = "arn:aws:states:us-east-1:123456789012:activity:gone"
+	sm, m := b.machine(t, "gone", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+gone+`", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	require.Equal(t, stepwisetype.ErrorRuntime, *failed.Error)
+	require.Equal(t, "An error occurred while executing the state 'A' (entered at the event id #2). The activity "+gone+" does not exist.", *failed.Cause)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ExecutionFailed"}, b.history(t, row.Arn))
+
+	_, err := b.drv.Executor().ActivityInsert(context.Background(), &store.Activity{Arn: gone, Name: "gone", CreatedAt: time.Now()})
+	require.NoError(t, err)
+	b.close()
+	b.open(t, 1)
+	_, err = b.engine.RedriveExecution(context.Background(), row.Arn)
+	require.NoError(t, err)
+	task := mustPoll(t, b, gone)
+	require.NotNil(t, task, "the redriven task is scheduled now that the activity exists")
+	b.close()
+	b.open(t, 1) // the replay fails the first run as it failed, then redrives it
+	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ExecutionFailed", "ExecutionRedriven",
+		"TaskStateEntered", "ActivityScheduled", "ActivityStarted", "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
+}
+
 func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
 	t.Parallel()
 	// Time skips, but not while the activity task waits for a worker: the
@@ -143,6 +174,7 @@ func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
 	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
 	b.config = func(c *Config) { c.TimeSkip = true }
 	b.open(t, 1)
+	createActivity(t, b.drv)
 	sm, m := b.machine(t, "par", `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
 		{"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}},
 		{"StartAt": "Later", "States": {"Later": {"Type": "Wait", "Seconds": 1, "Next": "Boom"}, "Boom": {"Type": "Fail", "Error": "Boom"}}}]}}}`)

@@ -63,6 +63,7 @@ func setupTime(t *testing.T, mode timeMode, now func() time.Time) *testBundle {
 	require.NoError(t, e.Start(ctx))
 	b.drv, b.engine = drv, e
 	t.Cleanup(func() { b.close() })
+	createActivity(t, drv)
 	return b
 }
 

@@ -305,7 +305,16 @@ func (e *Engine) options() interp.Options {
 	return interp.Options{
 		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token,
 		Limits: e.cfg.EvalLimits, Clock: e.cfg.EvalClock, Interrupt: e.interruptHalting,
+		ActivityExists: e.activityExists,
 	}
+}
+
+// activityExists reports whether an activity exists. A store that cannot
+// answer counts as yes: the step then fails to commit, or the task waits
+// for a worker as usual.
+func (e *Engine) activityExists(arn string) bool {
+	_, err := e.store.Executor().ActivityGet(context.Background(), arn)
+	return !errors.Is(err, store.ErrNotFound)
 }
 
 // abandon is the interruption of a step the engine does not commit.

@@ -94,7 +94,15 @@ func setup(t testing.TB, scale float64) *testBundle {
 	t.Helper()
 	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
 	b.open(t, scale)
+	createActivity(t, b.drv)
 	return b
+}
+
+// createActivity creates the activity the tests' Task states name.
+func createActivity(t testing.TB, drv store.Driver) {
+	t.Helper()
+	_, err := drv.Executor().ActivityInsert(context.Background(), &store.Activity{Arn: activityArn, Name: "work", CreatedAt: time.Now()})
+	require.NoError(t, err)
 }
 
 func (b *testBundle) open(t testing.TB, scale float64) {

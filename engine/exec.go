@@ -329,14 +329,14 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	// short; a start has no event, and an entry of its own (seq 0) only
 	// when it cut an evaluation short.
 	var input *store.Input
-	marks := x.Marks()
+	en := stepEntry(x, ev)
 	if ev != nil {
-		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEntry(ev, marks)}
+		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEntry(en)}
 		if ev.Kind == interp.TimerFired {
 			delTimers = append(delTimers, ev.ID)
 		}
-	} else if len(marks) > 0 {
-		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEntry(&interp.Event{}, marks)}
+	} else if len(en.Marks) > 0 || len(en.Missing) > 0 {
+		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEntry(en)}
 	}
 	if x.Status != stepwisetype.StatusRunning {
 		for id := range l.timers {
@@ -545,8 +545,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	}
 	// The replay runs without a clock: the evaluations that ran out of
 	// time, or that a stop cut short, end where the log says they did.
+	// The activities found missing are those the log names.
 	opts := e.options()
-	opts.Clock = nil
+	opts.Clock, opts.ActivityExists = nil, nil
 	x := interp.New(m, e.info(row), input, opts)
 	x.InputText = row.Input
 	inputs, err := ex.InputList(ctx, l.arn)
@@ -554,11 +555,11 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		return err
 	}
 	if len(inputs) > 0 && inputs[0].Seq == 0 {
-		_, marks, err := decodeEntry(inputs[0].Body)
+		en, err := decodeEntry(inputs[0].Body)
 		if err != nil {
 			return fmt.Errorf("execution %s: replay log entry 0: %w", l.arn, err)
 		}
-		x.ReplayMarks(marks)
+		en.replay(x)
 		inputs = inputs[1:]
 	}
 	// The tasks without a result are those the replayed steps ran and
@@ -572,11 +573,12 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	held := map[string]bool{}      // activity tasks started: true while a worker holds one, false once released
 	submitted := map[string]bool{} // callbacks whose request was made: not made again
 	for _, in := range inputs {
-		ev, marks, err := decodeEntry(in.Body)
+		en, err := decodeEntry(in.Body)
 		if err != nil {
 			return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
 		}
-		x.ReplayMarks(marks)
+		en.replay(x)
+		ev := en.Event
 		switch ev.Kind {
 		case interp.TaskStarted:
 			held[ev.ID] = true

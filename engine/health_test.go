@@ -82,6 +82,7 @@ func setupFailing(t *testing.T, logs *syncBuffer, scale float64) (*testBundle, *
 	require.NoError(t, err)
 	require.NoError(t, e.Start(ctx))
 	t.Cleanup(func() { e.Stop(); inner.Close() })
+	createActivity(t, inner)
 	return &testBundle{path: path, drv: inner, engine: e, tasks: tasks}, drv
 }
 

@@ -11,18 +11,44 @@ import (
 // The replay log
 //
 // Each committed step stores one entry of its execution's replay log: the
-// outside event the step consumed (kind 0 for a start's entry) and the
-// evaluations it cut short (interp.Mark). Replaying the entries in order
-// rebuilds the execution as it was. An entry is a JSON object:
+// outside event the step consumed (kind 0 for a start's entry), the
+// evaluations it cut short (interp.Mark) and the activities it found
+// missing. Replaying the entries in order rebuilds the execution as it
+// was. An entry is a JSON object:
 //
 //	{"kind":3,"id":"t1","output":"{\"a\":1}","error":"E","cause":"C",
-//	 "worker":"w","marks":[{"eval":2,"steps":5120,"stop":true,"error":"E","cause":"C"}]}
+//	 "worker":"w","marks":[{"eval":2,"steps":5120,"stop":true,"error":"E","cause":"C"}],
+//	 "missing":["arn:aws:states:us-east-1:123456789012:activity:gone"]}
 //
 // with the empty members left out. A task's output is its JSON text, as a
 // string.
 
-// encodeEntry writes the replay log entry of ev and marks.
-func encodeEntry(ev *interp.Event, marks []interp.Mark) []byte {
+// entry is one entry of the replay log.
+type entry struct {
+	Event   interp.Event
+	Marks   []interp.Mark
+	Missing []string // activities found missing
+}
+
+// stepEntry is the replay log entry of the step x just made, on event ev
+// (nil for the start).
+func stepEntry(x *interp.Execution, ev *interp.Event) *entry {
+	e := &entry{Marks: x.Marks(), Missing: x.MissingActivities()}
+	if ev != nil {
+		e.Event = *ev
+	}
+	return e
+}
+
+// replay makes x's next step answer as the step of this entry did.
+func (e *entry) replay(x *interp.Execution) {
+	x.ReplayMarks(e.Marks)
+	x.ReplayMissingActivities(e.Missing)
+}
+
+// encodeEntry writes a replay log entry.
+func encodeEntry(e *entry) []byte {
+	ev, marks := &e.Event, e.Marks
 	var out string
 	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
 	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
@@ -60,6 +86,16 @@ func encodeEntry(ev *interp.Event, marks []interp.Mark) []byte {
 		}
 		b = append(b, ']')
 	}
+	if len(e.Missing) > 0 {
+		b = append(b, `,"missing":[`...)
+		for i, arn := range e.Missing {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonvalue.AppendString(b, arn)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 
@@ -75,10 +111,10 @@ func appendMember(b []byte, name, s string) []byte {
 }
 
 // decodeEntry reads an entry of the replay log.
-func decodeEntry(b []byte) (interp.Event, []interp.Mark, error) {
+func decodeEntry(b []byte) (*entry, error) {
 	v, err := jsonvalue.Parse(b)
 	if err != nil {
-		return interp.Event{}, nil, err
+		return nil, err
 	}
 	e := entryReader{}
 	o := e.object(v)
@@ -111,15 +147,32 @@ func decodeEntry(b []byte) (interp.Event, []interp.Mark, error) {
 			})
 		}
 	}
-	if e.err != nil {
-		return interp.Event{}, nil, e.err
+	var missing []string
+	if ms, ok := o.Get("missing"); ok {
+		list, isList := ms.([]any)
+		if !isList {
+			e.fail("missing", ms)
+		}
+		for _, a := range list {
+			s, ok := a.(string)
+			if !ok {
+				e.fail("missing", a)
+			}
+			missing = append(missing, s)
+		}
 	}
-	return ev, marks, nil
+	if e.err != nil {
+		return nil, e.err
+	}
+	return &entry{Event: ev, Marks: marks, Missing: missing}, nil
 }
 
 func decodeEvent(b []byte) (interp.Event, error) {
-	ev, _, err := decodeEntry(b)
-	return ev, err
+	en, err := decodeEntry(b)
+	if err != nil {
+		return interp.Event{}, err
+	}
+	return en.Event, nil
 }
 
 // entryReader reads the members of an entry, keeping the first error.

@@ -39,7 +39,7 @@ func TestReplayLogEntryRoundTrips(t *testing.T) {
 		{Kind: interp.Redrive},
 		{Kind: interp.TaskStarted, ID: "t5", WorkerName: "worker \"7\""},
 	} {
-		b := encodeEntry(&ev, nil)
+		b := encodeEntry(&entry{Event: ev})
 		j := entryJSON{Kind: ev.Kind, ID: ev.ID, Error: ev.Error, Cause: ev.Cause, Worker: ev.WorkerName}
 		if ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted {
 			s := jsonvalue.String(ev.Output)
@@ -73,15 +73,28 @@ func TestReplayLogEntryMarks(t *testing.T) {
 	t.Parallel()
 	marks := []interp.Mark{{Eval: 2, Steps: 5120}, {Eval: 0, Steps: 1024, Stop: true, Error: "E\"", Cause: "c\n"}}
 	for _, ev := range []interp.Event{{Kind: interp.TimerFired, ID: "w"}, {}} {
-		back, got, err := decodeEntry(encodeEntry(&ev, marks))
+		back, err := decodeEntry(encodeEntry(&entry{Event: ev, Marks: marks}))
 		require.NoError(t, err)
-		require.Equal(t, ev.Kind, back.Kind)
-		require.Equal(t, ev.ID, back.ID)
-		require.Equal(t, marks, got)
+		require.Equal(t, ev.Kind, back.Event.Kind)
+		require.Equal(t, ev.ID, back.Event.ID)
+		require.Equal(t, marks, back.Marks)
 	}
-	_, got, err := decodeEntry(encodeEntry(&interp.Event{Kind: interp.Redrive}, nil))
+	back, err := decodeEntry(encodeEntry(&entry{Event: interp.Event{Kind: interp.Redrive}}))
 	require.NoError(t, err)
-	require.Empty(t, got)
+	require.Empty(t, back.Marks)
+	require.Empty(t, back.Missing)
+}
+
+// TestReplayLogEntryMissingActivities checks that the activities a step
+// found missing come back from the replay log.
+func TestReplayLogEntryMissingActivities(t *testing.T) {
+	t.Parallel()
+	missing := []string{"arn:aws:states:us-east-1:123456789012:activity:gone", "arn:x\"y"}
+	back, err := decodeEntry(encodeEntry(&entry{Missing: missing}))
+	require.NoError(t, err)
+	require.Equal(t, missing, back.Missing)
+	_, err = decodeEntry([]byte(`{"kind":0,"missing":[1]}`))
+	require.ErrorContains(t, err, `member "missing" is number`)
 }
 
 func TestReplayLogEntryErrors(t *testing.T) {
@@ -94,7 +107,7 @@ func TestReplayLogEntryErrors(t *testing.T) {
 		{`{"kind":0,"marks":[{"eval":1.5,"steps":1}]}`, `member "eval" is number`},
 		{`{"kind":0,"marks":{}}`, `member "marks" is object`},
 	} {
-		_, _, err := decodeEntry([]byte(tt.in))
+		_, err := decodeEntry([]byte(tt.in))
 		require.ErrorContains(t, err, tt.msg, tt.in)
 	}
 }

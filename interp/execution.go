@@ -58,6 +58,14 @@ type Options struct {
 	// Inspect, when set, runs the execution as the TestState operation
 	// runs one state: see Inspection.
 	Inspect *Inspection
+	// ActivityExists reports whether an activity exists. It is asked
+	// before an activity task is scheduled: the task of an activity that
+	// does not exist fails its state (States.Runtime), as AWS fails it.
+	// Nil means every activity exists. A step reports the activities it
+	// found missing (MissingActivities) so that a replay, which runs
+	// without it, answers the same (ReplayMissingActivities) whatever was
+	// created or deleted since.
+	ActivityExists func(arn string) bool
 }
 
 // Interruption is why a step is cut short in the middle of an evaluation.
@@ -123,6 +131,8 @@ type Execution struct {
 
 	meters       []*budget.Meter // the evaluation budgets of the step, in order
 	replay       map[int]Mark    // see ReplayMarks
+	missing      []string        // activities this step found missing
+	replayGone   map[string]bool // see ReplayMissingActivities
 	poll         func() bool     // polls Opts.Interrupt for the meters
 	newMeter     func() *budget.Meter
 	meterSlab    []budget.Meter // meters are allocated from here, a block at a time
@@ -250,7 +260,7 @@ func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds
 	if x.interrupted {
 		return nil, nil, ErrInterrupted
 	}
-	defer clear(x.replay)
+	defer x.endReplay()
 	defer x.recoverInterrupt(&evs, &cmds, &err)
 	x.begin(now)
 	in := x.InputText
@@ -320,7 +330,7 @@ func (x *Execution) Step(ev Event, now time.Time) (evs []*stepwisetype.HistoryEv
 	if x.interrupted {
 		return nil, nil, ErrInterrupted
 	}
-	defer clear(x.replay)
+	defer x.endReplay()
 	defer x.recoverInterrupt(&evs, &cmds, &err)
 	if ev.Kind == Redrive {
 		if x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded {
@@ -368,6 +378,44 @@ func (x *Execution) begin(now time.Time) {
 	x.meters = x.meters[:0]
 	x.meterSource = nil // the options may have changed since the last step
 	x.interruption, x.stopped = nil, nil
+	x.missing = x.missing[:0]
+}
+
+// endReplay forgets what ReplayMarks and ReplayMissingActivities said for
+// the step that ends.
+func (x *Execution) endReplay() {
+	clear(x.replay)
+	clear(x.replayGone)
+}
+
+// MissingActivities returns the activities the last step found missing
+// (see Options.ActivityExists). A caller that replays steps passes them
+// to ReplayMissingActivities before replaying the same step.
+func (x *Execution) MissingActivities() []string { return x.missing }
+
+// ReplayMissingActivities makes the next step (Start or Step) take the
+// activities arns name as missing, as the step found them when it first
+// ran; later steps are not affected.
+func (x *Execution) ReplayMissingActivities(arns []string) {
+	if len(arns) == 0 {
+		return
+	}
+	if x.replayGone == nil {
+		x.replayGone = map[string]bool{}
+	}
+	for _, a := range arns {
+		x.replayGone[a] = true
+	}
+}
+
+// activityExists answers Options.ActivityExists for this step, noting an
+// activity found missing.
+func (x *Execution) activityExists(arn string) bool {
+	ok := !x.replayGone[arn] && (x.Opts.ActivityExists == nil || x.Opts.ActivityExists(arn))
+	if !ok {
+		x.missing = append(x.missing, arn)
+	}
+	return ok
 }
 
 // meterFunc returns x.meter as a function value, made once.

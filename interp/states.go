@@ -299,6 +299,10 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	if hasHeartbeat {
 		heartbeatPtr = ptr(heartbeat)
 	}
+	if IsActivity(s.Resource) && !x.activityExists(s.Resource) {
+		f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The activity %s does not exist.", s.Resource), s, f.enteredID))
+		return
+	}
 	f.started, f.submitted = false, false
 	if IsActivity(s.Resource) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
