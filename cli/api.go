@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/integration"
 	"stepwise/internal/defcache"
 	"stepwise/service"
 	"stepwise/store"
@@ -16,7 +18,7 @@ import (
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, log *slog.Logger) (http.Handler, error) {
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, log *slog.Logger) (http.Handler, error) {
 	svc, err := service.New(drv, eng, service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
@@ -26,9 +28,19 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	if err != nil {
 		return nil, err
 	}
-	svc.TestState = teststate.New(teststate.Config{
-		Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit,
-	}).TestState
+	tsCfg := teststate.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit}
+	if tasks != nil {
+		// A Task state tested without a mock calls its resource for real.
+		tsCfg.Invoke = func(ctx context.Context, call *teststate.Call) (any, error) {
+			if call.TimeoutSeconds > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(call.TimeoutSeconds)*time.Second)
+				defer cancel()
+			}
+			return tasks.Invoke(ctx, call.Resource, call.Parameters)
+		}
+	}
+	svc.TestState = teststate.New(tsCfg).TestState
 	mux := http.NewServeMux()
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("/", awsjson.New(svc, log))

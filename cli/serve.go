@@ -39,6 +39,8 @@ type serveCommand struct {
 	// pprofAddr, when set, is an address serving net/http/pprof, with
 	// mutex and block profiling turned on.
 	pprofAddr string
+	// functions are the --function values, NAME=COMMAND.
+	functions []string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -88,6 +90,7 @@ timeouts included.`,
 	f.DurationVar(&c.cfg.Eval.Time, "eval-time", c.cfg.Eval.Time, "longest time one evaluation may run (0: no limit)")
 	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
+	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, a shell command reading the event JSON on stdin and printing the result JSON (repeatable)")
 	f.DurationVar(&c.cfg.ReadHeaderTimeout, "read-header-timeout", c.cfg.ReadHeaderTimeout, "longest time a client may take to send a request's headers")
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
@@ -100,6 +103,13 @@ timeouts included.`,
 }
 
 func (c *serveCommand) run(ctx context.Context) error {
+	fns, err := config.ParseFunctions(c.functions)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	if fns != nil {
+		c.cfg.Integrations.Functions = fns
+	}
 	if err := c.cfg.Validate(); err != nil {
 		return &UsageError{err.Error()}
 	}
@@ -158,7 +168,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, defs, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, log)
 	if err != nil {
 		return err
 	}

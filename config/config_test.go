@@ -33,9 +33,22 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},
+		{func(s *Serve) { s.Integrations.Functions = map[string]string{"a/b": "cat"} }, "function a/b: not a Lambda function name (letters, digits, '-' and '_', at most 64)"},
+		{func(s *Serve) { s.Integrations.Functions = map[string]string{"f": " "} }, "function f: no command"},
 	} {
 		s := DefaultServe()
 		tc.change(&s)
 		require.EqualError(t, s.Validate(), tc.msg)
 	}
+}
+
+func TestParseFunctions(t *testing.T) {
+	t.Parallel()
+	fns, err := ParseFunctions([]string{"resize=python3 resize.py --width=100", "echo=cat"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"resize": "python3 resize.py --width=100", "echo": "cat"}, fns)
+	_, err = ParseFunctions([]string{"nocommand"})
+	require.EqualError(t, err, `function "nocommand": give it as NAME=COMMAND`)
+	_, err = ParseFunctions([]string{"a=x", "a=y"})
+	require.EqualError(t, err, "function a: given twice")
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Integrations configures the service integrations of Task states
@@ -17,7 +18,32 @@ type Integrations struct {
 	// Endpoints maps a service name (sqs, sns, ...) to the URL its calls
 	// go to.
 	Endpoints map[string]string
+	// Functions maps a Lambda function's name to the shell command line
+	// that runs it locally instead (--function NAME=COMMAND).
+	Functions map[string]string
 }
+
+// ParseFunctions reads --function values, NAME=COMMAND each, into a map;
+// the command is everything after the first "=".
+func ParseFunctions(specs []string) (map[string]string, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	fns := make(map[string]string, len(specs))
+	for _, spec := range specs {
+		name, cmd, ok := strings.Cut(spec, "=")
+		if !ok {
+			return nil, fmt.Errorf("function %q: give it as NAME=COMMAND", spec)
+		}
+		if _, dup := fns[name]; dup {
+			return nil, fmt.Errorf("function %s: given twice", name)
+		}
+		fns[name] = cmd
+	}
+	return fns, nil
+}
+
+var functionNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 var serviceNameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
 
@@ -39,6 +65,19 @@ func (i *Integrations) validate() error {
 		}
 		if err := checkEndpoint(i.Endpoints[s]); err != nil {
 			return fmt.Errorf("endpoint %s=%s: %w", s, i.Endpoints[s], err)
+		}
+	}
+	names := make([]string, 0, len(i.Functions))
+	for name := range i.Functions {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !functionNameRE.MatchString(name) {
+			return fmt.Errorf("function %s: not a Lambda function name (letters, digits, '-' and '_', at most 64)", name)
+		}
+		if strings.TrimSpace(i.Functions[name]) == "" {
+			return fmt.Errorf("function %s: no command", name)
 		}
 	}
 	return nil

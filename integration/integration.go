@@ -29,6 +29,14 @@ const (
 // ResourcePrefix starts every service integration ARN.
 const ResourcePrefix = "arn:aws:states:::"
 
+// FunctionResource is the resource a module registers to serve Task
+// states whose resource is a Lambda function's ARN; their requests have
+// Service FunctionService.
+const (
+	FunctionResource = "lambda:function"
+	FunctionService  = "lambda:function"
+)
+
 // Request is the work of one Task state, as an integration sees it.
 type Request struct {
 	// Resource is the Task state's resource ARN as written.
@@ -108,6 +116,11 @@ type Config struct {
 	// Self is the server's own Step Functions API, which aws-sdk:sfn
 	// calls in-process. New makes one to be set with SetSelf when nil.
 	Self *SelfAPI
+	// Functions maps a Lambda function's name to the command line that
+	// runs it locally (--function NAME=COMMAND).
+	Functions map[string]string
+	// PayloadLimit is the largest task result in bytes (0: 256 KiB).
+	PayloadLimit int
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -236,6 +249,13 @@ func ParseResource(resource string) (service, action string, pattern Pattern, ok
 	return rest[:i], rest[i+1:], pattern, true
 }
 
+// IsFunctionArn reports whether a resource is a Lambda function's ARN:
+// arn:<partition>:lambda:<region>:<account>:function:<name>[:<qualifier>].
+func IsFunctionArn(resource string) bool {
+	parts := strings.SplitN(resource, ":", 8)
+	return len(parts) >= 7 && parts[0] == "arn" && parts[2] == "lambda" && parts[5] == "function" && parts[6] != ""
+}
+
 // lookup finds the integration serving a resource (without pattern).
 func (r *Registry) lookup(base string) *entry {
 	if e, ok := r.exact[base]; ok {
@@ -254,12 +274,15 @@ func (r *Registry) lookup(base string) *entry {
 // result: the token completes the task).
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
 	service, action, pattern, ok := ParseResource(t.Request.Resource)
+	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
+	if !ok && IsFunctionArn(t.Request.Resource) {
+		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
+	}
 	if !ok {
 		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
 			"No integration is configured for the resource '%s'.", t.Request.Resource)})
 		return
 	}
-	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
 	e := r.lookup(base)
 	switch {
 	case e == nil && pattern == WaitForTaskToken:
@@ -303,6 +326,31 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 		// the service's answer in TaskSubmitted.
 		done(engine.TaskResult{Output: out, Submitted: pattern == WaitForTaskToken})
 	}()
+}
+
+// Invoke makes the call of a Task state's resource and waits for its
+// result, for the TestState operation: the result, or the task's failure
+// as a *stepwisetype.Failure. A .waitForTaskToken resource makes its call
+// and answers with what the service answered.
+func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
+	service, action, pattern, ok := ParseResource(resource)
+	base := strings.TrimSuffix(resource, string(pattern))
+	if !ok && IsFunctionArn(resource) {
+		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
+	}
+	var e *entry
+	if ok {
+		e = r.lookup(base)
+	}
+	if e == nil || (pattern != RequestResponse && !slices.Contains(e.patterns, pattern)) {
+		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			"No integration is configured for the resource '%s'.", resource)
+	}
+	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params})
+	if err != nil {
+		return nil, AsFailure(err)
+	}
+	return out, nil
 }
 
 // Cancel stops a call in flight whose result is no longer wanted.

@@ -36,8 +36,11 @@ type frame struct {
 	index   int // branch or item index
 	machine *asl.StateMachine
 	silent  bool // writes no history (distributed Map iterations)
-	vars    *scope
-	last    int64 // the last history event this frame wrote
+	// taskFailure is set while the failure being handled is one a task
+	// reported (a TaskFailed event): States.ALL catches every such failure.
+	taskFailure bool
+	vars        *scope
+	last        int64 // the last history event this frame wrote
 
 	// The state being run.
 	state     *asl.State

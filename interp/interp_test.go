@@ -117,7 +117,6 @@ func TestRetryMaxAttemptsZeroAndFirstMatchDecides(t *testing.T) {
 
 func TestStatesAllDoesNotCatchRuntimeOrDataLimit(t *testing.T) {
 	t.Parallel()
-	catchAll := `"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "C"}]`
 	b := setup(t, `{"StartAt": "T", "States": {
 		"T": {"Type": "Pass", "OutputPath": "$.missing", "Next": "C"},
 		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
@@ -125,12 +124,28 @@ func TestStatesAllDoesNotCatchRuntimeOrDataLimit(t *testing.T) {
 	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
 
 	b = setup(t, `{"StartAt": "T", "States": {
-		"T": {`+taskState+`, `+catchAll+`, "End": true},
-		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{PayloadLimit: 10})
-	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: "a string longer than ten bytes"})
+		"T": {"Type": "Pass", "Result": "a string longer than ten bytes", "End": true}}}`, `{}`, interp.Options{PayloadLimit: 10})
 	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
 	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
 	require.Equal(t, "The state/task 'T' returned a result with a size exceeding the maximum number of bytes service limit.", b.x.Failure.Cause)
+}
+
+// A task's result over the payload limit is the task's failure, named
+// after what it called, and States.ALL catches it as AWS records.
+func TestOversizedTaskResultIsACatchableTaskFailure(t *testing.T) {
+	t.Parallel()
+	catchAll := `"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "C"}]`
+	for _, tt := range []struct{ resource, name, failed string }{
+		{"arn:aws:states:::lambda:invoke", "lambda", "TaskFailed"},
+		{"arn:aws:lambda:us-east-1:123456789012:function:f", "arn:aws:lambda:us-east-1:123456789012:function:f", "LambdaFunctionFailed"},
+	} {
+		b := setup(t, `{"StartAt": "T", "States": {
+			"T": {"Type": "Task", "Resource": "`+tt.resource+`", `+catchAll+`, "End": true},
+			"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{PayloadLimit: 300})
+		b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: strings.Repeat("x", 400)})
+		require.Equal(t, `{"Error":"States.DataLimitExceeded","Cause":"The state/task '`+tt.name+`' returned a result with a size exceeding the maximum number of bytes service limit."}`, b.output(t))
+		require.Contains(t, b.types(), tt.failed)
+	}
 }
 
 func TestTaskFailedWildcardDoesNotMatchTimeout(t *testing.T) {

@@ -308,6 +308,14 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
 			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
 		}})
+	} else if IsLambdaFunction(s.Resource) {
+		var creds *stepwisetype.TaskCredentials
+		if role != "" {
+			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+		}
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionScheduled, LambdaFunctionScheduledEventDetails: &stepwisetype.LambdaFunctionScheduledEventDetails{
+			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, TaskCredentials: creds,
+		}})
 	} else {
 		resType, res := splitResource(s.Resource)
 		var creds *stepwisetype.TaskCredentials
@@ -447,6 +455,15 @@ func IsActivity(resource string) bool {
 	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
 
+// IsLambdaFunction reports whether a Task resource is a Lambda function's
+// ARN (arn:<partition>:lambda:<region>:<account>:function:<name>[:<qualifier>]),
+// whose history uses the LambdaFunction* events and whose result is the
+// function's payload.
+func IsLambdaFunction(resource string) bool {
+	parts := strings.SplitN(resource, ":", 8)
+	return len(parts) >= 7 && parts[0] == "arn" && parts[2] == "lambda" && parts[5] == "function" && parts[6] != ""
+}
+
 // taskStarted writes the running task's started event, once. An
 // activity handed out again after a release gets its heartbeat clock back.
 func (f *frame) taskStarted(x *Execution, worker string) {
@@ -462,6 +479,10 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityStarted,
 			ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: worker}})
 		f.armHeartbeat(x)
+		return
+	}
+	if IsLambdaFunction(s.Resource) {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionStarted})
 		return
 	}
 	resType, res := splitResource(s.Resource)
@@ -508,30 +529,43 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 		if ev.Cause != "" {
 			causePtr = ptr(ev.Cause)
 		}
-		if activity {
+		switch {
+		case activity:
 			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityFailed,
 				ActivityFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
-		} else {
+		case IsLambdaFunction(s.Resource):
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionFailed,
+				LambdaFunctionFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+		default:
 			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: &stepwisetype.TaskEventDetails{
 				ResourceType: resType, Resource: res, Error: errPtr, Cause: causePtr}})
 		}
+		f.taskFailure = true
 		f.stateFailed(x, fl)
+		f.taskFailure = false
 		return
 	}
 	out := jsonvalue.String(ev.Output)
-	if activity {
+	if len(out) > x.Opts.PayloadLimit {
+		// AWS records the oversized result as the task's failure, naming
+		// the task by what it called.
+		fl := taskDataLimit(s)
+		f.taskDone(x, Event{Kind: TaskFailed, ID: ev.ID, Error: fl.Name, Cause: fl.Cause})
+		return
+	}
+	switch {
+	case activity:
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivitySucceeded,
 			ActivitySucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
-	} else {
+	case IsLambdaFunction(s.Resource):
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionSucceeded,
+			LambdaFunctionSucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+	default:
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
 			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
 		}})
 	}
 	f.note(x, Result, ev.Output)
-	if len(out) > x.Opts.PayloadLimit {
-		f.stateFailed(x, dataLimit(s))
-		return
-	}
 	f.exit(x, ev.Output, true)
 }
 
@@ -541,10 +575,18 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 func (f *frame) taskTimedOut(x *Execution, name string) {
 	s := f.state
 	f.cancelWaits(x)
-	if IsActivity(s.Resource) {
+	if !IsActivity(s.Resource) {
+		// A call was made as soon as the task was scheduled: it started.
+		f.taskStarted(x, "")
+	}
+	switch {
+	case IsActivity(s.Resource):
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityTimedOut,
 			ActivityTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
-	} else {
+	case IsLambdaFunction(s.Resource):
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionTimedOut,
+			LambdaFunctionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+	default:
 		resType, res := splitResource(s.Resource)
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
 			ResourceType: resType, Resource: res, Error: ptr(name),
@@ -598,7 +640,7 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 		return
 	}
 	for i, c := range s.Catch {
-		if !errorMatches(c.ErrorEquals, fl.Name) {
+		if !errorMatches(c.ErrorEquals, fl.Name, f.taskFailure) {
 			continue
 		}
 		if ins := x.inspector(); ins != nil {
@@ -645,7 +687,7 @@ func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
 		return -1, false
 	}
 	for i, r := range f.state.Retry {
-		if errorMatches(r.ErrorEquals, fl.Name) {
+		if errorMatches(r.ErrorEquals, fl.Name, f.taskFailure) {
 			return i, f.retries[i] < r.MaxAttempts
 		}
 	}
@@ -663,6 +705,18 @@ func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
 }
 
 // dataLimit is the failure of a state whose output is too big.
+// taskDataLimit is the failure of a task whose result is over the payload
+// limit: AWS names the task by its function's ARN, or by the service of an
+// integration.
+func taskDataLimit(s *asl.State) *stepwisetype.Failure {
+	name := s.Resource
+	if !IsActivity(s.Resource) && !IsLambdaFunction(s.Resource) {
+		name, _ = splitResource(s.Resource)
+	}
+	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)
+}
+
 func dataLimit(s *asl.State) *stepwisetype.Failure {
 	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
 		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name)
@@ -694,13 +748,15 @@ func errorOutput(fl *stepwisetype.Failure) *jsonvalue.Object {
 // States.ALL matches everything but States.DataLimitExceeded and
 // States.Runtime; States.TaskFailed matches everything but States.Timeout
 // and those two.
-func errorMatches(list []string, name string) bool {
+func errorMatches(list []string, name string, taskFailure bool) bool {
 	for _, e := range list {
 		switch e {
 		case name:
 			return true
 		case stepwisetype.ErrorAll:
-			if name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime {
+			// A task's oversized result is its TaskFailed, which AWS
+			// catches with States.ALL like any task failure.
+			if taskFailure || (name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime) {
 				return true
 			}
 		case stepwisetype.ErrorTaskFailed:

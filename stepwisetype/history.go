@@ -65,7 +65,13 @@ const (
 	EventTaskFailed       EventType = "TaskFailed"
 	EventTaskTimedOut     EventType = "TaskTimedOut"
 	EventTaskStateAborted EventType = "TaskStateAborted"
-	EventWaitStateAborted EventType = "WaitStateAborted"
+
+	EventLambdaFunctionScheduled EventType = "LambdaFunctionScheduled"
+	EventLambdaFunctionStarted   EventType = "LambdaFunctionStarted"
+	EventLambdaFunctionSucceeded EventType = "LambdaFunctionSucceeded"
+	EventLambdaFunctionFailed    EventType = "LambdaFunctionFailed"
+	EventLambdaFunctionTimedOut  EventType = "LambdaFunctionTimedOut"
+	EventWaitStateAborted        EventType = "WaitStateAborted"
 )
 
 // StateEnteredType returns "<Type>StateEntered" for a state type name.
@@ -113,6 +119,11 @@ type HistoryEvent struct {
 	TaskSucceededEventDetails *TaskEventDetails          `json:"taskSucceededEventDetails,omitempty"`
 	TaskFailedEventDetails    *TaskEventDetails          `json:"taskFailedEventDetails,omitempty"`
 	TaskTimedOutEventDetails  *TaskEventDetails          `json:"taskTimedOutEventDetails,omitempty"`
+
+	LambdaFunctionScheduledEventDetails *LambdaFunctionScheduledEventDetails `json:"lambdaFunctionScheduledEventDetails,omitempty"`
+	LambdaFunctionSucceededEventDetails *OutputEventDetails                  `json:"lambdaFunctionSucceededEventDetails,omitempty"`
+	LambdaFunctionFailedEventDetails    *FailureEventDetails                 `json:"lambdaFunctionFailedEventDetails,omitempty"`
+	LambdaFunctionTimedOutEventDetails  *FailureEventDetails                 `json:"lambdaFunctionTimedOutEventDetails,omitempty"`
 }
 
 // DataDetails says whether a payload in an event was truncated.
@@ -208,6 +219,16 @@ type TaskScheduledEventDetails struct {
 	HeartbeatInSeconds *int64 `json:"heartbeatInSeconds,omitempty"`
 	// TaskCredentials is the role a Task's Credentials name.
 	TaskCredentials *TaskCredentials `json:"taskCredentials,omitempty"`
+}
+
+// LambdaFunctionScheduledEventDetails is the detail of
+// LambdaFunctionScheduled: a Task whose resource is a function's ARN.
+type LambdaFunctionScheduledEventDetails struct {
+	Resource         string           `json:"resource"`
+	Input            string           `json:"input"`
+	InputDetails     DataDetails      `json:"inputDetails"`
+	TimeoutInSeconds *int64           `json:"timeoutInSeconds,omitempty"`
+	TaskCredentials  *TaskCredentials `json:"taskCredentials,omitempty"`
 }
 
 // TaskCredentials names the role Step Functions assumes for a task.

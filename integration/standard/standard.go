@@ -8,6 +8,7 @@ import (
 	"stepwise/config"
 	"stepwise/integration"
 	// The built-in integrations register themselves.
+	_ "stepwise/integration/lambda"
 	_ "stepwise/integration/sfn"
 	_ "stepwise/integration/sns"
 	_ "stepwise/integration/sqs"
@@ -22,6 +23,7 @@ func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error
 	return integration.New(integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
+		Functions: cfg.Integrations.Functions, PayloadLimit: cfg.PayloadLimit,
 		Logger: log,
 	})
 }

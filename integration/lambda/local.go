@@ -1,0 +1,224 @@
+package lambda
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/google/uuid"
+
+	"stepwise/jsonvalue"
+)
+
+// Local functions
+//
+// "stepwise serve --function NAME=COMMAND" runs COMMAND, a shell command
+// line, for every invoke of function NAME (named by its name, a partial or
+// a full ARN, with any qualifier): the event JSON on its standard input,
+// the result JSON on its standard output. A command that exits non-zero
+// fails the invoke as a function error: a JSON object
+// {"errorType": ..., "errorMessage": ...} it printed is the error, anything
+// else is Runtime.ExitError with the end of its standard error. Output
+// that is not JSON is Runtime.MarshalError. The result and the history
+// are those of a Lambda invoke, so a workflow moves between local
+// functions and Lambda unchanged.
+//
+// Invokes run at most maxLocalRuns at a time; the task's timeout (its
+// context) kills the command and what it started; output beyond the
+// payload limit is not kept (the task then fails with
+// States.DataLimitExceeded); the last logTail bytes of standard error are
+// the invoke's log (LogType Tail), and are logged.
+
+// logTail is how much of a command's standard error is kept.
+const logTail = 4096
+
+// maxLocalRuns bounds the local invokes running at once.
+var maxLocalRuns = 4 * runtime.NumCPU()
+
+// Local is the set of local functions.
+type Local struct {
+	fns   map[string]*Function
+	limit int
+	slots chan struct{}
+}
+
+// Function is one local function.
+type Function struct {
+	Name, Command string
+	local         *Local
+}
+
+// NewLocal makes the local functions of specs (name → command line).
+// Output is kept up to payloadLimit bytes (0: 256 KiB).
+func NewLocal(specs map[string]string, payloadLimit int) (*Local, error) {
+	if payloadLimit <= 0 {
+		payloadLimit = 256 * 1024
+	}
+	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns)}
+	for name, cmd := range specs {
+		if name == "" || strings.ContainsAny(name, ": /") {
+			return nil, fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
+		}
+		if strings.TrimSpace(cmd) == "" {
+			return nil, fmt.Errorf("local function %s: no command", name)
+		}
+		l.fns[name] = &Function{Name: name, Command: cmd, local: l}
+	}
+	return l, nil
+}
+
+// Lookup returns the local function an invoke names, or nil: the name
+// alone or with a qualifier (fn, fn:prod), a partial ARN
+// (123456789012:function:fn) or a full one, with or without a qualifier.
+func (l *Local) Lookup(ident string) *Function {
+	if l == nil || len(l.fns) == 0 {
+		return nil
+	}
+	name := ident
+	if i := strings.Index(ident, "function:"); i >= 0 {
+		name = ident[i+len("function:"):]
+	}
+	name, _, _ = strings.Cut(name, ":")
+	return l.fns[name]
+}
+
+// Invoke runs the function for an Invoke request.
+func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.InvokeOutput, error) {
+	out := &lambda.InvokeOutput{ExecutedVersion: aws.String("$LATEST"), StatusCode: 200}
+	awsmiddleware.SetRequestIDMetadata(&out.ResultMetadata, uuid.NewString())
+	payload := in.Payload
+	if len(bytes.TrimSpace(payload)) == 0 {
+		payload = []byte("{}")
+	}
+	switch in.InvocationType {
+	case types.InvocationTypeDryRun:
+		out.StatusCode = 204
+		return out, nil
+	case types.InvocationTypeEvent:
+		// Accepted, and run on its own: nobody waits for its result.
+		out.StatusCode = 202
+		go func() { _, _, _ = f.run(context.WithoutCancel(ctx), payload) }()
+		return out, nil
+	}
+	stdout, stderr, err := f.run(ctx, payload)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if in.LogType == types.LogTypeTail {
+		out.LogResult = aws.String(base64.StdEncoding.EncodeToString(stderr))
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		out.FunctionError = aws.String("Unhandled")
+		out.Payload = exitPayload(stdout, stderr, exitErr)
+	case err != nil:
+		return nil, fmt.Errorf("local function %s: %w", f.Name, err)
+	case !jsonvalue.Valid(stdout) && len(stdout) <= f.local.limit:
+		out.FunctionError = aws.String("Unhandled")
+		out.Payload = errorPayload("Runtime.MarshalError", "the function's output is not JSON: "+snippet(stdout))
+	default:
+		out.Payload = stdout
+	}
+	return out, nil
+}
+
+// run runs the command with payload on its standard input, returning its
+// standard output (up to one byte over the limit) and the end of its
+// standard error.
+func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []byte, err error) {
+	select {
+	case f.local.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	defer func() { <-f.local.slots }()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
+	cmd.Stdin = bytes.NewReader(payload)
+	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name)
+	// The command and whatever it starts are one process group, killed
+	// together when the task ends first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	out := &capped{limit: f.local.limit + 1}
+	errTail := &tail{limit: logTail}
+	cmd.Stdout, cmd.Stderr = out, errTail
+	err = cmd.Run()
+	return out.buf.Bytes(), errTail.bytes(), err
+}
+
+// exitPayload is the error payload of a command that exited non-zero: the
+// error object it printed, or Runtime.ExitError.
+func exitPayload(stdout, stderr []byte, exitErr *exec.ExitError) []byte {
+	if v, err := jsonvalue.Parse(stdout); err == nil {
+		if obj, ok := v.(*jsonvalue.Object); ok && obj.Has("errorType") {
+			return stdout
+		}
+	}
+	msg := fmt.Sprintf("Runtime exited with error: %s", exitErr.ProcessState)
+	if s := strings.TrimSpace(string(stderr)); s != "" {
+		msg += ": " + snippet([]byte(s))
+	}
+	return errorPayload("Runtime.ExitError", msg)
+}
+
+func errorPayload(errorType, message string) []byte {
+	o := jsonvalue.NewObject(2)
+	o.Set("errorType", errorType)
+	o.Set("errorMessage", message)
+	return jsonvalue.Marshal(o)
+}
+
+// snippet is the start of some output, for a message.
+func snippet(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
+
+// capped keeps the first limit bytes written and discards the rest.
+type capped struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.limit - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// tail keeps the last limit bytes written.
+type tail struct {
+	buf   []byte
+	limit int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.limit; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) bytes() []byte { return t.buf }
+
+var _ io.Writer = (*capped)(nil)
