@@ -8,6 +8,8 @@ import (
 	"stepwise/config"
 	"stepwise/integration"
 	// The built-in integrations register themselves.
+	_ "stepwise/integration/dynamodb"
+	_ "stepwise/integration/events"
 	_ "stepwise/integration/lambda"
 	_ "stepwise/integration/sfn"
 	_ "stepwise/integration/sns"
