@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration"
+	"stepwise/integration/mock"
 	"stepwise/internal/defcache"
 	"stepwise/service"
 	"stepwise/store"
@@ -18,13 +20,17 @@ import (
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, log *slog.Logger) (http.Handler, error) {
-	svc, err := service.New(drv, eng, service.Config{
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, log *slog.Logger) (http.Handler, error) {
+	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
 		PayloadLimit: cfg.PayloadLimit,
 		Definitions:  defs,
-	})
+	}
+	if mocks != nil {
+		svcCfg.TestCase = mocks.HasTestCase
+	}
+	svc, err := service.New(drv, eng, svcCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +51,18 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("/", awsjson.New(svc, log))
 	return mux, nil
+}
+
+// loadMockConfig reads the mock configuration named by path, or else by
+// $SFN_MOCK_CONFIG; nil when neither names one.
+func loadMockConfig(path string) (*mock.Config, error) {
+	if path == "" {
+		path = os.Getenv(mock.EnvFile)
+	}
+	if path == "" {
+		return nil, nil
+	}
+	return mock.Load(path)
 }
 
 // healthHandler answers GET /health: 200 while the store takes the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,11 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/config"
+	"stepwise/engine"
+	"stepwise/integration"
+	"stepwise/integration/lambda"
+	"stepwise/integration/mock"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -34,6 +40,11 @@ type runCommand struct {
 	name      string
 	maxSteps  int
 
+	mockConfig   string
+	testCase     string
+	stateMachine string
+	functions    []string
+
 	payloadLimit int
 }
 
@@ -50,8 +61,12 @@ Exit status: 0 when the execution SUCCEEDED, 1 when it ended otherwise,
 
 Task states are answered from --mock, a JSON object mapping state names to
 {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or to an
-array of those used one per attempt. A Task with no mock fails with
-States.TaskFailed.`,
+array of those used one per attempt; or from --mock-config, a mock
+configuration in Step Functions Local's MockConfigFile format, with
+--test-case naming the test case (of the state machine named by
+--state-machine, by default the file's name without its extensions). A
+Lambda Task whose function --function runs locally calls it. Any other
+Task fails with States.TaskFailed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(args[0]) },
 	}
@@ -61,6 +76,10 @@ States.TaskFailed.`,
 	f.Float64Var(&c.scale, "wait-time-scale", 1, "scale of real time spent in Wait states and retry back-offs; 0 makes them instant (virtual time still advances)")
 	f.BoolVar(&c.history, "history", false, "include the execution history")
 	f.StringVar(&c.mockFile, "mock", "", "JSON file of mocked Task results by state name")
+	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration in Step Functions Local's MockConfigFile format")
+	f.StringVar(&c.testCase, "test-case", "", "test case of --mock-config to run")
+	f.StringVar(&c.stateMachine, "state-machine", "", "state machine name the test case is under in --mock-config (default: the file's name)")
+	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND (repeatable)")
 	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")
 	f.IntVar(&c.payloadLimit, "payload-limit", dataflow.DefaultPayloadLimit, "largest input and state output in bytes; a larger state output fails with States.DataLimitExceeded")
 	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
@@ -114,12 +133,19 @@ func (c *runCommand) run(file string) error {
 	if err != nil {
 		return &UsageError{"invalid input: " + err.Error()}
 	}
-	resolver, err := loadMocks(c.mockFile)
+	mocks, err := loadMocks(c.mockFile)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
 	now := time.Now().UTC()
 	smName := nameCleaner.ReplaceAllString(trimExt(filepath.Base(file)), "-")
+	if c.stateMachine != "" {
+		smName = c.stateMachine
+	}
+	resolver, err := c.resolver(smName, mocks)
+	if err != nil {
+		return err
+	}
 	execName := c.name
 	if execName == "" {
 		execName = fmt.Sprintf("run-%d", now.UnixNano())
@@ -185,6 +211,48 @@ func locationOrRoot(loc string) string {
 		return "/"
 	}
 	return loc
+}
+
+// resolver answers the Task states of a run: from --mock-config's test
+// case, then --mock, then the local functions.
+func (c *runCommand) resolver(smName string, mocks interp.Resolver) (interp.Resolver, error) {
+	if (c.mockConfig == "") != (c.testCase == "") {
+		return nil, &UsageError{"--mock-config and --test-case go together"}
+	}
+	var cfg *mock.Config
+	if c.mockConfig != "" {
+		var err error
+		if cfg, err = mock.Load(c.mockConfig); err != nil {
+			return nil, &UsageError{err.Error()}
+		}
+		if !cfg.HasTestCase(smName, c.testCase) {
+			return nil, &UsageError{fmt.Sprintf("%s has no test case %q for state machine %q (see --state-machine)", c.mockConfig, c.testCase, smName)}
+		}
+	}
+	fns, err := config.ParseFunctions(c.functions)
+	if err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	local, err := lambda.NewLocal(fns, c.payloadLimit)
+	if err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	smArn := fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", DefaultRegion, DefaultAccount, smName)
+	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+		if cfg != nil {
+			if r, ok := cfg.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
+				return r.Output, r.Failure
+			}
+		}
+		if fn := local.Lookup(lambda.FunctionNamed(req.Resource, req.Parameters)); fn != nil {
+			out, err := lambda.InvokeLocal(context.Background(), fn, req.Resource, req.Parameters)
+			if err != nil {
+				return nil, integration.AsFailure(err)
+			}
+			return out, nil
+		}
+		return mocks.Resolve(req)
+	}), nil
 }
 
 // mockResolver answers Task states from a mock file.

@@ -289,3 +289,31 @@ func TestRunJSONataExample(t *testing.T) {
 	}
 	require.Equal(t, []string{"1", "2"}, incremented, "assignedVariables in the exit events")
 }
+
+// "stepwise run" answers Tasks from a MockConfigFile's test case and runs
+// Lambda functions given with --function locally, as the server does.
+func TestRunMockConfigAndLocalFunctions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "jobs.asl.json", `{"StartAt": "Charge", "States": {
+		"Charge": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "charge", "Payload.$": "$"},
+			"ResultSelector": {"p.$": "$.Payload"}, "Next": "Ship"},
+		"Ship": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:ship", "End": true}}}`)
+	mocks := b.write(t, "mocks.json", `{"StateMachines": {"jobs": {"TestCases": {"Happy": {"Charge": "ok"}, "Sad": {"Charge": "no"}}}},
+		"MockedResponses": {"ok": {"0": {"Return": {"StatusCode": 200, "Payload": {"charged": 1}}}},
+		                    "no": {"0": {"Throw": {"Error": "Declined", "Cause": "card"}}}}}`)
+	out, errOut, code := execute("run", def, "--mock-config", mocks, "--test-case", "Happy", "--function", `ship=sed 's/^/{"shipped": /; s/$/}/'`, "--input", `{"order": 1}`)
+	require.Equal(t, 0, code, errOut)
+	require.JSONEq(t, `{"status": "SUCCEEDED", "output": {"shipped": {"p": {"charged": 1}}}, "error": null, "cause": null}`, out)
+
+	out, _, code = execute("run", def, "--mock-config", mocks, "--test-case", "Sad")
+	require.Equal(t, 1, code)
+	require.JSONEq(t, `{"status": "FAILED", "output": null, "error": "Declined", "cause": "card"}`, out)
+
+	_, errOut, code = execute("run", def, "--mock-config", mocks, "--test-case", "Nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `has no test case "Nope" for state machine "jobs"`)
+	_, errOut, code = execute("run", def, "--test-case", "Happy")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--mock-config and --test-case go together")
+}

@@ -22,6 +22,7 @@ import (
 	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/integration/mock"
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
 	"stepwise/store/sqlitestore"
@@ -41,6 +42,9 @@ type serveCommand struct {
 	pprofAddr string
 	// functions are the --function values, NAME=COMMAND.
 	functions []string
+	// mockConfig is the mock configuration file (--mock-config, else
+	// $SFN_MOCK_CONFIG).
+	mockConfig string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -90,6 +94,7 @@ timeouts included.`,
 	f.DurationVar(&c.cfg.Eval.Time, "eval-time", c.cfg.Eval.Time, "longest time one evaluation may run (0: no limit)")
 	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
+	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration file in Step Functions Local's MockConfigFile format (default $"+mock.EnvFile+"); start \"<stateMachineArn>#<TestCase>\" to run a test case")
 	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, a shell command reading the event JSON on stdin and printing the result JSON (repeatable)")
 	f.DurationVar(&c.cfg.ReadHeaderTimeout, "read-header-timeout", c.cfg.ReadHeaderTimeout, "longest time a client may take to send a request's headers")
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
@@ -147,9 +152,13 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	mocks, err := loadMockConfig(c.mockConfig)
+	if err != nil {
+		return err
+	}
 	// The engine and the service share one cache of parsed definitions.
 	defs := defcache.New(0)
-	eng, err := engine.New(drv, engine.Config{
+	engCfg := engine.Config{
 		Definitions:   defs,
 		Tasks:         tasks,
 		Region:        c.cfg.Region,
@@ -160,7 +169,11 @@ func (c *serveCommand) run(ctx context.Context) error {
 		EvalLimits:    c.cfg.Eval.Budget(),
 		TokenKey:      tokenKey,
 		Logger:        log,
-	})
+	}
+	if mocks != nil {
+		engCfg.Mocks = mocks
+	}
+	eng, err := engine.New(drv, engCfg)
 	if err != nil {
 		return err
 	}
@@ -168,7 +181,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, log)
 	if err != nil {
 		return err
 	}

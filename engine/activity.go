@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"strings"
 	"sync"
 	"time"
 
@@ -400,6 +401,12 @@ type builtinRunner struct {
 }
 
 func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	if t.TestCase != "" && r.e.cfg.Mocks != nil {
+		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
+			go r.e.mocked(ctx, t, res, done)
+			return
+		}
+	}
 	switch {
 	case interp.IsActivity(t.Request.Resource):
 		r.e.activities.push(t) // completed through SendTask*
@@ -408,6 +415,16 @@ func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult))
 	default:
 		r.next.Run(ctx, t, done)
 	}
+}
+
+// mocked completes a task with its mocked result. A task whose result
+// comes later on AWS (.sync, .waitForTaskToken) has its request recorded
+// as submitted first, as the call it stands for would have.
+func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(TaskResult)) {
+	if r := t.Request.Resource; strings.HasSuffix(r, ".sync") || strings.HasSuffix(r, ".sync:2") || strings.HasSuffix(r, ".waitForTaskToken") {
+		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: jsonvalue.NewObject(0)})
+	}
+	done(res)
 }
 
 func (r *builtinRunner) Cancel(arn, id string) {

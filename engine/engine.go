@@ -57,6 +57,9 @@ type Config struct {
 	// Tasks carries out Task states other than activities; nil fails
 	// every such task.
 	Tasks TaskRunner
+	// Mocks, when set, answers the tasks of executions started with a
+	// mock test case (StartParams.TestCase).
+	Mocks Mocks
 	// TokenKey keys the hash that makes task tokens unguessable. It must
 	// stay the same across restarts for tokens handed out before one to
 	// work after; nil means a random key for this process only.

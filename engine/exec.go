@@ -108,6 +108,7 @@ func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution,
 		StartDate:       now,
 		RoleArn:         p.StateMachine.RoleArn,
 		TraceHeader:     p.TraceHeader,
+		TestCase:        p.TestCase,
 	}
 	x := interp.New(p.Machine, e.info(row), input, e.options())
 	x.InputText = p.Input
@@ -413,7 +414,7 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			if running {
 				l.tasks[c.ID] = c.Task
 				e.work.taskRunning(l.arn, c.ID)
-				e.dispatch(l.arn, c.ID, c.Task)
+				e.dispatch(&l.row, c.ID, c.Task)
 			}
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
@@ -452,11 +453,13 @@ func (e *Engine) fire(arn, id string, done func()) {
 // dispatch hands a task to the task runner; its result becomes a step.
 // The token calls of a .waitForTaskToken task are held back until the
 // runner's first result is applied (or the task is cancelled).
-func (e *Engine) dispatch(arn, id string, req *interp.TaskRequest) {
+func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskRequest) {
+	arn := row.Arn
 	if isCallback(req) {
 		e.gates.hold(arn, id)
 	}
-	e.cfg.Tasks.Run(e.ctx, &Task{ExecutionArn: arn, ID: id, Request: req}, func(r TaskResult) {
+	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
+	e.cfg.Tasks.Run(e.ctx, task, func(r TaskResult) {
 		if r.Waiting {
 			e.gates.release(arn, id)
 			return
@@ -647,7 +650,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		if submitted[id] && isCallback(r) {
 			continue // the request carrying its token was made
 		}
-		e.dispatch(l.arn, id, r)
+		e.dispatch(&l.row, id, r)
 	}
 	return nil
 }

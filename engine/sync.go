@@ -101,7 +101,8 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 				id := c.ID
 				work.taskRunning(runID, id)
 				e.work.taskRunning(runID, id)
-				e.cfg.Tasks.Run(ctx, &Task{ExecutionArn: runID, ID: id, Request: c.Task}, func(r TaskResult) {
+				task := &Task{ExecutionArn: runID, ID: id, Request: c.Task, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
+				e.cfg.Tasks.Run(ctx, task, func(r TaskResult) {
 					if r.Waiting || r.Submitted {
 						return // EXPRESS machines have no .waitForTaskToken tasks
 					}

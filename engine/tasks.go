@@ -12,6 +12,11 @@ type Task struct {
 	ExecutionArn string
 	ID           string
 	Request      *interp.TaskRequest
+	// StateMachineArn is the execution's state machine, and TestCase the
+	// mock test case the execution runs with ("" for a real run: see
+	// StartParams.TestCase).
+	StateMachineArn string
+	TestCase        string
 }
 
 // TaskResult is how a task ended: an output, or a failure.
@@ -40,6 +45,14 @@ type TaskResult struct {
 type TaskRunner interface {
 	Run(ctx context.Context, t *Task, done func(TaskResult))
 	Cancel(executionArn, taskID string)
+}
+
+// Mocks answers the tasks of executions that run a mock test case
+// (Task.TestCase) instead of calling anything.
+type Mocks interface {
+	// Mocked returns the task's mocked result; ok is false when the test
+	// case mocks nothing for the task's state, which then runs for real.
+	Mocked(t *Task) (r TaskResult, ok bool)
 }
 
 // NoIntegrations fails every task: no service integration is configured.

@@ -27,6 +27,10 @@ type StartParams struct {
 	InputValue  any
 	InputParsed bool
 	TraceHeader string
+	// TestCase names the mock test case the execution runs with (started
+	// as "<stateMachineArn>#<TestCase>"): the task runner answers its
+	// tasks from the mock configuration. "" for a real run.
+	TestCase string
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.

@@ -60,10 +60,12 @@ func isASCII(s string) bool {
 
 // prepared is a validated start request.
 type prepared struct {
-	sm      *store.StateMachine
-	machine *asl.StateMachine
-	name    string
-	input   string
+	// testCase is the mock test case the execution runs ("" for none).
+	testCase string
+	sm       *store.StateMachine
+	machine  *asl.StateMachine
+	name     string
+	input    string
 	// inputValue is input parsed.
 	inputValue any
 	trace      string
@@ -72,11 +74,17 @@ type prepared struct {
 // prepareStart checks a start request against the state machine it names.
 // A synchronous start needs an EXPRESS state machine.
 func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) (*prepared, error) {
-	ref, err := s.parseStateMachineArn(r.stateMachineArn)
+	smArn, testCase := r.stateMachineArn, ""
+	if s.cfg.TestCase != nil {
+		if i := strings.LastIndexByte(smArn, '#'); i >= 0 {
+			smArn, testCase = smArn[:i], smArn[i+1:]
+		}
+	}
+	ref, err := s.parseStateMachineArn(smArn)
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{}
+	p := &prepared{testCase: testCase}
 	if r.name != nil {
 		p.name = *r.name
 		if !validName(p.name) {
@@ -96,6 +104,9 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	}
 	if p.sm.Status == statusDeleting {
 		return nil, errStateMachineDeleting(p.sm.Arn)
+	}
+	if testCase != "" && !s.cfg.TestCase(p.sm.Name, testCase) {
+		return nil, apiErr(stepwisetype.CodeValidation, "The mock configuration has no test case '%s' for state machine '%s'", testCase, p.sm.Name)
 	}
 	if p.input, p.inputValue, err = s.checkInput(r.input); err != nil {
 		return nil, err
@@ -160,6 +171,7 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	}
 	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
+		TestCase: p.testCase,
 	})
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return s.idempotentStart(ctx, execArn, p.input)
@@ -203,6 +215,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
 	res, err := s.engine.StartSyncExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
+		TestCase: p.testCase,
 	})
 	if err != nil {
 		return nil, engineError("start sync execution", err)

@@ -58,6 +58,11 @@ type Config struct {
 	// Definitions caches parsed definitions; a server shares one with its
 	// engine. Nil means a cache of the service's own.
 	Definitions *defcache.Cache
+	// TestCase, when set, says whether a mock configuration defines a
+	// test case for the state machine of that name: StartExecution and
+	// StartSyncExecution then take "<stateMachineArn>#<TestCase>" to run
+	// one (as AWS Step Functions Local does).
+	TestCase func(stateMachine, testCase string) bool
 }
 
 // Service is the Step Functions API as typed Go methods. Each method takes

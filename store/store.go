@@ -154,6 +154,9 @@ type Execution struct {
 	// last written: exact for an execution that has ended, and possibly
 	// behind the history of a running one (see Step).
 	LastEventID int64
+	// TestCase is the mock test case the execution runs with (started as
+	// "<stateMachineArn>#<TestCase>"); "" for a real run.
+	TestCase string
 }
 
 // ExecutionInsertParams creates an execution.

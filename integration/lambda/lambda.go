@@ -76,6 +76,45 @@ func (iv *invoker) Call(ctx context.Context, r *integration.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
+	return answer(r, res)
+}
+
+// FunctionNamed returns the function a Lambda Task names: the ARN of a
+// function resource, the FunctionName of lambda:invoke; "" for any other
+// resource.
+func FunctionNamed(resource string, params any) string {
+	if integration.IsFunctionArn(resource) {
+		return resource
+	}
+	if resource != InvokeResource && resource != InvokeResource+string(integration.WaitForTaskToken) {
+		return ""
+	}
+	name, _ := integration.StringParam(params, "FunctionName")
+	return name
+}
+
+// InvokeLocal carries out a Lambda Task on a local function, answering as
+// the integration does.
+func InvokeLocal(ctx context.Context, fn *Function, resource string, params any) (any, error) {
+	r := &integration.Request{Resource: resource, Parameters: params}
+	if integration.IsFunctionArn(resource) {
+		r.Service = integration.FunctionService
+	}
+	in, err := invokeInput(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fn.Invoke(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return answer(r, res)
+}
+
+// answer is a task's result from an Invoke response: the payload for a
+// function ARN, AWS's envelope for lambda:invoke, a function error as the
+// task's failure.
+func answer(r *integration.Request, res *lambda.InvokeOutput) (any, error) {
 	payload := payloadValue(res.Payload)
 	if res.FunctionError != nil {
 		return nil, functionError(res.Payload, payload)

@@ -11,11 +11,11 @@ import (
 
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
-    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id`
+    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
 
@@ -56,7 +56,7 @@ func scanExecution(s scanner) (*store.Execution, error) {
 	var stop, redrive sql.NullInt64
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
-		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID); err != nil {
+		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase); err != nil {
 		return nil, err
 	}
 	x.StartDate = fromMillis(start)
@@ -82,7 +82,7 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID}
+		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase}
 }
 
 // ExecutionGet returns an execution.

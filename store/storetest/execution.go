@@ -45,6 +45,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			in.Cause = ptr(`{"why":"because"}`)
 			in.StopDate = ptr(baseTime.Add(time.Hour))
 			in.TraceHeader = "Root=1-abc"
+			in.TestCase = "HappyPath"
 			in.RedriveCount = 2
 			in.RedriveDate = ptr(baseTime.Add(time.Minute))
 			in.Version = 7
