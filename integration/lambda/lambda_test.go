@@ -39,7 +39,7 @@ func run(t *testing.T, reg *integration.Registry, resource, params string) engin
 }
 
 // createFunction creates a Python function on the stand-in.
-func createFunction(t *testing.T, client *awslambda.Client, name, source string) string {
+func createFunction(t testing.TB, client *awslambda.Client, name, source string) string {
 	t.Helper()
 	var zipped bytes.Buffer
 	zw := zip.NewWriter(&zipped)
