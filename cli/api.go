@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"stepwise/asl"
 	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/engine"
@@ -29,6 +30,12 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	}
 	if mocks != nil {
 		svcCfg.TestCase = mocks.HasTestCase
+	}
+	svcCfg.OnDefinition = func(arn string, m *asl.StateMachine) {
+		for _, u := range integration.UnservedTasks(m) {
+			log.Warn("no integration runs a Task state's resource", "state_machine_arn", arn, "location", u.Location,
+				"resource", u.Resource, "consequence", u.Consequence())
+		}
 	}
 	svc, err := service.New(drv, eng, svcCfg)
 	if err != nil {

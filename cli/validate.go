@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"stepwise/asl"
+	"stepwise/integration"
 )
 
 type validateCommand struct {
@@ -46,6 +47,15 @@ type validateResponse struct {
 	Truncated   bool                 `json:"truncated"`
 }
 
+// warnUnserved says which Task states nothing would run: they would fail
+// with States.TaskFailed.
+func (c *validateCommand) warnUnserved(file string, def []byte) {
+	m, _ := asl.ParseWith(def, asl.Options{Type: c.typ})
+	for _, u := range integration.UnservedTasks(m) {
+		fmt.Fprintf(c.Out, "%s: WARNING UNSERVED_RESOURCE %s: no integration runs %s: %s\n", file, u.Location, u.Resource, u.Consequence())
+	}
+}
+
 func (c *validateCommand) run(files []string) error {
 	if c.format != "text" && c.format != "json" {
 		return &UsageError{"--format must be text or json"}
@@ -74,6 +84,9 @@ func (c *validateCommand) run(files []string) error {
 			resp.Diagnostics = append(resp.Diagnostics, validateDiagnostic{
 				Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location,
 			})
+		}
+		if c.format == "text" && !asl.HasErrors(diags) {
+			c.warnUnserved(file, def)
 		}
 		if c.format == "json" {
 			if err := enc.Encode(resp); err != nil {

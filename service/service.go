@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/asl"
 	"stepwise/internal/defcache"
 	"stepwise/store"
 )
@@ -63,6 +64,9 @@ type Config struct {
 	// StartSyncExecution then take "<stateMachineArn>#<TestCase>" to run
 	// one (as AWS Step Functions Local does).
 	TestCase func(stateMachine, testCase string) bool
+	// OnDefinition, when set, is told of each definition a state machine
+	// is created or updated with (to warn of Task states nothing runs).
+	OnDefinition func(stateMachineArn string, m *asl.StateMachine)
 }
 
 // Service is the Step Functions API as typed Go methods. Each method takes

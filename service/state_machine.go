@@ -66,7 +66,8 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if typ == "" {
 		typ = typeStandard
 	}
-	if _, err := parseDefinition(in.Definition, typ); err != nil {
+	m, err := parseDefinition(in.Definition, typ)
+	if err != nil {
 		return nil, err
 	}
 	if len(in.Tags) > maxTagsPerResource {
@@ -89,7 +90,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 		UpdatedAt:               now,
 	}
 	var created *store.StateMachine
-	err := s.inTx(ctx, func(tx store.ExecutorTx) error {
+	err = s.inTx(ctx, func(tx store.ExecutorTx) error {
 		var err error
 		created, err = tx.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: sm})
 		if err != nil {
@@ -115,6 +116,9 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	}
 	if err != nil {
 		return nil, storeError("create state machine", err)
+	}
+	if s.cfg.OnDefinition != nil {
+		s.cfg.OnDefinition(created.Arn, m)
 	}
 	return &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}, nil
 }
@@ -296,8 +300,9 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	if encErr != nil {
 		return nil, encErr
 	}
+	var m *asl.StateMachine
 	if in.Definition != nil {
-		if _, err := parseDefinition(*in.Definition, sm.Type); err != nil {
+		if m, err = parseDefinition(*in.Definition, sm.Type); err != nil {
 			return nil, err
 		}
 	}
@@ -334,6 +339,9 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	}
 	if err != nil {
 		return nil, storeError("update state machine", err)
+	}
+	if m != nil && s.cfg.OnDefinition != nil {
+		s.cfg.OnDefinition(sm.Arn, m)
 	}
 	return &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt), RevisionID: updated.RevisionID}, nil
 }

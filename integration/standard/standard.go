@@ -3,7 +3,9 @@
 package standard
 
 import (
+	"fmt"
 	"log/slog"
+	"strings"
 
 	"stepwise/config"
 	"stepwise/integration"
@@ -22,6 +24,12 @@ func New(cfg integration.Config) (*integration.Registry, error) { return integra
 // ForServe returns the registry "stepwise serve" runs tasks with; the
 // server's API is given to it with SetSelf once it exists.
 func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error) {
+	for service, url := range cfg.Integrations.Endpoints {
+		if !integration.KnownService(service) {
+			return nil, fmt.Errorf("endpoint %s=%s: no integration calls a service named %s; the services are %s",
+				service, url, service, strings.Join(integration.KnownServices(), ", "))
+		}
+	}
 	return integration.New(integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,

@@ -1,0 +1,145 @@
+package integration
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"stepwise/asl"
+	"stepwise/interp"
+)
+
+// Served says whether a Task resource has something to run it without a
+// local function or an endpoint of its own: an activity or a nested
+// execution (both the engine's), a Lambda function, or a resource a
+// registered module serves with its pattern. Functions and services are
+// called at AWS's endpoints unless one is configured.
+func Served(resource string) bool {
+	if interp.IsActivity(resource) || IsFunctionArn(resource) {
+		return true
+	}
+	_, _, pattern, ok := ParseResource(resource)
+	if !ok {
+		return false
+	}
+	base := strings.TrimSuffix(resource, string(pattern))
+	if strings.HasPrefix(base, ResourcePrefix+"states:startExecution") {
+		return true
+	}
+	modulesMu.Lock()
+	defer modulesMu.Unlock()
+	m, found := modules[base]
+	if !found {
+		for res, pm := range modules {
+			if strings.HasSuffix(res, "*") && strings.HasPrefix(base, strings.TrimSuffix(res, "*")) && len(res) > len(m.Resource) {
+				m, found = pm, true
+			}
+		}
+	}
+	if !found {
+		return false
+	}
+	if pattern == RequestResponse {
+		return true
+	}
+	for _, p := range m.Patterns {
+		if p == pattern {
+			return true
+		}
+	}
+	return false
+}
+
+// Unserved is a Task state whose resource nothing runs.
+type Unserved struct {
+	Location string // /States/Name/Resource
+	Resource string
+}
+
+// Consequence says what becomes of such a task: a .waitForTaskToken one
+// makes no call and only waits for its token; any other fails.
+func (u Unserved) Consequence() string {
+	if strings.HasSuffix(u.Resource, string(WaitForTaskToken)) {
+		return "no call is made and the task only waits for its token"
+	}
+	return "the task would fail with States.TaskFailed"
+}
+
+// UnservedTasks lists the Task states of a machine, and of the machines
+// inside its Parallel and Map states, whose resource nothing runs (see
+// Served), in the order of the definition.
+func UnservedTasks(m *asl.StateMachine) []Unserved {
+	var out []Unserved
+	var walk func(m *asl.StateMachine, loc string)
+	walk = func(m *asl.StateMachine, loc string) {
+		if m == nil {
+			return
+		}
+		for _, name := range m.Order {
+			st := m.States[name]
+			sloc := loc + "/States/" + name
+			if st.Type == asl.TypeTask && !Served(st.Resource) {
+				out = append(out, Unserved{Location: sloc + "/Resource", Resource: st.Resource})
+			}
+			for i, b := range st.Branches {
+				walk(b, sloc+"/Branches["+strconv.Itoa(i)+"]")
+			}
+			walk(st.ItemProcessor, sloc+"/ItemProcessor")
+		}
+	}
+	walk(m, "")
+	return out
+}
+
+var extraServices = map[string]bool{}
+
+// RegisterServices makes service names known that a module calls besides
+// the one its resource names (the AWS SDK integration calls every service
+// it has a model of), for KnownService.
+func RegisterServices(names ...string) {
+	modulesMu.Lock()
+	defer modulesMu.Unlock()
+	for _, n := range names {
+		extraServices[n] = true
+	}
+}
+
+// KnownService reports whether some integration calls the service of that
+// name (the name --endpoint takes: sqs, lambda, dynamodb, ...).
+func KnownService(name string) bool {
+	modulesMu.Lock()
+	defer modulesMu.Unlock()
+	if extraServices[name] {
+		return true
+	}
+	for res := range modules {
+		if service, _, _, ok := ParseResource(res); ok && service == name && name != "aws-sdk" {
+			return true
+		}
+		if res == FunctionResource && name == "lambda" {
+			return true
+		}
+	}
+	return false
+}
+
+// KnownServices lists the service names KnownService knows, sorted.
+func KnownServices() []string {
+	modulesMu.Lock()
+	set := map[string]bool{}
+	for n := range extraServices {
+		set[n] = true
+	}
+	for res := range modules {
+		if service, _, _, ok := ParseResource(res); ok && service != "aws-sdk" && !strings.Contains(service, ":") {
+			set[service] = true
+		}
+	}
+	modulesMu.Unlock()
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
