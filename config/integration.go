@@ -21,6 +21,10 @@ type Integrations struct {
 	// Functions maps a Lambda function's name to the shell command line
 	// that runs it locally instead (--function NAME=COMMAND).
 	Functions map[string]string
+	// ConnectionsFile is the JSON file of the EventBridge connections
+	// HTTP Tasks authorize with (--connections FILE); see package
+	// integration/http for its format.
+	ConnectionsFile string
 }
 
 // ParseFunctions reads --function values, NAME=COMMAND each, into a map;

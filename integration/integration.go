@@ -52,6 +52,11 @@ type Request struct {
 	Token string
 	// ExecutionArn and TaskID name the task.
 	ExecutionArn, TaskID string
+	// Submit records the answer to the request that started a job
+	// (.sync), as AWS writes it in TaskSubmitted, while Call goes on
+	// waiting for the job. It may be called once; it does nothing
+	// outside a running task.
+	Submit func(output any)
 }
 
 // Integration carries out requests. Call blocks until the service
@@ -119,6 +124,10 @@ type Config struct {
 	// Functions maps a Lambda function's name to the command line that
 	// runs it locally (--function NAME=COMMAND).
 	Functions map[string]string
+	// ConnectionsFile is the JSON file of the EventBridge connections
+	// (authorization and invocation parameters) HTTP Tasks name in
+	// Authentication.ConnectionArn; see package integration/http.
+	ConnectionsFile string
 	// PayloadLimit is the largest task result in bytes (0: 256 KiB).
 	PayloadLimit int
 	// Logger receives debug logs; nil discards them.
@@ -304,6 +313,17 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 	}
 	key := t.ExecutionArn + "\x00" + t.ID
 	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var submitted sync.Once
+	req.Submit = func(out any) {
+		if pattern != Sync && pattern != Sync2 {
+			return
+		}
+		submitted.Do(func() {
+			if callCtx.Err() == nil {
+				done(engine.TaskResult{Output: out, Submitted: true})
+			}
+		})
+	}
 	r.mu.Lock()
 	r.running[key] = cancel
 	r.mu.Unlock()
@@ -346,7 +366,8 @@ func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any
 		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
 			"No integration is configured for the resource '%s'.", resource)
 	}
-	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params})
+	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params,
+		Submit: func(any) {}})
 	if err != nil {
 		return nil, AsFailure(err)
 	}

@@ -53,6 +53,17 @@ func init() {
 		New:      func(*integration.Config) (integration.Integration, error) { return integration.Func(echo), nil },
 	})
 	integration.Register(integration.Module{
+		Resource: "arn:aws:states:::test:job",
+		Patterns: []integration.Pattern{integration.Sync},
+		New: func(*integration.Config) (integration.Integration, error) {
+			return integration.Func(func(ctx context.Context, r *integration.Request) (any, error) {
+				r.Submit("started")
+				r.Submit("started again")
+				return "ended", nil
+			}), nil
+		},
+	})
+	integration.Register(integration.Module{
 		Resource: "arn:aws:states:::aws-sdk:test:*",
 		New:      func(*integration.Config) (integration.Integration, error) { return integration.Func(echo), nil },
 	})
@@ -200,4 +211,24 @@ func TestServiceFailureNames(t *testing.T) {
 	modeled := &sqstypes.QueueDoesNotExist{Message: aws.String("The specified queue does not exist.")}
 	fl = integration.ServiceFailure("SQS", "AmazonSQS", modeled)
 	require.Equal(t, "SQS.QueueDoesNotExistException", fl.Name)
+}
+
+// A .sync job's start is recorded once as submitted, then its end is the
+// task's result; a request-response call's Submit does nothing.
+func TestSyncJobSubmitsItsStart(t *testing.T) {
+	t.Parallel()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	require.NoError(t, err)
+	r := &result{ch: make(chan engine.TaskResult, 3)}
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "s1", Request: &interp.TaskRequest{
+		Resource: "arn:aws:states:::test:job.sync", Parameters: jsonvalue.NewObject(0)}}, r.done)
+	require.Equal(t, engine.TaskResult{Output: "started", Submitted: true}, r.wait(t))
+	require.Equal(t, engine.TaskResult{Output: "ended"}, r.wait(t))
+	r.none(t)
+
+	r = &result{ch: make(chan engine.TaskResult, 3)}
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "s2", Request: &interp.TaskRequest{
+		Resource: "arn:aws:states:::test:job", Parameters: jsonvalue.NewObject(0)}}, r.done)
+	require.Equal(t, engine.TaskResult{Output: "ended"}, r.wait(t))
+	r.none(t)
 }

@@ -105,7 +105,8 @@ func RegisterServices(names ...string) {
 }
 
 // KnownService reports whether some integration calls the service of that
-// name (the name --endpoint takes: sqs, lambda, dynamodb, ...).
+// name (the name --endpoint takes: sqs, lambda, dynamodb, ...). HTTP Tasks
+// call the endpoints their parameters name, so http is none.
 func KnownService(name string) bool {
 	modulesMu.Lock()
 	defer modulesMu.Unlock()
@@ -113,7 +114,7 @@ func KnownService(name string) bool {
 		return true
 	}
 	for res := range modules {
-		if service, _, _, ok := ParseResource(res); ok && service == name && name != "aws-sdk" {
+		if service, _, _, ok := ParseResource(res); ok && service == name && name != "aws-sdk" && name != "http" {
 			return true
 		}
 		if res == FunctionResource && name == "lambda" {
@@ -131,7 +132,7 @@ func KnownServices() []string {
 		set[n] = true
 	}
 	for res := range modules {
-		if service, _, _, ok := ParseResource(res); ok && service != "aws-sdk" && !strings.Contains(service, ":") {
+		if service, _, _, ok := ParseResource(res); ok && service != "aws-sdk" && service != "http" && !strings.Contains(service, ":") {
 			set[service] = true
 		}
 	}

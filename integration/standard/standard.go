@@ -10,8 +10,13 @@ import (
 	"stepwise/config"
 	"stepwise/integration"
 	// The built-in integrations register themselves.
+	_ "stepwise/integration/awssdk"
+	_ "stepwise/integration/batch"
 	_ "stepwise/integration/dynamodb"
+	_ "stepwise/integration/ecs"
 	_ "stepwise/integration/events"
+	_ "stepwise/integration/glue"
+	_ "stepwise/integration/http"
 	_ "stepwise/integration/lambda"
 	_ "stepwise/integration/sfn"
 	_ "stepwise/integration/sns"
@@ -33,7 +38,7 @@ func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error
 	return integration.New(integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
-		Functions: cfg.Integrations.Functions, PayloadLimit: cfg.PayloadLimit,
+		Functions: cfg.Integrations.Functions, ConnectionsFile: cfg.Integrations.ConnectionsFile, PayloadLimit: cfg.PayloadLimit,
 		Logger: log,
 	})
 }

@@ -1,0 +1,261 @@
+package awssdk
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
+	"stepwise/integration"
+	"stepwise/stepwisetype"
+)
+
+// Resource is the resource ARN prefix served: every AWS SDK integration
+// (aws-sdk:sfn keeps its own, longer prefix).
+const Resource = integration.ResourcePrefix + "aws-sdk:"
+
+// EnvModels names the environment variable that points at a directory of
+// extra service models (<service>.json or <service>.json.gz in botocore's
+// format), read before the embedded ones.
+const EnvModels = "STEPWISE_AWS_MODELS"
+
+// maxAttempts is how many times a call is tried when the service is
+// throttling or failing (5xx), as the AWS SDK for Java's default.
+const maxAttempts = 3
+
+func init() {
+	integration.RegisterServices(ServiceNames(os.Getenv(EnvModels))...)
+	integration.Register(integration.Module{
+		Resource: Resource + "*",
+		Patterns: []integration.Pattern{integration.WaitForTaskToken},
+		New: func(cfg *integration.Config) (integration.Integration, error) {
+			return New(cfg, &Models{Dir: os.Getenv(EnvModels)}), nil
+		},
+	})
+}
+
+// Client calls AWS services as their models describe them.
+type Client struct {
+	cfg    *integration.Config
+	models *Models
+	signer *v4.Signer
+	s3     *v4.Signer // S3 signs the path as sent
+
+	mu      sync.Mutex
+	targets map[string]*target
+}
+
+var _ integration.Integration = (*Client)(nil)
+
+// target is where calls to a service go and with which credentials.
+type target struct {
+	aws      aws.Config
+	endpoint string // "" for AWS's own
+}
+
+// New returns a client for the configured endpoints and credentials.
+func New(cfg *integration.Config, models *Models) *Client {
+	return &Client{
+		cfg:     cfg,
+		models:  models,
+		signer:  v4.NewSigner(),
+		s3:      v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
+		targets: map[string]*target{},
+	}
+}
+
+// Call makes one API call: arn:aws:states:::aws-sdk:<service>:<action>
+// with the Parameters as its input.
+func (c *Client) Call(ctx context.Context, r *integration.Request) (any, error) {
+	service := strings.TrimPrefix(r.Service, "aws-sdk:")
+	m, op, err := c.operation(service, r.Action)
+	if err != nil {
+		return nil, err
+	}
+	in, err := convertParams(r.Parameters, op.Input)
+	if err != nil {
+		return nil, err
+	}
+	req, err := marshal(m, op, in)
+	if err != nil {
+		return nil, integration.AsFailure(err)
+	}
+	resp, err := c.send(ctx, service, m, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.status >= 300 {
+		return nil, parseError(m, op, resp).failure(m)
+	}
+	out, err := unmarshal(m, op, resp)
+	if err != nil {
+		return nil, clientFailure(m, "Unable to unmarshall response (%v). Response Code: %d", err, resp.status)
+	}
+	return out, nil
+}
+
+// operation finds the model and operation of a resource.
+func (c *Client) operation(service, action string) (*Model, *Operation, error) {
+	m, err := c.models.Get(service)
+	if errors.Is(err, ErrUnknownService) {
+		return nil, nil, notRecognized(service, action)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	op, ok := m.Operation(action)
+	if !ok {
+		return nil, nil, notRecognized(service, action)
+	}
+	return m, op, nil
+}
+
+// notRecognized is the failure of a resource no model describes, worded
+// as AWS refuses such a resource.
+func notRecognized(service, action string) *stepwisetype.Failure {
+	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		"The resource provided %saws-sdk:%s:%s is not recognized. The value is not a valid resource ARN, or the resource is not available in this region.",
+		integration.ResourcePrefix, service, action)
+}
+
+// target returns the configuration of calls to a service.
+func (c *Client) target(ctx context.Context, service string) (*target, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.targets[service]; ok {
+		return t, nil
+	}
+	cfg, endpoint, err := c.cfg.AWSConfig(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = awshttp.NewBuildableClient()
+	}
+	t := &target{aws: cfg, endpoint: endpoint}
+	c.targets[service] = t
+	return t, nil
+}
+
+// send signs and sends a request, trying again while the service is
+// throttling or failing. An error is a task failure: the call never got
+// an answer.
+func (c *Client) send(ctx context.Context, service string, m *Model, req *request) (*response, error) {
+	t, err := c.target(ctx, service)
+	if err != nil {
+		return nil, clientFailure(m, "%v", err)
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := c.attempt(ctx, t, m, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, clientFailure(m, "Unable to execute HTTP request: %v", err)
+		}
+		if attempt == maxAttempts || !retryable(resp) {
+			return resp, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
+		}
+	}
+}
+
+// retryable reports whether an answer is worth trying again.
+func retryable(resp *response) bool {
+	if resp.status >= 500 || resp.status == http.StatusTooManyRequests {
+		return true
+	}
+	return resp.status == http.StatusBadRequest && bytes.Contains(resp.body, []byte("Throttling"))
+}
+
+// attempt sends a request once.
+func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request) (*response, error) {
+	hreq, region, err := c.httpRequest(ctx, t, m, req)
+	if err != nil {
+		return nil, err
+	}
+	if t.aws.Credentials == nil {
+		return nil, errors.New("unable to load credentials: none configured")
+	}
+	creds, err := t.aws.Credentials.Retrieve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("unable to load credentials: %w", err)
+	}
+	sum := sha256.Sum256(req.body)
+	hash := hex.EncodeToString(sum[:])
+	signer := c.signer
+	if m.SigningName() == "s3" {
+		signer = c.s3
+		hreq.Header.Set("X-Amz-Content-Sha256", hash)
+	}
+	if err := signer.SignHTTP(ctx, creds, hreq, hash, m.SigningName(), region, time.Now().UTC()); err != nil {
+		return nil, err
+	}
+	res, err := t.aws.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: body}, nil
+}
+
+// httpRequest addresses a request and returns it with the region it is
+// signed for: the configured endpoint (S3 path-style, no host prefix),
+// or AWS's own, https://<prefix>.<region>.amazonaws.com.
+func (c *Client) httpRequest(ctx context.Context, t *target, m *Model, req *request) (*http.Request, string, error) {
+	region := t.aws.Region
+	base := t.endpoint
+	if base == "" {
+		var host string
+		host, region = awsHost(m, region)
+		base = "https://" + req.hostPrefix + host
+	}
+	u, err := url.Parse(strings.TrimSuffix(base, "/") + req.path)
+	if err != nil {
+		return nil, "", err
+	}
+	u.RawQuery = strings.ReplaceAll(req.query.Encode(), "+", "%20")
+	hreq, err := http.NewRequestWithContext(ctx, req.method, u.String(), bytes.NewReader(req.body))
+	if err != nil {
+		return nil, "", err
+	}
+	hreq.URL = u
+	for k, vs := range req.header {
+		hreq.Header[k] = vs
+	}
+	return hreq, region, nil
+}
+
+// awsHost is a service's host in a region, and the region calls to it
+// are signed for (us-east-1 for global services such as IAM).
+func awsHost(m *Model, region string) (string, string) {
+	if g := m.Metadata.GlobalEndpoint; g != "" && m.SigningName() != "s3" {
+		return g, "us-east-1"
+	}
+	suffix := "amazonaws.com"
+	if strings.HasPrefix(region, "cn-") {
+		suffix = "amazonaws.com.cn"
+	}
+	return m.Metadata.EndpointPrefix + "." + region + "." + suffix, region
+}

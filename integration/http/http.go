@@ -1,0 +1,90 @@
+package http
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"time"
+
+	"stepwise/integration"
+)
+
+// Resource is the resource ARN of the HTTP Task.
+const Resource = integration.ResourcePrefix + "http:invoke"
+
+// socketTimeout is how long an API has to answer, as on AWS.
+const socketTimeout = 60 * time.Second
+
+// defaultPayloadLimit is the largest response body read when the
+// configuration sets no payload limit: 256 KiB, Step Functions' quota.
+const defaultPayloadLimit = 256 * 1024
+
+func init() {
+	integration.Register(integration.Module{Resource: Resource, New: newInvoker})
+}
+
+// invoker carries out HTTP Tasks.
+type invoker struct {
+	client  *http.Client
+	conns   connections
+	region  string
+	limit   int
+	timeout time.Duration
+}
+
+var _ integration.Integration = (*invoker)(nil)
+
+// newInvoker loads the connections file; a bad file stops the registry
+// from being built.
+func newInvoker(cfg *integration.Config) (integration.Integration, error) {
+	conns, err := loadConnections(cfg.ConnectionsFile)
+	if err != nil {
+		return nil, err
+	}
+	return &invoker{
+		client:  &http.Client{CheckRedirect: checkRedirect},
+		conns:   conns,
+		region:  cfg.Region,
+		limit:   cmp.Or(cfg.PayloadLimit, defaultPayloadLimit),
+		timeout: socketTimeout,
+	}, nil
+}
+
+// Call makes the task's request and answers with the response, or fails
+// the task with States.Http.StatusCode.<NNN> or States.Http.Socket.
+func (inv *invoker) Call(ctx context.Context, r *integration.Request) (any, error) {
+	p, err := parseParams(r.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := inv.conns.resolve(p.connectionArn)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, inv.timeout, errSocketTimeout)
+	defer cancel()
+	req, err := inv.newRequest(ctx, p, conn)
+	if err != nil && ctx.Err() != nil {
+		return nil, inv.transportFailure(ctx, err) // while fetching a token
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp, err := inv.client.Do(req)
+	if err != nil {
+		return nil, inv.transportFailure(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := inv.readBody(ctx, resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized && conn != nil && conn.AuthorizationType == authOAuth {
+		conn.token.clear() // the next call fetches a new token
+	}
+	out := result(resp, body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, statusFailure(resp.StatusCode, out)
+	}
+	return out, nil
+}

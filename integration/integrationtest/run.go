@@ -1,0 +1,61 @@
+package integrationtest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"stepwise/engine"
+	"stepwise/integration"
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+)
+
+// Start carries out a task through a registry, with params as its JSON
+// Parameters, and returns a channel that gets its result. A .sync job's
+// start, recorded first as submitted, is left out: the job's end is the
+// result.
+func Start(t testing.TB, reg *integration.Registry, resource, params string) <-chan engine.TaskResult {
+	t.Helper()
+	p, err := jsonvalue.ParseString(params)
+	if err != nil {
+		t.Fatalf("parameters %s: %v", params, err)
+	}
+	ch := make(chan engine.TaskResult, 1)
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r engine.TaskResult) {
+			if !r.Submitted || !strings.HasSuffix(resource, ".sync") {
+				ch <- r
+			}
+		})
+	return ch
+}
+
+// Call is Start that waits for the result (30 s at the most).
+func Call(t testing.TB, reg *integration.Registry, resource, params string) engine.TaskResult {
+	t.Helper()
+	select {
+	case r := <-Start(t, reg, resource, params):
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("no result")
+		return engine.TaskResult{}
+	}
+}
+
+// Member is the member of a value that path names; it fails the test
+// when there is none.
+func Member(t testing.TB, v any, path ...string) any {
+	t.Helper()
+	for _, k := range path {
+		obj, ok := v.(*jsonvalue.Object)
+		if !ok {
+			t.Fatalf("%s: not an object: %s", k, jsonvalue.String(v))
+		}
+		if v, ok = obj.Get(k); !ok {
+			t.Fatalf("no member %s in %s", k, jsonvalue.String(obj))
+		}
+	}
+	return v
+}
