@@ -118,3 +118,38 @@ func isActivityArn(resource string) bool {
 	parts := strings.SplitN(resource, ":", 7)
 	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
+
+// TaskState is a Task state of a machine, or of a machine inside it.
+type TaskState struct {
+	Location string // /States/Name/Resource
+	Resource string
+}
+
+// Tasks lists the Task states of m and of the machines inside its
+// Parallel and Map states, in the order of the definition.
+func (m *StateMachine) Tasks() []TaskState {
+	var out []TaskState
+	var walk func(m *StateMachine, loc string)
+	walk = func(m *StateMachine, loc string) {
+		if m == nil {
+			return
+		}
+		for _, name := range m.Order {
+			st := m.States[name]
+			sloc := loc + "/States/" + name
+			if st.Type == TypeTask {
+				out = append(out, TaskState{Location: sloc + "/Resource", Resource: st.Resource})
+			}
+			for i, b := range st.Branches {
+				walk(b, index(sloc+"/Branches", i))
+			}
+			walk(st.ItemProcessor, sloc+"/ItemProcessor")
+		}
+	}
+	walk(m, "")
+	return out
+}
+
+// ErrResourceNotRecognized is the diagnostic AWS gives a Task resource it
+// does not know, at its location.
+func ErrResourceNotRecognized(loc, resource string) Diagnostic { return errResource(loc, resource) }

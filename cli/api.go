@@ -13,6 +13,7 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration"
+	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
 	"stepwise/internal/defcache"
 	"stepwise/service"
@@ -31,6 +32,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	if mocks != nil {
 		svcCfg.TestCase = mocks.HasTestCase
 	}
+	svcCfg.KnowsResource = awssdk.KnowsResource
 	svcCfg.OnDefinition = func(arn string, m *asl.StateMachine) {
 		for _, u := range integration.UnservedTasks(m) {
 			log.Warn("no integration runs a Task state's resource", "state_machine_arn", arn, "location", u.Location,

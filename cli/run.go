@@ -233,7 +233,7 @@ func (c *runCommand) resolver(smName string, mocks interp.Resolver) (interp.Reso
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	local, err := lambda.NewLocal(fns, c.payloadLimit)
+	local, err := lambda.NewLocal(fns, c.payloadLimit, c.Logger)
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}

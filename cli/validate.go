@@ -9,6 +9,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/integration"
+	"stepwise/integration/awssdk"
 )
 
 type validateCommand struct {
@@ -72,6 +73,11 @@ func (c *validateCommand) run(files []string) error {
 			return &UsageError{err.Error()}
 		}
 		diags := asl.Validate(def, asl.Options{Type: c.typ})
+		if !asl.HasErrors(diags) {
+			if m, _ := asl.ParseWith(def, asl.Options{Type: c.typ}); m != nil {
+				diags = append(diags, awssdk.Diagnostics(m)...)
+			}
+		}
 		resp := validateResponse{File: file, Result: "OK", Diagnostics: []validateDiagnostic{}}
 		if asl.HasErrors(diags) {
 			resp.Result = "FAIL"

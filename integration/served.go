@@ -2,7 +2,6 @@ package integration
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
 	"stepwise/asl"
@@ -70,24 +69,11 @@ func (u Unserved) Consequence() string {
 // Served), in the order of the definition.
 func UnservedTasks(m *asl.StateMachine) []Unserved {
 	var out []Unserved
-	var walk func(m *asl.StateMachine, loc string)
-	walk = func(m *asl.StateMachine, loc string) {
-		if m == nil {
-			return
-		}
-		for _, name := range m.Order {
-			st := m.States[name]
-			sloc := loc + "/States/" + name
-			if st.Type == asl.TypeTask && !Served(st.Resource) {
-				out = append(out, Unserved{Location: sloc + "/Resource", Resource: st.Resource})
-			}
-			for i, b := range st.Branches {
-				walk(b, sloc+"/Branches["+strconv.Itoa(i)+"]")
-			}
-			walk(st.ItemProcessor, sloc+"/ItemProcessor")
+	for _, t := range m.Tasks() {
+		if !Served(t.Resource) {
+			out = append(out, Unserved{Location: t.Location, Resource: t.Resource})
 		}
 	}
-	walk(m, "")
 	return out
 }
 

@@ -634,7 +634,12 @@ func printableASCII(s string) bool {
 // cache of parsed definitions the service shares with the engine.
 func (s *Service) machine(sm *store.StateMachine) (*asl.StateMachine, error) {
 	return s.cfg.Definitions.Get(defcache.Key(sm.Arn, sm.RevisionID), func() (*asl.StateMachine, error) {
-		return parseDefinition(sm.Definition, sm.Type)
+		// Stored definitions were checked when they were written.
+		m, diags := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
+		if m == nil {
+			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+		}
+		return m, nil
 	})
 }
 

@@ -64,6 +64,11 @@ type Config struct {
 	// StartSyncExecution then take "<stateMachineArn>#<TestCase>" to run
 	// one (as AWS Step Functions Local does).
 	TestCase func(stateMachine, testCase string) bool
+	// KnowsResource, when set, says whether a Task resource names an
+	// action that exists (an AWS SDK integration's, from the service's
+	// API model). A definition with one that does not is refused as AWS
+	// refuses it: "The resource provided ... is not recognized".
+	KnowsResource func(resource string) bool
 	// OnDefinition, when set, is told of each definition a state machine
 	// is created or updated with (to warn of Task states nothing runs).
 	OnDefinition func(stateMachineArn string, m *asl.StateMachine)

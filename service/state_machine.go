@@ -66,7 +66,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if typ == "" {
 		typ = typeStandard
 	}
-	m, err := parseDefinition(in.Definition, typ)
+	m, err := s.parseDefinition(in.Definition, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +148,30 @@ func checkRoleArn(roleArn string) error {
 
 // parseDefinition parses and validates a definition for a state machine
 // type, or returns the InvalidDefinition error AWS gives for it.
-func parseDefinition(definition, typ string) (*asl.StateMachine, error) {
+func (s *Service) parseDefinition(definition, typ string) (*asl.StateMachine, error) {
 	m, diags := asl.ParseWith([]byte(definition), asl.Options{Type: typ})
-	if m == nil {
+	if m != nil {
+		diags = s.resourceDiagnostics(m)
+	}
+	if m == nil || len(diags) > 0 {
 		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
 	}
 	return m, nil
+}
+
+// resourceDiagnostics refuses the Task resources that name actions that
+// do not exist (see Config.KnowsResource).
+func (s *Service) resourceDiagnostics(m *asl.StateMachine) []asl.Diagnostic {
+	if s.cfg.KnowsResource == nil {
+		return nil
+	}
+	var diags []asl.Diagnostic
+	for _, t := range m.Tasks() {
+		if !s.cfg.KnowsResource(t.Resource) {
+			diags = append(diags, asl.ErrResourceNotRecognized(t.Location, t.Resource))
+		}
+	}
+	return diags
 }
 
 // getStateMachine returns the state machine a (parsed) ARN names, or
@@ -302,7 +320,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	}
 	var m *asl.StateMachine
 	if in.Definition != nil {
-		if m, err = parseDefinition(*in.Definition, sm.Type); err != nil {
+		if m, err = s.parseDefinition(*in.Definition, sm.Type); err != nil {
 			return nil, err
 		}
 	}
@@ -422,6 +440,11 @@ func (s *Service) ValidateStateMachineDefinition(ctx context.Context, in *Valida
 		typ = typeStandard
 	}
 	diags := asl.Validate([]byte(in.Definition), asl.Options{Type: typ, MaxDiagnostics: 10 * maxValidateResults})
+	if !asl.HasErrors(diags) {
+		if m, _ := asl.ParseWith([]byte(in.Definition), asl.Options{Type: typ}); m != nil {
+			diags = append(s.resourceDiagnostics(m), diags...)
+		}
+	}
 	out := &ValidateStateMachineDefinitionOutput{Result: "OK", Diagnostics: []ValidateStateMachineDefinitionDiagnostic{}}
 	for _, d := range diags {
 		if d.Severity == asl.SeverityError {

@@ -19,6 +19,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
+	"stepwise/asl"
 	"stepwise/integration"
 	"stepwise/stepwisetype"
 )
@@ -258,4 +259,31 @@ func awsHost(m *Model, region string) (string, string) {
 		suffix = "amazonaws.com.cn"
 	}
 	return m.Metadata.EndpointPrefix + "." + region + "." + suffix, region
+}
+
+// knownModels are the models KnowsResource reads.
+var knownModels = sync.OnceValue(func() *Models { return &Models{Dir: os.Getenv(EnvModels)} })
+
+// Diagnostics refuses the Task states of m whose resource names an AWS
+// SDK action that does not exist, as AWS does at create time.
+func Diagnostics(m *asl.StateMachine) []asl.Diagnostic {
+	var diags []asl.Diagnostic
+	for _, t := range m.Tasks() {
+		if !KnowsResource(t.Resource) {
+			diags = append(diags, asl.ErrResourceNotRecognized(t.Location, t.Resource))
+		}
+	}
+	return diags
+}
+
+// KnowsResource reports whether a Task resource names something that may
+// exist: false only for an AWS SDK integration whose service's model has
+// no such action (AWS refuses it at create time).
+func KnowsResource(resource string) bool {
+	service, action, _, ok := integration.ParseResource(resource)
+	svc, isSDK := strings.CutPrefix(service, "aws-sdk:")
+	if !ok || !isSDK {
+		return true
+	}
+	return knownModels().KnowsAction(svc, action)
 }

@@ -313,6 +313,19 @@ var modelNames = map[string]string{
 	"elasticloadbalancingv2":  "elbv2",
 }
 
+// KnowsAction reports whether the resource of an AWS SDK integration
+// (the part after "aws-sdk:": "<service>:<action>") names an action its
+// service's model has. A service with no model here is given the benefit
+// of the doubt: AWS may know it.
+func (ms *Models) KnowsAction(service, action string) bool {
+	m, err := ms.Get(service)
+	if err != nil {
+		return true
+	}
+	_, ok := m.Operation(action)
+	return ok
+}
+
 // ServiceNames lists the service names of the resources there are models
 // for (the embedded ones and those in dir): botocore's names, and the
 // Step Functions names that differ from them (eventbridge, sfn, ...).

@@ -89,3 +89,26 @@ func TestModels_directory(t *testing.T) {
 	_, err = ms.Get("nosuchservice")
 	require.ErrorIs(t, err, ErrUnknownService)
 }
+
+// An AWS SDK resource naming an action its service's model lacks is
+// refused at create time, as AWS refuses it; a service with no model here
+// is given the benefit of the doubt.
+func TestKnowsResource(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		resource string
+		known    bool
+	}{
+		{"arn:aws:states:::aws-sdk:s3:getObject", true},
+		{"arn:aws:states:::aws-sdk:dynamodb:query.waitForTaskToken", true},
+		{"arn:aws:states:::aws-sdk:eventbridge:putEvents", true},
+		{"arn:aws:states:::aws-sdk:sfn:describeExecution", true},
+		{"arn:aws:states:::aws-sdk:s3:getObjekt", false},
+		{"arn:aws:states:::aws-sdk:ssm:sendCommandz", false},
+		{"arn:aws:states:::aws-sdk:rds:describeDBInstances", true},
+		{"arn:aws:states:::sqs:sendMessage", true},
+		{"arn:aws:lambda:us-east-1:123456789012:function:f", true},
+	} {
+		require.Equal(t, tt.known, KnowsResource(tt.resource), tt.resource)
+	}
+}

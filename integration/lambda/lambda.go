@@ -59,7 +59,7 @@ func newInvoker(cfg *integration.Config) (integration.Integration, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-	local, err := NewLocal(cfg.Functions, cfg.PayloadLimit)
+	local, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

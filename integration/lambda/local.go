@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -53,6 +54,7 @@ type Local struct {
 	fns   map[string]*Function
 	limit int
 	slots chan struct{}
+	log   *slog.Logger
 }
 
 // Function is one local function.
@@ -62,12 +64,16 @@ type Function struct {
 }
 
 // NewLocal makes the local functions of specs (name → command line).
-// Output is kept up to payloadLimit bytes (0: 256 KiB).
-func NewLocal(specs map[string]string, payloadLimit int) (*Local, error) {
+// Output is kept up to payloadLimit bytes (0: 256 KiB); the standard
+// error of a failed invoke is logged to log (nil: not logged).
+func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Local, error) {
 	if payloadLimit <= 0 {
 		payloadLimit = 256 * 1024
 	}
-	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns)}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log}
 	for name, cmd := range specs {
 		if name == "" || strings.ContainsAny(name, ": /") {
 			return nil, fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
@@ -121,6 +127,9 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 		out.LogResult = aws.String(base64.StdEncoding.EncodeToString(stderr))
 	}
 	var exitErr *exec.ExitError
+	if err != nil {
+		f.local.log.WarnContext(ctx, "local function failed", "function", f.Name, "error", err, "stderr", string(stderr))
+	}
 	switch {
 	case errors.As(err, &exitErr):
 		out.FunctionError = aws.String("Unhandled")
