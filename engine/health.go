@@ -70,12 +70,18 @@ func (h *storeHealth) failure(err error, now time.Time) {
 	}
 }
 
-func (h *storeHealth) success() {
+// success ends an episode with a commit that began at began. A commit
+// that began before the episode did (it was in flight when the store
+// stopped writing) says nothing of the store now.
+func (h *storeHealth) success(began time.Time) {
 	if !h.failing.Load() {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if began.Before(h.since) {
+		return
+	}
 	if h.failing.CompareAndSwap(true, false) {
 		h.log.Info("engine: the store writes again", "failed_commits", h.episode, "down_for", time.Since(h.since).Round(time.Millisecond))
 		h.episode = 0
@@ -100,9 +106,10 @@ func (e *Engine) Health() Health {
 // commit writes a step, retrying it while the store cannot write (see
 // above).
 func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
+	began := time.Now()
 	err := e.commits.commit(ctx, arn, w)
 	if err == nil {
-		e.health.success()
+		e.health.success(began)
 		return nil
 	}
 	if !errors.Is(err, store.ErrUnavailable) {
@@ -115,7 +122,7 @@ func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
 	delay := commitRetryFirst
 	giveUp := e.cfg.EvalClock().Add(commitRetryLimit)
 	for {
-		e.health.failure(err, e.cfg.EvalClock())
+		e.health.failure(err, time.Now())
 		if !internal && !e.cfg.EvalClock().Before(giveUp) {
 			return err
 		}
@@ -127,8 +134,9 @@ func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
 			return errStopped
 		}
 		delay = min(2*delay, commitRetryMax)
+		began = time.Now()
 		if err = e.commits.commit(ctx, arn, w); err == nil {
-			e.health.success()
+			e.health.success(began)
 			return nil
 		}
 		if !errors.Is(err, store.ErrUnavailable) {
