@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -190,6 +191,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// crossOrigin reports whether a browser sent the request from a page of
+// another origin (AWS SDKs and the CLI send no Origin): a web page must
+// not drive the API of a server it does not come from.
+func crossOrigin(r *http.Request) bool {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host != r.Host
+}
+
 // serve answers one request, or returns the error to render.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Path != "/" {
@@ -198,6 +214,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return withStatus(http.StatusMethodNotAllowed, stepwisetype.CodeUnknownOperation, "Method %s is not allowed: the API takes POST", r.Method)
+	}
+	if crossOrigin(r) {
+		return withStatus(http.StatusForbidden, "AccessDeniedException", "Cross-origin requests are refused: the API answers AWS clients and the console of its own origin")
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
 		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Content-Type %q is not supported: send application/x-amz-json-1.0", ct)

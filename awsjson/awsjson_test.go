@@ -318,3 +318,37 @@ func TestHandlerConcurrentRequests(t *testing.T) {
 	out := b.mustCall(t, "ListExecutions", map[string]any{"stateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:sm", "maxResults": 1000})
 	require.Len(t, out["executions"], 50)
 }
+
+// A browser page of another origin cannot drive the API; AWS clients
+// (no Origin) and the console of the server's own origin can.
+func TestCrossOriginRequestsAreRefused(t *testing.T) {
+	t.Parallel()
+	h := setup(t).handler
+	for _, tt := range []struct {
+		origin, fetchSite string
+		refused           bool
+	}{
+		{"", "", false},
+		{"http://example.com", "", true},
+		{"", "cross-site", true},
+		{"http://api.local", "same-origin", false},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "http://api.local/", strings.NewReader(`{}`))
+		req.Header.Set("X-Amz-Target", "AWSStepFunctions.ListStateMachines")
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		if tt.fetchSite != "" {
+			req.Header.Set("Sec-Fetch-Site", tt.fetchSite)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if tt.refused {
+			require.Equal(t, http.StatusForbidden, rec.Code, "%+v", tt)
+			require.Contains(t, rec.Body.String(), "AccessDeniedException")
+		} else {
+			require.NotEqual(t, http.StatusForbidden, rec.Code, "%+v", tt)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"stepwise/asl"
 	"stepwise/awsjson"
 	"stepwise/config"
+	"stepwise/console"
 	"stepwise/engine"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
@@ -56,8 +57,13 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
+	con, err := console.New(svc, log)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /health", healthHandler(eng))
+	mux.Handle("GET /", con)
 	mux.Handle("/", awsjson.New(svc, log))
 	return mux, nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,13 +117,57 @@ type activityQueue struct {
 	pending map[string][]*Task         // activity ARN → tasks, oldest first
 	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
+	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
+}
+
+// maxWorkersSeen is how many recent workers an activity remembers.
+const maxWorkersSeen = 20
+
+// WorkerSeen is a worker that polled an activity: its name (as it gave it
+// to GetActivityTask) and when it last polled.
+type WorkerSeen struct {
+	Name     string
+	LastPoll time.Time
+}
+
+// ActivityStatus is what an activity has now: the tasks waiting for a
+// worker, and the workers that polled it lately (latest first).
+type ActivityStatus struct {
+	Waiting int
+	Workers []WorkerSeen
+}
+
+// ActivityStatus reports an activity's waiting tasks and recent workers.
+func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
+	q := e.activities
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return ActivityStatus{Waiting: len(q.pending[activityArn]), Workers: slices.Clone(q.seen[activityArn])}
+}
+
+// polled remembers a worker polling an activity.
+func (q *activityQueue) polled(arn, worker string, at time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	list := q.seen[arn]
+	for i, w := range list {
+		if w.Name == worker {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	list = append([]WorkerSeen{{Name: worker, LastPoll: at}}, list...)
+	if len(list) > maxWorkersSeen {
+		list = list[:maxWorkersSeen]
+	}
+	q.seen[arn] = list
 }
 
 // taskKey names a task: its execution's ARN and its id.
 type taskKey struct{ arn, id string }
 
 func newActivityQueue() *activityQueue {
-	return &activityQueue{pending: map[string][]*Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}}
+	return &activityQueue{pending: map[string][]*Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
 }
 
 // push queues a task behind the others.
@@ -252,6 +297,7 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // a crash or a failed write prevented, stays with the worker as AWS leaves
 // it: TimeoutSeconds or HeartbeatSeconds end it.
 func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+	e.activities.polled(activityArn, worker, e.now())
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for ctx.Err() == nil {

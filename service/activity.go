@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/engine"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -387,4 +388,11 @@ func (s *Service) SendTaskHeartbeat(ctx context.Context, in *SendTaskHeartbeatIn
 		return nil, engineError("send task heartbeat", err)
 	}
 	return &SendTaskOutput{}, nil
+}
+
+// ActivityStatus reports the tasks of an activity waiting for a worker and
+// the workers that polled it lately (for the console; no AWS operation
+// answers this).
+func (s *Service) ActivityStatus(activityArn string) engine.ActivityStatus {
+	return s.engine.ActivityStatus(activityArn)
 }

@@ -35,6 +35,9 @@ type Engine interface {
 	SendTaskSuccess(ctx context.Context, token, output string) error
 	SendTaskFailure(ctx context.Context, token, errName, cause string) error
 	SendTaskHeartbeat(ctx context.Context, token string) error
+	// ActivityStatus reports an activity's waiting tasks and the workers
+	// that polled it lately.
+	ActivityStatus(activityArn string) engine.ActivityStatus
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -1,0 +1,534 @@
+// Package console is the web console: GET / and its pages, on the API's
+// port. It reads through the service only (state machines, executions,
+// histories, activities) and renders pages on the server with
+// html/template, so every name, input and error is escaped; the pages'
+// script (static/, embedded) draws the graph with the vendored dagre
+// layout, polls a running execution, and acts (start, stop, redrive) by
+// calling the Step Functions API itself, POST / with X-Amz-Target, like
+// any client.
+//
+//	GET /                                  state machines, with executions by status
+//	GET /state-machines/<stateMachineArn>  graph, definition, executions, start form
+//	GET /executions/<executionArn>         status, graph colored by history, history
+//	GET /activities                        activities, tasks waiting, recent workers
+//	GET /console/executions/status?arn=    JSON for the live graph
+//	GET /console/executions/state?arn=&state=  JSON of one state's input, output, error
+//	GET /static/<file>                     embedded assets
+package console
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"stepwise/asl"
+	"stepwise/service"
+	"stepwise/stepwisetype"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// historyPage is how many events an execution's page lists at once.
+const historyPage = 1000
+
+// Console serves the console's pages.
+type Console struct {
+	svc   *service.Service
+	log   *slog.Logger
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+}
+
+// New returns the console over a service.
+func New(svc *service.Service, log *slog.Logger) (*Console, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Console{svc: svc, log: log, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	for _, name := range []string{"machines", "machine", "execution", "activities", "notfound"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("console template %s: %w", name, err)
+		}
+		c.pages[name] = t
+	}
+	static, _ := fs.Sub(staticFiles, "static")
+	c.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	c.mux.HandleFunc("GET /{$}", c.machines)
+	c.mux.HandleFunc("GET /state-machines/{arn...}", c.machine)
+	c.mux.HandleFunc("GET /executions/{arn...}", c.execution)
+	c.mux.HandleFunc("GET /activities", c.activities)
+	c.mux.HandleFunc("GET /console/executions/status", c.executionStatus)
+	c.mux.HandleFunc("GET /console/executions/state", c.stateDetails)
+	c.mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { c.notFound(w, r, r.URL.Path) })
+	return c, nil
+}
+
+// ServeHTTP serves a GET request of the console.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	c.mux.ServeHTTP(w, r)
+}
+
+// page is what every page's layout needs.
+type page struct {
+	Lang, Title, Path string
+	Script            map[string]string // messages for the script
+}
+
+func newPage(r *http.Request, title string) page {
+	lang := language(r)
+	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}}
+	for _, k := range scriptMessages {
+		p.Script[k] = translate(lang, k)
+	}
+	return p
+}
+
+// render writes a page.
+func (c *Console) render(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	var b strings.Builder
+	if err := c.pages[name].Execute(&b, data); err != nil {
+		c.log.Error("console: render page", "page", name, "error", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (c *Console) notFound(w http.ResponseWriter, r *http.Request, what string) {
+	c.render(w, http.StatusNotFound, "notfound", struct {
+		page
+		What string
+	}{newPage(r, translate(language(r), "notFound")), what})
+}
+
+// fail answers a request the service refused: a friendly 404 for what
+// does not exist, else the error.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
+	var apiErr *stepwisetype.APIError
+	if errors.As(err, &apiErr) && (strings.HasSuffix(apiErr.Code, "DoesNotExist") || apiErr.Code == "InvalidArn") {
+		c.notFound(w, r, what)
+		return
+	}
+	c.log.Error("console: read", "what", what, "error", err)
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+// machineRow is a state machine in the list.
+type machineRow struct {
+	service.StateMachineListItem
+	Counts map[string]int
+}
+
+func (c *Console) machines(w http.ResponseWriter, r *http.Request) {
+	var rows []machineRow
+	in := &service.ListStateMachinesInput{MaxResults: ptr(1000)}
+	for {
+		out, err := c.svc.ListStateMachines(r.Context(), in)
+		if err != nil {
+			c.fail(w, r, "/", err)
+			return
+		}
+		for _, sm := range out.StateMachines {
+			counts, err := c.counts(r, sm.StateMachineArn)
+			if err != nil {
+				c.fail(w, r, "/", err)
+				return
+			}
+			rows = append(rows, machineRow{sm, counts})
+		}
+		if out.NextToken == "" {
+			break
+		}
+		in.NextToken = &out.NextToken
+	}
+	c.render(w, http.StatusOK, "machines", struct {
+		page
+		Machines []machineRow
+		Statuses []string
+	}{newPage(r, translate(language(r), "stateMachines")), rows, executionStatuses})
+}
+
+var executionStatuses = []string{"RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"}
+
+// counts counts a state machine's executions by status.
+func (c *Console) counts(r *http.Request, arn string) (map[string]int, error) {
+	counts := map[string]int{}
+	in := &service.ListExecutionsInput{StateMachineArn: arn, MaxResults: ptr(1000)}
+	for {
+		out, err := c.svc.ListExecutions(r.Context(), in)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range out.Executions {
+			counts[x.Status]++
+		}
+		if out.NextToken == "" {
+			return counts, nil
+		}
+		in.NextToken = &out.NextToken
+	}
+}
+
+func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
+	arn := r.PathValue("arn")
+	sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: arn})
+	if err != nil {
+		c.fail(w, r, arn, err)
+		return
+	}
+	m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
+	filter := r.URL.Query().Get("status")
+	in := &service.ListExecutionsInput{StateMachineArn: arn, StatusFilter: filter, MaxResults: ptr(50)}
+	if tok := r.URL.Query().Get("next"); tok != "" {
+		in.NextToken = &tok
+	}
+	list, err := c.svc.ListExecutions(r.Context(), in)
+	if err != nil {
+		c.fail(w, r, arn, err)
+		return
+	}
+	c.render(w, http.StatusOK, "machine", struct {
+		page
+		Machine    *service.DescribeStateMachineOutput
+		Graph      *graph
+		Definition string
+		Executions []service.ExecutionListItem
+		Next       string
+		Filter     string
+		Statuses   []string
+	}{newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses})
+}
+
+func graphOf(m *asl.StateMachine) *graph {
+	if m == nil {
+		return nil
+	}
+	return buildGraph(m)
+}
+
+// eventRow is an event in the history table.
+type eventRow struct {
+	*event
+	State     string
+	ElapsedMs int64
+	Details   string
+}
+
+func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
+	arn := r.PathValue("arn")
+	x, err := c.svc.DescribeExecution(r.Context(), &service.DescribeExecutionInput{ExecutionArn: arn})
+	if err != nil {
+		c.fail(w, r, arn, err)
+		return
+	}
+	events, err := c.history(r, arn)
+	if err != nil {
+		c.fail(w, r, arn, err)
+		return
+	}
+	a := analyze(events, x.Status)
+	sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: x.StateMachineArn})
+	var g *graph
+	if err == nil {
+		m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
+		g = graphOf(m)
+	}
+	// The history table shows a page of events at a time.
+	from := 0
+	if v := r.URL.Query().Get("from"); v != "" {
+		fmt.Sscan(v, &from)
+	}
+	from = max(0, min(from, len(events)))
+	to := min(from+historyPage, len(events))
+	rows := make([]eventRow, 0, to-from)
+	start := time.Time(x.StartDate)
+	for _, ev := range events[from:to] {
+		rows = append(rows, eventRow{event: ev, State: stateOf(ev, a), ElapsedMs: ev.Timestamp.Sub(start).Milliseconds(), Details: prettyJSON(string(ev.Raw))})
+	}
+	c.render(w, http.StatusOK, "execution", struct {
+		page
+		X        *service.DescribeExecutionOutput
+		Graph    *graph
+		States   map[string]string
+		Events   []eventRow
+		Total    int
+		From, To int
+		Next     int
+		Input    string
+		Output   string
+	}{newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output))})
+}
+
+func nextFrom(to, total int) int {
+	if to < total {
+		return to
+	}
+	return -1
+}
+
+// stateOf names the state an event belongs to, for the history table.
+func stateOf(ev *event, a *analysis) string {
+	if name := ev.detail("name"); name != "" {
+		return name
+	}
+	return ""
+}
+
+// history reads an execution's whole history.
+func (c *Console) history(r *http.Request, arn string) ([]*event, error) {
+	var events []*event
+	in := &service.GetExecutionHistoryInput{ExecutionArn: arn, MaxResults: ptr(1000)}
+	for {
+		out, err := c.svc.GetExecutionHistory(r.Context(), in)
+		if err != nil {
+			return nil, err
+		}
+		for _, raw := range out.Events {
+			ev, err := parseEvent(raw)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, ev)
+		}
+		if out.NextToken == "" {
+			return events, nil
+		}
+		in.NextToken = &out.NextToken
+	}
+}
+
+// executionStatus answers the live graph's poll.
+func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
+	arn := r.URL.Query().Get("arn")
+	x, err := c.svc.DescribeExecution(r.Context(), &service.DescribeExecutionInput{ExecutionArn: arn})
+	if err != nil {
+		c.jsonError(w, err)
+		return
+	}
+	events, err := c.history(r, arn)
+	if err != nil {
+		c.jsonError(w, err)
+		return
+	}
+	out := map[string]any{"status": x.Status, "states": analyze(events, x.Status).statuses(),
+		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
+	if x.StopDate != nil {
+		out["stopDate"] = formatTime(time.Time(*x.StopDate))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// stateDetails answers a click on a node: the state's latest entry.
+func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
+	arn, state := r.URL.Query().Get("arn"), r.URL.Query().Get("state")
+	x, err := c.svc.DescribeExecution(r.Context(), &service.DescribeExecutionInput{ExecutionArn: arn})
+	if err != nil {
+		c.jsonError(w, err)
+		return
+	}
+	events, err := c.history(r, arn)
+	if err != nil {
+		c.jsonError(w, err)
+		return
+	}
+	a := analyze(events, x.Status)
+	out := map[string]any{"state": state, "status": statusNotRun}
+	if o := a.latest(state); o != nil {
+		out["status"] = o.status
+		out["input"] = prettyJSON(o.input)
+		out["output"] = prettyJSON(o.output)
+		out["error"], out["cause"] = o.err, o.cause
+		if o.kind == "Fail" && o.err == "" {
+			// A Fail state's error is its own, written in the definition.
+			if st := c.definitionState(r, x.StateMachineArn, state); st != nil {
+				out["error"], out["cause"] = st.Error, st.Cause
+			}
+		}
+		out["retries"] = o.retries
+		out["runs"] = len(a.occurrences[state])
+		if !o.exited.IsZero() {
+			out["durationMs"] = o.exited.Sub(o.entered).Milliseconds()
+		}
+		var its []map[string]any
+		for i := 0; i < len(o.iterations); i++ {
+			its = append(its, map[string]any{"index": i, "status": o.iterations[i]})
+		}
+		if its != nil {
+			out["iterations"] = its
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// definitionState returns a state of a state machine's definition.
+func (c *Console) definitionState(r *http.Request, smArn, name string) *asl.State {
+	sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: smArn})
+	if err != nil {
+		return nil
+	}
+	m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
+	if m == nil {
+		return nil
+	}
+	var find func(m *asl.StateMachine) *asl.State
+	find = func(m *asl.StateMachine) *asl.State {
+		if st, ok := m.States[name]; ok {
+			return st
+		}
+		for _, st := range m.States {
+			for _, b := range st.Branches {
+				if found := find(b); found != nil {
+					return found
+				}
+			}
+			if st.ItemProcessor != nil {
+				if found := find(st.ItemProcessor); found != nil {
+					return found
+				}
+			}
+		}
+		return nil
+	}
+	return find(m)
+}
+
+func (c *Console) jsonError(w http.ResponseWriter, err error) {
+	var apiErr *stepwisetype.APIError
+	if errors.As(err, &apiErr) {
+		status := http.StatusBadRequest
+		if strings.HasSuffix(apiErr.Code, "DoesNotExist") {
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]string{"__type": apiErr.Code, "message": apiErr.Message})
+		return
+	}
+	writeJSON(w, http.StatusInternalServerError, map[string]string{"message": err.Error()})
+}
+
+// activityRow is an activity in the list.
+type activityRow struct {
+	service.ActivityListItem
+	Waiting int
+	Workers []workerRow
+}
+
+type workerRow struct {
+	Name, LastPoll string
+}
+
+func (c *Console) activities(w http.ResponseWriter, r *http.Request) {
+	var rows []activityRow
+	in := &service.ListActivitiesInput{MaxResults: ptr(1000)}
+	for {
+		out, err := c.svc.ListActivities(r.Context(), in)
+		if err != nil {
+			c.fail(w, r, "/activities", err)
+			return
+		}
+		for _, a := range out.Activities {
+			st := c.svc.ActivityStatus(a.ActivityArn)
+			row := activityRow{ActivityListItem: a, Waiting: st.Waiting}
+			for _, wk := range st.Workers {
+				row.Workers = append(row.Workers, workerRow{Name: wk.Name, LastPoll: formatTime(wk.LastPoll)})
+			}
+			rows = append(rows, row)
+		}
+		if out.NextToken == nil {
+			break
+		}
+		in.NextToken = out.NextToken
+	}
+	c.render(w, http.StatusOK, "activities", struct {
+		page
+		Activities []activityRow
+	}{newPage(r, translate(language(r), "activities")), rows})
+}
+
+// funcs are the templates' functions.
+var funcs = template.FuncMap{
+	"t":        translate,
+	"time":     func(t service.Time) string { return formatTime(time.Time(t)) },
+	"timePtr":  func(t *service.Time) string { return formatTimePtr(t) },
+	"arnPath":  func(arn string) string { return url.PathEscape(arn) },
+	"query":    url.QueryEscape,
+	"lower":    strings.ToLower,
+	"deref":    deref,
+	"duration": duration,
+	"statusKey": func(s string) string {
+		return map[string]string{"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}[s]
+	},
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000 UTC")
+}
+
+func formatTimePtr(t *service.Time) string {
+	if t == nil {
+		return ""
+	}
+	return formatTime(time.Time(*t))
+}
+
+// duration is how long an execution ran (or has run).
+func duration(start service.Time, stop *service.Time) string {
+	end := time.Now()
+	if stop != nil {
+		end = time.Time(*stop)
+	}
+	return end.Sub(time.Time(start)).Round(time.Millisecond).String()
+}
+
+// prettyJSON indents JSON text, keeping its members' order and its
+// numbers as written; text that is not JSON is kept as it is.
+func prettyJSON(text string) string {
+	if text == "" {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(text), "", "  "); err != nil {
+		return text
+	}
+	return b.String()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ptr[T any](v T) *T { return &v }

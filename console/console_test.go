@@ -1,0 +1,241 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/console"
+	"stepwise/engine"
+	"stepwise/service"
+	"stepwise/store/sqlitestore"
+)
+
+type bundle struct {
+	svc *service.Service
+	srv *httptest.Server
+}
+
+// setup runs the console over a real store, engine and service.
+func setup(t testing.TB) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Start(ctx))
+	svc, err := service.New(drv, eng, service.Config{})
+	require.NoError(t, err)
+	con, err := console.New(svc, nil)
+	require.NoError(t, err)
+	srv := httptest.NewServer(con)
+	t.Cleanup(func() {
+		srv.Close()
+		eng.Stop()
+		drv.Close()
+	})
+	return &bundle{svc: svc, srv: srv}
+}
+
+func (b *bundle) create(t testing.TB, name, def string) string {
+	t.Helper()
+	out, err := b.svc.CreateStateMachine(context.Background(), &service.CreateStateMachineInput{Name: name, Definition: def, RoleArn: "arn:aws:iam::123456789012:role/r"})
+	require.NoError(t, err)
+	return out.StateMachineArn
+}
+
+func (b *bundle) start(t testing.TB, sm, name, input string) string {
+	t.Helper()
+	out, err := b.svc.StartExecution(context.Background(), &service.StartExecutionInput{StateMachineArn: sm, Name: &name, Input: &input})
+	require.NoError(t, err)
+	return out.ExecutionArn
+}
+
+func (b *bundle) wait(t testing.TB, arn string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		x, err := b.svc.DescribeExecution(context.Background(), &service.DescribeExecutionInput{ExecutionArn: arn})
+		require.NoError(t, err)
+		if x.Status != "RUNNING" {
+			return x.Status
+		}
+		require.True(t, time.Now().Before(deadline), "%s still running", arn)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (b *bundle) get(t testing.TB, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(b.srv.URL + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+var statusRE = regexp.MustCompile(`<script type="application/json" id="graph-status">(.*?)</script>`)
+
+// graphStatus is the status of every state the execution page colors.
+func graphStatus(t testing.TB, page string) map[string]string {
+	t.Helper()
+	m := statusRE.FindStringSubmatch(page)
+	require.NotNil(t, m, "no graph status in the page")
+	var st map[string]string
+	require.NoError(t, json.Unmarshal([]byte(m[1]), &st))
+	return st
+}
+
+// A Parallel whose one branch fails and is caught: the failing state is
+// failed, the branch still running is cancelled, the Parallel caught,
+// the catcher succeeded, and the state never reached is not in the map
+// (not run).
+func TestExecutionPageColorsTheGraph(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "par", `{"StartAt": "P", "States": {
+		"P": {"Type": "Parallel", "Branches": [
+			{"StartAt": "Slow", "States": {"Slow": {"Type": "Wait", "Seconds": 60, "End": true}}},
+			{"StartAt": "Quick", "States": {"Quick": {"Type": "Pass", "End": true}}},
+			{"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom"}}}],
+			"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Caught"}], "Next": "Never"},
+		"Caught": {"Type": "Pass", "End": true},
+		"Never": {"Type": "Succeed"}}}`)
+	arn := b.start(t, sm, "run", `{}`)
+	require.Equal(t, "SUCCEEDED", b.wait(t, arn))
+	code, page := b.get(t, "/executions/"+arn)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, map[string]string{"P": "caught", "Slow": "cancelled", "Boom": "failed", "Quick": "succeeded", "Caught": "succeeded"}, graphStatus(t, page))
+	require.Contains(t, page, `id="graph-data"`)
+	require.Contains(t, page, `data-type="ParallelStateFailed"`)
+
+	code, body := b.get(t, "/console/executions/state?arn="+arn+"&state=Boom")
+	require.Equal(t, http.StatusOK, code)
+	var details map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &details))
+	require.Equal(t, "failed", details["status"])
+	require.Equal(t, "Boom", details["error"])
+}
+
+// Retries are counted, a retried task that then succeeds is succeeded,
+// and a Map's iterations are listed.
+func TestStateDetailsRetriesAndIterations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "map", `{"StartAt": "M", "States": {"M": {"Type": "Map", "End": true, "ItemProcessor": {"StartAt": "Check", "States": {
+		"Check": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "Bad"}], "Default": "Good"},
+		"Bad": {"Type": "Fail", "Error": "Two"},
+		"Good": {"Type": "Pass", "End": true}}}}}}`)
+	arn := b.start(t, sm, "run", `[1, 2, 3]`)
+	require.Equal(t, "FAILED", b.wait(t, arn))
+	_, page := b.get(t, "/executions/"+arn)
+	st := graphStatus(t, page)
+	require.Equal(t, "failed", st["M"])
+	require.Equal(t, "failed", st["Bad"])
+	_, body := b.get(t, "/console/executions/state?arn="+arn+"&state=M")
+	var details struct {
+		Status     string
+		Iterations []struct {
+			Index  int
+			Status string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &details))
+	require.Equal(t, "failed", details.Status)
+	require.NotEmpty(t, details.Iterations)
+}
+
+// Unknown ARNs and paths answer a friendly 404 page.
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, path := range []string{
+		"/state-machines/arn:aws:states:us-east-1:123456789012:stateMachine:nope",
+		"/executions/arn:aws:states:us-east-1:123456789012:execution:nope:x",
+		"/executions/not-an-arn",
+		"/nowhere",
+	} {
+		code, page := b.get(t, path)
+		require.Equal(t, http.StatusNotFound, code, path)
+		require.Contains(t, page, `data-page="not-found"`, path)
+		require.Contains(t, page, "Not found", path)
+	}
+}
+
+// Names, inputs, outputs and errors are escaped everywhere: nothing a
+// definition or an execution carries becomes markup or script.
+func TestHostileNamesAndInputsAreEscaped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	hostile := `<img src=x onerror=alert(1)>`
+	sm := b.create(t, "hostile", `{"Comment": "</script><script>alert(2)</script>", "StartAt": "`+hostile+`", "States": {
+		"`+hostile+`": {"Type": "Pass", "Next": "F"},
+		"F": {"Type": "Fail", "Error": "</script><b>x</b>", "Cause": "<svg onload=alert(3)>"}}}`)
+	arn := b.start(t, sm, "run", `{"x": "</script><script>alert(4)</script>"}`)
+	require.Equal(t, "FAILED", b.wait(t, arn))
+	for _, path := range []string{"/", "/state-machines/" + sm, "/executions/" + arn} {
+		code, page := b.get(t, path)
+		require.Equal(t, http.StatusOK, code, path)
+		for _, raw := range []string{"<img", "<svg", "<b>x</b>", "<script>alert"} {
+			require.NotContains(t, page, raw, "%s carries %s unescaped", path, raw)
+		}
+	}
+	_, page := b.get(t, "/executions/"+arn)
+	require.Equal(t, "failed", graphStatus(t, page)["F"])
+}
+
+// An execution of 25,000 events: the page lists them a thousand at a
+// time, with a link to the next thousand, and still colors the graph.
+func TestHugeHistoryIsPaged(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	arn := hugeExecution(t, b)
+	code, page := b.get(t, "/executions/"+arn)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, 1000, strings.Count(page, `<tr data-type=`))
+	require.Contains(t, page, `href="?from=1000"`)
+	st := graphStatus(t, page)
+	require.Contains(t, []string{st["Loop"], st["Check"]}, "failed", "the state the full history stopped is failed")
+	code, page = b.get(t, "/executions/"+arn+"?from=24000")
+	require.Equal(t, http.StatusOK, code)
+	require.Greater(t, strings.Count(page, `<tr data-type=`), 900, "the last page lists the last events")
+	require.NotContains(t, page, `href="?from=`)
+}
+
+// hugeExecution runs a loop until the history is full (25,000 events).
+func hugeExecution(t testing.TB, b *bundle) string {
+	t.Helper()
+	sm := b.create(t, "loop", `{"StartAt": "Loop", "States": {
+		"Loop": {"Type": "Pass", "Next": "Check"},
+		"Check": {"Type": "Choice", "Choices": [{"Variable": "$.stop", "IsPresent": true, "Next": "Done"}], "Default": "Loop"},
+		"Done": {"Type": "Succeed"}}}`)
+	arn := b.start(t, sm, "run", `{}`)
+	require.Equal(t, "FAILED", b.wait(t, arn))
+	return arn
+}
+
+// BenchmarkHugeExecutionPage times the page of a 25,000-event execution.
+//
+//	go test -run '^$' -bench HugeExecutionPage -benchtime 10x ./console/
+func BenchmarkHugeExecutionPage(b *testing.B) {
+	bb := setup(b)
+	arn := hugeExecution(b, bb)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		code, _ := bb.get(b, "/executions/"+arn)
+		if code != http.StatusOK {
+			b.Fatal(code)
+		}
+	}
+}

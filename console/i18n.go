@@ -1,0 +1,77 @@
+package console
+
+import (
+	"net/http"
+	"strings"
+)
+
+// The console speaks English and Japanese: the language comes from the
+// stepwise-lang cookie (the switch on every page), else from the
+// browser's Accept-Language.
+
+const langCookie = "stepwise-lang"
+
+var messages = map[string]map[string]string{
+	"en": {
+		"title": "Stepwise", "stateMachines": "State machines", "activities": "Activities", "name": "Name", "type": "Type",
+		"created": "Created", "executions": "Executions", "status": "Status", "started": "Started", "stopped": "Stopped",
+		"duration": "Duration", "input": "Input", "output": "Output", "error": "Error", "cause": "Cause", "redriveCount": "Redrive count",
+		"definition": "Definition", "graph": "Graph", "history": "Event history", "startExecution": "Start execution",
+		"executionName": "Execution name (optional)", "start": "Start", "stop": "Stop", "redrive": "Redrive", "all": "All",
+		"next": "Next page", "noneYet": "None yet.", "notFound": "Not found", "notFoundText": "There is nothing here:",
+		"back": "Back to the state machines", "id": "ID", "step": "Step", "elapsed": "Elapsed (ms)", "timestamp": "Timestamp",
+		"details": "Details", "filter": "Filter events", "stateDetails": "State", "selectState": "Select a state in the graph to see its input, output and error.",
+		"waiting": "Tasks waiting", "workers": "Recent workers", "lastPoll": "Last poll", "stateMachine": "State machine",
+		"legend": "Legend", "succeeded": "Succeeded", "failed": "Failed", "caught": "Caught", "running": "Running",
+		"cancelled": "Cancelled", "notRun": "Not run", "events": "events", "showing": "Showing",
+		"invalidInput": "The input is not valid JSON.", "loading": "Loading…", "noDetails": "Nothing recorded for this state.",
+		"confirmStop": "Stop this execution?", "confirmRedrive": "Redrive this execution?", "requestFailed": "The request failed",
+		"iterations": "Iterations", "branches": "Branches", "retries": "Retries", "count": "Count",
+	},
+	"ja": {
+		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
+		"created": "作成日時", "executions": "実行", "status": "ステータス", "started": "開始", "stopped": "終了",
+		"duration": "所要時間", "input": "入力", "output": "出力", "error": "エラー", "cause": "原因", "redriveCount": "再実行回数",
+		"definition": "定義", "graph": "グラフ", "history": "イベント履歴", "startExecution": "実行を開始",
+		"executionName": "実行名 (任意)", "start": "開始", "stop": "停止", "redrive": "再実行 (Redrive)", "all": "すべて",
+		"next": "次のページ", "noneYet": "まだありません。", "notFound": "見つかりません", "notFoundText": "ここには何もありません:",
+		"back": "ステートマシン一覧へ戻る", "id": "ID", "step": "ステップ", "elapsed": "経過 (ms)", "timestamp": "タイムスタンプ",
+		"details": "詳細", "filter": "イベントを絞り込む", "stateDetails": "ステート", "selectState": "グラフのステートを選ぶと、その入力・出力・エラーが表示されます。",
+		"waiting": "待機中のタスク", "workers": "最近のワーカー", "lastPoll": "最後のポーリング", "stateMachine": "ステートマシン",
+		"legend": "凡例", "succeeded": "成功", "failed": "失敗", "caught": "キャッチ済み", "running": "実行中",
+		"cancelled": "キャンセル", "notRun": "未実行", "events": "件のイベント", "showing": "表示中",
+		"invalidInput": "入力が正しい JSON ではありません。", "loading": "読み込み中…", "noDetails": "このステートの記録はありません。",
+		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行を再実行 (Redrive) しますか?", "requestFailed": "リクエストに失敗しました",
+		"iterations": "イテレーション", "branches": "ブランチ", "retries": "リトライ", "count": "件数",
+	},
+}
+
+// scriptMessages are the messages the page's script writes itself.
+var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed"}
+
+// language picks the page's language for a request.
+func language(r *http.Request) string {
+	if c, err := r.Cookie(langCookie); err == nil {
+		if _, ok := messages[c.Value]; ok {
+			return c.Value
+		}
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag := strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+		switch {
+		case strings.HasPrefix(tag, "ja"):
+			return "ja"
+		case strings.HasPrefix(tag, "en"):
+			return "en"
+		}
+	}
+	return "en"
+}
+
+// translate returns a message in a language (the key when it has none).
+func translate(lang, key string) string {
+	if m, ok := messages[lang][key]; ok {
+		return m
+	}
+	return key
+}

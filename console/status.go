@@ -1,0 +1,260 @@
+package console
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// What the history says of each state, for the colors of the graph and the
+// details of a state: every event is traced back, through its
+// previousEventId, to the state it belongs to (the last StateEntered on
+// its chain), and each entry of a state (an occurrence) follows what
+// happened to it until it exited.
+
+// Node statuses, as data-status values.
+const (
+	statusSucceeded = "succeeded"
+	statusFailed    = "failed"
+	statusCaught    = "caught" // failed, and handled by a Catch
+	statusRunning   = "running"
+	statusCancelled = "cancelled" // stopped because a sibling failed, or the execution was stopped
+	statusNotRun    = "not-run"
+)
+
+// event is a history event as GetExecutionHistory gives it.
+type event struct {
+	ID        int64
+	Prev      int64
+	Type      string
+	Timestamp time.Time
+	// Details is the event's *EventDetails member.
+	Details map[string]json.RawMessage
+	Raw     json.RawMessage
+}
+
+// parseEvent reads one event of a history.
+func parseEvent(raw json.RawMessage) (*event, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, err
+	}
+	ev := &event{Raw: raw}
+	var ts float64
+	_ = json.Unmarshal(members["timestamp"], &ts)
+	_ = json.Unmarshal(members["type"], &ev.Type)
+	_ = json.Unmarshal(members["id"], &ev.ID)
+	_ = json.Unmarshal(members["previousEventId"], &ev.Prev)
+	ev.Timestamp = time.UnixMilli(int64(ts*1000 + 0.5)).UTC()
+	for k, v := range members {
+		if strings.HasSuffix(k, "EventDetails") {
+			_ = json.Unmarshal(v, &ev.Details)
+		}
+	}
+	return ev, nil
+}
+
+// detail returns a string member of the event's details.
+func (ev *event) detail(name string) string {
+	var s string
+	if raw, ok := ev.Details[name]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// occurrence is one entry of a state.
+type occurrence struct {
+	state        string
+	kind         string // the state's type: Task, Parallel, Map, ...
+	container    *occurrence
+	status       string
+	entered      time.Time
+	exited       time.Time
+	input        string
+	output       string
+	err, cause   string
+	retries      int
+	failedBefore bool
+	iterations   map[int]string // Map iteration index → status
+}
+
+func (o *occurrence) open() bool { return o.exited.IsZero() }
+
+// isContainer reports whether an occurrence is a Parallel or Map state
+// still running its branches or iterations.
+func (o *occurrence) isContainer() bool {
+	return (o.kind == "Parallel" || o.kind == "Map") && o.open()
+}
+
+// analysis is what a history says of its states.
+type analysis struct {
+	occurrences map[string][]*occurrence // by state, in order
+}
+
+// failure events: the state in progress failed (it may still be retried
+// or caught).
+var failureEvents = map[string]bool{
+	"TaskFailed": true, "TaskTimedOut": true, "TaskStartFailed": true, "TaskSubmitFailed": true,
+	"ActivityFailed": true, "ActivityTimedOut": true, "ActivityScheduleFailed": true,
+	"LambdaFunctionFailed": true, "LambdaFunctionTimedOut": true, "LambdaFunctionScheduleFailed": true, "LambdaFunctionStartFailed": true,
+	"ParallelStateFailed": true, "MapStateFailed": true, "ExecutionFailed": true, "ExecutionTimedOut": true,
+	"EvaluationFailed": true,
+}
+
+// aborted events: the state in progress was stopped.
+var abortedEvents = map[string]bool{
+	"TaskStateAborted": true, "WaitStateAborted": true, "ParallelStateAborted": true, "MapStateAborted": true,
+	"ExecutionAborted": true,
+}
+
+// rescheduled events: a retried task runs again.
+var rescheduledEvents = map[string]bool{
+	"TaskScheduled": true, "ActivityScheduled": true, "LambdaFunctionScheduled": true,
+}
+
+// ofContainer reports whether an event is a Parallel's or a Map's own (it
+// chains from the state inside that ran last).
+func ofContainer(typ string) bool {
+	return strings.HasPrefix(typ, "ParallelState") || strings.HasPrefix(typ, "MapState") ||
+		strings.HasPrefix(typ, "MapIteration") || strings.HasPrefix(typ, "MapRun")
+}
+
+// analyze reads a whole history; executionStatus is the execution's
+// status now (what becomes of states still in progress).
+func analyze(events []*event, executionStatus string) *analysis {
+	a := &analysis{occurrences: map[string][]*occurrence{}}
+	byID := map[int64]*occurrence{} // the occurrence an event belongs to
+	for _, ev := range events {
+		prev := byID[ev.Prev]
+		if kind, ok := strings.CutSuffix(ev.Type, "StateEntered"); ok {
+			o := &occurrence{state: ev.detail("name"), kind: kind, status: statusRunning, entered: ev.Timestamp, input: ev.detail("input")}
+			if kind == "Fail" {
+				o.status = statusFailed // it fails as it is entered
+			}
+			if prev != nil {
+				// Entered from a Parallel or Map that starts its branches or
+				// iterations, or after a state inside one.
+				o.container = prev.container
+				if prev.isContainer() {
+					o.container = prev
+				}
+			}
+			a.occurrences[o.state] = append(a.occurrences[o.state], o)
+			byID[ev.ID] = o
+			continue
+		}
+		if strings.HasSuffix(ev.Type, "StateExited") {
+			o := a.open(ev.detail("name"))
+			if o == nil {
+				continue
+			}
+			o.exited, o.output = ev.Timestamp, ev.detail("output")
+			if o.failedBefore {
+				o.status = statusCaught
+			} else {
+				o.status = statusSucceeded
+			}
+			byID[ev.ID] = o
+			continue
+		}
+		o := prev
+		if ofContainer(ev.Type) {
+			for o != nil && !o.isContainer() {
+				o = o.container
+			}
+		}
+		if o == nil {
+			continue
+		}
+		byID[ev.ID] = o
+		switch {
+		case failureEvents[ev.Type]:
+			o.status, o.failedBefore = statusFailed, true
+			o.err, o.cause = ev.detail("error"), ev.detail("cause")
+			if prev != o && prev.status == statusRunning {
+				// A branch's state failed its Parallel or Map.
+				prev.status, prev.err, prev.cause = statusFailed, o.err, o.cause
+			}
+		case abortedEvents[ev.Type]:
+			if o.status == statusRunning {
+				o.status = statusCancelled
+			}
+		case rescheduledEvents[ev.Type] && o.failedBefore:
+			o.status, o.failedBefore = statusRunning, false
+			o.retries++
+		case strings.HasPrefix(ev.Type, "MapIteration"):
+			var index int
+			_ = json.Unmarshal(ev.Details["index"], &index)
+			if o.iterations == nil {
+				o.iterations = map[int]string{}
+			}
+			o.iterations[index] = iterationStatus(ev.Type)
+		}
+	}
+	// States still in progress when the execution ended.
+	for _, list := range a.occurrences {
+		for _, o := range list {
+			if o.status != statusRunning || executionStatus == "RUNNING" {
+				continue
+			}
+			if executionStatus == "FAILED" {
+				o.status = statusFailed
+			} else {
+				o.status = statusCancelled
+			}
+		}
+	}
+	return a
+}
+
+// open returns the latest occurrence of a state that has not exited.
+func (a *analysis) open(state string) *occurrence {
+	list := a.occurrences[state]
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].open() {
+			return list[i]
+		}
+	}
+	return nil
+}
+
+func iterationStatus(typ string) string {
+	switch typ {
+	case "MapIterationSucceeded":
+		return statusSucceeded
+	case "MapIterationFailed":
+		return statusFailed
+	case "MapIterationAborted":
+		return statusCancelled
+	}
+	return statusRunning
+}
+
+// precedence orders the statuses of a state's occurrences: a state run
+// many times (a Map's iterations) shows the most telling.
+var precedence = map[string]int{statusRunning: 5, statusFailed: 4, statusCaught: 3, statusCancelled: 2, statusSucceeded: 1}
+
+// statuses returns the status of every state that ran.
+func (a *analysis) statuses() map[string]string {
+	out := make(map[string]string, len(a.occurrences))
+	for name, list := range a.occurrences {
+		best := ""
+		for _, o := range list {
+			if precedence[o.status] > precedence[best] {
+				best = o.status
+			}
+		}
+		out[name] = best
+	}
+	return out
+}
+
+// latest returns the last occurrence of a state, or nil.
+func (a *analysis) latest(state string) *occurrence {
+	list := a.occurrences[state]
+	if len(list) == 0 {
+		return nil
+	}
+	return list[len(list)-1]
+}
