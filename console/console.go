@@ -289,12 +289,7 @@ func nextFrom(to, total int) int {
 }
 
 // stateOf names the state an event belongs to, for the history table.
-func stateOf(ev *event, a *analysis) string {
-	if name := ev.detail("name"); name != "" {
-		return name
-	}
-	return ""
-}
+func stateOf(ev *event, a *analysis) string { return a.owners[ev.ID] }
 
 // history reads an execution's whole history.
 func (c *Console) history(r *http.Request, arn string) ([]*event, error) {

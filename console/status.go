@@ -90,6 +90,7 @@ func (o *occurrence) isContainer() bool {
 // analysis is what a history says of its states.
 type analysis struct {
 	occurrences map[string][]*occurrence // by state, in order
+	owners      map[int64]string         // event id → the state it belongs to
 }
 
 // failure events: the state in progress failed (it may still be retried
@@ -123,7 +124,7 @@ func ofContainer(typ string) bool {
 // analyze reads a whole history; executionStatus is the execution's
 // status now (what becomes of states still in progress).
 func analyze(events []*event, executionStatus string) *analysis {
-	a := &analysis{occurrences: map[string][]*occurrence{}}
+	a := &analysis{occurrences: map[string][]*occurrence{}, owners: map[int64]string{}}
 	byID := map[int64]*occurrence{} // the occurrence an event belongs to
 	for _, ev := range events {
 		prev := byID[ev.Prev]
@@ -142,6 +143,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 			}
 			a.occurrences[o.state] = append(a.occurrences[o.state], o)
 			byID[ev.ID] = o
+			a.owners[ev.ID] = o.state
 			continue
 		}
 		if strings.HasSuffix(ev.Type, "StateExited") {
@@ -156,6 +158,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 				o.status = statusSucceeded
 			}
 			byID[ev.ID] = o
+			a.owners[ev.ID] = o.state
 			continue
 		}
 		o := prev
@@ -168,6 +171,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 			continue
 		}
 		byID[ev.ID] = o
+		a.owners[ev.ID] = o.state
 		switch {
 		case failureEvents[ev.Type]:
 			o.status, o.failedBefore = statusFailed, true

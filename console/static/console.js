@@ -1,0 +1,557 @@
+/*
+ * Stepwise console: page behaviour.
+ *
+ * Everything shown is built with createElement and textContent: names,
+ * inputs and outputs are untrusted.
+ */
+(function () {
+  "use strict";
+
+  var DEFAULT_MESSAGES = {
+    invalidInput: "The input is not valid JSON.",
+    loading: "Loading\u2026",
+    noDetails: "No details for this state.",
+    confirmStop: "Stop this execution?",
+    confirmRedrive: "Redrive this execution?",
+    requestFailed: "The request failed.",
+  };
+  var POLL_MS = 1000;
+  // An execution's status as a status class (as the server's statusKey).
+  var STATUS_KEYS = { RUNNING: "running", SUCCEEDED: "succeeded", FAILED: "failed", TIMED_OUT: "failed", ABORTED: "cancelled" };
+  var messages = Object.assign({}, DEFAULT_MESSAGES, readJSON("i18n") || {});
+
+  function t(key) {
+    return typeof messages[key] === "string" ? messages[key] : DEFAULT_MESSAGES[key] || key;
+  }
+
+  function readJSON(id) {
+    var node = document.getElementById(id);
+    if (!node) return null;
+    try {
+      return JSON.parse(node.textContent);
+    } catch (err) {
+      if (window.console) console.warn("stepwise: #" + id + " is not JSON", err);
+      return null;
+    }
+  }
+
+  function h(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (attrs[k] === undefined || attrs[k] === null) return;
+        if (k === "text") e.textContent = String(attrs[k]);
+        else if (k === "className") e.className = attrs[k];
+        else e.setAttribute(k, String(attrs[k]));
+      });
+    }
+    (children || []).forEach(function (c) {
+      if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+
+  function main() {
+    return document.querySelector("main[data-page]") || document.querySelector("main");
+  }
+
+  // -------------------------------------------------------------------
+  // JSON highlighting: spans made with createElement, text with textContent.
+
+  var TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b|([{}\[\],])/g;
+
+  function highlightInto(target, text) {
+    var frag = document.createDocumentFragment();
+    var last = 0;
+    var m;
+    TOKEN.lastIndex = 0;
+    while ((m = TOKEN.exec(text)) !== null) {
+      if (m.index > last) frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+      var cls;
+      var tok = m[0];
+      if (m[1] !== undefined) {
+        cls = m[2] !== undefined ? "json-key" : "json-string";
+        tok = m[1];
+      } else if (m[3] !== undefined) cls = "json-number";
+      else if (m[4] !== undefined) cls = "json-literal";
+      else cls = "json-punct";
+      var span = document.createElement("span");
+      span.className = cls;
+      span.textContent = tok;
+      frag.appendChild(span);
+      if (m[1] !== undefined && m[2] !== undefined) frag.appendChild(document.createTextNode(m[2]));
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) frag.appendChild(document.createTextNode(text.slice(last)));
+    target.replaceChildren(frag);
+  }
+
+  // Pretty-prints JSON text; returns the text unchanged if it is not JSON.
+  function pretty(text) {
+    if (typeof text !== "string") text = JSON.stringify(text, null, 2);
+    if (!text) return "";
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch (err) {
+      return text;
+    }
+  }
+
+  function jsonBlock(text) {
+    var pre = h("pre", { className: "json" });
+    var p = pretty(text);
+    if (p !== text || looksLikeJSON(p)) highlightInto(pre, p);
+    else pre.textContent = p;
+    return pre;
+  }
+
+  function looksLikeJSON(text) {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function highlightPre(pre) {
+    if (pre.hasAttribute("data-highlighted")) return;
+    pre.setAttribute("data-highlighted", "");
+    var text = pre.textContent;
+    if (!text || !looksLikeJSON(text)) return;
+    if (text.indexOf("\n") < 0) text = pretty(text);
+    highlightInto(pre, text);
+  }
+
+  // JSON blocks: highlighted at once, except those in <details> (the
+  // history's), highlighted when opened.
+  function initDefinition() {
+    document.querySelectorAll("pre.json").forEach(function (pre) {
+      if (!pre.closest("details")) highlightPre(pre);
+    });
+    document.addEventListener(
+      "toggle",
+      function (ev) {
+        var d = ev.target;
+        if (d && d.tagName === "DETAILS" && d.open) d.querySelectorAll("pre.json").forEach(highlightPre);
+      },
+      true
+    );
+  }
+
+  // -------------------------------------------------------------------
+  // Graph.
+
+  function initGraph() {
+    var container = document.getElementById("graph");
+    var data = readJSON("graph-data");
+    if (!container || !data || !window.StepwiseGraph) return;
+    window.StepwiseGraph.messages = messages;
+    var statuses = document.getElementById("graph-status") ? readJSON("graph-status") || {} : null;
+    try {
+      window.StepwiseGraph.render(container, data, statuses);
+    } catch (err) {
+      if (window.console) console.error("stepwise: graph", err);
+      container.replaceChildren(h("p", { className: "error", text: t("requestFailed") }));
+    }
+  }
+
+  // -------------------------------------------------------------------
+  // Fields updated in place.
+
+  function setField(name, value, root) {
+    (root || document).querySelectorAll('[data-field="' + name + '"]').forEach(function (e) {
+      var text = value === undefined || value === null ? "" : String(value);
+      if (name === "output" || e.classList.contains("json")) {
+        var p = pretty(text);
+        if (looksLikeJSON(p)) highlightInto(e, p);
+        else e.textContent = p;
+      } else {
+        e.textContent = text;
+      }
+      if (name === "status") e.setAttribute("data-status", STATUS_KEYS[text] || "");
+      var row = e.closest("[data-field-row]");
+      if (row) row.hidden = text === "";
+    });
+  }
+
+  // -------------------------------------------------------------------
+  // Execution page: polling while running.
+
+  function initPolling() {
+    var m = main();
+    if (!m || m.getAttribute("data-page") !== "execution") return;
+    var arn = m.getAttribute("data-execution-arn");
+    if (!arn || m.getAttribute("data-status") !== "RUNNING") return;
+    var url = "/console/executions/status?arn=" + encodeURIComponent(arn);
+    var failures = 0;
+    var stopped = false;
+
+    function schedule() {
+      if (!stopped) setTimeout(poll, failures ? Math.min(POLL_MS * (1 + failures), 10000) : POLL_MS);
+    }
+
+    function poll() {
+      if (document.hidden) {
+        schedule();
+        return;
+      }
+      fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
+        .then(function (r) {
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.json();
+        })
+        .then(function (s) {
+          failures = 0;
+          if (!s || typeof s !== "object") throw new Error("bad answer");
+          if (s.states && window.StepwiseGraph) window.StepwiseGraph.setStatuses(s.states);
+          ["status", "stopDate", "output", "error", "cause"].forEach(function (f) {
+            if (f in s) setField(f, s[f]);
+          });
+          if (s.status) m.setAttribute("data-status", s.status);
+          if (s.status && s.status !== "RUNNING") {
+            // The execution ended: the graph and the facts are current;
+            // the actions follow its status. The history table is the
+            // server's, read when the page loaded: offer to read it again.
+            stopped = true;
+            var stop = document.querySelector('button[data-action="StopExecution"]');
+            if (stop) stop.disabled = true;
+            var redrive = document.querySelector('button[data-action="RedriveExecution"]');
+            if (redrive) redrive.disabled = s.status === "SUCCEEDED";
+            var more = document.querySelector("[data-field=history-stale]");
+            if (more) more.hidden = false;
+            return;
+          }
+          schedule();
+        })
+        .catch(function (err) {
+          failures++;
+          if (window.console) console.warn("stepwise: polling", err);
+          schedule();
+        });
+    }
+
+    schedule();
+  }
+
+  // -------------------------------------------------------------------
+  // State details panel.
+
+  var detailsSeq = 0;
+
+  function panel() {
+    return document.getElementById("state-details");
+  }
+
+  function showDetails(children) {
+    var p = panel();
+    if (!p) return;
+    p.replaceChildren.apply(p, children);
+    p.classList.add("has-state");
+  }
+
+  function badge(status) {
+    return status ? h("span", { className: "badge", "data-status": status, text: status }) : null;
+  }
+
+  function section(title, content) {
+    return h("section", { className: "detail" }, [h("h3", { text: title }), content]);
+  }
+
+  function label(key, fallback) {
+    return typeof messages[key] === "string" ? messages[key] : fallback;
+  }
+
+  function safeHref(href) {
+    if (typeof href !== "string") return null;
+    // Only links within the console: a path, not a scheme or another host.
+    if (href.charAt(0) !== "/" || href.charAt(1) === "/" || href.charAt(1) === "\\") return null;
+    return href;
+  }
+
+  function runList(items, kindLabel) {
+    var ol = h("ol", { className: "runs" });
+    items.forEach(function (it, i) {
+      if (!it || typeof it !== "object") return;
+      var name = it.name || it.label || kindLabel + (kindLabel === "#" ? "" : " ") + (it.index !== undefined ? it.index : i);
+      var href = safeHref(it.href);
+      var link = href ? h("a", { href: href, text: String(name) }) : h("span", { text: String(name) });
+      ol.appendChild(h("li", { "data-status": it.status || null }, [link, " ", badge(it.status)]));
+    });
+    return ol;
+  }
+
+  function formatDuration(ms) {
+    if (typeof ms !== "number" || !isFinite(ms)) return "";
+    if (ms < 1000) return ms + " ms";
+    if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
+    var s = Math.round(ms / 1000);
+    return Math.floor(s / 60) + " min " + (s % 60) + " s";
+  }
+
+  function renderExecutionState(d, name) {
+    var head = h("header", { className: "details-head" }, [
+      h("h2", { text: d.state || name }),
+      d.type ? h("span", { className: "type", text: d.type }) : null,
+      badge(d.status),
+    ]);
+    var children = [head];
+    var facts = h("dl", { className: "facts" });
+    if (typeof d.retries === "number") {
+      facts.appendChild(h("dt", { text: label("retries", "Retries") }));
+      facts.appendChild(h("dd", { text: String(d.retries) }));
+    }
+    if (typeof d.durationMs === "number") {
+      facts.appendChild(h("dt", { text: label("duration", "Duration") }));
+      facts.appendChild(h("dd", { text: formatDuration(d.durationMs) }));
+    }
+    if (facts.childNodes.length) children.push(facts);
+    if (d.error) children.push(section(label("error", "Error"), h("pre", { className: "error", text: String(d.error) })));
+    if (d.cause) children.push(section(label("cause", "Cause"), jsonBlock(String(d.cause))));
+    if (d.input) children.push(section(label("input", "Input"), jsonBlock(d.input)));
+    if (d.output) children.push(section(label("output", "Output"), jsonBlock(d.output)));
+    if (Array.isArray(d.iterations) && d.iterations.length) {
+      children.push(section(label("iterations", "Iterations"), runList(d.iterations, "#")));
+    }
+    if (Array.isArray(d.branches) && d.branches.length) {
+      children.push(section(label("branches", "Branches"), runList(d.branches, label("branch", "Branch"))));
+    }
+    if (children.length === 1) children.push(h("p", { className: "muted", text: t("noDetails") }));
+    return children;
+  }
+
+  // The JSON of a state in a definition, searched in nested machines too.
+  function findState(def, name) {
+    if (!def || typeof def !== "object") return null;
+    var states = def.States;
+    if (states && typeof states === "object" && Object.prototype.hasOwnProperty.call(states, name)) {
+      return states[name];
+    }
+    if (!states || typeof states !== "object") return null;
+    var keys = Object.keys(states);
+    for (var i = 0; i < keys.length; i++) {
+      var s = states[keys[i]];
+      if (!s || typeof s !== "object") continue;
+      var inner = [];
+      if (Array.isArray(s.Branches)) inner = inner.concat(s.Branches);
+      if (s.ItemProcessor) inner.push(s.ItemProcessor);
+      if (s.Iterator) inner.push(s.Iterator);
+      for (var j = 0; j < inner.length; j++) {
+        var found = findState(inner[j], name);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  function initDetails() {
+    var container = document.getElementById("graph");
+    var m = main();
+    if (!container || !m) return;
+    var page = m.getAttribute("data-page");
+    var definition = page === "state-machine" ? readJSON("definition-data") : null;
+
+    container.addEventListener("state-selected", function (ev) {
+      var name = ev.detail && ev.detail.state;
+      if (typeof name !== "string") return;
+      var seq = ++detailsSeq;
+
+      if (page !== "execution") {
+        var st = findState(definition, name);
+        if (!st) {
+          showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted", text: t("noDetails") })]);
+          return;
+        }
+        showDetails([
+          h("header", { className: "details-head" }, [h("h2", { text: name }), st.Type ? h("span", { className: "type", text: String(st.Type) }) : null]),
+          jsonBlock(JSON.stringify(st, null, 2)),
+        ]);
+        return;
+      }
+
+      var arn = m.getAttribute("data-execution-arn") || "";
+      showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted loading", text: t("loading") })]);
+      var url = "/console/executions/state?arn=" + encodeURIComponent(arn) + "&state=" + encodeURIComponent(name);
+      fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
+        .then(function (r) {
+          if (r.status === 404) return null;
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.json();
+        })
+        .then(function (d) {
+          if (seq !== detailsSeq) return;
+          if (!d || typeof d !== "object") {
+            showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted", text: t("noDetails") })]);
+            return;
+          }
+          showDetails(renderExecutionState(d, name));
+        })
+        .catch(function (err) {
+          if (seq !== detailsSeq) return;
+          if (window.console) console.warn("stepwise: state details", err);
+          showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "error", text: t("requestFailed") })]);
+        });
+    });
+  }
+
+  // -------------------------------------------------------------------
+  // Actions through the Step Functions API.
+
+  function callAPI(op, body) {
+    return fetch("/", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "AWSStepFunctions." + op },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    }).then(function (r) {
+      return r.text().then(function (text) {
+        var data = null;
+        try {
+          data = text ? JSON.parse(text) : {};
+        } catch (err) {
+          data = null;
+        }
+        if (r.ok && data) return data;
+        var type = (data && (data.__type || data.code)) || "HTTP " + r.status;
+        type = String(type);
+        if (type.indexOf("#") >= 0) type = type.slice(type.lastIndexOf("#") + 1);
+        var msg = (data && (data.message || data.Message)) || (!data && text ? text.slice(0, 300) : "");
+        var e = new Error(msg);
+        e.awsType = type;
+        throw e;
+      });
+    });
+  }
+
+  function actionError(near, text) {
+    var scope = (near && near.closest("form, section, [data-actions]")) || document;
+    var target = scope.querySelector('[data-field="action-error"]') || document.querySelector('[data-field="action-error"]');
+    if (!target) {
+      if (text) window.alert(text);
+      return;
+    }
+    target.textContent = text || "";
+    target.hidden = !text;
+  }
+
+  function errorText(err) {
+    if (err && err.awsType) return err.awsType + (err.message ? ": " + err.message : "");
+    return t("requestFailed") + (err && err.message ? " (" + err.message + ")" : "");
+  }
+
+  function initActions() {
+    var m = main();
+    if (!m) return;
+    document.querySelectorAll("button[data-action]").forEach(function (btn) {
+      var op = btn.getAttribute("data-action");
+      if (op !== "StopExecution" && op !== "RedriveExecution") return;
+      btn.addEventListener("click", function () {
+        var arn = btn.getAttribute("data-execution-arn") || m.getAttribute("data-execution-arn");
+        if (!arn) return;
+        if (!window.confirm(t(op === "StopExecution" ? "confirmStop" : "confirmRedrive"))) return;
+        actionError(btn, "");
+        btn.disabled = true;
+        btn.setAttribute("aria-busy", "true");
+        callAPI(op, { executionArn: arn })
+          .then(function () {
+            location.reload();
+          })
+          .catch(function (err) {
+            btn.disabled = false;
+            btn.removeAttribute("aria-busy");
+            actionError(btn, errorText(err));
+          });
+      });
+    });
+
+    var form = document.getElementById("start-form");
+    if (!form) return;
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var arn = form.getAttribute("data-state-machine-arn") || m.getAttribute("data-state-machine-arn");
+      var nameField = form.elements.namedItem("name");
+      var inputField = form.elements.namedItem("input");
+      var name = nameField ? nameField.value.trim() : "";
+      var input = inputField ? inputField.value.trim() : "";
+      actionError(form, "");
+      if (inputField) inputField.removeAttribute("aria-invalid");
+      var body = { stateMachineArn: arn };
+      if (name) body.name = name;
+      if (input) {
+        try {
+          JSON.parse(input);
+        } catch (err) {
+          if (inputField) {
+            inputField.setAttribute("aria-invalid", "true");
+            inputField.focus();
+          }
+          actionError(form, t("invalidInput") + " (" + err.message + ")");
+          return;
+        }
+        body.input = input;
+      }
+      var submit = form.querySelector('[type="submit"]');
+      if (submit) submit.disabled = true;
+      callAPI("StartExecution", body)
+        .then(function (r) {
+          if (r && r.executionArn) location.href = "/executions/" + encodeURIComponent(r.executionArn);
+          else location.reload();
+        })
+        .catch(function (err) {
+          if (submit) submit.disabled = false;
+          actionError(form, errorText(err));
+        });
+    });
+  }
+
+  // -------------------------------------------------------------------
+  // History filter.
+
+  function initHistoryFilter() {
+    var input = document.getElementById("history-filter");
+    var table = document.getElementById("history");
+    if (!input || !table) return;
+    var apply = function () {
+      var q = input.value.trim().toLowerCase();
+      var shown = 0;
+      table.querySelectorAll("tr[data-type]").forEach(function (tr) {
+        var hay = (tr.getAttribute("data-type") + " " + tr.textContent).toLowerCase();
+        var ok = !q || hay.indexOf(q) >= 0;
+        tr.hidden = !ok;
+        if (ok) shown++;
+      });
+      table.setAttribute("data-shown", String(shown));
+      setField("history-count", String(shown));
+    };
+    input.addEventListener("input", apply);
+    if (input.value) apply();
+  }
+
+  // -------------------------------------------------------------------
+  // Language switch.
+
+  function initLanguage() {
+    document.querySelectorAll("a[data-lang], button[data-lang]").forEach(function (a) {
+      a.addEventListener("click", function (ev) {
+        var lang = a.getAttribute("data-lang");
+        if (lang !== "en" && lang !== "ja") return;
+        ev.preventDefault();
+        document.cookie = "stepwise-lang=" + lang + "; path=/; max-age=31536000; SameSite=Lax";
+        location.reload();
+      });
+    });
+  }
+
+  function init() {
+    initDefinition();
+    initGraph();
+    initDetails();
+    initPolling();
+    initActions();
+    initHistoryFilter();
+    initLanguage();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

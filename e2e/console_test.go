@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// The console in a real headless Chromium (Debian's chromium package,
+// installed by scripts/install-chromium.sh): the graph colored by what
+// happened, a node turning from running to succeeded without a reload,
+// Stop and Redrive, and Japanese. Screenshots land in
+// $STEPWISE_SCREENSHOTS when it is set (docs/ has a few).
+
+// browser starts a headless Chromium for the test, or skips it.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("STEPWISE_CHROMIUM")
+	if path == "" {
+		path, _ = exec.LookPath("chromium")
+	}
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("Chromium is required on CI: run scripts/install-chromium.sh")
+		}
+		t.Skip("skipping the browser test: Chromium is not installed (scripts/install-chromium.sh installs it)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.WindowSize(1400, 1000))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	// The first call starts the browser: no timeout on it.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
+	return ctx
+}
+
+// do runs browser steps, for 30 s at the most.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx, steps...))
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	require.NoError(t, err, expr)
+	return v
+}
+
+type css = chromedp.CSS
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("STEPWISE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+}
+
+// nodeStatuses reads the data-status of every node of the drawn graph.
+func nodeStatuses(t *testing.T, ctx context.Context) map[string]string {
+	t.Helper()
+	return eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#graph [data-state]')]
+		.filter(n => !n.dataset.state.startsWith('__') && n.dataset.state !== 'Start' && n.dataset.state !== 'End')
+		.map(n => [n.dataset.state, n.dataset.status]))`)
+}
+
+func executionURL(s *server, arn string) string {
+	return s.url() + "/executions/" + url.PathEscape(arn)
+}
+
+func TestConsoleInTheBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s := startServer(t, filepath.Join(t.TempDir(), "console.db"))
+	c := s.client(t)
+
+	// A Parallel: one branch fails and is caught, one is cancelled, one
+	// succeeds; the state after the Parallel never runs.
+	par := createMachine(t, c, "parallel", `{"StartAt": "P", "States": {
+		"P": {"Type": "Parallel", "Branches": [
+			{"StartAt": "Slow", "States": {"Slow": {"Type": "Wait", "Seconds": 60, "End": true}}},
+			{"StartAt": "Quick", "States": {"Quick": {"Type": "Pass", "End": true}}},
+			{"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom", "Cause": "on purpose"}}}],
+			"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Caught"}], "Next": "Never"},
+		"Caught": {"Type": "Pass", "End": true},
+		"Never": {"Type": "Succeed"}}}`)
+	exec := startExecution(t, c, par, "caught", `{"order": 7}`)
+	require.Equal(t, "SUCCEEDED", string(waitDone(t, c, exec).Status))
+	do(t, ctx, chromedp.Navigate(executionURL(s, exec)), chromedp.WaitVisible(css(`#graph [data-state="Boom"]`)))
+	require.Equal(t, map[string]string{"P": "caught", "Slow": "cancelled", "Quick": "succeeded", "Boom": "failed", "Caught": "succeeded", "Never": "not-run"},
+		nodeStatuses(t, ctx))
+	// A click on a node shows its details.
+	do(t, ctx, chromedp.Click(css(`#graph [data-state="Boom"]`)))
+	require.Eventually(t, func() bool {
+		return strings.Contains(eval[string](t, ctx, `document.querySelector('#state-details').textContent`), "on purpose")
+	}, 10*time.Second, 50*time.Millisecond, "the details of Boom show its cause")
+	screenshot(t, ctx, "console-execution")
+
+	// A running execution's node turns from running to succeeded, live.
+	slow := createMachine(t, c, "slow", `{"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 3, "Next": "Done"}, "Done": {"Type": "Pass", "End": true}}}`)
+	running := startExecution(t, c, slow, "live", `{}`)
+	do(t, ctx, chromedp.Navigate(executionURL(s, running)), chromedp.WaitVisible(css(`#graph [data-state="Hold"]`)))
+	eval[bool](t, ctx, `window.__stillHere = true`)
+	require.Equal(t, "running", nodeStatuses(t, ctx)["Hold"])
+	do(t, ctx, chromedp.WaitVisible(css(`#graph [data-state="Done"][data-status="succeeded"]`)))
+	require.Equal(t, "succeeded", nodeStatuses(t, ctx)["Hold"])
+	require.True(t, eval[bool](t, ctx, `window.__stillHere === true`), "the page updated without a reload")
+
+	// Stop, then Redrive, through the API.
+	stopping := startExecution(t, c, slow, "stop-me", `{}`)
+	do(t, ctx, chromedp.Navigate(executionURL(s, stopping)), chromedp.WaitVisible(css(`button[data-action="StopExecution"]`)))
+	eval[bool](t, ctx, `(window.confirm = () => true, true)`)
+	do(t, ctx, chromedp.Click(css(`button[data-action="StopExecution"]`)))
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(stopping)})
+		return err == nil && d.Status == "ABORTED"
+	}, 20*time.Second, 50*time.Millisecond)
+	// The page reloads after the stop: Redrive is on once it has.
+	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="ABORTED"] button[data-action="RedriveExecution"]:not([disabled])`)))
+	eval[bool](t, ctx, `(window.confirm = () => true, true)`)
+	do(t, ctx, chromedp.Click(css(`button[data-action="RedriveExecution"]`)))
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(stopping)})
+		return err == nil && aws.ToInt32(d.RedriveCount) == 1
+	}, 20*time.Second, 50*time.Millisecond)
+
+	// Japanese.
+	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="RUNNING"][data-page="execution"]`)))
+	screenshot(t, ctx, "console-redriven")
+	do(t, ctx, chromedp.Navigate(s.url()+"/"), chromedp.WaitVisible(css(`main[data-page="state-machines"] a`)), chromedp.Click(css(`a[data-lang="ja"]`)),
+		chromedp.WaitVisible(css(`html[lang="ja"] main[data-page="state-machines"] h1`)))
+	require.Equal(t, "ステートマシン", strings.TrimSpace(eval[string](t, ctx, `document.querySelector('h1').textContent`)))
+	screenshot(t, ctx, "console-state-machines-ja")
+	do(t, ctx, chromedp.Navigate(s.url()+"/state-machines/"+url.PathEscape(par)), chromedp.WaitVisible(css(`#graph [data-state="P"]`)))
+	screenshot(t, ctx, "console-state-machine")
+}
