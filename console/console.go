@@ -355,11 +355,26 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		out["input"] = prettyJSON(o.input)
 		out["output"] = prettyJSON(o.output)
 		out["error"], out["cause"] = o.err, o.cause
-		if o.kind == "Fail" && o.err == "" {
+		st := c.definitionState(r, x.StateMachineArn, state)
+		if o.kind == "Fail" && o.err == "" && st != nil {
 			// A Fail state's error is its own, written in the definition.
-			if st := c.definitionState(r, x.StateMachineArn, state); st != nil {
-				out["error"], out["cause"] = st.Error, st.Cause
+			out["error"], out["cause"] = st.Error, st.Cause
+		}
+		if st != nil && len(st.Branches) > 0 {
+			// A Parallel's branches, each with the most telling status
+			// of its states.
+			statuses := a.statuses()
+			var branches []map[string]any
+			for i, b := range st.Branches {
+				best := statusNotRun
+				for _, name := range b.Order {
+					if s := statuses[name]; precedence[s] > precedence[best] {
+						best = s
+					}
+				}
+				branches = append(branches, map[string]any{"index": i, "start": b.StartAt, "status": best})
 			}
+			out["branches"] = branches
 		}
 		out["retries"] = o.retries
 		out["runs"] = len(a.occurrences[state])

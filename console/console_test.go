@@ -239,3 +239,52 @@ func BenchmarkHugeExecutionPage(b *testing.B) {
 		}
 	}
 }
+
+// A Parallel's details list its branches with their status.
+func TestStateDetailsBranches(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "branches", `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true, "Branches": [
+		{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}},
+		{"StartAt": "B", "States": {"B": {"Type": "Fail", "Error": "E"}}}]}}}`)
+	arn := b.start(t, sm, "run", `{}`)
+	require.Equal(t, "FAILED", b.wait(t, arn))
+	_, body := b.get(t, "/console/executions/state?arn="+arn+"&state=P")
+	var details struct {
+		Status   string
+		Branches []struct {
+			Index  int
+			Start  string
+			Status string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &details))
+	require.Equal(t, "failed", details.Status)
+	require.Len(t, details.Branches, 2)
+	require.Equal(t, "succeeded", details.Branches[0].Status)
+	require.Equal(t, "failed", details.Branches[1].Status)
+}
+
+// The activities page shows the tasks waiting and the workers that
+// polled lately.
+func TestActivitiesPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	act, err := b.svc.CreateActivity(ctx, &service.CreateActivityInput{Name: "reports"})
+	require.NoError(t, err)
+	pollCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, _ = b.svc.GetActivityTask(pollCtx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: ptr("worker-<7>")})
+	sm := b.create(t, "uses", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+act.ActivityArn+`", "End": true}}}`)
+	b.start(t, sm, "waiting", `{}`)
+	require.Eventually(t, func() bool {
+		_, page := b.get(t, "/activities")
+		return strings.Contains(page, `data-field="waiting">1<`)
+	}, 10*time.Second, 10*time.Millisecond)
+	_, page := b.get(t, "/activities")
+	require.Contains(t, page, "worker-&lt;7&gt;")
+	require.Contains(t, page, `data-activity="reports"`)
+}
+
+func ptr[T any](v T) *T { return &v }
