@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -349,6 +350,10 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := analyze(events, x.Status)
+	if v := r.URL.Query().Get("iteration"); v != "" {
+		c.iterationDetails(w, r, a, x, state, v)
+		return
+	}
 	out := map[string]any{"state": state, "status": statusNotRun}
 	if o := a.latest(state); o != nil {
 		out["status"] = o.status
@@ -390,6 +395,50 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// iterationEventLimit bounds the events an iteration's details list.
+const iterationEventLimit = 1000
+
+// iterationDetails answers a click on one of a Map's iterations: the
+// states that ran within it, each with its input, output and error, and
+// its events.
+func (c *Console) iterationDetails(w http.ResponseWriter, r *http.Request, a *analysis, x *service.DescribeExecutionOutput, state, v string) {
+	start := time.Time(x.StartDate)
+	index, err := strconv.Atoi(v)
+	m := a.latest(state)
+	if err != nil || m == nil || m.kind != "Map" {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "No iteration " + v + " of state " + state})
+		return
+	}
+	status, ok := m.iterations[index]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "No iteration " + v + " of state " + state})
+		return
+	}
+	states := []map[string]any{}
+	for _, o := range a.iterationOccurrences(m, index) {
+		st := map[string]any{"state": o.state, "type": o.kind, "status": o.status, "retries": o.retries,
+			"input": prettyJSON(o.input), "output": prettyJSON(o.output), "error": o.err, "cause": o.cause}
+		if o.kind == "Fail" && o.err == "" {
+			// A Fail state's error is its own, written in the definition.
+			if def := c.definitionState(r, x.StateMachineArn, o.state); def != nil {
+				st["error"], st["cause"] = def.Error, def.Cause
+			}
+		}
+		if !o.exited.IsZero() {
+			st["durationMs"] = o.exited.Sub(o.entered).Milliseconds()
+		}
+		states = append(states, st)
+	}
+	evs := a.iterationEvents(m, index)
+	list := make([]map[string]any, 0, min(len(evs), iterationEventLimit))
+	for _, ev := range evs[:min(len(evs), iterationEventLimit)] {
+		list = append(list, map[string]any{"id": ev.ID, "type": ev.Type, "step": a.owners[ev.ID],
+			"elapsedMs": ev.Timestamp.Sub(start).Milliseconds(), "timestamp": formatTime(ev.Timestamp)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"state": state, "iteration": index, "status": status,
+		"states": states, "events": list, "totalEvents": len(evs)})
 }
 
 // definitionState returns a state of a state machine's definition.

@@ -154,6 +154,85 @@ func TestStateDetailsRetriesAndIterations(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &details))
 	require.Equal(t, "failed", details.Status)
 	require.NotEmpty(t, details.Iterations)
+	byIndex := map[int]string{}
+	for _, it := range details.Iterations {
+		byIndex[it.Index] = it.Status
+	}
+	require.Equal(t, "succeeded", byIndex[0])
+	require.Equal(t, "failed", byIndex[1])
+
+	// A click on an iteration opens it: the states that ran within it,
+	// with their inputs, and its events only.
+	type iteration struct {
+		Iteration int
+		Status    string
+		States    []struct{ State, Status, Input, Error string }
+		Events    []struct {
+			ID   int64
+			Type string
+			Step string
+		}
+	}
+	open := func(index string) (int, iteration) {
+		code, body := b.get(t, "/console/executions/state?arn="+arn+"&state=M&iteration="+index)
+		var it iteration
+		if code == http.StatusOK {
+			require.NoError(t, json.Unmarshal([]byte(body), &it))
+		}
+		return code, it
+	}
+	code, it := open("1")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, "failed", it.Status)
+	var names []string
+	for _, st := range it.States {
+		names = append(names, st.State)
+		require.Equal(t, "2", st.Input, st.State)
+	}
+	require.Equal(t, []string{"Check", "Bad"}, names)
+	require.Equal(t, "failed", it.States[1].Status)
+	require.Equal(t, "Two", it.States[1].Error, "a Fail state's error comes from the definition")
+	var types []string
+	for _, ev := range it.Events {
+		types = append(types, ev.Type)
+	}
+	require.Equal(t, []string{"MapIterationStarted", "ChoiceStateEntered", "ChoiceStateExited", "FailStateEntered", "MapIterationFailed"}, types)
+
+	code, it = open("0")
+	require.Equal(t, http.StatusOK, code)
+	names = nil
+	for _, st := range it.States {
+		names = append(names, st.State)
+		require.Equal(t, "1", st.Input, st.State)
+	}
+	require.Equal(t, []string{"Check", "Good"}, names)
+
+	for _, bad := range []string{"7", "-1", "x"} {
+		code, _ = open(bad)
+		require.Equal(t, http.StatusNotFound, code, bad)
+	}
+}
+
+// An iteration of a Map nested in another Map's iteration holds only its
+// own states.
+func TestNestedMapIteration(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "nested", `{"StartAt": "Outer", "States": {"Outer": {"Type": "Map", "End": true, "ItemProcessor": {"StartAt": "Inner", "States": {
+		"Inner": {"Type": "Map", "ItemsPath": "$.items", "End": true, "ItemProcessor": {"StartAt": "Leaf", "States": {
+			"Leaf": {"Type": "Pass", "End": true}}}}}}}}}`)
+	arn := b.start(t, sm, "run", `[{"items": [1, 2]}, {"items": [3]}]`)
+	require.Equal(t, "SUCCEEDED", b.wait(t, arn))
+	_, body := b.get(t, "/console/executions/state?arn="+arn+"&state=Outer&iteration=1")
+	var it struct {
+		States []struct{ State, Input string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &it))
+	var got []string
+	for _, st := range it.States {
+		got = append(got, st.State+"="+strings.Join(strings.Fields(st.Input), ""))
+	}
+	require.Equal(t, []string{`Inner={"items":[3]}`, "Leaf=3"}, got)
 }
 
 // Unknown ARNs and paths answer a friendly 404 page.

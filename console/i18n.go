@@ -28,7 +28,7 @@ var messages = map[string]map[string]string{
 		"confirmStop": "Stop this execution?", "confirmRedrive": "Redrive this execution?", "requestFailed": "The request failed",
 		"iterations": "Iterations", "branches": "Branches", "retries": "Retries", "count": "Count",
 		"refreshHistory": "The execution ended: read its full history", "fit": "Fit", "actualSize": "100%", "zoomIn": "Zoom in", "zoomOut": "Zoom out",
-		"branch": "Branch",
+		"branch": "Branch", "iteration": "Iteration", "iterationEvents": "Events",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -46,13 +46,14 @@ var messages = map[string]map[string]string{
 		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行を再実行 (Redrive) しますか?", "requestFailed": "リクエストに失敗しました",
 		"iterations": "イテレーション", "branches": "ブランチ", "retries": "リトライ", "count": "件数",
 		"refreshHistory": "実行が終了しました: 履歴をすべて読み込む", "fit": "全体表示", "actualSize": "100%", "zoomIn": "拡大", "zoomOut": "縮小",
-		"branch": "ブランチ",
+		"branch": "ブランチ", "iteration": "イテレーション", "iterationEvents": "イベント",
 	},
 }
 
 // scriptMessages are the messages the page's script writes itself.
 var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed",
-	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch"}
+	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
+	"iteration", "iterationEvents", "id", "type", "step", "elapsed"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {

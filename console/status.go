@@ -77,6 +77,7 @@ type occurrence struct {
 	retries      int
 	failedBefore bool
 	iterations   map[int]string // Map iteration index → status
+	iteration    int            // the index of the container's iteration it runs in, or -1
 }
 
 func (o *occurrence) open() bool { return o.exited.IsZero() }
@@ -91,6 +92,8 @@ func (o *occurrence) isContainer() bool {
 type analysis struct {
 	occurrences map[string][]*occurrence // by state, in order
 	owners      map[int64]string         // event id → the state it belongs to
+	events      []*event
+	byID        map[int64]*occurrence // event id → the occurrence it belongs to
 }
 
 // failure events: the state in progress failed (it may still be retried
@@ -124,21 +127,25 @@ func ofContainer(typ string) bool {
 // analyze reads a whole history; executionStatus is the execution's
 // status now (what becomes of states still in progress).
 func analyze(events []*event, executionStatus string) *analysis {
-	a := &analysis{occurrences: map[string][]*occurrence{}, owners: map[int64]string{}}
 	byID := map[int64]*occurrence{} // the occurrence an event belongs to
+	a := &analysis{occurrences: map[string][]*occurrence{}, owners: map[int64]string{}, events: events, byID: byID}
+	iterationStarts := map[int64]int{} // MapIterationStarted event id → index
 	for _, ev := range events {
 		prev := byID[ev.Prev]
 		if kind, ok := strings.CutSuffix(ev.Type, "StateEntered"); ok {
-			o := &occurrence{state: ev.detail("name"), kind: kind, status: statusRunning, entered: ev.Timestamp, input: ev.detail("input")}
+			o := &occurrence{state: ev.detail("name"), kind: kind, status: statusRunning, entered: ev.Timestamp, input: ev.detail("input"), iteration: -1}
 			if kind == "Fail" {
 				o.status = statusFailed // it fails as it is entered
 			}
 			if prev != nil {
 				// Entered from a Parallel or Map that starts its branches or
 				// iterations, or after a state inside one.
-				o.container = prev.container
+				o.container, o.iteration = prev.container, prev.iteration
 				if prev.isContainer() {
-					o.container = prev
+					o.container, o.iteration = prev, -1
+				}
+				if index, ok := iterationStarts[ev.Prev]; ok {
+					o.iteration = index
 				}
 			}
 			a.occurrences[o.state] = append(a.occurrences[o.state], o)
@@ -190,6 +197,9 @@ func analyze(events []*event, executionStatus string) *analysis {
 		case strings.HasPrefix(ev.Type, "MapIteration"):
 			var index int
 			_ = json.Unmarshal(ev.Details["index"], &index)
+			if ev.Type == "MapIterationStarted" {
+				iterationStarts[ev.ID] = index
+			}
 			if o.iterations == nil {
 				o.iterations = map[int]string{}
 			}
@@ -261,4 +271,54 @@ func (a *analysis) latest(state string) *occurrence {
 		return nil
 	}
 	return list[len(list)-1]
+}
+
+// inIteration reports whether an occurrence ran within iteration index of
+// the Map occurrence m, directly or nested deeper.
+func (o *occurrence) inIteration(m *occurrence, index int) bool {
+	for x := o; x != nil && x.container != nil; x = x.container {
+		if x.container == m {
+			return x.iteration == index
+		}
+	}
+	return false
+}
+
+// iterationEvents returns the events of iteration index of the Map
+// occurrence m: its own MapIteration events and those of the states that
+// ran within it.
+func (a *analysis) iterationEvents(m *occurrence, index int) []*event {
+	var out []*event
+	for _, ev := range a.events {
+		o := a.byID[ev.ID]
+		if o == nil {
+			continue
+		}
+		if o == m && strings.HasPrefix(ev.Type, "MapIteration") {
+			var i int
+			if json.Unmarshal(ev.Details["index"], &i) == nil && i == index {
+				out = append(out, ev)
+			}
+			continue
+		}
+		if o.inIteration(m, index) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// iterationOccurrences returns the entries of states within iteration
+// index of the Map occurrence m, in the order they were entered.
+func (a *analysis) iterationOccurrences(m *occurrence, index int) []*occurrence {
+	var out []*occurrence
+	for _, ev := range a.events {
+		if !strings.HasSuffix(ev.Type, "StateEntered") {
+			continue
+		}
+		if o := a.byID[ev.ID]; o != nil && o.inIteration(m, index) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -23,7 +23,7 @@ import (
 // $STEPWISE_SCREENSHOTS when it is set (docs/ has a few).
 
 // browser starts a headless Chromium for the test, or skips it.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	path := os.Getenv("STEPWISE_CHROMIUM")
 	if path == "" {
@@ -46,7 +46,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // do runs browser steps, for 30 s at the most.
-func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+func do(t testing.TB, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -54,7 +54,7 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 }
 
 // eval evaluates a JavaScript expression in the page.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	require.NoError(t, err, expr)
@@ -63,7 +63,7 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 
 type css = chromedp.CSS
 
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("STEPWISE_SCREENSHOTS")
 	if dir == "" {
@@ -75,7 +75,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 // nodeStatuses reads the data-status of every node of the drawn graph.
-func nodeStatuses(t *testing.T, ctx context.Context) map[string]string {
+func nodeStatuses(t testing.TB, ctx context.Context) map[string]string {
 	t.Helper()
 	return eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('#graph [data-state]')]
 		.filter(n => !n.dataset.state.startsWith('__') && n.dataset.state !== 'Start' && n.dataset.state !== 'End')
@@ -113,6 +113,27 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		return strings.Contains(eval[string](t, ctx, `document.querySelector('#state-details').textContent`), "on purpose")
 	}, 10*time.Second, 50*time.Millisecond, "the details of Boom show its cause")
 	screenshot(t, ctx, "console-execution")
+
+	// A Map's iterations: a click on one opens it, with the states that
+	// ran within it.
+	mapped := createMachine(t, c, "mapped", `{"StartAt": "Each", "States": {"Each": {"Type": "Map", "End": true,
+		"ItemProcessor": {"StartAt": "Check", "States": {
+			"Check": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "Bad"}], "Default": "Good"},
+			"Bad": {"Type": "Fail", "Error": "Two", "Cause": "item two"},
+			"Good": {"Type": "Pass", "End": true}}}}}}`)
+	mapExec := startExecution(t, c, mapped, "items", `[1, 2, 3]`)
+	require.Equal(t, "FAILED", string(waitDone(t, c, mapExec).Status))
+	do(t, ctx, chromedp.Navigate(executionURL(s, mapExec)), chromedp.WaitVisible(css(`#graph [data-state="Each"]`)),
+		chromedp.Click(css(`#graph [data-state="Each"]`)),
+		chromedp.WaitVisible(css(`#state-details button.link[data-index="1"]`)),
+		chromedp.Click(css(`#state-details button.link[data-index="1"]`)),
+		chromedp.WaitVisible(css(`#state-details article.iteration-state[data-state="Bad"][data-status="failed"]`)))
+	require.Equal(t, []string{"Check", "Bad"}, eval[[]string](t, ctx,
+		`[...document.querySelectorAll('#state-details article.iteration-state')].map(a => a.dataset.state)`))
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('#state-details').textContent`), "item two")
+	screenshot(t, ctx, "console-map-iteration")
+	// Back to the Map's own details.
+	do(t, ctx, chromedp.Click(css(`#state-details button.back`)), chromedp.WaitVisible(css(`#state-details button.link[data-index="0"]`)))
 
 	// A running execution's node turns from running to succeeded, live.
 	slow := createMachine(t, c, "slow", `{"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 3, "Next": "Done"}, "Done": {"Type": "Pass", "End": true}}}`)

@@ -15,7 +15,7 @@ import (
 )
 
 // createMachine creates a STANDARD state machine and returns its ARN.
-func createMachine(t *testing.T, c *sfn.Client, name, def string) string {
+func createMachine(t testing.TB, c *sfn.Client, name, def string) string {
 	t.Helper()
 	out, err := c.CreateStateMachine(context.Background(), &sfn.CreateStateMachineInput{
 		Name: aws.String(name), RoleArn: aws.String(roleArn), Definition: aws.String(def),
@@ -24,7 +24,7 @@ func createMachine(t *testing.T, c *sfn.Client, name, def string) string {
 	return aws.ToString(out.StateMachineArn)
 }
 
-func startExecution(t *testing.T, c *sfn.Client, smArn, name, input string) string {
+func startExecution(t testing.TB, c *sfn.Client, smArn, name, input string) string {
 	t.Helper()
 	out, err := c.StartExecution(context.Background(), &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(smArn), Name: aws.String(name), Input: aws.String(input),

@@ -77,7 +77,7 @@ func (b *lockedBuffer) String() string {
 var listenRE = regexp.MustCompile(`on http://(\S+) `)
 
 // startServer runs "stepwise serve" on db with a free port.
-func startServer(t *testing.T, db string, args ...string) *server {
+func startServer(t testing.TB, db string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...)...)
 	stdout, err := cmd.StdoutPipe()
@@ -134,7 +134,7 @@ func disableHostPrefix(stack *middleware.Stack) error {
 }
 
 // client returns an AWS SDK client for the server.
-func (s *server) client(t *testing.T) *sfn.Client {
+func (s *server) client(t testing.TB) *sfn.Client {
 	t.Helper()
 	cfg, err := config.LoadDefaultConfig(context.Background(),
 		config.WithRegion("us-east-1"),
@@ -156,7 +156,7 @@ func smArn(name string) string {
 
 // waitDone polls DescribeExecution until the execution is no longer
 // RUNNING.
-func waitDone(t *testing.T, c *sfn.Client, arn string) *sfn.DescribeExecutionOutput {
+func waitDone(t testing.TB, c *sfn.Client, arn string) *sfn.DescribeExecutionOutput {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

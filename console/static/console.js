@@ -269,13 +269,17 @@
     return href;
   }
 
-  function runList(items, kindLabel) {
+  function runList(items, kindLabel, onPick) {
     var ol = h("ol", { className: "runs" });
     items.forEach(function (it, i) {
       if (!it || typeof it !== "object") return;
       var name = it.name || it.label || kindLabel + (kindLabel === "#" ? "" : " ") + (it.index !== undefined ? it.index : i);
       var href = safeHref(it.href);
       var link = href ? h("a", { href: href, text: String(name) }) : h("span", { text: String(name) });
+      if (!href && onPick) {
+        link = h("button", { type: "button", className: "link", "data-index": it.index !== undefined ? it.index : i, text: String(name) });
+        link.addEventListener("click", function () { onPick(it.index !== undefined ? it.index : i); });
+      }
       ol.appendChild(h("li", { "data-status": it.status || null }, [link, " ", badge(it.status)]));
     });
     return ol;
@@ -289,7 +293,69 @@
     return Math.floor(s / 60) + " min " + (s % 60) + " s";
   }
 
-  function renderExecutionState(d, name) {
+  // One iteration of a Map: the states that ran within it and its events.
+  function renderIteration(d, name, back) {
+    var title = name + " #" + d.iteration;
+    var backButton = h("button", { type: "button", className: "link back", text: "← " + name });
+    backButton.addEventListener("click", back);
+    var children = [
+      h("header", { className: "details-head", "data-iteration": d.iteration }, [
+        h("h2", { text: title }), h("span", { className: "type", text: label("iteration", "Iteration") }), badge(d.status),
+      ]),
+      backButton,
+    ];
+    (Array.isArray(d.states) ? d.states : []).forEach(function (st) {
+      if (!st || typeof st !== "object") return;
+      var body = [h("header", { className: "details-head" }, [
+        h("h3", { text: String(st.state) }), st.type ? h("span", { className: "type", text: String(st.type) }) : null, badge(st.status),
+      ])];
+      var facts = h("dl", { className: "facts" });
+      if (st.retries) {
+        facts.appendChild(h("dt", { text: label("retries", "Retries") }));
+        facts.appendChild(h("dd", { text: String(st.retries) }));
+      }
+      if (typeof st.durationMs === "number") {
+        facts.appendChild(h("dt", { text: label("duration", "Duration") }));
+        facts.appendChild(h("dd", { text: formatDuration(st.durationMs) }));
+      }
+      if (facts.childNodes.length) body.push(facts);
+      if (st.error) body.push(section(label("error", "Error"), h("pre", { className: "error", text: String(st.error) })));
+      if (st.cause) body.push(section(label("cause", "Cause"), jsonBlock(String(st.cause))));
+      if (st.input) body.push(section(label("input", "Input"), jsonBlock(st.input)));
+      if (st.output) body.push(section(label("output", "Output"), jsonBlock(st.output)));
+      children.push(h("article", { className: "iteration-state", "data-state": String(st.state), "data-status": st.status || null }, body));
+    });
+    if (Array.isArray(d.events) && d.events.length) {
+      var rows = d.events.map(function (ev) {
+        return h("tr", { "data-id": ev.id }, [
+          h("td", { className: "num", text: String(ev.id) }), h("td", { text: String(ev.type) }),
+          h("td", { text: String(ev.step || "") }), h("td", { className: "num", text: String(ev.elapsedMs) }),
+        ]);
+      });
+      var table = h("table", { className: "history compact" }, [
+        h("thead", {}, [h("tr", {}, [
+          h("th", { className: "num", text: label("id", "ID") }), h("th", { text: label("type", "Type") }),
+          h("th", { text: label("step", "Step") }), h("th", { className: "num", text: label("elapsed", "Elapsed (ms)") }),
+        ])]),
+        h("tbody", {}, rows),
+      ]);
+      var note = d.totalEvents > d.events.length ? h("p", { className: "muted", text: d.events.length + " / " + d.totalEvents }) : null;
+      children.push(section(label("iterationEvents", "Events"), h("div", {}, [table, note])));
+    }
+    return children;
+  }
+
+  function fetchDetails(arn, name, iteration) {
+    var url = "/console/executions/state?arn=" + encodeURIComponent(arn) + "&state=" + encodeURIComponent(name);
+    if (iteration !== undefined) url += "&iteration=" + encodeURIComponent(String(iteration));
+    return fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" }).then(function (r) {
+      if (r.status === 404) return null;
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.json();
+    });
+  }
+
+  function renderExecutionState(d, name, onIteration) {
     var head = h("header", { className: "details-head" }, [
       h("h2", { text: d.state || name }),
       d.type ? h("span", { className: "type", text: d.type }) : null,
@@ -311,7 +377,7 @@
     if (d.input) children.push(section(label("input", "Input"), jsonBlock(d.input)));
     if (d.output) children.push(section(label("output", "Output"), jsonBlock(d.output)));
     if (Array.isArray(d.iterations) && d.iterations.length) {
-      children.push(section(label("iterations", "Iterations"), runList(d.iterations, "#")));
+      children.push(section(label("iterations", "Iterations"), runList(d.iterations, "#", onIteration)));
     }
     if (Array.isArray(d.branches) && d.branches.length) {
       children.push(section(label("branches", "Branches"), runList(d.branches, label("branch", "Branch"))));
@@ -354,7 +420,7 @@
     container.addEventListener("state-selected", function (ev) {
       var name = ev.detail && ev.detail.state;
       if (typeof name !== "string") return;
-      var seq = ++detailsSeq;
+      ++detailsSeq;
 
       if (page !== "execution") {
         var st = findState(definition, name);
@@ -370,27 +436,29 @@
       }
 
       var arn = m.getAttribute("data-execution-arn") || "";
-      showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted loading", text: t("loading") })]);
-      var url = "/console/executions/state?arn=" + encodeURIComponent(arn) + "&state=" + encodeURIComponent(name);
-      fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
-        .then(function (r) {
-          if (r.status === 404) return null;
-          if (!r.ok) throw new Error("HTTP " + r.status);
-          return r.json();
-        })
-        .then(function (d) {
-          if (seq !== detailsSeq) return;
-          if (!d || typeof d !== "object") {
-            showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted", text: t("noDetails") })]);
-            return;
-          }
-          showDetails(renderExecutionState(d, name));
-        })
-        .catch(function (err) {
-          if (seq !== detailsSeq) return;
-          if (window.console) console.warn("stepwise: state details", err);
-          showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "error", text: t("requestFailed") })]);
-        });
+      var load = function (iteration) {
+        var seq = ++detailsSeq;
+        showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted loading", text: t("loading") })]);
+        fetchDetails(arn, name, iteration)
+          .then(function (d) {
+            if (seq !== detailsSeq) return;
+            if (!d || typeof d !== "object") {
+              showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "muted", text: t("noDetails") })]);
+              return;
+            }
+            if (iteration !== undefined) {
+              showDetails(renderIteration(d, name, function () { load(); }));
+              return;
+            }
+            showDetails(renderExecutionState(d, name, function (index) { load(index); }));
+          })
+          .catch(function (err) {
+            if (seq !== detailsSeq) return;
+            if (window.console) console.warn("stepwise: state details", err);
+            showDetails([h("header", { className: "details-head" }, [h("h2", { text: name })]), h("p", { className: "error", text: t("requestFailed") })]);
+          });
+      };
+      load();
     });
   }
 
