@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime"
+	"time"
 
 	"stepwise/store"
 )
@@ -25,6 +26,7 @@ type committer struct {
 	maxBatch int
 	log      *slog.Logger
 	reqs     chan *commitRequest
+	observer Observer
 }
 
 // maxYields is how many times the committer lets other goroutines run
@@ -121,7 +123,11 @@ func (c *committer) apply(ctx context.Context, batch []*commitRequest, steps []*
 	}
 }
 
-func (c *committer) tx(ctx context.Context, steps []*store.Step) error {
+func (c *committer) tx(ctx context.Context, steps []*store.Step) (err error) {
+	if c.observer != nil {
+		began := time.Now()
+		defer func() { c.observer.BatchCommitted(len(steps), time.Since(began), err) }()
+	}
 	ctx = context.WithoutCancel(ctx)
 	tx, err := c.drv.Begin(ctx)
 	if err != nil {

@@ -67,6 +67,13 @@ type Config struct {
 	// Definitions caches parsed definitions; a server shares one with its
 	// service. Nil means a cache of the engine's own.
 	Definitions *defcache.Cache
+	// StatusEvents makes every step that changes a STANDARD execution's
+	// status (or redrives it) write a status-change notice to the
+	// store's outbox in the same transaction (see StatusChange).
+	StatusEvents bool
+	// Observer, when set, is told of every committed step, commit and
+	// resumption.
+	Observer Observer
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -164,6 +171,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e.health.log = cfg.Logger
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
+	e.commits.observer = cfg.Observer
 	e.work = newWork()
 	switch {
 	case cfg.TimeSkip:
@@ -251,9 +259,13 @@ func (e *Engine) recover(ctx context.Context) error {
 				if e.halting.Load() {
 					continue
 				}
+				began := time.Now()
 				if _, err := e.load(ctx, arn); err != nil {
 					e.log.ErrorContext(ctx, "engine: resume failed", "execution_arn", arn, "error", err)
 					continue
+				}
+				if e.cfg.Observer != nil {
+					e.cfg.Observer.Resumed(arn, time.Since(began))
 				}
 				n.Add(1)
 			}

@@ -76,6 +76,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 		return nil, err
 	}
 	l.row = next
+	e.observe(&l.row, "", nil, events, nil)
 	if x.Status == stepwisetype.StatusRunning {
 		e.mu.Lock()
 		e.live[l.arn] = l
@@ -278,8 +279,10 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 		e.drop(l)
 		return err
 	}
+	previous := l.row.Status
 	l.row = next
 	l.seq++
+	e.observe(&l.row, previous, &ev, events, l.tasks[ev.ID])
 	e.after(l, &ev, cmds)
 	return nil
 }
@@ -355,6 +358,9 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		addTimers = nil
 	}
 	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
+	if e.cfg.StatusEvents && !isExpressArn(l.arn) {
+		step.Outbox = statusNotices(l.row.Status, &next, ev, now)
+	}
 	switch {
 	case ev == nil:
 		row := next

@@ -61,6 +61,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 		}
 	}()
 	var timers *timerQueue
+	tasks := map[string]*interp.TaskRequest{} // for the observer
 	startTimers := func() {
 		var jump func(time.Time) bool
 		switch {
@@ -99,6 +100,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 				}
 			case interp.RunTask:
 				id := c.ID
+				tasks[id] = c.Task
 				work.taskRunning(runID, id)
 				e.work.taskRunning(runID, id)
 				task := &Task{ExecutionArn: runID, ID: id, Request: c.Task, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
@@ -145,16 +147,31 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 		defer work.stepEnded()
 		at := now()
 		var cmds []interp.Command
+		var events []*stepwisetype.HistoryEvent
 		var err error
+		previous := x.Status
 		if ev == nil {
-			_, cmds, err = x.Start(at)
+			previous = ""
+			events, cmds, err = x.Start(at)
 		} else {
-			_, cmds, err = x.Step(*ev, at)
+			events, cmds, err = x.Step(*ev, at)
 		}
 		if err != nil {
 			return err
 		}
+		if e.cfg.Observer != nil {
+			seen := *row
+			if x.Status != stepwisetype.StatusRunning {
+				setEnd(&seen, x, at)
+			}
+			var task *interp.TaskRequest
+			if ev != nil {
+				task = tasks[ev.ID]
+			}
+			e.cfg.Observer.StepCommitted(&CommittedStep{Execution: &seen, Previous: previous, Express: true, Events: events, Task: task})
+		}
 		if ev != nil && (ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskFailed) {
+			delete(tasks, ev.ID)
 			work.taskEnded(runID, ev.ID)
 			e.work.taskEnded(runID, ev.ID)
 		}

@@ -59,6 +59,7 @@ type Executor interface {
 	MetaStore
 	ActivityStore
 	StepStore
+	OutboxStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -299,6 +300,9 @@ type Step struct {
 	AddTimers    []*Timer
 	DeleteTasks  []string
 	AddTasks     []*Task
+	// Outbox are notices of the step's status change, delivered after the
+	// step is committed (so a crash neither loses nor invents one).
+	Outbox []*OutboxEvent
 }
 
 // StepStore writes engine steps.
@@ -309,6 +313,29 @@ type StepStore interface {
 	// same errors, but in a few statements for the whole batch. Inside a
 	// transaction, one that failed must be rolled back.
 	StepWrite(ctx context.Context, steps []*Step) error
+}
+
+// OutboxEvent is a notice written with the step it tells of, for
+// delivery to the outside after the step is committed.
+type OutboxEvent struct {
+	ID        int64 // assigned by the store when written, increasing
+	CreatedAt time.Time
+	Body      []byte
+}
+
+// OutboxStore holds notices until every destination has taken them. Each
+// destination keeps a cursor: the ID of the last notice it took.
+type OutboxStore interface {
+	// OutboxList returns up to limit notices with IDs above afterID, in
+	// ID order.
+	OutboxList(ctx context.Context, afterID int64, limit int) ([]*OutboxEvent, error)
+	// OutboxDelete removes up to limit of the notices with IDs up to
+	// throughID, oldest first, and says how many it removed.
+	OutboxDelete(ctx context.Context, throughID int64, limit int) (int, error)
+	// OutboxCursor returns a destination's cursor: 0 when it has none.
+	OutboxCursor(ctx context.Context, destination string) (int64, error)
+	// OutboxCursorSet moves a destination's cursor to id.
+	OutboxCursorSet(ctx context.Context, destination string, id int64) error
 }
 
 // Tag is one tag of a resource.

@@ -171,6 +171,9 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 			return err
 		}
 	}
+	if err := writeOutbox(ctx, q, steps); err != nil {
+		return err
+	}
 	if nAddTasks > 0 {
 		if err := execRows(ctx, q, nAddTasks, 5, taskInsertSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {

@@ -74,6 +74,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseMeta(ctx, t, setup)
 			exerciseActivities(ctx, t, setup)
 			exerciseSteps(ctx, t, setup)
+			exerciseOutbox(ctx, t, setup)
 		})
 	}
 

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"stepwise/interp"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// Observer learns what the engine does, for metrics and execution logs.
+// Its methods are called on the engine's own paths (StepCommitted with the
+// execution's lock held): they must be quick, must not block, and must not
+// call back into the engine.
+type Observer interface {
+	// StepCommitted tells of a step of an execution once it is committed
+	// (a synchronous EXPRESS execution's steps are never stored: each is
+	// told of as it is taken).
+	StepCommitted(s *CommittedStep)
+	// BatchCommitted tells of one transaction of steps: committed when
+	// err is nil.
+	BatchCommitted(steps int, took time.Duration, err error)
+	// Resumed tells of an execution rebuilt from the store when the
+	// engine started, and how long its replay took.
+	Resumed(executionArn string, took time.Duration)
+}
+
+// CommittedStep is a step an Observer is told of. Nothing in it may be
+// kept or changed after StepCommitted returns.
+type CommittedStep struct {
+	// Execution is the execution's row after the step.
+	Execution *store.Execution
+	// Previous is its status before the step; "" for the start.
+	Previous stepwisetype.ExecutionStatus
+	// Redriven says the step is a redrive.
+	Redriven bool
+	// Express says the execution is an EXPRESS one.
+	Express bool
+	// Events are the history events the step added.
+	Events []*stepwisetype.HistoryEvent
+	// Task is the task whose start, heartbeat or result the step took,
+	// if any.
+	Task *interp.TaskRequest
+}
+
+// StatusChange is the body of a status-change notice in the outbox: the
+// execution as the step that changed its status left it. The notice's
+// delivery renders it in EventBridge's shape.
+type StatusChange struct {
+	// EventID is the notice's own ID: a redelivery carries the same.
+	EventID         string                       `json:"eventId"`
+	Time            time.Time                    `json:"time"`
+	ExecutionArn    string                       `json:"executionArn"`
+	StateMachineArn string                       `json:"stateMachineArn"`
+	Name            string                       `json:"name"`
+	Status          stepwisetype.ExecutionStatus `json:"status"`
+	StartDate       time.Time                    `json:"startDate"`
+	StopDate        *time.Time                   `json:"stopDate,omitempty"`
+	Input           string                       `json:"input"`
+	Output          *string                      `json:"output,omitempty"`
+	Error           *string                      `json:"error,omitempty"`
+	Cause           *string                      `json:"cause,omitempty"`
+	RedriveCount    int                          `json:"redriveCount"`
+	RedriveDate     *time.Time                   `json:"redriveDate,omitempty"`
+}
+
+// isExpressArn says whether an execution ARN names an EXPRESS execution.
+func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
+
+// statusNotices are the notices of a step of an execution whose status
+// was previous (ev nil: its start), which left its row as next: none when
+// the status stays as it was, RUNNING for a start or a redrive, and the
+// end when it ended (a start or redrive that ends at once tells of both).
+func statusNotices(previous stepwisetype.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
+	began := ev == nil || ev.Kind == interp.Redrive
+	if !began && next.Status == previous {
+		return nil
+	}
+	var out []*store.OutboxEvent
+	if began && next.Status != stepwisetype.StatusRunning {
+		running := *next
+		running.Status = stepwisetype.StatusRunning
+		running.StopDate, running.Output, running.Error, running.Cause = nil, nil, nil, nil
+		out = append(out, statusNotice(&running, now))
+	}
+	return append(out, statusNotice(next, now))
+}
+
+// statusNotice builds the outbox notice of a step that changed an
+// execution's status (or redrove it); row is the execution after it.
+func statusNotice(row *store.Execution, now time.Time) *store.OutboxEvent {
+	body, _ := json.Marshal(&StatusChange{
+		EventID: uuid.NewString(), Time: now, ExecutionArn: row.Arn, StateMachineArn: row.StateMachineArn,
+		Name: row.Name, Status: row.Status, StartDate: row.StartDate, StopDate: row.StopDate, Input: row.Input,
+		Output: row.Output, Error: row.Error, Cause: row.Cause, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
+	})
+	return &store.OutboxEvent{CreatedAt: now, Body: body}
+}
+
+// observe tells the observer of a committed step.
+func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest) {
+	if e.cfg.Observer == nil {
+		return
+	}
+	e.cfg.Observer.StepCommitted(&CommittedStep{
+		Execution: row, Previous: previous, Redriven: ev != nil && ev.Kind == interp.Redrive,
+		Express: isExpressArn(row.Arn), Events: events, Task: task,
+	})
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/stepwisetype"
+)
+
+// notices reads the status-change notices in the outbox.
+func (b *testBundle) notices(t *testing.T) []StatusChange {
+	t.Helper()
+	evs, err := b.drv.Executor().OutboxList(context.Background(), 0, 1000)
+	require.NoError(t, err)
+	var out []StatusChange
+	for _, ev := range evs {
+		var sc StatusChange
+		require.NoError(t, json.Unmarshal(ev.Body, &sc))
+		out = append(out, sc)
+	}
+	return out
+}
+
+func statuses(ns []StatusChange, arn string) []string {
+	var out []string
+	for _, n := range ns {
+		if n.ExecutionArn == arn {
+			out = append(out, string(n.Status))
+		}
+	}
+	return out
+}
+
+// Every status change of a STANDARD execution leaves a notice in the
+// outbox, written with its step: a start that ends at once tells of
+// RUNNING and of its end, a redrive of RUNNING again.
+func TestStatusChangeNotices(t *testing.T) {
+	t.Parallel()
+	b := &testBundle{path: t.TempDir() + "/stepwise.db", tasks: newFakeTasks(), config: func(c *Config) { c.StatusEvents = true }}
+	b.open(t, 1)
+	createActivity(t, b.drv)
+
+	sm, m := b.machine(t, "pass", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`)
+	quick := b.start(t, sm, m, "quick", `{"in": 1}`)
+	ns := b.notices(t)
+	require.Equal(t, []string{"RUNNING", "SUCCEEDED"}, statuses(ns, quick.Arn))
+	require.Nil(t, ns[0].StopDate)
+	require.Nil(t, ns[0].Output)
+	require.NotNil(t, ns[1].StopDate)
+	require.Equal(t, `{"in": 1}`, ns[1].Input)
+	require.Equal(t, `{"in":1}`, *ns[1].Output)
+	require.NotEqual(t, ns[0].EventID, ns[1].EventID)
+
+	sm2, m2 := b.machine(t, "task", `{"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`)
+	x := b.start(t, sm2, m2, "x", `{}`)
+	b.tasks.waitPending(t, 1)
+	require.Equal(t, []string{"RUNNING"}, statuses(b.notices(t), x.Arn), "a step that keeps the status tells nothing")
+	b.tasks.complete(TaskResult{Failure: stepwisetype.NewFailure("Broken", "fix me")})
+	b.waitStatus(t, x.Arn, stepwisetype.StatusFailed)
+	_, err := b.engine.RedriveExecution(context.Background(), x.Arn)
+	require.NoError(t, err)
+	b.tasks.waitPending(t, 1)
+	_, err = b.engine.StopExecution(context.Background(), x.Arn, "Manual", "stop")
+	require.NoError(t, err)
+	ns = b.notices(t)
+	require.Equal(t, []string{"RUNNING", "FAILED", "RUNNING", "ABORTED"}, statuses(ns, x.Arn))
+	var failed, redriven StatusChange
+	for _, n := range ns {
+		if n.ExecutionArn == x.Arn && n.Status == "FAILED" {
+			failed = n
+		}
+		if n.ExecutionArn == x.Arn && n.Status == "RUNNING" && n.RedriveCount == 1 {
+			redriven = n
+		}
+	}
+	require.Equal(t, "Broken", *failed.Error)
+	require.Equal(t, "fix me", *failed.Cause)
+	require.NotNil(t, redriven.RedriveDate, "the redrive's notice")
+
+	// Synchronous EXPRESS executions are not stored and tell nothing.
+	exp, expM := b.machine(t, "express", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`)
+	exp.Type = "EXPRESS"
+	_, err = b.engine.StartSyncExecution(context.Background(), &StartParams{StateMachine: exp, Machine: expM,
+		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:express:s:1", Name: "s", Input: "{}"})
+	require.NoError(t, err)
+	require.Len(t, b.notices(t), len(ns))
+}
+
+// Without StatusEvents nothing is written to the outbox.
+func TestNoNoticesByDefault(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "pass", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`)
+	b.start(t, sm, m, "quick", `{}`)
+	require.Empty(t, b.notices(t))
+}
+
+type recorder struct {
+	mu      sync.Mutex
+	steps   []CommittedStep
+	batches int
+	resumed []string
+}
+
+func (r *recorder) StepCommitted(s *CommittedStep) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := *s
+	row := *s.Execution
+	c.Execution = &row
+	r.steps = append(r.steps, c)
+}
+
+func (r *recorder) BatchCommitted(int, time.Duration, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches++
+}
+
+func (r *recorder) Resumed(arn string, _ time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.resumed = append(r.resumed, arn)
+}
+
+func (r *recorder) events(arn string) (types []string, ends []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.steps {
+		if s.Execution.Arn != arn {
+			continue
+		}
+		for _, ev := range s.Events {
+			types = append(types, string(ev.Type))
+		}
+		if s.Execution.Status != s.Previous {
+			ends = append(ends, string(s.Previous)+">"+string(s.Execution.Status))
+		}
+	}
+	return types, ends
+}
+
+// The observer sees every committed step's events (the whole history,
+// once), the status it changed, the task it took, and the resumptions.
+func TestObserverSeesTheHistory(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	b := &testBundle{path: t.TempDir() + "/stepwise.db", tasks: newFakeTasks(), config: func(c *Config) { c.Observer = rec }}
+	b.open(t, 0)
+	createActivity(t, b.drv)
+	sm, m := b.machine(t, "wt", `{"StartAt": "W", "States": {
+		"W": {"Type": "Wait", "Seconds": 5, "Next": "T"},
+		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	b.tasks.waitPending(t, 1)
+	b.close()
+	b.open(t, 0)
+	b.tasks.waitPending(t, 1)
+	b.tasks.complete(TaskResult{Output: "done"})
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	types, ends := rec.events(row.Arn)
+	require.Equal(t, b.history(t, row.Arn), types)
+	require.Equal(t, []string{">RUNNING", "RUNNING>SUCCEEDED"}, ends)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Contains(t, rec.resumed, row.Arn)
+	require.Positive(t, rec.batches)
+	var sawTask bool
+	for _, s := range rec.steps {
+		if s.Task != nil && s.Task.Resource == "arn:aws:states:::lambda:invoke" {
+			sawTask = true
+		}
+	}
+	require.True(t, sawTask, "a task's result step names its task")
+}
