@@ -369,8 +369,15 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 
 // notRedrivable returns why an execution cannot be redriven, or "".
 func (s *Service) notRedrivable(x *store.Execution, express bool) string {
+	return NotRedrivableReason(x, express, s.now())
+}
+
+// NotRedrivableReason returns why an execution cannot be redriven at now,
+// in AWS's words (DescribeExecution's redriveStatusReason), or "" when it
+// can be.
+func NotRedrivableReason(x *store.Execution, express bool, now time.Time) string {
 	var why *engine.NotRedrivableError
-	switch err := engine.Redrivable(x, s.now()); {
+	switch err := engine.Redrivable(x, now); {
 	case errors.As(err, &why):
 		return redriveReason(why)
 	case express:

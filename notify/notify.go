@@ -1,0 +1,228 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"stepwise/store"
+)
+
+// Destination takes events.
+type Destination interface {
+	// Name identifies the destination: its cursor's key in the store.
+	Name() string
+	// Deliver hands events over, in order: all of them, or an error (a
+	// failed batch is delivered again, whole).
+	Deliver(ctx context.Context, events []*Event) error
+}
+
+// Stats are hooks for the metrics; nil fields are skipped.
+type Stats struct {
+	// Delivered counts events a destination took.
+	Delivered func(destination string, n int)
+	// Failed counts a destination's failed deliveries.
+	Failed func(destination string, err error)
+	// Lag reports how long the oldest event a destination has not yet
+	// taken has waited (0 when it is up to date).
+	Lag func(destination string, lag time.Duration)
+}
+
+// Options configure a Deliverer.
+type Options struct {
+	// Poll is how often each destination looks for new notices when
+	// nothing nudges it; 0 means a second.
+	Poll time.Duration
+	// Batch is the most events delivered at once; 0 means 10.
+	Batch int
+	// MaxBackoff bounds the wait between retries of a failing
+	// destination; 0 means a minute.
+	MaxBackoff time.Duration
+	Stats      Stats
+	Logger     *slog.Logger
+}
+
+// Deliverer delivers the outbox's notices to its destinations.
+type Deliverer struct {
+	exec  store.Executor
+	dests []Destination
+	opts  Options
+	log   *slog.Logger
+	wake  []chan struct{}
+	wg    sync.WaitGroup
+}
+
+// New makes a deliverer; Run starts it.
+func New(exec store.Executor, dests []Destination, opts Options) *Deliverer {
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = 10
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = time.Minute
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Deliverer{exec: exec, dests: dests, opts: opts, log: log}
+	for range dests {
+		d.wake = append(d.wake, make(chan struct{}, 1))
+	}
+	return d
+}
+
+// Nudge tells the destinations that a notice was committed.
+func (d *Deliverer) Nudge() {
+	for _, w := range d.wake {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run delivers until ctx ends, then waits for the deliveries in flight.
+func (d *Deliverer) Run(ctx context.Context) {
+	for i, dest := range d.dests {
+		d.wg.Go(func() { d.loop(ctx, dest, d.wake[i]) })
+	}
+	d.wg.Go(func() { d.prune(ctx) })
+	d.wg.Wait()
+}
+
+// loop delivers to one destination.
+func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan struct{}) {
+	name := dest.Name()
+	backoff := time.Duration(0)
+	for {
+		wait := d.opts.Poll
+		n, err := d.deliverOnce(ctx, dest)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			if d.opts.Stats.Failed != nil {
+				d.opts.Stats.Failed(name, err)
+			}
+			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
+			wait = backoff/2 + rand.N(backoff/2+1)
+			d.log.WarnContext(ctx, "notify: delivery failed; retrying", "destination", name, "error", err, "retry_in", wait.Round(time.Millisecond))
+		case n == d.opts.Batch:
+			backoff = 0
+			continue // more may be waiting
+		default:
+			backoff = 0
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-wake:
+			if err == nil {
+				t.Stop()
+				continue
+			}
+			<-t.C // a failing destination keeps its back-off
+		case <-t.C:
+		}
+	}
+}
+
+// deliverOnce delivers the next batch after the destination's cursor.
+func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination) (int, error) {
+	name := dest.Name()
+	cursor, err := d.exec.OutboxCursor(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	notices, err := d.exec.OutboxList(ctx, cursor, d.opts.Batch)
+	if err != nil || len(notices) == 0 {
+		if err == nil && d.opts.Stats.Lag != nil {
+			d.opts.Stats.Lag(name, 0)
+		}
+		return 0, err
+	}
+	if d.opts.Stats.Lag != nil {
+		d.opts.Stats.Lag(name, time.Since(notices[0].CreatedAt))
+	}
+	events := make([]*Event, 0, len(notices))
+	for _, n := range notices {
+		ev, err := Render(n)
+		if err != nil {
+			// A notice no destination could ever read: skip it, loudly.
+			d.log.ErrorContext(ctx, "notify: unreadable notice skipped", "destination", name, "notice", n.ID, "error", err)
+			continue
+		}
+		events = append(events, ev)
+	}
+	if len(events) > 0 {
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err = dest.Deliver(dctx, events)
+		cancel()
+		if err != nil {
+			return 0, err
+		}
+	}
+	// The cursor moves once the destination took the events: a crash
+	// before this line delivers them again, with the same ids.
+	if err := d.exec.OutboxCursorSet(context.WithoutCancel(ctx), name, notices[len(notices)-1].ID); err != nil {
+		return 0, err
+	}
+	if d.opts.Stats.Delivered != nil {
+		d.opts.Stats.Delivered(name, len(events))
+	}
+	return len(notices), nil
+}
+
+// prune deletes the notices every destination has taken, now and then.
+func (d *Deliverer) prune(ctx context.Context) {
+	t := time.NewTicker(max(10*d.opts.Poll, 10*time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := d.pruneOnce(ctx); err != nil && ctx.Err() == nil {
+			d.log.WarnContext(ctx, "notify: pruning the outbox failed", "error", err)
+		}
+	}
+}
+
+// pruneOnce deletes, in small batches, the notices up to the lowest
+// cursor of the destinations.
+func (d *Deliverer) pruneOnce(ctx context.Context) error {
+	if len(d.dests) == 0 {
+		return nil
+	}
+	lowest := int64(-1)
+	for _, dest := range d.dests {
+		c, err := d.exec.OutboxCursor(ctx, dest.Name())
+		if err != nil {
+			return err
+		}
+		if lowest < 0 || c < lowest {
+			lowest = c
+		}
+	}
+	for lowest > 0 {
+		n, err := d.exec.OutboxDelete(ctx, lowest, 500)
+		if err != nil || n < 500 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}

@@ -1,0 +1,270 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/engine"
+	"stepwise/integration/integrationtest"
+	"stepwise/notify"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+	"stepwise/store/sqlitestore"
+)
+
+var t0 = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+
+const execArn = "arn:aws:states:us-east-1:123456789012:execution:nightly:run-1"
+
+func notice(t testing.TB, sc engine.StatusChange) *store.OutboxEvent {
+	t.Helper()
+	if sc.ExecutionArn == "" {
+		sc.ExecutionArn = execArn
+	}
+	sc.StateMachineArn = "arn:aws:states:us-east-1:123456789012:stateMachine:nightly"
+	sc.Name = "run-1"
+	sc.StartDate = t0
+	if sc.Time.IsZero() {
+		sc.Time = t0.Add(time.Second)
+	}
+	body, err := json.Marshal(sc)
+	require.NoError(t, err)
+	return &store.OutboxEvent{CreatedAt: sc.Time, Body: body}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// An event has EventBridge's shape and AWS's detail, with the redrive
+// status of the execution at that moment.
+func TestRenderShape(t *testing.T) {
+	stop := t0.Add(2 * time.Second)
+	ev, err := notify.Render(notice(t, engine.StatusChange{EventID: "e-1", Status: stepwisetype.StatusFailed, Input: `{"a":1}`,
+		StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")}))
+	require.NoError(t, err)
+	raw, err := json.Marshal(ev)
+	require.NoError(t, err)
+	require.JSONEq(t, `{
+		"version": "0", "id": "e-1", "detail-type": "Step Functions Execution Status Change", "source": "aws.states",
+		"account": "123456789012", "time": "2026-11-24T09:00:01Z", "region": "us-east-1",
+		"resources": ["`+execArn+`"],
+		"detail": {
+			"executionArn": "`+execArn+`", "stateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:nightly",
+			"name": "run-1", "status": "FAILED", "startDate": 1795510800000, "stopDate": 1795510802000,
+			"input": "{\"a\":1}", "inputDetails": {"included": true}, "output": null, "outputDetails": null,
+			"error": "Broken", "cause": "fix me",
+			"redriveCount": 0, "redriveDate": null, "redriveStatus": "REDRIVABLE"
+		}}`, string(raw))
+
+	running, err := notify.Render(notice(t, engine.StatusChange{EventID: "e-2", Status: stepwisetype.StatusRunning, Input: `{}`}))
+	require.NoError(t, err)
+	require.Equal(t, "NOT_REDRIVABLE", running.Detail.RedriveStatus)
+	require.Equal(t, "Execution is RUNNING and cannot be redriven", *running.Detail.RedriveStatusReason)
+	require.Nil(t, running.Detail.StopDate)
+}
+
+// Past 248 KB of escaped input and output, the input is left out; an
+// output past it alone is left out too.
+func TestRenderLeavesOutLargePayloads(t *testing.T) {
+	big := `"` + strings.Repeat("x", 200*1024) + `"`
+	ev, err := notify.Render(notice(t, engine.StatusChange{EventID: "e", Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0}))
+	require.NoError(t, err)
+	require.Nil(t, ev.Detail.Input)
+	require.False(t, ev.Detail.InputDetails.Included)
+	require.Equal(t, big, *ev.Detail.Output)
+	require.True(t, ev.Detail.OutputDetails.Included)
+
+	huge := `"` + strings.Repeat("y", 300*1024) + `"`
+	ev, err = notify.Render(notice(t, engine.StatusChange{EventID: "e", Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0}))
+	require.NoError(t, err)
+	require.Nil(t, ev.Detail.Input)
+	require.Nil(t, ev.Detail.Output)
+	require.False(t, ev.Detail.OutputDetails.Included)
+}
+
+// openStore opens a real store and writes notices to its outbox as the
+// engine does, in steps.
+func openStore(t *testing.T) store.Driver {
+	t.Helper()
+	drv, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { drv.Close() })
+	return drv
+}
+
+func write(t *testing.T, drv store.Driver, notices ...*store.OutboxEvent) {
+	t.Helper()
+	ctx := context.Background()
+	sm := &store.StateMachine{Arn: "arn:aws:states:us-east-1:123456789012:stateMachine:nightly", Name: "nightly", Type: "STANDARD",
+		Status: "ACTIVE", RevisionID: "r1", Definition: "{}", RoleArn: "arn:aws:iam::123456789012:role/r", CreatedAt: t0, UpdatedAt: t0}
+	_, _ = drv.Executor().StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: sm})
+	x := &store.Execution{Arn: execArn + "-" + time.Now().Format("150405.000000000"), StateMachineArn: sm.Arn, RevisionID: "r1", Name: "n",
+		Status: stepwisetype.StatusRunning, Input: "{}", StartDate: t0, RoleArn: sm.RoleArn}
+	require.NoError(t, drv.Executor().StepWrite(ctx, []*store.Step{{Insert: x, Outbox: notices}}))
+}
+
+// receiver is a webhook endpoint that records what it gets, failing the
+// first fail requests.
+type receiver struct {
+	mu     sync.Mutex
+	fail   int
+	ids    []string
+	bodies [][]byte
+	sigs   []string
+	stamps []string
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail > 0 {
+		r.fail--
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return
+	}
+	r.ids = append(r.ids, req.Header.Get("X-Stepwise-Event-Id"))
+	r.bodies = append(r.bodies, body)
+	r.sigs = append(r.sigs, req.Header.Get("X-Stepwise-Signature"))
+	r.stamps = append(r.stamps, req.Header.Get("X-Stepwise-Timestamp"))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (r *receiver) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ids...)
+}
+
+// A webhook that is down gets the events once it is back, in order, signed,
+// and the failures are counted; a file gets
+// them too, independently.
+func TestDeliverToWebhookAndFile(t *testing.T) {
+	drv := openStore(t)
+	rcv := &receiver{fail: 3}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	secret := []byte("s3cret")
+	var failures int
+	var mu sync.Mutex
+	d := notify.New(drv.Executor(), []notify.Destination{&notify.Webhook{URL: srv.URL, Secret: secret}, &notify.File{Path: file}},
+		notify.Options{Poll: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Stats: notify.Stats{Failed: func(string, error) {
+			mu.Lock()
+			failures++
+			mu.Unlock()
+		}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	write(t, drv, notice(t, engine.StatusChange{EventID: "a", Status: stepwisetype.StatusRunning, Input: "{}"}),
+		notice(t, engine.StatusChange{EventID: "b", Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0}))
+	d.Nudge()
+	require.Eventually(t, func() bool { return len(rcv.got()) == 2 }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, []string{"a", "b"}, rcv.got())
+	mu.Lock()
+	require.GreaterOrEqual(t, failures, 3, "the failures were counted")
+	mu.Unlock()
+	rcv.mu.Lock()
+	require.Equal(t, "sha256="+notify.Sign(secret, rcv.stamps[0], rcv.bodies[0]), rcv.sigs[0])
+	var ev notify.Event
+	require.NoError(t, json.Unmarshal(rcv.bodies[1], &ev))
+	require.Equal(t, "SUCCEEDED", ev.Detail.Status)
+	rcv.mu.Unlock()
+
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(file)
+		return strings.Count(string(b), "\n") == 2
+	}, 10*time.Second, 10*time.Millisecond)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Contains(t, lines[0], `"id":"a"`)
+	require.Contains(t, lines[1], `"id":"b"`)
+
+	// A second deliverer (a restart) starts from the cursors: nothing is
+	// delivered twice.
+	cancel()
+	<-done
+	ctx, cancel = context.WithCancel(context.Background())
+	done = make(chan struct{})
+	d = notify.New(drv.Executor(), []notify.Destination{&notify.Webhook{URL: srv.URL, Secret: secret}}, notify.Options{Poll: 20 * time.Millisecond})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	write(t, drv, notice(t, engine.StatusChange{EventID: "c", Status: stepwisetype.StatusRunning, Input: "{}"}))
+	require.Eventually(t, func() bool { return len(rcv.got()) == 3 }, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, []string{"a", "b", "c"}, rcv.got())
+}
+
+// Events reach an EventBridge bus (moto's), as AWS's own: a rule on
+// source aws.states routes them to a queue.
+func TestDeliverToEventBus(t *testing.T) {
+	moto := integrationtest.Moto(t)
+	ctx := context.Background()
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion("us-east-1"),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("testing", "testing", "")))
+	require.NoError(t, err)
+	eb := eventbridge.NewFromConfig(cfg, func(o *eventbridge.Options) { o.BaseEndpoint = aws.String(moto) })
+	sq := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(moto) })
+	bus := "stepwise-notify-" + time.Now().Format("150405.000000")
+	bus = strings.ReplaceAll(bus, ".", "-")
+	_, err = eb.CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String(bus)})
+	require.NoError(t, err)
+	q, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(bus)})
+	require.NoError(t, err)
+	attrs, err := sq.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{"QueueArn"}})
+	require.NoError(t, err)
+	_, err = eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("all"), EventBusName: aws.String(bus),
+		EventPattern: aws.String(`{"source": ["aws.states"], "detail-type": ["Step Functions Execution Status Change"]}`)})
+	require.NoError(t, err)
+	_, err = eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("all"), EventBusName: aws.String(bus),
+		Targets: []ebtypes.Target{{Id: aws.String("q"), Arn: aws.String(attrs.Attributes["QueueArn"])}}})
+	require.NoError(t, err)
+
+	drv := openStore(t)
+	d := notify.New(drv.Executor(), []notify.Destination{&notify.Bus{Bus: bus, Client: eb}}, notify.Options{Poll: 20 * time.Millisecond})
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { d.Run(runCtx); close(done) }()
+	defer func() { cancel(); <-done }()
+	write(t, drv, notice(t, engine.StatusChange{EventID: "bus-1", Status: stepwisetype.StatusRunning, Input: `{"x":1}`}))
+
+	var body string
+	require.Eventually(t, func() bool {
+		out, err := sq.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, WaitTimeSeconds: 1})
+		if err != nil || len(out.Messages) == 0 {
+			return false
+		}
+		body = aws.ToString(out.Messages[0].Body)
+		return true
+	}, 20*time.Second, 50*time.Millisecond)
+	var got struct {
+		Source     string `json:"source"`
+		DetailType string `json:"detail-type"`
+		Resources  []string
+		Detail     notify.Detail
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &got), body)
+	require.Equal(t, "aws.states", got.Source)
+	require.Equal(t, "Step Functions Execution Status Change", got.DetailType)
+	require.Equal(t, []string{execArn}, got.Resources)
+	require.Equal(t, "RUNNING", got.Detail.Status)
+	require.Equal(t, `{"x":1}`, *got.Detail.Input)
+}
