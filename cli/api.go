@@ -17,13 +17,14 @@ import (
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
 	"stepwise/internal/defcache"
+	"stepwise/metrics"
 	"stepwise/service"
 	"stepwise/store"
 	"stepwise/teststate"
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, log *slog.Logger) (http.Handler, error) {
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, log *slog.Logger) (http.Handler, error) {
 	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
@@ -64,7 +65,12 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	mux := http.NewServeMux()
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("GET /", con)
-	mux.Handle("/", awsjson.New(svc, log))
+	var api http.Handler = awsjson.New(svc, log)
+	if met != nil {
+		mux.Handle("GET /metrics", met.Handler())
+		api = met.API(api)
+	}
+	mux.Handle("/", api)
 	return mux, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"stepwise/integration/mock"
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
+	"stepwise/metrics"
 	"stepwise/store/sqlitestore"
 )
 
@@ -45,6 +46,8 @@ type serveCommand struct {
 	// mockConfig is the mock configuration file (--mock-config, else
 	// $SFN_MOCK_CONFIG).
 	mockConfig string
+	// events are where status-change events go.
+	events eventFlags
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -101,6 +104,7 @@ timeouts included.`,
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
 	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
+	c.events.register(f)
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
@@ -174,15 +178,31 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if mocks != nil {
 		engCfg.Mocks = mocks
 	}
+	met := metrics.New()
+	observers := observers{met}
+	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, log)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	if deliverer != nil {
+		engCfg.StatusEvents = true
+		observers = append(observers, nudger{deliverer})
+		deliveries, stopDeliveries := context.WithCancel(context.WithoutCancel(ctx))
+		delivered := make(chan struct{})
+		go func() { deliverer.Run(deliveries); close(delivered) }()
+		defer func() { stopDeliveries(); <-delivered }()
+	}
+	engCfg.Observer = observers
 	eng, err := engine.New(drv, engCfg)
 	if err != nil {
 		return err
 	}
+	met.WatchEngine(eng)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, log)
 	if err != nil {
 		return err
 	}

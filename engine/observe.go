@@ -111,3 +111,21 @@ func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionSt
 		Express: isExpressArn(row.Arn), Events: events, Task: task,
 	})
 }
+
+// Load is what the engine holds now.
+type Load struct {
+	// Running is the number of executions in memory (running ones whose
+	// steps are being taken or awaited).
+	Running int
+	// PendingTimers is the number of timers armed (Wait states, retry
+	// back-offs, timeouts).
+	PendingTimers int
+}
+
+// Load says what the engine holds now.
+func (e *Engine) Load() Load {
+	e.mu.Lock()
+	running := len(e.live)
+	e.mu.Unlock()
+	return Load{Running: running, PendingTimers: e.timers.len()}
+}

@@ -1,0 +1,95 @@
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"stepwise/notify"
+)
+
+// APIThrottled counts a request a quota refused.
+func (m *Metrics) APIThrottled(operation string) { m.apiThrottled.WithLabelValues(operation).Inc() }
+
+// APIConsumed counts the tokens a request took from its quota.
+func (m *Metrics) APIConsumed(operation string, tokens float64) {
+	m.apiConsumed.WithLabelValues(operation).Add(tokens)
+}
+
+// ExecutionThrottled counts a state transition held back by the
+// state-transition quota.
+func (m *Metrics) ExecutionThrottled(stateMachineArn string) {
+	m.execThrottled.WithLabelValues(stateMachineArn).Inc()
+}
+
+// NotifyStats are the hooks that count the delivery of status-change
+// events.
+func (m *Metrics) NotifyStats() notify.Stats {
+	return notify.Stats{
+		Delivered: func(dest string, n int) { m.eventsDelivered.WithLabelValues(dest).Add(float64(n)) },
+		Failed:    func(dest string, _ error) { m.eventsFailed.WithLabelValues(dest).Inc() },
+		Lag:       func(dest string, lag time.Duration) { m.eventsLag.WithLabelValues(dest).Set(lag.Seconds()) },
+	}
+}
+
+// API counts the API's requests by operation (X-Amz-Target) and status.
+func (m *Metrics) API(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op := r.Header.Get("X-Amz-Target")
+		if op == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if _, after, ok := strings.Cut(op, "."); ok {
+			op = after
+		}
+		if len(op) > 64 || !knownOperation(op) {
+			op = "other" // no unbounded label values from clients
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		m.apiRequests.WithLabelValues(op, statusCode(sw.status)).Inc()
+	})
+}
+
+// operations are the Step Functions API's operations.
+var operations = map[string]bool{}
+
+func init() {
+	for _, op := range strings.Fields(`CreateActivity CreateStateMachine CreateStateMachineAlias DeleteActivity DeleteStateMachine
+		DeleteStateMachineAlias DeleteStateMachineVersion DescribeActivity DescribeExecution DescribeMapRun DescribeStateMachine
+		DescribeStateMachineAlias DescribeStateMachineForExecution GetActivityTask GetExecutionHistory ListActivities ListExecutions
+		ListMapRuns ListStateMachineAliases ListStateMachineVersions ListStateMachines ListTagsForResource PublishStateMachineVersion
+		RedriveExecution SendTaskFailure SendTaskHeartbeat SendTaskSuccess StartExecution StartSyncExecution StopExecution
+		TagResource TestState UntagResource UpdateMapRun UpdateStateMachine UpdateStateMachineAlias ValidateStateMachineDefinition`) {
+		operations[op] = true
+	}
+}
+
+func knownOperation(op string) bool { return operations[op] }
+
+func statusCode(c int) string { return strconv.Itoa(c) }
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (long polls
+// flush and watch it).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,306 @@
+// Package metrics exposes Stepwise's Prometheus metrics: AWS's Step
+// Functions CloudWatch metrics under Prometheus names (executions,
+// activities, Lambda functions, service integrations, the API's
+// throttling), and the engine's own (executions in memory, timers,
+// commits, replays, storage errors, event delivery).
+//
+// The execution, activity, Lambda and service-integration counts are
+// taken from the history events of committed steps, as the engine's
+// Observer (engine.Config.Observer): each event is committed once, so
+// each is counted once in a process, and the counts equal what the
+// histories say (counters start at zero in each process).
+package metrics
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"stepwise/engine"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// Metrics holds the collectors and is the engine's Observer.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	execStarted, execSucceeded, execFailed, execAborted, execTimedOut, execRedriven, execThrottled *prometheus.CounterVec
+	execTime                                                                                       *prometheus.HistogramVec
+
+	activities, lambdas, integrations kindMetrics
+
+	apiRequests, apiThrottled, apiConsumed *prometheus.CounterVec
+
+	batchSize, commitLatency, replayTime prometheus.Histogram
+	storageErrors                        prometheus.Counter
+
+	eventsDelivered, eventsFailed *prometheus.CounterVec
+	eventsLag                     *prometheus.GaugeVec
+
+	mu      sync.Mutex
+	pending map[string]map[int64]*pendingTask // execution ARN → scheduled/started event id → its task
+}
+
+// kindMetrics are the metrics of one kind of task: activities, Lambda
+// functions or service integrations.
+type kindMetrics struct {
+	scheduled, started, succeeded, failed, timedOut, heartbeatTimedOut *prometheus.CounterVec
+	runTime, scheduleTime, time                                        *prometheus.HistogramVec
+}
+
+// pendingTask is a task between its scheduling and its end.
+type pendingTask struct {
+	kind      *kindMetrics
+	label     string
+	scheduled time.Time
+	started   time.Time
+}
+
+// durations are the histograms' buckets, in seconds: from a millisecond
+// to a day.
+var durations = []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600}
+
+// New makes the metrics, with load read from the engine when it is set
+// later (SetEngine).
+func New() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry(), pending: map[string]map[int64]*pendingTask{}}
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+		m.reg.MustRegister(c)
+		return c
+	}
+	hist := func(name, help string, labels ...string) *prometheus.HistogramVec {
+		h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: durations}, labels)
+		m.reg.MustRegister(h)
+		return h
+	}
+	const sm = "state_machine_arn"
+	m.execStarted = counter("stepwise_executions_started_total", "Executions started (AWS: ExecutionsStarted).", sm)
+	m.execSucceeded = counter("stepwise_executions_succeeded_total", "Executions that succeeded (AWS: ExecutionsSucceeded).", sm)
+	m.execFailed = counter("stepwise_executions_failed_total", "Executions that failed (AWS: ExecutionsFailed).", sm)
+	m.execAborted = counter("stepwise_executions_aborted_total", "Executions stopped (AWS: ExecutionsAborted).", sm)
+	m.execTimedOut = counter("stepwise_executions_timed_out_total", "Executions that timed out (AWS: ExecutionsTimedOut).", sm)
+	m.execRedriven = counter("stepwise_executions_redriven_total", "Executions redriven (AWS: ExecutionsRedriven).", sm)
+	m.execThrottled = counter("stepwise_execution_throttled_total", "State transitions held back by the state-transition quota (AWS: ExecutionThrottled).", sm)
+	m.execTime = hist("stepwise_execution_time_seconds", "Time from an execution's start to its end (AWS: ExecutionTime).", sm)
+
+	kind := func(prefix, singular, awsName, label string) kindMetrics {
+		return kindMetrics{
+			scheduled:         counter("stepwise_"+prefix+"_scheduled_total", awsName+"s scheduled (AWS: "+awsName+"sScheduled).", label),
+			started:           counter("stepwise_"+prefix+"_started_total", awsName+"s started (AWS: "+awsName+"sStarted).", label),
+			succeeded:         counter("stepwise_"+prefix+"_succeeded_total", awsName+"s that succeeded (AWS: "+awsName+"sSucceeded).", label),
+			failed:            counter("stepwise_"+prefix+"_failed_total", awsName+"s that failed (AWS: "+awsName+"sFailed).", label),
+			timedOut:          counter("stepwise_"+prefix+"_timed_out_total", awsName+"s that timed out (AWS: "+awsName+"sTimedOut).", label),
+			heartbeatTimedOut: counter("stepwise_"+prefix+"_heartbeat_timed_out_total", awsName+"s whose heartbeat timed out (AWS: "+awsName+"sHeartbeatTimedOut).", label),
+			runTime:           hist("stepwise_"+singular+"_run_time_seconds", "Time from a task's start to its end (AWS: "+awsName+"RunTime).", label),
+			scheduleTime:      hist("stepwise_"+singular+"_schedule_time_seconds", "Time a task waited scheduled before it started (AWS: "+awsName+"ScheduleTime).", label),
+			time:              hist("stepwise_"+singular+"_time_seconds", "Time from a task's scheduling to its end (AWS: "+awsName+"Time).", label),
+		}
+	}
+	m.activities = kind("activities", "activity", "Activity", "activity_arn")
+	m.lambdas = kind("lambda_functions", "lambda_function", "LambdaFunction", "lambda_function_arn")
+	m.integrations = kind("service_integrations", "service_integration", "ServiceIntegration", "resource")
+
+	m.apiRequests = counter("stepwise_api_requests_total", "API requests by operation and HTTP status.", "operation", "code")
+	m.apiThrottled = counter("stepwise_api_throttled_events_total", "API requests refused by a quota (AWS: ThrottledEvents).", "operation")
+	m.apiConsumed = counter("stepwise_api_consumed_capacity_total", "Tokens the API's requests took from their quota (AWS: ConsumedCapacity).", "operation")
+
+	m.batchSize = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "stepwise_commit_batch_size", Help: "Steps committed in one transaction.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256}})
+	m.commitLatency = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "stepwise_commit_latency_seconds", Help: "Time one transaction of steps took to commit.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}})
+	m.replayTime = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "stepwise_replay_time_seconds", Help: "Time one execution's replay took when the engine resumed it.",
+		Buckets: []float64{.0001, .001, .01, .1, 1, 10}})
+	m.storageErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_storage_errors_total", Help: "Transactions of steps the store failed to commit."})
+	m.reg.MustRegister(m.batchSize, m.commitLatency, m.replayTime, m.storageErrors)
+
+	m.eventsDelivered = counter("stepwise_status_events_delivered_total", "Status-change events a destination took.", "destination")
+	m.eventsFailed = counter("stepwise_status_events_delivery_failures_total", "Failed deliveries of status-change events (each retried).", "destination")
+	m.eventsLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "stepwise_status_events_lag_seconds",
+		Help: "Age of the oldest status-change event a destination has not taken yet."}, []string{"destination"})
+	m.reg.MustRegister(m.eventsLag)
+
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// WatchEngine exposes the engine's load as gauges.
+func (m *Metrics) WatchEngine(e *engine.Engine) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_running_executions", Help: "Executions running in the engine."},
+			func() float64 { return float64(e.Load().Running) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_pending_timers", Help: "Timers armed: Wait states, retry back-offs, timeouts."},
+			func() float64 { return float64(e.Load().PendingTimers) }),
+	)
+}
+
+// Handler serves the metrics in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Registry is the metrics' registry (for tests and more collectors).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// BatchCommitted counts a transaction of steps.
+func (m *Metrics) BatchCommitted(steps int, took time.Duration, err error) {
+	if err != nil {
+		m.storageErrors.Inc()
+		return
+	}
+	m.batchSize.Observe(float64(steps))
+	m.commitLatency.Observe(took.Seconds())
+}
+
+// Resumed times an execution's replay.
+func (m *Metrics) Resumed(_ string, took time.Duration) { m.replayTime.Observe(took.Seconds()) }
+
+// StepCommitted counts what a step's history events tell.
+func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
+	x := s.Execution
+	sm := x.StateMachineArn
+	for _, ev := range s.Events {
+		switch ev.Type {
+		case stepwisetype.EventExecutionStarted:
+			m.execStarted.WithLabelValues(sm).Inc()
+		case stepwisetype.EventExecutionRedriven:
+			m.execRedriven.WithLabelValues(sm).Inc()
+		case stepwisetype.EventExecutionSucceeded:
+			m.execSucceeded.WithLabelValues(sm).Inc()
+			m.ended(x, ev)
+		case stepwisetype.EventExecutionFailed:
+			m.execFailed.WithLabelValues(sm).Inc()
+			m.ended(x, ev)
+		case stepwisetype.EventExecutionAborted:
+			m.execAborted.WithLabelValues(sm).Inc()
+			m.ended(x, ev)
+		case stepwisetype.EventExecutionTimedOut:
+			m.execTimedOut.WithLabelValues(sm).Inc()
+			m.ended(x, ev)
+		default:
+			m.task(s, ev)
+		}
+	}
+}
+
+// ended times an execution and forgets its tasks.
+func (m *Metrics) ended(x *store.Execution, ev *stepwisetype.HistoryEvent) {
+	m.execTime.WithLabelValues(x.StateMachineArn).Observe(ev.Timestamp.Sub(x.StartDate).Seconds())
+	m.mu.Lock()
+	delete(m.pending, x.Arn)
+	m.mu.Unlock()
+}
+
+// task counts an event of an activity, a Lambda function or a service
+// integration. Activity and Lambda events after the scheduled one do not
+// name their resource: it is found through previousEventId, or from the
+// task the step took.
+func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
+	arn := s.Execution.Arn
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	schedule := func(kind *kindMetrics, label string) {
+		kind.scheduled.WithLabelValues(label).Inc()
+		byID := m.pending[arn]
+		if byID == nil {
+			byID = map[int64]*pendingTask{}
+			m.pending[arn] = byID
+		}
+		byID[ev.ID] = &pendingTask{kind: kind, label: label, scheduled: ev.Timestamp}
+	}
+	// lookup finds the task an event follows; a task the process did not
+	// see scheduled (before a restart) is named by fallback, else by the
+	// task the step took.
+	lookup := func(kind *kindMetrics, fallback string) *pendingTask {
+		if p := m.pending[arn][ev.PreviousEventID]; p != nil {
+			delete(m.pending[arn], ev.PreviousEventID)
+			return p
+		}
+		if fallback == "" && s.Task != nil {
+			fallback = s.Task.Resource
+		}
+		if fallback == "" {
+			fallback = "unknown"
+		}
+		return &pendingTask{kind: kind, label: fallback}
+	}
+	start := func(kind *kindMetrics, fallback string) {
+		p := lookup(kind, fallback)
+		p.kind.started.WithLabelValues(p.label).Inc()
+		if !p.scheduled.IsZero() {
+			p.kind.scheduleTime.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.scheduled).Seconds())
+		}
+		p.started = ev.Timestamp
+		if m.pending[arn] == nil {
+			m.pending[arn] = map[int64]*pendingTask{}
+		}
+		m.pending[arn][ev.ID] = p
+	}
+	end := func(kind *kindMetrics, fallback string, outcome func(k *kindMetrics) *prometheus.CounterVec) {
+		p := lookup(kind, fallback)
+		outcome(p.kind).WithLabelValues(p.label).Inc()
+		if !p.started.IsZero() {
+			p.kind.runTime.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.started).Seconds())
+		}
+		if !p.scheduled.IsZero() {
+			p.kind.time.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.scheduled).Seconds())
+		}
+	}
+	succeeded := func(k *kindMetrics) *prometheus.CounterVec { return k.succeeded }
+	failed := func(k *kindMetrics) *prometheus.CounterVec { return k.failed }
+	timedOut := func(k *kindMetrics) *prometheus.CounterVec { return k.timedOut }
+	heartbeat := func(k *kindMetrics) *prometheus.CounterVec { return k.heartbeatTimedOut }
+	taskResource := func(d *stepwisetype.TaskEventDetails) string {
+		if d == nil {
+			return ""
+		}
+		return d.Resource
+	}
+
+	switch ev.Type {
+	case stepwisetype.EventActivityScheduled:
+		schedule(&m.activities, ev.ActivityScheduledEventDetails.Resource)
+	case stepwisetype.EventActivityStarted:
+		start(&m.activities, "")
+	case stepwisetype.EventActivitySucceeded:
+		end(&m.activities, "", succeeded)
+	case stepwisetype.EventActivityFailed:
+		end(&m.activities, "", failed)
+	case stepwisetype.EventActivityTimedOut:
+		if d := ev.ActivityTimedOutEventDetails; d != nil && d.Error != nil && *d.Error == "States.HeartbeatTimeout" {
+			end(&m.activities, "", heartbeat)
+		} else {
+			end(&m.activities, "", timedOut)
+		}
+	case stepwisetype.EventLambdaFunctionScheduled:
+		schedule(&m.lambdas, ev.LambdaFunctionScheduledEventDetails.Resource)
+	case stepwisetype.EventLambdaFunctionStarted:
+		start(&m.lambdas, "")
+	case stepwisetype.EventLambdaFunctionSucceeded:
+		end(&m.lambdas, "", succeeded)
+	case stepwisetype.EventLambdaFunctionFailed:
+		end(&m.lambdas, "", failed)
+	case stepwisetype.EventLambdaFunctionTimedOut:
+		end(&m.lambdas, "", timedOut)
+	case stepwisetype.EventTaskScheduled:
+		schedule(&m.integrations, ev.TaskScheduledEventDetails.Resource)
+	case stepwisetype.EventTaskStarted:
+		start(&m.integrations, taskResource(ev.TaskStartedEventDetails))
+	case stepwisetype.EventTaskSucceeded:
+		end(&m.integrations, taskResource(ev.TaskSucceededEventDetails), succeeded)
+	case stepwisetype.EventTaskFailed:
+		end(&m.integrations, taskResource(ev.TaskFailedEventDetails), failed)
+	case stepwisetype.EventTaskTimedOut:
+		d := ev.TaskTimedOutEventDetails
+		if d != nil && d.Error != nil && *d.Error == "States.HeartbeatTimeout" {
+			end(&m.integrations, taskResource(d), heartbeat)
+		} else {
+			end(&m.integrations, taskResource(d), timedOut)
+		}
+	}
+}
