@@ -103,5 +103,9 @@ func (e *eventFlags) deliverer(ctx context.Context, cfg *config.Serve, exec stor
 	if len(dests) == 0 {
 		return nil, nil
 	}
-	return notify.New(exec, dests, notify.Options{Stats: met.NotifyStats(), Logger: log}), nil
+	opts := notify.Options{Logger: log}
+	if met != nil {
+		opts.Stats = met.NotifyStats()
+	}
+	return notify.New(exec, dests, opts), nil
 }

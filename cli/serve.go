@@ -48,6 +48,8 @@ type serveCommand struct {
 	mockConfig string
 	// events are where status-change events go.
 	events eventFlags
+	// metrics serves /metrics (--metrics=false turns it and the counting off).
+	metrics bool
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -105,6 +107,7 @@ timeouts included.`,
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
 	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
 	c.events.register(f)
+	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
@@ -178,8 +181,12 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if mocks != nil {
 		engCfg.Mocks = mocks
 	}
-	met := metrics.New()
-	observers := observers{met}
+	var met *metrics.Metrics
+	var observers observers
+	if c.metrics {
+		met = metrics.New()
+		observers = append(observers, met)
+	}
 	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, log)
 	if err != nil {
 		return &UsageError{err.Error()}
@@ -192,12 +199,16 @@ func (c *serveCommand) run(ctx context.Context) error {
 		go func() { deliverer.Run(deliveries); close(delivered) }()
 		defer func() { stopDeliveries(); <-delivered }()
 	}
-	engCfg.Observer = observers
+	if len(observers) > 0 {
+		engCfg.Observer = observers
+	}
 	eng, err := engine.New(drv, engCfg)
 	if err != nil {
 		return err
 	}
-	met.WatchEngine(eng)
+	if met != nil {
+		met.WatchEngine(eng)
+	}
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}
