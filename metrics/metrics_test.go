@@ -1,0 +1,99 @@
+package metrics_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/engine"
+	"stepwise/interp"
+	"stepwise/metrics"
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+const (
+	smArn  = "arn:aws:states:us-east-1:123456789012:stateMachine:m"
+	xArn   = "arn:aws:states:us-east-1:123456789012:execution:m:x"
+	actArn = "arn:aws:states:us-east-1:123456789012:activity:work"
+)
+
+var t0 = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+
+func ev(id, prev int64, typ stepwisetype.EventType, at time.Duration) *stepwisetype.HistoryEvent {
+	return &stepwisetype.HistoryEvent{ID: id, PreviousEventID: prev, Type: typ, Timestamp: t0.Add(at)}
+}
+
+func step(status, previous stepwisetype.ExecutionStatus, task *interp.TaskRequest, events ...*stepwisetype.HistoryEvent) *engine.CommittedStep {
+	return &engine.CommittedStep{Execution: &store.Execution{Arn: xArn, StateMachineArn: smArn, Status: status, StartDate: t0},
+		Previous: previous, Events: events, Task: task}
+}
+
+// An activity is counted by its ARN from its scheduled event on: its
+// start and end name no resource, and are traced back through
+// previousEventId; after a restart the step's task names it.
+func TestActivityCountsAndTimes(t *testing.T) {
+	m := metrics.New()
+	scheduled := ev(3, 2, stepwisetype.EventActivityScheduled, time.Second)
+	scheduled.ActivityScheduledEventDetails = &stepwisetype.ActivityScheduledEventDetails{Resource: actArn}
+	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), scheduled))
+	m.StepCommitted(step("RUNNING", "RUNNING", nil, ev(4, 3, stepwisetype.EventActivityStarted, 3*time.Second)))
+	m.StepCommitted(step("SUCCEEDED", "RUNNING", nil, ev(5, 4, stepwisetype.EventActivitySucceeded, 10*time.Second),
+		ev(6, 5, stepwisetype.EventExecutionSucceeded, 11*time.Second)))
+
+	reg := m.Registry()
+	for name, want := range map[string]float64{
+		"stepwise_activities_scheduled_total": 1, "stepwise_activities_started_total": 1, "stepwise_activities_succeeded_total": 1,
+	} {
+		require.Equal(t, want, value(t, reg, name, "activity_arn", actArn), name)
+	}
+	require.Equal(t, 1, testutil.CollectAndCount(reg, "stepwise_activity_run_time_seconds"))
+	require.Equal(t, 1.0, value(t, reg, "stepwise_executions_started_total", "state_machine_arn", smArn))
+	require.Equal(t, 1.0, value(t, reg, "stepwise_executions_succeeded_total", "state_machine_arn", smArn))
+
+	// A process that did not see the scheduling names the activity from
+	// the step's task.
+	m2 := metrics.New()
+	m2.StepCommitted(step("RUNNING", "RUNNING", &interp.TaskRequest{Resource: actArn}, ev(9, 8, stepwisetype.EventActivitySucceeded, time.Second)))
+	require.Equal(t, 1.0, value(t, m2.Registry(), "stepwise_activities_succeeded_total", "activity_arn", actArn))
+}
+
+// A service integration's task events name their resource.
+func TestServiceIntegrationCounts(t *testing.T) {
+	m := metrics.New()
+	const res = "arn:aws:states:::lambda:invoke"
+	scheduled := ev(3, 2, stepwisetype.EventTaskScheduled, 0)
+	scheduled.TaskScheduledEventDetails = &stepwisetype.TaskScheduledEventDetails{Resource: res}
+	started := ev(4, 3, stepwisetype.EventTaskStarted, time.Millisecond)
+	started.TaskStartedEventDetails = &stepwisetype.TaskEventDetails{Resource: res}
+	failed := ev(5, 4, stepwisetype.EventTaskFailed, 2*time.Millisecond)
+	failed.TaskFailedEventDetails = &stepwisetype.TaskEventDetails{Resource: res}
+	m.StepCommitted(step("RUNNING", "RUNNING", nil, scheduled, started, failed))
+	reg := m.Registry()
+	require.Equal(t, 1.0, value(t, reg, "stepwise_service_integrations_scheduled_total", "resource", res))
+	require.Equal(t, 1.0, value(t, reg, "stepwise_service_integrations_failed_total", "resource", res))
+	require.Zero(t, value(t, reg, "stepwise_service_integrations_succeeded_total", "resource", res))
+}
+
+// value reads one labelled series of a counter (0 when absent).
+func value(t *testing.T, reg *prometheus.Registry, name, label, want string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == label && l.GetValue() == want {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
