@@ -26,6 +26,7 @@ import (
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
 	"stepwise/metrics"
+	"stepwise/notify"
 	"stepwise/store/sqlitestore"
 )
 
@@ -192,7 +193,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return &UsageError{err.Error()}
 	}
 	if deliverer != nil {
-		engCfg.StatusEvents = true
+		engCfg.StatusNotice = notify.Notice
 		observers = append(observers, nudger{deliverer})
 		deliveries, stopDeliveries := context.WithCancel(context.WithoutCancel(ctx))
 		delivered := make(chan struct{})

@@ -67,10 +67,11 @@ type Config struct {
 	// Definitions caches parsed definitions; a server shares one with its
 	// service. Nil means a cache of the engine's own.
 	Definitions *defcache.Cache
-	// StatusEvents makes every step that changes a STANDARD execution's
-	// status (or redrives it) write a status-change notice to the
-	// store's outbox in the same transaction (see StatusChange).
-	StatusEvents bool
+	// StatusNotice, when set, makes every step that changes a STANDARD
+	// execution's status (or redrives it) write a notice to the store's
+	// outbox in the same transaction: the body StatusNotice renders of
+	// the execution's row as the step left it, at the step's time.
+	StatusNotice func(row *store.Execution, at time.Time) []byte
 	// Observer, when set, is told of every committed step, commit and
 	// resumption.
 	Observer Observer

@@ -358,8 +358,8 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		addTimers = nil
 	}
 	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
-	if e.cfg.StatusEvents && !isExpressArn(l.arn) {
-		step.Outbox = statusNotices(l.row.Status, &next, ev, now)
+	if e.cfg.StatusNotice != nil && !isExpressArn(l.arn) {
+		step.Outbox = statusNotices(e.cfg.StatusNotice, l.row.Status, &next, ev, now)
 	}
 	switch {
 	case ev == nil:

@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"stepwise/interp"
 	"stepwise/stepwisetype"
@@ -47,27 +44,6 @@ type CommittedStep struct {
 	Task *interp.TaskRequest
 }
 
-// StatusChange is the body of a status-change notice in the outbox: the
-// execution as the step that changed its status left it. The notice's
-// delivery renders it in EventBridge's shape.
-type StatusChange struct {
-	// EventID is the notice's own ID: a redelivery carries the same.
-	EventID         string                       `json:"eventId"`
-	Time            time.Time                    `json:"time"`
-	ExecutionArn    string                       `json:"executionArn"`
-	StateMachineArn string                       `json:"stateMachineArn"`
-	Name            string                       `json:"name"`
-	Status          stepwisetype.ExecutionStatus `json:"status"`
-	StartDate       time.Time                    `json:"startDate"`
-	StopDate        *time.Time                   `json:"stopDate,omitempty"`
-	Input           string                       `json:"input"`
-	Output          *string                      `json:"output,omitempty"`
-	Error           *string                      `json:"error,omitempty"`
-	Cause           *string                      `json:"cause,omitempty"`
-	RedriveCount    int                          `json:"redriveCount"`
-	RedriveDate     *time.Time                   `json:"redriveDate,omitempty"`
-}
-
 // isExpressArn says whether an execution ARN names an EXPRESS execution.
 func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
 
@@ -75,7 +51,8 @@ func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
 // was previous (ev nil: its start), which left its row as next: none when
 // the status stays as it was, RUNNING for a start or a redrive, and the
 // end when it ended (a start or redrive that ends at once tells of both).
-func statusNotices(previous stepwisetype.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
+// render makes a notice's body.
+func statusNotices(render func(*store.Execution, time.Time) []byte, previous stepwisetype.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
 	began := ev == nil || ev.Kind == interp.Redrive
 	if !began && next.Status == previous {
 		return nil
@@ -85,20 +62,9 @@ func statusNotices(previous stepwisetype.ExecutionStatus, next *store.Execution,
 		running := *next
 		running.Status = stepwisetype.StatusRunning
 		running.StopDate, running.Output, running.Error, running.Cause = nil, nil, nil, nil
-		out = append(out, statusNotice(&running, now))
+		out = append(out, &store.OutboxEvent{CreatedAt: now, Body: render(&running, now)})
 	}
-	return append(out, statusNotice(next, now))
-}
-
-// statusNotice builds the outbox notice of a step that changed an
-// execution's status (or redrove it); row is the execution after it.
-func statusNotice(row *store.Execution, now time.Time) *store.OutboxEvent {
-	body, _ := json.Marshal(&StatusChange{
-		EventID: uuid.NewString(), Time: now, ExecutionArn: row.Arn, StateMachineArn: row.StateMachineArn,
-		Name: row.Name, Status: row.Status, StartDate: row.StartDate, StopDate: row.StopDate, Input: row.Input,
-		Output: row.Output, Error: row.Error, Cause: row.Cause, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
-	})
-	return &store.OutboxEvent{CreatedAt: now, Body: body}
+	return append(out, &store.OutboxEvent{CreatedAt: now, Body: render(next, now)})
 }
 
 // observe tells the observer of a committed step.

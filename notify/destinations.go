@@ -37,16 +37,13 @@ type Webhook struct {
 func (w *Webhook) Name() string { return "webhook:" + w.URL }
 
 // Deliver posts the events one by one.
-func (w *Webhook) Deliver(ctx context.Context, events []*Event) error {
+func (w *Webhook) Deliver(ctx context.Context, events []Delivery) error {
 	client := w.Client
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	for _, ev := range events {
-		body, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
+		body := ev.Body
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 		if err != nil {
 			return err
@@ -93,10 +90,14 @@ type Bus struct {
 func (b *Bus) Name() string { return "bus:" + b.Bus }
 
 // Deliver calls PutEvents; an entry that failed fails the batch.
-func (b *Bus) Deliver(ctx context.Context, events []*Event) error {
+func (b *Bus) Deliver(ctx context.Context, events []Delivery) error {
 	for start := 0; start < len(events); start += 10 {
 		var entries []types.PutEventsRequestEntry
-		for _, ev := range events[start:min(start+10, len(events))] {
+		for _, d := range events[start:min(start+10, len(events))] {
+			ev, err := Parse(d.Body)
+			if err != nil {
+				return err
+			}
 			detail, err := json.Marshal(ev.Detail)
 			if err != nil {
 				return err
@@ -140,16 +141,12 @@ func (f *File) Name() string {
 }
 
 // Deliver appends the events.
-func (f *File) Deliver(_ context.Context, events []*Event) error {
+func (f *File) Deliver(_ context.Context, events []Delivery) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var buf bytes.Buffer
 	for _, ev := range events {
-		line, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		buf.Write(line)
+		buf.Write(ev.Body)
 		buf.WriteByte('\n')
 	}
 	file, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

@@ -17,7 +17,13 @@ type Destination interface {
 	Name() string
 	// Deliver hands events over, in order: all of them, or an error (a
 	// failed batch is delivered again, whole).
-	Deliver(ctx context.Context, events []*Event) error
+	Deliver(ctx context.Context, events []Delivery) error
+}
+
+// Delivery is an event to deliver: its id and its JSON.
+type Delivery struct {
+	ID   string
+	Body []byte
 }
 
 // Stats are hooks for the metrics; nil fields are skipped.
@@ -36,8 +42,12 @@ type Options struct {
 	// Poll is how often each destination looks for new notices when
 	// nothing nudges it; 0 means a second.
 	Poll time.Duration
-	// Batch is the most events delivered at once; 0 means 10.
+	// Batch is the most events delivered at once; 0 means 100.
 	Batch int
+	// Linger is how long a destination waits after a nudge before it
+	// reads, so that the notices of many steps go together; 0 means
+	// 20 ms.
+	Linger time.Duration
 	// MaxBackoff bounds the wait between retries of a failing
 	// destination; 0 means a minute.
 	MaxBackoff time.Duration
@@ -61,7 +71,10 @@ func New(exec store.Executor, dests []Destination, opts Options) *Deliverer {
 		opts.Poll = time.Second
 	}
 	if opts.Batch <= 0 {
-		opts.Batch = 10
+		opts.Batch = 100
+	}
+	if opts.Linger <= 0 {
+		opts.Linger = 20 * time.Millisecond
 	}
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = time.Minute
@@ -100,9 +113,10 @@ func (d *Deliverer) Run(ctx context.Context) {
 func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan struct{}) {
 	name := dest.Name()
 	backoff := time.Duration(0)
+	cursor := int64(-1) // read from the store first; only this loop moves it
 	for {
 		wait := d.opts.Poll
-		n, err := d.deliverOnce(ctx, dest)
+		n, err := d.deliverOnce(ctx, dest, &cursor)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -125,24 +139,34 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan stru
 			t.Stop()
 			return
 		case <-wake:
-			if err == nil {
-				t.Stop()
-				continue
+			if err != nil {
+				<-t.C // a failing destination keeps its back-off
+				break
 			}
-			<-t.C // a failing destination keeps its back-off
+			t.Stop()
+			// Let the notices of the steps committing now join this batch.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d.opts.Linger):
+			}
 		case <-t.C:
 		}
 	}
 }
 
-// deliverOnce delivers the next batch after the destination's cursor.
-func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination) (int, error) {
+// deliverOnce delivers the next batch after the destination's cursor
+// and moves the cursor.
+func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, cursor *int64) (int, error) {
 	name := dest.Name()
-	cursor, err := d.exec.OutboxCursor(ctx, name)
-	if err != nil {
-		return 0, err
+	if *cursor < 0 {
+		c, err := d.exec.OutboxCursor(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		*cursor = c
 	}
-	notices, err := d.exec.OutboxList(ctx, cursor, d.opts.Batch)
+	notices, err := d.exec.OutboxList(ctx, *cursor, d.opts.Batch)
 	if err != nil || len(notices) == 0 {
 		if err == nil && d.opts.Stats.Lag != nil {
 			d.opts.Stats.Lag(name, 0)
@@ -152,15 +176,9 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination) (int, err
 	if d.opts.Stats.Lag != nil {
 		d.opts.Stats.Lag(name, time.Since(notices[0].CreatedAt))
 	}
-	events := make([]*Event, 0, len(notices))
-	for _, n := range notices {
-		ev, err := Render(n)
-		if err != nil {
-			// A notice no destination could ever read: skip it, loudly.
-			d.log.ErrorContext(ctx, "notify: unreadable notice skipped", "destination", name, "notice", n.ID, "error", err)
-			continue
-		}
-		events = append(events, ev)
+	events := make([]Delivery, len(notices))
+	for i, n := range notices {
+		events[i] = Delivery{ID: eventID(n.Body), Body: n.Body}
 	}
 	if len(events) > 0 {
 		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -172,9 +190,11 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination) (int, err
 	}
 	// The cursor moves once the destination took the events: a crash
 	// before this line delivers them again, with the same ids.
-	if err := d.exec.OutboxCursorSet(context.WithoutCancel(ctx), name, notices[len(notices)-1].ID); err != nil {
+	last := notices[len(notices)-1].ID
+	if err := d.exec.OutboxCursorSet(context.WithoutCancel(ctx), name, last); err != nil {
 		return 0, err
 	}
+	*cursor = last
 	if d.opts.Stats.Delivered != nil {
 		d.opts.Stats.Delivered(name, len(events))
 	}

@@ -22,7 +22,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/integration/integrationtest"
 	"stepwise/notify"
 	"stepwise/stepwisetype"
@@ -34,35 +33,44 @@ var t0 = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 
 const execArn = "arn:aws:states:us-east-1:123456789012:execution:nightly:run-1"
 
-func notice(t testing.TB, sc engine.StatusChange) *store.OutboxEvent {
+// change is a status change of the test's execution.
+type change struct {
+	Status       stepwisetype.ExecutionStatus
+	Input        string
+	Output       *string
+	Error, Cause *string
+	StopDate     *time.Time
+}
+
+// notice renders a change as the engine does, at t0 + 1 s.
+func notice(t testing.TB, c change) *store.OutboxEvent {
 	t.Helper()
-	if sc.ExecutionArn == "" {
-		sc.ExecutionArn = execArn
-	}
-	sc.StateMachineArn = "arn:aws:states:us-east-1:123456789012:stateMachine:nightly"
-	sc.Name = "run-1"
-	sc.StartDate = t0
-	if sc.Time.IsZero() {
-		sc.Time = t0.Add(time.Second)
-	}
-	body, err := json.Marshal(sc)
-	require.NoError(t, err)
-	return &store.OutboxEvent{CreatedAt: sc.Time, Body: body}
+	row := &store.Execution{Arn: execArn, StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:nightly", Name: "run-1",
+		Status: c.Status, Input: c.Input, Output: c.Output, Error: c.Error, Cause: c.Cause, StartDate: t0, StopDate: c.StopDate}
+	at := t0.Add(time.Second)
+	return &store.OutboxEvent{CreatedAt: at, Body: notify.Notice(row, at)}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// id is the event id of a notice.
+func id(t *testing.T, n *store.OutboxEvent) string {
+	t.Helper()
+	ev, err := notify.Parse(n.Body)
+	require.NoError(t, err)
+	return ev.ID
+}
 
 // An event has EventBridge's shape and AWS's detail, with the redrive
 // status of the execution at that moment.
 func TestRenderShape(t *testing.T) {
 	stop := t0.Add(2 * time.Second)
-	ev, err := notify.Render(notice(t, engine.StatusChange{EventID: "e-1", Status: stepwisetype.StatusFailed, Input: `{"a":1}`,
-		StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")}))
+	n := notice(t, change{Status: stepwisetype.StatusFailed, Input: `{"a":1}`, StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")})
+	ev, err := notify.Parse(n.Body)
 	require.NoError(t, err)
-	raw, err := json.Marshal(ev)
-	require.NoError(t, err)
+	require.Len(t, ev.ID, 36, "a UUID")
 	require.JSONEq(t, `{
-		"version": "0", "id": "e-1", "detail-type": "Step Functions Execution Status Change", "source": "aws.states",
+		"version": "0", "id": "`+ev.ID+`", "detail-type": "Step Functions Execution Status Change", "source": "aws.states",
 		"account": "123456789012", "time": "2026-11-24T09:00:01Z", "region": "us-east-1",
 		"resources": ["`+execArn+`"],
 		"detail": {
@@ -71,10 +79,11 @@ func TestRenderShape(t *testing.T) {
 			"input": "{\"a\":1}", "inputDetails": {"included": true}, "output": null, "outputDetails": null,
 			"error": "Broken", "cause": "fix me",
 			"redriveCount": 0, "redriveDate": null, "redriveStatus": "REDRIVABLE"
-		}}`, string(raw))
+		}}`, string(n.Body))
 
-	running, err := notify.Render(notice(t, engine.StatusChange{EventID: "e-2", Status: stepwisetype.StatusRunning, Input: `{}`}))
+	running, err := notify.Parse(notice(t, change{Status: stepwisetype.StatusRunning, Input: `{}`}).Body)
 	require.NoError(t, err)
+	require.NotEqual(t, ev.ID, running.ID, "each notice has an id of its own")
 	require.Equal(t, "NOT_REDRIVABLE", running.Detail.RedriveStatus)
 	require.Equal(t, "Execution is RUNNING and cannot be redriven", *running.Detail.RedriveStatusReason)
 	require.Nil(t, running.Detail.StopDate)
@@ -84,7 +93,7 @@ func TestRenderShape(t *testing.T) {
 // output past it alone is left out too.
 func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	big := `"` + strings.Repeat("x", 200*1024) + `"`
-	ev, err := notify.Render(notice(t, engine.StatusChange{EventID: "e", Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0}))
+	ev, err := notify.Parse(notice(t, change{Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0}).Body)
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.False(t, ev.Detail.InputDetails.Included)
@@ -92,7 +101,7 @@ func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	require.True(t, ev.Detail.OutputDetails.Included)
 
 	huge := `"` + strings.Repeat("y", 300*1024) + `"`
-	ev, err = notify.Render(notice(t, engine.StatusChange{EventID: "e", Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0}))
+	ev, err = notify.Parse(notice(t, change{Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0}).Body)
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.Nil(t, ev.Detail.Output)
@@ -174,11 +183,13 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
-	write(t, drv, notice(t, engine.StatusChange{EventID: "a", Status: stepwisetype.StatusRunning, Input: "{}"}),
-		notice(t, engine.StatusChange{EventID: "b", Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0}))
+	a := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	b := notice(t, change{Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
+	ida, idb := id(t, a), id(t, b)
+	write(t, drv, a, b)
 	d.Nudge()
 	require.Eventually(t, func() bool { return len(rcv.got()) == 2 }, 10*time.Second, 10*time.Millisecond)
-	require.Equal(t, []string{"a", "b"}, rcv.got())
+	require.Equal(t, []string{ida, idb}, rcv.got())
 	mu.Lock()
 	require.GreaterOrEqual(t, failures, 3, "the failures were counted")
 	mu.Unlock()
@@ -190,14 +201,14 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	rcv.mu.Unlock()
 
 	require.Eventually(t, func() bool {
-		b, _ := os.ReadFile(file)
-		return strings.Count(string(b), "\n") == 2
+		data, _ := os.ReadFile(file)
+		return strings.Count(string(data), "\n") == 2
 	}, 10*time.Second, 10*time.Millisecond)
-	b, err := os.ReadFile(file)
+	data, err := os.ReadFile(file)
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	require.Contains(t, lines[0], `"id":"a"`)
-	require.Contains(t, lines[1], `"id":"b"`)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Equal(t, string(a.Body), lines[0])
+	require.Equal(t, string(b.Body), lines[1])
 
 	// A second deliverer (a restart) starts from the cursors: nothing is
 	// delivered twice.
@@ -208,9 +219,10 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	d = notify.New(drv.Executor(), []notify.Destination{&notify.Webhook{URL: srv.URL, Secret: secret}}, notify.Options{Poll: 20 * time.Millisecond})
 	go func() { d.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	write(t, drv, notice(t, engine.StatusChange{EventID: "c", Status: stepwisetype.StatusRunning, Input: "{}"}))
+	c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	write(t, drv, c)
 	require.Eventually(t, func() bool { return len(rcv.got()) == 3 }, 10*time.Second, 10*time.Millisecond)
-	require.Equal(t, []string{"a", "b", "c"}, rcv.got())
+	require.Equal(t, []string{ida, idb, id(t, c)}, rcv.got())
 }
 
 // Events reach an EventBridge bus (moto's), as AWS's own: a rule on
@@ -244,7 +256,7 @@ func TestDeliverToEventBus(t *testing.T) {
 	done := make(chan struct{})
 	go func() { d.Run(runCtx); close(done) }()
 	defer func() { cancel(); <-done }()
-	write(t, drv, notice(t, engine.StatusChange{EventID: "bus-1", Status: stepwisetype.StatusRunning, Input: `{"x":1}`}))
+	write(t, drv, notice(t, change{Status: stepwisetype.StatusRunning, Input: `{"x":1}`}))
 
 	var body string
 	require.Eventually(t, func() bool {

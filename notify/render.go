@@ -1,5 +1,5 @@
 // Package notify delivers the execution status-change notices the engine
-// writes to the store's outbox (engine.Config.StatusEvents) to the
+// writes to the store's outbox (engine.Config.StatusNotice) to the
 // outside: HTTP webhooks, an Amazon EventBridge event bus, and a JSON-lines
 // file, each event in EventBridge's shape ("Step Functions Execution
 // Status Change" from "aws.states").
@@ -13,11 +13,15 @@
 package notify
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
-	"stepwise/engine"
+	"github.com/google/uuid"
+
+	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/store"
 )
@@ -44,7 +48,6 @@ type Event struct {
 	Region     string    `json:"region"`
 	Resources  []string  `json:"resources"`
 	Detail     Detail    `json:"detail"`
-	notice     time.Time // when the notice was written
 }
 
 // Detail is the event's detail, as AWS documents it.
@@ -72,59 +75,125 @@ type DataDetails struct {
 	Included bool `json:"included"`
 }
 
-// Render builds the EventBridge event of a notice from the outbox.
-func Render(n *store.OutboxEvent) (*Event, error) {
-	var sc engine.StatusChange
-	if err := json.Unmarshal(n.Body, &sc); err != nil {
+// Notice renders the event of an execution's status change, as the
+// execution's row was left by the step that changed it: the body the
+// engine writes to the outbox (engine.Config.StatusNotice), each with a
+// new event id. It appends by hand, for it runs on every such step.
+func Notice(row *store.Execution, at time.Time) []byte {
+	region, account := arnRegionAccount(row.Arn)
+	b := make([]byte, 0, 640+len(row.Input)+lenOf(row.Output)+lenOf(row.Cause))
+	b = append(b, `{"version":"0","id":`...)
+	b = jsonvalue.AppendString(b, uuid.NewString())
+	b = append(b, `,"detail-type":"`+DetailType+`","source":"`+Source+`","account":`...)
+	b = jsonvalue.AppendString(b, account)
+	b = append(b, `,"time":`...)
+	b = jsonvalue.AppendString(b, at.UTC().Format("2006-01-02T15:04:05Z"))
+	b = append(b, `,"region":`...)
+	b = jsonvalue.AppendString(b, region)
+	b = append(b, `,"resources":[`...)
+	b = jsonvalue.AppendString(b, row.Arn)
+	b = append(b, `],"detail":{"executionArn":`...)
+	b = jsonvalue.AppendString(b, row.Arn)
+	b = append(b, `,"stateMachineArn":`...)
+	b = jsonvalue.AppendString(b, row.StateMachineArn)
+	b = append(b, `,"name":`...)
+	b = jsonvalue.AppendString(b, row.Name)
+	b = append(b, `,"status":`...)
+	b = jsonvalue.AppendString(b, string(row.Status))
+	b = append(b, `,"startDate":`...)
+	b = strconv.AppendInt(b, row.StartDate.UnixMilli(), 10)
+	b = append(b, `,"stopDate":`...)
+	b = appendMillis(b, row.StopDate)
+
+	// The input and output, unless together they pass the limit (then
+	// the input is left out) or the output alone does (then both are).
+	mark := len(b)
+	b = append(b, `,"input":`...)
+	inStart := len(b)
+	b = jsonvalue.AppendString(b, row.Input)
+	inLen := len(b) - inStart
+	outLen := 0
+	var out []byte
+	if row.Output != nil {
+		out = jsonvalue.AppendString(nil, *row.Output)
+		outLen = len(out)
+	}
+	inputIncluded := inLen+outLen <= payloadLimit
+	if !inputIncluded {
+		b = append(b[:mark], `,"input":null,"inputDetails":{"included":false}`...)
+	} else {
+		b = append(b, `,"inputDetails":{"included":true}`...)
+	}
+	switch {
+	case row.Output == nil:
+		b = append(b, `,"output":null,"outputDetails":null`...)
+	case outLen > payloadLimit:
+		b = append(b, `,"output":null,"outputDetails":{"included":false}`...)
+	default:
+		b = append(b, `,"output":`...)
+		b = append(b, out...)
+		b = append(b, `,"outputDetails":{"included":true}`...)
+	}
+	b = append(b, `,"error":`...)
+	b = appendNullable(b, row.Error)
+	b = append(b, `,"cause":`...)
+	b = appendNullable(b, row.Cause)
+	b = append(b, `,"redriveCount":`...)
+	b = strconv.AppendInt(b, int64(row.RedriveCount), 10)
+	b = append(b, `,"redriveDate":`...)
+	b = appendMillis(b, row.RedriveDate)
+	if reason := service.NotRedrivableReason(row, false, at); reason != "" {
+		b = append(b, `,"redriveStatus":"NOT_REDRIVABLE","redriveStatusReason":`...)
+		b = jsonvalue.AppendString(b, reason)
+	} else {
+		b = append(b, `,"redriveStatus":"REDRIVABLE"`...)
+	}
+	return append(b, "}}"...)
+}
+
+// Parse reads an event a notice holds.
+func Parse(body []byte) (*Event, error) {
+	var ev Event
+	if err := json.Unmarshal(body, &ev); err != nil {
 		return nil, err
 	}
-	region, account := arnRegionAccount(sc.ExecutionArn)
-	d := Detail{
-		ExecutionArn: sc.ExecutionArn, StateMachineArn: sc.StateMachineArn, Name: sc.Name, Status: string(sc.Status),
-		StartDate: sc.StartDate.UnixMilli(), StopDate: millis(sc.StopDate), Error: sc.Error, Cause: sc.Cause,
-		RedriveCount: sc.RedriveCount, RedriveDate: millis(sc.RedriveDate),
-	}
-	input := sc.Input
-	d.Input, d.InputDetails = &input, &DataDetails{Included: true}
-	if sc.Output != nil {
-		out := *sc.Output
-		d.Output, d.OutputDetails = &out, &DataDetails{Included: true}
-	}
-	outLen := 0
-	if d.Output != nil {
-		outLen = escapedLen(*d.Output)
-	}
-	if escapedLen(input)+outLen > payloadLimit {
-		d.Input, d.InputDetails.Included = nil, false
-	}
-	if outLen > payloadLimit {
-		d.Output, d.OutputDetails.Included = nil, false
-	}
-	row := &store.Execution{Arn: sc.ExecutionArn, Status: sc.Status, StopDate: sc.StopDate}
-	if reason := service.NotRedrivableReason(row, false, sc.Time); reason != "" {
-		d.RedriveStatus, d.RedriveStatusReason = "NOT_REDRIVABLE", &reason
-	} else {
-		d.RedriveStatus = "REDRIVABLE"
-	}
-	return &Event{
-		Version: "0", ID: sc.EventID, DetailType: DetailType, Source: Source, Account: account,
-		Time: sc.Time.UTC().Format("2006-01-02T15:04:05Z"), Region: region, Resources: []string{sc.ExecutionArn},
-		Detail: d, notice: n.CreatedAt,
-	}, nil
+	return &ev, nil
 }
 
-func millis(t *time.Time) *int64 {
+// eventID reads the id of the event a notice holds: Notice writes it
+// first after the version.
+func eventID(body []byte) string {
+	const head = `{"version":"0","id":"`
+	if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
+		if end := bytes.IndexByte(rest, '"'); end >= 0 {
+			return string(rest[:end])
+		}
+	}
+	if ev, err := Parse(body); err == nil {
+		return ev.ID
+	}
+	return ""
+}
+
+func lenOf(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
+}
+
+func appendMillis(b []byte, t *time.Time) []byte {
 	if t == nil {
-		return nil
+		return append(b, "null"...)
 	}
-	ms := t.UnixMilli()
-	return &ms
+	return strconv.AppendInt(b, t.UnixMilli(), 10)
 }
 
-// escapedLen is the length of s as a JSON string.
-func escapedLen(s string) int {
-	b, _ := json.Marshal(s)
-	return len(b)
+func appendNullable(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return jsonvalue.AppendString(b, *s)
 }
 
 // arnRegionAccount reads the region and account of an ARN.

@@ -318,7 +318,7 @@ type StepStore interface {
 // OutboxEvent is a notice written with the step it tells of, for
 // delivery to the outside after the step is committed.
 type OutboxEvent struct {
-	ID        int64 // assigned by the store when written, increasing
+	ID        int64 // assigned by the store when written, increasing; read back by OutboxList
 	CreatedAt time.Time
 	Body      []byte
 }

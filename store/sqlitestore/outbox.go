@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	outboxInsertSQL    = `INSERT INTO stepwise_outbox (created_at, body) VALUES (?, ?)`
+	outboxInsertHead   = `INSERT INTO stepwise_outbox (created_at, body)`
 	outboxListSQL      = `SELECT id, created_at, body FROM stepwise_outbox WHERE id > ? ORDER BY id LIMIT ?`
 	outboxDeleteSQL    = `DELETE FROM stepwise_outbox WHERE id IN (SELECT id FROM stepwise_outbox WHERE id <= ? ORDER BY id LIMIT ?)`
 	outboxCursorSQL    = `SELECT last_id FROM stepwise_outbox_cursor WHERE destination = ?`
@@ -17,20 +17,24 @@ const (
 ON CONFLICT (destination) DO UPDATE SET last_id = excluded.last_id`
 )
 
-// writeOutbox inserts the steps' notices, setting their IDs.
+// outboxInsertSQL inserts notices, prepared on the writer like the
+// other statements of a step.
+var outboxInsertSQL = newChunkSQL(func(n int) string { return valuesSQL(outboxInsertHead, 2, n) })
+
+// writeOutbox inserts the steps' notices, in the steps' order.
 func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
+	var args []any
+	n := 0
 	for _, s := range steps {
 		for _, ev := range s.Outbox {
-			res, err := q.ExecContext(ctx, outboxInsertSQL, millis(ev.CreatedAt), blob(ev.Body))
-			if err != nil {
-				return err
-			}
-			if ev.ID, err = res.LastInsertId(); err != nil {
-				return err
-			}
+			args = append(args, millis(ev.CreatedAt), blob(ev.Body))
+			n++
 		}
 	}
-	return nil
+	if n == 0 {
+		return nil
+	}
+	return execRows(ctx, q, n, 2, outboxInsertSQL, args)
 }
 
 // OutboxList returns up to limit notices after afterID, in ID order.

@@ -70,7 +70,7 @@ var (
 func stepStatements() []string {
 	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL}
 	for _, n := range stepChunks {
-		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
+		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL, outboxInsertSQL} {
 			q = append(q, c[n])
 		}
 	}
