@@ -39,15 +39,15 @@ const payloadLimit = 248 * 1024
 
 // Event is a status-change event in EventBridge's shape.
 type Event struct {
-	Version    string    `json:"version"`
-	ID         string    `json:"id"`
-	DetailType string    `json:"detail-type"`
-	Source     string    `json:"source"`
-	Account    string    `json:"account"`
-	Time       string    `json:"time"`
-	Region     string    `json:"region"`
-	Resources  []string  `json:"resources"`
-	Detail     Detail    `json:"detail"`
+	Version    string   `json:"version"`
+	ID         string   `json:"id"`
+	DetailType string   `json:"detail-type"`
+	Source     string   `json:"source"`
+	Account    string   `json:"account"`
+	Time       string   `json:"time"`
+	Region     string   `json:"region"`
+	Resources  []string `json:"resources"`
+	Detail     Detail   `json:"detail"`
 }
 
 // Detail is the event's detail, as AWS documents it.
