@@ -40,6 +40,7 @@ func TestParse(t *testing.T) {
 		for op := range limits {
 			require.True(t, op == StateTransition || IsOperation(op), op)
 		}
+		require.Len(t, operations, 37, "the API's operations")
 	})
 
 	t.Run("SpecOverridesAWS", func(t *testing.T) {
