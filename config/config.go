@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stepwise/asl/budget"
+	"stepwise/internal/quota"
 )
 
 // Defaults of Serve.
@@ -55,6 +56,11 @@ type Serve struct {
 	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
 	Integrations Integrations
+	// Quotas are token buckets by API operation, and for the state
+	// transitions of STANDARD executions (quota.StateTransition), read by
+	// quota.Parse from --quotas and --quota. None by default: nothing is
+	// throttled.
+	Quotas map[string]quota.Limit
 
 	// ReadHeaderTimeout is the longest a client may take to send a
 	// request's header block.
