@@ -139,6 +139,13 @@ func (q *Quotas) ReserveTransitions(stateMachineArn string, n int) time.Duration
 	b := q.transitions
 	now := q.now()
 	b.mu.Lock()
+	if n <= b.burst && b.lim.AllowN(now, n) { // the bucket holds them
+		b.mu.Unlock()
+		if q.OnConsume != nil {
+			q.OnConsume(StateTransition, float64(n))
+		}
+		return 0
+	}
 	left := b.lim.TokensAt(now)
 	var wait time.Duration
 	// A rate.Limiter reserves at most a bucketful at once: a step of more

@@ -259,3 +259,17 @@ func TestReserveTransitions(t *testing.T) {
 		require.Len(t, b.rec.throttled, 301)
 	})
 }
+
+func BenchmarkAllow(b *testing.B) {
+	q := New(map[string]Limit{"StartExecution": {Bucket: 1 << 30, Refill: 1 << 30}})
+	for b.Loop() {
+		q.Allow("StartExecution")
+	}
+}
+
+func BenchmarkReserveTransitions(b *testing.B) {
+	q := New(map[string]Limit{StateTransition: {Bucket: 1 << 30, Refill: 1 << 30}})
+	for b.Loop() {
+		q.ReserveTransitions("arn:aws:states:us-east-1:123456789012:stateMachine:bench", 11)
+	}
+}
