@@ -6,8 +6,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
+	"slices"
 	"time"
 
 	"stepwise/asl/budget"
@@ -189,6 +191,11 @@ func (s *Serve) Validate() error {
 	}
 	if s.MaxHeaderBytes <= 0 {
 		return fmt.Errorf("max-header-bytes %d: must be positive", s.MaxHeaderBytes)
+	}
+	for _, op := range slices.Sorted(maps.Keys(s.Quotas)) {
+		if l := s.Quotas[op]; l.Bucket < 1 || !(l.Refill > 0) {
+			return fmt.Errorf("quota %s=%d/%g: the bucket must be at least 1 and the refill positive", op, l.Bucket, l.Refill)
+		}
 	}
 	return s.Integrations.validate()
 }
