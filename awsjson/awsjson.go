@@ -18,6 +18,18 @@
 // host. Handlers return errors; handleError renders them, once. Listener
 // gives net/http's own refusal of an oversized header block, written
 // before any handler runs, the same shape.
+//
+// With quotas (Options.Quotas), a request its operation's token bucket
+// refuses is answered before the operation runs, as AWS answers it:
+//
+//	HTTP/1.1 400 Bad Request
+//	x-amz-retry-after: 600
+//	{"__type": "com.amazon.coral.availability#ThrottlingException", "message": "Rate exceeded"}
+//
+// x-amz-retry-after (milliseconds until the bucket holds a token again)
+// is a hint that newer AWS SDKs (the Go SDK v2 among them) wait at least
+// before they retry, so that the retry is not refused again; every SDK
+// retries ThrottlingException with back-off anyway.
 package awsjson
 
 import (
@@ -32,12 +44,14 @@ import (
 	"net/url"
 	"reflect"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"stepwise/internal/quota"
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/stepwisetype"
@@ -71,18 +85,36 @@ type operation func(ctx context.Context, body []byte) (any, error)
 
 // handler is the HTTP handler of the API.
 type handler struct {
-	log *slog.Logger
-	ops map[string]operation
+	log    *slog.Logger
+	ops    map[string]operation
+	quotas *quota.Quotas
+}
+
+// Options configure the API's handler.
+type Options struct {
+	// Logger logs internal failures and, at debug level, every request;
+	// nil discards.
+	Logger *slog.Logger
+	// Quotas, when set, throttle requests by operation before they run:
+	// a request its operation's bucket refuses is answered
+	// ThrottlingException.
+	Quotas *quota.Quotas
 }
 
 // New returns the HTTP handler of the API of svc. A nil logger discards.
 // A server should set ConnContext as its http.Server's ConnContext, so
 // GetActivityTask sees a worker that hung up at once.
 func New(svc *service.Service, logger *slog.Logger) http.Handler {
+	return NewWith(svc, Options{Logger: logger})
+}
+
+// NewWith is New with options.
+func NewWith(svc *service.Service, opts Options) http.Handler {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &handler{log: logger, ops: operations(svc)}
+	return &handler{log: logger, ops: operations(svc), quotas: opts.Quotas}
 }
 
 // operations maps operation names to the service methods.
@@ -238,6 +270,10 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		}
 		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
 	}
+	if ok, after := h.quotas.Allow(name); !ok {
+		w.Header().Set("x-amz-retry-after", strconv.FormatInt(after.Milliseconds(), 10))
+		return errThrottled
+	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
@@ -294,6 +330,9 @@ func readAll(buf []byte, r io.Reader) ([]byte, error) {
 		}
 	}
 }
+
+// errThrottled is AWS's answer to a request its quota refused.
+var errThrottled = stepwisetype.NewAPIError(stepwisetype.CodeThrottling, "Rate exceeded")
 
 func errTooLarge() error {
 	return withStatus(http.StatusRequestEntityTooLarge, stepwisetype.CodeRequestEntityTooLarge,
@@ -424,6 +463,8 @@ const maxPooledBuffer = 64 * 1024
 const (
 	typePrefixModel = "com.amazonaws.swf.service.v2.model#"
 	typePrefixCoral = "com.amazon.coral.service#"
+	// typePrefixAvailability is that of Coral's throttling.
+	typePrefixAvailability = "com.amazon.coral.availability#"
 )
 
 var coralCodes = map[string]bool{
@@ -431,7 +472,6 @@ var coralCodes = map[string]bool{
 	stepwisetype.CodeSerialization:      true,
 	stepwisetype.CodeInternalFailure:    true,
 	stepwisetype.CodeServiceUnavailable: true,
-	stepwisetype.CodeThrottling:         true,
 	stepwisetype.CodeAccessDenied:       true,
 	stepwisetype.CodeMissingAction:      true,
 	stepwisetype.CodeInvalidSignature:   true,
@@ -464,8 +504,11 @@ type errorBody struct {
 // errorBodyOf is the error response of apiErr.
 func errorBodyOf(apiErr *stepwisetype.APIError) errorBody {
 	prefix := typePrefixModel
-	if coralCodes[apiErr.Code] {
+	switch {
+	case coralCodes[apiErr.Code]:
 		prefix = typePrefixCoral
+	case apiErr.Code == stepwisetype.CodeThrottling:
+		prefix = typePrefixAvailability
 	}
 	return errorBody{Type: prefix + apiErr.Code, Message: wireText(apiErr.Message)}
 }

@@ -17,6 +17,7 @@ import (
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
 	"stepwise/internal/defcache"
+	"stepwise/internal/quota"
 	"stepwise/metrics"
 	"stepwise/service"
 	"stepwise/store"
@@ -24,7 +25,7 @@ import (
 )
 
 // newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, log *slog.Logger) (http.Handler, error) {
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, log *slog.Logger) (http.Handler, error) {
 	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
@@ -65,13 +66,31 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	mux := http.NewServeMux()
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("GET /", con)
-	var api http.Handler = awsjson.New(svc, log)
+	var api http.Handler = awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
 	if met != nil {
 		mux.Handle("GET /metrics", met.Handler())
 		api = met.API(api)
 	}
 	mux.Handle("/", api)
 	return mux, nil
+}
+
+// The quotas hold back the engine's state transitions.
+var _ engine.TransitionLimiter = (*quota.Quotas)(nil)
+
+// newQuotas makes the token buckets of limits, counted in met when it is
+// set; nil when there are none.
+func newQuotas(limits map[string]quota.Limit, met *metrics.Metrics) *quota.Quotas {
+	if len(limits) == 0 {
+		return nil
+	}
+	q := quota.New(limits)
+	if met != nil {
+		q.OnThrottle = met.APIThrottled
+		q.OnConsume = met.APIConsumed
+		q.OnThrottled = met.ExecutionThrottled
+	}
+	return q
 }
 
 // loadMockConfig reads the mock configuration named by path, or else by

@@ -25,6 +25,7 @@ import (
 	"stepwise/integration/mock"
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
+	"stepwise/internal/quota"
 	"stepwise/metrics"
 	"stepwise/notify"
 	"stepwise/store/sqlitestore"
@@ -51,6 +52,9 @@ type serveCommand struct {
 	events eventFlags
 	// metrics serves /metrics (--metrics=false turns it and the counting off).
 	metrics bool
+	// quotaPreset and quotaSpecs are --quotas and the --quota values.
+	quotaPreset string
+	quotaSpecs  []string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -83,7 +87,15 @@ callback or a service, time runs at the real rate, so a Task's
 TimeoutSeconds and HeartbeatSeconds hold as on AWS. --wait-time-scale F is
 a plain scale instead: timers take F times their time and execution time
 runs 1/F times as fast, for tasks too; 0 fires every timer at once, task
-timeouts included.`,
+timeouts included.
+
+Quotas (off by default) throttle the server as AWS throttles an account,
+with token buckets: --quotas aws sets AWS's default quotas (us-east-1),
+--quota OPERATION=BUCKET/REFILL_PER_SECOND sets one (and overrides the
+preset's), e.g. --quota StartExecution=1300/300. A request its bucket
+refuses is answered ThrottlingException, which clients retry;
+--quota StateTransition=5000/5000 delays the steps of STANDARD executions
+instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
 	}
@@ -107,6 +119,8 @@ timeouts included.`,
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
 	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
+	f.StringVar(&c.quotaPreset, "quotas", "", `throttle with AWS's default quotas: "aws" (default: no quotas)`)
+	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
 	c.events.register(f)
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
@@ -123,6 +137,13 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	if fns != nil {
 		c.cfg.Integrations.Functions = fns
+	}
+	limits, err := quota.Parse(c.quotaPreset, c.quotaSpecs)
+	if err != nil {
+		return &UsageError{err.Error()}
+	}
+	if limits != nil {
+		c.cfg.Quotas = limits
 	}
 	if err := c.cfg.Validate(); err != nil {
 		return &UsageError{err.Error()}
@@ -203,6 +224,10 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if len(observers) > 0 {
 		engCfg.Observer = observers
 	}
+	quotas := newQuotas(c.cfg.Quotas, met)
+	if quotas.Transitions() {
+		engCfg.Transitions = quotas
+	}
 	eng, err := engine.New(drv, engCfg)
 	if err != nil {
 		return err
@@ -214,7 +239,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, log)
 	if err != nil {
 		return err
 	}

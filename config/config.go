@@ -6,11 +6,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
+	"slices"
 	"time"
 
 	"stepwise/asl/budget"
+	"stepwise/internal/quota"
 )
 
 // Defaults of Serve.
@@ -55,6 +58,11 @@ type Serve struct {
 	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
 	Integrations Integrations
+	// Quotas are token buckets by API operation, and for the state
+	// transitions of STANDARD executions (quota.StateTransition), read by
+	// quota.Parse from --quotas and --quota. None by default: nothing is
+	// throttled.
+	Quotas map[string]quota.Limit
 
 	// ReadHeaderTimeout is the longest a client may take to send a
 	// request's header block.
@@ -183,6 +191,11 @@ func (s *Serve) Validate() error {
 	}
 	if s.MaxHeaderBytes <= 0 {
 		return fmt.Errorf("max-header-bytes %d: must be positive", s.MaxHeaderBytes)
+	}
+	for _, op := range slices.Sorted(maps.Keys(s.Quotas)) {
+		if l := s.Quotas[op]; l.Bucket < 1 || !(l.Refill > 0) {
+			return fmt.Errorf("quota %s=%d/%g: the bucket must be at least 1 and the refill positive", op, l.Bucket, l.Refill)
+		}
 	}
 	return s.Integrations.validate()
 }

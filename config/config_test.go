@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/quota"
 )
 
 func TestValidate(t *testing.T) {
@@ -14,6 +16,8 @@ func TestValidate(t *testing.T) {
 	ok.TimeSkip = true
 	require.NoError(t, ok.Validate())
 	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
+	require.NoError(t, ok.Validate())
+	ok.Quotas = quota.AWS()
 	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
 		change func(*Serve)
@@ -35,6 +39,8 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"a/b": "cat"} }, "function a/b: not a Lambda function name (letters, digits, '-' and '_', at most 64)"},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"f": " "} }, "function f: no command"},
+		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
+			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
 	} {
 		s := DefaultServe()
 		tc.change(&s)

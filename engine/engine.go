@@ -75,6 +75,10 @@ type Config struct {
 	// Observer, when set, is told of every committed step, commit and
 	// resumption.
 	Observer Observer
+	// Transitions, when set, is the quota of the state transitions of
+	// STANDARD executions: a step waits for its transitions before it
+	// commits (see throttle).
+	Transitions TransitionLimiter
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger

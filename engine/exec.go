@@ -71,6 +71,9 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 	}
 	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
 	e.watch(l)
+	if err := e.throttle(ctx, l, events); err != nil {
+		return nil, err
+	}
 	w, next := e.stepWrite(l, now, nil, events, cmds)
 	if err := e.commit(ctx, l.arn, w); err != nil {
 		return nil, err
@@ -272,6 +275,10 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 // commitLocked commits a step the interpreter took (its event, the events
 // and commands it returned) and carries out its commands; l.mu is held.
 func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) error {
+	if err := e.throttle(ctx, l, events); err != nil {
+		e.drop(l) // the in-memory state is ahead of the store
+		return err
+	}
 	w, next := e.stepWrite(l, now, &ev, events, cmds)
 	if err := e.commit(ctx, l.arn, w); err != nil {
 		// The in-memory state is ahead of the store: drop it, the next
