@@ -2,7 +2,9 @@ package service
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
+	"strings"
 )
 
 // The configuration blocks of a state machine are stored as the JSON of
@@ -40,11 +42,30 @@ func normalLogging(v *validator, in *LoggingConfiguration) *LoggingConfiguration
 	return &out
 }
 
-// checkLogging returns the InvalidLoggingConfiguration error for a
-// configuration that logs without exactly one destination (AWS).
+// logGroupArnRE matches a CloudWatch Logs log group's ARN, with or without
+// the ":*" qualifier.
+var logGroupArnRE = regexp.MustCompile(`^arn:[^:]+:logs:[^:]*:[^:]*:log-group:[^:]+(:\*)?$`)
+
+// checkLogging returns the InvalidLoggingConfiguration error AWS gives a
+// configuration that logs without exactly one destination, or whose
+// destination is not a log group's ARN with the ":*" qualifier
+// (arn:aws:logs:REGION:ACCOUNT:log-group:NAME:*). Whether the log group
+// exists is not checked: executions' logs may go to files.
 func checkLogging(l *LoggingConfiguration) error {
 	if len(l.Destinations) > 1 || *l.Level != logLevelOff && len(l.Destinations) == 0 {
 		return errLoggingDestination()
+	}
+	for _, d := range l.Destinations {
+		if d.CloudWatchLogsLogGroup == nil || d.CloudWatchLogsLogGroup.LogGroupArn == nil || *d.CloudWatchLogsLogGroup.LogGroupArn == "" {
+			return errLoggingGroupArn()
+		}
+		arn := *d.CloudWatchLogsLogGroup.LogGroupArn
+		if !logGroupArnRE.MatchString(arn) {
+			return errLoggingNotLogGroup()
+		}
+		if !strings.HasSuffix(arn, ":*") {
+			return errLoggingQualifier()
+		}
 	}
 	return nil
 }

@@ -101,6 +101,23 @@ func errLoggingDestination() error {
 	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must specify exactly one Log Destination.")
 }
 
+// errLoggingGroupArn: a destination without a log group ARN (AWS's
+// words, as tools that check templates against it quote them).
+func errLoggingGroupArn() error {
+	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must set valid CloudWatch Log Group ARN.")
+}
+
+// errLoggingNotLogGroup: a destination ARN that is not a log group's
+// (AWS's words, as tools that check templates against it quote them).
+func errLoggingNotLogGroup() error {
+	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Provided ARN is not CloudWatch Logs Log Group ARN.")
+}
+
+// errLoggingQualifier: a log group ARN without ":*" (AWS).
+func errLoggingQualifier() error {
+	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Log Group ARN must be provided with '*' qualifier.")
+}
+
 // errVersionDescription (AWS).
 func errVersionDescription() error {
 	return apiErr(stepwisetype.CodeValidation, "Version description can only be set when publish is true")

@@ -188,6 +188,18 @@ func TestCreateStateMachine(t *testing.T) {
 			{"Logging", service.CreateStateMachineInput{Name: "l", Definition: passDefinition, RoleArn: roleArn,
 				LoggingConfiguration: &service.LoggingConfiguration{Level: ptr("ALL")}}, "InvalidLoggingConfiguration",
 				"Invalid Logging Configuration: Must specify exactly one Log Destination."},
+			{"LoggingNoGroup", service.CreateStateMachineInput{Name: "l", Definition: passDefinition, RoleArn: roleArn,
+				LoggingConfiguration: &service.LoggingConfiguration{Level: ptr("ALL"), Destinations: []service.LogDestination{{}}}},
+				"InvalidLoggingConfiguration", "Invalid Logging Configuration: Must set valid CloudWatch Log Group ARN."},
+			{"LoggingNotLogGroup", service.CreateStateMachineInput{Name: "l", Definition: passDefinition, RoleArn: roleArn,
+				LoggingConfiguration: logTo("ERROR", "arn:aws:sqs:us-east-1:123456789012:queue")},
+				"InvalidLoggingConfiguration", "Invalid Logging Configuration: Provided ARN is not CloudWatch Logs Log Group ARN."},
+			{"LoggingNoQualifier", service.CreateStateMachineInput{Name: "l", Definition: passDefinition, RoleArn: roleArn,
+				LoggingConfiguration: logTo("FATAL", "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/states/l")},
+				"InvalidLoggingConfiguration", "Invalid Logging Configuration: Log Group ARN must be provided with '*' qualifier."},
+			{"LoggingTwoGroups", service.CreateStateMachineInput{Name: "l", Definition: passDefinition, RoleArn: roleArn,
+				LoggingConfiguration: &service.LoggingConfiguration{Level: ptr("ALL"), Destinations: append(logTo("ALL", logGroupArn).Destinations, logTo("ALL", logGroupArn).Destinations...)}},
+				"InvalidLoggingConfiguration", "Invalid Logging Configuration: Must specify exactly one Log Destination."},
 			{"VersionDescription", service.CreateStateMachineInput{Name: "v", Definition: passDefinition, RoleArn: roleArn, VersionDescription: "x"},
 				"ValidationException", "Version description can only be set when publish is true"},
 			{"KMS", service.CreateStateMachineInput{Name: "k", Definition: passDefinition, RoleArn: roleArn,
@@ -225,6 +237,15 @@ func TestCreateStateMachine(t *testing.T) {
 		require.JSONEq(t, `{"level": "OFF", "includeExecutionData": false, "destinations": []}`, toJSON(t, d.LoggingConfiguration))
 		require.JSONEq(t, `{"enabled": true}`, toJSON(t, d.TracingConfiguration))
 	})
+}
+
+const logGroupArn = "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/states/sm:*"
+
+// logTo is a logging configuration of level to one log group.
+func logTo(level, groupArn string) *service.LoggingConfiguration {
+	return &service.LoggingConfiguration{Level: ptr(level), Destinations: []service.LogDestination{
+		{CloudWatchLogsLogGroup: &service.CloudWatchLogsLogGroup{LogGroupArn: ptr(groupArn)}},
+	}}
 }
 
 func manyTags(n int) []service.Tag {
@@ -300,6 +321,20 @@ func TestUpdateStateMachine(t *testing.T) {
 		role, err := b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: arn, RoleArn: ptr(roleArn + "2")})
 		require.NoError(t, err)
 		require.NotEqual(t, up.RevisionID, role.RevisionID)
+
+		// A new logging configuration is a new revision (AWS's recording of
+		// test_update_logging_configuration); the same one again is not.
+		logged, err := b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: arn, LoggingConfiguration: logTo("ALL", logGroupArn)})
+		require.NoError(t, err)
+		require.NotEqual(t, role.RevisionID, logged.RevisionID)
+		same, err := b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: arn, LoggingConfiguration: logTo("ALL", logGroupArn)})
+		require.NoError(t, err)
+		require.Equal(t, logged.RevisionID, same.RevisionID)
+		d, err = b.svc.DescribeStateMachine(b.ctx, &service.DescribeStateMachineInput{StateMachineArn: arn})
+		require.NoError(t, err)
+		require.Equal(t, logged.RevisionID, d.RevisionID)
+		require.JSONEq(t, `{"level": "ALL", "includeExecutionData": false, "destinations": [{"cloudWatchLogsLogGroup": {"logGroupArn": "`+logGroupArn+`"}}]}`,
+			toJSON(t, d.LoggingConfiguration))
 	})
 
 	t.Run("Errors", func(t *testing.T) {

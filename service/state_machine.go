@@ -258,8 +258,9 @@ func (s *Service) publicRevision(ctx context.Context, sm *store.StateMachine) (s
 }
 
 // UpdateStateMachine changes a state machine's definition, role or
-// configurations. A new definition or role makes a new revision; running
-// executions keep the revision they started with.
+// configurations. A new definition, role or logging configuration makes a
+// new revision (as on AWS); running executions keep the revision they
+// started with.
 func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachineInput) (*UpdateStateMachineOutput, error) {
 	v := newValidator()
 	if v.required("stateMachineArn", in.StateMachineArn) {
@@ -334,7 +335,11 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 		next.RoleArn, newRevision = *in.RoleArn, true
 	}
 	if logging != nil {
-		next.LoggingConfiguration = configText(logging)
+		// A new logging configuration is a new revision, as on AWS: the
+		// executions started before it log as they started.
+		if text := configText(logging); text != configOr(sm.LoggingConfiguration, defaultLogging()) {
+			next.LoggingConfiguration, newRevision = text, true
+		}
 	}
 	if in.TracingConfiguration != nil {
 		next.TracingConfiguration = configText(normalTracing(in.TracingConfiguration))
