@@ -72,6 +72,10 @@ type Config struct {
 	// OnDefinition, when set, is told of each definition a state machine
 	// is created or updated with (to warn of Task states nothing runs).
 	OnDefinition func(stateMachineArn string, m *asl.StateMachine)
+	// OnStateMachine, when set, is told of each state machine as stored
+	// by a create or an update (execution logs read a revision's logging
+	// configuration from it). It must be quick.
+	OnStateMachine func(sm *store.StateMachine)
 }
 
 // Service is the Step Functions API as typed Go methods. Each method takes

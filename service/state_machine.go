@@ -120,6 +120,9 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if s.cfg.OnDefinition != nil {
 		s.cfg.OnDefinition(created.Arn, m)
 	}
+	if s.cfg.OnStateMachine != nil {
+		s.cfg.OnStateMachine(created)
+	}
 	return &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}, nil
 }
 
@@ -365,6 +368,9 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	}
 	if m != nil && s.cfg.OnDefinition != nil {
 		s.cfg.OnDefinition(sm.Arn, m)
+	}
+	if s.cfg.OnStateMachine != nil {
+		s.cfg.OnStateMachine(updated)
 	}
 	return &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt), RevisionID: updated.RevisionID}, nil
 }
