@@ -47,7 +47,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -76,7 +75,6 @@ const (
 	logRequestID = "request_id"
 	logStatus    = "status"
 	logError     = "error"
-	logDuration  = "duration"
 	logPanic     = "panic"
 )
 
@@ -197,12 +195,13 @@ func withStatus(status int, code, format string, args ...any) error {
 	return &statusError{status: status, err: stepwisetype.NewAPIError(code, format, args...)}
 }
 
+// ServeHTTP answers one request. The server logs each request (at debug
+// level, with the request ID this sets); this logs panics and server
+// errors.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
 	reqID := uuid.NewString()
 	w.Header().Set("x-amzn-RequestId", reqID)
 	opName := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix)
-	status := http.StatusOK
 	defer func() {
 		if rec := recover(); rec != nil {
 			if rec == http.ErrAbortHandler {
@@ -210,16 +209,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			h.log.ErrorContext(r.Context(), "awsjson: panic", logOperation, opName, logRequestID, reqID,
 				logPanic, fmt.Sprint(rec), "stack", string(debug.Stack()))
-			status = h.handleError(w, r, reqID, opName, stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure,
+			h.handleError(w, r, reqID, opName, stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure,
 				"An internal error occurred (request %s)", reqID))
-		}
-		if h.log.Enabled(r.Context(), slog.LevelDebug) {
-			h.log.DebugContext(r.Context(), "awsjson: request", logOperation, opName, logRequestID, reqID,
-				logStatus, status, logDuration, time.Since(start))
 		}
 	}()
 	if err := h.serve(w, r); err != nil {
-		status = h.handleError(w, r, reqID, opName, err)
+		h.handleError(w, r, reqID, opName, err)
 	}
 }
 

@@ -24,8 +24,10 @@ import (
 	"stepwise/teststate"
 )
 
-// newAPI builds the Step Functions API over a store and an engine.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, log *slog.Logger) (http.Handler, error) {
+// newAPI builds the Step Functions API over a store and an engine; hooks
+// complete the service's configuration.
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, log *slog.Logger,
+	hooks ...func(*service.Config)) (http.Handler, error) {
 	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
@@ -41,6 +43,9 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 			log.Warn("no integration runs a Task state's resource", "state_machine_arn", arn, "location", u.Location,
 				"resource", u.Resource, "consequence", u.Consequence())
 		}
+	}
+	for _, hook := range hooks {
+		hook(&svcCfg)
 	}
 	svc, err := service.New(drv, eng, svcCfg)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"stepwise/config"
 )
 
 // CommandBase is embedded by every subcommand.
@@ -51,6 +53,17 @@ func (c *CLI) Execute(args []string) int {
 	}
 	root.SetOut(c.Out)
 	root.SetErr(c.Err)
+	serverLog := config.DefaultServerLog()
+	root.PersistentFlags().StringVar(&serverLog.Format, "log-format", serverLog.Format, "format of the log lines on stderr: text or json")
+	root.PersistentFlags().StringVar(&serverLog.Level, "log-level", serverLog.Level, "least level of the log lines on stderr: debug (adds a line per request), info, warn or error")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		log, err := newLogger(c.Err, serverLog)
+		if err != nil {
+			return &UsageError{err.Error()}
+		}
+		base.Logger = log
+		return nil
+	}
 	root.AddCommand(
 		(&runCommand{CommandBase: base}).command(),
 		(&validateCommand{CommandBase: base}).command(),

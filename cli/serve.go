@@ -123,6 +123,8 @@ instead.`,
 	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
 	c.events.register(f)
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
+	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
+	f.StringVar(&c.cfg.ExecutionLogs.Dir, "logs-dir", "", "folder of the execution log files, a folder per log group (default: the database's path with .logs added)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
@@ -186,6 +188,12 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Executions' logs are written until the engine has stopped.
+	logs, err := startLogs(ctx, &c.cfg, drv, log)
+	if err != nil {
+		return err
+	}
+	defer logs.close()
 	// The engine and the service share one cache of parsed definitions.
 	defs := defcache.New(0)
 	engCfg := engine.Config{
@@ -221,6 +229,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		go func() { deliverer.Run(deliveries); close(delivered) }()
 		defer func() { stopDeliveries(); <-delivered }()
 	}
+	observers = append(observers, logs.observers()...)
 	if len(observers) > 0 {
 		engCfg.Observer = observers
 	}
@@ -239,7 +248,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
-	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, log)
+	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, log, logs.service)
 	if err != nil {
 		return err
 	}
@@ -249,7 +258,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           requestLog(log, handler),
 		ReadHeaderTimeout: c.cfg.ReadHeaderTimeout,
 		// Bounds reading the header block and the body; the server lifts
 		// the deadline once the body is read, so a long poll outlasts it.

@@ -63,6 +63,8 @@ type Serve struct {
 	// quota.Parse from --quotas and --quota. None by default: nothing is
 	// throttled.
 	Quotas map[string]quota.Limit
+	// ExecutionLogs says where executions' logs go.
+	ExecutionLogs ExecutionLogs
 
 	// ReadHeaderTimeout is the longest a client may take to send a
 	// request's header block.
@@ -94,6 +96,7 @@ func DefaultServe() Serve {
 		WaitTimeScale: DefaultWaitTimeScale,
 		PayloadLimit:  DefaultPayloadLimit,
 		Eval:          DefaultEvalLimits(),
+		ExecutionLogs: ExecutionLogs{To: ExecutionLogsAuto},
 
 		ReadHeaderTimeout: DefaultReadHeaderTimeout,
 		ReadTimeout:       DefaultReadTimeout,
@@ -196,6 +199,9 @@ func (s *Serve) Validate() error {
 		if l := s.Quotas[op]; l.Bucket < 1 || !(l.Refill > 0) {
 			return fmt.Errorf("quota %s=%d/%g: the bucket must be at least 1 and the refill positive", op, l.Bucket, l.Refill)
 		}
+	}
+	if err := s.ExecutionLogs.validate(); err != nil {
+		return err
 	}
 	return s.Integrations.validate()
 }

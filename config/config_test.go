@@ -41,6 +41,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"f": " "} }, "function f: no command"},
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
 			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
+		{func(s *Serve) { s.ExecutionLogs.To = "syslog" }, `execution-logs "syslog": must be auto, files, cloudwatch or off`},
 	} {
 		s := DefaultServe()
 		tc.change(&s)
@@ -57,4 +58,33 @@ func TestParseFunctions(t *testing.T) {
 	require.EqualError(t, err, `function "nocommand": give it as NAME=COMMAND`)
 	_, err = ParseFunctions([]string{"a=x", "a=y"})
 	require.EqualError(t, err, "function a: given twice")
+}
+
+func TestExecutionLogs(t *testing.T) {
+	t.Parallel()
+	s := DefaultServe()
+	require.Equal(t, "stepwise.db.logs", s.ExecutionLogsDir())
+	require.False(t, s.UsesCloudWatchLogs())
+	s.DB = ":memory:"
+	require.Equal(t, "stepwise.logs", s.ExecutionLogsDir())
+	s.ExecutionLogs.Dir = "/var/log/stepwise"
+	require.Equal(t, "/var/log/stepwise", s.ExecutionLogsDir())
+	s.Integrations.Endpoints = map[string]string{"logs": "http://127.0.0.1:5000"}
+	require.True(t, s.UsesCloudWatchLogs())
+	s.ExecutionLogs.To = ExecutionLogsFiles
+	require.False(t, s.UsesCloudWatchLogs())
+	s.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000"}
+	s.ExecutionLogs.To = ExecutionLogsAuto
+	require.True(t, s.UsesCloudWatchLogs())
+	s.Integrations = Integrations{}
+	s.ExecutionLogs.To = ExecutionLogsCloudWatch
+	require.True(t, s.UsesCloudWatchLogs())
+}
+
+func TestServerLog(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, DefaultServerLog().Validate())
+	require.NoError(t, ServerLog{Format: "json", Level: "DEBUG"}.Validate())
+	require.EqualError(t, ServerLog{Format: "xml", Level: "info"}.Validate(), `log-format "xml": must be text or json`)
+	require.EqualError(t, ServerLog{Format: "text", Level: "loud"}.Validate(), `log-level "loud": must be debug, info, warn or error`)
 }
