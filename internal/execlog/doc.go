@@ -27,10 +27,13 @@
 // (ExecutionFailed, ExecutionAborted, ExecutionTimedOut); ERROR those and
 // the failure events of AWS's table of log levels (FailStateEntered,
 // TaskFailed, LambdaFunctionFailed, MapIterationAborted, …), with the
-// failures of activities and Map Runs, which the table predates; OFF
-// nothing. A state machine's configuration is read once per revision (a
-// new logging configuration makes a new revision), so an execution logs
-// as its state machine was configured when it started.
+// failures of activities and Map Runs and EvaluationFailed, which the
+// table predates; OFF nothing. Settings are kept per state machine
+// revision (a new logging configuration makes a new revision): the service
+// hands each revision's over as it stores it (Writer.Prime), so an
+// execution logs as its state machine was configured when it started. A
+// revision not handed over (after a restart) is read from the store when
+// first needed.
 //
 // # Flow
 //
