@@ -15,6 +15,7 @@ import (
 	"stepwise/engine"
 	"stepwise/integration"
 	"stepwise/internal/execlog"
+	"stepwise/metrics"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -171,7 +172,7 @@ type serverLogs struct {
 }
 
 // startLogs starts the server's execution logs as cfg says.
-func startLogs(ctx context.Context, cfg *config.Serve, db store.Driver, log *slog.Logger) (*serverLogs, error) {
+func startLogs(ctx context.Context, cfg *config.Serve, db store.Driver, met *metrics.Metrics, log *slog.Logger) (*serverLogs, error) {
 	l := &serverLogs{}
 	if log.Enabled(ctx, slog.LevelInfo) {
 		l.ends = newExecutionEnds(log)
@@ -204,7 +205,11 @@ func startLogs(ctx context.Context, cfg *config.Serve, db store.Driver, log *slo
 	default:
 		sink = &execlog.FileSink{Dir: cfg.ExecutionLogsDir(), Logger: log}
 	}
-	w, err := execlog.New(execlog.Config{StateMachines: db.Executor(), Sink: sink, Logger: log})
+	lc := execlog.Config{StateMachines: db.Executor(), Sink: sink, Logger: log}
+	if met != nil {
+		lc.OnWritten, lc.OnDropped = met.ExecutionLogsWritten, met.ExecutionLogsDropped
+	}
+	w, err := execlog.New(lc)
 	if err != nil {
 		l.close()
 		return nil, err

@@ -188,8 +188,12 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var met *metrics.Metrics
+	if c.metrics {
+		met = metrics.New()
+	}
 	// Executions' logs are written until the engine has stopped.
-	logs, err := startLogs(ctx, &c.cfg, drv, log)
+	logs, err := startLogs(ctx, &c.cfg, drv, met, log)
 	if err != nil {
 		return err
 	}
@@ -211,10 +215,8 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if mocks != nil {
 		engCfg.Mocks = mocks
 	}
-	var met *metrics.Metrics
 	var observers observers
-	if c.metrics {
-		met = metrics.New()
+	if met != nil {
 		observers = append(observers, met)
 	}
 	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, log)

@@ -93,3 +93,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (long polls
 // flush and watch it).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ExecutionLogsWritten counts execution log records written.
+func (m *Metrics) ExecutionLogsWritten(n int) { m.logsWritten.Add(float64(n)) }
+
+// ExecutionLogsDropped counts execution log records dropped (a full queue,
+// or a destination that kept refusing them).
+func (m *Metrics) ExecutionLogsDropped(n int) { m.logsDropped.Add(float64(n)) }

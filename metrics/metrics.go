@@ -42,6 +42,8 @@ type Metrics struct {
 	eventsDelivered, eventsFailed *prometheus.CounterVec
 	eventsLag                     *prometheus.GaugeVec
 
+	logsWritten, logsDropped prometheus.Counter
+
 	mu      sync.Mutex
 	pending map[string]map[int64]*pendingTask // execution ARN → scheduled/started event id → its task
 }
@@ -124,6 +126,9 @@ func New() *Metrics {
 	m.eventsLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "stepwise_status_events_lag_seconds",
 		Help: "Age of the oldest status-change event a destination has not taken yet."}, []string{"destination"})
 	m.reg.MustRegister(m.eventsLag)
+	m.logsWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_written_total", Help: "Execution log records written to their destination."})
+	m.logsDropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_dropped_total", Help: "Execution log records dropped: a full queue, or a destination that kept refusing them."})
+	m.reg.MustRegister(m.logsWritten, m.logsDropped)
 
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
