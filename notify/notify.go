@@ -45,8 +45,8 @@ type Options struct {
 	// Batch is the most events delivered at once; 0 means 100.
 	Batch int
 	// Linger is how long a destination waits after a nudge before it
-	// reads, so that the notices of many steps go together; 0 means
-	// 20 ms.
+	// reads, so that the notices of many steps go together (one request,
+	// one write and sync, one cursor update); 0 means 50 ms.
 	Linger time.Duration
 	// MaxBackoff bounds the wait between retries of a failing
 	// destination; 0 means a minute.
@@ -74,7 +74,7 @@ func New(exec store.Executor, dests []Destination, opts Options) *Deliverer {
 		opts.Batch = 100
 	}
 	if opts.Linger <= 0 {
-		opts.Linger = 20 * time.Millisecond
+		opts.Linger = 50 * time.Millisecond
 	}
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = time.Minute

@@ -75,6 +75,13 @@ type DataDetails struct {
 	Included bool `json:"included"`
 }
 
+func init() {
+	// Event ids are random UUIDs made on every status change: draw their
+	// randomness from a buffer filled a few at a time (still crypto/rand)
+	// rather than a system call each.
+	uuid.EnableRandPool()
+}
+
 // Notice renders the event of an execution's status change, as the
 // execution's row was left by the step that changed it: the body the
 // engine writes to the outbox (engine.Config.StatusNotice), each with a
