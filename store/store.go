@@ -191,6 +191,17 @@ type ExecutionListParams struct {
 	Limit          int
 }
 
+// ExecutionDeleteClosedParams picks the executions ExecutionDeleteClosed
+// deletes: ended (SUCCEEDED, FAILED, TIMED_OUT or ABORTED) before
+// StoppedBefore, at most Limit (> 0) of them, those that ended first
+// first. A running execution is never picked, even one redriven after it
+// ended long ago; an execution that could still be redriven is picked by
+// its stop date like any other.
+type ExecutionDeleteClosedParams struct {
+	StoppedBefore time.Time
+	Limit         int
+}
+
 // ExecutionStore stores executions.
 type ExecutionStore interface {
 	// ExecutionInsert fails with ErrAlreadyExists when the ARN is taken.
@@ -200,6 +211,12 @@ type ExecutionStore interface {
 	ExecutionList(ctx context.Context, p *ExecutionListParams) ([]*Execution, error)
 	// ExecutionListRunning pages through RUNNING executions by ARN.
 	ExecutionListRunning(ctx context.Context, afterArn string, limit int) ([]*Execution, error)
+	// ExecutionDeleteClosed deletes the executions p picks with everything
+	// that is theirs (history, replay log, timers, tasks, tags), and the
+	// revisions of deleted state machines that no execution left uses,
+	// all or none, and says how many executions it deleted. Callers keep
+	// Limit small: the deletion holds the store's write lock.
+	ExecutionDeleteClosed(ctx context.Context, p *ExecutionDeleteClosedParams) (int, error)
 }
 
 // Event is one stored history event.

@@ -75,6 +75,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseActivities(ctx, t, setup)
 			exerciseSteps(ctx, t, setup)
 			exerciseOutbox(ctx, t, setup)
+			exerciseRetention(ctx, t, setup)
 		})
 	}
 
