@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	httppprof "net/http/pprof"
@@ -26,6 +27,7 @@ import (
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
 	"stepwise/internal/quota"
+	"stepwise/internal/retention"
 	"stepwise/metrics"
 	"stepwise/notify"
 	"stepwise/store/sqlitestore"
@@ -71,6 +73,10 @@ Data lives in one SQLite file (--db). SIGINT or SIGTERM stops the server
 gracefully: requests in flight finish and every accepted step is committed;
 an expression still evaluating is abandoned, its step run again after a
 restart. GET /health answers 503 while the database cannot be written.
+
+Executions are deleted with their history --retention after they ended
+(90 days by default, as AWS keeps them), in small batches that leave the
+engine's commits through.
 
 Every evaluation of a JSONata expression, JSONPath query or intrinsic
 function runs under --eval-steps, --eval-bytes and --eval-time: past one,
@@ -121,6 +127,8 @@ instead.`,
 	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
 	f.StringVar(&c.quotaPreset, "quotas", "", `throttle with AWS's default quotas: "aws" (default: no quotas)`)
 	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
+	f.Var(daysValue{&c.cfg.Retention}, "retention", "delete executions this long after they ended, with their history: a duration or days, e.g. 90d or 2160h (0: keep every execution)")
+	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
 	c.events.register(f)
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
@@ -250,6 +258,13 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
+	if c.cfg.Retention > 0 {
+		stopRetention, err := startRetention(ctx, &c.cfg, drv.Executor(), eng, log)
+		if err != nil {
+			return err
+		}
+		defer stopRetention()
+	}
 	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, log, logs.service)
 	if err != nil {
 		return err
@@ -309,6 +324,29 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// startRetention runs the deletion of old executions until the returned
+// function is called, which waits for a batch under way.
+func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, eng *engine.Engine, log *slog.Logger) (stop func(), err error) {
+	cleaner, err := retention.New(retention.Config{
+		Store:    st,
+		Period:   cfg.Retention,
+		Interval: cfg.RetentionInterval,
+		Ready:    eng.Resumed(),
+		// Stop dates are stamped in execution time.
+		Now:    eng.Now,
+		Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("retention: executions are deleted after they ended", "retention", config.FormatDays(cfg.Retention),
+		"interval", config.FormatDays(cfg.RetentionInterval))
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { cleaner.Run(rctx); close(done) }()
+	return func() { cancel(); <-done }, nil
 }
 
 // startCPUProfile writes a CPU profile to path ("": none) until stop is

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"stepwise/asl/budget"
@@ -29,6 +32,10 @@ const (
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxHeaderBytes    = 64 * 1024
+
+	// DefaultRetention is how long AWS keeps an execution after it ended.
+	DefaultRetention         = 90 * 24 * time.Hour
+	DefaultRetentionInterval = 10 * time.Minute
 )
 
 // Serve configures "stepwise serve".
@@ -84,6 +91,13 @@ type Serve struct {
 	// MaxHeaderBytes is the largest header block of a request, in bytes
 	// (Go's HTTP server reads up to 4 KiB more before refusing it).
 	MaxHeaderBytes int
+
+	// Retention is how long an execution is kept after it ended (its
+	// stop date, in execution time): older ones are deleted with their
+	// history. 0 keeps every execution.
+	Retention time.Duration
+	// RetentionInterval is the time between two passes of the deletion.
+	RetentionInterval time.Duration
 }
 
 // DefaultServe returns the settings "stepwise serve" starts from.
@@ -102,6 +116,9 @@ func DefaultServe() Serve {
 		ReadTimeout:       DefaultReadTimeout,
 		IdleTimeout:       DefaultIdleTimeout,
 		MaxHeaderBytes:    DefaultMaxHeaderBytes,
+
+		Retention:         DefaultRetention,
+		RetentionInterval: DefaultRetentionInterval,
 	}
 }
 
@@ -203,5 +220,38 @@ func (s *Serve) Validate() error {
 	if err := s.ExecutionLogs.validate(); err != nil {
 		return err
 	}
+	if s.Retention < 0 {
+		return fmt.Errorf("retention %s: must not be negative (0: keep every execution)", FormatDays(s.Retention))
+	}
+	if s.RetentionInterval <= 0 {
+		return fmt.Errorf("retention-interval %s: must be positive", FormatDays(s.RetentionInterval))
+	}
 	return s.Integrations.validate()
+}
+
+// ParseDays reads a duration written as Go writes one (2160h, 90m, 1.5s)
+// or as a whole number of days (90d).
+func ParseDays(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err != nil || n > math.MaxInt64/int64(24*time.Hour) || n < math.MinInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("%q: not a number of days such as 90d", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: not a duration such as 90d, 2160h or 30m", s)
+	}
+	return d, nil
+}
+
+// FormatDays writes d as ParseDays reads it: whole days as 90d, other
+// durations as Go writes them.
+func FormatDays(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d != 0 && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return d.String()
 }

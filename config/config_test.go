@@ -34,6 +34,8 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.ReadTimeout = -time.Second }, "read-timeout -1s: must be positive"},
 		{func(s *Serve) { s.IdleTimeout = 0 }, "idle-timeout 0s: must be positive"},
 		{func(s *Serve) { s.MaxHeaderBytes = 0 }, "max-header-bytes 0: must be positive"},
+		{func(s *Serve) { s.Retention = -24 * time.Hour }, "retention -1d: must not be negative (0: keep every execution)"},
+		{func(s *Serve) { s.RetentionInterval = 0 }, "retention-interval 0s: must be positive"},
 		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},
@@ -87,4 +89,37 @@ func TestServerLog(t *testing.T) {
 	require.NoError(t, ServerLog{Format: "json", Level: "DEBUG"}.Validate())
 	require.EqualError(t, ServerLog{Format: "xml", Level: "info"}.Validate(), `log-format "xml": must be text or json`)
 	require.EqualError(t, ServerLog{Format: "text", Level: "loud"}.Validate(), `log-level "loud": must be debug, info, warn or error`)
+}
+
+func TestParseDays(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		back string
+	}{
+		{"90d", 90 * 24 * time.Hour, "90d"},
+		{"2160h", 90 * 24 * time.Hour, "90d"},
+		{"1d", 24 * time.Hour, "1d"},
+		{"0", 0, "0s"},
+		{"0d", 0, "0s"},
+		{"2s", 2 * time.Second, "2s"},
+		{"36h", 36 * time.Hour, "36h0m0s"},
+		{"200ms", 200 * time.Millisecond, "200ms"},
+	} {
+		d, err := ParseDays(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, d, tc.in)
+		require.Equal(t, tc.back, FormatDays(d), tc.in)
+	}
+	for _, tc := range []struct{ in, msg string }{
+		{"", `"": not a duration such as 90d, 2160h or 30m`},
+		{"ninety", `"ninety": not a duration such as 90d, 2160h or 30m`},
+		{"1.5d", `"1.5d": not a number of days such as 90d`},
+		{"d", `"d": not a number of days such as 90d`},
+		{"999999999d", `"999999999d": not a number of days such as 90d`},
+	} {
+		_, err := ParseDays(tc.in)
+		require.EqualError(t, err, tc.msg)
+	}
 }

@@ -253,6 +253,10 @@ func (e *Engine) Stop() {
 // now is the execution time: the virtual clock's.
 func (e *Engine) now() time.Time { return e.clock.now().UTC().Truncate(time.Millisecond) }
 
+// Now is the execution time, which history timestamps and stop dates are
+// stamped with: the real time, unless the clock is scaled or skips.
+func (e *Engine) Now() time.Time { return e.now() }
+
 // recover rebuilds every RUNNING execution, replaying several at once.
 func (e *Engine) recover(ctx context.Context) error {
 	arns := make(chan string)
