@@ -69,7 +69,10 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		return nil, err
 	}
 	mux := http.NewServeMux()
+	// More specific than the console's "GET /", so never shadowed by it.
 	mux.Handle("GET /health", healthHandler(eng))
+	mux.Handle("GET /healthz", livenessHandler())
+	mux.Handle("GET /readyz", readinessHandler(eng.Resumed(), eng.Health))
 	mux.Handle("GET /", con)
 	var api http.Handler = awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
 	if met != nil {
@@ -137,4 +140,47 @@ func healthHandler(eng *engine.Engine) http.Handler {
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(body)
 	})
+}
+
+// livenessHandler answers GET /healthz: 200 while the process serves
+// HTTP at all. It looks at nothing else, so a liveness probe never
+// restarts a server that is only resuming or waiting for its disk.
+func livenessHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeProbe(w, http.StatusOK, probeJSON{Status: "ok"})
+	})
+}
+
+// readinessHandler answers GET /readyz: 200 once the engine has resumed
+// the executions that were running at start (resumed is closed) and while
+// the store takes its commits; 503 with the reason otherwise, so a load
+// balancer sends no traffic before the server can serve it.
+func readinessHandler(resumed <-chan struct{}, health func() engine.Health) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-resumed:
+		default:
+			writeProbe(w, http.StatusServiceUnavailable, probeJSON{Status: "not ready", Reason: "resuming the executions that were running at start"})
+			return
+		}
+		if h := health(); !h.StoreOK {
+			writeProbe(w, http.StatusServiceUnavailable, probeJSON{Status: "not ready", Reason: "the store does not take writes: " + h.Error, Since: &h.Since})
+			return
+		}
+		writeProbe(w, http.StatusOK, probeJSON{Status: "ready"})
+	})
+}
+
+// probeJSON is the body of /healthz and /readyz.
+type probeJSON struct {
+	Status string     `json:"status"`
+	Reason string     `json:"reason,omitempty"`
+	Since  *time.Time `json:"since,omitempty"`
+}
+
+func writeProbe(w http.ResponseWriter, status int, body probeJSON) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
 }

@@ -72,7 +72,10 @@ Point any AWS SDK or the AWS CLI at it, for example:
 Data lives in one SQLite file (--db). SIGINT or SIGTERM stops the server
 gracefully: requests in flight finish and every accepted step is committed;
 an expression still evaluating is abandoned, its step run again after a
-restart. GET /health answers 503 while the database cannot be written.
+restart. GET /health answers 503 while the database cannot be written;
+GET /healthz answers 200 while the process is alive, GET /readyz once the
+executions running at start are resumed and while the database takes
+writes.
 
 Executions are deleted with their history --retention after they ended
 (90 days by default, as AWS keeps them), in small batches that leave the

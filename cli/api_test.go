@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/config"
+	"stepwise/engine"
+	"stepwise/internal/defcache"
+	"stepwise/store/sqlitestore"
+)
+
+// probe sends method path to h and returns the status and the JSON body.
+func probe(t *testing.T, h http.Handler, method, path string) (int, map[string]any) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	var body map[string]any
+	if method != http.MethodHead {
+		require.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+		require.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body), rec.Body.String())
+	}
+	return rec.Code, body
+}
+
+func TestLiveness(t *testing.T) {
+	t.Parallel()
+
+	code, body := probe(t, livenessHandler(), http.MethodGet, "/healthz")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, map[string]any{"status": "ok"}, body)
+}
+
+func TestReadiness(t *testing.T) {
+	t.Parallel()
+
+	type bundle struct {
+		resumed chan struct{}
+		health  engine.Health
+		handler http.Handler
+	}
+	setupReadiness := func(t *testing.T) *bundle {
+		t.Helper()
+		b := &bundle{resumed: make(chan struct{}), health: engine.Health{StoreOK: true}}
+		b.handler = readinessHandler(b.resumed, func() engine.Health { return b.health })
+		return b
+	}
+
+	t.Run("Resuming", func(t *testing.T) {
+		t.Parallel()
+		b := setupReadiness(t)
+
+		code, body := probe(t, b.handler, http.MethodGet, "/readyz")
+		require.Equal(t, http.StatusServiceUnavailable, code)
+		require.Equal(t, map[string]any{"status": "not ready", "reason": "resuming the executions that were running at start"}, body)
+	})
+
+	t.Run("Ready", func(t *testing.T) {
+		t.Parallel()
+		b := setupReadiness(t)
+
+		close(b.resumed)
+		code, body := probe(t, b.handler, http.MethodGet, "/readyz")
+		require.Equal(t, http.StatusOK, code)
+		require.Equal(t, map[string]any{"status": "ready"}, body)
+	})
+
+	t.Run("StoreNotWritable", func(t *testing.T) {
+		t.Parallel()
+		b := setupReadiness(t)
+
+		close(b.resumed)
+		since := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+		b.health = engine.Health{StoreOK: false, Since: since, Error: "write steps: store unavailable: database or disk is full", FailedCommits: 3}
+		code, body := probe(t, b.handler, http.MethodGet, "/readyz")
+		require.Equal(t, http.StatusServiceUnavailable, code)
+		require.Equal(t, map[string]any{
+			"status": "not ready",
+			"reason": "the store does not take writes: write steps: store unavailable: database or disk is full",
+			"since":  "2026-03-04T05:06:07Z",
+		}, body)
+	})
+}
+
+// TestProbeRoutes checks the probes through the server's real handler, on
+// a real store and engine: the console's "GET /" shadows none of them.
+func TestProbeRoutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, drv.Close()) })
+	defs := defcache.New(0)
+	log := slog.New(slog.DiscardHandler)
+	cfg := config.DefaultServe()
+	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
+	require.NoError(t, err)
+	h, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, log)
+	require.NoError(t, err)
+
+	// Not started: alive, not ready.
+	code, _ := probe(t, h, http.MethodGet, "/healthz")
+	require.Equal(t, http.StatusOK, code)
+	code, body := probe(t, h, http.MethodGet, "/readyz")
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	require.Equal(t, "not ready", body["status"])
+
+	require.NoError(t, eng.Start(ctx))
+	t.Cleanup(eng.Stop)
+	select {
+	case <-eng.Resumed():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the engine did not resume")
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/health"} {
+		code, body := probe(t, h, http.MethodGet, path)
+		require.Equal(t, http.StatusOK, code, path)
+		require.Contains(t, []any{"ok", "ready"}, body["status"], path)
+		code, _ = probe(t, h, http.MethodHead, path)
+		require.Equal(t, http.StatusOK, code, path)
+	}
+
+	// The console still has "/".
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.True(t, strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html"), rec.Header().Get("Content-Type"))
+	page, err := io.ReadAll(rec.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(page), "<html")
+	// Near misses are the console's, not a probe's.
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz/x", nil))
+	require.NotEqual(t, "application/json", rec.Header().Get("Content-Type"))
+}
