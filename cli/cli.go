@@ -70,6 +70,7 @@ func (c *CLI) Execute(args []string) int {
 		(&serveCommand{CommandBase: base}).command(),
 		(&benchCommand{CommandBase: base}).command(),
 		(&evalCommand{CommandBase: base}).command(),
+		(&backupCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
