@@ -4,15 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/retention"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -86,6 +89,9 @@ func copyFile(tb testing.TB, from, to string) {
 	require.NoError(tb, err)
 	_, err = io.Copy(dst, src)
 	require.NoError(tb, err)
+	// Flushed now, so that the writeback does not slow the measured
+	// commits.
+	require.NoError(tb, dst.Sync())
 	require.NoError(tb, dst.Close())
 }
 
@@ -148,5 +154,94 @@ func BenchmarkExecutionDeleteClosed(b *testing.B) {
 				b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "max-ms")
 			})
 		}
+	}
+}
+
+// BenchmarkRetentionPass runs a pass of the retention loop (batches sized
+// to hold the write lock about 50 ms, a pause after each) over 9,000 ended
+// executions while another goroutine commits a new execution with three
+// history events every millisecond, as the engine would. It reports the
+// pass's longest batch and the commits' latency before (base-) and during
+// the pass.
+//
+//	go test ./store/sqlitestore -run '^$' -bench RetentionPass -benchtime 1x
+func BenchmarkRetentionPass(b *testing.B) {
+	ctx := context.Background()
+	for _, events := range []int{12, 100} {
+		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+			seedPath := filepath.Join(b.TempDir(), "seed.db")
+			seedRetention(b, seedPath, 10_000, events)
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				p := filepath.Join(b.TempDir(), "db")
+				copyFile(b, seedPath, p)
+				d, err := Open(ctx, p, Options{})
+				require.NoError(b, err)
+				var logger *slog.Logger
+				if os.Getenv("STEPWISE_BENCH_LOG") != "" {
+					logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				}
+				cleaner, err := retention.New(retention.Config{Store: d.Executor(), Period: time.Hour, Now: func() time.Time { return baseTime.Add(2 * time.Hour) }, Logger: logger})
+				require.NoError(b, err)
+
+				var mu sync.Mutex
+				var lat []time.Duration
+				stop, done := make(chan struct{}), make(chan struct{})
+				go func() {
+					defer close(done)
+					for j := 0; ; j++ {
+						select {
+						case <-stop:
+							return
+						case <-time.After(time.Millisecond):
+						}
+						arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:c%d-%06d", i, j)
+						step := &store.Step{Insert: &store.Execution{Arn: arn, StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:bench",
+							RevisionID: "r1", Name: fmt.Sprintf("c%d-%06d", i, j), Status: stepwisetype.StatusRunning, Input: `{}`,
+							StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 3}}
+						for id := int64(1); id <= 3; id++ {
+							step.Events = append(step.Events, &store.Event{ExecutionArn: arn, ID: id, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)})
+						}
+						began := time.Now()
+						if err := d.Executor().StepWrite(ctx, []*store.Step{step}); err != nil {
+							b.Error(err)
+							return
+						}
+						mu.Lock()
+						lat = append(lat, time.Since(began))
+						mu.Unlock()
+					}
+				}()
+				time.Sleep(time.Second)
+				mu.Lock()
+				base := slices.Clone(lat)
+				lat = lat[:0]
+				mu.Unlock()
+
+				b.StartTimer()
+				st, err := cleaner.Pass(ctx)
+				b.StopTimer()
+				require.NoError(b, err)
+				require.Equal(b, 9_000, st.Deleted)
+				close(stop)
+				<-done
+				require.NoError(b, d.Close())
+
+				slices.Sort(base)
+				slices.Sort(lat)
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+				b.ReportMetric(float64(st.Batches), "batches")
+				b.ReportMetric(ms(st.Took), "pass-ms")
+				b.ReportMetric(ms(st.Longest), "longest-batch-ms")
+				b.ReportMetric(ms(base[len(base)*99/100]), "base-commit-p99-ms")
+				b.ReportMetric(ms(base[len(base)-1]), "base-commit-max-ms")
+				b.ReportMetric(ms(lat[len(lat)/2]), "commit-p50-ms")
+				b.ReportMetric(ms(lat[len(lat)*99/100]), "commit-p99-ms")
+				b.ReportMetric(ms(lat[len(lat)-1]), "commit-max-ms")
+				b.ReportMetric(float64(len(lat)), "commits")
+				b.StartTimer()
+			}
+		})
 	}
 }
