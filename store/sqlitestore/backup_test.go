@@ -159,24 +159,23 @@ func TestBackup(t *testing.T) {
 	})
 }
 
-// TestBackupWhileWriting copies a database of 10,000 executions while
-// another connection commits new executions with their histories, as the
-// server's engine does: the writer goes on during the copy, and the copy
-// is one consistent snapshot (every execution in it with all its events).
-func TestBackupWhileWriting(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seeds 10,000 executions")
-	}
-	t.Parallel()
+// backupWhileWriting copies a database of n executions while another
+// connection commits a new execution with three history events every
+// millisecond, as the server's engine does. It requires that the writer
+// went on during the copy and that the copy is one consistent snapshot
+// (every execution in it with all its events), and returns how long the
+// copy took, how many commits went through meanwhile, and their sorted
+// latencies.
+func backupWhileWriting(tb testing.TB, n int) (took time.Duration, size int64, during int64, lat []time.Duration) {
+	tb.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := tb.TempDir()
 	path := filepath.Join(dir, "stepwise.db")
-	seedRetention(t, path, 10_000, 12)
+	seedRetention(tb, path, n, 12)
 	d, err := Open(ctx, path, Options{})
-	require.NoError(t, err)
+	require.NoError(tb, err)
 	defer d.Close()
 
-	// The writer: one execution with 3 events a commit, every millisecond.
 	const smArn = "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
 	var (
 		mu        sync.Mutex
@@ -203,7 +202,7 @@ func TestBackupWhileWriting(t *testing.T) {
 			}
 			began := time.Now()
 			if err := d.Executor().StepWrite(ctx, []*store.Step{step}); err != nil {
-				t.Error(err)
+				tb.Error(err)
 				return
 			}
 			mu.Lock()
@@ -220,31 +219,57 @@ func TestBackupWhileWriting(t *testing.T) {
 	first := len(latencies)
 	mu.Unlock()
 	began := time.Now()
-	require.NoError(t, Backup(ctx, path, dest, BackupOptions{}))
-	took := time.Since(began)
-	during := commits.Load() - before
+	require.NoError(tb, Backup(ctx, path, dest, BackupOptions{}))
+	took = time.Since(began)
+	during = commits.Load() - before
 	time.Sleep(50 * time.Millisecond)
 	close(stop)
 	<-done
+	require.Positive(tb, during, "the writer was blocked for the whole copy")
 
 	mu.Lock()
-	lat := slices.Clone(latencies[first:])
+	lat = slices.Clone(latencies[first:])
 	mu.Unlock()
 	slices.Sort(lat)
 	fi, err := os.Stat(dest)
-	require.NoError(t, err)
-	t.Logf("backup of %d MB took %s; %d commits meanwhile, commit latency p50 %s, p99 %s, max %s",
-		fi.Size()>>20, took.Round(time.Millisecond), during, lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1])
-	require.Positive(t, during, "the writer was blocked for the whole copy")
+	require.NoError(tb, err)
 
 	// One snapshot: every execution with its whole history.
 	c, err := Open(ctx, dest, Options{})
-	require.NoError(t, err)
+	require.NoError(tb, err)
 	defer c.Close()
 	var bad, executions int
-	require.NoError(t, c.write.QueryRowContext(ctx, `
+	require.NoError(tb, c.write.QueryRowContext(ctx, `
 SELECT count(*), sum(x.last_event_id != (SELECT count(*) FROM stepwise_event e WHERE e.execution_id = x.id))
 FROM stepwise_execution x`).Scan(&executions, &bad))
-	require.Zero(t, bad)
-	require.GreaterOrEqual(t, executions, 10_000)
+	require.Zero(tb, bad)
+	require.GreaterOrEqual(tb, executions, n)
+	return took, fi.Size(), during, lat
+}
+
+// The writer goes on while a database of 2,000 executions is copied.
+func TestBackupWhileWriting(t *testing.T) {
+	t.Parallel()
+
+	took, size, during, lat := backupWhileWriting(t, 2_000)
+	t.Logf("backup of %d kB took %s; %d commits meanwhile, commit latency p50 %s, max %s",
+		size>>10, took.Round(time.Millisecond), during, lat[len(lat)/2], lat[len(lat)-1])
+}
+
+// BenchmarkBackupWhileWriting copies a database of 10,000 executions
+// (12 history events each) while a writer commits every millisecond, and
+// reports the copy's time and the commits' latency during it.
+//
+//	go test ./store/sqlitestore -run '^$' -bench BackupWhileWriting -benchtime 1x
+func BenchmarkBackupWhileWriting(b *testing.B) {
+	for range b.N {
+		took, size, during, lat := backupWhileWriting(b, 10_000)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		b.ReportMetric(ms(took), "backup-ms")
+		b.ReportMetric(float64(size)/1e6, "MB")
+		b.ReportMetric(float64(during), "commits")
+		b.ReportMetric(ms(lat[len(lat)/2]), "commit-p50-ms")
+		b.ReportMetric(ms(lat[len(lat)*99/100]), "commit-p99-ms")
+		b.ReportMetric(ms(lat[len(lat)-1]), "commit-max-ms")
+	}
 }
