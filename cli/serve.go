@@ -262,7 +262,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	defer eng.Stop()
 	if c.cfg.Retention > 0 {
-		stopRetention, err := startRetention(ctx, &c.cfg, drv.Executor(), eng, log)
+		stopRetention, err := startRetention(ctx, &c.cfg, drv.Executor(), eng, met, log)
 		if err != nil {
 			return err
 		}
@@ -331,12 +331,17 @@ func (c *serveCommand) run(ctx context.Context) error {
 
 // startRetention runs the deletion of old executions until the returned
 // function is called, which waits for a batch under way.
-func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, eng *engine.Engine, log *slog.Logger) (stop func(), err error) {
+func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, eng *engine.Engine, met *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	var onDeleted func(int, time.Duration)
+	if met != nil {
+		onDeleted = met.RetentionDeleted
+	}
 	cleaner, err := retention.New(retention.Config{
-		Store:    st,
-		Period:   cfg.Retention,
-		Interval: cfg.RetentionInterval,
-		Ready:    eng.Resumed(),
+		OnDeleted: onDeleted,
+		Store:     st,
+		Period:    cfg.Retention,
+		Interval:  cfg.RetentionInterval,
+		Ready:     eng.Resumed(),
 		// Stop dates are stamped in execution time.
 		Now:    eng.Now,
 		Logger: log,

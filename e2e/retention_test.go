@@ -115,6 +115,11 @@ func TestRetention(t *testing.T) {
 	waitDone(t, c, again)
 
 	require.Contains(t, s.stderr.String(), "retention: deleted ended executions")
+	var deleted float64
+	for _, m := range scrape(t, s)["stepwise_retention_deleted_executions_total"].GetMetric() {
+		deleted += m.GetCounter().GetValue()
+	}
+	require.GreaterOrEqual(t, deleted, float64(len(old)), "the metrics count the deletions")
 	s.stop(t)
 
 	// Nothing of them is left in the database: no history event, replay

@@ -100,3 +100,10 @@ func (m *Metrics) ExecutionLogsWritten(n int) { m.logsWritten.Add(float64(n)) }
 // ExecutionLogsDropped counts execution log records dropped (a full queue,
 // or a destination that kept refusing them).
 func (m *Metrics) ExecutionLogsDropped(n int) { m.logsDropped.Add(float64(n)) }
+
+// RetentionDeleted counts a retention batch: the executions it deleted
+// and the time it held the store.
+func (m *Metrics) RetentionDeleted(n int, took time.Duration) {
+	m.retentionDeleted.Add(float64(n))
+	m.retentionBatch.Observe(took.Seconds())
+}

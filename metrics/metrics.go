@@ -44,6 +44,9 @@ type Metrics struct {
 
 	logsWritten, logsDropped prometheus.Counter
 
+	retentionDeleted prometheus.Counter
+	retentionBatch   prometheus.Histogram
+
 	mu      sync.Mutex
 	pending map[string]map[int64]*pendingTask // execution ARN → scheduled/started event id → its task
 }
@@ -129,6 +132,10 @@ func New() *Metrics {
 	m.logsWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_written_total", Help: "Execution log records written to their destination."})
 	m.logsDropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_dropped_total", Help: "Execution log records dropped: a full queue, or a destination that kept refusing them."})
 	m.reg.MustRegister(m.logsWritten, m.logsDropped)
+	m.retentionDeleted = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_retention_deleted_executions_total", Help: "Ended executions deleted after the retention period."})
+	m.retentionBatch = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "stepwise_retention_batch_seconds", Help: "Time one retention batch held the store.",
+		Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1}})
+	m.reg.MustRegister(m.retentionDeleted, m.retentionBatch)
 
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

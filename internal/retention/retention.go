@@ -82,6 +82,9 @@ type Config struct {
 	// Logger gets a line for every pass that deleted something. Default:
 	// none.
 	Logger *slog.Logger
+	// OnDeleted, when set, is told of each batch: how many executions it
+	// deleted and how long it held the store.
+	OnDeleted func(n int, took time.Duration)
 }
 
 // Cleaner deletes old executions.
@@ -172,6 +175,9 @@ func (c *Cleaner) Pass(ctx context.Context) (Stats, error) {
 		}
 		st.Deleted += n
 		st.Batches++
+		if c.cfg.OnDeleted != nil {
+			c.cfg.OnDeleted(n, took)
+		}
 		st.Longest = max(st.Longest, took)
 		c.log.DebugContext(ctx, "retention: batch deleted", "deleted", n, "limit", limit, "took", took)
 		c.resize(took)
