@@ -30,6 +30,20 @@
 // is a hint that newer AWS SDKs (the Go SDK v2 among them) wait at least
 // before they retry, so that the retry is not refused again; every SDK
 // retries ThrottlingException with back-off anyway.
+//
+// RequireAuth puts the API behind an Authenticator (serve --credentials:
+// a SigV4 signature, or the console's session cookie): a request it
+// refuses is answered before the operation, or its quota, sees it, in the
+// words of AWS's JSON-protocol services, every one a 400:
+//
+//	MissingAuthenticationTokenException  Request is missing Authentication Token
+//	UnrecognizedClientException          The security token included in the request is invalid.
+//	InvalidSignatureException            The request signature we calculated does not match ...
+//	                                     Signature expired: 20260102T030405Z is now earlier than ...
+//	IncompleteSignatureException         Authorization header requires 'Signature' parameter. ...
+//
+// The in-process calls of the server's own Task states use the handler
+// without it.
 package awsjson
 
 import (
@@ -269,9 +283,12 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("x-amz-retry-after", strconv.FormatInt(after.Milliseconds(), 10))
 		return errThrottled
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
+	body, ok := r.Context().Value(bodyKey{}).([]byte) // read by RequireAuth
+	if !ok {
+		var err error
+		if body, err = readBody(r); err != nil {
+			return err
+		}
 	}
 	ctx := r.Context()
 	if longPolls[name] {
@@ -463,17 +480,21 @@ const (
 )
 
 var coralCodes = map[string]bool{
-	stepwisetype.CodeUnknownOperation:   true,
-	stepwisetype.CodeSerialization:      true,
-	stepwisetype.CodeInternalFailure:    true,
-	stepwisetype.CodeServiceUnavailable: true,
-	stepwisetype.CodeAccessDenied:       true,
-	stepwisetype.CodeMissingAction:      true,
-	stepwisetype.CodeInvalidSignature:   true,
+	stepwisetype.CodeUnknownOperation:    true,
+	stepwisetype.CodeSerialization:       true,
+	stepwisetype.CodeInternalFailure:     true,
+	stepwisetype.CodeServiceUnavailable:  true,
+	stepwisetype.CodeAccessDenied:        true,
+	stepwisetype.CodeMissingAction:       true,
+	stepwisetype.CodeInvalidSignature:    true,
+	stepwisetype.CodeIncompleteSignature: true,
+	stepwisetype.CodeUnrecognizedClient:  true,
+	stepwisetype.CodeMissingAuthToken:    true,
 }
 
 // statusOf is the HTTP status of an error code: 400 for everything a
-// client did wrong, as AWS does (ThrottlingException included).
+// client did wrong, as AWS does (ThrottlingException, and the refusals of
+// unsigned or badly signed requests, included).
 func statusOf(code string) int {
 	switch code {
 	case stepwisetype.CodeInternalFailure:
@@ -484,7 +505,7 @@ func statusOf(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case stepwisetype.CodeRequestHeaderFieldsTooLarge:
 		return http.StatusRequestHeaderFieldsTooLarge
-	case stepwisetype.CodeAccessDenied, stepwisetype.CodeInvalidSignature:
+	case stepwisetype.CodeAccessDenied:
 		return http.StatusForbidden
 	}
 	return http.StatusBadRequest

@@ -16,18 +16,41 @@ import (
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
+	"stepwise/internal/authn"
 	"stepwise/internal/defcache"
 	"stepwise/internal/quota"
+	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/service"
 	"stepwise/store"
 	"stepwise/teststate"
 )
 
-// newAPI builds the Step Functions API over a store and an engine; hooks
-// complete the service's configuration.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, log *slog.Logger,
-	hooks ...func(*service.Config)) (http.Handler, error) {
+// apiAuth is what the server authenticates with (serve --credentials):
+// nil when it does not.
+type apiAuth struct {
+	credentials *sigv4auth.Credentials
+	// sessionKey signs the console's session cookies.
+	sessionKey []byte
+}
+
+// apiServer is the HTTP side of the server.
+type apiServer struct {
+	// handler serves everything: the API, the console, the probes and
+	// /metrics.
+	handler http.Handler
+	// self is the API without authentication, for the server's own Task
+	// states (aws-sdk:sfn) to call in-process.
+	self http.Handler
+	// gate authenticates, when auth is set.
+	gate *authn.Gate
+}
+
+// newAPI builds the Step Functions API over a store and an engine; auth,
+// when set, puts it behind authentication; hooks complete the service's
+// configuration.
+func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, auth *apiAuth, log *slog.Logger,
+	hooks ...func(*service.Config)) (*apiServer, error) {
 	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
@@ -64,7 +87,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
-	con, err := console.New(svc, log)
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil})
 	if err != nil {
 		return nil, err
 	}
@@ -73,14 +96,36 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("GET /healthz", livenessHandler())
 	mux.Handle("GET /readyz", readinessHandler(eng.Resumed(), eng.Health))
-	mux.Handle("GET /", con)
-	var api http.Handler = awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
 	if met != nil {
 		mux.Handle("GET /metrics", met.Handler())
-		api = met.API(api)
 	}
-	mux.Handle("/", api)
-	return mux, nil
+	plain := awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
+	metered := func(h http.Handler) http.Handler {
+		if met != nil {
+			return met.API(h)
+		}
+		return h
+	}
+	s := &apiServer{handler: mux, self: metered(plain)}
+	if auth == nil {
+		mux.Handle("GET /", con)
+		mux.Handle("/", s.self)
+		return s, nil
+	}
+	s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	// The console's assets are public; its pages and their JSON take a
+	// session (or a signature); the API takes a signature (or, from the
+	// console's own page, a session).
+	mux.Handle("GET /static/", con)
+	mux.Handle("GET "+authn.SignInPath, s.gate.SignInPage())
+	mux.Handle("POST "+authn.SignInPath, s.gate.SignIn())
+	mux.Handle("POST "+authn.SignOutPath, s.gate.SignOut())
+	mux.Handle("GET /", s.gate.Console(con))
+	mux.Handle("/", metered(awsjson.RequireAuth(plain, s.gate, log)))
+	return s, nil
 }
 
 // The quotas hold back the engine's state transitions.

@@ -107,8 +107,9 @@ func TestProbeRoutes(t *testing.T) {
 	cfg := config.DefaultServe()
 	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
 	require.NoError(t, err)
-	h, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, log)
+	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, nil, log)
 	require.NoError(t, err)
+	h := api.handler
 
 	// Not started: alive, not ready.
 	code, _ := probe(t, h, http.MethodGet, "/healthz")

@@ -25,9 +25,12 @@ import (
 	"stepwise/engine"
 	"stepwise/integration/mock"
 	"stepwise/integration/standard"
+	"stepwise/internal/authn"
+	"stepwise/internal/certfile"
 	"stepwise/internal/defcache"
 	"stepwise/internal/quota"
 	"stepwise/internal/retention"
+	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/notify"
 	"stepwise/store/sqlitestore"
@@ -104,7 +107,19 @@ with token buckets: --quotas aws sets AWS's default quotas (us-east-1),
 preset's), e.g. --quota StartExecution=1300/300. A request its bucket
 refuses is answered ThrottlingException, which clients retry;
 --quota StateTransition=5000/5000 delays the steps of STANDARD executions
-instead.`,
+instead.
+
+Authentication (off by default): --credentials FILE, an AWS
+shared-credentials file ([profile] sections of aws_access_key_id and
+aws_secret_access_key), makes every API request need a SigV4 signature of
+one of its keys, as AWS does; the console asks to sign in with one of
+them. GET /health and GET /metrics stay open. Without --credentials the
+server listens only on a loopback address (--addr 127.0.0.1:PORT or
+localhost:PORT) unless --insecure is given.
+
+TLS: --tls-cert FILE --tls-key FILE serve HTTPS (HTTP/1.1 and HTTP/2).
+SIGHUP reads the certificate and the credentials file again; a file that
+does not load is logged and the server keeps what it had.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
 	}
@@ -132,6 +147,10 @@ instead.`,
 	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
 	f.Var(daysValue{&c.cfg.Retention}, "retention", "delete executions this long after they ended, with their history: a duration or days, e.g. 90d or 2160h (0: keep every execution)")
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
+	f.StringVar(&c.cfg.Credentials, "credentials", "", "AWS shared-credentials file: require every API request to be signed (SigV4) with one of its access keys, and a sign-in to the console")
+	f.BoolVar(&c.cfg.Insecure, "insecure", false, "allow serving without --credentials on an address other than a loopback one")
+	f.StringVar(&c.cfg.TLSCert, "tls-cert", "", "PEM file of the server's certificate (chain): serve HTTPS (with --tls-key)")
+	f.StringVar(&c.cfg.TLSKey, "tls-key", "", "PEM file of the certificate's private key (with --tls-cert)")
 	c.events.register(f)
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
@@ -165,6 +184,18 @@ func (c *serveCommand) run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	log := c.Logger
+	var creds *sigv4auth.Credentials
+	if c.cfg.Credentials != "" {
+		if creds, err = loadCredentials(c.cfg.Credentials, log); err != nil {
+			return err
+		}
+	}
+	var cert *certfile.Holder
+	if c.cfg.TLSCert != "" {
+		if cert, err = certfile.Load(c.cfg.TLSCert, c.cfg.TLSKey); err != nil {
+			return err
+		}
+	}
 	tuneGC()
 	stopProfile, err := startCPUProfile(c.cpuProfile)
 	if err != nil {
@@ -268,17 +299,40 @@ func (c *serveCommand) run(ctx context.Context) error {
 		}
 		defer stopRetention()
 	}
-	handler, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, log, logs.service)
+	var auth *apiAuth
+	if creds != nil {
+		// The key of session cookies lives with the data, as the task
+		// tokens' does: sessions outlive a restart.
+		fresh := make([]byte, 32)
+		if _, err := rand.Read(fresh); err != nil {
+			return err
+		}
+		key, err := drv.Executor().MetaGetOrPut(ctx, "console-session-key", fresh)
+		if err != nil {
+			return fmt.Errorf("session key: %w", err)
+		}
+		auth = &apiAuth{credentials: creds, sessionKey: key}
+	}
+	api, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, auth, log, logs.service)
 	if err != nil {
 		return err
 	}
-	tasks.SetSelf(handler)
+	// The server's own Task states call the API in-process, unsigned.
+	tasks.SetSelf(api.self)
 	ln, err := net.Listen("tcp", c.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
 	}
+	if creds == nil && !c.cfg.Insecure {
+		// A name (checked only now) may stand for an address others
+		// can reach.
+		if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+			ln.Close()
+			return &UsageError{config.NotLoopbackError(c.cfg.Addr).Error()}
+		}
+	}
 	srv := &http.Server{
-		Handler:           requestLog(log, handler),
+		Handler:           requestLog(log, api.handler),
 		ReadHeaderTimeout: c.cfg.ReadHeaderTimeout,
 		// Bounds reading the header block and the body; the server lifts
 		// the deadline once the body is read, so a long poll outlasts it.
@@ -300,22 +354,52 @@ func (c *serveCommand) run(ctx context.Context) error {
 			where = abs
 		}
 	}
-	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on http://%s (data in %s)\n", ln.Addr(), where)
+	scheme := "http"
+	if cert != nil {
+		scheme = "https"
+		srv.TLSConfig = cert.Config()
+		log.Info("serve: TLS", "certificate", cert.Describe(time.Now()))
+	}
+	if creds != nil {
+		log.Info("serve: requests must be signed", "credentials", c.cfg.Credentials, "access_keys", creds.Len())
+	}
+	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s://%s (data in %s)\n", scheme, ln.Addr(), where)
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if cert != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case s := <-sig:
-		fmt.Fprintf(c.Out, "stepwise: %s received, shutting down\n", s)
-	case <-c.stop:
+	// SIGHUP reloads what can be reloaded; without anything to reload it
+	// keeps its default (ending the process).
+	var hup chan os.Signal
+	if cert != nil || creds != nil {
+		hup = make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+	}
+loop:
+	for {
+		select {
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		case s := <-sig:
+			fmt.Fprintf(c.Out, "stepwise: %s received, shutting down\n", s)
+			break loop
+		case <-c.stop:
+			break loop
+		case <-hup:
+			c.reload(cert, api.gate, log)
+		}
 	}
 	// Evaluations in flight are abandoned (their steps are not committed,
 	// and run again after a restart), so no expression holds the
@@ -355,6 +439,40 @@ func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, 
 	done := make(chan struct{})
 	go func() { cleaner.Run(rctx); close(done) }()
 	return func() { cancel(); <-done }, nil
+}
+
+// reload reads the certificate and the credentials again (SIGHUP); what
+// does not load is logged, and what the server had stays.
+func (c *serveCommand) reload(cert *certfile.Holder, gate *authn.Gate, log *slog.Logger) {
+	if cert != nil {
+		if err := cert.Reload(); err != nil {
+			log.Error("serve: certificate not reloaded, the previous one stays", "error", err)
+		} else {
+			log.Info("serve: certificate reloaded", "certificate", cert.Describe(time.Now()))
+		}
+	}
+	if gate != nil {
+		creds, err := loadCredentials(c.cfg.Credentials, log)
+		if err != nil {
+			log.Error("serve: credentials not reloaded, the previous ones stay", "error", err)
+		} else {
+			gate.SetCredentials(creds)
+			log.Info("serve: credentials reloaded", "credentials", c.cfg.Credentials, "access_keys", creds.Len())
+		}
+	}
+}
+
+// loadCredentials reads a shared-credentials file, and warns when others
+// than its owner may read it.
+func loadCredentials(path string, log *slog.Logger) (*sigv4auth.Credentials, error) {
+	creds, err := sigv4auth.LoadCredentials(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		log.Warn("serve: the credentials file can be read by others than its owner", "credentials", path, "mode", fi.Mode().Perm().String())
+	}
+	return creds, nil
 }
 
 // startCPUProfile writes a CPU profile to path ("": none) until stop is

@@ -98,6 +98,19 @@ type Serve struct {
 	Retention time.Duration
 	// RetentionInterval is the time between two passes of the deletion.
 	RetentionInterval time.Duration
+
+	// Credentials is a shared-credentials file ([profile] sections of
+	// aws_access_key_id and aws_secret_access_key): when set, every API
+	// request must be signed (SigV4) with one of its keys, and the
+	// console asks to sign in with one.
+	Credentials string
+	// Insecure allows serving on an address other than a loopback one
+	// without Credentials.
+	Insecure bool
+	// TLSCert and TLSKey are PEM files of the server's certificate
+	// (chain) and private key: when set, the server speaks HTTPS
+	// (HTTP/1.1 and HTTP/2). Both or neither.
+	TLSCert, TLSKey string
 }
 
 // DefaultServe returns the settings "stepwise serve" starts from.
@@ -166,6 +179,26 @@ func (l EvalLimits) validate() error {
 	return nil
 }
 
+// LoopbackHost reports whether a listen address's host is certainly a
+// loopback one: "localhost" or a loopback IP. An empty host (every
+// interface) is not; nor is any other name, whose addresses the server
+// checks once it listens.
+func LoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NotLoopbackError is the refusal to serve without credentials on an
+// address others can reach.
+func NotLoopbackError(addr string) error {
+	return fmt.Errorf("addr %s: refusing to serve on an address other than a loopback one without authentication: "+
+		"anyone who can reach it could run workflows. Give --credentials FILE (an AWS shared-credentials file) "+
+		"to require signed requests, or --insecure to serve without authentication anyway", addr)
+}
+
 var (
 	regionRE  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d+$`)
 	accountRE = regexp.MustCompile(`^\d{12}$`)
@@ -211,6 +244,14 @@ func (s *Serve) Validate() error {
 	}
 	if s.MaxHeaderBytes <= 0 {
 		return fmt.Errorf("max-header-bytes %d: must be positive", s.MaxHeaderBytes)
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return errors.New("tls-cert and tls-key: give both (the certificate and its private key) or neither")
+	}
+	if s.Credentials == "" && !s.Insecure {
+		if host, _, _ := net.SplitHostPort(s.Addr); !LoopbackHost(host) {
+			return NotLoopbackError(s.Addr)
+		}
 	}
 	for _, op := range slices.Sorted(maps.Keys(s.Quotas)) {
 		if l := s.Quotas[op]; l.Bucket < 1 || !(l.Refill > 0) {

@@ -44,10 +44,37 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
 			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
 		{func(s *Serve) { s.ExecutionLogs.To = "syslog" }, `execution-logs "syslog": must be auto, files, cloudwatch or off`},
+		{func(s *Serve) { s.TLSCert = "cert.pem" }, "tls-cert and tls-key: give both (the certificate and its private key) or neither"},
+		{func(s *Serve) { s.TLSKey = "key.pem" }, "tls-cert and tls-key: give both (the certificate and its private key) or neither"},
+		{func(s *Serve) { s.Addr = "0.0.0.0:8083" }, "addr 0.0.0.0:8083: refusing to serve on an address other than a loopback one without authentication: " +
+			"anyone who can reach it could run workflows. Give --credentials FILE (an AWS shared-credentials file) to require signed requests, " +
+			"or --insecure to serve without authentication anyway"},
 	} {
 		s := DefaultServe()
 		tc.change(&s)
 		require.EqualError(t, s.Validate(), tc.msg)
+	}
+}
+
+// Serving on an address others can reach takes credentials or --insecure.
+func TestValidateListenAddress(t *testing.T) {
+	t.Parallel()
+	for addr, loopback := range map[string]bool{
+		"127.0.0.1:8083": true, "127.0.0.5:0": true, "[::1]:8083": true, "localhost:8083": true,
+		":8083": false, "0.0.0.0:8083": false, "[::]:8083": false, "192.168.1.20:8083": false, "stepwise.example.com:443": false,
+	} {
+		s := DefaultServe()
+		s.Addr = addr
+		err := s.Validate()
+		if loopback {
+			require.NoError(t, err, addr)
+			continue
+		}
+		require.ErrorContains(t, err, "refusing to serve on an address other than a loopback one without authentication", addr)
+		s.Credentials = "credentials"
+		require.NoError(t, s.Validate(), addr)
+		s.Credentials, s.Insecure = "", true
+		require.NoError(t, s.Validate(), addr)
 	}
 }
 

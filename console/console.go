@@ -14,6 +14,10 @@
 //	GET /console/executions/status?arn=    JSON for the live graph
 //	GET /console/executions/state?arn=&state=  JSON of one state's input, output, error
 //	GET /static/<file>                     embedded assets
+//
+// With Options.SignIn (serve --credentials), SignIn renders the sign-in
+// page, which the server's gate (internal/authn) serves at /signin, and
+// every page has a sign-out button.
 package console
 
 import (
@@ -47,19 +51,36 @@ const historyPage = 1000
 
 // Console serves the console's pages.
 type Console struct {
-	svc   *service.Service
-	log   *slog.Logger
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	svc    *service.Service
+	log    *slog.Logger
+	signIn bool
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+}
+
+// Options configure the console.
+type Options struct {
+	// Logger logs what the console could not read or render; nil
+	// discards.
+	Logger *slog.Logger
+	// SignIn says that the server requires signing in: pages have a
+	// sign-out button (a form posting to /signout).
+	SignIn bool
 }
 
 // New returns the console over a service.
 func New(svc *service.Service, log *slog.Logger) (*Console, error) {
+	return NewWith(svc, Options{Logger: log})
+}
+
+// NewWith is New with options.
+func NewWith(svc *service.Service, opts Options) (*Console, error) {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{svc: svc, log: log, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, name := range []string{"machines", "machine", "execution", "activities", "notfound"} {
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	for _, name := range []string{"machines", "machine", "execution", "activities", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console template %s: %w", name, err)
@@ -91,11 +112,14 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type page struct {
 	Lang, Title, Path string
 	Script            map[string]string // messages for the script
+	// SignOut shows the sign-out button; NoNav hides the navigation
+	// (the sign-in page).
+	SignOut, NoNav bool
 }
 
-func newPage(r *http.Request, title string) page {
+func (c *Console) newPage(r *http.Request, title string) page {
 	lang := language(r)
-	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}}
+	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}, SignOut: c.signIn}
 	for _, k := range scriptMessages {
 		p.Script[k] = translate(lang, k)
 	}
@@ -116,11 +140,25 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, data an
 	_, _ = w.Write([]byte(b.String()))
 }
 
+// SignIn renders the sign-in page with status: a form posting
+// access_key_id, secret_access_key and next (the request's "next" value,
+// the page to go to) to /signin. failed says that a sign-in was just
+// refused.
+func (c *Console) SignIn(w http.ResponseWriter, r *http.Request, status int, failed bool) {
+	p := c.newPage(r, translate(language(r), "signIn"))
+	p.SignOut, p.NoNav = false, true
+	c.render(w, status, "signin", struct {
+		page
+		Next   string
+		Failed bool
+	}{p, r.FormValue("next"), failed})
+}
+
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request, what string) {
 	c.render(w, http.StatusNotFound, "notfound", struct {
 		page
 		What string
-	}{newPage(r, translate(language(r), "notFound")), what})
+	}{c.newPage(r, translate(language(r), "notFound")), what})
 }
 
 // fail answers a request the service refused: a friendly 404 for what
@@ -167,7 +205,7 @@ func (c *Console) machines(w http.ResponseWriter, r *http.Request) {
 		page
 		Machines []machineRow
 		Statuses []string
-	}{newPage(r, translate(language(r), "stateMachines")), rows, executionStatuses})
+	}{c.newPage(r, translate(language(r), "stateMachines")), rows, executionStatuses})
 }
 
 var executionStatuses = []string{"RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"}
@@ -218,7 +256,7 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		Next       string
 		Filter     string
 		Statuses   []string
-	}{newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses})
+	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses})
 }
 
 func graphOf(m *asl.StateMachine) *graph {
@@ -278,7 +316,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Next     int
 		Input    string
 		Output   string
-	}{newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output))})
 }
 
@@ -522,7 +560,7 @@ func (c *Console) activities(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "activities", struct {
 		page
 		Activities []activityRow
-	}{newPage(r, translate(language(r), "activities")), rows})
+	}{c.newPage(r, translate(language(r), "activities")), rows})
 }
 
 // funcs are the templates' functions.

@@ -29,6 +29,9 @@ var messages = map[string]map[string]string{
 		"iterations": "Iterations", "branches": "Branches", "retries": "Retries", "count": "Count",
 		"refreshHistory": "The execution ended: read its full history", "fit": "Fit", "actualSize": "100%", "zoomIn": "Zoom in", "zoomOut": "Zoom out",
 		"branch": "Branch", "iteration": "Iteration", "iterationEvents": "Events",
+		"signIn": "Sign in", "signOut": "Sign out", "accessKeyId": "Access key ID", "secretAccessKey": "Secret access key",
+		"signInHelp":   "Sign in with an access key of the server's credentials file.",
+		"signInFailed": "The access key ID or the secret access key is not right.",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -47,6 +50,9 @@ var messages = map[string]map[string]string{
 		"iterations": "イテレーション", "branches": "ブランチ", "retries": "リトライ", "count": "件数",
 		"refreshHistory": "実行が終了しました: 履歴をすべて読み込む", "fit": "全体表示", "actualSize": "100%", "zoomIn": "拡大", "zoomOut": "縮小",
 		"branch": "ブランチ", "iteration": "イテレーション", "iterationEvents": "イベント",
+		"signIn": "サインイン", "signOut": "サインアウト", "accessKeyId": "アクセスキー ID", "secretAccessKey": "シークレットアクセスキー",
+		"signInHelp":   "サーバーの認証情報ファイルにあるアクセスキーでサインインしてください。",
+		"signInFailed": "アクセスキー ID またはシークレットアクセスキーが正しくありません。",
 	},
 }
 

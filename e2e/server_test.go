@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 type server struct {
 	cmd    *exec.Cmd
 	addr   string
+	scheme string // http or https
 	done   chan error
 	stderr *lockedBuffer
 }
@@ -74,7 +75,7 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-var listenRE = regexp.MustCompile(`on http://(\S+) `)
+var listenRE = regexp.MustCompile(`on (https?)://(\S+) `)
 
 // startServer runs "stepwise serve" on db with a free port.
 func startServer(t testing.TB, db string, args ...string) *server {
@@ -92,7 +93,7 @@ func startServer(t testing.TB, db string, args ...string) *server {
 	}
 	m := listenRE.FindStringSubmatch(lines.Text())
 	require.NotNil(t, m, "unexpected startup line %q", lines.Text())
-	s.addr = m[1]
+	s.scheme, s.addr = m[1], m[2]
 	go func() {
 		for lines.Scan() {
 		}
@@ -122,7 +123,7 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-func (s *server) url() string { return "http://" + s.addr }
+func (s *server) url() string { return s.scheme + "://" + s.addr }
 
 // disableHostPrefix keeps StartSyncExecution and TestState on the endpoint
 // instead of "sync-<endpoint>", which does not resolve locally.

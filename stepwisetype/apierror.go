@@ -50,6 +50,9 @@ const (
 	CodeAccessDenied              = "AccessDeniedException"
 	CodeMissingAction             = "MissingAction"
 	CodeInvalidSignature          = "InvalidSignatureException"
+	CodeIncompleteSignature       = "IncompleteSignatureException"
+	CodeUnrecognizedClient        = "UnrecognizedClientException"
+	CodeMissingAuthToken          = "MissingAuthenticationTokenException"
 
 	CodeMissingRequiredParameter  = "MissingRequiredParameter"
 	CodeStateMachineLimitExceeded = "StateMachineLimitExceeded"

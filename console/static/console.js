@@ -198,6 +198,7 @@
       }
       fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" })
         .then(function (r) {
+          if (r.status === 401) signedOut();
           if (!r.ok) throw new Error("HTTP " + r.status);
           return r.json();
         })
@@ -350,6 +351,7 @@
     if (iteration !== undefined) url += "&iteration=" + encodeURIComponent(String(iteration));
     return fetch(url, { headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" }).then(function (r) {
       if (r.status === 404) return null;
+      if (r.status === 401) signedOut();
       if (!r.ok) throw new Error("HTTP " + r.status);
       return r.json();
     });
@@ -465,6 +467,12 @@
   // -------------------------------------------------------------------
   // Actions through the Step Functions API.
 
+  // signedOut reloads the page when the server wants a sign-in (the
+  // session expired): the server sends the reload to its sign-in page.
+  function signedOut() {
+    location.reload();
+  }
+
   function callAPI(op, body) {
     return fetch("/", {
       method: "POST",
@@ -484,6 +492,7 @@
         type = String(type);
         if (type.indexOf("#") >= 0) type = type.slice(type.lastIndexOf("#") + 1);
         var msg = (data && (data.message || data.Message)) || (!data && text ? text.slice(0, 300) : "");
+        if (type === "MissingAuthenticationTokenException") signedOut();
         var e = new Error(msg);
         e.awsType = type;
         throw e;
