@@ -28,6 +28,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/spf13/cobra"
+
+	"stepwise/internal/sigv4auth"
 )
 
 type benchCommand struct {
@@ -156,7 +158,11 @@ func (c *benchCommand) run(ctx context.Context) error {
 		for lines.Scan() {
 		}
 	}()
-	client, err := benchClient(ctx, "http://"+m[1], c.concurrency+c.pollers)
+	keyID, secret, err := benchKey(c.serverArgs)
+	if err != nil {
+		return err
+	}
+	client, err := benchClient(ctx, "http://"+m[1], c.concurrency+c.pollers, keyID, secret)
 	if err != nil {
 		return err
 	}
@@ -294,7 +300,7 @@ func (c *benchCommand) sync(ctx context.Context, client *sfn.Client, arn string,
 // turned off, keeping up to conns idle connections: the SDK's default of
 // 10 a host would close and reopen a connection for most calls of more
 // concurrent clients.
-func benchClient(ctx context.Context, endpoint string, conns int) (*sfn.Client, error) {
+func benchClient(ctx context.Context, endpoint string, conns int, keyID, secret string) (*sfn.Client, error) {
 	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConns = conns
 		tr.MaxIdleConnsPerHost = conns
@@ -302,7 +308,7 @@ func benchClient(ctx context.Context, endpoint string, conns int) (*sfn.Client, 
 	cfg, err := awsconfig.LoadDefaultConfig(ctx,
 		awsconfig.WithHTTPClient(httpClient),
 		awsconfig.WithRegion(DefaultRegion),
-		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("bench", "bench", "")),
+		awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(keyID, secret, "")),
 	)
 	if err != nil {
 		return nil, err
@@ -317,6 +323,31 @@ func benchClient(ctx context.Context, endpoint string, conns int) (*sfn.Client, 
 		o.BaseEndpoint = aws.String(endpoint)
 		o.APIOptions = append(o.APIOptions, noPrefix)
 	}), nil
+}
+
+// benchKey is the key pair the load generator signs with: the first key
+// (by access key id) of the server's --credentials file when the server
+// arguments name one (the server then checks signatures), a dummy pair
+// otherwise.
+func benchKey(serverArgs []string) (keyID, secret string, err error) {
+	path := ""
+	for i, a := range serverArgs {
+		if v, ok := strings.CutPrefix(a, "--credentials="); ok {
+			path = v
+		} else if a == "--credentials" && i+1 < len(serverArgs) {
+			path = serverArgs[i+1]
+		}
+	}
+	if path == "" {
+		return "bench", "bench", nil
+	}
+	creds, err := sigv4auth.LoadCredentials(path)
+	if err != nil {
+		return "", "", err
+	}
+	keyID = creds.AccessKeyIDs()[0]
+	secret, _ = creds.Secret(keyID)
+	return keyID, secret, nil
 }
 
 func percentile(d []time.Duration, p int) time.Duration {
