@@ -15,6 +15,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -179,4 +181,48 @@ func withHeader(h http.Header, k, v string) http.Header {
 	h = h.Clone()
 	h.Set(k, v)
 	return h
+}
+
+// The console with --credentials in a real browser: a page sends it to
+// the sign-in page (in Japanese too), a wrong secret is refused, the
+// right pair brings it back to the page it asked for, whose Start button
+// calls the API with the session cookie; signing out ends it.
+func TestConsoleSignInInTheBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s := startAuthServer(t)
+	c := s.clientAs(t, authKeyID, authSecret, "")
+	arn := createMachine(t, c, "hello", `{"StartAt": "Hi", "States": {"Hi": {"Type": "Pass", "Result": "hi", "End": true}}}`)
+
+	do(t, ctx, chromedp.Navigate(s.url()+"/state-machines/"+url.PathEscape(arn)), chromedp.WaitVisible(css(`main[data-page="sign-in"]`)))
+	require.Equal(t, s.url()+"/signin?next="+url.QueryEscape("/state-machines/"+url.PathEscape(arn)), eval[string](t, ctx, `location.href`))
+	do(t, ctx, chromedp.Click(css(`a[data-lang="ja"]`)), chromedp.WaitVisible(css(`html[lang="ja"] main[data-page="sign-in"]`)))
+	require.Equal(t, "サインイン", strings.TrimSpace(eval[string](t, ctx, `document.querySelector('h1').textContent`)))
+	screenshot(t, ctx, "console-sign-in-ja")
+	do(t, ctx, chromedp.Click(css(`a[data-lang="en"]`)), chromedp.WaitVisible(css(`html[lang="en"] main[data-page="sign-in"]`)))
+
+	do(t, ctx,
+		chromedp.SendKeys(css(`input[name="access_key_id"]`), authKeyID),
+		chromedp.SendKeys(css(`input[name="secret_access_key"]`), "not the secret"),
+		chromedp.Click(css(`form.signin button[type="submit"]`)),
+		chromedp.WaitVisible(css(`[data-field="sign-in-error"]`)))
+	require.Contains(t, eval[string](t, ctx, `document.querySelector('[data-field="sign-in-error"]').textContent`), "is not right")
+	do(t, ctx,
+		chromedp.SendKeys(css(`input[name="access_key_id"]`), authKeyID),
+		chromedp.SendKeys(css(`input[name="secret_access_key"]`), authSecret),
+		chromedp.Click(css(`form.signin button[type="submit"]`)),
+		chromedp.WaitVisible(css(`#start-form`)))
+	require.Equal(t, s.url()+"/state-machines/"+url.PathEscape(arn), eval[string](t, ctx, `location.href`))
+	require.NotContains(t, eval[string](t, ctx, `document.cookie`), "stepwise-session", "the session cookie is HttpOnly")
+
+	// Start, from the page: an API call with the session cookie.
+	do(t, ctx, chromedp.Click(css(`#start-form button[type="submit"]`)), chromedp.WaitVisible(css(`main[data-page="execution"]`)))
+	screenshot(t, ctx, "console-signed-in")
+	out, err := c.ListExecutions(context.Background(), &sfn.ListExecutionsInput{StateMachineArn: aws.String(arn)})
+	require.NoError(t, err)
+	require.Len(t, out.Executions, 1)
+	require.Equal(t, "SUCCEEDED", string(waitDone(t, c, aws.ToString(out.Executions[0].ExecutionArn)).Status))
+
+	do(t, ctx, chromedp.Click(css(`form.signout button`)), chromedp.WaitVisible(css(`main[data-page="sign-in"]`)))
+	do(t, ctx, chromedp.Navigate(s.url()+"/activities"), chromedp.WaitVisible(css(`main[data-page="sign-in"]`)))
 }
