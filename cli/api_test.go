@@ -17,6 +17,8 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/internal/defcache"
+	"stepwise/internal/sigv4auth"
+	"stepwise/metrics"
 	"stepwise/store/sqlitestore"
 )
 
@@ -145,4 +147,51 @@ func TestProbeRoutes(t *testing.T) {
 	rec = httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz/x", nil))
 	require.NotEqual(t, "application/json", rec.Header().Get("Content-Type"))
+}
+
+// TestAuthRoutes checks the routes of a server with credentials, on a real
+// store and engine: the probes, /metrics and the console's assets stay
+// open, the console's pages send to the sign-in page, the API wants a
+// signature, and the handler the server's own Task states call does not.
+func TestAuthRoutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, drv.Close()) })
+	defs := defcache.New(0)
+	log := slog.New(slog.DiscardHandler)
+	cfg := config.DefaultServe()
+	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
+	require.NoError(t, err)
+	require.NoError(t, eng.Start(ctx))
+	t.Cleanup(eng.Stop)
+	<-eng.Resumed()
+	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
+	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, metrics.New(), nil, auth, log)
+	require.NoError(t, err)
+	require.NotNil(t, api.gate)
+
+	serve := func(h http.Handler, method, path, target string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(`{}`))
+		if target != "" {
+			req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+			req.Header.Set("X-Amz-Target", "AWSStepFunctions."+target)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/health", "/metrics", "/static/style.css", "/signin"} {
+		require.Equal(t, http.StatusOK, serve(api.handler, http.MethodGet, path, "").Code, path)
+	}
+	rec := serve(api.handler, http.MethodGet, "/activities", "")
+	require.Equal(t, http.StatusSeeOther, rec.Code)
+	require.Equal(t, "/signin?next=%2Factivities", rec.Header().Get("Location"))
+	rec = serve(api.handler, http.MethodPost, "/", "ListStateMachines")
+	require.Equal(t, http.StatusBadRequest, rec.Code)
+	require.Contains(t, rec.Body.String(), "MissingAuthenticationTokenException")
+	rec = serve(api.self, http.MethodPost, "/", "ListStateMachines")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }

@@ -113,9 +113,9 @@ Authentication (off by default): --credentials FILE, an AWS
 shared-credentials file ([profile] sections of aws_access_key_id and
 aws_secret_access_key), makes every API request need a SigV4 signature of
 one of its keys, as AWS does; the console asks to sign in with one of
-them. GET /health and GET /metrics stay open. Without --credentials the
-server listens only on a loopback address (--addr 127.0.0.1:PORT or
-localhost:PORT) unless --insecure is given.
+them. The probes (/healthz, /readyz, /health) and /metrics stay open.
+Without --credentials the server listens only on a loopback address
+(--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given.
 
 TLS: --tls-cert FILE --tls-key FILE serve HTTPS (HTTP/1.1 and HTTP/2).
 SIGHUP reads the certificate and the credentials file again; a file that
