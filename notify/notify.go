@@ -176,9 +176,15 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, cursor *i
 	if d.opts.Stats.Lag != nil {
 		d.opts.Stats.Lag(name, time.Since(notices[0].CreatedAt))
 	}
-	events := make([]Delivery, len(notices))
-	for i, n := range notices {
-		events[i] = Delivery{ID: eventID(n.Body), Body: n.Body}
+	events := make([]Delivery, 0, len(notices))
+	for _, n := range notices {
+		body, err := Render(n.Body)
+		if err != nil {
+			// A notice no destination could ever read: skip it, loudly.
+			d.log.ErrorContext(ctx, "notify: unreadable notice skipped", "destination", name, "notice", n.ID, "error", err)
+			continue
+		}
+		events = append(events, Delivery{ID: eventID(body), Body: body})
 	}
 	if len(events) > 0 {
 		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)

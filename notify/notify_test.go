@@ -53,10 +53,18 @@ func notice(t testing.TB, c change) *store.OutboxEvent {
 
 func ptr[T any](v T) *T { return &v }
 
+// rendered is the event a notice records.
+func rendered(t testing.TB, n *store.OutboxEvent) []byte {
+	t.Helper()
+	b, err := notify.Render(n.Body)
+	require.NoError(t, err)
+	return b
+}
+
 // id is the event id of a notice.
 func id(t *testing.T, n *store.OutboxEvent) string {
 	t.Helper()
-	ev, err := notify.Parse(n.Body)
+	ev, err := notify.Parse(rendered(t, n))
 	require.NoError(t, err)
 	return ev.ID
 }
@@ -66,9 +74,14 @@ func id(t *testing.T, n *store.OutboxEvent) string {
 func TestRenderShape(t *testing.T) {
 	stop := t0.Add(2 * time.Second)
 	n := notice(t, change{Status: stepwisetype.StatusFailed, Input: `{"a":1}`, StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")})
-	ev, err := notify.Parse(n.Body)
+	ev, err := notify.Parse(rendered(t, n))
 	require.NoError(t, err)
 	require.Len(t, ev.ID, 36, "a UUID")
+	require.Less(t, len(n.Body), len(rendered(t, n))/2, "the outbox holds a compact record of the event")
+	for _, bad := range []string{``, `{}`, `[1]`, `{"i":"x"}`} {
+		_, err := notify.Render([]byte(bad))
+		require.Error(t, err, bad)
+	}
 	require.JSONEq(t, `{
 		"version": "0", "id": "`+ev.ID+`", "detail-type": "Step Functions Execution Status Change", "source": "aws.states",
 		"account": "123456789012", "time": "2026-11-24T09:00:01Z", "region": "us-east-1",
@@ -79,9 +92,9 @@ func TestRenderShape(t *testing.T) {
 			"input": "{\"a\":1}", "inputDetails": {"included": true}, "output": null, "outputDetails": null,
 			"error": "Broken", "cause": "fix me",
 			"redriveCount": 0, "redriveDate": null, "redriveStatus": "REDRIVABLE"
-		}}`, string(n.Body))
+		}}`, string(rendered(t, n)))
 
-	running, err := notify.Parse(notice(t, change{Status: stepwisetype.StatusRunning, Input: `{}`}).Body)
+	running, err := notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusRunning, Input: `{}`})))
 	require.NoError(t, err)
 	require.NotEqual(t, ev.ID, running.ID, "each notice has an id of its own")
 	require.Equal(t, "NOT_REDRIVABLE", running.Detail.RedriveStatus)
@@ -93,7 +106,7 @@ func TestRenderShape(t *testing.T) {
 // output past it alone is left out too.
 func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	big := `"` + strings.Repeat("x", 200*1024) + `"`
-	ev, err := notify.Parse(notice(t, change{Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0}).Body)
+	ev, err := notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0})))
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.False(t, ev.Detail.InputDetails.Included)
@@ -101,7 +114,7 @@ func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	require.True(t, ev.Detail.OutputDetails.Included)
 
 	huge := `"` + strings.Repeat("y", 300*1024) + `"`
-	ev, err = notify.Parse(notice(t, change{Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0}).Body)
+	ev, err = notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0})))
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.Nil(t, ev.Detail.Output)
@@ -207,8 +220,8 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	require.Equal(t, string(a.Body), lines[0])
-	require.Equal(t, string(b.Body), lines[1])
+	require.Equal(t, string(rendered(t, a)), lines[0])
+	require.Equal(t, string(rendered(t, b)), lines[1])
 
 	// A second deliverer (a restart) starts from the cursors: nothing is
 	// delivered twice.

@@ -15,6 +15,7 @@ package notify
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 
 	"stepwise/jsonvalue"
 	"stepwise/service"
+	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -82,15 +84,103 @@ func init() {
 	uuid.EnableRandPool()
 }
 
-// Notice renders the event of an execution's status change, as the
-// execution's row was left by the step that changed it: the body the
-// engine writes to the outbox (engine.Config.StatusNotice), each with a
-// new event id. It appends by hand, for it runs on every such step.
+// notice is the compact record of a status change the outbox holds: what
+// the event says, under short names, without what the event repeats.
+// Delivery renders the event from it (Render), so a step writes about a
+// third of the event's bytes.
+type notice struct {
+	ID              string  `json:"i"`
+	At              int64   `json:"t"`
+	Arn             string  `json:"x"`
+	StateMachineArn string  `json:"m"`
+	Name            string  `json:"n"`
+	Status          string  `json:"s"`
+	Start           int64   `json:"b"`
+	Stop            *int64  `json:"e,omitempty"`
+	Input           string  `json:"in"`
+	Output          *string `json:"o,omitempty"`
+	Error           *string `json:"er,omitempty"`
+	Cause           *string `json:"c,omitempty"`
+	RedriveCount    int     `json:"r,omitempty"`
+	RedriveDate     *int64  `json:"rd,omitempty"`
+}
+
+// Notice records an execution's status change, as the execution's row was
+// left by the step that changed it, with a new event id: the body the
+// engine writes to the outbox (engine.Config.StatusNotice). It appends by
+// hand, for it runs on every such step.
 func Notice(row *store.Execution, at time.Time) []byte {
+	b := make([]byte, 0, 256+len(row.Input)+lenOf(row.Output)+lenOf(row.Error)+lenOf(row.Cause))
+	b = append(b, `{"i":`...)
+	b = jsonvalue.AppendString(b, uuid.NewString())
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, at.UnixMilli(), 10)
+	b = append(b, `,"x":`...)
+	b = jsonvalue.AppendString(b, row.Arn)
+	b = append(b, `,"m":`...)
+	b = jsonvalue.AppendString(b, row.StateMachineArn)
+	b = append(b, `,"n":`...)
+	b = jsonvalue.AppendString(b, row.Name)
+	b = append(b, `,"s":`...)
+	b = jsonvalue.AppendString(b, string(row.Status))
+	b = append(b, `,"b":`...)
+	b = strconv.AppendInt(b, row.StartDate.UnixMilli(), 10)
+	if row.StopDate != nil {
+		b = append(b, `,"e":`...)
+		b = strconv.AppendInt(b, row.StopDate.UnixMilli(), 10)
+	}
+	b = append(b, `,"in":`...)
+	b = jsonvalue.AppendString(b, row.Input)
+	for _, f := range []struct {
+		key string
+		v   *string
+	}{{`,"o":`, row.Output}, {`,"er":`, row.Error}, {`,"c":`, row.Cause}} {
+		if f.v != nil {
+			b = append(b, f.key...)
+			b = jsonvalue.AppendString(b, *f.v)
+		}
+	}
+	if row.RedriveCount != 0 {
+		b = append(b, `,"r":`...)
+		b = strconv.AppendInt(b, int64(row.RedriveCount), 10)
+	}
+	if row.RedriveDate != nil {
+		b = append(b, `,"rd":`...)
+		b = strconv.AppendInt(b, row.RedriveDate.UnixMilli(), 10)
+	}
+	return append(b, '}')
+}
+
+// Render renders the event a notice records, in EventBridge's shape as
+// AWS sends it.
+func Render(body []byte) ([]byte, error) {
+	var n notice
+	if err := json.Unmarshal(body, &n); err != nil {
+		return nil, err
+	}
+	if n.ID == "" || n.Arn == "" {
+		return nil, errors.New("not a status-change notice")
+	}
+	row := &store.Execution{Arn: n.Arn, StateMachineArn: n.StateMachineArn, Name: n.Name,
+		Status: stepwisetype.ExecutionStatus(n.Status), StartDate: time.UnixMilli(n.Start).UTC(), StopDate: fromMillis(n.Stop),
+		Input: n.Input, Output: n.Output, Error: n.Error, Cause: n.Cause, RedriveCount: n.RedriveCount, RedriveDate: fromMillis(n.RedriveDate)}
+	return renderEvent(row, n.ID, time.UnixMilli(n.At).UTC()), nil
+}
+
+func fromMillis(ms *int64) *time.Time {
+	if ms == nil {
+		return nil
+	}
+	t := time.UnixMilli(*ms).UTC()
+	return &t
+}
+
+// renderEvent renders an execution's status-change event.
+func renderEvent(row *store.Execution, id string, at time.Time) []byte {
 	region, account := arnRegionAccount(row.Arn)
 	b := make([]byte, 0, 640+len(row.Input)+lenOf(row.Output)+lenOf(row.Cause))
 	b = append(b, `{"version":"0","id":`...)
-	b = jsonvalue.AppendString(b, uuid.NewString())
+	b = jsonvalue.AppendString(b, id)
 	b = append(b, `,"detail-type":"`+DetailType+`","source":"`+Source+`","account":`...)
 	b = jsonvalue.AppendString(b, account)
 	b = append(b, `,"time":`...)
@@ -167,8 +257,8 @@ func Parse(body []byte) (*Event, error) {
 	return &ev, nil
 }
 
-// eventID reads the id of the event a notice holds: Notice writes it
-// first after the version.
+// eventID reads the id of an event: renderEvent writes it first after
+// the version.
 func eventID(body []byte) string {
 	const head = `{"version":"0","id":"`
 	if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
