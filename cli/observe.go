@@ -41,13 +41,13 @@ func (o observers) Resumed(arn string, took time.Duration) {
 	}
 }
 
-// nudger wakes the deliverer of status-change events when a step changed
-// an execution's status (its notice is committed by then).
+// nudger hands the deliverer of status-change events the notices a step
+// committed, and so wakes it.
 type nudger struct{ d *notify.Deliverer }
 
 func (n nudger) StepCommitted(s *engine.CommittedStep) {
-	if s.Execution.Status != s.Previous || s.Redriven {
-		n.d.Nudge()
+	if len(s.Notices) > 0 {
+		n.d.Offer(s.Notices)
 	}
 }
 

@@ -42,6 +42,10 @@ type CommittedStep struct {
 	// Task is the task whose start, heartbeat or result the step took,
 	// if any.
 	Task *interp.TaskRequest
+	// Notices are the status-change notices the step wrote to the
+	// outbox (engine.Config.StatusNotice), with the IDs the store gave
+	// them; unlike the rest, they may be kept (nothing changes them).
+	Notices []*store.OutboxEvent
 }
 
 // isExpressArn says whether an execution ARN names an EXPRESS execution.
@@ -68,13 +72,13 @@ func statusNotices(render func(*store.Execution, time.Time) []byte, previous ste
 }
 
 // observe tells the observer of a committed step.
-func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest) {
+func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest, notices []*store.OutboxEvent) {
 	if e.cfg.Observer == nil {
 		return
 	}
 	e.cfg.Observer.StepCommitted(&CommittedStep{
 		Execution: row, Previous: previous, Redriven: ev != nil && ev.Kind == interp.Redrive,
-		Express: isExpressArn(row.Arn), Events: events, Task: task,
+		Express: isExpressArn(row.Arn), Events: events, Task: task, Notices: notices,
 	})
 }
 

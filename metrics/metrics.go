@@ -13,6 +13,7 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -195,9 +196,17 @@ func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 			m.execTimedOut.WithLabelValues(sm).Inc()
 			m.ended(x, ev)
 		default:
-			m.task(s, ev)
+			if taskEvent(ev.Type) {
+				m.task(s, ev)
+			}
 		}
 	}
+}
+
+// taskEvent says whether an event may be one of an activity, a Lambda
+// function or a service integration (the others skip task's lock).
+func taskEvent(t stepwisetype.EventType) bool {
+	return strings.HasPrefix(string(t), "Task") || strings.HasPrefix(string(t), "Activity") || strings.HasPrefix(string(t), "LambdaFunction")
 }
 
 // ended times an execution and forgets its tasks.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stepwise/store"
@@ -42,7 +44,8 @@ type Options struct {
 	// Poll is how often each destination looks for new notices when
 	// nothing nudges it; 0 means a second.
 	Poll time.Duration
-	// Batch is the most events delivered at once; 0 means 100.
+	// Batch is the most events delivered at once; 0 means what the
+	// destination asks for (a BatchSize method), or else 100.
 	Batch int
 	// Linger is how long a destination waits after a nudge before it
 	// reads, so that the notices of many steps go together (one request,
@@ -57,21 +60,75 @@ type Options struct {
 
 // Deliverer delivers the outbox's notices to its destinations.
 type Deliverer struct {
-	exec  store.Executor
-	dests []Destination
-	opts  Options
-	log   *slog.Logger
-	wake  []chan struct{}
-	wg    sync.WaitGroup
+	exec    store.Executor
+	dests   []Destination
+	opts    Options
+	log     *slog.Logger
+	wake    []chan struct{}
+	offered []*offered
+	wg      sync.WaitGroup
+}
+
+// offeredMax bounds the notices a destination holds in memory; past it,
+// it reads them from the store.
+const offeredMax = 8192
+
+// offered are the committed notices the engine handed a destination
+// (Offer), in ID order, so that a destination keeping up reads nothing
+// from the store. A notice not offered, or offered late or while the
+// destination was behind, is read from the store: the store is the
+// truth, memory a shortcut.
+type offered struct {
+	mu      sync.Mutex
+	notices []*store.OutboxEvent
+	look    atomic.Bool // Nudge: read the store when woken
+}
+
+// add inserts notices in ID order (steps commit in ID order but are
+// told of from their executions' goroutines, so nearly in order).
+func (o *offered) add(notices []*store.OutboxEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, n := range notices {
+		if len(o.notices) >= offeredMax {
+			return
+		}
+		i := len(o.notices)
+		for i > 0 && o.notices[i-1].ID > n.ID {
+			i--
+		}
+		o.notices = slices.Insert(o.notices, i, n)
+	}
+}
+
+// take returns up to limit notices that follow cursor without a gap
+// (IDs cursor+1, cursor+2, ...), and forgets those up to cursor. It
+// returns nil when the notice after cursor is not in memory, and says
+// whether later ones are (a gap the store fills).
+func (o *offered) take(cursor int64, limit int) (notices []*store.OutboxEvent, gap bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	skip := 0
+	for skip < len(o.notices) && o.notices[skip].ID <= cursor {
+		skip++
+	}
+	n := 0
+	for skip+n < len(o.notices) && n < limit && o.notices[skip+n].ID == cursor+int64(n)+1 {
+		n++
+	}
+	if n == 0 {
+		o.notices = o.notices[skip:]
+		return nil, len(o.notices) > 0
+	}
+	notices = slices.Clone(o.notices[skip : skip+n])
+	o.notices = slices.Delete(o.notices, 0, skip+n)
+	return notices, false
 }
 
 // New makes a deliverer; Run starts it.
 func New(exec store.Executor, dests []Destination, opts Options) *Deliverer {
 	if opts.Poll <= 0 {
 		opts.Poll = time.Second
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = 100
 	}
 	if opts.Linger <= 0 {
 		opts.Linger = 50 * time.Millisecond
@@ -86,12 +143,30 @@ func New(exec store.Executor, dests []Destination, opts Options) *Deliverer {
 	d := &Deliverer{exec: exec, dests: dests, opts: opts, log: log}
 	for range dests {
 		d.wake = append(d.wake, make(chan struct{}, 1))
+		d.offered = append(d.offered, &offered{})
 	}
 	return d
 }
 
-// Nudge tells the destinations that a notice was committed.
+// Offer hands the destinations notices just committed (with their IDs),
+// so that they need not read them back, and wakes them.
+func (d *Deliverer) Offer(notices []*store.OutboxEvent) {
+	for _, o := range d.offered {
+		o.add(notices)
+	}
+	d.wakeAll()
+}
+
+// Nudge tells the destinations that notices were committed that they
+// were not offered: they read the store.
 func (d *Deliverer) Nudge() {
+	for _, o := range d.offered {
+		o.look.Store(true)
+	}
+	d.wakeAll()
+}
+
+func (d *Deliverer) wakeAll() {
 	for _, w := range d.wake {
 		select {
 		case w <- struct{}{}:
@@ -103,20 +178,40 @@ func (d *Deliverer) Nudge() {
 // Run delivers until ctx ends, then waits for the deliveries in flight.
 func (d *Deliverer) Run(ctx context.Context) {
 	for i, dest := range d.dests {
-		d.wg.Go(func() { d.loop(ctx, dest, d.wake[i]) })
+		batch := d.opts.Batch
+		if s, ok := dest.(interface{ BatchSize() int }); ok && batch <= 0 {
+			batch = s.BatchSize()
+		}
+		if batch <= 0 {
+			batch = 100
+		}
+		d.wg.Go(func() { d.loop(ctx, dest, batch, d.wake[i], d.offered[i]) })
 	}
 	d.wg.Go(func() { d.prune(ctx) })
 	d.wg.Wait()
 }
 
 // loop delivers to one destination.
-func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan struct{}) {
+func (d *Deliverer) loop(ctx context.Context, dest Destination, batch int, wake <-chan struct{}, mem *offered) {
 	name := dest.Name()
 	backoff := time.Duration(0)
 	cursor := int64(-1) // read from the store first; only this loop moves it
+	// look says whether to read the store when memory holds nothing that
+	// follows the cursor: at the start, after a failure, when polling,
+	// and while a batch read from it came back full. Woken by an offer,
+	// the loop reads only memory (unless it finds a gap).
+	look := true
+	var err error
+	defer func() {
+		// Drain unless the destination was failing (then the rest waits).
+		if cursor >= 0 && (err == nil || ctx.Err() != nil) {
+			d.drain(ctx, dest, batch, mem, &cursor)
+		}
+	}()
 	for {
 		wait := d.opts.Poll
-		n, err := d.deliverOnce(ctx, dest, &cursor)
+		var n int
+		n, err = d.deliverOnce(ctx, dest, batch, mem, &cursor, look)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -127,7 +222,7 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan stru
 			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
 			wait = backoff/2 + rand.N(backoff/2+1)
 			d.log.WarnContext(ctx, "notify: delivery failed; retrying", "destination", name, "error", err, "retry_in", wait.Round(time.Millisecond))
-		case n == d.opts.Batch:
+		case n == batch:
 			backoff = 0
 			continue // more may be waiting
 		default:
@@ -139,8 +234,14 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan stru
 			t.Stop()
 			return
 		case <-wake:
+			look = err != nil || mem.look.Swap(false)
 			if err != nil {
-				<-t.C // a failing destination keeps its back-off
+				// A failing destination keeps its back-off.
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
 				break
 			}
 			t.Stop()
@@ -151,13 +252,32 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, wake <-chan stru
 			case <-time.After(d.opts.Linger):
 			}
 		case <-t.C:
+			look = true
 		}
 	}
 }
 
-// deliverOnce delivers the next batch after the destination's cursor
-// and moves the cursor.
-func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, cursor *int64) (int, error) {
+// drainTime bounds the delivery of what is left when the deliverer stops.
+const drainTime = 2 * time.Second
+
+// drain delivers, for a while, the notices committed before the deliverer
+// was stopped (ctx ended), so that a server shut down tells of its last
+// changes; what is left waits in the outbox for the next start.
+func (d *Deliverer) drain(ctx context.Context, dest Destination, batch int, mem *offered, cursor *int64) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTime)
+	defer cancel()
+	for {
+		n, err := d.deliverOnce(ctx, dest, batch, mem, cursor, true)
+		if err != nil || n < batch {
+			return
+		}
+	}
+}
+
+// deliverOnce delivers the next batch after the destination's cursor,
+// from memory when the notices were offered or else from the store (when
+// look says to, or memory has a gap), and moves the cursor.
+func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int, mem *offered, cursor *int64, look bool) (int, error) {
 	name := dest.Name()
 	if *cursor < 0 {
 		c, err := d.exec.OutboxCursor(ctx, name)
@@ -166,7 +286,14 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, cursor *i
 		}
 		*cursor = c
 	}
-	notices, err := d.exec.OutboxList(ctx, *cursor, d.opts.Batch)
+	notices, gap := mem.take(*cursor, batch)
+	var err error
+	if notices == nil {
+		if !look && !gap {
+			return 0, nil
+		}
+		notices, err = d.exec.OutboxList(ctx, *cursor, batch)
+	}
 	if err != nil || len(notices) == 0 {
 		if err == nil && d.opts.Stats.Lag != nil {
 			d.opts.Stats.Lag(name, 0)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,9 +79,9 @@ func TestRenderShape(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ev.ID, 36, "a UUID")
 	require.Less(t, len(n.Body), len(rendered(t, n))/2, "the outbox holds a compact record of the event")
-	for _, bad := range []string{``, `{}`, `[1]`, `{"i":"x"}`} {
+	for _, bad := range []string{``, `{}`, `[1]`, `{"i":"x"}`, string(n.Body[:len(n.Body)-1]), string(n.Body) + "x"} {
 		_, err := notify.Render([]byte(bad))
-		require.Error(t, err, bad)
+		require.Error(t, err, "%q", bad)
 	}
 	require.JSONEq(t, `{
 		"version": "0", "id": "`+ev.ID+`", "detail-type": "Step Functions Execution Status Change", "source": "aws.states",
@@ -292,4 +293,96 @@ func TestDeliverToEventBus(t *testing.T) {
 	require.Equal(t, []string{execArn}, got.Resources)
 	require.Equal(t, "RUNNING", got.Detail.Status)
 	require.Equal(t, `{"x":1}`, *got.Detail.Input)
+}
+
+// Render never fails on a notice it wrote and never panics on bytes it
+// did not; what it renders is JSON.
+func FuzzRender(f *testing.F) {
+	stop := t0.Add(time.Second)
+	for _, c := range []change{
+		{Status: stepwisetype.StatusRunning, Input: `{"a":"\u00e9"}`},
+		{Status: stepwisetype.StatusFailed, Input: `{}`, StopDate: &stop, Error: ptr("E"), Cause: ptr("c")},
+		{Status: stepwisetype.StatusSucceeded, Input: `[]`, Output: ptr(`"x"`), StopDate: &stop},
+	} {
+		f.Add(notice(f, c).Body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := notify.Render(body)
+		if err == nil && !json.Valid(out) {
+			t.Fatalf("rendered %q as invalid JSON %q", body, out)
+		}
+	})
+}
+
+// listCounter counts the outbox reads of a deliverer.
+type listCounter struct {
+	store.Executor
+	lists atomic.Int32
+}
+
+func (c *listCounter) OutboxList(ctx context.Context, after int64, limit int) ([]*store.OutboxEvent, error) {
+	c.lists.Add(1)
+	return c.Executor.OutboxList(ctx, after, limit)
+}
+
+// Notices the engine offers after committing them are delivered from
+// memory, in ID order even when offered out of order; a notice not
+// offered is read from the store, and nothing is delivered twice.
+func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
+	drv := openStore(t)
+	exec := &listCounter{Executor: drv.Executor()}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	d := notify.New(exec, []notify.Destination{&notify.File{Path: file}}, notify.Options{Poll: time.Hour, Linger: time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	require.Eventually(t, func() bool { return exec.lists.Load() == 1 }, 10*time.Second, time.Millisecond, "the first look reads the store")
+	lines := func() []string {
+		data, _ := os.ReadFile(file)
+		if len(data) == 0 {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+
+	a, b, c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "[]"}),
+		notice(t, change{Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
+	write(t, drv, a, b, c)
+	d.Offer([]*store.OutboxEvent{c})
+	d.Offer([]*store.OutboxEvent{a, b})
+	require.Eventually(t, func() bool { return len(lines()) == 3 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []string{string(rendered(t, a)), string(rendered(t, b)), string(rendered(t, c))}, lines())
+	require.EqualValues(t, 1, exec.lists.Load(), "offered notices are not read back")
+
+	// d is committed but not offered: e, offered, waits for d, read from
+	// the store; an offer of what was delivered is ignored.
+	dn, e := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	write(t, drv, dn, e)
+	d.Offer([]*store.OutboxEvent{a, e})
+	require.Eventually(t, func() bool { return len(lines()) == 5 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []string{string(rendered(t, dn)), string(rendered(t, e))}, lines()[3:])
+	require.EqualValues(t, 2, exec.lists.Load(), "the gap was read from the store")
+	time.Sleep(50 * time.Millisecond)
+	require.Len(t, lines(), 5, "nothing twice")
+}
+
+// A deliverer told to stop first delivers what was committed (for a
+// while), so a server shut down tells of its last changes.
+func TestStopDrains(t *testing.T) {
+	drv := openStore(t)
+	exec := &listCounter{Executor: drv.Executor()}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	d := notify.New(exec, []notify.Destination{&notify.File{Path: file}}, notify.Options{Poll: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	require.Eventually(t, func() bool { return exec.lists.Load() == 1 }, 10*time.Second, time.Millisecond)
+	a := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	write(t, drv, a) // neither offered nor nudged: found only by the drain
+	cancel()
+	<-done
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Equal(t, string(rendered(t, a))+"\n", string(data))
 }

@@ -14,6 +14,7 @@ package notify
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -84,95 +85,146 @@ func init() {
 	uuid.EnableRandPool()
 }
 
-// notice is the compact record of a status change the outbox holds: what
-// the event says, under short names, without what the event repeats.
-// Delivery renders the event from it (Render), so a step writes about a
-// third of the event's bytes.
-type notice struct {
-	ID              string  `json:"i"`
-	At              int64   `json:"t"`
-	Arn             string  `json:"x"`
-	StateMachineArn string  `json:"m"`
-	Name            string  `json:"n"`
-	Status          string  `json:"s"`
-	Start           int64   `json:"b"`
-	Stop            *int64  `json:"e,omitempty"`
-	Input           string  `json:"in"`
-	Output          *string `json:"o,omitempty"`
-	Error           *string `json:"er,omitempty"`
-	Cause           *string `json:"c,omitempty"`
-	RedriveCount    int     `json:"r,omitempty"`
-	RedriveDate     *int64  `json:"rd,omitempty"`
-}
+// A notice is the compact record of a status change the outbox holds,
+// written on the step that changed the status, so it costs the step
+// little: no escaping, no names, only what the event does not repeat.
+// Delivery renders the event from it (Render). Its layout:
+//
+//	noticeFormat, the event id (16 bytes of UUID), a flags byte,
+//	varints: the time of the change, the start, the stop and redrive
+//	dates when their flags say so, the redrive count;
+//	strings (a uvarint length and the bytes): the execution and state
+//	machine ARNs, the name, the status, the input, and the output,
+//	error and cause when their flags say so.
+const noticeFormat = 0xf1 // not '{': older outboxes held rendered events
+
+const (
+	hasStop = 1 << iota
+	hasRedriveDate
+	hasOutput
+	hasError
+	hasCause
+)
 
 // Notice records an execution's status change, as the execution's row was
 // left by the step that changed it, with a new event id: the body the
-// engine writes to the outbox (engine.Config.StatusNotice). It appends by
-// hand, for it runs on every such step.
+// engine writes to the outbox (engine.Config.StatusNotice).
 func Notice(row *store.Execution, at time.Time) []byte {
-	b := make([]byte, 0, 256+len(row.Input)+lenOf(row.Output)+lenOf(row.Error)+lenOf(row.Cause))
-	b = append(b, `{"i":`...)
-	b = jsonvalue.AppendString(b, uuid.NewString())
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, at.UnixMilli(), 10)
-	b = append(b, `,"x":`...)
-	b = jsonvalue.AppendString(b, row.Arn)
-	b = append(b, `,"m":`...)
-	b = jsonvalue.AppendString(b, row.StateMachineArn)
-	b = append(b, `,"n":`...)
-	b = jsonvalue.AppendString(b, row.Name)
-	b = append(b, `,"s":`...)
-	b = jsonvalue.AppendString(b, string(row.Status))
-	b = append(b, `,"b":`...)
-	b = strconv.AppendInt(b, row.StartDate.UnixMilli(), 10)
+	b := make([]byte, 0, 64+len(row.Arn)+len(row.StateMachineArn)+len(row.Name)+len(row.Input)+lenOf(row.Output)+lenOf(row.Error)+lenOf(row.Cause))
+	id := uuid.New()
+	b = append(b, noticeFormat)
+	b = append(b, id[:]...)
+	flags := flag(row.StopDate != nil, hasStop) | flag(row.RedriveDate != nil, hasRedriveDate) |
+		flag(row.Output != nil, hasOutput) | flag(row.Error != nil, hasError) | flag(row.Cause != nil, hasCause)
+	b = append(b, flags)
+	b = binary.AppendVarint(b, at.UnixMilli())
+	b = binary.AppendVarint(b, row.StartDate.UnixMilli())
 	if row.StopDate != nil {
-		b = append(b, `,"e":`...)
-		b = strconv.AppendInt(b, row.StopDate.UnixMilli(), 10)
-	}
-	b = append(b, `,"in":`...)
-	b = jsonvalue.AppendString(b, row.Input)
-	for _, f := range []struct {
-		key string
-		v   *string
-	}{{`,"o":`, row.Output}, {`,"er":`, row.Error}, {`,"c":`, row.Cause}} {
-		if f.v != nil {
-			b = append(b, f.key...)
-			b = jsonvalue.AppendString(b, *f.v)
-		}
-	}
-	if row.RedriveCount != 0 {
-		b = append(b, `,"r":`...)
-		b = strconv.AppendInt(b, int64(row.RedriveCount), 10)
+		b = binary.AppendVarint(b, row.StopDate.UnixMilli())
 	}
 	if row.RedriveDate != nil {
-		b = append(b, `,"rd":`...)
-		b = strconv.AppendInt(b, row.RedriveDate.UnixMilli(), 10)
+		b = binary.AppendVarint(b, row.RedriveDate.UnixMilli())
 	}
-	return append(b, '}')
+	b = binary.AppendUvarint(b, uint64(row.RedriveCount))
+	for _, s := range []string{row.Arn, row.StateMachineArn, row.Name, string(row.Status), row.Input} {
+		b = appendBytes(b, s)
+	}
+	for _, s := range []*string{row.Output, row.Error, row.Cause} {
+		if s != nil {
+			b = appendBytes(b, *s)
+		}
+	}
+	return b
+}
+
+func flag(set bool, bit byte) byte {
+	if set {
+		return bit
+	}
+	return 0
+}
+
+func appendBytes(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// errNotNotice is Render's answer to bytes that are not a notice.
+var errNotNotice = errors.New("not a status-change notice")
+
+// noticeReader reads a notice's fields, remembering the first fault.
+type noticeReader struct {
+	b   []byte
+	err error
+}
+
+func (r *noticeReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errNotNotice
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *noticeReader) str() string {
+	l, n := binary.Uvarint(r.b)
+	if n <= 0 || l > uint64(len(r.b)-n) {
+		r.err = errNotNotice
+		return ""
+	}
+	s := string(r.b[n : n+int(l)])
+	r.b = r.b[n+int(l):]
+	return s
+}
+
+func (r *noticeReader) date() *time.Time {
+	t := time.UnixMilli(r.varint()).UTC()
+	return &t
 }
 
 // Render renders the event a notice records, in EventBridge's shape as
-// AWS sends it.
+// AWS sends it. An event an older outbox holds is returned as it is.
 func Render(body []byte) ([]byte, error) {
-	var n notice
-	if err := json.Unmarshal(body, &n); err != nil {
-		return nil, err
+	if bytes.HasPrefix(body, []byte(`{"version":"0","id":"`)) && json.Valid(body) {
+		return body, nil
 	}
-	if n.ID == "" || n.Arn == "" {
-		return nil, errors.New("not a status-change notice")
+	if len(body) < 18 || body[0] != noticeFormat {
+		return nil, errNotNotice
 	}
-	row := &store.Execution{Arn: n.Arn, StateMachineArn: n.StateMachineArn, Name: n.Name,
-		Status: stepwisetype.ExecutionStatus(n.Status), StartDate: time.UnixMilli(n.Start).UTC(), StopDate: fromMillis(n.Stop),
-		Input: n.Input, Output: n.Output, Error: n.Error, Cause: n.Cause, RedriveCount: n.RedriveCount, RedriveDate: fromMillis(n.RedriveDate)}
-	return renderEvent(row, n.ID, time.UnixMilli(n.At).UTC()), nil
-}
-
-func fromMillis(ms *int64) *time.Time {
-	if ms == nil {
-		return nil
+	id, _ := uuid.FromBytes(body[1:17])
+	flags := body[17]
+	r := &noticeReader{b: body[18:]}
+	at := time.UnixMilli(r.varint()).UTC()
+	row := &store.Execution{StartDate: time.UnixMilli(r.varint()).UTC()}
+	if flags&hasStop != 0 {
+		row.StopDate = r.date()
 	}
-	t := time.UnixMilli(*ms).UTC()
-	return &t
+	if flags&hasRedriveDate != 0 {
+		row.RedriveDate = r.date()
+	}
+	count, n := binary.Uvarint(r.b)
+	if n <= 0 || count > 1<<20 {
+		return nil, errNotNotice
+	}
+	r.b = r.b[n:]
+	row.RedriveCount = int(count)
+	row.Arn, row.StateMachineArn, row.Name = r.str(), r.str(), r.str()
+	row.Status = stepwisetype.ExecutionStatus(r.str())
+	row.Input = r.str()
+	for _, f := range []struct {
+		bit byte
+		to  **string
+	}{{hasOutput, &row.Output}, {hasError, &row.Error}, {hasCause, &row.Cause}} {
+		if flags&f.bit != 0 {
+			s := r.str()
+			*f.to = &s
+		}
+	}
+	if r.err != nil || len(r.b) != 0 || row.Arn == "" {
+		return nil, errNotNotice
+	}
+	return renderEvent(row, id.String(), at), nil
 }
 
 // renderEvent renders an execution's status-change event.

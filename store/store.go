@@ -319,6 +319,7 @@ type Step struct {
 	AddTasks     []*Task
 	// Outbox are notices of the step's status change, delivered after the
 	// step is committed (so a crash neither loses nor invents one).
+	// StepWrite sets their IDs.
 	Outbox []*OutboxEvent
 }
 

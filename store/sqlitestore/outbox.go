@@ -21,20 +21,34 @@ ON CONFLICT (destination) DO UPDATE SET last_id = excluded.last_id`
 // other statements of a step.
 var outboxInsertSQL = newChunkSQL(func(n int) string { return valuesSQL(outboxInsertHead, 2, n) })
 
-// writeOutbox inserts the steps' notices, in the steps' order.
+// writeOutbox inserts the steps' notices, in the steps' order, and sets
+// their IDs: a multi-row insert gives its rows consecutive IDs ending
+// with the last insert ID (AUTOINCREMENT, one writer).
 func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
-	var args []any
-	n := 0
+	var evs []*store.OutboxEvent
 	for _, s := range steps {
-		for _, ev := range s.Outbox {
+		evs = append(evs, s.Outbox...)
+	}
+	for len(evs) > 0 {
+		c := chunk(len(evs))
+		args := make([]any, 0, 2*c)
+		for _, ev := range evs[:c] {
 			args = append(args, millis(ev.CreatedAt), blob(ev.Body))
-			n++
 		}
+		res, err := q.ExecContext(ctx, outboxInsertSQL[c], args...)
+		if err != nil {
+			return err
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		for i, ev := range evs[:c] {
+			ev.ID = last - int64(c-1-i)
+		}
+		evs = evs[c:]
 	}
-	if n == 0 {
-		return nil
-	}
-	return execRows(ctx, q, n, 2, outboxInsertSQL, args)
+	return nil
 }
 
 // OutboxList returns up to limit notices after afterID, in ID order.

@@ -48,6 +48,8 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			require.Positive(t, got[0].ID, "the store sets the IDs")
 			require.Less(t, got[0].ID, got[1].ID)
 			require.Less(t, got[1].ID, got[2].ID)
+			require.Equal(t, []int64{got[0].ID, got[1].ID, got[2].ID}, []int64{first.ID, second.ID, third.ID},
+				"StepWrite sets the IDs it assigned on the notices it wrote")
 			got, err = b.exec.OutboxList(ctx, got[0].ID, 1)
 			require.NoError(t, err)
 			require.Equal(t, []string{`{"n":2}`}, bodies(got), "after an ID, at most limit")
