@@ -125,8 +125,8 @@ func (e *executionEnds) StepCommitted(s *engine.CommittedStep) {
 	}
 }
 
-func (e *executionEnds) BatchCommitted(int, time.Duration, error) {}
-func (e *executionEnds) Resumed(string, time.Duration)            {}
+func (e *executionEnds) BatchCommitted([]*store.Step, time.Duration, error) {}
+func (e *executionEnds) Resumed(string, time.Duration)                      {}
 
 func (e *executionEnds) run() {
 	defer close(e.done)

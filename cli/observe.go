@@ -29,7 +29,7 @@ func (o observers) StepCommitted(s *engine.CommittedStep) {
 	}
 }
 
-func (o observers) BatchCommitted(steps int, took time.Duration, err error) {
+func (o observers) BatchCommitted(steps []*store.Step, took time.Duration, err error) {
 	for _, x := range o {
 		x.BatchCommitted(steps, took, err)
 	}
@@ -41,18 +41,27 @@ func (o observers) Resumed(arn string, took time.Duration) {
 	}
 }
 
-// nudger hands the deliverer of status-change events the notices a step
-// committed, and so wakes it.
+// nudger hands the deliverer of status-change events the notices a
+// transaction committed (all of them at once: they share their IDs), and
+// so wakes it.
 type nudger struct{ d *notify.Deliverer }
 
-func (n nudger) StepCommitted(s *engine.CommittedStep) {
-	if len(s.Notices) > 0 {
-		n.d.Offer(s.Notices)
+func (nudger) StepCommitted(*engine.CommittedStep) {}
+
+func (n nudger) BatchCommitted(steps []*store.Step, _ time.Duration, err error) {
+	if err != nil {
+		return
+	}
+	var notices []*store.OutboxEvent
+	for _, s := range steps {
+		notices = append(notices, s.Outbox...)
+	}
+	if len(notices) > 0 {
+		n.d.Offer(notices)
 	}
 }
 
-func (nudger) BatchCommitted(int, time.Duration, error) {}
-func (nudger) Resumed(string, time.Duration)            {}
+func (nudger) Resumed(string, time.Duration) {}
 
 // eventFlags are the destinations of status-change events.
 type eventFlags struct {

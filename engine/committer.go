@@ -126,7 +126,7 @@ func (c *committer) apply(ctx context.Context, batch []*commitRequest, steps []*
 func (c *committer) tx(ctx context.Context, steps []*store.Step) (err error) {
 	if c.observer != nil {
 		began := time.Now()
-		defer func() { c.observer.BatchCommitted(len(steps), time.Since(began), err) }()
+		defer func() { c.observer.BatchCommitted(steps, time.Since(began), err) }()
 	}
 	ctx = context.WithoutCancel(ctx)
 	tx, err := c.drv.Begin(ctx)

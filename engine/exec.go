@@ -79,7 +79,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 		return nil, err
 	}
 	l.row = next
-	e.observe(&l.row, "", nil, events, nil, w.Outbox)
+	e.observe(&l.row, "", nil, events, nil)
 	if x.Status == stepwisetype.StatusRunning {
 		e.mu.Lock()
 		e.live[l.arn] = l
@@ -289,7 +289,7 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 	previous := l.row.Status
 	l.row = next
 	l.seq++
-	e.observe(&l.row, previous, &ev, events, l.tasks[ev.ID], w.Outbox)
+	e.observe(&l.row, previous, &ev, events, l.tasks[ev.ID])
 	e.after(l, &ev, cmds)
 	return nil
 }

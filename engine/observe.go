@@ -18,9 +18,11 @@ type Observer interface {
 	// (a synchronous EXPRESS execution's steps are never stored: each is
 	// told of as it is taken).
 	StepCommitted(s *CommittedStep)
-	// BatchCommitted tells of one transaction of steps: committed when
-	// err is nil.
-	BatchCommitted(steps int, took time.Duration, err error)
+	// BatchCommitted tells of one transaction of steps, before any of
+	// its steps is told of: committed when err is nil, and then with the
+	// IDs the store gave their outbox notices. The slice is the engine's
+	// (its elements, and their notices, may be kept).
+	BatchCommitted(steps []*store.Step, took time.Duration, err error)
 	// Resumed tells of an execution rebuilt from the store when the
 	// engine started, and how long its replay took.
 	Resumed(executionArn string, took time.Duration)
@@ -42,10 +44,6 @@ type CommittedStep struct {
 	// Task is the task whose start, heartbeat or result the step took,
 	// if any.
 	Task *interp.TaskRequest
-	// Notices are the status-change notices the step wrote to the
-	// outbox (engine.Config.StatusNotice), with the IDs the store gave
-	// them; unlike the rest, they may be kept (nothing changes them).
-	Notices []*store.OutboxEvent
 }
 
 // isExpressArn says whether an execution ARN names an EXPRESS execution.
@@ -72,13 +70,13 @@ func statusNotices(render func(*store.Execution, time.Time) []byte, previous ste
 }
 
 // observe tells the observer of a committed step.
-func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest, notices []*store.OutboxEvent) {
+func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest) {
 	if e.cfg.Observer == nil {
 		return
 	}
 	e.cfg.Observer.StepCommitted(&CommittedStep{
 		Execution: row, Previous: previous, Redriven: ev != nil && ev.Kind == interp.Redrive,
-		Express: isExpressArn(row.Arn), Events: events, Task: task, Notices: notices,
+		Express: isExpressArn(row.Arn), Events: events, Task: task,
 	})
 }
 

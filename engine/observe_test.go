@@ -135,7 +135,7 @@ func (r *recorder) StepCommitted(s *CommittedStep) {
 	r.steps = append(r.steps, c)
 }
 
-func (r *recorder) BatchCommitted(int, time.Duration, error) {
+func (r *recorder) BatchCommitted([]*store.Step, time.Duration, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.batches++

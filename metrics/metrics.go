@@ -161,12 +161,12 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // BatchCommitted counts a transaction of steps.
-func (m *Metrics) BatchCommitted(steps int, took time.Duration, err error) {
+func (m *Metrics) BatchCommitted(steps []*store.Step, took time.Duration, err error) {
 	if err != nil {
 		m.storageErrors.Inc()
 		return
 	}
-	m.batchSize.Observe(float64(steps))
+	m.batchSize.Observe(float64(len(steps)))
 	m.commitLatency.Observe(took.Seconds())
 }
 

@@ -84,15 +84,15 @@ type offered struct {
 	look    atomic.Bool // Nudge: read the store when woken
 }
 
-// add inserts notices in ID order (steps commit in ID order but are
-// told of from their executions' goroutines, so nearly in order).
+// add inserts the notices of a transaction (they share an ID) in ID
+// order, all of them or, past the bound, none.
 func (o *offered) add(notices []*store.OutboxEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if len(o.notices)+len(notices) > offeredMax {
+		return
+	}
 	for _, n := range notices {
-		if len(o.notices) >= offeredMax {
-			return
-		}
 		i := len(o.notices)
 		for i > 0 && o.notices[i-1].ID > n.ID {
 			i--
@@ -101,10 +101,11 @@ func (o *offered) add(notices []*store.OutboxEvent) {
 	}
 }
 
-// take returns up to limit notices that follow cursor without a gap
-// (IDs cursor+1, cursor+2, ...), and forgets those up to cursor. It
-// returns nil when the notice after cursor is not in memory, and says
-// whether later ones are (a gap the store fills).
+// take returns the notices that follow cursor without a gap (IDs
+// cursor+1, cursor+2, ..., each ID whole) until it has at least limit,
+// and forgets those up to cursor. It returns nil when the notices after
+// cursor are not in memory, and says whether later ones are (a gap the
+// store fills).
 func (o *offered) take(cursor int64, limit int) (notices []*store.OutboxEvent, gap bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -112,16 +113,19 @@ func (o *offered) take(cursor int64, limit int) (notices []*store.OutboxEvent, g
 	for skip < len(o.notices) && o.notices[skip].ID <= cursor {
 		skip++
 	}
-	n := 0
-	for skip+n < len(o.notices) && n < limit && o.notices[skip+n].ID == cursor+int64(n)+1 {
-		n++
+	end, want := skip, cursor+1
+	for end < len(o.notices) && end-skip < limit && o.notices[end].ID == want {
+		for end < len(o.notices) && o.notices[end].ID == want {
+			end++
+		}
+		want++
 	}
-	if n == 0 {
+	if end == skip {
 		o.notices = o.notices[skip:]
 		return nil, len(o.notices) > 0
 	}
-	notices = slices.Clone(o.notices[skip : skip+n])
-	o.notices = slices.Delete(o.notices, 0, skip+n)
+	notices = slices.Clone(o.notices[skip:end])
+	o.notices = slices.Delete(o.notices, 0, end)
 	return notices, false
 }
 
@@ -210,8 +214,8 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, batch int, wake 
 	}()
 	for {
 		wait := d.opts.Poll
-		var n int
-		n, err = d.deliverOnce(ctx, dest, batch, mem, &cursor, look)
+		var more bool
+		more, err = d.deliverOnce(ctx, dest, batch, mem, &cursor, look)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -222,9 +226,9 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, batch int, wake 
 			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
 			wait = backoff/2 + rand.N(backoff/2+1)
 			d.log.WarnContext(ctx, "notify: delivery failed; retrying", "destination", name, "error", err, "retry_in", wait.Round(time.Millisecond))
-		case n == batch:
+		case more:
 			backoff = 0
-			continue // more may be waiting
+			continue
 		default:
 			backoff = 0
 		}
@@ -267,8 +271,8 @@ func (d *Deliverer) drain(ctx context.Context, dest Destination, batch int, mem 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTime)
 	defer cancel()
 	for {
-		n, err := d.deliverOnce(ctx, dest, batch, mem, cursor, true)
-		if err != nil || n < batch {
+		more, err := d.deliverOnce(ctx, dest, batch, mem, cursor, true)
+		if err != nil || !more {
 			return
 		}
 	}
@@ -276,13 +280,14 @@ func (d *Deliverer) drain(ctx context.Context, dest Destination, batch int, mem 
 
 // deliverOnce delivers the next batch after the destination's cursor,
 // from memory when the notices were offered or else from the store (when
-// look says to, or memory has a gap), and moves the cursor.
-func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int, mem *offered, cursor *int64, look bool) (int, error) {
+// look says to, or memory has a gap), and moves the cursor. It says
+// whether more may be waiting (the batch was full).
+func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int, mem *offered, cursor *int64, look bool) (bool, error) {
 	name := dest.Name()
 	if *cursor < 0 {
 		c, err := d.exec.OutboxCursor(ctx, name)
 		if err != nil {
-			return 0, err
+			return false, err
 		}
 		*cursor = c
 	}
@@ -290,7 +295,7 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int
 	var err error
 	if notices == nil {
 		if !look && !gap {
-			return 0, nil
+			return false, nil
 		}
 		notices, err = d.exec.OutboxList(ctx, *cursor, batch)
 	}
@@ -298,7 +303,7 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int
 		if err == nil && d.opts.Stats.Lag != nil {
 			d.opts.Stats.Lag(name, 0)
 		}
-		return 0, err
+		return false, err
 	}
 	if d.opts.Stats.Lag != nil {
 		d.opts.Stats.Lag(name, time.Since(notices[0].CreatedAt))
@@ -318,20 +323,20 @@ func (d *Deliverer) deliverOnce(ctx context.Context, dest Destination, batch int
 		err = dest.Deliver(dctx, events)
 		cancel()
 		if err != nil {
-			return 0, err
+			return false, err
 		}
 	}
 	// The cursor moves once the destination took the events: a crash
 	// before this line delivers them again, with the same ids.
 	last := notices[len(notices)-1].ID
 	if err := d.exec.OutboxCursorSet(context.WithoutCancel(ctx), name, last); err != nil {
-		return 0, err
+		return false, err
 	}
 	*cursor = last
 	if d.opts.Stats.Delivered != nil {
 		d.opts.Stats.Delivered(name, len(events))
 	}
-	return len(notices), nil
+	return len(notices) >= batch, nil
 }
 
 // prune deletes the notices every destination has taken, now and then.

@@ -328,6 +328,7 @@ func (c *listCounter) OutboxList(ctx context.Context, after int64, limit int) ([
 // Notices the engine offers after committing them are delivered from
 // memory, in ID order even when offered out of order; a notice not
 // offered is read from the store, and nothing is delivered twice.
+// (Each write is a commit of its own, with an ID of its own.)
 func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	drv := openStore(t)
 	exec := &listCounter{Executor: drv.Executor()}
@@ -348,9 +349,10 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 
 	a, b, c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "[]"}),
 		notice(t, change{Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
-	write(t, drv, a, b, c)
-	d.Offer([]*store.OutboxEvent{c})
-	d.Offer([]*store.OutboxEvent{a, b})
+	write(t, drv, a) // three commits: IDs n, n+1, n+2
+	write(t, drv, b)
+	write(t, drv, c)
+	d.Offer([]*store.OutboxEvent{c, a, b})
 	require.Eventually(t, func() bool { return len(lines()) == 3 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []string{string(rendered(t, a)), string(rendered(t, b)), string(rendered(t, c))}, lines())
 	require.EqualValues(t, 1, exec.lists.Load(), "offered notices are not read back")
@@ -358,13 +360,23 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	// d is committed but not offered: e, offered, waits for d, read from
 	// the store; an offer of what was delivered is ignored.
 	dn, e := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
-	write(t, drv, dn, e)
+	write(t, drv, dn)
+	write(t, drv, e)
 	d.Offer([]*store.OutboxEvent{a, e})
 	require.Eventually(t, func() bool { return len(lines()) == 5 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []string{string(rendered(t, dn)), string(rendered(t, e))}, lines()[3:])
 	require.EqualValues(t, 2, exec.lists.Load(), "the gap was read from the store")
 	time.Sleep(50 * time.Millisecond)
 	require.Len(t, lines(), 5, "nothing twice")
+
+	// One commit's notices share an ID and go together.
+	f, g := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	write(t, drv, f, g)
+	require.Equal(t, f.ID, g.ID)
+	d.Offer([]*store.OutboxEvent{f, g})
+	require.Eventually(t, func() bool { return len(lines()) == 7 }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []string{string(rendered(t, f)), string(rendered(t, g))}, lines()[5:])
+	require.EqualValues(t, 2, exec.lists.Load())
 }
 
 // A deliverer told to stop first delivers what was committed (for a

@@ -219,7 +219,7 @@ func (w *Writer) cache(key settingsKey, st *Settings) {
 }
 
 // BatchCommitted does nothing.
-func (w *Writer) BatchCommitted(int, time.Duration, error) {}
+func (w *Writer) BatchCommitted([]*store.Step, time.Duration, error) {}
 
 // Resumed does nothing.
 func (w *Writer) Resumed(string, time.Duration) {}

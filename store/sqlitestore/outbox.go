@@ -3,55 +3,89 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"time"
 
 	"stepwise/store"
 )
 
 const (
-	outboxInsertHead   = `INSERT INTO stepwise_outbox (created_at, body)`
-	outboxListSQL      = `SELECT id, created_at, body FROM stepwise_outbox WHERE id > ? ORDER BY id LIMIT ?`
+	outboxInsertSQL    = `INSERT INTO stepwise_outbox (created_at, notices, body) VALUES (?, ?, ?)`
+	outboxListSQL      = `SELECT id, created_at, notices, body FROM stepwise_outbox WHERE id > ? ORDER BY id LIMIT ?`
 	outboxDeleteSQL    = `DELETE FROM stepwise_outbox WHERE id IN (SELECT id FROM stepwise_outbox WHERE id <= ? ORDER BY id LIMIT ?)`
 	outboxCursorSQL    = `SELECT last_id FROM stepwise_outbox_cursor WHERE destination = ?`
 	outboxCursorSetSQL = `INSERT INTO stepwise_outbox_cursor (destination, last_id) VALUES (?, ?)
 ON CONFLICT (destination) DO UPDATE SET last_id = excluded.last_id`
 )
 
-// outboxInsertSQL inserts notices, prepared on the writer like the
-// other statements of a step.
-var outboxInsertSQL = newChunkSQL(func(n int) string { return valuesSQL(outboxInsertHead, 2, n) })
-
-// writeOutbox inserts the steps' notices, in the steps' order, and sets
-// their IDs: a multi-row insert gives its rows consecutive IDs ending
-// with the last insert ID (AUTOINCREMENT, one writer).
+// writeOutbox writes the steps' notices, in the steps' order, as one row
+// (migration 007 says how it is packed), and gives them its ID: one row
+// a transaction costs the outbox one insert and one delete however many
+// notices it holds.
 func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
-	var evs []*store.OutboxEvent
+	n, size := 0, 0
 	for _, s := range steps {
-		evs = append(evs, s.Outbox...)
+		for _, ev := range s.Outbox {
+			n++
+			size += len(ev.Body) + 2*binary.MaxVarintLen64
+		}
 	}
-	for len(evs) > 0 {
-		c := chunk(len(evs))
-		args := make([]any, 0, 2*c)
-		for _, ev := range evs[:c] {
-			args = append(args, millis(ev.CreatedAt), blob(ev.Body))
+	if n == 0 {
+		return nil
+	}
+	body := make([]byte, 0, size)
+	var first time.Time
+	for _, s := range steps {
+		for _, ev := range s.Outbox {
+			if first.IsZero() {
+				first = ev.CreatedAt
+			}
+			body = binary.AppendVarint(body, ev.CreatedAt.UnixMilli())
+			body = binary.AppendUvarint(body, uint64(len(ev.Body)))
+			body = append(body, ev.Body...)
 		}
-		res, err := q.ExecContext(ctx, outboxInsertSQL[c], args...)
-		if err != nil {
-			return err
+	}
+	res, err := q.ExecContext(ctx, outboxInsertSQL, millis(first), n, body)
+	if err != nil {
+		return fmt.Errorf("write outbox: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	for _, s := range steps {
+		for _, ev := range s.Outbox {
+			ev.ID = id
 		}
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i, ev := range evs[:c] {
-			ev.ID = last - int64(c-1-i)
-		}
-		evs = evs[c:]
 	}
 	return nil
 }
 
-// OutboxList returns up to limit notices after afterID, in ID order.
+// unpackOutbox reads the notices of a row.
+func unpackOutbox(id int64, createdAt int64, notices int, body []byte, out []*store.OutboxEvent) ([]*store.OutboxEvent, error) {
+	if notices == 0 {
+		return append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(createdAt), Body: body}), nil
+	}
+	for range notices {
+		at, n := binary.Varint(body)
+		if n <= 0 {
+			return out, fmt.Errorf("outbox row %d is damaged", id)
+		}
+		body = body[n:]
+		l, n := binary.Uvarint(body)
+		if n <= 0 || l > uint64(len(body)-n) {
+			return out, fmt.Errorf("outbox row %d is damaged", id)
+		}
+		out = append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(at), Body: body[n : n+int(l) : n+int(l)]})
+		body = body[n+int(l):]
+	}
+	return out, nil
+}
+
+// OutboxList returns the notices after afterID in ID order, whole IDs,
+// until it has at least limit of them or there are no more.
 func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]*store.OutboxEvent, error) {
 	rows, err := e.reader().QueryContext(ctx, outboxListSQL, afterID, limit)
 	if err != nil {
@@ -59,14 +93,16 @@ func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]
 	}
 	defer rows.Close()
 	var out []*store.OutboxEvent
-	for rows.Next() {
-		var ev store.OutboxEvent
-		var at int64
-		if err := rows.Scan(&ev.ID, &at, &ev.Body); err != nil {
+	for len(out) < limit && rows.Next() {
+		var id, at int64
+		var notices int
+		var body []byte
+		if err := rows.Scan(&id, &at, &notices, &body); err != nil {
 			return nil, interpretError("list outbox", err)
 		}
-		ev.CreatedAt = fromMillis(at)
-		out = append(out, &ev)
+		if out, err = unpackOutbox(id, at, notices, body, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, interpretError("list outbox", rows.Err())
 }

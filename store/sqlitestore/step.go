@@ -68,9 +68,9 @@ var (
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
-	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL}
+	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL, outboxInsertSQL}
 	for _, n := range stepChunks {
-		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL, outboxInsertSQL} {
+		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -35,24 +36,34 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			x := b.newExecution(ctx, t, "x1")
 			y := executionFixture(x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
 			first, second, third := notice(1), notice(2), notice(3)
+			second.CreatedAt = baseTime.Add(time.Second)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
 				{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: stepwisetype.StatusSucceeded,
 					StopDate: &baseTime, LastEventID: 3}, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)},
 					Outbox: []*store.OutboxEvent{first}},
 				{Insert: y, Outbox: []*store.OutboxEvent{second, third}},
 			}))
+			require.Positive(t, first.ID, "StepWrite sets the IDs")
+			require.Equal(t, []int64{first.ID, first.ID}, []int64{second.ID, third.ID}, "the notices of one StepWrite share an ID")
 			got, err := b.exec.OutboxList(ctx, 0, 10)
 			require.NoError(t, err)
 			require.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{"n":3}`}, bodies(got), "in the steps' order")
-			require.Equal(t, baseTime, got[0].CreatedAt)
-			require.Positive(t, got[0].ID, "the store sets the IDs")
-			require.Less(t, got[0].ID, got[1].ID)
-			require.Less(t, got[1].ID, got[2].ID)
-			require.Equal(t, []int64{got[0].ID, got[1].ID, got[2].ID}, []int64{first.ID, second.ID, third.ID},
-				"StepWrite sets the IDs it assigned on the notices it wrote")
-			got, err = b.exec.OutboxList(ctx, got[0].ID, 1)
+			require.Equal(t, []time.Time{baseTime, baseTime.Add(time.Second), baseTime}, []time.Time{got[0].CreatedAt, got[1].CreatedAt, got[2].CreatedAt})
+			for _, ev := range got {
+				require.Equal(t, first.ID, ev.ID)
+			}
+
+			z := executionFixture(x.StateMachineArn, "x3", baseTime, stepwisetype.StatusRunning)
+			fourth := notice(4)
+			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: z, Outbox: []*store.OutboxEvent{fourth}}}))
+			require.Equal(t, first.ID+1, fourth.ID, "the next commit's ID follows")
+			got, err = b.exec.OutboxList(ctx, 0, 1)
 			require.NoError(t, err)
-			require.Equal(t, []string{`{"n":2}`}, bodies(got), "after an ID, at most limit")
+			require.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{"n":3}`}, bodies(got), "whole IDs, past limit")
+			got, err = b.exec.OutboxList(ctx, first.ID, 10)
+			require.NoError(t, err)
+			require.Equal(t, []string{`{"n":4}`}, bodies(got), "after an ID")
+			require.Equal(t, fourth.ID, got[0].ID)
 		})
 
 		t.Run("NotWrittenWhenTheStepFails", func(t *testing.T) {
@@ -77,11 +88,10 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			var evs []*store.OutboxEvent
-			for i := range 5 {
-				evs = append(evs, notice(i))
+			for i := range 5 { // five commits, five IDs
+				require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Input: &store.Input{ExecutionArn: x.Arn, Seq: int64(i + 1), At: baseTime, Body: []byte(`{}`)},
+					Outbox: []*store.OutboxEvent{notice(i)}}}))
 			}
-			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)}, Outbox: evs}}))
 			evs, err := b.exec.OutboxList(ctx, 0, 10)
 			require.NoError(t, err)
 			require.Len(t, evs, 5)
