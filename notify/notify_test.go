@@ -398,3 +398,16 @@ func TestStopDrains(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(rendered(t, a))+"\n", string(data))
 }
+
+// Rendering the event of a succeeded execution with a small input and
+// output, as delivery does for every notice.
+func BenchmarkRender(b *testing.B) {
+	in := `{"order": {"id": "o-12345", "customer": "Ada Lovelace", "items": [{"sku": "A1", "qty": 2}, {"sku": "B7", "qty": 1}], "note": "leave at the door"}}`
+	n := notice(b, change{Status: stepwisetype.StatusSucceeded, Input: in, Output: ptr(in), StopDate: &t0})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := notify.Render(n.Body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -153,8 +153,10 @@ var errNotNotice = errors.New("not a status-change notice")
 
 // noticeReader reads a notice's fields, remembering the first fault.
 type noticeReader struct {
-	b   []byte
-	err error
+	b    []byte
+	err  error
+	text string // a copy of b when strings began, and the offset in it of b
+	off  int
 }
 
 func (r *noticeReader) varint() int64 {
@@ -167,14 +169,20 @@ func (r *noticeReader) varint() int64 {
 	return v
 }
 
+// str reads a string: a substring of text, the notice's bytes from where
+// strings start, copied once for them all.
 func (r *noticeReader) str() string {
 	l, n := binary.Uvarint(r.b)
 	if n <= 0 || l > uint64(len(r.b)-n) {
 		r.err = errNotNotice
 		return ""
 	}
-	s := string(r.b[n : n+int(l)])
-	r.b = r.b[n+int(l):]
+	if r.text == "" {
+		r.text, r.off = string(r.b), 0
+	}
+	start := r.off + n
+	s := r.text[start : start+int(l)]
+	r.b, r.off = r.b[n+int(l):], start+int(l)
 	return s
 }
 
@@ -230,7 +238,8 @@ func Render(body []byte) ([]byte, error) {
 // renderEvent renders an execution's status-change event.
 func renderEvent(row *store.Execution, id string, at time.Time) []byte {
 	region, account := arnRegionAccount(row.Arn)
-	b := make([]byte, 0, 640+len(row.Input)+lenOf(row.Output)+lenOf(row.Cause))
+	b := make([]byte, 0, 900+len(row.Name)+3*len(row.Arn)+len(row.StateMachineArn)+
+		(3*(len(row.Input)+lenOf(row.Output)+lenOf(row.Error)+lenOf(row.Cause)))/2)
 	b = append(b, `{"version":"0","id":`...)
 	b = jsonvalue.AppendString(b, id)
 	b = append(b, `,"detail-type":"`+DetailType+`","source":"`+Source+`","account":`...)
@@ -264,8 +273,12 @@ func renderEvent(row *store.Execution, id string, at time.Time) []byte {
 	outLen := 0
 	var out []byte
 	if row.Output != nil {
-		out = jsonvalue.AppendString(nil, *row.Output)
-		outLen = len(out)
+		// Escaping makes a byte 6 at most: small data cannot pass the
+		// limit, and its output is appended in place below.
+		if 6*(len(row.Input)+len(*row.Output))+4 > payloadLimit {
+			out = jsonvalue.AppendString(nil, *row.Output)
+			outLen = len(out)
+		}
 	}
 	inputIncluded := inLen+outLen <= payloadLimit
 	if !inputIncluded {
@@ -280,7 +293,11 @@ func renderEvent(row *store.Execution, id string, at time.Time) []byte {
 		b = append(b, `,"output":null,"outputDetails":{"included":false}`...)
 	default:
 		b = append(b, `,"output":`...)
-		b = append(b, out...)
+		if out != nil {
+			b = append(b, out...)
+		} else {
+			b = jsonvalue.AppendString(b, *row.Output)
+		}
 		b = append(b, `,"outputDetails":{"included":true}`...)
 	}
 	b = append(b, `,"error":`...)
