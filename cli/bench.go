@@ -47,8 +47,34 @@ type benchCommand struct {
 	inflight      int
 	cpuProfile    string
 	serverCommand string
+	db            string
+	nodes         int
 
-	pid int // the server's
+	pids []int // the servers'
+}
+
+// benchClients are SDK clients, one per server; load is spread over them.
+type benchClients []*sfn.Client
+
+// at is the client of the i-th worker.
+func (cs benchClients) at(i int) *sfn.Client { return cs[i%len(cs)] }
+
+// serversCPU is the CPU seconds the servers used so far.
+func (c *benchCommand) serversCPU() float64 {
+	total := 0.0
+	for _, pid := range c.pids {
+		total += procCPU(pid)
+	}
+	return total
+}
+
+// serversMemory is the servers' resident and peak resident memory, summed.
+func (c *benchCommand) serversMemory() (rss, hwm int64) {
+	for _, pid := range c.pids {
+		r, h := procMemory(pid)
+		rss, hwm = rss+r, hwm+h
+	}
+	return rss, hwm
 }
 
 func (c *benchCommand) command() *cobra.Command {
@@ -84,6 +110,8 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.StringVar(&c.serverCommand, "server-command", "", `run this program instead of "stepwise serve" (it must print "on http://ADDR " first)`)
 	f.MarkHidden("server-command")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
+	f.StringVar(&c.db, "db", "", "database of the servers: a postgres:// URL to share, or a SQLite file (default: a new file in a temporary directory)")
+	f.IntVar(&c.nodes, "nodes", 1, "servers to start on the database, the load spread over them (more than one needs a postgres:// --db)")
 	return cmd
 }
 
@@ -112,6 +140,13 @@ func (c *benchCommand) run(ctx context.Context) error {
 	if c.concurrency < 1 {
 		return &UsageError{"--concurrency must be at least 1"}
 	}
+	if c.nodes < 1 {
+		return &UsageError{"--nodes must be at least 1"}
+	}
+	shared := isPostgresURL(c.db)
+	if c.nodes > 1 && !shared {
+		return &UsageError{"--nodes above 1 needs a postgres:// --db that the servers share"}
+	}
 	tuneGC() // the load generator allocates as much as the server
 	stopProfile, err := startCPUProfile(c.cpuProfile)
 	if err != nil {
@@ -125,50 +160,39 @@ func (c *benchCommand) run(ctx context.Context) error {
 	if !c.keep {
 		defer os.RemoveAll(dir)
 	}
-	db := filepath.Join(dir, "bench.db")
+	db := c.db
+	if db == "" {
+		db = filepath.Join(dir, "bench.db")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	srv := exec.Command(self, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, c.serverArgs...)...)
-	if c.serverCommand != "" {
-		srv = exec.Command(c.serverCommand, c.serverArgs...)
-	}
-	stdout, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	srv.Stderr = c.Err
-	if err := srv.Start(); err != nil {
-		return fmt.Errorf("start server: %w", err)
-	}
-	defer func() {
-		srv.Process.Signal(os.Interrupt)
-		srv.Wait()
-	}()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() {
-		return errors.New("the server printed nothing")
-	}
-	m := benchListenRE.FindStringSubmatch(lines.Text())
-	if m == nil {
-		return fmt.Errorf("unexpected server output %q", lines.Text())
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
 	keyID, secret, err := benchKey(c.serverArgs)
 	if err != nil {
 		return err
 	}
-	client, err := benchClient(ctx, "http://"+m[1], c.concurrency+c.pollers, keyID, secret)
-	if err != nil {
-		return err
+	var clients benchClients
+	var addrs []string
+	for range c.nodes {
+		addr, pid, stop, err := c.startServer(self, db)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		client, err := benchClient(ctx, "http://"+addr, c.concurrency+c.pollers, keyID, secret)
+		if err != nil {
+			return err
+		}
+		clients, addrs, c.pids = append(clients, client), append(addrs, addr), append(c.pids, pid)
 	}
-	pid := srv.Process.Pid
-	c.pid = pid
-	fmt.Fprintf(c.Out, "stepwise bench: server pid %d on %s, %d concurrent clients, data in %s\n", pid, m[1], c.concurrency, db)
+	client := clients[0]
+	where := db
+	if shared {
+		where = "the shared database"
+	}
+	fmt.Fprintf(c.Out, "stepwise bench: server pids %v on %s, %d concurrent clients, data in %s\n",
+		c.pids, strings.Join(addrs, " "), c.concurrency, where)
 
 	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
 		if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
@@ -183,13 +207,13 @@ func (c *benchCommand) run(ctx context.Context) error {
 
 	total := 0
 	if c.warmup > 0 {
-		if _, _, err := c.standard(ctx, client, standard, "warmup-", c.warmup); err != nil {
+		if _, _, err := c.standard(ctx, clients, standard, "warmup-", c.warmup); err != nil {
 			return err
 		}
 		total += c.warmup
 	}
 	for round, n := range c.runs {
-		lat, elapsed, err := c.standard(ctx, client, standard, fmt.Sprintf("r%d-", round), n)
+		lat, elapsed, err := c.standard(ctx, clients, standard, fmt.Sprintf("r%d-", round), n)
 		if err != nil {
 			return err
 		}
@@ -198,46 +222,49 @@ func (c *benchCommand) run(ctx context.Context) error {
 			n, float64(n)/elapsed.Seconds(), float64(n*10)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	}
 	if c.syncCalls > 0 {
-		elapsed, err := c.sync(ctx, client, express, c.syncCalls)
+		elapsed, err := c.sync(ctx, clients, express, c.syncCalls)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s\n", c.syncCalls, float64(c.syncCalls)/elapsed.Seconds())
 	}
 	if c.activityRuns > 0 {
-		if err := c.activities(ctx, client); err != nil {
+		if err := c.activities(ctx, clients); err != nil {
 			return err
 		}
 		total += c.activityRuns
 	}
 	if c.stored > total {
-		if _, _, err := c.standard(ctx, client, standard, "fill-", c.stored-total); err != nil {
+		if _, _, err := c.standard(ctx, clients, standard, "fill-", c.stored-total); err != nil {
 			return err
 		}
 		total = c.stored
 	}
-	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", procCPU(pid), selfCPU().Seconds())
-	rss, hwm := procMemory(pid)
+	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", c.serversCPU(), selfCPU().Seconds())
+	rss, hwm := c.serversMemory()
 	size := fileSize(db) + fileSize(db+"-wal")
 	fmt.Fprintf(c.Out, "server memory with %d finished executions stored: %.1f MB resident, %.1f MB peak\n", total, float64(rss)/1e6, float64(hwm)/1e6)
-	if total > 0 {
+	if total > 0 && !shared {
 		fmt.Fprintf(c.Out, "database: %.1f MB, %.0f bytes per execution\n", float64(size)/1e6, float64(size)/float64(total))
 	}
 	return nil
 }
 
 // standard runs n executions and returns each one's start-to-finish time.
-func (c *benchCommand) standard(ctx context.Context, client *sfn.Client, arn, prefix string, n int) ([]time.Duration, time.Duration, error) {
+// Each worker starts its executions on one server and describes them on
+// the next one, so that with several servers every read crosses nodes.
+func (c *benchCommand) standard(ctx context.Context, clients benchClients, arn, prefix string, n int) ([]time.Duration, time.Duration, error) {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
 	begin := time.Now()
-	for range c.concurrency {
+	for w := range c.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			client, reader := clients.at(w), clients.at(w+1)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -249,7 +276,7 @@ func (c *benchCommand) standard(ctx context.Context, client *sfn.Client, arn, pr
 				})
 				for err == nil {
 					var d *sfn.DescribeExecutionOutput
-					d, err = client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
+					d, err = reader.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
 					if err == nil && d.Status != types.ExecutionStatusRunning {
 						if d.Status != types.ExecutionStatusSucceeded {
 							err = fmt.Errorf("execution %s ended %s", aws.ToString(out.ExecutionArn), d.Status)
@@ -270,16 +297,17 @@ func (c *benchCommand) standard(ctx context.Context, client *sfn.Client, arn, pr
 }
 
 // sync runs n StartSyncExecution calls.
-func (c *benchCommand) sync(ctx context.Context, client *sfn.Client, arn string, n int) (time.Duration, error) {
+func (c *benchCommand) sync(ctx context.Context, clients benchClients, arn string, n int) (time.Duration, error) {
 	var next atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
 	begin := time.Now()
-	for range c.concurrency {
+	for w := range c.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			client := clients.at(w)
 			for next.Add(1) <= int64(n) {
 				out, err := client.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: aws.String(arn), Input: aws.String(benchInput)})
 				if err == nil && out.Status != types.SyncExecutionStatusSucceeded {
@@ -415,7 +443,8 @@ func procCPU(pid int) float64 {
 // executions/s, the time from a task's scheduling (the previous task's
 // completion, or the start) to its completion, the CPU both sides spent
 // per task and the server's resident memory.
-func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error {
+func (c *benchCommand) activities(ctx context.Context, clients benchClients) error {
+	client := clients[0]
 	act, err := client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("bench-work")})
 	if err != nil {
 		return err
@@ -456,12 +485,13 @@ func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error
 	// the execution input, sent at start.
 	type taskInput struct{ Sent, Step int64 }
 	slots := make(chan struct{}, inflight) // a slot per running execution
-	cpu0, usage0 := procCPU(c.pid), selfCPU()
+	cpu0, usage0 := c.serversCPU(), selfCPU()
 	begin := time.Now()
 	for w := range c.pollers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			client := clients.at(w)
 			worker := aws.String(fmt.Sprintf("bench-%d", w))
 			for pollCtx.Err() == nil {
 				task, err := client.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: worker})
@@ -497,10 +527,11 @@ func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error
 		}()
 	}
 	var next atomic.Int64
-	for range min(c.concurrency, inflight) {
+	for w := range min(c.concurrency, inflight) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			client := clients.at(w)
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(c.activityRuns) {
@@ -524,8 +555,8 @@ func (c *benchCommand) activities(ctx context.Context, client *sfn.Client) error
 		return firstErr
 	}
 	elapsed := time.Since(begin)
-	serverCPU, clientCPU := procCPU(c.pid)-cpu0, (selfCPU() - usage0).Seconds()
-	rss, _ := procMemory(c.pid)
+	serverCPU, clientCPU := c.serversCPU()-cpu0, (selfCPU() - usage0).Seconds()
+	rss, _ := c.serversMemory()
 	fmt.Fprintf(c.Out, "activities %d executions × %d tasks, %d pollers, %d in flight: %8.0f tasks/s %6.0f executions/s  schedule→completion p50 %6.2f ms p99 %6.2f ms\n",
 		c.activityRuns, c.activitySteps, c.pollers, inflight, float64(want)/elapsed.Seconds(), float64(c.activityRuns)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	fmt.Fprintf(c.Out, "activities cpu per task: server %.0f µs, client %.0f µs; server %.1f MB resident\n",
@@ -538,4 +569,45 @@ func selfCPU() time.Duration {
 	var usage syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
 	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
+}
+
+// startServer starts a server on db and returns its address, its pid and
+// a function that stops it.
+func (c *benchCommand) startServer(self, db string) (addr string, pid int, stop func(), err error) {
+	srv := exec.Command(self, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, c.serverArgs...)...)
+	if c.serverCommand != "" {
+		srv = exec.Command(c.serverCommand, c.serverArgs...)
+	}
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	srv.Stderr = c.Err
+	if err := srv.Start(); err != nil {
+		return "", 0, nil, fmt.Errorf("start server: %w", err)
+	}
+	stop = func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		stop()
+		return "", 0, nil, errors.New("the server printed nothing")
+	}
+	m := benchListenRE.FindStringSubmatch(lines.Text())
+	if m == nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("unexpected server output %q", lines.Text())
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return m[1], srv.Process.Pid, stop, nil
+}
+
+// isPostgresURL says whether a --db value names a PostgreSQL database.
+func isPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
