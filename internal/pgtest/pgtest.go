@@ -117,7 +117,7 @@ func NewDatabase(t testing.TB) string {
 	c := start(t)
 	name := fmt.Sprintf("stepwise_test_%d", dbSeq.Add(1))
 	ctx := context.Background()
-	if _, err := c.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	if _, err := c.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+c.createOptions); err != nil {
 		t.Fatalf("pgtest: create database %s: %v", name, err)
 	}
 	t.Cleanup(func() {
@@ -166,6 +166,10 @@ type cluster struct {
 	asPostgres bool // root: run the binaries as the postgres user
 	admin      *pgxpool.Pool
 	watchdog   *exec.Cmd
+	// createOptions end CREATE DATABASE: copying the template's files is
+	// several times faster than logging them (PostgreSQL 15's default)
+	// when nothing is synced.
+	createOptions string
 }
 
 func (c *cluster) dataDir() string { return filepath.Join(c.dir, "data") }
@@ -258,7 +262,14 @@ func (c *cluster) setUp() error {
 	if c.admin, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return err
 	}
-	return c.admin.Ping(ctx)
+	var version int
+	if err := c.admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		return err
+	}
+	if version >= 150000 {
+		c.createOptions = " STRATEGY FILE_COPY"
+	}
+	return nil
 }
 
 // startWatchdog starts a process that stops the cluster and removes its
