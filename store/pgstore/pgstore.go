@@ -37,8 +37,10 @@
 // store.ErrConflict. A failed statement aborts PostgreSQL's transaction:
 // after a failed write inside Begin's transaction, roll it back. Writes
 // of several statements through Executor() run in a transaction of
-// their own, and inside Begin's transaction (StepWrite excepted) in a
-// savepoint, so they are all or none either way.
+// their own, and inside Begin's transaction in a savepoint, so they are
+// all or none either way (and a failed one leaves the transaction
+// usable). StepWrite sends its statements in one batch, one round trip,
+// with the BEGIN or the savepoint in it.
 //
 // # Outbox
 //
