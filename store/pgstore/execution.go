@@ -1,0 +1,155 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+const (
+	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
+    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case`
+
+	executionInsertSQL = `
+INSERT INTO stepwise_execution (` + executionColumns + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`
+
+	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = $1`
+
+	executionUpdateSQL = `
+UPDATE stepwise_execution
+SET status = $1, output = $2, error = $3, cause = $4, stop_date = $5, last_event_id = $6,
+    redrive_count = $7, redrive_date = $8, version = version + 1
+WHERE arn = $9 AND version = $10
+RETURNING ` + executionColumns
+
+	executionVersionSQL = `SELECT version FROM stepwise_execution WHERE arn = $1`
+
+	// The cursor is a row value: (start_date, arn) below the last row seen.
+	// Without one the query starts below (MaxInt64, '').
+	executionListSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE state_machine_arn = $1 AND (start_date, arn) < ($2, $3)
+ORDER BY start_date DESC, arn DESC
+LIMIT $4`
+
+	executionListStatusSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE state_machine_arn = $1 AND status = $2 AND (start_date, arn) < ($3, $4)
+ORDER BY start_date DESC, arn DESC
+LIMIT $5`
+
+	// status = 'RUNNING' is literal so that the partial index applies.
+	executionListRunningSQL = `SELECT ` + executionColumns + `
+FROM stepwise_execution
+WHERE status = 'RUNNING' AND arn > $1
+ORDER BY arn
+LIMIT $2`
+)
+
+func scanExecution(s pgx.Row) (*store.Execution, error) {
+	var x store.Execution
+	var start int64
+	var status string
+	var stop, redrive *int64
+	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &status, &x.Input,
+		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
+		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase); err != nil {
+		return nil, err
+	}
+	x.Status = stepwisetype.ExecutionStatus(status)
+	x.StartDate = fromMillis(start)
+	x.StopDate = fromMillisPtr(stop)
+	x.RedriveDate = fromMillisPtr(redrive)
+	return &x, nil
+}
+
+// ExecutionInsert creates an execution with the version it is given.
+func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsertParams) (*store.Execution, error) {
+	x := p.Execution
+	if _, err := e.q().Exec(ctx, executionInsertSQL, executionInsertArgs(x)...); err != nil {
+		return nil, interpretError("insert execution "+x.Arn, err)
+	}
+	out := *x
+	out.StartDate = truncate(x.StartDate)
+	out.StopDate = truncatePtr(x.StopDate)
+	out.RedriveDate = truncatePtr(x.RedriveDate)
+	return &out, nil
+}
+
+// executionInsertArgs are the arguments of executionInsertSQL.
+func executionInsertArgs(x *store.Execution) []any {
+	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
+		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase}
+}
+
+// ExecutionGet returns an execution.
+func (e *Executor) ExecutionGet(ctx context.Context, arn string) (*store.Execution, error) {
+	x, err := scanExecution(e.q().QueryRow(ctx, executionGetSQL, arn))
+	if err != nil {
+		return nil, interpretError("get execution "+arn, err)
+	}
+	return x, nil
+}
+
+// ExecutionUpdate writes an execution's new status if its version is still
+// p.ExpectedVersion, and returns the row as written.
+func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdateParams) (*store.Execution, error) {
+	q := e.q()
+	x, err := scanExecution(q.QueryRow(ctx, executionUpdateSQL,
+		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
+		int64(p.RedriveCount), millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Nothing matched: tell a missing execution from a stale version.
+		err = versionConflict(ctx, q, p.Arn, p.ExpectedVersion)
+	}
+	if err != nil {
+		return nil, interpretError("update execution "+p.Arn, err)
+	}
+	return x, nil
+}
+
+// versionConflict tells why an update of arn expecting version expected
+// matched no row: a stale version (store.ErrConflict) or a missing
+// execution (pgx.ErrNoRows).
+func versionConflict(ctx context.Context, q querier, arn string, expected int64) error {
+	var version int64
+	if err := q.QueryRow(ctx, executionVersionSQL, arn).Scan(&version); err != nil {
+		return fmt.Errorf("execution %s: %w", arn, err)
+	}
+	return fmt.Errorf("execution %s at version %d, not %d: %w", arn, version, expected, store.ErrConflict)
+}
+
+// ExecutionList pages through a state machine's executions, newest first
+// (ties by ARN, descending).
+func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
+	afterStart, afterArn := int64(math.MaxInt64), ""
+	if p.AfterArn != "" {
+		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+	}
+	query, args := executionListSQL, []any{p.StateMachineArn, afterStart, afterArn, limit(p.Limit)}
+	if p.Status != "" {
+		query, args = executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
+	}
+	xs, err := queryAll(ctx, e.q(), query, args, scanExecution)
+	if err != nil {
+		return nil, interpretError("list executions of "+p.StateMachineArn, err)
+	}
+	return xs, nil
+}
+
+// ExecutionListRunning pages through RUNNING executions by ARN.
+func (e *Executor) ExecutionListRunning(ctx context.Context, afterArn string, limitN int) ([]*store.Execution, error) {
+	xs, err := queryAll(ctx, e.q(), executionListRunningSQL, []any{afterArn, limit(limitN)}, scanExecution)
+	if err != nil {
+		return nil, interpretError("list running executions", err)
+	}
+	return xs, nil
+}

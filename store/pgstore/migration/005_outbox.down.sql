@@ -1,0 +1,2 @@
+DROP TABLE stepwise_outbox_cursor;
+DROP TABLE stepwise_outbox;

@@ -1,0 +1,1 @@
+DROP INDEX stepwise_execution_closed;

@@ -1,0 +1,174 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/store"
+)
+
+const (
+	stateMachineSelect = `
+SELECT sm.arn, sm.name, sm.type, sm.status, sm.revision_id, r.definition, sm.role_arn,
+       sm.description, sm.logging_configuration, sm.tracing_configuration,
+       sm.encryption_configuration, sm.created_at, sm.updated_at
+FROM stepwise_state_machine sm
+JOIN stepwise_state_machine_revision r
+  ON r.state_machine_arn = sm.arn AND r.revision_id = sm.revision_id`
+
+	stateMachineGetSQL = stateMachineSelect + `
+WHERE sm.arn = $1`
+
+	stateMachineListSQL = stateMachineSelect + `
+WHERE sm.name > $1
+ORDER BY sm.name
+LIMIT $2`
+
+	stateMachineInsertSQL = `
+INSERT INTO stepwise_state_machine (
+    arn, name, type, status, revision_id, role_arn, description,
+    logging_configuration, tracing_configuration, encryption_configuration,
+    created_at, updated_at
+) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+
+	stateMachineUpdateSQL = `
+UPDATE stepwise_state_machine
+SET status = $1, revision_id = coalesce($2, revision_id), role_arn = $3, description = $4,
+    logging_configuration = $5, tracing_configuration = $6, encryption_configuration = $7,
+    updated_at = $8
+WHERE arn = $9`
+
+	stateMachineDeleteSQL = `DELETE FROM stepwise_state_machine WHERE arn = $1`
+
+	revisionInsertSQL = `
+INSERT INTO stepwise_state_machine_revision (state_machine_arn, revision_id, definition, role_arn, created_at)
+VALUES ($1, $2, $3, $4, $5)`
+
+	revisionGetSQL = `
+SELECT state_machine_arn, revision_id, definition, role_arn, created_at
+FROM stepwise_state_machine_revision
+WHERE state_machine_arn = $1 AND revision_id = $2`
+
+	tagDeleteAllSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1`
+)
+
+func scanStateMachine(s pgx.Row) (*store.StateMachine, error) {
+	var sm store.StateMachine
+	var created, updated int64
+	if err := s.Scan(&sm.Arn, &sm.Name, &sm.Type, &sm.Status, &sm.RevisionID, &sm.Definition,
+		&sm.RoleArn, &sm.Description, &sm.LoggingConfiguration, &sm.TracingConfiguration,
+		&sm.EncryptionConfiguration, &created, &updated); err != nil {
+		return nil, err
+	}
+	sm.CreatedAt, sm.UpdatedAt = fromMillis(created), fromMillis(updated)
+	return &sm, nil
+}
+
+// StateMachineInsert creates a state machine and its first revision, whose
+// creation time is the state machine's.
+func (e *Executor) StateMachineInsert(ctx context.Context, p *store.StateMachineInsertParams) (*store.StateMachine, error) {
+	sm := p.StateMachine
+	err := e.inTx(ctx, func(q querier) error {
+		if _, err := q.Exec(ctx, stateMachineInsertSQL,
+			sm.Arn, sm.Name, sm.Type, sm.Status, sm.RevisionID, sm.RoleArn, sm.Description,
+			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
+			millis(sm.CreatedAt), millis(sm.UpdatedAt)); err != nil {
+			return err
+		}
+		_, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return nil, interpretError("insert state machine "+sm.Arn, err)
+	}
+	out := *sm
+	out.CreatedAt, out.UpdatedAt = truncate(sm.CreatedAt), truncate(sm.UpdatedAt)
+	return &out, nil
+}
+
+// StateMachineGet returns a state machine with its current definition.
+func (e *Executor) StateMachineGet(ctx context.Context, arn string) (*store.StateMachine, error) {
+	sm, err := scanStateMachine(e.q().QueryRow(ctx, stateMachineGetSQL, arn))
+	if err != nil {
+		return nil, interpretError("get state machine "+arn, err)
+	}
+	return sm, nil
+}
+
+// StateMachineUpdate writes the status, role, description and
+// configurations of p.StateMachine. With NewRevision it also records a
+// revision (RevisionID, Definition and RoleArn, created at UpdatedAt) and
+// makes it current; without, RevisionID and Definition are not read and
+// the current revision stays. Name, Type and CreatedAt never change.
+func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachineUpdateParams) (*store.StateMachine, error) {
+	sm := p.StateMachine
+	var out *store.StateMachine
+	err := e.inTx(ctx, func(q querier) error {
+		var revisionID *string // NULL keeps the current one
+		if p.NewRevision {
+			revisionID = &sm.RevisionID
+		}
+		tag, err := q.Exec(ctx, stateMachineUpdateSQL,
+			sm.Status, revisionID, sm.RoleArn, sm.Description,
+			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
+			millis(sm.UpdatedAt), sm.Arn)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return pgx.ErrNoRows
+		}
+		if p.NewRevision {
+			if _, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.UpdatedAt)); err != nil {
+				return err
+			}
+		}
+		out, err = scanStateMachine(q.QueryRow(ctx, stateMachineGetSQL, sm.Arn))
+		return err
+	})
+	if err != nil {
+		return nil, interpretError("update state machine "+sm.Arn, err)
+	}
+	return out, nil
+}
+
+// StateMachineDelete removes a state machine and its tags; its revisions
+// stay.
+func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
+	err := e.inTx(ctx, func(q querier) error {
+		tag, err := q.Exec(ctx, stateMachineDeleteSQL, arn)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return pgx.ErrNoRows
+		}
+		_, err = q.Exec(ctx, tagDeleteAllSQL, arn)
+		return err
+	})
+	return interpretError("delete state machine "+arn, err)
+}
+
+// StateMachineList pages through state machines by name.
+func (e *Executor) StateMachineList(ctx context.Context, p *store.StateMachineListParams) ([]*store.StateMachine, error) {
+	sms, err := queryAll(ctx, e.q(), stateMachineListSQL, []any{p.AfterName, limit(p.Limit)}, scanStateMachine)
+	if err != nil {
+		return nil, interpretError("list state machines", err)
+	}
+	return sms, nil
+}
+
+// RevisionGet returns one revision of a state machine, deleted or not.
+func (e *Executor) RevisionGet(ctx context.Context, stateMachineArn, revisionID string) (*store.Revision, error) {
+	var r store.Revision
+	var created int64
+	err := e.q().QueryRow(ctx, revisionGetSQL, stateMachineArn, revisionID).
+		Scan(&r.StateMachineArn, &r.RevisionID, &r.Definition, &r.RoleArn, &created)
+	if err != nil {
+		return nil, interpretError(fmt.Sprintf("get revision %s of %s", revisionID, stateMachineArn), err)
+	}
+	r.CreatedAt = fromMillis(created)
+	return &r, nil
+}

@@ -1,0 +1,300 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/store"
+)
+
+// The statements of StepWrite, sent in one batch (one round trip).
+const (
+	// executionStepUpdateSQL updates an execution's row if it is at the
+	// expected version, and says why it did not: id is NULL then, and
+	// version the row's (read before the update), or NULL when there is
+	// no row.
+	executionStepUpdateSQL = `
+WITH updated AS (
+    UPDATE stepwise_execution
+    SET status = $1, output = $2, error = $3, cause = $4, stop_date = $5, last_event_id = $6,
+        redrive_count = $7, redrive_date = $8, version = version + 1
+    WHERE arn = $9 AND version = $10
+    RETURNING id
+)
+SELECT (SELECT id FROM updated), (SELECT version FROM stepwise_execution WHERE arn = $9)`
+
+	// executionArnsSQL finds which of the ARNs have an execution.
+	executionArnsSQL = `SELECT arn FROM stepwise_execution WHERE arn = ANY ($1::text[])`
+
+	// The history and the replay log are keyed by the execution's id,
+	// looked up here by ARN: the batch cannot wait for the lookup's
+	// answer. A missing execution would be a NULL id, but the lookup
+	// before has failed the batch then.
+	stepEventInsertSQL = `
+INSERT INTO stepwise_event (execution_id, id, type, timestamp, body)
+SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = e.arn), e.id, e.type, e.timestamp, e.body
+FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[]) AS e (arn, id, type, timestamp, body)`
+
+	stepInputInsertSQL = `
+INSERT INTO stepwise_input (execution_id, seq, at, body)
+SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = i.arn), i.seq, i.at, i.body
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS i (arn, seq, at, body)`
+
+	// The savepoint of a StepWrite inside the executor's transaction: set
+	// and released in the batch, it costs a round trip only when the
+	// write fails.
+	stepSavepointSQL         = `SAVEPOINT stepwise_step`
+	stepReleaseSQL           = `RELEASE SAVEPOINT stepwise_step`
+	stepRollbackSavepointSQL = `ROLLBACK TO SAVEPOINT stepwise_step; RELEASE SAVEPOINT stepwise_step`
+)
+
+// StepWrite writes the steps of distinct executions, all or none, in one
+// round trip: in a transaction of its own (begun in the same batch, and
+// committed after), or in a savepoint of the executor's transaction,
+// which stays usable when it fails (the engine rolls it back all the
+// same, as the store asks).
+func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	w, err := newStepBatch(steps, e.tx == nil)
+	if err != nil {
+		return interpretError("write steps", err)
+	}
+	if e.tx != nil {
+		err := w.run(e.tx.SendBatch(ctx, w.b))
+		if err != nil && w.opened {
+			_, rbErr := e.tx.Exec(ctx, stepRollbackSavepointSQL)
+			err = errors.Join(err, rbErr)
+		}
+		return interpretError("write steps", err)
+	}
+	br := e.driver.pool.SendBatch(ctx, w.b)
+	tx := br.Tx()
+	if err := w.run(br); err != nil {
+		return interpretError("write steps", errors.Join(err, rollback(ctx, tx)))
+	}
+	return interpretError("write steps", tx.Commit(ctx))
+}
+
+// rollback rolls tx back; one that never began is no error.
+func rollback(ctx context.Context, tx pgx.Tx) error {
+	if err := tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return err
+	}
+	return nil
+}
+
+// stepResult is what one queued statement of a step batch answers.
+type stepResult int
+
+const (
+	resultExec    stepResult = iota // nothing but success or an error
+	resultUpdate                    // executionStepUpdateSQL's row
+	resultLookup                    // executionArnsSQL's rows
+	resultOutbox                    // the outbox row's id
+	resultOpening                   // BEGIN or SAVEPOINT
+)
+
+// stepBatch is the batch of one StepWrite and how to read its answers.
+type stepBatch struct {
+	steps   []*store.Step
+	b       *pgx.Batch
+	ops     []string // what each queued statement does, for errors
+	results []stepResult
+	updates []*store.ExecutionUpdateParams // of the resultUpdate statements, in order
+	lookups []string                       // ARNs of the steps that leave their row as it was
+	opened  bool                           // the BEGIN or SAVEPOINT succeeded
+}
+
+func (w *stepBatch) queue(op string, r stepResult, sql string, args ...any) {
+	w.b.Queue(sql, args...)
+	w.ops = append(w.ops, op)
+	w.results = append(w.results, r)
+}
+
+// newStepBatch builds the batch that writes steps: begun by BEGIN when
+// begin is set, by a SAVEPOINT (released at the end) otherwise. The rows
+// of executions come first, the deletes before the inserts (a timer may
+// be re-armed under its id), and the outbox last, so that its lock is
+// held for as short a time as can be.
+func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
+	w := &stepBatch{steps: steps, b: &pgx.Batch{}}
+	if begin {
+		w.b.BeginTx(pgx.TxOptions{})
+		w.ops = append(w.ops, "begin")
+		w.results = append(w.results, resultOpening)
+	} else {
+		w.queue("savepoint", resultOpening, stepSavepointSQL)
+	}
+
+	seen := make(map[string]bool, len(steps))
+	var delTimers, delTasks pairColumns
+	var inputs inputColumns
+	var events eventColumns
+	var inputArns, eventArns []string
+	var timers timerColumns
+	var tasks taskColumns
+	for _, s := range steps {
+		arn := stepArn(s)
+		if arn == "" {
+			return nil, errors.New("a step with neither Insert, Update nor Input")
+		}
+		if seen[arn] {
+			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
+		}
+		seen[arn] = true
+		switch {
+		case s.Insert != nil:
+			w.queue("insert execution "+arn, resultExec, executionInsertSQL, executionInsertArgs(s.Insert)...)
+		case s.Update != nil:
+			p := s.Update
+			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL,
+				string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
+				int64(p.RedriveCount), millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion)
+			w.updates = append(w.updates, p)
+		default:
+			w.lookups = append(w.lookups, arn)
+		}
+		delTimers.add(arn, s.DeleteTimers)
+		delTasks.add(arn, s.DeleteTasks)
+		if s.Input != nil {
+			inputs.add(0, s.Input)
+			inputArns = append(inputArns, arn)
+		}
+		for _, ev := range s.Events {
+			events.add(0, ev)
+			eventArns = append(eventArns, arn)
+		}
+		for _, t := range s.AddTimers {
+			timers.add(t)
+		}
+		for _, t := range s.AddTasks {
+			tasks.add(t)
+		}
+	}
+	if len(w.lookups) > 0 {
+		w.queue("look up executions", resultLookup, executionArnsSQL, w.lookups)
+	}
+	if len(delTimers.ids) > 0 {
+		w.queue("delete timers", resultExec, timerDeletePairsSQL, delTimers.args()...)
+	}
+	if len(delTasks.ids) > 0 {
+		w.queue("delete tasks", resultExec, taskDeletePairsSQL, delTasks.args()...)
+	}
+	if len(inputs.seqs) > 0 {
+		w.queue("insert inputs", resultExec, stepInputInsertSQL, inputArns, inputs.seqs, inputs.ats, inputs.bodies)
+	}
+	if len(events.ids) > 0 {
+		w.queue("insert events", resultExec, stepEventInsertSQL, eventArns, events.ids, events.types, events.timestamps, events.bodies)
+	}
+	if len(timers.ids) > 0 {
+		w.queue("insert timers", resultExec, timerInsertSQL, timers.args()...)
+	}
+	if len(tasks.ids) > 0 {
+		w.queue("insert tasks", resultExec, taskInsertSQL, tasks.args()...)
+	}
+	if row, ok := packOutbox(steps); ok {
+		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)
+		w.queue("write outbox", resultOutbox, outboxInsertSQL, millis(row.createdAt), int64(row.notices), row.body)
+	}
+	if !begin {
+		w.queue("release savepoint", resultExec, stepReleaseSQL)
+	}
+	return w, nil
+}
+
+// run reads the batch's answers in order and stops at the first failure:
+// an error, an update that matched no row (store.ErrConflict, or
+// pgx.ErrNoRows for a missing execution) or a missing execution among the
+// lookups. It closes br.
+func (w *stepBatch) run(br pgx.BatchResults) error {
+	if err := w.read(br); err != nil {
+		_ = br.Close() // the same error, or one it caused
+		return err
+	}
+	return br.Close()
+}
+
+func (w *stepBatch) read(br pgx.BatchResults) error {
+	updates := w.updates
+	var outboxID int64
+	for i, op := range w.ops {
+		var err error
+		switch w.results[i] {
+		case resultOpening:
+			if _, err = br.Exec(); err == nil {
+				w.opened = true
+			}
+		case resultExec:
+			_, err = br.Exec()
+		case resultUpdate:
+			p := updates[0]
+			updates = updates[1:]
+			var id, version *int64
+			if err = br.QueryRow().Scan(&id, &version); err == nil && id == nil {
+				switch {
+				case version == nil:
+					err = pgx.ErrNoRows
+				case *version == p.ExpectedVersion: // changed since the statement began
+					err = fmt.Errorf("changed by another writer, at version %d: %w", p.ExpectedVersion, store.ErrConflict)
+				default:
+					err = fmt.Errorf("at version %d, not %d: %w", *version, p.ExpectedVersion, store.ErrConflict)
+				}
+			}
+		case resultLookup:
+			err = w.readLookup(br)
+		case resultOutbox:
+			err = br.QueryRow().Scan(&outboxID)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	setOutboxIDs(w.steps, outboxID)
+	return nil
+}
+
+// readLookup fails with pgx.ErrNoRows when an ARN of w.lookups has no
+// execution.
+func (w *stepBatch) readLookup(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	found := make(map[string]bool, len(w.lookups))
+	for rows.Next() {
+		var arn string
+		if err := rows.Scan(&arn); err != nil {
+			rows.Close()
+			return err
+		}
+		found[arn] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, arn := range w.lookups {
+		if !found[arn] {
+			return fmt.Errorf("execution %s: %w", arn, pgx.ErrNoRows)
+		}
+	}
+	return nil
+}
+
+// stepArn is the ARN of a step's execution ("" if it names none).
+func stepArn(s *store.Step) string {
+	switch {
+	case s.Insert != nil:
+		return s.Insert.Arn
+	case s.Update != nil:
+		return s.Update.Arn
+	case s.Input != nil:
+		return s.Input.ExecutionArn
+	}
+	return ""
+}
