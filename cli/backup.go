@@ -46,6 +46,9 @@ func (c *backupCommand) run(ctx context.Context, dest string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if config.IsPostgresURL(c.db) {
+		return &UsageError{"backup copies a SQLite database; back a PostgreSQL database up with its own tools (pg_dump, or the server's base backups)"}
+	}
 	src, err := filepath.Abs(c.db)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/spf13/cobra"
 
+	"stepwise/config"
 	"stepwise/internal/sigv4auth"
 )
 
@@ -143,7 +144,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 	if c.nodes < 1 {
 		return &UsageError{"--nodes must be at least 1"}
 	}
-	shared := isPostgresURL(c.db)
+	shared := config.IsPostgresURL(c.db)
 	if c.nodes > 1 && !shared {
 		return &UsageError{"--nodes above 1 needs a postgres:// --db that the servers share"}
 	}
@@ -605,9 +606,4 @@ func (c *benchCommand) startServer(self, db string) (addr string, pid int, stop 
 		}
 	}()
 	return m[1], srv.Process.Pid, stop, nil
-}
-
-// isPostgresURL says whether a --db value names a PostgreSQL database.
-func isPostgresURL(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }

@@ -11,7 +11,6 @@ import (
 	httppprof "net/http/pprof"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -33,7 +32,6 @@ import (
 	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/notify"
-	"stepwise/store/sqlitestore"
 )
 
 type serveCommand struct {
@@ -125,7 +123,9 @@ does not load is logged and the server keeps what it had.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
-	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store)")
+	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store), or a postgres:// URL (PG* environment variables fill in what it leaves out)")
+	f.IntVar(&c.cfg.DBPoolMax, "db-pool-max", 0, "most connections to a PostgreSQL database (0: the URL's pool_max_conns, else the larger of 4 and the CPUs)")
+	f.StringVar(&c.cfg.NodeID, "node-id", "", "this server's name in logs and metrics (default: the host name and a random suffix)")
 	f.StringVar(&c.cfg.Region, "region", c.cfg.Region, "region in the ARNs the server hands out")
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.BoolVar(&c.cfg.TimeSkip, "time-skip", false, "skip time while every execution only waits on timers; real time while a task is outstanding")
@@ -207,10 +207,15 @@ func (c *serveCommand) run(ctx context.Context) error {
 			return err
 		}
 	}
-	drv, err := sqlitestore.Open(ctx, c.cfg.DB, sqlitestore.Options{})
-	if err != nil {
-		return fmt.Errorf("open store %s: %w", c.cfg.DB, err)
+	node := nodeID(&c.cfg)
+	if c.cfg.Postgres() {
+		log = log.With("node", node)
 	}
+	drv, where, release, err := openStore(ctx, &c.cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
 	defer drv.Close()
 	// The key of task tokens lives with the data, so tokens handed out
 	// before a restart still work after it.
@@ -233,6 +238,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	var met *metrics.Metrics
 	if c.metrics {
 		met = metrics.New()
+		met.Node(node)
 	}
 	// Executions' logs are written until the engine has stopped.
 	logs, err := startLogs(ctx, &c.cfg, drv, met, log)
@@ -348,12 +354,6 @@ func (c *serveCommand) run(ctx context.Context) error {
 	// Long polls end at once on shutdown rather than holding it for up to
 	// a minute.
 	srv.RegisterOnShutdown(eng.ReleasePolls)
-	where := c.cfg.DB
-	if where != sqlitestore.Memory {
-		if abs, err := filepath.Abs(where); err == nil {
-			where = abs
-		}
-	}
 	scheme := "http"
 	if cert != nil {
 		scheme = "https"
@@ -363,7 +363,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if creds != nil {
 		log.Info("serve: requests must be signed", "credentials", c.cfg.Credentials, "access_keys", creds.Len())
 	}
-	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s://%s (data in %s)\n", scheme, ln.Addr(), where)
+	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s://%s (data in %s, node %s)\n", scheme, ln.Addr(), where, node)
 	if c.ready != nil {
 		c.ready(ln.Addr().String())
 	}

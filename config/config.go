@@ -42,9 +42,15 @@ const (
 type Serve struct {
 	// Addr is the host:port the API listens on.
 	Addr string
-	// DB is the SQLite file holding all data; ":memory:" keeps it in
-	// memory only.
+	// DB is where all data lives: a SQLite file (":memory:" keeps it in
+	// memory only) or a postgres:// (postgresql://) URL.
 	DB string
+	// DBPoolMax caps the connections to a PostgreSQL database; 0 leaves
+	// it to the URL (pool_max_conns) or the driver.
+	DBPoolMax int
+	// NodeID names this server among the servers of a database, in its
+	// logs and metrics; empty makes one up from the host name.
+	NodeID string
 	// Region and Account appear in every ARN the server hands out.
 	Region  string
 	Account string
@@ -199,7 +205,17 @@ func NotLoopbackError(addr string) error {
 		"to require signed requests, or --insecure to serve without authentication anyway", addr)
 }
 
+// IsPostgresURL says whether a database setting names a PostgreSQL
+// database rather than a SQLite file.
+func IsPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Postgres says whether the server's data is in PostgreSQL.
+func (s *Serve) Postgres() bool { return IsPostgresURL(s.DB) }
+
 var (
+	nodeIDRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 	regionRE  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d+$`)
 	accountRE = regexp.MustCompile(`^\d{12}$`)
 )
@@ -210,7 +226,13 @@ func (s *Serve) Validate() error {
 		return fmt.Errorf("addr %q: %w", s.Addr, err)
 	}
 	if s.DB == "" {
-		return errors.New("db: a file path or :memory: is required")
+		return errors.New("db: a file path, :memory: or a postgres:// URL is required")
+	}
+	if s.DBPoolMax < 0 {
+		return fmt.Errorf("db-pool-max %d: must not be negative", s.DBPoolMax)
+	}
+	if s.NodeID != "" && !nodeIDRE.MatchString(s.NodeID) {
+		return fmt.Errorf("node-id %q: 1 to 64 letters, digits, '.', '_' or '-'", s.NodeID)
 	}
 	if !regionRE.MatchString(s.Region) {
 		return fmt.Errorf("region %q: not a region name such as us-east-1", s.Region)

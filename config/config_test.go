@@ -24,7 +24,9 @@ func TestValidate(t *testing.T) {
 		msg    string
 	}{
 		{func(s *Serve) { s.Addr = "nowhere" }, `addr "nowhere": address nowhere: missing port in address`},
-		{func(s *Serve) { s.DB = "" }, "db: a file path or :memory: is required"},
+		{func(s *Serve) { s.DB = "" }, "db: a file path, :memory: or a postgres:// URL is required"},
+		{func(s *Serve) { s.DBPoolMax = -1 }, "db-pool-max -1: must not be negative"},
+		{func(s *Serve) { s.NodeID = "a b" }, `node-id "a b": 1 to 64 letters, digits, '.', '_' or '-'`},
 		{func(s *Serve) { s.Region = "mars" }, `region "mars": not a region name such as us-east-1`},
 		{func(s *Serve) { s.Account = "12" }, `account "12": must be 12 digits`},
 		{func(s *Serve) { s.WaitTimeScale = -1 }, "wait-time-scale -1: must not be negative"},

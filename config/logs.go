@@ -38,7 +38,7 @@ func (s *Serve) ExecutionLogsDir() string {
 	if s.ExecutionLogs.Dir != "" {
 		return s.ExecutionLogs.Dir
 	}
-	if s.DB == ":memory:" {
+	if s.DB == ":memory:" || s.Postgres() {
 		return "stepwise.logs"
 	}
 	return s.DB + ".logs"

@@ -24,6 +24,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/pgtest"
 )
 
 // binary is the stepwise binary built once for the package.
@@ -42,7 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build stepwise:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Wrap(m).Run() // stops the PostgreSQL cluster if a test started one
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

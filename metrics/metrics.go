@@ -160,6 +160,13 @@ func (m *Metrics) Handler() http.Handler {
 // Registry is the metrics' registry (for tests and more collectors).
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
+// Node names the server in the metrics: stepwise_node_info{node_id} 1.
+func (m *Metrics) Node(id string) {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "stepwise_node_info", Help: "The server's node id among the servers of its database (always 1)."}, []string{"node_id"})
+	m.reg.MustRegister(g)
+	g.WithLabelValues(id).Set(1)
+}
+
 // BatchCommitted counts a transaction of steps.
 func (m *Metrics) BatchCommitted(steps []*store.Step, took time.Duration, err error) {
 	if err != nil {

@@ -528,3 +528,26 @@ func TestStepWriteConcurrent(t *testing.T) {
 	require.Len(t, evs, 2+workers*steps)
 	t.Logf("%d conflicts", conflicts.Load())
 }
+
+// One server at a time: a second Exclusive is refused until the first is
+// released (or its session ends).
+func TestExclusive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	a, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	defer b.Close()
+
+	release, err := a.Exclusive(ctx)
+	require.NoError(t, err)
+	_, err = b.Exclusive(ctx)
+	require.ErrorIs(t, err, ErrInUse)
+	release()
+	releaseB, err := b.Exclusive(ctx)
+	require.NoError(t, err, "free once released")
+	releaseB()
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"stepwise/config"
+	"stepwise/store"
+	"stepwise/store/pgstore"
+	"stepwise/store/sqlitestore"
+)
+
+// openStore opens the server's database: a SQLite file, or PostgreSQL for
+// a postgres:// URL. It returns the driver, where the data is (for the
+// start-up line, without a password), and what to do when the server
+// ends (after the driver's Close).
+func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where string, release func(), err error) {
+	if !cfg.Postgres() {
+		d, err := sqlitestore.Open(ctx, cfg.DB, sqlitestore.Options{})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("open store %s: %w", cfg.DB, err)
+		}
+		where = cfg.DB
+		if where != sqlitestore.Memory {
+			if abs, err := filepath.Abs(where); err == nil {
+				where = abs
+			}
+		}
+		return d, where, func() {}, nil
+	}
+	where = redactURL(cfg.DB)
+	d, err := pgstore.Open(ctx, cfg.DB, pgstore.Options{MaxConns: int32(cfg.DBPoolMax)})
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
+	}
+	unlock, err := d.Exclusive(ctx)
+	if err != nil {
+		d.Close()
+		if errors.Is(err, pgstore.ErrInUse) {
+			return nil, "", nil, fmt.Errorf("open store %s: %w: one server runs on a database at a time for now", where, err)
+		}
+		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
+	}
+	return d, where, unlock, nil
+}
+
+// redactURL is a database URL without its password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the PostgreSQL database"
+	}
+	return u.Redacted()
+}
+
+// nodeID is the server's name among the servers of its database: the
+// configured one, or the host name and a random suffix.
+func nodeID(cfg *config.Serve) string {
+	if cfg.NodeID != "" {
+		return cfg.NodeID
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "stepwise"
+	}
+	host = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, host)
+	suffix := make([]byte, 3)
+	rand.Read(suffix)
+	return fmt.Sprintf("%.56s-%s", host, hex.EncodeToString(suffix))
+}
