@@ -20,13 +20,15 @@ import (
 )
 
 // workDefinition runs an activity task in each branch of a Parallel and in
-// each iteration of a Map, then waits.
+// each iteration of a Map, then waits. A task handed out by a server that
+// died before its answer reached the worker is held by nobody: as on AWS,
+// its timeout and a retry get it done.
 const workDefinition = `{"StartAt": "Fan", "States": {
   "Fan": {"Type": "Parallel", "Next": "Each", "Branches": [
-    {"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "%[1]s", "End": true}}},
+    {"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "%[1]s", "TimeoutSeconds": 30, "Retry": [{"ErrorEquals": ["States.Timeout"], "MaxAttempts": 3}], "End": true}}},
     {"StartAt": "B", "States": {"B": {"Type": "Wait", "Seconds": 1, "End": true}}}]},
   "Each": {"Type": "Map", "ItemsPath": "$[1].items", "Next": "Rest", "ItemProcessor": {"StartAt": "C", "States": {
-    "C": {"Type": "Task", "Resource": "%[1]s", "End": true}}}},
+    "C": {"Type": "Task", "Resource": "%[1]s", "TimeoutSeconds": 30, "Retry": [{"ErrorEquals": ["States.Timeout"], "MaxAttempts": 3}], "End": true}}}},
   "Rest": {"Type": "Wait", "Seconds": 1, "End": true}}}`
 
 // TestPostgres serves from a real PostgreSQL database: executions with
@@ -88,6 +90,9 @@ func TestPostgres(t *testing.T) {
 	done.Go(func() {
 		for workCtx.Err() == nil {
 			task, err := client().GetActivityTask(workCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String("w")})
+			if err != nil {
+				time.Sleep(50 * time.Millisecond) // the server is restarting
+			}
 			if err != nil || task.TaskToken == nil {
 				continue
 			}
