@@ -10,12 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"stepwise/config"
 	"stepwise/store"
 	"stepwise/store/pgstore"
 	"stepwise/store/sqlitestore"
 )
+
+// exclusiveWait is how long a server waits for the database another
+// server holds.
+const exclusiveWait = 3 * time.Second
 
 // openStore opens the server's database: a SQLite file, or PostgreSQL for
 // a postgres:// URL. It returns the driver, where the data is (for the
@@ -40,7 +45,13 @@ func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where 
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
 	}
+	// A server that died a moment ago may hold the lock until the
+	// database notices its connection is gone.
 	unlock, err := d.Exclusive(ctx)
+	for deadline := time.Now().Add(exclusiveWait); errors.Is(err, pgstore.ErrInUse) && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		unlock, err = d.Exclusive(ctx)
+	}
 	if err != nil {
 		d.Close()
 		if errors.Is(err, pgstore.ErrInUse) {

@@ -40,6 +40,9 @@ func (d *Driver) Exclusive(ctx context.Context) (release func(), err error) {
 	return func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = raw.Close(ctx) // closing the session releases its lock
+		// Unlock first: a closed connection's session ends, and releases
+		// the lock, only a little later.
+		_, _ = raw.Exec(ctx, `SELECT pg_advisory_unlock($1)`, serverLockKey)
+		_ = raw.Close(ctx)
 	}, nil
 }
