@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"stepwise/asl"
@@ -95,7 +96,11 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	// More specific than the console's "GET /", so never shadowed by it.
 	mux.Handle("GET /health", healthHandler(eng))
 	mux.Handle("GET /healthz", livenessHandler())
-	mux.Handle("GET /readyz", readinessHandler(eng.Resumed(), eng.Health))
+	var ping func(context.Context) error
+	if p, ok := drv.(interface{ Ping(context.Context) error }); ok {
+		ping = cachedPing(p.Ping, time.Second)
+	}
+	mux.Handle("GET /readyz", readinessHandler(eng.Resumed(), eng.Health, ping))
 	if met != nil {
 		mux.Handle("GET /metrics", met.Handler())
 	}
@@ -197,10 +202,11 @@ func livenessHandler() http.Handler {
 }
 
 // readinessHandler answers GET /readyz: 200 once the engine has resumed
-// the executions that were running at start (resumed is closed) and while
-// the store takes its commits; 503 with the reason otherwise, so a load
-// balancer sends no traffic before the server can serve it.
-func readinessHandler(resumed <-chan struct{}, health func() engine.Health) http.Handler {
+// the executions that were running at start (resumed is closed), while
+// the store takes its commits and, for a database server (ping not nil),
+// while it answers; 503 with the reason otherwise, so a load balancer
+// sends no traffic before the server can serve it.
+func readinessHandler(resumed <-chan struct{}, health func() engine.Health, ping func(context.Context) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-resumed:
@@ -211,6 +217,12 @@ func readinessHandler(resumed <-chan struct{}, health func() engine.Health) http
 		if h := health(); !h.StoreOK {
 			writeProbe(w, http.StatusServiceUnavailable, probeJSON{Status: "not ready", Reason: "the store does not take writes: " + h.Error, Since: &h.Since})
 			return
+		}
+		if ping != nil {
+			if err := ping(r.Context()); err != nil {
+				writeProbe(w, http.StatusServiceUnavailable, probeJSON{Status: "not ready", Reason: "the database does not answer: " + err.Error()})
+				return
+			}
 		}
 		writeProbe(w, http.StatusOK, probeJSON{Status: "ready"})
 	})
@@ -228,4 +240,24 @@ func writeProbe(w http.ResponseWriter, status int, body probeJSON) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
+}
+
+// cachedPing asks ping at most once per interval (2 s at most each
+// time), so that probes do not load the database; callers in between get
+// the last answer.
+func cachedPing(ping func(context.Context) error, interval time.Duration) func(context.Context) error {
+	var mu sync.Mutex
+	var last time.Time
+	var lastErr error
+	return func(ctx context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < interval {
+			return lastErr
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		lastErr, last = ping(ctx), time.Now()
+		return lastErr
+	}
 }

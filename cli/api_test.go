@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -50,12 +51,13 @@ func TestReadiness(t *testing.T) {
 	type bundle struct {
 		resumed chan struct{}
 		health  engine.Health
+		pingErr error
 		handler http.Handler
 	}
 	setupReadiness := func(t *testing.T) *bundle {
 		t.Helper()
 		b := &bundle{resumed: make(chan struct{}), health: engine.Health{StoreOK: true}}
-		b.handler = readinessHandler(b.resumed, func() engine.Health { return b.health })
+		b.handler = readinessHandler(b.resumed, func() engine.Health { return b.health }, func(context.Context) error { return b.pingErr })
 		return b
 	}
 
@@ -93,6 +95,39 @@ func TestReadiness(t *testing.T) {
 			"since":  "2026-03-04T05:06:07Z",
 		}, body)
 	})
+
+	t.Run("DatabaseDown", func(t *testing.T) {
+		t.Parallel()
+		b := setupReadiness(t)
+
+		close(b.resumed)
+		b.pingErr = errors.New("store unavailable: dial tcp 127.0.0.1:5432: connection refused")
+		code, body := probe(t, b.handler, http.MethodGet, "/readyz")
+		require.Equal(t, http.StatusServiceUnavailable, code)
+		require.Equal(t, map[string]any{"status": "not ready",
+			"reason": "the database does not answer: store unavailable: dial tcp 127.0.0.1:5432: connection refused"}, body)
+		b.pingErr = nil
+		code, _ = probe(t, b.handler, http.MethodGet, "/readyz")
+		require.Equal(t, http.StatusOK, code)
+	})
+}
+
+// The database is asked at most once an interval; in between, the last
+// answer stands.
+func TestCachedPing(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	answer := errors.New("down")
+	ping := cachedPing(func(context.Context) error { calls++; return answer }, time.Hour)
+	require.Equal(t, answer, ping(context.Background()))
+	answer = nil
+	require.Error(t, ping(context.Background()), "the cached answer")
+	require.Equal(t, 1, calls)
+
+	ping = cachedPing(func(context.Context) error { calls++; return answer }, 0)
+	require.NoError(t, ping(context.Background()))
+	require.NoError(t, ping(context.Background()))
+	require.Equal(t, 3, calls)
 }
 
 // TestProbeRoutes checks the probes through the server's real handler, on

@@ -50,7 +50,12 @@ func TestPostgres(t *testing.T) {
 	require.Contains(t, string(out), "another stepwise server is using this database")
 	require.NotContains(t, string(out), "password")
 
-	resp, err := http.Get(s.url() + "/metrics")
+	resp, err := http.Get(s.url() + "/readyz") // asks the database too
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	resp, err = http.Get(s.url() + "/metrics")
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

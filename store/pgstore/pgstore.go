@@ -202,6 +202,11 @@ func (d *Driver) migrate(ctx context.Context) error {
 // Hijack). It closes with the driver.
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
+// Ping checks that the database answers.
+func (d *Driver) Ping(ctx context.Context) error {
+	return interpretError("ping", d.pool.Ping(ctx))
+}
+
 // Executor returns an executor that runs each call on its own.
 func (d *Driver) Executor() store.Executor { return d.exec }
 
