@@ -35,6 +35,9 @@ var (
 	ErrAlreadyExists = errors.New("already exists")
 	ErrConflict      = errors.New("version conflict")
 	ErrUnavailable   = errors.New("store unavailable")
+	// ErrFenced: the node's lease ran out or was taken over, or an
+	// execution it wrote to is no longer its own.
+	ErrFenced = errors.New("fenced: not the owner")
 )
 
 // Driver opens executors on one database.
@@ -60,6 +63,7 @@ type Executor interface {
 	ActivityStore
 	StepStore
 	OutboxStore
+	NodeStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -317,6 +321,10 @@ type Step struct {
 	AddTimers    []*Timer
 	DeleteTasks  []string
 	AddTasks     []*Task
+	// Fence, when set, says the node whose step it is: the step's
+	// execution must be that node's (an inserted one becomes it), or the
+	// whole StepWrite fails with ErrFenced.
+	Fence *Fence
 	// Outbox are notices of the step's status change, delivered after the
 	// step is committed (so a crash neither loses nor invents one).
 	// StepWrite sets their IDs (OutboxEvent.ID).
@@ -331,6 +339,38 @@ type StepStore interface {
 	// same errors, but in a few statements for the whole batch. Inside a
 	// transaction, one that failed must be rolled back.
 	StepWrite(ctx context.Context, steps []*Step) error
+}
+
+// Fence is a node's lease on the executions it owns: the node's id and
+// the epoch it registered with. It is a fencing token: once another node
+// claimed an execution, or the node registered again, writes under the old
+// fence are refused.
+type Fence struct {
+	Node  string
+	Epoch int64
+}
+
+// NodeStore keeps the leases of the servers that share a database, and
+// which of them owns each running execution. Lease times are the store's
+// clock (the database server's, where there is one), so nodes need not
+// agree on the time.
+type NodeStore interface {
+	// NodeRegister gives node a lease of ttl with a new epoch, higher
+	// than any it had: the executions it owned under an earlier epoch
+	// are no longer its own (it may claim them again).
+	NodeRegister(ctx context.Context, node string, ttl time.Duration) (Fence, error)
+	// NodeRenew extends f's lease to ttl from now; ErrFenced when the
+	// lease ran out or the node registered again since.
+	NodeRenew(ctx context.Context, f Fence, ttl time.Duration) error
+	// NodeRelease ends f's lease and leaves the executions f owned with
+	// no owner, for others to claim at once.
+	NodeRelease(ctx context.Context, f Fence) error
+	// ExecutionClaim makes up to limit running executions whose owner is
+	// gone (none, a node whose lease ran out or that registered again, or
+	// one unknown) f's own, and returns their ARNs. Each claimed
+	// execution's version moves on, so a step its former owner prepared
+	// is refused. ErrFenced when f's lease is not live.
+	ExecutionClaim(ctx context.Context, f Fence, limit int) ([]string, error)
 }
 
 // OutboxEvent is a notice written with the step it tells of, for

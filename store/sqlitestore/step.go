@@ -101,8 +101,14 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 }
 
 func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
+	if err := checkFences(ctx, q, steps); err != nil {
+		return err
+	}
 	ids, err := writeExecutions(ctx, q, steps)
 	if err != nil {
+		return err
+	}
+	if err := ownInserted(ctx, q, steps); err != nil {
 		return err
 	}
 	var nEvents, nInputs, nAddTimers, nDelTimers, nAddTasks, nDelTasks int

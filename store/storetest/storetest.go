@@ -76,6 +76,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseSteps(ctx, t, setup)
 			exerciseOutbox(ctx, t, setup)
 			exerciseRetention(ctx, t, setup)
+			exerciseNodes(ctx, t, setup)
 		})
 	}
 
