@@ -97,6 +97,7 @@ const (
 	resultLookup                    // executionArnsSQL's rows
 	resultOutbox                    // the outbox row's id
 	resultOpening                   // BEGIN or SAVEPOINT
+	resultFence                     // stepFenceSQL's rows
 )
 
 // stepBatch is the batch of one StepWrite and how to read its answers.
@@ -107,6 +108,7 @@ type stepBatch struct {
 	results []stepResult
 	updates []*store.ExecutionUpdateParams // of the resultUpdate statements, in order
 	lookups []string                       // ARNs of the steps that leave their row as it was
+	fences  map[string]store.Fence         // of the fenced steps that do not insert, by ARN
 	opened  bool                           // the BEGIN or SAVEPOINT succeeded
 }
 
@@ -129,6 +131,27 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		w.results = append(w.results, resultOpening)
 	} else {
 		w.queue("savepoint", resultOpening, stepSavepointSQL)
+	}
+
+	// Fenced steps first: their executions' owners, read and held
+	// against claims, must be their fences' before anything is written.
+	var fencedArns, ownArns, ownNodes []string
+	var ownEpochs []int64
+	for _, s := range steps {
+		switch {
+		case s.Fence == nil:
+		case s.Insert != nil:
+			ownArns, ownNodes, ownEpochs = append(ownArns, s.Insert.Arn), append(ownNodes, s.Fence.Node), append(ownEpochs, s.Fence.Epoch)
+		default:
+			if w.fences == nil {
+				w.fences = map[string]store.Fence{}
+			}
+			w.fences[stepArn(s)] = *s.Fence
+			fencedArns = append(fencedArns, stepArn(s))
+		}
+	}
+	if len(fencedArns) > 0 {
+		w.queue("check owners", resultFence, stepFenceSQL, fencedArns)
 	}
 
 	seen := make(map[string]bool, len(steps))
@@ -175,6 +198,9 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		for _, t := range s.AddTasks {
 			tasks.add(t)
 		}
+	}
+	if len(ownArns) > 0 {
+		w.queue("own executions", resultExec, stepOwnSQL, ownArns, ownNodes, ownEpochs)
 	}
 	if len(w.lookups) > 0 {
 		w.queue("look up executions", resultLookup, executionArnsSQL, w.lookups)
@@ -247,6 +273,8 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 			}
 		case resultLookup:
 			err = w.readLookup(br)
+		case resultFence:
+			err = w.readFences(br)
 		case resultOutbox:
 			err = br.QueryRow().Scan(&outboxID)
 		}
@@ -256,6 +284,29 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 	}
 	setOutboxIDs(w.steps, outboxID)
 	return nil
+}
+
+// readFences fails with store.ErrFenced when an execution of a fenced
+// step is not its fence's (one that does not exist is left to the step's
+// own write to report).
+func (w *stepBatch) readFences(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var arn string
+		var owner *string
+		var epoch *int64
+		if err := rows.Scan(&arn, &owner, &epoch); err != nil {
+			return err
+		}
+		if f := w.fences[arn]; owner == nil || epoch == nil || *owner != f.Node || *epoch != f.Epoch {
+			return fmt.Errorf("execution %s: %w", arn, fenced(f))
+		}
+	}
+	return rows.Err()
 }
 
 // readLookup fails with pgx.ErrNoRows when an ARN of w.lookups has no
