@@ -211,11 +211,15 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		log = log.With("node", node)
 	}
-	drv, where, release, err := openStore(ctx, &c.cfg)
+	drv, where, dbLock, err := openStore(ctx, &c.cfg)
 	if err != nil {
 		return err
 	}
-	defer release()
+	var lockLost <-chan struct{}
+	if dbLock != nil {
+		defer dbLock.Release()
+		lockLost = dbLock.Lost()
+	}
 	defer drv.Close()
 	// The key of task tokens lives with the data, so tokens handed out
 	// before a restart still work after it.
@@ -399,6 +403,14 @@ loop:
 			break loop
 		case <-hup:
 			c.reload(cert, api.gate, log)
+		case <-lockLost:
+			// Another server may take the database now: stop at once.
+			log.Error("serve: the database lock was lost (the database restarted, or the connection was cut); stopping")
+			eng.Halt()
+			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(shutdown)
+			return errors.New("serve: lost the database lock")
 		}
 	}
 	// Evaluations in flight are abandoned (their steps are not committed,

@@ -24,9 +24,9 @@ const exclusiveWait = 3 * time.Second
 
 // openStore opens the server's database: a SQLite file, or PostgreSQL for
 // a postgres:// URL. It returns the driver, where the data is (for the
-// start-up line, without a password), and what to do when the server
-// ends (after the driver's Close).
-func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where string, release func(), err error) {
+// start-up line, without a password), and for PostgreSQL the lock that
+// keeps other servers off the database.
+func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where string, lock *pgstore.Lock, err error) {
 	if !cfg.Postgres() {
 		d, err := sqlitestore.Open(ctx, cfg.DB, sqlitestore.Options{})
 		if err != nil {
@@ -38,7 +38,7 @@ func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where 
 				where = abs
 			}
 		}
-		return d, where, func() {}, nil
+		return d, where, nil, nil
 	}
 	where = redactURL(cfg.DB)
 	d, err := pgstore.Open(ctx, cfg.DB, pgstore.Options{MaxConns: int32(cfg.DBPoolMax)})
@@ -47,10 +47,10 @@ func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where 
 	}
 	// A server that died a moment ago may hold the lock until the
 	// database notices its connection is gone.
-	unlock, err := d.Exclusive(ctx)
+	lock, err = d.Exclusive(ctx)
 	for deadline := time.Now().Add(exclusiveWait); errors.Is(err, pgstore.ErrInUse) && time.Now().Before(deadline); {
 		time.Sleep(200 * time.Millisecond)
-		unlock, err = d.Exclusive(ctx)
+		lock, err = d.Exclusive(ctx)
 	}
 	if err != nil {
 		d.Close()
@@ -59,7 +59,7 @@ func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where 
 		}
 		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
 	}
-	return d, where, unlock, nil
+	return d, where, lock, nil
 }
 
 // redactURL is a database URL without its password.

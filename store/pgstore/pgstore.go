@@ -38,9 +38,12 @@
 // after a failed write inside Begin's transaction, roll it back. Writes
 // of several statements through Executor() run in a transaction of
 // their own, and inside Begin's transaction in a savepoint, so they are
-// all or none either way (and a failed one leaves the transaction
-// usable). StepWrite sends its statements in one batch, one round trip,
-// with the BEGIN or the savepoint in it.
+// all or none either way (and one the database refused leaves the
+// transaction usable). StepWrite sends its statements in one batch, one
+// round trip, with the BEGIN or the savepoint in it; the failures it
+// finds only in the answers (a version conflict, a fence, an execution
+// that is not there) come after the savepoint was released, and leave
+// Begin's transaction aborted: roll it back, as the store asks.
 //
 // # Outbox
 //
@@ -155,6 +158,17 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 	if cfg.MinConns > cfg.MaxConns {
 		return nil, fmt.Errorf("PostgreSQL pool: MinConns %d is above MaxConns %d", cfg.MinConns, cfg.MaxConns)
 	}
+	// The driver's statements are written for READ COMMITTED, whatever
+	// the database's default; a transaction left open by a paused or cut
+	// off client (holding row locks, or the outbox's) ends on its own.
+	for name, value := range map[string]string{
+		"default_transaction_isolation":       "read committed",
+		"idle_in_transaction_session_timeout": "30s",
+	} {
+		if _, set := cfg.ConnConfig.RuntimeParams[name]; !set {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
+	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -259,6 +273,8 @@ func interpretError(op string, err error) error {
 			return fmt.Errorf("%s: %w: %w", op, store.ErrAlreadyExists, err)
 		case code == "23503": // foreign_key_violation: the execution is not there
 			return fmt.Errorf("%s: %w: %w", op, store.ErrNotFound, err)
+		case code == "22021": // character_not_in_repertoire: a NUL in text
+			return fmt.Errorf("%s: PostgreSQL text cannot hold a NUL character (U+0000): %w", op, err)
 		case code == "40001", code == "40P01": // serialization_failure, deadlock_detected
 			return fmt.Errorf("%s: %w: %w", op, store.ErrConflict, err)
 		case strings.HasPrefix(code, "08"), // connection_exception
@@ -273,7 +289,9 @@ func interpretError(op string, err error) error {
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
 	if errors.As(err, &connectErr) || errors.As(err, &netErr) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "closed pool") {
 		return fmt.Errorf("%s: %w: %w", op, store.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -290,6 +291,8 @@ func TestErrors(t *testing.T) {
 		_, err = tx.ExecutionGet(ctx, x.Arn)
 		require.ErrorIs(t, err, store.ErrUnavailable)
 		t.Logf("read on a terminated connection: %v", err)
+		_, err = tx.ExecutionGet(ctx, x.Arn)
+		require.ErrorIs(t, err, store.ErrUnavailable, "and on the closed connection after it")
 		_ = tx.Rollback(ctx)
 
 		// The pool replaces the connection.
@@ -542,12 +545,55 @@ func TestExclusive(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 
-	release, err := a.Exclusive(ctx)
+	lock, err := a.Exclusive(ctx)
 	require.NoError(t, err)
 	_, err = b.Exclusive(ctx)
 	require.ErrorIs(t, err, ErrInUse)
-	release()
-	releaseB, err := b.Exclusive(ctx)
+	lock.Release()
+	lock.Release() // twice is fine
+	lockB, err := b.Exclusive(ctx)
 	require.NoError(t, err, "free once released")
-	releaseB()
+
+	// The session holding the lock is killed: the holder is told, and
+	// another server may take the database.
+	var pid int
+	require.NoError(t, lockB.conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
+	_, err = a.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid)
+	require.NoError(t, err)
+	select {
+	case <-lockB.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lost lock was not noticed")
+	}
+	lockA, err := a.Exclusive(ctx)
+	require.NoError(t, err)
+	lockA.Release()
+	lockB.Release()
+}
+
+// Sessions run READ COMMITTED and end a transaction left idle, whatever
+// the database's defaults; a NUL in text is named as the reason a write
+// fails.
+func TestSessionSettings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	first, err := Open(ctx, url, Options{})
+	require.NoError(t, err)
+	_, err = first.pool.Exec(ctx, `ALTER DATABASE `+pgx.Identifier{first.pool.Config().ConnConfig.Database}.Sanitize()+` SET default_transaction_isolation = 'serializable'`)
+	require.NoError(t, err)
+	first.Close()
+	d, err := Open(ctx, url, Options{}) // sessions begun after the change
+	require.NoError(t, err)
+	defer d.Close()
+	var iso, idle string
+	require.NoError(t, d.pool.QueryRow(ctx, `SELECT current_setting('transaction_isolation'), current_setting('idle_in_transaction_session_timeout')`).Scan(&iso, &idle))
+	require.Equal(t, "read committed", iso)
+	require.Equal(t, "30s", idle)
+
+	_, err = d.Executor().MetaGetOrPut(ctx, "key\x00", []byte("v"))
+	if err == nil {
+		_, err = d.pool.Exec(ctx, `SELECT $1::text`, "a\x00b")
+	}
+	require.ErrorContains(t, interpretError("write", err), "cannot hold a NUL character")
 }

@@ -53,9 +53,11 @@ FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS i (arn, seq,
 
 // StepWrite writes the steps of distinct executions, all or none, in one
 // round trip: in a transaction of its own (begun in the same batch, and
-// committed after), or in a savepoint of the executor's transaction,
-// which stays usable when it fails (the engine rolls it back all the
-// same, as the store asks).
+// committed after), or in a savepoint of the executor's transaction.
+// A statement the database refused is undone to the savepoint, and the
+// transaction stays usable; a failure found in the answers (a conflict,
+// a fence, a missing execution) leaves it aborted. The engine rolls back
+// after any failed write, as the store asks.
 func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 	if len(steps) == 0 {
 		return nil
