@@ -22,6 +22,7 @@ var ErrInUse = errors.New("another stepwise server is using this database")
 // Lock is the database held by one server (Exclusive).
 type Lock struct {
 	conn     *pgx.Conn
+	pid      uint32 // the session's backend
 	lost     chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
@@ -61,6 +62,7 @@ func (d *Driver) Exclusive(ctx context.Context) (*Lock, error) {
 		l.close()
 		return nil, interpretError("lock the database", err)
 	}
+	l.pid = l.conn.PgConn().PID()
 	go l.watch()
 	return l, nil
 }

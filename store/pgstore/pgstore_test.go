@@ -556,9 +556,7 @@ func TestExclusive(t *testing.T) {
 
 	// The session holding the lock is killed: the holder is told, and
 	// another server may take the database.
-	var pid int
-	require.NoError(t, lockB.conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
-	_, err = a.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid)
+	_, err = a.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int64(lockB.pid))
 	require.NoError(t, err)
 	select {
 	case <-lockB.Lost():
