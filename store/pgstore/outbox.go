@@ -2,14 +2,12 @@ package pgstore
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/outboxrow"
 )
 
 const (
@@ -24,72 +22,6 @@ const (
 	outboxCursorSetSQL = `INSERT INTO stepwise_outbox_cursor (destination, last_id) VALUES ($1, $2)
 ON CONFLICT (destination) DO UPDATE SET last_id = excluded.last_id`
 )
-
-// outboxRow is the packed row of a StepWrite's notices (migration 007 says
-// how it is packed): one row a transaction costs the outbox one insert
-// and one delete however many notices it holds.
-type outboxRow struct {
-	notices   int
-	createdAt time.Time // the first notice's
-	body      []byte
-}
-
-// packOutbox packs the steps' notices in the steps' order; ok is false
-// when they have none.
-func packOutbox(steps []*store.Step) (row outboxRow, ok bool) {
-	size := 0
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			row.notices++
-			size += len(ev.Body) + 2*binary.MaxVarintLen64
-		}
-	}
-	if row.notices == 0 {
-		return row, false
-	}
-	row.body = make([]byte, 0, size)
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			if row.createdAt.IsZero() {
-				row.createdAt = ev.CreatedAt
-			}
-			row.body = binary.AppendVarint(row.body, ev.CreatedAt.UnixMilli())
-			row.body = binary.AppendUvarint(row.body, uint64(len(ev.Body)))
-			row.body = append(row.body, ev.Body...)
-		}
-	}
-	return row, true
-}
-
-// setOutboxIDs gives the steps' notices the ID of their row.
-func setOutboxIDs(steps []*store.Step, id int64) {
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			ev.ID = id
-		}
-	}
-}
-
-// unpackOutbox reads the notices of a row.
-func unpackOutbox(id int64, createdAt int64, notices int, body []byte, out []*store.OutboxEvent) ([]*store.OutboxEvent, error) {
-	if notices == 0 {
-		return append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(createdAt), Body: body}), nil
-	}
-	for range notices {
-		at, n := binary.Varint(body)
-		if n <= 0 {
-			return out, fmt.Errorf("outbox row %d is damaged", id)
-		}
-		body = body[n:]
-		l, n := binary.Uvarint(body)
-		if n <= 0 || l > uint64(len(body)-n) {
-			return out, fmt.Errorf("outbox row %d is damaged", id)
-		}
-		out = append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(at), Body: body[n : n+int(l) : n+int(l)]})
-		body = body[n+int(l):]
-	}
-	return out, nil
-}
 
 // OutboxList returns the notices after afterID in ID order, whole IDs,
 // until it has at least limit of them or there are no more.
@@ -106,7 +38,7 @@ func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]
 		if err := rows.Scan(&id, &at, &notices, &body); err != nil {
 			return nil, interpretError("list outbox", err)
 		}
-		if out, err = unpackOutbox(id, at, int(notices), body, out); err != nil {
+		if out, err = outboxrow.Unpack(id, at, int(notices), body, out); err != nil {
 			return nil, err
 		}
 	}

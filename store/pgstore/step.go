@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/outboxrow"
 )
 
 // The statements of StepWrite, sent in one batch (one round trip).
@@ -225,9 +226,9 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	if len(tasks.ids) > 0 {
 		w.queue("insert tasks", resultExec, taskInsertSQL, tasks.args()...)
 	}
-	if row, ok := packOutbox(steps); ok {
+	if row, ok := outboxrow.Pack(steps); ok {
 		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)
-		w.queue("write outbox", resultOutbox, outboxInsertSQL, millis(row.createdAt), int64(row.notices), row.body)
+		w.queue("write outbox", resultOutbox, outboxInsertSQL, millis(row.CreatedAt), int64(row.Notices), row.Body)
 	}
 	if !begin {
 		w.queue("release savepoint", resultExec, stepReleaseSQL)
@@ -284,7 +285,7 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 			return fmt.Errorf("%s: %w", op, err)
 		}
 	}
-	setOutboxIDs(w.steps, outboxID)
+	outboxrow.SetIDs(w.steps, outboxID)
 	return nil
 }
 

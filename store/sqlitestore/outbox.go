@@ -3,12 +3,11 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
 
 	"stepwise/store"
+	"stepwise/store/internal/outboxrow"
 )
 
 const (
@@ -21,33 +20,15 @@ ON CONFLICT (destination) DO UPDATE SET last_id = excluded.last_id`
 )
 
 // writeOutbox writes the steps' notices, in the steps' order, as one row
-// (migration 007 says how it is packed), and gives them its ID: one row
-// a transaction costs the outbox one insert and one delete however many
-// notices it holds.
+// (outboxrow's layout), and gives them its ID: one row a transaction
+// costs the outbox one insert and one delete however many notices it
+// holds.
 func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
-	n, size := 0, 0
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			n++
-			size += len(ev.Body) + 2*binary.MaxVarintLen64
-		}
-	}
-	if n == 0 {
+	row, ok := outboxrow.Pack(steps)
+	if !ok {
 		return nil
 	}
-	body := make([]byte, 0, size)
-	var first time.Time
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			if first.IsZero() {
-				first = ev.CreatedAt
-			}
-			body = binary.AppendVarint(body, ev.CreatedAt.UnixMilli())
-			body = binary.AppendUvarint(body, uint64(len(ev.Body)))
-			body = append(body, ev.Body...)
-		}
-	}
-	res, err := q.ExecContext(ctx, outboxInsertSQL, millis(first), n, body)
+	res, err := q.ExecContext(ctx, outboxInsertSQL, millis(row.CreatedAt), row.Notices, row.Body)
 	if err != nil {
 		return fmt.Errorf("write outbox: %w", err)
 	}
@@ -55,33 +36,8 @@ func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range steps {
-		for _, ev := range s.Outbox {
-			ev.ID = id
-		}
-	}
+	outboxrow.SetIDs(steps, id)
 	return nil
-}
-
-// unpackOutbox reads the notices of a row.
-func unpackOutbox(id int64, createdAt int64, notices int, body []byte, out []*store.OutboxEvent) ([]*store.OutboxEvent, error) {
-	if notices == 0 {
-		return append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(createdAt), Body: body}), nil
-	}
-	for range notices {
-		at, n := binary.Varint(body)
-		if n <= 0 {
-			return out, fmt.Errorf("outbox row %d is damaged", id)
-		}
-		body = body[n:]
-		l, n := binary.Uvarint(body)
-		if n <= 0 || l > uint64(len(body)-n) {
-			return out, fmt.Errorf("outbox row %d is damaged", id)
-		}
-		out = append(out, &store.OutboxEvent{ID: id, CreatedAt: fromMillis(at), Body: body[n : n+int(l) : n+int(l)]})
-		body = body[n+int(l):]
-	}
-	return out, nil
 }
 
 // OutboxList returns the notices after afterID in ID order, whole IDs,
@@ -100,7 +56,7 @@ func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]
 		if err := rows.Scan(&id, &at, &notices, &body); err != nil {
 			return nil, interpretError("list outbox", err)
 		}
-		if out, err = unpackOutbox(id, at, notices, body, out); err != nil {
+		if out, err = outboxrow.Unpack(id, at, notices, body, out); err != nil {
 			return nil, err
 		}
 	}
