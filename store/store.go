@@ -393,8 +393,8 @@ type OutboxStore interface {
 	// (and in their steps' order within an ID), all the notices of an ID
 	// or none, until it has at least limit notices or there are no more.
 	OutboxList(ctx context.Context, afterID int64, limit int) ([]*OutboxEvent, error)
-	// OutboxDelete removes the notices of up to limit of the IDs up to
-	// throughID, oldest first, and says how many IDs it removed.
+	// OutboxDelete removes the notices of up to limit (> 0) of the IDs up
+	// to throughID, oldest first, and says how many IDs it removed.
 	OutboxDelete(ctx context.Context, throughID int64, limit int) (int, error)
 	// OutboxCursor returns a destination's cursor: 0 when it has none.
 	OutboxCursor(ctx context.Context, destination string) (int64, error)

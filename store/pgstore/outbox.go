@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -47,8 +48,11 @@ func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]
 }
 
 // OutboxDelete removes up to limit notices with IDs up to throughID.
-func (e *Executor) OutboxDelete(ctx context.Context, throughID int64, limit int) (int, error) {
-	tag, err := e.q().Exec(ctx, outboxDeleteSQL, throughID, int64(limit))
+func (e *Executor) OutboxDelete(ctx context.Context, throughID int64, n int) (int, error) {
+	if n <= 0 {
+		return 0, fmt.Errorf("delete outbox: limit %d: must be positive", n)
+	}
+	tag, err := e.q().Exec(ctx, outboxDeleteSQL, throughID, int64(n))
 	if err != nil {
 		return 0, interpretError("delete outbox", err)
 	}

@@ -65,6 +65,9 @@ func (e *Executor) OutboxList(ctx context.Context, afterID int64, limit int) ([]
 
 // OutboxDelete removes up to limit notices with IDs up to throughID.
 func (e *Executor) OutboxDelete(ctx context.Context, throughID int64, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, fmt.Errorf("delete outbox: limit %d: must be positive", limit)
+	}
 	res, err := e.writer().ExecContext(ctx, outboxDeleteSQL, throughID, limit)
 	if err != nil {
 		return 0, interpretError("delete outbox", err)

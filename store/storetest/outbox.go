@@ -109,6 +109,10 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			require.NoError(t, err)
 			require.Equal(t, evs[0].ID, c)
 
+			if !b.inTx { // a failed call would end the transaction's use
+				_, err := b.exec.OutboxDelete(ctx, evs[3].ID, 0)
+				require.Error(t, err, "a limit must be positive")
+			}
 			n, err := b.exec.OutboxDelete(ctx, evs[3].ID, 2)
 			require.NoError(t, err)
 			require.Equal(t, 2, n, "at most limit")
