@@ -248,6 +248,9 @@ func (c *cluster) setUp() error {
 		if log, rerr := os.ReadFile(filepath.Join(c.dir, "log")); rerr == nil {
 			err = fmt.Errorf("%w\n%s", err, log)
 		}
+		// A server still starting when pg_ctl gave up holds the data
+		// directory (and another port): stop it before the next try.
+		_ = c.run("pg_ctl", "-D", c.dataDir(), "-m", "immediate", "-w", "stop")
 	}
 	if err != nil {
 		return err
