@@ -125,6 +125,7 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
 	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store), or a postgres:// URL (PG* environment variables fill in what it leaves out)")
 	f.IntVar(&c.cfg.DBPoolMax, "db-pool-max", 0, "most connections to a PostgreSQL database (0: the URL's pool_max_conns, else the larger of 4 and the CPUs)")
+	f.BoolVar(&c.cfg.Standby, "standby", false, "on a postgres:// database another server holds, wait and take over when it stops or dies (instead of failing)")
 	f.StringVar(&c.cfg.NodeID, "node-id", "", "this server's name in logs and metrics (default: the host name and a random suffix)")
 	f.StringVar(&c.cfg.Region, "region", c.cfg.Region, "region in the ARNs the server hands out")
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
@@ -211,7 +212,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		log = log.With("node", node)
 	}
-	drv, where, dbLock, err := openStore(ctx, &c.cfg)
+	drv, where, dbLock, err := openStore(ctx, &c.cfg, log)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,10 @@ type Serve struct {
 	// DBPoolMax caps the connections to a PostgreSQL database; 0 leaves
 	// it to the URL (pool_max_conns) or the driver.
 	DBPoolMax int
+	// Standby makes a server on a PostgreSQL database that another
+	// server holds wait until it is free, then take over, instead of
+	// failing.
+	Standby bool
 	// NodeID names this server among the servers of a database, in its
 	// logs and metrics; empty makes one up from the host name.
 	NodeID string
@@ -230,6 +234,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.DBPoolMax < 0 {
 		return fmt.Errorf("db-pool-max %d: must not be negative", s.DBPoolMax)
+	}
+	if s.Standby && !s.Postgres() {
+		return errors.New("standby: needs a postgres:// db that servers share")
 	}
 	if s.NodeID != "" && !nodeIDRE.MatchString(s.NodeID) {
 		return fmt.Errorf("node-id %q: 1 to 64 letters, digits, '.', '_' or '-'", s.NodeID)

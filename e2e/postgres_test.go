@@ -151,3 +151,49 @@ func TestPostgres(t *testing.T) {
 	require.True(t, strings.Contains(s.stderr.String(), "node=pg-one"), "the node is in the server's log")
 	s.stop(t)
 }
+
+// TestPostgresStandby: a server started with --standby on a database
+// another server holds waits, and when that server is killed takes over:
+// it resumes the running executions, which end as if nothing happened.
+func TestPostgresStandby(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	args := []string{"--wait-time-scale", "0.3"}
+	a := startServer(t, db, args...)
+	c := a.client(t)
+	ctx := context.Background()
+	_, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("loop"), Definition: aws.String(loopDefinition), RoleArn: aws.String(roleArn)})
+	require.NoError(t, err)
+	const n = 20
+	for i := range n {
+		_, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(smArn("loop")),
+			Name: aws.String(fmt.Sprintf("l%d", i)), Input: aws.String(fmt.Sprintf(`{"id": %d}`, i))})
+		require.NoError(t, err)
+	}
+
+	standby := make(chan *server, 1)
+	go func() { standby <- startServer(t, db, append(args, "--standby")...) }()
+	select {
+	case <-standby:
+		t.Fatal("the standby served while the database was held")
+	case <-time.After(1500 * time.Millisecond):
+	}
+	killed := time.Now()
+	a.kill()
+	var b *server
+	select {
+	case b = <-standby:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the standby did not take over")
+	}
+	t.Logf("the standby served %v after the kill", time.Since(killed).Round(time.Millisecond))
+	require.Contains(t, b.stderr.String(), "standing by")
+	c = b.client(t)
+	for i := range n {
+		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:loop:l%d", i)
+		out := waitDone(t, c, arn)
+		require.Equal(t, types.ExecutionStatusSucceeded, out.Status, arn)
+		checkHistory(t, c, arn)
+	}
+	b.stop(t)
+}
