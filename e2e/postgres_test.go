@@ -188,6 +188,19 @@ func TestPostgresStandby(t *testing.T) {
 	}
 	t.Logf("the standby served %v after the kill", time.Since(killed).Round(time.Millisecond))
 	require.Contains(t, b.stderr.String(), "standing by")
+
+	// A rolling restart: a new standby, then the serving server stopped
+	// gracefully; the standby takes over at once.
+	go func() { standby <- startServer(t, db, append(args, "--standby")...) }()
+	time.Sleep(time.Second)
+	stopped := time.Now()
+	b.stop(t)
+	select {
+	case b = <-standby:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the standby did not take over from a graceful stop")
+	}
+	t.Logf("the standby served %v after the graceful stop", time.Since(stopped).Round(time.Millisecond))
 	c = b.client(t)
 	for i := range n {
 		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:loop:l%d", i)
