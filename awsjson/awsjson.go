@@ -161,21 +161,6 @@ func operations(svc *service.Service) map[string]operation {
 	}
 }
 
-// knownOperations are the operations of the Step Functions API (all 37);
-// those without an entry in operations are not supported yet.
-var knownOperations = []string{
-	"CreateActivity", "CreateStateMachine", "CreateStateMachineAlias", "DeleteActivity",
-	"DeleteStateMachine", "DeleteStateMachineAlias", "DeleteStateMachineVersion", "DescribeActivity",
-	"DescribeExecution", "DescribeMapRun", "DescribeStateMachine", "DescribeStateMachineAlias",
-	"DescribeStateMachineForExecution", "GetActivityTask", "GetExecutionHistory", "ListActivities",
-	"ListExecutions", "ListMapRuns", "ListStateMachineAliases", "ListStateMachineVersions",
-	"ListStateMachines", "ListTagsForResource", "PublishStateMachineVersion", "RedriveExecution",
-	"SendTaskFailure", "SendTaskHeartbeat", "SendTaskSuccess", "StartExecution",
-	"StartSyncExecution", "StopExecution", "TagResource", "TestState",
-	"UntagResource", "UpdateMapRun", "UpdateStateMachine", "UpdateStateMachineAlias",
-	"ValidateStateMachineDefinition",
-}
-
 // longPolls are the operations that wait for something to hand out: their
 // context also looks at the client's connection (see ConnContext).
 var longPolls = map[string]bool{"GetActivityTask": true}
@@ -272,10 +257,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	run := h.ops[name]
 	if run == nil {
-		for _, k := range knownOperations {
-			if k == name {
-				return stepwisetype.NewAPIError(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", name)
-			}
+		if stepwisetype.IsOperation(name) {
+			return stepwisetype.NewAPIError(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", name)
 		}
 		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stepwise/notify"
+	"stepwise/stepwisetype"
 )
 
 // APIThrottled counts a request a quota refused.
@@ -44,7 +45,7 @@ func (m *Metrics) API(next http.Handler) http.Handler {
 		if _, after, ok := strings.Cut(op, "."); ok {
 			op = after
 		}
-		if len(op) > 64 || !knownOperation(op) {
+		if len(op) > 64 || !stepwisetype.IsOperation(op) {
 			op = "other" // no unbounded label values from clients
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -52,22 +53,6 @@ func (m *Metrics) API(next http.Handler) http.Handler {
 		m.apiRequests.WithLabelValues(op, statusCode(sw.status)).Inc()
 	})
 }
-
-// operations are the Step Functions API's operations.
-var operations = map[string]bool{}
-
-func init() {
-	for _, op := range strings.Fields(`CreateActivity CreateStateMachine CreateStateMachineAlias DeleteActivity DeleteStateMachine
-		DeleteStateMachineAlias DeleteStateMachineVersion DescribeActivity DescribeExecution DescribeMapRun DescribeStateMachine
-		DescribeStateMachineAlias DescribeStateMachineForExecution GetActivityTask GetExecutionHistory ListActivities ListExecutions
-		ListMapRuns ListStateMachineAliases ListStateMachineVersions ListStateMachines ListTagsForResource PublishStateMachineVersion
-		RedriveExecution SendTaskFailure SendTaskHeartbeat SendTaskSuccess StartExecution StartSyncExecution StopExecution
-		TagResource TestState UntagResource UpdateMapRun UpdateStateMachine UpdateStateMachineAlias ValidateStateMachineDefinition`) {
-		operations[op] = true
-	}
-}
-
-func knownOperation(op string) bool { return operations[op] }
 
 func statusCode(c int) string { return strconv.Itoa(c) }
 

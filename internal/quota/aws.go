@@ -1,6 +1,10 @@
 package quota
 
-import "maps"
+import (
+	"maps"
+
+	"stepwise/stepwisetype"
+)
 
 // awsDefaults are AWS Step Functions' default throttling quotas for
 // STANDARD workflows in US East (N. Virginia) (the same in US West
@@ -59,27 +63,6 @@ var awsDefaults = map[string]Limit{
 	"TestState":                      {Bucket: 50, Refill: 10},
 }
 
-// operations are the Step Functions API's operations (all 37), the names
-// a quota can be set for besides StateTransition.
-var operations = map[string]bool{}
-
-func init() {
-	for _, op := range []string{
-		"CreateActivity", "CreateStateMachine", "CreateStateMachineAlias", "DeleteActivity",
-		"DeleteStateMachine", "DeleteStateMachineAlias", "DeleteStateMachineVersion", "DescribeActivity",
-		"DescribeExecution", "DescribeMapRun", "DescribeStateMachine", "DescribeStateMachineAlias",
-		"DescribeStateMachineForExecution", "GetActivityTask", "GetExecutionHistory", "ListActivities",
-		"ListExecutions", "ListMapRuns", "ListStateMachineAliases", "ListStateMachineVersions",
-		"ListStateMachines", "ListTagsForResource", "PublishStateMachineVersion", "RedriveExecution",
-		"SendTaskFailure", "SendTaskHeartbeat", "SendTaskSuccess", "StartExecution",
-		"StartSyncExecution", "StopExecution", "TagResource", "TestState",
-		"UntagResource", "UpdateMapRun", "UpdateStateMachine", "UpdateStateMachineAlias",
-		"ValidateStateMachineDefinition",
-	} {
-		operations[op] = true
-	}
-}
-
 // AWS returns AWS's default quotas (see awsDefaults), a copy the caller
 // may change.
 func AWS() map[string]Limit {
@@ -87,4 +70,4 @@ func AWS() map[string]Limit {
 }
 
 // IsOperation reports whether name is a Step Functions API operation.
-func IsOperation(name string) bool { return operations[name] }
+func IsOperation(name string) bool { return stepwisetype.IsOperation(name) }

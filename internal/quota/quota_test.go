@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/stepwisetype"
 )
 
 func TestParse(t *testing.T) {
@@ -40,7 +42,7 @@ func TestParse(t *testing.T) {
 		for op := range limits {
 			require.True(t, op == StateTransition || IsOperation(op), op)
 		}
-		require.Len(t, operations, 37, "the API's operations")
+		require.Len(t, stepwisetype.Operations, 37, "the API's operations")
 	})
 
 	t.Run("SpecOverridesAWS", func(t *testing.T) {
