@@ -94,18 +94,19 @@ func (b *Bus) Deliver(ctx context.Context, events []Delivery) error {
 	for start := 0; start < len(events); start += 10 {
 		var entries []types.PutEventsRequestEntry
 		for _, d := range events[start:min(start+10, len(events))] {
-			ev, err := Parse(d.Body)
-			if err != nil {
-				return err
+			// The detail goes as rendered: only the envelope is read.
+			var ev struct {
+				Time      string          `json:"time"`
+				Resources []string        `json:"resources"`
+				Detail    json.RawMessage `json:"detail"`
 			}
-			detail, err := json.Marshal(ev.Detail)
-			if err != nil {
+			if err := json.Unmarshal(d.Body, &ev); err != nil {
 				return err
 			}
 			t, _ := time.Parse("2006-01-02T15:04:05Z", ev.Time)
 			entries = append(entries, types.PutEventsRequestEntry{
 				EventBusName: aws.String(b.Bus), Source: aws.String(Source), DetailType: aws.String(DetailType),
-				Detail: aws.String(string(detail)), Resources: ev.Resources, Time: aws.Time(t),
+				Detail: aws.String(string(ev.Detail)), Resources: ev.Resources, Time: aws.Time(t),
 			})
 		}
 		out, err := b.Client.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: entries})
