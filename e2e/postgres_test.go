@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/pgtest"
@@ -209,4 +210,27 @@ func TestPostgresStandby(t *testing.T) {
 		checkHistory(t, c, arn)
 	}
 	b.stop(t)
+}
+
+// TestPostgresLockLost: a server whose database lock's session ends (here
+// killed by an administrator) stops at once, since a standby may take the
+// database.
+func TestPostgresLockLost(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	s := startServer(t, db)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, db)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	tag, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected(), "the server's lock session")
+	select {
+	case err := <-s.done:
+		require.Error(t, err, "the server exits with an error")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server kept serving without its lock")
+	}
+	require.Contains(t, s.stderr.String(), "the database lock was lost")
 }
