@@ -373,6 +373,86 @@ type NodeStore interface {
 	ExecutionClaim(ctx context.Context, f Fence, limit int) ([]string, error)
 }
 
+// Ownership is who owns an execution (Owner.Node "" for no one), whether
+// that owner's lease is live, and whether the execution runs.
+type Ownership struct {
+	Owner   Fence
+	Live    bool
+	Running bool
+}
+
+// Signal is a request a node made of the node that owns an execution,
+// and that node's answer.
+type Signal struct {
+	ID     int64
+	Sender string
+	Body   []byte
+}
+
+// Cluster is what servers sharing a database use to work as one, beyond
+// NodeStore: who owns an execution, requests to an owner (signals), a
+// queue of activity tasks that any node's workers take from, and
+// wake-ups between nodes. A driver that implements it can be shared by
+// many servers (PostgreSQL's); the engine runs as one node of a cluster
+// only on such a driver.
+type Cluster interface {
+	// ExecutionOwner says who owns an execution; ErrNotFound when there
+	// is none.
+	ExecutionOwner(ctx context.Context, arn string) (Ownership, error)
+	// ExecutionClaimOne makes one execution f's own when it is an
+	// orphan (as ExecutionClaim) or is not running; false when a live
+	// node owns it running. The execution's version moves on.
+	ExecutionClaimOne(ctx context.Context, f Fence, arn string) (bool, error)
+
+	// SignalSend queues a request of sender for node to, wakes to (on
+	// ChannelSignal) and returns the request's id.
+	SignalSend(ctx context.Context, sender, to string, body []byte) (int64, error)
+	// SignalTake returns up to limit requests for node to not taken yet,
+	// oldest first, and marks them taken.
+	SignalTake(ctx context.Context, to string, limit int) ([]Signal, error)
+	// SignalAnswer writes the answer to a request and wakes its sender
+	// (on ChannelReply).
+	SignalAnswer(ctx context.Context, id int64, reply []byte) error
+	// SignalResult returns a request's answer, and deletes the request,
+	// once there is one; ok is false until then. ErrNotFound when the
+	// request is gone.
+	SignalResult(ctx context.Context, id int64) (reply []byte, ok bool, err error)
+	// SignalWithdraw deletes a request no one took; false when it was
+	// taken already.
+	SignalWithdraw(ctx context.Context, id int64) (bool, error)
+	// SignalSweep deletes requests older than age (their senders gave
+	// up, or died).
+	SignalSweep(ctx context.Context, age time.Duration) error
+
+	// ActivityEnqueue queues an activity task for any node's workers
+	// (behind the others, or ahead of them with front), once, and wakes
+	// the nodes (on ChannelActivity, with the activity's ARN).
+	ActivityEnqueue(ctx context.Context, activityArn, executionArn, taskID string, front bool) error
+	// ActivityTake takes the oldest task of an activity off the queue;
+	// ok is false when there is none. Concurrent takers get distinct
+	// tasks.
+	ActivityTake(ctx context.Context, activityArn string) (executionArn, taskID string, ok bool, err error)
+	// ActivityDequeue removes a task that is no longer wanted.
+	ActivityDequeue(ctx context.Context, executionArn, taskID string) error
+	// ActivityQueued counts an activity's queued tasks.
+	ActivityQueued(ctx context.Context, activityArn string) (int, error)
+
+	// Notify wakes the listeners of channel.
+	Notify(ctx context.Context, channel, payload string) error
+	// Listen calls fn with every wake-up on channels until ctx ends or
+	// the connection fails (its error returned); fn("", "") is called
+	// first, once listening: wake-ups sent before then were missed.
+	Listen(ctx context.Context, channels []string, fn func(channel, payload string)) error
+}
+
+// The wake-up channels of a Cluster.
+const (
+	ChannelSignal   = "stepwise_signal"   // payload: the node a request is for
+	ChannelReply    = "stepwise_reply"    // payload: the id of the answered request
+	ChannelActivity = "stepwise_activity" // payload: the activity ARN of a queued task
+	ChannelReleased = "stepwise_released" // payload: the node that released its executions
+)
+
 // OutboxEvent is a notice written with the step it tells of, for
 // delivery to the outside after the step is committed.
 type OutboxEvent struct {

@@ -40,7 +40,11 @@ RETURNING arn`
 
 	// stepFenceSQL reads (and holds against claims until the commit) the
 	// owners of fenced steps' executions.
-	stepFenceSQL = `SELECT arn, owner, owner_epoch FROM stepwise_execution WHERE arn = ANY ($1::text[]) FOR SHARE`
+	// The owner's lease must be live too: a node whose lease ran out
+	// writes nothing more, even before another claims its executions.
+	stepFenceSQL = `SELECT e.arn, e.owner, e.owner_epoch, coalesce(n.expires_at > ` + nowMS + `, false)
+FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner AND n.epoch = e.owner_epoch
+WHERE e.arn = ANY ($1::text[]) FOR SHARE OF e`
 	// stepOwnSQL makes executions fenced steps inserted their fences'.
 	stepOwnSQL = `
 UPDATE stepwise_execution AS x SET owner = f.node, owner_epoch = f.epoch

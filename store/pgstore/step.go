@@ -290,7 +290,7 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 }
 
 // readFences fails with store.ErrFenced when an execution of a fenced
-// step is not its fence's (one that does not exist is left to the step's
+// step is not its fence's, or its fence's lease ran out (one that does not exist is left to the step's
 // own write to report).
 func (w *stepBatch) readFences(br pgx.BatchResults) error {
 	rows, err := br.Query()
@@ -302,10 +302,11 @@ func (w *stepBatch) readFences(br pgx.BatchResults) error {
 		var arn string
 		var owner *string
 		var epoch *int64
-		if err := rows.Scan(&arn, &owner, &epoch); err != nil {
+		var live bool
+		if err := rows.Scan(&arn, &owner, &epoch, &live); err != nil {
 			return err
 		}
-		if f := w.fences[arn]; owner == nil || epoch == nil || *owner != f.Node || *epoch != f.Epoch {
+		if f := w.fences[arn]; owner == nil || epoch == nil || *owner != f.Node || *epoch != f.Epoch || !live {
 			return fmt.Errorf("execution %s: %w", arn, fenced(f))
 		}
 	}

@@ -19,7 +19,8 @@ RETURNING epoch`
 	nodeDeleteSQL     = `DELETE FROM stepwise_node WHERE id = ? AND epoch = ?`
 	nodeDisownSQL     = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = ? AND owner_epoch = ?`
 	executionOwnSQL   = `UPDATE stepwise_execution SET owner = ?, owner_epoch = ? WHERE arn = ?`
-	executionOwnerSQL = `SELECT owner, owner_epoch FROM stepwise_execution WHERE arn = ?`
+	executionOwnerSQL = `SELECT e.owner, e.owner_epoch, coalesce(n.expires_at > ?, 0)
+FROM stepwise_execution e LEFT JOIN stepwise_node n ON n.id = e.owner AND n.epoch = e.owner_epoch WHERE e.arn = ?`
 	// A running execution is an orphan when it has no owner, or its
 	// owner's lease ran out, or its owner registered again, or is gone.
 	executionClaimSQL = `
@@ -103,7 +104,8 @@ func nodeLive(ctx context.Context, q querier, f store.Fence, now int64) error {
 }
 
 // checkFences fails with ErrFenced unless every fenced step's execution
-// (not one it inserts) is its fence's: before anything is written.
+// (not one it inserts) is its fence's, under a live lease: before anything
+// is written.
 func checkFences(ctx context.Context, q querier, steps []*store.Step) error {
 	for _, s := range steps {
 		if s.Fence == nil || s.Insert != nil {
@@ -111,14 +113,15 @@ func checkFences(ctx context.Context, q querier, steps []*store.Step) error {
 		}
 		var owner sql.NullString
 		var epoch sql.NullInt64
-		err := q.QueryRowContext(ctx, executionOwnerSQL, stepArn(s)).Scan(&owner, &epoch)
+		var live bool
+		err := q.QueryRowContext(ctx, executionOwnerSQL, nodeNow(), stepArn(s)).Scan(&owner, &epoch, &live)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // the step's own write says the execution does not exist
 		}
 		if err != nil {
 			return err
 		}
-		if owner.String != s.Fence.Node || epoch.Int64 != s.Fence.Epoch || !owner.Valid {
+		if owner.String != s.Fence.Node || epoch.Int64 != s.Fence.Epoch || !owner.Valid || !live {
 			return fmt.Errorf("execution %s: %w", stepArn(s), fenced(*s.Fence))
 		}
 	}

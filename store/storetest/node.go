@@ -198,5 +198,20 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			require.Empty(t, ins)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{step(fresh, 1, &c)}), "the new owner writes")
 		})
+
+		t.Run("LeaseRanOut", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+
+			sm := b.insertStateMachine(ctx, t, "sm")
+			a, err := b.exec.NodeRegister(ctx, "a", 300*time.Millisecond)
+			require.NoError(t, err)
+			x := start(t, b, sm.Arn, "x", &a)
+			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{step(x, 1, &a)}), "the owner writes while its lease is live")
+			time.Sleep(400 * time.Millisecond)
+			// No one claimed x: the owner's lease alone ran out.
+			require.ErrorIs(t, b.exec.StepWrite(ctx, []*store.Step{step(x, 2, &a)}), store.ErrFenced,
+				"a node whose lease ran out writes nothing more")
+		})
 	})
 }

@@ -1,0 +1,231 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/store"
+)
+
+var _ store.Cluster = (*Driver)(nil)
+
+const (
+	executionOwnerSQL = `SELECT e.owner, e.owner_epoch, coalesce(n.expires_at > ` + nowMS + `, false), e.status = 'RUNNING'
+FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner AND n.epoch = e.owner_epoch
+WHERE e.arn = $1`
+	// One execution is claimed as ExecutionClaim claims orphans, or when
+	// it is not running (a redrive makes it run on its claimer).
+	executionClaimOneSQL = `
+WITH picked AS (
+    SELECT e.id FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner
+    WHERE e.arn = $3
+      AND (e.status <> 'RUNNING' OR e.owner IS NULL OR n.id IS NULL OR n.expires_at <= ` + nowMS + ` OR n.epoch <> e.owner_epoch
+           OR (e.owner = $1 AND e.owner_epoch = $2))
+    FOR UPDATE OF e
+)
+UPDATE stepwise_execution SET owner = $1, owner_epoch = $2, version = version + 1
+WHERE id IN (SELECT id FROM picked)
+RETURNING arn`
+
+	signalSendSQL = `WITH s AS (
+    INSERT INTO stepwise_signal (target, sender, body, created_at) VALUES ($1, $2, $3, ` + nowMS + `) RETURNING id
+)
+SELECT id, pg_notify('` + store.ChannelSignal + `', $1) FROM s`
+	signalTakeSQL = `UPDATE stepwise_signal SET taken = true WHERE id IN (
+    SELECT id FROM stepwise_signal WHERE target = $1 AND NOT taken ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+RETURNING id, sender, body`
+	signalAnswerSQL = `WITH s AS (UPDATE stepwise_signal SET reply = $2 WHERE id = $1 RETURNING id)
+SELECT pg_notify('` + store.ChannelReply + `', id::text) FROM s`
+	signalResultSQL   = `DELETE FROM stepwise_signal WHERE id = $1 AND reply IS NOT NULL RETURNING reply`
+	signalExistsSQL   = `SELECT 1 FROM stepwise_signal WHERE id = $1`
+	signalWithdrawSQL = `DELETE FROM stepwise_signal WHERE id = $1 AND NOT taken`
+	signalSweepSQL    = `DELETE FROM stepwise_signal WHERE created_at < ` + nowMS + ` - $1`
+
+	activityEnqueueSQL = `WITH q AS (
+    INSERT INTO stepwise_activity_queue (execution_arn, task_id, activity_arn, seq)
+    VALUES ($1, $2, $3, CASE WHEN $4 THEN coalesce((SELECT min(seq) FROM stepwise_activity_queue WHERE activity_arn = $3), 0) - 1
+                             ELSE nextval('stepwise_activity_queue_seq') END)
+    ON CONFLICT DO NOTHING
+)
+SELECT pg_notify('` + store.ChannelActivity + `', $3)`
+	activityTakeSQL = `DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) = (
+    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1
+    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING execution_arn, task_id`
+	activityDequeueSQL = `DELETE FROM stepwise_activity_queue WHERE execution_arn = $1 AND task_id = $2`
+	activityQueuedSQL  = `SELECT count(*) FROM stepwise_activity_queue WHERE activity_arn = $1`
+)
+
+// ExecutionOwner says who owns an execution.
+func (d *Driver) ExecutionOwner(ctx context.Context, arn string) (store.Ownership, error) {
+	var o store.Ownership
+	var owner *string
+	var epoch *int64
+	err := d.pool.QueryRow(ctx, executionOwnerSQL, arn).Scan(&owner, &epoch, &o.Live, &o.Running)
+	if owner != nil && epoch != nil {
+		o.Owner = store.Fence{Node: *owner, Epoch: *epoch}
+	}
+	return o, interpretError("owner of execution "+arn, err)
+}
+
+// ExecutionClaimOne makes an orphaned or ended execution f's own.
+func (d *Driver) ExecutionClaimOne(ctx context.Context, f store.Fence, arn string) (bool, error) {
+	var claimed bool
+	err := d.exec.inTx(ctx, func(q querier) error {
+		var one int
+		err := q.QueryRow(ctx, nodeLiveSQL, f.Node, f.Epoch).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fenced(f)
+		}
+		if err != nil {
+			return err
+		}
+		var got string
+		err = q.QueryRow(ctx, executionClaimOneSQL, f.Node, f.Epoch, arn).Scan(&got)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		claimed = err == nil
+		return err
+	})
+	return claimed, interpretError("claim execution "+arn, err)
+}
+
+// SignalSend queues a request for node to and wakes it.
+func (d *Driver) SignalSend(ctx context.Context, sender, to string, body []byte) (int64, error) {
+	var id int64
+	var notified any
+	err := d.pool.QueryRow(ctx, signalSendSQL, to, sender, body).Scan(&id, &notified)
+	return id, interpretError("send a request to node "+to, err)
+}
+
+// SignalTake takes the requests for node to.
+func (d *Driver) SignalTake(ctx context.Context, to string, limit int) ([]store.Signal, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("take requests: limit %d must be positive", limit)
+	}
+	sigs, err := queryAll(ctx, d.pool, signalTakeSQL, []any{to, limit}, func(r pgx.Row) (store.Signal, error) {
+		var s store.Signal
+		return s, r.Scan(&s.ID, &s.Sender, &s.Body)
+	})
+	return sigs, interpretError("take requests for node "+to, err)
+}
+
+// SignalAnswer writes a request's answer and wakes its sender.
+func (d *Driver) SignalAnswer(ctx context.Context, id int64, reply []byte) error {
+	if reply == nil {
+		reply = []byte{}
+	}
+	rows, err := d.pool.Query(ctx, signalAnswerSQL, id, reply)
+	if err == nil {
+		rows.Close()
+		err = rows.Err()
+	}
+	return interpretError(fmt.Sprintf("answer request %d", id), err)
+}
+
+// SignalResult returns a request's answer once there is one.
+func (d *Driver) SignalResult(ctx context.Context, id int64) ([]byte, bool, error) {
+	var reply []byte
+	err := d.pool.QueryRow(ctx, signalResultSQL, id).Scan(&reply)
+	if errors.Is(err, pgx.ErrNoRows) {
+		var one int
+		err = d.pool.QueryRow(ctx, signalExistsSQL, id).Scan(&one)
+		if err == nil {
+			return nil, false, nil
+		}
+	}
+	if err != nil {
+		return nil, false, interpretError(fmt.Sprintf("answer of request %d", id), err)
+	}
+	return reply, true, nil
+}
+
+// SignalWithdraw deletes a request no one took.
+func (d *Driver) SignalWithdraw(ctx context.Context, id int64) (bool, error) {
+	tag, err := d.pool.Exec(ctx, signalWithdrawSQL, id)
+	if err != nil {
+		return false, interpretError(fmt.Sprintf("withdraw request %d", id), err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// SignalSweep deletes old requests.
+func (d *Driver) SignalSweep(ctx context.Context, age time.Duration) error {
+	_, err := d.pool.Exec(ctx, signalSweepSQL, age.Milliseconds())
+	return interpretError("sweep requests", err)
+}
+
+// ActivityEnqueue queues an activity task once and wakes the nodes.
+func (d *Driver) ActivityEnqueue(ctx context.Context, activityArn, executionArn, taskID string, front bool) error {
+	rows, err := d.pool.Query(ctx, activityEnqueueSQL, executionArn, taskID, activityArn, front)
+	if err == nil {
+		rows.Close()
+		err = rows.Err()
+	}
+	return interpretError("queue activity task "+taskID+" of "+executionArn, err)
+}
+
+// ActivityTake takes the oldest task of an activity.
+func (d *Driver) ActivityTake(ctx context.Context, activityArn string) (string, string, bool, error) {
+	var arn, id string
+	err := d.pool.QueryRow(ctx, activityTakeSQL, activityArn).Scan(&arn, &id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, interpretError("take a task of activity "+activityArn, err)
+	}
+	return arn, id, true, nil
+}
+
+// ActivityDequeue removes a queued task.
+func (d *Driver) ActivityDequeue(ctx context.Context, executionArn, taskID string) error {
+	_, err := d.pool.Exec(ctx, activityDequeueSQL, executionArn, taskID)
+	return interpretError("remove activity task "+taskID+" of "+executionArn, err)
+}
+
+// ActivityQueued counts an activity's queued tasks.
+func (d *Driver) ActivityQueued(ctx context.Context, activityArn string) (int, error) {
+	var n int
+	err := d.pool.QueryRow(ctx, activityQueuedSQL, activityArn).Scan(&n)
+	return n, interpretError("count the tasks of activity "+activityArn, err)
+}
+
+// Notify wakes the listeners of a channel.
+func (d *Driver) Notify(ctx context.Context, channel, payload string) error {
+	_, err := d.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, payload)
+	return interpretError("notify "+channel, err)
+}
+
+// Listen calls fn with the wake-ups of channels, on a connection of its
+// own taken out of the pool, until ctx ends or the connection fails.
+func (d *Driver) Listen(ctx context.Context, channels []string, fn func(channel, payload string)) error {
+	pc, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return interpretError("listen", err)
+	}
+	// A listening session stays out of the pool and ends with Listen.
+	conn := pc.Hijack()
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, ch := range channels {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return interpretError("listen "+ch, err)
+		}
+	}
+	fn("", "")
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return interpretError("listen", err)
+		}
+		fn(n.Channel, n.Payload)
+	}
+}

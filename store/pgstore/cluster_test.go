@@ -1,0 +1,182 @@
+package pgstore
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/store"
+	"stepwise/stepwisetype"
+)
+
+func TestClusterOwnership(t *testing.T) {
+	ctx := context.Background()
+	d := open(ctx, t, Options{})
+	ex := d.Executor()
+	x := seed(ctx, t, ex)
+
+	_, err := d.ExecutionOwner(ctx, "arn:nope")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	o, err := d.ExecutionOwner(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, store.Ownership{Running: true}, o, "an unowned running execution")
+
+	a, err := ex.NodeRegister(ctx, "a", time.Hour)
+	require.NoError(t, err)
+	b, err := ex.NodeRegister(ctx, "b", time.Hour)
+	require.NoError(t, err)
+	ok, err := d.ExecutionClaimOne(ctx, a, x.Arn)
+	require.NoError(t, err)
+	require.True(t, ok, "an orphan is claimed")
+	o, err = d.ExecutionOwner(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, store.Ownership{Owner: a, Live: true, Running: true}, o)
+	ok, err = d.ExecutionClaimOne(ctx, b, x.Arn)
+	require.NoError(t, err)
+	require.False(t, ok, "a live node's running execution is not taken")
+	ok, err = d.ExecutionClaimOne(ctx, a, x.Arn)
+	require.NoError(t, err)
+	require.True(t, ok, "the owner claims its own again")
+
+	// An ended execution is claimed by whoever asks (a redrive).
+	stop := time.Now()
+	cur, err := ex.ExecutionGet(ctx, x.Arn)
+	require.NoError(t, err)
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{{Fence: &a, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: stop, Body: []byte(`{}`)},
+		Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: stepwisetype.StatusFailed, StopDate: &stop, LastEventID: 2}}}))
+	ok, err = d.ExecutionClaimOne(ctx, b, x.Arn)
+	require.NoError(t, err)
+	require.True(t, ok)
+	o, err = d.ExecutionOwner(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, store.Ownership{Owner: b, Live: true}, o)
+
+	gone, err := ex.NodeRegister(ctx, "gone", time.Millisecond)
+	require.NoError(t, err)
+	time.Sleep(10 * time.Millisecond)
+	_, err = d.ExecutionClaimOne(ctx, gone, x.Arn)
+	require.ErrorIs(t, err, store.ErrFenced, "a node whose lease ran out claims nothing")
+}
+
+func TestClusterSignals(t *testing.T) {
+	ctx := context.Background()
+	d := open(ctx, t, Options{})
+
+	var mu sync.Mutex
+	var heard []string
+	listening := make(chan struct{})
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- d.Listen(lctx, []string{store.ChannelSignal, store.ChannelReply, store.ChannelActivity}, func(ch, payload string) {
+			if ch == "" {
+				close(listening)
+				return
+			}
+			mu.Lock()
+			heard = append(heard, ch+" "+payload)
+			mu.Unlock()
+		})
+	}()
+	<-listening
+
+	id, err := d.SignalSend(ctx, "a", "b", []byte("one"))
+	require.NoError(t, err)
+	id2, err := d.SignalSend(ctx, "a", "b", []byte("two"))
+	require.NoError(t, err)
+	_, err = d.SignalSend(ctx, "a", "c", []byte("for c"))
+	require.NoError(t, err)
+	sigs, err := d.SignalTake(ctx, "b", 1)
+	require.NoError(t, err)
+	require.Equal(t, []store.Signal{{ID: id, Sender: "a", Body: []byte("one")}}, sigs, "oldest first, up to the limit")
+	_, ok, err := d.SignalResult(ctx, id)
+	require.NoError(t, err)
+	require.False(t, ok, "not answered yet")
+	withdrawn, err := d.SignalWithdraw(ctx, id)
+	require.NoError(t, err)
+	require.False(t, withdrawn, "a taken request stays")
+	require.NoError(t, d.SignalAnswer(ctx, id, []byte("done")))
+	reply, ok, err := d.SignalResult(ctx, id)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, []byte("done"), reply)
+	_, _, err = d.SignalResult(ctx, id)
+	require.ErrorIs(t, err, store.ErrNotFound, "an answer is read once")
+	withdrawn, err = d.SignalWithdraw(ctx, id2)
+	require.NoError(t, err)
+	require.True(t, withdrawn)
+	sigs, err = d.SignalTake(ctx, "b", 10)
+	require.NoError(t, err)
+	require.Empty(t, sigs)
+	require.NoError(t, d.SignalSweep(ctx, 0))
+	sigs, err = d.SignalTake(ctx, "c", 10)
+	require.NoError(t, err)
+	require.Empty(t, sigs, "swept")
+
+	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x1", "t1", false))
+	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x2", "t1", false))
+	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x1", "t1", false), "queued once")
+	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x3", "t1", true))
+	require.NoError(t, d.ActivityEnqueue(ctx, "other", "x4", "t1", false))
+	n, err := d.ActivityQueued(ctx, "act")
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	require.NoError(t, d.ActivityDequeue(ctx, "x2", "t1"))
+	for _, want := range []string{"x3", "x1"} {
+		arn, id, ok, err := d.ActivityTake(ctx, "act")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, [2]string{want, "t1"}, [2]string{arn, id})
+	}
+	_, _, ok, err = d.ActivityTake(ctx, "act")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(heard) >= 5
+	}, 5*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	require.Contains(t, heard, store.ChannelSignal+" b")
+	require.Contains(t, heard, store.ChannelSignal+" c")
+	require.Contains(t, heard, store.ChannelActivity+" act")
+	require.Contains(t, heard, store.ChannelReply+" "+strconv.FormatInt(id, 10))
+	mu.Unlock()
+	stop()
+	require.ErrorIs(t, <-done, context.Canceled)
+}
+
+func TestActivityTakeConcurrent(t *testing.T) {
+	ctx := context.Background()
+	d := open(ctx, t, Options{})
+	const tasks = 200
+	for i := range tasks {
+		require.NoError(t, d.ActivityEnqueue(ctx, "act", "x", strconv.Itoa(i), false))
+	}
+	var mu sync.Mutex
+	got := map[string]int{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for {
+				_, id, ok, err := d.ActivityTake(ctx, "act")
+				if err != nil || !ok {
+					return
+				}
+				mu.Lock()
+				got[id]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, got, tasks)
+	for id, n := range got {
+		require.Equal(t, 1, n, "task %s taken once", id)
+	}
+}

@@ -1,0 +1,3 @@
+DROP TABLE stepwise_activity_queue;
+DROP SEQUENCE stepwise_activity_queue_seq;
+DROP TABLE stepwise_signal;

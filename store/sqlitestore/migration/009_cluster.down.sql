@@ -1,0 +1,2 @@
+DROP TABLE stepwise_activity_queue;
+DROP TABLE stepwise_signal;
