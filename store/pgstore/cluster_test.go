@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/store"
 	"stepwise/stepwisetype"
+	"stepwise/store"
 )
 
 func TestClusterOwnership(t *testing.T) {
