@@ -98,7 +98,9 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 	if err := e.gates.wait(ctx, e.ctx, arn, id); err != nil {
 		return err
 	}
-	applied, err := e.applyEvent(ctx, arn, ev)
+	// A worker's answer: another node that owns the execution waits
+	// for the task's request as this one did (see reqSend).
+	applied, err := e.applyEvent(context.WithValue(ctx, sendKey{}, true), arn, ev)
 	if err != nil {
 		return err
 	}
@@ -137,8 +139,21 @@ type ActivityStatus struct {
 	Workers []WorkerSeen
 }
 
-// ActivityStatus reports an activity's waiting tasks and recent workers.
+// ActivityStatus reports an activity's waiting tasks and recent workers
+// (the workers that polled this node).
 func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
+	if e.cl != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+		defer cancel()
+		n, err := e.cl.store.ActivityQueued(ctx, activityArn)
+		if err != nil {
+			e.log.Warn("engine: counting an activity's tasks failed", "activity_arn", activityArn, "error", err)
+		}
+		q := e.activities
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return ActivityStatus{Waiting: n, Workers: slices.Clone(q.seen[activityArn])}
+	}
 	q := e.activities
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -170,13 +185,8 @@ func newActivityQueue() *activityQueue {
 	return &activityQueue{pending: map[string][]*Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
 }
 
-// push queues a task behind the others.
-func (q *activityQueue) push(t *Task) { q.add(t, false) }
-
-// pushFront queues a task ahead of the others: one a poller took and gave
-// back, which was waiting longest.
-func (q *activityQueue) pushFront(t *Task) { q.add(t, true) }
-
+// add queues a task behind the others, or with front ahead of them: one
+// a poller took and gave back, which was waiting longest.
 func (q *activityQueue) add(t *Task, front bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -250,6 +260,60 @@ func (q *activityQueue) unwait(arn string, ch <-chan struct{}) {
 	}
 }
 
+// listen registers a poller of a cluster's queue (where tasks are not
+// in pending): the channel is closed by a wake-up for the activity.
+func (q *activityQueue) listen(arn string) chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ch := make(chan struct{})
+	q.waiters[arn] = append(q.waiters[arn], ch)
+	return ch
+}
+
+// unlisten withdraws a poller registered with listen. A wake-up it got
+// and did not use passes to the next poller.
+func (q *activityQueue) unlisten(arn string, ch chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, c := range w {
+		if c == ch {
+			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+			return
+		}
+	}
+	select {
+	case <-ch:
+		if len(w) > 0 {
+			close(w[0])
+			q.waiters[arn] = w[1:]
+		}
+	default:
+	}
+}
+
+// wakeOne wakes a poller of an activity: a task was queued.
+func (q *activityQueue) wakeOne(arn string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if w := q.waiters[arn]; len(w) > 0 {
+		close(w[0])
+		q.waiters[arn] = w[1:]
+	}
+}
+
+// wakeAll wakes every poller: wake-ups may have been missed.
+func (q *activityQueue) wakeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for arn, w := range q.waiters {
+		for _, ch := range w {
+			close(ch)
+		}
+		delete(q.waiters, arn)
+	}
+}
+
 // DefaultActivityPoll is how long GetActivityTask waits, as on AWS.
 const DefaultActivityPoll = 60 * time.Second
 
@@ -298,6 +362,9 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // it: TimeoutSeconds or HeartbeatSeconds end it.
 func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
 	e.activities.polled(activityArn, worker, e.now())
+	if e.cl != nil {
+		return e.pollCluster(ctx, activityArn, worker, wait)
+	}
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for ctx.Err() == nil {
@@ -331,7 +398,7 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 // whose hand-out failed is queued again too.
 func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*ActivityTask, error) {
 	if err := e.beginStep(); err != nil {
-		e.activities.pushFront(t)
+		e.queueActivity(t, true)
 		return nil, err
 	}
 	defer e.endStep()
@@ -344,7 +411,7 @@ func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*Activity
 			return nil, nil
 		}
 		if err != nil {
-			e.activities.pushFront(t)
+			e.queueActivity(t, true)
 			return nil, err
 		}
 		l.mu.Lock()
@@ -356,7 +423,7 @@ func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*Activity
 		l.mu.Unlock()
 		return task, err
 	}
-	e.activities.pushFront(t)
+	e.queueActivity(t, true)
 	return nil, fmt.Errorf("execution %s: could not be loaded", t.ExecutionArn)
 }
 
@@ -366,13 +433,13 @@ func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t
 		return nil, nil // the task ended
 	}
 	if ctx.Err() != nil {
-		e.activities.pushFront(t)
+		e.queueActivity(t, true)
 		return nil, nil
 	}
 	ev := interp.Event{Kind: interp.TaskStarted, ID: t.ID, WorkerName: worker}
 	if l.released[t.ID] {
 		if err := e.recordLocked(stepCtx, l, ev); err != nil {
-			e.activities.pushFront(t)
+			e.queueActivity(t, true)
 			return nil, fmt.Errorf("hand out task again: %w", err)
 		}
 		delete(l.released, t.ID)
@@ -381,7 +448,7 @@ func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t
 		if err != nil {
 			// The execution is dropped: reloading it queues the task
 			// too, which the queue takes once.
-			e.activities.pushFront(t)
+			e.queueActivity(t, true)
 			return nil, err
 		}
 		if !applied {
@@ -410,7 +477,7 @@ func (e *Engine) release(ctx context.Context, l *liveExecution, t *Task) {
 		l.released = map[string]bool{}
 	}
 	l.released[t.ID] = true
-	e.activities.pushFront(t)
+	e.queueActivity(t, true)
 }
 
 // recordLocked runs one step with an event that writes no history event
@@ -455,7 +522,7 @@ func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult))
 	}
 	switch {
 	case interp.IsActivity(t.Request.Resource):
-		r.e.activities.push(t) // completed through SendTask*
+		r.e.queueActivity(t, false) // completed through SendTask*
 	case isStartExecution(t.Request.Resource):
 		go r.e.startChild(ctx, t, done)
 	default:
@@ -474,7 +541,7 @@ func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(
 }
 
 func (r *builtinRunner) Cancel(arn, id string) {
-	r.e.activities.remove(arn, id)
+	r.e.unqueueActivity(arn, id)
 	r.e.cancelChild(arn, id)
 	r.next.Cancel(arn, id)
 }

@@ -79,6 +79,9 @@ type Config struct {
 	// STANDARD executions: a step waits for its transitions before it
 	// commits (see throttle).
 	Transitions TransitionLimiter
+	// Cluster, when set, makes the engine one node of several sharing
+	// the store, which must implement store.Cluster (see cluster.go).
+	Cluster *ClusterConfig
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -93,6 +96,12 @@ func (c *Config) validate() error {
 	}
 	if err := c.EvalLimits.Validate(); err != nil {
 		return fmt.Errorf("engine: EvalLimits: %w", err)
+	}
+	if c.Cluster != nil {
+		if c.TimeSkip {
+			return errors.New("engine: TimeSkip needs the one clock of a single node, not a cluster")
+		}
+		return c.Cluster.validate()
 	}
 	return nil
 }
@@ -132,6 +141,8 @@ type Engine struct {
 	releasePolls     chan struct{} // closed by ReleasePolls
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
+
+	cl *node // the engine's part in a cluster; nil for a single node
 }
 
 // New returns an engine; Start must be called before use.
@@ -173,6 +184,13 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		live:         map[string]*liveExecution{},
 		activities:   activities,
 	}
+	if cfg.Cluster != nil {
+		cl, err := newNode(drv, cfg.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		e.cl = cl
+	}
 	e.health.log = cfg.Logger
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
@@ -200,19 +218,36 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 // wait for the replays to listen, and a request for an execution not
 // resumed yet resumes it itself (or waits for the replay under way).
 // Resumed is closed when every execution has been resumed.
+//
+// In a cluster, Start registers the node first (failing when it cannot),
+// and resumes the executions it claims: at start, those of nodes that are
+// gone; later, those of nodes that die or stop.
 func (e *Engine) Start(ctx context.Context) error {
 	e.ctx, e.cancel = context.WithCancel(context.WithValue(context.WithoutCancel(ctx), internalKey{}, true))
+	if e.cl != nil {
+		if err := e.joinCluster(ctx); err != nil {
+			e.cancel()
+			return err
+		}
+	}
 	e.wg.Add(3)
 	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
 	go func() { defer e.wg.Done(); e.timers.run(e.ctx, e.fire) }()
+	// Until every execution is rebuilt, the engine is not idle: the
+	// clock must not skip past the timeouts of tasks not yet known.
+	e.work.stepBegan()
+	resumed := func() {
+		e.work.stepEnded()
+		close(e.resumed)
+	}
 	go func() {
 		defer e.wg.Done()
-		defer close(e.resumed)
-		// Until every execution is rebuilt, the engine is not idle: the
-		// clock must not skip past the timeouts of tasks not yet known.
-		e.work.stepBegan()
-		defer e.work.stepEnded()
-		if err := e.recover(e.ctx); err != nil {
+		if e.cl != nil {
+			e.claimLoop(resumed)
+			return
+		}
+		defer resumed()
+		if err := e.resume(e.ctx, e.listRunning()); err != nil {
 			e.log.ErrorContext(e.ctx, "engine: resume failed", "error", err)
 		}
 	}()
@@ -246,6 +281,9 @@ func (e *Engine) Stop() {
 	e.Halt()
 	e.ReleasePolls()
 	e.steps.Wait()
+	if e.cl != nil {
+		e.leaveCluster()
+	}
 	e.cancel()
 	e.wg.Wait()
 }
@@ -257,8 +295,28 @@ func (e *Engine) now() time.Time { return e.clock.now().UTC().Truncate(time.Mill
 // stamped with: the real time, unless the clock is scaled or skips.
 func (e *Engine) Now() time.Time { return e.now() }
 
-// recover rebuilds every RUNNING execution, replaying several at once.
-func (e *Engine) recover(ctx context.Context) error {
+// listRunning pages through the RUNNING executions, for resume.
+func (e *Engine) listRunning() func(ctx context.Context, limit int) ([]string, bool, error) {
+	after := ""
+	return func(ctx context.Context, limit int) ([]string, bool, error) {
+		rows, err := e.store.Executor().ExecutionListRunning(ctx, after, limit)
+		if err != nil {
+			return nil, true, fmt.Errorf("list running executions: %w", err)
+		}
+		arns := make([]string, len(rows))
+		for i, row := range rows {
+			arns[i] = row.Arn
+		}
+		if len(rows) > 0 {
+			after = rows[len(rows)-1].Arn
+		}
+		return arns, len(rows) < limit, nil
+	}
+}
+
+// resume rebuilds the executions next names, a batch at a time until it
+// says it is done, replaying several at once.
+func (e *Engine) resume(ctx context.Context, next func(ctx context.Context, limit int) (arns []string, done bool, err error)) error {
 	arns := make(chan string)
 	var n atomic.Int64
 	var workers sync.WaitGroup
@@ -287,22 +345,22 @@ func (e *Engine) recover(ctx context.Context) error {
 			e.log.InfoContext(ctx, "engine: resumed running executions", "count", n.Load())
 		}
 	}()
-	after := ""
+	first := true
 	for !e.halting.Load() {
-		rows, err := e.store.Executor().ExecutionListRunning(ctx, after, 500)
+		batch, done, err := next(ctx, 500)
 		if err != nil {
-			return fmt.Errorf("list running executions: %w", err)
+			return err
 		}
-		if after == "" && len(rows) > 0 {
-			e.log.InfoContext(ctx, "engine: resuming running executions", "first_batch", len(rows))
+		if first && len(batch) > 0 {
+			e.log.InfoContext(ctx, "engine: resuming running executions", "first_batch", len(batch))
 		}
-		for _, row := range rows {
-			arns <- row.Arn
+		first = false
+		for _, arn := range batch {
+			arns <- arn
 		}
-		if len(rows) < 500 {
+		if done {
 			break
 		}
-		after = rows[len(rows)-1].Arn
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ const (
 
 type testBundle struct {
 	path   string
-	drv    *sqlitestore.Driver
+	drv    store.Driver
 	engine *Engine
 	tasks  *fakeTasks
 	// config, when set, changes the engine's configuration at every open.

@@ -166,6 +166,16 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err := Redrivable(row, e.now()); err != nil {
 		return nil, err
 	}
+	if e.cl != nil {
+		// The node that redrives an execution runs it.
+		claimed, err := e.cl.store.ExecutionClaimOne(ctx, e.cl.fence, arn)
+		if err != nil {
+			return nil, err
+		}
+		if !claimed {
+			return nil, &NotRedrivableError{Arn: arn, Status: stepwisetype.StatusRunning}
+		}
+	}
 	l := &liveExecution{arn: arn}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -205,15 +215,44 @@ func (e *Engine) applyEvent(ctx context.Context, arn string, ev interp.Event) (b
 }
 
 func (e *Engine) step(ctx context.Context, arn string, ev interp.Event) (*store.Execution, bool, error) {
+	return e.stepVia(ctx, arn, ev, true)
+}
+
+// stepVia is step; in a cluster, an execution another node owns takes the
+// step there when forward is set (and it is errMoved otherwise).
+func (e *Engine) stepVia(ctx context.Context, arn string, ev interp.Event, forward bool) (*store.Execution, bool, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, false, err
 	}
 	defer e.endStep()
-	for range 3 {
+	for try := range 5 {
 		l, err := e.get(ctx, arn)
 		var ended *errEnded
 		if errors.As(err, &ended) {
 			return ended.row, false, nil
+		}
+		var elsewhere *ownedElsewhere
+		if errors.As(err, &elsewhere) {
+			if !forward {
+				return nil, false, errMoved
+			}
+			applied, err := e.remoteStep(ctx, elsewhere.node, arn, ev, ctx.Value(sendKey{}) != nil)
+			if errors.Is(err, errMoved) {
+				// The owner died or let go: the next owner, or this
+				// node once it claimed the orphan, takes the step.
+				time.Sleep(time.Duration(try) * 20 * time.Millisecond)
+				continue
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			var row *store.Execution
+			if ev.Kind == interp.Stop {
+				if row, err = e.store.Executor().ExecutionGet(ctx, arn); err != nil {
+					return nil, false, err
+				}
+			}
+			return row, applied, nil
 		}
 		if err != nil {
 			return nil, false, err
@@ -284,6 +323,9 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)
+		if errors.Is(err, store.ErrFenced) {
+			e.fenced()
+		}
 		return err
 	}
 	previous := l.row.Status
@@ -365,6 +407,9 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		addTimers = nil
 	}
 	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
+	if e.cl != nil {
+		step.Fence = &e.cl.fence
+	}
 	if e.cfg.StatusNotice != nil && !isExpressArn(l.arn) {
 		step.Outbox = statusNotices(e.cfg.StatusNotice, l.row.Status, &next, ev, now)
 	}
@@ -513,6 +558,18 @@ func (e *Engine) get(ctx context.Context, arn string) (*liveExecution, error) {
 	if l := e.live[arn]; l != nil {
 		e.mu.Unlock()
 		return l, nil
+	}
+	if e.cl != nil {
+		// Only the owner runs an execution.
+		e.mu.Unlock()
+		if err := e.own(ctx, arn); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		if l := e.live[arn]; l != nil {
+			e.mu.Unlock()
+			return l, nil
+		}
 	}
 	l := &liveExecution{arn: arn}
 	l.mu.Lock()

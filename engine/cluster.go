@@ -1,0 +1,837 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"stepwise/interp"
+	"stepwise/store"
+)
+
+// # Many nodes on one database
+//
+// With Config.Cluster the engine is one node of several sharing a store
+// that implements store.Cluster (PostgreSQL's):
+//
+//   - The node registers a lease with a new epoch (its fence) and renews
+//     it every Lease/3. A node that cannot renew in time, or finds its
+//     lease gone (it was paused past it), has lost it: Lost is closed and
+//     the node must stop; its steps are refused from then on, as every
+//     step carries the fence and the store checks it (the execution's
+//     owner is this node and epoch, with a live lease) before writing.
+//   - Each running execution has one owner. A node owns what it starts,
+//     and claims orphans: executions of nodes whose lease ran out, that
+//     registered again, or that released them when they stopped. It
+//     claims every claimEvery, at once when a node says it released its
+//     executions, and on demand when a request finds an orphan. A claim
+//     moves the execution's version on, so a step the former owner had
+//     prepared is refused too. Claimed executions are replayed as on a
+//     restart: timers re-armed, tasks without a result dispatched again.
+//   - A request for an execution another live node owns (SendTask*,
+//     StopExecution, the end of a child, an activity task's hand-out) is
+//     sent to the owner through the store (a signal, with a wake-up) and
+//     its answer awaited. Should the owner die meanwhile, the request is
+//     withdrawn and sent again: to the execution's new owner, or applied
+//     here after claiming the orphan.
+//   - Activity tasks wait in the store's queue, which every node's
+//     pollers take from (woken by the store when one is queued); the
+//     owner records the hand-out (ActivityStarted) before the worker gets
+//     the task, as on one node.
+//   - A node that stops gracefully releases its executions and says so:
+//     the others claim them at once.
+
+// ClusterConfig makes the engine one node of several sharing a database.
+type ClusterConfig struct {
+	// Node is the node's id, unique among the nodes of the database.
+	Node string
+	// Lease is how long the node's lease lasts without a renewal: the
+	// executions of a node that died are taken over within about Lease
+	// plus a second. Zero means DefaultLease.
+	Lease time.Duration
+}
+
+// DefaultLease is the lease of a node when ClusterConfig.Lease is zero.
+const DefaultLease = 10 * time.Second
+
+// MinLease is the shortest lease a node may have.
+const MinLease = 500 * time.Millisecond
+
+const (
+	// signalPoll is how often a node looks for requests and answers
+	// without a wake-up (one lost while its listening connection was
+	// down).
+	signalPoll = time.Second
+	// activityPoll is how often a waiting poller looks at the queue
+	// without a wake-up.
+	activityPoll = 2 * time.Second
+	// signalAge is how long a request and its answer are kept for a
+	// sender that went away.
+	signalAge = 10 * time.Minute
+	// signalsAtOnce bounds the requests a node handles at once.
+	signalsAtOnce = 256
+)
+
+// errMoved says an execution is not (or no longer) the node's own: the
+// request goes to its owner again.
+var errMoved = errors.New("execution is owned by another node")
+
+// ownedElsewhere is get's answer for an execution another live node owns.
+type ownedElsewhere struct{ node string }
+
+func (o *ownedElsewhere) Error() string { return "execution owned by node " + o.node }
+
+// node is the engine's part in a cluster.
+type node struct {
+	store store.Cluster
+	id    string
+	lease time.Duration
+	fence store.Fence
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	lostErr  error
+	renew    chan struct{} // renew the lease now (a step was fenced)
+	claim    chan struct{} // claim orphans now
+	signals  chan struct{} // requests wait for this node
+	handling chan struct{} // bounds the requests handled at once
+
+	mu      sync.Mutex
+	replies map[int64]chan struct{} // requests sent → woken when answered
+}
+
+func (c *ClusterConfig) validate() error {
+	if c.Node == "" {
+		return errors.New("engine: Cluster.Node is required")
+	}
+	if c.Lease != 0 && c.Lease < MinLease {
+		return fmt.Errorf("engine: Cluster.Lease %v is shorter than %v", c.Lease, MinLease)
+	}
+	return nil
+}
+
+func newNode(drv store.Driver, cfg *ClusterConfig) (*node, error) {
+	cs, ok := drv.(store.Cluster)
+	if !ok {
+		return nil, errors.New("engine: this store cannot be shared by several nodes (use PostgreSQL)")
+	}
+	lease := cfg.Lease
+	if lease == 0 {
+		lease = DefaultLease
+	}
+	return &node{
+		store: cs, id: cfg.Node, lease: lease,
+		lost: make(chan struct{}), renew: make(chan struct{}, 1), claim: make(chan struct{}, 1),
+		signals: make(chan struct{}, 1), handling: make(chan struct{}, signalsAtOnce),
+		replies: map[int64]chan struct{}{},
+	}, nil
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// Lost is closed when the node lost its lease (never without a cluster):
+// another node may own its executions now, and it must stop.
+func (e *Engine) Lost() <-chan struct{} {
+	if e.cl == nil {
+		return nil
+	}
+	return e.cl.lost
+}
+
+// LostErr says why the lease was lost, once Lost is closed.
+func (e *Engine) LostErr() error {
+	select {
+	case <-e.Lost():
+		return e.cl.lostErr
+	default:
+		return nil
+	}
+}
+
+// Node is the engine's node id and epoch in its cluster (zero without).
+func (e *Engine) Node() store.Fence {
+	if e.cl == nil {
+		return store.Fence{}
+	}
+	return e.cl.fence
+}
+
+// joinCluster registers the node and starts its loops.
+func (e *Engine) joinCluster(ctx context.Context) error {
+	c := e.cl
+	f, err := e.store.Executor().NodeRegister(ctx, c.id, c.lease)
+	if err != nil {
+		return fmt.Errorf("register node %s: %w", c.id, err)
+	}
+	c.fence = f
+	e.log.InfoContext(ctx, "engine: joined the cluster", "node", c.id, "epoch", f.Epoch, "lease", c.lease)
+	e.wg.Add(3)
+	go func() { defer e.wg.Done(); e.keepLease() }()
+	go func() { defer e.wg.Done(); e.listen() }()
+	go func() { defer e.wg.Done(); e.serveSignals() }()
+	return nil
+}
+
+// loseLease says the node lost its lease: its steps are refused from now
+// on, and it must stop.
+func (e *Engine) loseLease(err error) {
+	c := e.cl
+	c.lostOnce.Do(func() {
+		c.lostErr = err
+		e.log.Error("engine: this node lost its lease: another node may own its executions now; stopping", "node", c.id, "error", err)
+		e.Halt()
+		close(c.lost)
+	})
+}
+
+// keepLease renews the node's lease every third of it.
+func (e *Engine) keepLease() {
+	c := e.cl
+	t := time.NewTicker(c.lease / 3)
+	defer t.Stop()
+	renewed := time.Now()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-c.lost:
+			return
+		case <-t.C:
+		case <-c.renew:
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, c.lease/3)
+		err := e.store.Executor().NodeRenew(ctx, c.fence, c.lease)
+		cancel()
+		switch {
+		case err == nil:
+			renewed = time.Now()
+		case e.ctx.Err() != nil:
+			return
+		case errors.Is(err, store.ErrFenced):
+			e.loseLease(err)
+			return
+		case time.Since(renewed) >= c.lease:
+			e.loseLease(fmt.Errorf("not renewed for %v: %w", time.Since(renewed).Round(time.Millisecond), err))
+			return
+		default:
+			e.log.Warn("engine: lease not renewed; trying again", "node", c.id, "error", err)
+		}
+	}
+}
+
+// fenced is called when a step was refused as fenced: the lease may be
+// gone, which a renewal finds out now.
+func (e *Engine) fenced() {
+	if e.cl != nil {
+		poke(e.cl.renew)
+	}
+}
+
+// listen passes the store's wake-ups on, listening again after a failure.
+func (e *Engine) listen() {
+	c := e.cl
+	channels := []string{store.ChannelSignal, store.ChannelReply, store.ChannelActivity, store.ChannelReleased}
+	for {
+		err := c.store.Listen(e.ctx, channels, e.heard)
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.log.Warn("engine: listening for other nodes failed; polling until it is back", "node", c.id, "error", err)
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// heard handles a wake-up ("" when listening began: whatever was sent
+// before may have been missed, so everything is looked at).
+func (e *Engine) heard(channel, payload string) {
+	c := e.cl
+	switch channel {
+	case "":
+		poke(c.signals)
+		poke(c.claim)
+		c.mu.Lock()
+		for _, ch := range c.replies {
+			poke(ch)
+		}
+		c.mu.Unlock()
+		e.activities.wakeAll()
+	case store.ChannelSignal:
+		if payload == c.id {
+			poke(c.signals)
+		}
+	case store.ChannelReply:
+		id, err := strconv.ParseInt(payload, 10, 64)
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		ch := c.replies[id]
+		c.mu.Unlock()
+		if ch != nil {
+			poke(ch)
+		}
+	case store.ChannelActivity:
+		e.activities.wakeOne(payload)
+	case store.ChannelReleased:
+		if payload != c.id {
+			poke(c.claim)
+		}
+	}
+}
+
+// claimEvery is how often a node looks for orphans to claim.
+func (c *node) claimEvery() time.Duration {
+	return min(max(c.lease/10, 100*time.Millisecond), time.Second)
+}
+
+// claimLoop claims orphaned executions and runs them, first at start (as
+// a single node resumes its running executions), then every claimEvery.
+// It also answers the .sync parents of children another node ran.
+func (e *Engine) claimLoop(first func()) {
+	c := e.cl
+	t := time.NewTicker(c.claimEvery())
+	defer t.Stop()
+	sweep := time.Now()
+	for {
+		if err := e.resume(e.ctx, e.claimBatch); err != nil && e.ctx.Err() == nil {
+			e.log.Warn("engine: claiming orphaned executions failed", "node", c.id, "error", err)
+			if errors.Is(err, store.ErrFenced) {
+				e.fenced()
+			}
+		}
+		if first != nil {
+			first()
+			first = nil
+		}
+		e.childrenElsewhere()
+		if time.Since(sweep) > time.Minute {
+			sweep = time.Now()
+			if err := c.store.SignalSweep(e.ctx, signalAge); err != nil && e.ctx.Err() == nil {
+				e.log.Warn("engine: sweeping old requests failed", "error", err)
+			}
+		}
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-c.lost:
+			return
+		case <-t.C:
+		case <-c.claim:
+		}
+	}
+}
+
+// claimBatch claims up to limit orphans.
+func (e *Engine) claimBatch(ctx context.Context, limit int) ([]string, bool, error) {
+	if e.halting.Load() {
+		return nil, true, nil
+	}
+	arns, err := e.store.Executor().ExecutionClaim(ctx, e.cl.fence, limit)
+	if len(arns) > 0 {
+		e.log.InfoContext(ctx, "engine: claimed orphaned executions", "node", e.cl.id, "count", len(arns))
+	}
+	return arns, len(arns) < limit, err
+}
+
+// childrenElsewhere answers the .sync parents waiting here for children
+// that ended on another node (which could not tell them).
+func (e *Engine) childrenElsewhere() {
+	e.children.mu.Lock()
+	arns := make([]string, 0, len(e.children.waiters))
+	for arn := range e.children.waiters {
+		arns = append(arns, arn)
+	}
+	e.children.mu.Unlock()
+	for _, arn := range arns {
+		e.mu.Lock()
+		live := e.live[arn] != nil
+		e.mu.Unlock()
+		if live {
+			continue
+		}
+		row, err := e.store.Executor().ExecutionGet(e.ctx, arn)
+		if err == nil && row.Status != "RUNNING" {
+			e.childEnded(row)
+		}
+	}
+}
+
+// own makes sure the node owns a running execution before it loads it:
+// nil when it does (claiming an orphan), *ownedElsewhere when another
+// live node does. An execution that is not running is left to fill.
+func (e *Engine) own(ctx context.Context, arn string) error {
+	c := e.cl
+	for range 3 {
+		o, err := c.store.ExecutionOwner(ctx, arn)
+		if err != nil {
+			return err
+		}
+		if !o.Running || o.Owner == c.fence {
+			return nil
+		}
+		if o.Live && o.Owner.Node != "" {
+			return &ownedElsewhere{node: o.Owner.Node}
+		}
+		ok, err := c.store.ExecutionClaimOne(ctx, c.fence, arn)
+		if err != nil {
+			if errors.Is(err, store.ErrFenced) {
+				e.fenced()
+			}
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("execution %s: its owner could not be found", arn)
+}
+
+// sendKey marks the context of a step with a worker's answer (SendTask*).
+type sendKey struct{}
+
+// request is what a node asks of an execution's owner.
+type request struct {
+	Kind   string          `json:"kind"` // reqStep, reqSend, reqHandOut or reqRelease
+	Arn    string          `json:"arn"`
+	Task   string          `json:"task,omitempty"`
+	Worker string          `json:"worker,omitempty"`
+	Event  json.RawMessage `json:"event,omitempty"` // a replay log entry
+}
+
+const (
+	reqStep    = "step"    // a step with Event
+	reqSend    = "send"    // a step with a worker's answer (SendTask*): after the task's request is made
+	reqHandOut = "handout" // hand activity task Task out to Worker
+	reqRelease = "release" // undo the hand-out of Task: its poller left
+)
+
+// answer is the owner's answer to a request.
+type answer struct {
+	Applied bool   `json:"applied,omitempty"`
+	Handed  bool   `json:"handed,omitempty"`
+	Token   string `json:"token,omitempty"`
+	Input   string `json:"input,omitempty"`
+	// Error is "" for none, errorMoved, errorStopped, errorNotFound, or
+	// another error's text.
+	Error string `json:"error,omitempty"`
+}
+
+const (
+	errorMoved    = "moved"
+	errorStopped  = "stopped"
+	errorNotFound = "not-found"
+)
+
+func answerError(err error) string {
+	var elsewhere *ownedElsewhere
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, errMoved), errors.As(err, &elsewhere), errors.Is(err, store.ErrFenced):
+		return errorMoved
+	case errors.Is(err, errStopped):
+		return errorStopped
+	case errors.Is(err, store.ErrNotFound):
+		return errorNotFound
+	}
+	return err.Error()
+}
+
+// ask sends a request to node, the owner of execution arn, and waits for
+// its answer. errMoved when the node turns out not to own the execution
+// (it never did, or died before it answered: then it may or may not have
+// carried the request out).
+func (e *Engine) ask(ctx context.Context, to string, req *request) (*answer, error) {
+	c := e.cl
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.store.SignalSend(ctx, c.id, to, body)
+	if err != nil {
+		return nil, err
+	}
+	woken := make(chan struct{}, 1)
+	c.mu.Lock()
+	c.replies[id] = woken
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.replies, id)
+		c.mu.Unlock()
+	}()
+	t := time.NewTicker(signalPoll)
+	defer t.Stop()
+	checked := time.Now()
+	for {
+		reply, ok, err := c.store.SignalResult(context.WithoutCancel(ctx), id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errMoved // swept: its owner never answered
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			var a answer
+			if err := json.Unmarshal(reply, &a); err != nil {
+				return nil, fmt.Errorf("answer of node %s: %w", to, err)
+			}
+			switch a.Error {
+			case "":
+				return &a, nil
+			case errorMoved, errorStopped:
+				return nil, errMoved
+			case errorNotFound:
+				return nil, store.ErrNotFound
+			}
+			return nil, fmt.Errorf("node %s: %s", to, a.Error)
+		}
+		select {
+		case <-woken:
+			continue
+		case <-t.C:
+		case <-ctx.Done():
+			_, _ = c.store.SignalWithdraw(context.WithoutCancel(ctx), id)
+			return nil, ctx.Err()
+		case <-e.halted:
+			_, _ = c.store.SignalWithdraw(context.WithoutCancel(ctx), id)
+			return nil, errStopped
+		}
+		// Is the owner still there? A request to a node that died is
+		// withdrawn, and goes to the execution's next owner.
+		if time.Since(checked) < c.lease/4 {
+			continue
+		}
+		checked = time.Now()
+		o, err := c.store.ExecutionOwner(ctx, req.Arn)
+		if err == nil && o.Owner.Node == to && o.Live {
+			continue
+		}
+		if _, err := c.store.SignalWithdraw(context.WithoutCancel(ctx), id); err != nil {
+			return nil, err
+		}
+		return nil, errMoved
+	}
+}
+
+// serveSignals carries out the requests other nodes send this one.
+func (e *Engine) serveSignals() {
+	c := e.cl
+	t := time.NewTicker(signalPoll)
+	defer t.Stop()
+	var handlers sync.WaitGroup
+	defer handlers.Wait()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-c.lost:
+			return
+		case <-c.signals:
+		case <-t.C:
+		}
+		for e.ctx.Err() == nil {
+			const batch = 64
+			sigs, err := c.store.SignalTake(e.ctx, c.id, batch)
+			if err != nil {
+				if e.ctx.Err() == nil {
+					e.log.Warn("engine: taking requests failed", "node", c.id, "error", err)
+				}
+				break
+			}
+			for _, s := range sigs {
+				c.handling <- struct{}{}
+				handlers.Go(func() {
+					defer func() { <-c.handling }()
+					e.handleSignal(s)
+				})
+			}
+			if len(sigs) < batch {
+				break
+			}
+		}
+	}
+}
+
+// handleSignal carries out one request and answers it.
+func (e *Engine) handleSignal(s store.Signal) {
+	var req request
+	var a answer
+	if err := json.Unmarshal(s.Body, &req); err != nil {
+		a.Error = fmt.Sprintf("bad request: %v", err)
+	} else {
+		a = e.carryOut(&req)
+	}
+	body, _ := json.Marshal(&a)
+	if err := e.cl.store.SignalAnswer(context.WithoutCancel(e.ctx), s.ID, body); err != nil {
+		e.log.Warn("engine: answering a request failed", "node", e.cl.id, "sender", s.Sender, "execution_arn", req.Arn, "error", err)
+	}
+}
+
+// carryOut does what a request asks, as the execution's owner.
+func (e *Engine) carryOut(req *request) answer {
+	ctx := e.ctx
+	switch req.Kind {
+	case reqStep, reqSend:
+		en, err := decodeEntry(req.Event)
+		if err != nil {
+			return answer{Error: fmt.Sprintf("bad request: %v", err)}
+		}
+		ev := en.Event
+		if req.Kind == reqSend {
+			if err := e.gates.wait(ctx, e.ctx, req.Arn, ev.ID); err != nil {
+				return answer{Error: answerError(err)}
+			}
+		}
+		_, applied, err := e.stepVia(ctx, req.Arn, ev, false)
+		if errors.Is(err, store.ErrNotFound) && req.Kind == reqStep {
+			err = nil
+		}
+		return answer{Applied: applied, Error: answerError(err)}
+	case reqHandOut, reqRelease:
+		task, err := e.handOutHere(ctx, req)
+		a := answer{Error: answerError(err)}
+		if task != nil {
+			a.Handed, a.Token, a.Input = true, task.Token, task.Input
+		}
+		return a
+	}
+	return answer{Error: fmt.Sprintf("bad request: kind %q", req.Kind)}
+}
+
+// handOutHere hands an activity task out for a poller on another node
+// (reqHandOut), or undoes that (reqRelease), as the task's owner.
+func (e *Engine) handOutHere(ctx context.Context, req *request) (*ActivityTask, error) {
+	if err := e.beginStep(); err != nil {
+		return nil, err
+	}
+	defer e.endStep()
+	for range 3 {
+		l, err := e.get(ctx, req.Arn)
+		var ended *errEnded
+		if errors.As(err, &ended) || errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		r := l.tasks[req.Task]
+		if r == nil {
+			l.mu.Unlock()
+			return nil, nil // the task ended
+		}
+		t := &Task{ExecutionArn: req.Arn, ID: req.Task, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+		var task *ActivityTask
+		if req.Kind == reqRelease {
+			e.release(ctx, l, t)
+		} else {
+			// The poller is on the asking node, which undoes the hand-out
+			// should it have left.
+			task, err = e.handOutLocked(context.WithoutCancel(ctx), ctx, l, t, req.Worker)
+		}
+		l.mu.Unlock()
+		return task, err
+	}
+	return nil, fmt.Errorf("execution %s: could not be loaded", req.Arn)
+}
+
+// remoteStep asks the owner of execution arn to take a step.
+func (e *Engine) remoteStep(ctx context.Context, to, arn string, ev interp.Event, send bool) (bool, error) {
+	kind := reqStep
+	if send {
+		kind = reqSend
+	}
+	a, err := e.ask(ctx, to, &request{Kind: kind, Arn: arn, Event: encodeEntry(&entry{Event: ev})})
+	if err != nil {
+		return false, err
+	}
+	return a.Applied, nil
+}
+
+// queueActivity queues an activity task for a worker: in memory on one
+// node, in the store's queue in a cluster. front puts it ahead of the
+// others (one a poller took and gave back).
+func (e *Engine) queueActivity(t *Task, front bool) {
+	if e.cl == nil {
+		e.activities.add(t, front)
+		return
+	}
+	var err error
+	for try := range 3 {
+		if try > 0 {
+			time.Sleep(time.Duration(try) * 50 * time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+		err = e.cl.store.ActivityEnqueue(ctx, t.Request.Resource, t.ExecutionArn, t.ID, front)
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	// The task waits for its execution's next load (on this node's next
+	// start, or another node's claim), or for its timeouts.
+	e.log.Error("engine: an activity task could not be queued", "execution_arn", t.ExecutionArn, "task_id", t.ID, "error", err)
+}
+
+// unqueueActivity removes a task that is no longer wanted from the queue.
+func (e *Engine) unqueueActivity(arn, id string) {
+	if e.cl == nil {
+		e.activities.remove(arn, id)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+	defer cancel()
+	// One left behind is taken by a poller, and found ended.
+	if err := e.cl.store.ActivityDequeue(ctx, arn, id); err != nil {
+		e.log.Warn("engine: an ended activity task was not removed from the queue", "execution_arn", arn, "task_id", id, "error", err)
+	}
+}
+
+// pollCluster is PollActivity in a cluster: tasks come from the store's
+// queue, whichever node's execution they are of.
+func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(activityPoll)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		ready := e.activities.listen(activityArn)
+		arn, id, ok, err := e.cl.store.ActivityTake(ctx, activityArn)
+		if err != nil && ctx.Err() == nil {
+			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
+		}
+		if ok {
+			e.activities.unlisten(activityArn, ready)
+			task, err := e.handOutAnywhere(ctx, activityArn, arn, id, worker)
+			if err != nil && ctx.Err() != nil {
+				return nil, nil // the worker is gone: there is no one to tell
+			}
+			if task != nil || err != nil {
+				return task, err
+			}
+			continue
+		}
+		select {
+		case <-ready:
+			continue
+		case <-tick.C:
+			e.activities.unlisten(activityArn, ready)
+			continue
+		case <-deadline.C:
+		case <-ctx.Done():
+		case <-e.releasePolls:
+		}
+		e.activities.unlisten(activityArn, ready)
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// handOutAnywhere hands a task taken from the store's queue to the poller
+// of ctx: here when this node owns its execution, through its owner
+// otherwise. nil when the task ended meanwhile, or the poller left.
+func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, worker string) (*ActivityTask, error) {
+	if err := e.beginStep(); err != nil {
+		e.requeue(activityArn, arn, id)
+		return nil, err
+	}
+	defer e.endStep()
+	stepCtx := context.WithoutCancel(ctx)
+	for range 5 {
+		l, err := e.get(stepCtx, arn)
+		var ended *errEnded
+		var elsewhere *ownedElsewhere
+		switch {
+		case errors.As(err, &ended) || errors.Is(err, store.ErrNotFound):
+			return nil, nil
+		case errors.As(err, &elsewhere):
+			a, err := e.ask(stepCtx, elsewhere.node, &request{Kind: reqHandOut, Arn: arn, Task: id, Worker: worker})
+			if errors.Is(err, errMoved) {
+				continue
+			}
+			if err != nil {
+				e.requeue(activityArn, arn, id)
+				return nil, err
+			}
+			if !a.Handed {
+				return nil, nil
+			}
+			if ctx.Err() != nil {
+				if _, err := e.ask(stepCtx, elsewhere.node, &request{Kind: reqRelease, Arn: arn, Task: id}); err != nil {
+					e.log.Warn("engine: release of an activity task not recorded", "execution_arn", arn, "task_id", id, "error", err)
+				}
+				return nil, nil
+			}
+			return &ActivityTask{Token: a.Token, Input: a.Input}, nil
+		case err != nil:
+			e.requeue(activityArn, arn, id)
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		r := l.tasks[id]
+		if r == nil {
+			l.mu.Unlock()
+			return nil, nil
+		}
+		t := &Task{ExecutionArn: arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+		task, err := e.handOutLocked(ctx, stepCtx, l, t, worker)
+		l.mu.Unlock()
+		return task, err
+	}
+	e.requeue(activityArn, arn, id)
+	return nil, fmt.Errorf("execution %s: its owner could not be reached", arn)
+}
+
+// requeue puts a task whose hand-out failed back in the store's queue,
+// ahead of the others.
+func (e *Engine) requeue(activityArn, arn, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+	defer cancel()
+	if err := e.cl.store.ActivityEnqueue(ctx, activityArn, arn, id, true); err != nil {
+		// The task waits for its execution's next load, or its timeouts.
+		e.log.Warn("engine: an activity task could not be queued again", "execution_arn", arn, "task_id", id, "error", err)
+	}
+}
+
+// leaveCluster releases the node's executions for the others to claim at
+// once, and says so. The node's steps are over.
+func (e *Engine) leaveCluster() {
+	c := e.cl
+	select {
+	case <-c.lost:
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+	defer cancel()
+	if err := e.store.Executor().NodeRelease(ctx, c.fence); err != nil {
+		e.log.Warn("engine: releasing this node's executions failed; others take them over when its lease runs out", "node", c.id, "error", err)
+		return
+	}
+	if err := c.store.Notify(ctx, store.ChannelReleased, c.id); err != nil {
+		e.log.Warn("engine: telling other nodes of the release failed", "node", c.id, "error", err)
+	}
+	e.log.Info("engine: released this node's executions to the other nodes", "node", c.id)
+}
