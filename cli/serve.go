@@ -125,8 +125,8 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
 	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store), or a postgres:// URL (PG* environment variables fill in what it leaves out)")
 	f.IntVar(&c.cfg.DBPoolMax, "db-pool-max", 0, "most connections to a PostgreSQL database (0: the URL's pool_max_conns, else the larger of 4 and the CPUs)")
-	f.BoolVar(&c.cfg.Standby, "standby", false, "on a postgres:// database another server holds, wait and take over when it stops or dies (instead of failing)")
-	f.StringVar(&c.cfg.NodeID, "node-id", "", "this server's name in logs and metrics (default: the host name and a random suffix)")
+	f.DurationVar(&c.cfg.Lease, "lease", 0, "on a postgres:// database, how long this server's executions stay its own without a renewal: the work of a server that dies is taken over within about this plus a second (default 10s)")
+	f.StringVar(&c.cfg.NodeID, "node-id", "", "this server's name among the servers of its database, in logs and metrics (default: the host name and a random suffix)")
 	f.StringVar(&c.cfg.Region, "region", c.cfg.Region, "region in the ARNs the server hands out")
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.BoolVar(&c.cfg.TimeSkip, "time-skip", false, "skip time while every execution only waits on timers; real time while a task is outstanding")
@@ -212,14 +212,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		log = log.With("node", node)
 	}
-	drv, where, dbLock, err := openStore(ctx, &c.cfg, log)
+	drv, where, err := openStore(ctx, &c.cfg)
 	if err != nil {
 		return err
-	}
-	var lockLost <-chan struct{}
-	if dbLock != nil {
-		defer dbLock.Release()
-		lockLost = dbLock.Lost()
 	}
 	defer drv.Close()
 	// The key of task tokens lives with the data, so tokens handed out
@@ -264,6 +259,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 		EvalLimits:    c.cfg.Eval.Budget(),
 		TokenKey:      tokenKey,
 		Logger:        log,
+	}
+	if c.cfg.Postgres() {
+		engCfg.Cluster = &engine.ClusterConfig{Node: node, Lease: c.cfg.Lease}
 	}
 	if mocks != nil {
 		engCfg.Mocks = mocks
@@ -404,14 +402,14 @@ loop:
 			break loop
 		case <-hup:
 			c.reload(cert, api.gate, log)
-		case <-lockLost:
-			// Another server may take the database now: stop at once.
-			log.Error("serve: the database lock was lost (the database restarted, or the connection was cut); stopping")
+		case <-eng.Lost():
+			// Another server may own this one's executions now: stop at
+			// once (a supervisor starts it again, and it rejoins).
 			eng.Halt()
 			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			_ = srv.Shutdown(shutdown)
-			return errors.New("serve: lost the database lock")
+			return fmt.Errorf("serve: this server lost its lease on the database: %w", eng.LostErr())
 		}
 	}
 	// Evaluations in flight are abandoned (their steps are not committed,

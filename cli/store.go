@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"stepwise/config"
 	"stepwise/store"
@@ -19,22 +16,14 @@ import (
 	"stepwise/store/sqlitestore"
 )
 
-// exclusiveWait is how long a server waits for the database another
-// server holds.
-const exclusiveWait = 3 * time.Second
-
-// standbyPoll is how often a waiting server tries the database's lock.
-const standbyPoll = 200 * time.Millisecond
-
 // openStore opens the server's database: a SQLite file, or PostgreSQL for
-// a postgres:// URL. It returns the driver, where the data is (for the
-// start-up line, without a password), and for PostgreSQL the lock that
-// keeps other servers off the database.
-func openStore(ctx context.Context, cfg *config.Serve, log *slog.Logger) (drv store.Driver, where string, lock *pgstore.Lock, err error) {
+// a postgres:// URL. It returns the driver, and where the data is (for the
+// start-up line, without a password).
+func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where string, err error) {
 	if !cfg.Postgres() {
 		d, err := sqlitestore.Open(ctx, cfg.DB, sqlitestore.Options{})
 		if err != nil {
-			return nil, "", nil, fmt.Errorf("open store %s: %w", cfg.DB, err)
+			return nil, "", fmt.Errorf("open store %s: %w", cfg.DB, err)
 		}
 		where = cfg.DB
 		if where != sqlitestore.Memory {
@@ -42,40 +31,14 @@ func openStore(ctx context.Context, cfg *config.Serve, log *slog.Logger) (drv st
 				where = abs
 			}
 		}
-		return d, where, nil, nil
+		return d, where, nil
 	}
 	where = redactURL(cfg.DB)
 	d, err := pgstore.Open(ctx, cfg.DB, pgstore.Options{MaxConns: int32(cfg.DBPoolMax)})
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
+		return nil, "", fmt.Errorf("open store %s: %w", where, err)
 	}
-	// A server that died a moment ago may hold the lock until the
-	// database notices its connection is gone.
-	// A standby waits for as long as it takes.
-	lock, err = d.Exclusive(ctx)
-	if errors.Is(err, pgstore.ErrInUse) && cfg.Standby {
-		log.Info("serve: standing by: another server holds the database; taking over when it lets go", "database", where)
-	}
-	for deadline := time.Now().Add(exclusiveWait); errors.Is(err, pgstore.ErrInUse) && (cfg.Standby || time.Now().Before(deadline)); {
-		select {
-		case <-ctx.Done():
-			d.Close()
-			return nil, "", nil, ctx.Err()
-		case <-time.After(standbyPoll):
-		}
-		lock, err = d.Exclusive(ctx)
-	}
-	if err == nil && cfg.Standby {
-		log.Info("serve: the database is free: taking over", "database", where)
-	}
-	if err != nil {
-		d.Close()
-		if errors.Is(err, pgstore.ErrInUse) {
-			return nil, "", nil, fmt.Errorf("open store %s: %w: one server runs on a database at a time for now (--standby waits to take over)", where, err)
-		}
-		return nil, "", nil, fmt.Errorf("open store %s: %w", where, err)
-	}
-	return d, where, lock, nil
+	return d, where, nil
 }
 
 // redactURL is a database URL without its password.

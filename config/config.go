@@ -48,12 +48,14 @@ type Serve struct {
 	// DBPoolMax caps the connections to a PostgreSQL database; 0 leaves
 	// it to the URL (pool_max_conns) or the driver.
 	DBPoolMax int
-	// Standby makes a server on a PostgreSQL database that another
-	// server holds wait until it is free, then take over, instead of
-	// failing.
-	Standby bool
+	// Lease is how long a server on a PostgreSQL database holds its
+	// executions without renewing its lease: the executions of a server
+	// that died are taken over by the others within about Lease plus a
+	// second. 0 means the engine's default (10 s).
+	Lease time.Duration
 	// NodeID names this server among the servers of a database, in its
-	// logs and metrics; empty makes one up from the host name.
+	// logs and metrics, and as the owner of its executions; empty makes
+	// one up from the host name.
 	NodeID string
 	// Region and Account appear in every ARN the server hands out.
 	Region  string
@@ -235,8 +237,11 @@ func (s *Serve) Validate() error {
 	if s.DBPoolMax < 0 {
 		return fmt.Errorf("db-pool-max %d: must not be negative", s.DBPoolMax)
 	}
-	if s.Standby && !s.Postgres() {
-		return errors.New("standby: needs a postgres:// db that servers share")
+	if s.Lease != 0 && !s.Postgres() {
+		return errors.New("lease: needs a postgres:// db that servers share")
+	}
+	if s.Lease != 0 && (s.Lease < 500*time.Millisecond || s.Lease > time.Hour) {
+		return fmt.Errorf("lease %v: must be between 500ms and 1h", s.Lease)
 	}
 	if s.NodeID != "" && !nodeIDRE.MatchString(s.NodeID) {
 		return fmt.Errorf("node-id %q: 1 to 64 letters, digits, '.', '_' or '-'", s.NodeID)

@@ -653,6 +653,22 @@ func (e *Engine) handOutHere(ctx context.Context, req *request) (*ActivityTask, 
 	return nil, fmt.Errorf("execution %s: could not be loaded", req.Arn)
 }
 
+// maxReroutes bounds the times a request is sent again to an execution's
+// owner (see rerouteWait): about 30 s, long enough for a node that is
+// stopping to release its executions, or a dead one's lease to run out.
+const maxReroutes = 130
+
+// rerouteWait waits before a request is sent again to an execution's
+// owner, a little longer each time; false when the engine stops.
+func (e *Engine) rerouteWait(try int) bool {
+	select {
+	case <-time.After(min(time.Duration(try)*20*time.Millisecond, 250*time.Millisecond)):
+		return true
+	case <-e.halted:
+		return false
+	}
+}
+
 // remoteStep asks the owner of execution arn to take a step.
 func (e *Engine) remoteStep(ctx context.Context, to, arn string, ev interp.Event, send bool) (bool, error) {
 	kind := reqStep
@@ -755,7 +771,10 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 	}
 	defer e.endStep()
 	stepCtx := context.WithoutCancel(ctx)
-	for range 5 {
+	for try := range maxReroutes {
+		if try > 0 && !e.rerouteWait(try) {
+			break
+		}
 		l, err := e.get(stepCtx, arn)
 		var ended *errEnded
 		var elsewhere *ownedElsewhere

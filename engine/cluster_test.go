@@ -250,3 +250,35 @@ func TestClusterFailover(t *testing.T) {
 	require.NoError(t, c.nodes[2].SendTaskSuccess(ctx, task.Token, `{}`))
 	b.waitStatus(t, x.Arn, stepwisetype.StatusSucceeded)
 }
+
+// A node whose lease ran out (as if it was paused past it) writes nothing
+// more once another node took its executions over, and learns it lost its
+// lease.
+func TestClusterFencing(t *testing.T) {
+	c := newCluster(t, 2)
+	ctx := context.Background()
+	sm, m := c.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	x := c.start(t, 0, sm, m, "x", `{}`)
+	task, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 10*time.Second)
+	require.NoError(t, err)
+	require.NotNil(t, task)
+
+	_, err = c.drvs[1].Pool().Exec(ctx, `UPDATE stepwise_node SET expires_at = 0 WHERE id = 'node-0'`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return c.owner(t, x.Arn) == "node-1" }, 10*time.Second, 10*time.Millisecond)
+
+	err = c.nodes[0].SendTaskSuccess(ctx, task.Token, `{"from": "node-0"}`)
+	require.Error(t, err, "the former owner's step is not written")
+	require.True(t, errors.Is(err, store.ErrFenced) || errors.Is(err, ErrStopped), "got %v", err)
+	select {
+	case <-c.nodes[0].Lost():
+		require.ErrorIs(t, c.nodes[0].LostErr(), store.ErrFenced)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the node did not find out it lost its lease")
+	}
+	b := c.bundle()
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted"}, b.history(t, x.Arn))
+	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"from": "node-1"}`))
+	row := b.waitStatus(t, x.Arn, stepwisetype.StatusSucceeded)
+	require.JSONEq(t, `{"from": "node-1"}`, *row.Output)
+}

@@ -225,7 +225,10 @@ func (e *Engine) stepVia(ctx context.Context, arn string, ev interp.Event, forwa
 		return nil, false, err
 	}
 	defer e.endStep()
-	for try := range 5 {
+	for try := range maxReroutes {
+		if try > 0 && (e.cl == nil && try == 3 || e.cl != nil && !e.rerouteWait(try)) {
+			break
+		}
 		l, err := e.get(ctx, arn)
 		var ended *errEnded
 		if errors.As(err, &ended) {
@@ -240,7 +243,6 @@ func (e *Engine) stepVia(ctx context.Context, arn string, ev interp.Event, forwa
 			if errors.Is(err, errMoved) {
 				// The owner died or let go: the next owner, or this
 				// node once it claimed the orphan, takes the step.
-				time.Sleep(time.Duration(try) * 20 * time.Millisecond)
 				continue
 			}
 			if err != nil {

@@ -18,17 +18,11 @@ const (
 FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner AND n.epoch = e.owner_epoch
 WHERE e.arn = $1`
 	// One execution is claimed as ExecutionClaim claims orphans, or when
-	// it is not running (a redrive makes it run on its claimer).
+	// it is not running (a redrive makes it run on its claimer), checked
+	// on the row as it is once locked.
 	executionClaimOneSQL = `
-WITH picked AS (
-    SELECT e.id FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner
-    WHERE e.arn = $3
-      AND (e.status <> 'RUNNING' OR e.owner IS NULL OR n.id IS NULL OR n.expires_at <= ` + nowMS + ` OR n.epoch <> e.owner_epoch
-           OR (e.owner = $1 AND e.owner_epoch = $2))
-    FOR UPDATE OF e
-)
-UPDATE stepwise_execution SET owner = $1, owner_epoch = $2, version = version + 1
-WHERE id IN (SELECT id FROM picked)
+UPDATE stepwise_execution AS e SET owner = $1, owner_epoch = $2, version = version + 1
+WHERE e.arn = $3 AND (e.status <> 'RUNNING' OR (e.owner = $1 AND e.owner_epoch = $2) OR ` + noLiveOwner + `)
 RETURNING arn`
 
 	signalSendSQL = `WITH s AS (

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -178,5 +179,61 @@ func TestActivityTakeConcurrent(t *testing.T) {
 	require.Len(t, got, tasks)
 	for id, n := range got {
 		require.Equal(t, 1, n, "task %s taken once", id)
+	}
+}
+
+// Live nodes claiming orphans at the same time, in batches and one by
+// one, each get distinct executions: none is taken from a live node.
+func TestClaimConcurrent(t *testing.T) {
+	ctx := context.Background()
+	d := open(ctx, t, Options{})
+	ex := d.Executor()
+	x := seed(ctx, t, ex)
+	const n = 300
+	var arns []string
+	for i := range n {
+		row := *x
+		row.Arn, row.Name = fmt.Sprintf("%s-%d", x.Arn, i), fmt.Sprintf("x%d", i)
+		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &row})
+		require.NoError(t, err)
+		arns = append(arns, row.Arn)
+	}
+	var mu sync.Mutex
+	claims := map[string][]string{}
+	var wg sync.WaitGroup
+	for k := range 6 {
+		wg.Go(func() {
+			f, err := ex.NodeRegister(ctx, fmt.Sprintf("n%d", k), time.Hour)
+			require.NoError(t, err)
+			var got []string
+			if k%2 == 0 {
+				for {
+					batch, err := ex.ExecutionClaim(ctx, f, 7)
+					require.NoError(t, err)
+					if len(batch) == 0 {
+						break
+					}
+					got = append(got, batch...)
+				}
+			} else {
+				for _, arn := range arns {
+					ok, err := d.ExecutionClaimOne(ctx, f, arn)
+					require.NoError(t, err)
+					if ok {
+						got = append(got, arn)
+					}
+				}
+			}
+			mu.Lock()
+			for _, arn := range got {
+				claims[arn] = append(claims[arn], f.Node)
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	require.Len(t, claims, n+1)
+	for arn, by := range claims {
+		require.Len(t, by, 1, "%s claimed by %v", arn, by)
 	}
 }

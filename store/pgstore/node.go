@@ -25,7 +25,11 @@ RETURNING epoch`
 	nodeDisownSQL = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = $1 AND owner_epoch = $2`
 	// A running execution is an orphan when it has no owner, or its
 	// owner's lease ran out, or its owner registered again, or is gone.
-	// Rows another claimer holds are skipped.
+	// Rows another claimer holds are skipped. The condition is checked
+	// again on the row as it is once locked (noLiveOwner, a subquery):
+	// a row a concurrent claim took meanwhile has a live owner now,
+	// which the join of the first pick, re-read with the node row it
+	// found then, would not see.
 	executionClaimSQL = `
 WITH picked AS (
     SELECT e.id FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner
@@ -34,9 +38,10 @@ WITH picked AS (
     LIMIT $3
     FOR UPDATE OF e SKIP LOCKED
 )
-UPDATE stepwise_execution SET owner = $1, owner_epoch = $2, version = version + 1
-WHERE id IN (SELECT id FROM picked)
+UPDATE stepwise_execution AS e SET owner = $1, owner_epoch = $2, version = version + 1
+WHERE e.id IN (SELECT id FROM picked) AND e.status = 'RUNNING' AND ` + noLiveOwner + `
 RETURNING arn`
+	noLiveOwner = `NOT EXISTS (SELECT 1 FROM stepwise_node AS o WHERE o.id = e.owner AND o.epoch = e.owner_epoch AND o.expires_at > ` + nowMS + `)`
 
 	// stepFenceSQL reads (and holds against claims until the commit) the
 	// owners of fenced steps' executions.

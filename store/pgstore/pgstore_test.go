@@ -532,46 +532,6 @@ func TestStepWriteConcurrent(t *testing.T) {
 	t.Logf("%d conflicts", conflicts.Load())
 }
 
-// One server at a time: a second Exclusive is refused until the first is
-// released (or its session ends).
-func TestExclusive(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	url := pgtest.NewDatabase(t)
-	a, err := Open(ctx, url, Options{})
-	require.NoError(t, err)
-	defer a.Close()
-	b, err := Open(ctx, url, Options{})
-	require.NoError(t, err)
-	defer b.Close()
-
-	lock, err := a.Exclusive(ctx)
-	require.NoError(t, err)
-	_, err = b.Exclusive(ctx)
-	require.ErrorIs(t, err, ErrInUse)
-	lock.Release()
-	lock.Release() // twice is fine
-	lockB, err := b.Exclusive(ctx)
-	require.NoError(t, err, "free once released")
-
-	// The session holding the lock is killed: the holder is told, and
-	// another server may take the database.
-	_, err = a.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int64(lockB.pid))
-	require.NoError(t, err)
-	select {
-	case <-lockB.Lost():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the lost lock was not noticed")
-	}
-	lockA, err := a.Exclusive(ctx)
-	require.NoError(t, err)
-	lockA.Release()
-	lockB.Release()
-}
-
-// Sessions run READ COMMITTED and end a transaction left idle, whatever
-// the database's defaults; a NUL in text is named as the reason a write
-// fails.
 func TestSessionSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
