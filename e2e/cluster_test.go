@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -165,6 +166,10 @@ func validHistory(t *testing.T, c *sfn.Client, arn string, want map[string]int) 
 	return events
 }
 
+// clusterWork is workDefinition with room for a loaded machine: hundreds
+// of tasks wait for six workers, whose answers cross nodes.
+var clusterWork = strings.NewReplacer(`"TimeoutSeconds": 30`, `"TimeoutSeconds": 60`, `"MaxAttempts": 3`, `"MaxAttempts": 6`).Replace(workDefinition)
+
 // TestPostgresCluster runs three servers on one PostgreSQL database: 300
 // executions mixing Wait, Parallel, Map and activity tasks, started on
 // all of them and worked by pollers spread over all of them, while one
@@ -183,7 +188,7 @@ func TestPostgresCluster(t *testing.T) {
 	_, err = ns.client(1).CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("loop"), Definition: aws.String(loopDefinition), RoleArn: aws.String(roleArn)})
 	require.NoError(t, err)
 	_, err = ns.client(2).CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("work"),
-		Definition: aws.String(fmt.Sprintf(workDefinition, aws.ToString(act.ActivityArn))), RoleArn: aws.String(roleArn)})
+		Definition: aws.String(fmt.Sprintf(clusterWork, aws.ToString(act.ActivityArn))), RoleArn: aws.String(roleArn)})
 	require.NoError(t, err)
 	_, err = ns.client(0).DescribeStateMachine(ctx, &sfn.DescribeStateMachineInput{StateMachineArn: aws.String(smArn("work"))})
 	require.NoError(t, err)
