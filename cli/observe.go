@@ -80,7 +80,7 @@ func (e *eventFlags) register(f *pflag.FlagSet) {
 
 // deliverer builds the deliverer of the configured destinations; nil when
 // there is none.
-func (e *eventFlags) deliverer(ctx context.Context, cfg *config.Serve, exec store.Executor, met *metrics.Metrics, log *slog.Logger) (*notify.Deliverer, error) {
+func (e *eventFlags) deliverer(ctx context.Context, cfg *config.Serve, exec store.Executor, met *metrics.Metrics, leads func(context.Context) bool, log *slog.Logger) (*notify.Deliverer, error) {
 	var dests []notify.Destination
 	secret := e.secret
 	if secret == "" {
@@ -112,7 +112,7 @@ func (e *eventFlags) deliverer(ctx context.Context, cfg *config.Serve, exec stor
 	if len(dests) == 0 {
 		return nil, nil
 	}
-	opts := notify.Options{Logger: log}
+	opts := notify.Options{Logger: log, Leads: leads}
 	if met != nil {
 		opts.Stats = met.NotifyStats()
 	}

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -270,7 +271,14 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if met != nil {
 		observers = append(observers, met)
 	}
-	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, log)
+	// Of the servers sharing a database, one delivers the events: the
+	// engine, made below, knows which.
+	var leader atomic.Pointer[engine.Engine]
+	leads := func(ctx context.Context) bool {
+		e := leader.Load()
+		return e != nil && e.Leads(ctx)
+	}
+	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, leads, log)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
@@ -294,6 +302,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	leader.Store(eng)
 	if met != nil {
 		met.WatchEngine(eng)
 	}
@@ -437,6 +446,7 @@ func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, 
 		Period:    cfg.Retention,
 		Interval:  cfg.RetentionInterval,
 		Ready:     eng.Resumed(),
+		Leads:     eng.Leads,
 		// Stop dates are stamped in execution time.
 		Now:    eng.Now,
 		Logger: log,

@@ -102,6 +102,8 @@ type node struct {
 
 	mu      sync.Mutex
 	replies map[int64]chan struct{} // requests sent → woken when answered
+	leads   bool                    // Leads' last answer, at ledAt
+	ledAt   time.Time
 }
 
 func (c *ClusterConfig) validate() error {
@@ -163,6 +165,33 @@ func (e *Engine) Node() store.Fence {
 		return store.Fence{}
 	}
 	return e.cl.fence
+}
+
+// Leads says whether this node does what one node of a cluster does for
+// all (deliver events, delete old executions): the live node with the
+// smallest id does. Always true without a cluster. The answer is kept for
+// a second.
+func (e *Engine) Leads(ctx context.Context) bool {
+	c := e.cl
+	if c == nil {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.ledAt) < time.Second {
+		return c.leads
+	}
+	select {
+	case <-c.lost:
+		return false
+	default:
+	}
+	leader, err := c.store.NodeLeader(ctx)
+	if err != nil {
+		return false // unsure: the leader may be another
+	}
+	c.leads, c.ledAt = leader == c.id, time.Now()
+	return c.leads
 }
 
 // joinCluster registers the node and starts its loops.

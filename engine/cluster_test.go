@@ -219,11 +219,14 @@ func TestClusterFailover(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, task)
 
+	require.True(t, c.nodes[0].Leads(ctx), "the live node with the smallest id leads")
+	require.False(t, c.nodes[1].Leads(ctx))
 	c.crash(0)
 	died := time.Now()
 	b := c.bundle()
 	require.Eventually(t, func() bool { return c.owner(t, arns[0]) == "node-1" }, 10*time.Second, 10*time.Millisecond)
 	require.Less(t, time.Since(died), 3*clusterLease, "taken over within the lease and a claim")
+	require.Eventually(t, func() bool { return c.nodes[1].Leads(ctx) }, 5*time.Second, 50*time.Millisecond, "the survivor leads once the dead node's lease ran out")
 	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"late": true}`))
 	for range len(arns) {
 		task, err := c.nodes[1].PollActivity(ctx, activityArn, "w", 10*time.Second)

@@ -54,6 +54,11 @@ type Options struct {
 	// MaxBackoff bounds the wait between retries of a failing
 	// destination; 0 means a minute.
 	MaxBackoff time.Duration
+	// Leads, when set, says whether this server delivers: of the servers
+	// sharing a database, one does, and another takes over from the
+	// destinations' stored cursors when it goes. It is asked before
+	// every batch.
+	Leads      func(ctx context.Context) bool
 	Stats      Stats
 	Logger     *slog.Logger
 }
@@ -99,6 +104,13 @@ func (o *offered) add(notices []*store.OutboxEvent) {
 		}
 		o.notices = slices.Insert(o.notices, i, n)
 	}
+}
+
+// clear forgets the notices offered.
+func (o *offered) clear() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.notices = nil
 }
 
 // take returns the notices that follow cursor without a gap (IDs
@@ -214,6 +226,18 @@ func (d *Deliverer) loop(ctx context.Context, dest Destination, batch int, wake 
 	}()
 	for {
 		wait := d.opts.Poll
+		if d.opts.Leads != nil && !d.opts.Leads(ctx) {
+			// Another server delivers: what it delivers moves the
+			// stored cursor, read again if this one comes to lead.
+			cursor, look, err = -1, true, nil
+			mem.clear()
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			continue
+		}
 		var more bool
 		more, err = d.deliverOnce(ctx, dest, batch, mem, &cursor, look)
 		switch {

@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -410,4 +411,49 @@ func BenchmarkRender(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Two servers share a database: only the one that leads delivers, and
+// the other takes over from the stored cursor when it comes to lead,
+// delivering nothing twice.
+func TestOnlyTheLeaderDelivers(t *testing.T) {
+	drv := openStore(t)
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	var firstLeads atomic.Bool
+	firstLeads.Store(true)
+	opts := func(leads func(context.Context) bool) notify.Options {
+		return notify.Options{Poll: 10 * time.Millisecond, Linger: time.Millisecond, Leads: leads}
+	}
+	one := notify.New(drv.Executor(), []notify.Destination{&notify.File{Path: file}}, opts(func(context.Context) bool { return firstLeads.Load() }))
+	two := notify.New(drv.Executor(), []notify.Destination{&notify.File{Path: file}}, opts(func(context.Context) bool { return !firstLeads.Load() }))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { one.Run(ctx) })
+	wg.Go(func() { two.Run(ctx) })
+	defer func() { cancel(); wg.Wait() }()
+	lines := func() []string {
+		data, _ := os.ReadFile(file)
+		if len(data) == 0 {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+
+	var want []string
+	for i := range 6 {
+		if i == 3 {
+			require.Eventually(t, func() bool { return len(lines()) == 3 }, 10*time.Second, time.Millisecond)
+			firstLeads.Store(false)
+		}
+		n := notice(t, change{Status: stepwisetype.StatusRunning, Input: fmt.Sprintf(`{"i": %d}`, i)})
+		write(t, drv, n)
+		// Both were offered what they committed: the one that does not
+		// lead forgets it.
+		one.Offer([]*store.OutboxEvent{n})
+		two.Offer([]*store.OutboxEvent{n})
+		want = append(want, string(rendered(t, n)))
+	}
+	require.Eventually(t, func() bool { return len(lines()) == 6 }, 10*time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	require.Equal(t, want, lines(), "each once, in order")
 }

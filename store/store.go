@@ -437,6 +437,11 @@ type Cluster interface {
 	// ActivityQueued counts an activity's queued tasks.
 	ActivityQueued(ctx context.Context, activityArn string) (int, error)
 
+	// NodeLeader returns the live node with the smallest id ("" for
+	// none): the one that does what one node of a cluster does for all
+	// (deliver events, delete old executions).
+	NodeLeader(ctx context.Context) (string, error)
+
 	// Notify wakes the listeners of channel.
 	Notify(ctx context.Context, channel, payload string) error
 	// Listen calls fn with every wake-up on channels until ctx ends or

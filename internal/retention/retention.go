@@ -85,6 +85,9 @@ type Config struct {
 	// OnDeleted, when set, is told of each batch: how many executions it
 	// deleted and how long it held the store.
 	OnDeleted func(n int, took time.Duration)
+	// Leads, when set, says whether this server cleans: of the servers
+	// sharing a database, one does. A pass is skipped when it says no.
+	Leads func(ctx context.Context) bool
 }
 
 // Cleaner deletes old executions.
@@ -147,6 +150,9 @@ func (c *Cleaner) Run(ctx context.Context) {
 			return
 		}
 		wait = c.cfg.Interval
+		if c.cfg.Leads != nil && !c.cfg.Leads(ctx) {
+			continue
+		}
 		st, err := c.Pass(ctx)
 		if ctx.Err() != nil {
 			return

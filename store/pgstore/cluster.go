@@ -190,6 +190,16 @@ func (d *Driver) ActivityQueued(ctx context.Context, activityArn string) (int, e
 	return n, interpretError("count the tasks of activity "+activityArn, err)
 }
 
+// NodeLeader returns the live node with the smallest id.
+func (d *Driver) NodeLeader(ctx context.Context) (string, error) {
+	var id string
+	err := d.pool.QueryRow(ctx, `SELECT id FROM stepwise_node WHERE expires_at > `+nowMS+` ORDER BY id LIMIT 1`).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return id, interpretError("leader node", err)
+}
+
 // Notify wakes the listeners of a channel.
 func (d *Driver) Notify(ctx context.Context, channel, payload string) error {
 	_, err := d.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, payload)
