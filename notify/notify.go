@@ -58,9 +58,9 @@ type Options struct {
 	// sharing a database, one does, and another takes over from the
 	// destinations' stored cursors when it goes. It is asked before
 	// every batch.
-	Leads      func(ctx context.Context) bool
-	Stats      Stats
-	Logger     *slog.Logger
+	Leads  func(ctx context.Context) bool
+	Stats  Stats
+	Logger *slog.Logger
 }
 
 // Deliverer delivers the outbox's notices to its destinations.
