@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -52,6 +53,14 @@ func createFunction(t testing.TB, client *awslambda.Client, name, source string)
 		FunctionName: aws.String(name), Runtime: types.RuntimePython312, Handler: aws.String("handler.handler"),
 		Role: aws.String("arn:aws:iam::123456789012:role/lambda"), Code: &types.FunctionCode{ZipFile: zipped.Bytes()},
 	})
+	var conflict *types.ResourceConflictException
+	if errors.As(err, &conflict) {
+		// The SDK sent the call again after an answer was lost on a
+		// loaded machine: the first one created the function.
+		got, err := client.GetFunction(context.Background(), &awslambda.GetFunctionInput{FunctionName: aws.String(name)})
+		require.NoError(t, err)
+		return aws.ToString(got.Configuration.FunctionArn)
+	}
 	require.NoError(t, err)
 	return aws.ToString(out.FunctionArn)
 }
