@@ -292,14 +292,16 @@ func (q *activityQueue) unlisten(arn string, ch chan struct{}) {
 	}
 }
 
-// wakeOne wakes a poller of an activity: a task was queued.
-func (q *activityQueue) wakeOne(arn string) {
+// wake wakes up to n pollers of an activity: tasks were queued.
+func (q *activityQueue) wake(arn string, n int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if w := q.waiters[arn]; len(w) > 0 {
-		close(w[0])
-		q.waiters[arn] = w[1:]
+	w := q.waiters[arn]
+	n = min(n, len(w))
+	for _, ch := range w[:n] {
+		close(ch)
 	}
+	q.waiters[arn] = w[n:]
 }
 
 // wakeAll wakes every poller: wake-ups may have been missed.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +105,8 @@ type node struct {
 	replies map[int64]chan struct{} // requests sent → woken when answered
 	leads   bool                    // Leads' last answer, at ledAt
 	ledAt   time.Time
+	queued  []store.QueuedTask // activity tasks for the enqueue loop
+	toQueue chan struct{}
 }
 
 func (c *ClusterConfig) validate() error {
@@ -128,7 +131,7 @@ func newNode(drv store.Driver, cfg *ClusterConfig) (*node, error) {
 	return &node{
 		store: cs, id: cfg.Node, lease: lease,
 		lost: make(chan struct{}), renew: make(chan struct{}, 1), claim: make(chan struct{}, 1),
-		signals: make(chan struct{}, 1), handling: make(chan struct{}, signalsAtOnce),
+		signals: make(chan struct{}, 1), handling: make(chan struct{}, signalsAtOnce), toQueue: make(chan struct{}, 1),
 		replies: map[int64]chan struct{}{},
 	}, nil
 }
@@ -203,7 +206,8 @@ func (e *Engine) joinCluster(ctx context.Context) error {
 	}
 	c.fence = f
 	e.log.InfoContext(ctx, "engine: joined the cluster", "node", c.id, "epoch", f.Epoch, "lease", c.lease)
-	e.wg.Add(3)
+	e.wg.Add(4)
+	go func() { defer e.wg.Done(); e.enqueueLoop() }()
 	go func() { defer e.wg.Done(); e.keepLease() }()
 	go func() { defer e.wg.Done(); e.listen() }()
 	go func() { defer e.wg.Done(); e.serveSignals() }()
@@ -313,7 +317,12 @@ func (e *Engine) heard(channel, payload string) {
 			poke(ch)
 		}
 	case store.ChannelActivity:
-		e.activities.wakeOne(payload)
+		arn, count, _ := strings.Cut(payload, "\n")
+		n, err := strconv.Atoi(count)
+		if err != nil {
+			n = 1
+		}
+		e.activities.wake(arn, n)
 	case store.ChannelReleased:
 		if payload != c.id {
 			poke(c.claim)
@@ -712,28 +721,60 @@ func (e *Engine) remoteStep(ctx context.Context, to, arn string, ev interp.Event
 }
 
 // queueActivity queues an activity task for a worker: in memory on one
-// node, in the store's queue in a cluster. front puts it ahead of the
-// others (one a poller took and gave back).
+// node, in the store's queue in a cluster (see enqueueLoop). front puts it
+// ahead of the others (one a poller took and gave back).
 func (e *Engine) queueActivity(t *Task, front bool) {
 	if e.cl == nil {
 		e.activities.add(t, front)
 		return
 	}
-	var err error
-	for try := range 3 {
-		if try > 0 {
-			time.Sleep(time.Duration(try) * 50 * time.Millisecond)
-		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
-		err = e.cl.store.ActivityEnqueue(ctx, t.Request.Resource, t.ExecutionArn, t.ID, front)
-		cancel()
-		if err == nil {
+	e.cl.enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Front: front})
+}
+
+// enqueue adds a task to the next batch the enqueue loop writes.
+func (c *node) enqueue(t store.QueuedTask) {
+	c.mu.Lock()
+	c.queued = append(c.queued, t)
+	c.mu.Unlock()
+	poke(c.toQueue)
+}
+
+// enqueueLoop writes the activity tasks to queue, those that arrived
+// together in one statement (the tasks a commit of many steps schedules
+// at once): a round trip, and a wake-up of the nodes, for many tasks.
+func (e *Engine) enqueueLoop() {
+	c := e.cl
+	for {
+		select {
+		case <-e.ctx.Done():
+			// What is left is queued again by whichever node loads its
+			// execution next (this one's releases them now).
 			return
+		case <-c.toQueue:
+		}
+		c.mu.Lock()
+		batch := c.queued
+		c.queued = nil
+		c.mu.Unlock()
+		var err error
+		for try := range 3 {
+			if try > 0 {
+				time.Sleep(time.Duration(try) * 50 * time.Millisecond)
+			}
+			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+			err = c.store.ActivityEnqueue(ctx, batch)
+			cancel()
+			if err == nil || e.ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil && e.ctx.Err() == nil {
+			// The tasks wait for their executions' next load (on this
+			// node's next start, or another node's claim), or for their
+			// timeouts.
+			e.log.Error("engine: activity tasks could not be queued", "count", len(batch), "error", err)
 		}
 	}
-	// The task waits for its execution's next load (on this node's next
-	// start, or another node's claim), or for its timeouts.
-	e.log.Error("engine: an activity task could not be queued", "execution_arn", t.ExecutionArn, "task_id", t.ID, "error", err)
 }
 
 // unqueueActivity removes a task that is no longer wanted from the queue.
@@ -855,12 +896,7 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 // requeue puts a task whose hand-out failed back in the store's queue,
 // ahead of the others.
 func (e *Engine) requeue(activityArn, arn, id string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
-	defer cancel()
-	if err := e.cl.store.ActivityEnqueue(ctx, activityArn, arn, id, true); err != nil {
-		// The task waits for its execution's next load, or its timeouts.
-		e.log.Warn("engine: an activity task could not be queued again", "execution_arn", arn, "task_id", id, "error", err)
-	}
+	e.cl.enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Front: true})
 }
 
 // leaveCluster releases the node's executions for the others to claim at

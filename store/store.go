@@ -424,10 +424,10 @@ type Cluster interface {
 	// up, or died).
 	SignalSweep(ctx context.Context, age time.Duration) error
 
-	// ActivityEnqueue queues an activity task for any node's workers
-	// (behind the others, or ahead of them with front), once, and wakes
-	// the nodes (on ChannelActivity, with the activity's ARN).
-	ActivityEnqueue(ctx context.Context, activityArn, executionArn, taskID string, front bool) error
+	// ActivityEnqueue queues activity tasks for any node's workers, each
+	// once, and wakes the nodes (on ChannelActivity, once for each
+	// activity: its ARN, a newline and how many of its tasks were queued).
+	ActivityEnqueue(ctx context.Context, tasks []QueuedTask) error
 	// ActivityTake takes the oldest task of an activity off the queue;
 	// ok is false when there is none. Concurrent takers get distinct
 	// tasks.
@@ -450,11 +450,20 @@ type Cluster interface {
 	Listen(ctx context.Context, channels []string, fn func(channel, payload string)) error
 }
 
+// QueuedTask is an activity task queued for any node's workers: behind
+// the others, or with Front ahead of them (one a poller gave back).
+type QueuedTask struct {
+	ActivityArn  string
+	ExecutionArn string
+	TaskID       string
+	Front        bool
+}
+
 // The wake-up channels of a Cluster.
 const (
 	ChannelSignal   = "stepwise_signal"   // payload: the node a request is for
 	ChannelReply    = "stepwise_reply"    // payload: the id of the answered request
-	ChannelActivity = "stepwise_activity" // payload: the activity ARN of a queued task
+	ChannelActivity = "stepwise_activity" // payload: the activity ARN of queued tasks, "\n", their number
 	ChannelReleased = "stepwise_released" // payload: the node that released its executions
 )
 

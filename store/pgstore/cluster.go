@@ -41,11 +41,15 @@ SELECT pg_notify('` + store.ChannelReply + `', id::text) FROM s`
 
 	activityEnqueueSQL = `WITH q AS (
     INSERT INTO stepwise_activity_queue (execution_arn, task_id, activity_arn, seq)
-    VALUES ($1, $2, $3, CASE WHEN $4 THEN coalesce((SELECT min(seq) FROM stepwise_activity_queue WHERE activity_arn = $3), 0) - 1
-                             ELSE nextval('stepwise_activity_queue_seq') END)
+    SELECT t.execution_arn, t.task_id, t.activity_arn,
+           CASE WHEN t.front THEN coalesce((SELECT min(seq) FROM stepwise_activity_queue AS o WHERE o.activity_arn = t.activity_arn), 0) - 1
+                ELSE nextval('stepwise_activity_queue_seq') END
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[]) WITH ORDINALITY AS t (execution_arn, task_id, activity_arn, front, n)
+    ORDER BY t.n
     ON CONFLICT DO NOTHING
 )
-SELECT pg_notify('` + store.ChannelActivity + `', $3)`
+SELECT pg_notify('` + store.ChannelActivity + `', a.arn || E'\n' || a.n) FROM (
+    SELECT arn, count(*) AS n FROM unnest($3::text[]) AS arn GROUP BY arn) AS a`
 	activityTakeSQL = `DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) = (
     SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1
     ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -154,14 +158,22 @@ func (d *Driver) SignalSweep(ctx context.Context, age time.Duration) error {
 	return interpretError("sweep requests", err)
 }
 
-// ActivityEnqueue queues an activity task once and wakes the nodes.
-func (d *Driver) ActivityEnqueue(ctx context.Context, activityArn, executionArn, taskID string, front bool) error {
-	rows, err := d.pool.Query(ctx, activityEnqueueSQL, executionArn, taskID, activityArn, front)
+// ActivityEnqueue queues activity tasks once and wakes the nodes.
+func (d *Driver) ActivityEnqueue(ctx context.Context, tasks []store.QueuedTask) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	arns, ids, acts := make([]string, len(tasks)), make([]string, len(tasks)), make([]string, len(tasks))
+	fronts := make([]bool, len(tasks))
+	for i, t := range tasks {
+		arns[i], ids[i], acts[i], fronts[i] = t.ExecutionArn, t.TaskID, t.ActivityArn, t.Front
+	}
+	rows, err := d.pool.Query(ctx, activityEnqueueSQL, arns, ids, acts, fronts)
 	if err == nil {
 		rows.Close()
 		err = rows.Err()
 	}
-	return interpretError("queue activity task "+taskID+" of "+executionArn, err)
+	return interpretError(fmt.Sprintf("queue %d activity tasks", len(tasks)), err)
 }
 
 // ActivityTake takes the oldest task of an activity.

@@ -118,11 +118,12 @@ func TestClusterSignals(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, sigs, "swept")
 
-	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x1", "t1", false))
-	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x2", "t1", false))
-	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x1", "t1", false), "queued once")
-	require.NoError(t, d.ActivityEnqueue(ctx, "act", "x3", "t1", true))
-	require.NoError(t, d.ActivityEnqueue(ctx, "other", "x4", "t1", false))
+	q := func(act, x string, front bool) store.QueuedTask {
+		return store.QueuedTask{ActivityArn: act, ExecutionArn: x, TaskID: "t1", Front: front}
+	}
+	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{q("act", "x1", false), q("act", "x2", false)}))
+	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{q("act", "x1", false)}), "queued once")
+	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{q("act", "x3", true), q("other", "x4", false)}))
 	n, err := d.ActivityQueued(ctx, "act")
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
@@ -145,7 +146,8 @@ func TestClusterSignals(t *testing.T) {
 	mu.Lock()
 	require.Contains(t, heard, store.ChannelSignal+" b")
 	require.Contains(t, heard, store.ChannelSignal+" c")
-	require.Contains(t, heard, store.ChannelActivity+" act")
+	require.Contains(t, heard, store.ChannelActivity+" act\n2")
+	require.Contains(t, heard, store.ChannelActivity+" act\n1")
 	require.Contains(t, heard, store.ChannelReply+" "+strconv.FormatInt(id, 10))
 	mu.Unlock()
 	stop()
@@ -156,9 +158,11 @@ func TestActivityTakeConcurrent(t *testing.T) {
 	ctx := context.Background()
 	d := open(ctx, t, Options{})
 	const tasks = 200
+	var qs []store.QueuedTask
 	for i := range tasks {
-		require.NoError(t, d.ActivityEnqueue(ctx, "act", "x", strconv.Itoa(i), false))
+		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i)})
 	}
+	require.NoError(t, d.ActivityEnqueue(ctx, qs))
 	var mu sync.Mutex
 	got := map[string]int{}
 	var wg sync.WaitGroup

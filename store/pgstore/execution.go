@@ -20,6 +20,11 @@ const (
 INSERT INTO stepwise_execution (` + executionColumns + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`
 
+	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
+	executionInsertOwnedSQL = `
+INSERT INTO stepwise_execution (` + executionColumns + `, owner, owner_epoch)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = $1`
 
 	executionUpdateSQL = `

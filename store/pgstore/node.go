@@ -50,11 +50,6 @@ RETURNING arn`
 	stepFenceSQL = `SELECT e.arn, e.owner, e.owner_epoch, coalesce(n.expires_at > ` + nowMS + `, false)
 FROM stepwise_execution AS e LEFT JOIN stepwise_node AS n ON n.id = e.owner AND n.epoch = e.owner_epoch
 WHERE e.arn = ANY ($1::text[]) FOR SHARE OF e`
-	// stepOwnSQL makes executions fenced steps inserted their fences'.
-	stepOwnSQL = `
-UPDATE stepwise_execution AS x SET owner = f.node, owner_epoch = f.epoch
-FROM unnest($1::text[], $2::text[], $3::bigint[]) AS f (arn, node, epoch)
-WHERE x.arn = f.arn`
 )
 
 // NodeRegister gives node a lease with a new epoch.

@@ -138,13 +138,10 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 
 	// Fenced steps first: their executions' owners, read and held
 	// against claims, must be their fences' before anything is written.
-	var fencedArns, ownArns, ownNodes []string
-	var ownEpochs []int64
+	var fencedArns []string
 	for _, s := range steps {
 		switch {
-		case s.Fence == nil:
-		case s.Insert != nil:
-			ownArns, ownNodes, ownEpochs = append(ownArns, s.Insert.Arn), append(ownNodes, s.Fence.Node), append(ownEpochs, s.Fence.Epoch)
+		case s.Fence == nil, s.Insert != nil:
 		default:
 			if w.fences == nil {
 				w.fences = map[string]store.Fence{}
@@ -174,6 +171,11 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		}
 		seen[arn] = true
 		switch {
+		case s.Insert != nil && s.Fence != nil:
+			// Owned from the start: one row version, not an insert and
+			// an update.
+			w.queue("insert execution "+arn, resultExec, executionInsertOwnedSQL,
+				append(executionInsertArgs(s.Insert), s.Fence.Node, s.Fence.Epoch)...)
 		case s.Insert != nil:
 			w.queue("insert execution "+arn, resultExec, executionInsertSQL, executionInsertArgs(s.Insert)...)
 		case s.Update != nil:
@@ -201,9 +203,6 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		for _, t := range s.AddTasks {
 			tasks.add(t)
 		}
-	}
-	if len(ownArns) > 0 {
-		w.queue("own executions", resultExec, stepOwnSQL, ownArns, ownNodes, ownEpochs)
 	}
 	if len(w.lookups) > 0 {
 		w.queue("look up executions", resultLookup, executionArnsSQL, w.lookups)
