@@ -728,7 +728,7 @@ func (e *Engine) queueActivity(t *Task, front bool) {
 		e.activities.add(t, front)
 		return
 	}
-	e.cl.enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Front: front})
+	e.cl.enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: e.cl.id, Front: front})
 }
 
 // enqueue adds a task to the next batch the enqueue loop writes.
@@ -800,7 +800,7 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		ready := e.activities.listen(activityArn)
-		arn, id, ok, err := e.cl.store.ActivityTake(ctx, activityArn)
+		arn, id, ok, err := e.cl.store.ActivityTake(ctx, activityArn, e.cl.id)
 		if err != nil && ctx.Err() == nil {
 			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
 		}
@@ -896,7 +896,7 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 // requeue puts a task whose hand-out failed back in the store's queue,
 // ahead of the others.
 func (e *Engine) requeue(activityArn, arn, id string) {
-	e.cl.enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Front: true})
+	e.cl.enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: e.cl.id, Front: true})
 }
 
 // leaveCluster releases the node's executions for the others to claim at

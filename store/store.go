@@ -428,10 +428,11 @@ type Cluster interface {
 	// once, and wakes the nodes (on ChannelActivity, once for each
 	// activity: its ARN, a newline and how many of its tasks were queued).
 	ActivityEnqueue(ctx context.Context, tasks []QueuedTask) error
-	// ActivityTake takes the oldest task of an activity off the queue;
-	// ok is false when there is none. Concurrent takers get distinct
+	// ActivityTake takes the oldest task of an activity off the queue
+	// that node queued, or when there is none the oldest of all; ok is
+	// false when there is none at all. Concurrent takers get distinct
 	// tasks.
-	ActivityTake(ctx context.Context, activityArn string) (executionArn, taskID string, ok bool, err error)
+	ActivityTake(ctx context.Context, activityArn, node string) (executionArn, taskID string, ok bool, err error)
 	// ActivityDequeue removes a task that is no longer wanted.
 	ActivityDequeue(ctx context.Context, executionArn, taskID string) error
 	// ActivityQueued counts an activity's queued tasks.
@@ -450,12 +451,14 @@ type Cluster interface {
 	Listen(ctx context.Context, channels []string, fn func(channel, payload string)) error
 }
 
-// QueuedTask is an activity task queued for any node's workers: behind
-// the others, or with Front ahead of them (one a poller gave back).
+// QueuedTask is an activity task queued for any node's workers by node
+// Owner (its execution's owner): behind the others, or with Front ahead
+// of them (one a poller gave back).
 type QueuedTask struct {
 	ActivityArn  string
 	ExecutionArn string
 	TaskID       string
+	Owner        string
 	Front        bool
 }
 

@@ -40,19 +40,26 @@ SELECT pg_notify('` + store.ChannelReply + `', id::text) FROM s`
 	signalSweepSQL    = `DELETE FROM stepwise_signal WHERE created_at < ` + nowMS + ` - $1`
 
 	activityEnqueueSQL = `WITH q AS (
-    INSERT INTO stepwise_activity_queue (execution_arn, task_id, activity_arn, seq)
-    SELECT t.execution_arn, t.task_id, t.activity_arn,
+    INSERT INTO stepwise_activity_queue (execution_arn, task_id, activity_arn, owner, seq)
+    SELECT t.execution_arn, t.task_id, t.activity_arn, t.owner,
            CASE WHEN t.front THEN coalesce((SELECT min(seq) FROM stepwise_activity_queue AS o WHERE o.activity_arn = t.activity_arn), 0) - 1
                 ELSE nextval('stepwise_activity_queue_seq') END
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[]) WITH ORDINALITY AS t (execution_arn, task_id, activity_arn, front, n)
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::text[]) WITH ORDINALITY AS t (execution_arn, task_id, activity_arn, front, owner, n)
     ORDER BY t.n
     ON CONFLICT DO NOTHING
 )
 SELECT pg_notify('` + store.ChannelActivity + `', a.arn || E'\n' || a.n) FROM (
     SELECT arn, count(*) AS n FROM unnest($3::text[]) AS arn GROUP BY arn) AS a`
-	activityTakeSQL = `DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) = (
-    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1
-    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+	// A node's pollers take the tasks their node queued first: their
+	// hand-out and answer are recorded without asking another node.
+	activityTakeSQL = `WITH mine AS (
+    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1 AND owner = $2
+    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+), other AS (
+    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1 AND NOT EXISTS (SELECT 1 FROM mine)
+    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+)
+DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) IN (SELECT * FROM mine UNION ALL SELECT * FROM other)
 RETURNING execution_arn, task_id`
 	activityDequeueSQL = `DELETE FROM stepwise_activity_queue WHERE execution_arn = $1 AND task_id = $2`
 	activityQueuedSQL  = `SELECT count(*) FROM stepwise_activity_queue WHERE activity_arn = $1`
@@ -163,12 +170,12 @@ func (d *Driver) ActivityEnqueue(ctx context.Context, tasks []store.QueuedTask) 
 	if len(tasks) == 0 {
 		return nil
 	}
-	arns, ids, acts := make([]string, len(tasks)), make([]string, len(tasks)), make([]string, len(tasks))
+	arns, ids, acts, owners := make([]string, len(tasks)), make([]string, len(tasks)), make([]string, len(tasks)), make([]string, len(tasks))
 	fronts := make([]bool, len(tasks))
 	for i, t := range tasks {
-		arns[i], ids[i], acts[i], fronts[i] = t.ExecutionArn, t.TaskID, t.ActivityArn, t.Front
+		arns[i], ids[i], acts[i], fronts[i], owners[i] = t.ExecutionArn, t.TaskID, t.ActivityArn, t.Front, t.Owner
 	}
-	rows, err := d.pool.Query(ctx, activityEnqueueSQL, arns, ids, acts, fronts)
+	rows, err := d.pool.Query(ctx, activityEnqueueSQL, arns, ids, acts, fronts, owners)
 	if err == nil {
 		rows.Close()
 		err = rows.Err()
@@ -176,10 +183,11 @@ func (d *Driver) ActivityEnqueue(ctx context.Context, tasks []store.QueuedTask) 
 	return interpretError(fmt.Sprintf("queue %d activity tasks", len(tasks)), err)
 }
 
-// ActivityTake takes the oldest task of an activity.
-func (d *Driver) ActivityTake(ctx context.Context, activityArn string) (string, string, bool, error) {
+// ActivityTake takes the oldest task of an activity a node queued, or of
+// all.
+func (d *Driver) ActivityTake(ctx context.Context, activityArn, node string) (string, string, bool, error) {
 	var arn, id string
-	err := d.pool.QueryRow(ctx, activityTakeSQL, activityArn).Scan(&arn, &id)
+	err := d.pool.QueryRow(ctx, activityTakeSQL, activityArn, node).Scan(&arn, &id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", "", false, nil
 	}

@@ -119,7 +119,7 @@ func TestClusterSignals(t *testing.T) {
 	require.Empty(t, sigs, "swept")
 
 	q := func(act, x string, front bool) store.QueuedTask {
-		return store.QueuedTask{ActivityArn: act, ExecutionArn: x, TaskID: "t1", Front: front}
+		return store.QueuedTask{ActivityArn: act, ExecutionArn: x, TaskID: "t1", Owner: "a", Front: front}
 	}
 	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{q("act", "x1", false), q("act", "x2", false)}))
 	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{q("act", "x1", false)}), "queued once")
@@ -128,13 +128,14 @@ func TestClusterSignals(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
 	require.NoError(t, d.ActivityDequeue(ctx, "x2", "t1"))
-	for _, want := range []string{"x3", "x1"} {
-		arn, id, ok, err := d.ActivityTake(ctx, "act")
+	require.NoError(t, d.ActivityEnqueue(ctx, []store.QueuedTask{{ActivityArn: "act", ExecutionArn: "x5", TaskID: "t1", Owner: "b"}}))
+	for _, want := range []string{"x5", "x3", "x1"} {
+		arn, id, ok, err := d.ActivityTake(ctx, "act", "b")
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, [2]string{want, "t1"}, [2]string{arn, id})
 	}
-	_, _, ok, err = d.ActivityTake(ctx, "act")
+	_, _, ok, err = d.ActivityTake(ctx, "act", "b")
 	require.NoError(t, err)
 	require.False(t, ok)
 
@@ -160,16 +161,16 @@ func TestActivityTakeConcurrent(t *testing.T) {
 	const tasks = 200
 	var qs []store.QueuedTask
 	for i := range tasks {
-		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i)})
+		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i), Owner: strconv.Itoa(i % 3)})
 	}
 	require.NoError(t, d.ActivityEnqueue(ctx, qs))
 	var mu sync.Mutex
 	got := map[string]int{}
 	var wg sync.WaitGroup
-	for range 8 {
+	for k := range 8 {
 		wg.Go(func() {
 			for {
-				_, id, ok, err := d.ActivityTake(ctx, "act")
+				_, id, ok, err := d.ActivityTake(ctx, "act", fmt.Sprint(k%2))
 				if err != nil || !ok {
 					return
 				}

@@ -1,6 +1,7 @@
 -- What the servers sharing the database ask of one another: requests to
 -- the node that owns an execution (signals), answered in the same row, and
--- the activity tasks waiting for a worker on any node, oldest first.
+-- the activity tasks waiting for a worker on any node, oldest first (with
+-- the node that queued them, whose pollers take them first).
 CREATE TABLE stepwise_signal (
     id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     target     TEXT COLLATE "C" NOT NULL,
@@ -16,8 +17,10 @@ CREATE TABLE stepwise_activity_queue (
     execution_arn TEXT COLLATE "C" NOT NULL,
     task_id       TEXT COLLATE "C" NOT NULL,
     activity_arn  TEXT COLLATE "C" NOT NULL,
+    owner         TEXT COLLATE "C" NOT NULL,
     seq           BIGINT NOT NULL,
     PRIMARY KEY (execution_arn, task_id)
 );
 CREATE SEQUENCE stepwise_activity_queue_seq;
 CREATE INDEX stepwise_activity_queue_next ON stepwise_activity_queue (activity_arn, seq);
+CREATE INDEX stepwise_activity_queue_owned ON stepwise_activity_queue (activity_arn, owner, seq);

@@ -14,6 +14,7 @@ CREATE TABLE stepwise_activity_queue (
     execution_arn TEXT    NOT NULL,
     task_id       TEXT    NOT NULL,
     activity_arn  TEXT    NOT NULL,
+    owner         TEXT    NOT NULL,
     seq           INTEGER NOT NULL,
     PRIMARY KEY (execution_arn, task_id)
 ) STRICT, WITHOUT ROWID;
