@@ -220,7 +220,7 @@ func (e *Engine) loseLease(err error) {
 	c := e.cl
 	c.lostOnce.Do(func() {
 		c.lostErr = err
-		e.log.Error("engine: this node lost its lease: another node may own its executions now; stopping", "node", c.id, "error", err)
+		e.log.Error("engine: this node lost its lease (it was paused or cut off past it, or another server registered with the same node id): another node may own its executions now; stopping", "node", c.id, "error", err)
 		e.Halt()
 		close(c.lost)
 	})
