@@ -205,7 +205,7 @@ func (e *Engine) joinCluster(ctx context.Context) error {
 		return fmt.Errorf("register node %s: %w", c.id, err)
 	}
 	c.fence = f
-	e.log.InfoContext(ctx, "engine: joined the cluster", "node", c.id, "epoch", f.Epoch, "lease", c.lease)
+	e.log.InfoContext(ctx, "engine: joined the cluster", "epoch", f.Epoch, "lease", c.lease)
 	e.wg.Add(4)
 	go func() { defer e.wg.Done(); e.enqueueLoop() }()
 	go func() { defer e.wg.Done(); e.keepLease() }()
@@ -220,7 +220,7 @@ func (e *Engine) loseLease(err error) {
 	c := e.cl
 	c.lostOnce.Do(func() {
 		c.lostErr = err
-		e.log.Error("engine: this node lost its lease (it was paused or cut off past it, or another server registered with the same node id): another node may own its executions now; stopping", "node", c.id, "error", err)
+		e.log.Error("engine: this node lost its lease (it was paused or cut off past it, or another server registered with the same node id): another node may own its executions now; stopping", "error", err)
 		e.Halt()
 		close(c.lost)
 	})
@@ -256,7 +256,7 @@ func (e *Engine) keepLease() {
 			e.loseLease(fmt.Errorf("not renewed for %v: %w", time.Since(renewed).Round(time.Millisecond), err))
 			return
 		default:
-			e.log.Warn("engine: lease not renewed; trying again", "node", c.id, "error", err)
+			e.log.Warn("engine: lease not renewed; trying again", "error", err)
 		}
 	}
 }
@@ -278,7 +278,7 @@ func (e *Engine) listen() {
 		if e.ctx.Err() != nil {
 			return
 		}
-		e.log.Warn("engine: listening for other nodes failed; polling until it is back", "node", c.id, "error", err)
+		e.log.Warn("engine: listening for other nodes failed; polling until it is back", "error", err)
 		select {
 		case <-e.ctx.Done():
 			return
@@ -345,7 +345,7 @@ func (e *Engine) claimLoop(first func()) {
 	sweep := time.Now()
 	for {
 		if err := e.resume(e.ctx, e.claimBatch); err != nil && e.ctx.Err() == nil {
-			e.log.Warn("engine: claiming orphaned executions failed", "node", c.id, "error", err)
+			e.log.Warn("engine: claiming orphaned executions failed", "error", err)
 			if errors.Is(err, store.ErrFenced) {
 				e.fenced()
 			}
@@ -379,7 +379,7 @@ func (e *Engine) claimBatch(ctx context.Context, limit int) ([]string, bool, err
 	}
 	arns, err := e.store.Executor().ExecutionClaim(ctx, e.cl.fence, limit)
 	if len(arns) > 0 {
-		e.log.InfoContext(ctx, "engine: claimed orphaned executions", "node", e.cl.id, "count", len(arns))
+		e.log.InfoContext(ctx, "engine: claimed orphaned executions", "count", len(arns))
 	}
 	return arns, len(arns) < limit, err
 }
@@ -586,7 +586,7 @@ func (e *Engine) serveSignals() {
 			sigs, err := c.store.SignalTake(e.ctx, c.id, batch)
 			if err != nil {
 				if e.ctx.Err() == nil {
-					e.log.Warn("engine: taking requests failed", "node", c.id, "error", err)
+					e.log.Warn("engine: taking requests failed", "error", err)
 				}
 				break
 			}
@@ -615,7 +615,7 @@ func (e *Engine) handleSignal(s store.Signal) {
 	}
 	body, _ := json.Marshal(&a)
 	if err := e.cl.store.SignalAnswer(context.WithoutCancel(e.ctx), s.ID, body); err != nil {
-		e.log.Warn("engine: answering a request failed", "node", e.cl.id, "sender", s.Sender, "execution_arn", req.Arn, "error", err)
+		e.log.Warn("engine: answering a request failed", "sender", s.Sender, "execution_arn", req.Arn, "error", err)
 	}
 }
 
@@ -911,11 +911,11 @@ func (e *Engine) leaveCluster() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
 	defer cancel()
 	if err := e.store.Executor().NodeRelease(ctx, c.fence); err != nil {
-		e.log.Warn("engine: releasing this node's executions failed; others take them over when its lease runs out", "node", c.id, "error", err)
+		e.log.Warn("engine: releasing this node's executions failed; others take them over when its lease runs out", "error", err)
 		return
 	}
 	if err := c.store.Notify(ctx, store.ChannelReleased, c.id); err != nil {
-		e.log.Warn("engine: telling other nodes of the release failed", "node", c.id, "error", err)
+		e.log.Warn("engine: telling other nodes of the release failed", "error", err)
 	}
-	e.log.Info("engine: released this node's executions to the other nodes", "node", c.id)
+	e.log.Info("engine: released this node's executions to the other nodes")
 }
