@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stepwise/interp"
@@ -103,8 +104,10 @@ type node struct {
 
 	mu      sync.Mutex
 	replies map[int64]chan struct{} // requests sent → woken when answered
-	leads   bool                    // Leads' last answer, at ledAt
+	leadMu  sync.Mutex
+	leads   bool // Leads' last answer, at ledAt
 	ledAt   time.Time
+	left    atomic.Bool // the node released its executions (leaveCluster)
 	queued  []store.QueuedTask // activity tasks for the enqueue loop
 	toQueue chan struct{}
 }
@@ -179,8 +182,8 @@ func (e *Engine) Leads(ctx context.Context) bool {
 	if c == nil {
 		return true
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.leadMu.Lock()
+	defer c.leadMu.Unlock()
 	if time.Since(c.ledAt) < time.Second {
 		return c.leads
 	}
@@ -189,6 +192,8 @@ func (e *Engine) Leads(ctx context.Context) bool {
 		return false
 	default:
 	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	leader, err := c.store.NodeLeader(ctx)
 	if err != nil {
 		return false // unsure: the leader may be another
@@ -249,6 +254,8 @@ func (e *Engine) keepLease() {
 			renewed = time.Now()
 		case e.ctx.Err() != nil:
 			return
+		case c.left.Load():
+			return // released on purpose
 		case errors.Is(err, store.ErrFenced):
 			e.loseLease(err)
 			return
@@ -342,7 +349,7 @@ func (e *Engine) claimLoop(first func()) {
 	c := e.cl
 	t := time.NewTicker(c.claimEvery())
 	defer t.Stop()
-	sweep := time.Now()
+	sweep, swept := time.Now(), time.Now()
 	for {
 		if err := e.resume(e.ctx, e.claimBatch); err != nil && e.ctx.Err() == nil {
 			e.log.Warn("engine: claiming orphaned executions failed", "error", err)
@@ -355,6 +362,10 @@ func (e *Engine) claimLoop(first func()) {
 			first = nil
 		}
 		e.childrenElsewhere()
+		if time.Since(swept) > activitySweep {
+			swept = time.Now()
+			e.sweepQueue()
+		}
 		if time.Since(sweep) > time.Minute {
 			sweep = time.Now()
 			if err := c.store.SignalSweep(e.ctx, signalAge); err != nil && e.ctx.Err() == nil {
@@ -369,6 +380,34 @@ func (e *Engine) claimLoop(first func()) {
 		case <-t.C:
 		case <-c.claim:
 		}
+	}
+}
+
+// activitySweep is how often a node queues again the activity tasks of
+// its executions that no worker holds.
+const activitySweep = 30 * time.Second
+
+// sweepQueue queues again (once: the queue keeps a task once) every
+// activity task of the node's executions that no worker holds: a task
+// whose row was taken by a poller that died before the hand-out, or that
+// could not be queued, is not lost.
+func (e *Engine) sweepQueue() {
+	e.mu.Lock()
+	live := make([]*liveExecution, 0, len(e.live))
+	for _, l := range e.live {
+		live = append(live, l)
+	}
+	e.mu.Unlock()
+	for _, l := range live {
+		l.mu.Lock()
+		if !l.gone && l.x != nil && (l.row.TestCase == "" || e.cfg.Mocks == nil) {
+			for id, r := range l.tasks {
+				if interp.IsActivity(r.Resource) && !l.started[id] {
+					e.cl.enqueue(store.QueuedTask{ActivityArn: r.Resource, ExecutionArn: l.arn, TaskID: id, Owner: e.cl.id})
+				}
+			}
+		}
+		l.mu.Unlock()
 	}
 }
 
@@ -555,13 +594,23 @@ func (e *Engine) ask(ctx context.Context, to string, req *request) (*answer, err
 		}
 		checked = time.Now()
 		o, err := c.store.ExecutionOwner(ctx, req.Arn)
-		if err == nil && o.Owner.Node == to && o.Live {
+		if err != nil || o.Owner.Node == to && o.Live {
+			continue // unsure, or the owner is there: its answer comes
+		}
+		withdrawn, err := c.store.SignalWithdraw(context.WithoutCancel(ctx), id)
+		if err != nil {
 			continue
 		}
-		if _, err := c.store.SignalWithdraw(context.WithoutCancel(ctx), id); err != nil {
-			return nil, err
+		if withdrawn {
+			return nil, errMoved
 		}
-		return nil, errMoved
+		// The node took the request: it may still carry it out (a node
+		// that stops answers what it took before it lets its executions
+		// go), so its answer is awaited while it lives.
+		if live, err := c.store.NodeLive(ctx, to); err != nil || live {
+			continue
+		}
+		return nil, errMoved // it died without answering
 	}
 }
 
@@ -581,7 +630,7 @@ func (e *Engine) serveSignals() {
 		case <-c.signals:
 		case <-t.C:
 		}
-		for e.ctx.Err() == nil {
+		for e.ctx.Err() == nil && !e.isStopped() {
 			const batch = 64
 			sigs, err := c.store.SignalTake(e.ctx, c.id, batch)
 			if err != nil {
@@ -592,7 +641,15 @@ func (e *Engine) serveSignals() {
 			}
 			for _, s := range sigs {
 				c.handling <- struct{}{}
+				if !e.beginHandler() {
+					// Taken as the node stops: answered at once, the
+					// sender asks the next owner.
+					<-c.handling
+					e.answer(s, &answer{Error: errorStopped})
+					continue
+				}
 				handlers.Go(func() {
+					defer e.handlers.Done()
 					defer func() { <-c.handling }()
 					e.handleSignal(s)
 				})
@@ -604,6 +661,24 @@ func (e *Engine) serveSignals() {
 	}
 }
 
+// beginHandler counts a request being carried out, which Stop waits for
+// before the node lets its executions go; false once the engine stops.
+func (e *Engine) beginHandler() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return false
+	}
+	e.handlers.Add(1)
+	return true
+}
+
+func (e *Engine) isStopped() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stopped
+}
+
 // handleSignal carries out one request and answers it.
 func (e *Engine) handleSignal(s store.Signal) {
 	var req request
@@ -613,9 +688,14 @@ func (e *Engine) handleSignal(s store.Signal) {
 	} else {
 		a = e.carryOut(&req)
 	}
-	body, _ := json.Marshal(&a)
+	e.answer(s, &a)
+}
+
+// answer writes the answer to a request.
+func (e *Engine) answer(s store.Signal, a *answer) {
+	body, _ := json.Marshal(a)
 	if err := e.cl.store.SignalAnswer(context.WithoutCancel(e.ctx), s.ID, body); err != nil {
-		e.log.Warn("engine: answering a request failed", "sender", s.Sender, "execution_arn", req.Arn, "error", err)
+		e.log.Warn("engine: answering a request failed", "sender", s.Sender, "error", err)
 	}
 }
 
@@ -741,39 +821,55 @@ func (c *node) enqueue(t store.QueuedTask) {
 
 // enqueueLoop writes the activity tasks to queue, those that arrived
 // together in one statement (the tasks a commit of many steps schedules
-// at once): a round trip, and a wake-up of the nodes, for many tasks.
+// at once): a round trip, and a wake-up of the nodes, for many tasks. A
+// batch that fails is tried again, with the tasks that arrive meanwhile,
+// until it is written or the engine stops (Stop writes what is left).
 func (e *Engine) enqueueLoop() {
 	c := e.cl
+	var batch []store.QueuedTask
+	backoff := time.Duration(0)
 	for {
+		wait := c.toQueue
+		var retry <-chan time.Time
+		if len(batch) > 0 {
+			wait, retry = nil, time.After(backoff)
+		}
 		select {
 		case <-e.ctx.Done():
-			// What is left is queued again by whichever node loads its
-			// execution next (this one's releases them now).
+			c.mu.Lock()
+			c.queued = append(batch, c.queued...)
+			c.mu.Unlock()
 			return
-		case <-c.toQueue:
+		case <-wait:
+		case <-retry:
 		}
 		c.mu.Lock()
-		batch := c.queued
+		batch = append(batch, c.queued...)
 		c.queued = nil
 		c.mu.Unlock()
-		var err error
-		for try := range 3 {
-			if try > 0 {
-				time.Sleep(time.Duration(try) * 50 * time.Millisecond)
-			}
-			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
-			err = c.store.ActivityEnqueue(ctx, batch)
-			cancel()
-			if err == nil || e.ctx.Err() != nil {
-				break
-			}
+		ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+		err := c.store.ActivityEnqueue(ctx, batch)
+		cancel()
+		switch {
+		case err == nil:
+			batch, backoff = batch[:0], 0
+		case e.ctx.Err() == nil:
+			backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
+			e.log.Warn("engine: activity tasks not queued yet; trying again", "count", len(batch), "retry_in", backoff, "error", err)
 		}
-		if err != nil && e.ctx.Err() == nil {
-			// The tasks wait for their executions' next load (on this
-			// node's next start, or another node's claim), or for their
-			// timeouts.
-			e.log.Error("engine: activity tasks could not be queued", "count", len(batch), "error", err)
-		}
+	}
+}
+
+// flushQueue writes the activity tasks still to queue, as the node stops.
+func (e *Engine) flushQueue(ctx context.Context) {
+	c := e.cl
+	c.mu.Lock()
+	batch := c.queued
+	c.queued = nil
+	c.mu.Unlock()
+	if err := c.store.ActivityEnqueue(ctx, batch); err != nil {
+		// Their executions' next owners queue them again (the sweep).
+		e.log.Warn("engine: activity tasks not queued as the node stopped", "count", len(batch), "error", err)
 	}
 }
 
@@ -800,7 +896,12 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		ready := e.activities.listen(activityArn)
-		arn, id, ok, err := e.cl.store.ActivityTake(ctx, activityArn, e.cl.id)
+		// The take is not cut short by the poller leaving: a row
+		// deleted while the poller's call was cancelled would be a task
+		// no one has (the sweep would queue it again, but later).
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		arn, id, ok, err := e.cl.store.ActivityTake(tctx, activityArn, e.cl.id)
+		cancel()
 		if err != nil && ctx.Err() == nil {
 			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
 		}
@@ -864,9 +965,7 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 				return nil, nil
 			}
 			if ctx.Err() != nil {
-				if _, err := e.ask(stepCtx, elsewhere.node, &request{Kind: reqRelease, Arn: arn, Task: id}); err != nil {
-					e.log.Warn("engine: release of an activity task not recorded", "execution_arn", arn, "task_id", id, "error", err)
-				}
+				e.releaseAnywhere(stepCtx, arn, id)
 				return nil, nil
 			}
 			return &ActivityTask{Token: a.Token, Input: a.Input}, nil
@@ -893,6 +992,44 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 	return nil, fmt.Errorf("execution %s: its owner could not be reached", arn)
 }
 
+// releaseAnywhere undoes the hand-out of a task whose poller left before
+// it got it, on the task's owner wherever that is now.
+func (e *Engine) releaseAnywhere(ctx context.Context, arn, id string) {
+	var err error
+	for try := range maxReroutes {
+		if try > 0 && !e.rerouteWait(try) {
+			break
+		}
+		l, gerr := e.get(ctx, arn)
+		var elsewhere *ownedElsewhere
+		switch {
+		case errors.As(gerr, &elsewhere):
+			_, err = e.ask(ctx, elsewhere.node, &request{Kind: reqRelease, Arn: arn, Task: id})
+			if errors.Is(err, errMoved) {
+				continue
+			}
+		case gerr != nil:
+			err = gerr
+		default:
+			l.mu.Lock()
+			if r := l.tasks[id]; r != nil && !l.gone {
+				e.release(ctx, l, &Task{ExecutionArn: arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase})
+			}
+			gone := l.gone
+			l.mu.Unlock()
+			if gone {
+				continue
+			}
+		}
+		break
+	}
+	var ended *errEnded
+	if err != nil && !errors.As(err, &ended) && !errors.Is(err, store.ErrNotFound) {
+		// The task is left to its timeouts, as one whose worker crashed.
+		e.log.Warn("engine: release of an activity task not recorded", "execution_arn", arn, "task_id", id, "error", err)
+	}
+}
+
 // requeue puts a task whose hand-out failed back in the store's queue,
 // ahead of the others.
 func (e *Engine) requeue(activityArn, arn, id string) {
@@ -910,6 +1047,8 @@ func (e *Engine) leaveCluster() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
 	defer cancel()
+	e.flushQueue(ctx)
+	c.left.Store(true)
 	if err := e.store.Executor().NodeRelease(ctx, c.fence); err != nil {
 		e.log.Warn("engine: releasing this node's executions failed; others take them over when its lease runs out", "error", err)
 		return

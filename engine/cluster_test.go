@@ -285,3 +285,37 @@ func TestClusterFencing(t *testing.T) {
 	row := b.waitStatus(t, x.Arn, stepwisetype.StatusSucceeded)
 	require.JSONEq(t, `{"from": "node-1"}`, *row.Output)
 }
+
+// A task whose queue row a poller took and never handed out (its node
+// died in between) is queued again by its owner's sweep; one a worker
+// holds is not.
+func TestClusterSweepQueuesLostTasks(t *testing.T) {
+	c := newCluster(t, 1)
+	ctx := context.Background()
+	sm, m := c.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	held := c.start(t, 0, sm, m, "held", `{}`)
+	task, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 5*time.Second)
+	require.NoError(t, err)
+	require.NotNil(t, task)
+	lost := c.start(t, 0, sm, m, "lost", `{}`)
+	require.Eventually(t, func() bool {
+		arn, _, ok, err := c.drvs[0].ActivityTake(ctx, activityArn, "elsewhere")
+		require.NoError(t, err)
+		return ok && arn == lost.Arn
+	}, 5*time.Second, 5*time.Millisecond, "a poller that died took the row")
+
+	c.nodes[0].sweepQueue()
+	require.Eventually(t, func() bool {
+		n, err := c.drvs[0].ActivityQueued(ctx, activityArn)
+		require.NoError(t, err)
+		return n == 1
+	}, 5*time.Second, 5*time.Millisecond, "the lost task only: the held one stays with its worker")
+	again, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 5*time.Second)
+	require.NoError(t, err)
+	require.NotNil(t, again)
+	require.NoError(t, c.nodes[0].SendTaskSuccess(ctx, again.Token, `{}`))
+	require.NoError(t, c.nodes[0].SendTaskSuccess(ctx, task.Token, `{}`))
+	b := c.bundle()
+	b.waitStatus(t, lost.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, held.Arn, stepwisetype.StatusSucceeded)
+}

@@ -142,7 +142,8 @@ type Engine struct {
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
 
-	cl *node // the engine's part in a cluster; nil for a single node
+	cl       *node          // the engine's part in a cluster; nil for a single node
+	handlers sync.WaitGroup // requests of other nodes being carried out
 }
 
 // New returns an engine; Start must be called before use.
@@ -282,6 +283,9 @@ func (e *Engine) Stop() {
 	e.ReleasePolls()
 	e.steps.Wait()
 	if e.cl != nil {
+		// What this node took from others is answered before its
+		// executions go to them.
+		e.handlers.Wait()
 		e.leaveCluster()
 	}
 	e.cancel()

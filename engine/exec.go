@@ -28,6 +28,10 @@ type liveExecution struct {
 	// released holds the started activity tasks whose hand-out was undone
 	// (TaskReleased): queued for a worker again (see PollActivity).
 	released map[string]bool
+	// started holds the activity tasks a worker holds (TaskStarted, not
+	// released): in a cluster, the others are kept in the store's queue
+	// (see sweepQueue).
+	started map[string]bool
 	gone     bool
 	// stop is set by StopExecution before it waits for the execution's
 	// lock: a step in flight stops the execution where it is instead of
@@ -333,6 +337,15 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 	previous := l.row.Status
 	l.row = next
 	l.seq++
+	switch ev.Kind {
+	case interp.TaskStarted:
+		if l.started == nil {
+			l.started = map[string]bool{}
+		}
+		l.started[ev.ID] = true
+	case interp.TaskReleased, interp.TaskSucceeded, interp.TaskFailed:
+		delete(l.started, ev.ID)
+	}
 	e.observe(&l.row, previous, &ev, events, l.tasks[ev.ID])
 	e.after(l, &ev, cmds)
 	return nil
@@ -691,7 +704,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		l.seq = inputs[n-1].Seq
 	}
 	e.watch(l)
-	l.timers, l.tasks, l.released = map[string]time.Time{}, map[string]*interp.TaskRequest{}, nil
+	l.timers, l.tasks, l.released, l.started = map[string]time.Time{}, map[string]*interp.TaskRequest{}, nil, nil
 	// Execution time does not run backwards: the clock is at least at the
 	// last step (a virtual clock starts again from real time on a restart).
 	latest := row.StartDate
@@ -712,6 +725,10 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		e.work.taskRunning(l.arn, id)
 		if h, started := held[id]; started && interp.IsActivity(r.Resource) {
 			if h {
+				if l.started == nil {
+					l.started = map[string]bool{}
+				}
+				l.started[id] = true
 				continue // its worker holds the token and will answer
 			}
 			if l.released == nil {

@@ -322,8 +322,9 @@ type Step struct {
 	DeleteTasks  []string
 	AddTasks     []*Task
 	// Fence, when set, says the node whose step it is: the step's
-	// execution must be that node's (an inserted one becomes it), or the
-	// whole StepWrite fails with ErrFenced.
+	// execution must be that node's (an inserted one becomes it), and
+	// the node's lease live, or the whole StepWrite fails with
+	// ErrFenced.
 	Fence *Fence
 	// Outbox are notices of the step's status change, delivered after the
 	// step is committed (so a crash neither loses nor invents one).
@@ -438,6 +439,8 @@ type Cluster interface {
 	// ActivityQueued counts an activity's queued tasks.
 	ActivityQueued(ctx context.Context, activityArn string) (int, error)
 
+	// NodeLive says whether node has a live lease (under any epoch).
+	NodeLive(ctx context.Context, node string) (bool, error)
 	// NodeLeader returns the live node with the smallest id ("" for
 	// none): the one that does what one node of a cluster does for all
 	// (deliver events, delete old executions).

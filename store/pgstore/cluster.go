@@ -20,10 +20,16 @@ WHERE e.arn = $1`
 	// One execution is claimed as ExecutionClaim claims orphans, or when
 	// it is not running (a redrive makes it run on its claimer), checked
 	// on the row as it is once locked.
+	// One the node owns already, running, is its own as it is: its
+	// version stays, or the node's own live copy would be refused.
 	executionClaimOneSQL = `
-UPDATE stepwise_execution AS e SET owner = $1, owner_epoch = $2, version = version + 1
-WHERE e.arn = $3 AND (e.status <> 'RUNNING' OR (e.owner = $1 AND e.owner_epoch = $2) OR ` + noLiveOwner + `)
-RETURNING arn`
+WITH claimed AS (
+    UPDATE stepwise_execution AS e SET owner = $1, owner_epoch = $2, version = version + 1
+    WHERE e.arn = $3 AND (e.status <> 'RUNNING' OR ` + noLiveOwner + `)
+    RETURNING arn
+)
+SELECT EXISTS (SELECT 1 FROM claimed)
+    OR EXISTS (SELECT 1 FROM stepwise_execution WHERE arn = $3 AND status = 'RUNNING' AND owner = $1 AND owner_epoch = $2)`
 
 	signalSendSQL = `WITH s AS (
     INSERT INTO stepwise_signal (target, sender, body, created_at) VALUES ($1, $2, $3, ` + nowMS + `) RETURNING id
@@ -89,13 +95,7 @@ func (d *Driver) ExecutionClaimOne(ctx context.Context, f store.Fence, arn strin
 		if err != nil {
 			return err
 		}
-		var got string
-		err = q.QueryRow(ctx, executionClaimOneSQL, f.Node, f.Epoch, arn).Scan(&got)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		claimed = err == nil
-		return err
+		return q.QueryRow(ctx, executionClaimOneSQL, f.Node, f.Epoch, arn).Scan(&claimed)
 	})
 	return claimed, interpretError("claim execution "+arn, err)
 }
@@ -208,6 +208,13 @@ func (d *Driver) ActivityQueued(ctx context.Context, activityArn string) (int, e
 	var n int
 	err := d.pool.QueryRow(ctx, activityQueuedSQL, activityArn).Scan(&n)
 	return n, interpretError("count the tasks of activity "+activityArn, err)
+}
+
+// NodeLive says whether a node has a live lease.
+func (d *Driver) NodeLive(ctx context.Context, node string) (bool, error) {
+	var live bool
+	err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM stepwise_node WHERE id = $1 AND expires_at > `+nowMS+`)`, node).Scan(&live)
+	return live, interpretError("lease of node "+node, err)
 }
 
 // NodeLeader returns the live node with the smallest id.

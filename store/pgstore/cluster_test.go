@@ -39,9 +39,14 @@ func TestClusterOwnership(t *testing.T) {
 	ok, err = d.ExecutionClaimOne(ctx, b, x.Arn)
 	require.NoError(t, err)
 	require.False(t, ok, "a live node's running execution is not taken")
+	before, err := ex.ExecutionGet(ctx, x.Arn)
+	require.NoError(t, err)
 	ok, err = d.ExecutionClaimOne(ctx, a, x.Arn)
 	require.NoError(t, err)
-	require.True(t, ok, "the owner claims its own again")
+	require.True(t, ok, "the owner's own is its own")
+	after, err := ex.ExecutionGet(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, before.Version, after.Version, "as it is: the owner's live copy stays good")
 
 	// An ended execution is claimed by whoever asks (a redrive).
 	stop := time.Now()

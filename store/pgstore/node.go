@@ -22,7 +22,10 @@ RETURNING epoch`
 	nodeRenewSQL  = `UPDATE stepwise_node SET expires_at = ` + nowMS + ` + $3 WHERE id = $1 AND epoch = $2 AND expires_at > ` + nowMS
 	nodeLiveSQL   = `SELECT 1 FROM stepwise_node WHERE id = $1 AND epoch = $2 AND expires_at > ` + nowMS + ` FOR SHARE`
 	nodeDeleteSQL = `DELETE FROM stepwise_node WHERE id = $1 AND epoch = $2`
-	nodeDisownSQL = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = $1 AND owner_epoch = $2`
+	nodeDisownSQL = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = $1 AND owner_epoch = $2 AND status = 'RUNNING'`
+	// nodeLeaseSQL says whether a node's lease is live: a node inserts
+	// executions only while it is.
+	nodeLeaseSQL = `SELECT EXISTS (SELECT 1 FROM stepwise_node WHERE id = $1 AND epoch = $2 AND expires_at > ` + nowMS + `)`
 	// A running execution is an orphan when it has no owner, or its
 	// owner's lease ran out, or its owner registered again, or is gone.
 	// Rows another claimer holds are skipped. The condition is checked

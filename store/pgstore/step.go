@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -101,6 +102,7 @@ const (
 	resultOutbox                    // the outbox row's id
 	resultOpening                   // BEGIN or SAVEPOINT
 	resultFence                     // stepFenceSQL's rows
+	resultLease                     // nodeLeaseSQL's row: the inserting node's lease is live
 )
 
 // stepBatch is the batch of one StepWrite and how to read its answers.
@@ -139,9 +141,14 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	// Fenced steps first: their executions' owners, read and held
 	// against claims, must be their fences' before anything is written.
 	var fencedArns []string
+	var leases []store.Fence // of the fenced steps that insert
 	for _, s := range steps {
 		switch {
-		case s.Fence == nil, s.Insert != nil:
+		case s.Fence == nil:
+		case s.Insert != nil:
+			if !slices.Contains(leases, *s.Fence) {
+				leases = append(leases, *s.Fence)
+			}
 		default:
 			if w.fences == nil {
 				w.fences = map[string]store.Fence{}
@@ -152,6 +159,9 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	}
 	if len(fencedArns) > 0 {
 		w.queue("check owners", resultFence, stepFenceSQL, fencedArns)
+	}
+	for _, f := range leases {
+		w.queue("check the lease of node "+f.Node, resultLease, nodeLeaseSQL, f.Node, f.Epoch)
 	}
 
 	seen := make(map[string]bool, len(steps))
@@ -277,6 +287,11 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 			err = w.readLookup(br)
 		case resultFence:
 			err = w.readFences(br)
+		case resultLease:
+			var live bool
+			if err = br.QueryRow().Scan(&live); err == nil && !live {
+				err = fenced(store.Fence{Node: w.ops[i][len("check the lease of node "):]})
+			}
 		case resultOutbox:
 			err = br.QueryRow().Scan(&outboxID)
 		}

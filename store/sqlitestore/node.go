@@ -17,7 +17,7 @@ RETURNING epoch`
 	nodeRenewSQL      = `UPDATE stepwise_node SET expires_at = ? WHERE id = ? AND epoch = ? AND expires_at > ?`
 	nodeLiveSQL       = `SELECT 1 FROM stepwise_node WHERE id = ? AND epoch = ? AND expires_at > ?`
 	nodeDeleteSQL     = `DELETE FROM stepwise_node WHERE id = ? AND epoch = ?`
-	nodeDisownSQL     = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = ? AND owner_epoch = ?`
+	nodeDisownSQL     = `UPDATE stepwise_execution SET owner = NULL, owner_epoch = NULL WHERE owner = ? AND owner_epoch = ? AND status = 'RUNNING'`
 	executionOwnSQL   = `UPDATE stepwise_execution SET owner = ?, owner_epoch = ? WHERE arn = ?`
 	executionOwnerSQL = `SELECT e.owner, e.owner_epoch, coalesce(n.expires_at > ?, 0)
 FROM stepwise_execution e LEFT JOIN stepwise_node n ON n.id = e.owner AND n.epoch = e.owner_epoch WHERE e.arn = ?`
@@ -108,7 +108,14 @@ func nodeLive(ctx context.Context, q querier, f store.Fence, now int64) error {
 // is written.
 func checkFences(ctx context.Context, q querier, steps []*store.Step) error {
 	for _, s := range steps {
-		if s.Fence == nil || s.Insert != nil {
+		if s.Fence == nil {
+			continue
+		}
+		if s.Insert != nil {
+			// A node inserts executions only while its lease is live.
+			if err := nodeLive(ctx, q, *s.Fence, nodeNow()); err != nil {
+				return err
+			}
 			continue
 		}
 		var owner sql.NullString

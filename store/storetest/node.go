@@ -24,6 +24,16 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 		time.Sleep(20 * time.Millisecond)
 		return f
 	}
+	// brief registers a node whose lease runs out soon (expire waits for
+	// it): the executions it starts meanwhile are its own.
+	const briefLease = 300 * time.Millisecond
+	brief := func(t *testing.T, b *testBundle, node string) store.Fence {
+		t.Helper()
+		f, err := b.exec.NodeRegister(ctx, node, briefLease)
+		require.NoError(t, err)
+		return f
+	}
+	expire := func() { time.Sleep(briefLease + 50*time.Millisecond) }
 	// start inserts a running execution owned by f (unowned for nil).
 	start := func(t *testing.T, b *testBundle, smArn, name string, f *store.Fence) *store.Execution {
 		t.Helper()
@@ -73,7 +83,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "sm")
-			a := expired(t, b, "a")
+			a := brief(t, b, "a")
 			bn, err := b.exec.NodeRegister(ctx, "b", live)
 			require.NoError(t, err)
 			c, err := b.exec.NodeRegister(ctx, "c", live)
@@ -84,6 +94,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			unowned := start(t, b, sm.Arn, "n1", nil)
 			ended := executionFixture(sm.Arn, "a2", baseTime, stepwisetype.StatusSucceeded)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: ended, Fence: &a, Events: eventFixtures(ended.Arn, 1, 2)}}))
+			expire()
 
 			got, err := b.exec.ExecutionClaim(ctx, c, 10)
 			require.NoError(t, err)
@@ -170,11 +181,12 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "sm")
-			a := expired(t, b, "a")
+			a := brief(t, b, "a")
 			c, err := b.exec.NodeRegister(ctx, "c", live)
 			require.NoError(t, err)
 			x := start(t, b, sm.Arn, "x", &a)
 			y := start(t, b, sm.Arn, "y", &a)
+			expire()
 			_, err = b.exec.ExecutionClaim(ctx, c, 10)
 			require.NoError(t, err)
 
@@ -212,6 +224,14 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			// No one claimed x: the owner's lease alone ran out.
 			require.ErrorIs(t, b.exec.StepWrite(ctx, []*store.Step{step(x, 2, &a)}), store.ErrFenced,
 				"a node whose lease ran out writes nothing more")
+			if b.inTx {
+				return // a failed write ends the transaction's use
+			}
+			y := executionFixture(sm.Arn, "y", baseTime, stepwisetype.StatusRunning)
+			require.ErrorIs(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: y, Fence: &a, Events: eventFixtures(y.Arn, 1, 2)}}), store.ErrFenced,
+				"nor starts an execution")
+			_, err = b.exec.ExecutionGet(ctx, y.Arn)
+			require.ErrorIs(t, err, store.ErrNotFound)
 		})
 	})
 }

@@ -24,3 +24,6 @@ CREATE TABLE stepwise_activity_queue (
 CREATE SEQUENCE stepwise_activity_queue_seq;
 CREATE INDEX stepwise_activity_queue_next ON stepwise_activity_queue (activity_arn, seq);
 CREATE INDEX stepwise_activity_queue_owned ON stepwise_activity_queue (activity_arn, owner, seq);
+
+-- The running executions of a node, which it releases when it stops.
+CREATE INDEX stepwise_execution_owner ON stepwise_execution (owner, owner_epoch) WHERE status = 'RUNNING';
