@@ -107,7 +107,7 @@ type node struct {
 	leadMu  sync.Mutex
 	leads   bool // Leads' last answer, at ledAt
 	ledAt   time.Time
-	left    atomic.Bool // the node released its executions (leaveCluster)
+	left    atomic.Bool        // the node released its executions (leaveCluster)
 	queued  []store.QueuedTask // activity tasks for the enqueue loop
 	toQueue chan struct{}
 }

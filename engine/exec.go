@@ -32,7 +32,7 @@ type liveExecution struct {
 	// released): in a cluster, the others are kept in the store's queue
 	// (see sweepQueue).
 	started map[string]bool
-	gone     bool
+	gone    bool
 	// stop is set by StopExecution before it waits for the execution's
 	// lock: a step in flight stops the execution where it is instead of
 	// running its evaluations to their end.
