@@ -117,6 +117,8 @@ func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution,
 		RoleArn:         p.StateMachine.RoleArn,
 		TraceHeader:     p.TraceHeader,
 		TestCase:        p.TestCase,
+		VersionArn:      p.VersionArn,
+		AliasArn:        p.AliasArn,
 	}
 	x := interp.New(p.Machine, e.info(row), input, e.options())
 	x.InputText = p.Input

@@ -31,6 +31,11 @@ type StartParams struct {
 	// as "<stateMachineArn>#<TestCase>"): the task runner answers its
 	// tasks from the mock configuration. "" for a real run.
 	TestCase string
+	// VersionArn is the version the execution runs when it was started on
+	// a version or an alias (StateMachine then holds that version's
+	// revision); AliasArn the alias. Both are recorded in its row.
+	VersionArn string
+	AliasArn   string
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.

@@ -123,11 +123,6 @@ func errVersionDescription() error {
 	return apiErr(stepwisetype.CodeValidation, "Version description can only be set when publish is true")
 }
 
-// errPublishUnsupported: versions are not supported yet (wording ours).
-func errPublishUnsupported() error {
-	return apiErr(stepwisetype.CodeValidation, "Publishing state machine versions is not supported by this server yet")
-}
-
 // errMissingUpdate (AWS).
 func errMissingUpdate() error {
 	return apiErr(stepwisetype.CodeMissingRequiredParameter, "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified")
@@ -197,6 +192,17 @@ func (v *validator) length(member, s string, min, max int) {
 		v.add(quoteValue(s), member, "Member must have length greater than or equal to "+strconv.Itoa(min))
 	case n > max:
 		v.add(quoteValue(truncateValue(s)), member, "Member must have length less than or equal to "+strconv.Itoa(max))
+	}
+}
+
+// tokenLength checks a pagination token's length (1 to 1024). AWS echoes
+// a token that is too long in full.
+func (v *validator) tokenLength(member, s string) {
+	switch n := utf8.RuneCountInString(s); {
+	case n < 1:
+		v.add(quoteValue(s), member, "Member must have length greater than or equal to 1")
+	case n > 1024:
+		v.add(quoteValue(s), member, "Member must have length less than or equal to 1024")
 	}
 }
 

@@ -69,6 +69,9 @@ type prepared struct {
 	// inputValue is input parsed.
 	inputValue any
 	trace      string
+	// versionArn and aliasArn: the version the execution runs and the
+	// alias it was started on, when it was started on one.
+	versionArn, aliasArn string
 }
 
 // prepareStart checks a start request against the state machine it names.
@@ -96,7 +99,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	if r.traceHeader != nil {
 		p.trace = *r.traceHeader
 	}
-	if p.sm, err = s.startStateMachine(ctx, ref); err != nil {
+	if p.sm, p.versionArn, p.aliasArn, err = s.resolveStart(ctx, ref); err != nil {
 		return nil, err
 	}
 	if sync && p.sm.Type != typeExpress {
@@ -171,7 +174,7 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	}
 	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
-		TestCase: p.testCase,
+		TestCase: p.testCase, VersionArn: p.versionArn, AliasArn: p.aliasArn,
 	})
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return s.idempotentStart(ctx, execArn, p.input)
@@ -329,15 +332,17 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 	}
 	included := in.IncludedData != includedMetadataOnly
 	out := &DescribeExecutionOutput{
-		ExecutionArn:    x.Arn,
-		StateMachineArn: x.StateMachineArn,
-		Name:            x.Name,
-		Status:          string(x.Status),
-		StartDate:       Time(x.StartDate),
-		InputDetails:    &DataDetails{Included: included},
-		Error:           x.Error,
-		Cause:           x.Cause,
-		RedriveCount:    x.RedriveCount,
+		ExecutionArn:           x.Arn,
+		StateMachineArn:        x.StateMachineArn,
+		Name:                   x.Name,
+		Status:                 string(x.Status),
+		StartDate:              Time(x.StartDate),
+		InputDetails:           &DataDetails{Included: included},
+		Error:                  x.Error,
+		Cause:                  x.Cause,
+		RedriveCount:           x.RedriveCount,
+		StateMachineVersionArn: x.VersionArn,
+		StateMachineAliasArn:   x.AliasArn,
 	}
 	if included {
 		out.Input = ptr(x.Input)
@@ -474,20 +479,38 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 	if err != nil {
 		return nil, err
 	}
-	sm, err := s.getStateMachine(ctx, ref)
+	// A version or alias ARN lists the executions started on it.
+	var versionArn, aliasArn string
+	var sm *store.StateMachine
+	switch _, isVersion := versionNumber(ref.qualifier); {
+	case ref.qualifier == "":
+		sm, err = s.getStateMachine(ctx, ref)
+	case isVersion:
+		var ver *store.Version
+		sm, ver, err = s.getVersion(ctx, ref)
+		if ver != nil {
+			versionArn = ver.Arn()
+		}
+	default:
+		var a *store.Alias
+		if a, err = s.getAlias(ctx, ref); err == nil {
+			aliasArn = a.Arn()
+			sm, err = s.getStateMachine(ctx, &stateMachineRef{arn: a.StateMachineArn, name: ref.name, local: true})
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	if sm.Type != typeStandard {
 		return nil, errTypeNotSupported()
 	}
-	scope := sm.Arn + "|" + in.StatusFilter + "|" + in.RedriveFilter
+	scope := in.StateMachineArn + "|" + in.StatusFilter + "|" + in.RedriveFilter
 	c, err := decodeToken(in.NextToken, cursorExecutions, scope)
 	if err != nil {
 		return nil, err
 	}
 	limit := pageSize(in.MaxResults)
-	p := &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
+	p := &store.ExecutionListParams{StateMachineArn: sm.Arn, VersionArn: versionArn, AliasArn: aliasArn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
 	if c != nil {
 		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
 	}
@@ -529,12 +552,14 @@ func redriveMatch(filter string, x *store.Execution) bool {
 
 func executionItem(x *store.Execution) ExecutionListItem {
 	it := ExecutionListItem{
-		ExecutionArn:    x.Arn,
-		StateMachineArn: x.StateMachineArn,
-		Name:            x.Name,
-		Status:          string(x.Status),
-		StartDate:       Time(x.StartDate),
-		RedriveCount:    x.RedriveCount,
+		ExecutionArn:           x.Arn,
+		StateMachineArn:        x.StateMachineArn,
+		Name:                   x.Name,
+		Status:                 string(x.Status),
+		StartDate:              Time(x.StartDate),
+		RedriveCount:           x.RedriveCount,
+		StateMachineVersionArn: x.VersionArn,
+		StateMachineAliasArn:   x.AliasArn,
 	}
 	if x.StopDate != nil {
 		it.StopDate = ptr(Time(*x.StopDate))

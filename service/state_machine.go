@@ -47,9 +47,6 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
 	}
-	if in.Publish {
-		return nil, errPublishUnsupported()
-	}
 	if !validName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
@@ -90,11 +87,17 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 		UpdatedAt:               now,
 	}
 	var created *store.StateMachine
+	var version *store.Version
 	err = s.inTx(ctx, func(tx store.ExecutorTx) error {
 		var err error
 		created, err = tx.StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: sm})
 		if err != nil {
 			return err
+		}
+		if in.Publish {
+			if version, err = publish(ctx, tx, created, in.VersionDescription, now); err != nil {
+				return err
+			}
 		}
 		if len(in.Tags) > 0 {
 			return tx.TagPut(ctx, sm.Arn, storeTags(in.Tags))
@@ -110,7 +113,15 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 			return nil, storeError("get state machine", getErr)
 		}
 		if sameStateMachine(existing, sm) {
-			return &CreateStateMachineOutput{StateMachineArn: existing.Arn, CreationDate: Time(existing.CreatedAt)}, nil
+			out := &CreateStateMachineOutput{StateMachineArn: existing.Arn, CreationDate: Time(existing.CreatedAt)}
+			if in.Publish {
+				v, err := publish(ctx, s.db(), existing, in.VersionDescription, now)
+				if err != nil {
+					return nil, storeError("publish version", err)
+				}
+				out.StateMachineVersionArn = v.Arn()
+			}
+			return out, nil
 		}
 		return nil, errStateMachineAlreadyExists(sm.Arn)
 	}
@@ -123,7 +134,11 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if s.cfg.OnStateMachine != nil {
 		s.cfg.OnStateMachine(created)
 	}
-	return &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}, nil
+	out := &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}
+	if version != nil {
+		out.StateMachineVersionArn = version.Arn()
+	}
+	return out, nil
 }
 
 // sameStateMachine is CreateStateMachine's idempotency check.
@@ -217,8 +232,17 @@ func (s *Service) DescribeStateMachine(ctx context.Context, in *DescribeStateMac
 	if err != nil {
 		return nil, err
 	}
-	sm, err := s.getStateMachine(ctx, ref)
-	if err != nil {
+	var sm *store.StateMachine
+	var version *store.Version
+	if ref.qualifier != "" {
+		var base *store.StateMachine
+		if base, version, err = s.getVersion(ctx, ref); err != nil {
+			return nil, err
+		}
+		if sm, err = s.atVersion(ctx, base, version); err != nil {
+			return nil, err
+		}
+	} else if sm, err = s.getStateMachine(ctx, ref); err != nil {
 		return nil, err
 	}
 	out := &DescribeStateMachineOutput{
@@ -236,6 +260,19 @@ func (s *Service) DescribeStateMachine(ctx context.Context, in *DescribeStateMac
 	}
 	if in.IncludedData == includedMetadataOnly {
 		out.Definition = ""
+	}
+	if version != nil {
+		// A version is described as it was published: its ARN, date
+		// and description, and its revision unless it is the first.
+		out.StateMachineArn, out.CreationDate, out.Description = version.Arn(), Time(version.CreatedAt), version.Description
+		rev, err := s.db().RevisionGet(ctx, sm.Arn, version.RevisionID)
+		if err != nil {
+			return nil, storeError("get revision", err)
+		}
+		if !rev.CreatedAt.Equal(sm.CreatedAt) {
+			out.RevisionID = rev.RevisionID
+		}
+		return out, nil
 	}
 	if out.RevisionID, err = s.publicRevision(ctx, sm); err != nil {
 		return nil, err
@@ -294,9 +331,6 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	}
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
-	}
-	if in.Publish {
-		return nil, errPublishUnsupported()
 	}
 	if in.Definition == nil && in.RoleArn == nil && in.LoggingConfiguration == nil &&
 		in.TracingConfiguration == nil && in.EncryptionConfiguration == nil {
@@ -372,7 +406,19 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	if s.cfg.OnStateMachine != nil {
 		s.cfg.OnStateMachine(updated)
 	}
-	return &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt), RevisionID: updated.RevisionID}, nil
+	out := &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt)}
+	// As DescribeStateMachine, the first revision's id is not shown.
+	if out.RevisionID, err = s.publicRevision(ctx, updated); err != nil {
+		return nil, err
+	}
+	if in.Publish {
+		v, err := publish(ctx, s.db(), updated, in.VersionDescription, now)
+		if err != nil {
+			return nil, storeError("publish version", err)
+		}
+		out.StateMachineVersionArn = v.Arn()
+	}
+	return out, nil
 }
 
 // DeleteStateMachine deletes a state machine. Deleting one that does not
@@ -399,7 +445,7 @@ func (s *Service) ListStateMachines(ctx context.Context, in *ListStateMachinesIn
 	v := newValidator()
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.length("nextToken", *in.NextToken, 1, 1024)
+		v.tokenLength("nextToken", *in.NextToken)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

@@ -246,6 +246,10 @@ type DescribeExecutionOutput struct {
 	RedriveDate         *Time        `json:"redriveDate,omitempty"`
 	RedriveStatus       string       `json:"redriveStatus,omitempty"`
 	RedriveStatusReason *string      `json:"redriveStatusReason,omitempty"`
+	// StateMachineVersionArn and StateMachineAliasArn: the version the
+	// execution ran, and the alias it was started on.
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
 }
 
 // DescribeStateMachineForExecutionInput is the request of
@@ -292,6 +296,10 @@ type ExecutionListItem struct {
 	StopDate        *Time  `json:"stopDate,omitempty"`
 	RedriveCount    int    `json:"redriveCount"`
 	RedriveDate     *Time  `json:"redriveDate,omitempty"`
+	// StateMachineVersionArn and StateMachineAliasArn: the version the
+	// execution ran, and the alias it was started on.
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
 }
 
 // ListExecutionsOutput is the response of ListExecutions.

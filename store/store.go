@@ -24,6 +24,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"stepwise/stepwisetype"
@@ -64,6 +65,7 @@ type Executor interface {
 	StepStore
 	OutboxStore
 	NodeStore
+	VersionStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -162,6 +164,11 @@ type Execution struct {
 	// TestCase is the mock test case the execution runs with (started as
 	// "<stateMachineArn>#<TestCase>"); "" for a real run.
 	TestCase string
+	// VersionArn is the version the execution ran, when it was started
+	// on a version or an alias; AliasArn the alias it was started on.
+	// "" otherwise.
+	VersionArn string
+	AliasArn   string
 }
 
 // ExecutionInsertParams creates an execution.
@@ -188,7 +195,11 @@ type ExecutionUpdateParams struct {
 // ExecutionListParams pages through executions, newest first.
 type ExecutionListParams struct {
 	StateMachineArn string
-	Status          stepwisetype.ExecutionStatus // "" for all
+	// VersionArn or AliasArn, when set, keep the executions started on
+	// that version (directly or through an alias) or alias.
+	VersionArn string
+	AliasArn   string
+	Status     stepwisetype.ExecutionStatus // "" for all
 	// After is the cursor: the StartDate and Arn of the last row seen.
 	AfterStartDate time.Time
 	AfterArn       string
@@ -372,6 +383,70 @@ type NodeStore interface {
 	// execution's version moves on, so a step its former owner prepared
 	// is refused. ErrFenced when f's lease is not live.
 	ExecutionClaim(ctx context.Context, f Fence, limit int) ([]string, error)
+}
+
+// Version is a published version of a state machine: one of its
+// revisions, numbered.
+type Version struct {
+	StateMachineArn string
+	Number          int64
+	RevisionID      string
+	Description     string
+	CreatedAt       time.Time
+}
+
+// Arn is the version's ARN: the state machine's, then ":" and the number.
+func (v *Version) Arn() string { return v.StateMachineArn + ":" + strconv.FormatInt(v.Number, 10) }
+
+// Alias names one or two versions of a state machine, with the share of
+// executions each gets.
+type Alias struct {
+	StateMachineArn string
+	Name            string
+	Description     string
+	Routing         []AliasRoute
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Arn is the alias's ARN: the state machine's, then ":" and the name.
+func (a *Alias) Arn() string { return a.StateMachineArn + ":" + a.Name }
+
+// AliasRoute is a version of an alias and its weight (0 to 100).
+type AliasRoute struct {
+	Version int64
+	Weight  int
+}
+
+// VersionStore keeps the published versions and the aliases of state
+// machines. Deleting a state machine deletes them.
+type VersionStore interface {
+	// VersionPublish publishes v.RevisionID of v.StateMachineArn as its
+	// next version (v.Number is ignored; numbers are never used twice,
+	// even after a deletion), or returns the version that has that
+	// revision already, with created false. ErrNotFound when the state
+	// machine does not exist.
+	VersionPublish(ctx context.Context, v *Version) (out *Version, created bool, err error)
+	// VersionGet returns a version; ErrNotFound when there is none.
+	VersionGet(ctx context.Context, stateMachineArn string, number int64) (*Version, error)
+	// VersionList lists versions newest first: those numbered below
+	// before (0: from the newest), up to limit.
+	VersionList(ctx context.Context, stateMachineArn string, before int64, limit int) ([]*Version, error)
+	// VersionDelete deletes a version; ErrNotFound when there is none.
+	VersionDelete(ctx context.Context, stateMachineArn string, number int64) error
+	// AliasInsert creates an alias; ErrAlreadyExists when the name is
+	// taken, ErrNotFound when the state machine does not exist.
+	AliasInsert(ctx context.Context, a *Alias) error
+	// AliasGet returns an alias; ErrNotFound when there is none.
+	AliasGet(ctx context.Context, stateMachineArn, name string) (*Alias, error)
+	// AliasUpdate writes an alias's description, routing and update
+	// date; ErrNotFound when there is none.
+	AliasUpdate(ctx context.Context, a *Alias) error
+	// AliasDelete deletes an alias; ErrNotFound when there is none.
+	AliasDelete(ctx context.Context, stateMachineArn, name string) error
+	// AliasList lists a state machine's aliases by name, those after
+	// after, up to limit.
+	AliasList(ctx context.Context, stateMachineArn, after string, limit int) ([]*Alias, error)
 }
 
 // Ownership is who owns an execution (Owner.Node "" for no one), whether

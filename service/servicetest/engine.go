@@ -108,7 +108,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 		row := &store.Execution{
 			Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
 			Name: p.Name, Status: stepwisetype.StatusRunning, Input: p.Input, StartDate: at,
-			RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader, LastEventID: 1,
+			RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader, LastEventID: 1, VersionArn: p.VersionArn, AliasArn: p.AliasArn,
 		}
 		tx, err := drv.Begin(ctx)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,16 +16,17 @@ import (
 
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
-    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case`
+    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
+    version_arn, alias_arn`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
 
 	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
 	executionInsertOwnedSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `, owner, owner_epoch)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = $1`
 
@@ -37,7 +40,8 @@ RETURNING ` + executionColumns
 	executionVersionSQL = `SELECT version FROM stepwise_execution WHERE arn = $1`
 
 	// The cursor is a row value: (start_date, arn) below the last row seen.
-	// Without one the query starts below (MaxInt64, '').
+	// Without one the query starts below (MaxInt64, ''). The queries of a
+	// version or an alias are executionListQuery's.
 	executionListSQL = `SELECT ` + executionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = $1 AND (start_date, arn) < ($2, $3)
@@ -65,7 +69,8 @@ func scanExecution(s pgx.Row) (*store.Execution, error) {
 	var stop, redrive *int64
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
-		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase); err != nil {
+		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
+		&x.VersionArn, &x.AliasArn); err != nil {
 		return nil, err
 	}
 	x.Status = stepwisetype.ExecutionStatus(status)
@@ -92,7 +97,8 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase}
+		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
+		x.VersionArn, x.AliasArn}
 }
 
 // ExecutionGet returns an execution.
@@ -133,21 +139,51 @@ func versionConflict(ctx context.Context, q querier, arn string, expected int64)
 }
 
 // ExecutionList pages through a state machine's executions, newest first
-// (ties by ARN, descending).
+// (ties by ARN, descending), of a status, a version or an alias when
+// p says.
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
 		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
 	}
-	query, args := executionListSQL, []any{p.StateMachineArn, afterStart, afterArn, limit(p.Limit)}
-	if p.Status != "" {
-		query, args = executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
-	}
+	query, args := executionListQuery(p, afterStart, afterArn)
 	xs, err := queryAll(ctx, e.q(), query, args, scanExecution)
 	if err != nil {
 		return nil, interpretError("list executions of "+p.StateMachineArn, err)
 	}
 	return xs, nil
+}
+
+// executionListQuery is ExecutionList's query and its arguments. The
+// filters of a version and an alias repeat their partial indexes'
+// conditions, so that the planner may use them whatever the parameters.
+func executionListQuery(p *store.ExecutionListParams, afterStart int64, afterArn string) (string, []any) {
+	if p.VersionArn == "" && p.AliasArn == "" {
+		if p.Status != "" {
+			return executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
+		}
+		return executionListSQL, []any{p.StateMachineArn, afterStart, afterArn, limit(p.Limit)}
+	}
+	var b strings.Builder
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	b.WriteString("SELECT " + executionColumns + "\nFROM stepwise_execution\nWHERE ")
+	if p.VersionArn != "" {
+		b.WriteString("version_arn <> '' AND version_arn = " + arg(p.VersionArn) + " AND ")
+	}
+	if p.AliasArn != "" {
+		b.WriteString("alias_arn <> '' AND alias_arn = " + arg(p.AliasArn) + " AND ")
+	}
+	b.WriteString("state_machine_arn = " + arg(p.StateMachineArn) + " AND ")
+	if p.Status != "" {
+		b.WriteString("status = " + arg(string(p.Status)) + " AND ")
+	}
+	b.WriteString("(start_date, arn) < (" + arg(afterStart) + ", " + arg(afterArn) + ")\n")
+	b.WriteString("ORDER BY start_date DESC, arn DESC\nLIMIT " + arg(limit(p.Limit)))
+	return b.String(), args
 }
 
 // ExecutionListRunning pages through RUNNING executions by ARN.

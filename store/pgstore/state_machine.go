@@ -52,6 +52,10 @@ FROM stepwise_state_machine_revision
 WHERE state_machine_arn = $1 AND revision_id = $2`
 
 	tagDeleteAllSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1`
+
+	stateMachineDeleteVersionsSQL = `DELETE FROM stepwise_version WHERE state_machine_arn = $1`
+
+	stateMachineDeleteAliasesSQL = `DELETE FROM stepwise_alias WHERE state_machine_arn = $1`
 )
 
 func scanStateMachine(s pgx.Row) (*store.StateMachine, error) {
@@ -134,8 +138,10 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 	return out, nil
 }
 
-// StateMachineDelete removes a state machine and its tags; its revisions
-// stay.
+// StateMachineDelete removes a state machine with its tags, versions and
+// aliases (and the count of its versions, a column of its row); its
+// revisions stay. The row's lock keeps publishers and alias inserters
+// (which lock it too) from adding to what is deleted.
 func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
 	err := e.inTx(ctx, func(q querier) error {
 		tag, err := q.Exec(ctx, stateMachineDeleteSQL, arn)
@@ -145,8 +151,11 @@ func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
 		if tag.RowsAffected() == 0 {
 			return pgx.ErrNoRows
 		}
-		_, err = q.Exec(ctx, tagDeleteAllSQL, arn)
-		return err
+		b := &pgx.Batch{}
+		b.Queue(tagDeleteAllSQL, arn)
+		b.Queue(stateMachineDeleteVersionsSQL, arn)
+		b.Queue(stateMachineDeleteAliasesSQL, arn)
+		return q.SendBatch(ctx, b).Close()
 	})
 	return interpretError("delete state machine "+arn, err)
 }

@@ -5,17 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"strings"
 
 	"stepwise/store"
 )
 
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
-    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case`
+    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
+    version_arn, alias_arn`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
 
@@ -29,7 +31,8 @@ RETURNING ` + executionColumns
 	executionVersionSQL = `SELECT version FROM stepwise_execution WHERE arn = ?`
 
 	// The cursor is a row value: (start_date, arn) below the last row seen.
-	// Without one the query starts below (MaxInt64, '').
+	// Without one the query starts below (MaxInt64, ''). The queries of a
+	// version or an alias are executionListQuery's.
 	executionListSQL = `SELECT ` + executionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = ? AND (start_date, arn) < (?, ?)
@@ -56,7 +59,8 @@ func scanExecution(s scanner) (*store.Execution, error) {
 	var stop, redrive sql.NullInt64
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
-		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase); err != nil {
+		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
+		&x.VersionArn, &x.AliasArn); err != nil {
 		return nil, err
 	}
 	x.StartDate = fromMillis(start)
@@ -82,7 +86,8 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase}
+		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
+		x.VersionArn, x.AliasArn}
 }
 
 // ExecutionGet returns an execution.
@@ -112,21 +117,52 @@ func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdate
 }
 
 // ExecutionList pages through a state machine's executions, newest first
-// (ties by ARN, descending).
+// (ties by ARN, descending), of a status, a version or an alias when
+// p says.
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
 		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
 	}
-	query, args := executionListSQL, []any{p.StateMachineArn, afterStart, afterArn, limit(p.Limit)}
-	if p.Status != "" {
-		query, args = executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
-	}
+	query, args := executionListQuery(p)
+	args = append(args, afterStart, afterArn, limit(p.Limit))
 	xs, err := queryAll(ctx, e.reader(), query, args, scanExecution)
 	if err != nil {
 		return nil, interpretError("list executions of "+p.StateMachineArn, err)
 	}
 	return xs, nil
+}
+
+// executionListQuery is the query of ExecutionList's filters, and their
+// arguments; the cursor's and the limit's follow. The filters of a
+// version and an alias repeat their partial indexes' conditions, so that
+// SQLite may use them.
+func executionListQuery(p *store.ExecutionListParams) (string, []any) {
+	if p.VersionArn == "" && p.AliasArn == "" {
+		if p.Status != "" {
+			return executionListStatusSQL, []any{p.StateMachineArn, string(p.Status)}
+		}
+		return executionListSQL, []any{p.StateMachineArn}
+	}
+	var b strings.Builder
+	b.WriteString("SELECT " + executionColumns + "\nFROM stepwise_execution\nWHERE ")
+	var args []any
+	if p.VersionArn != "" {
+		b.WriteString("version_arn != '' AND version_arn = ? AND ")
+		args = append(args, p.VersionArn)
+	}
+	if p.AliasArn != "" {
+		b.WriteString("alias_arn != '' AND alias_arn = ? AND ")
+		args = append(args, p.AliasArn)
+	}
+	b.WriteString("state_machine_arn = ? AND ")
+	args = append(args, p.StateMachineArn)
+	if p.Status != "" {
+		b.WriteString("status = ? AND ")
+		args = append(args, string(p.Status))
+	}
+	b.WriteString("(start_date, arn) < (?, ?)\nORDER BY start_date DESC, arn DESC\nLIMIT ?")
+	return b.String(), args
 }
 
 // ExecutionListRunning pages through RUNNING executions by ARN.

@@ -43,6 +43,10 @@ WHERE arn = ?`
 
 	stateMachineDeleteTagsSQL = `DELETE FROM stepwise_tag WHERE resource_arn = ?`
 
+	stateMachineDeleteVersionsSQL = `DELETE FROM stepwise_version WHERE state_machine_arn = ?`
+
+	stateMachineDeleteAliasesSQL = `DELETE FROM stepwise_alias WHERE state_machine_arn = ?`
+
 	revisionInsertSQL = `
 INSERT INTO stepwise_state_machine_revision (state_machine_arn, revision_id, definition, role_arn, created_at)
 VALUES (?, ?, ?, ?, ?)`
@@ -135,8 +139,9 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 	return out, nil
 }
 
-// StateMachineDelete removes a state machine and its tags; its revisions
-// stay.
+// StateMachineDelete removes a state machine with its tags, versions and
+// aliases (and the count of its versions, a column of its row); its
+// revisions stay.
 func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
 	err := e.inTx(ctx, func(q querier) error {
 		res, err := q.ExecContext(ctx, stateMachineDeleteSQL, arn)
@@ -148,8 +153,12 @@ func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
 		} else if n == 0 {
 			return sql.ErrNoRows
 		}
-		_, err = q.ExecContext(ctx, stateMachineDeleteTagsSQL, arn)
-		return err
+		for _, query := range []string{stateMachineDeleteTagsSQL, stateMachineDeleteVersionsSQL, stateMachineDeleteAliasesSQL} {
+			if _, err := q.ExecContext(ctx, query, arn); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return interpretError("delete state machine "+arn, err)
 }

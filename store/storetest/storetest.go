@@ -77,6 +77,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseOutbox(ctx, t, setup)
 			exerciseRetention(ctx, t, setup)
 			exerciseNodes(ctx, t, setup)
+			exerciseVersions(ctx, t, setup)
 		})
 	}
 
