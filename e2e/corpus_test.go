@@ -22,7 +22,7 @@ import (
 // readers) and where moto answers differently from AWS; a change must not
 // lose a case that passes, so the tests hold the counts that pass now.
 const (
-	apiconfFloor = 90 // of 90
+	apiconfFloor = 90  // of 90
 	svcconfFloor = 107 // of 145
 )
 
