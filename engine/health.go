@@ -48,22 +48,29 @@ type Health struct {
 // storeHealth follows episodes of a store that cannot write, and logs each
 // once, when it starts and when it ends.
 type storeHealth struct {
-	log      *slog.Logger
-	failing  atomic.Bool
-	failed   atomic.Int64
-	retrying atomic.Int64
-	mu       sync.Mutex
-	since    time.Time
-	lastErr  error
-	episode  int64 // failed commits in this episode
+	log       *slog.Logger
+	failing   atomic.Bool
+	failed    atomic.Int64
+	retrying  atomic.Int64
+	mu        sync.Mutex
+	since     time.Time
+	recovered time.Time // when the last episode ended
+	lastErr   error
+	episode   int64 // failed commits in this episode
 }
 
-func (h *storeHealth) failure(err error, now time.Time) {
+// failure records a commit that began at began and failed at now. One
+// that began before the last episode ended (it was in flight when the
+// store came back) says nothing of the store now either.
+func (h *storeHealth) failure(err error, began, now time.Time) {
 	h.failed.Add(1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.lastErr = err
 	h.episode++
+	if !h.failing.Load() && began.Before(h.recovered) {
+		return
+	}
 	if h.failing.CompareAndSwap(false, true) {
 		h.since = now
 		h.log.Error("engine: the store cannot write; steps are retried until it can", "error", err)
@@ -85,6 +92,7 @@ func (h *storeHealth) success(began time.Time) {
 	if h.failing.CompareAndSwap(true, false) {
 		h.log.Info("engine: the store writes again", "failed_commits", h.episode, "down_for", time.Since(h.since).Round(time.Millisecond))
 		h.episode = 0
+		h.recovered = time.Now()
 	}
 }
 
@@ -122,7 +130,7 @@ func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
 	delay := commitRetryFirst
 	giveUp := e.cfg.EvalClock().Add(commitRetryLimit)
 	for {
-		e.health.failure(err, time.Now())
+		e.health.failure(err, began, time.Now())
 		if !internal && !e.cfg.EvalClock().Before(giveUp) {
 			return err
 		}

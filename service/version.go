@@ -137,9 +137,6 @@ const (
 	cursorAliases  = "ali"
 )
 
-// maxVersions is how many versions a state machine may have, as on AWS.
-const maxVersions = 1000
-
 // aliasNamePattern is the pattern AWS gives for alias names: at least one
 // character that is not a digit.
 const aliasNamePattern = `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`
