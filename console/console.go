@@ -247,6 +247,11 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, arn, err)
 		return
 	}
+	versions, aliases, err := c.versionsAndAliases(r, arn)
+	if err != nil {
+		c.fail(w, r, arn, err)
+		return
+	}
 	c.render(w, http.StatusOK, "machine", struct {
 		page
 		Machine    *service.DescribeStateMachineOutput
@@ -256,7 +261,34 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		Next       string
 		Filter     string
 		Statuses   []string
-	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses})
+		Versions   []service.StateMachineVersionListItem
+		Aliases    []*service.DescribeStateMachineAliasOutput
+	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses, versions, aliases})
+}
+
+// versionsAndAliases lists a state machine's versions (the newest 50)
+// and its aliases with their routing; none for a version's page.
+func (c *Console) versionsAndAliases(r *http.Request, arn string) ([]service.StateMachineVersionListItem, []*service.DescribeStateMachineAliasOutput, error) {
+	if strings.Count(arn, ":") > 6 {
+		return nil, nil, nil // a version: its page is the state machine's as published
+	}
+	vs, err := c.svc.ListStateMachineVersions(r.Context(), &service.ListStateMachineVersionsInput{StateMachineArn: arn, MaxResults: ptr(50)})
+	if err != nil {
+		return nil, nil, err
+	}
+	as, err := c.svc.ListStateMachineAliases(r.Context(), &service.ListStateMachineAliasesInput{StateMachineArn: arn, MaxResults: ptr(50)})
+	if err != nil {
+		return nil, nil, err
+	}
+	var aliases []*service.DescribeStateMachineAliasOutput
+	for _, a := range as.StateMachineAliases {
+		d, err := c.svc.DescribeStateMachineAlias(r.Context(), &service.DescribeStateMachineAliasInput{StateMachineAliasArn: a.StateMachineAliasArn})
+		if err != nil {
+			return nil, nil, err
+		}
+		aliases = append(aliases, d)
+	}
+	return vs.StateMachineVersions, aliases, nil
 }
 
 func graphOf(m *asl.StateMachine) *graph {
@@ -565,14 +597,16 @@ func (c *Console) activities(w http.ResponseWriter, r *http.Request) {
 
 // funcs are the templates' functions.
 var funcs = template.FuncMap{
-	"t":        translate,
-	"time":     func(t service.Time) string { return formatTime(time.Time(t)) },
-	"timePtr":  func(t *service.Time) string { return formatTimePtr(t) },
-	"arnPath":  func(arn string) string { return url.PathEscape(arn) },
-	"query":    url.QueryEscape,
-	"lower":    strings.ToLower,
-	"deref":    deref,
-	"duration": duration,
+	"t":       translate,
+	"time":    func(t service.Time) string { return formatTime(time.Time(t)) },
+	"timePtr": func(t *service.Time) string { return formatTimePtr(t) },
+	"arnPath": func(arn string) string { return url.PathEscape(arn) },
+	// versionOf is a version ARN's number, as "v2".
+	"versionOf": func(arn string) string { return "v" + arn[strings.LastIndexByte(arn, ':')+1:] },
+	"query":     url.QueryEscape,
+	"lower":     strings.ToLower,
+	"deref":     deref,
+	"duration":  duration,
 	"statusKey": func(s string) string {
 		return map[string]string{"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}[s]
 	},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -367,3 +368,42 @@ func TestActivitiesPage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The state machine page lists the versions and the aliases with their
+// routing, each linking to the version's own page (its graph and its
+// executions).
+func TestVersionsAndAliases(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	def := `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`
+	sm := b.create(t, "versioned", def)
+	v1, err := b.svc.PublishStateMachineVersion(ctx, &service.PublishStateMachineVersionInput{StateMachineArn: sm})
+	require.NoError(t, err)
+	def2 := `{"StartAt": "B", "States": {"B": {"Type": "Pass", "End": true}}}`
+	up, err := b.svc.UpdateStateMachine(ctx, &service.UpdateStateMachineInput{StateMachineArn: sm, Definition: &def2, Publish: true})
+	require.NoError(t, err)
+	_, err = b.svc.CreateStateMachineAlias(ctx, &service.CreateStateMachineAliasInput{Name: "prod", Description: "the <live> one",
+		RoutingConfiguration: []service.RoutingConfigurationListItem{
+			{StateMachineVersionArn: v1.StateMachineVersionArn, Weight: ptr(90)}, {StateMachineVersionArn: up.StateMachineVersionArn, Weight: ptr(10)}}})
+	require.NoError(t, err)
+	x := b.start(t, v1.StateMachineVersionArn, "on-v1", `{}`)
+	b.wait(t, x)
+
+	status, page := b.get(t, "/state-machines/"+url.PathEscape(sm))
+	require.Equal(t, 200, status)
+	require.Contains(t, page, `id="versions"`)
+	require.Contains(t, page, `data-alias="prod"`)
+	require.Contains(t, page, "the &lt;live&gt; one")
+	require.Contains(t, page, ">v1</a> 90%, ")
+	require.Contains(t, page, ">v2</a> 10%")
+	require.Contains(t, page, `href="/state-machines/`+url.PathEscape(up.StateMachineVersionArn)+`"`)
+
+	// A version's page shows its own definition and the executions that
+	// ran it.
+	status, page = b.get(t, "/state-machines/"+url.PathEscape(v1.StateMachineVersionArn))
+	require.Equal(t, 200, status)
+	require.Contains(t, page, `&#34;StartAt&#34;: &#34;A&#34;`)
+	require.Contains(t, page, ">on-v1</a>")
+	require.NotContains(t, page, `id="versions"`)
+}
