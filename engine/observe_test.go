@@ -182,6 +182,12 @@ func TestObserverSeesTheHistory(t *testing.T) {
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Output: "done"})
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	// The observer is told of a step once its commit returns: a moment
+	// after a reader of the store can see it.
+	require.Eventually(t, func() bool {
+		_, ends := rec.events(row.Arn)
+		return len(ends) == 2
+	}, 10*time.Second, time.Millisecond)
 	types, ends := rec.events(row.Arn)
 	require.Equal(t, b.history(t, row.Arn), types)
 	require.Equal(t, []string{">RUNNING", "RUNNING>SUCCEEDED"}, ends)
