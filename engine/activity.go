@@ -516,7 +516,7 @@ type builtinRunner struct {
 }
 
 func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	if t.TestCase != "" && r.e.cfg.Mocks != nil {
+	if t.TestCase != "" && r.e.cfg.Mocks != nil && t.Request.Reader == nil {
 		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
 			go r.e.mocked(ctx, t, res, done)
 			return

@@ -64,6 +64,25 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		return
 	}
 
+	reading := s.ItemReader != nil && x.Opts.Inspect == nil
+	if reading && !f.readDone {
+		// A distributed Map reads its items first: the map run starts,
+		// and the items come back as the answer of a reader task.
+		f.mapRun = true
+		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
+			MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: 0}})
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
+			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: x.mapRunArn(s.Name)}})
+		req, fl := f.readerRequest(x, env, jenv)
+		if fl != nil {
+			f.readerFailed(x, fl)
+			return
+		}
+		id := x.newID("item-reader")
+		f.block(x, waitReader, id)
+		x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: req})
+		return
+	}
 	arr, mc, err := f.mapItems(x, env, jenv)
 	var bare *itemsNotArray
 	switch {
@@ -80,9 +99,11 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.maxConc = int(mc)
 	f.items = arr
 	f.results = make([]any, len(arr))
-	f.mapRun = s.ProcessorMode == "DISTRIBUTED"
-	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
-		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(arr)}})
+	f.mapRun = s.ProcessorMode == "DISTRIBUTED" || reading
+	if !reading {
+		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
+			MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(arr)}})
+	}
 	if s.ToleratedCount != nil {
 		var n int64
 		var err error
@@ -124,7 +145,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		f.standInChildren(x)
 		return
 	}
-	if f.mapRun {
+	if f.mapRun && !reading {
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
 			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: x.mapRunArn(s.Name)}})
 	}
@@ -177,6 +198,16 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 	s := f.state
 	items := f.effInput
 	reader := s.ItemReader != nil && x.Opts.Inspect != nil
+	if f.readDone {
+		// Items read by an ItemReader are the items: ItemsPath and Items
+		// do not apply to them.
+		if jenv != nil {
+			mc, _, err := jsonataInt(s.MaxConcurrency, s.JSONata.MaxConcurrency, "MaxConcurrency", 0, jenv)
+			return f.readItems, mc, err
+		}
+		mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
+		return f.readItems, mc, err
+	}
 	if jenv != nil {
 		if t := s.JSONata.Items; t != nil && !reader {
 			v, err := t.Eval(jenv, "Items")
@@ -414,4 +445,125 @@ func (f *frame) childrenDone(x *Execution) {
 	results := f.results
 	f.children, f.items, f.results = nil, nil, nil
 	f.exit(x, results, true)
+}
+
+// readerRequest evaluates a Map state's ItemReader: its Parameters (or
+// Arguments) and ReaderConfig, MaxItems or MaxItemsPath included.
+func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) (*TaskRequest, *stepwisetype.Failure) {
+	s := f.state
+	raw, _ := s.ItemReader.(*jsonvalue.Object)
+	req := &TaskRequest{StateName: s.Name, Reader: &ReaderConfig{InputType: "JSON", CSVHeaderLocation: "FIRST_ROW", CSVDelimiter: "COMMA"}}
+	if v, ok := raw.Get("Resource"); ok {
+		req.Resource, _ = v.(string)
+	}
+	fail := func(err error) *stepwisetype.Failure { return asFailure(err, s, f.enteredID) }
+	if jenv != nil {
+		if v, ok := raw.Get("Arguments"); ok {
+			t, errs := payload.CompileJSONata(v)
+			if len(errs) > 0 {
+				return nil, fail(errs[0])
+			}
+			args, err := t.Eval(jenv, "Arguments")
+			if err != nil {
+				return nil, fail(err)
+			}
+			req.Parameters = args
+		}
+	} else if v, ok := raw.Get("Parameters"); ok {
+		t, errs := payload.Compile(v)
+		if len(errs) > 0 {
+			return nil, fail(errs[0])
+		}
+		params, err := dataflow.Template(t, f.effInput, env)
+		if err != nil {
+			return nil, fail(err)
+		}
+		req.Parameters = params
+	}
+	cfgV, _ := raw.Get("ReaderConfig")
+	cfg, _ := cfgV.(*jsonvalue.Object)
+	if cfg == nil {
+		return req, nil
+	}
+	rc := req.Reader
+	str := func(name string, into *string) {
+		if v, ok := cfg.Get(name); ok {
+			if t, ok := v.(string); ok {
+				*into = t
+			}
+		}
+	}
+	str("InputType", &rc.InputType)
+	str("CSVHeaderLocation", &rc.CSVHeaderLocation)
+	str("CSVDelimiter", &rc.CSVDelimiter)
+	if v, ok := cfg.Get("CSVHeaders"); ok {
+		arr, _ := v.([]any)
+		for _, h := range arr {
+			t, _ := h.(string)
+			rc.CSVHeaders = append(rc.CSVHeaders, t)
+		}
+	}
+	var max any
+	if v, ok := cfg.Get("MaxItems"); ok {
+		max = v
+		if t, isText := v.(string); isText && jenv != nil {
+			tmpl, errs := payload.CompileJSONata(t)
+			if len(errs) > 0 {
+				return nil, fail(errs[0])
+			}
+			var err error
+			if max, err = tmpl.Eval(jenv, "MaxItems"); err != nil {
+				return nil, fail(err)
+			}
+		}
+	} else if v, ok := cfg.Get("MaxItemsPath"); ok && env != nil {
+		path, _ := v.(string)
+		p, err := jsonpath.Compile(path)
+		if err != nil {
+			return nil, fail(err)
+		}
+		e := *env
+		e.Input = f.effInput
+		if max, err = p.Eval(&e); err != nil {
+			return nil, fail(dataflow.InvalidPath(p, err))
+		}
+	}
+	if max != nil {
+		n, ok := numberValue(max)
+		if !ok || n.Float64() != float64(int64(n.Float64())) {
+			return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "field MaxItems must be a positive integer")
+		}
+		if n.Float64() < 0 {
+			return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "field MaxItems must be positive")
+		}
+		rc.MaxItems = int64(n.Float64())
+	}
+	return req, nil
+}
+
+// readerDone goes on with a Map state once its ItemReader answered: the
+// state runs again from its start with the items read, or fails.
+func (f *frame) readerDone(x *Execution, ev Event) {
+	if ev.Kind == TaskFailed {
+		f.readerFailed(x, &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""})
+		return
+	}
+	items, ok := ev.Output.([]any)
+	if !ok {
+		f.readerFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The item reader did not read an array of items."))
+		return
+	}
+	f.readItems, f.readDone = items, true
+	f.exec(x)
+}
+
+// readerFailed fails a Map state whose ItemReader failed: its map run
+// fails, then the state.
+func (f *frame) readerFailed(x *Execution, fl *stepwisetype.Failure) {
+	f.wait = waitNone
+	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+	if f.retrier(fl) < 0 {
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateFailed})
+	}
+	f.stateFailed(x, fl)
 }

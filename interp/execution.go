@@ -198,6 +198,19 @@ type TaskRequest struct {
 	RetryCount       int
 	// RoleArn is the role the task's Credentials name ("" for none).
 	RoleArn string
+	// Reader, when set, makes the task a Map state's ItemReader: its
+	// answer is the items read (an array), or an ItemReaderFailed
+	// failure. Parameters are the reader's, evaluated.
+	Reader *ReaderConfig
+}
+
+// ReaderConfig is an ItemReader's ReaderConfig, evaluated.
+type ReaderConfig struct {
+	InputType         string // CSV, JSON, JSONL, MANIFEST
+	CSVHeaderLocation string // FIRST_ROW or GIVEN
+	CSVHeaders        []string
+	CSVDelimiter      string // COMMA (default), PIPE, SEMICOLON, SPACE, TAB
+	MaxItems          int64  // 0: all
 }
 
 // EventKind says what happened in the outside world.

@@ -26,6 +26,7 @@ const (
 	waitTimer // a Wait state
 	waitRetry // back-off before a retry
 	waitChildren
+	waitReader // a Map state's ItemReader
 )
 
 // frame runs one state machine: the execution's, a Parallel branch's or a
@@ -82,6 +83,10 @@ type frame struct {
 	tolPercent float64 // -1: not set
 	childFail  *stepwisetype.Failure
 	mapRun     bool // distributed Map
+	// readItems are the items a Map state's ItemReader read, once it has
+	// (the state then runs again from its start, with them).
+	readItems []any
+	readDone  bool
 
 	done    bool
 	aborted bool
@@ -110,6 +115,7 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	f.effInput = nil
 	f.enteredAt = x.now
 	f.retryCount = 0
+	f.readItems, f.readDone = nil, false
 	if len(s.Retry) > 0 {
 		f.retries = make([]int64, len(s.Retry))
 	} else {
@@ -372,6 +378,9 @@ func (f *frame) revive(x *Execution) {
 // awaits reports whether ev is of the kind the frame waits for under its
 // id: task events for the running task, timer events for its timers.
 func (f *frame) awaits(x *Execution, ev Event) bool {
+	if f.wait == waitReader {
+		return ev.ID == f.waitID && (ev.Kind == TaskSucceeded || ev.Kind == TaskFailed)
+	}
 	task := ev.ID == f.waitID && f.wait == waitTask
 	switch ev.Kind {
 	case TaskSucceeded, TaskFailed, TaskHeartbeat, TaskStarted, TaskSubmitted, TaskReleased:
@@ -425,6 +434,8 @@ func (f *frame) resume(x *Execution, ev Event) {
 			f.waitDone(x)
 		case waitRetry:
 			f.retryNow(x)
+		case waitReader:
+			f.readerDone(x, ev)
 		}
 	}
 	x.push(func() { f.run(x) })

@@ -724,6 +724,7 @@ func dataLimit(s *asl.State) *stepwisetype.Failure {
 
 // retryNow runs the current state again after a retry back-off.
 func (f *frame) retryNow(x *Execution) {
+	f.readItems, f.readDone = nil, false // a retried Map reads its items again
 	f.exec(x)
 }
 

@@ -1,0 +1,66 @@
+package itemreader
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+func parse(t *testing.T, body string, cfg interp.ReaderConfig) string {
+	t.Helper()
+	items, err := Parse([]byte(body), &cfg)
+	require.NoError(t, err)
+	return jsonvalue.String(items)
+}
+
+func TestParse(t *testing.T) {
+	csv := "Col1,Col2\nValue1,Value2\n,,,\n   \nlast\n"
+	require.Equal(t, `[{"Col1":"Value1","Col2":"Value2"},{"Col1":"","Col2":""},{"Col1":"   ","Col2":""},{"Col1":"last","Col2":""}]`,
+		parse(t, csv, interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "FIRST_ROW"}),
+		"extra fields are dropped, missing ones empty")
+	require.Equal(t, `[{"A":"Col1"},{"A":"Value1"}]`,
+		parse(t, csv, interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"A"}, MaxItems: 2}))
+	require.Equal(t, `[{"a":"1","b":"2"}]`, parse(t, "a|b\n1|2\n", interp.ReaderConfig{InputType: "CSV", CSVDelimiter: "PIPE"}))
+	require.Equal(t, `[]`, parse(t, "", interp.ReaderConfig{InputType: "CSV"}))
+	require.Equal(t, `[1,{"a":2}]`, parse(t, `[1, {"a": 2}, 3]`, interp.ReaderConfig{InputType: "JSON", MaxItems: 2}))
+	require.Equal(t, `[1,{"a":2},"x"]`, parse(t, "1\n\n{\"a\": 2}\n\"x\"\n", interp.ReaderConfig{InputType: "JSONL"}))
+
+	for _, c := range []struct {
+		body  string
+		cfg   interp.ReaderConfig
+		cause string
+	}{
+		{"a,b\n", interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"H", "H"}}, "CSV headers cannot contain duplicates."},
+		{"a,a\n1,2\n", interp.ReaderConfig{InputType: "CSV"}, "CSV headers cannot contain duplicates."},
+		{`{"not": "an array"}`, interp.ReaderConfig{InputType: "JSON"}, "Attempting to map over non-iterable node."},
+		{"1\n{\n", interp.ReaderConfig{InputType: "JSONL"}, "Item #2 is not valid JSON."},
+	} {
+		_, err := Parse([]byte(c.body), &c.cfg)
+		var fl *stepwisetype.Failure
+		require.ErrorAs(t, err, &fl)
+		require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+		require.Equal(t, c.cause, fl.Cause)
+	}
+}
+
+// FuzzParse: any body either parses into items or fails as
+// States.ItemReaderFailed; it never panics.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("a,b\n1,2\n"), "CSV")
+	f.Add([]byte(`[1,2]`), "JSON")
+	f.Add([]byte("1\n2\n"), "JSONL")
+	f.Fuzz(func(t *testing.T, body []byte, typ string) {
+		items, err := Parse(body, &interp.ReaderConfig{InputType: typ, MaxItems: 5})
+		if err != nil {
+			var fl *stepwisetype.Failure
+			require.ErrorAs(t, err, &fl)
+			require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+			return
+		}
+		require.LessOrEqual(t, len(items), 5)
+	})
+}

@@ -1,0 +1,96 @@
+package integration
+
+import (
+	"context"
+	"errors"
+
+	"stepwise/engine"
+	"stepwise/integration/itemreader"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// The resources of an ItemReader, and the SDK actions that read them.
+const (
+	readerGetObject     = "arn:aws:states:::s3:getObject"
+	readerListObjectsV2 = "arn:aws:states:::s3:listObjectsV2"
+)
+
+// readItems carries out a Map state's ItemReader through the S3 client of
+// the aws-sdk integration (any S3-compatible endpoint): getObject reads
+// and parses an object, listObjectsV2 lists the objects under a prefix
+// (each listed object an item).
+func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	go func() {
+		items, err := r.read(context.WithoutCancel(ctx), t)
+		if err != nil {
+			var fl *stepwisetype.Failure
+			if !errors.As(err, &fl) {
+				fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+			}
+			done(engine.TaskResult{Failure: fl})
+			return
+		}
+		done(engine.TaskResult{Output: items})
+	}()
+}
+
+func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
+	cfg := t.Request.Reader
+	call := func(action string, params any) (*jsonvalue.Object, error) {
+		e := r.lookup("arn:aws:states:::aws-sdk:s3:" + action)
+		if e == nil {
+			return nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "No S3 client is configured to read items.")
+		}
+		out, err := e.impl.Call(ctx, &Request{Resource: "arn:aws:states:::aws-sdk:s3:" + action, Service: "s3", Action: action,
+			Pattern: RequestResponse, Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID})
+		if err != nil {
+			return nil, err
+		}
+		obj, _ := out.(*jsonvalue.Object)
+		if obj == nil {
+			obj = jsonvalue.NewObject(0)
+		}
+		return obj, nil
+	}
+	switch t.Request.Resource {
+	case readerGetObject:
+		out, err := call("getObject", t.Request.Parameters)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := out.Get("Body")
+		text, _ := body.(string)
+		return itemreader.Parse([]byte(text), cfg)
+	case readerListObjectsV2:
+		params, _ := t.Request.Parameters.(*jsonvalue.Object)
+		var items []any
+		for {
+			out, err := call("listObjectsV2", params)
+			if err != nil {
+				return nil, err
+			}
+			contents, _ := out.Get("Contents")
+			list, _ := contents.([]any)
+			items = append(items, list...)
+			if cfg.MaxItems > 0 && int64(len(items)) >= cfg.MaxItems {
+				return items[:cfg.MaxItems], nil
+			}
+			next, _ := out.Get("NextContinuationToken")
+			tok, _ := next.(string)
+			if tok == "" {
+				if items == nil {
+					items = []any{}
+				}
+				return items, nil
+			}
+			p := jsonvalue.NewObject(0)
+			if params != nil {
+				p = params.Clone()
+			}
+			p.Set("ContinuationToken", tok)
+			params = p
+		}
+	}
+	return nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
+}
