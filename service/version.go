@@ -238,26 +238,7 @@ func (s *Service) PublishStateMachineVersion(ctx context.Context, in *PublishSta
 // ListStateMachineVersions lists the versions of a state machine, newest
 // first.
 func (s *Service) ListStateMachineVersions(ctx context.Context, in *ListStateMachineVersionsInput) (*ListStateMachineVersionsOutput, error) {
-	v := newValidator()
-	if v.required("stateMachineArn", in.StateMachineArn) {
-		v.length("stateMachineArn", in.StateMachineArn, 1, maxArnLength)
-	}
-	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
-	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
-	}
-	if err := v.err(); err != nil {
-		return nil, err
-	}
-	ref, err := s.parseStateMachineArn(in.StateMachineArn)
-	if err != nil {
-		return nil, err
-	}
-	sm, err := s.getStateMachine(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeToken(in.NextToken, cursorVersions, sm.Arn)
+	sm, c, err := s.listPage(ctx, in.StateMachineArn, in.MaxResults, in.NextToken, cursorVersions)
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +260,36 @@ func (s *Service) ListStateMachineVersions(ctx context.Context, in *ListStateMac
 		out.StateMachineVersions = append(out.StateMachineVersions, StateMachineVersionListItem{StateMachineVersionArn: ver.Arn(), CreationDate: Time(ver.CreatedAt)})
 	}
 	return out, nil
+}
+
+// listPage checks a list request of a state machine's versions or
+// aliases and returns the state machine and the page's cursor (nil for
+// the first page).
+func (s *Service) listPage(ctx context.Context, smArn string, maxResults *int, nextToken *string, kind string) (*store.StateMachine, *cursor, error) {
+	v := newValidator()
+	if v.required("stateMachineArn", smArn) {
+		v.length("stateMachineArn", smArn, 1, maxArnLength)
+	}
+	v.intRange("maxResults", maxResults, 0, maxPageSize)
+	if nextToken != nil {
+		v.tokenLength("nextToken", *nextToken)
+	}
+	if err := v.err(); err != nil {
+		return nil, nil, err
+	}
+	ref, err := s.parseStateMachineArn(smArn)
+	if err != nil {
+		return nil, nil, err
+	}
+	sm, err := s.getStateMachine(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := decodeToken(nextToken, kind, sm.Arn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sm, c, nil
 }
 
 // DeleteStateMachineVersion deletes a version no alias routes to.
@@ -600,26 +611,7 @@ func (s *Service) DeleteStateMachineAlias(ctx context.Context, in *DeleteStateMa
 
 // ListStateMachineAliases lists the aliases of a state machine by name.
 func (s *Service) ListStateMachineAliases(ctx context.Context, in *ListStateMachineAliasesInput) (*ListStateMachineAliasesOutput, error) {
-	v := newValidator()
-	if v.required("stateMachineArn", in.StateMachineArn) {
-		v.length("stateMachineArn", in.StateMachineArn, 1, maxArnLength)
-	}
-	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
-	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
-	}
-	if err := v.err(); err != nil {
-		return nil, err
-	}
-	ref, err := s.parseStateMachineArn(in.StateMachineArn)
-	if err != nil {
-		return nil, err
-	}
-	sm, err := s.getStateMachine(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeToken(in.NextToken, cursorAliases, sm.Arn)
+	sm, c, err := s.listPage(ctx, in.StateMachineArn, in.MaxResults, in.NextToken, cursorAliases)
 	if err != nil {
 		return nil, err
 	}
