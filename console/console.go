@@ -283,6 +283,10 @@ func (c *Console) versionsAndAliases(r *http.Request, arn string) ([]service.Sta
 	var aliases []*service.DescribeStateMachineAliasOutput
 	for _, a := range as.StateMachineAliases {
 		d, err := c.svc.DescribeStateMachineAlias(r.Context(), &service.DescribeStateMachineAliasInput{StateMachineAliasArn: a.StateMachineAliasArn})
+		var apiErr *stepwisetype.APIError
+		if errors.As(err, &apiErr) && apiErr.Code == stepwisetype.CodeResourceNotFound {
+			continue // deleted meanwhile
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"stepwise/engine"
 	"stepwise/integration/itemreader"
@@ -53,7 +54,13 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 		}
 		return obj, nil
 	}
-	switch t.Request.Resource {
+	// Any partition's ARN (arn:aws-cn:..., as the definition's check
+	// allows) names the same reader.
+	resource := t.Request.Resource
+	if i := strings.Index(resource, ":states:::"); i >= 0 {
+		resource = "arn:aws" + resource[i:]
+	}
+	switch resource {
 	case readerGetObject:
 		out, err := call("getObject", t.Request.Parameters)
 		if err != nil {

@@ -83,17 +83,24 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: req})
 		return
 	}
+	// A failure after the items were read ends the map run first.
+	failed := func(fl *stepwisetype.Failure) {
+		if reading {
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+		}
+		f.stateFailed(x, fl)
+	}
 	arr, mc, err := f.mapItems(x, env, jenv)
 	var bare *itemsNotArray
 	switch {
 	case errors.As(err, &bare):
-		f.stateFailed(x, bare.Failure)
+		failed(bare.Failure)
 		return
 	case err != nil && jenv != nil:
 		f.startFailedJSONata(x, err)
 		return
 	case err != nil:
-		f.stateFailed(x, asFailure(err, s, f.enteredID))
+		failed(asFailure(err, s, f.enteredID))
 		return
 	}
 	f.maxConc = int(mc)
@@ -113,11 +120,11 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			n, _, err = intField(&IntFieldSpec{s.ToleratedCount, "ToleratedFailureCountPath"}, env)
 		}
 		if err != nil {
-			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			failed(asFailure(err, s, f.enteredID))
 			return
 		}
 		if n < 0 {
-			f.stateFailed(x, asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
+			failed(asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
 			return
 		}
 		f.tolCount = n
@@ -125,7 +132,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	if s.TolerancePercent != nil {
 		n, err := percentField(s.TolerancePercent, env, jenv, s.JSONata)
 		if err != nil {
-			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			failed(asFailure(err, s, f.enteredID))
 			return
 		}
 		f.tolPercent = n
@@ -206,6 +213,9 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 			return f.readItems, mc, err
 		}
 		mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
+		if err == nil && mc < 0 {
+			err = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
+		}
 		return f.readItems, mc, err
 	}
 	if jenv != nil {

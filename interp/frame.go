@@ -297,6 +297,8 @@ func abortedEvent(f *frame) (stepwisetype.EventType, bool) {
 			return stepwisetype.EventMapStateAborted, true
 		}
 		return stepwisetype.EventParallelStateAborted, true
+	case waitReader:
+		return stepwisetype.EventMapStateAborted, true
 	}
 	return "", false
 }
@@ -306,7 +308,7 @@ func (f *frame) cancelWaits(x *Execution) {
 		if _, ok := x.waiting[f.waitID]; ok {
 			delete(x.waiting, f.waitID)
 			kind := CancelTimer
-			if f.wait == waitTask {
+			if f.wait == waitTask || f.wait == waitReader {
 				kind = CancelTask
 			}
 			x.cmds = append(x.cmds, Command{Kind: kind, ID: f.waitID})

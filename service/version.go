@@ -224,9 +224,21 @@ func (s *Service) PublishStateMachineVersion(ctx context.Context, in *PublishSta
 	if err != nil {
 		return nil, err
 	}
-	if in.RevisionID != nil && *in.RevisionID != sm.RevisionID {
-		return nil, apiErr(stepwisetype.CodeConflict,
-			"Failed to publish the State Machine version for revision %s. The current State Machine revision is %s.", *in.RevisionID, sm.RevisionID)
+	if in.RevisionID != nil {
+		// A state machine never updated is at its INITIAL revision, whose
+		// id is not shown.
+		public, err := s.publicRevision(ctx, sm)
+		if err != nil {
+			return nil, err
+		}
+		shown := public
+		if shown == "" {
+			shown = "INITIAL"
+		}
+		if *in.RevisionID != shown && *in.RevisionID != sm.RevisionID {
+			return nil, apiErr(stepwisetype.CodeConflict,
+				"Failed to publish the State Machine version for revision %s. The current State Machine revision is %s.", *in.RevisionID, shown)
+		}
 	}
 	ver, err := publish(ctx, s.db(), sm, in.Description, s.now())
 	if err != nil {
@@ -659,11 +671,12 @@ func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *s
 	verRef := ref
 	if _, isVersion := versionNumber(ref.qualifier); !isVersion {
 		a, err := s.getAlias(ctx, ref)
-		if err != nil {
-			if !ref.local {
-				return nil, "", "", errStateMachineDoesNotExist(ref.arn)
-			}
+		var apiErr *stepwisetype.APIError
+		if errors.As(err, &apiErr) && apiErr.Code == stepwisetype.CodeResourceNotFound {
 			return nil, "", "", errStateMachineDoesNotExist(ref.arn)
+		}
+		if err != nil {
+			return nil, "", "", err
 		}
 		aliasArn = a.Arn()
 		verRef = &stateMachineRef{arn: a.StateMachineArn + ":" + strconv.FormatInt(pickVersion(a.Routing), 10), name: ref.name, local: true}

@@ -21,6 +21,10 @@ var delimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON"
 // Parse reads the items of body. A failure is States.ItemReaderFailed
 // with AWS's cause.
 func Parse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
+	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a UTF-8 byte order mark is not data
+	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
+		return nil, failure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
+	}
 	var items []any
 	var err error
 	switch cfg.InputType {

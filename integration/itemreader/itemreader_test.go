@@ -26,6 +26,8 @@ func TestParse(t *testing.T) {
 		parse(t, csv, interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"A"}, MaxItems: 2}))
 	require.Equal(t, `[{"a":"1","b":"2"}]`, parse(t, "a|b\n1|2\n", interp.ReaderConfig{InputType: "CSV", CSVDelimiter: "PIPE"}))
 	require.Equal(t, `[]`, parse(t, "", interp.ReaderConfig{InputType: "CSV"}))
+	require.Equal(t, `[{"a":"1"}]`, parse(t, "\ufeffa\r\n1\r\n", interp.ReaderConfig{InputType: "CSV"}), "a byte order mark and CRLF lines")
+	require.Equal(t, `[1]`, parse(t, "\ufeff[1]", interp.ReaderConfig{InputType: "JSON"}))
 	require.Equal(t, `[1,{"a":2}]`, parse(t, `[1, {"a": 2}, 3]`, interp.ReaderConfig{InputType: "JSON", MaxItems: 2}))
 	require.Equal(t, `[1,{"a":2},"x"]`, parse(t, "1\n\n{\"a\": 2}\n\"x\"\n", interp.ReaderConfig{InputType: "JSONL"}))
 
@@ -36,6 +38,7 @@ func TestParse(t *testing.T) {
 	}{
 		{"a,b\n", interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"H", "H"}}, "CSV headers cannot contain duplicates."},
 		{"a,a\n1,2\n", interp.ReaderConfig{InputType: "CSV"}, "CSV headers cannot contain duplicates."},
+		{"1,2\n", interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN"}, "CSVHeaders must be given when CSVHeaderLocation is GIVEN."},
 		{`{"not": "an array"}`, interp.ReaderConfig{InputType: "JSON"}, "Attempting to map over non-iterable node."},
 		{"1\n{\n", interp.ReaderConfig{InputType: "JSONL"}, "Item #2 is not valid JSON."},
 	} {
