@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -177,7 +178,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if !strings.HasPrefix(smArn, "arn:") {
 		return nil, refuse(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
 	}
-	sm, err := e.store.Executor().StateMachineGet(ctx, smArn)
+	sm, versionArn, aliasArn, err := e.resolveStateMachine(ctx, smArn)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, refuse(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
 	}
@@ -198,7 +199,8 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		h := hex.EncodeToString(sum[:16])
 		childArn = prefix + "express:" + sm.Name + ":" + name + ":" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	}
-	row, err := e.StartExecution(ctx, &StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input})
+	row, err := e.StartExecution(ctx, &StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input,
+		VersionArn: versionArn, AliasArn: aliasArn})
 	if !errors.Is(err, store.ErrAlreadyExists) {
 		return row, err
 	}
@@ -212,6 +214,44 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		return row, nil
 	}
 	return nil, refuse(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
+}
+
+// resolveStateMachine returns the state machine an ARN names; for a
+// version or an alias (…:NAME:N, …:NAME:ALIAS) as that version runs (its
+// revision), with the version's ARN and the alias's. An alias picks its
+// version by weight. ErrNotFound when any of them is missing.
+func (e *Engine) resolveStateMachine(ctx context.Context, arn string) (*store.StateMachine, string, string, error) {
+	ex := e.store.Executor()
+	parts := strings.Split(arn, ":")
+	if len(parts) != 8 {
+		sm, err := ex.StateMachineGet(ctx, arn)
+		return sm, "", "", err
+	}
+	base, qualifier := strings.Join(parts[:7], ":"), parts[7]
+	sm, err := ex.StateMachineGet(ctx, base)
+	if err != nil {
+		return nil, "", "", err
+	}
+	aliasArn := ""
+	n, err := strconv.ParseInt(qualifier, 10, 64)
+	if err != nil || n <= 0 || qualifier[0] == '0' {
+		a, err := ex.AliasGet(ctx, base, qualifier)
+		if err != nil {
+			return nil, "", "", err
+		}
+		aliasArn, n = a.Arn(), a.Pick(mathrand.IntN(100))
+	}
+	v, err := ex.VersionGet(ctx, base, n)
+	if err != nil {
+		return nil, "", "", err
+	}
+	rev, err := ex.RevisionGet(ctx, base, v.RevisionID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	out := *sm
+	out.RevisionID, out.Definition, out.RoleArn = rev.RevisionID, rev.Definition, rev.RoleArn
+	return &out, v.Arn(), aliasArn, nil
 }
 
 // ownChild reports whether an execution holding the name a task asked for

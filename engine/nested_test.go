@@ -238,3 +238,37 @@ func TestSyncTaskStartedWithItsChild(t *testing.T) {
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
 		b.history(t, parent.Arn))
 }
+
+// A states:startExecution task may name a version or an alias: the child
+// runs that version's revision and records the version (and alias).
+func TestNestedStartOnVersionAndAlias(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	ctx := context.Background()
+	childSM, _ := b.machine(t, "child", `{"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": "v1", "End": true}}}`)
+	v1, _, err := b.drv.Executor().VersionPublish(ctx, &store.Version{StateMachineArn: childSM.Arn, RevisionID: childSM.RevisionID, CreatedAt: time.Now()})
+	require.NoError(t, err)
+	require.NoError(t, b.drv.Executor().AliasInsert(ctx, &store.Alias{StateMachineArn: childSM.Arn, Name: "live",
+		Routing: []store.AliasRoute{{Version: v1.Number, Weight: 100}}, CreatedAt: time.Now(), UpdatedAt: time.Now()}))
+	sm, m := b.machine(t, "parent", `{"StartAt": "OnVersion", "States": {
+		"OnVersion": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+			"Parameters": {"StateMachineArn": "`+v1.Arn()+`", "Name": "on-version"}, "ResultSelector": {"out.$": "$.Output"}, "ResultPath": "$.version", "Next": "OnAlias"},
+		"OnAlias": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
+			"Parameters": {"StateMachineArn": "`+childSM.Arn+`:live", "Name": "on-alias"}, "ResultSelector": {"out.$": "$.Output"}, "ResultPath": "$.alias", "Next": "Missing"},
+		"Missing": {"Type": "Task", "Resource": "arn:aws:states:::states:startExecution",
+			"Parameters": {"StateMachineArn": "`+childSM.Arn+`:9"}, "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.missing", "Next": "Done"}], "End": true},
+		"Done": {"Type": "Pass", "End": true}}}`)
+	parent := b.start(t, sm, m, "p1", `{}`)
+	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	require.Contains(t, *row.Output, `"version":{"out":"v1"}`)
+	require.Contains(t, *row.Output, `"alias":{"out":"v1"}`)
+	require.Contains(t, *row.Output, `StateMachineDoesNotExist`)
+	child, err := b.drv.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:child:on-alias")
+	require.NoError(t, err)
+	require.Equal(t, v1.Arn(), child.VersionArn)
+	require.Equal(t, childSM.Arn+":live", child.AliasArn)
+	child, err = b.drv.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:child:on-version")
+	require.NoError(t, err)
+	require.Equal(t, v1.Arn(), child.VersionArn)
+	require.Empty(t, child.AliasArn)
+}

@@ -647,19 +647,6 @@ func (s *Service) ListStateMachineAliases(ctx context.Context, in *ListStateMach
 	return out, nil
 }
 
-// pickVersion picks the version an execution started on an alias runs,
-// by the routes' weights.
-func pickVersion(routes []store.AliasRoute) int64 {
-	n := rand.IntN(100)
-	for _, r := range routes {
-		if n < r.Weight {
-			return r.Version
-		}
-		n -= r.Weight
-	}
-	return routes[len(routes)-1].Version
-}
-
 // resolveStart returns the state machine an execution started on ref
 // runs (for a version or an alias: the version's revision), and the
 // version and alias ARNs it records.
@@ -679,7 +666,7 @@ func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *s
 			return nil, "", "", err
 		}
 		aliasArn = a.Arn()
-		verRef = &stateMachineRef{arn: a.StateMachineArn + ":" + strconv.FormatInt(pickVersion(a.Routing), 10), name: ref.name, local: true}
+		verRef = &stateMachineRef{arn: a.StateMachineArn + ":" + strconv.FormatInt(a.Pick(rand.IntN(100)), 10), name: ref.name, local: true}
 		verRef.qualifier = verRef.arn[strings.LastIndexByte(verRef.arn, ':')+1:]
 	}
 	base, ver, err := s.getVersion(ctx, verRef)

@@ -418,6 +418,18 @@ type AliasRoute struct {
 	Weight  int
 }
 
+// Pick returns the version of an alias that a draw n, uniform in
+// [0, 100), lands on: each route gets its weight's share.
+func (a *Alias) Pick(n int) int64 {
+	for _, r := range a.Routing {
+		if n < r.Weight {
+			return r.Version
+		}
+		n -= r.Weight
+	}
+	return a.Routing[len(a.Routing)-1].Version
+}
+
 // VersionStore keeps the published versions and the aliases of state
 // machines. Deleting a state machine deletes them.
 type VersionStore interface {
