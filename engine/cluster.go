@@ -756,7 +756,7 @@ func (e *Engine) handOutHere(ctx context.Context, req *request) (*ActivityTask, 
 			l.mu.Unlock()
 			return nil, nil // the task ended
 		}
-		t := &Task{ExecutionArn: req.Arn, ID: req.Task, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+		t := l.task(req.Task, r)
 		var task *ActivityTask
 		if req.Kind == reqRelease {
 			e.release(ctx, l, t)
@@ -983,7 +983,7 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 			l.mu.Unlock()
 			return nil, nil
 		}
-		t := &Task{ExecutionArn: arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+		t := l.task(id, r)
 		task, err := e.handOutLocked(ctx, stepCtx, l, t, worker)
 		l.mu.Unlock()
 		return task, err
@@ -1013,7 +1013,7 @@ func (e *Engine) releaseAnywhere(ctx context.Context, arn, id string) {
 		default:
 			l.mu.Lock()
 			if r := l.tasks[id]; r != nil && !l.gone {
-				e.release(ctx, l, &Task{ExecutionArn: arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase})
+				e.release(ctx, l, l.task(id, r))
 			}
 			gone := l.gone
 			l.mu.Unlock()

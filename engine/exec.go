@@ -39,6 +39,11 @@ type liveExecution struct {
 	stop atomic.Pointer[interp.Interruption]
 }
 
+// task is the Task of one of l's task requests.
+func (l *liveExecution) task(id string, r *interp.TaskRequest) *Task {
+	return &Task{ExecutionArn: l.arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+}
+
 // watch makes l's interpreter cut its steps short when the engine stops
 // (abandoned) or a stop is asked for (stopped where the step is), and
 // time its evaluations with the wall clock.

@@ -178,7 +178,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if !strings.HasPrefix(smArn, "arn:") {
 		return nil, refuse(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
 	}
-	sm, versionArn, aliasArn, err := e.resolveStateMachine(ctx, smArn)
+	sm, versionArn, aliasArn, err := ResolveStateMachine(ctx, e.store.Executor(), smArn, mathrand.IntN(100))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, refuse(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
 	}
@@ -216,12 +216,13 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	return nil, refuse(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
 }
 
-// resolveStateMachine returns the state machine an ARN names; for a
+// ResolveStateMachine returns the state machine an ARN names; for a
 // version or an alias (…:NAME:N, …:NAME:ALIAS) as that version runs (its
 // revision), with the version's ARN and the alias's. An alias picks its
-// version by weight. ErrNotFound when any of them is missing.
-func (e *Engine) resolveStateMachine(ctx context.Context, arn string) (*store.StateMachine, string, string, error) {
-	ex := e.store.Executor()
+// version by weight with draw, uniform in [0, 100) (store.Alias.Pick).
+// ErrNotFound when any of them is missing. The service's starts and the
+// engine's nested starts resolve alike.
+func ResolveStateMachine(ctx context.Context, ex store.Executor, arn string, draw int) (*store.StateMachine, string, string, error) {
 	parts := strings.Split(arn, ":")
 	if len(parts) != 8 {
 		sm, err := ex.StateMachineGet(ctx, arn)
@@ -239,7 +240,7 @@ func (e *Engine) resolveStateMachine(ctx context.Context, arn string) (*store.St
 		if err != nil {
 			return nil, "", "", err
 		}
-		aliasArn, n = a.Arn(), a.Pick(mathrand.IntN(100))
+		aliasArn, n = a.Arn(), a.Pick(draw)
 	}
 	v, err := ex.VersionGet(ctx, base, n)
 	if err != nil {

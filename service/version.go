@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"stepwise/engine"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -442,7 +443,7 @@ func (s *Service) routing(ctx context.Context, items []RoutingConfigurationListI
 		}
 		if _, err := s.db().VersionGet(ctx, smArn, routes[i].Version); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return "", nil, apiErr(stepwisetype.CodeResourceNotFound, "Resource not found: '%s'", it.StateMachineVersionArn)
+				return "", nil, errResourceNotFound(it.StateMachineVersionArn)
 			}
 			return "", nil, storeError("get version", err)
 		}
@@ -527,20 +528,16 @@ func (s *Service) aliasRef(member, text string) (*stateMachineRef, error) {
 // there is none.
 func (s *Service) getAlias(ctx context.Context, ref *stateMachineRef) (*store.Alias, error) {
 	if !ref.local {
-		return nil, errAliasNotFound(ref.arn)
+		return nil, errResourceNotFound(ref.arn)
 	}
 	a, err := s.db().AliasGet(ctx, s.unqualified(ref), ref.qualifier)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errAliasNotFound(ref.arn)
+		return nil, errResourceNotFound(ref.arn)
 	}
 	if err != nil {
 		return nil, storeError("get alias", err)
 	}
 	return a, nil
-}
-
-func errAliasNotFound(arn string) error {
-	return apiErr(stepwisetype.CodeResourceNotFound, "Resource not found: '%s'", arn)
 }
 
 // DescribeStateMachineAlias describes an alias.
@@ -599,7 +596,7 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 	a.UpdatedAt = now
 	if err := s.db().AliasUpdate(ctx, a); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errAliasNotFound(ref.arn)
+			return nil, errResourceNotFound(ref.arn)
 		}
 		return nil, storeError("update alias", err)
 	}
@@ -655,27 +652,15 @@ func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *s
 		sm, err = s.startStateMachine(ctx, ref)
 		return sm, "", "", err
 	}
-	verRef := ref
-	if _, isVersion := versionNumber(ref.qualifier); !isVersion {
-		a, err := s.getAlias(ctx, ref)
-		var apiErr *stepwisetype.APIError
-		if errors.As(err, &apiErr) && apiErr.Code == stepwisetype.CodeResourceNotFound {
-			return nil, "", "", errStateMachineDoesNotExist(ref.arn)
-		}
-		if err != nil {
-			return nil, "", "", err
-		}
-		aliasArn = a.Arn()
-		verRef = &stateMachineRef{arn: a.StateMachineArn + ":" + strconv.FormatInt(a.Pick(rand.IntN(100)), 10), name: ref.name, local: true}
-		verRef.qualifier = verRef.arn[strings.LastIndexByte(verRef.arn, ':')+1:]
+	if !ref.local {
+		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
 	}
-	base, ver, err := s.getVersion(ctx, verRef)
+	sm, versionArn, aliasArn, err = engine.ResolveStateMachine(ctx, s.db(), ref.arn, rand.IntN(100))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
+	}
 	if err != nil {
-		return nil, "", "", err
+		return nil, "", "", storeError("resolve state machine", err)
 	}
-	sm, err = s.atVersion(ctx, base, ver)
-	if err != nil {
-		return nil, "", "", err
-	}
-	return sm, ver.Arn(), aliasArn, nil
+	return sm, versionArn, aliasArn, nil
 }
