@@ -154,6 +154,9 @@ func operations(svc *service.Service) map[string]operation {
 		"GetExecutionHistory":              op(svc.GetExecutionHistory),
 		"StopExecution":                    op(svc.StopExecution),
 		"RedriveExecution":                 op(svc.RedriveExecution),
+		"DescribeMapRun":                   op(svc.DescribeMapRun),
+		"ListMapRuns":                      op(svc.ListMapRuns),
+		"UpdateMapRun":                     op(svc.UpdateMapRun),
 		"TagResource":                      op(svc.TagResource),
 		"UntagResource":                    op(svc.UntagResource),
 		"ListTagsForResource":              op(svc.ListTagsForResource),
@@ -265,9 +268,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	run := h.ops[name]
 	if run == nil {
-		if stepwisetype.IsOperation(name) {
-			return stepwisetype.NewAPIError(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", name)
-		}
 		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	if ok, after := h.quotas.Allow(name); !ok {

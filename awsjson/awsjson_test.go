@@ -190,8 +190,6 @@ func TestHandlerErrors(t *testing.T) {
 			400, "com.amazon.coral.service#UnknownOperationException", "Unknown operation DynamoDB_20120810.ListTables"},
 		{"UnknownOperation", func() *http.Request { return newRequest("AWSStepFunctions.DoMagic", []byte(`{}`)) },
 			400, "com.amazon.coral.service#UnknownOperationException", ""},
-		{"Unsupported", func() *http.Request { return newRequest("AWSStepFunctions.ListMapRuns", []byte(`{}`)) },
-			400, "com.amazonaws.swf.service.v2.model#UnsupportedOperation", "Operation ListMapRuns is not supported by this server yet"},
 		{"ContentType", func() *http.Request {
 			req := newRequest("AWSStepFunctions.ListStateMachines", []byte(`{}`))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

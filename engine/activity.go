@@ -516,6 +516,10 @@ type builtinRunner struct {
 }
 
 func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	if t.Request.MapRun != nil {
+		go r.e.runMapRun(ctx, t, done)
+		return
+	}
 	if t.TestCase != "" && r.e.cfg.Mocks != nil && t.Request.Reader == nil {
 		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
 			go r.e.mocked(ctx, t, res, done)
@@ -545,5 +549,6 @@ func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(
 func (r *builtinRunner) Cancel(arn, id string) {
 	r.e.unqueueActivity(arn, id)
 	r.e.cancelChild(arn, id)
+	r.e.mapRuns.cancel(r.e, arn, id)
 	r.next.Cancel(arn, id)
 }

@@ -123,6 +123,7 @@ type Engine struct {
 	timers     *timerQueue
 	activities *activityQueue
 	children   children
+	mapRuns    mapRuns
 	gates      callGates
 	macs       sync.Pool // keyed hashes of task tokens
 
@@ -194,6 +195,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	}
 	e.health.log = cfg.Logger
 	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
+	e.mapRuns = mapRuns{runs: map[string]*mapRun{}, sem: make(chan struct{}, mapRunStarters)}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer
 	e.work = newWork()
@@ -423,8 +425,24 @@ func arnName(arn string) string {
 }
 
 // machine returns the parsed definition of a revision.
+//
+// The children of a map run run on <state machine ARN>/<label>: the
+// ItemProcessor of the distributed Map with that label.
 func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
 	key := defcache.Key(smArn, revision)
+	if base, label := splitLabel(smArn); label != "" {
+		return e.machines.Get(key, func() (*asl.StateMachine, error) {
+			m, err := e.machine(ctx, base, revision)
+			if err != nil {
+				return nil, err
+			}
+			p := processorMachine(m, label)
+			if p == nil {
+				return nil, fmt.Errorf("revision %s has no distributed Map labelled %q", key, label)
+			}
+			return p, nil
+		})
+	}
 	return e.machines.Get(key, func() (*asl.StateMachine, error) {
 		rev, err := e.store.Executor().RevisionGet(ctx, smArn, revision)
 		if err != nil {

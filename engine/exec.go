@@ -124,6 +124,7 @@ func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution,
 		TestCase:        p.TestCase,
 		VersionArn:      p.VersionArn,
 		AliasArn:        p.AliasArn,
+		MapRunArn:       p.MapRunArn,
 	}
 	x := interp.New(p.Machine, e.info(row), input, e.options())
 	x.InputText = p.Input

@@ -400,6 +400,9 @@ func sdkResponseMetadata(out *jsonvalue.Object) *jsonvalue.Object {
 
 // childEnded answers the parents waiting for a child that ended.
 func (e *Engine) childEnded(row *store.Execution) {
+	if row.MapRunArn != "" {
+		e.mapRuns.childEnded(row)
+	}
 	e.work.childEnded(row.Arn)
 	e.children.mu.Lock()
 	ws := e.children.waiters[row.Arn]

@@ -36,6 +36,9 @@ type StartParams struct {
 	// revision); AliasArn the alias. Both are recorded in its row.
 	VersionArn string
 	AliasArn   string
+	// MapRunArn is the map run that starts the execution (a child of a
+	// distributed Map), recorded in its row.
+	MapRunArn string
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.

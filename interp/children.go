@@ -2,7 +2,6 @@ package interp
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"stepwise/asl"
@@ -24,6 +23,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
 	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
 	f.mapRun = false
+	f.mapReq, f.mapRunFailed = nil, false
 
 	var jenv *payload.JSONataEnv
 	if env == nil {
@@ -71,8 +71,9 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		f.mapRun = true
 		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
 			MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: 0}})
+		f.mapRunArn = x.mapRunArn(s)
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
-			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: x.mapRunArn(s.Name)}})
+			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
 		req, fl := f.readerRequest(x, env, jenv)
 		if fl != nil {
 			f.readerFailed(x, fl)
@@ -152,9 +153,14 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		f.standInChildren(x)
 		return
 	}
-	if f.mapRun && !reading {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
-			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: x.mapRunArn(s.Name)}})
+	if f.mapRun {
+		if !reading {
+			f.mapRunArn = x.mapRunArn(s)
+			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
+				MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
+		}
+		f.startMapRun(x, env, jenv, reading)
+		return
 	}
 	f.wait = waitChildren
 	x.push(func() { f.pump(x) })
@@ -276,11 +282,6 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 // an array. AWS reports it as it is, without naming the state.
 type itemsNotArray struct{ *stepwisetype.Failure }
 
-func (x *Execution) mapRunArn(stateName string) string {
-	x.nextID++
-	return fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%d", x.Info.Region, x.Info.Account, x.Info.StateMachineName, stateName, x.nextID)
-}
-
 // pump starts children while the concurrency limit allows, and completes
 // the state once every child has ended.
 func (f *frame) pump(x *Execution) {
@@ -294,9 +295,6 @@ func (f *frame) pump(x *Execution) {
 		f.abortChildren(x, true)
 		f.running = 0
 		f.wait = waitNone
-		if f.mapRun {
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
-		}
 		if f.retrier(fl) < 0 {
 			typ := stepwisetype.EventParallelStateFailed
 			if s.Type == asl.TypeMap {
@@ -350,13 +348,8 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 		return nil, err
 	}
 	c.inputText = text
-	if f.mapRun {
-		c.silent = true
-		c.vars = &scope{}
-	} else {
-		c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
-			MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: i}})
-	}
+	c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
+		MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: i}})
 	c.next, c.nextInput = c.machine.StartAt, in
 	return c, nil
 }
@@ -399,32 +392,24 @@ func (f *frame) childDone(x *Execution, c *frame) {
 	}
 	s := f.state
 	f.running--
-	isMap := s.Type == asl.TypeMap && !f.mapRun
+	isMap := s.Type == asl.TypeMap
 	if c.failure != nil {
 		if isMap {
 			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationFailed, PreviousEventID: c.last,
 				MapIterationFailedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
 		}
-		if !c.silent {
-			f.last = c.last
-		}
+		f.last = c.last
 		f.failed++
 		if s.Type == asl.TypeMap && f.tolerates() {
 			f.results[c.index] = nil
 		} else if f.childFail == nil {
 			f.childFail = c.failure
-			if f.mapRun && (f.tolCount >= 0 || f.tolPercent >= 0) {
-				f.childFail = stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
-					"The specified tolerated failure threshold was exceeded")
-			}
 		}
 		x.push(func() { f.pump(x) })
 		return
 	}
 	f.results[c.index] = c.output
-	if !c.silent {
-		f.last = c.last
-	}
+	f.last = c.last
 	if isMap {
 		id := x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationSucceeded, PreviousEventID: c.last,
 			MapIterationSucceededEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
@@ -447,9 +432,6 @@ func (f *frame) childrenDone(x *Execution) {
 	typ := stepwisetype.EventParallelStateSucceeded
 	if s.Type == asl.TypeMap {
 		typ = stepwisetype.EventMapStateSucceeded
-		if f.mapRun {
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunSucceeded})
-		}
 	}
 	x.emitLinked(f, stepwisetype.HistoryEvent{Type: typ, PreviousEventID: f.last})
 	results := f.results

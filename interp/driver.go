@@ -2,6 +2,8 @@ package interp
 
 import (
 	"container/heap"
+	"fmt"
+	"strconv"
 	"time"
 
 	"stepwise/stepwisetype"
@@ -75,7 +77,13 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 				continue
 			}
 			ev = Event{Kind: TaskSucceeded, ID: c.ID}
-			if d.Resolver == nil {
+			if c.Task.MapRun != nil {
+				if out, fl := d.mapRun(x, c.Task.MapRun, now); fl != nil {
+					ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
+				} else {
+					ev.Output = out
+				}
+			} else if d.Resolver == nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: stepwisetype.ErrorTaskFailed, Cause: "no resolver for task " + c.Task.Resource}
 			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
@@ -131,4 +139,35 @@ func (h *timerHeap) Pop() any {
 	e := h.entries[len(h.entries)-1]
 	h.entries = h.entries[:len(h.entries)-1]
 	return e
+}
+
+// mapRun runs a map run in-process: each child execution in turn, to its
+// end, from the parent's time (the parent's clock does not move). The
+// result is the children's outputs in order, a failed child's null when
+// the run tolerates it. A ResultWriter is not written: the result is the
+// outputs as they are.
+func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *stepwisetype.Failure) {
+	results := make([]any, len(r.Inputs))
+	failed := 0
+	for i, in := range r.Inputs {
+		info := parent.Info
+		info.ExecutionArn = fmt.Sprintf("%s/%s:%d", parent.Info.ExecutionArn, r.Label, i)
+		info.Name = strconv.Itoa(i)
+		info.StateMachineArn = parent.Info.StateMachineArn + "/" + r.Label
+		info.StateMachineName = parent.Info.StateMachineName + "/" + r.Label
+		info.StartTime = now
+		info.RedriveCount = 0
+		child := New(r.Processor, info, in, parent.Opts)
+		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt}
+		sub.Run(child, now)
+		if child.Status == stepwisetype.StatusSucceeded {
+			results[i] = child.Output
+			continue
+		}
+		failed++
+		if r.Exceeded(failed, len(r.Inputs)) {
+			return nil, ToleranceFailure()
+		}
+	}
+	return results, nil
 }

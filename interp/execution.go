@@ -202,6 +202,9 @@ type TaskRequest struct {
 	// answer is the items read (an array), or an ItemReaderFailed
 	// failure. Parameters are the reader's, evaluated.
 	Reader *ReaderConfig
+	// MapRun, when set, makes the task a distributed Map's map run: its
+	// answer is the Map's result, or the map run's failure.
+	MapRun *MapRunRequest
 }
 
 // ReaderConfig is an ItemReader's ReaderConfig, evaluated.
@@ -578,9 +581,6 @@ func (x *Execution) emit(f *frame, ev stepwisetype.HistoryEvent) int64 {
 // emitLinked appends an event whose PreviousEventID is already set and
 // leaves f's last event alone.
 func (x *Execution) emitLinked(f *frame, ev stepwisetype.HistoryEvent) int64 {
-	if f != nil && f.silent {
-		return 0
-	}
 	ev.ID = x.nextEventID
 	x.nextEventID++
 	ev.Timestamp = x.now

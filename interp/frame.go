@@ -27,6 +27,7 @@ const (
 	waitRetry // back-off before a retry
 	waitChildren
 	waitReader // a Map state's ItemReader
+	waitMapRun // a distributed Map's map run
 )
 
 // frame runs one state machine: the execution's, a Parallel branch's or a
@@ -36,7 +37,6 @@ type frame struct {
 	kind    frameKind
 	index   int // branch or item index
 	machine *asl.StateMachine
-	silent  bool // writes no history (distributed Map iterations)
 	// taskFailure is set while the failure being handled is one a task
 	// reported (a TaskFailed event): States.ALL catches every such failure.
 	taskFailure bool
@@ -83,6 +83,12 @@ type frame struct {
 	tolPercent float64 // -1: not set
 	childFail  *stepwisetype.Failure
 	mapRun     bool // distributed Map
+	// mapReq is a distributed Map's map run, once asked for; mapRunFailed
+	// says the state failed because its map run did (a redrive then
+	// redrives the map run).
+	mapReq       *MapRunRequest
+	mapRunFailed bool
+	mapRunArn    string
 	// readItems are the items a Map state's ItemReader read, once it has
 	// (the state then runs again from its start, with them).
 	readItems []any
@@ -297,7 +303,7 @@ func abortedEvent(f *frame) (stepwisetype.EventType, bool) {
 			return stepwisetype.EventMapStateAborted, true
 		}
 		return stepwisetype.EventParallelStateAborted, true
-	case waitReader:
+	case waitReader, waitMapRun:
 		return stepwisetype.EventMapStateAborted, true
 	}
 	return "", false
@@ -308,7 +314,7 @@ func (f *frame) cancelWaits(x *Execution) {
 		if _, ok := x.waiting[f.waitID]; ok {
 			delete(x.waiting, f.waitID)
 			kind := CancelTimer
-			if f.wait == waitTask || f.wait == waitReader {
+			if f.wait == waitTask || f.wait == waitReader || f.wait == waitMapRun {
 				kind = CancelTask
 			}
 			x.cmds = append(x.cmds, Command{Kind: kind, ID: f.waitID})
@@ -353,6 +359,11 @@ func (f *frame) revive(x *Execution) {
 	if len(f.state.Retry) > 0 {
 		f.retries = make([]int64, len(f.state.Retry))
 	}
+	if f.mapRunFailed && f.mapReq != nil {
+		f.mapRunFailed = false
+		f.reviveMapRun(x)
+		return
+	}
 	if !failedChildren {
 		f.next, f.nextInput = f.state.Name, f.rawInput
 		x.push(func() { f.run(x) })
@@ -368,7 +379,7 @@ func (f *frame) revive(x *Execution) {
 			continue
 		}
 		c.last = f.last
-		if f.state.Type == asl.TypeMap && !f.mapRun {
+		if f.state.Type == asl.TypeMap {
 			c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
 				MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
 		}
@@ -380,7 +391,7 @@ func (f *frame) revive(x *Execution) {
 // awaits reports whether ev is of the kind the frame waits for under its
 // id: task events for the running task, timer events for its timers.
 func (f *frame) awaits(x *Execution, ev Event) bool {
-	if f.wait == waitReader {
+	if f.wait == waitReader || f.wait == waitMapRun {
 		return ev.ID == f.waitID && (ev.Kind == TaskSucceeded || ev.Kind == TaskFailed)
 	}
 	task := ev.ID == f.waitID && f.wait == waitTask
@@ -438,6 +449,8 @@ func (f *frame) resume(x *Execution, ev Event) {
 			f.retryNow(x)
 		case waitReader:
 			f.readerDone(x, ev)
+		case waitMapRun:
+			f.mapRunDone(x, ev)
 		}
 	}
 	x.push(func() { f.run(x) })
@@ -474,7 +487,7 @@ func (f *frame) abortChildren(x *Execution, report bool) {
 			continue
 		}
 		c.cancel(x, report)
-		if report && f.state.Type == asl.TypeMap && !f.mapRun {
+		if report && f.state.Type == asl.TypeMap {
 			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: c.last,
 				MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
 		}

@@ -31,6 +31,13 @@ func TestItemReader(t *testing.T) {
 	items, err := jsonvalue.ParseString(`[{"a": "1"}, {"a": "2"}]`)
 	require.NoError(t, err)
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: tasks[0].ID, Output: items})
+	// The items read go to the map run, one child each.
+	runs := b.only(t, interp.RunTask)
+	require.Len(t, runs, 1)
+	run := runs[0].Task.MapRun
+	require.NotNil(t, run)
+	require.Equal(t, `[{"a":"1"},{"a":"2"}]`, jsonvalue.String(run.Inputs))
+	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: runs[0].ID, Output: items})
 	require.Equal(t, `[{"a":"1"},{"a":"2"}]`, b.output(t))
 	require.Equal(t, []string{"ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted",
 		"MapRunSucceeded", "MapStateSucceeded", "MapStateExited", "ExecutionSucceeded"}, b.types())

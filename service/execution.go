@@ -342,6 +342,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 		Cause:                  x.Cause,
 		RedriveCount:           x.RedriveCount,
 		StateMachineVersionArn: x.VersionArn,
+		MapRunArn:              x.MapRunArn,
 		StateMachineAliasArn:   x.AliasArn,
 	}
 	if included {
@@ -472,8 +473,11 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 	if in.StateMachineArn == "" && in.MapRunArn == "" {
 		return nil, errListExecutionsTarget()
 	}
+	if in.StateMachineArn != "" && in.MapRunArn != "" {
+		return nil, apiErr(stepwisetype.CodeValidation, "1 validation error detected: Provide either a StateMachine ARN or a MapRun ARN, not both")
+	}
 	if in.StateMachineArn == "" {
-		return nil, errResourceNotFound(in.MapRunArn) // no map runs yet
+		return s.listMapRunExecutions(ctx, in)
 	}
 	ref, err := s.parseStateMachineArn(in.StateMachineArn)
 	if err != nil {

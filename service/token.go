@@ -22,6 +22,7 @@ const (
 	cursorStateMachines = "sm"
 	cursorExecutions    = "ex"
 	cursorHistory       = "ev"
+	cursorMapRuns       = "mr"
 )
 
 func encodeToken(c cursor) string {

@@ -45,6 +45,7 @@ const (
 	EventMapRunSucceeded       EventType = "MapRunSucceeded"
 	EventMapRunFailed          EventType = "MapRunFailed"
 	EventMapRunAborted         EventType = "MapRunAborted"
+	EventMapRunRedriven        EventType = "MapRunRedriven"
 
 	EventParallelStateStarted   EventType = "ParallelStateStarted"
 	EventParallelStateSucceeded EventType = "ParallelStateSucceeded"
@@ -106,6 +107,7 @@ type HistoryEvent struct {
 	MapIterationAbortedEventDetails   *MapIterationEventDetails    `json:"mapIterationAbortedEventDetails,omitempty"`
 	MapRunStartedEventDetails         *MapRunStartedEventDetails   `json:"mapRunStartedEventDetails,omitempty"`
 	MapRunFailedEventDetails          *FailureEventDetails         `json:"mapRunFailedEventDetails,omitempty"`
+	MapRunRedrivenEventDetails        *MapRunRedrivenEventDetails  `json:"mapRunRedrivenEventDetails,omitempty"`
 
 	ActivityScheduledEventDetails *ActivityScheduledEventDetails `json:"activityScheduledEventDetails,omitempty"`
 	ActivityStartedEventDetails   *ActivityStartedEventDetails   `json:"activityStartedEventDetails,omitempty"`
@@ -193,6 +195,12 @@ type MapIterationEventDetails struct {
 // MapRunStartedEventDetails is the detail of MapRunStarted.
 type MapRunStartedEventDetails struct {
 	MapRunArn string `json:"mapRunArn"`
+}
+
+// MapRunRedrivenEventDetails is the detail of MapRunRedriven.
+type MapRunRedrivenEventDetails struct {
+	MapRunArn    string `json:"mapRunArn"`
+	RedriveCount int    `json:"redriveCount"`
 }
 
 // ActivityScheduledEventDetails is the detail of ActivityScheduled.

@@ -66,6 +66,7 @@ type Executor interface {
 	OutboxStore
 	NodeStore
 	VersionStore
+	MapRunStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -169,6 +170,9 @@ type Execution struct {
 	// "" otherwise.
 	VersionArn string
 	AliasArn   string
+	// MapRunArn is the map run that started the execution (a child of a
+	// distributed Map); "" otherwise.
+	MapRunArn string
 }
 
 // ExecutionInsertParams creates an execution.
@@ -199,7 +203,10 @@ type ExecutionListParams struct {
 	// that version (directly or through an alias) or alias.
 	VersionArn string
 	AliasArn   string
-	Status     stepwisetype.ExecutionStatus // "" for all
+	// MapRunArn, when set, keeps the children of that map run (their
+	// StateMachineArn is then not looked at).
+	MapRunArn string
+	Status    stepwisetype.ExecutionStatus // "" for all
 	// After is the cursor: the StartDate and Arn of the last row seen.
 	AfterStartDate time.Time
 	AfterArn       string
@@ -232,6 +239,49 @@ type ExecutionStore interface {
 	// all or none, and says how many executions it deleted. Callers keep
 	// Limit small: the deletion holds the store's write lock.
 	ExecutionDeleteClosed(ctx context.Context, p *ExecutionDeleteClosedParams) (int, error)
+}
+
+// MapRun is the run of a distributed Map state: the child executions it
+// starts (ExecutionListParams.MapRunArn) and their settings and progress.
+type MapRun struct {
+	Arn             string
+	ExecutionArn    string // the execution whose Map state started it
+	StateMachineArn string // the children's: <state machine ARN>/<label>
+	Status          string // RUNNING, SUCCEEDED, FAILED or ABORTED
+	StartDate       time.Time
+	StopDate        *time.Time
+	MaxConcurrency  int
+	// ToleratedFailureCount and ToleratedFailurePercentage as in effect.
+	ToleratedFailureCount      int64
+	ToleratedFailurePercentage float64
+	// ItemCounts and ExecutionCounts are JSON objects, as DescribeMapRun
+	// returns them (pending, running, succeeded, ...).
+	ItemCounts      string
+	ExecutionCounts string
+	RedriveCount    int
+	RedriveDate     *time.Time
+}
+
+// MapRunListParams pages through an execution's map runs in the order
+// they started.
+type MapRunListParams struct {
+	ExecutionArn string
+	// After is the cursor: the StartDate and Arn of the last row seen.
+	AfterStartDate time.Time
+	AfterArn       string
+	Limit          int
+}
+
+// MapRunStore stores map runs. They go with their execution: the
+// deletion of an execution (ExecutionDeleteClosed) deletes its map runs.
+type MapRunStore interface {
+	// MapRunPut creates a map run, or replaces its row when the ARN exists.
+	MapRunPut(ctx context.Context, m *MapRun) error
+	// MapRunGet returns a map run; ErrNotFound when there is none.
+	MapRunGet(ctx context.Context, arn string) (*MapRun, error)
+	// MapRunList lists an execution's map runs by (StartDate, Arn), those
+	// after the cursor, up to Limit.
+	MapRunList(ctx context.Context, p *MapRunListParams) ([]*MapRun, error)
 }
 
 // Event is one stored history event.

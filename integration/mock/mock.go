@@ -267,10 +267,14 @@ func result(resource string, output any) any {
 
 // machineName is the name in a state machine's ARN
 // (arn:<partition>:states:<region>:<account>:stateMachine:<name>[:<version or alias>]).
+//
+// The children of a distributed Map run on <name>/<label>: they take the
+// test case of their parent's state machine.
 func machineName(arn string) string {
 	parts := strings.Split(arn, ":")
 	if len(parts) < 7 {
 		return arn
 	}
-	return parts[6]
+	name, _, _ := strings.Cut(parts[6], "/")
+	return name
 }

@@ -28,6 +28,7 @@ type Engine struct {
 	SendTaskSuccessFunc    func(ctx context.Context, token, output string) error
 	SendTaskFailureFunc    func(ctx context.Context, token, errName, cause string) error
 	SendTaskHeartbeatFunc  func(ctx context.Context, token string) error
+	UpdateMapRunFunc       func(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error
 }
 
 var _ service.Engine = (*Engine)(nil)
@@ -270,3 +271,10 @@ func deref(s *string) string {
 
 // ActivityStatus reports no waiting task and no worker.
 func (e *Engine) ActivityStatus(string) engine.ActivityStatus { return engine.ActivityStatus{} }
+
+func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
+	if e.UpdateMapRunFunc == nil {
+		return errNotSet
+	}
+	return e.UpdateMapRunFunc(ctx, arn, maxConcurrency, percent, count)
+}

@@ -17,16 +17,16 @@ import (
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
     start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
-    version_arn, alias_arn`
+    version_arn, alias_arn, map_run_arn`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`
 
 	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
 	executionInsertOwnedSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `, owner, owner_epoch)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = $1`
 
@@ -41,7 +41,7 @@ RETURNING ` + executionColumns
 
 	// The cursor is a row value: (start_date, arn) below the last row seen.
 	// Without one the query starts below (MaxInt64, ''). The queries of a
-	// version or an alias are executionListQuery's.
+	// version, an alias or a map run are executionListQuery's.
 	executionListSQL = `SELECT ` + executionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = $1 AND (start_date, arn) < ($2, $3)
@@ -70,7 +70,7 @@ func scanExecution(s pgx.Row) (*store.Execution, error) {
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
 		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
-		&x.VersionArn, &x.AliasArn); err != nil {
+		&x.VersionArn, &x.AliasArn, &x.MapRunArn); err != nil {
 		return nil, err
 	}
 	x.Status = stepwisetype.ExecutionStatus(status)
@@ -98,7 +98,7 @@ func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
 		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
-		x.VersionArn, x.AliasArn}
+		x.VersionArn, x.AliasArn, x.MapRunArn}
 }
 
 // ExecutionGet returns an execution.
@@ -138,9 +138,9 @@ func versionConflict(ctx context.Context, q querier, arn string, expected int64)
 	return fmt.Errorf("execution %s at version %d, not %d: %w", arn, version, expected, store.ErrConflict)
 }
 
-// ExecutionList pages through a state machine's executions, newest first
-// (ties by ARN, descending), of a status, a version or an alias when
-// p says.
+// ExecutionList pages through a state machine's executions, or a map
+// run's, newest first (ties by ARN, descending), of a status, a version
+// or an alias when p says.
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
@@ -149,16 +149,26 @@ func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListPara
 	query, args := executionListQuery(p, afterStart, afterArn)
 	xs, err := queryAll(ctx, e.q(), query, args, scanExecution)
 	if err != nil {
-		return nil, interpretError("list executions of "+p.StateMachineArn, err)
+		return nil, interpretError("list executions of "+executionListOf(p), err)
 	}
 	return xs, nil
 }
 
+// executionListOf names what ExecutionList lists the executions of.
+func executionListOf(p *store.ExecutionListParams) string {
+	if p.MapRunArn != "" {
+		return p.MapRunArn
+	}
+	return p.StateMachineArn
+}
+
 // executionListQuery is ExecutionList's query and its arguments. The
-// filters of a version and an alias repeat their partial indexes'
-// conditions, so that the planner may use them whatever the parameters.
+// filters of a map run, a version and an alias repeat their partial
+// indexes' conditions, so that the planner may use them whatever the
+// parameters. A map run's children are its own: their state machine is
+// not looked at.
 func executionListQuery(p *store.ExecutionListParams, afterStart int64, afterArn string) (string, []any) {
-	if p.VersionArn == "" && p.AliasArn == "" {
+	if p.MapRunArn == "" && p.VersionArn == "" && p.AliasArn == "" {
 		if p.Status != "" {
 			return executionListStatusSQL, []any{p.StateMachineArn, string(p.Status), afterStart, afterArn, limit(p.Limit)}
 		}
@@ -171,13 +181,18 @@ func executionListQuery(p *store.ExecutionListParams, afterStart int64, afterArn
 		return "$" + strconv.Itoa(len(args))
 	}
 	b.WriteString("SELECT " + executionColumns + "\nFROM stepwise_execution\nWHERE ")
+	if p.MapRunArn != "" {
+		b.WriteString("map_run_arn <> '' AND map_run_arn = " + arg(p.MapRunArn) + " AND ")
+	}
 	if p.VersionArn != "" {
 		b.WriteString("version_arn <> '' AND version_arn = " + arg(p.VersionArn) + " AND ")
 	}
 	if p.AliasArn != "" {
 		b.WriteString("alias_arn <> '' AND alias_arn = " + arg(p.AliasArn) + " AND ")
 	}
-	b.WriteString("state_machine_arn = " + arg(p.StateMachineArn) + " AND ")
+	if p.MapRunArn == "" {
+		b.WriteString("state_machine_arn = " + arg(p.StateMachineArn) + " AND ")
+	}
 	if p.Status != "" {
 		b.WriteString("status = " + arg(string(p.Status)) + " AND ")
 	}

@@ -13,11 +13,11 @@ import (
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
     start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
-    version_arn, alias_arn`
+    version_arn, alias_arn, map_run_arn`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
 
@@ -32,7 +32,7 @@ RETURNING ` + executionColumns
 
 	// The cursor is a row value: (start_date, arn) below the last row seen.
 	// Without one the query starts below (MaxInt64, ''). The queries of a
-	// version or an alias are executionListQuery's.
+	// version, an alias or a map run are executionListQuery's.
 	executionListSQL = `SELECT ` + executionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = ? AND (start_date, arn) < (?, ?)
@@ -60,7 +60,7 @@ func scanExecution(s scanner) (*store.Execution, error) {
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
 		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
-		&x.VersionArn, &x.AliasArn); err != nil {
+		&x.VersionArn, &x.AliasArn, &x.MapRunArn); err != nil {
 		return nil, err
 	}
 	x.StartDate = fromMillis(start)
@@ -87,7 +87,7 @@ func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
 		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
-		x.VersionArn, x.AliasArn}
+		x.VersionArn, x.AliasArn, x.MapRunArn}
 }
 
 // ExecutionGet returns an execution.
@@ -116,9 +116,9 @@ func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdate
 	return x, nil
 }
 
-// ExecutionList pages through a state machine's executions, newest first
-// (ties by ARN, descending), of a status, a version or an alias when
-// p says.
+// ExecutionList pages through a state machine's executions, or a map
+// run's, newest first (ties by ARN, descending), of a status, a version
+// or an alias when p says.
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
@@ -128,17 +128,26 @@ func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListPara
 	args = append(args, afterStart, afterArn, limit(p.Limit))
 	xs, err := queryAll(ctx, e.reader(), query, args, scanExecution)
 	if err != nil {
-		return nil, interpretError("list executions of "+p.StateMachineArn, err)
+		return nil, interpretError("list executions of "+executionListOf(p), err)
 	}
 	return xs, nil
 }
 
+// executionListOf names what ExecutionList lists the executions of.
+func executionListOf(p *store.ExecutionListParams) string {
+	if p.MapRunArn != "" {
+		return p.MapRunArn
+	}
+	return p.StateMachineArn
+}
+
 // executionListQuery is the query of ExecutionList's filters, and their
-// arguments; the cursor's and the limit's follow. The filters of a
-// version and an alias repeat their partial indexes' conditions, so that
-// SQLite may use them.
+// arguments; the cursor's and the limit's follow. The filters of a map
+// run, a version and an alias repeat their partial indexes' conditions,
+// so that SQLite may use them. A map run's children are its own: their
+// state machine is not looked at.
 func executionListQuery(p *store.ExecutionListParams) (string, []any) {
-	if p.VersionArn == "" && p.AliasArn == "" {
+	if p.MapRunArn == "" && p.VersionArn == "" && p.AliasArn == "" {
 		if p.Status != "" {
 			return executionListStatusSQL, []any{p.StateMachineArn, string(p.Status)}
 		}
@@ -147,6 +156,10 @@ func executionListQuery(p *store.ExecutionListParams) (string, []any) {
 	var b strings.Builder
 	b.WriteString("SELECT " + executionColumns + "\nFROM stepwise_execution\nWHERE ")
 	var args []any
+	if p.MapRunArn != "" {
+		b.WriteString("map_run_arn != '' AND map_run_arn = ? AND ")
+		args = append(args, p.MapRunArn)
+	}
 	if p.VersionArn != "" {
 		b.WriteString("version_arn != '' AND version_arn = ? AND ")
 		args = append(args, p.VersionArn)
@@ -155,8 +168,10 @@ func executionListQuery(p *store.ExecutionListParams) (string, []any) {
 		b.WriteString("alias_arn != '' AND alias_arn = ? AND ")
 		args = append(args, p.AliasArn)
 	}
-	b.WriteString("state_machine_arn = ? AND ")
-	args = append(args, p.StateMachineArn)
+	if p.MapRunArn == "" {
+		b.WriteString("state_machine_arn = ? AND ")
+		args = append(args, p.StateMachineArn)
+	}
 	if p.Status != "" {
 		b.WriteString("status = ? AND ")
 		args = append(args, string(p.Status))

@@ -28,6 +28,7 @@ LIMIT ?`
 	closedTimerDeleteSQL     = `DELETE FROM stepwise_timer WHERE execution_arn IN (SELECT value FROM json_each(?))`
 	closedTaskDeleteSQL      = `DELETE FROM stepwise_task WHERE execution_arn IN (SELECT value FROM json_each(?))`
 	closedTagDeleteSQL       = `DELETE FROM stepwise_tag WHERE resource_arn IN (SELECT value FROM json_each(?))`
+	closedMapRunDeleteSQL    = `DELETE FROM stepwise_map_run WHERE execution_arn IN (SELECT value FROM json_each(?))`
 	closedExecutionDeleteSQL = `DELETE FROM stepwise_execution WHERE id IN (SELECT value FROM json_each(?))`
 
 	// The revisions of a deleted state machine stay for its executions
@@ -41,11 +42,11 @@ WHERE r.state_machine_arn IN (SELECT value FROM json_each(?))
 
 // ExecutionDeleteClosed deletes up to p.Limit executions that ended before
 // p.StoppedBefore, those that ended first first, with their history,
-// replay log, timers, tasks and tags, and the revisions of deleted state
-// machines none of the executions left uses; all in one transaction (a
-// savepoint of the executor's, inside one). The executions are picked in
-// the same transaction, so one redriven meanwhile is running again and not
-// picked.
+// replay log, timers, tasks, tags and map runs, and the revisions of
+// deleted state machines none of the executions left uses; all in one
+// transaction (a savepoint of the executor's, inside one). The executions
+// are picked in the same transaction, so one redriven meanwhile is running
+// again and not picked.
 func (e *Executor) ExecutionDeleteClosed(ctx context.Context, p *store.ExecutionDeleteClosedParams) (int, error) {
 	if p.Limit <= 0 {
 		return 0, fmt.Errorf("delete closed executions: limit %d: must be positive", p.Limit)
@@ -113,6 +114,7 @@ func deleteClosed(ctx context.Context, q querier, p *store.ExecutionDeleteClosed
 		{closedTimerDeleteSQL, arnsJSON},
 		{closedTaskDeleteSQL, arnsJSON},
 		{closedTagDeleteSQL, arnsJSON},
+		{closedMapRunDeleteSQL, arnsJSON},
 		{closedExecutionDeleteSQL, idsJSON},
 		{orphanRevisionDeleteSQL, smJSON},
 	} {

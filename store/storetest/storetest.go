@@ -78,6 +78,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseRetention(ctx, t, setup)
 			exerciseNodes(ctx, t, setup)
 			exerciseVersions(ctx, t, setup)
+			exerciseMapRuns(ctx, t, setup)
 		})
 	}
 

@@ -1,0 +1,216 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"stepwise/stepwisetype"
+	"stepwise/store"
+)
+
+// The map runs of distributed Map states: DescribeMapRun, ListMapRuns,
+// UpdateMapRun, and ListExecutions of a map run's children. The engine
+// runs them (engine/maprun.go); their rows hold what these show.
+
+const resourceMapRun = "mapRun"
+
+// mapRunArnInput checks a map run ARN given by a client:
+// arn:…:mapRun:<state machine>/<label>:<id>.
+func (s *Service) mapRunArnInput(text string) (local bool, err error) {
+	v := newValidator()
+	if v.required("mapRunArn", text) {
+		v.length("mapRunArn", text, 1, 2000)
+	}
+	if err := v.err(); err != nil {
+		return false, err
+	}
+	a, err := parseArn(text)
+	if err != nil {
+		return false, err
+	}
+	if a.resource != resourceMapRun {
+		return false, errInvalidArnResourceType(a.resource)
+	}
+	if len(a.parts) != 2 || !strings.Contains(a.parts[0], "/") {
+		return false, errInvalidArn(text)
+	}
+	return s.local(a), nil
+}
+
+// getMapRun returns the map run an ARN names, or ResourceNotFound.
+func (s *Service) getMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
+	local, err := s.mapRunArnInput(arn)
+	if err != nil {
+		return nil, err
+	}
+	if !local {
+		return nil, errResourceNotFound(arn)
+	}
+	m, err := s.db().MapRunGet(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errResourceNotFound(arn)
+	}
+	if err != nil {
+		return nil, storeError("get map run", err)
+	}
+	return m, nil
+}
+
+// DescribeMapRun describes a map run: its settings and its children's
+// progress.
+func (s *Service) DescribeMapRun(ctx context.Context, in *DescribeMapRunInput) (*DescribeMapRunOutput, error) {
+	m, err := s.getMapRun(ctx, in.MapRunArn)
+	if err != nil {
+		return nil, err
+	}
+	out := &DescribeMapRunOutput{
+		MapRunArn: m.Arn, ExecutionArn: m.ExecutionArn, Status: m.Status, StartDate: Time(m.StartDate),
+		MaxConcurrency: m.MaxConcurrency, ToleratedFailurePercentage: m.ToleratedFailurePercentage,
+		ToleratedFailureCount: m.ToleratedFailureCount, RedriveCount: m.RedriveCount,
+		ItemCounts: json.RawMessage(m.ItemCounts), ExecutionCounts: json.RawMessage(m.ExecutionCounts),
+	}
+	if m.StopDate != nil {
+		t := Time(*m.StopDate)
+		out.StopDate = &t
+	}
+	if m.RedriveDate != nil {
+		t := Time(*m.RedriveDate)
+		out.RedriveDate = &t
+	}
+	return out, nil
+}
+
+// ListMapRuns lists the map runs an execution started, in the order they
+// started.
+func (s *Service) ListMapRuns(ctx context.Context, in *ListMapRunsInput) (*ListMapRunsOutput, error) {
+	v := newValidator()
+	if v.required("executionArn", in.ExecutionArn) {
+		v.length("executionArn", in.ExecutionArn, 1, maxArnLength)
+	}
+	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
+	if in.NextToken != nil {
+		v.length("nextToken", *in.NextToken, 1, 1024)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	ref, err := s.parseExecutionArn(in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	x, err := s.getExecution(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeToken(in.NextToken, cursorMapRuns, x.Arn)
+	if err != nil {
+		return nil, err
+	}
+	limit := pageSize(in.MaxResults)
+	p := &store.MapRunListParams{ExecutionArn: x.Arn, Limit: limit + 1}
+	if c != nil {
+		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
+	}
+	rows, err := s.db().MapRunList(ctx, p)
+	if err != nil {
+		return nil, storeError("list map runs", err)
+	}
+	out := &ListMapRunsOutput{MapRuns: []MapRunListItem{}}
+	for i, m := range rows {
+		if i == limit {
+			last := rows[i-1]
+			out.NextToken = encodeToken(cursor{Kind: cursorMapRuns, Scope: x.Arn, After: last.Arn, Time: millis(last.StartDate)})
+			break
+		}
+		it := MapRunListItem{ExecutionArn: m.ExecutionArn, MapRunArn: m.Arn, StateMachineArn: m.StateMachineArn, StartDate: Time(m.StartDate)}
+		if m.StopDate != nil {
+			t := Time(*m.StopDate)
+			it.StopDate = &t
+		}
+		out.MapRuns = append(out.MapRuns, it)
+	}
+	return out, nil
+}
+
+// UpdateMapRun changes a running map run's maximum concurrency and
+// tolerated failures.
+func (s *Service) UpdateMapRun(ctx context.Context, in *UpdateMapRunInput) (*UpdateMapRunOutput, error) {
+	v := newValidator()
+	if v.required("mapRunArn", in.MapRunArn) {
+		v.length("mapRunArn", in.MapRunArn, 1, 2000)
+	}
+	v.intRange("maxConcurrency", in.MaxConcurrency, 0, math.MaxInt32)
+	if p := in.ToleratedFailurePercentage; p != nil && *p < 0 {
+		v.add(quoteValue(strconv.FormatFloat(*p, 'f', -1, 64)), "toleratedFailurePercentage", "Member must have value greater than or equal to 0.0")
+	} else if p != nil && *p > 100 {
+		v.add(quoteValue(strconv.FormatFloat(*p, 'f', -1, 64)), "toleratedFailurePercentage", "Member must have value less than or equal to 100.0")
+	}
+	if in.ToleratedFailureCount != nil && *in.ToleratedFailureCount < 0 {
+		v.add(quoteValue(strconv.FormatInt(*in.ToleratedFailureCount, 10)), "toleratedFailureCount", "Member must have value greater than or equal to 0")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if in.MaxConcurrency == nil && in.ToleratedFailurePercentage == nil && in.ToleratedFailureCount == nil {
+		return nil, apiErr(stepwisetype.CodeValidation, "At least one of maxConcurrency, toleratedFailurePercentage and toleratedFailureCount must be given")
+	}
+	m, err := s.getMapRun(ctx, in.MapRunArn)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status != "RUNNING" {
+		return nil, apiErr(stepwisetype.CodeValidation, "Map Run is not RUNNING: '%s'", m.Arn)
+	}
+	if err := s.engine.UpdateMapRun(ctx, m.Arn, in.MaxConcurrency, in.ToleratedFailurePercentage, in.ToleratedFailureCount); err != nil {
+		return nil, storeError("update map run", err)
+	}
+	return &UpdateMapRunOutput{}, nil
+}
+
+// listMapRunExecutions is ListExecutions of a map run's children.
+func (s *Service) listMapRunExecutions(ctx context.Context, in *ListExecutionsInput) (*ListExecutionsOutput, error) {
+	m, err := s.getMapRun(ctx, in.MapRunArn)
+	if err != nil {
+		return nil, err
+	}
+	scope := m.Arn + "|" + in.StatusFilter + "|" + in.RedriveFilter
+	c, err := decodeToken(in.NextToken, cursorExecutions, scope)
+	if err != nil {
+		return nil, err
+	}
+	limit := pageSize(in.MaxResults)
+	p := &store.ExecutionListParams{MapRunArn: m.Arn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
+	if c != nil {
+		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
+	}
+	out := &ListExecutionsOutput{Executions: []ExecutionListItem{}}
+	var last *store.Execution
+	for {
+		rows, err := s.db().ExecutionList(ctx, p)
+		if err != nil {
+			return nil, storeError("list executions", err)
+		}
+		for _, x := range rows {
+			if !redriveMatch(in.RedriveFilter, x) {
+				last = x
+				continue
+			}
+			if len(out.Executions) == limit {
+				out.NextToken = encodeToken(cursor{Kind: cursorExecutions, Scope: scope, After: last.Arn, Time: millis(last.StartDate)})
+				return out, nil
+			}
+			it := executionItem(x)
+			it.MapRunArn = m.Arn
+			out.Executions = append(out.Executions, it)
+			last = x
+		}
+		if len(rows) < p.Limit {
+			return out, nil
+		}
+		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
+	}
+}

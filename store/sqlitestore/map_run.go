@@ -1,0 +1,89 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"math"
+
+	"stepwise/store"
+)
+
+const (
+	mapRunColumns = `arn, execution_arn, state_machine_arn, status, start_date, stop_date, max_concurrency,
+    tolerated_failure_count, tolerated_failure_percentage, item_counts, execution_counts, redrive_count, redrive_date`
+
+	// mapRunPutSQL creates a map run or replaces every column of the row
+	// of its ARN.
+	mapRunPutSQL = `
+INSERT INTO stepwise_map_run (` + mapRunColumns + `)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (arn) DO UPDATE SET
+    execution_arn = excluded.execution_arn,
+    state_machine_arn = excluded.state_machine_arn,
+    status = excluded.status,
+    start_date = excluded.start_date,
+    stop_date = excluded.stop_date,
+    max_concurrency = excluded.max_concurrency,
+    tolerated_failure_count = excluded.tolerated_failure_count,
+    tolerated_failure_percentage = excluded.tolerated_failure_percentage,
+    item_counts = excluded.item_counts,
+    execution_counts = excluded.execution_counts,
+    redrive_count = excluded.redrive_count,
+    redrive_date = excluded.redrive_date`
+
+	mapRunGetSQL = `SELECT ` + mapRunColumns + ` FROM stepwise_map_run WHERE arn = ?`
+
+	// The cursor is a row value: (start_date, arn) above the last row
+	// seen. Without one the query starts above (MinInt64, '').
+	mapRunListSQL = `SELECT ` + mapRunColumns + `
+FROM stepwise_map_run
+WHERE execution_arn = ? AND (start_date, arn) > (?, ?)
+ORDER BY start_date, arn
+LIMIT ?`
+)
+
+func scanMapRun(s scanner) (*store.MapRun, error) {
+	var m store.MapRun
+	var start int64
+	var stop, redrive sql.NullInt64
+	if err := s.Scan(&m.Arn, &m.ExecutionArn, &m.StateMachineArn, &m.Status, &start, &stop, &m.MaxConcurrency,
+		&m.ToleratedFailureCount, &m.ToleratedFailurePercentage, &m.ItemCounts, &m.ExecutionCounts,
+		&m.RedriveCount, &redrive); err != nil {
+		return nil, err
+	}
+	m.StartDate = fromMillis(start)
+	m.StopDate = fromMillisPtr(stop)
+	m.RedriveDate = fromMillisPtr(redrive)
+	return &m, nil
+}
+
+// MapRunPut creates a map run, or replaces its row.
+func (e *Executor) MapRunPut(ctx context.Context, m *store.MapRun) error {
+	_, err := e.writer().ExecContext(ctx, mapRunPutSQL, m.Arn, m.ExecutionArn, m.StateMachineArn, m.Status,
+		millis(m.StartDate), millisPtr(m.StopDate), m.MaxConcurrency, m.ToleratedFailureCount,
+		m.ToleratedFailurePercentage, m.ItemCounts, m.ExecutionCounts, m.RedriveCount, millisPtr(m.RedriveDate))
+	return interpretError("put map run "+m.Arn, err)
+}
+
+// MapRunGet returns a map run.
+func (e *Executor) MapRunGet(ctx context.Context, arn string) (*store.MapRun, error) {
+	m, err := scanMapRun(e.reader().QueryRowContext(ctx, mapRunGetSQL, arn))
+	if err != nil {
+		return nil, interpretError("get map run "+arn, err)
+	}
+	return m, nil
+}
+
+// MapRunList pages through an execution's map runs in the order they
+// started (ties by ARN).
+func (e *Executor) MapRunList(ctx context.Context, p *store.MapRunListParams) ([]*store.MapRun, error) {
+	afterStart, afterArn := int64(math.MinInt64), ""
+	if p.AfterArn != "" {
+		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+	}
+	ms, err := queryAll(ctx, e.reader(), mapRunListSQL, []any{p.ExecutionArn, afterStart, afterArn, limit(p.Limit)}, scanMapRun)
+	if err != nil {
+		return nil, interpretError("list map runs of "+p.ExecutionArn, err)
+	}
+	return ms, nil
+}
