@@ -520,6 +520,10 @@ func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult))
 		go r.e.runMapRun(ctx, t, done)
 		return
 	}
+	if t.Write != nil {
+		r.next.Run(ctx, t, done)
+		return
+	}
 	if t.TestCase != "" && r.e.cfg.Mocks != nil && t.Request.Reader == nil {
 		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
 			go r.e.mocked(ctx, t, res, done)

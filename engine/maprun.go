@@ -219,8 +219,47 @@ func (r *mapRun) childDone(i int, c *store.Execution) {
 	default:
 		r.state[i] = childFailed
 	}
-	r.results[i] = nil
+	// A child that did not succeed is its result as it is (AWS's NONE
+	// transformation), whatever the transformation.
+	r.results[i] = childEntry(c)
 	r.failed += r.req.Items(i)
+}
+
+// childEntry is a child's result with its metadata, as AWS writes it
+// with the NONE transformation: DescribeExecution's members in
+// PascalCase, dates as ISO 8601 text.
+func childEntry(c *store.Execution) *jsonvalue.Object {
+	included := jsonvalue.NewObject(1)
+	included.Set("Included", true)
+	o := jsonvalue.NewObject(16)
+	if c.Cause != nil {
+		o.Set("Cause", *c.Cause)
+	}
+	if c.Error != nil {
+		o.Set("Error", *c.Error)
+	}
+	o.Set("ExecutionArn", c.Arn)
+	o.Set("Input", c.Input)
+	o.Set("InputDetails", included)
+	o.Set("Name", c.Name)
+	if c.Output != nil && c.Status == stepwisetype.StatusSucceeded {
+		o.Set("Output", *c.Output)
+		o.Set("OutputDetails", included)
+	}
+	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
+	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
+		o.Set("RedriveStatus", "NOT_REDRIVABLE")
+		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
+	} else {
+		o.Set("RedriveStatus", "REDRIVABLE_BY_MAP_RUN")
+	}
+	o.Set("StartDate", c.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
+	o.Set("StateMachineArn", c.StateMachineArn)
+	o.Set("Status", string(c.Status))
+	if c.StopDate != nil {
+		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
+	}
+	return o
 }
 
 // concurrency is how many children may run at once.
@@ -382,8 +421,118 @@ func (r *mapRun) fail() {
 	r.finishLocked(TaskResult{Failure: interp.ToleranceFailure()}, "FAILED")
 }
 
+// succeed ends the run whose children all ended within its tolerance:
+// its result is the children's outputs, or what its ResultWriter makes
+// of them. r.mu is held.
 func (r *mapRun) succeed() {
-	r.finishLocked(TaskResult{Output: r.results}, "SUCCEEDED")
+	w := r.req.Writer
+	if w == nil {
+		r.finishLocked(TaskResult{Output: r.results}, "SUCCEEDED")
+		return
+	}
+	// Writing needs the children's rows: the run ends once it is done.
+	r.ended = true
+	r.e.work.stepBegan()
+	go func() {
+		defer r.e.work.stepEnded()
+		res := r.write(w)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.ended = false
+		status := "SUCCEEDED"
+		if res.Failure != nil {
+			status = "FAILED"
+		}
+		r.finishLocked(res, status)
+	}()
+}
+
+// write carries out the run's ResultWriter: the results transformed,
+// and written to S3 when the writer has a Resource.
+func (r *mapRun) write(w *interp.ResultWriterConfig) TaskResult {
+	e := r.e
+	var entries []*jsonvalue.Object
+	if w.Transformation == "NONE" {
+		var err error
+		if entries, err = r.entries(); err != nil {
+			return TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The map run's results could not be read: %v", err)}
+		}
+	}
+	var succeeded, failed []any
+	for i, s := range r.state {
+		switch {
+		case s != childSucceeded:
+			failed = append(failed, r.results[i])
+		case entries != nil:
+			succeeded = append(succeeded, entries[i])
+		case w.Transformation == "FLATTEN":
+			if arr, ok := r.results[i].([]any); ok {
+				succeeded = append(succeeded, arr...)
+				continue
+			}
+			succeeded = append(succeeded, r.results[i])
+		default:
+			succeeded = append(succeeded, r.results[i])
+		}
+	}
+	if w.Resource == "" {
+		// Only a WriterConfig: the results come back as the state's.
+		all := make([]any, 0, len(r.state))
+		for i, s := range r.state {
+			if s == childSucceeded && entries != nil {
+				all = append(all, entries[i])
+			} else if s == childSucceeded && w.Transformation == "FLATTEN" {
+				if arr, ok := r.results[i].([]any); ok {
+					all = append(all, arr...)
+					continue
+				}
+				all = append(all, r.results[i])
+			} else {
+				all = append(all, r.results[i])
+			}
+		}
+		return TaskResult{Output: all}
+	}
+	files := map[string][]any{}
+	if len(succeeded) > 0 {
+		files["SUCCEEDED"] = succeeded
+	}
+	if len(failed) > 0 {
+		files["FAILED"] = failed
+	}
+	done := make(chan TaskResult, 1)
+	t := &Task{ExecutionArn: r.parent.Arn, ID: r.taskID + "-write", StateMachineArn: r.parent.StateMachineArn,
+		Request: &interp.TaskRequest{StateName: "", Resource: w.Resource},
+		Write: &ResultWrite{Resource: w.Resource, Bucket: w.Bucket, Prefix: w.Prefix, OutputType: w.OutputType, MapRunArn: r.req.Arn, Files: files}}
+	e.cfg.Tasks.Run(e.ctx, t, func(res TaskResult) { done <- res })
+	select {
+	case res := <-done:
+		return res
+	case <-e.ctx.Done():
+		return TaskResult{Failure: stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The server stopped while the results were written.")}
+	}
+}
+
+// entries are the children's results with their metadata, in order.
+func (r *mapRun) entries() ([]*jsonvalue.Object, error) {
+	out := make([]*jsonvalue.Object, len(r.state))
+	p := &store.ExecutionListParams{MapRunArn: r.req.Arn, Limit: 1000}
+	for {
+		rows, err := r.e.store.Executor().ExecutionList(r.e.ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range rows {
+			if i, ok := r.names[c.Name]; ok {
+				out[i] = childEntry(c)
+			}
+		}
+		if len(rows) < p.Limit {
+			return out, nil
+		}
+		last := rows[len(rows)-1]
+		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
+	}
 }
 
 func (r *mapRun) finish(res TaskResult, status string) {

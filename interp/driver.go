@@ -148,7 +148,10 @@ func (h *timerHeap) Pop() any {
 // outputs as they are.
 func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *stepwisetype.Failure) {
 	results := make([]any, len(r.Inputs))
-	failed := 0
+	failed, total := 0, 0
+	for i := range r.Inputs {
+		total += r.Items(i)
+	}
 	for i, in := range r.Inputs {
 		info := parent.Info
 		info.ExecutionArn = fmt.Sprintf("%s/%s:%d", parent.Info.ExecutionArn, r.Label, i)
@@ -164,8 +167,8 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 			results[i] = child.Output
 			continue
 		}
-		failed++
-		if r.Exceeded(failed, len(r.Inputs)) {
+		failed += r.Items(i)
+		if r.Exceeded(failed, total) {
 			return nil, ToleranceFailure()
 		}
 	}
