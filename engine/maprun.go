@@ -503,7 +503,7 @@ func (r *mapRun) write(w *interp.ResultWriterConfig) TaskResult {
 	done := make(chan TaskResult, 1)
 	t := &Task{ExecutionArn: r.parent.Arn, ID: r.taskID + "-write", StateMachineArn: r.parent.StateMachineArn,
 		Request: &interp.TaskRequest{StateName: "", Resource: w.Resource},
-		Write: &ResultWrite{Resource: w.Resource, Bucket: w.Bucket, Prefix: w.Prefix, OutputType: w.OutputType, MapRunArn: r.req.Arn, Files: files}}
+		Write:   &ResultWrite{Resource: w.Resource, Bucket: w.Bucket, Prefix: w.Prefix, OutputType: w.OutputType, MapRunArn: r.req.Arn, Files: files}}
 	e.cfg.Tasks.Run(e.ctx, t, func(res TaskResult) { done <- res })
 	select {
 	case res := <-done:
