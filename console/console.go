@@ -323,12 +323,18 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := analyze(events, x.Status)
-	sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: x.StateMachineArn})
 	var g *graph
-	if err == nil {
+	if x.MapRunArn != "" {
+		// A map run's child runs the Map's ItemProcessor.
+		if d, err := c.svc.DescribeStateMachineForExecution(r.Context(), &service.DescribeStateMachineForExecutionInput{ExecutionArn: arn}); err == nil {
+			m, _ := asl.ParseWith([]byte(d.Definition), asl.Options{})
+			g = graphOf(m)
+		}
+	} else if sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: x.StateMachineArn}); err == nil {
 		m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
 		g = graphOf(m)
 	}
+	runs, parent := c.mapRuns(r, x)
 	// The history table shows a page of events at a time.
 	from := 0
 	if v := r.URL.Query().Get("from"); v != "" {
@@ -352,8 +358,59 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Next     int
 		Input    string
 		Output   string
+		MapRuns  []mapRunView
+		Parent   string // the parent execution of a map run's child
 	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
-		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output))})
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent})
+}
+
+// mapRunView is a map run on its execution's page: its counts and its
+// first children.
+type mapRunView struct {
+	Run        *service.DescribeMapRunOutput
+	Items      mapRunCounts
+	Executions mapRunCounts
+	Children   []service.ExecutionListItem
+	More       bool
+}
+
+type mapRunCounts struct {
+	Pending, Running, Succeeded, Failed, TimedOut, Aborted, Total int64
+}
+
+// mapRunChildren is how many children of a map run its execution's page
+// lists.
+const mapRunChildren = 100
+
+// mapRuns are the map runs an execution started, and for a map run's
+// child the execution that started it. What cannot be read is left out.
+func (c *Console) mapRuns(r *http.Request, x *service.DescribeExecutionOutput) ([]mapRunView, string) {
+	ctx := r.Context()
+	parent := ""
+	if x.MapRunArn != "" {
+		if d, err := c.svc.DescribeMapRun(ctx, &service.DescribeMapRunInput{MapRunArn: x.MapRunArn}); err == nil {
+			parent = d.ExecutionArn
+		}
+	}
+	list, err := c.svc.ListMapRuns(ctx, &service.ListMapRunsInput{ExecutionArn: x.ExecutionArn})
+	if err != nil {
+		return nil, parent
+	}
+	var out []mapRunView
+	for _, it := range list.MapRuns {
+		d, err := c.svc.DescribeMapRun(ctx, &service.DescribeMapRunInput{MapRunArn: it.MapRunArn})
+		if err != nil {
+			continue
+		}
+		v := mapRunView{Run: d}
+		_ = json.Unmarshal(d.ItemCounts, &v.Items)
+		_ = json.Unmarshal(d.ExecutionCounts, &v.Executions)
+		if kids, err := c.svc.ListExecutions(ctx, &service.ListExecutionsInput{MapRunArn: it.MapRunArn, MaxResults: ptr(mapRunChildren)}); err == nil {
+			v.Children, v.More = kids.Executions, kids.NextToken != ""
+		}
+		out = append(out, v)
+	}
+	return out, parent
 }
 
 func nextFrom(to, total int) int {

@@ -407,3 +407,40 @@ func TestVersionsAndAliases(t *testing.T) {
 	require.Contains(t, page, ">on-v1</a>")
 	require.NotContains(t, page, `id="versions"`)
 }
+
+// The page of an execution whose distributed Map ran shows the map run:
+// its counts and its children, each linking to its own page, where the
+// graph is the Map's ItemProcessor and the map run leads back to the
+// parent.
+func TestMapRuns(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", "Label": "Fan",
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "Inner", "States": {
+			"Inner": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "Boom"}], "Default": "Fine"},
+			"Boom": {"Type": "Fail", "Error": "Two"}, "Fine": {"Type": "Pass", "End": true}}},
+		"ToleratedFailureCount": 1, "End": true}}}`
+	sm := b.create(t, "fan", def)
+	x := b.start(t, sm, "run", `[1, 2, 3]`)
+	b.wait(t, x)
+
+	status, page := b.get(t, "/executions/"+url.PathEscape(x))
+	require.Equal(t, 200, status)
+	require.Contains(t, page, `id="map-runs"`)
+	require.Contains(t, page, `:mapRun:fan/Fan:`)
+	// Items: none pending or running, 2 succeeded, 1 failed, 3 in all.
+	require.Contains(t, page, `<tr data-counts="items"><th>Items</th><td>0</td><td>0</td><td>2</td><td>1</td><td>0</td><td>0</td><td>3</td></tr>`)
+	i := strings.Index(page, `href="/executions/`+url.PathEscape("arn:aws:states:us-east-1:123456789012:execution:fan/Fan:"))
+	require.Positive(t, i)
+	link := page[i+len(`href="`):]
+	link = link[:strings.IndexByte(link, '"')]
+	require.Equal(t, 3, strings.Count(page, `href="/executions/`+url.PathEscape("arn:aws:states:us-east-1:123456789012:execution:fan/Fan:")))
+
+	status, child := b.get(t, link)
+	require.Equal(t, 200, status)
+	require.Contains(t, child, `id="parent-map-run"`)
+	require.Contains(t, child, `href="/executions/`+url.PathEscape(x)+`"`)
+	// The child's graph is the ItemProcessor's.
+	require.Contains(t, child, `&#34;Inner&#34;`)
+	require.NotContains(t, child, `id="map-runs"`)
+}

@@ -25,8 +25,9 @@ type Task struct {
 
 // ResultWrite writes the results of a map run to S3, as a ResultWriter
 // does: one file per status (SUCCEEDED_0.json, FAILED_0.json,
-// PENDING_0.json; .jsonl for JSONL: one result a line) under
-// <Prefix>/<map run id>/, and manifest.json beside them listing them. The
+// PENDING_0.json; for JSONL one result a line, under the same names)
+// under <Prefix>/<map run id>/, and manifest.json beside them listing
+// them. The
 // task's answer is the Map state's result, {"MapRunArn": ...,
 // "ResultWriterDetails": {"Bucket": ..., "Key": <the manifest's key>}},
 // or a States.ResultWriterFailed failure.

@@ -282,6 +282,10 @@ func (r *Registry) lookup(base string) *entry {
 // .waitForTaskToken a failed call, or the service's answer as a submitted
 // result: the token completes the task).
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	if t.Write != nil {
+		r.writeResults(ctx, t, done)
+		return
+	}
 	if t.Request.Reader != nil {
 		r.readItems(ctx, t, done)
 		return

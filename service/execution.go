@@ -418,6 +418,9 @@ func (s *Service) DescribeStateMachineForExecution(ctx context.Context, in *Desc
 	if err != nil {
 		return nil, err
 	}
+	if x.MapRunArn != "" {
+		return s.describeChildMachine(ctx, x, in.IncludedData)
+	}
 	rev, err := s.db().RevisionGet(ctx, x.StateMachineArn, x.RevisionID)
 	if err != nil {
 		return nil, storeError("get revision", err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -213,4 +214,103 @@ func (s *Service) listMapRunExecutions(ctx context.Context, in *ListExecutionsIn
 		}
 		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
 	}
+}
+
+// describeChildMachine is DescribeStateMachineForExecution of a map run's
+// child: the state machine of the map run (<machine ARN>/<label>), whose
+// definition is the Map's ItemProcessor in the revision the parent ran,
+// with the map run and its label.
+func (s *Service) describeChildMachine(ctx context.Context, x *store.Execution, included string) (*DescribeStateMachineForExecutionOutput, error) {
+	base, label, _ := strings.Cut(x.StateMachineArn, "/")
+	rev, err := s.db().RevisionGet(ctx, base, x.RevisionID)
+	if err != nil {
+		return nil, storeError("get revision", err)
+	}
+	def := processorDefinition(rev.Definition, label)
+	out := &DescribeStateMachineForExecutionOutput{
+		StateMachineArn: x.StateMachineArn, Name: stateMachineNameOf(x.StateMachineArn), Definition: def,
+		RoleArn: rev.RoleArn, UpdateDate: Time(rev.CreatedAt), MapRunArn: x.MapRunArn, Label: label,
+		LoggingConfiguration: defaultLogging(), TracingConfiguration: defaultTracing(), EncryptionConfiguration: defaultEncryption(),
+		VariableReferences: variableReferencesOf(def),
+	}
+	if included == includedMetadataOnly {
+		out.Definition = ""
+	}
+	return out, nil
+}
+
+// processorDefinition is the ItemProcessor of the distributed Map
+// labelled label in a definition, as a state machine definition of its
+// own (without its ProcessorConfig, in the query language it inherits);
+// "" when there is none.
+func processorDefinition(def, label string) string {
+	v, err := jsonvalue.ParseString(def)
+	if err != nil {
+		return ""
+	}
+	top, _ := v.(*jsonvalue.Object)
+	lang, _ := top.Get("QueryLanguage")
+	var find func(m *jsonvalue.Object, lang any) *jsonvalue.Object
+	find = func(m *jsonvalue.Object, lang any) *jsonvalue.Object {
+		if l, ok := m.Get("QueryLanguage"); ok {
+			lang = l
+		}
+		states, _ := m.Get("States")
+		so, _ := states.(*jsonvalue.Object)
+		if so == nil {
+			return nil
+		}
+		for name, sv := range so.All() {
+			st, _ := sv.(*jsonvalue.Object)
+			if st == nil {
+				continue
+			}
+			var subs []*jsonvalue.Object
+			if p, ok := st.Get("ItemProcessor"); ok {
+				po, _ := p.(*jsonvalue.Object)
+				if po == nil {
+					continue
+				}
+				l := name
+				if lv, ok := st.Get("Label"); ok {
+					l, _ = lv.(string)
+				}
+				if l == label {
+					out := jsonvalue.NewObject(po.Len() + 1)
+					if lang != nil {
+						out.Set("QueryLanguage", lang)
+					}
+					for k, v := range po.All() {
+						if k != "ProcessorConfig" {
+							out.Set(k, v)
+						}
+					}
+					return out
+				}
+				subs = append(subs, po)
+			}
+			if b, ok := st.Get("Branches"); ok {
+				arr, _ := b.([]any)
+				for _, x := range arr {
+					if bo, ok := x.(*jsonvalue.Object); ok {
+						subs = append(subs, bo)
+					}
+				}
+			}
+			for _, sub := range subs {
+				if found := find(sub, lang); found != nil {
+					return found
+				}
+			}
+		}
+		return nil
+	}
+	if top == nil {
+		return ""
+	}
+	p := find(top, lang)
+	if p == nil {
+		return ""
+	}
+	return jsonvalue.String(p)
 }

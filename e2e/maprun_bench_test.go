@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/integration/integrationtest"
+)
+
+// A distributed Map of 100,000 items read from S3 (moto), each a Pass, in
+// batches of 100 and without batching: items and child executions a
+// second, the server's peak RSS and the database's growth.
+//
+//	go test -run '^$' -bench DistributedMap -benchtime 1x ./e2e/
+func BenchmarkDistributedMap(b *testing.B) {
+	moto := integrationtest.Moto(b)
+	s3Do(b, http.MethodPut, moto+"/bench", nil)
+	const items = 100_000
+	var csv strings.Builder
+	csv.WriteString("id\n")
+	for i := range items {
+		fmt.Fprintf(&csv, "%d\n", i)
+	}
+	s3Do(b, http.MethodPut, moto+"/bench/rows.csv", strings.NewReader(csv.String()))
+	for _, batch := range []int{100, 0} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			batcher := ""
+			children := items
+			if batch > 0 {
+				batcher = fmt.Sprintf(`"ItemBatcher": {"MaxItemsPerBatch": %d},`, batch)
+				children = items / batch
+			}
+			def := `{"StartAt": "M", "States": {"M": {"Type": "Map", ` + batcher + `
+				"ItemReader": {"Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": {"InputType": "CSV"},
+					"Parameters": {"Bucket": "bench", "Key": "rows.csv"}},
+				"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "P",
+					"States": {"P": {"Type": "Pass", "End": true}}},
+				"ResultSelector": {"n.$": "States.ArrayLength($)"}, "End": true}}}`
+			for i := 0; i < b.N; i++ {
+				db := filepath.Join(b.TempDir(), "bench.db")
+				s := startServer(b, db, "--aws-endpoint", moto)
+				c := s.client(b)
+				sm := createMachine(b, c, "bench", def)
+				before := dbSize(db)
+				start := time.Now()
+				out, err := c.StartExecution(context.Background(), &sfn.StartExecutionInput{StateMachineArn: aws.String(sm)})
+				require.NoError(b, err)
+				d := waitExecution(b, c, *out.ExecutionArn, 30*time.Minute)
+				elapsed := time.Since(start)
+				require.Equal(b, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
+				require.JSONEq(b, fmt.Sprintf(`{"n": %d}`, children), *d.Output)
+				b.ReportMetric(float64(items)/elapsed.Seconds(), "items/s")
+				b.ReportMetric(float64(children)/elapsed.Seconds(), "children/s")
+				b.ReportMetric(float64(peakRSS(b, s.cmd.Process.Pid))/1024, "peak-RSS-MB")
+				b.ReportMetric(float64(dbSize(db)-before)/(1<<20), "db-growth-MB")
+				s.kill()
+			}
+		})
+	}
+}
+
+// dbSize is the size of a SQLite database with its write-ahead log.
+func dbSize(db string) int64 {
+	var n int64
+	for _, f := range []string{db, db + "-wal"} {
+		if st, err := os.Stat(f); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// peakRSS is a process's peak resident set size in KiB (VmHWM).
+func peakRSS(b *testing.B, pid int) int64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(b, err)
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			require.NoError(b, err)
+			return n
+		}
+	}
+	return 0
+}
