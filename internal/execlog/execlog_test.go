@@ -225,6 +225,16 @@ func testAllLogsEveryEvent(t *testing.T, b *testBundle) {
 		withData[ok], withData[failed] = includeData, includeData
 		b.minutes.Add(1) // another stream
 	}
+	// An execution's last step is in the store before the engine hands
+	// it to the writer: wait for every event to reach the writer.
+	events := 0
+	for arn := range withData {
+		events += len(b.history(t, arn))
+	}
+	require.Eventually(t, func() bool {
+		st := b.writer.Stats()
+		return st.Written+uint64(st.Queued)+st.Dropped >= uint64(events)
+	}, 10*time.Second, 5*time.Millisecond)
 	b.flush(t)
 	recs := b.records(t)
 	for arn, includeData := range withData {
