@@ -341,3 +341,54 @@ func TestDistributedMapRestart(t *testing.T) {
 	require.Equal(t, types.MapRunStatusSucceeded, mr.Status)
 	require.Equal(t, int64(12), mr.ItemCounts.Succeeded)
 }
+
+// Stopping the parent stops its map run: the children running (EXPRESS
+// ones here, with their express ARNs) are aborted, the rest never start,
+// and the run is ABORTED with those counts.
+func TestDistributedMapStop(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, filepath.Join(t.TempDir(), "stop.db"))
+	c := s.client(t)
+	ctx := context.Background()
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", "MaxConcurrency": 2,
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "EXPRESS"}, "StartAt": "W", "States": {
+			"W": {"Type": "Wait", "Seconds": 300, "End": true}}},
+		"End": true}}}`
+	sm := createMachine(t, c, "stopped", def)
+	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String("[1,2,3,4,5,6]")})
+	require.NoError(t, err)
+	var mapRun *string
+	require.Eventually(t, func() bool {
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
+		require.NoError(t, err)
+		if len(runs.MapRuns) == 0 {
+			return false
+		}
+		mapRun = runs.MapRuns[0].MapRunArn
+		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
+		require.NoError(t, err)
+		return len(out.Executions) == 2
+	}, 30*time.Second, 20*time.Millisecond)
+	_, err = c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: start.ExecutionArn})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
+		require.NoError(t, err)
+		for _, x := range out.Executions {
+			require.True(t, strings.HasPrefix(*x.ExecutionArn, "arn:aws:states:us-east-1:123456789012:express:stopped/M:"), *x.ExecutionArn)
+			if x.Status != types.ExecutionStatusAborted {
+				return false
+			}
+		}
+		return len(out.Executions) == 2
+	}, 30*time.Second, 20*time.Millisecond)
+	mr, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: mapRun})
+	require.NoError(t, err)
+	require.Equal(t, types.MapRunStatusAborted, mr.Status)
+	require.NotNil(t, mr.StopDate)
+	require.Equal(t, int64(2), mr.ExecutionCounts.Aborted)
+	require.Equal(t, int64(4), mr.ExecutionCounts.Pending)
+	require.Equal(t, int64(0), mr.ExecutionCounts.Running)
+	require.Equal(t, []string{"1 ExecutionStarted", "2 MapStateEntered", "3 MapStateStarted", "4 MapRunStarted", "5 ExecutionAborted"},
+		historyTypes(t, c, *start.ExecutionArn))
+}

@@ -408,6 +408,7 @@ func (r *mapRun) toleranceExceeded() bool {
 func (r *mapRun) fail() {
 	for i, s := range r.state {
 		if s == childRunning || s == childStarting {
+			r.state[i] = childAborted // stopped because the run failed
 			arn := r.childArn(i)
 			r.e.work.stepBegan()
 			go func() {
@@ -590,6 +591,7 @@ func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
 	}
 	for i, s := range r.state {
 		if s == childRunning || s == childStarting {
+			r.state[i] = childAborted
 			arn := r.childArn(i)
 			e.work.stepBegan()
 			go func() {
