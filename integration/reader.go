@@ -68,6 +68,9 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 		}
 		body, _ := out.Get("Body")
 		text, _ := body.(string)
+		if cfg.InputType == "MANIFEST" {
+			return readInventory(call, []byte(text), cfg.MaxItems)
+		}
 		return itemreader.Parse([]byte(text), cfg)
 	case readerListObjectsV2:
 		params, _ := t.Request.Parameters.(*jsonvalue.Object)
@@ -100,4 +103,38 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 		}
 	}
 	return nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
+}
+
+// readInventory reads the items of an S3 inventory from its manifest:
+// every line of every data file the manifest names, in order.
+func readInventory(call func(string, any) (*jsonvalue.Object, error), manifest []byte, maxItems int64) ([]any, error) {
+	m, err := itemreader.ParseManifest(manifest)
+	if err != nil {
+		return nil, err
+	}
+	items := []any{}
+	for _, key := range m.Keys {
+		params := jsonvalue.NewObject(2)
+		params.Set("Bucket", m.Bucket)
+		params.Set("Key", key)
+		out, err := call("getObject", params)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := out.Get("Body")
+		text, _ := body.(string)
+		left := int64(0)
+		if maxItems > 0 {
+			left = maxItems - int64(len(items))
+		}
+		more, err := m.ParseInventory([]byte(text), left)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, more...)
+		if maxItems > 0 && int64(len(items)) >= maxItems {
+			return items[:maxItems], nil
+		}
+	}
+	return items, nil
 }

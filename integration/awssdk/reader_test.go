@@ -1,6 +1,8 @@
 package awssdk_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -75,4 +77,40 @@ func TestItemReaderOnMoto(t *testing.T) {
 
 	res = read("arn:aws:states:::s3:putObject", `{}`, interp.ReaderConfig{})
 	require.Equal(t, stepwisetype.ErrorItemReaderFailed, res.Failure.Name)
+
+	// An S3 inventory: the manifest names gzip-compressed CSV data files
+	// in the destination bucket; each line is an item of the schema.
+	b.ok(t, "s3", "createBucket", `{"Bucket": "inventory"}`)
+	gz := func(text string) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, err := zw.Write([]byte(text))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		return buf.Bytes()
+	}
+	putRaw := func(key string, body []byte) {
+		req, err := http.NewRequest(http.MethodPut, moto+"/inventory/"+key, bytes.NewReader(body))
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	putRaw("data/a.csv.gz", gz("\"items\",\"dir/0.json\",\"2\"\n\"items\",\"dir/1.json\",\"2\"\n"))
+	putRaw("data/b.csv.gz", gz("\"items\",\"rows.csv\",\"21\"\n"))
+	putRaw("manifest.json", []byte(`{"sourceBucket": "items", "destinationBucket": "arn:aws:s3:::inventory", "version": "2016-11-30",
+		"fileFormat": "CSV", "fileSchema": "Bucket, Key, Size",
+		"files": [{"key": "data/a.csv.gz", "size": 40, "MD5checksum": "x"}, {"key": "data/b.csv.gz", "size": 30, "MD5checksum": "y"}]}`))
+	res = read("arn:aws:states:::s3:getObject", `{"Bucket": "inventory", "Key": "manifest.json"}`, interp.ReaderConfig{InputType: "MANIFEST"})
+	require.Nil(t, res.Failure)
+	require.Equal(t, `[{"Bucket":"items","Key":"dir/0.json","Size":"2"},{"Bucket":"items","Key":"dir/1.json","Size":"2"},`+
+		`{"Bucket":"items","Key":"rows.csv","Size":"21"}]`, jsonvalue.String(res.Output))
+	res = read("arn:aws:states:::s3:getObject", `{"Bucket": "inventory", "Key": "manifest.json"}`, interp.ReaderConfig{InputType: "MANIFEST", MaxItems: 2})
+	require.Nil(t, res.Failure)
+	require.Len(t, res.Output, 2)
+	putRaw("orc.json", []byte(`{"destinationBucket": "arn:aws:s3:::inventory", "fileFormat": "ORC", "fileSchema": "x", "files": []}`))
+	res = read("arn:aws:states:::s3:getObject", `{"Bucket": "inventory", "Key": "orc.json"}`, interp.ReaderConfig{InputType: "MANIFEST"})
+	require.Equal(t, stepwisetype.ErrorItemReaderFailed, res.Failure.Name)
+	require.Contains(t, res.Failure.Cause, "only CSV inventories")
 }

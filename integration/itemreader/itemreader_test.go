@@ -67,3 +67,28 @@ func FuzzParse(f *testing.F) {
 		require.LessOrEqual(t, len(items), 5)
 	})
 }
+
+// FuzzManifest: any manifest is read or refused as ItemReaderFailed, and
+// what it names can be parsed (or refused) the same way.
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte(`{"destinationBucket": "arn:aws:s3:::b", "fileFormat": "CSV", "fileSchema": "Bucket, Key", "files": [{"key": "k"}]}`), []byte("\"b\",\"k\"\n"))
+	f.Add([]byte(`{"fileFormat": "ORC"}`), []byte{0x1f, 0x8b, 0})
+	f.Fuzz(func(t *testing.T, manifest, data []byte) {
+		m, err := ParseManifest(manifest)
+		if err != nil {
+			var fl *stepwisetype.Failure
+			require.ErrorAs(t, err, &fl)
+			require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+			return
+		}
+		require.NotEmpty(t, m.Bucket)
+		require.NotEmpty(t, m.Schema)
+		items, err := m.ParseInventory(data, 3)
+		if err != nil {
+			var fl *stepwisetype.Failure
+			require.ErrorAs(t, err, &fl)
+			return
+		}
+		require.LessOrEqual(t, len(items), 3)
+	})
+}

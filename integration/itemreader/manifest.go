@@ -1,0 +1,92 @@
+package itemreader
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"strings"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+)
+
+// An S3 inventory manifest (InputType MANIFEST) names the inventory's
+// data files; each line of those (CSV, gzip-compressed as S3 writes them)
+// is an item whose members are the manifest's fileSchema:
+//
+//	{"sourceBucket": "…", "destinationBucket": "arn:aws:s3:::inventory",
+//	 "fileFormat": "CSV", "fileSchema": "Bucket, Key, Size, LastModifiedDate",
+//	 "files": [{"key": "…/data/….csv.gz", "size": 2046, "MD5checksum": "…"}]}
+
+// Manifest is an S3 inventory manifest, as far as reading it needs.
+type Manifest struct {
+	Bucket string   // the bucket of the data files
+	Schema []string // the members of each item
+	Keys   []string // the data files
+}
+
+// ParseManifest reads an inventory manifest.json.
+func ParseManifest(body []byte) (*Manifest, error) {
+	v, err := jsonvalue.Parse(bytes.TrimPrefix(body, []byte("\ufeff")))
+	obj, _ := v.(*jsonvalue.Object)
+	if err != nil || obj == nil {
+		return nil, failure("The manifest is not an S3 inventory manifest: it is not a JSON object.")
+	}
+	str := func(name string) string {
+		v, _ := obj.Get(name)
+		s, _ := v.(string)
+		return s
+	}
+	if f := str("fileFormat"); f != "CSV" {
+		return nil, failure("The S3 inventory's fileFormat is %q: only CSV inventories can be read.", f)
+	}
+	m := &Manifest{Bucket: str("destinationBucket")}
+	if i := strings.LastIndex(m.Bucket, ":::"); i >= 0 {
+		m.Bucket = m.Bucket[i+3:]
+	}
+	if m.Bucket == "" {
+		return nil, failure("The manifest names no destinationBucket.")
+	}
+	for _, f := range strings.Split(str("fileSchema"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			m.Schema = append(m.Schema, f)
+		}
+	}
+	if len(m.Schema) == 0 {
+		return nil, failure("The manifest has no fileSchema.")
+	}
+	files, _ := obj.Get("files")
+	arr, ok := files.([]any)
+	if !ok {
+		return nil, failure("The manifest has no files.")
+	}
+	for _, f := range arr {
+		fo, _ := f.(*jsonvalue.Object)
+		if fo == nil {
+			return nil, failure("A file of the manifest is not an object.")
+		}
+		k, _ := fo.Get("key")
+		key, _ := k.(string)
+		if key == "" {
+			return nil, failure("A file of the manifest has no key.")
+		}
+		m.Keys = append(m.Keys, key)
+	}
+	return m, nil
+}
+
+// ParseInventory reads one data file of an inventory (gzip-compressed or
+// not): CSV rows whose fields are the manifest's schema.
+func (m *Manifest) ParseInventory(body []byte, maxItems int64) ([]any, error) {
+	if len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, failure("An inventory file could not be decompressed: %v", err)
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			return nil, failure("An inventory file could not be decompressed: %v", err)
+		}
+	}
+	return Parse(body, &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: m.Schema,
+		CSVDelimiter: "COMMA", MaxItems: maxItems})
+}
