@@ -317,3 +317,25 @@ func TestRunMockConfigAndLocalFunctions(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--mock-config and --test-case go together")
 }
+
+// TestRunDistributedMapExample runs the distributed Map example
+// in-process: batches of two, a failed batch within the tolerance shows
+// as its child's description.
+func TestRunDistributedMapExample(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := execute("run", "../examples/distributed-map.asl.json", "--input",
+		`{"class": "7b", "passMark": 50, "students": [{"name": "ada", "score": 91}, {"name": "alan", "score": 40},
+		{"name": "grace", "score": -1}, {"name": "edsger", "score": 77}, {"name": "barbara", "score": 66}]}`)
+	require.Equal(t, 0, code, errOut)
+	var res struct {
+		Status string
+		Output []map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	require.Len(t, res.Output, 3)
+	require.Equal(t, map[string]any{"class": "7b", "graded": []any{"ada"}}, res.Output[0])
+	require.Equal(t, "BadScore", res.Output[1]["Error"])
+	require.Equal(t, "FAILED", res.Output[1]["Status"])
+	require.Equal(t, map[string]any{"class": "7b", "graded": []any{"barbara"}}, res.Output[2])
+}

@@ -225,41 +225,11 @@ func (r *mapRun) childDone(i int, c *store.Execution) {
 	r.failed += r.req.Items(i)
 }
 
-// childEntry is a child's result with its metadata, as AWS writes it
-// with the NONE transformation: DescribeExecution's members in
-// PascalCase, dates as ISO 8601 text.
+// childEntry is a child's result with its metadata (interp.ChildEntry).
 func childEntry(c *store.Execution) *jsonvalue.Object {
-	included := jsonvalue.NewObject(1)
-	included.Set("Included", true)
-	o := jsonvalue.NewObject(16)
-	if c.Cause != nil {
-		o.Set("Cause", *c.Cause)
-	}
-	if c.Error != nil {
-		o.Set("Error", *c.Error)
-	}
-	o.Set("ExecutionArn", c.Arn)
-	o.Set("Input", c.Input)
-	o.Set("InputDetails", included)
-	o.Set("Name", c.Name)
-	if c.Output != nil && c.Status == stepwisetype.StatusSucceeded {
-		o.Set("Output", *c.Output)
-		o.Set("OutputDetails", included)
-	}
-	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
-	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
-		o.Set("RedriveStatus", "NOT_REDRIVABLE")
-		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
-	} else {
-		o.Set("RedriveStatus", "REDRIVABLE_BY_MAP_RUN")
-	}
-	o.Set("StartDate", c.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	o.Set("StateMachineArn", c.StateMachineArn)
-	o.Set("Status", string(c.Status))
-	if c.StopDate != nil {
-		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	}
-	return o
+	return interp.ChildEntry(&interp.ChildSummary{Arn: c.Arn, Name: c.Name, StateMachineArn: c.StateMachineArn,
+		Status: c.Status, Input: c.Input, Output: c.Output, Error: c.Error, Cause: c.Cause,
+		StartDate: c.StartDate, StopDate: c.StopDate, RedriveCount: c.RedriveCount})
 }
 
 // concurrency is how many children may run at once.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
 
@@ -143,9 +144,9 @@ func (h *timerHeap) Pop() any {
 
 // mapRun runs a map run in-process: each child execution in turn, to its
 // end, from the parent's time (the parent's clock does not move). The
-// result is the children's outputs in order, a failed child's null when
-// the run tolerates it. A ResultWriter is not written: the result is the
-// outputs as they are.
+// result is the children's outputs in order, a failed child's
+// description (ChildEntry) when the run tolerates it. A ResultWriter is
+// not written: the result is the outputs as they are.
 func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *stepwisetype.Failure) {
 	results := make([]any, len(r.Inputs))
 	failed, total := 0, 0
@@ -154,7 +155,8 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 	}
 	for i, in := range r.Inputs {
 		info := parent.Info
-		info.ExecutionArn = fmt.Sprintf("%s/%s:%d", parent.Info.ExecutionArn, r.Label, i)
+		info.ExecutionArn = fmt.Sprintf("arn:aws:states:%s:%s:execution:%s/%s:%d", parent.Info.Region, parent.Info.Account,
+			parent.Info.StateMachineName, r.Label, i)
 		info.Name = strconv.Itoa(i)
 		info.StateMachineArn = parent.Info.StateMachineArn + "/" + r.Label
 		info.StateMachineName = parent.Info.StateMachineName + "/" + r.Label
@@ -167,6 +169,12 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 			results[i] = child.Output
 			continue
 		}
+		sum := &ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn, Status: child.Status,
+			Input: jsonvalue.String(in), StartDate: now, StopDate: &now}
+		if child.Failure != nil {
+			sum.Error, sum.Cause = &child.Failure.Name, &child.Failure.Cause
+		}
+		results[i] = ChildEntry(sum)
 		failed += r.Items(i)
 		if r.Exceeded(failed, total) {
 			return nil, ToleranceFailure()

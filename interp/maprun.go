@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
@@ -335,4 +336,53 @@ func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*Resu
 		return nil, stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The ResultWriter needs a Bucket.")
 	}
 	return w, nil
+}
+
+// ChildSummary is what a map run's child result shows of the child.
+type ChildSummary struct {
+	Arn, Name, StateMachineArn string
+	Status                     stepwisetype.ExecutionStatus
+	Input                      string
+	Output, Error, Cause       *string
+	StartDate                  time.Time
+	StopDate                   *time.Time
+	RedriveCount               int
+}
+
+// ChildEntry is a child's result with its metadata, as AWS writes it with
+// the NONE transformation (and returns it for a child that did not
+// succeed, whatever the transformation): DescribeExecution's members in
+// PascalCase, dates as ISO 8601 text.
+func ChildEntry(c *ChildSummary) *jsonvalue.Object {
+	included := jsonvalue.NewObject(1)
+	included.Set("Included", true)
+	o := jsonvalue.NewObject(16)
+	if c.Cause != nil {
+		o.Set("Cause", *c.Cause)
+	}
+	if c.Error != nil {
+		o.Set("Error", *c.Error)
+	}
+	o.Set("ExecutionArn", c.Arn)
+	o.Set("Input", c.Input)
+	o.Set("InputDetails", included)
+	o.Set("Name", c.Name)
+	if c.Output != nil && c.Status == stepwisetype.StatusSucceeded {
+		o.Set("Output", *c.Output)
+		o.Set("OutputDetails", included)
+	}
+	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
+	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
+		o.Set("RedriveStatus", "NOT_REDRIVABLE")
+		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
+	} else {
+		o.Set("RedriveStatus", "REDRIVABLE_BY_MAP_RUN")
+	}
+	o.Set("StartDate", c.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
+	o.Set("StateMachineArn", c.StateMachineArn)
+	o.Set("Status", string(c.Status))
+	if c.StopDate != nil {
+		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
+	}
+	return o
 }
