@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/pgtest"
 )
 
 // s3Do sends an S3 request to moto, signed as the server's S3 client
@@ -391,4 +392,48 @@ func TestDistributedMapStop(t *testing.T) {
 	require.Equal(t, int64(0), mr.ExecutionCounts.Running)
 	require.Equal(t, []string{"1 ExecutionStarted", "2 MapStateEntered", "3 MapStateStarted", "4 MapRunStarted", "5 ExecutionAborted"},
 		historyTypes(t, c, *start.ExecutionArn))
+}
+
+// On PostgreSQL with two nodes, a map run whose node is killed is taken
+// over with its parent: the children the dead node ran are claimed like
+// any orphan, their ends reach the run on the node that took it, and no
+// child starts twice.
+func TestDistributedMapFailover(t *testing.T) {
+	t.Parallel()
+	ns := startNodes(t, pgtest.NewDatabase(t), 2)
+	c := ns.client(0)
+	ctx := context.Background()
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", "MaxConcurrency": 3,
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "W", "States": {
+			"W": {"Type": "Wait", "Seconds": 2, "Next": "P"},
+			"P": {"Type": "Pass", "Parameters": {"twice.$": "States.MathAdd($, $)"}, "End": true}}},
+		"End": true}}}`
+	sm := createMachine(t, c, "failover", def)
+	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String("[0,1,2,3,4,5,6,7,8]")})
+	require.NoError(t, err)
+	var mapRun *string
+	require.Eventually(t, func() bool {
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
+		require.NoError(t, err)
+		if len(runs.MapRuns) == 0 {
+			return false
+		}
+		mapRun = runs.MapRuns[0].MapRunArn
+		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
+		require.NoError(t, err)
+		return len(out.Executions) >= 3
+	}, 30*time.Second, 20*time.Millisecond)
+	ns.kill(0)
+
+	c = ns.client(1)
+	d := waitExecution(t, c, *start.ExecutionArn, 2*time.Minute)
+	require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
+	require.JSONEq(t, `[{"twice":0},{"twice":2},{"twice":4},{"twice":6},{"twice":8},{"twice":10},{"twice":12},{"twice":14},{"twice":16}]`, *d.Output)
+	out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
+	require.NoError(t, err)
+	require.Len(t, out.Executions, 9)
+	mr, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: mapRun})
+	require.NoError(t, err)
+	require.Equal(t, types.MapRunStatusSucceeded, mr.Status)
+	require.Equal(t, int64(9), mr.ExecutionCounts.Succeeded)
 }
