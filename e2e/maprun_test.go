@@ -437,3 +437,86 @@ func TestDistributedMapFailover(t *testing.T) {
 	require.Equal(t, types.MapRunStatusSucceeded, mr.Status)
 	require.Equal(t, int64(9), mr.ExecutionCounts.Succeeded)
 }
+
+// A distributed Map inside a child of another runs on
+// <machine>/<outer>/<inner>: its children are found again after a
+// restart, and describe the inner ItemProcessor. Raising the tolerance of
+// a run under way lets it succeed past failures it would have failed on.
+func TestDistributedMapNestedAndTolerance(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "nested.db")
+	s := startServer(t, db)
+	c := s.client(t)
+	ctx := context.Background()
+	def := `{"StartAt": "Outer", "States": {"Outer": {"Type": "Map",
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "Inner", "States": {
+			"Inner": {"Type": "Map", "ItemsPath": "$.xs",
+				"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "W", "States": {
+					"W": {"Type": "Wait", "Seconds": 1, "End": true}}}, "End": true}}},
+		"End": true}}}`
+	sm := createMachine(t, c, "nest", def)
+	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String(`[{"xs": [1, 2]}, {"xs": [3]}]`)})
+	require.NoError(t, err)
+	var inner *string
+	require.Eventually(t, func() bool {
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
+		require.NoError(t, err)
+		if len(runs.MapRuns) == 0 {
+			return false
+		}
+		kids, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: runs.MapRuns[0].MapRunArn})
+		require.NoError(t, err)
+		for _, k := range kids.Executions {
+			in, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: k.ExecutionArn})
+			require.NoError(t, err)
+			if len(in.MapRuns) > 0 {
+				inner = in.MapRuns[0].MapRunArn
+				require.Equal(t, sm+"/Outer/Inner", *in.MapRuns[0].StateMachineArn)
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond)
+	s.kill()
+	s = startServer(t, db)
+	c = s.client(t)
+	d := waitExecution(t, c, *start.ExecutionArn, time.Minute)
+	require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
+	require.JSONEq(t, `[[1, 2], [3]]`, *d.Output)
+	kids, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: inner})
+	require.NoError(t, err)
+	require.NotEmpty(t, kids.Executions)
+	dm, err := c.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{ExecutionArn: kids.Executions[0].ExecutionArn})
+	require.NoError(t, err)
+	require.Equal(t, "Inner", *dm.Label)
+	require.Equal(t, *inner, *dm.MapRunArn)
+	require.JSONEq(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 1, "End": true}}}`, *dm.Definition)
+
+	// Tolerance raised while the run is under way: four of five items
+	// fail; with the count raised to four before they end, it succeeds.
+	tol := createMachine(t, c, "tol", `{"StartAt": "M", "States": {"M": {"Type": "Map", "MaxConcurrency": 1,
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "W", "States": {
+			"W": {"Type": "Wait", "Seconds": 1, "Next": "C"},
+			"C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericGreaterThan": 1, "Next": "F"}], "Default": "P"},
+			"F": {"Type": "Fail", "Error": "Big"}, "P": {"Type": "Pass", "End": true}}},
+		"End": true}}}`)
+	start, err = c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(tol), Input: aws.String(`[1, 2, 3, 4, 5]`)})
+	require.NoError(t, err)
+	var mapRun *string
+	require.Eventually(t, func() bool {
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
+		require.NoError(t, err)
+		if len(runs.MapRuns) > 0 {
+			mapRun = runs.MapRuns[0].MapRunArn
+		}
+		return mapRun != nil
+	}, 30*time.Second, 20*time.Millisecond)
+	_, err = c.UpdateMapRun(ctx, &sfn.UpdateMapRunInput{MapRunArn: mapRun, ToleratedFailureCount: aws.Int64(4)})
+	require.NoError(t, err)
+	d = waitExecution(t, c, *start.ExecutionArn, time.Minute)
+	require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
+	mr, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: mapRun})
+	require.NoError(t, err)
+	require.Equal(t, int64(4), mr.ToleratedFailureCount)
+	require.Equal(t, int64(4), mr.ItemCounts.Failed)
+}

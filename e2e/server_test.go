@@ -38,7 +38,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "stepwise")
-	build := exec.Command("go", "build", "-o", binary, "stepwise/cmd/stepwise")
+	args := []string{"build", "-o", binary}
+	if os.Getenv("STEPWISE_E2E_RACE") != "" {
+		// The servers themselves under the race detector (slower).
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "stepwise/cmd/stepwise")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build stepwise:", err)

@@ -427,7 +427,8 @@ func arnName(arn string) string {
 // machine returns the parsed definition of a revision.
 //
 // The children of a map run run on <state machine ARN>/<label>: the
-// ItemProcessor of the distributed Map with that label.
+// ItemProcessor of the distributed Map with that label (and those of a
+// map run inside a child, on <state machine ARN>/<label>/<label>).
 func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
 	key := defcache.Key(smArn, revision)
 	if base, label := splitLabel(smArn); label != "" {
@@ -436,11 +437,13 @@ func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.Stat
 			if err != nil {
 				return nil, err
 			}
-			p := processorMachine(m, label)
-			if p == nil {
-				return nil, fmt.Errorf("revision %s has no distributed Map labelled %q", key, label)
+			// A nested map run's children run on <machine>/<outer>/<inner>.
+			for _, l := range strings.Split(label, "/") {
+				if m = processorMachine(m, l); m == nil {
+					return nil, fmt.Errorf("revision %s has no distributed Map labelled %q", key, label)
+				}
 			}
-			return p, nil
+			return m, nil
 		})
 	}
 	return e.machines.Get(key, func() (*asl.StateMachine, error) {

@@ -68,6 +68,7 @@ type mapRun struct {
 
 	mu       sync.Mutex
 	row      store.MapRun
+	seq      uint64         // of the latest snapshot of row (snapshot)
 	names    map[string]int // child name → index
 	state    []int8
 	results  []any
@@ -77,9 +78,20 @@ type mapRun struct {
 	starting int
 	failed   int // items failed, timed out or aborted
 	total    int // items
-	ended    bool
-	dirty    bool
-	saving   bool
+	// tolCount (-1: not set) and tolPercent (0: not set) are the
+	// tolerance in effect (UpdateMapRun changes them).
+	tolCount   int64
+	tolPercent float64
+	dirty      bool
+	// ended: the run is over (answered, or answering); superseded: a
+	// dispatch of the same task again took it over, and it answers
+	// nothing; writing: its ResultWriter is under way.
+	ended, superseded, writing, cancelled bool
+
+	saveMu    sync.Mutex
+	savedSeq  uint64
+	saved     store.MapRun // the settings last written, to see others' updates
+	haveSaved bool
 }
 
 func (m *mapRuns) get(arn string) *mapRun {
@@ -96,33 +108,52 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)})
 		return
 	}
-	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done,
+	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done, tolCount: req.ToleratedCount, tolPercent: req.TolerancePercent,
 		names: make(map[string]int, len(req.Inputs)), state: make([]int8, len(req.Inputs)), results: make([]any, len(req.Inputs))}
 	for i := range req.Inputs {
 		r.names[r.childName(i)] = i
 		r.total += req.Items(i)
 	}
 	e.mapRuns.mu.Lock()
-	if old := e.mapRuns.runs[req.Arn]; old != nil {
-		old.mu.Lock()
-		old.ended = true // a task dispatched again: the new one takes over
-		old.mu.Unlock()
-	}
+	old := e.mapRuns.runs[req.Arn]
 	e.mapRuns.runs[req.Arn] = r
 	e.mapRuns.mu.Unlock()
-	// The task waits on the children's work, not on the outside.
-	e.work.taskOnChild(t.ExecutionArn, t.ID, req.Arn)
+	if old != nil {
+		// The same task dispatched again (its parent rebuilt): the new run
+		// takes over; the old one neither answers nor stops children.
+		old.mu.Lock()
+		old.ended, old.superseded = true, true
+		old.mu.Unlock()
+	}
 	// The run is registered before it lists its children, and lists them
 	// holding its lock: a child's end is heard once, by the list or after.
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !e.work.has(t.ExecutionArn, t.ID) {
+		// Cancelled before it was registered (its Map state aborted).
+		r.ended, r.superseded = true, true
+		r.unregister()
+		return
+	}
+	// The task waits on the children's work, not on the outside.
+	e.work.taskOnChild(t.ExecutionArn, t.ID, req.Arn)
 	if err := r.load(ctx); err != nil {
-		r.finishLocked(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)}, "FAILED")
-		r.mu.Unlock()
+		r.finishLocked(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)}, "FAILED", nil)
 		return
 	}
 	r.pump()
-	r.mu.Unlock()
 	go r.watch()
+}
+
+// unregister forgets the run, unless another took its place. r.mu may be
+// held (the order is r.mu, then mapRuns.mu).
+func (r *mapRun) unregister() {
+	m := &r.e.mapRuns
+	m.mu.Lock()
+	if m.runs[r.req.Arn] == r {
+		delete(m.runs, r.req.Arn)
+	}
+	m.mu.Unlock()
 }
 
 // childName is the name of child i: a UUID derived from the map run.
@@ -146,24 +177,28 @@ func (r *mapRun) childArn(i int) string {
 
 // load creates the run's row, or picks up the run from it: the children
 // that ended count, those running are waited for, and on a redrive
-// those that did not succeed run again.
+// those that did not succeed run again. r.mu is held.
 func (r *mapRun) load(ctx context.Context) error {
 	ex := r.e.store.Executor()
 	now := r.e.now()
 	row, err := ex.MapRunGet(ctx, r.req.Arn)
 	if errors.Is(err, store.ErrNotFound) {
 		r.row = store.MapRun{Arn: r.req.Arn, ExecutionArn: r.parent.Arn, StateMachineArn: r.parent.StateMachineArn + "/" + r.req.Label,
-			Status: "RUNNING", StartDate: now, MaxConcurrency: int(r.req.MaxConcurrency),
-			ToleratedFailureCount: max(r.req.ToleratedCount, 0), ToleratedFailurePercentage: r.req.TolerancePercent}
-		r.fillCounts()
-		return ex.MapRunPut(ctx, &r.row)
+			Status: "RUNNING", StartDate: now, MaxConcurrency: int(r.req.MaxConcurrency)}
+		r.settingsToRow()
+		return r.save(r.snapshot())
 	}
 	if err != nil {
 		return err
 	}
 	r.row = *row
+	// The run's settings are the row's: an UpdateMapRun holds.
+	r.rowToSettings(row)
+	// A redrive redrives the run once: a task dispatched again after a
+	// restart finds it RUNNING already.
+	redrive := r.req.Redrive && row.Status != "RUNNING"
 	r.row.Status, r.row.StopDate = "RUNNING", nil
-	if r.req.Redrive {
+	if redrive {
 		r.row.RedriveCount++
 		r.row.RedriveDate = &now
 	}
@@ -184,7 +219,7 @@ func (r *mapRun) load(ctx context.Context) error {
 				continue
 			}
 			r.childDone(i, c)
-			if r.req.Redrive && r.state[i] != childSucceeded {
+			if redrive && r.state[i] != childSucceeded {
 				r.failed -= r.req.Items(i)
 				r.redo = append(r.redo, i)
 			}
@@ -197,8 +232,22 @@ func (r *mapRun) load(ctx context.Context) error {
 	}
 	// Children never started are started in order; next skips those
 	// that were.
-	r.fillCounts()
-	return ex.MapRunPut(ctx, &r.row)
+	return r.save(r.snapshot())
+}
+
+// settingsToRow shows the tolerance in effect in the row, as
+// DescribeMapRun does (0 for a bound not set).
+func (r *mapRun) settingsToRow() {
+	r.row.ToleratedFailureCount = max(r.tolCount, 0)
+	r.row.ToleratedFailurePercentage = r.tolPercent
+}
+
+// rowToSettings takes the tolerance of a row written by an UpdateMapRun.
+func (r *mapRun) rowToSettings(row *store.MapRun) {
+	if row.ToleratedFailureCount != max(r.tolCount, 0) {
+		r.tolCount = row.ToleratedFailureCount
+	}
+	r.tolPercent = row.ToleratedFailurePercentage
 }
 
 // childDone records child i's end from its row.
@@ -241,7 +290,8 @@ func (r *mapRun) concurrency() int {
 }
 
 // pump starts children while the run's concurrency allows, and ends the
-// run once none is left. r.mu is held.
+// run once none is left. At most mapRunStarters starts of a run are in
+// flight (each goes on with the next). r.mu is held.
 func (r *mapRun) pump() {
 	if r.ended {
 		return
@@ -250,7 +300,7 @@ func (r *mapRun) pump() {
 		r.fail()
 		return
 	}
-	for r.running+r.starting < r.concurrency() {
+	for r.running+r.starting < r.concurrency() && r.starting < mapRunStarters {
 		i, redrive := -1, false
 		switch {
 		case len(r.redo) > 0:
@@ -283,7 +333,6 @@ func (r *mapRun) start(i int, redrive bool) {
 	e := r.e
 	defer e.work.stepEnded()
 	e.mapRuns.sem <- struct{}{}
-	defer func() { <-e.mapRuns.sem }()
 	arn := r.childArn(i)
 	var row *store.Execution
 	var err error
@@ -301,13 +350,18 @@ func (r *mapRun) start(i int, redrive bool) {
 			row, err = e.store.Executor().ExecutionGet(e.ctx, arn)
 		}
 	}
+	<-e.mapRuns.sem
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.starting--
 	if r.ended {
-		if err == nil && row.Status == stepwisetype.StatusRunning {
+		if err == nil && row.Status == stepwisetype.StatusRunning && !r.superseded {
 			// Started as the run ended: it stops with it.
-			go func() { _, _ = e.StopExecution(e.ctx, arn, "", "The Map Run ended.") }()
+			e.work.stepBegan()
+			go func() {
+				defer e.work.stepEnded()
+				_, _ = e.StopExecution(e.ctx, arn, "", "The Map Run ended.")
+			}()
 		}
 		return
 	}
@@ -359,37 +413,29 @@ func (m *mapRuns) childEnded(row *store.Execution) {
 	r.pump()
 }
 
+// exceeded reports whether the failed items pass the tolerance in effect.
 func (r *mapRun) exceeded() bool {
-	return r.req.Exceeded(r.failed, r.total) || r.toleranceExceeded()
-}
-
-// toleranceExceeded applies the settings an UpdateMapRun changed.
-func (r *mapRun) toleranceExceeded() bool {
-	if r.row.ToleratedFailureCount == max(r.req.ToleratedCount, 0) && r.row.ToleratedFailurePercentage == r.req.TolerancePercent {
-		return false
-	}
-	tol := *r.req
-	tol.ToleratedCount, tol.TolerancePercent = r.row.ToleratedFailureCount, r.row.ToleratedFailurePercentage
+	tol := interp.MapRunRequest{ToleratedCount: r.tolCount, TolerancePercent: r.tolPercent}
 	return tol.Exceeded(r.failed, r.total)
 }
 
-// fail ends the run past its tolerance: the children still running are
-// stopped. r.mu is held.
-func (r *mapRun) fail() {
+// stopRunning marks the children running or starting aborted and returns
+// their ARNs, for the run to stop them. r.mu is held.
+func (r *mapRun) stopRunning() []string {
+	var arns []string
 	for i, s := range r.state {
 		if s == childRunning || s == childStarting {
-			r.state[i] = childAborted // stopped because the run failed
-			arn := r.childArn(i)
-			r.e.work.stepBegan()
-			go func() {
-				defer r.e.work.stepEnded()
-				if _, err := r.e.StopExecution(r.e.ctx, arn, "", "The Map Run failed."); err != nil && !errors.Is(err, errStopped) {
-					r.e.log.DebugContext(r.e.ctx, "engine: stop map run child", "execution_arn", arn, "error", err)
-				}
-			}()
+			r.state[i] = childAborted
+			arns = append(arns, r.childArn(i))
 		}
 	}
-	r.finishLocked(TaskResult{Failure: interp.ToleranceFailure()}, "FAILED")
+	return arns
+}
+
+// fail ends the run past its tolerance: the children still running are
+// stopped before the parent hears of it. r.mu is held.
+func (r *mapRun) fail() {
+	r.finishLocked(TaskResult{Failure: interp.ToleranceFailure()}, "FAILED", r.stopRunning())
 }
 
 // succeed ends the run whose children all ended within its tolerance:
@@ -398,24 +444,285 @@ func (r *mapRun) fail() {
 func (r *mapRun) succeed() {
 	w := r.req.Writer
 	if w == nil {
-		r.finishLocked(TaskResult{Output: r.results}, "SUCCEEDED")
+		r.finishLocked(TaskResult{Output: r.results}, "SUCCEEDED", nil)
 		return
 	}
 	// Writing needs the children's rows: the run ends once it is done.
-	r.ended = true
+	r.writing = true
 	r.e.work.stepBegan()
 	go func() {
 		defer r.e.work.stepEnded()
 		res := r.write(w)
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.ended = false
+		r.writing = false
+		if r.superseded || r.cancelled {
+			return
+		}
 		status := "SUCCEEDED"
 		if res.Failure != nil {
 			status = "FAILED"
 		}
-		r.finishLocked(res, status)
+		r.finishLocked(res, status, nil)
 	}()
+}
+
+// finishLocked ends the run: its children in stop are stopped, its row
+// says how it ended, and the parent's task is answered. r.mu is held.
+func (r *mapRun) finishLocked(res TaskResult, status string, stop []string) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	now := r.e.now()
+	r.row.Status, r.row.StopDate = status, &now
+	row, seq := r.snapshot()
+	r.unregister()
+	e := r.e
+	e.work.stepBegan()
+	go func() {
+		defer e.work.stepEnded()
+		r.stopAll(stop, "The Map Run failed.")
+		if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
+			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+		}
+		e.work.childEnded(r.req.Arn)
+		r.done(res)
+	}()
+}
+
+// stopAll stops the children named, and waits for it.
+func (r *mapRun) stopAll(arns []string, cause string) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, mapRunStarters)
+	for _, arn := range arns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := r.e.StopExecution(r.e.ctx, arn, "", cause); err != nil && !errors.Is(err, errStopped) {
+				r.e.log.DebugContext(r.e.ctx, "engine: stop map run child", "execution_arn", arn, "error", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// snapshot is the run's row as it stands, counts filled in, and its
+// sequence number. r.mu is held.
+func (r *mapRun) snapshot() (store.MapRun, uint64) {
+	r.fillCounts()
+	r.seq++
+	return r.row, r.seq
+}
+
+// save writes a snapshot of the row, unless a later one was written
+// already: the writes of a run land in the order of their snapshots.
+func (r *mapRun) save(row store.MapRun, seq uint64) error {
+	r.saveMu.Lock()
+	defer r.saveMu.Unlock()
+	if seq <= r.savedSeq {
+		return nil
+	}
+	if err := r.e.store.Executor().MapRunPut(r.e.ctx, &row); err != nil {
+		return err
+	}
+	r.savedSeq, r.saved, r.haveSaved = seq, row, true
+	return nil
+}
+
+// cancel stops a run whose task was cancelled (its Map state aborted):
+// the children still running are stopped, the run is ABORTED.
+func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
+	m.mu.Lock()
+	var r *mapRun
+	for _, c := range m.runs {
+		if c.parent.Arn == parentArn && c.taskID == taskID {
+			r = c
+		}
+	}
+	m.mu.Unlock()
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended && !r.writing {
+		return
+	}
+	if r.writing {
+		r.cancelled = true
+		e.cfg.Tasks.Cancel(parentArn, taskID+"-write")
+	}
+	stop := r.stopRunning()
+	r.ended = true
+	now := e.now()
+	r.row.Status, r.row.StopDate = "ABORTED", &now
+	row, seq := r.snapshot()
+	r.unregister()
+	e.work.stepBegan()
+	go func() {
+		defer e.work.stepEnded()
+		r.stopAll(stop, "The Map Run was aborted.")
+		if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
+			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+		}
+	}()
+}
+
+// watch writes the run's row as it progresses, takes the settings an
+// UpdateMapRun on another node wrote, and finds the ends of children
+// that ended where the run could not hear of them (on another node).
+func (r *mapRun) watch() {
+	e := r.e
+	t := time.NewTicker(mapRunSaveEvery)
+	defer t.Stop()
+	polls := 0
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
+		polls++
+		if e.cl != nil {
+			r.adoptUpdate()
+		}
+		r.mu.Lock()
+		if r.ended {
+			r.mu.Unlock()
+			return
+		}
+		var row store.MapRun
+		var seq uint64
+		if r.dirty {
+			r.dirty = false
+			row, seq = r.snapshot()
+		}
+		var elsewhere []int
+		if polls%5 == 0 && e.cl != nil {
+			for i, s := range r.state {
+				if s == childRunning && !e.isLive(r.childArn(i)) {
+					elsewhere = append(elsewhere, i)
+				}
+			}
+		}
+		r.mu.Unlock()
+		if seq > 0 {
+			if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
+				e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+			}
+		}
+		for _, i := range elsewhere {
+			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.childArn(i)); err == nil && c.Status != stepwisetype.StatusRunning {
+				e.mapRuns.childEnded(c)
+			}
+		}
+	}
+}
+
+// adoptUpdate applies the settings another node's UpdateMapRun wrote to
+// the run's row (those differing from what this node last wrote).
+func (r *mapRun) adoptUpdate() {
+	stored, err := r.e.store.Executor().MapRunGet(r.e.ctx, r.req.Arn)
+	if err != nil {
+		return
+	}
+	r.saveMu.Lock()
+	saved, ok := r.saved, r.haveSaved
+	r.saveMu.Unlock()
+	if !ok || (stored.MaxConcurrency == saved.MaxConcurrency && stored.ToleratedFailureCount == saved.ToleratedFailureCount &&
+		stored.ToleratedFailurePercentage == saved.ToleratedFailurePercentage) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return
+	}
+	r.row.MaxConcurrency = stored.MaxConcurrency
+	r.rowToSettings(stored)
+	r.settingsToRow()
+	r.dirty = true
+	r.pump()
+}
+
+// isLive says whether an execution runs on this node.
+func (e *Engine) isLive(arn string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live[arn] != nil
+}
+
+// fillCounts writes the run's item and execution counts into its row.
+// r.mu is held (or the run is not shared yet).
+func (r *mapRun) fillCounts() {
+	var items, execs [6]int64
+	for i, s := range r.state {
+		if s == childStarting {
+			s = childRunning
+		}
+		items[s] += int64(r.req.Items(i))
+		execs[s]++
+	}
+	r.row.ItemCounts = countsJSON(items, int64(r.total))
+	r.row.ExecutionCounts = countsJSON(execs, int64(len(r.state)))
+}
+
+func countsJSON(c [6]int64, total int64) string {
+	o := jsonvalue.NewObject(10)
+	o.Set("aborted", jsonvalue.NumberFromInt(c[childAborted]))
+	o.Set("failed", jsonvalue.NumberFromInt(c[childFailed]))
+	o.Set("failuresNotRedrivable", jsonvalue.NumberFromInt(0))
+	o.Set("pending", jsonvalue.NumberFromInt(c[childPending]))
+	o.Set("pendingRedrive", jsonvalue.NumberFromInt(0))
+	o.Set("resultsWritten", jsonvalue.NumberFromInt(c[childSucceeded]+c[childFailed]+c[childTimedOut]+c[childAborted]))
+	o.Set("running", jsonvalue.NumberFromInt(c[childRunning]))
+	o.Set("succeeded", jsonvalue.NumberFromInt(c[childSucceeded]))
+	o.Set("timedOut", jsonvalue.NumberFromInt(c[childTimedOut]))
+	o.Set("total", jsonvalue.NumberFromInt(total))
+	return jsonvalue.String(o)
+}
+
+// UpdateMapRun changes a map run's concurrency and tolerance (nil: as
+// they are). A run in progress here applies them at once; one running on
+// another node takes them from its row within a second or so.
+func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
+	if r := e.mapRuns.get(arn); r != nil {
+		r.mu.Lock()
+		if !r.ended {
+			if maxConcurrency != nil {
+				r.row.MaxConcurrency = *maxConcurrency
+			}
+			if percent != nil {
+				r.tolPercent = *percent
+			}
+			if count != nil {
+				r.tolCount = *count
+			}
+			r.settingsToRow()
+			r.pump()
+			row, seq := r.snapshot()
+			r.mu.Unlock()
+			return r.save(row, seq)
+		}
+		r.mu.Unlock()
+	}
+	row, err := e.store.Executor().MapRunGet(ctx, arn)
+	if err != nil {
+		return err
+	}
+	if maxConcurrency != nil {
+		row.MaxConcurrency = *maxConcurrency
+	}
+	if percent != nil {
+		row.ToleratedFailurePercentage = *percent
+	}
+	if count != nil {
+		row.ToleratedFailureCount = *count
+	}
+	return e.store.Executor().MapRunPut(ctx, row)
 }
 
 // write carries out the run's ResultWriter: the results transformed,
@@ -506,204 +813,6 @@ func (r *mapRun) entries() ([]*jsonvalue.Object, error) {
 	}
 }
 
-func (r *mapRun) finish(res TaskResult, status string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.finishLocked(res, status)
-}
-
-// finishLocked ends the run: its row says how, and the parent's task is
-// answered. r.mu is held.
-func (r *mapRun) finishLocked(res TaskResult, status string) {
-	if r.ended {
-		return
-	}
-	r.ended = true
-	now := r.e.now()
-	r.row.Status, r.row.StopDate = status, &now
-	r.fillCounts()
-	row := r.row
-	e := r.e
-	e.mapRuns.mu.Lock()
-	if e.mapRuns.runs[r.req.Arn] == r {
-		delete(e.mapRuns.runs, r.req.Arn)
-	}
-	e.mapRuns.mu.Unlock()
-	e.work.stepBegan()
-	go func() {
-		defer e.work.stepEnded()
-		if err := e.store.Executor().MapRunPut(e.ctx, &row); err != nil && e.ctx.Err() == nil {
-			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
-		}
-		e.work.childEnded(r.req.Arn)
-		r.done(res)
-	}()
-}
-
-// cancel stops a run whose task was cancelled (its Map state aborted):
-// the children still running are stopped, the run is ABORTED.
-func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
-	m.mu.Lock()
-	var r *mapRun
-	for _, c := range m.runs {
-		if c.parent.Arn == parentArn && c.taskID == taskID {
-			r = c
-		}
-	}
-	m.mu.Unlock()
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ended {
-		return
-	}
-	for i, s := range r.state {
-		if s == childRunning || s == childStarting {
-			r.state[i] = childAborted
-			arn := r.childArn(i)
-			e.work.stepBegan()
-			go func() {
-				defer e.work.stepEnded()
-				_, _ = e.StopExecution(e.ctx, arn, "", "The Map Run was aborted.")
-			}()
-		}
-	}
-	r.ended = true
-	now := e.now()
-	r.row.Status, r.row.StopDate = "ABORTED", &now
-	r.fillCounts()
-	row := r.row
-	m.mu.Lock()
-	delete(m.runs, r.req.Arn)
-	m.mu.Unlock()
-	go func() {
-		if err := e.store.Executor().MapRunPut(e.ctx, &row); err != nil && e.ctx.Err() == nil {
-			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
-		}
-	}()
-}
-
-// watch writes the run's row as it progresses, and finds the ends of
-// children that ended where the run could not hear of them (on another
-// node).
-func (r *mapRun) watch() {
-	e := r.e
-	t := time.NewTicker(mapRunSaveEvery)
-	defer t.Stop()
-	polls := 0
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-t.C:
-		}
-		r.mu.Lock()
-		if r.ended {
-			r.mu.Unlock()
-			return
-		}
-		var row *store.MapRun
-		if r.dirty {
-			r.dirty = false
-			r.fillCounts()
-			c := r.row
-			row = &c
-		}
-		var elsewhere []int
-		if polls++; polls%5 == 0 && e.cl != nil {
-			for i, s := range r.state {
-				if s == childRunning && !e.isLive(r.childArn(i)) {
-					elsewhere = append(elsewhere, i)
-				}
-			}
-		}
-		r.mu.Unlock()
-		if row != nil {
-			if err := e.store.Executor().MapRunPut(e.ctx, row); err != nil && e.ctx.Err() == nil {
-				e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
-			}
-		}
-		for _, i := range elsewhere {
-			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.childArn(i)); err == nil && c.Status != stepwisetype.StatusRunning {
-				e.mapRuns.childEnded(c)
-			}
-		}
-	}
-}
-
-// isLive says whether an execution runs on this node.
-func (e *Engine) isLive(arn string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.live[arn] != nil
-}
-
-// fillCounts writes the run's item and execution counts into its row.
-// r.mu is held (or the run is not shared yet).
-func (r *mapRun) fillCounts() {
-	var items, execs [6]int64
-	for i, s := range r.state {
-		if s == childStarting {
-			s = childRunning
-		}
-		items[s] += int64(r.req.Items(i))
-		execs[s]++
-	}
-	r.row.ItemCounts = countsJSON(items, int64(r.total))
-	r.row.ExecutionCounts = countsJSON(execs, int64(len(r.state)))
-}
-
-func countsJSON(c [6]int64, total int64) string {
-	o := jsonvalue.NewObject(10)
-	o.Set("aborted", jsonvalue.NumberFromInt(c[childAborted]))
-	o.Set("failed", jsonvalue.NumberFromInt(c[childFailed]))
-	o.Set("failuresNotRedrivable", jsonvalue.NumberFromInt(0))
-	o.Set("pending", jsonvalue.NumberFromInt(c[childPending]))
-	o.Set("pendingRedrive", jsonvalue.NumberFromInt(0))
-	o.Set("resultsWritten", jsonvalue.NumberFromInt(c[childSucceeded]+c[childFailed]+c[childTimedOut]+c[childAborted]))
-	o.Set("running", jsonvalue.NumberFromInt(c[childRunning]))
-	o.Set("succeeded", jsonvalue.NumberFromInt(c[childSucceeded]))
-	o.Set("timedOut", jsonvalue.NumberFromInt(c[childTimedOut]))
-	o.Set("total", jsonvalue.NumberFromInt(total))
-	return jsonvalue.String(o)
-}
-
-// UpdateMapRun changes a map run's concurrency and tolerance (nil: as
-// they are). A run in progress here applies them at once.
-func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
-	apply := func(row *store.MapRun) {
-		if maxConcurrency != nil {
-			row.MaxConcurrency = *maxConcurrency
-		}
-		if percent != nil {
-			row.ToleratedFailurePercentage = *percent
-		}
-		if count != nil {
-			row.ToleratedFailureCount = *count
-		}
-	}
-	if r := e.mapRuns.get(arn); r != nil {
-		r.mu.Lock()
-		if !r.ended {
-			apply(&r.row)
-			r.fillCounts()
-			row := r.row
-			r.pump()
-			r.mu.Unlock()
-			return e.store.Executor().MapRunPut(ctx, &row)
-		}
-		r.mu.Unlock()
-	}
-	row, err := e.store.Executor().MapRunGet(ctx, arn)
-	if err != nil {
-		return err
-	}
-	apply(row)
-	return e.store.Executor().MapRunPut(ctx, row)
-}
-
 // processorMachine returns the child state machine of a map run: the
 // ItemProcessor of the distributed Map labelled label in m.
 func processorMachine(m *asl.StateMachine, label string) *asl.StateMachine {
@@ -731,7 +840,8 @@ func processorMachine(m *asl.StateMachine, label string) *asl.StateMachine {
 }
 
 // splitLabel splits the ARN of a map run's children's state machine,
-// <state machine ARN>/<label>, in two ("" when it is no such ARN).
+// <state machine ARN>/<label>[/<label>...], in two: the state machine's
+// ARN and the labels ("" when it is no such ARN).
 func splitLabel(smArn string) (base, label string) {
 	name := arnName(smArn)
 	i := strings.IndexByte(name, '/')

@@ -23,7 +23,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
 	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
 	f.mapRun = false
-	f.mapReq, f.mapRunFailed = nil, false
+	f.mapReq = nil
 
 	var jenv *payload.JSONataEnv
 	if env == nil {
@@ -159,7 +159,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
 				MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
 		}
-		f.startMapRun(x, env, jenv, reading)
+		f.startMapRun(x, env, jenv)
 		return
 	}
 	f.wait = waitChildren

@@ -83,12 +83,11 @@ type frame struct {
 	tolPercent float64 // -1: not set
 	childFail  *stepwisetype.Failure
 	mapRun     bool // distributed Map
-	// mapReq is a distributed Map's map run, once asked for; mapRunFailed
-	// says the state failed because its map run did (a redrive then
-	// redrives the map run).
-	mapReq       *MapRunRequest
-	mapRunFailed bool
-	mapRunArn    string
+	// mapReq is a distributed Map's map run, from when it is asked for
+	// until it succeeds: a redrive of a Map whose run failed or was
+	// stopped redrives the run.
+	mapReq    *MapRunRequest
+	mapRunArn string
 	// readItems are the items a Map state's ItemReader read, once it has
 	// (the state then runs again from its start, with them).
 	readItems []any
@@ -359,8 +358,8 @@ func (f *frame) revive(x *Execution) {
 	if len(f.state.Retry) > 0 {
 		f.retries = make([]int64, len(f.state.Retry))
 	}
-	if f.mapRunFailed && f.mapReq != nil {
-		f.mapRunFailed = false
+	if f.mapReq != nil {
+		// A distributed Map whose map run failed or was stopped.
 		f.reviveMapRun(x)
 		return
 	}

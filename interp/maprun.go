@@ -102,14 +102,12 @@ func mapLabel(s *asl.State) string {
 }
 
 // startMapRun hands a distributed Map's items to its map run.
-// After an ItemReader, a failure here ends the map run first.
-func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv, reading bool) {
+// A failure here ends the map run (started already) first.
+func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) {
 	s := f.state
 	fail := func(err error) {
 		fl := asFailure(err, s, f.enteredID)
-		if reading {
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
-		}
+		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		f.stateFailed(x, fl)
 	}
 	inputs := make([]any, len(f.items))
@@ -156,7 +154,6 @@ func (f *frame) issueMapRun(x *Execution) {
 func (f *frame) mapRunDone(x *Execution, ev Event) {
 	if ev.Kind == TaskFailed {
 		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
-		f.mapRunFailed = true
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		if f.retrier(fl) < 0 {
 			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateFailed})
@@ -164,7 +161,6 @@ func (f *frame) mapRunDone(x *Execution, ev Event) {
 		f.stateFailed(x, fl)
 		return
 	}
-	f.mapRunFailed = false
 	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunSucceeded})
 	x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateSucceeded, PreviousEventID: f.last})
 	f.mapReq = nil

@@ -125,3 +125,19 @@ func TestDriverMapRun(t *testing.T) {
 	require.Equal(t, stepwisetype.StatusFailed, x.Status)
 	require.Equal(t, stepwisetype.ErrorExceedToleratedFailure, x.Failure.Name)
 }
+
+// A Map stopped while its map run runs is redriven as that run:
+// MapRunRedriven with the same ARN, not a Map entered again.
+func TestMapRunRedriveAfterStop(t *testing.T) {
+	t.Parallel()
+	b := setup(t, distributedMap(``), `[1, 2]`, interp.Options{})
+	c := mapRunTask(t, b)
+	b.step(t, interp.Event{Kind: interp.Stop})
+	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	b.step(t, interp.Event{Kind: interp.Redrive})
+	c2 := mapRunTask(t, b)
+	require.Equal(t, c.Task.MapRun.Arn, c2.Task.MapRun.Arn)
+	require.True(t, c2.Task.MapRun.Redrive)
+	last := b.events[len(b.events)-1]
+	require.Equal(t, stepwisetype.EventMapRunRedriven, last.Type)
+}

@@ -221,12 +221,16 @@ func (s *Service) listMapRunExecutions(ctx context.Context, in *ListExecutionsIn
 // definition is the Map's ItemProcessor in the revision the parent ran,
 // with the map run and its label.
 func (s *Service) describeChildMachine(ctx context.Context, x *store.Execution, included string) (*DescribeStateMachineForExecutionOutput, error) {
-	base, label, _ := strings.Cut(x.StateMachineArn, "/")
+	base, labels, _ := strings.Cut(x.StateMachineArn, "/")
 	rev, err := s.db().RevisionGet(ctx, base, x.RevisionID)
 	if err != nil {
 		return nil, storeError("get revision", err)
 	}
-	def := processorDefinition(rev.Definition, label)
+	// A map run inside a child runs on <machine>/<outer>/<inner>.
+	def, label := rev.Definition, labels
+	for _, l := range strings.Split(labels, "/") {
+		def, label = processorDefinition(def, l), l
+	}
 	out := &DescribeStateMachineForExecutionOutput{
 		StateMachineArn: x.StateMachineArn, Name: stateMachineNameOf(x.StateMachineArn), Definition: def,
 		RoleArn: rev.RoleArn, UpdateDate: Time(rev.CreatedAt), MapRunArn: x.MapRunArn, Label: label,
