@@ -520,6 +520,12 @@ func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult))
 		go r.e.runMapRun(ctx, t, done)
 		return
 	}
+	if rd := t.Request.Reader; rd != nil && rd.Spool != "" {
+		if st, ok := r.next.(ItemStreamer); ok {
+			go r.e.spoolItems(ctx, t, st, done)
+			return
+		}
+	}
 	if t.Write != nil {
 		r.next.Run(ctx, t, done)
 		return

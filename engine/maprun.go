@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,11 +69,14 @@ type mapRun struct {
 
 	mu       sync.Mutex
 	row      store.MapRun
-	seq      uint64         // of the latest snapshot of row (snapshot)
-	names    map[string]int // child name → index
-	state    []int8
+	seq      uint64 // of the latest snapshot of row (snapshot)
+	namePfx  string // the first part of the children's names
+	plan     *interp.Planner
+	planned  bool   // every child is planned
+	state    []int8 // by child, as far as planned (or found)
+	items    []int32
 	results  []any
-	next     int   // the next input never started
+	nplanned int   // children planned
 	redo     []int // children to redrive
 	running  int
 	starting int
@@ -109,11 +113,23 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 		return
 	}
 	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done, tolCount: req.ToleratedCount, tolPercent: req.TolerancePercent,
-		names: make(map[string]int, len(req.Inputs)), state: make([]int8, len(req.Inputs)), results: make([]any, len(req.Inputs))}
-	for i := range req.Inputs {
-		r.names[r.childName(i)] = i
-		r.total += req.Items(i)
-	}
+		total: int(req.Count)}
+	sum := sha256.Sum256([]byte(req.Arn))
+	h := hex.EncodeToString(sum[:10])
+	r.namePfx = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-"
+	r.plan = req.Planner(func(from int64, limit int) ([]any, error) {
+		texts, err := e.store.Executor().MapItemsList(e.ctx, req.Arn, from, limit)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(texts))
+		for i, t := range texts {
+			if out[i], err = jsonvalue.ParseString(t); err != nil {
+				return nil, fmt.Errorf("spooled item %d: %w", from+int64(i), err)
+			}
+		}
+		return out, nil
+	})
 	e.mapRuns.mu.Lock()
 	old := e.mapRuns.runs[req.Arn]
 	e.mapRuns.runs[req.Arn] = r
@@ -156,11 +172,46 @@ func (r *mapRun) unregister() {
 	m.mu.Unlock()
 }
 
-// childName is the name of child i: a UUID derived from the map run.
-func (r *mapRun) childName(i int) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", r.req.Arn, i))
-	h := hex.EncodeToString(sum[:16])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+// childName is the name of child i: a UUID whose first part derives
+// from the map run and whose last part is the index.
+func (r *mapRun) childName(i int) string { return fmt.Sprintf("%s%012x", r.namePfx, i) }
+
+// childIndex is the index of the child of that name; false for a name
+// that is not one of the run's.
+func (r *mapRun) childIndex(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, r.namePfx)
+	if !ok || len(rest) != 12 {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(rest, 16, 64)
+	return int(i), err == nil && i >= 0
+}
+
+// grow makes room for child i in the run's per-child slices.
+func (r *mapRun) grow(i int) {
+	for len(r.state) <= i {
+		r.state = append(r.state, childPending)
+		r.items = append(r.items, 0)
+		r.results = append(r.results, nil)
+	}
+}
+
+// planOne plans the next child: its index and input (false once every
+// child is planned). r.mu is held.
+func (r *mapRun) planOne() (int, any, bool, error) {
+	if r.planned {
+		return 0, nil, false, nil
+	}
+	in, n, ok, err := r.plan.Next()
+	if err != nil || !ok {
+		r.planned = err == nil
+		return 0, nil, false, err
+	}
+	k := r.nplanned
+	r.nplanned++
+	r.grow(k)
+	r.items[k] = int32(n)
+	return k, in, true, nil
 }
 
 // childArn is the ARN of child i, as AWS forms it.
@@ -202,36 +253,49 @@ func (r *mapRun) load(ctx context.Context) error {
 		r.row.RedriveCount++
 		r.row.RedriveDate = &now
 	}
+	var found []*store.Execution
 	p := &store.ExecutionListParams{MapRunArn: r.req.Arn, Limit: 1000}
 	for {
 		rows, err := ex.ExecutionList(ctx, p)
 		if err != nil {
 			return err
 		}
-		for _, c := range rows {
-			i, ok := r.names[c.Name]
-			if !ok {
-				continue
-			}
-			if c.Status == stepwisetype.StatusRunning {
-				r.state[i] = childRunning
-				r.running++
-				continue
-			}
-			r.childDone(i, c)
-			if redrive && r.state[i] != childSucceeded {
-				r.failed -= r.req.Items(i)
-				r.redo = append(r.redo, i)
-			}
-		}
+		found = append(found, rows...)
 		if len(rows) < p.Limit {
 			break
 		}
 		last := rows[len(rows)-1]
 		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
 	}
-	// Children never started are started in order; next skips those
-	// that were.
+	// The children found were planned before: plan as far again, for
+	// their numbers of items (their inputs are theirs already).
+	last := -1
+	for _, c := range found {
+		if i, ok := r.childIndex(c.Name); ok {
+			last = max(last, i)
+		}
+	}
+	for r.nplanned <= last {
+		if _, _, ok, err := r.planOne(); err != nil || !ok {
+			return fmt.Errorf("the items no longer plan the children found: %v", err)
+		}
+	}
+	for _, c := range found {
+		i, ok := r.childIndex(c.Name)
+		if !ok {
+			continue
+		}
+		if c.Status == stepwisetype.StatusRunning {
+			r.state[i] = childRunning
+			r.running++
+			continue
+		}
+		r.childDone(i, c)
+		if redrive && r.state[i] != childSucceeded {
+			r.failed -= int(r.items[i])
+			r.redo = append(r.redo, i)
+		}
+	}
 	return r.save(r.snapshot())
 }
 
@@ -271,7 +335,7 @@ func (r *mapRun) childDone(i int, c *store.Execution) {
 	// A child that did not succeed is its result as it is (AWS's NONE
 	// transformation), whatever the transformation.
 	r.results[i] = childEntry(c)
-	r.failed += r.req.Items(i)
+	r.failed += int(r.items[i])
 }
 
 // childEntry is a child's result with its metadata (interp.ChildEntry).
@@ -302,17 +366,25 @@ func (r *mapRun) pump() {
 	}
 	for r.running+r.starting < r.concurrency() && r.starting < mapRunStarters {
 		i, redrive := -1, false
-		switch {
-		case len(r.redo) > 0:
+		var input any
+		if len(r.redo) > 0 {
 			i, redrive = r.redo[0], true
 			r.redo = r.redo[1:]
-		default:
-			for r.next < len(r.state) && r.state[r.next] != childPending {
-				r.next++
-			}
-			if r.next < len(r.state) {
-				i = r.next
-				r.next++
+		} else {
+			// The next child planned that was not found started already.
+			for {
+				k, in, ok, err := r.planOne()
+				if err != nil {
+					r.failWith(failureOf(err))
+					return
+				}
+				if !ok {
+					break
+				}
+				if r.state[k] == childPending {
+					i, input = k, in
+					break
+				}
 			}
 		}
 		if i < 0 {
@@ -321,15 +393,15 @@ func (r *mapRun) pump() {
 		r.state[i] = childStarting
 		r.starting++
 		r.e.work.stepBegan() // the start is work: the clock waits for it
-		go r.start(i, redrive)
+		go r.start(i, input, redrive)
 	}
-	if r.running+r.starting == 0 && len(r.redo) == 0 && r.next >= len(r.state) {
+	if r.running+r.starting == 0 && len(r.redo) == 0 && r.planned {
 		r.succeed()
 	}
 }
 
 // start starts (or redrives) child i.
-func (r *mapRun) start(i int, redrive bool) {
+func (r *mapRun) start(i int, input any, redrive bool) {
 	e := r.e
 	defer e.work.stepEnded()
 	e.mapRuns.sem <- struct{}{}
@@ -343,7 +415,7 @@ func (r *mapRun) start(i int, redrive bool) {
 			StateMachine: &store.StateMachine{Arn: r.parent.StateMachineArn + "/" + r.req.Label, RevisionID: r.parent.RevisionID,
 				RoleArn: r.parent.RoleArn, Type: r.req.ExecutionType},
 			Machine: r.req.Processor, ExecutionArn: arn, Name: r.childName(i),
-			Input: jsonvalue.String(r.req.Inputs[i]), InputValue: r.req.Inputs[i], InputParsed: true,
+			Input: jsonvalue.String(input), InputValue: input, InputParsed: true,
 			TestCase: r.parent.TestCase, MapRunArn: r.req.Arn,
 		})
 		if errors.Is(err, store.ErrAlreadyExists) {
@@ -372,7 +444,7 @@ func (r *mapRun) start(i int, redrive bool) {
 		e.log.ErrorContext(e.ctx, "engine: map run child start failed", "map_run_arn", r.req.Arn, "index", i, "error", err)
 		r.state[i] = childFailed
 		r.results[i] = nil
-		r.failed += r.req.Items(i)
+		r.failed += int(r.items[i])
 		r.dirty = true
 		r.pump()
 		return
@@ -397,8 +469,8 @@ func (m *mapRuns) childEnded(row *store.Execution) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i, ok := r.names[row.Name]
-	if !ok || r.ended {
+	i, ok := r.childIndex(row.Name)
+	if !ok || r.ended || i >= len(r.state) {
 		return
 	}
 	switch r.state[i] {
@@ -434,8 +506,20 @@ func (r *mapRun) stopRunning() []string {
 
 // fail ends the run past its tolerance: the children still running are
 // stopped before the parent hears of it. r.mu is held.
-func (r *mapRun) fail() {
-	r.finishLocked(TaskResult{Failure: interp.ToleranceFailure()}, "FAILED", r.stopRunning())
+func (r *mapRun) fail() { r.failWith(interp.ToleranceFailure()) }
+
+// failWith ends the run with a failure. r.mu is held.
+func (r *mapRun) failWith(fl *stepwisetype.Failure) {
+	r.finishLocked(TaskResult{Failure: fl}, "FAILED", r.stopRunning())
+}
+
+// failureOf is the failure an error of the run stands for.
+func failureOf(err error) *stepwisetype.Failure {
+	var fl *stepwisetype.Failure
+	if errors.As(err, &fl) {
+		return fl
+	}
+	return stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)
 }
 
 // succeed ends the run whose children all ended within its tolerance:
@@ -485,6 +569,12 @@ func (r *mapRun) finishLocked(res TaskResult, status string, stop []string) {
 		r.stopAll(stop, "The Map Run failed.")
 		if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
 			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+		}
+		if status == "SUCCEEDED" && r.req.Spooled {
+			// A run that succeeded is never run again: its spool goes.
+			if err := e.store.Executor().MapItemsDelete(e.ctx, r.req.Arn); err != nil && e.ctx.Err() == nil {
+				e.log.ErrorContext(e.ctx, "engine: map run items", "map_run_arn", row.Arn, "error", err)
+			}
 		}
 		e.work.childEnded(r.req.Arn)
 		r.done(res)
@@ -663,11 +753,36 @@ func (r *mapRun) fillCounts() {
 		if s == childStarting {
 			s = childRunning
 		}
-		items[s] += int64(r.req.Items(i))
+		items[s] += int64(r.items[i])
 		execs[s]++
 	}
+	// Items and children not planned yet are pending.
+	var planned int64
+	for _, n := range items {
+		planned += n
+	}
+	items[childPending] += int64(r.total) - planned
+	children := r.children()
+	execs[childPending] += children - int64(len(r.state))
 	r.row.ItemCounts = countsJSON(items, int64(r.total))
-	r.row.ExecutionCounts = countsJSON(execs, int64(len(r.state)))
+	r.row.ExecutionCounts = countsJSON(execs, children)
+}
+
+// children is how many children the run has: known from the start
+// unless batches are bounded by bytes (then as many as planned so far,
+// until all are).
+func (r *mapRun) children() int64 {
+	if r.planned {
+		return int64(r.nplanned)
+	}
+	batched, per := r.req.BatchSize()
+	switch {
+	case !batched:
+		return r.req.Count
+	case per > 0:
+		return (r.req.Count + per - 1) / per
+	}
+	return int64(len(r.state))
 }
 
 func countsJSON(c [6]int64, total int64) string {
@@ -801,7 +916,7 @@ func (r *mapRun) entries() ([]*jsonvalue.Object, error) {
 			return nil, err
 		}
 		for _, c := range rows {
-			if i, ok := r.names[c.Name]; ok {
+			if i, ok := r.childIndex(c.Name); ok && i < len(out) {
 				out[i] = childEntry(c)
 			}
 		}
@@ -849,4 +964,40 @@ func splitLabel(smArn string) (base, label string) {
 		return smArn, ""
 	}
 	return smArn[:len(smArn)-len(name)+i], name[i+1:]
+}
+
+// spoolItems carries out a distributed Map's ItemReader by keeping the
+// items in the store as they are read (its map run's spool), a batch at a
+// time, and answers with their number (interp.SpooledItems): neither the
+// object nor its items are held, and the replay log keeps the count
+// only. A read done again (the task dispatched again) starts afresh.
+func (e *Engine) spoolItems(ctx context.Context, t *Task, st ItemStreamer, done func(TaskResult)) {
+	arn := t.Request.Reader.Spool
+	ex := e.store.Executor()
+	if err := ex.MapItemsDelete(ctx, arn); err != nil {
+		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The items could not be kept: %v", err)})
+		return
+	}
+	var n int64
+	var texts []string
+	err := st.StreamItems(ctx, t, func(items []any) error {
+		texts = texts[:0]
+		for _, it := range items {
+			texts = append(texts, jsonvalue.String(it))
+		}
+		if err := ex.MapItemsPut(ctx, arn, n, texts); err != nil {
+			return fmt.Errorf("the items could not be kept: %w", err)
+		}
+		n += int64(len(items))
+		return nil
+	})
+	if err != nil {
+		var fl *stepwisetype.Failure
+		if !errors.As(err, &fl) {
+			fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+		}
+		done(TaskResult{Failure: fl})
+		return
+	}
+	done(TaskResult{Output: interp.SpooledItems(n)})
 }

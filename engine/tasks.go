@@ -90,3 +90,13 @@ func (NoIntegrations) Run(_ context.Context, t *Task, done func(TaskResult)) {
 
 // Cancel does nothing.
 func (NoIntegrations) Cancel(string, string) {}
+
+// ItemStreamer is a TaskRunner that can hand over an ItemReader's items
+// as it reads them (Task.Request.Reader set), in order, a batch at a
+// time, instead of answering with all of them: a map run over a large
+// object then never holds it. A failure is returned as the
+// *stepwisetype.Failure the reader fails with (States.ItemReaderFailed,
+// or the S3 error).
+type ItemStreamer interface {
+	StreamItems(ctx context.Context, t *Task, emit func(items []any) error) error
+}

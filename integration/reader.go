@@ -3,10 +3,12 @@ package integration
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 
 	"stepwise/engine"
 	"stepwise/integration/itemreader"
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
@@ -17,10 +19,22 @@ const (
 	readerListObjectsV2 = "arn:aws:states:::s3:listObjectsV2"
 )
 
+// PayloadOpener is an Integration that can hand over the payload of an
+// action's answer (S3 GetObject's Body) as it arrives, for the caller to
+// read and close, instead of holding all of it in Call's result. It fails
+// as Call fails; reading the payload fails with the failure Call meets
+// when it cannot read an answer.
+type PayloadOpener interface {
+	OpenPayload(ctx context.Context, r *Request) (io.ReadCloser, error)
+}
+
+var _ engine.ItemStreamer = (*Registry)(nil)
+
 // readItems carries out a Map state's ItemReader through the S3 client of
 // the aws-sdk integration (any S3-compatible endpoint): getObject reads
 // and parses an object, listObjectsV2 lists the objects under a prefix
-// (each listed object an item).
+// (each listed object an item). The answer is all the items: StreamItems
+// hands them over a batch at a time instead.
 func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
 	go func() {
 		items, err := r.read(context.WithoutCancel(ctx), t)
@@ -36,23 +50,54 @@ func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engi
 	}()
 }
 
+// read is all the items an ItemReader streams.
 func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
+	items := []any{}
+	err := r.streamItems(ctx, t, func(batch []any) error {
+		items = append(items, batch...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// StreamItems carries out a Map state's ItemReader as readItems does,
+// handing its items to emit in order, at most itemreader.BatchSize at a
+// time, as they are read: an object is read as it arrives, never held
+// (a listing, a page at a time). It fails with the *stepwisetype.Failure
+// readItems answers with; emit's error, and the context's once ctx is
+// done, are returned as they are. Items may have been handed over before
+// a failure.
+func (r *Registry) StreamItems(ctx context.Context, t *engine.Task, emit func(items []any) error) error {
+	var emitErr error
+	err := r.streamItems(ctx, t, func(items []any) error {
+		if err := emit(items); err != nil {
+			emitErr = err
+			return err
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case emitErr != nil:
+		return emitErr
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return err
+	}
+	var fl *stepwisetype.Failure
+	if !errors.As(err, &fl) {
+		fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+	}
+	return fl
+}
+
+func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]any) error) error {
 	cfg := t.Request.Reader
-	call := func(action string, params any) (*jsonvalue.Object, error) {
-		e := r.lookup("arn:aws:states:::aws-sdk:s3:" + action)
-		if e == nil {
-			return nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "No S3 client is configured to read items.")
-		}
-		out, err := e.impl.Call(ctx, &Request{Resource: "arn:aws:states:::aws-sdk:s3:" + action, Service: "s3", Action: action,
-			Pattern: RequestResponse, Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID})
-		if err != nil {
-			return nil, err
-		}
-		obj, _ := out.(*jsonvalue.Object)
-		if obj == nil {
-			obj = jsonvalue.NewObject(0)
-		}
-		return obj, nil
+	if cfg == nil {
+		cfg = &interp.ReaderConfig{}
 	}
 	// Any partition's ARN (arn:aws-cn:..., as the definition's check
 	// allows) names the same reader.
@@ -62,37 +107,42 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 	}
 	switch resource {
 	case readerGetObject:
-		out, err := call("getObject", t.Request.Parameters)
+		body, err := r.openObject(ctx, t, t.Request.Parameters)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		body, _ := out.Get("Body")
-		text, _ := body.(string)
+		defer body.Close()
 		if cfg.InputType == "MANIFEST" {
-			return readInventory(call, []byte(text), cfg.MaxItems)
+			return r.streamInventory(ctx, t, body, cfg.MaxItems, emit)
 		}
-		return itemreader.Parse([]byte(text), cfg)
+		return itemreader.Stream(body, cfg, emit)
 	case readerListObjectsV2:
 		params, _ := t.Request.Parameters.(*jsonvalue.Object)
-		var items []any
+		var n int64
 		for {
-			out, err := call("listObjectsV2", params)
+			out, err := r.callS3(ctx, t, "listObjectsV2", params)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			contents, _ := out.Get("Contents")
 			list, _ := contents.([]any)
-			items = append(items, list...)
-			if cfg.MaxItems > 0 && int64(len(items)) >= cfg.MaxItems {
-				return items[:cfg.MaxItems], nil
+			if cfg.MaxItems > 0 && int64(len(list)) > cfg.MaxItems-n {
+				list = list[:cfg.MaxItems-n]
+			}
+			for len(list) > 0 {
+				k := min(len(list), itemreader.BatchSize)
+				if err := emit(list[:k:k]); err != nil {
+					return err
+				}
+				list, n = list[k:], n+int64(k)
+			}
+			if cfg.MaxItems > 0 && n >= cfg.MaxItems {
+				return nil
 			}
 			next, _ := out.Get("NextContinuationToken")
 			tok, _ := next.(string)
 			if tok == "" {
-				if items == nil {
-					items = []any{}
-				}
-				return items, nil
+				return nil
 			}
 			p := jsonvalue.NewObject(0)
 			if params != nil {
@@ -102,39 +152,99 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 			params = p
 		}
 	}
-	return nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
+	return stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
 }
 
-// readInventory reads the items of an S3 inventory from its manifest:
-// every line of every data file the manifest names, in order.
-func readInventory(call func(string, any) (*jsonvalue.Object, error), manifest []byte, maxItems int64) ([]any, error) {
-	m, err := itemreader.ParseManifest(manifest)
+// s3Client is the integration that makes an S3 call, and its request.
+func (r *Registry) s3Client(t *engine.Task, action string, params any) (Integration, *Request, error) {
+	resource := "arn:aws:states:::aws-sdk:s3:" + action
+	e := r.lookup(resource)
+	if e == nil {
+		return nil, nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "No S3 client is configured to read items.")
+	}
+	return e.impl, &Request{Resource: resource, Service: "s3", Action: action, Pattern: RequestResponse,
+		Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID}, nil
+}
+
+// callS3 makes an S3 call and returns its result.
+func (r *Registry) callS3(ctx context.Context, t *engine.Task, action string, params any) (*jsonvalue.Object, error) {
+	impl, req, err := r.s3Client(t, action, params)
 	if err != nil {
 		return nil, err
 	}
-	items := []any{}
+	out, err := impl.Call(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := out.(*jsonvalue.Object)
+	if obj == nil {
+		obj = jsonvalue.NewObject(0)
+	}
+	return obj, nil
+}
+
+// openObject opens the body of an S3 object (getObject with params) to
+// read as it arrives, where the S3 client can hand it over so; else it is
+// the Body of getObject's result.
+func (r *Registry) openObject(ctx context.Context, t *engine.Task, params any) (io.ReadCloser, error) {
+	const action = "getObject"
+	impl, req, err := r.s3Client(t, action, params)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := impl.(PayloadOpener); ok {
+		return o.OpenPayload(ctx, req)
+	}
+	out, err := impl.Call(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := out.(*jsonvalue.Object)
+	if obj == nil {
+		obj = jsonvalue.NewObject(0)
+	}
+	body, _ := obj.Get("Body")
+	text, _ := body.(string)
+	return io.NopCloser(strings.NewReader(text)), nil
+}
+
+// streamInventory reads the items of an S3 inventory from its manifest:
+// every line of every data file the manifest names, in order, each file
+// read as it arrives.
+func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest io.Reader, maxItems int64, emit func([]any) error) error {
+	text, err := io.ReadAll(manifest)
+	if err != nil {
+		return err
+	}
+	m, err := itemreader.ParseManifest(text)
+	if err != nil {
+		return err
+	}
+	var n int64
+	counted := func(items []any) error {
+		n += int64(len(items))
+		return emit(items)
+	}
 	for _, key := range m.Keys {
 		params := jsonvalue.NewObject(2)
 		params.Set("Bucket", m.Bucket)
 		params.Set("Key", key)
-		out, err := call("getObject", params)
+		body, err := r.openObject(ctx, t, params)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		body, _ := out.Get("Body")
-		text, _ := body.(string)
 		left := int64(0)
 		if maxItems > 0 {
-			left = maxItems - int64(len(items))
+			left = maxItems - n
 		}
-		more, err := m.ParseInventory([]byte(text), left)
+		err = m.StreamInventory(body, left, counted)
+		body.Close()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		items = append(items, more...)
-		if maxItems > 0 && int64(len(items)) >= maxItems {
-			return items[:maxItems], nil
+		if maxItems > 0 && n >= maxItems {
+			return nil
 		}
 	}
-	return items, nil
+	return nil
 }

@@ -444,7 +444,8 @@ func (f *frame) childrenDone(x *Execution) {
 func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) (*TaskRequest, *stepwisetype.Failure) {
 	s := f.state
 	raw, _ := s.ItemReader.(*jsonvalue.Object)
-	req := &TaskRequest{StateName: s.Name, Reader: &ReaderConfig{InputType: "JSON", CSVHeaderLocation: "FIRST_ROW", CSVDelimiter: "COMMA"}}
+	req := &TaskRequest{StateName: s.Name, Reader: &ReaderConfig{InputType: "JSON", CSVHeaderLocation: "FIRST_ROW", CSVDelimiter: "COMMA",
+		Spool: f.mapRunArn}}
 	if v, ok := raw.Get("Resource"); ok {
 		req.Resource, _ = v.(string)
 	}
@@ -538,6 +539,11 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 func (f *frame) readerDone(x *Execution, ev Event) {
 	if ev.Kind == TaskFailed {
 		f.readerFailed(x, &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""})
+		return
+	}
+	if n, ok := SpooledCount(ev.Output); ok {
+		f.readItems, f.readDone, f.readSpooled, f.readCount = nil, true, true, n
+		f.exec(x)
 		return
 	}
 	items, ok := ev.Output.([]any)

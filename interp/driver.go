@@ -2,6 +2,7 @@ package interp
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -148,12 +149,20 @@ func (h *timerHeap) Pop() any {
 // description (ChildEntry) when the run tolerates it. A ResultWriter is
 // not written: the result is the outputs as they are.
 func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *stepwisetype.Failure) {
-	results := make([]any, len(r.Inputs))
-	failed, total := 0, 0
-	for i := range r.Inputs {
-		total += r.Items(i)
+	if r.Spooled {
+		return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The items were spooled for a map run of the engine.")
 	}
-	for i, in := range r.Inputs {
+	var results []any
+	failed := 0
+	plan := r.Planner(nil)
+	for i := 0; ; i++ {
+		in, items, ok, err := plan.Next()
+		if err != nil {
+			return nil, failureOf(err)
+		}
+		if !ok {
+			break
+		}
 		info := parent.Info
 		info.ExecutionArn = fmt.Sprintf("arn:aws:states:%s:%s:execution:%s/%s:%d", parent.Info.Region, parent.Info.Account,
 			parent.Info.StateMachineName, r.Label, i)
@@ -166,7 +175,7 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt}
 		sub.Run(child, now)
 		if child.Status == stepwisetype.StatusSucceeded {
-			results[i] = child.Output
+			results = append(results, child.Output)
 			continue
 		}
 		sum := &ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn, Status: child.Status,
@@ -174,11 +183,23 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 		if child.Failure != nil {
 			sum.Error, sum.Cause = &child.Failure.Name, &child.Failure.Cause
 		}
-		results[i] = ChildEntry(sum)
-		failed += r.Items(i)
-		if r.Exceeded(failed, total) {
+		results = append(results, ChildEntry(sum))
+		failed += items
+		if r.Exceeded(failed, int(r.Count)) {
 			return nil, ToleranceFailure()
 		}
 	}
+	if results == nil {
+		results = []any{}
+	}
 	return results, nil
+}
+
+// failureOf is the failure an error stands for.
+func failureOf(err error) *stepwisetype.Failure {
+	var fl *stepwisetype.Failure
+	if errors.As(err, &fl) {
+		return fl
+	}
+	return stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
 }

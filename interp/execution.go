@@ -214,6 +214,10 @@ type ReaderConfig struct {
 	CSVHeaders        []string
 	CSVDelimiter      string // COMMA (default), PIPE, SEMICOLON, SPACE, TAB
 	MaxItems          int64  // 0: all
+	// Spool is the ARN of the map run the items are read for: a runner
+	// may keep them there (answering SpooledItems) instead of answering
+	// with them.
+	Spool string
 }
 
 // EventKind says what happened in the outside world.

@@ -92,6 +92,10 @@ type frame struct {
 	// (the state then runs again from its start, with them).
 	readItems []any
 	readDone  bool
+	// readSpooled says the ItemReader spooled its items (readCount of
+	// them) for the map run to read, instead of answering with them.
+	readSpooled bool
+	readCount   int64
 
 	done    bool
 	aborted bool

@@ -4,7 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
+
+	"stepwise/asl/budget"
+	"stepwise/asl/jsonatafn"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
@@ -29,15 +34,16 @@ type MapRunRequest struct {
 	// Processor is the children's state machine (the ItemProcessor).
 	Processor     *asl.StateMachine
 	ExecutionType string // STANDARD or EXPRESS
-	// Inputs holds one input per child execution: an item (after the
-	// ItemSelector), or a batch {"Items": [...], "BatchInput": ...}.
-	Inputs []any
-	// ItemCounts holds the number of items of each child (nil: one each).
-	ItemCounts []int
+	// Items are the Map's items when they are at hand; nil when its
+	// ItemReader spooled them (Spooled): Count of them, read through an
+	// ItemSource. Planner makes the children's inputs of them.
+	Items   []any
+	Count   int64
+	Spooled bool
 	// MaxConcurrency bounds the children running at once (0: no bound).
 	MaxConcurrency int64
-	// ToleratedCount and TolerancePercent bound the children that may
-	// fail without failing the run; both 0 when the state sets neither.
+	// ToleratedCount and TolerancePercent bound the items that may fail
+	// without failing the run; none is tolerated when neither is set.
 	ToleratedCount   int64 // -1: not set
 	TolerancePercent float64
 	// Writer is the ResultWriter, evaluated; nil when the state has none.
@@ -45,6 +51,10 @@ type MapRunRequest struct {
 	// Redrive is set when the map run is redriven with its execution: the
 	// children that did not succeed run again.
 	Redrive bool
+
+	selector     *itemSelector // nil without an ItemSelector
+	batch        *batchConfig  // nil without an ItemBatcher
+	payloadLimit int
 }
 
 // ResultWriterConfig is a Map state's ResultWriter, evaluated.
@@ -55,12 +65,17 @@ type ResultWriterConfig struct {
 	Transformation string // NONE (default), COMPACT or FLATTEN
 }
 
-// Items is the number of items of child i.
-func (r *MapRunRequest) Items(i int) int {
-	if r.ItemCounts == nil {
-		return 1
+// BatchSize says whether the run batches its items, and how many a batch
+// holds when that alone bounds them (0 when bytes do too: the batches are
+// known as they are planned).
+func (r *MapRunRequest) BatchSize() (batched bool, per int64) {
+	if r.batch == nil {
+		return false, 0
 	}
-	return r.ItemCounts[i]
+	if r.batch.maxBytes > 0 {
+		return true, 0
+	}
+	return true, r.batch.maxItems
 }
 
 // Exceeded reports whether failed children of total go past the run's
@@ -110,25 +125,25 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		f.stateFailed(x, fl)
 	}
-	inputs := make([]any, len(f.items))
-	for i := range f.items {
-		in, _, err := f.itemInput(x, i)
+	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
+		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), ToleratedCount: f.tolCount,
+		TolerancePercent: max(f.tolPercent, 0), payloadLimit: x.Opts.PayloadLimit}
+	if f.readSpooled {
+		req.Items, req.Count, req.Spooled = nil, f.readCount, true
+	}
+	if req.ExecutionType == "" {
+		req.ExecutionType = asl.TypeStandard
+	}
+	if s.ItemSelector != nil || (s.JSONata != nil && s.JSONata.ItemSelector != nil) {
+		req.selector = f.itemSelector(x, jenv != nil)
+	}
+	if s.ItemBatcher != nil {
+		b, err := f.batcher(env, jenv)
 		if err != nil {
 			fail(err)
 			return
 		}
-		inputs[i] = in
-	}
-	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
-		Inputs: inputs, MaxConcurrency: int64(f.maxConc), ToleratedCount: f.tolCount, TolerancePercent: max(f.tolPercent, 0)}
-	if req.ExecutionType == "" {
-		req.ExecutionType = asl.TypeStandard
-	}
-	if s.ItemBatcher != nil {
-		if err := f.batch(x, env, jenv, req); err != nil {
-			fail(err)
-			return
-		}
+		req.batch = b
 	}
 	if s.ResultWriter != nil {
 		w, err := f.resultWriter(env, jenv)
@@ -178,10 +193,16 @@ func (f *frame) reviveMapRun(x *Execution) {
 	f.issueMapRun(x)
 }
 
-// batch groups a map run's inputs as its ItemBatcher says: at most
-// MaxItemsPerBatch items and MaxInputBytesPerBatch bytes of items a
-// batch, each child's input {"BatchInput": ..., "Items": [...]}.
-func (f *frame) batch(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv, req *MapRunRequest) error {
+// batchConfig is a Map state's ItemBatcher, evaluated: a batch holds at
+// most maxItems items and maxBytes bytes of items (0: no bound), each
+// child's input {"BatchInput": ..., "Items": [...]}.
+type batchConfig struct {
+	maxItems, maxBytes int64
+	input              any // nil without a BatchInput
+}
+
+// batcher evaluates a Map state's ItemBatcher.
+func (f *frame) batcher(env *jsonpath.Env, jenv *payload.JSONataEnv) (*batchConfig, error) {
 	raw, _ := f.state.ItemBatcher.(*jsonvalue.Object)
 	count := func(name string) (int64, error) {
 		v, ok := raw.Get(name)
@@ -216,69 +237,225 @@ func (f *frame) batch(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv,
 		}
 		return int64(n.Float64()), nil
 	}
-	maxItems, err := count("MaxItemsPerBatch")
-	if err != nil {
-		return err
+	b := &batchConfig{}
+	var err error
+	if b.maxItems, err = count("MaxItemsPerBatch"); err != nil {
+		return nil, err
 	}
-	maxBytes, err := count("MaxInputBytesPerBatch")
-	if err != nil {
-		return err
+	if b.maxBytes, err = count("MaxInputBytesPerBatch"); err != nil {
+		return nil, err
 	}
-	if maxBytes > 256*1024 {
-		maxBytes = 256 * 1024
+	if b.maxBytes > 256*1024 {
+		b.maxBytes = 256 * 1024
 	}
-	var batchInput any
 	if v, ok := raw.Get("BatchInput"); ok {
 		if jenv != nil {
 			t, errs := payload.CompileJSONata(v)
 			if len(errs) > 0 {
-				return errs[0]
+				return nil, errs[0]
 			}
-			if batchInput, err = t.Eval(jenv, "BatchInput"); err != nil {
-				return err
+			if b.input, err = t.Eval(jenv, "BatchInput"); err != nil {
+				return nil, err
 			}
 		} else {
 			t, errs := payload.Compile(v)
 			if len(errs) > 0 {
-				return errs[0]
+				return nil, errs[0]
 			}
-			if batchInput, err = dataflow.Template(t, f.effInput, env); err != nil {
-				return err
+			if b.input, err = dataflow.Template(t, f.effInput, env); err != nil {
+				return nil, err
 			}
 		}
 	}
-	var inputs []any
-	var counts []int
-	var cur []any
+	return b, nil
+}
+
+// itemSelector evaluates a distributed Map's ItemSelector for one item
+// after the state's step, in any goroutine: it holds what the evaluation
+// reads (the state's input, its visible variables, the context object),
+// not the execution. Its random numbers derive from the map run and the
+// item's index.
+type itemSelector struct {
+	state     *asl.State
+	enteredID int64
+	jsonata   bool
+	input     any
+	context   *jsonvalue.Object // without its Map member
+	vars      map[string]any
+	now       time.Time
+	limits    budget.Limits
+	seed      uint64
+}
+
+// itemSelector snapshots what the frame's ItemSelector reads.
+func (f *frame) itemSelector(x *Execution, jsonata bool) *itemSelector {
+	sel := &itemSelector{state: f.state, enteredID: f.enteredID, jsonata: jsonata, input: f.effInput, now: x.now, limits: x.Opts.Limits}
+	if jsonata {
+		sel.input = f.rawInput
+	}
+	sel.context, _ = x.contextObject(f, nil).(*jsonvalue.Object)
+	sel.vars = map[string]any{}
+	for sc := f.vars; sc != nil; sc = sc.parent {
+		for k, v := range sc.vars {
+			if _, shadowed := sel.vars[k]; !shadowed {
+				sel.vars[k] = v
+			}
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(x.Info.ExecutionArn))
+	h.Write([]byte(f.mapRunArn))
+	sel.seed = h.Sum64()
+	return sel
+}
+
+// eval is the input of item i.
+func (sel *itemSelector) eval(i int64, value any) (any, error) {
+	item := jsonvalue.NewObject(2)
+	item.Set("Index", jsonvalue.NumberFromInt(i))
+	item.Set("Value", value)
+	mapCtx := jsonvalue.NewObject(1)
+	mapCtx.Set("Item", item)
+	context := func() any {
+		c := jsonvalue.NewObject(5)
+		if sel.context != nil {
+			c = sel.context.Clone()
+		}
+		c.Set("Map", mapCtx)
+		return c
+	}
+	vars := func(name string) (any, bool) { v, ok := sel.vars[name]; return v, ok }
+	src := budget.NewSource(sel.limits, nil, nil)
+	meter := func() *budget.Meter {
+		m := &budget.Meter{}
+		src.Init(m)
+		return m
+	}
+	draws := uint64(0)
+	rnd := func() *rand.Rand {
+		draws++
+		return rand.New(rand.NewPCG(sel.seed^uint64(i), draws))
+	}
+	if sel.jsonata {
+		env := &payload.JSONataEnv{Input: sel.input, Context: context, Vars: vars, Now: func() time.Time { return sel.now },
+			Funcs: jsonatafn.Funcs(jsonatafn.Env{Rand: func() float64 { return rnd().Float64() }}), BudgetFunc: meter}
+		return sel.state.JSONata.ItemSelector.Eval(env, "ItemSelector")
+	}
+	env := &jsonpath.Env{Input: sel.input, ContextFunc: context, Vars: vars, Rand: rnd, BudgetFunc: meter}
+	return sel.state.ItemSelector.Eval(env)
+}
+
+// ItemSource reads a map run's spooled items: up to limit of them, in
+// order, from index from.
+type ItemSource func(from int64, limit int) ([]any, error)
+
+// Planner makes a map run's children, in order: each child's input (an
+// item after the ItemSelector, or a batch of them) and its number of
+// items. It reads the items as it goes (from the request, or a page at a
+// time from an ItemSource when they were spooled), so it holds no more
+// than a page and a batch.
+type Planner struct {
+	r       *MapRunRequest
+	src     ItemSource
+	next    int64 // the next item to plan
+	page    []any
+	pageAt  int64
+	carry   any // an item (selected) that did not fit its batch
+	carried bool
+	carryN  int
+	buf     []byte
+}
+
+// plannerPage is how many spooled items a Planner reads at a time.
+const plannerPage = 1000
+
+// Planner returns the planner of the run's children; src reads spooled
+// items (unused when the items are at hand).
+func (r *MapRunRequest) Planner(src ItemSource) *Planner { return &Planner{r: r, src: src} }
+
+// item returns item i (after the ItemSelector) and its JSON size.
+func (p *Planner) item(i int64) (any, int, error) {
+	var v any
+	if p.r.Spooled {
+		if i < p.pageAt || i >= p.pageAt+int64(len(p.page)) {
+			page, err := p.src(i, plannerPage)
+			if err != nil {
+				return nil, 0, err
+			}
+			if len(page) == 0 {
+				return nil, 0, fmt.Errorf("item %d of the map run is missing", i)
+			}
+			p.page, p.pageAt = page, i
+		}
+		v = p.page[i-p.pageAt]
+	} else {
+		v = p.r.Items[i]
+	}
+	if sel := p.r.selector; sel != nil {
+		in, err := sel.eval(i, v)
+		if err != nil {
+			return nil, 0, asFailure(err, sel.state, sel.enteredID)
+		}
+		var ok bool
+		if p.buf, ok = jsonvalue.AppendLimit(p.buf[:0], in, p.r.payloadLimit); !ok {
+			return nil, 0, dataLimit(sel.state)
+		}
+		return in, len(p.buf), nil
+	}
+	if p.r.batch != nil && p.r.batch.maxBytes > 0 {
+		p.buf = jsonvalue.Append(p.buf[:0], v)
+		return v, len(p.buf), nil
+	}
+	return v, 0, nil
+}
+
+// Next returns the next child's input and its number of items; ok is
+// false once every item is planned. A failure (of the ItemSelector) is a
+// *stepwisetype.Failure.
+func (p *Planner) Next() (input any, items int, ok bool, err error) {
+	b := p.r.batch
+	if b == nil {
+		if p.next >= p.r.Count {
+			return nil, 0, false, nil
+		}
+		in, _, err := p.item(p.next)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		p.next++
+		return in, 1, true, nil
+	}
+	var batch []any
 	size := 0
-	flush := func() {
-		if len(cur) == 0 {
-			return
-		}
-		in := jsonvalue.NewObject(2)
-		if batchInput != nil {
-			in.Set("BatchInput", batchInput)
-		}
-		in.Set("Items", cur)
-		inputs = append(inputs, in)
-		counts = append(counts, len(cur))
-		cur, size = nil, 0
+	if p.carried {
+		batch, size, p.carried = append(batch, p.carry), p.carryN, false
 	}
-	for _, item := range req.Inputs {
-		n := 0
-		if maxBytes > 0 {
-			x.buf = jsonvalue.Append(x.buf[:0], item)
-			n = len(x.buf) + 1
+	for p.next < p.r.Count {
+		in, n, err := p.item(p.next)
+		if err != nil {
+			return nil, 0, false, err
 		}
-		if len(cur) > 0 && ((maxItems > 0 && int64(len(cur)) >= maxItems) || (maxBytes > 0 && int64(size+n) > maxBytes)) {
-			flush()
+		p.next++
+		n++ // the comma
+		if len(batch) > 0 && ((b.maxItems > 0 && int64(len(batch)) >= b.maxItems) || (b.maxBytes > 0 && int64(size+n) > b.maxBytes)) {
+			p.carry, p.carryN, p.carried = in, n, true
+			break
 		}
-		cur = append(cur, item)
+		batch = append(batch, in)
 		size += n
+		if b.maxItems > 0 && int64(len(batch)) >= b.maxItems && b.maxBytes == 0 {
+			break
+		}
 	}
-	flush()
-	req.Inputs, req.ItemCounts = inputs, counts
-	return nil
+	if len(batch) == 0 {
+		return nil, 0, false, nil
+	}
+	in := jsonvalue.NewObject(2)
+	if b.input != nil {
+		in.Set("BatchInput", b.input)
+	}
+	in.Set("Items", batch)
+	return in, len(batch), true, nil
 }
 
 // resultWriter evaluates a Map state's ResultWriter.
@@ -381,4 +558,31 @@ func ChildEntry(c *ChildSummary) *jsonvalue.Object {
 		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
 	}
 	return o
+}
+
+// spooledMember is the member of an ItemReader's answer that says it
+// spooled its items instead of answering with them: {"SpooledItems": n}.
+// A reader's own answer is always an array, so nothing else has it.
+const spooledMember = "SpooledItems"
+
+// SpooledItems is an ItemReader's answer when it spooled n items for the
+// map run (the task's result in the replay log, in place of the items).
+func SpooledItems(n int64) any {
+	o := jsonvalue.NewObject(1)
+	o.Set(spooledMember, jsonvalue.NumberFromInt(n))
+	return o
+}
+
+// SpooledCount reads an answer made by SpooledItems.
+func SpooledCount(v any) (int64, bool) {
+	o, ok := v.(*jsonvalue.Object)
+	if !ok || o.Len() != 1 {
+		return 0, false
+	}
+	n, ok := o.Get(spooledMember)
+	num, isNum := n.(jsonvalue.Number)
+	if !ok || !isNum {
+		return 0, false
+	}
+	return num.Int64()
 }

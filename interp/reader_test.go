@@ -25,7 +25,8 @@ func TestItemReader(t *testing.T) {
 	tasks := b.only(t, interp.RunTask)
 	require.Len(t, tasks, 1)
 	req := tasks[0].Task
-	require.Equal(t, &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"a"}, CSVDelimiter: "COMMA", MaxItems: 2}, req.Reader)
+	require.Equal(t, &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"a"}, CSVDelimiter: "COMMA", MaxItems: 2, Spool: req.Reader.Spool}, req.Reader)
+	require.Contains(t, req.Reader.Spool, ":mapRun:")
 	require.Equal(t, `{"Bucket":"b","Key":"k.csv"}`, jsonvalue.String(req.Parameters))
 
 	items, err := jsonvalue.ParseString(`[{"a": "1"}, {"a": "2"}]`)
@@ -36,7 +37,7 @@ func TestItemReader(t *testing.T) {
 	require.Len(t, runs, 1)
 	run := runs[0].Task.MapRun
 	require.NotNil(t, run)
-	require.Equal(t, `[{"a":"1"},{"a":"2"}]`, jsonvalue.String(run.Inputs))
+	require.Equal(t, `[{"a":"1"},{"a":"2"}]`, jsonvalue.String(run.Items))
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: runs[0].ID, Output: items})
 	require.Equal(t, `[{"a":"1"},{"a":"2"}]`, b.output(t))
 	require.Equal(t, []string{"ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted",

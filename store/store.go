@@ -67,6 +67,7 @@ type Executor interface {
 	NodeStore
 	VersionStore
 	MapRunStore
+	MapItemStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -270,6 +271,20 @@ type MapRunListParams struct {
 	AfterStartDate time.Time
 	AfterArn       string
 	Limit          int
+}
+
+// MapItemStore keeps the items an ItemReader read for a map run (its
+// spool), so that a map run over a large object reads them a page at a
+// time instead of holding them. They go with their map run.
+type MapItemStore interface {
+	// MapItemsPut stores items first, first+1, ... of a map run, each as
+	// JSON text; rows that exist are replaced.
+	MapItemsPut(ctx context.Context, mapRunArn string, first int64, items []string) error
+	// MapItemsList returns up to limit of a map run's items in order,
+	// from index from.
+	MapItemsList(ctx context.Context, mapRunArn string, from int64, limit int) ([]string, error)
+	// MapItemsDelete deletes a map run's items.
+	MapItemsDelete(ctx context.Context, mapRunArn string) error
 }
 
 // MapRunStore stores map runs. They go with their execution: the

@@ -94,7 +94,7 @@ func (c *Client) Call(ctx context.Context, r *integration.Request) (any, error) 
 	if err != nil {
 		return nil, integration.AsFailure(err)
 	}
-	resp, err := c.send(ctx, service, m, req)
+	resp, err := c.send(ctx, service, m, req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -153,21 +153,22 @@ func (c *Client) target(ctx context.Context, service string) (*target, error) {
 
 // send signs and sends a request, trying again while the service is
 // throttling or failing. An error is a task failure: the call never got
-// an answer.
-func (c *Client) send(ctx context.Context, service string, m *Model, req *request) (*response, error) {
+// an answer. With stream set, a successful answer's body is left unread,
+// in the response's stream, for the caller to read and close.
+func (c *Client) send(ctx context.Context, service string, m *Model, req *request, stream bool) (*response, error) {
 	t, err := c.target(ctx, service)
 	if err != nil {
 		return nil, clientFailure(m, "%v", err)
 	}
 	for attempt := 1; ; attempt++ {
-		resp, err := c.attempt(ctx, t, m, req)
+		resp, err := c.attempt(ctx, t, m, req, stream)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			return nil, clientFailure(m, "Unable to execute HTTP request: %v", err)
 		}
-		if attempt == maxAttempts || !retryable(resp) {
+		if resp.stream != nil || attempt == maxAttempts || !retryable(resp) {
 			return resp, nil
 		}
 		select {
@@ -186,8 +187,9 @@ func retryable(resp *response) bool {
 	return resp.status == http.StatusBadRequest && bytes.Contains(resp.body, []byte("Throttling"))
 }
 
-// attempt sends a request once.
-func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request) (*response, error) {
+// attempt sends a request once. With stream set, the body of a
+// successful (2xx) answer is not read: it is the response's stream.
+func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request, stream bool) (*response, error) {
 	hreq, region, err := c.httpRequest(ctx, t, m, req)
 	if err != nil {
 		return nil, err
@@ -212,6 +214,9 @@ func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request)
 	res, err := t.aws.HTTPClient.Do(hreq)
 	if err != nil {
 		return nil, err
+	}
+	if stream && res.StatusCode < 300 {
+		return &response{status: res.StatusCode, header: res.Header, stream: res.Body}, nil
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)

@@ -49,6 +49,8 @@
 // The result is the response's members in PascalCase, sorted by name, map
 // keys as they are, timestamps as ISO 8601 text in UTC, blobs in base64,
 // and a body member (S3 GetObject's Body) as the body's text, last.
+// OpenPayload makes such a call but hands the body over unread, as it
+// arrives (a Map state's ItemReader streams a large object so).
 //
 // A service error fails the task as the AWS SDK for Java v2 names it:
 // <Prefix>.<Exception>, where the prefix is the Java client's name for

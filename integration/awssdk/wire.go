@@ -3,6 +3,7 @@ package awssdk
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -32,6 +33,9 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+	// stream is the body of a successful answer sent for its payload
+	// (OpenPayload), left unread; body is then empty.
+	stream io.ReadCloser
 }
 
 // marshal builds the request of an operation for the model's protocol.

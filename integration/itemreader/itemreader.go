@@ -1,6 +1,10 @@
 // Package itemreader parses what a Map state's ItemReader reads into its
 // items, as AWS does for each ReaderConfig.InputType: a JSON array, JSON
 // Lines, or CSV rows made objects by their headers.
+//
+// Stream reads them as they arrive, a batch at a time, holding one batch
+// and one item whatever the size of what it reads; Parse is Stream over a
+// body already in memory, collected.
 package itemreader
 
 import (
@@ -9,123 +13,425 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"slices"
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
 
+// BatchSize is the most items Stream hands over at a time.
+const BatchSize = 1000
+
 // delimiters are the CSVDelimiter values and the runes they stand for.
 var delimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON": ';', "SPACE": ' ', "TAB": '\t'}
+
+// maxLineSize bounds a line of JSON Lines: one this long or longer (the
+// newline not counted) fails the read as bufio.Scanner's "token too long",
+// as the line reader before Stream (a bufio.Scanner of this limit) did.
+var maxLineSize = 256 * 1024 * 1024
+
+// readBuffer is the size of the buffer items are read through.
+const readBuffer = 64 * 1024
+
+// bom is a UTF-8 byte order mark, which is not data.
+var bom = []byte("\ufeff")
 
 // Parse reads the items of body. A failure is States.ItemReaderFailed
 // with AWS's cause.
 func Parse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
-	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a UTF-8 byte order mark is not data
-	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
-		return nil, failure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
-	}
-	var items []any
-	var err error
-	switch cfg.InputType {
-	case "", "JSON":
-		items, err = parseJSON(body)
-	case "JSONL":
-		items, err = parseJSONL(body, cfg.MaxItems)
-	case "CSV":
-		items, err = parseCSV(body, cfg)
-	default:
-		return nil, failure("The input type %s is not supported.", cfg.InputType)
-	}
+	items := []any{}
+	err := Stream(bytes.NewReader(body), cfg, func(batch []any) error {
+		items = append(items, batch...)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MaxItems > 0 && int64(len(items)) > cfg.MaxItems {
-		items = items[:cfg.MaxItems]
-	}
 	return items, nil
+}
+
+// Stream reads the items of r as Parse reads them from the whole body
+// (the same items, the same failures, the same MaxItems) and hands them
+// to emit in order, at most BatchSize at a time, as they are parsed: it
+// holds a batch and the item being parsed, never the body. emit owns the
+// slices it is given.
+//
+// An error reading r (not the data's fault) and emit's error are returned
+// as they are. Where Parse fails, some batches may have been handed over
+// before the failure is found: a JSON array, for one, must be well-formed
+// to its end, past MaxItems, as Parse requires.
+func Stream(r io.Reader, cfg *interp.ReaderConfig, emit func(items []any) error) error {
+	return stream(r, cfg, BatchSize, emit)
+}
+
+func stream(r io.Reader, cfg *interp.ReaderConfig, size int, emit func([]any) error) error {
+	src := &source{r: r}
+	out := &sink{emit: emit, size: size, max: cfg.MaxItems}
+	err := parseItems(src, cfg, out)
+	if err == nil {
+		err = out.flush()
+	}
+	switch {
+	case out.err != nil:
+		return out.err
+	case err != nil && src.err != nil:
+		return src.err
+	}
+	return err
 }
 
 func failure(format string, args ...any) error {
 	return stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, format, args...)
 }
 
-func parseJSON(body []byte) ([]any, error) {
-	v, err := jsonvalue.Parse(body)
-	if err != nil {
-		return nil, failure("Attempting to map over non-iterable node.")
-	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, failure("Attempting to map over non-iterable node.")
-	}
-	return arr, nil
+// source is a reader that keeps its first error (other than io.EOF): a
+// parse that fails because the body could not be read fails with that.
+type source struct {
+	r   io.Reader
+	err error
 }
 
-func parseJSONL(body []byte, max int64) ([]any, error) {
-	var items []any
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 0, 64*1024), 256*1024*1024)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// sink gathers items into batches for emit, counting them.
+type sink struct {
+	emit  func([]any) error
+	size  int
+	max   int64 // MaxItems; 0 for all
+	batch []any
+	n     int64 // the items taken
+	err   error // emit's
+}
+
+// full reports whether MaxItems items are taken.
+func (s *sink) full() bool { return s.max > 0 && s.n >= s.max }
+
+func (s *sink) add(v any) error {
+	s.batch = append(s.batch, v)
+	s.n++
+	if len(s.batch) >= s.size {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *sink) flush() error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	b := s.batch
+	s.batch = nil
+	if err := s.emit(b); err != nil {
+		s.err = err
+		return err
+	}
+	return nil
+}
+
+// check refuses a configuration that cannot read anything, before
+// anything is read.
+func check(cfg *interp.ReaderConfig) error {
+	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
+		return failure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
+	}
+	switch cfg.InputType {
+	case "", "JSON", "JSONL":
+		return nil
+	case "CSV":
+		if _, ok := delimiters[cfg.CSVDelimiter]; !ok {
+			return failure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
+		}
+		if cfg.CSVHeaderLocation == "GIVEN" {
+			return uniqueHeaders(cfg.CSVHeaders)
+		}
+		return nil
+	default:
+		return failure("The input type %s is not supported.", cfg.InputType)
+	}
+}
+
+func parseItems(src io.Reader, cfg *interp.ReaderConfig, out *sink) error {
+	if err := check(cfg); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(src, readBuffer)
+	if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	switch cfg.InputType {
+	case "JSONL":
+		return streamJSONL(br, out)
+	case "CSV":
+		return streamCSV(br, cfg, out)
+	default:
+		return streamJSON(br, out)
+	}
+}
+
+// The states of a JSON array's reader.
+const (
+	beforeArray = iota // space, then '['
+	firstItem          // space, then ']' or the first item
+	inItem             // an item, to the ',' or ']' after it
+	afterArray         // space, then the end
+)
+
+// isSpace reports whether c is JSON white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// streamJSON reads a JSON array an item at a time: it finds where each
+// item ends (the ',' or ']' outside strings and brackets) and parses the
+// item's text with jsonvalue, one level shallower than the array allows
+// (as jsonvalue.Parse of the whole array would). The array is
+// well-formed exactly when its frame is and every item is, so the text is
+// accepted or refused as Parse refuses it, and the items are the same.
+func streamJSON(r io.Reader, out *sink) error {
+	notIterable := func() error { return failure("Attempting to map over non-iterable node.") }
+	const itemDepth = jsonvalue.DefaultMaxDepth - 1
+	item := func(text []byte) error {
+		if out.full() {
+			// Past MaxItems an item is not taken, but must be JSON.
+			s := jsonvalue.NewScanner(text)
+			s.SetMaxDepth(itemDepth)
+			for {
+				if _, err := s.Next(); err != nil {
+					if errors.Is(err, io.EOF) {
+						return nil
+					}
+					return notIterable()
+				}
+			}
+		}
+		v, err := jsonvalue.ParseDepth(text, itemDepth)
+		if err != nil {
+			return notIterable()
+		}
+		return out.add(v)
+	}
+	var (
+		buf     = make([]byte, readBuffer)
+		pending []byte // the start of an item read before buf
+		state   = beforeArray
+		depth   int // brackets open in the item
+		inStr   bool
+		escaped bool
+	)
+	// end finishes the item that ends at buf[:i] (from buf[start:]).
+	end := func(start, i int) error {
+		text := buf[start:i]
+		if len(pending) > 0 {
+			pending = append(pending, text...)
+			text = pending
+		}
+		err := item(text)
+		pending = pending[:0]
+		if cap(pending) > 1<<20 {
+			pending = nil // let a large item's text go
+		}
+		return err
+	}
+	for {
+		n, rerr := r.Read(buf)
+		start := 0
+		for i := 0; i < n; i++ {
+			c := buf[i]
+			switch state {
+			case beforeArray:
+				if isSpace(c) {
+					continue
+				}
+				if c != '[' {
+					return notIterable()
+				}
+				state = firstItem
+				continue
+			case afterArray:
+				if !isSpace(c) {
+					return notIterable()
+				}
+				continue
+			case firstItem:
+				if isSpace(c) {
+					continue
+				}
+				if c == ']' {
+					state = afterArray
+					continue
+				}
+				state, start = inItem, i
+			}
+			// inItem
+			if inStr {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inStr = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '[', '{':
+				if depth++; depth > itemDepth {
+					return notIterable() // too deep, or not JSON
+				}
+			case ']', '}':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				if c == '}' {
+					continue // not JSON: the item's parse refuses it
+				}
+				if err := end(start, i); err != nil {
+					return err
+				}
+				state = afterArray
+			case ',':
+				if depth > 0 {
+					continue
+				}
+				if err := end(start, i); err != nil {
+					return err
+				}
+				start = i + 1
+			}
+		}
+		if state == inItem {
+			pending = append(pending, buf[start:n]...)
+		}
+		if rerr == io.EOF {
+			if state != afterArray {
+				return notIterable()
+			}
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// streamJSONL reads JSON Lines: each line not blank is an item.
+func streamJSONL(br *bufio.Reader, out *sink) error {
+	var long []byte
+	for !out.full() {
+		line, err := readLine(br, &long)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		v, err := jsonvalue.Parse(line)
 		if err != nil {
-			return nil, failure("Item #%d is not valid JSON.", len(items)+1)
+			return failure("Item #%d is not valid JSON.", out.n+1)
 		}
-		items = append(items, v)
-		if max > 0 && int64(len(items)) >= max {
-			break
+		if err := out.add(v); err != nil {
+			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, failure("%v", err)
-	}
-	return items, nil
+	return nil
 }
 
-func parseCSV(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
-	delim, ok := delimiters[cfg.CSVDelimiter]
-	if !ok {
-		return nil, failure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
+// readLine reads a line without its '\n', io.EOF after the last. A line
+// that does not fit in the reader's buffer is gathered in *long; one of
+// maxLineSize bytes or more fails.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	tooLong := func() error { return failure("%v", bufio.ErrTooLong) }
+	*long = (*long)[:0]
+	if cap(*long) > 1<<20 {
+		*long = nil
 	}
-	r := csv.NewReader(bytes.NewReader(body))
-	r.Comma = delim
-	r.FieldsPerRecord = -1 // rows may have more or fewer fields than headers
-	r.LazyQuotes = true
-	var headers []string
-	if cfg.CSVHeaderLocation == "GIVEN" {
-		headers = cfg.CSVHeaders
-	} else {
-		first, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return []any{}, nil
+	for {
+		frag, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			frag = frag[:len(frag)-1]
+			if len(*long)+len(frag) >= maxLineSize {
+				return nil, tooLong()
+			}
+			if len(*long) == 0 {
+				return frag, nil
+			}
+			*long = append(*long, frag...)
+			return *long, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			*long = append(*long, frag...)
+			if len(*long) >= maxLineSize {
+				return nil, tooLong()
+			}
+		case errors.Is(err, io.EOF):
+			*long = append(*long, frag...)
+			if len(*long) == 0 {
+				return nil, io.EOF
+			}
+			if len(*long) >= maxLineSize {
+				return nil, tooLong()
+			}
+			return *long, nil
+		default:
+			return nil, err
 		}
-		if err != nil {
-			return nil, failure("%v", err)
-		}
-		headers = first
 	}
+}
+
+// uniqueHeaders refuses headers given twice.
+func uniqueHeaders(headers []string) error {
 	seen := make(map[string]bool, len(headers))
 	for _, h := range headers {
 		if seen[h] {
-			return nil, failure("CSV headers cannot contain duplicates.")
+			return failure("CSV headers cannot contain duplicates.")
 		}
 		seen[h] = true
 	}
-	items := []any{}
-	for {
-		if cfg.MaxItems > 0 && int64(len(items)) >= cfg.MaxItems {
-			break
-		}
-		row, err := r.Read()
+	return nil
+}
+
+// streamCSV reads CSV rows, each an object of the headers: extra fields
+// dropped, missing ones empty.
+func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
+	r := csv.NewReader(br)
+	r.Comma = delimiters[cfg.CSVDelimiter]
+	r.FieldsPerRecord = -1 // rows may have more or fewer fields than headers
+	r.LazyQuotes = true
+	r.ReuseRecord = true
+	headers := cfg.CSVHeaders
+	if cfg.CSVHeaderLocation != "GIVEN" {
+		first, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, failure("%v", err)
+			return failure("%v", err)
+		}
+		headers = slices.Clone(first)
+		if err := uniqueHeaders(headers); err != nil {
+			return err
+		}
+	}
+	for !out.full() {
+		row, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return failure("%v", err)
 		}
 		obj := jsonvalue.NewObject(len(headers))
 		for i, h := range headers {
@@ -135,7 +441,9 @@ func parseCSV(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 			}
 			obj.Set(h, v)
 		}
-		items = append(items, obj)
+		if err := out.add(obj); err != nil {
+			return err
+		}
 	}
-	return items, nil
+	return nil
 }

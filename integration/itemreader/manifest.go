@@ -1,6 +1,7 @@
 package itemreader
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -78,15 +79,66 @@ func ParseManifest(body []byte) (*Manifest, error) {
 // ParseInventory reads one data file of an inventory (gzip-compressed or
 // not): CSV rows whose fields are the manifest's schema.
 func (m *Manifest) ParseInventory(body []byte, maxItems int64) ([]any, error) {
-	if len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return nil, failure("An inventory file could not be decompressed: %v", err)
-		}
-		if body, err = io.ReadAll(zr); err != nil {
-			return nil, failure("An inventory file could not be decompressed: %v", err)
-		}
+	items := []any{}
+	err := m.StreamInventory(bytes.NewReader(body), maxItems, func(batch []any) error {
+		items = append(items, batch...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return Parse(body, &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: m.Schema,
-		CSVDelimiter: "COMMA", MaxItems: maxItems})
+	return items, nil
+}
+
+// StreamInventory is ParseInventory as Stream reads: the rows of r, at
+// most maxItems (0 for all), handed to emit as they are read, a
+// gzip-compressed file decompressed on the fly. The whole file must
+// decompress, as ParseInventory requires: a corrupt file fails, even
+// where its rows stop early (maxItems) or are refused, with the
+// decompression's failure.
+func (m *Manifest) StreamInventory(r io.Reader, maxItems int64, emit func(items []any) error) error {
+	return m.streamInventory(r, maxItems, BatchSize, emit)
+}
+
+func (m *Manifest) streamInventory(r io.Reader, maxItems int64, size int, emit func([]any) error) error {
+	cfg := &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: m.Schema,
+		CSVDelimiter: "COMMA", MaxItems: maxItems}
+	src := &source{r: r}
+	br := bufio.NewReaderSize(src, readBuffer)
+	if head, _ := br.Peek(2); len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		err := stream(br, cfg, size, emit)
+		if err != nil && src.err != nil {
+			return src.err
+		}
+		return err
+	}
+	undecompressed := func(err error) error {
+		if src.err != nil {
+			return src.err // not the file's fault: it could not be read
+		}
+		return failure("An inventory file could not be decompressed: %v", err)
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return undecompressed(err)
+	}
+	data := &source{r: zr}
+	var emitErr error
+	err = stream(data, cfg, size, func(items []any) error {
+		if err := emit(items); err != nil {
+			emitErr = err
+			return err
+		}
+		return nil
+	})
+	if emitErr != nil {
+		return emitErr
+	}
+	if data.err == nil {
+		_, _ = io.Copy(io.Discard, data) // the rest must decompress too
+	}
+	if data.err != nil {
+		return undecompressed(data.err)
+	}
+	return err
 }

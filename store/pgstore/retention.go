@@ -33,6 +33,12 @@ FOR UPDATE`
 	closedMapRunDeleteSQL    = `DELETE FROM stepwise_map_run WHERE execution_arn = ANY ($1::text[])`
 	closedExecutionDeleteSQL = `DELETE FROM stepwise_execution WHERE id = ANY ($1::bigint[])`
 
+	// A map run's items go with it (they are keyed by the map run's ARN
+	// alone): deleted before it.
+	closedMapItemDeleteSQL = `
+DELETE FROM stepwise_map_item
+WHERE map_run_arn IN (SELECT arn FROM stepwise_map_run WHERE execution_arn = ANY ($1::text[]))`
+
 	// The revisions of a deleted state machine stay for its executions
 	// (StateMachineDelete); once the last of them is gone, so are they.
 	orphanRevisionDeleteSQL = `
@@ -44,11 +50,11 @@ WHERE r.state_machine_arn = ANY ($1::text[])
 
 // ExecutionDeleteClosed deletes up to p.Limit executions that ended before
 // p.StoppedBefore, those that ended first first, with their history,
-// replay log, timers, tasks, tags and map runs, and the revisions of
-// deleted state machines none of the executions left uses; all in one
-// transaction (a savepoint of the executor's, inside one). The executions
-// are picked and locked in the same transaction, so one redriven meanwhile
-// is running again and not picked.
+// replay log, timers, tasks, tags and map runs (and those runs' items),
+// and the revisions of deleted state machines none of the executions left
+// uses; all in one transaction (a savepoint of the executor's, inside
+// one). The executions are picked and locked in the same transaction, so
+// one redriven meanwhile is running again and not picked.
 func (e *Executor) ExecutionDeleteClosed(ctx context.Context, p *store.ExecutionDeleteClosedParams) (int, error) {
 	if p.Limit <= 0 {
 		return 0, fmt.Errorf("delete closed executions: limit %d: must be positive", p.Limit)
@@ -101,6 +107,7 @@ func deleteClosed(ctx context.Context, q querier, p *store.ExecutionDeleteClosed
 	b.Queue(closedTimerDeleteSQL, arns)
 	b.Queue(closedTaskDeleteSQL, arns)
 	b.Queue(closedTagDeleteSQL, arns)
+	b.Queue(closedMapItemDeleteSQL, arns) // before their map runs
 	b.Queue(closedMapRunDeleteSQL, arns)
 	b.Queue(closedExecutionDeleteSQL, ids)
 	b.Queue(orphanRevisionDeleteSQL, machines)

@@ -97,7 +97,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, applied)
 	})
 
 	t.Run("Memory", func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, applied)
 	})
 
 	t.Run("ReadersDoNotWaitForWriter", func(t *testing.T) {
@@ -353,13 +353,13 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		res, err := m.Migrate(ctx, tx, migrate.DirectionDown, &migrate.Opts{TargetVersion: -1})
 		require.NoError(t, err)
-		require.Equal(t, []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
+		require.Equal(t, []int{12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
 		var tables int
 		require.NoError(t, tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name != 'stepwise_migration' AND name NOT LIKE 'sqlite_%'`).Scan(&tables))
 		require.Zero(t, tables)
 		res, err = m.Migrate(ctx, tx, migrate.DirectionUp, nil)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, res.Versions)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, res.Versions)
 		require.NoError(t, tx.Commit())
 
 		_, err = d.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:sm:x")
@@ -402,11 +402,17 @@ func TestOpen(t *testing.T) {
 			{aliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
 			{mapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
 			{mapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
+			{mapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
 		} {
 			plan := queryPlan(ctx, t, d.write, tc.query, tc.args...)
 			require.Contains(t, plan, tc.index, tc.query)
 			require.NotContains(t, plan, "TEMP B-TREE", tc.query)
 		}
+		// Retention finds a deleted execution's map runs' items by their
+		// keys.
+		plan := queryPlan(ctx, t, d.write, closedMapItemDeleteSQL, `["x"]`)
+		require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
+		require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
 		// The cursor seeks rather than scanning from the newest row.
 		require.Contains(t, queryPlan(ctx, t, d.write, executionListSQL, "sm", 1, "a", 10), "(state_machine_arn=? AND (start_date,arn)<(?,?))")
 		// Of a version, an alias or a map run: their partial indexes,

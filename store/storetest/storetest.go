@@ -79,6 +79,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseNodes(ctx, t, setup)
 			exerciseVersions(ctx, t, setup)
 			exerciseMapRuns(ctx, t, setup)
+			exerciseMapItems(ctx, t, setup)
 		})
 	}
 
