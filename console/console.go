@@ -360,8 +360,9 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Output   string
 		MapRuns  []mapRunView
 		Parent   string // the parent execution of a map run's child
+		Machine  string // the state machine's page (the parent's, for a child)
 	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
-		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent})
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn)})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -724,3 +725,14 @@ func deref(s *string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// machineOf is the state machine whose page an execution's links to: for
+// a map run's child (…:stateMachine:<name>/<label>), its parent's.
+func machineOf(arn string) string {
+	if i := strings.LastIndexByte(arn, ':'); i >= 0 {
+		if j := strings.IndexByte(arn[i:], '/'); j >= 0 {
+			return arn[:i+j]
+		}
+	}
+	return arn
+}

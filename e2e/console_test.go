@@ -173,3 +173,34 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.url()+"/state-machines/"+url.PathEscape(par)), chromedp.WaitVisible(css(`#graph [data-state="P"]`)))
 	screenshot(t, ctx, "console-state-machine")
 }
+
+// An execution whose distributed Map ran shows its map run in the
+// browser: the counts and the children, each opening its own page with
+// the ItemProcessor's graph colored and a way back to the parent.
+func TestConsoleMapRun(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s := startServer(t, filepath.Join(t.TempDir(), "maprun.db"))
+	c := s.client(t)
+	def, err := os.ReadFile("../examples/distributed-map.asl.json")
+	require.NoError(t, err)
+	sm := createMachine(t, c, "grades", string(def))
+	arn := startExecution(t, c, sm, "class-7b", `{"class": "7b", "passMark": 50, "students": [{"name": "ada", "score": 91},
+		{"name": "alan", "score": 40}, {"name": "grace", "score": -1}, {"name": "edsger", "score": 77}, {"name": "barbara", "score": 66}]}`)
+	require.Equal(t, "SUCCEEDED", string(waitDone(t, c, arn).Status))
+
+	do(t, ctx, chromedp.Navigate(executionURL(s, arn)), chromedp.WaitVisible(css(`#map-runs .map-run`)))
+	counts := eval[[]string](t, ctx, `[...document.querySelectorAll('#map-runs tr[data-counts="items"] td')].map(td => td.textContent)`)
+	require.Equal(t, []string{"0", "0", "3", "2", "0", "0", "5"}, counts)
+	require.Equal(t, 3, eval[int](t, ctx, `document.querySelectorAll('#map-runs table.children tbody tr').length`))
+	screenshot(t, ctx, "console-map-run")
+
+	// A failed child: its page colors the ItemProcessor's graph.
+	do(t, ctx, chromedp.Click(css(`#map-runs table.children tr:has([data-status="failed"]) a`)),
+		chromedp.WaitVisible(css(`#parent-map-run`)), chromedp.WaitVisible(css(`#graph [data-state="BadScore"][data-status="failed"]`)))
+	require.Equal(t, "succeeded", nodeStatuses(t, ctx)["Check"])
+	require.True(t, eval[bool](t, ctx, `document.querySelector('[data-action="RedriveExecution"]').disabled`), "a child is redriven with its parent")
+	require.Equal(t, "/state-machines/"+url.PathEscape(sm), eval[string](t, ctx, `document.querySelector('.crumbs a:nth-of-type(2)').getAttribute('href')`))
+	screenshot(t, ctx, "console-map-run-child")
+	do(t, ctx, chromedp.Click(css(`#parent-map-run a`)), chromedp.WaitVisible(css(`#map-runs`)))
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -254,6 +255,16 @@ func TestDistributedMapRedrive(t *testing.T) {
 	}
 	for _, x := range list() {
 		before[*x.ExecutionArn] = *x.StartDate
+		if x.Status != types.ExecutionStatusFailed {
+			continue
+		}
+		// A failed child is redriven with its map run, not on its own.
+		cd, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: x.ExecutionArn})
+		require.NoError(t, err)
+		require.Equal(t, types.ExecutionRedriveStatusRedrivableByMapRun, cd.RedriveStatus)
+		_, err = c.RedriveExecution(ctx, &sfn.RedriveExecutionInput{ExecutionArn: x.ExecutionArn})
+		var notRedrivable *types.ExecutionNotRedrivable
+		require.True(t, errors.As(err, &notRedrivable), "got %v", err)
 	}
 	require.Len(t, before, 16)
 

@@ -19,6 +19,8 @@ import (
 const (
 	redriveRedrivable    = "REDRIVABLE"
 	redriveNotRedrivable = "NOT_REDRIVABLE"
+	// A map run's child is redriven with its map run, not on its own.
+	redriveByMapRun = "REDRIVABLE_BY_MAP_RUN"
 )
 
 // executionStatuses is the ExecutionStatus enum in the order AWS lists it
@@ -364,9 +366,12 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 		out.RedriveDate = ptr(Time(*x.RedriveDate))
 	}
 	reason := s.notRedrivable(x, ref.express)
-	if reason == "" {
+	switch {
+	case x.MapRunArn != "" && (reason == "" || ref.express) && x.Status != stepwisetype.StatusRunning && x.Status != stepwisetype.StatusSucceeded:
+		out.RedriveStatus = redriveByMapRun
+	case reason == "":
 		out.RedriveStatus = redriveRedrivable
-	} else {
+	default:
 		out.RedriveStatus = redriveNotRedrivable
 		out.RedriveStatusReason = ptr(reason)
 	}
@@ -643,6 +648,9 @@ func (s *Service) RedriveExecution(ctx context.Context, in *RedriveExecutionInpu
 	}
 	if reason := s.notRedrivable(x, ref.express); reason != "" {
 		return nil, errExecutionNotRedrivable(x.Arn, reason)
+	}
+	if x.MapRunArn != "" {
+		return nil, errExecutionNotRedrivable(x.Arn, "Execution was started by a Map Run and can be redriven only with it: redrive its parent execution")
 	}
 	row, err := s.engine.RedriveExecution(ctx, ref.arn)
 	if errors.Is(err, store.ErrNotFound) {
