@@ -71,6 +71,7 @@ func (c *CLI) Execute(args []string) int {
 		(&benchCommand{CommandBase: base}).command(),
 		(&evalCommand{CommandBase: base}).command(),
 		(&backupCommand{CommandBase: base}).command(),
+		(&testCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -21,13 +21,14 @@ import (
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
+	"stepwise/testrunner"
 )
 
 // Defaults of in-process runs.
 const (
-	DefaultRegion  = "us-east-1"
-	DefaultAccount = "123456789012"
-	DefaultRoleArn = "arn:aws:iam::123456789012:role/stepwise"
+	DefaultRegion  = testrunner.Region
+	DefaultAccount = testrunner.Account
+	DefaultRoleArn = testrunner.RoleArn
 )
 
 type runCommand struct {
@@ -150,54 +151,38 @@ func (c *runCommand) run(file string) error {
 	if execName == "" {
 		execName = fmt.Sprintf("run-%d", now.UnixNano())
 	}
-	info := interp.Info{
-		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", DefaultRegion, DefaultAccount, smName, execName),
-		Name:             execName,
-		RoleArn:          DefaultRoleArn,
-		StartTime:        now,
-		StateMachineArn:  fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", DefaultRegion, DefaultAccount, smName),
+	e := &testrunner.Exec{
+		Machine:          m,
 		StateMachineName: smName,
-		Region:           DefaultRegion,
-		Account:          DefaultAccount,
+		ExecutionName:    execName,
+		Input:            input,
+		InputText:        string(inText),
+		Start:            now,
+		Resolver:         resolver,
+		PayloadLimit:     c.payloadLimit,
+		MaxSteps:         c.maxSteps,
 	}
-	x := interp.New(m, info, input, interp.Options{PayloadLimit: c.payloadLimit})
-	x.InputText = string(inText)
-	d := &interp.Driver{Resolver: resolver, MaxSteps: c.maxSteps}
 	if c.scale > 0 {
-		d.Sleep = func(dur time.Duration) { time.Sleep(time.Duration(float64(dur) * c.scale)) }
+		e.Sleep = func(dur time.Duration) { time.Sleep(time.Duration(float64(dur) * c.scale)) }
 	}
-	events := d.Run(x, now)
-	res := runResult{Status: x.Status, Output: json.RawMessage("null")}
-	if x.Status == stepwisetype.StatusRunning {
-		res.Error = ptr("States.Runtime")
-		res.Cause = ptr(fmt.Sprintf("the execution did not end within %d steps", c.maxSteps))
-	}
-	if x.Status == stepwisetype.StatusSucceeded {
-		res.Output = jsonvalue.Marshal(x.Output)
-	}
-	if fl := x.Failure; fl != nil {
-		if fl.Name != "" {
-			res.Error = &fl.Name
-		}
-		if fl.HasCause {
-			res.Cause = &fl.Cause
-		}
+	o := e.Run()
+	res := runResult{Status: o.Status, Output: json.RawMessage("null"), Error: o.Error, Cause: o.Cause}
+	if o.Status == stepwisetype.StatusSucceeded {
+		res.Output = jsonvalue.Marshal(o.Output)
 	}
 	if c.history {
-		res.Events = events
+		res.Events = o.Events
 	}
 	enc := json.NewEncoder(c.Out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
 		return err
 	}
-	if x.Status != stepwisetype.StatusSucceeded {
+	if o.Status != stepwisetype.StatusSucceeded {
 		return &ExitError{Code: 1}
 	}
 	return nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func trimExt(name string) string {
 	for ext := filepath.Ext(name); ext != ""; ext = filepath.Ext(name) {
@@ -215,7 +200,7 @@ func locationOrRoot(loc string) string {
 
 // resolver answers the Task states of a run: from --mock-config's test
 // case, then --mock, then the local functions.
-func (c *runCommand) resolver(smName string, mocks interp.Resolver) (interp.Resolver, error) {
+func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolver, error) {
 	if (c.mockConfig == "") != (c.testCase == "") {
 		return nil, &UsageError{"--mock-config and --test-case go together"}
 	}
@@ -237,7 +222,7 @@ func (c *runCommand) resolver(smName string, mocks interp.Resolver) (interp.Reso
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	smArn := fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", DefaultRegion, DefaultAccount, smName)
+	smArn := testrunner.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
 		if cfg != nil {
 			if r, ok := cfg.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
@@ -256,68 +241,20 @@ func (c *runCommand) resolver(smName string, mocks interp.Resolver) (interp.Reso
 }
 
 // mockResolver answers Task states from a mock file.
-type mockResolver struct {
-	byState map[string][]any // each element: a *jsonvalue.Object with Return or Throw
-	calls   map[string]int
-}
+type mockResolver struct{ calls *testrunner.MockCalls }
 
-func loadMocks(file string) (interp.Resolver, error) {
-	r := &mockResolver{byState: map[string][]any{}, calls: map[string]int{}}
-	if file == "" {
-		return r, nil
-	}
-	data, err := os.ReadFile(file)
+func loadMocks(file string) (*mockResolver, error) {
+	m, err := testrunner.LoadStateMocks(file)
 	if err != nil {
 		return nil, err
 	}
-	v, err := jsonvalue.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("mock file %s: %w", file, err)
-	}
-	obj, ok := v.(*jsonvalue.Object)
-	if !ok {
-		return nil, fmt.Errorf("mock file %s: must hold a JSON object of state names", file)
-	}
-	for name, m := range obj.All() {
-		list, isList := m.([]any)
-		if !isList {
-			list = []any{m}
-		}
-		for i, e := range list {
-			o, ok := e.(*jsonvalue.Object)
-			if !ok || (!o.Has("Return") && !o.Has("Throw")) {
-				return nil, fmt.Errorf("mock file %s: state %q response %d must be an object with Return or Throw", file, name, i)
-			}
-		}
-		r.byState[name] = list
-	}
-	return r, nil
+	return &mockResolver{calls: m.Calls()}, nil
 }
 
 func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
-	list := r.byState[req.StateName]
-	if len(list) == 0 {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
-			"no integration is available in-process for resource '%s'; give the state a mocked response with --mock", req.Resource)
+	if out, fl, ok := r.calls.Lookup(req); ok {
+		return out, fl
 	}
-	n := r.calls[req.StateName]
-	r.calls[req.StateName] = n + 1
-	if n >= len(list) {
-		n = len(list) - 1
-	}
-	o := list[n].(*jsonvalue.Object)
-	if ret, ok := o.Get("Return"); ok {
-		return ret, nil
-	}
-	t, _ := o.Get("Throw")
-	to, _ := t.(*jsonvalue.Object)
-	fl := &stepwisetype.Failure{}
-	if e, ok := to.Get("Error"); ok {
-		fl.Name, _ = e.(string)
-	}
-	if cs, ok := to.Get("Cause"); ok {
-		fl.Cause, _ = cs.(string)
-		fl.HasCause = true
-	}
-	return nil, fl
+	return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		"no integration is available in-process for resource '%s'; give the state a mocked response with --mock", req.Resource)
 }

@@ -339,3 +339,25 @@ func TestRunDistributedMapExample(t *testing.T) {
 	require.Equal(t, "FAILED", res.Output[1]["Status"])
 	require.Equal(t, map[string]any{"class": "7b", "graded": []any{"barbara"}}, res.Output[2])
 }
+
+// validate checks the failure policies the --tag flags set against the
+// definition, and with --aws warns that they are not AWS's behaviour.
+func TestValidatePolicyTags(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := execute("validate", "--aws", "--tag", "stepwise:policy/GradeAll=finish-running", "--tag", "team=night",
+		"../examples/distributed-map.asl.json")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "WARNING NOT_AWS /States/GradeAll: GradeAll runs with the failure policy finish-running, which AWS does not have")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=finish-running", "../examples/distributed-map.asl.json")
+	require.Equal(t, 0, code)
+	require.NotContains(t, out, "NOT_AWS")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/Check=retry-failed-items", "../examples/distributed-map.asl.json")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "ERROR INVALID_POLICY /States/Check: retry-failed-items applies to Map states; Check is a Choice state")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/Nope=finish-running", "../examples/distributed-map.asl.json")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "names no state of the definition")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=later", "../examples/distributed-map.asl.json")
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `unknown policy "later"`)
+}

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 )
@@ -252,6 +253,7 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, arn, err)
 		return
 	}
+	policies := c.policies(r, sm.StateMachineArn)
 	c.render(w, http.StatusOK, "machine", struct {
 		page
 		Machine    *service.DescribeStateMachineOutput
@@ -263,7 +265,36 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		Statuses   []string
 		Versions   []service.StateMachineVersionListItem
 		Aliases    []*service.DescribeStateMachineAliasOutput
-	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses, versions, aliases})
+		Policies   []policyView
+	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, filter, executionStatuses, versions, aliases, policies})
+}
+
+// policyView is a state's failure policies, as its state machine's tags
+// set them (interp.PoliciesFromTags).
+type policyView struct {
+	State    string
+	Policies string
+}
+
+// policies lists the failure policies a state machine's tags set (those
+// of the state machine a version belongs to); none when they cannot be
+// read.
+func (c *Console) policies(r *http.Request, smArn string) []policyView {
+	if i := strings.LastIndexByte(smArn, ':'); i >= 0 && strings.Count(smArn, ":") == 7 {
+		smArn = smArn[:i] // a version's or an alias's
+	}
+	tags, err := c.svc.ListTagsForResource(r.Context(), &service.ListTagsForResourceInput{ResourceArn: smArn})
+	if err != nil {
+		return nil
+	}
+	var out []policyView
+	for _, t := range tags.Tags {
+		if t.Key == nil || !strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) {
+			continue
+		}
+		out = append(out, policyView{State: strings.TrimPrefix(*t.Key, interp.PolicyTagPrefix), Policies: deref(t.Value)})
+	}
+	return out
 }
 
 // versionsAndAliases lists a state machine's versions (the newest 50)

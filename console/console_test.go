@@ -444,3 +444,21 @@ func TestMapRuns(t *testing.T) {
 	require.Contains(t, child, `&#34;Inner&#34;`)
 	require.NotContains(t, child, `id="map-runs"`)
 }
+
+// The state machine page shows the failure policies its tags set, and
+// says that those states fail unlike on AWS.
+func TestFailurePoliciesShown(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "policed", `{"StartAt": "Fan", "States": {"Fan": {"Type": "Parallel", "End": true, "Branches": [
+		{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}]}}}`)
+	_, page := b.get(t, "/state-machines/"+url.PathEscape(sm))
+	require.NotContains(t, page, `id="policies"`)
+	_, err := b.svc.TagResource(context.Background(), &service.TagResourceInput{ResourceArn: sm,
+		Tags: []service.Tag{{Key: ptr("stepwise:policy/Fan"), Value: ptr("finish-running")}, {Key: ptr("team"), Value: ptr("night")}}})
+	require.NoError(t, err)
+	_, page = b.get(t, "/state-machines/"+url.PathEscape(sm))
+	require.Contains(t, page, `id="policies"`)
+	require.Contains(t, page, `<tr data-policy-state="Fan"><td>Fan</td><td><code>finish-running</code></td></tr>`)
+	require.NotContains(t, page, "night")
+}

@@ -125,8 +125,11 @@ func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution,
 		VersionArn:      p.VersionArn,
 		AliasArn:        p.AliasArn,
 		MapRunArn:       p.MapRunArn,
+		Policies:        p.Policies.Text(),
 	}
-	x := interp.New(p.Machine, e.info(row), input, e.options())
+	opts := e.options()
+	opts.Policies = p.Policies
+	x := interp.New(p.Machine, e.info(row), input, opts)
 	x.InputText = p.Input
 	return x, row, nil
 }
@@ -644,6 +647,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	// The activities found missing are those the log names.
 	opts := e.options()
 	opts.Clock, opts.ActivityExists = nil, nil
+	if opts.Policies, err = interp.ParsePolicies(row.Policies); err != nil {
+		return fmt.Errorf("execution %s: stored policies: %w", l.arn, err)
+	}
 	x := interp.New(m, e.info(row), input, opts)
 	x.InputText = row.Input
 	inputs, err := ex.InputList(ctx, l.arn)

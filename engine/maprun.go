@@ -66,6 +66,8 @@ type mapRun struct {
 	parent *store.Execution
 	taskID string
 	done   func(TaskResult)
+	// policies are the parent's, which its children run with.
+	policies interp.Policies
 
 	mu       sync.Mutex
 	row      store.MapRun
@@ -114,6 +116,9 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	}
 	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done, tolCount: req.ToleratedCount, tolPercent: req.TolerancePercent,
 		total: int(req.Count)}
+	// The children run the ItemProcessor's states with the parent's
+	// policies (state names are unique in a definition).
+	r.policies, _ = interp.ParsePolicies(parent.Policies)
 	sum := sha256.Sum256([]byte(req.Arn))
 	h := hex.EncodeToString(sum[:10])
 	r.namePfx = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-"
@@ -361,6 +366,9 @@ func (r *mapRun) pump() {
 		return
 	}
 	if r.exceeded() {
+		if r.req.FinishRunning && r.running+r.starting > 0 {
+			return // the children running end first; none starts
+		}
 		r.fail()
 		return
 	}
@@ -416,7 +424,7 @@ func (r *mapRun) start(i int, input any, redrive bool) {
 				RoleArn: r.parent.RoleArn, Type: r.req.ExecutionType},
 			Machine: r.req.Processor, ExecutionArn: arn, Name: r.childName(i),
 			Input: jsonvalue.String(input), InputValue: input, InputParsed: true,
-			TestCase: r.parent.TestCase, MapRunArn: r.req.Arn,
+			TestCase: r.parent.TestCase, MapRunArn: r.req.Arn, Policies: r.policies,
 		})
 		if errors.Is(err, store.ErrAlreadyExists) {
 			row, err = e.store.Executor().ExecutionGet(e.ctx, arn)

@@ -199,8 +199,12 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		h := hex.EncodeToString(sum[:16])
 		childArn = prefix + "express:" + sm.Name + ":" + name + ":" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	}
+	policies, err := PoliciesOf(ctx, e.store.Executor(), sm.Arn)
+	if err != nil {
+		return nil, err
+	}
 	row, err := e.StartExecution(ctx, &StartParams{StateMachine: sm, Machine: m, ExecutionArn: childArn, Name: name, Input: input,
-		VersionArn: versionArn, AliasArn: aliasArn})
+		VersionArn: versionArn, AliasArn: aliasArn, Policies: policies})
 	if !errors.Is(err, store.ErrAlreadyExists) {
 		return row, err
 	}
@@ -487,3 +491,24 @@ func describeForParent(row *store.Execution, v2 bool) *jsonvalue.Object {
 }
 
 func epochMillis(t time.Time) jsonvalue.Number { return jsonvalue.NumberFromInt(t.UnixMilli()) }
+
+// PoliciesOf reads the failure policies a state machine's tags set
+// (interp.PoliciesFromTags); a tag that sets none that is known is
+// ignored, as TagResource refuses it.
+func PoliciesOf(ctx context.Context, ex store.Executor, smArn string) (interp.Policies, error) {
+	tags, err := ex.TagList(ctx, smArn)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, t := range tags {
+		if strings.HasPrefix(t.Key, interp.PolicyTagPrefix) {
+			m[t.Key] = t.Value
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	ps, _ := interp.PoliciesFromTags(m)
+	return ps, nil
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"stepwise/asl"
+	"stepwise/interp"
 	"stepwise/store"
 )
 
@@ -39,6 +40,10 @@ type StartParams struct {
 	// MapRunArn is the map run that starts the execution (a child of a
 	// distributed Map), recorded in its row.
 	MapRunArn string
+	// Policies are the failure policies of the execution's states, from
+	// its state machine's tags (interp.PoliciesFromTags); recorded in its
+	// row, so that it keeps them however the tags change.
+	Policies interp.Policies
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.

@@ -289,6 +289,9 @@ func (f *frame) pump(x *Execution) {
 		return
 	}
 	s := f.state
+	if f.childFail != nil && f.running > 0 && x.Opts.Policies.Has(s.Name, PolicyFinishRunning) {
+		return // the children running end first; none starts
+	}
 	if f.childFail != nil {
 		fl := f.childFail
 		f.childFail = nil

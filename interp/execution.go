@@ -58,6 +58,9 @@ type Options struct {
 	// Inspect, when set, runs the execution as the TestState operation
 	// runs one state: see Inspection.
 	Inspect *Inspection
+	// Policies are the failure policies of the execution's states (see
+	// Policy); nil for AWS's behaviour everywhere.
+	Policies Policies
 	// ActivityExists reports whether an activity exists. It is asked
 	// before an activity task is scheduled: the task of an activity that
 	// does not exist fails its state (States.Runtime), as AWS fails it.

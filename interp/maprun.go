@@ -51,6 +51,9 @@ type MapRunRequest struct {
 	// Redrive is set when the map run is redriven with its execution: the
 	// children that did not succeed run again.
 	Redrive bool
+	// FinishRunning: past its tolerance the run lets its running children
+	// end (and starts none) before it fails (PolicyFinishRunning).
+	FinishRunning bool
 
 	selector     *itemSelector // nil without an ItemSelector
 	batch        *batchConfig  // nil without an ItemBatcher
@@ -127,7 +130,8 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 	}
 	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
 		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), ToleratedCount: f.tolCount,
-		TolerancePercent: max(f.tolPercent, 0), payloadLimit: x.Opts.PayloadLimit}
+		TolerancePercent: max(f.tolPercent, 0), payloadLimit: x.Opts.PayloadLimit,
+		FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
 	if f.readSpooled {
 		req.Items, req.Count, req.Spooled = nil, f.readCount, true
 	}

@@ -724,8 +724,49 @@ func dataLimit(s *asl.State) *stepwisetype.Failure {
 
 // retryNow runs the current state again after a retry back-off.
 func (f *frame) retryNow(x *Execution) {
+	s := f.state
+	if s.Type == asl.TypeMap && x.Opts.Policies.Has(s.Name, PolicyRetryFailedItems) {
+		switch {
+		case f.mapReq != nil:
+			// A distributed Map: its map run again, its children that did
+			// not succeed only.
+			f.reviveMapRun(x)
+			return
+		case f.children != nil && !f.mapRun:
+			f.retryFailedItems(x)
+			return
+		}
+	}
 	f.readItems, f.readDone = nil, false // a retried Map reads its items again
 	f.exec(x)
+}
+
+// retryFailedItems retries a Map state that failed because of its
+// iterations (PolicyRetryFailedItems): those that did not succeed run
+// again from their start, those never started start, and those that
+// succeeded keep their results.
+func (f *frame) retryFailedItems(x *Execution) {
+	s := f.state
+	f.childFail, f.running, f.failed = nil, 0, 0
+	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
+		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(f.items)}})
+	f.wait = waitChildren
+	x.push(func() { f.pump(x) })
+	for k, c := range f.children {
+		if c.done && c.failure == nil && !c.aborted {
+			continue
+		}
+		nc, err := f.newChild(x, c.index)
+		if err != nil {
+			f.wait = waitNone
+			f.stateFailed(x, asFailure(err, s, f.enteredID))
+			x.push(func() { f.run(x) })
+			return
+		}
+		f.children[k] = nc
+		f.running++
+		x.push(func() { nc.run(x) })
+	}
 }
 
 // errorMatches reports whether an ErrorEquals list matches an error name.

@@ -174,9 +174,13 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	if p.sm.Type == typeExpress {
 		execArn = s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
 	}
+	policies, err := s.policiesOf(ctx, p.sm.Arn)
+	if err != nil {
+		return nil, err
+	}
 	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
-		TestCase: p.testCase, VersionArn: p.versionArn, AliasArn: p.aliasArn,
+		TestCase: p.testCase, VersionArn: p.versionArn, AliasArn: p.aliasArn, Policies: policies,
 	})
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return s.idempotentStart(ctx, execArn, p.input)
@@ -218,9 +222,13 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 		return nil, err
 	}
 	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
+	policies, err := s.policiesOf(ctx, p.sm.Arn)
+	if err != nil {
+		return nil, err
+	}
 	res, err := s.engine.StartSyncExecution(ctx, &engine.StartParams{
 		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
-		TestCase: p.testCase,
+		TestCase: p.testCase, Policies: policies,
 	})
 	if err != nil {
 		return nil, engineError("start sync execution", err)

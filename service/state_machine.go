@@ -44,6 +44,9 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if err := v.err(); err != nil {
 		return nil, err
 	}
+	if err := checkPolicyTags(in.Tags); err != nil {
+		return nil, err
+	}
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
 	}

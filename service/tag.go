@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
+	"stepwise/engine"
+	"stepwise/interp"
+	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -22,6 +26,33 @@ func validateTags(v *validator, tags []Tag) {
 			v.length(member+"value", *t.Value, 0, maxTagValueLength)
 		}
 	}
+}
+
+// checkPolicyTags refuses a failure-policy tag (stepwise:policy/<state>)
+// whose value is not a policy.
+func checkPolicyTags(tags []Tag) error {
+	m := map[string]string{}
+	for _, t := range tags {
+		if t.Key != nil && strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) {
+			m[*t.Key] = ""
+			if t.Value != nil {
+				m[*t.Key] = *t.Value
+			}
+		}
+	}
+	if _, err := interp.PoliciesFromTags(m); err != nil {
+		return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: %v", err)
+	}
+	return nil
+}
+
+// policiesOf reads the failure policies a state machine's tags set.
+func (s *Service) policiesOf(ctx context.Context, smArn string) (interp.Policies, error) {
+	ps, err := engine.PoliciesOf(ctx, s.db(), smArn)
+	if err != nil {
+		return nil, storeError("list tags", err)
+	}
+	return ps, nil
 }
 
 func storeTags(tags []Tag) []store.Tag {
@@ -81,6 +112,9 @@ func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagRe
 	}
 	validateTags(v, in.Tags)
 	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := checkPolicyTags(in.Tags); err != nil {
 		return nil, err
 	}
 	if err := s.taggable(ctx, in.ResourceArn); err != nil {

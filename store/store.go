@@ -174,6 +174,10 @@ type Execution struct {
 	// MapRunArn is the map run that started the execution (a child of a
 	// distributed Map); "" otherwise.
 	MapRunArn string
+	// Policies are the failure policies the execution runs with, as its
+	// state machine's tags set them when it started (JSON text, "" for
+	// none): see engine.Policies.
+	Policies string
 }
 
 // ExecutionInsertParams creates an execution.

@@ -17,16 +17,16 @@ import (
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
     start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
-    version_arn, alias_arn, map_run_arn`
+    version_arn, alias_arn, map_run_arn, policies`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`
 
 	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
 	executionInsertOwnedSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `, owner, owner_epoch)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = $1`
 
@@ -70,7 +70,7 @@ func scanExecution(s pgx.Row) (*store.Execution, error) {
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
 		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
-		&x.VersionArn, &x.AliasArn, &x.MapRunArn); err != nil {
+		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
 		return nil, err
 	}
 	x.Status = stepwisetype.ExecutionStatus(status)
@@ -98,7 +98,7 @@ func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
 		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
-		x.VersionArn, x.AliasArn, x.MapRunArn}
+		x.VersionArn, x.AliasArn, x.MapRunArn, x.Policies}
 }
 
 // ExecutionGet returns an execution.

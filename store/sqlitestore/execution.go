@@ -13,11 +13,11 @@ import (
 const (
 	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
     start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
-    version_arn, alias_arn, map_run_arn`
+    version_arn, alias_arn, map_run_arn, policies`
 
 	executionInsertSQL = `
 INSERT INTO stepwise_execution (` + executionColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
 
@@ -60,7 +60,7 @@ func scanExecution(s scanner) (*store.Execution, error) {
 	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
 		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
 		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
-		&x.VersionArn, &x.AliasArn, &x.MapRunArn); err != nil {
+		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
 		return nil, err
 	}
 	x.StartDate = fromMillis(start)
@@ -87,7 +87,7 @@ func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
 		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
 		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
-		x.VersionArn, x.AliasArn, x.MapRunArn}
+		x.VersionArn, x.AliasArn, x.MapRunArn, x.Policies}
 }
 
 // ExecutionGet returns an execution.

@@ -80,6 +80,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseVersions(ctx, t, setup)
 			exerciseMapRuns(ctx, t, setup)
 			exerciseMapItems(ctx, t, setup)
+			exercisePolicies(ctx, t, setup)
 		})
 	}
 

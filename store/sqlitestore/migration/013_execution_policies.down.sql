@@ -1,0 +1,1 @@
+ALTER TABLE stepwise_execution DROP COLUMN policies;
