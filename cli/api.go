@@ -88,7 +88,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
-	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil})
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices})
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,8 @@ type runCommand struct {
 	functions    []string
 
 	payloadLimit int
+	cost         bool
+	price        float64
 }
 
 func (c *runCommand) command() *cobra.Command {
@@ -55,7 +57,9 @@ func (c *runCommand) command() *cobra.Command {
 		Short: "Run a state machine definition in-process and print its result as JSON",
 		Long: `Run a state machine definition in-process and print one JSON object:
 {"status": ..., "output": ..., "error": ..., "cause": ...} (with --history,
-also "events", shaped like GetExecutionHistory's events).
+also "events", shaped like GetExecutionHistory's events; with --cost, also
+"billing": the billable state transitions of the run as a STANDARD
+execution, and their price on AWS at --transition-price).
 
 Exit status: 0 when the execution SUCCEEDED, 1 when it ended otherwise,
 2 for bad usage or an invalid definition (diagnostics on stderr).
@@ -84,15 +88,25 @@ Task fails with States.TaskFailed.`,
 	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")
 	f.IntVar(&c.payloadLimit, "payload-limit", dataflow.DefaultPayloadLimit, "largest input and state output in bytes; a larger state output fails with States.DataLimitExceeded")
 	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
+	f.BoolVar(&c.cost, "cost", false, `add "billing": the execution's billable state transitions and what they would cost on AWS`)
+	f.Float64Var(&c.price, "transition-price", stepwisetype.DefaultPrices.Transition, "US dollars a state transition costs on AWS (STANDARD), for --cost")
 	return cmd
 }
 
 type runResult struct {
-	Status stepwisetype.ExecutionStatus `json:"status"`
-	Output json.RawMessage              `json:"output"`
-	Error  *string                      `json:"error"`
-	Cause  *string                      `json:"cause"`
-	Events []*stepwisetype.HistoryEvent `json:"events,omitempty"`
+	Status  stepwisetype.ExecutionStatus `json:"status"`
+	Output  json.RawMessage              `json:"output"`
+	Error   *string                      `json:"error"`
+	Cause   *string                      `json:"cause"`
+	Events  []*stepwisetype.HistoryEvent `json:"events,omitempty"`
+	Billing *runBilling                  `json:"billing,omitempty"`
+}
+
+// runBilling is what a run would cost on AWS as a STANDARD execution.
+type runBilling struct {
+	StateTransitions   int     `json:"stateTransitions"`
+	TransitionPriceUSD float64 `json:"transitionPriceUSD"`
+	EstimatedCostUSD   float64 `json:"estimatedCostUSD"`
 }
 
 var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -172,6 +186,11 @@ func (c *runCommand) run(file string) error {
 	}
 	if c.history {
 		res.Events = o.Events
+	}
+	if c.cost {
+		n := stepwisetype.StateTransitions(o.Events)
+		prices := stepwisetype.Prices{Transition: c.price}
+		res.Billing = &runBilling{StateTransitions: n, TransitionPriceUSD: c.price, EstimatedCostUSD: prices.Standard(n)}
 	}
 	enc := json.NewEncoder(c.Out)
 	enc.SetEscapeHTML(false)

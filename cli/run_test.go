@@ -361,3 +361,20 @@ func TestValidatePolicyTags(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, out, `unknown policy "later"`)
 }
+
+// --cost adds what the run would cost on AWS: hello enters three states
+// (Greet, TimeOfDay, Morning), 3 × $0.000025.
+func TestRunCost(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := execute("run", "--cost", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	require.Equal(t, 0, code, errOut)
+	var res struct{ Billing map[string]float64 }
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, map[string]float64{"stateTransitions": 3, "transitionPriceUSD": 0.000025, "estimatedCostUSD": 0.000075}, res.Billing)
+	out, _, code = execute("run", "--cost", "--transition-price", "0.01", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 15}`)
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, 0.03, res.Billing["estimatedCostUSD"])
+	out, _, _ = execute("run", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	require.NotContains(t, out, "billing")
+}

@@ -132,6 +132,9 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.cfg.Account, "account", c.cfg.Account, "account id in the ARNs the server hands out")
 	f.BoolVar(&c.cfg.TimeSkip, "time-skip", false, "skip time while every execution only waits on timers; real time while a task is outstanding")
 	f.Float64Var(&c.cfg.WaitTimeScale, "wait-time-scale", c.cfg.WaitTimeScale, "real seconds per second of execution time: timers take F times as long (0: every timer at once, task timeouts included)")
+	f.Float64Var(&c.cfg.Prices.Transition, "transition-price", c.cfg.Prices.Transition, "US dollars a state transition of a STANDARD execution costs on AWS (the console's and the metrics' estimates)")
+	f.Float64Var(&c.cfg.Prices.ExpressRequest, "express-request-price", c.cfg.Prices.ExpressRequest, "US dollars an EXPRESS execution costs on AWS, besides its duration")
+	f.Float64Var(&c.cfg.Prices.ExpressGBSecond, "express-gb-second-price", c.cfg.Prices.ExpressGBSecond, "US dollars a GB-second of an EXPRESS execution costs on AWS")
 	f.IntVar(&c.cfg.PayloadLimit, "payload-limit", c.cfg.PayloadLimit, "largest execution input and state output in bytes")
 	f.Int64Var(&c.cfg.Eval.Steps, "eval-steps", c.cfg.Eval.Steps, "most steps one evaluation of a JSONata expression, JSONPath query or intrinsic function may take (0: no limit)")
 	f.Int64Var(&c.cfg.Eval.Bytes, "eval-bytes", c.cfg.Eval.Bytes, "most bytes of values one evaluation may build (0: no limit)")
@@ -239,6 +242,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	var met *metrics.Metrics
 	if c.metrics {
 		met = metrics.New()
+		met.SetPrices(c.cfg.Prices)
 		met.Node(node)
 	}
 	// Executions' logs are written until the engine has stopped.

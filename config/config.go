@@ -17,6 +17,7 @@ import (
 
 	"stepwise/asl/budget"
 	"stepwise/internal/quota"
+	"stepwise/stepwisetype"
 )
 
 // Defaults of Serve.
@@ -73,6 +74,9 @@ type Serve struct {
 	// PayloadLimit is the largest execution input and state output, in
 	// bytes.
 	PayloadLimit int
+	// Prices are what AWS charges for Step Functions: the console and the
+	// metrics estimate what an execution would cost there.
+	Prices stepwisetype.Prices
 	// Eval bounds every evaluation of a definition's expressions.
 	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
@@ -133,6 +137,7 @@ func DefaultServe() Serve {
 		Region:        DefaultRegion,
 		Account:       DefaultAccount,
 		WaitTimeScale: DefaultWaitTimeScale,
+		Prices:        stepwisetype.DefaultPrices,
 		PayloadLimit:  DefaultPayloadLimit,
 		Eval:          DefaultEvalLimits(),
 		ExecutionLogs: ExecutionLogs{To: ExecutionLogsAuto},

@@ -57,6 +57,7 @@ type Console struct {
 	signIn bool
 	pages  map[string]*template.Template
 	mux    *http.ServeMux
+	prices stepwisetype.Prices
 }
 
 // Options configure the console.
@@ -67,6 +68,9 @@ type Options struct {
 	// SignIn says that the server requires signing in: pages have a
 	// sign-out button (a form posting to /signout).
 	SignIn bool
+	// Prices estimate what an execution costs on AWS (zero: AWS's list
+	// prices, stepwisetype.DefaultPrices).
+	Prices stepwisetype.Prices
 }
 
 // New returns the console over a service.
@@ -80,7 +84,11 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	prices := opts.Prices
+	if prices == (stepwisetype.Prices{}) {
+		prices = stepwisetype.DefaultPrices
+	}
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
 	for _, name := range []string{"machines", "machine", "execution", "activities", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
@@ -392,8 +400,9 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		MapRuns  []mapRunView
 		Parent   string // the parent execution of a map run's child
 		Machine  string // the state machine's page (the parent's, for a child)
+		Cost     costView
 	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
-		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn)})
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn), c.cost(x, events)})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -767,3 +776,39 @@ func machineOf(arn string) string {
 	}
 	return arn
 }
+
+// costView is what an execution costs on AWS: its billable state
+// transitions (STANDARD), or its billed duration and memory (EXPRESS),
+// and the estimated price.
+type costView struct {
+	Express      bool
+	Transitions  int
+	BilledMillis int64
+	BilledMB     int64
+	USD          string
+}
+
+// cost estimates what an execution cost (so far) on AWS at the console's
+// prices.
+func (c *Console) cost(x *service.DescribeExecutionOutput, events []*event) costView {
+	if strings.Contains(x.ExecutionArn, ":express:") {
+		end := time.Now()
+		if x.StopDate != nil {
+			end = time.Time(*x.StopDate)
+		}
+		ms := stepwisetype.BilledDuration(end.Sub(time.Time(x.StartDate)).Milliseconds())
+		return costView{Express: true, BilledMillis: ms, BilledMB: 64, USD: usd(c.prices.Express(ms, 64))}
+	}
+	hist := make([]*stepwisetype.HistoryEvent, len(events))
+	for i, ev := range events {
+		hist[i] = &stepwisetype.HistoryEvent{ID: ev.ID, PreviousEventID: ev.Prev, Type: stepwisetype.EventType(ev.Type)}
+	}
+	n := 0
+	if len(hist) > 0 {
+		n = stepwisetype.StateTransitions(hist)
+	}
+	return costView{Transitions: n, USD: usd(c.prices.Standard(n))}
+}
+
+// usd writes a price in dollars, with the digits a small one needs.
+func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }

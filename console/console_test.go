@@ -462,3 +462,15 @@ func TestFailurePoliciesShown(t *testing.T) {
 	require.Contains(t, page, `<tr data-policy-state="Fan"><td>Fan</td><td><code>finish-running</code></td></tr>`)
 	require.NotContains(t, page, "night")
 }
+
+// The execution page says what the execution would cost on AWS: its
+// billable state transitions at AWS's list price.
+func TestExecutionCost(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "priced", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}, "B": {"Type": "Pass", "End": true}}}`)
+	x := b.start(t, sm, "run", `{}`)
+	b.wait(t, x)
+	_, page := b.get(t, "/executions/"+url.PathEscape(x))
+	require.Contains(t, page, `<dd id="cost">2 state transitions ≈ $0.00005</dd>`)
+}

@@ -198,7 +198,6 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 	}
 	stop := now()
 	setEnd(row, x, stop)
-	billed := stop.Sub(start).Milliseconds()
-	billed = max(100, (billed+99)/100*100)
+	billed := stepwisetype.BilledDuration(stop.Sub(start).Milliseconds())
 	return &SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"stepwise/stepwisetype"
@@ -55,37 +54,5 @@ func (e *Engine) throttle(ctx context.Context, l *liveExecution, events []*stepw
 	return nil
 }
 
-// transitions counts the state transitions in a step's history events as
-// AWS counts them for ExecutionThrottled: every state entered, and every
-// retry of a task (a task scheduled again, not right after its state was
-// entered).
-func transitions(events []*stepwisetype.HistoryEvent) int {
-	n := 0
-	for i, ev := range events {
-		switch ev.Type {
-		case stepwisetype.EventTaskScheduled, stepwisetype.EventActivityScheduled, stepwisetype.EventLambdaFunctionScheduled:
-			if prev := previousIn(events, i); prev == nil || !isStateEntered(prev.Type) {
-				n++
-			}
-		default:
-			if isStateEntered(ev.Type) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// previousIn returns the event events[i] follows (PreviousEventID), when
-// it is in events. A step's events have consecutive ids.
-func previousIn(events []*stepwisetype.HistoryEvent, i int) *stepwisetype.HistoryEvent {
-	j := int(events[i].PreviousEventID - events[0].ID)
-	if j >= 0 && j < i && events[j].ID == events[i].PreviousEventID {
-		return events[j]
-	}
-	return nil
-}
-
-func isStateEntered(t stepwisetype.EventType) bool {
-	return strings.HasSuffix(string(t), "StateEntered")
-}
+// transitions counts the state transitions of a step's events.
+func transitions(events []*stepwisetype.HistoryEvent) int { return stepwisetype.StateTransitions(events) }

@@ -31,7 +31,11 @@ type Metrics struct {
 	reg *prometheus.Registry
 
 	execStarted, execSucceeded, execFailed, execAborted, execTimedOut, execRedriven, execThrottled *prometheus.CounterVec
-	execTime                                                                                       *prometheus.HistogramVec
+	// transitions and cost count the billable state transitions of
+	// STANDARD executions and what they would cost on AWS at prices.
+	transitions, cost *prometheus.CounterVec
+	prices            stepwisetype.Prices
+	execTime          *prometheus.HistogramVec
 
 	activities, lambdas, integrations kindMetrics
 
@@ -93,6 +97,9 @@ func New() *Metrics {
 	m.execTimedOut = counter("stepwise_executions_timed_out_total", "Executions that timed out (AWS: ExecutionsTimedOut).", sm)
 	m.execRedriven = counter("stepwise_executions_redriven_total", "Executions redriven (AWS: ExecutionsRedriven).", sm)
 	m.execThrottled = counter("stepwise_execution_throttled_total", "State transitions held back by the state-transition quota (AWS: ExecutionThrottled).", sm)
+	m.transitions = counter("stepwise_state_transitions_total", "Billable state transitions of STANDARD executions, as AWS counts them.", sm)
+	m.cost = counter("stepwise_estimated_aws_cost_usd_total", "What the STANDARD executions' state transitions would cost on AWS, in US dollars (at the server's --transition-price).", sm)
+	m.prices = stepwisetype.DefaultPrices
 	m.execTime = hist("stepwise_execution_time_seconds", "Time from an execution's start to its end (AWS: ExecutionTime).", sm)
 
 	kind := func(prefix, singular, awsName, label string) kindMetrics {
@@ -184,6 +191,12 @@ func (m *Metrics) Resumed(_ string, took time.Duration) { m.replayTime.Observe(t
 func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 	x := s.Execution
 	sm := x.StateMachineArn
+	if !s.Express {
+		if n := stepwisetype.StateTransitions(s.Events); n > 0 {
+			m.transitions.WithLabelValues(sm).Add(float64(n))
+			m.cost.WithLabelValues(sm).Add(m.prices.Standard(n))
+		}
+	}
 	for _, ev := range s.Events {
 		switch ev.Type {
 		case stepwisetype.EventExecutionStarted:
@@ -332,3 +345,7 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 		}
 	}
 }
+
+// SetPrices sets the prices the estimated cost is counted at (before the
+// engine runs).
+func (m *Metrics) SetPrices(p stepwisetype.Prices) { m.prices = p }

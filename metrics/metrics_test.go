@@ -97,3 +97,25 @@ func value(t *testing.T, reg *prometheus.Registry, name, label, want string) flo
 	}
 	return 0
 }
+
+// A STANDARD execution's billable state transitions are counted, with
+// what they would cost on AWS at the server's price: two states entered
+// and a task retried make three; an EXPRESS step counts none.
+func TestStateTransitionsAndCost(t *testing.T) {
+	m := metrics.New()
+	m.SetPrices(stepwisetype.Prices{Transition: 0.5})
+	entered := ev(2, 1, stepwisetype.StateEnteredType("Task"), 0)
+	scheduled := ev(3, 2, stepwisetype.EventTaskScheduled, 0)
+	retried := ev(4, 3, stepwisetype.EventTaskScheduled, time.Second) // not right after its state was entered
+	pass := ev(5, 4, stepwisetype.StateEnteredType("Pass"), time.Second)
+	for _, e := range []*stepwisetype.HistoryEvent{scheduled, retried} {
+		e.TaskScheduledEventDetails = &stepwisetype.TaskScheduledEventDetails{Resource: "arn:aws:states:::lambda:invoke"}
+	}
+	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), entered, scheduled, retried, pass))
+	express := step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), ev(2, 1, stepwisetype.StateEnteredType("Pass"), 0))
+	express.Express = true
+	m.StepCommitted(express)
+	reg := m.Registry()
+	require.Equal(t, 3.0, value(t, reg, "stepwise_state_transitions_total", "state_machine_arn", smArn))
+	require.Equal(t, 1.5, value(t, reg, "stepwise_estimated_aws_cost_usd_total", "state_machine_arn", smArn))
+}
