@@ -55,4 +55,6 @@ func (e *Engine) throttle(ctx context.Context, l *liveExecution, events []*stepw
 }
 
 // transitions counts the state transitions of a step's events.
-func transitions(events []*stepwisetype.HistoryEvent) int { return stepwisetype.StateTransitions(events) }
+func transitions(events []*stepwisetype.HistoryEvent) int {
+	return stepwisetype.StateTransitions(events)
+}

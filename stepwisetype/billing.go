@@ -57,7 +57,9 @@ var DefaultPrices = Prices{Transition: 0.000025, ExpressRequest: 0.000001, Expre
 
 // Standard is what a STANDARD execution of that many state transitions
 // costs on AWS.
-func (p Prices) Standard(transitions int) float64 { return dollars(float64(transitions) * p.Transition) }
+func (p Prices) Standard(transitions int) float64 {
+	return dollars(float64(transitions) * p.Transition)
+}
 
 // Express is what an EXPRESS execution costs on AWS for its billed
 // duration (in 100 ms steps) and memory (in 64 MB steps).
