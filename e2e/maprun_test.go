@@ -25,6 +25,26 @@ import (
 	"stepwise/internal/pgtest"
 )
 
+// waitChildren waits until an execution's (first) map run has started at
+// least n children, and returns the map run's ARN.
+func waitChildren(t *testing.T, c *sfn.Client, executionArn string, n int) *string {
+	t.Helper()
+	ctx := context.Background()
+	var mapRun *string
+	require.Eventually(t, func() bool {
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: aws.String(executionArn)})
+		require.NoError(t, err)
+		if len(runs.MapRuns) == 0 {
+			return false
+		}
+		mapRun = runs.MapRuns[0].MapRunArn
+		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
+		require.NoError(t, err)
+		return len(out.Executions) >= n
+	}, 30*time.Second, 20*time.Millisecond)
+	return mapRun
+}
+
 // s3Do sends an S3 request to moto, signed as the server's S3 client
 // signs, and returns the body.
 func s3Do(t testing.TB, method, url string, body io.Reader) []byte {
@@ -323,18 +343,7 @@ func TestDistributedMapRestart(t *testing.T) {
 	sm := createMachine(t, c, "restart", def)
 	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String("[0,1,2,3,4,5,6,7,8,9,10,11]")})
 	require.NoError(t, err)
-	var mapRun *string
-	require.Eventually(t, func() bool {
-		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
-		require.NoError(t, err)
-		if len(runs.MapRuns) == 0 {
-			return false
-		}
-		mapRun = runs.MapRuns[0].MapRunArn
-		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
-		require.NoError(t, err)
-		return len(out.Executions) >= 4
-	}, 30*time.Second, 20*time.Millisecond)
+	mapRun := waitChildren(t, c, *start.ExecutionArn, 4)
 	s.kill()
 
 	s = startServer(t, db)
@@ -369,18 +378,7 @@ func TestDistributedMapStop(t *testing.T) {
 	sm := createMachine(t, c, "stopped", def)
 	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String("[1,2,3,4,5,6]")})
 	require.NoError(t, err)
-	var mapRun *string
-	require.Eventually(t, func() bool {
-		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
-		require.NoError(t, err)
-		if len(runs.MapRuns) == 0 {
-			return false
-		}
-		mapRun = runs.MapRuns[0].MapRunArn
-		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
-		require.NoError(t, err)
-		return len(out.Executions) == 2
-	}, 30*time.Second, 20*time.Millisecond)
+	mapRun := waitChildren(t, c, *start.ExecutionArn, 2)
 	_, err = c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: start.ExecutionArn})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -422,18 +420,7 @@ func TestDistributedMapFailover(t *testing.T) {
 	sm := createMachine(t, c, "failover", def)
 	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String("[0,1,2,3,4,5,6,7,8]")})
 	require.NoError(t, err)
-	var mapRun *string
-	require.Eventually(t, func() bool {
-		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
-		require.NoError(t, err)
-		if len(runs.MapRuns) == 0 {
-			return false
-		}
-		mapRun = runs.MapRuns[0].MapRunArn
-		out, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: mapRun})
-		require.NoError(t, err)
-		return len(out.Executions) >= 3
-	}, 30*time.Second, 20*time.Millisecond)
+	mapRun := waitChildren(t, c, *start.ExecutionArn, 3)
 	ns.kill(0)
 
 	c = ns.client(1)

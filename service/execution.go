@@ -534,6 +534,14 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 	if c != nil {
 		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
 	}
+	return s.pageExecutions(ctx, p, limit, in.RedriveFilter, scope, executionItem)
+}
+
+// pageExecutions answers a ListExecutions: a page of the executions p
+// selects (p.Limit is limit+1) that the redrive filter keeps, each listed
+// by item, and the token of the next page in scope.
+func (s *Service) pageExecutions(ctx context.Context, p *store.ExecutionListParams, limit int, redriveFilter, scope string,
+	item func(*store.Execution) ExecutionListItem) (*ListExecutionsOutput, error) {
 	out := &ListExecutionsOutput{Executions: []ExecutionListItem{}}
 	var last *store.Execution
 	for {
@@ -542,7 +550,7 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 			return nil, storeError("list executions", err)
 		}
 		for _, x := range rows {
-			if !redriveMatch(in.RedriveFilter, x) {
+			if !redriveMatch(redriveFilter, x) {
 				last = x
 				continue
 			}
@@ -550,7 +558,7 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 				out.NextToken = encodeToken(cursor{Kind: cursorExecutions, Scope: scope, After: last.Arn, Time: millis(last.StartDate)})
 				return out, nil
 			}
-			out.Executions = append(out.Executions, executionItem(x))
+			out.Executions = append(out.Executions, item(x))
 			last = x
 		}
 		if len(rows) < p.Limit {

@@ -188,32 +188,11 @@ func (s *Service) listMapRunExecutions(ctx context.Context, in *ListExecutionsIn
 	if c != nil {
 		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
 	}
-	out := &ListExecutionsOutput{Executions: []ExecutionListItem{}}
-	var last *store.Execution
-	for {
-		rows, err := s.db().ExecutionList(ctx, p)
-		if err != nil {
-			return nil, storeError("list executions", err)
-		}
-		for _, x := range rows {
-			if !redriveMatch(in.RedriveFilter, x) {
-				last = x
-				continue
-			}
-			if len(out.Executions) == limit {
-				out.NextToken = encodeToken(cursor{Kind: cursorExecutions, Scope: scope, After: last.Arn, Time: millis(last.StartDate)})
-				return out, nil
-			}
-			it := executionItem(x)
-			it.MapRunArn = m.Arn
-			out.Executions = append(out.Executions, it)
-			last = x
-		}
-		if len(rows) < p.Limit {
-			return out, nil
-		}
-		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
-	}
+	return s.pageExecutions(ctx, p, limit, in.RedriveFilter, scope, func(x *store.Execution) ExecutionListItem {
+		it := executionItem(x)
+		it.MapRunArn = m.Arn
+		return it
+	})
 }
 
 // describeChildMachine is DescribeStateMachineForExecution of a map run's
