@@ -67,6 +67,39 @@ type target struct {
 	endpoint string // "" for AWS's own
 }
 
+// exchange makes one API call and returns its answer when it succeeded
+// (the body unread when stream is set), or the failure it answered:
+// addressed, signed and retried alike for Call and OpenPayload. check,
+// when set, vets the operation before anything is sent.
+func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bool, check func(*Operation) error) (*Model, *Operation, *response, error) {
+	service := strings.TrimPrefix(r.Service, "aws-sdk:")
+	m, op, err := c.operation(service, r.Action)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if check != nil {
+		if err := check(op); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	in, err := convertParams(r.Parameters, op.Input)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	req, err := marshal(m, op, in)
+	if err != nil {
+		return nil, nil, nil, integration.AsFailure(err)
+	}
+	resp, err := c.send(ctx, service, m, req, stream)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if resp.status >= 300 {
+		return nil, nil, nil, parseError(m, op, resp).failure(m)
+	}
+	return m, op, resp, nil
+}
+
 // New returns a client for the configured endpoints and credentials.
 func New(cfg *integration.Config, models *Models) *Client {
 	return &Client{
@@ -81,25 +114,9 @@ func New(cfg *integration.Config, models *Models) *Client {
 // Call makes one API call: arn:aws:states:::aws-sdk:<service>:<action>
 // with the Parameters as its input.
 func (c *Client) Call(ctx context.Context, r *integration.Request) (any, error) {
-	service := strings.TrimPrefix(r.Service, "aws-sdk:")
-	m, op, err := c.operation(service, r.Action)
+	m, op, resp, err := c.exchange(ctx, r, false, nil)
 	if err != nil {
 		return nil, err
-	}
-	in, err := convertParams(r.Parameters, op.Input)
-	if err != nil {
-		return nil, err
-	}
-	req, err := marshal(m, op, in)
-	if err != nil {
-		return nil, integration.AsFailure(err)
-	}
-	resp, err := c.send(ctx, service, m, req, false)
-	if err != nil {
-		return nil, err
-	}
-	if resp.status >= 300 {
-		return nil, parseError(m, op, resp).failure(m)
 	}
 	out, err := unmarshal(m, op, resp)
 	if err != nil {

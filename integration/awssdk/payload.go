@@ -19,28 +19,14 @@ var _ integration.PayloadOpener = (*Client)(nil)
 // and an answer cut short, when it is read, with the SdkClientException
 // Call fails with when it cannot read the answer.
 func (c *Client) OpenPayload(ctx context.Context, r *integration.Request) (io.ReadCloser, error) {
-	service := strings.TrimPrefix(r.Service, "aws-sdk:")
-	m, op, err := c.operation(service, r.Action)
+	m, _, resp, err := c.exchange(ctx, r, true, func(op *Operation) error {
+		if !hasRawPayload(op) {
+			return fmt.Errorf("the answer of %s:%s has no payload to read", strings.TrimPrefix(r.Service, "aws-sdk:"), r.Action)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if !hasRawPayload(op) {
-		return nil, fmt.Errorf("the answer of %s:%s has no payload to read", service, r.Action)
-	}
-	in, err := convertParams(r.Parameters, op.Input)
-	if err != nil {
-		return nil, err
-	}
-	req, err := marshal(m, op, in)
-	if err != nil {
-		return nil, integration.AsFailure(err)
-	}
-	resp, err := c.send(ctx, service, m, req, true)
-	if err != nil {
-		return nil, err
-	}
-	if resp.status >= 300 {
-		return nil, parseError(m, op, resp).failure(m)
 	}
 	return &payload{body: resp.stream, ctx: ctx, m: m}, nil
 }
