@@ -13,6 +13,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/eventbridge v1.55.10
 	github.com/aws/aws-sdk-go-v2/service/glue v1.174.0
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.3
+	github.com/aws/aws-sdk-go-v2/service/scheduler v1.18.2
 	github.com/aws/aws-sdk-go-v2/service/sfn v1.41.2
 	github.com/aws/aws-sdk-go-v2/service/sns v1.47.9
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.52.10

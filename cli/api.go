@@ -22,6 +22,7 @@ import (
 	"stepwise/internal/quota"
 	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
+	"stepwise/scheduler"
 	"stepwise/service"
 	"stepwise/store"
 	"stepwise/teststate"
@@ -45,6 +46,9 @@ type apiServer struct {
 	self http.Handler
 	// gate authenticates, when auth is set.
 	gate *authn.Gate
+	// schedules is the EventBridge Scheduler API, served on the same
+	// port (requests whose path HandlesPath says is its own).
+	schedules *scheduler.Service
 }
 
 // newAPI builds the Step Functions API over a store and an engine; auth,
@@ -112,6 +116,15 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		return h
 	}
 	s := &apiServer{handler: mux, self: metered(plain)}
+	s.schedules = scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
+	var schedules http.Handler = s.schedules
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if scheduler.HandlesPath(r.URL.Path) {
+			schedules.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 	if auth == nil {
 		mux.Handle("GET /", con)
 		mux.Handle("/", s.self)
@@ -124,6 +137,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	// The console's assets are public; its pages and their JSON take a
 	// session (or a signature); the API takes a signature (or, from the
 	// console's own page, a session).
+	schedules = scheduler.RequireAuth(s.schedules, s.gate.ForService("scheduler"))
 	mux.Handle("GET /static/", con)
 	mux.Handle("GET "+authn.SignInPath, s.gate.SignInPage())
 	mux.Handle("POST "+authn.SignInPath, s.gate.SignIn())
@@ -261,3 +275,18 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 		return lastErr
 	}
 }
+
+// startSchedules fires the schedules' slots (scheduler.Service.Run) until
+// the returned function is called, which waits for the loop to end.
+func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (stop func()) {
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval})
+	}()
+	return func() { cancel(); <-done }
+}
+
+// scheduleInterval is the real time between two looks at the schedules.
+var scheduleInterval = 500 * time.Millisecond

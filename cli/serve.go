@@ -341,6 +341,8 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	// The server's own Task states call the API in-process, unsigned.
 	tasks.SetSelf(api.self)
+	// Schedules fire on the leader, in execution time.
+	defer api.startSchedules(ctx, eng)()
 	ln, err := net.Listen("tcp", c.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)

@@ -81,6 +81,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseMapRuns(ctx, t, setup)
 			exerciseMapItems(ctx, t, setup)
 			exercisePolicies(ctx, t, setup)
+			exerciseSchedules(ctx, t, setup)
 		})
 	}
 

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/config"
+	"stepwise/engine"
+	"stepwise/internal/defcache"
+	"stepwise/internal/sigv4auth"
+	"stepwise/store/sqlitestore"
+)
+
+// TestScheduleRoutes checks that the Scheduler API is served on the
+// API's port, before the console's "GET /", and that a server with
+// credentials wants its requests signed for "scheduler".
+func TestScheduleRoutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, drv.Close()) })
+	defs := defcache.New(0)
+	log := slog.New(slog.DiscardHandler)
+	cfg := config.DefaultServe()
+	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
+	require.NoError(t, err)
+
+	get := func(h http.Handler, path string, sign string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		if sign != "" {
+			sum := sha256.Sum256(nil)
+			creds := aws.Credentials{AccessKeyID: "AKIDROUTES", SecretAccessKey: "secret"}
+			require.NoError(t, v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), sign, cfg.Region, time.Now()))
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+
+	open, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, nil, log)
+	require.NoError(t, err)
+	rec := get(open.handler, "/schedules", "")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.JSONEq(t, `{"Schedules":[]}`, rec.Body.String())
+	rec = get(open.handler, "/schedule-groups/default", "")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	rec = get(open.handler, "/", "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Header().Get("Content-Type"), "text/html")
+
+	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
+	closed, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, auth, log)
+	require.NoError(t, err)
+	rec = get(closed.handler, "/schedules", "")
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	require.Equal(t, "MissingAuthenticationTokenException", rec.Header().Get("X-Amzn-ErrorType"))
+	rec = get(closed.handler, "/schedules", "states")
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	rec = get(closed.handler, "/schedules", "scheduler")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+}

@@ -1,0 +1,156 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sdk "github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/scheduler"
+)
+
+// fakeSFN is a StartExecution that refuses a name twice.
+type fakeSFN struct {
+	mu      sync.Mutex
+	started []map[string]string
+	names   map[string]bool
+}
+
+func (f *fakeSFN) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	var req map[string]string
+	json.Unmarshal(body, &req)
+	if f.names == nil {
+		f.names = map[string]bool{}
+	}
+	if f.names[req["name"]] {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"__type":"com.amazonaws.swf.service.v2.model#ExecutionAlreadyExists","message":"Execution Already Exists"}`))
+		return
+	}
+	f.names[req["name"]] = true
+	f.started = append(f.started, req)
+	w.Write([]byte(`{"executionArn":"x","startDate":1}`))
+}
+
+func (f *fakeSFN) names_() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, s := range f.started {
+		out = append(out, s["name"])
+	}
+	return out
+}
+
+func TestFireRate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("every")
+	in.ScheduleExpression = aws.String("rate(1 minute)")
+	in.Target.Input = aws.String(`{"at":"<aws.scheduler.scheduled-time>","arn":"<aws.scheduler.schedule-arn>","n":"<aws.scheduler.attempt-number>"}`)
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumEventAgeInSeconds: aws.Int32(120)}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+
+	sfn := &fakeSFN{}
+	now := b.now.Add(150 * time.Second)
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	// 08:00 is 150 s old: older than MaximumEventAgeInSeconds, dropped.
+	require.Equal(t, []string{"every-20261124T080100", "every-20261124T080200"}, sfn.names_())
+	require.Equal(t, smArn, sfn.started[0]["stateMachineArn"])
+	require.JSONEq(t, `{"at":"2026-11-24T08:01:00Z","arn":"arn:aws:scheduler:us-east-1:123456789012:schedule/default/every","n":"1"}`, sfn.started[0]["input"])
+
+	// Again, or from another node: nothing more.
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.names_(), 2)
+
+	// Downtime of 10 minutes: slots older than 120 s are dropped.
+	now = now.Add(10 * time.Minute)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, []string{"every-20261124T080100", "every-20261124T080200",
+		"every-20261124T081100", "every-20261124T081200"}, sfn.names_())
+
+	// Disabled, it does not fire; enabled again, it does not fire what it
+	// missed.
+	up := &sdk.UpdateScheduleInput{Name: in.Name, ScheduleExpression: in.ScheduleExpression, FlexibleTimeWindow: in.FlexibleTimeWindow,
+		Target: in.Target, State: types.ScheduleStateDisabled}
+	b.now = now
+	_, err = b.client.UpdateSchedule(ctx, up)
+	require.NoError(t, err)
+	now = now.Add(time.Minute)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.names_(), 4)
+	b.now = now.Add(30 * time.Second)
+	up.State = types.ScheduleStateEnabled
+	_, err = b.client.UpdateSchedule(ctx, up)
+	require.NoError(t, err)
+	now = b.now.Add(40 * time.Second)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, "every-20261124T081400", sfn.names_()[len(sfn.names_())-1])
+}
+
+func TestFireAtUniversalDelete(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("once")
+	in.ScheduleExpression = aws.String("at(2026-11-24T17:30:00)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo") // 08:30 UTC
+	in.ActionAfterCompletion = types.ActionAfterCompletionDelete
+	in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+	in.Target.Input = aws.String(`{"StateMachineArn":"` + smArn + `","Name":"jobnet-<stepwise.scheduled-date>","Input":"{\"id\":\"<aws.scheduler.execution-id>\"}"}`)
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+
+	sfn := &fakeSFN{}
+	now := b.now.Add(29 * time.Minute)
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Empty(t, sfn.names_())
+	now = now.Add(time.Minute)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, []string{"jobnet-20261124"}, sfn.names_())
+	slot := time.Date(2026, 11, 24, 8, 30, 0, 0, time.UTC)
+	id := scheduler.ExecutionID("arn:aws:scheduler:us-east-1:123456789012:schedule/default/once", slot)
+	require.JSONEq(t, `{"id":"`+id+`"}`, sfn.started[0]["input"])
+	_, err = b.client.GetSchedule(ctx, &sdk.GetScheduleInput{Name: aws.String("once")})
+	var nf *types.ResourceNotFoundException
+	require.ErrorAs(t, err, &nf, "deleted after it fired")
+}
+
+func TestFlexibleWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("flex")
+	in.ScheduleExpression = aws.String("cron(0 9 * * ? *)")
+	in.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible, MaximumWindowInMinutes: aws.Int32(15)}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	sfn := &fakeSFN{}
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	var firedAt time.Time
+	for ; now.Before(time.Date(2026, 11, 24, 9, 16, 0, 0, time.UTC)); now = now.Add(10 * time.Second) {
+		require.NoError(t, b.svc.FireDue(ctx, cfg))
+		if len(sfn.names_()) == 1 && firedAt.IsZero() {
+			firedAt = now
+		}
+	}
+	require.Equal(t, []string{"flex-20261124T090000"}, sfn.names_())
+	require.False(t, firedAt.IsZero())
+	require.Less(t, firedAt.Sub(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)), 15*time.Minute+10*time.Second)
+}

@@ -1,0 +1,2 @@
+DROP TABLE stepwise_schedule;
+DROP TABLE stepwise_schedule_group;

@@ -1,0 +1,146 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"stepwise/store"
+)
+
+const (
+	scheduleGroupColumns   = `name, arn, client_token, created_at, updated_at`
+	scheduleGroupInsertSQL = `INSERT INTO stepwise_schedule_group (` + scheduleGroupColumns + `) VALUES (?, ?, ?, ?, ?)`
+	scheduleGroupGetSQL    = `SELECT ` + scheduleGroupColumns + ` FROM stepwise_schedule_group WHERE name = ?`
+	scheduleGroupListSQL   = `SELECT ` + scheduleGroupColumns + ` FROM stepwise_schedule_group
+		WHERE substr(name, 1, length(?1)) = ?1 AND name > ?2 ORDER BY name LIMIT ?3`
+	scheduleGroupArnSQL    = `SELECT arn FROM stepwise_schedule_group WHERE name = ?`
+	scheduleGroupDeleteSQL = `DELETE FROM stepwise_schedule_group WHERE name = ?`
+	scheduleDeleteGroupSQL = `DELETE FROM stepwise_schedule WHERE group_name = ?`
+	scheduleColumns        = `group_name, name, state, body, client_token, created_at, updated_at, last_fired`
+	scheduleInsertSQL      = `INSERT INTO stepwise_schedule (` + scheduleColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	scheduleGetSQL         = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule WHERE group_name = ? AND name = ?`
+	scheduleUpdateSQL      = `UPDATE stepwise_schedule SET state = ?, body = ?, updated_at = ? WHERE group_name = ? AND name = ?`
+	scheduleFiredSQL       = `UPDATE stepwise_schedule SET last_fired = ? WHERE group_name = ? AND name = ?`
+	scheduleDeleteSQL      = `DELETE FROM stepwise_schedule WHERE group_name = ? AND name = ?`
+	scheduleListSQL        = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule
+		WHERE (?1 = '' OR group_name = ?1) AND substr(name, 1, length(?2)) = ?2 AND (?3 = '' OR state = ?3)
+		AND (group_name > ?4 OR (group_name = ?4 AND name > ?5))
+		ORDER BY group_name, name LIMIT ?6`
+)
+
+func scanScheduleGroup(s scanner) (*store.ScheduleGroup, error) {
+	var g store.ScheduleGroup
+	var created, updated int64
+	if err := s.Scan(&g.Name, &g.Arn, &g.ClientToken, &created, &updated); err != nil {
+		return nil, err
+	}
+	g.CreatedAt, g.UpdatedAt = fromMillis(created), fromMillis(updated)
+	return &g, nil
+}
+
+func scanSchedule(s scanner) (*store.Schedule, error) {
+	var x store.Schedule
+	var created, updated int64
+	var fired sql.NullInt64
+	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired); err != nil {
+		return nil, err
+	}
+	x.CreatedAt, x.UpdatedAt, x.LastFired = fromMillis(created), fromMillis(updated), fromMillisPtr(fired)
+	return &x, nil
+}
+
+// ScheduleGroupInsert creates a schedule group.
+func (e *Executor) ScheduleGroupInsert(ctx context.Context, g *store.ScheduleGroup) error {
+	_, err := e.writer().ExecContext(ctx, scheduleGroupInsertSQL, g.Name, g.Arn, g.ClientToken, millis(g.CreatedAt), millis(g.UpdatedAt))
+	return interpretError("insert schedule group "+g.Name, err)
+}
+
+// ScheduleGroupGet returns a schedule group.
+func (e *Executor) ScheduleGroupGet(ctx context.Context, name string) (*store.ScheduleGroup, error) {
+	g, err := scanScheduleGroup(e.reader().QueryRowContext(ctx, scheduleGroupGetSQL, name))
+	if err != nil {
+		return nil, interpretError("get schedule group "+name, err)
+	}
+	return g, nil
+}
+
+// ScheduleGroupList pages through schedule groups by name.
+func (e *Executor) ScheduleGroupList(ctx context.Context, prefix, after string, n int) ([]*store.ScheduleGroup, error) {
+	gs, err := queryAll(ctx, e.reader(), scheduleGroupListSQL, []any{prefix, after, limit(n)}, scanScheduleGroup)
+	if err != nil {
+		return nil, interpretError("list schedule groups", err)
+	}
+	return gs, nil
+}
+
+// ScheduleGroupDelete deletes a schedule group, its schedules and its tags.
+func (e *Executor) ScheduleGroupDelete(ctx context.Context, name string) error {
+	err := e.inTx(ctx, func(q querier) error {
+		var arn string
+		if err := q.QueryRowContext(ctx, scheduleGroupArnSQL, name).Scan(&arn); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, scheduleGroupDeleteSQL, name); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, scheduleDeleteGroupSQL, name); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, tagDeleteAllSQL, arn)
+		return err
+	})
+	return interpretError("delete schedule group "+name, err)
+}
+
+// ScheduleInsert creates a schedule.
+func (e *Executor) ScheduleInsert(ctx context.Context, s *store.Schedule) error {
+	_, err := e.writer().ExecContext(ctx, scheduleInsertSQL, s.GroupName, s.Name, s.State, s.Body, s.ClientToken,
+		millis(s.CreatedAt), millis(s.UpdatedAt), millisPtr(s.LastFired))
+	return interpretError("insert schedule "+s.GroupName+"/"+s.Name, err)
+}
+
+// ScheduleGet returns a schedule.
+func (e *Executor) ScheduleGet(ctx context.Context, group, name string) (*store.Schedule, error) {
+	s, err := scanSchedule(e.reader().QueryRowContext(ctx, scheduleGetSQL, group, name))
+	if err != nil {
+		return nil, interpretError("get schedule "+group+"/"+name, err)
+	}
+	return s, nil
+}
+
+// ScheduleUpdate writes a schedule's state, body and update date.
+func (e *Executor) ScheduleUpdate(ctx context.Context, s *store.Schedule) error {
+	return e.scheduleExec(ctx, "update schedule "+s.GroupName+"/"+s.Name, scheduleUpdateSQL, s.State, s.Body, millis(s.UpdatedAt), s.GroupName, s.Name)
+}
+
+// ScheduleFired sets the last slot fired of a schedule.
+func (e *Executor) ScheduleFired(ctx context.Context, group, name string, slot time.Time) error {
+	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" fired", scheduleFiredSQL, millis(slot), group, name)
+}
+
+// ScheduleDelete deletes a schedule.
+func (e *Executor) ScheduleDelete(ctx context.Context, group, name string) error {
+	return e.scheduleExec(ctx, "delete schedule "+group+"/"+name, scheduleDeleteSQL, group, name)
+}
+
+func (e *Executor) scheduleExec(ctx context.Context, op, query string, args ...any) error {
+	res, err := e.writer().ExecContext(ctx, query, args...)
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			err = store.ErrNotFound
+		}
+	}
+	return interpretError(op, err)
+}
+
+// ScheduleList pages through schedules by group and name.
+func (e *Executor) ScheduleList(ctx context.Context, p *store.ScheduleListParams) ([]*store.Schedule, error) {
+	ss, err := queryAll(ctx, e.reader(), scheduleListSQL,
+		[]any{p.GroupName, p.NamePrefix, p.State, p.AfterGroup, p.AfterName, limit(p.Limit)}, scanSchedule)
+	if err != nil {
+		return nil, interpretError("list schedules", err)
+	}
+	return ss, nil
+}
