@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"stepwise/asl"
-	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 )
@@ -278,7 +277,7 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 }
 
 // policyView is a state's failure policies, as its state machine's tags
-// set them (interp.PoliciesFromTags).
+// set them.
 type policyView struct {
 	State    string
 	Policies string
@@ -297,10 +296,10 @@ func (c *Console) policies(r *http.Request, smArn string) []policyView {
 	}
 	var out []policyView
 	for _, t := range tags.Tags {
-		if t.Key == nil || !strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) {
+		if t.Key == nil || !strings.HasPrefix(*t.Key, service.PolicyTagPrefix) {
 			continue
 		}
-		out = append(out, policyView{State: strings.TrimPrefix(*t.Key, interp.PolicyTagPrefix), Policies: deref(t.Value)})
+		out = append(out, policyView{State: strings.TrimPrefix(*t.Key, service.PolicyTagPrefix), Policies: deref(t.Value)})
 	}
 	return out
 }

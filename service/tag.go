@@ -28,6 +28,10 @@ func validateTags(v *validator, tags []Tag) {
 	}
 }
 
+// PolicyTagPrefix is the prefix of the tags that set a state machine's
+// failure policies: stepwise:policy/<state> = <policy>[,<policy>].
+const PolicyTagPrefix = interp.PolicyTagPrefix
+
 // checkPolicyTags refuses a failure-policy tag (stepwise:policy/<state>)
 // whose value is not a policy.
 func checkPolicyTags(tags []Tag) error {
