@@ -92,7 +92,20 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
-	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices})
+	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices,
+		Schedules: func(ctx context.Context) ([]console.ScheduleView, error) {
+			list, err := sched.Overview(ctx, 3)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]console.ScheduleView, len(list))
+			for i, o := range list {
+				out[i] = console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
+					Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next}
+			}
+			return out, nil
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +129,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		return h
 	}
 	s := &apiServer{handler: mux, self: metered(plain)}
-	s.schedules = scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
+	s.schedules = sched
 	var schedules http.Handler = s.schedules
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if scheduler.HandlesPath(r.URL.Path) {

@@ -22,6 +22,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -51,12 +52,13 @@ const historyPage = 1000
 
 // Console serves the console's pages.
 type Console struct {
-	svc    *service.Service
-	log    *slog.Logger
-	signIn bool
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	prices stepwisetype.Prices
+	svc       *service.Service
+	log       *slog.Logger
+	signIn    bool
+	pages     map[string]*template.Template
+	mux       *http.ServeMux
+	prices    stepwisetype.Prices
+	schedules func(ctx context.Context) ([]ScheduleView, error)
 }
 
 // Options configure the console.
@@ -70,6 +72,18 @@ type Options struct {
 	// Prices estimate what an execution costs on AWS (zero: AWS's list
 	// prices, stepwisetype.DefaultPrices).
 	Prices stepwisetype.Prices
+	// Schedules lists the schedules (EventBridge Scheduler) for their
+	// page; nil when the server has none.
+	Schedules func(ctx context.Context) ([]ScheduleView, error)
+}
+
+// ScheduleView is a schedule on the schedules page.
+type ScheduleView struct {
+	Arn, Group, Name, State string
+	Expression, Timezone    string
+	Target                  string
+	LastFired               *time.Time
+	Next                    []time.Time
 }
 
 // New returns the console over a service.
@@ -87,8 +101,9 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if prices == (stepwisetype.Prices{}) {
 		prices = stepwisetype.DefaultPrices
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, name := range []string{"machines", "machine", "execution", "activities", "notfound", "signin"} {
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules,
+		pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console template %s: %w", name, err)
@@ -101,6 +116,10 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	c.mux.HandleFunc("GET /state-machines/{arn...}", c.machine)
 	c.mux.HandleFunc("GET /executions/{arn...}", c.execution)
 	c.mux.HandleFunc("GET /activities", c.activities)
+	if c.schedules != nil {
+		// Not under /schedules: that is the Scheduler API's.
+		c.mux.HandleFunc("GET /schedule-list", c.scheduleList)
+	}
 	c.mux.HandleFunc("GET /console/executions/status", c.executionStatus)
 	c.mux.HandleFunc("GET /console/executions/state", c.stateDetails)
 	c.mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { c.notFound(w, r, r.URL.Path) })
@@ -121,13 +140,13 @@ type page struct {
 	Lang, Title, Path string
 	Script            map[string]string // messages for the script
 	// SignOut shows the sign-out button; NoNav hides the navigation
-	// (the sign-in page).
-	SignOut, NoNav bool
+	// (the sign-in page); Schedules shows the schedules' link.
+	SignOut, NoNav, Schedules bool
 }
 
 func (c *Console) newPage(r *http.Request, title string) page {
 	lang := language(r)
-	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}, SignOut: c.signIn}
+	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}, SignOut: c.signIn, Schedules: c.schedules != nil}
 	for _, k := range scriptMessages {
 		p.Script[k] = translate(lang, k)
 	}
@@ -701,6 +720,18 @@ var funcs = template.FuncMap{
 	"t":       translate,
 	"time":    func(t service.Time) string { return formatTime(time.Time(t)) },
 	"timePtr": func(t *service.Time) string { return formatTimePtr(t) },
+	// clock writes a time.Time (or *time.Time) as the other times are.
+	"clock": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			return formatTime(v)
+		case *time.Time:
+			if v != nil {
+				return formatTime(*v)
+			}
+		}
+		return ""
+	},
 	"arnPath": func(arn string) string { return url.PathEscape(arn) },
 	// versionOf is a version ARN's number, as "v2".
 	"versionOf": func(arn string) string { return "v" + arn[strings.LastIndexByte(arn, ':')+1:] },
@@ -811,3 +842,17 @@ func (c *Console) cost(x *service.DescribeExecutionOutput, events []*event) cost
 
 // usd writes a price in dollars, with the digits a small one needs.
 func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }
+
+// scheduleList shows the schedules: their expressions and time zones,
+// the last slot fired and the next ones.
+func (c *Console) scheduleList(w http.ResponseWriter, r *http.Request) {
+	list, err := c.schedules(r.Context())
+	if err != nil {
+		c.fail(w, r, "schedules", err)
+		return
+	}
+	c.render(w, http.StatusOK, "schedules", struct {
+		page
+		Schedules []ScheduleView
+	}{c.newPage(r, translate(language(r), "schedules")), list})
+}

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,4 +184,19 @@ func TestSchedulesFire(t *testing.T) {
 	for i := 1; i < len(every); i++ {
 		require.Equal(t, time.Minute, every[i].Sub(every[i-1]), "slots %v", every)
 	}
+
+	// The console's schedules page: the rate schedule, its last run and
+	// the next three.
+	resp, err := http.Get(s.url() + "/schedule-list")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(page), `<tr data-schedule="default/every">`)
+	require.Contains(t, string(page), `<code>rate(1 minute)</code>`)
+	i := strings.Index(string(page), `data-field="next"`)
+	require.Positive(t, i)
+	require.Equal(t, 3, strings.Count(string(page)[i:], "<div>"), "the next three runs")
+	require.NotContains(t, string(page), `data-schedule="default/once"`)
 }
