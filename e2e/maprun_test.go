@@ -518,3 +518,40 @@ func TestDistributedMapNestedAndTolerance(t *testing.T) {
 	require.Equal(t, int64(4), mr.ToleratedFailureCount)
 	require.Equal(t, int64(4), mr.ItemCounts.Failed)
 }
+
+// A ResultWriter with only a WriterConfig transforms the state's output:
+// FLATTEN joins the children's array outputs, COMPACT keeps them as they
+// are. UpdateMapRun refuses bad settings and a run that ended.
+func TestDistributedMapWriterConfigAndUpdateErrors(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, filepath.Join(t.TempDir(), "writer.db"))
+	c := s.client(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ transformation, want string }{
+		{"FLATTEN", `[1, 2, 3, 4]`},
+		{"COMPACT", `[[1, 2], [3, 4]]`},
+	} {
+		def := `{"StartAt": "M", "States": {"M": {"Type": "Map", "ItemBatcher": {"MaxItemsPerBatch": 2},
+			"ResultWriter": {"WriterConfig": {"Transformation": "` + tc.transformation + `", "OutputType": "JSON"}},
+			"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "P",
+				"States": {"P": {"Type": "Pass", "OutputPath": "$.Items", "End": true}}}, "End": true}}}`
+		sm := createMachine(t, c, "writer-"+tc.transformation, def)
+		x := startExecution(t, c, sm, "run", `[1, 2, 3, 4]`)
+		d := waitExecution(t, c, x, 30*time.Second)
+		require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
+		require.JSONEq(t, tc.want, *d.Output, tc.transformation)
+
+		runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: aws.String(x)})
+		require.NoError(t, err)
+		_, err = c.UpdateMapRun(ctx, &sfn.UpdateMapRunInput{MapRunArn: runs.MapRuns[0].MapRunArn, ToleratedFailurePercentage: aws.Float32(101)})
+		var invalid *types.ValidationException
+		require.True(t, errors.As(err, &invalid), "got %v", err)
+		require.Contains(t, *invalid.Message, "toleratedFailurePercentage")
+		_, err = c.UpdateMapRun(ctx, &sfn.UpdateMapRunInput{MapRunArn: runs.MapRuns[0].MapRunArn, MaxConcurrency: aws.Int32(5)})
+		require.True(t, errors.As(err, &invalid), "got %v", err)
+		require.Contains(t, *invalid.Message, "not RUNNING")
+	}
+	_, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: aws.String("arn:aws:states:us-east-1:123456789012:mapRun:nope/M:x")})
+	var missing *types.ResourceNotFound
+	require.True(t, errors.As(err, &missing), "got %v", err)
+}
