@@ -217,6 +217,6 @@ func TestTestThreeDayWait(t *testing.T) {
 	begin := time.Now()
 	out, errOut, code := execute("test", "-v", f)
 	require.Equal(t, 0, code, out+errOut)
-	require.Less(t, time.Since(begin), 2*time.Second)
+	require.Less(t, time.Since(begin), time.Minute, "a three days' wait ran in virtual time")
 	require.True(t, strings.HasSuffix(out, "1 passed, 0 failed\n"), out)
 }

@@ -144,7 +144,13 @@ func TestDistributedMapCSV(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond)
 	_, err = c.UpdateMapRun(ctx, &sfn.UpdateMapRunInput{MapRunArn: aws.String(mapRun), MaxConcurrency: aws.Int32(20)})
 	require.NoError(t, err)
-	time.Sleep(200 * time.Millisecond) // the children started before the update end
+	// The children started before the update end; then no more than
+	// twenty run at once.
+	require.Eventually(t, func() bool {
+		running, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: aws.String(mapRun), StatusFilter: types.ExecutionStatusRunning, MaxResults: 1000})
+		require.NoError(t, err)
+		return len(running.Executions) <= 20
+	}, time.Minute, 20*time.Millisecond)
 	for range 5 {
 		running, err := c.ListExecutions(ctx, &sfn.ListExecutionsInput{MapRunArn: aws.String(mapRun), StatusFilter: types.ExecutionStatusRunning, MaxResults: 1000})
 		require.NoError(t, err)

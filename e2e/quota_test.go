@@ -123,14 +123,16 @@ func TestQuotaStateTransitions(t *testing.T) {
 	exp, err := c.CreateStateMachine(context.Background(), &sfn.CreateStateMachineInput{Name: aws.String("chain-express"),
 		Definition: aws.String(def), RoleArn: aws.String(roleArn), Type: "EXPRESS"})
 	require.NoError(t, err)
-	began = time.Now()
 	syncOut, err := s.defaultRetryClient(t).StartSyncExecution(context.Background(),
 		&sfn.StartSyncExecutionInput{StateMachineArn: exp.StateMachineArn}, func(o *sfn.Options) {
 			o.APIOptions = append(o.APIOptions, disableHostPrefix)
 		})
 	require.NoError(t, err)
 	require.Equal(t, "SUCCEEDED", string(syncOut.Status))
-	require.Less(t, time.Since(began), 5*time.Second, "a synchronous Express run is not throttled")
+	require.Zero(t, counter(scrape(t, s), "stepwise_execution_throttled_total", "state_machine_arn", *exp.StateMachineArn),
+		"a synchronous Express run is not throttled")
+	require.Equal(t, 40.0, counter(scrape(t, s), "stepwise_api_consumed_capacity_total", "operation", "StateTransition"),
+		"nor counted against the quota")
 }
 
 // --quotas aws is accepted and does not get in the way of a small load.

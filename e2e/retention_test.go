@@ -32,15 +32,17 @@ func executionGone(t *testing.T, c *sfn.Client, arn string) bool {
 	return true
 }
 
-// A server with a retention of 4 s deletes the executions that ended more
-// than 4 s ago, whatever their ending and whether their state machine
+// A server with a retention of 10 s deletes the executions that ended more
+// than 10 s ago, whatever their ending and whether their state machine
 // still exists, with their histories; it keeps the running ones (a
 // redriven one included) and the recent ones.
 func TestRetention(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "retention.db")
-	const retention = 4 * time.Second
-	s := startServer(t, db, "--retention", "4s", "--retention-interval", "200ms")
+	// Long enough for the set-up below to fit in half of it on a loaded
+	// machine.
+	const retention = 10 * time.Second
+	s := startServer(t, db, "--retention", retention.String(), "--retention-interval", "200ms")
 	c := s.client(t)
 	ctx := context.Background()
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,10 @@ type ClusterConfig struct {
 	// executions of a node that died are taken over within about Lease
 	// plus a second. Zero means DefaultLease.
 	Lease time.Duration
+
+	// activityPoll replaces activityPoll when set (tests make it long, to
+	// tell a poller woken by a task from one that looked again).
+	activityPoll time.Duration
 }
 
 // DefaultLease is the lease of a node when ClusterConfig.Lease is zero.
@@ -93,6 +98,9 @@ type node struct {
 	id    string
 	lease time.Duration
 	fence store.Fence
+	// activityPoll is how often a waiting poller looks at the queue
+	// without a wake-up.
+	activityPoll time.Duration
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -132,7 +140,7 @@ func newNode(drv store.Driver, cfg *ClusterConfig) (*node, error) {
 		lease = DefaultLease
 	}
 	return &node{
-		store: cs, id: cfg.Node, lease: lease,
+		store: cs, id: cfg.Node, lease: lease, activityPoll: cmp.Or(cfg.activityPoll, activityPoll),
 		lost: make(chan struct{}), renew: make(chan struct{}, 1), claim: make(chan struct{}, 1),
 		signals: make(chan struct{}, 1), handling: make(chan struct{}, signalsAtOnce), toQueue: make(chan struct{}, 1),
 		replies: map[int64]chan struct{}{},
@@ -892,7 +900,7 @@ func (e *Engine) unqueueActivity(arn, id string) {
 func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	tick := time.NewTicker(activityPoll)
+	tick := time.NewTicker(e.cl.activityPoll)
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		ready := e.activities.listen(activityArn)

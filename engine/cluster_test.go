@@ -44,11 +44,17 @@ func newCluster(t *testing.T, n int) *cluster {
 
 func (c *cluster) add(t *testing.T, id string) *Engine {
 	t.Helper()
+	return c.addWith(t, ClusterConfig{Node: id, Lease: clusterLease})
+}
+
+// addWith adds a node with its own cluster configuration.
+func (c *cluster) addWith(t *testing.T, cc ClusterConfig) *Engine {
+	t.Helper()
 	ctx := context.Background()
 	drv, err := pgstore.Open(ctx, c.url, pgstore.Options{})
 	require.NoError(t, err)
 	e, err := New(drv, Config{Region: region, Account: account, WaitTimeScale: 1, Tasks: c.tasks,
-		TokenKey: []byte("test key, the same across restarts"), Cluster: &ClusterConfig{Node: id, Lease: clusterLease}})
+		TokenKey: []byte("test key, the same across restarts"), Cluster: &cc})
 	require.NoError(t, err)
 	require.NoError(t, e.Start(ctx))
 	<-e.Resumed()
@@ -98,7 +104,11 @@ func TestClusterNeedsASharedStore(t *testing.T) {
 }
 
 func TestClusterAcrossNodes(t *testing.T) {
-	c := newCluster(t, 3)
+	c := newCluster(t, 1)
+	// Node 1's pollers look at the queue again only every hour: a task
+	// reaches them by a wake-up or not at all.
+	c.addWith(t, ClusterConfig{Node: "node-1", Lease: clusterLease, activityPoll: time.Hour})
+	c.add(t, "node-2")
 	ctx := context.Background()
 	sm, m := c.machine(t, "act", `{"StartAt": "A", "States": {
 		"A": {"Type": "Task", "Resource": "`+activityArn+`", "Next": "W"},
@@ -116,12 +126,10 @@ func TestClusterAcrossNodes(t *testing.T) {
 		polled <- task
 	}()
 	time.Sleep(100 * time.Millisecond) // the poller waits
-	began := time.Now()
 	row := c.start(t, 0, sm, m, "one", `{"n": 1}`)
 	require.Equal(t, "node-0", c.owner(t, row.Arn))
 	task := <-polled
-	require.NotNil(t, task)
-	require.Less(t, time.Since(began), activityPoll, "the waiting poller was woken by the task, not by polling again")
+	require.NotNil(t, task, "the waiting poller was woken by the task")
 	require.JSONEq(t, `{"n": 1}`, task.Input)
 	require.NoError(t, c.nodes[2].SendTaskHeartbeat(ctx, task.Token))
 	require.NoError(t, c.nodes[2].SendTaskSuccess(ctx, task.Token, `{"done": true}`))
@@ -203,7 +211,10 @@ func TestClusterActivitiesEachTaskToOneWorker(t *testing.T) {
 }
 
 func TestClusterFailover(t *testing.T) {
-	c := newCluster(t, 2)
+	c := newCluster(t, 1)
+	// Node 1's lease lasts a minute: its executions move within the
+	// test's waits only if it releases them.
+	c.addWith(t, ClusterConfig{Node: "node-1", Lease: time.Minute})
 	ctx := context.Background()
 	sm, m := c.machine(t, "wait", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 2, "Next": "A"},
@@ -222,11 +233,10 @@ func TestClusterFailover(t *testing.T) {
 	require.True(t, c.nodes[0].Leads(ctx), "the live node with the smallest id leads")
 	require.False(t, c.nodes[1].Leads(ctx))
 	c.crash(0)
-	died := time.Now()
 	b := c.bundle()
-	require.Eventually(t, func() bool { return c.owner(t, arns[0]) == "node-1" }, 10*time.Second, 10*time.Millisecond)
-	require.Less(t, time.Since(died), 3*clusterLease, "taken over within the lease and a claim")
-	require.Eventually(t, func() bool { return c.nodes[1].Leads(ctx) }, 5*time.Second, 50*time.Millisecond, "the survivor leads once the dead node's lease ran out")
+	require.Eventually(t, func() bool { return c.owner(t, arns[0]) == "node-1" }, 30*time.Second, 10*time.Millisecond,
+		"taken over once the lease ran out")
+	require.Eventually(t, func() bool { return c.nodes[1].Leads(ctx) }, 30*time.Second, 50*time.Millisecond, "the survivor leads once the dead node's lease ran out")
 	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"late": true}`))
 	for range len(arns) {
 		task, err := c.nodes[1].PollActivity(ctx, activityArn, "w", 10*time.Second)
@@ -244,9 +254,8 @@ func TestClusterFailover(t *testing.T) {
 	x := c.start(t, 1, sm, m, "moved", `{}`)
 	c.add(t, "node-2")
 	c.nodes[1].Stop()
-	stopped := time.Now()
-	require.Eventually(t, func() bool { return c.owner(t, x.Arn) == "node-2" }, 5*time.Second, 5*time.Millisecond)
-	require.Less(t, time.Since(stopped), clusterLease/2, "released, not left to its lease")
+	require.Eventually(t, func() bool { return c.owner(t, x.Arn) == "node-2" }, 30*time.Second, 5*time.Millisecond,
+		"released, not left to its lease of a minute")
 	task, err = c.nodes[2].PollActivity(ctx, activityArn, "w", 10*time.Second)
 	require.NoError(t, err)
 	require.NotNil(t, task)

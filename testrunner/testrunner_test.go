@@ -205,7 +205,7 @@ func TestVirtualTime(t *testing.T) {
 	for _, r := range rep.Results {
 		require.True(t, r.Passed, "%s: %s %v", r.Name, r.Failure, r.Got)
 	}
-	require.Less(t, elapsed, 2*time.Second)
+	require.Less(t, elapsed, time.Minute, "three days' waits ran in virtual time")
 	ev := rep.Results[0].Outcome.Events
 	require.Equal(t, 72*time.Hour, ev[len(ev)-1].Timestamp.Sub(ev[0].Timestamp))
 }
