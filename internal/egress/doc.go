@@ -12,6 +12,7 @@
 //	    http://       ──► only to a host the allow list names: a host
 //	                      name as written, or an IP literal inside an
 //	                      allowed address or network
+//	    anything else ──► refused
 //	dial (the address actually connected to, after DNS resolution)
 //	    a host name the allow list names      ──► dialled as it resolves
 //	    else every address tried must be public, or inside an allowed

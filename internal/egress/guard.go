@@ -53,6 +53,9 @@ func (g *Guard) CheckURL(u *url.URL) error {
 		return nil
 	}
 	host := normalizeHost(u.Hostname())
+	if u.Scheme != "http" {
+		return &RefusedError{Target: u.Scheme + "://" + u.Host, Reason: "not HTTPS", Entry: entryFor(host)}
+	}
 	port := portOf(u.Port(), 80)
 	if g.Allow.allowsName(host, port) {
 		return nil
@@ -60,11 +63,7 @@ func (g *Guard) CheckURL(u *url.URL) error {
 	if addr, err := netip.ParseAddr(host); err == nil && g.Allow.allowsAddr(addr, port) {
 		return nil
 	}
-	reason := "plain HTTP"
-	if u.Scheme != "http" {
-		reason = "not HTTPS"
-	}
-	return &RefusedError{Target: u.Scheme + "://" + u.Host, Reason: reason, Entry: entryFor(host)}
+	return &RefusedError{Target: "http://" + u.Host, Reason: "plain HTTP", Entry: entryFor(host)}
 }
 
 // DialContext connects to address ("host:port") as net.Dialer does,

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"testing"
@@ -197,4 +198,34 @@ func TestRefusedErrorNamesFlag(t *testing.T) {
 	err := (&Guard{}).checkDial("10.0.0.1", strconv.Itoa(443), "10.0.0.1:443")
 	require.EqualError(t, err, "10.0.0.1:443 is a private address, and HTTP Tasks call public HTTPS endpoints only; to allow it, start stepwise serve with --http-task-allow 10.0.0.1")
 	require.NoError(t, (&Guard{}).checkDial("dns.google", "443", "8.8.8.8:443"))
+}
+
+// FuzzCheckURL checks that without an allow list only https passes, and
+// that a refusal always names the flag.
+func FuzzCheckURL(f *testing.F) {
+	for _, seed := range []string{"https://a.example/x", "http://127.0.0.1:80/", "http://[::1]/", "HTTP://LOCALHOST/", "ftp://x", "//x", "http://%31.0.0.1/", "http://[fe80::1%25eth0]/", "//[::1%250]"} {
+		f.Add(seed)
+	}
+	allow, err := ParseAllow("localhost,127.0.0.0/8,[::1]:80")
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, text string) {
+		u, err := url.Parse(text)
+		if err != nil {
+			return
+		}
+		if err := (&Guard{}).CheckURL(u); err == nil {
+			require.Equal(t, "https", u.Scheme)
+		} else {
+			require.Contains(t, err.Error(), "start stepwise serve with "+Flag+" ")
+		}
+		if err := (&Guard{Allow: allow}).CheckURL(u); err == nil && u.Scheme != "https" {
+			require.Equal(t, "http", u.Scheme)
+			host := normalizeHost(u.Hostname())
+			if host == "localhost" {
+				return
+			}
+			addr := netip.MustParseAddr(host).WithZone("").Unmap()
+			require.True(t, netip.MustParsePrefix("127.0.0.0/8").Contains(addr) || addr == netip.MustParseAddr("::1"), "%q passed", text)
+		}
+	})
 }
