@@ -105,11 +105,16 @@ func (g *Guard) checkDial(host, port, dialed string) error {
 
 // Transport returns an HTTP transport that dials through the guard and
 // through no proxy (a proxy would connect on the guard's behalf).
+// The other settings are http.DefaultTransport's.
 func (g *Guard) Transport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil
-	t.DialContext = g.DialContext
-	return t
+	return &http.Transport{
+		DialContext:           g.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 1 * time.Second,
+	}
 }
 
 // entryFor is the allow list entry to suggest for a host: the name, or
