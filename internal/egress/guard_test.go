@@ -2,7 +2,6 @@ package egress
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"net/netip"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/dnstest"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -84,52 +85,11 @@ func (s *stub) contacted(t *testing.T) bool {
 	return true
 }
 
-// fakeDNS answers every A question with addr and every other question
-// with no answer; resolver sends its queries there.
-func fakeDNS(t *testing.T, addr [4]byte) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 1500)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			q := buf[:n]
-			end := 12
-			for end < n && q[end] != 0 {
-				end += int(q[end]) + 1
-			}
-			end += 5 // the root label, QTYPE, QCLASS
-			if end > n {
-				continue
-			}
-			isA := binary.BigEndian.Uint16(q[end-4:]) == 1
-			resp := append([]byte{}, q[:2]...)
-			resp = append(resp, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0)
-			resp = append(resp, q[12:end]...)
-			if isA {
-				resp[7] = 1
-				resp = append(resp, 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4)
-				resp = append(resp, addr[:]...)
-			}
-			pc.WriteTo(resp, from)
-		}
-	}()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
-	}}
-}
-
 func TestDialContext(t *testing.T) {
 	t.Parallel()
 	v4 := newStub(t, "tcp4", "127.0.0.1:0")
 	v6 := newStub(t, "tcp6", "[::1]:0")
-	rebind := fakeDNS(t, [4]byte{127, 0, 0, 1})
+	rebind := dnstest.Resolver(t, [4]byte{127, 0, 0, 1})
 	guard := func(resolver *net.Resolver, allow ...string) *Guard {
 		a, err := ParseAllow(allow...)
 		require.NoError(t, err)
