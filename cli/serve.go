@@ -116,6 +116,13 @@ them. The probes (/healthz, /readyz, /health) and /metrics stay open.
 Without --credentials the server listens only on a loopback address
 (--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given.
 
+HTTP Tasks (arn:aws:states:::http:invoke) call public https:// endpoints
+only, as on AWS: plain http:// and loopback, private, link-local and other
+non-public addresses (checked after DNS resolution, and on every redirect)
+fail the task with States.Http.Socket. --http-task-allow lets them call the
+hosts, addresses and networks it lists, over plain http:// too, e.g.
+--http-task-allow 127.0.0.1:9000,stub.internal,10.0.0.0/8.
+
 TLS: --tls-cert FILE --tls-key FILE serve HTTPS (HTTP/1.1 and HTTP/2).
 SIGHUP reads the certificate and the credentials file again; a file that
 does not load is logged and the server keeps what it had.`,
@@ -143,6 +150,7 @@ does not load is logged and the server keeps what it had.`,
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration file in Step Functions Local's MockConfigFile format (default $"+mock.EnvFile+"); start \"<stateMachineArn>#<TestCase>\" to run a test case")
 	f.StringVar(&c.cfg.Integrations.ConnectionsFile, "connections", "", "JSON file of the EventBridge connections (auth and invocation parameters) HTTP Tasks name in Authentication.ConnectionArn")
+	f.StringSliceVar(&c.cfg.Integrations.HTTPTaskAllow, "http-task-allow", nil, "let HTTP Tasks call these non-public hosts, addresses or networks, over plain http:// too: a comma-separated `LIST` of HOST[:PORT], ADDRESS[:PORT], [IPV6]:PORT or CIDR (repeatable; by default only public https:// endpoints, as on AWS)")
 	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, a shell command reading the event JSON on stdin and printing the result JSON (repeatable)")
 	f.DurationVar(&c.cfg.ReadHeaderTimeout, "read-header-timeout", c.cfg.ReadHeaderTimeout, "longest time a client may take to send a request's headers")
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")

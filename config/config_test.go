@@ -17,6 +17,8 @@ func TestValidate(t *testing.T) {
 	require.NoError(t, ok.Validate())
 	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
 	require.NoError(t, ok.Validate())
+	ok.Integrations.HTTPTaskAllow = []string{"localhost:9000,10.0.0.0/8", "::1"}
+	require.NoError(t, ok.Validate())
 	ok.Quotas = quota.AWS()
 	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
@@ -41,6 +43,8 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Integrations.AWSEndpoint = "localhost:4566" }, `aws-endpoint "localhost:4566": must be an http:// or https:// URL`},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"sqs": "ftp://x"} }, "endpoint sqs=ftp://x: must be an http:// or https:// URL"},
 		{func(s *Serve) { s.Integrations.Endpoints = map[string]string{"SQS!": "http://x"} }, "endpoint SQS!=http://x: not a service name such as sqs"},
+		{func(s *Serve) { s.Integrations.HTTPTaskAllow = []string{"localhost", "http://127.0.0.1:8080"} },
+			`http-task-allow: "http://127.0.0.1:8080" is a URL: give its host, such as localhost or localhost:8080`},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"a/b": "cat"} }, "function a/b: not a Lambda function name (letters, digits, '-' and '_', at most 64)"},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"f": " "} }, "function f: no command"},
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },

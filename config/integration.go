@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"stepwise/internal/egress"
 )
 
 // Integrations configures the service integrations of Task states
@@ -25,6 +27,13 @@ type Integrations struct {
 	// HTTP Tasks authorize with (--connections FILE); see package
 	// integration/http for its format.
 	ConnectionsFile string
+	// HTTPTaskAllow lists the hosts (NAME[:PORT]), addresses
+	// (ADDRESS, ADDRESS:PORT, [IPV6]:PORT) and networks (CIDR) HTTP
+	// Tasks may call although they are not public, and over plain
+	// http:// too (--http-task-allow, comma-separated, repeatable).
+	// Without an entry, HTTP Tasks call public HTTPS endpoints only, as
+	// on AWS; see package internal/egress.
+	HTTPTaskAllow []string
 }
 
 // ParseFunctions reads --function values, NAME=COMMAND each, into a map;
@@ -70,6 +79,9 @@ func (i *Integrations) validate() error {
 		if err := checkEndpoint(i.Endpoints[s]); err != nil {
 			return fmt.Errorf("endpoint %s=%s: %w", s, i.Endpoints[s], err)
 		}
+	}
+	if _, err := egress.ParseAllow(i.HTTPTaskAllow...); err != nil {
+		return fmt.Errorf("http-task-allow: %w", err)
 	}
 	names := make([]string, 0, len(i.Functions))
 	for name := range i.Functions {

@@ -128,6 +128,12 @@ type Config struct {
 	// (authorization and invocation parameters) HTTP Tasks name in
 	// Authentication.ConnectionArn; see package integration/http.
 	ConnectionsFile string
+	// HTTPTaskAllow lists the hosts, addresses and networks HTTP Tasks
+	// may call although they are not public, and over plain http://
+	// (stepwise serve --http-task-allow; the entries of
+	// internal/egress.ParseAllow). Without it, HTTP Tasks call public
+	// HTTPS endpoints only, as on AWS.
+	HTTPTaskAllow []string
 	// PayloadLimit is the largest task result in bytes (0: 256 KiB).
 	PayloadLimit int
 	// Logger receives debug logs; nil discards them.

@@ -1,11 +1,24 @@
 // Package http is the HTTP Task, arn:aws:states:::http:invoke: a Task
-// state that calls an HTTPS (or, locally, HTTP) API, request-response
-// only, as AWS defines it in "Call HTTPS APIs in Step Functions
-// workflows" (https://docs.aws.amazon.com/step-functions/latest/dg/call-https-apis.html).
+// state that calls an HTTPS API, request-response only, as AWS defines
+// it in "Call HTTPS APIs in Step Functions workflows"
+// (https://docs.aws.amazon.com/step-functions/latest/dg/call-https-apis.html).
+//
+// # Where a task may call
+//
+// As on AWS, public HTTPS endpoints only: plain http:// and addresses
+// that are not public (loopback, private, link-local such as the
+// instance metadata service, ...) fail the task with States.Http.Socket,
+// whose cause names the flag that allows them, before any request is
+// sent. The URL is checked before the request and on every redirect, the
+// address on every connection, after DNS resolution
+// (internal/egress.Guard). The operator allows hosts, addresses and
+// networks, over plain http:// too, with Config.HTTPTaskAllow
+// (stepwise serve --http-task-allow). A connection's OAuth token
+// endpoint is held to the same rules. Requests go through no proxy.
 //
 // # Parameters
 //
-//	ApiEndpoint      required; an https:// or http:// URL
+//	ApiEndpoint      required; an https:// URL (http:// where allowed)
 //	Method           required; GET, POST, PUT, DELETE, PATCH, HEAD or OPTIONS
 //	Authentication   {"ConnectionArn": "arn:aws:events:REGION:ACCOUNT:connection/NAME/ID"};
 //	                 AWS requires it, Stepwise calls without authorization when it is absent
@@ -28,7 +41,7 @@
 //	        ──► authorization (API key header, Basic, or OAuth Bearer token)
 //	        ──► API ──┬─ 2xx ─────────► {"Headers", "ResponseBody", "StatusCode", "StatusText"}
 //	                  ├─ other status ► States.Http.StatusCode.<NNN>, cause: that object as JSON text
-//	                  └─ no answer ───► States.Http.Socket (refused, reset, or 60 s without an answer)
+//	                  └─ no answer ───► States.Http.Socket (not allowed, refused, reset, or 60 s without an answer)
 //
 // Headers holds each response header's values as a list. ResponseBody is
 // the parsed JSON when the response's media type is application/json or

@@ -3,10 +3,12 @@ package http
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
 	"stepwise/integration"
+	"stepwise/internal/egress"
 )
 
 // Resource is the resource ARN of the HTTP Task.
@@ -26,6 +28,7 @@ func init() {
 // invoker carries out HTTP Tasks.
 type invoker struct {
 	client  *http.Client
+	guard   *egress.Guard
 	conns   connections
 	region  string
 	limit   int
@@ -34,20 +37,26 @@ type invoker struct {
 
 var _ integration.Integration = (*invoker)(nil)
 
-// newInvoker loads the connections file; a bad file stops the registry
-// from being built.
+// newInvoker loads the connections file and reads the allow list; a bad
+// file or entry stops the registry from being built.
 func newInvoker(cfg *integration.Config) (integration.Integration, error) {
 	conns, err := loadConnections(cfg.ConnectionsFile)
 	if err != nil {
 		return nil, err
 	}
-	return &invoker{
-		client:  &http.Client{CheckRedirect: checkRedirect},
+	allow, err := egress.ParseAllow(cfg.HTTPTaskAllow...)
+	if err != nil {
+		return nil, fmt.Errorf("http task allow list: %w", err)
+	}
+	inv := &invoker{
+		guard:   &egress.Guard{Allow: allow},
 		conns:   conns,
 		region:  cfg.Region,
 		limit:   cmp.Or(cfg.PayloadLimit, defaultPayloadLimit),
 		timeout: socketTimeout,
-	}, nil
+	}
+	inv.client = &http.Client{Transport: inv.guard.Transport(), CheckRedirect: inv.checkRedirect}
+	return inv, nil
 }
 
 // Call makes the task's request and answers with the response, or fails
@@ -56,6 +65,9 @@ func (inv *invoker) Call(ctx context.Context, r *integration.Request) (any, erro
 	p, err := parseParams(r.Parameters)
 	if err != nil {
 		return nil, err
+	}
+	if err := inv.guard.CheckURL(p.endpoint); err != nil {
+		return nil, refusal(err)
 	}
 	conn, err := inv.conns.resolve(p.connectionArn)
 	if err != nil {

@@ -26,11 +26,22 @@ type testBundle struct {
 	reg *integration.Registry
 }
 
+// stubHost is where the tests' APIs listen (httptest.NewServer): HTTP
+// Tasks call it only because the allow list names it.
+const stubHost = "127.0.0.1"
+
 // setup builds a registry with the given connections file content ("":
-// no file).
+// no file) that may call the test APIs over plain HTTP.
 func setup(t *testing.T, connections string) *testBundle {
 	t.Helper()
-	cfg := integration.Config{Region: "us-east-1", Account: "123456789012"}
+	return setupWith(t, connections, stubHost)
+}
+
+// setupWith builds a registry with the given connections file content
+// and allow list.
+func setupWith(t *testing.T, connections string, allow ...string) *testBundle {
+	t.Helper()
+	cfg := integration.Config{Region: "us-east-1", Account: "123456789012", HTTPTaskAllow: allow}
 	if connections != "" {
 		cfg.ConnectionsFile = filepath.Join(t.TempDir(), "connections.json")
 		require.NoError(t, os.WriteFile(cfg.ConnectionsFile, []byte(connections), 0o600))
@@ -75,11 +86,19 @@ type recorded struct {
 	body   string
 }
 
-// api starts a test API that records each request and answers with h.
+// api starts a test API on 127.0.0.1 over plain HTTP that records each
+// request and answers with h.
 func api(t *testing.T, h http.HandlerFunc) (*httptest.Server, <-chan recorded) {
 	t.Helper()
+	return apiOn(t, httptest.NewServer, h)
+}
+
+// apiOn starts a test API with start (httptest.NewServer,
+// httptest.NewTLSServer, ...) that records each request and answers with h.
+func apiOn(t *testing.T, start func(http.Handler) *httptest.Server, h http.HandlerFunc) (*httptest.Server, <-chan recorded) {
+	t.Helper()
 	reqs := make(chan recorded, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		reqs <- recorded{method: r.Method, url: r.URL, header: r.Header.Clone(), body: string(body)}
 		h(w, r)
@@ -297,7 +316,7 @@ func TestCancelledCallAbandonsRequest(t *testing.T) {
 func TestPayloadLimit(t *testing.T) {
 	t.Parallel()
 	srv, _ := api(t, func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "0123456789abcdef") })
-	reg, err := integration.New(integration.Config{Region: "us-east-1", PayloadLimit: 10})
+	reg, err := integration.New(integration.Config{Region: "us-east-1", PayloadLimit: 10, HTTPTaskAllow: []string{stubHost}})
 	require.NoError(t, err)
 	b := &testBundle{reg: reg}
 

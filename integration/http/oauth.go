@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/internal/egress"
 	"stepwise/stepwisetype"
 )
 
@@ -64,11 +65,15 @@ func (tc *tokenCache) clear() {
 // fetchToken asks a connection's authorization endpoint for a token with
 // the client credentials grant: the client ID and secret as Basic
 // authorization, grant_type=client_credentials and the connection's
-// OAuthHttpParameters in the body (in the query for GET).
-func fetchToken(ctx context.Context, client *http.Client, c *connection) (string, time.Duration, error) {
+// OAuthHttpParameters in the body (in the query for GET). The endpoint
+// is held to the rules of the task's own endpoint (the guard's).
+func fetchToken(ctx context.Context, client *http.Client, guard *egress.Guard, c *connection) (string, time.Duration, error) {
 	req, err := tokenRequest(ctx, c)
 	if err != nil {
 		return "", 0, err
+	}
+	if err := guard.CheckURL(req.URL); err != nil {
+		return "", 0, tokenFailure(c, err.Error())
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -72,7 +72,7 @@ func TestSocketTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(stop)
-	inv, err := newInvoker(&integration.Config{})
+	inv, err := newInvoker(&integration.Config{HTTPTaskAllow: []string{"127.0.0.1"}})
 	require.NoError(t, err)
 	inv.(*invoker).timeout = 50 * time.Millisecond
 

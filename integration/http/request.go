@@ -127,7 +127,7 @@ func (inv *invoker) authorize(ctx context.Context, req *http.Request, c *connect
 		req.SetBasicAuth(c.Username, c.Password)
 	case authOAuth:
 		token, err := c.token.get(ctx, func(ctx context.Context) (string, time.Duration, error) {
-			return fetchToken(ctx, inv.client, c)
+			return fetchToken(ctx, inv.client, inv.guard, c)
 		})
 		if err != nil {
 			return err
@@ -137,12 +137,16 @@ func (inv *invoker) authorize(ctx context.Context, req *http.Request, c *connect
 	return nil
 }
 
-// checkRedirect follows up to 10 redirects, dropping the connection's
-// secret headers when one leaves the original host (Go drops
-// Authorization itself).
-func checkRedirect(req *http.Request, via []*http.Request) error {
+// checkRedirect follows up to 10 redirects to where the task may call
+// (the guard checks each one's URL, and the address it dials), dropping
+// the connection's secret headers when one leaves the original host (Go
+// drops Authorization itself).
+func (inv *invoker) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return http.ErrUseLastResponse
+	}
+	if err := inv.guard.CheckURL(req.URL); err != nil {
+		return err
 	}
 	if req.URL.Host == via[0].URL.Host {
 		return nil

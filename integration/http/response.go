@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/internal/egress"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
@@ -98,10 +99,20 @@ func (inv *invoker) transportFailure(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("http task: %w", ctx.Err())
 	}
+	var refused *egress.RefusedError
+	if errors.As(err, &refused) {
+		return refusal(refused)
+	}
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err
 	}
+	return stepwisetype.NewFailure(ErrorSocket, err.Error())
+}
+
+// refusal fails a task whose endpoint, or a redirect's, is one HTTP
+// Tasks may not call, as AWS fails one it cannot reach.
+func refusal(err error) error {
 	return stepwisetype.NewFailure(ErrorSocket, err.Error())
 }
 

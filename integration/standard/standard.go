@@ -38,7 +38,8 @@ func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error
 	return integration.New(integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
-		Functions: cfg.Integrations.Functions, ConnectionsFile: cfg.Integrations.ConnectionsFile, PayloadLimit: cfg.PayloadLimit,
+		Functions: cfg.Integrations.Functions, ConnectionsFile: cfg.Integrations.ConnectionsFile,
+		HTTPTaskAllow: cfg.Integrations.HTTPTaskAllow, PayloadLimit: cfg.PayloadLimit,
 		Logger: log,
 	})
 }
