@@ -260,18 +260,18 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 }
 
 // mockResolver answers Task states from a mock file.
-type mockResolver struct{ calls *testrunner.MockCalls }
+type mockResolver struct{ mocks *testrunner.StateMocks }
 
 func loadMocks(file string) (*mockResolver, error) {
 	m, err := testrunner.LoadStateMocks(file)
 	if err != nil {
 		return nil, err
 	}
-	return &mockResolver{calls: m.Calls()}, nil
+	return &mockResolver{mocks: m}, nil
 }
 
 func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
-	if out, fl, ok := r.calls.Lookup(req); ok {
+	if out, fl, ok := r.mocks.Lookup(req); ok {
 		return out, fl
 	}
 	return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
