@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
@@ -90,7 +91,8 @@ func TestMockConfigRefusedAtStartUp(t *testing.T) {
 // until it is done. Each pass around the loop gets the next mocked
 // response (the state's invocation in the execution, a retry included), so
 // the loop ends on the fourth check; a test case with too few responses
-// fails the execution with States.Runtime naming the state and invocation.
+// fails the execution with States.Runtime naming the state and invocation;
+// a redrive goes on counting.
 func TestMockConfigPollingLoop(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -99,14 +101,17 @@ func TestMockConfigPollingLoop(t *testing.T) {
   "StateMachines": {"nightly": {"TestCases": {
     "Done": {"Submit": "submitted", "Check": "runningThenDone"},
     "Stuck": {"Submit": "submitted", "Check": "running"}
-  }}},
+  }},
+  "check": {"TestCases": {"Redriven": {"Check": "failsOnceThenDone"}}}},
   "MockedResponses": {
     "submitted": {"0": {"Return": {"StatusCode": 200, "Payload": {"jobId": "j-42"}}}},
     "runningThenDone": {"0": {"Return": {"StatusCode": 200, "Payload": {"status": "RUNNING", "done": 10}}},
                         "1": {"Throw": {"Error": "Lambda.TooManyRequestsException", "Cause": "slow down"}},
                         "2": {"Return": {"StatusCode": 200, "Payload": {"status": "RUNNING", "done": 60}}},
                         "3": {"Return": {"StatusCode": 200, "Payload": {"status": "SUCCEEDED", "done": 100}}}},
-    "running": {"0-1": {"Return": {"StatusCode": 200, "Payload": {"status": "RUNNING", "done": 0}}}}
+    "running": {"0-1": {"Return": {"StatusCode": 200, "Payload": {"status": "RUNNING", "done": 0}}}},
+    "failsOnceThenDone": {"0": {"Throw": {"Error": "Lambda.ServiceException", "Cause": "down"}},
+                          "1": {"Return": {"StatusCode": 200, "Payload": {"status": "SUCCEEDED", "done": 100}}}}
   }
 }`), 0o600))
 	s := startServer(t, filepath.Join(dir, "poll.db"), "--mock-config", mockFile, "--time-skip")
@@ -149,4 +154,22 @@ func TestMockConfigPollingLoop(t *testing.T) {
 	require.Equal(t, "FAILED", string(stuck.Status), "the Catch does not take a mock that ran out")
 	require.Equal(t, "States.Runtime", aws.ToString(stuck.Error))
 	require.Equal(t, "The mocked response running has no answer for invocation 2 of state 'Check' in test case Stuck (invocations count from 0, retries included).", aws.ToString(stuck.Cause))
+
+	// A redrive goes on counting: the check that failed the execution was
+	// invocation 0, the one the redrive runs is invocation 1.
+	check := createMachine(t, c, "check", `{"StartAt": "Check", "States": {
+		"Check": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "check"},
+			"OutputPath": "$.Payload", "End": true}}}`)
+	redriven := startExecution(t, c, check+"#Redriven", "redriven", `{}`)
+	failed := waitDone(t, c, redriven)
+	require.Equal(t, "FAILED", string(failed.Status))
+	require.Equal(t, "Lambda.ServiceException", aws.ToString(failed.Error))
+	_, err = c.RedriveExecution(ctx, &sfn.RedriveExecutionInput{ExecutionArn: aws.String(redriven)})
+	require.NoError(t, err)
+	var d *sfn.DescribeExecutionOutput
+	require.Eventually(t, func() bool {
+		d, err = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(redriven)})
+		return err == nil && d.Status == "SUCCEEDED"
+	}, 30*time.Second, 20*time.Millisecond)
+	require.JSONEq(t, `{"status": "SUCCEEDED", "done": 100}`, aws.ToString(d.Output))
 }
