@@ -66,10 +66,13 @@ Exit status: 0 when the execution SUCCEEDED, 1 when it ended otherwise,
 
 Task states are answered from --mock, a JSON object mapping state names to
 {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or to an
-array of those used one per attempt; or from --mock-config, a mock
-configuration in Step Functions Local's MockConfigFile format, with
---test-case naming the test case (of the state machine named by
---state-machine, by default the file's name without its extensions). A
+array of those used one per invocation of the state (the last again after
+them); or from --mock-config, a mock configuration in Step Functions Local's
+MockConfigFile format, with --test-case naming the test case (of the state
+machine named by --state-machine, by default the file's name without its
+extensions). Both number a state's invocations in the execution from 0, as
+Step Functions Local does: retries, loops back to the state, Map iterations
+and Parallel branches each take the next number. A
 Lambda Task whose function --function runs locally calls it. Any other
 Task fails with States.TaskFailed.`,
 		Args: cobra.ExactArgs(1),
@@ -260,18 +263,18 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 }
 
 // mockResolver answers Task states from a mock file.
-type mockResolver struct{ calls *testrunner.MockCalls }
+type mockResolver struct{ mocks *testrunner.StateMocks }
 
 func loadMocks(file string) (*mockResolver, error) {
 	m, err := testrunner.LoadStateMocks(file)
 	if err != nil {
 		return nil, err
 	}
-	return &mockResolver{calls: m.Calls()}, nil
+	return &mockResolver{mocks: m}, nil
 }
 
 func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
-	if out, fl, ok := r.calls.Lookup(req); ok {
+	if out, fl, ok := r.mocks.Lookup(req); ok {
 		return out, fl
 	}
 	return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,

@@ -383,3 +383,40 @@ func TestExecutionTimesOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, timers, "the Wait's timer is gone with the execution")
 }
+
+// TestTaskInvocationSurvivesRestart: the interpreter numbers a state's
+// tasks through the execution (what mocked responses are chosen by), and
+// an execution rebuilt from the store after a restart dispatches its
+// outstanding task again with the same number, then goes on counting.
+func TestTaskInvocationSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "poll", `{"StartAt": "Init", "States": {
+		"Init": {"Type": "Pass", "Result": 0, "ResultPath": "$.i", "Next": "T"},
+		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "ResultPath": "$.r", "Next": "Inc"},
+		"Inc": {"Type": "Pass", "Parameters": {"i.$": "States.MathAdd($.i, 1)"}, "Next": "More"},
+		"More": {"Type": "Choice", "Choices": [{"Variable": "$.i", "NumericLessThan": 3, "Next": "T"}], "Default": "Done"},
+		"Done": {"Type": "Succeed"}}}`)
+	arn := b.start(t, sm, m, "e", `{}`).Arn
+	pending := func() int {
+		t.Helper()
+		b.tasks.waitPending(t, 1)
+		b.tasks.mu.Lock()
+		defer b.tasks.mu.Unlock()
+		for key := range b.tasks.pending {
+			return b.tasks.tasks[key].Request.Invocation
+		}
+		return -1
+	}
+	require.Equal(t, 0, pending())
+	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	require.Equal(t, 1, pending())
+	b.close()
+	b.tasks.complete(TaskResult{}) // lost with the stop
+	b.open(t, 0)
+	require.Equal(t, 1, pending(), "the task dispatched again keeps its number")
+	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	require.Equal(t, 2, pending())
+	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+}

@@ -81,6 +81,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		}
 		id := x.newID("item-reader")
 		f.block(x, waitReader, id)
+		req.Invocation = x.invoke(s.Name)
 		x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: req})
 		return
 	}

@@ -41,6 +41,16 @@
 // the linkage AWS records (a Map's MapIterationStarted points at the previous
 // iteration's last state event, not at its MapIterationSucceeded).
 //
+// # Tasks
+//
+// A task is a RunTask command carrying a TaskRequest. Besides the state's
+// retry count ($$.State.RetryCount, reset on each entry), the request
+// numbers the state's tasks through the execution (Invocation): retries,
+// loops back to the state, Map iterations and Parallel branches all take
+// the next number, one count per state name. The count is part of the
+// execution, so a replay numbers the tasks the same; mocked responses are
+// chosen by it, as Step Functions Local chooses them.
+//
 // # Query languages
 //
 // JSONPath states run InputPath → Parameters → ResultSelector → ResultPath

@@ -117,6 +117,7 @@ type Execution struct {
 	nextID      int
 	waiting     map[string]*frame // task and timer ids → the frame waiting on them
 	timeoutID   string            // the execution timeout timer
+	invocations map[string]int    // tasks issued so far, by state name (TaskRequest.Invocation)
 
 	// Per step.
 	now    time.Time
@@ -198,7 +199,17 @@ type TaskRequest struct {
 	Parameters       any
 	TimeoutSeconds   int64 // 0: none
 	HeartbeatSeconds int64 // 0: none
-	RetryCount       int
+	// RetryCount is $$.State.RetryCount: the retries of this entry into
+	// the state before this attempt.
+	RetryCount int
+	// Invocation numbers the state's tasks in the execution from 0: every
+	// attempt counts, retries and re-entries alike (a loop back to the
+	// state, each Map iteration and Parallel branch that runs it), in the
+	// order the tasks are issued, and the count goes on after a redrive.
+	// A Map's ItemReader counts under the Map's name; a distributed Map's
+	// children are executions of their own and count their own. It is
+	// what Step Functions Local numbers mocked responses by ("0", "1-2").
+	Invocation int
 	// RoleArn is the role the task's Credentials name ("" for none).
 	RoleArn string
 	// Reader, when set, makes the task a Map state's ItemReader: its
@@ -549,6 +560,16 @@ func (x *Execution) drain() {
 }
 
 func (x *Execution) push(w func()) { x.work = append(x.work, w) }
+
+// invoke numbers a task of the named state (TaskRequest.Invocation).
+func (x *Execution) invoke(state string) int {
+	if x.invocations == nil {
+		x.invocations = map[string]int{}
+	}
+	n := x.invocations[state]
+	x.invocations[state] = n + 1
+	return n
+}
 
 func (x *Execution) newID(prefix string) string {
 	x.nextID++

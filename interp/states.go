@@ -331,6 +331,7 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 	x.cmds = append(x.cmds, Command{Kind: RunTask, ID: id, Task: &TaskRequest{
 		StateName: s.Name, Resource: s.Resource, Parameters: params, Token: f.token,
 		TimeoutSeconds: timeout, HeartbeatSeconds: heartbeat, RetryCount: f.retryCount, RoleArn: role,
+		Invocation: x.invoke(s.Name),
 	}})
 	if hasTimeout && timeout > 0 {
 		f.timeoutID = x.newID("task-timeout")

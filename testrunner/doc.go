@@ -42,8 +42,8 @@
 //   - mocks: mocked Task responses by state name, the format of
 //     `stepwise run --mock`: {"State": {"Return": <output>}} or
 //     {"State": {"Throw": {"Error": "...", "Cause": "..."}}}, or an array
-//     of those used one per call (the last again after them); a path or
-//     inline. They answer the states for every case.
+//     of those used one per invocation of the state (the last again after
+//     them); a path or inline. They answer the states for every case.
 //   - startTime: the executions' start (RFC 3339); by default the time of
 //     the run.
 //   - cases (required): the cases, each with a name unique in the file.
@@ -54,6 +54,13 @@
 // case's mocks, then its test case of the mock configuration, then the
 // file's mocks. A Task state none of them answers (or a Map's ItemReader)
 // fails its case, naming the state: nothing outside is ever called.
+//
+// Mock configurations and mocks arrays number a state's responses alike,
+// by its invocations in the execution as Step Functions Local does
+// (interp.TaskRequest.Invocation): from 0, each retry, each loop back to
+// the state and each Map iteration or Parallel branch that runs it taking
+// the next number. A mock configuration's response without an answer for
+// an invocation fails the execution with States.Runtime.
 //
 // Expectations, all optional; every one given must hold:
 //

@@ -12,8 +12,10 @@ import (
 // StateMocks are mocked Task results by state name, the format of
 // `stepwise run --mock`: a JSON object mapping each state's name to
 // {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or
-// to an array of those used one per call (the last one again for the
-// calls after it). It is immutable; Calls makes the counter of one run.
+// to an array of those used one per invocation of the state (the last one
+// again for the invocations after it). Invocations are counted as a
+// MockConfigFile counts them (interp.TaskRequest.Invocation): retries,
+// loops, Map iterations and Parallel branches all take the next one.
 type StateMocks struct {
 	byState map[string][]*jsonvalue.Object
 	order   []string
@@ -76,30 +78,14 @@ func (m *StateMocks) States() []string {
 // Has reports whether the state has a mocked response.
 func (m *StateMocks) Has(state string) bool { return m != nil && len(m.byState[state]) > 0 }
 
-// Calls returns the mocks with a counter of calls of their own: what one
-// execution uses.
-func (m *StateMocks) Calls() *MockCalls {
-	return &MockCalls{mocks: m, calls: map[string]int{}}
-}
-
-// MockCalls answers the tasks of one execution from StateMocks.
-type MockCalls struct {
-	mocks *StateMocks
-	calls map[string]int
-}
-
 // Lookup answers a task when its state is mocked: the output or the
-// failure, and ok.
-func (c *MockCalls) Lookup(req *interp.TaskRequest) (out any, fl *stepwisetype.Failure, ok bool) {
-	if c == nil || !c.mocks.Has(req.StateName) {
+// failure for the task's invocation of the state, and ok.
+func (m *StateMocks) Lookup(req *interp.TaskRequest) (out any, fl *stepwisetype.Failure, ok bool) {
+	if !m.Has(req.StateName) {
 		return nil, nil, false
 	}
-	list := c.mocks.byState[req.StateName]
-	n := c.calls[req.StateName]
-	c.calls[req.StateName] = n + 1
-	if n >= len(list) {
-		n = len(list) - 1
-	}
+	list := m.byState[req.StateName]
+	n := min(req.Invocation, len(list)-1)
 	o := list[n]
 	if ret, ok := o.Get("Return"); ok {
 		return ret, nil, true

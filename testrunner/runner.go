@@ -111,11 +111,11 @@ func (r *Runner) Run(f *File, c *Case) (res *Result) {
 // resolver answers the Task states of a case: from its own mocks, then
 // its test case of the mock configuration, then the file's mocks. A task none of
 // them answers is recorded in unmocked (which halts the run) and fails.
+// All of them number a state's responses by the task's invocation of it.
 func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver {
 	smArn := StateMachineArn(f.StateMachine)
-	caseMocks, fileMocks := c.Mocks.Calls(), f.Mocks.Calls()
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
-		if out, fl, ok := caseMocks.Lookup(req); ok {
+		if out, fl, ok := c.Mocks.Lookup(req); ok {
 			return out, fl
 		}
 		if f.MockConfig != nil && c.TestCase != "" {
@@ -123,7 +123,7 @@ func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver 
 				return r.Output, r.Failure
 			}
 		}
-		if out, fl, ok := fileMocks.Lookup(req); ok {
+		if out, fl, ok := f.Mocks.Lookup(req); ok {
 			return out, fl
 		}
 		if *unmocked == nil {

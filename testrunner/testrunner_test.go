@@ -211,7 +211,7 @@ func TestVirtualTime(t *testing.T) {
 }
 
 // TestMocks: tasks are answered from the case's mocks, then the test case
-// of the mock configuration (by attempt), then the file's mocks; a Task
+// of the mock configuration (by invocation), then the file's mocks; a Task
 // nothing answers fails its case, naming the state, even when a Catch
 // would have taken the failure.
 func TestMocks(t *testing.T) {
@@ -262,6 +262,71 @@ func TestMocks(t *testing.T) {
 	require.False(t, rep.Results[0].Passed)
 	require.Equal(t, `Task state "Ship" (resource arn:aws:states:::sqs:sendMessage) has no mocked response: give it one in "mocks"`, rep.Results[0].Failure)
 	require.Equal(t, `got: SUCCEEDED, output {"charge":{"charged":1},"error":{"Error":"States.TaskFailed","Cause":"the Task state 'Ship' has no mocked response"}}`, rep.Results[0].Got[0])
+}
+
+// TestMocksByInvocation: a polling loop (submit, wait, check, back to the
+// wait until done) gets the next mocked response each time round, from a
+// mock configuration and from a --mock-style array alike, retries and Map
+// iterations taking their numbers in the same count; a test case whose
+// responses run out fails its execution, naming the state and invocation.
+func TestMocksByInvocation(t *testing.T) {
+	t.Parallel()
+	dir := write(t, map[string]string{
+		"poll.asl.json": `{"StartAt": "Submit", "States": {
+			"Submit": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:batch:submitJob", "ResultSelector": {"id.$": "$.JobId"}, "ResultPath": "$.job", "Next": "Wait"},
+			"Wait": {"Type": "Wait", "Seconds": 600, "Next": "Check"},
+			"Check": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:batch:describeJobs",
+				"Retry": [{"ErrorEquals": ["Batch.TooManyRequestsException"], "IntervalSeconds": 5}],
+				"ResultSelector": {"status.$": "$.Jobs[0].Status"}, "ResultPath": "$.check", "Next": "Done?"},
+			"Done?": {"Type": "Choice", "Choices": [{"Variable": "$.check.status", "StringEquals": "SUCCEEDED", "Next": "Notify"}], "Default": "Wait"},
+			"Notify": {"Type": "Map", "ItemsPath": "$.to", "MaxConcurrency": 1, "ResultPath": "$.sent",
+				"ItemProcessor": {"StartAt": "Send", "States": {"Send": {"Type": "Task", "Resource": "arn:aws:states:::sns:publish", "End": true}}}, "End": true}}}`,
+		"mocks.json": `{"StateMachines": {"nightly": {"TestCases": {
+				"ThreePolls": {"Submit": "submitted", "Check": "runningTwiceThenDone", "Send": "sent"},
+				"NeverDone": {"Submit": "submitted", "Check": "runningTwice"}}}},
+			"MockedResponses": {
+				"submitted": {"0": {"Return": {"JobId": "job-7"}}},
+				"runningTwiceThenDone": {"0": {"Return": {"Jobs": [{"Status": "RUNNING"}]}},
+					"1": {"Throw": {"Error": "Batch.TooManyRequestsException", "Cause": "slow down"}},
+					"2": {"Return": {"Jobs": [{"Status": "RUNNING"}]}}, "3": {"Return": {"Jobs": [{"Status": "SUCCEEDED"}]}}},
+				"runningTwice": {"0-1": {"Return": {"Jobs": [{"Status": "RUNNING"}]}}},
+				"sent": {"0": {"Return": {"MessageId": "m-0"}}, "1": {"Return": {"MessageId": "m-1"}}}}}`,
+		"poll.test.json": `{"definition": "poll.asl.json", "stateMachine": "nightly", "mockConfig": "mocks.json", "cases": [
+			{"name": "config", "testCase": "ThreePolls", "input": {"to": ["ops", "dev"]},
+			 "expect": {"output": {"to": ["ops", "dev"], "job": {"id": "job-7"}, "check": {"status": "SUCCEEDED"},
+			            "sent": [{"MessageId": "m-0"}, {"MessageId": "m-1"}]}}},
+			{"name": "arrays", "input": {"to": ["ops", "dev"]}, "mocks": {
+				"Submit": {"Return": {"JobId": "job-8"}},
+				"Check": [{"Return": {"Jobs": [{"Status": "RUNNING"}]}}, {"Throw": {"Error": "Batch.TooManyRequestsException"}},
+				          {"Return": {"Jobs": [{"Status": "RUNNING"}]}}, {"Return": {"Jobs": [{"Status": "SUCCEEDED"}]}}],
+				"Send": [{"Return": "first"}, {"Return": "then"}]},
+			 "expect": {"outputContains": {"job": {"id": "job-8"}, "sent": ["first", "then"]}}},
+			{"name": "never done", "testCase": "NeverDone", "input": {"to": []},
+			 "expect": {"status": "FAILED", "error": "States.Runtime",
+			            "cause": "The mocked response runningTwice has no answer for invocation 2 of state 'Check' in test case NeverDone (invocations count from 0, retries included)."}}
+		]}`,
+	})
+	rep := runFile(t, filepath.Join(dir, "poll.test.json"))
+	for _, r := range rep.Results {
+		require.True(t, r.Passed, "%s: %s %v", r.Case.Name, r.Failure, r.Got)
+	}
+	checks := func(r *Result) []string {
+		var got []string
+		for _, e := range r.Outcome.Events {
+			if d := e.TaskSucceededEventDetails; d != nil && strings.Contains(*d.Output, "Jobs") {
+				got = append(got, *d.Output)
+			}
+			if d := e.TaskFailedEventDetails; d != nil {
+				got = append(got, *d.Error)
+			}
+		}
+		return got
+	}
+	res := byName(rep)
+	want := []string{`{"Jobs":[{"Status":"RUNNING"}]}`, "Batch.TooManyRequestsException", `{"Jobs":[{"Status":"RUNNING"}]}`, `{"Jobs":[{"Status":"SUCCEEDED"}]}`}
+	require.Equal(t, want, checks(res["config"]))
+	require.Equal(t, want, checks(res["arrays"]))
+	require.Equal(t, []string{`{"Jobs":[{"Status":"RUNNING"}]}`, `{"Jobs":[{"Status":"RUNNING"}]}`, "States.Runtime"}, checks(res["never done"]))
 }
 
 // TestLoadErrors: a file that cannot run names every problem, with

@@ -7,11 +7,28 @@
 //
 // An execution runs a test case when it is started as
 // "<stateMachineArn>#<TestCase>". Each Task state the test case names is
-// answered from its response instead of calling anything: by attempt
-// number (0 for the first call, 1 for the first retry, ...; "1-2" covers
-// a range), Return as the task's result, Throw as its failure. The
-// history is what the call would have written. States the test case does
-// not name run for real.
+// answered from its response instead of calling anything, Return as the
+// task's result, Throw as its failure. The history is what the call would
+// have written. States the test case does not name run for real.
+//
+// # Invocations
+//
+// A response's keys number the invocations of the mocked state in the
+// execution ("0" the first, "1-2" the second and third), as Step Functions
+// Local numbers them: every task the state runs counts, so a retry takes
+// the next number, and so does each pass of a loop back to the state and
+// each Map iteration or Parallel branch that runs it (one count per state
+// name, shared by them all, in the order their tasks start: with a Map's
+// MaxConcurrency above 1 that order follows the items' progress). The
+// count goes on after a redrive. A distributed Map's children are
+// executions of their own and count their own invocations. The number is
+// the interpreter's (interp.TaskRequest.Invocation), so a replayed
+// execution gets the same answers.
+//
+// An invocation the response has no answer for fails the execution with
+// States.Runtime, which no Retry or Catch handles, naming the state and the
+// invocation: Step Functions Local fails the execution when a mocked state
+// runs out of responses.
 package mock
 
 import (
@@ -39,14 +56,14 @@ type Config struct {
 	responses map[string]*Response
 }
 
-// Response is a mocked response: what each attempt gets.
+// Response is a mocked response: what each invocation gets.
 type Response struct {
 	Name    string
-	entries []entry // in order of their first attempt
+	entries []entry // in order of their first invocation
 }
 
 type entry struct {
-	from, to int // attempts, inclusive
+	from, to int // invocations, inclusive
 	output   any
 	failure  *stepwisetype.Failure
 }
@@ -142,8 +159,8 @@ func object(o *jsonvalue.Object, key string) (*jsonvalue.Object, error) {
 	return obj, nil
 }
 
-// parseResponse reads one mocked response: attempts ("0", "1-2") to a
-// Return or a Throw.
+// parseResponse reads one mocked response: invocations ("0", "1-2") to
+// a Return or a Throw.
 func parseResponse(name string, v any) (*Response, error) {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
@@ -152,7 +169,7 @@ func parseResponse(name string, v any) (*Response, error) {
 	r := &Response{Name: name}
 	for key, ev := range obj.All() {
 		at := fmt.Sprintf("MockedResponses.%s.%s", name, key)
-		from, to, err := attempts(key)
+		from, to, err := invocations(key)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
@@ -172,7 +189,7 @@ func parseResponse(name string, v any) (*Response, error) {
 		}
 		for _, other := range r.entries {
 			if e.from <= other.to && other.from <= e.to {
-				return nil, fmt.Errorf("%s: overlaps attempts %d-%d", at, other.from, other.to)
+				return nil, fmt.Errorf("%s: overlaps invocations %d-%d", at, other.from, other.to)
 			}
 		}
 		r.entries = append(r.entries, e)
@@ -181,19 +198,19 @@ func parseResponse(name string, v any) (*Response, error) {
 	return r, nil
 }
 
-// attempts reads "N" or "N-M".
-func attempts(key string) (int, int, error) {
+// invocations reads "N" or "N-M".
+func invocations(key string) (int, int, error) {
 	a, b, isRange := strings.Cut(key, "-")
 	from, err := strconv.Atoi(a)
 	if err != nil || from < 0 {
-		return 0, 0, fmt.Errorf("not an attempt number or a range of them (\"0\", \"1-2\")")
+		return 0, 0, fmt.Errorf("not an invocation number or a range of them (\"0\", \"1-2\")")
 	}
 	if !isRange {
 		return from, from, nil
 	}
 	to, err := strconv.Atoi(b)
 	if err != nil || to < from {
-		return 0, 0, fmt.Errorf("not an attempt number or a range of them (\"0\", \"1-2\")")
+		return 0, 0, fmt.Errorf("not an invocation number or a range of them (\"0\", \"1-2\")")
 	}
 	return from, to, nil
 }
@@ -230,15 +247,15 @@ func (c *Config) HasTestCase(stateMachine, testCase string) bool {
 }
 
 // Mocked answers a task of an execution that runs a test case, when the
-// test case mocks its state.
+// test case mocks its state: by the task's invocation of the state.
 func (c *Config) Mocked(t *engine.Task) (engine.TaskResult, bool) {
 	r := c.cases[machineName(t.StateMachineArn)][t.TestCase][t.Request.StateName]
 	if r == nil {
 		return engine.TaskResult{}, false
 	}
-	attempt := t.Request.RetryCount
+	n := t.Request.Invocation
 	for _, e := range r.entries {
-		if attempt < e.from || attempt > e.to {
+		if n < e.from || n > e.to {
 			continue
 		}
 		if e.failure != nil {
@@ -247,8 +264,9 @@ func (c *Config) Mocked(t *engine.Task) (engine.TaskResult, bool) {
 		}
 		return engine.TaskResult{Output: result(t.Request.Resource, e.output)}, true
 	}
-	return engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
-		"The mocked response %s of state '%s' in test case %s has no answer for attempt %d.", r.Name, t.Request.StateName, t.TestCase, attempt)}, true
+	return engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		"The mocked response %s has no answer for invocation %d of state '%s' in test case %s (invocations count from 0, retries included).",
+		r.Name, n, t.Request.StateName, t.TestCase)}, true
 }
 
 // result is the task result a mocked Return stands for. Lambda mocks are
