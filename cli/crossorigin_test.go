@@ -40,7 +40,9 @@ var guardOrigins = []struct {
 	{"Origin of another site", http.Header{"Origin": {"http://evil.example"}}, false},
 	{"Origin: null", http.Header{"Origin": {"null"}}, false},
 	{"Sec-Fetch-Site: cross-site", http.Header{"Sec-Fetch-Site": {"cross-site"}}, false},
-	{"Sec-Fetch-Site: same-site", http.Header{"Origin": {"http://stepwise.test:9999"}, "Sec-Fetch-Site": {"same-site"}}, false},
+	{"Sec-Fetch-Site: same-site", http.Header{"Sec-Fetch-Site": {"same-site"}}, false},
+	{"Origin of another port of the host", http.Header{"Origin": {"http://stepwise.test:9999"}}, false},
+	{"Origin of the server, Sec-Fetch-Site: cross-site", http.Header{"Origin": {"http://" + guardHost}, "Sec-Fetch-Site": {"cross-site"}}, false},
 }
 
 // The content types a request may claim; the first three a browser sends
