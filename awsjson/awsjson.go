@@ -54,10 +54,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
-	"net/url"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,6 +173,12 @@ func operations(svc *service.Service) map[string]operation {
 	}
 }
 
+// Operations are the names of the operations the API serves (without
+// TargetPrefix), sorted.
+func Operations() []string {
+	return slices.Sorted(maps.Keys(operations(nil)))
+}
+
 // longPolls are the operations that wait for something to hand out: their
 // context also looks at the client's connection (see ConnContext).
 var longPolls = map[string]bool{"GetActivityTask": true}
@@ -228,19 +235,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// crossOrigin reports whether a browser sent the request from a page of
-// another origin (AWS SDKs and the CLI send no Origin): a web page must
-// not drive the API of a server it does not come from.
-func crossOrigin(r *http.Request) bool {
-	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		return true
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return false
-	}
-	u, err := url.Parse(origin)
-	return err != nil || u.Host != r.Host
+// Refuse answers a request refused before it reached the API (by the
+// server's cross-origin guard): status, with code and message in the
+// API's error shape and a request id.
+func Refuse(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	reqID := uuid.NewString()
+	w.Header().Set("x-amzn-RequestId", reqID)
+	h := &handler{log: slog.New(slog.DiscardHandler)}
+	h.handleError(w, r, reqID, strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix), withStatus(status, code, "%s", message))
 }
 
 // serve answers one request, or returns the error to render.
@@ -251,9 +253,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		return withStatus(http.StatusMethodNotAllowed, stepwisetype.CodeUnknownOperation, "Method %s is not allowed: the API takes POST", r.Method)
-	}
-	if crossOrigin(r) {
-		return withStatus(http.StatusForbidden, "AccessDeniedException", "Cross-origin requests are refused: the API answers AWS clients and the console of its own origin")
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
 		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Content-Type %q is not supported: send application/x-amz-json-1.0", ct)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -317,36 +318,26 @@ func TestHandlerConcurrentRequests(t *testing.T) {
 	require.Len(t, out["executions"], 50)
 }
 
-// A browser page of another origin cannot drive the API; AWS clients
-// (no Origin) and the console of the server's own origin can.
-func TestCrossOriginRequestsAreRefused(t *testing.T) {
+// Refuse answers in the API's error shape, with a request id, before
+// any operation runs (the server's cross-origin guard calls it).
+func TestRefuse(t *testing.T) {
 	t.Parallel()
-	h := setup(t).handler
-	for _, tt := range []struct {
-		origin, fetchSite string
-		refused           bool
-	}{
-		{"", "", false},
-		{"http://example.com", "", true},
-		{"", "cross-site", true},
-		{"http://api.local", "same-origin", false},
-	} {
-		req := httptest.NewRequest(http.MethodPost, "http://api.local/", strings.NewReader(`{}`))
-		req.Header.Set("X-Amz-Target", "AWSStepFunctions.ListStateMachines")
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		if tt.origin != "" {
-			req.Header.Set("Origin", tt.origin)
-		}
-		if tt.fetchSite != "" {
-			req.Header.Set("Sec-Fetch-Site", tt.fetchSite)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if tt.refused {
-			require.Equal(t, http.StatusForbidden, rec.Code, "%+v", tt)
-			require.Contains(t, rec.Body.String(), "AccessDeniedException")
-		} else {
-			require.NotEqual(t, http.StatusForbidden, rec.Code, "%+v", tt)
-		}
+	rec := httptest.NewRecorder()
+	awsjson.Refuse(rec, newRequest("AWSStepFunctions.CreateStateMachine", []byte(`{}`)), http.StatusForbidden, "AccessDeniedException", "Cross-origin requests are refused")
+	require.Equal(t, http.StatusForbidden, rec.Code)
+	require.NotEmpty(t, rec.Header().Get("x-amzn-RequestId"))
+	require.JSONEq(t, `{"__type": "com.amazon.coral.service#AccessDeniedException", "message": "Cross-origin requests are refused"}`, rec.Body.String())
+}
+
+// Operations names every operation the handler serves.
+func TestOperations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ops := awsjson.Operations()
+	require.Contains(t, ops, "CreateStateMachine")
+	require.True(t, slices.IsSorted(ops))
+	for _, op := range ops {
+		require.NotContains(t, string(b.call(t, op, map[string]any{}).body), "UnknownOperation", op)
 	}
+	require.Contains(t, string(b.call(t, "NoSuchOperation", map[string]any{}).body), "UnknownOperation")
 }

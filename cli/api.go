@@ -18,6 +18,7 @@ import (
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
 	"stepwise/internal/authn"
+	"stepwise/internal/crossorigin"
 	"stepwise/internal/defcache"
 	"stepwise/internal/quota"
 	"stepwise/internal/sigv4auth"
@@ -39,7 +40,7 @@ type apiAuth struct {
 // apiServer is the HTTP side of the server.
 type apiServer struct {
 	// handler serves everything: the API, the console, the probes and
-	// /metrics.
+	// /metrics, behind the cross-origin guard.
 	handler http.Handler
 	// self is the API without authentication, for the server's own Task
 	// states (aws-sdk:sfn) to call in-process.
@@ -49,6 +50,9 @@ type apiServer struct {
 	// schedules is the EventBridge Scheduler API, served on the same
 	// port (requests whose path HandlesPath says is its own).
 	schedules *scheduler.Service
+	// mux serves the other requests, by routes.
+	mux    *http.ServeMux
+	routes []route
 }
 
 // newAPI builds the Step Functions API over a store and an engine; auth,
@@ -109,17 +113,19 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	if err != nil {
 		return nil, err
 	}
-	mux := http.NewServeMux()
-	// More specific than the console's "GET /", so never shadowed by it.
-	mux.Handle("GET /health", healthHandler(eng))
-	mux.Handle("GET /healthz", livenessHandler())
+	// The probes and /metrics are more specific than the console's
+	// "GET /", so never shadowed by it.
+	routes := []route{
+		{pattern: "GET /health", handler: healthHandler(eng)},
+		{pattern: "GET /healthz", handler: livenessHandler()},
+	}
 	var ping func(context.Context) error
 	if p, ok := drv.(interface{ Ping(context.Context) error }); ok {
 		ping = cachedPing(p.Ping, time.Second)
 	}
-	mux.Handle("GET /readyz", readinessHandler(eng.Resumed(), eng.Health, ping))
+	routes = append(routes, route{pattern: "GET /readyz", handler: readinessHandler(eng.Resumed(), eng.Health, ping)})
 	if met != nil {
-		mux.Handle("GET /metrics", met.Handler())
+		routes = append(routes, route{pattern: "GET /metrics", handler: met.Handler()})
 	}
 	plain := awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
 	metered := func(h http.Handler) http.Handler {
@@ -128,36 +134,86 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{handler: mux, self: metered(plain)}
-	s.schedules = sched
-	var schedules http.Handler = s.schedules
-	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := &apiServer{self: metered(plain), schedules: sched}
+	var schedules http.Handler = sched
+	if auth == nil {
+		routes = append(routes,
+			route{pattern: "GET /", handler: con},
+			route{pattern: "/", handler: s.self, refuse: refuseAPI})
+	} else {
+		s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		// The console's assets are public; its pages and their JSON take a
+		// session (or a signature); the API takes a signature (or, from the
+		// console's own page, a session).
+		schedules = scheduler.RequireAuth(sched, s.gate.ForService("scheduler"))
+		routes = append(routes,
+			route{pattern: "GET /static/", handler: con},
+			route{pattern: "GET " + authn.SignInPath, handler: s.gate.SignInPage()},
+			route{pattern: "POST " + authn.SignInPath, handler: s.gate.SignIn(), refuse: refuseForm},
+			route{pattern: "POST " + authn.SignOutPath, handler: s.gate.SignOut(), refuse: refuseForm},
+			route{pattern: "GET /", handler: s.gate.Console(con)},
+			route{pattern: "/", handler: metered(awsjson.RequireAuth(plain, s.gate, log)), refuse: refuseAPI})
+	}
+	s.mux = http.NewServeMux()
+	for _, rt := range routes {
+		s.mux.Handle(rt.pattern, rt.handler)
+	}
+	s.routes = routes
+	s.handler = crossorigin.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if scheduler.HandlesPath(r.URL.Path) {
 			schedules.ServeHTTP(w, r)
 			return
 		}
-		mux.ServeHTTP(w, r)
-	})
-	if auth == nil {
-		mux.Handle("GET /", con)
-		mux.Handle("/", s.self)
-		return s, nil
-	}
-	s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	// The console's assets are public; its pages and their JSON take a
-	// session (or a signature); the API takes a signature (or, from the
-	// console's own page, a session).
-	schedules = scheduler.RequireAuth(s.schedules, s.gate.ForService("scheduler"))
-	mux.Handle("GET /static/", con)
-	mux.Handle("GET "+authn.SignInPath, s.gate.SignInPage())
-	mux.Handle("POST "+authn.SignInPath, s.gate.SignIn())
-	mux.Handle("POST "+authn.SignOutPath, s.gate.SignOut())
-	mux.Handle("GET /", s.gate.Console(con))
-	mux.Handle("/", metered(awsjson.RequireAuth(plain, s.gate, log)))
+		s.mux.ServeHTTP(w, r)
+	}), s.refuseCrossOrigin)
 	return s, nil
+}
+
+// route is one of the routes of the server's mux.
+type route struct {
+	// pattern is the http.ServeMux pattern.
+	pattern string
+	handler http.Handler
+	// refuse answers, in the words of the route's protocol, a request
+	// the cross-origin guard refuses: set on every route that takes a
+	// method other than GET and HEAD.
+	refuse http.HandlerFunc
+}
+
+// refuseCrossOrigin answers a request from a page of another origin that
+// may change something (crossorigin.Guard), as the route that would have
+// served it words its errors.
+func (s *apiServer) refuseCrossOrigin(w http.ResponseWriter, r *http.Request) {
+	if scheduler.HandlesPath(r.URL.Path) {
+		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, crossorigin.Message)
+		return
+	}
+	_, pattern := s.mux.Handler(r)
+	for _, rt := range s.routes {
+		if rt.pattern == pattern && rt.refuse != nil {
+			rt.refuse(w, r)
+			return
+		}
+	}
+	refuseAPI(w, r)
+}
+
+// codeAccessDenied is the error code of a cross-origin refusal, as AWS
+// names a refusal to act.
+const codeAccessDenied = "AccessDeniedException"
+
+// refuseAPI refuses a request of the Step Functions API.
+func refuseAPI(w http.ResponseWriter, r *http.Request) {
+	awsjson.Refuse(w, r, http.StatusForbidden, codeAccessDenied, crossorigin.Message)
+}
+
+// refuseForm refuses a form of the console's (sign-in, sign-out).
+func refuseForm(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, crossorigin.Message, http.StatusForbidden)
 }
 
 // The quotas hold back the engine's state transitions.

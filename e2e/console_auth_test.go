@@ -133,15 +133,19 @@ func TestConsoleSignIn(t *testing.T) {
 	}
 	require.Equal(t, http.StatusOK, call(withHeader(session, "Origin", base)).status)
 	require.Equal(t, http.StatusOK, call(withHeader(session, "Sec-Fetch-Site", "same-origin")).status)
+	a := call(session) // no word of where it comes from
+	require.Equal(t, 400, a.status)
+	require.Equal(t, "com.amazon.coral.service#MissingAuthenticationTokenException", a.code)
+	// From another origin, the cross-origin guard refuses it before it
+	// is authenticated.
 	for _, h := range []http.Header{
-		session, // no word of where it comes from
 		withHeader(session, "Origin", "http://127.0.0.1:1"), // another port: same site, not same origin
 		withHeader(withHeader(session, "Origin", base), "Sec-Fetch-Site", "same-site"),
 		withHeader(session, "Origin", "null"),
 	} {
 		a := call(h)
-		require.Equal(t, 400, a.status, "%v", h)
-		require.Equal(t, "com.amazon.coral.service#MissingAuthenticationTokenException", a.code, "%v", h)
+		require.Equal(t, 403, a.status, "%v", h)
+		require.Equal(t, "com.amazon.coral.service#AccessDeniedException", a.code, "%v", h)
 	}
 
 	// A SigV4-signed GET of a page works without a session.

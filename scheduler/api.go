@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type Service struct {
 	cfg          Config
 	defaultReady atomic.Bool
 	mux          *http.ServeMux
+	patterns     []string // of mux, in the order registered
 
 	fireMu  sync.Mutex
 	lastErr map[string]string // the last error logged of each schedule
@@ -545,6 +547,18 @@ func (s *Service) UntagResource(ctx context.Context, arn string, keys []string) 
 	return s.exec.TagDelete(ctx, arn, keys)
 }
 
+// Patterns are the routes the API registers ("POST /schedules/{name}",
+// ...), for a test to walk every one.
+func (s *Service) Patterns() []string { return slices.Clone(s.patterns) }
+
+// Refuse answers a request refused before it reached the API (by the
+// server's cross-origin guard): status, with code and message as the API
+// words its errors.
+func Refuse(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("x-amzn-RequestId", uuid.NewString())
+	writeError(w, &Error{Code: code, Status: status, Message: message})
+}
+
 // ServeHTTP serves the Scheduler API (REST-JSON).
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("x-amzn-RequestId", uuid.NewString())
@@ -553,7 +567,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
+	handle := func(pattern string, h http.HandlerFunc) {
+		m.HandleFunc(pattern, h)
+		s.patterns = append(s.patterns, pattern)
+	}
+	handle("POST /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
 		var in Schedule
 		if err := decodeBody(body, &in); err != nil {
 			return nil, err
@@ -562,7 +580,7 @@ func (s *Service) routes() {
 		arn, err := s.CreateSchedule(r.Context(), &in)
 		return map[string]string{"ScheduleArn": arn}, err
 	}))
-	m.HandleFunc("PUT /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
+	handle("PUT /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
 		var in Schedule
 		if err := decodeBody(body, &in); err != nil {
 			return nil, err
@@ -571,13 +589,13 @@ func (s *Service) routes() {
 		arn, err := s.UpdateSchedule(r.Context(), &in)
 		return map[string]string{"ScheduleArn": arn}, err
 	}))
-	m.HandleFunc("GET /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("GET /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		return s.GetSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
 	}))
-	m.HandleFunc("DELETE /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("DELETE /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		return struct{}{}, s.DeleteSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
 	}))
-	m.HandleFunc("GET /schedules", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("GET /schedules", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		q := r.URL.Query()
 		max, err := queryInt(q.Get("MaxResults"))
 		if err != nil {
@@ -586,7 +604,7 @@ func (s *Service) routes() {
 		return s.ListSchedules(r.Context(), &ListSchedulesInput{GroupName: q.Get("ScheduleGroup"), NamePrefix: q.Get("NamePrefix"),
 			State: q.Get("State"), NextToken: q.Get("NextToken"), MaxResults: max})
 	}))
-	m.HandleFunc("POST /schedule-groups/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
+	handle("POST /schedule-groups/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
 		var in struct {
 			ClientToken string
 			Tags        []Tag
@@ -597,13 +615,13 @@ func (s *Service) routes() {
 		arn, err := s.CreateScheduleGroup(r.Context(), r.PathValue("name"), in.ClientToken, in.Tags)
 		return map[string]string{"ScheduleGroupArn": arn}, err
 	}))
-	m.HandleFunc("GET /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("GET /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		return s.GetScheduleGroup(r.Context(), r.PathValue("name"))
 	}))
-	m.HandleFunc("DELETE /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("DELETE /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		return struct{}{}, s.DeleteScheduleGroup(r.Context(), r.PathValue("name"))
 	}))
-	m.HandleFunc("GET /schedule-groups", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("GET /schedule-groups", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		q := r.URL.Query()
 		max, err := queryInt(q.Get("MaxResults"))
 		if err != nil {
@@ -611,11 +629,11 @@ func (s *Service) routes() {
 		}
 		return s.ListScheduleGroups(r.Context(), q.Get("NamePrefix"), q.Get("NextToken"), max)
 	}))
-	m.HandleFunc("GET /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("GET /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		tags, err := s.ListTagsForResource(r.Context(), r.PathValue("arn"))
 		return map[string][]Tag{"Tags": tags}, err
 	}))
-	m.HandleFunc("POST /tags/{arn...}", s.serve(func(r *http.Request, body []byte) (any, error) {
+	handle("POST /tags/{arn...}", s.serve(func(r *http.Request, body []byte) (any, error) {
 		var in struct{ Tags []Tag }
 		if err := decodeBody(body, &in); err != nil {
 			return nil, err
@@ -625,10 +643,10 @@ func (s *Service) routes() {
 		}
 		return struct{}{}, s.TagResource(r.Context(), r.PathValue("arn"), in.Tags)
 	}))
-	m.HandleFunc("DELETE /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
+	handle("DELETE /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
 		return struct{}{}, s.UntagResource(r.Context(), r.PathValue("arn"), r.URL.Query()["TagKeys"])
 	}))
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	handle("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &Error{Code: "UnknownOperationException", Status: http.StatusNotFound, Message: "No operation matches " + r.Method + " " + r.URL.Path + "."})
 	})
 	s.mux = m

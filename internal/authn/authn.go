@@ -25,8 +25,9 @@
 // the access key id and the expiry, signed with HMAC-SHA256 under the
 // server's session key, over a digest of the key's secret too: a key
 // removed from the credentials, or given another secret, ends its
-// sessions at the next reload. POST /signout clears it. Sign-in and
-// sign-out take requests of the console's own origin only.
+// sessions at the next reload. POST /signout clears it. The server's
+// cross-origin guard (crossorigin.Guard) refuses a sign-in or sign-out
+// from another origin before it gets here.
 //
 // Sessions are not stored: a cookie is valid until it expires, even
 // after a sign-out elsewhere (the cookie's copy in that browser is
@@ -49,6 +50,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stepwise/internal/crossorigin"
 	"stepwise/internal/sigv4auth"
 )
 
@@ -136,7 +138,7 @@ func (g *Gate) SetCredentials(c *sigv4auth.Credentials) { g.creds.Store(c) }
 // request of the console's own origin.
 func (g *Gate) Authenticate(r *http.Request, body []byte) error {
 	if r.Header.Get("Authorization") == "" {
-		if c, err := r.Cookie(CookieName); err == nil && sameOriginCall(r) {
+		if c, err := r.Cookie(CookieName); err == nil && crossorigin.SameOrigin(r) {
 			if _, ok := g.session(c.Value); ok {
 				return nil
 			}
@@ -192,10 +194,6 @@ func (g *Gate) SignInPage() http.Handler {
 // give a session.
 func (g *Gate) SignIn() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !samePageOrigin(r) {
-			http.Error(w, "sign-in refused: the form must come from this server's own page", http.StatusForbidden)
-			return
-		}
 		r.Body = http.MaxBytesReader(w, r.Body, 16*1024)
 		if err := r.ParseForm(); err != nil {
 			http.Error(w, "sign-in refused: "+err.Error(), http.StatusBadRequest)
@@ -221,10 +219,6 @@ func (g *Gate) SignIn() http.Handler {
 // SignOut serves POST /signout: the session cookie is cleared.
 func (g *Gate) SignOut() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !samePageOrigin(r) {
-			http.Error(w, "sign-out refused: the form must come from this server's own page", http.StatusForbidden)
-			return
-		}
 		http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1,
 			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 		w.Header().Set("Cache-Control", "no-store")
@@ -235,7 +229,7 @@ func (g *Gate) SignOut() http.Handler {
 // signedIn reports whether a page request carries a valid session.
 func (g *Gate) signedIn(r *http.Request) bool {
 	c, err := r.Cookie(CookieName)
-	if err != nil || !samePageOrigin(r) {
+	if err != nil || crossorigin.Refused(r) {
 		return false
 	}
 	_, ok := g.session(c.Value)
@@ -287,41 +281,6 @@ func (g *Gate) mac(id, expires, secret string) []byte {
 	return m.Sum(nil)
 }
 
-// samePageOrigin reports whether a browser request may come from the
-// console's own pages: no browser says it comes from another site (a
-// request outside a browser says nothing, and passes).
-func samePageOrigin(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "cross-site", "same-site":
-		return false
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		return originIsHost(o, r.Host)
-	}
-	return true
-}
-
-// sameOriginCall reports whether an API call comes from a page of the
-// server's own origin, as a browser says: its Origin is the server's
-// host, or Sec-Fetch-Site says same-origin. A cookie alone is not enough:
-// a page of another port of the same host is same-site, and its requests
-// carry the cookie too.
-func sameOriginCall(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "cross-site", "same-site":
-		return false
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		return originIsHost(o, r.Host)
-	}
-	return r.Header.Get("Sec-Fetch-Site") == "same-origin"
-}
-
-func originIsHost(origin, host string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && u.Host == host
-}
-
 // safeNext is the page to go to after signing in: a path of this server,
 // "/" otherwise.
 func safeNext(next string) string {
@@ -350,7 +309,7 @@ func (g *Gate) ForService(service string) *ServiceGate {
 // Authenticate is Gate.Authenticate with the service's signing name.
 func (s *ServiceGate) Authenticate(r *http.Request, body []byte) error {
 	if r.Header.Get("Authorization") == "" {
-		if c, err := r.Cookie(CookieName); err == nil && sameOriginCall(r) {
+		if c, err := r.Cookie(CookieName); err == nil && crossorigin.SameOrigin(r) {
 			if _, ok := s.g.session(c.Value); ok {
 				return nil
 			}

@@ -165,15 +165,9 @@ func TestSignInRefusals(t *testing.T) {
 		require.Empty(t, w.Result().Cookies())
 	}
 	require.Equal(t, 4, b.pages[http.StatusUnauthorized])
+	// A sign-in from another origin is the server's cross-origin guard's
+	// to refuse (cli's TestCrossOriginGuard).
 	ok := url.Values{"access_key_id": {keyID}, "secret_access_key": {secret}}
-	for _, h := range []http.Header{
-		{"Origin": {"http://evil.example"}},
-		{"Origin": {"http://127.0.0.1:9999"}},
-		{"Sec-Fetch-Site": {"cross-site"}},
-		{"Sec-Fetch-Site": {"same-site"}},
-	} {
-		require.Equal(t, http.StatusForbidden, post(ok, h).Code, "%v", h)
-	}
 	require.Equal(t, http.StatusSeeOther, post(ok, http.Header{"Origin": {"http://" + host}, "Sec-Fetch-Site": {"same-origin"}}).Code)
 }
 
