@@ -466,7 +466,8 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 		if fl.Name != "" {
 			row.Error = &fl.Name
 		}
-		if fl.HasCause {
+		if fl.HasCause && fl.Cause != "" {
+			// As the end event shows it (no empty cause).
 			row.Cause = &fl.Cause
 		}
 	}

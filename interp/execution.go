@@ -700,7 +700,9 @@ func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails 
 	if fl.Name != "" {
 		d.Error = ptr(fl.Name)
 	}
-	if fl.HasCause {
+	if fl.HasCause && fl.Cause != "" {
+		// AWS writes no empty cause in an event (a timed-out task's
+		// failure has one in its error output only).
 		d.Cause = ptr(fl.Cause)
 	}
 	return d

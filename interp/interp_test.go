@@ -596,3 +596,52 @@ func TestCatchOfAFailureWithoutErrorOrCause(t *testing.T) {
 		require.Equal(t, tt.want, b.output(t))
 	}
 }
+
+// TestTimeoutCaughtWithEmptyCause: a task that times out (TimeoutSeconds,
+// or HeartbeatSeconds for an activity) is caught with the error output AWS
+// records, {"Error": ..., "Cause": ""}, whatever the integration; uncaught,
+// its end event carries no cause.
+func TestTimeoutCaughtWithEmptyCause(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		resource, timeout, event, error string
+		worker                          bool
+	}{
+		{"arn:aws:states:::lambda:invoke", `"TimeoutSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:lambda:us-east-1:123456789012:function:f", `"TimeoutSeconds": 5`, "LambdaFunctionTimedOut", "States.Timeout", false},
+		{"arn:aws:states:::sqs:sendMessage.waitForTaskToken", `"HeartbeatSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:states:::states:startExecution.sync:2", `"TimeoutSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:states:us-east-1:123456789012:activity:work", `"TimeoutSeconds": 5`, "ActivityTimedOut", "States.Timeout", false},
+		{"arn:aws:states:us-east-1:123456789012:activity:work", `"HeartbeatSeconds": 5`, "ActivityTimedOut", "States.HeartbeatTimeout", true},
+	} {
+		t.Run(tc.event+"/"+tc.timeout, func(t *testing.T) {
+			t.Parallel()
+			state := `"Type": "Task", "Resource": "` + tc.resource + `", ` + tc.timeout
+			b := setup(t, `{"StartAt": "T", "States": {
+				"T": {`+state+`, "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "C"}], "End": true},
+				"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
+			if tc.worker {
+				b.step(t, interp.Event{Kind: interp.TaskStarted, ID: b.only(t, interp.RunTask)[0].ID, WorkerName: "w"})
+			}
+			timer := b.only(t, interp.StartTimer)[0]
+			b.now = timer.At
+			b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+			require.Equal(t, `{"Error":"`+tc.error+`","Cause":""}`, b.output(t))
+			require.Contains(t, b.types(), tc.event)
+
+			b = setup(t, `{"StartAt": "T", "States": {"T": {`+state+`, "End": true}}}`, `{}`, interp.Options{})
+			if tc.worker {
+				b.step(t, interp.Event{Kind: interp.TaskStarted, ID: b.only(t, interp.RunTask)[0].ID, WorkerName: "w"})
+			}
+			timer = b.only(t, interp.StartTimer)[0]
+			b.now = timer.At
+			b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+			end := b.events[len(b.events)-1]
+			require.Equal(t, stepwisetype.EventExecutionFailed, end.Type)
+			require.Equal(t, tc.error, *end.ExecutionFailedEventDetails.Error)
+			require.Nil(t, end.ExecutionFailedEventDetails.Cause)
+			timedOut := b.events[len(b.events)-2]
+			require.Equal(t, tc.event, string(timedOut.Type))
+		})
+	}
+}
