@@ -83,7 +83,7 @@ type frame struct {
 	tolPercent float64 // -1: not set
 	childFail  *stepwisetype.Failure
 	failedAt   int64 // the event that failed childFail's child: what the aborted events follow
-	mapRun     bool // distributed Map
+	mapRun     bool  // distributed Map
 	// mapReq is a distributed Map's map run, from when it is asked for
 	// until it succeeds: a redrive of a Map whose run failed or was
 	// stopped redrives the run.
