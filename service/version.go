@@ -524,6 +524,12 @@ func (s *Service) aliasRef(member, text string) (*stateMachineRef, error) {
 	return ref, nil
 }
 
+// errAliasGone is UpdateStateMachineAlias's answer for an alias that does
+// not exist, in AWS's words (which name no resource).
+func errAliasGone() error {
+	return apiErr(stepwisetype.CodeResourceNotFound, "Request references a resource that does not exist.")
+}
+
 // getAlias returns the alias a reference names; ResourceNotFound when
 // there is none.
 func (s *Service) getAlias(ctx context.Context, ref *stateMachineRef) (*store.Alias, error) {
@@ -573,6 +579,10 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 		return nil, apiErr(stepwisetype.CodeValidation, "Either the description or the RoutingConfiguration must be specified")
 	}
 	a, err := s.getAlias(ctx, ref)
+	var apiE *stepwisetype.APIError
+	if errors.As(err, &apiE) && apiE.Code == stepwisetype.CodeResourceNotFound {
+		return nil, errAliasGone()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -596,7 +606,7 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 	a.UpdatedAt = now
 	if err := s.db().AliasUpdate(ctx, a); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errResourceNotFound(ref.arn)
+			return nil, errAliasGone()
 		}
 		return nil, storeError("update alias", err)
 	}
