@@ -448,7 +448,7 @@ func (s *Service) ListStateMachines(ctx context.Context, in *ListStateMachinesIn
 	v := newValidator()
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
+		v.tokenLength("nextToken", *in.NextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

@@ -285,7 +285,7 @@ func (s *Service) listPage(ctx context.Context, smArn string, maxResults *int, n
 	}
 	v.intRange("maxResults", maxResults, 0, maxPageSize)
 	if nextToken != nil {
-		v.tokenLength("nextToken", *nextToken)
+		v.tokenLength("nextToken", *nextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, nil, err
