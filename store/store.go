@@ -521,7 +521,9 @@ type VersionMissingError struct {
 	Number int64
 }
 
-func (e *VersionMissingError) Error() string { return fmt.Sprintf("version %d does not exist", e.Number) }
+func (e *VersionMissingError) Error() string {
+	return fmt.Sprintf("version %d does not exist", e.Number)
+}
 
 // Is makes the error ErrNotFound.
 func (e *VersionMissingError) Is(target error) bool { return target == ErrNotFound }
