@@ -150,6 +150,29 @@ func (m *StateMachine) Tasks() []TaskState {
 	return out
 }
 
+// Find returns the state named name in m or in a machine inside its
+// Parallel and Map states (the first in definition order), or nil.
+func (m *StateMachine) Find(name string) *State {
+	if m == nil {
+		return nil
+	}
+	if st, ok := m.States[name]; ok {
+		return st
+	}
+	for _, n := range m.Order {
+		st := m.States[n]
+		for _, b := range st.Branches {
+			if found := b.Find(name); found != nil {
+				return found
+			}
+		}
+		if found := st.ItemProcessor.Find(name); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
 // ErrResourceNotRecognized is the diagnostic AWS gives a Task resource it
 // does not know, at its location.
 func ErrResourceNotRecognized(loc, resource string) Diagnostic { return errResource(loc, resource) }

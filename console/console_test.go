@@ -129,6 +129,22 @@ func TestExecutionPageColorsTheGraph(t *testing.T) {
 	require.Equal(t, "Boom", details["error"])
 }
 
+// A Parallel that fails uncaught: the branch still running is cancelled,
+// not failed, though its aborted event is linked to the failure in the
+// other branch, as AWS links it.
+func TestExecutionPageAbortedBranchIsCancelled(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "par-fail", `{"StartAt": "P", "States": {
+		"P": {"Type": "Parallel", "End": true, "Branches": [
+			{"StartAt": "Slow", "States": {"Slow": {"Type": "Wait", "Seconds": 60, "End": true}}},
+			{"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom"}}}]}}}`)
+	arn := b.start(t, sm, "run", `{}`)
+	require.Equal(t, "FAILED", b.wait(t, arn))
+	_, page := b.get(t, "/executions/"+arn)
+	require.Equal(t, map[string]string{"P": "failed", "Slow": "cancelled", "Boom": "failed"}, graphStatus(t, page))
+}
+
 // Retries are counted, a retried task that then succeeds is succeeded,
 // and a Map's iterations are listed.
 func TestStateDetailsRetriesAndIterations(t *testing.T) {

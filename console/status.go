@@ -190,6 +190,11 @@ func analyze(events []*event, executionStatus string) *analysis {
 		case abortedEvents[ev.Type]:
 			if o.status == statusRunning {
 				o.status = statusCancelled
+			} else if o.container != nil {
+				// Linked to the failure that stopped its branch or
+				// iteration, as AWS links it: what still runs beside the
+				// failure was stopped.
+				a.cancelInside(o.container)
 			}
 		case rescheduledEvents[ev.Type] && o.failedBefore:
 			o.status, o.failedBefore = statusRunning, false
@@ -220,6 +225,24 @@ func analyze(events []*event, executionStatus string) *analysis {
 		}
 	}
 	return a
+}
+
+// cancelInside marks cancelled the occurrences still running inside
+// container, at any depth.
+func (a *analysis) cancelInside(container *occurrence) {
+	for _, list := range a.occurrences {
+		for _, o := range list {
+			if o.status != statusRunning {
+				continue
+			}
+			for c := o.container; c != nil; c = c.container {
+				if c == container {
+					o.status = statusCancelled
+					break
+				}
+			}
+		}
+	}
 }
 
 // open returns the latest occurrence of a state that has not exited.

@@ -23,7 +23,7 @@ import (
 // lose a case that passes, so the tests hold the counts that pass now.
 const (
 	apiconfFloor = 90  // of 90
-	svcconfFloor = 127 // of 145
+	svcconfFloor = 128 // of 145
 )
 
 var passedRE = regexp.MustCompile(`(?m)^\w+: (\d+)/(\d+) passed`)

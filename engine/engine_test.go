@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -225,6 +226,53 @@ func TestTimersAndTasks(t *testing.T) {
 	tasks, err := b.drv.Executor().TaskListForExecution(context.Background(), row.Arn)
 	require.NoError(t, err)
 	require.Empty(t, tasks)
+}
+
+// A runner that says it sent the request has the task started then, not
+// with its result, in the order AWS writes them; a restart that sends the
+// request again writes no second TaskStarted.
+func TestTaskStartedWhenSent(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "sent", `{"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:listBuckets", "Next": "L"},
+		"L": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:f", "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	task := b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	b.tasks.mu.Unlock()
+	require.NotNil(t, task.Started)
+	task.Started()
+	task.Started() // once only
+	require.Eventually(t, func() bool { return len(b.history(t, row.Arn)) == 4 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted"}, b.history(t, row.Arn))
+
+	b.close()
+	b.open(t, 0)
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	task = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	b.tasks.mu.Unlock()
+	task.Started() // sent again after the restart: already started
+	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "one"}))
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	task = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	b.tasks.mu.Unlock()
+	task.Started()
+	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "two"}))
+	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited",
+		"TaskStateEntered", "LambdaFunctionScheduled", "LambdaFunctionStarted", "LambdaFunctionSucceeded", "TaskStateExited", "ExecutionSucceeded"},
+		b.history(t, row.Arn))
+}
+
+// firstKey is the task id of the one pending task ("arn/id").
+func firstKey(m map[string]func(TaskResult)) string {
+	for k := range m {
+		return k[strings.LastIndex(k, "/")+1:]
+	}
+	return ""
 }
 
 func TestStop(t *testing.T) {

@@ -466,7 +466,8 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 		if fl.Name != "" {
 			row.Error = &fl.Name
 		}
-		if fl.HasCause {
+		if fl.HasCause && fl.Cause != "" {
+			// As the end event shows it (no empty cause).
 			row.Cause = &fl.Cause
 		}
 	}
@@ -543,6 +544,31 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 		e.gates.hold(arn, id)
 	}
 	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
+	// The TaskStarted step of a request being sent, applied before the
+	// task's result (which waits for it) so the history keeps its order.
+	var (
+		startMu sync.Mutex
+		started chan struct{}
+	)
+	task.Started = func() {
+		startMu.Lock()
+		defer startMu.Unlock()
+		if started != nil {
+			return
+		}
+		started = make(chan struct{})
+		go func(ch chan struct{}) {
+			defer close(ch)
+			if _, err := e.apply(e.ctx, arn, interp.Event{Kind: interp.TaskStarted, ID: id}); err != nil && !errors.Is(err, errStopped) {
+				e.log.ErrorContext(e.ctx, "engine: task started step failed", "execution_arn", arn, "task_id", id, "error", err)
+			}
+		}(started)
+	}
+	startedStep := func() chan struct{} {
+		startMu.Lock()
+		defer startMu.Unlock()
+		return started
+	}
 	e.cfg.Tasks.Run(e.ctx, task, func(r TaskResult) {
 		if r.Waiting {
 			e.gates.release(arn, id)
@@ -559,6 +585,9 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 			e.work.taskAnswered(arn, id)
 		}
 		go func() {
+			if ch := startedStep(); ch != nil {
+				<-ch
+			}
 			_, err := e.apply(e.ctx, arn, ev)
 			e.gates.release(arn, id)
 			if err != nil && !errors.Is(err, errStopped) {

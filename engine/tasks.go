@@ -21,6 +21,12 @@ type Task struct {
 	// (a ResultWriter with a Resource; Request names the state): see
 	// ResultWrite.
 	Write *ResultWrite
+	// Started, when set, is called by a runner as it sends the task's
+	// request (at most once, before done): the engine records the task
+	// started then (TaskStarted, LambdaFunctionStarted), as AWS does,
+	// not when its result comes, so the history times the call. A runner
+	// that never calls it has the task started with its result.
+	Started func()
 }
 
 // ResultWrite writes the results of a map run to S3, as a ResultWriter

@@ -348,6 +348,9 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 			r.mu.Unlock()
 			cancel()
 		}()
+		if t.Started != nil {
+			t.Started() // the request is being sent: the task started
+		}
 		out, err := e.impl.Call(callCtx, req)
 		if callCtx.Err() != nil {
 			return // cancelled: the result is no longer wanted

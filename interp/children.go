@@ -296,7 +296,7 @@ func (f *frame) pump(x *Execution) {
 	if f.childFail != nil {
 		fl := f.childFail
 		f.childFail = nil
-		f.abortChildren(x, true)
+		f.abortChildren(x, f.failedAt)
 		f.running = 0
 		f.wait = waitNone
 		if f.retrier(fl) < 0 {
@@ -406,8 +406,15 @@ func (f *frame) childDone(x *Execution, c *frame) {
 		f.failed++
 		if s.Type == asl.TypeMap && f.tolerates() {
 			f.results[c.index] = nil
-		} else if f.childFail == nil {
-			f.childFail = c.failure
+		} else {
+			// AWS tears down the branch or iteration that failed the
+			// state: a Task state that failed it is aborted as well.
+			if c.state != nil && c.state.Type == asl.TypeTask {
+				x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStateAborted, PreviousEventID: c.last})
+			}
+			if f.childFail == nil {
+				f.childFail, f.failedAt = c.failure, c.last
+			}
 		}
 		x.push(func() { f.pump(x) })
 		return

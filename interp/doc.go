@@ -75,7 +75,11 @@
 // When a Parallel branch or Map iteration fails, the frames still running
 // beside it are cancelled: their tasks and timers are cancelled and each
 // state still in progress writes its aborted event (TaskStateAborted,
-// WaitStateAborted, MapIterationAborted, ...). A stopped execution cancels
-// everything too, but as AWS records it writes only ExecutionAborted,
-// linked to no event.
+// WaitStateAborted, ...; a Map iteration MapIterationAborted first), all
+// linked to the event that failed the branch, as AWS records them. A Task
+// state whose failure ended its branch or iteration writes
+// TaskStateAborted too, right after the failure (a Map: after
+// MapIterationFailed), as AWS tears the branch down. A stopped execution
+// cancels everything too, but as AWS records it writes only
+// ExecutionAborted, linked to no event.
 package interp

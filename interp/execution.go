@@ -646,7 +646,7 @@ func (x *Execution) timeOut() {
 	x.Status = stepwisetype.StatusTimedOut
 	x.Failure = stepwisetype.NewFailure(stepwisetype.ErrorTimeout, "The execution timed out.")
 	x.Failure.HasCause = false
-	x.root.cancel(x, false)
+	x.root.cancel(x, 0)
 	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
 		Type:                          stepwisetype.EventExecutionTimedOut,
 		ExecutionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(stepwisetype.ErrorTimeout)},
@@ -659,7 +659,7 @@ func (x *Execution) abort(errName, cause string) {
 	x.Failure = &stepwisetype.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
 	// AWS writes no aborted event for the states a stop interrupts, and
 	// links ExecutionAborted to no event.
-	x.root.cancel(x, false)
+	x.root.cancel(x, 0)
 	d := &stepwisetype.FailureEventDetails{}
 	if errName != "" {
 		d.Error = ptr(errName)
@@ -681,7 +681,7 @@ func (x *Execution) historyFull() bool {
 	if x.nextEventID+3 <= int64(x.Opts.MaxHistoryEvents) {
 		return false
 	}
-	x.root.cancel(x, false)
+	x.root.cancel(x, 0)
 	x.fail(x.lastFrame(), stepwisetype.Failuref(stepwisetype.ErrorRuntime,
 		"The execution reached the maximum number of history events (%d).", x.Opts.MaxHistoryEvents))
 	return true
@@ -721,7 +721,9 @@ func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails 
 	if fl.Name != "" {
 		d.Error = ptr(fl.Name)
 	}
-	if fl.HasCause {
+	if fl.HasCause && fl.Cause != "" {
+		// AWS writes no empty cause in an event (a timed-out task's
+		// failure has one in its error output only).
 		d.Cause = ptr(fl.Cause)
 	}
 	return d

@@ -82,7 +82,8 @@ type frame struct {
 	tolCount   int64   // -1: none tolerated beyond the default
 	tolPercent float64 // -1: not set
 	childFail  *stepwisetype.Failure
-	mapRun     bool // distributed Map
+	failedAt   int64 // the event that failed childFail's child: what the aborted events follow
+	mapRun     bool  // distributed Map
 	// mapReq is a distributed Map's map run, from when it is asked for
 	// until it succeeds: a redrive of a Map whose run failed or was
 	// stopped redrives the run.
@@ -267,18 +268,19 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 // cancel stops the frame and everything under it: running children are
 // aborted, awaited tasks and timers are cancelled, and a state still in
 // progress writes its aborted event (TaskStateAborted, WaitStateAborted,
-// ParallelStateAborted, MapStateAborted), innermost first, when report is
-// set: for a Parallel branch or Map iteration stopped because a sibling
-// failed (a stopped execution writes none).
-func (f *frame) cancel(x *Execution, report bool) {
+// ParallelStateAborted, MapStateAborted), innermost first, when link is
+// not zero: for a Parallel branch or Map iteration stopped because a
+// sibling failed, each aborted event follows link, the event that failed
+// the sibling, as AWS links them (a stopped execution writes none).
+func (f *frame) cancel(x *Execution, link int64) {
 	if f.done || f.aborted {
 		return
 	}
 	f.aborted = true
 	f.releaseVars(x)
-	f.abortChildren(x, report)
-	if typ, ok := abortedEvent(f); ok && report {
-		x.emit(f, stepwisetype.HistoryEvent{Type: typ})
+	f.abortChildren(x, link)
+	if typ, ok := abortedEvent(f); ok && link != 0 {
+		x.emitLinked(f, stepwisetype.HistoryEvent{Type: typ, PreviousEventID: link})
 	}
 	f.cancelWaits(x)
 }
@@ -482,17 +484,18 @@ func (f *frame) releaseVars(x *Execution) {
 	f.vars.bytes = 0
 }
 
-// abortChildren cancels the children still running; an inline Map writes
-// MapIterationAborted for each when report is set.
-func (f *frame) abortChildren(x *Execution, report bool) {
+// abortChildren cancels the children still running; with a link (see
+// cancel), an inline Map writes MapIterationAborted for each, before the
+// events of the states it stops, as AWS orders them.
+func (f *frame) abortChildren(x *Execution, link int64) {
 	for _, c := range f.children {
 		if c.done || c.aborted {
 			continue
 		}
-		c.cancel(x, report)
-		if report && f.state.Type == asl.TypeMap {
-			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: c.last,
+		if link != 0 && f.state.Type == asl.TypeMap {
+			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: link,
 				MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
 		}
+		c.cancel(x, link)
 	}
 }

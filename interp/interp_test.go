@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -595,4 +596,121 @@ func TestCatchOfAFailureWithoutErrorOrCause(t *testing.T) {
 		b.step(t, interp.Event{Kind: interp.TaskFailed, ID: task.ID, Error: tt.errName, Cause: tt.cause})
 		require.Equal(t, tt.want, b.output(t))
 	}
+}
+
+// TestTimeoutCaughtWithEmptyCause: a task that times out (TimeoutSeconds,
+// or HeartbeatSeconds for an activity) is caught with the error output AWS
+// records, {"Error": ..., "Cause": ""}, whatever the integration; uncaught,
+// its end event carries no cause.
+func TestTimeoutCaughtWithEmptyCause(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		resource, timeout, event, error string
+		worker                          bool
+	}{
+		{"arn:aws:states:::lambda:invoke", `"TimeoutSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:lambda:us-east-1:123456789012:function:f", `"TimeoutSeconds": 5`, "LambdaFunctionTimedOut", "States.Timeout", false},
+		{"arn:aws:states:::sqs:sendMessage.waitForTaskToken", `"HeartbeatSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:states:::states:startExecution.sync:2", `"TimeoutSeconds": 5`, "TaskTimedOut", "States.Timeout", false},
+		{"arn:aws:states:us-east-1:123456789012:activity:work", `"TimeoutSeconds": 5`, "ActivityTimedOut", "States.Timeout", false},
+		{"arn:aws:states:us-east-1:123456789012:activity:work", `"HeartbeatSeconds": 5`, "ActivityTimedOut", "States.HeartbeatTimeout", true},
+	} {
+		t.Run(tc.event+"/"+tc.timeout, func(t *testing.T) {
+			t.Parallel()
+			state := `"Type": "Task", "Resource": "` + tc.resource + `", ` + tc.timeout
+			b := setup(t, `{"StartAt": "T", "States": {
+				"T": {`+state+`, "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "C"}], "End": true},
+				"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
+			if tc.worker {
+				b.step(t, interp.Event{Kind: interp.TaskStarted, ID: b.only(t, interp.RunTask)[0].ID, WorkerName: "w"})
+			}
+			timer := b.only(t, interp.StartTimer)[0]
+			b.now = timer.At
+			b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+			require.Equal(t, `{"Error":"`+tc.error+`","Cause":""}`, b.output(t))
+			require.Contains(t, b.types(), tc.event)
+
+			b = setup(t, `{"StartAt": "T", "States": {"T": {`+state+`, "End": true}}}`, `{}`, interp.Options{})
+			if tc.worker {
+				b.step(t, interp.Event{Kind: interp.TaskStarted, ID: b.only(t, interp.RunTask)[0].ID, WorkerName: "w"})
+			}
+			timer = b.only(t, interp.StartTimer)[0]
+			b.now = timer.At
+			b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
+			end := b.events[len(b.events)-1]
+			require.Equal(t, stepwisetype.EventExecutionFailed, end.Type)
+			require.Equal(t, tc.error, *end.ExecutionFailedEventDetails.Error)
+			require.Nil(t, end.ExecutionFailedEventDetails.Cause)
+			timedOut := b.events[len(b.events)-2]
+			require.Equal(t, tc.event, string(timedOut.Type))
+		})
+	}
+}
+
+// links renders events as "id/previousEventId:Type" from the first of typ.
+func (b *testBundle) links(from string) string {
+	var out []string
+	for _, e := range b.events {
+		if len(out) == 0 && string(e.Type) != from {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d/%d:%s", e.ID, e.PreviousEventID, e.Type))
+	}
+	return strings.Join(out, " ")
+}
+
+// TestFailedTaskInBranchIsAborted: AWS tears down the Parallel branch or
+// Map iteration that failed the state: its failed Task state writes
+// TaskStateAborted, linked to the failure, before ParallelStateFailed (a
+// Map: after MapIterationFailed); callback, .sync and activity tasks alike.
+func TestFailedTaskInBranchIsAborted(t *testing.T) {
+	t.Parallel()
+	for _, res := range []string{
+		"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+		"arn:aws:states:::states:startExecution.sync:2",
+		"arn:aws:states:us-east-1:123456789012:activity:work",
+		"arn:aws:states:::lambda:invoke",
+	} {
+		t.Run(res, func(t *testing.T) {
+			t.Parallel()
+			task := `{"Type": "Task", "Resource": "` + res + `", "End": true}`
+			b := setup(t, `{"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": true,
+				"Branches": [{"StartAt": "T", "States": {"T": `+task+`}}]}}}`, `{}`, interp.Options{})
+			b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "E"})
+			failed := b.events[len(b.events)-4]
+			require.Contains(t, string(failed.Type), "Failed")
+			require.Equal(t, fmt.Sprintf("%[1]d/%[2]d:%[3]s %[4]d/%[1]d:TaskStateAborted %[5]d/%[1]d:ParallelStateFailed %[6]d/%[5]d:ExecutionFailed",
+				failed.ID, failed.PreviousEventID, failed.Type, failed.ID+1, failed.ID+2, failed.ID+3), b.links(string(failed.Type)))
+
+			b = setup(t, `{"StartAt": "M", "States": {"M": {"Type": "Map", "End": true,
+				"ItemProcessor": {"StartAt": "T", "States": {"T": `+task+`}}}}}`, `[1]`, interp.Options{})
+			b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "E"})
+			failed = b.events[len(b.events)-5]
+			require.Equal(t, fmt.Sprintf("%[1]d/%[2]d:%[3]s %[4]d/%[1]d:MapIterationFailed %[5]d/%[1]d:TaskStateAborted %[6]d/%[1]d:MapStateFailed %[7]d/%[6]d:ExecutionFailed",
+				failed.ID, failed.PreviousEventID, failed.Type, failed.ID+1, failed.ID+2, failed.ID+3, failed.ID+4), b.links(string(failed.Type)))
+		})
+	}
+}
+
+// TestMapAbortedIterationsOrder: when an iteration fails, each iteration
+// still running writes MapIterationAborted and then its states' aborted
+// events, all linked to the failure, as AWS records a Map of timed-out
+// tasks.
+func TestMapAbortedIterationsOrder(t *testing.T) {
+	t.Parallel()
+	b := setup(t, `{"StartAt": "M", "States": {"M": {"Type": "Map", "End": true,
+		"ItemProcessor": {"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 5, "End": true}}}}}}`,
+		`[1, 2, 3]`, interp.Options{})
+	timers := b.only(t, interp.StartTimer)
+	require.Len(t, timers, 3)
+	b.now = timers[0].At
+	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timers[0].ID})
+	timedOut := b.events[len(b.events)-9]
+	require.Equal(t, stepwisetype.EventTaskTimedOut, timedOut.Type)
+	id := timedOut.ID
+	require.Equal(t, fmt.Sprintf("%d/%d:MapIterationFailed %d/%d:TaskStateAborted %d/%d:MapIterationAborted %d/%d:TaskStateAborted %d/%d:MapIterationAborted %d/%d:TaskStateAborted %d/%d:MapStateFailed %d/%d:ExecutionFailed",
+		id+1, id, id+2, id, id+3, id, id+4, id, id+5, id, id+6, id, id+7, id, id+8, id+7), b.links("MapIterationFailed"))
+	require.Equal(t, 1, b.events[len(b.events)-6].MapIterationAbortedEventDetails.Index)
+	require.Equal(t, 2, b.events[len(b.events)-4].MapIterationAbortedEventDetails.Index)
+	require.Len(t, b.only(t, interp.CancelTask), 3)
 }

@@ -593,7 +593,9 @@ func (f *frame) taskTimedOut(x *Execution, name string) {
 			ResourceType: resType, Resource: res, Error: ptr(name),
 		}})
 	}
-	f.stateFailed(x, &stepwisetype.Failure{Name: name})
+	// AWS's error output for a timeout carries an empty Cause
+	// ({"Error": "States.Timeout", "Cause": ""}); its events carry none.
+	f.stateFailed(x, &stepwisetype.Failure{Name: name, HasCause: true})
 }
 
 // assign evaluates an Assign template with "$" bound to value. The

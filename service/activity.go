@@ -222,7 +222,7 @@ func (s *Service) ListActivities(ctx context.Context, in *ListActivitiesInput) (
 	v := newValidator()
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
+		v.tokenLength("nextToken", *in.NextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

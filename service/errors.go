@@ -195,14 +195,14 @@ func (v *validator) length(member, s string, min, max int) {
 	}
 }
 
-// tokenLength checks a pagination token's length (1 to 1024). AWS echoes
-// a token that is too long in full.
-func (v *validator) tokenLength(member, s string) {
+// tokenLength checks a pagination token's length (1 to max: 1024, 3096
+// for ListExecutions). AWS echoes a token that is too long in full.
+func (v *validator) tokenLength(member, s string, max int) {
 	switch n := utf8.RuneCountInString(s); {
 	case n < 1:
 		v.add(quoteValue(s), member, "Member must have length greater than or equal to 1")
-	case n > 1024:
-		v.add(quoteValue(s), member, "Member must have length less than or equal to 1024")
+	case n > max:
+		v.add(quoteValue(s), member, "Member must have length less than or equal to "+strconv.Itoa(max))
 	}
 }
 

@@ -480,7 +480,7 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 	v.enum("statusFilter", in.StatusFilter, executionStatuses...)
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.length("nextToken", *in.NextToken, 1, 3096)
+		v.tokenLength("nextToken", *in.NextToken, maxExecutionsTokenLength)
 	}
 	v.enum("redriveFilter", in.RedriveFilter, "REDRIVEN", "NOT_REDRIVEN")
 	if err := v.err(); err != nil {

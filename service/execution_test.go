@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -450,4 +451,54 @@ func TestTestStateHook(t *testing.T) {
 	require.Equal(t, `{"a":1}`, *out.Output)
 	_, err = b.svc.RunTestState(b.ctx, &service.TestStateInput{Definition: `{}`, InspectionLevel: "ALL"})
 	requireAPIError(t, err, "ValidationException", "")
+}
+
+// Every list operation echoes a pagination token that is too long in
+// full, with its own limit (ListExecutions' tokens are longer).
+func TestListTokenTooLong(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "lists", passDefinition)
+	x := execPrefix + "lists:x"
+	for _, tt := range []struct {
+		name string
+		max  int
+		call func(token *string) error
+	}{
+		{"ListExecutions", 3096, func(tok *string) error {
+			_, err := b.svc.ListExecutions(b.ctx, &service.ListExecutionsInput{StateMachineArn: sm, NextToken: tok})
+			return err
+		}},
+		{"ListStateMachines", 1024, func(tok *string) error {
+			_, err := b.svc.ListStateMachines(b.ctx, &service.ListStateMachinesInput{NextToken: tok})
+			return err
+		}},
+		{"ListActivities", 1024, func(tok *string) error {
+			_, err := b.svc.ListActivities(b.ctx, &service.ListActivitiesInput{NextToken: tok})
+			return err
+		}},
+		{"ListMapRuns", 1024, func(tok *string) error {
+			_, err := b.svc.ListMapRuns(b.ctx, &service.ListMapRunsInput{ExecutionArn: x, NextToken: tok})
+			return err
+		}},
+		{"ListStateMachineVersions", 1024, func(tok *string) error {
+			_, err := b.svc.ListStateMachineVersions(b.ctx, &service.ListStateMachineVersionsInput{StateMachineArn: sm, NextToken: tok})
+			return err
+		}},
+		{"ListStateMachineAliases", 1024, func(tok *string) error {
+			_, err := b.svc.ListStateMachineAliases(b.ctx, &service.ListStateMachineAliasesInput{StateMachineArn: sm, NextToken: tok})
+			return err
+		}},
+		{"GetExecutionHistory", 1024, func(tok *string) error {
+			_, err := b.svc.GetExecutionHistory(b.ctx, &service.GetExecutionHistoryInput{ExecutionArn: x, NextToken: tok})
+			return err
+		}},
+	} {
+		long := strings.Repeat("t", tt.max+1)
+		requireAPIError(t, tt.call(&long), "ValidationException", fmt.Sprintf(
+			"1 validation error detected: Value '%s' at 'nextToken' failed to satisfy constraint: Member must have length less than or equal to %d", long, tt.max))
+		empty := ""
+		requireAPIError(t, tt.call(&empty), "ValidationException",
+			"1 validation error detected: Value '' at 'nextToken' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
 }

@@ -20,7 +20,7 @@ func (s *Service) GetExecutionHistory(ctx context.Context, in *GetExecutionHisto
 	}
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
+		v.tokenLength("nextToken", *in.NextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

@@ -94,7 +94,7 @@ func (s *Service) ListMapRuns(ctx context.Context, in *ListMapRunsInput) (*ListM
 	}
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.length("nextToken", *in.NextToken, 1, 1024)
+		v.tokenLength("nextToken", *in.NextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

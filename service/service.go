@@ -37,8 +37,11 @@ const (
 	maxTagKeyLength     = 128
 	maxTagValueLength   = 256
 	maxPageSize         = 1000
-	defaultPageSize     = 100
-	maxValidateResults  = 100
+	// A pagination token: PageToken, and ListExecutionsPageToken.
+	maxTokenLength           = 1024
+	maxExecutionsTokenLength = 3096
+	defaultPageSize          = 100
+	maxValidateResults       = 100
 )
 
 // Config configures a Service.

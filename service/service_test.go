@@ -438,3 +438,45 @@ func TestValidateStateMachineDefinition(t *testing.T) {
 	_, err = b.svc.ValidateStateMachineDefinition(b.ctx, &service.ValidateStateMachineDefinitionInput{Definition: passDefinition, MaxResults: ptr(101)})
 	requireAPIError(t, err, "ValidationException", "")
 }
+
+// A failure-policy tag must name a state of the definition that the
+// policy applies to, at CreateStateMachine, TagResource and
+// UpdateStateMachine (which may not drop a state a policy names).
+func TestPolicyTagsNameStates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const def = `{"StartAt": "Fan", "States": {
+		"Fan": {"Type": "Parallel", "Next": "Each", "Branches": [{"StartAt": "Inner", "States": {"Inner": {"Type": "Pass", "End": true}}}]},
+		"Each": {"Type": "Map", "End": true, "ItemProcessor": {"StartAt": "Deep", "States": {"Deep": {"Type": "Pass", "End": true}}}}}}`
+	tag := func(k, v string) service.Tag { return service.Tag{Key: ptr("stepwise:policy/" + k), Value: ptr(v)} }
+	create := func(name string, tags ...service.Tag) error {
+		_, err := b.svc.CreateStateMachine(b.ctx, &service.CreateStateMachineInput{Name: name, Definition: def, RoleArn: roleArn, Tags: tags})
+		return err
+	}
+	requireAPIError(t, create("a", tag("Nope", "finish-running")), "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Nope" names the state "Nope", which the definition does not have`)
+	requireAPIError(t, create("b", tag("Inner", "finish-running")), "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Inner" sets finish-running on the state "Inner", a Pass state: it applies to Parallel and Map states`)
+	requireAPIError(t, create("c", tag("Fan", "retry-failed-items")), "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Fan" sets retry-failed-items on the state "Fan", a Parallel state: it applies to Map states`)
+	require.NoError(t, create("d", tag("Fan", "finish-running"), tag("Each", "finish-running,retry-failed-items")))
+	sm := smPrefix + "d"
+
+	_, err := b.svc.TagResource(b.ctx, &service.TagResourceInput{ResourceArn: sm, Tags: []service.Tag{tag("Deep", "retry-failed-items")}})
+	requireAPIError(t, err, "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Deep" sets retry-failed-items on the state "Deep", a Pass state: it applies to Map states`)
+	_, err = b.svc.TagResource(b.ctx, &service.TagResourceInput{ResourceArn: sm, Tags: []service.Tag{tag("Gone", "finish-running")}})
+	requireAPIError(t, err, "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Gone" names the state "Gone", which the definition does not have`)
+
+	// An update that drops a state a policy names is refused until the
+	// tag goes.
+	smaller := `{"StartAt": "Fan", "States": {"Fan": {"Type": "Parallel", "End": true, "Branches": [{"StartAt": "Inner", "States": {"Inner": {"Type": "Pass", "End": true}}}]}}}`
+	_, err = b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: sm, Definition: &smaller})
+	requireAPIError(t, err, "ValidationException",
+		`Invalid failure policy: the tag "stepwise:policy/Each" names the state "Each", which the definition does not have`)
+	_, err = b.svc.UntagResource(b.ctx, &service.UntagResourceInput{ResourceArn: sm, TagKeys: []string{"stepwise:policy/Each"}})
+	require.NoError(t, err)
+	_, err = b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: sm, Definition: &smaller})
+	require.NoError(t, err)
+}

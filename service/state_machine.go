@@ -44,7 +44,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if err := checkPolicyTags(in.Tags); err != nil {
+	if err := checkPolicyTags(in.Tags, nil); err != nil {
 		return nil, err
 	}
 	if !in.Publish && in.VersionDescription != "" {
@@ -68,6 +68,9 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	}
 	m, err := s.parseDefinition(in.Definition, typ)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPolicyTags(in.Tags, m); err != nil {
 		return nil, err
 	}
 	if len(in.Tags) > maxTagsPerResource {
@@ -364,6 +367,16 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 		if m, err = s.parseDefinition(*in.Definition, sm.Type); err != nil {
 			return nil, err
 		}
+		// The state machine's policy tags must still name its states: a
+		// definition that drops (or retypes) a state a policy names is
+		// refused until the tag is removed, so no policy is silently lost.
+		tags, err := s.db().TagList(ctx, sm.Arn)
+		if err != nil {
+			return nil, storeError("list tags", err)
+		}
+		if err := checkPolicyTags(tagsOf(tags), m); err != nil {
+			return nil, err
+		}
 	}
 
 	next := *sm
@@ -448,7 +461,7 @@ func (s *Service) ListStateMachines(ctx context.Context, in *ListStateMachinesIn
 	v := newValidator()
 	v.intRange("maxResults", in.MaxResults, 0, maxPageSize)
 	if in.NextToken != nil {
-		v.tokenLength("nextToken", *in.NextToken)
+		v.tokenLength("nextToken", *in.NextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

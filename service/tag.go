@@ -3,9 +3,12 @@ package service
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	"stepwise/asl"
 	"stepwise/engine"
 	"stepwise/interp"
 	"stepwise/stepwisetype"
@@ -33,21 +36,58 @@ func validateTags(v *validator, tags []Tag) {
 const PolicyTagPrefix = interp.PolicyTagPrefix
 
 // checkPolicyTags refuses a failure-policy tag (stepwise:policy/<state>)
-// whose value is not a policy.
-func checkPolicyTags(tags []Tag) error {
-	m := map[string]string{}
+// whose value is not a policy, and, given the state machine's definition
+// m, one that names a state m does not have or a policy that does not
+// apply to that state (finish-running: a Parallel or Map state;
+// retry-failed-items: a Map state).
+func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
+	kv := map[string]string{}
 	for _, t := range tags {
 		if t.Key != nil && strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) {
-			m[*t.Key] = ""
+			kv[*t.Key] = ""
 			if t.Value != nil {
-				m[*t.Key] = *t.Value
+				kv[*t.Key] = *t.Value
 			}
 		}
 	}
-	if _, err := interp.PoliciesFromTags(m); err != nil {
+	ps, err := interp.PoliciesFromTags(kv)
+	if err != nil {
 		return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: %v", err)
 	}
+	if m == nil {
+		return nil
+	}
+	for _, state := range slices.Sorted(maps.Keys(ps)) {
+		st := m.Find(state)
+		if st == nil {
+			return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: the tag %q names the state %q, which the definition does not have",
+				interp.PolicyTagPrefix+state, state)
+		}
+		for _, p := range ps[state] {
+			ok := st.Type == asl.TypeMap || (p == interp.PolicyFinishRunning && st.Type == asl.TypeParallel)
+			if !ok {
+				return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: the tag %q sets %s on the state %q, a %s state: %s",
+					interp.PolicyTagPrefix+state, p, state, st.Type, policyAppliesTo(p))
+			}
+		}
+	}
 	return nil
+}
+
+func policyAppliesTo(p interp.Policy) string {
+	if p == interp.PolicyRetryFailedItems {
+		return "it applies to Map states"
+	}
+	return "it applies to Parallel and Map states"
+}
+
+// tagsOf turns stored tags into the API's.
+func tagsOf(stored []store.Tag) []Tag {
+	out := make([]Tag, 0, len(stored))
+	for _, t := range stored {
+		out = append(out, Tag{Key: &t.Key, Value: &t.Value})
+	}
+	return out
 }
 
 // policiesOf reads the failure policies a state machine's tags set.
@@ -100,6 +140,26 @@ func (s *Service) taggable(ctx context.Context, resourceArn string) error {
 	return nil
 }
 
+// checkPolicyStates checks the policy tags given to a state machine
+// against its definition (an activity's tags are not policies).
+func (s *Service) checkPolicyStates(ctx context.Context, resourceArn string, tags []Tag) error {
+	if !slices.ContainsFunc(tags, func(t Tag) bool { return t.Key != nil && strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) }) {
+		return nil
+	}
+	sm, err := s.db().StateMachineGet(ctx, resourceArn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // an activity, or gone: the tags' write says so
+	}
+	if err != nil {
+		return storeError("get tagged resource", err)
+	}
+	m, err := s.parseDefinition(sm.Definition, sm.Type)
+	if err != nil {
+		return err
+	}
+	return checkPolicyTags(tags, m)
+}
+
 func resourceArnInput(v *validator, text string) {
 	if v.required("resourceArn", text) {
 		v.length("resourceArn", text, 1, maxArnLength)
@@ -118,10 +178,13 @@ func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagRe
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if err := checkPolicyTags(in.Tags); err != nil {
+	if err := checkPolicyTags(in.Tags, nil); err != nil {
 		return nil, err
 	}
 	if err := s.taggable(ctx, in.ResourceArn); err != nil {
+		return nil, err
+	}
+	if err := s.checkPolicyStates(ctx, in.ResourceArn, in.Tags); err != nil {
 		return nil, err
 	}
 	err := s.inTx(ctx, func(tx store.ExecutorTx) error {

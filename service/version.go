@@ -285,7 +285,7 @@ func (s *Service) listPage(ctx context.Context, smArn string, maxResults *int, n
 	}
 	v.intRange("maxResults", maxResults, 0, maxPageSize)
 	if nextToken != nil {
-		v.tokenLength("nextToken", *nextToken)
+		v.tokenLength("nextToken", *nextToken, maxTokenLength)
 	}
 	if err := v.err(); err != nil {
 		return nil, nil, err
@@ -327,43 +327,18 @@ func (s *Service) DeleteStateMachineVersion(ctx context.Context, in *DeleteState
 		return &DeleteStateMachineVersionOutput{}, nil
 	}
 	smArn := s.unqualified(ref)
-	aliases, err := s.allAliases(ctx, smArn)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, a := range aliases {
-		for _, r := range a.Routing {
-			if r.Version == n {
-				names = append(names, a.Name)
-			}
-		}
-	}
-	if len(names) > 0 {
+	// The store refuses, in the deletion's transaction, a version an
+	// alias routes to, so an alias created or updated meanwhile is seen.
+	err = s.db().VersionDelete(ctx, smArn, n)
+	var inUse *store.VersionInUseError
+	if errors.As(err, &inUse) {
 		return nil, apiErr(stepwisetype.CodeConflict,
-			"Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(names, ", "))
+			"Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(inUse.Aliases, ", "))
 	}
-	if err := s.db().VersionDelete(ctx, smArn, n); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, storeError("delete version", err)
 	}
 	return &DeleteStateMachineVersionOutput{}, nil
-}
-
-// allAliases returns every alias of a state machine.
-func (s *Service) allAliases(ctx context.Context, smArn string) ([]*store.Alias, error) {
-	var all []*store.Alias
-	after := ""
-	for {
-		page, err := s.db().AliasList(ctx, smArn, after, 1000)
-		if err != nil {
-			return nil, storeError("list aliases", err)
-		}
-		all = append(all, page...)
-		if len(page) < 1000 {
-			return all, nil
-		}
-		after = page[len(page)-1].Name
-	}
 }
 
 // routing checks a routing configuration as AWS does and returns the
@@ -491,6 +466,11 @@ func (s *Service) CreateStateMachineAlias(ctx context.Context, in *CreateStateMa
 		}
 		return nil, apiErr(stepwisetype.CodeConflict, "Failed to create alias because an alias with the same name and a different routing configuration already exists.")
 	}
+	var missing *store.VersionMissingError
+	if errors.As(err, &missing) {
+		// Deleted since routing() found it.
+		return nil, errResourceNotFound(smArn + ":" + strconv.FormatInt(missing.Number, 10))
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errStateMachineDoesNotExist(smArn)
 	}
@@ -522,6 +502,12 @@ func (s *Service) aliasRef(member, text string) (*stateMachineRef, error) {
 		return nil, errInvalidArn(text)
 	}
 	return ref, nil
+}
+
+// errAliasGone is UpdateStateMachineAlias's answer for an alias that does
+// not exist, in AWS's words (which name no resource).
+func errAliasGone() error {
+	return apiErr(stepwisetype.CodeResourceNotFound, "Request references a resource that does not exist.")
 }
 
 // getAlias returns the alias a reference names; ResourceNotFound when
@@ -573,6 +559,10 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 		return nil, apiErr(stepwisetype.CodeValidation, "Either the description or the RoutingConfiguration must be specified")
 	}
 	a, err := s.getAlias(ctx, ref)
+	var apiE *stepwisetype.APIError
+	if errors.As(err, &apiE) && apiE.Code == stepwisetype.CodeResourceNotFound {
+		return nil, errAliasGone()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -595,8 +585,13 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 	}
 	a.UpdatedAt = now
 	if err := s.db().AliasUpdate(ctx, a); err != nil {
+		var missing *store.VersionMissingError
+		if errors.As(err, &missing) {
+			// Deleted since routing() found it.
+			return nil, errResourceNotFound(a.StateMachineArn + ":" + strconv.FormatInt(missing.Number, 10))
+		}
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errResourceNotFound(ref.arn)
+			return nil, errAliasGone()
 		}
 		return nil, storeError("update alias", err)
 	}

@@ -166,6 +166,9 @@ func TestAliases(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.svc.DescribeStateMachineAlias(b.ctx, &service.DescribeStateMachineAliasInput{StateMachineAliasArn: alias})
 	requireAPIError(t, err, "ResourceNotFound", "Resource not found: '"+alias+"'")
+	// UpdateStateMachineAlias words it as AWS does, naming nothing.
+	_, err = b.svc.UpdateStateMachineAlias(b.ctx, &service.UpdateStateMachineAliasInput{StateMachineAliasArn: alias, Description: ptr("gone")})
+	requireAPIError(t, err, "ResourceNotFound", "Request references a resource that does not exist.")
 	_, err = b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: alias})
 	requireAPIError(t, err, "StateMachineDoesNotExist", "")
 }

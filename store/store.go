@@ -24,7 +24,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"stepwise/stepwisetype"
@@ -500,8 +502,39 @@ func (a *Alias) Pick(n int) int64 {
 	return a.Routing[len(a.Routing)-1].Version
 }
 
+// VersionInUseError is VersionDelete's refusal of a version that aliases
+// route to; it is ErrConflict.
+type VersionInUseError struct {
+	Aliases []string // the aliases' names, sorted
+}
+
+func (e *VersionInUseError) Error() string {
+	return fmt.Sprintf("version routed to by aliases %s", strings.Join(e.Aliases, ", "))
+}
+
+// Is makes the error ErrConflict.
+func (e *VersionInUseError) Is(target error) bool { return target == ErrConflict }
+
+// VersionMissingError is AliasInsert's and AliasUpdate's refusal of a
+// routing to a version that does not exist; it is ErrNotFound.
+type VersionMissingError struct {
+	Number int64
+}
+
+func (e *VersionMissingError) Error() string {
+	return fmt.Sprintf("version %d does not exist", e.Number)
+}
+
+// Is makes the error ErrNotFound.
+func (e *VersionMissingError) Is(target error) bool { return target == ErrNotFound }
+
 // VersionStore keeps the published versions and the aliases of state
-// machines. Deleting a state machine deletes them.
+// machines. Deleting a state machine deletes them. A version an alias
+// routes to cannot be deleted, and an alias cannot route to a version
+// that does not exist: each driver checks it in the write's transaction,
+// with the state machine's versions and aliases held still, so a deletion
+// racing an alias's creation or update never leaves an alias routing to
+// a deleted version.
 type VersionStore interface {
 	// VersionPublish publishes v.RevisionID of v.StateMachineArn as its
 	// next version (v.Number is ignored; numbers are never used twice,
@@ -514,15 +547,18 @@ type VersionStore interface {
 	// VersionList lists versions newest first: those numbered below
 	// before (0: from the newest), up to limit.
 	VersionList(ctx context.Context, stateMachineArn string, before int64, limit int) ([]*Version, error)
-	// VersionDelete deletes a version; ErrNotFound when there is none.
+	// VersionDelete deletes a version; ErrNotFound when there is none, a
+	// *VersionInUseError when an alias routes to it.
 	VersionDelete(ctx context.Context, stateMachineArn string, number int64) error
 	// AliasInsert creates an alias; ErrAlreadyExists when the name is
-	// taken, ErrNotFound when the state machine does not exist.
+	// taken, ErrNotFound when the state machine does not exist, a
+	// *VersionMissingError when a version it routes to does not.
 	AliasInsert(ctx context.Context, a *Alias) error
 	// AliasGet returns an alias; ErrNotFound when there is none.
 	AliasGet(ctx context.Context, stateMachineArn, name string) (*Alias, error)
 	// AliasUpdate writes an alias's description, routing and update
-	// date; ErrNotFound when there is none.
+	// date; ErrNotFound when there is none, a *VersionMissingError when a
+	// version it routes to does not exist.
 	AliasUpdate(ctx context.Context, a *Alias) error
 	// AliasDelete deletes an alias; ErrNotFound when there is none.
 	AliasDelete(ctx context.Context, stateMachineArn, name string) error

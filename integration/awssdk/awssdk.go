@@ -86,6 +86,9 @@ func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bo
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if f := missingRequired(m, op, r.Parameters); f != nil {
+		return nil, nil, nil, f
+	}
 	req, err := marshal(m, op, in)
 	if err != nil {
 		return nil, nil, nil, integration.AsFailure(err)

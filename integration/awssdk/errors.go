@@ -2,6 +2,7 @@ package awssdk
 
 import (
 	"cmp"
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"strings"
@@ -140,4 +141,58 @@ func orNull(s string) string { return cmp.Or(s, "null") }
 // service (the connection failed, the answer was unreadable).
 func clientFailure(m *Model, format string, args ...any) *stepwisetype.Failure {
 	return stepwisetype.Failuref(m.ErrorPrefix()+".SdkClientException", format, args...)
+}
+
+// missingRequired is the answer of a JSON-protocol service to a request
+// without a member its model requires (or with it null): the service's
+// own validation, which AWS's call reaches (the SDK does not check
+// first), worded as those services word it, as a ValidationException:
+//
+//	1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null
+//
+// It is nil when nothing required is missing, and for the other
+// protocols and the JSON services that answer as query services did
+// (awsQueryCompatible: SQS answers MissingParameter), which word it
+// otherwise: the call is made and the service answers.
+func missingRequired(m *Model, op *Operation, params any) *stepwisetype.Failure {
+	if m.Protocol() != "json" || m.Metadata.AWSQueryCompatible != nil || op.Input == nil || op.Input.Shape == nil {
+		return nil
+	}
+	obj, _ := params.(*jsonvalue.Object)
+	var problems []string
+	for _, name := range op.Input.Shape.Required {
+		var v any
+		ok := false
+		if obj != nil {
+			v, ok = obj.Get(pascal(name))
+			if !ok {
+				v, ok = obj.Get(name)
+			}
+		}
+		if ok && v != nil {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("Value null at '%s' failed to satisfy constraint: Member must not be null",
+			strings.ToLower(name[:1])+name[1:]))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	count := fmt.Sprintf("%d validation error", len(problems))
+	if len(problems) > 1 {
+		count += "s"
+	}
+	return apiError{status: http.StatusBadRequest, code: "ValidationException",
+		message:   count + " detected: " + strings.Join(problems, "; "),
+		requestID: newRequestID()}.failure(m)
+}
+
+// newRequestID is a request id for an answer made here, in the shape of
+// a UUID.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -244,6 +244,22 @@ func TestCall_notRecognized(t *testing.T) {
 	}
 }
 
+// A JSON-protocol service answers a request without a member its model
+// requires with its ValidationException, which AWS's call reaches: no
+// request is sent from here, the failure is worded as the service's.
+func TestCall_requiredMemberMissing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "http://127.0.0.1:1")
+	_, f := b.call(t, "dynamodb", "putItem", `{"TableName": "t", "Item": null}`)
+	require.Equal(t, "DynamoDb.DynamoDbException", f.Name)
+	require.Regexp(t, `^1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null \(Service: DynamoDb, Status Code: 400, Request ID: [0-9a-f-]{36}\)$`, f.Cause)
+	_, f = b.call(t, "dynamodb", "getItem", `{}`)
+	require.Regexp(t, `^2 validation errors detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null; Value null at 'key' failed to satisfy constraint: Member must not be null \(`, f.Cause)
+	// Another protocol's service words it itself: the call is made.
+	_, f = b.call(t, "sqs", "sendMessage", `{"QueueUrl": "http://127.0.0.1:1/123456789012/q"}`)
+	require.Equal(t, "Sqs.SdkClientException", f.Name)
+}
+
 func TestCall_noAnswer(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -9,7 +9,10 @@
 // ReturnValues, ...) with attribute values in DynamoDB JSON
 // ({"S": "x"}, {"N": "1"}, {"M": {...}}, ...). A member the operation does
 // not take, or one of the wrong type, fails the task with
-// States.TaskFailed before any call is made.
+// States.TaskFailed before any call is made. A required member missing
+// (or null) or a table name DynamoDB cannot take is DynamoDB's own
+// refusal, as AWS reports it (it sends the request): the ValidationException
+// below, worded as DynamoDB words it.
 //
 // The result is the response's members (Attributes, ConsumedCapacity,
 // Item, ItemCollectionMetrics; each only when present, the capacity and
@@ -78,7 +81,7 @@ func newOperation(cfg *integration.Config, op operation) (integration.Integratio
 
 func getItem(ctx context.Context, client *dynamodb.Client, p *params) (any, error) {
 	in := &dynamodb.GetItemInput{
-		TableName:                p.requiredString("TableName"),
+		TableName:                p.tableName(),
 		Key:                      p.requiredItem("Key"),
 		AttributesToGet:          p.strings("AttributesToGet"),
 		ConsistentRead:           p.bool("ConsistentRead"),
@@ -99,7 +102,7 @@ func getItem(ctx context.Context, client *dynamodb.Client, p *params) (any, erro
 
 func putItem(ctx context.Context, client *dynamodb.Client, p *params) (any, error) {
 	in := &dynamodb.PutItemInput{
-		TableName:                           p.requiredString("TableName"),
+		TableName:                           p.tableName(),
 		Item:                                p.requiredItem("Item"),
 		ConditionExpression:                 p.string("ConditionExpression"),
 		ConditionalOperator:                 types.ConditionalOperator(p.text("ConditionalOperator")),
@@ -124,7 +127,7 @@ func putItem(ctx context.Context, client *dynamodb.Client, p *params) (any, erro
 
 func updateItem(ctx context.Context, client *dynamodb.Client, p *params) (any, error) {
 	in := &dynamodb.UpdateItemInput{
-		TableName:                           p.requiredString("TableName"),
+		TableName:                           p.tableName(),
 		Key:                                 p.requiredItem("Key"),
 		AttributeUpdates:                    p.attributeUpdates("AttributeUpdates"),
 		ConditionExpression:                 p.string("ConditionExpression"),
@@ -151,7 +154,7 @@ func updateItem(ctx context.Context, client *dynamodb.Client, p *params) (any, e
 
 func deleteItem(ctx context.Context, client *dynamodb.Client, p *params) (any, error) {
 	in := &dynamodb.DeleteItemInput{
-		TableName:                           p.requiredString("TableName"),
+		TableName:                           p.tableName(),
 		Key:                                 p.requiredItem("Key"),
 		ConditionExpression:                 p.string("ConditionExpression"),
 		ConditionalOperator:                 types.ConditionalOperator(p.text("ConditionalOperator")),

@@ -2,6 +2,7 @@ package dynamodb_test
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
@@ -151,9 +152,6 @@ func TestBadParameters(t *testing.T) {
 	tests := []struct {
 		action, params, cause string
 	}{
-		{"getItem", `{"Key": {"id": {"S": "a"}}}`, "The field 'TableName' is required but was missing"},
-		{"getItem", `{"TableName": "t"}`, "The field 'Key' is required but was missing"},
-		{"putItem", `{"TableName": "t", "Item": null}`, "The field 'Item' is required but was missing"},
 		{"deleteItem", `{"TableName": 5, "Key": {"id": {"S": "a"}}}`, "The field 'TableName' must be a string, not number"},
 		{"getItem", `{"TableName": "t", "Key": {"id": "a"}}`, "The field 'Key.id' must be a DynamoDB attribute value: an object with one member naming its type (S, N, B, SS, NS, BS, M, L, BOOL, NULL)"},
 		{"putItem", `{"TableName": "t", "Item": {"n": {"N": 1}}}`, "The field 'Item.n.N' must be a string, not number"},
@@ -170,6 +168,33 @@ func TestBadParameters(t *testing.T) {
 			require.NotNil(t, res.Failure)
 			require.Equal(t, "States.TaskFailed", res.Failure.Name)
 			require.Equal(t, tt.cause, res.Failure.Cause)
+		})
+	}
+}
+
+// What DynamoDB itself refuses (a required member null or missing, a
+// table name it cannot take) fails as AWS records it: the service's
+// ValidationException, an unmodeled code, under the base exception's name.
+func TestValidationException(t *testing.T) {
+	t.Parallel()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"dynamodb": "http://127.0.0.1:1"}})
+	require.NoError(t, err)
+	b := &testBundle{reg: reg}
+	tests := []struct {
+		action, params, message string
+	}{
+		{"putItem", `{"TableName": "t", "Item": null}`, "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null"},
+		{"getItem", `{"Key": {"id": {"S": "a"}}}`, "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null"},
+		{"deleteItem", `{}`, "2 validation errors detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null; Value null at 'key' failed to satisfy constraint: Member must not be null"},
+		{"putItem", `{"TableName": "/things", "Item": {"id": {"S": "a"}}}`, "1 validation error detected: Value '/things' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.params, func(t *testing.T) {
+			t.Parallel()
+			res := b.call(t, tt.action, tt.params)
+			require.NotNil(t, res.Failure)
+			require.Equal(t, "DynamoDB.AmazonDynamoDBException", res.Failure.Name)
+			require.Regexp(t, `^`+regexp.QuoteMeta(tt.message)+` \(Service: AmazonDynamoDBv2; Status Code: 400; Error Code: ValidationException; Request ID: [A-Z0-9]{52}; Proxy: null\)$`, res.Failure.Cause)
 		})
 	}
 }

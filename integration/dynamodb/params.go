@@ -1,6 +1,11 @@
 package dynamodb
 
 import (
+	"crypto/rand"
+	"fmt"
+	"regexp"
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"stepwise/jsonvalue"
@@ -21,6 +26,10 @@ type params struct {
 	prefix string // of a nested object's members in errors: "Expected.attr."
 	read   map[string]bool
 	err    error
+	// violations are what DynamoDB itself refuses (a required member
+	// missing, a table name it cannot take): AWS sends the request and
+	// fails the task with the service's ValidationException.
+	violations []string
 }
 
 func newParams(v any) (*params, error) {
@@ -36,6 +45,9 @@ func newParams(v any) (*params, error) {
 func (p *params) done() error {
 	if p.err != nil {
 		return p.err
+	}
+	if len(p.violations) > 0 {
+		return validationFailure(p.violations)
 	}
 	for name := range p.obj.All() {
 		if !p.read[name] {
@@ -62,11 +74,60 @@ func (p *params) fail(err error) {
 	}
 }
 
-// require records the failure for a missing member.
+// require records the failure for a missing member: at the top level,
+// DynamoDB's own refusal of a null member.
 func (p *params) require(name string) {
-	if _, ok := p.get(name); !ok {
-		p.fail(invalid(p.path(name), "is required but was missing"))
+	if _, ok := p.get(name); ok {
+		return
 	}
+	if p.prefix == "" {
+		p.violations = append(p.violations, fmt.Sprintf("Value null at '%s' failed to satisfy constraint: Member must not be null", lowerFirst(name)))
+		return
+	}
+	p.fail(invalid(p.path(name), "is required but was missing"))
+}
+
+// tableName reads TableName, which DynamoDB takes as a name or an ARN.
+func (p *params) tableName() *string {
+	p.require("TableName")
+	name := p.string("TableName")
+	if name != nil && !strings.HasPrefix(*name, "arn:") && !tableNameRE.MatchString(*name) {
+		p.violations = append(p.violations, fmt.Sprintf("Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", *name))
+	}
+	return name
+}
+
+var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+
+// validationFailure is DynamoDB's ValidationException, named and worded
+// as AWS's optimized integration reports it (an unmodeled code: the base
+// exception).
+func validationFailure(violations []string) *stepwisetype.Failure {
+	n := fmt.Sprintf("%d validation error", len(violations))
+	if len(violations) > 1 {
+		n += "s"
+	}
+	return stepwisetype.Failuref("DynamoDB.AmazonDynamoDBException",
+		"%s detected: %s (Service: AmazonDynamoDBv2; Status Code: 400; Error Code: ValidationException; Request ID: %s; Proxy: null)",
+		n, strings.Join(violations, "; "), requestID())
+}
+
+// requestID makes a DynamoDB-style request id (52 characters, A-Z0-9).
+func requestID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 52)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 func (p *params) string(name string) *string {
@@ -80,11 +141,6 @@ func (p *params) string(name string) *string {
 		return nil
 	}
 	return &s
-}
-
-func (p *params) requiredString(name string) *string {
-	p.require(name)
-	return p.string(name)
 }
 
 // text returns a string member or "", for the SDK's enum types.

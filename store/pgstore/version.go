@@ -55,6 +55,10 @@ SELECT $1, $2, $3, $4, $5, $6 FROM stepwise_state_machine WHERE arn = $1 FOR KEY
 
 	aliasGetSQL = `SELECT ` + aliasColumns + ` FROM stepwise_alias WHERE state_machine_arn = $1 AND name = $2`
 
+	aliasRoutingsSQL = `SELECT name, routing FROM stepwise_alias WHERE state_machine_arn = $1 ORDER BY name`
+
+	versionExistsSQL = `SELECT EXISTS (SELECT 1 FROM stepwise_version WHERE state_machine_arn = $1 AND number = $2)`
+
 	aliasUpdateSQL = `
 UPDATE stepwise_alias SET description = $1, routing = $2, updated_at = $3
 WHERE state_machine_arn = $4 AND name = $5`
@@ -155,19 +159,69 @@ func (e *Executor) VersionList(ctx context.Context, stateMachineArn string, befo
 	return vs, nil
 }
 
-// VersionDelete deletes a version; its number is not used again.
+// lockVersions holds a state machine's row (see versionLockSQL), so that
+// a version's deletion and an alias's creation or update take turns;
+// pgx.ErrNoRows when there is no such state machine.
+func lockVersions(ctx context.Context, q querier, stateMachineArn string) error {
+	var one int
+	err := q.QueryRow(ctx, versionLockSQL, stateMachineArn).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("state machine %s: %w", stateMachineArn, err)
+	}
+	return err
+}
+
+// VersionDelete deletes a version no alias routes to, checked under the
+// state machine's lock.
 func (e *Executor) VersionDelete(ctx context.Context, stateMachineArn string, number int64) error {
-	err := execOne(ctx, e.q(), versionDeleteSQL, stateMachineArn, number)
+	err := e.inTx(ctx, func(q querier) error {
+		if err := lockVersions(ctx, q, stateMachineArn); err != nil {
+			return err
+		}
+		aliases, err := queryAll(ctx, q, aliasRoutingsSQL, []any{stateMachineArn}, scanNamedRouting)
+		if err != nil {
+			return err
+		}
+		if err := aliasrouting.InUse(aliases, number); err != nil {
+			return err
+		}
+		return execOne(ctx, q, versionDeleteSQL, stateMachineArn, number)
+	})
 	return interpretError(fmt.Sprintf("delete version %d of %s", number, stateMachineArn), err)
 }
 
-// AliasInsert creates an alias of an existing state machine.
+func scanNamedRouting(s pgx.Row) (aliasrouting.Named, error) {
+	var a aliasrouting.Named
+	err := s.Scan(&a.Name, &a.Routing)
+	return a, err
+}
+
+// versionsExist reports whether the versions of a routing exist, in q.
+func versionsExist(ctx context.Context, q querier, stateMachineArn string, routes []store.AliasRoute) error {
+	return aliasrouting.Missing(routes, func(n int64) (bool, error) {
+		var ok bool
+		err := q.QueryRow(ctx, versionExistsSQL, stateMachineArn, n).Scan(&ok)
+		return ok, err
+	})
+}
+
+// AliasInsert creates an alias of an existing state machine, routing to
+// versions that exist, under the state machine's lock.
 func (e *Executor) AliasInsert(ctx context.Context, a *store.Alias) error {
-	err := execOne(ctx, e.q(), aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
-		aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt))
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
-	}
+	err := e.inTx(ctx, func(q querier) error {
+		if err := lockVersions(ctx, q, a.StateMachineArn); err != nil {
+			return err
+		}
+		if err := versionsExist(ctx, q, a.StateMachineArn, a.Routing); err != nil {
+			return err
+		}
+		err := execOne(ctx, q, aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
+			aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
+		}
+		return err
+	})
 	return interpretError("insert alias "+a.Arn(), err)
 }
 
@@ -180,10 +234,20 @@ func (e *Executor) AliasGet(ctx context.Context, stateMachineArn, name string) (
 	return a, nil
 }
 
-// AliasUpdate writes an alias's description, routing and update date.
+// AliasUpdate writes an alias's description, routing and update date,
+// routing to versions that exist, under the state machine's lock.
 func (e *Executor) AliasUpdate(ctx context.Context, a *store.Alias) error {
-	err := execOne(ctx, e.q(), aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
-		millis(a.UpdatedAt), a.StateMachineArn, a.Name)
+	err := e.inTx(ctx, func(q querier) error {
+		if err := lockVersions(ctx, q, a.StateMachineArn); err != nil {
+			// No state machine: no alias either.
+			return err
+		}
+		if err := execOne(ctx, q, aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
+			millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
+			return err
+		}
+		return versionsExist(ctx, q, a.StateMachineArn, a.Routing)
+	})
 	return interpretError("update alias "+a.Arn(), err)
 }
 

@@ -48,6 +48,10 @@ WHERE state_machine_arn = ? AND name = ?`
 
 	aliasDeleteSQL = `DELETE FROM stepwise_alias WHERE state_machine_arn = ? AND name = ?`
 
+	aliasRoutingsSQL = `SELECT name, routing FROM stepwise_alias WHERE state_machine_arn = ? ORDER BY name`
+
+	versionExistsSQL = `SELECT EXISTS (SELECT 1 FROM stepwise_version WHERE state_machine_arn = ? AND number = ?)`
+
 	aliasListSQL = `SELECT ` + aliasColumns + `
 FROM stepwise_alias
 WHERE state_machine_arn = ? AND name > ?
@@ -138,19 +142,52 @@ func (e *Executor) VersionList(ctx context.Context, stateMachineArn string, befo
 	return vs, nil
 }
 
-// VersionDelete deletes a version; its number is not used again.
+// VersionDelete deletes a version no alias routes to. The check and the
+// deletion are one transaction on the one writer connection, so no alias
+// is created or changed in between.
 func (e *Executor) VersionDelete(ctx context.Context, stateMachineArn string, number int64) error {
-	err := execOne(ctx, e.writer(), versionDeleteSQL, stateMachineArn, number)
+	err := e.inTx(ctx, func(q querier) error {
+		aliases, err := queryAll(ctx, q, aliasRoutingsSQL, []any{stateMachineArn}, scanNamedRouting)
+		if err != nil {
+			return err
+		}
+		if err := aliasrouting.InUse(aliases, number); err != nil {
+			return err
+		}
+		return execOne(ctx, q, versionDeleteSQL, stateMachineArn, number)
+	})
 	return interpretError(fmt.Sprintf("delete version %d of %s", number, stateMachineArn), err)
 }
 
-// AliasInsert creates an alias of an existing state machine.
+func scanNamedRouting(s scanner) (aliasrouting.Named, error) {
+	var a aliasrouting.Named
+	err := s.Scan(&a.Name, &a.Routing)
+	return a, err
+}
+
+// versionsExist reports whether the versions of a routing exist, in q.
+func versionsExist(ctx context.Context, q querier, stateMachineArn string, routes []store.AliasRoute) error {
+	return aliasrouting.Missing(routes, func(n int64) (bool, error) {
+		var ok bool
+		err := q.QueryRowContext(ctx, versionExistsSQL, stateMachineArn, n).Scan(&ok)
+		return ok, err
+	})
+}
+
+// AliasInsert creates an alias of an existing state machine, routing to
+// versions that exist.
 func (e *Executor) AliasInsert(ctx context.Context, a *store.Alias) error {
-	err := execOne(ctx, e.writer(), aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
-		aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt), a.StateMachineArn)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
-	}
+	err := e.inTx(ctx, func(q querier) error {
+		err := execOne(ctx, q, aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
+			aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt), a.StateMachineArn)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
+		}
+		if err != nil {
+			return err
+		}
+		return versionsExist(ctx, q, a.StateMachineArn, a.Routing)
+	})
 	return interpretError("insert alias "+a.Arn(), err)
 }
 
@@ -163,10 +200,16 @@ func (e *Executor) AliasGet(ctx context.Context, stateMachineArn, name string) (
 	return a, nil
 }
 
-// AliasUpdate writes an alias's description, routing and update date.
+// AliasUpdate writes an alias's description, routing and update date,
+// routing to versions that exist.
 func (e *Executor) AliasUpdate(ctx context.Context, a *store.Alias) error {
-	err := execOne(ctx, e.writer(), aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
-		millis(a.UpdatedAt), a.StateMachineArn, a.Name)
+	err := e.inTx(ctx, func(q querier) error {
+		if err := execOne(ctx, q, aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
+			millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
+			return err
+		}
+		return versionsExist(ctx, q, a.StateMachineArn, a.Routing)
+	})
 	return interpretError("update alias "+a.Arn(), err)
 }
 

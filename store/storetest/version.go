@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -249,6 +250,10 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 
 			sm := b.insertStateMachine(ctx, t, "orders")
 			other := b.insertStateMachine(ctx, t, "other")
+			for _, rev := range []string{"rev-1", "rev-2", "rev-3"} {
+				publish(t, b, sm.Arn, rev, true)
+			}
+			publish(t, b, other.Arn, "rev-1", true)
 			prod := alias(sm.Arn, "prod", store.AliasRoute{Version: 1, Weight: 100})
 			beta := alias(sm.Arn, "beta", store.AliasRoute{Version: 2, Weight: 80}, store.AliasRoute{Version: 1, Weight: 20})
 			for _, a := range []*store.Alias{prod, beta, alias(sm.Arn, "canary", store.AliasRoute{Version: 2, Weight: 100}),
@@ -320,6 +325,8 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
+			publish(t, b, sm.Arn, "rev-1", true)
+			publish(t, b, sm.Arn, "rev-2", true)
 			first := alias(sm.Arn, "prod", store.AliasRoute{Version: 1, Weight: 100})
 			require.NoError(t, b.exec.AliasInsert(ctx, first))
 			err := b.exec.AliasInsert(ctx, alias(sm.Arn, "prod", store.AliasRoute{Version: 2, Weight: 100}))
@@ -330,6 +337,118 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 			got, err := b.exec.AliasGet(ctx, sm.Arn, "prod")
 			require.NoError(t, err)
 			require.Equal(t, first, got)
+		})
+
+		t.Run("VersionMissing", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+
+			sm := b.insertStateMachine(ctx, t, "orders")
+			publish(t, b, sm.Arn, "rev-1", true)
+			err := b.exec.AliasInsert(ctx, alias(sm.Arn, "prod", store.AliasRoute{Version: 1, Weight: 50}, store.AliasRoute{Version: 2, Weight: 50}))
+			var missing *store.VersionMissingError
+			require.ErrorAs(t, err, &missing)
+			require.Equal(t, int64(2), missing.Number)
+			require.ErrorIs(t, err, store.ErrNotFound)
+			if !b.afterError() {
+				return
+			}
+			_, err = b.exec.AliasGet(ctx, sm.Arn, "prod")
+			require.ErrorIs(t, err, store.ErrNotFound, "nothing inserted")
+
+			first := alias(sm.Arn, "prod", store.AliasRoute{Version: 1, Weight: 100})
+			require.NoError(t, b.exec.AliasInsert(ctx, first))
+			err = b.exec.AliasUpdate(ctx, alias(sm.Arn, "prod", store.AliasRoute{Version: 3, Weight: 100}))
+			require.ErrorAs(t, err, &missing)
+			require.Equal(t, int64(3), missing.Number)
+			got, err := b.exec.AliasGet(ctx, sm.Arn, "prod")
+			require.NoError(t, err)
+			require.Equal(t, first, got, "nothing updated")
+		})
+
+		t.Run("VersionInUse", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+
+			sm := b.insertStateMachine(ctx, t, "orders")
+			publish(t, b, sm.Arn, "rev-1", true)
+			publish(t, b, sm.Arn, "rev-2", true)
+			require.NoError(t, b.exec.AliasInsert(ctx, alias(sm.Arn, "prod", store.AliasRoute{Version: 1, Weight: 100})))
+			require.NoError(t, b.exec.AliasInsert(ctx, alias(sm.Arn, "beta", store.AliasRoute{Version: 2, Weight: 60}, store.AliasRoute{Version: 1, Weight: 40})))
+			err := b.exec.VersionDelete(ctx, sm.Arn, 1)
+			var inUse *store.VersionInUseError
+			require.ErrorAs(t, err, &inUse)
+			require.Equal(t, []string{"beta", "prod"}, inUse.Aliases)
+			require.ErrorIs(t, err, store.ErrConflict)
+			if !b.afterError() {
+				return
+			}
+			_, err = b.exec.VersionGet(ctx, sm.Arn, 1)
+			require.NoError(t, err, "not deleted")
+			require.NoError(t, b.exec.AliasUpdate(ctx, alias(sm.Arn, "beta", store.AliasRoute{Version: 2, Weight: 100})))
+			require.NoError(t, b.exec.AliasDelete(ctx, sm.Arn, "prod"))
+			require.NoError(t, b.exec.VersionDelete(ctx, sm.Arn, 1))
+		})
+
+		// A version's deletion racing an alias's creation or update onto
+		// it: one of them wins, and no alias ever routes to a deleted
+		// version.
+		t.Run("DeleteVersionRacesAlias", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			if b.inTx {
+				t.Skip("concurrent writers each need a connection of their own")
+			}
+			ex := b.driver.Executor()
+			sm := b.insertStateMachine(ctx, t, "orders")
+			base := publish(t, b, sm.Arn, "rev-base", true)
+			require.NoError(t, ex.AliasInsert(ctx, alias(sm.Arn, "moving", store.AliasRoute{Version: base.Number, Weight: 100})))
+			for i := range 30 {
+				v := publish(t, b, sm.Arn, fmt.Sprintf("rev-%d", i), true)
+				name := fmt.Sprintf("new-%d", i)
+				var wg sync.WaitGroup
+				var delErr, insErr, updErr error
+				wg.Add(3)
+				go func() {
+					defer wg.Done()
+					delErr = ex.VersionDelete(ctx, sm.Arn, v.Number)
+				}()
+				go func() {
+					defer wg.Done()
+					insErr = ex.AliasInsert(ctx, alias(sm.Arn, name, store.AliasRoute{Version: v.Number, Weight: 100}))
+				}()
+				go func() {
+					defer wg.Done()
+					updErr = ex.AliasUpdate(ctx, alias(sm.Arn, "moving", store.AliasRoute{Version: v.Number, Weight: 100}))
+				}()
+				wg.Wait()
+				for _, err := range []error{insErr, updErr} {
+					if err != nil {
+						var missing *store.VersionMissingError
+						require.ErrorAs(t, err, &missing, "round %d", i)
+					}
+				}
+				if delErr != nil {
+					var inUse *store.VersionInUseError
+					require.ErrorAs(t, delErr, &inUse, "round %d", i)
+				}
+				_, err := ex.VersionGet(ctx, sm.Arn, v.Number)
+				deleted := errors.Is(err, store.ErrNotFound)
+				require.Equal(t, delErr == nil, deleted, "round %d", i)
+				aliases, err := ex.AliasList(ctx, sm.Arn, "", 0)
+				require.NoError(t, err)
+				for _, a := range aliases {
+					for _, r := range a.Routing {
+						if r.Version == v.Number {
+							require.False(t, deleted, "round %d: alias %s routes to deleted version %d", i, a.Name, v.Number)
+						}
+					}
+				}
+				if !deleted {
+					// Point "moving" back so the next round starts alike.
+					require.NoError(t, ex.AliasUpdate(ctx, alias(sm.Arn, "moving", store.AliasRoute{Version: base.Number, Weight: 100})))
+				}
+			}
 		})
 
 		t.Run("StateMachineMissing", func(t *testing.T) {

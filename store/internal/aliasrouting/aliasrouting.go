@@ -45,3 +45,46 @@ func Decode(text string) ([]store.AliasRoute, error) {
 	}
 	return routes, nil
 }
+
+// Named is an alias's name and its stored routing text.
+type Named struct {
+	Name    string
+	Routing string
+}
+
+// InUse returns VersionDelete's refusal when one of aliases (in name
+// order) routes to version n, or nil.
+func InUse(aliases []Named, n int64) error {
+	var names []string
+	for _, a := range aliases {
+		routes, err := Decode(a.Routing)
+		if err != nil {
+			return err
+		}
+		for _, r := range routes {
+			if r.Version == n {
+				names = append(names, a.Name)
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &store.VersionInUseError{Aliases: names}
+}
+
+// Missing returns AliasInsert's and AliasUpdate's refusal of the first
+// version routes name that exists reports missing, or nil.
+func Missing(routes []store.AliasRoute, exists func(n int64) (bool, error)) error {
+	for _, r := range routes {
+		ok, err := exists(r.Version)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &store.VersionMissingError{Number: r.Version}
+		}
+	}
+	return nil
+}
