@@ -296,8 +296,10 @@ type ExecutionListItem struct {
 	Status          string `json:"status"`
 	StartDate       Time   `json:"startDate"`
 	StopDate        *Time  `json:"stopDate,omitempty"`
-	RedriveCount    int    `json:"redriveCount"`
-	RedriveDate     *Time  `json:"redriveDate,omitempty"`
+	// RedriveCount is listed only for an execution that was redriven:
+	// AWS's items of the others carry none.
+	RedriveCount int   `json:"redriveCount,omitempty"`
+	RedriveDate  *Time `json:"redriveDate,omitempty"`
 	// StateMachineVersionArn and StateMachineAliasArn: the version the
 	// execution ran, and the alias it was started on.
 	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
