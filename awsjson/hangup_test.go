@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // connPair returns the two ends of a TCP connection: the server's (whose
@@ -41,7 +42,7 @@ func TestPollContextSeesAHangUp(t *testing.T) {
 			require.NoError(t, ctx.Err(), "the client is there")
 
 			require.NoError(t, hangUp(client))
-			require.Eventually(t, func() bool { return ctx.Err() != nil }, 10*time.Second, time.Millisecond)
+			testwait.Until(t, func() bool { return ctx.Err() != nil }, 30*time.Second, time.Millisecond)
 			require.ErrorIs(t, ctx.Err(), context.Canceled)
 			select {
 			case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 
 	"stepwise/console"
 	"stepwise/engine"
+	"stepwise/internal/testwait"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
 )
@@ -374,10 +375,10 @@ func TestActivitiesPage(t *testing.T) {
 	_, _ = b.svc.GetActivityTask(pollCtx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: ptr("worker-<7>")})
 	sm := b.create(t, "uses", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+act.ActivityArn+`", "End": true}}}`)
 	b.start(t, sm, "waiting", `{}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		_, page := b.get(t, "/activities")
 		return strings.Contains(page, `data-field="waiting">1<`)
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	_, page := b.get(t, "/activities")
 	require.Contains(t, page, "worker-&lt;7&gt;")
 	require.Contains(t, page, `data-activity="reports"`)

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // historyTypes is an execution's history as event ids and types.
@@ -128,10 +129,10 @@ func TestBackupWhileServing(t *testing.T) {
 	code, body := getProbe(t, s2, "/healthz")
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, "ok", body["status"])
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		code, _ := getProbe(t, s2, "/readyz")
 		return code == http.StatusOK
-	}, 10*time.Second, 20*time.Millisecond)
+	}, 30*time.Second, 20*time.Millisecond)
 
 	for arn, h := range want {
 		x, err := c2.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // consolePage is a response of the console.
@@ -89,7 +90,7 @@ func TestConsoleSignIn(t *testing.T) {
 	require.Empty(t, p.header.Values("Set-Cookie"))
 	p = fetchPage(t, "POST", base+"/signin", http.Header{"Cookie": {"stepwise-lang=ja"}}, wrong)
 	require.Contains(t, p.body, "アクセスキー ID またはシークレットアクセスキーが正しくありません。")
-	require.Eventually(t, func() bool { return strings.Contains(s.stderr.String(), "authn: console sign-in refused") }, 5*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool { return strings.Contains(s.stderr.String(), "authn: console sign-in refused") }, 30*time.Second, 10*time.Millisecond)
 
 	right := url.Values{"access_key_id": {authKeyID}, "secret_access_key": {authSecret}, "next": {"/activities"}}
 	p = fetchPage(t, "POST", base+"/signin", http.Header{"Origin": {"http://evil.example"}}, right)
@@ -177,7 +178,7 @@ func TestConsoleSignIn(t *testing.T) {
 	require.Equal(t, http.StatusOK, fetchPage(t, "GET", base+"/", session, nil).status) // the cookie copied before the sign-out
 	require.NoError(t, os.WriteFile(creds, []byte("[ci]\naws_access_key_id = "+ciKeyID+"\naws_secret_access_key = "+ciSecret+"\n"), 0o600))
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
-	require.Eventually(t, func() bool { return fetchPage(t, "GET", base+"/", session, nil).status == http.StatusSeeOther }, 10*time.Second, 20*time.Millisecond)
+	testwait.Until(t, func() bool { return fetchPage(t, "GET", base+"/", session, nil).status == http.StatusSeeOther }, 30*time.Second, 20*time.Millisecond)
 	require.Equal(t, http.StatusOK, fetchPage(t, "GET", base+"/", ciSession, nil).status)
 }
 

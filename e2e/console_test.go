@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // The console in a real headless Chromium (Debian's chromium package,
@@ -109,9 +110,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		nodeStatuses(t, ctx))
 	// A click on a node shows its details.
 	do(t, ctx, chromedp.Click(css(`#graph [data-state="Boom"]`)))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		return strings.Contains(eval[string](t, ctx, `document.querySelector('#state-details').textContent`), "on purpose")
-	}, 10*time.Second, 50*time.Millisecond, "the details of Boom show its cause")
+	}, 30*time.Second, 50*time.Millisecond, "the details of Boom show its cause")
 	screenshot(t, ctx, "console-execution")
 
 	// A Map's iterations: a click on one opens it, with the states that
@@ -150,18 +151,18 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(executionURL(s, stopping)), chromedp.WaitVisible(css(`button[data-action="StopExecution"]`)))
 	eval[bool](t, ctx, `(window.confirm = () => true, true)`)
 	do(t, ctx, chromedp.Click(css(`button[data-action="StopExecution"]`)))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(stopping)})
 		return err == nil && d.Status == "ABORTED"
-	}, 20*time.Second, 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond)
 	// The page reloads after the stop: Redrive is on once it has.
 	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="ABORTED"] button[data-action="RedriveExecution"]:not([disabled])`)))
 	eval[bool](t, ctx, `(window.confirm = () => true, true)`)
 	do(t, ctx, chromedp.Click(css(`button[data-action="RedriveExecution"]`)))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(stopping)})
 		return err == nil && aws.ToInt32(d.RedriveCount) == 1
-	}, 20*time.Second, 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond)
 
 	// Japanese.
 	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="RUNNING"][data-page="execution"]`)))

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/mounttest"
+	"stepwise/internal/testwait"
 )
 
 // health returns the status code and body of GET /health.
@@ -74,7 +75,7 @@ func TestDiskFullThenFreed(t *testing.T) {
 
 	filler := fill(t, dir)
 	// The first Waits end after a second and cannot be written.
-	require.Eventually(t, func() bool { code, _ := health(t, s); return code == http.StatusServiceUnavailable },
+	testwait.Until(t, func() bool { code, _ := health(t, s); return code == http.StatusServiceUnavailable },
 		20*time.Second, 50*time.Millisecond)
 	_, body := health(t, s)
 	store := body["store"].(map[string]any)
@@ -97,7 +98,7 @@ func TestDiskFullThenFreed(t *testing.T) {
 		require.Equal(t, "ExecutionSucceeded", lastEvent(t, c, arn))
 	}
 	require.Zero(t, stuck)
-	require.Eventually(t, func() bool { code, _ := health(t, s); return code == http.StatusOK }, 10*time.Second, 50*time.Millisecond)
+	testwait.Until(t, func() bool { code, _ := health(t, s); return code == http.StatusOK }, 30*time.Second, 50*time.Millisecond)
 	s.stop(t)
 	require.Contains(t, s.stderr.String(), "the store cannot write")
 	require.Contains(t, s.stderr.String(), "the store writes again")

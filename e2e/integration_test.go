@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 )
 
 // awsConfig is an AWS SDK configuration for a local stand-in.
@@ -66,7 +67,7 @@ func TestSQSCallbackWorker(t *testing.T) {
 		Order     int
 		TaskToken string
 	}
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		got, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, WaitTimeSeconds: 1})
 		require.NoError(t, err)
 		if len(got.Messages) == 0 {
@@ -79,7 +80,7 @@ func TestSQSCallbackWorker(t *testing.T) {
 	// As AWS records a callback task: started, then submitted with the
 	// SendMessage response (before the worker answers).
 	var submitted *types.HistoryEvent
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		h, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(exec)})
 		require.NoError(t, err)
 		var kinds []types.HistoryEventType
@@ -91,7 +92,7 @@ func TestSQSCallbackWorker(t *testing.T) {
 		}
 		return slices.Contains(kinds, types.HistoryEventTypeTaskSubmitted) &&
 			slices.Equal(kinds[2:5], []types.HistoryEventType{types.HistoryEventTypeTaskScheduled, types.HistoryEventTypeTaskStarted, types.HistoryEventTypeTaskSubmitted})
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	d := submitted.TaskSubmittedEventDetails
 	require.Equal(t, "sqs", aws.ToString(d.ResourceType))
 	require.Equal(t, "sendMessage.waitForTaskToken", aws.ToString(d.Resource))
@@ -163,11 +164,11 @@ func TestSQSCallbackAcrossCrash(t *testing.T) {
 			"Parameters": {"QueueUrl.$": "$.queue", "MessageBody.$": "$$.Task.Token"}, "End": true}}}`)
 	input, _ := json.Marshal(map[string]any{"queue": aws.ToString(queue.QueueUrl)})
 	exec := startExecution(t, c, sm, "once", string(input))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		h, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(exec)})
 		require.NoError(t, err)
 		return slices.ContainsFunc(h.Events, func(ev types.HistoryEvent) bool { return ev.Type == types.HistoryEventTypeTaskSubmitted })
-	}, 10*time.Second, 10*time.Millisecond, "TaskSubmitted is recorded")
+	}, 30*time.Second, 10*time.Millisecond, "TaskSubmitted is recorded")
 	got, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, WaitTimeSeconds: 5})
 	require.NoError(t, err)
 	require.Len(t, got.Messages, 1)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 )
 
 const logsDefinition = `{"StartAt": "Check", "States": {
@@ -199,7 +200,7 @@ func TestExecutionLogsCloudWatch(t *testing.T) {
 	history := historyOf(t, c, failed)
 
 	var recs []map[string]any
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		out, err := cw.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String(group)})
 		require.NoError(t, err)
 		recs = recs[:0]

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // TestMockConfig runs a workflow with no service at all: the server reads
@@ -167,7 +168,7 @@ func TestMockConfigPollingLoop(t *testing.T) {
 	_, err = c.RedriveExecution(ctx, &sfn.RedriveExecutionInput{ExecutionArn: aws.String(redriven)})
 	require.NoError(t, err)
 	var d *sfn.DescribeExecutionOutput
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		d, err = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(redriven)})
 		return err == nil && d.Status == "SUCCEEDED"
 	}, 30*time.Second, 20*time.Millisecond)

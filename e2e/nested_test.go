@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // createMachine creates a STANDARD state machine and returns its ARN.
@@ -113,7 +114,7 @@ func TestNestedExecutions(t *testing.T) {
 	// Stopping a parent stops its .sync child.
 	p3 := startExecution(t, c, sync1, "p3", `{"child": "`+slow+`", "name": "sleeps"}`)
 	kid := "arn:aws:states:us-east-1:123456789012:execution:slow:sleeps"
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		_, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(kid)})
 		return err == nil
 	}, 30*time.Second, 10*time.Millisecond)

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // scrape reads the server's /metrics.
@@ -248,7 +249,7 @@ func TestStatusEventsAtLeastOnce(t *testing.T) {
 			want[arn] = []string{"RUNNING", "FAILED"}
 		}
 	}
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		got := hook.byExecution(t)
 		for arn, statuses := range want {
 			if len(got[arn]) != len(statuses) {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/pgtest"
+	"stepwise/internal/testwait"
 )
 
 // workDefinition runs an activity task in each branch of a Parallel and in
@@ -51,12 +52,19 @@ func TestPostgres(t *testing.T) {
 	require.Contains(t, string(out), "stepwise_nope")
 	require.NotContains(t, string(out), "password")
 
-	resp, err := http.Get(s.url() + "/readyz") // asks the database too
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	// Ready once its first claim is done; /readyz asks the database too.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(s.url() + "/readyz")
+		require.NoError(t, err)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		require.True(t, time.Now().Before(deadline), "not ready a minute after it started")
+	}
 
-	resp, err = http.Get(s.url() + "/metrics")
+	resp, err := http.Get(s.url() + "/metrics")
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -113,7 +121,7 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(held) == 3 }, 30*time.Second, 10*time.Millisecond, "tasks taken before the crash")
+	testwait.Until(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(held) == 3 }, 30*time.Second, 10*time.Millisecond, "tasks taken before the crash")
 	s.kill()
 	s = startServer(t, db, args...) // a new epoch: what the dead one owned is orphaned
 	c = s.client(t)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"stepwise/internal/testwait"
 )
 
 // TestSchedulesAWSCLI drives the EventBridge Scheduler API with the aws
@@ -162,7 +163,7 @@ func TestSchedulesFire(t *testing.T) {
 		return ns
 	}
 	once := "once-" + strings.ReplaceAll(at[:10], "-", "")
-	require.Eventually(t, func() bool { return slices.Contains(names(s), once) }, 60*time.Second, 200*time.Millisecond)
+	testwait.Until(t, func() bool { return slices.Contains(names(s), once) }, 60*time.Second, 200*time.Millisecond)
 	first := names(s)
 	// The at() schedule is gone (ActionAfterCompletion DELETE).
 	list := cli(s, "scheduler", "list-schedules")
@@ -170,7 +171,7 @@ func TestSchedulesFire(t *testing.T) {
 
 	s.kill()
 	s = startServer(t, db, "--wait-time-scale", "0.005")
-	require.Eventually(t, func() bool { return len(names(s)) >= len(first)+5 }, 60*time.Second, 200*time.Millisecond)
+	testwait.Until(t, func() bool { return len(names(s)) >= len(first)+5 }, 60*time.Second, 200*time.Millisecond)
 
 	// Every minute from the first slot on, once, without a gap.
 	var every []time.Time

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/testcert"
+	"stepwise/internal/testwait"
 )
 
 // servedSerial dials the server and returns the serial of the certificate
@@ -113,15 +114,15 @@ func TestTLS(t *testing.T) {
 	second := ca.Issue(t)
 	second.Write(t, dir)
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
-	require.Eventually(t, func() bool { return servedSerial(t, s.addr, ca).Cmp(second.Serial) == 0 }, 10*time.Second, 20*time.Millisecond)
-	require.Eventually(t, func() bool { return strings.Contains(s.stderr.String(), "serve: certificate reloaded") }, 5*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool { return servedSerial(t, s.addr, ca).Cmp(second.Serial) == 0 }, 30*time.Second, 20*time.Millisecond)
+	testwait.Until(t, func() bool { return strings.Contains(s.stderr.String(), "serve: certificate reloaded") }, 30*time.Second, 10*time.Millisecond)
 
 	// A broken certificate is logged; the one served stays.
 	require.NoError(t, os.WriteFile(certFile, []byte("-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n"), 0o600))
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		return strings.Contains(s.stderr.String(), "serve: certificate not reloaded, the previous one stays")
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, second.Serial, servedSerial(t, s.addr, ca))
 	_, err = c.ListStateMachines(context.Background(), &sfn.ListStateMachinesInput{})
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -68,7 +69,7 @@ func TestTaskTokens(t *testing.T) {
 	ctx := context.Background()
 	row := b.start(t, sm, m, "e1", `{}`)
 
-	require.Nil(t, mustPoll(t, b, "arn:aws:states:us-east-1:123456789012:activity:other"), "another activity's queue is empty")
+	require.Nil(t, pollNone(t, b, "arn:aws:states:us-east-1:123456789012:activity:other"), "another activity's queue is empty")
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task)
 
@@ -99,10 +100,21 @@ func TestStoppedActivityIsNotHandedOut(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	_, err := b.engine.StopExecution(context.Background(), row.Arn, "", "")
 	require.NoError(t, err)
-	require.Nil(t, mustPoll(t, b, activityArn), "the stopped execution's task is gone")
+	require.Nil(t, pollNone(t, b, activityArn), "the stopped execution's task is gone")
 }
 
+// mustPoll polls for a task that is there or on its way: a poll answers as
+// soon as one is, so the long wait costs only a loaded machine's time.
 func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
+	t.Helper()
+	task, err := b.engine.PollActivity(context.Background(), arn, "w", 30*time.Second)
+	require.NoError(t, err)
+	return task
+}
+
+// pollNone polls briefly where no task may be handed out: one that is
+// queued is handed out at once.
+func pollNone(t *testing.T, b *testBundle, arn string) *ActivityTask {
 	t.Helper()
 	task, err := b.engine.PollActivity(context.Background(), arn, "w", 100*time.Millisecond)
 	require.NoError(t, err)
@@ -132,7 +144,7 @@ func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
 	require.NotNil(t, task)
 	b.close()
 	b.open(t, 1)
-	require.Nil(t, mustPoll(t, b, activityArn), "the task a worker holds is not handed to another")
+	require.Nil(t, pollNone(t, b, activityArn), "the task a worker holds is not handed to another")
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 }
@@ -248,9 +260,9 @@ func TestReleasePollsEndsWaitingAndLaterPolls(t *testing.T) {
 
 	// A task that is there is still handed out.
 	b.start(t, sm, m, "e1", `{}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		task, err := b.engine.PollActivity(context.Background(), activityArn, "w", time.Minute)
 		require.NoError(t, err)
 		return task != nil
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 }

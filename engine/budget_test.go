@@ -12,6 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/internal/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -99,10 +100,10 @@ func TestTimeLimitAcrossRestart(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)})
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		h := b.history(t, row.Arn)
 		return h[len(h)-1] == "WaitStateEntered"
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 
 	// Restart with a clock that never moves: without the log's mark the
 	// replay would run the expression without end.

@@ -12,6 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/internal/pgtest"
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/pgstore"
@@ -234,9 +235,9 @@ func TestClusterFailover(t *testing.T) {
 	require.False(t, c.nodes[1].Leads(ctx))
 	c.crash(0)
 	b := c.bundle()
-	require.Eventually(t, func() bool { return c.owner(t, arns[0]) == "node-1" }, 30*time.Second, 10*time.Millisecond,
+	testwait.Until(t, func() bool { return c.owner(t, arns[0]) == "node-1" }, 30*time.Second, 10*time.Millisecond,
 		"taken over once the lease ran out")
-	require.Eventually(t, func() bool { return c.nodes[1].Leads(ctx) }, 30*time.Second, 50*time.Millisecond, "the survivor leads once the dead node's lease ran out")
+	testwait.Until(t, func() bool { return c.nodes[1].Leads(ctx) }, 30*time.Second, 50*time.Millisecond, "the survivor leads once the dead node's lease ran out")
 	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"late": true}`))
 	for range len(arns) {
 		task, err := c.nodes[1].PollActivity(ctx, activityArn, "w", 10*time.Second)
@@ -254,7 +255,7 @@ func TestClusterFailover(t *testing.T) {
 	x := c.start(t, 1, sm, m, "moved", `{}`)
 	c.add(t, "node-2")
 	c.nodes[1].Stop()
-	require.Eventually(t, func() bool { return c.owner(t, x.Arn) == "node-2" }, 30*time.Second, 5*time.Millisecond,
+	testwait.Until(t, func() bool { return c.owner(t, x.Arn) == "node-2" }, 30*time.Second, 5*time.Millisecond,
 		"released, not left to its lease of a minute")
 	task, err = c.nodes[2].PollActivity(ctx, activityArn, "w", 10*time.Second)
 	require.NoError(t, err)
@@ -277,7 +278,7 @@ func TestClusterFencing(t *testing.T) {
 
 	_, err = c.drvs[1].Pool().Exec(ctx, `UPDATE stepwise_node SET expires_at = 0 WHERE id = 'node-0'`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return c.owner(t, x.Arn) == "node-1" }, 10*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool { return c.owner(t, x.Arn) == "node-1" }, 30*time.Second, 10*time.Millisecond)
 
 	err = c.nodes[0].SendTaskSuccess(ctx, task.Token, `{"from": "node-0"}`)
 	require.Error(t, err, "the former owner's step is not written")
@@ -307,18 +308,18 @@ func TestClusterSweepQueuesLostTasks(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, task)
 	lost := c.start(t, 0, sm, m, "lost", `{}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		arn, _, ok, err := c.drvs[0].ActivityTake(ctx, activityArn, "elsewhere")
 		require.NoError(t, err)
 		return ok && arn == lost.Arn
-	}, 5*time.Second, 5*time.Millisecond, "a poller that died took the row")
+	}, 30*time.Second, 5*time.Millisecond, "a poller that died took the row")
 
 	c.nodes[0].sweepQueue()
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		n, err := c.drvs[0].ActivityQueued(ctx, activityArn)
 		require.NoError(t, err)
 		return n == 1
-	}, 5*time.Second, 5*time.Millisecond, "the lost task only: the held one stays with its worker")
+	}, 30*time.Second, 5*time.Millisecond, "the lost task only: the held one stays with its worker")
 	again, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 5*time.Second)
 	require.NoError(t, err)
 	require.NotNil(t, again)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/internal/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -84,11 +85,11 @@ func (f *fakeTasks) complete(r TaskResult) int {
 
 func (f *fakeTasks) waitPending(t *testing.T, n int) {
 	t.Helper()
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return len(f.pending) >= n
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 }
 
 func setup(t testing.TB, scale float64) *testBundle {
@@ -160,7 +161,7 @@ func (b *testBundle) start(t *testing.T, sm *store.StateMachine, m *asl.StateMac
 func (b *testBundle) waitStatus(t *testing.T, arn string, want stepwisetype.ExecutionStatus) *store.Execution {
 	t.Helper()
 	var row *store.Execution
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		var err error
 		row, err = b.drv.Executor().ExecutionGet(context.Background(), arn)
 		if errors.Is(err, store.ErrNotFound) {
@@ -168,7 +169,7 @@ func (b *testBundle) waitStatus(t *testing.T, arn string, want stepwisetype.Exec
 		}
 		require.NoError(t, err)
 		return row.Status == want
-	}, 15*time.Second, 5*time.Millisecond, "execution %s never reached %s", arn, want)
+	}, 30*time.Second, 5*time.Millisecond, "execution %s never reached %s", arn, want)
 	return row
 }
 
@@ -244,7 +245,7 @@ func TestTaskStartedWhenSent(t *testing.T) {
 	require.NotNil(t, task.Started)
 	task.Started()
 	task.Started() // once only
-	require.Eventually(t, func() bool { return len(b.history(t, row.Arn)) == 4 }, 10*time.Second, 5*time.Millisecond)
+	testwait.Until(t, func() bool { return len(b.history(t, row.Arn)) == 4 }, 30*time.Second, 5*time.Millisecond)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted"}, b.history(t, row.Arn))
 
 	b.close()

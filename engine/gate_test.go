@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 )
 
@@ -130,7 +131,7 @@ func TestSubmittedCallbackIsNotRequestedAgainAfterRestart(t *testing.T) {
 	task := callbackTask(t, b)
 	key := task.ExecutionArn + "/" + task.ID
 	b.tasks.complete(TaskResult{Submitted: true, Output: "sent"})
-	require.Eventually(t, func() bool { return len(b.history(t, row.Arn)) == 5 }, 10*time.Second, 5*time.Millisecond,
+	testwait.Until(t, func() bool { return len(b.history(t, row.Arn)) == 5 }, 30*time.Second, 5*time.Millisecond,
 		"TaskSubmitted is written")
 	b.close()
 	b.open(t, 1)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -108,7 +109,7 @@ func TestStoreFullThenFreed(t *testing.T) {
 
 	drv.full.Store(true)
 	// The first Waits end (0.2 s) while nothing can be written.
-	require.Eventually(t, func() bool { return e.Health().Retrying >= 20 }, 10*time.Second, 5*time.Millisecond,
+	testwait.Until(t, func() bool { return e.Health().Retrying >= 20 }, 30*time.Second, 5*time.Millisecond,
 		"every timer step waits for the store")
 	h := e.Health()
 	require.False(t, h.StoreOK)
@@ -124,7 +125,7 @@ func TestStoreFullThenFreed(t *testing.T) {
 		require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateExited", "WaitStateEntered",
 			"WaitStateExited", "ExecutionSucceeded"}, b.history(t, arn))
 	}
-	require.Eventually(t, func() bool { return e.Health().StoreOK }, 5*time.Second, 5*time.Millisecond)
+	testwait.Until(t, func() bool { return e.Health().StoreOK }, 30*time.Second, 5*time.Millisecond)
 	require.Greater(t, e.Health().FailedCommits, int64(20))
 	require.Equal(t, 1, strings.Count(logs.String(), "the store writes again"))
 	_, err = inner.Executor().ExecutionGet(ctx, startParams(sm, m, "refused").ExecutionArn)

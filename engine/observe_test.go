@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -184,10 +185,10 @@ func TestObserverSeesTheHistory(t *testing.T) {
 	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
 	// The observer is told of a step once its commit returns: a moment
 	// after a reader of the store can see it.
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		_, ends := rec.events(row.Arn)
 		return len(ends) == 2
-	}, 10*time.Second, time.Millisecond)
+	}, 30*time.Second, time.Millisecond)
 	types, ends := rec.events(row.Arn)
 	require.Equal(t, b.history(t, row.Arn), types)
 	require.Equal(t, []string{">RUNNING", "RUNNING>SUCCEEDED"}, ends)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -132,7 +133,7 @@ func TestThrottleWaitEndsOnHalt(t *testing.T) {
 			ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:chain:e1", region, account)})
 		done <- result{row, err}
 	}()
-	require.Eventually(t, func() bool { return len(lim.got()) == 1 }, 5*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return len(lim.got()) == 1 }, 30*time.Second, time.Millisecond)
 	select {
 	case <-done:
 		t.Fatal("the step did not wait for its transitions")

@@ -16,6 +16,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/integration"
+	"stepwise/internal/testwait"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -149,11 +150,11 @@ func TestRegistryRoutesByResource(t *testing.T) {
 
 	// A cancelled call gives no result.
 	r := run(t, reg, "t9", "arn:aws:states:::test:echo", `{"block": true}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		calls.Lock()
 		defer calls.Unlock()
 		return calls.reqs[len(calls.reqs)-1].TaskID == "t9"
-	}, 5*time.Second, time.Millisecond)
+	}, 30*time.Second, time.Millisecond)
 	reg.Cancel("arn:x", "t9")
 	r.none(t)
 }

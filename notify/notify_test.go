@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 	"stepwise/notify"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -203,7 +204,7 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	ida, idb := id(t, a), id(t, b)
 	write(t, drv, a, b)
 	d.Nudge()
-	require.Eventually(t, func() bool { return len(rcv.got()) == 2 }, 10*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool { return len(rcv.got()) == 2 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, []string{ida, idb}, rcv.got())
 	mu.Lock()
 	require.GreaterOrEqual(t, failures, 3, "the failures were counted")
@@ -215,10 +216,10 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	require.Equal(t, "SUCCEEDED", ev.Detail.Status)
 	rcv.mu.Unlock()
 
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		data, _ := os.ReadFile(file)
 		return strings.Count(string(data), "\n") == 2
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
@@ -236,7 +237,7 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
 	write(t, drv, c)
-	require.Eventually(t, func() bool { return len(rcv.got()) == 3 }, 10*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool { return len(rcv.got()) == 3 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, []string{ida, idb, id(t, c)}, rcv.got())
 }
 
@@ -274,14 +275,14 @@ func TestDeliverToEventBus(t *testing.T) {
 	write(t, drv, notice(t, change{Status: stepwisetype.StatusRunning, Input: `{"x":1}`}))
 
 	var body string
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		out, err := sq.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, WaitTimeSeconds: 1})
 		if err != nil || len(out.Messages) == 0 {
 			return false
 		}
 		body = aws.ToString(out.Messages[0].Body)
 		return true
-	}, 20*time.Second, 50*time.Millisecond)
+	}, 30*time.Second, 50*time.Millisecond)
 	var got struct {
 		Source     string `json:"source"`
 		DetailType string `json:"detail-type"`
@@ -339,7 +340,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	require.Eventually(t, func() bool { return exec.lists.Load() == 1 }, 10*time.Second, time.Millisecond, "the first look reads the store")
+	testwait.Until(t, func() bool { return exec.lists.Load() == 1 }, 30*time.Second, time.Millisecond, "the first look reads the store")
 	lines := func() []string {
 		data, _ := os.ReadFile(file)
 		if len(data) == 0 {
@@ -354,7 +355,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	write(t, drv, b)
 	write(t, drv, c)
 	d.Offer([]*store.OutboxEvent{c, a, b})
-	require.Eventually(t, func() bool { return len(lines()) == 3 }, 10*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return len(lines()) == 3 }, 30*time.Second, time.Millisecond)
 	require.Equal(t, []string{string(rendered(t, a)), string(rendered(t, b)), string(rendered(t, c))}, lines())
 	require.EqualValues(t, 1, exec.lists.Load(), "offered notices are not read back")
 
@@ -364,7 +365,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	write(t, drv, dn)
 	write(t, drv, e)
 	d.Offer([]*store.OutboxEvent{a, e})
-	require.Eventually(t, func() bool { return len(lines()) == 5 }, 10*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return len(lines()) == 5 }, 30*time.Second, time.Millisecond)
 	require.Equal(t, []string{string(rendered(t, dn)), string(rendered(t, e))}, lines()[3:])
 	require.EqualValues(t, 2, exec.lists.Load(), "the gap was read from the store")
 	time.Sleep(50 * time.Millisecond)
@@ -375,7 +376,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	write(t, drv, f, g)
 	require.Equal(t, f.ID, g.ID)
 	d.Offer([]*store.OutboxEvent{f, g})
-	require.Eventually(t, func() bool { return len(lines()) == 7 }, 10*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return len(lines()) == 7 }, 30*time.Second, time.Millisecond)
 	require.Equal(t, []string{string(rendered(t, f)), string(rendered(t, g))}, lines()[5:])
 	require.EqualValues(t, 2, exec.lists.Load())
 }
@@ -390,7 +391,7 @@ func TestStopDrains(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
-	require.Eventually(t, func() bool { return exec.lists.Load() == 1 }, 10*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return exec.lists.Load() == 1 }, 30*time.Second, time.Millisecond)
 	a := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
 	write(t, drv, a) // neither offered nor nudged: found only by the drain
 	cancel()
@@ -447,14 +448,14 @@ func TestOnlyTheLeaderDelivers(t *testing.T) {
 			// (a leader that goes before it stores its cursor has its last
 			// batch delivered again: at least once).
 			last := want[2]
-			require.Eventually(t, func() bool {
+			testwait.Until(t, func() bool {
 				ls := lines()
 				if len(ls) != 3 || ls[2] != last {
 					return false
 				}
 				c, err := drv.Executor().OutboxCursor(context.Background(), (&notify.File{Path: file}).Name())
 				return err == nil && c == lastID
-			}, 10*time.Second, time.Millisecond)
+			}, 30*time.Second, time.Millisecond)
 			firstLeads.Store(false)
 		}
 		n := notice(t, change{Status: stepwisetype.StatusRunning, Input: fmt.Sprintf(`{"i": %d}`, i)})
@@ -466,7 +467,7 @@ func TestOnlyTheLeaderDelivers(t *testing.T) {
 		two.Offer([]*store.OutboxEvent{n})
 		want = append(want, string(rendered(t, n)))
 	}
-	require.Eventually(t, func() bool { return len(lines()) == 6 }, 10*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return len(lines()) == 6 }, 30*time.Second, time.Millisecond)
 	time.Sleep(50 * time.Millisecond)
 	require.Equal(t, want, lines(), "each once, in order")
 }

@@ -14,6 +14,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/batch"
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 	"stepwise/jsonvalue"
 )
 
@@ -167,17 +168,17 @@ func TestSubmitJobSyncCancelled(t *testing.T) {
 	t.Parallel()
 	s, reg := newStandIn(t)
 	ch := integrationtest.Start(t, reg, resource+".sync", jobParams("forever"))
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.jobs["job-1"] != nil && s.jobs["job-1"].polls > 2
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 	reg.Cancel("arn:x", "t1")
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.terminated["job-1"] != ""
-	}, 10*time.Second, 5*time.Millisecond, "the job is terminated")
+	}, 30*time.Second, 5*time.Millisecond, "the job is terminated")
 	select {
 	case r := <-ch:
 		t.Fatalf("a cancelled task answered: %+v", r)

@@ -22,6 +22,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/ecs"
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 	"stepwise/jsonvalue"
 )
 
@@ -169,7 +170,7 @@ func TestRunTaskSyncCancelled(t *testing.T) {
 	ch := integrationtest.Start(t, reg, resource+".sync", params)
 	ctx := context.Background()
 	var arn string
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		list, err := client.ListTasks(ctx, &ecs.ListTasksInput{Cluster: aws.String("jobs")})
 		require.NoError(t, err)
 		if len(list.TaskArns) == 0 {
@@ -177,13 +178,13 @@ func TestRunTaskSyncCancelled(t *testing.T) {
 		}
 		arn = list.TaskArns[0]
 		return true
-	}, 10*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	reg.Cancel("arn:x", "t1")
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		desc, err := client.DescribeTasks(ctx, &ecs.DescribeTasksInput{Cluster: aws.String("jobs"), Tasks: []string{arn}})
 		require.NoError(t, err)
 		return aws.ToString(desc.Tasks[0].LastStatus) == "STOPPED" && strings.HasPrefix(aws.ToString(desc.Tasks[0].StoppedReason), "Stopped by Step Functions")
-	}, 10*time.Second, 10*time.Millisecond, "the ECS task is stopped")
+	}, 30*time.Second, 10*time.Millisecond, "the ECS task is stopped")
 	select {
 	case r := <-ch:
 		t.Fatalf("a cancelled task answered: %+v", r)

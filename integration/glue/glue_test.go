@@ -19,6 +19,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/glue"
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testwait"
 	"stepwise/jsonvalue"
 )
 
@@ -155,17 +156,17 @@ func TestStartJobRunSyncCancelled(t *testing.T) {
 	t.Parallel()
 	s, reg := newStandIn(t)
 	ch := integrationtest.Start(t, reg, resource+".sync", `{"JobName": "forever"}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.polls > 2
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 	reg.Cancel("arn:x", "t1")
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return len(s.stopped) == 1 && s.stopped[0] == "forever/jr_1"
-	}, 10*time.Second, 5*time.Millisecond, "the run is stopped")
+	}, 30*time.Second, 5*time.Millisecond, "the run is stopped")
 	select {
 	case r := <-ch:
 		t.Fatalf("a cancelled task answered: %+v", r)

@@ -15,6 +15,7 @@ import (
 	"stepwise/engine"
 	"stepwise/integration"
 	_ "stepwise/integration/sfn"
+	"stepwise/internal/testwait"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"
@@ -67,7 +68,7 @@ func (b *testBundle) start(t *testing.T, smArn, name, input string) string {
 func (b *testBundle) wait(t *testing.T, arn string, want stepwisetype.ExecutionStatus) *store.Execution {
 	t.Helper()
 	var row *store.Execution
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		var err error
 		row, err = b.drv.Executor().ExecutionGet(context.Background(), arn)
 		if errors.Is(err, store.ErrNotFound) {
@@ -75,7 +76,7 @@ func (b *testBundle) wait(t *testing.T, arn string, want stepwisetype.ExecutionS
 		}
 		require.NoError(t, err)
 		return row.Status == want
-	}, 15*time.Second, 5*time.Millisecond, "execution %s never reached %s", arn, want)
+	}, 30*time.Second, 5*time.Millisecond, "execution %s never reached %s", arn, want)
 	return row
 }
 
@@ -101,11 +102,11 @@ func TestSendTaskSuccessCompletesAnotherExecution(t *testing.T) {
 		"Describe": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sfn:describeExecution",
 			"Parameters": {"ExecutionArn.$": "$.arn"}, "ResultPath": "$.described", "End": true}}}`)
 	w := b.start(t, waiter, "w1", `{}`)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		evs, err := b.drv.Executor().EventList(context.Background(), &store.EventListParams{ExecutionArn: w, Limit: 100})
 		require.NoError(t, err)
 		return len(evs) >= 3
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 	c := b.start(t, completer, "c1", `{"arn": "`+w+`"}`)
 
 	row := b.wait(t, w, stepwisetype.StatusSucceeded)

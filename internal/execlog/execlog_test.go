@@ -18,6 +18,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/internal/execlog"
+	"stepwise/internal/testwait"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
 )
@@ -110,11 +111,11 @@ func (b *testBundle) run(t *testing.T, smArn, name, input string) string {
 	t.Helper()
 	out, err := b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: smArn, Name: &name, Input: &input})
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		d, err := b.svc.DescribeExecution(b.ctx, &service.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
 		require.NoError(t, err)
 		return d.Status != "RUNNING"
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 	return out.ExecutionArn
 }
 
@@ -231,10 +232,10 @@ func testAllLogsEveryEvent(t *testing.T, b *testBundle) {
 	for arn := range withData {
 		events += len(b.history(t, arn))
 	}
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		st := b.writer.Stats()
 		return st.Written+uint64(st.Queued)+st.Dropped >= uint64(events)
-	}, 10*time.Second, 5*time.Millisecond)
+	}, 30*time.Second, 5*time.Millisecond)
 	b.flush(t)
 	recs := b.records(t)
 	for arn, includeData := range withData {

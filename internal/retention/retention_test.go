@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -263,11 +264,11 @@ func TestRun(t *testing.T) {
 		require.True(t, b.exists(t, old))
 
 		close(ready)
-		require.Eventually(t, func() bool { return b.gone(old) }, 5*time.Second, 10*time.Millisecond)
+		testwait.Until(t, func() bool { return b.gone(old) }, 30*time.Second, 10*time.Millisecond)
 		require.False(t, b.exists(t, old))
 		// Then one pass an interval.
 		n := passes.Load()
-		require.Eventually(t, func() bool { return passes.Load() >= n+2 }, 5*time.Second, 10*time.Millisecond)
+		testwait.Until(t, func() bool { return passes.Load() >= n+2 }, 30*time.Second, 10*time.Millisecond)
 		cancel()
 		<-done
 		require.Contains(t, b.log.String(), "deleted=1")
@@ -292,7 +293,7 @@ func TestRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { c.Run(ctx); close(done) }()
-		require.Eventually(t, func() bool { return calls.Load() >= 3 }, 5*time.Second, 5*time.Millisecond)
+		testwait.Until(t, func() bool { return calls.Load() >= 3 }, 30*time.Second, 5*time.Millisecond)
 		cancel()
 		<-done
 		require.Contains(t, b.log.String(), "retention: deleting ended executions failed; trying again later")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -144,11 +145,11 @@ func TestClusterSignals(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 
-	require.Eventually(t, func() bool {
+	testwait.Until(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(heard) >= 5
-	}, 5*time.Second, 10*time.Millisecond)
+	}, 30*time.Second, 10*time.Millisecond)
 	mu.Lock()
 	require.Contains(t, heard, store.ChannelSignal+" b")
 	require.Contains(t, heard, store.ChannelSignal+" c")
