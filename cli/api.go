@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
 	"stepwise/asl"
 	"stepwise/awsjson"
 	"stepwise/config"
@@ -17,6 +20,8 @@ import (
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
+	sqsint "stepwise/integration/sqs"
+	"stepwise/integration/standard"
 	"stepwise/internal/authn"
 	"stepwise/internal/defcache"
 	"stepwise/internal/quota"
@@ -49,6 +54,9 @@ type apiServer struct {
 	// schedules is the EventBridge Scheduler API, served on the same
 	// port (requests whose path HandlesPath says is its own).
 	schedules *scheduler.Service
+	// deadLetters sends the schedules' dead-letter events, to the SQS
+	// endpoint the sendMessage Task uses.
+	deadLetters *sqsint.Queues
 }
 
 // newAPI builds the Step Functions API over a store and an engine; auth,
@@ -128,7 +136,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{handler: mux, self: metered(plain)}
+	s := &apiServer{handler: mux, self: metered(plain), deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
 	s.schedules = sched
 	var schedules http.Handler = s.schedules
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -296,7 +304,15 @@ func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (sto
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval})
+		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+			Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
+			DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
+				attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))
+				for _, a := range m.Attributes {
+					attrs[a.Name] = sqstypes.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: aws.String(a.Value)}
+				}
+				return s.deadLetters.Send(ctx, m.QueueArn, m.Body, attrs)
+			}})
 	}()
 	return func() { cancel(); <-done }
 }
