@@ -184,8 +184,8 @@ func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 					s.cfg.Logger.Warn("scheduler: schedule not fired", "schedule_arn", arn, "error", err)
 					s.lastErr[arn] = err.Error()
 				}
-			} else {
-				delete(s.lastErr, s.ScheduleArn(row.GroupName, row.Name))
+			} else if arn := s.ScheduleArn(row.GroupName, row.Name); s.retries[arn] == nil {
+				delete(s.lastErr, arn) // not while its slot waits for a retry
 			}
 		}
 		if len(rows) < p.Limit {
