@@ -101,7 +101,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
 	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
-	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices,
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices, Now: eng.Now,
 		Schedules: func(ctx context.Context) ([]console.ScheduleView, error) {
 			list, err := sched.Overview(ctx, 3)
 			if err != nil {
