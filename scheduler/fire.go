@@ -145,8 +145,10 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 }
 
 // FireDue fires the slots of every ENABLED schedule that are due at
-// cfg.Now(), and drops those older than their target's
-// MaximumEventAgeInSeconds.
+// cfg.Now(), retries those whose start failed (and sends their
+// dead-letter events once the retries are over), drops those older than
+// their target's MaximumEventAgeInSeconds, and arms cfg.Alarm for the
+// next thing to do.
 func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 	s.fireMu.Lock()
 	defer s.fireMu.Unlock()
