@@ -254,7 +254,7 @@ func waitUntil(t testing.TB, within time.Duration, what string, cond func() (boo
 		}
 		last = err
 		if time.Now().After(deadline) {
-			t.Fatalf("not %s within %v (last error: %v)", what, within, last)
+			t.Fatalf("waited %v in vain for: %s (last error: %v)", within, what, last)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
