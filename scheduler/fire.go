@@ -244,6 +244,11 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		if r != nil && !r.slot.Equal(slot) {
 			r = nil // a slot of before: fired since, on another node
 		}
+		if r == nil && i == 0 && row.Attempts > 0 && row.AttemptedAt != nil {
+			// Attempts made before a restart, or on another node.
+			r = &retry{slot: slot, attempts: row.Attempts, next: row.AttemptedAt.Add(retryDelay(row.Attempts))}
+			s.retries[sch.Arn] = r
+		}
 		age := now.Sub(slot)
 		switch {
 		case r == nil && age > sch.MaximumEventAge():
@@ -253,7 +258,7 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 			return r.next, nil
 		default:
 			if r == nil || r.exhausted == "" {
-				if r, err = s.attempt(ctx, cfg, sch, slot, r, now); err != nil {
+				if r, err = s.attempt(ctx, cfg, row, sch, slot, r, now); err != nil {
 					return time.Time{}, err
 				}
 			}
@@ -288,8 +293,9 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 
 // attempt starts a slot's execution, attempt r.attempts+1, and returns
 // nil when it started, or the slot's retry: due again later, or
-// exhausted. An error is the store's or the context's.
-func (s *Service) attempt(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time, r *retry, now time.Time) (*retry, error) {
+// exhausted. The failed attempts are stored with the schedule. An error
+// is the store's or the context's.
+func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedule, sch *Schedule, slot time.Time, r *retry, now time.Time) (*retry, error) {
 	if r == nil {
 		r = &retry{slot: slot}
 	}
@@ -303,6 +309,9 @@ func (s *Service) attempt(ctx context.Context, cfg FireConfig, sch *Schedule, sl
 	}
 	r.attempts++
 	r.err = se
+	if err := s.exec.ScheduleAttempted(ctx, row.GroupName, row.Name, r.attempts, now); err != nil {
+		return nil, err
+	}
 	retries := r.attempts - 1
 	r.next = now.Add(retryDelay(r.attempts))
 	switch {

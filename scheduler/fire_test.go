@@ -315,3 +315,37 @@ func TestFireAlarmNextSlot(t *testing.T) {
 	// 02:30 in Tokyo on the 25th is 17:30 UTC on the 24th.
 	require.Equal(t, time.Date(2026, 11, 24, 17, 30, 0, 0, time.UTC), alarm.UTC())
 }
+
+// TestFireRetriesAcrossRestart: the attempts a slot made are kept with the
+// schedule: a scheduler started again (a restart, a new leader) goes on
+// with the retries left, after the back-off of the last, instead of
+// starting them over.
+func TestFireRetriesAcrossRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("restarted")
+	in.ScheduleExpression = aws.String("rate(5 minutes)")
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)}
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:123456789012:dlq")}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	sfn, dl := &failingSFN{}, &deadLetters{}
+	now := b.now
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	now = now.Add(time.Second)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 2)
+
+	again := scheduler.New(b.exec, scheduler.Config{Region: region, Account: account, Now: func() time.Time { return now }})
+	now = now.Add(time.Second) // the second retry is due 2 s after the first
+	require.NoError(t, again.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 2)
+	now = now.Add(time.Second)
+	require.NoError(t, again.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 3, "one retry left")
+	sent := dl.all()
+	require.Len(t, sent, 1)
+	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/Number"])
+}

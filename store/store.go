@@ -732,6 +732,11 @@ type Schedule struct {
 	// LastFired is the last slot that was fired (or dropped), nil before
 	// the first: ScheduleUpdate leaves it as it is, ScheduleFired moves it.
 	LastFired *time.Time
+	// Attempts are the failed attempts at the slot after LastFired, and
+	// AttemptedAt when the last was made (nil before one): written by
+	// ScheduleAttempted, cleared by ScheduleFired and ScheduleUpdate.
+	Attempts    int
+	AttemptedAt *time.Time
 }
 
 // ScheduleListParams pages through schedules by (GroupName, Name).
@@ -811,12 +816,17 @@ type ScheduleStore interface {
 	ScheduleInsert(ctx context.Context, s *Schedule) error
 	// ScheduleGet returns a schedule; ErrNotFound when there is none.
 	ScheduleGet(ctx context.Context, group, name string) (*Schedule, error)
-	// ScheduleUpdate writes a schedule's State, Body and UpdatedAt;
-	// ErrNotFound when there is none.
+	// ScheduleUpdate writes a schedule's State, Body and UpdatedAt, and
+	// clears its Attempts (a changed schedule tries afresh); ErrNotFound
+	// when there is none.
 	ScheduleUpdate(ctx context.Context, s *Schedule) error
-	// ScheduleFired sets a schedule's LastFired; ErrNotFound when there is
-	// none.
+	// ScheduleFired sets a schedule's LastFired and clears its Attempts;
+	// ErrNotFound when there is none.
 	ScheduleFired(ctx context.Context, group, name string, slot time.Time) error
+	// ScheduleAttempted records the failed attempts at the slot after a
+	// schedule's LastFired, the last at at; ErrNotFound when there is
+	// none.
+	ScheduleAttempted(ctx context.Context, group, name string, attempts int, at time.Time) error
 	// ScheduleDelete deletes a schedule; ErrNotFound when there is none.
 	ScheduleDelete(ctx context.Context, group, name string) error
 	// ScheduleList pages through schedules by (GroupName, Name).

@@ -9,3 +9,9 @@ CREATE TABLE stepwise_clock (
     ceiling        BIGINT  NOT NULL,
     renewed        BIGINT  NOT NULL
 );
+
+-- A schedule's failed attempts at the slot after last_fired, and when the
+-- last was made (execution time): its retries go on from there after a
+-- restart or on a new leader. Firing the slot clears them.
+ALTER TABLE stepwise_schedule ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE stepwise_schedule ADD COLUMN attempted_at BIGINT;
