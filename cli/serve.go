@@ -33,6 +33,7 @@ import (
 	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/notify"
+	"stepwise/store"
 )
 
 type serveCommand struct {
@@ -269,6 +270,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		engCfg.Cluster = &engine.ClusterConfig{Node: node, Lease: c.cfg.Lease}
 	}
+	// A virtual clock starts after every slot fired, even those fired
+	// before the store kept the clock.
+	engCfg.ClockFloor = func(ctx context.Context) (time.Time, error) { return lastFired(ctx, drv.Executor()) }
 	if mocks != nil {
 		engCfg.Mocks = mocks
 	}
@@ -556,5 +560,26 @@ func tuneGC() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(serverMemoryLimit)
+	}
+}
+
+// lastFired is the latest slot any schedule fired (zero when none).
+func lastFired(ctx context.Context, exec store.ScheduleStore) (time.Time, error) {
+	var last time.Time
+	p := &store.ScheduleListParams{Limit: 500}
+	for {
+		rows, err := exec.ScheduleList(ctx, p)
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, row := range rows {
+			if row.LastFired != nil && row.LastFired.After(last) {
+				last = *row.LastFired
+			}
+		}
+		if len(rows) < p.Limit {
+			return last, nil
+		}
+		p.AfterGroup, p.AfterName = rows[len(rows)-1].GroupName, rows[len(rows)-1].Name
 	}
 }

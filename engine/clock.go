@@ -140,6 +140,15 @@ func (e *Engine) startClock(ctx context.Context) error {
 	e.clock.jumped = e.kickClock
 	r := e.cfg.Now()
 	p := &store.ClockStartParams{Real: r, Floor: e.clock.now()}
+	if e.cfg.ClockFloor != nil {
+		floor, err := e.cfg.ClockFloor(ctx)
+		if err != nil {
+			return fmt.Errorf("engine: the clock's floor: %w", err)
+		}
+		if floor.After(p.Floor) {
+			p.Floor = floor
+		}
+	}
 	if e.cl != nil {
 		p.RunningSince = r.Add(-e.cl.lease)
 	}

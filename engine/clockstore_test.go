@@ -118,3 +118,16 @@ func TestClusterSharesTheClock(t *testing.T) {
 	c := start("node-c")
 	require.False(t, c.Now().Before(last), "a restarted cluster's clock reads %v, it read %v", c.Now(), last)
 }
+
+// TestClockFloor: a kept clock starts no earlier than its floor (a slot
+// fired before the clock was kept), though the store has no clock yet.
+func TestClockFloor(t *testing.T) {
+	t.Parallel()
+	floor := time.Now().Add(time.Hour).UTC().Truncate(time.Millisecond)
+	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
+	b.config = func(c *Config) {
+		c.ClockFloor = func(context.Context) (time.Time, error) { return floor, nil }
+	}
+	b.open(t, 0.5)
+	require.False(t, b.engine.Now().Before(floor), "the clock reads %v, before its floor %v", b.engine.Now(), floor)
+}

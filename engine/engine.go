@@ -82,6 +82,10 @@ type Config struct {
 	// Cluster, when set, makes the engine one node of several sharing
 	// the store, which must implement store.Cluster (see cluster.go).
 	Cluster *ClusterConfig
+	// ClockFloor, when set, is the least execution time a kept (virtual)
+	// clock starts from, beside what the store's clock row holds: the
+	// last slot a schedule fired, stamped before the clock was kept.
+	ClockFloor func(ctx context.Context) (time.Time, error)
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
