@@ -359,11 +359,14 @@ func DeadLetterEvent(sch *Schedule, slot time.Time, queueArn, code, message, exh
 	str := func(name, v string) MessageAttribute {
 		return MessageAttribute{Name: name, DataType: "String", Value: v}
 	}
+	// A target's Input is at most 8192 characters: never truncated.
 	return &DeadLetter{QueueArn: queueArn, Body: body, Attributes: []MessageAttribute{
 		str("ERROR_CODE", code),
 		str("ERROR_MESSAGE", message),
+		str("EXECUTION_ID", ExecutionID(sch.Arn, slot)),
 		str("EXHAUSTED_RETRY_CONDITION", exhausted),
-		{Name: "RETRY_ATTEMPTS", DataType: "Number", Value: strconv.Itoa(retries)},
+		str("IS_PAYLOAD_TRUNCATED", "false"),
+		str("RETRY_ATTEMPTS", strconv.Itoa(retries)),
 		str("SCHEDULED_TIME", slot.UTC().Format(time.RFC3339)),
 		str("SCHEDULE_ARN", sch.Arn),
 		str("GROUP_ARN", groupArnOf(sch.Arn)),

@@ -252,8 +252,10 @@ func TestFireRetriesThenDeadLetter(t *testing.T) {
 	require.Equal(t, map[string]string{
 		"ERROR_CODE/String":                "StateMachineDoesNotExist",
 		"ERROR_MESSAGE/String":             "State Machine Does Not Exist: '" + smArn + "'",
+		"EXECUTION_ID/String":              scheduler.ExecutionID("arn:aws:scheduler:us-east-1:123456789012:schedule/default/failing", b.now),
 		"EXHAUSTED_RETRY_CONDITION/String": "MaximumRetryAttempts",
-		"RETRY_ATTEMPTS/Number":            "2",
+		"IS_PAYLOAD_TRUNCATED/String":      "false",
+		"RETRY_ATTEMPTS/String":            "2",
 		"SCHEDULED_TIME/String":            "2026-11-24T08:00:00Z",
 		"SCHEDULE_ARN/String":              "arn:aws:scheduler:us-east-1:123456789012:schedule/default/failing",
 		"GROUP_ARN/String":                 "arn:aws:scheduler:us-east-1:123456789012:schedule-group/default",
@@ -294,7 +296,7 @@ func TestFireRetriesUntilEventAge(t *testing.T) {
 	sent := dl.all()
 	require.Len(t, sent, 1)
 	require.Equal(t, "MaximumEventAgeInSeconds", attrs(sent[0])["EXHAUSTED_RETRY_CONDITION/String"])
-	require.Equal(t, "5", attrs(sent[0])["RETRY_ATTEMPTS/Number"])
+	require.Equal(t, "5", attrs(sent[0])["RETRY_ATTEMPTS/String"])
 }
 
 // TestFireAlarmNextSlot: a look arms the alarm for the next slot, in the
@@ -347,5 +349,5 @@ func TestFireRetriesAcrossRestart(t *testing.T) {
 	require.Len(t, sfn.calls(), 3, "one retry left")
 	sent := dl.all()
 	require.Len(t, sent, 1)
-	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/Number"])
+	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/String"])
 }
