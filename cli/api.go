@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
 	"stepwise/asl"
 	"stepwise/awsjson"
 	"stepwise/config"
@@ -17,6 +20,8 @@ import (
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
 	"stepwise/integration/mock"
+	sqsint "stepwise/integration/sqs"
+	"stepwise/integration/standard"
 	"stepwise/internal/authn"
 	"stepwise/internal/crossorigin"
 	"stepwise/internal/defcache"
@@ -53,6 +58,9 @@ type apiServer struct {
 	// mux serves the other requests, by routes.
 	mux    *http.ServeMux
 	routes []route
+	// deadLetters sends the schedules' dead-letter events, to the SQS
+	// endpoint the sendMessage Task uses.
+	deadLetters *sqsint.Queues
 }
 
 // newAPI builds the Step Functions API over a store and an engine; auth,
@@ -97,7 +105,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
 	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
-	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices,
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices, Now: eng.Now,
 		Schedules: func(ctx context.Context) ([]console.ScheduleView, error) {
 			list, err := sched.Overview(ctx, 3)
 			if err != nil {
@@ -134,7 +142,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), schedules: sched}
+	s := &apiServer{self: metered(plain), schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
 	var schedules http.Handler = sched
 	if auth == nil {
 		routes = append(routes,
@@ -352,7 +360,15 @@ func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (sto
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval})
+		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+			Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
+			DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
+				attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))
+				for _, a := range m.Attributes {
+					attrs[a.Name] = sqstypes.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: aws.String(a.Value)}
+				}
+				return s.deadLetters.Send(ctx, m.QueueArn, m.Body, attrs)
+			}})
 	}()
 	return func() { cancel(); <-done }
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"stepwise/engine"
 	"stepwise/internal/defcache"
 	"stepwise/internal/sigv4auth"
+	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
 
@@ -71,4 +73,35 @@ func TestScheduleRoutes(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 	rec = get(closed.handler, "/schedules", "scheduler")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+}
+
+// TestLastFired: the floor of a kept clock is the latest slot any
+// schedule fired, across pages of schedules.
+func TestLastFired(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, drv.Close()) })
+	exec := drv.Executor()
+	last, err := lastFired(ctx, exec)
+	require.NoError(t, err)
+	require.True(t, last.IsZero())
+
+	base := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	latest := base.Add(90 * time.Minute)
+	for i := range 1200 {
+		s := &store.Schedule{GroupName: "default", Name: fmt.Sprintf("s%04d", i), State: "ENABLED", Body: `{}`,
+			ClientToken: "t", CreatedAt: base, UpdatedAt: base}
+		require.NoError(t, exec.ScheduleInsert(ctx, s))
+		switch i {
+		case 3:
+			require.NoError(t, exec.ScheduleFired(ctx, "default", s.Name, base.Add(time.Minute)))
+		case 1100: // on the third page
+			require.NoError(t, exec.ScheduleFired(ctx, "default", s.Name, latest))
+		}
+	}
+	last, err = lastFired(ctx, exec)
+	require.NoError(t, err)
+	require.Equal(t, latest, last)
 }

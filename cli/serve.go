@@ -33,6 +33,7 @@ import (
 	"stepwise/internal/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/notify"
+	"stepwise/store"
 )
 
 type serveCommand struct {
@@ -98,7 +99,8 @@ callback or a service, time runs at the real rate, so a Task's
 TimeoutSeconds and HeartbeatSeconds hold as on AWS. --wait-time-scale F is
 a plain scale instead: timers take F times their time and execution time
 runs 1/F times as fast, for tasks too; 0 fires every timer at once, task
-timeouts included.
+timeouts included. Such a clock is kept in the database: after a restart it
+resumes where it stopped, and a cluster's servers share it.
 
 Quotas (off by default) throttle the server as AWS throttles an account,
 with token buckets: --quotas aws sets AWS's default quotas (us-east-1),
@@ -276,6 +278,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		engCfg.Cluster = &engine.ClusterConfig{Node: node, Lease: c.cfg.Lease}
 	}
+	// A virtual clock starts after every slot fired, even those fired
+	// before the store kept the clock.
+	engCfg.ClockFloor = func(ctx context.Context) (time.Time, error) { return lastFired(ctx, drv.Executor()) }
 	if mocks != nil {
 		engCfg.Mocks = mocks
 	}
@@ -563,5 +568,26 @@ func tuneGC() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(serverMemoryLimit)
+	}
+}
+
+// lastFired is the latest slot any schedule fired (zero when none).
+func lastFired(ctx context.Context, exec store.ScheduleStore) (time.Time, error) {
+	var last time.Time
+	p := &store.ScheduleListParams{Limit: 500}
+	for {
+		rows, err := exec.ScheduleList(ctx, p)
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, row := range rows {
+			if row.LastFired != nil && row.LastFired.After(last) {
+				last = *row.LastFired
+			}
+		}
+		if len(rows) < p.Limit {
+			return last, nil
+		}
+		p.AfterGroup, p.AfterName = rows[len(rows)-1].GroupName, rows[len(rows)-1].Name
 	}
 }

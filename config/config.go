@@ -263,6 +263,9 @@ func (s *Serve) Validate() error {
 	if s.TimeSkip && s.WaitTimeScale != DefaultWaitTimeScale {
 		return fmt.Errorf("time-skip: cannot be combined with wait-time-scale %v", s.WaitTimeScale)
 	}
+	if s.Postgres() && (s.TimeSkip || s.WaitTimeScale == 0) {
+		return errors.New("time-skip and wait-time-scale 0 jump the clock, which needs the one clock of a single node: not on PostgreSQL, where servers are nodes of a cluster")
+	}
 	if s.PayloadLimit <= 0 {
 		return fmt.Errorf("payload-limit %d: must be positive", s.PayloadLimit)
 	}

@@ -59,6 +59,7 @@ type Console struct {
 	mux       *http.ServeMux
 	prices    stepwisetype.Prices
 	schedules func(ctx context.Context) ([]ScheduleView, error)
+	now       func() time.Time
 }
 
 // Options configure the console.
@@ -75,6 +76,9 @@ type Options struct {
 	// Schedules lists the schedules (EventBridge Scheduler) for their
 	// page; nil when the server has none.
 	Schedules func(ctx context.Context) ([]ScheduleView, error)
+	// Now is the execution time (the engine's clock), which a running
+	// execution's duration is measured to; nil means time.Now.
+	Now func() time.Time
 }
 
 // ScheduleView is a schedule on the schedules page.
@@ -101,7 +105,11 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if prices == (stepwisetype.Prices{}) {
 		prices = stepwisetype.DefaultPrices
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules,
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, now: now,
 		pages: map[string]*template.Template{}, mux: http.NewServeMux()}
 	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
@@ -402,7 +410,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	rows := make([]eventRow, 0, to-from)
 	start := time.Time(x.StartDate)
 	for _, ev := range events[from:to] {
-		rows = append(rows, eventRow{event: ev, State: stateOf(ev, a), ElapsedMs: ev.Timestamp.Sub(start).Milliseconds(), Details: prettyJSON(string(ev.Raw))})
+		rows = append(rows, eventRow{event: ev, State: stateOf(ev, a), ElapsedMs: elapsedMs(start, ev.Timestamp), Details: prettyJSON(string(ev.Raw))})
 	}
 	c.render(w, http.StatusOK, "execution", struct {
 		page
@@ -419,8 +427,10 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Parent   string // the parent execution of a map run's child
 		Machine  string // the state machine's page (the parent's, for a child)
 		Cost     costView
+		Duration string
 	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
-		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn), c.cost(x, events)})
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn), c.cost(x, events),
+		c.duration(x.StartDate, x.StopDate).Round(time.Millisecond).String()})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -574,7 +584,7 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		out["retries"] = o.retries
 		out["runs"] = len(a.occurrences[state])
 		if !o.exited.IsZero() {
-			out["durationMs"] = o.exited.Sub(o.entered).Milliseconds()
+			out["durationMs"] = elapsedMs(o.entered, o.exited)
 		}
 		var its []map[string]any
 		for i := 0; i < len(o.iterations); i++ {
@@ -617,7 +627,7 @@ func (c *Console) iterationDetails(w http.ResponseWriter, r *http.Request, a *an
 			}
 		}
 		if !o.exited.IsZero() {
-			st["durationMs"] = o.exited.Sub(o.entered).Milliseconds()
+			st["durationMs"] = elapsedMs(o.entered, o.exited)
 		}
 		states = append(states, st)
 	}
@@ -625,7 +635,7 @@ func (c *Console) iterationDetails(w http.ResponseWriter, r *http.Request, a *an
 	list := make([]map[string]any, 0, min(len(evs), iterationEventLimit))
 	for _, ev := range evs[:min(len(evs), iterationEventLimit)] {
 		list = append(list, map[string]any{"id": ev.ID, "type": ev.Type, "step": a.owners[ev.ID],
-			"elapsedMs": ev.Timestamp.Sub(start).Milliseconds(), "timestamp": formatTime(ev.Timestamp)})
+			"elapsedMs": elapsedMs(start, ev.Timestamp), "timestamp": formatTime(ev.Timestamp)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"state": state, "iteration": index, "status": status,
 		"states": states, "events": list, "totalEvents": len(evs)})
@@ -738,7 +748,6 @@ var funcs = template.FuncMap{
 	"query":     url.QueryEscape,
 	"lower":     strings.ToLower,
 	"deref":     deref,
-	"duration":  duration,
 	"statusKey": func(s string) string {
 		return map[string]string{"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}[s]
 	},
@@ -758,14 +767,19 @@ func formatTimePtr(t *service.Time) string {
 	return formatTime(time.Time(*t))
 }
 
-// duration is how long an execution ran (or has run).
-func duration(start service.Time, stop *service.Time) string {
-	end := time.Now()
+// duration is how long an execution ran, or has run until now (execution
+// time): never negative.
+func (c *Console) duration(start service.Time, stop *service.Time) time.Duration {
+	end := c.now()
 	if stop != nil {
 		end = time.Time(*stop)
 	}
-	return end.Sub(time.Time(start)).Round(time.Millisecond).String()
+	return max(0, end.Sub(time.Time(start)))
 }
+
+// elapsedMs is the milliseconds from from to to, never negative (a
+// history stamped by a clock that once went back stays readable).
+func elapsedMs(from, to time.Time) int64 { return max(0, to.Sub(from).Milliseconds()) }
 
 // prettyJSON indents JSON text, keeping its members' order and its
 // numbers as written; text that is not JSON is kept as it is.
@@ -822,11 +836,7 @@ type costView struct {
 // prices.
 func (c *Console) cost(x *service.DescribeExecutionOutput, events []*event) costView {
 	if strings.Contains(x.ExecutionArn, ":express:") {
-		end := time.Now()
-		if x.StopDate != nil {
-			end = time.Time(*x.StopDate)
-		}
-		ms := stepwisetype.BilledDuration(end.Sub(time.Time(x.StartDate)).Milliseconds())
+		ms := stepwisetype.BilledDuration(c.duration(x.StartDate, x.StopDate).Milliseconds())
 		return costView{Express: true, BilledMillis: ms, BilledMB: 64, USD: usd(c.prices.Express(ms, 64))}
 	}
 	hist := make([]*stepwisetype.HistoryEvent, len(events))

@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,8 +16,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
-	"stepwise/internal/testwait"
+
+	"stepwise/integration/integrationtest"
 )
 
 // TestSchedulesAWSCLI drives the EventBridge Scheduler API with the aws
@@ -113,6 +125,10 @@ func TestSchedulesAWSCLI(t *testing.T) {
 // a scaled clock (a minute of execution time in 0.3 s), kills the server
 // with SIGKILL and starts it again on the same database: every slot fires
 // once, the at() schedule is deleted after it fired.
+//
+// Every wait is a condition polled from the test's goroutine with a
+// deadline sized for a loaded machine: nothing calls t's methods after
+// the test has returned.
 func TestSchedulesFire(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("aws"); err != nil {
@@ -120,23 +136,32 @@ func TestSchedulesFire(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "fire.db")
 	s := startServer(t, db, "--wait-time-scale", "0.005")
-	cli := func(s *server, service string, args ...string) map[string]any {
-		t.Helper()
+	// try runs the aws command; cli requires it to succeed.
+	try := func(s *server, service string, args ...string) (map[string]any, error) {
 		cmd := exec.Command("aws", append([]string{service, "--endpoint-url", s.url(), "--output", "json"}, args...)...)
 		cmd.Env = append(os.Environ(),
 			"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=secret", "AWS_DEFAULT_REGION=us-east-1",
 			"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_PAGER=", "AWS_MAX_ATTEMPTS=1",
 			"AWS_DISABLE_HOST_PREFIX_INJECTION=true")
 		out, err := cmd.Output()
-		var stderr []byte
 		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
+			return nil, fmt.Errorf("aws %s %v: %w: %s", service, args, err, ee.Stderr)
 		}
-		require.NoError(t, err, "aws %s %v: %s", service, args, stderr)
+		if err != nil {
+			return nil, err
+		}
 		v := map[string]any{}
 		if len(strings.TrimSpace(string(out))) > 0 {
-			require.NoError(t, json.Unmarshal(out, &v))
+			if err := json.Unmarshal(out, &v); err != nil {
+				return nil, fmt.Errorf("aws %s %v printed %q: %w", service, args, out, err)
+			}
 		}
+		return v, nil
+	}
+	cli := func(s *server, service string, args ...string) map[string]any {
+		t.Helper()
+		v, err := try(s, service, args...)
+		require.NoError(t, err)
 		return v
 	}
 	def := filepath.Join(t.TempDir(), "def.json")
@@ -153,29 +178,42 @@ func TestSchedulesFire(t *testing.T) {
 	cli(s, "scheduler", "create-schedule", "--name", "every", "--schedule-expression", "rate(1 minute)",
 		"--flexible-time-window", "Mode=OFF", "--target", target)
 
-	names := func(s *server) []string {
-		out := cli(s, "stepfunctions", "list-executions", "--state-machine-arn", smArn("jobnet"))
+	// names lists the executions, or fails.
+	names := func(s *server) ([]string, error) {
+		out, err := try(s, "stepfunctions", "list-executions", "--state-machine-arn", smArn("jobnet"))
+		if err != nil {
+			return nil, err
+		}
 		var ns []string
 		for _, x := range out["executions"].([]any) {
 			ns = append(ns, x.(map[string]any)["name"].(string))
 		}
 		sort.Strings(ns)
-		return ns
+		return ns, nil
 	}
 	once := "once-" + strings.ReplaceAll(at[:10], "-", "")
-	testwait.Until(t, func() bool { return slices.Contains(names(s), once) }, 60*time.Second, 200*time.Millisecond)
-	first := names(s)
+	waitUntil(t, 3*time.Minute, "the at() schedule fired", func() (bool, error) {
+		ns, err := names(s)
+		return slices.Contains(ns, once), err
+	})
+	first, err := names(s)
+	require.NoError(t, err)
 	// The at() schedule is gone (ActionAfterCompletion DELETE).
 	list := cli(s, "scheduler", "list-schedules")
 	require.Len(t, list["Schedules"], 1)
 
 	s.kill()
 	s = startServer(t, db, "--wait-time-scale", "0.005")
-	testwait.Until(t, func() bool { return len(names(s)) >= len(first)+5 }, 60*time.Second, 200*time.Millisecond)
+	waitUntil(t, 3*time.Minute, "five more slots fired after the restart", func() (bool, error) {
+		ns, err := names(s)
+		return len(ns) >= len(first)+5, err
+	})
+	all, err := names(s)
+	require.NoError(t, err)
 
 	// Every minute from the first slot on, once, without a gap.
 	var every []time.Time
-	for _, n := range names(s) {
+	for _, n := range all {
 		if ts, ok := strings.CutPrefix(n, "every-"); ok {
 			tm, err := time.Parse("20060102T150405", ts)
 			require.NoError(t, err)
@@ -200,4 +238,216 @@ func TestSchedulesFire(t *testing.T) {
 	require.Positive(t, i)
 	require.Equal(t, 3, strings.Count(string(page)[i:], "<div>"), "the next three runs")
 	require.NotContains(t, string(page), `data-schedule="default/once"`)
+}
+
+// waitUntil polls cond from the test's own goroutine until it holds, and
+// fails the test with the last error once within has passed. An error of
+// cond (a server restarting, a request refused) is tried again.
+func waitUntil(t testing.TB, within time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last error
+	for {
+		ok, err := cond()
+		if ok && err == nil {
+			return
+		}
+		last = err
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v in vain for: %s (last error: %v)", within, what, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// schedulerClient is an EventBridge Scheduler client for the server.
+func (s *server) schedulerClient(t testing.TB) *scheduler.Client {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(),
+		config.WithRegion("us-east-1"),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")),
+		config.WithRetryMaxAttempts(10),
+	)
+	require.NoError(t, err)
+	return scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(s.url()) })
+}
+
+// scheduledExecutions lists a state machine's executions whose name a
+// schedule made (prefix-<local time>), by slot, with their start dates.
+func scheduledExecutions(ctx context.Context, c *sfn.Client, sm, prefix string) (map[time.Time]time.Time, error) {
+	out := map[time.Time]time.Time{}
+	p := sfn.NewListExecutionsPaginator(c, &sfn.ListExecutionsInput{StateMachineArn: aws.String(sm)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range page.Executions {
+			ts, ok := strings.CutPrefix(aws.ToString(x.Name), prefix+"-")
+			if !ok {
+				continue
+			}
+			slot, err := time.Parse("20060102T150405", ts)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := out[slot]; dup {
+				return nil, fmt.Errorf("slot %v started twice", slot)
+			}
+			out[slot] = aws.ToTime(x.StartDate)
+		}
+	}
+	return out, nil
+}
+
+// TestSchedulesResumeAfterRestart: under a scaled clock (a minute of
+// execution time in 0.6 s of real time) a rate(1 minute) schedule fires,
+// the server is killed (SIGKILL) and then stopped (SIGTERM), each time
+// started again on its database. Execution time never goes back: an
+// execution started by hand right after each restart starts after every
+// slot fired before it. And the slots continue from the last one fired:
+// every minute once, none missing, none twice.
+func TestSchedulesResumeAfterRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "resume.db")
+	args := []string{"--wait-time-scale", "0.01"}
+	s := startServer(t, db, args...)
+	c := s.client(t)
+	_, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("tick"), RoleArn: aws.String(roleArn),
+		Definition: aws.String(`{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)})
+	require.NoError(t, err)
+	_, err = s.schedulerClient(t).CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name: aws.String("tick"), ScheduleExpression: aws.String("rate(1 minute)"),
+		FlexibleTimeWindow: &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+		Target:             &schedtypes.Target{Arn: aws.String(smArn("tick")), RoleArn: aws.String(roleArn)},
+	})
+	require.NoError(t, err)
+
+	fired := 0
+	for round, restart := range []func(){s.kill, func() { s.stop(t) }} {
+		c = s.client(t)
+		waitUntil(t, 3*time.Minute, fmt.Sprintf("round %d: three more slots fired", round), func() (bool, error) {
+			got, err := scheduledExecutions(ctx, c, smArn("tick"), "tick")
+			return len(got) >= fired+3, err
+		})
+		restart()
+		s = startServer(t, db, args...)
+		c = s.client(t)
+		before, err := scheduledExecutions(ctx, c, smArn("tick"), "tick")
+		require.NoError(t, err)
+		var latest time.Time
+		for _, started := range before {
+			if started.After(latest) {
+				latest = started
+			}
+		}
+		byHand, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(smArn("tick")),
+			Name: aws.String(fmt.Sprintf("by-hand-%d", round))})
+		require.NoError(t, err)
+		require.False(t, aws.ToTime(byHand.StartDate).Before(latest),
+			"round %d: execution time went back: started at %v after a slot started at %v", round, aws.ToTime(byHand.StartDate), latest)
+		fired = len(before)
+	}
+	waitUntil(t, 3*time.Minute, "three more slots fired after the last restart", func() (bool, error) {
+		got, err := scheduledExecutions(ctx, c, smArn("tick"), "tick")
+		return len(got) >= fired+3, err
+	})
+	got, err := scheduledExecutions(ctx, c, smArn("tick"), "tick")
+	require.NoError(t, err)
+	slots := slices.SortedFunc(maps.Keys(got), time.Time.Compare)
+	for i := 1; i < len(slots); i++ {
+		require.Equal(t, time.Minute, slots[i].Sub(slots[i-1]), "slots %v", slots)
+	}
+}
+
+// TestSchedulesTimeSkipCron: under --time-skip a nightly cron() in
+// Asia/Tokyo is a timer the idle server skips to: its slot fires at once,
+// at 03:00 in Tokyo, and the execution's start date is the slot's.
+func TestSchedulesTimeSkipCron(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := startServer(t, filepath.Join(t.TempDir(), "skip.db"), "--time-skip")
+	c := s.client(t)
+	_, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("nightly"), RoleArn: aws.String(roleArn),
+		Definition: aws.String(`{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)})
+	require.NoError(t, err)
+	created := time.Now()
+	_, err = s.schedulerClient(t).CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name: aws.String("nightly"), ScheduleExpression: aws.String("cron(0 3 * * ? *)"),
+		ScheduleExpressionTimezone: aws.String("Asia/Tokyo"),
+		FlexibleTimeWindow:         &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+		Target:                     &schedtypes.Target{Arn: aws.String(smArn("nightly")), RoleArn: aws.String(roleArn)},
+	})
+	require.NoError(t, err)
+	var got map[time.Time]time.Time
+	waitUntil(t, time.Minute, "the nightly slot fired", func() (bool, error) {
+		got, err = scheduledExecutions(ctx, c, smArn("nightly"), "nightly")
+		return len(got) > 0, err
+	})
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	for slot, started := range got {
+		require.Equal(t, 3, slot.Hour(), "the slot's name is its time in Tokyo")
+		inTokyo := started.In(tokyo)
+		require.Equal(t, 3, inTokyo.Hour(), "started at %v", inTokyo)
+		require.Less(t, inTokyo.Minute(), 1)
+		require.True(t, started.After(created), "started at %v", started)
+	}
+}
+
+// TestSchedulesDeadLetter: a schedule whose target state machine does not
+// exist tries its slot once and retries it MaximumRetryAttempts (2) times,
+// then sends one dead-letter event to its queue (moto's SQS, through the
+// server's --aws-endpoint): the target's input as the body and AWS's
+// attributes. No further attempt is made.
+func TestSchedulesDeadLetter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	moto := integrationtest.Moto(t)
+	q := sqs.NewFromConfig(awsConfig(t), func(o *sqs.Options) { o.BaseEndpoint = aws.String(moto) })
+	queue, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("schedules-dlq")})
+	require.NoError(t, err)
+	s := startServer(t, filepath.Join(t.TempDir(), "dlq.db"), "--aws-endpoint", moto, "--wait-time-scale", "0.05")
+	const dlq = "arn:aws:sqs:us-east-1:123456789012:schedules-dlq"
+	_, err = s.schedulerClient(t).CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name: aws.String("orphan"), ScheduleExpression: aws.String("rate(1 hour)"),
+		FlexibleTimeWindow: &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+		Target: &schedtypes.Target{Arn: aws.String(smArn("missing")), RoleArn: aws.String(roleArn),
+			Input:            aws.String(`{"attempt":"<aws.scheduler.attempt-number>"}`),
+			RetryPolicy:      &schedtypes.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)},
+			DeadLetterConfig: &schedtypes.DeadLetterConfig{Arn: aws.String(dlq)}},
+	})
+	require.NoError(t, err)
+
+	var msgs []sqstypes.Message
+	waitUntil(t, 2*time.Minute, "the dead-letter event arrived", func() (bool, error) {
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, MessageAttributeNames: []string{"All"},
+			WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
+		if err != nil {
+			return false, err
+		}
+		msgs = append(msgs, out.Messages...)
+		return len(msgs) > 0, nil
+	})
+	require.Len(t, msgs, 1)
+	m := msgs[0]
+	require.Equal(t, `{"attempt":"3"}`, aws.ToString(m.Body))
+	attr := func(name string) string { return aws.ToString(m.MessageAttributes[name].StringValue) }
+	require.Equal(t, "StateMachineDoesNotExist", attr("ERROR_CODE"))
+	require.Contains(t, attr("ERROR_MESSAGE"), smArn("missing"))
+	require.Equal(t, "MaximumRetryAttempts", attr("EXHAUSTED_RETRY_CONDITION"))
+	require.Equal(t, "2", attr("RETRY_ATTEMPTS"))
+	require.Equal(t, "false", attr("IS_PAYLOAD_TRUNCATED"))
+	require.NotEmpty(t, attr("EXECUTION_ID"))
+	require.Equal(t, "arn:aws:scheduler:us-east-1:123456789012:schedule/default/orphan", attr("SCHEDULE_ARN"))
+	require.Equal(t, "arn:aws:scheduler:us-east-1:123456789012:schedule-group/default", attr("GROUP_ARN"))
+	require.Equal(t, smArn("missing"), attr("TARGET_ARN"))
+
+	// Exactly the configured retries: three attempts, and no more after
+	// (the next slot is an hour of execution time, 3 minutes, away).
+	out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queue.QueueUrl, WaitTimeSeconds: 2})
+	require.NoError(t, err)
+	require.Empty(t, out.Messages)
+	require.Equal(t, 3, strings.Count(s.stderr.String(), `msg="scheduler: start failed"`), "attempts logged:\n%s", s.stderr.String())
 }

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"stepwise/store"
 )
 
 // Execution time is virtual: the interpreter, history timestamps and
@@ -22,16 +26,38 @@ import (
 //
 // In every mode timers fire in the order of their virtual deadlines, and
 // the timers of one execution one at a time.
+//
+// # A clock that never goes back
+//
+// A virtual clock (any scale but 1, or skip) is kept in the store
+// (store.ClockStore): every half second of real time, and at once after a
+// jump, the engine stores a ceiling clockAhead of real time past its
+// reading, and on a graceful stop the reading itself. A restart resumes
+// the clock from there (at least), not from real time: what was stamped
+// before (stop dates, a schedule's last slot) stays in the past, the time
+// the server was down does not count, and a crash moves the clock on by at
+// most the lead it had stored. The nodes of a cluster share one anchor: a
+// node that starts while another renews the clock joins it, and the first
+// one to start after all stopped anchors it again at the ceiling.
 
 // clock is the engine's virtual clock: virtual time vbase at real time
 // rbase, running at rate virtual seconds per real second since.
 type clock struct {
 	real func() time.Time
 	rate float64
+	// jumped, when set, is called after advance moved the clock.
+	jumped func()
 
 	mu           sync.Mutex
 	vbase, rbase time.Time
 }
+
+// clockAhead is how far, in real time, the stored ceiling leads the
+// clock's reading; clockEvery is how often it is stored again.
+const (
+	clockAhead = 2 * time.Second
+	clockEvery = 500 * time.Millisecond
+)
 
 // newClock returns a clock reading real now, running at 1/scale of real
 // time (at the real rate for a scale of 0, whose clock only jumps).
@@ -67,12 +93,26 @@ func (c *clock) until(t time.Time) time.Duration {
 // advance moves the clock forward to t, if it is not there yet.
 func (c *clock) advance(t time.Time) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	r := c.real()
-	if t.After(c.at(r)) {
+	moved := t.After(c.at(r))
+	if moved {
 		c.vbase, c.rbase = t, r
 	}
+	c.mu.Unlock()
+	if moved && c.jumped != nil {
+		c.jumped()
+	}
 }
+
+// rebase makes the clock read v at real time r.
+func (c *clock) rebase(v, r time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.vbase, c.rbase = v, r
+}
+
+// ahead is clockAhead of real time in execution time.
+func (c *clock) ahead() time.Duration { return scaleDuration(clockAhead, c.rate) }
 
 // scaleDuration is d·f, kept within the range of a Duration.
 func scaleDuration(d time.Duration, f float64) time.Duration {
@@ -84,6 +124,125 @@ func scaleDuration(d time.Duration, f float64) time.Duration {
 		return math.MinInt64
 	}
 	return time.Duration(v)
+}
+
+// stored says whether the engine keeps its clock in the store: a virtual
+// one. Real time needs no keeping.
+func (e *Engine) stored() bool { return e.cfg.TimeSkip || e.cfg.WaitTimeScale != 1 }
+
+// startClock starts the stored clock, or joins the cluster's, before
+// anything reads it: from where it stopped, and at least real now.
+func (e *Engine) startClock(ctx context.Context) error {
+	if !e.stored() {
+		return nil
+	}
+	e.clockKick = make(chan struct{}, 1)
+	e.clock.jumped = e.kickClock
+	r := e.cfg.Now()
+	p := &store.ClockStartParams{Real: r, Floor: e.clock.now()}
+	if e.cfg.ClockFloor != nil {
+		floor, err := e.cfg.ClockFloor(ctx)
+		if err != nil {
+			return fmt.Errorf("engine: the clock's floor: %w", err)
+		}
+		if floor.After(p.Floor) {
+			p.Floor = floor
+		}
+	}
+	if e.cl != nil {
+		p.RunningSince = r.Add(-e.cl.lease)
+	}
+	c, err := e.store.Executor().ClockStart(ctx, p)
+	if err != nil {
+		return fmt.Errorf("engine: start the clock: %w", err)
+	}
+	v := c.Virtual
+	if c.Real.UnixMilli() != r.UnixMilli() {
+		// A running cluster's clock: where its anchor has run to since.
+		v = v.Add(scaleDuration(r.Sub(c.Real), e.clock.rate))
+	}
+	e.clock.rebase(v, r)
+	e.clockCeiling = c.Ceiling
+	e.log.InfoContext(ctx, "engine: execution time resumed", "at", v, "joined", !c.Real.Equal(r.UTC().Truncate(time.Millisecond)))
+	return e.storeClock(ctx)
+}
+
+// kickClock asks keepClock to store the ceiling now (the clock jumped).
+func (e *Engine) kickClock() {
+	select {
+	case e.clockKick <- struct{}{}:
+	default:
+	}
+}
+
+// storeClock stores a ceiling clockAhead past the clock's reading.
+func (e *Engine) storeClock(ctx context.Context) error {
+	e.clockMu.Lock()
+	defer e.clockMu.Unlock()
+	ceiling := e.clock.now().Add(e.clock.ahead())
+	if ceiling.Before(e.clockCeiling) {
+		ceiling = e.clockCeiling
+	}
+	if err := e.store.Executor().ClockAdvance(ctx, &store.ClockAdvanceParams{Ceiling: ceiling, Renewed: e.cfg.Now()}); err != nil {
+		return err
+	}
+	e.clockCeiling = ceiling
+	return nil
+}
+
+// keepClock stores the clock's ceiling every clockEvery and after each
+// jump, until ctx ends.
+func (e *Engine) keepClock(ctx context.Context) {
+	t := time.NewTicker(clockEvery)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-e.clockKick:
+		}
+		if err := e.storeClock(ctx); err != nil {
+			if !failing && ctx.Err() == nil {
+				e.log.WarnContext(ctx, "engine: storing the execution time failed; retried", "error", err)
+			}
+			failing = true
+			continue
+		}
+		failing = false
+	}
+}
+
+// stopClock stores the clock's reading as where it stopped, so that a
+// restart resumes exactly there. A node of a cluster leaves the clock to
+// the others (and the ceiling to the next start).
+func (e *Engine) stopClock() {
+	if !e.stored() || e.cl != nil || e.clockKick == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.clockMu.Lock()
+	defer e.clockMu.Unlock()
+	if err := e.store.Executor().ClockStop(ctx, e.now()); err != nil {
+		e.log.Warn("engine: storing where the execution time stopped failed", "error", err)
+	}
+}
+
+// holdClock stores the ceiling before the caller stamps something with
+// the clock outside an execution's steps (a schedule's slot).
+func (e *Engine) holdClock(ctx context.Context) error {
+	if !e.stored() || e.clockKick == nil {
+		return nil
+	}
+	e.clockMu.Lock()
+	ok := e.clock.now().Before(e.clockCeiling)
+	e.clockMu.Unlock()
+	if ok {
+		return nil
+	}
+	return e.storeClock(ctx)
 }
 
 // work is what the engine waits for from outside its timers: steps in

@@ -98,10 +98,13 @@ func (c *cluster) owner(t *testing.T, arn string) string {
 
 func TestClusterNeedsASharedStore(t *testing.T) {
 	b := setup(t, 0)
-	_, err := New(b.drv, Config{Region: region, Account: account, Cluster: &ClusterConfig{Node: "a"}})
+	_, err := New(b.drv, Config{Region: region, Account: account, WaitTimeScale: 1, Cluster: &ClusterConfig{Node: "a"}})
 	require.ErrorContains(t, err, "cannot be shared by several nodes")
 	_, err = New(b.drv, Config{Region: region, Account: account, Cluster: &ClusterConfig{}})
 	require.ErrorContains(t, err, "Cluster.Node is required")
+	// A clock that jumps is one node's.
+	_, err = New(b.drv, Config{Region: region, Account: account, Cluster: &ClusterConfig{Node: "a"}})
+	require.ErrorContains(t, err, "a WaitTimeScale of 0 jumps the clock")
 }
 
 func TestClusterAcrossNodes(t *testing.T) {

@@ -57,4 +57,9 @@
 //	                      the next timer only while no step is in flight and
 //	                      no task waits on a worker, a callback or a service
 //	                      (a time-skipping test server)
+//
+// Any clock but real time is kept in the store and resumes where it
+// stopped after a restart, shared by a cluster's nodes; Alarm arms a
+// deadline of outside work (a schedule's slot) the clock skips to like a
+// timer.
 package engine

@@ -82,6 +82,10 @@ type Config struct {
 	// Cluster, when set, makes the engine one node of several sharing
 	// the store, which must implement store.Cluster (see cluster.go).
 	Cluster *ClusterConfig
+	// ClockFloor, when set, is the least execution time a kept (virtual)
+	// clock starts from, beside what the store's clock row holds: the
+	// last slot a schedule fired, stamped before the clock was kept.
+	ClockFloor func(ctx context.Context) (time.Time, error)
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -101,7 +105,12 @@ func (c *Config) validate() error {
 		if c.TimeSkip {
 			return errors.New("engine: TimeSkip needs the one clock of a single node, not a cluster")
 		}
-		return c.Cluster.validate()
+		if err := c.Cluster.validate(); err != nil {
+			return err
+		}
+		if c.WaitTimeScale == 0 {
+			return errors.New("engine: a WaitTimeScale of 0 jumps the clock, which needs the one clock of a single node, not a cluster")
+		}
 	}
 	return nil
 }
@@ -117,15 +126,21 @@ type Engine struct {
 	mu   sync.Mutex
 	live map[string]*liveExecution
 
-	commits    *committer
-	clock      *clock
-	work       *work
-	timers     *timerQueue
-	activities *activityQueue
-	children   children
-	mapRuns    mapRuns
-	gates      callGates
-	macs       sync.Pool // keyed hashes of task tokens
+	commits *committer
+	clock   *clock
+	// The stored clock (see clock.go): what it was stored up to, and
+	// keepClock's wake-up after a jump (nil while not stored).
+	clockMu      sync.Mutex
+	clockCeiling time.Time
+	clockKick    chan struct{}
+	alarms       alarms
+	work         *work
+	timers       *timerQueue
+	activities   *activityQueue
+	children     children
+	mapRuns      mapRuns
+	gates        callGates
+	macs         sync.Pool // keyed hashes of task tokens
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -227,11 +242,18 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 // gone; later, those of nodes that die or stop.
 func (e *Engine) Start(ctx context.Context) error {
 	e.ctx, e.cancel = context.WithCancel(context.WithValue(context.WithoutCancel(ctx), internalKey{}, true))
+	if err := e.startClock(ctx); err != nil {
+		e.cancel()
+		return err
+	}
 	if e.cl != nil {
 		if err := e.joinCluster(ctx); err != nil {
 			e.cancel()
 			return err
 		}
+	}
+	if e.clockKick != nil {
+		e.wg.Go(func() { e.keepClock(e.ctx) })
 	}
 	e.wg.Add(3)
 	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
@@ -292,6 +314,7 @@ func (e *Engine) Stop() {
 	}
 	e.cancel()
 	e.wg.Wait()
+	e.stopClock()
 }
 
 // now is the execution time: the virtual clock's.

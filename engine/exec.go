@@ -527,6 +527,10 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 // fire is called by the timer queue; done is called once the timer's step
 // is over.
 func (e *Engine) fire(arn, id string, done func()) {
+	if arn == "" {
+		e.fireAlarm(id, done)
+		return
+	}
 	go func() {
 		defer done()
 		if _, err := e.apply(e.ctx, arn, interp.Event{Kind: interp.TimerFired, ID: id}); err != nil && !errors.Is(err, errStopped) {

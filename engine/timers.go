@@ -26,6 +26,7 @@ type timerQueue struct {
 	firing   int                      // timers fired whose steps are not done
 	busy     map[string]bool          // executions with a timer firing
 	deferred map[string][]*timerEntry // due timers of busy executions
+	alarms   int                      // armed entries of the engine's alarms (arn "")
 	wake     chan struct{}
 }
 
@@ -60,6 +61,9 @@ func (q *timerQueue) add(arn, id string, at time.Time) {
 	} else {
 		e := &timerEntry{key: k, at: at, seq: q.seq}
 		q.byKey[k] = e
+		if arn == "" {
+			q.alarms++
+		}
 		heap.Push(&q.h, e)
 	}
 	q.mu.Unlock()
@@ -74,6 +78,9 @@ func (q *timerQueue) remove(arn, id string) {
 		return
 	}
 	delete(q.byKey, e.key)
+	if arn == "" {
+		q.alarms--
+	}
 	if e.index >= 0 {
 		heap.Remove(&q.h, e.index)
 		return
@@ -87,10 +94,12 @@ func (q *timerQueue) remove(arn, id string) {
 	}
 }
 
+// len is the number of execution timers armed (the engine's alarms left
+// out).
 func (q *timerQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.byKey)
+	return len(q.byKey) - q.alarms
 }
 
 func (q *timerQueue) poke() {
@@ -138,6 +147,9 @@ func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 			continue
 		}
 		delete(q.byKey, e.key)
+		if e.key.arn == "" {
+			q.alarms--
+		}
 		q.busy[e.key.arn] = true
 		due = append(due, e)
 	}

@@ -231,7 +231,7 @@ func taskEvent(t stepwisetype.EventType) bool {
 
 // ended times an execution and forgets its tasks.
 func (m *Metrics) ended(x *store.Execution, ev *stepwisetype.HistoryEvent) {
-	m.execTime.WithLabelValues(x.StateMachineArn).Observe(ev.Timestamp.Sub(x.StartDate).Seconds())
+	m.execTime.WithLabelValues(x.StateMachineArn).Observe(seconds(x.StartDate, ev.Timestamp))
 	m.mu.Lock()
 	delete(m.pending, x.Arn)
 	m.mu.Unlock()
@@ -274,7 +274,7 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 		p := lookup(kind, fallback)
 		p.kind.started.WithLabelValues(p.label).Inc()
 		if !p.scheduled.IsZero() {
-			p.kind.scheduleTime.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.scheduled).Seconds())
+			p.kind.scheduleTime.WithLabelValues(p.label).Observe(seconds(p.scheduled, ev.Timestamp))
 		}
 		p.started = ev.Timestamp
 		if m.pending[arn] == nil {
@@ -286,10 +286,10 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 		p := lookup(kind, fallback)
 		outcome(p.kind).WithLabelValues(p.label).Inc()
 		if !p.started.IsZero() {
-			p.kind.runTime.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.started).Seconds())
+			p.kind.runTime.WithLabelValues(p.label).Observe(seconds(p.started, ev.Timestamp))
 		}
 		if !p.scheduled.IsZero() {
-			p.kind.time.WithLabelValues(p.label).Observe(ev.Timestamp.Sub(p.scheduled).Seconds())
+			p.kind.time.WithLabelValues(p.label).Observe(seconds(p.scheduled, ev.Timestamp))
 		}
 	}
 	succeeded := func(k *kindMetrics) *prometheus.CounterVec { return k.succeeded }
@@ -349,3 +349,8 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 // SetPrices sets the prices the estimated cost is counted at (before the
 // engine runs).
 func (m *Metrics) SetPrices(p stepwisetype.Prices) { m.prices = p }
+
+// seconds is the time from from to to in seconds, never negative: a
+// history stamped by a clock that once went back (a virtual clock before
+// it was kept across restarts) does not observe a negative duration.
+func seconds(from, to time.Time) float64 { return max(0, to.Sub(from).Seconds()) }

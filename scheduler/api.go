@@ -40,6 +40,7 @@ type Service struct {
 
 	fireMu  sync.Mutex
 	lastErr map[string]string // the last error logged of each schedule
+	retries map[string]*retry // by schedule ARN: its slot whose start failed
 }
 
 // New returns the service.

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/scheduler"
+	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
 
@@ -30,6 +31,7 @@ const (
 
 type bundle struct {
 	svc    *scheduler.Service
+	exec   store.Executor
 	client *sdk.Client
 	srv    *httptest.Server
 	now    time.Time
@@ -41,7 +43,7 @@ func setup(t *testing.T) *bundle {
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlitestore.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { drv.Close() })
-	b := &bundle{now: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)}
+	b := &bundle{now: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), exec: drv.Executor()}
 	b.svc = scheduler.New(drv.Executor(), scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }})
 	b.srv = httptest.NewServer(b.svc)
 	t.Cleanup(b.srv.Close)

@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,7 +37,64 @@ type FireConfig struct {
 	// Interval is the real time between two looks at the schedules
 	// (default 1 s).
 	Interval time.Duration
+	// Alarm, when set, arms the engine's alarm for the next time a look
+	// has something to do (a slot due, a retry), in execution time: fire
+	// then looks at once, and under time skipping the engine counts the
+	// alarm as a timer and jumps to it. A zero at disarms it.
+	Alarm func(at time.Time, fire func(ctx context.Context))
+	// DeadLetter sends a dead-letter event to an SQS queue (a target's
+	// DeadLetterConfig); nil logs the event and drops it.
+	DeadLetter func(ctx context.Context, m *DeadLetter) error
 }
+
+// DeadLetter is the message a slot whose target could not be invoked
+// sends to its schedule's dead-letter queue, as EventBridge Scheduler
+// sends it: the target's input as the body, the failure in attributes.
+type DeadLetter struct {
+	QueueArn   string
+	Body       string
+	Attributes []MessageAttribute
+}
+
+// MessageAttribute is an SQS message attribute.
+type MessageAttribute struct {
+	Name     string
+	DataType string // String or Number
+	Value    string
+}
+
+// The conditions that end a slot's retries (the EXHAUSTED_RETRY_CONDITION
+// attribute of its dead-letter event).
+const (
+	ExhaustedRetryAttempts = "MaximumRetryAttempts"
+	ExhaustedEventAge      = "MaximumEventAgeInSeconds"
+)
+
+// retryDelay is the wait in execution time before retry n (1, 2, ...) of
+// a slot: exponential from a second, at most a minute. AWS documents an
+// exponential back-off without its figures.
+func retryDelay(n int) time.Duration {
+	if n > 7 {
+		return time.Minute
+	}
+	return min(time.Second<<(n-1), time.Minute)
+}
+
+// retry is a slot whose start failed: the attempts made, when to try
+// again, and the last failure. exhausted is set once its retries are over
+// and its dead-letter event is still to send.
+type retry struct {
+	slot      time.Time
+	attempts  int
+	next      time.Time
+	err       *startError
+	exhausted string
+}
+
+// startError is a StartExecution that failed: its error code and message.
+type startError struct{ Code, Message string }
+
+func (e *startError) Error() string { return "StartExecution: " + e.Code + ": " + e.Message }
 
 // maxSlotsPerTick bounds the slots one schedule fires in one look.
 const maxSlotsPerTick = 100
@@ -55,14 +114,28 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 			return
 		}
 	}
-	t := time.NewTicker(cfg.Interval)
-	defer t.Stop()
-	for {
+	look := func(ctx context.Context) {
 		if cfg.Leads == nil || cfg.Leads(ctx) {
 			if err := s.FireDue(ctx, cfg); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("scheduler: firing schedules failed", "error", err)
 			}
 		}
+	}
+	if cfg.Alarm != nil {
+		alarm := cfg.Alarm
+		defer alarm(time.Time{}, nil)
+		cfg.Alarm = func(at time.Time, _ func(context.Context)) {
+			alarm(at, func(context.Context) {
+				if ctx.Err() == nil {
+					look(ctx)
+				}
+			})
+		}
+	}
+	t := time.NewTicker(cfg.Interval)
+	defer t.Stop()
+	for {
+		look(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -72,14 +145,26 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 }
 
 // FireDue fires the slots of every ENABLED schedule that are due at
-// cfg.Now(), and drops those older than their target's
-// MaximumEventAgeInSeconds.
+// cfg.Now(), retries those whose start failed (and sends their
+// dead-letter events once the retries are over), drops those older than
+// their target's MaximumEventAgeInSeconds, and arms cfg.Alarm for the
+// next thing to do.
 func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 	s.fireMu.Lock()
 	defer s.fireMu.Unlock()
 	if s.lastErr == nil {
 		s.lastErr = map[string]string{}
 	}
+	if s.retries == nil {
+		s.retries = map[string]*retry{}
+	}
+	var next time.Time // the next time a look has something to do
+	defer func() {
+		if cfg.Alarm != nil {
+			cfg.Alarm(next, nil)
+		}
+	}()
+	seen := map[string]bool{} // the ENABLED schedules
 	p := &store.ScheduleListParams{State: "ENABLED", Limit: 200}
 	for {
 		rows, err := s.exec.ScheduleList(ctx, p)
@@ -87,21 +172,30 @@ func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 			return err
 		}
 		for _, row := range rows {
-			if err := s.fireSchedule(ctx, cfg, row); err != nil {
+			seen[s.ScheduleArn(row.GroupName, row.Name)] = true
+			at, err := s.fireSchedule(ctx, cfg, row)
+			if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+				next = at
+			}
+			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				arn := s.ScheduleArn(row.GroupName, row.Name)
 				if s.lastErr[arn] != err.Error() { // once per cause, not every look
-					s.cfg.Logger.Warn("scheduler: schedule not fired; retried until its slot is older than MaximumEventAgeInSeconds",
-						"schedule_arn", arn, "error", err)
+					s.cfg.Logger.Warn("scheduler: schedule not fired", "schedule_arn", arn, "error", err)
 					s.lastErr[arn] = err.Error()
 				}
-			} else {
-				delete(s.lastErr, s.ScheduleArn(row.GroupName, row.Name))
+			} else if arn := s.ScheduleArn(row.GroupName, row.Name); s.retries[arn] == nil {
+				delete(s.lastErr, arn) // not while its slot waits for a retry
 			}
 		}
 		if len(rows) < p.Limit {
+			for arn := range s.retries {
+				if !seen[arn] { // deleted, or no longer ENABLED
+					delete(s.retries, arn)
+				}
+			}
 			return nil
 		}
 		last := rows[len(rows)-1]
@@ -121,14 +215,19 @@ func cursor(row *store.Schedule) time.Time {
 	return c
 }
 
-func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.Schedule) error {
+// fireSchedule fires a schedule's due slots, in order, and returns the
+// next time it has something to do (zero: nothing more). A slot whose
+// start fails is retried as its target's RetryPolicy says, the slots after
+// it waiting; once its retries are exhausted its dead-letter event goes to
+// the target's DeadLetterConfig, and the schedule moves on.
+func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.Schedule) (time.Time, error) {
 	sch, err := s.decode(row)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	e, err := sch.Expr(row.CreatedAt)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	now := cfg.Now()
 	after := cursor(row)
@@ -138,27 +237,152 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		if !ok {
 			break
 		}
-		if now.Before(slot.Add(flexDelay(sch, slot))) {
-			break
+		if due := slot.Add(flexDelay(sch, slot)); now.Before(due) {
+			return due, nil
 		}
-		if age := now.Sub(slot); age > sch.MaximumEventAge() {
+		r := s.retries[sch.Arn]
+		if r != nil && !r.slot.Equal(slot) {
+			r = nil // a slot of before: fired since, on another node
+		}
+		if r == nil && i == 0 && row.Attempts > 0 && row.AttemptedAt != nil {
+			// Attempts made before a restart, or on another node.
+			r = &retry{slot: slot, attempts: row.Attempts, next: row.AttemptedAt.Add(retryDelay(row.Attempts))}
+			s.retries[sch.Arn] = r
+		}
+		age := now.Sub(slot)
+		switch {
+		case r == nil && age > sch.MaximumEventAge():
 			s.cfg.Logger.Warn("scheduler: slot dropped, older than the target's MaximumEventAgeInSeconds",
 				"schedule_arn", sch.Arn, "slot", slot, "age", age)
-		} else if err := s.start(ctx, cfg, sch, slot); err != nil {
-			return err
+		case r != nil && r.exhausted == "" && now.Before(r.next):
+			return r.next, nil
+		default:
+			if r == nil || r.exhausted == "" {
+				if r, err = s.attempt(ctx, cfg, row, sch, slot, r, now); err != nil {
+					return time.Time{}, err
+				}
+			}
+			if r != nil {
+				if r.exhausted == "" {
+					return r.next, r.err
+				}
+				if err := s.deadLetter(ctx, cfg, sch, slot, r); err != nil {
+					return now.Add(retryDelay(1)), err
+				}
+			}
 		}
+		delete(s.retries, sch.Arn)
 		if err := s.exec.ScheduleFired(ctx, row.GroupName, row.Name, slot); err != nil {
-			return err
+			return time.Time{}, err
 		}
 		after, fired = slot, true
 	}
-	if _, more := e.Next(after); !more && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
+	next, more := e.Next(after)
+	if !more && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
 		if err := s.exec.ScheduleDelete(ctx, row.GroupName, row.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
+			return time.Time{}, err
 		}
 		s.cfg.Logger.Info("scheduler: schedule completed and deleted (ActionAfterCompletion DELETE)", "schedule_arn", sch.Arn)
+		return time.Time{}, nil
 	}
+	if !more {
+		return time.Time{}, nil
+	}
+	return next.Add(flexDelay(sch, next)), nil
+}
+
+// attempt starts a slot's execution, attempt r.attempts+1, and returns
+// nil when it started, or the slot's retry: due again later, or
+// exhausted. The failed attempts are stored with the schedule. An error
+// is the store's or the context's.
+func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedule, sch *Schedule, slot time.Time, r *retry, now time.Time) (*retry, error) {
+	if r == nil {
+		r = &retry{slot: slot}
+	}
+	err := s.start(ctx, cfg, sch, slot, r.attempts+1)
+	if err == nil {
+		return nil, nil
+	}
+	var se *startError
+	if !errors.As(err, &se) {
+		return nil, err
+	}
+	r.attempts++
+	r.err = se
+	if err := s.exec.ScheduleAttempted(ctx, row.GroupName, row.Name, r.attempts, now); err != nil {
+		return nil, err
+	}
+	retries := r.attempts - 1
+	r.next = now.Add(retryDelay(r.attempts))
+	switch {
+	case retries >= sch.MaximumRetryAttempts():
+		r.exhausted = ExhaustedRetryAttempts
+	case r.next.Sub(slot) > sch.MaximumEventAge():
+		r.exhausted = ExhaustedEventAge
+	}
+	s.retries[sch.Arn] = r
+	s.cfg.Logger.Info("scheduler: start failed", "schedule_arn", sch.Arn, "slot", slot, "attempt", r.attempts,
+		"error", se, "exhausted", r.exhausted)
+	return r, nil
+}
+
+// deadLetter sends a slot's dead-letter event, once its retries are
+// exhausted, to the target's DeadLetterConfig; without one the event is
+// logged and dropped.
+func (s *Service) deadLetter(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time, r *retry) error {
+	dlq := ""
+	if sch.Target.DeadLetterConfig != nil && sch.Target.DeadLetterConfig.Arn != nil {
+		dlq = *sch.Target.DeadLetterConfig.Arn
+	}
+	if dlq == "" || cfg.DeadLetter == nil {
+		s.cfg.Logger.Warn("scheduler: slot dropped, its start failed and its retries are exhausted",
+			"schedule_arn", sch.Arn, "slot", slot, "exhausted", r.exhausted, "retry_attempts", r.attempts-1, "error", r.err)
+		return nil
+	}
+	m := DeadLetterEvent(sch, slot, dlq, r.err.Code, r.err.Message, r.exhausted, r.attempts-1)
+	if err := cfg.DeadLetter(ctx, m); err != nil {
+		return fmt.Errorf("send the dead-letter event of slot %s to %s: %w", slot.Format(time.RFC3339), dlq, err)
+	}
+	s.cfg.Logger.Warn("scheduler: slot sent to the dead-letter queue, its start failed and its retries are exhausted",
+		"schedule_arn", sch.Arn, "slot", slot, "queue_arn", dlq, "exhausted", r.exhausted, "retry_attempts", r.attempts-1, "error", r.err)
 	return nil
+}
+
+// DeadLetterEvent is the dead-letter event of a slot: the target's input
+// (its context attributes filled in) as the body, and the attributes
+// EventBridge Scheduler sets.
+func DeadLetterEvent(sch *Schedule, slot time.Time, queueArn, code, message, exhausted string, retries int) *DeadLetter {
+	body := "{}" // an execution started without an input gets {}
+	if sch.Target.Input != nil {
+		body = contextAttributes(*sch.Target.Input, sch, slot, retries+1)
+	}
+	str := func(name, v string) MessageAttribute {
+		return MessageAttribute{Name: name, DataType: "String", Value: v}
+	}
+	// A target's Input is at most 8192 characters: never truncated.
+	return &DeadLetter{QueueArn: queueArn, Body: body, Attributes: []MessageAttribute{
+		str("ERROR_CODE", code),
+		str("ERROR_MESSAGE", message),
+		str("EXECUTION_ID", ExecutionID(sch.Arn, slot)),
+		str("EXHAUSTED_RETRY_CONDITION", exhausted),
+		str("IS_PAYLOAD_TRUNCATED", "false"),
+		str("RETRY_ATTEMPTS", strconv.Itoa(retries)),
+		str("SCHEDULED_TIME", slot.UTC().Format(time.RFC3339)),
+		str("SCHEDULE_ARN", sch.Arn),
+		str("GROUP_ARN", groupArnOf(sch.Arn)),
+		str("TARGET_ARN", sch.Target.Arn),
+	}}
+}
+
+// groupArnOf is the ARN of a schedule's group, from the schedule's ARN
+// (…:schedule/<group>/<name>).
+func groupArnOf(scheduleArn string) string {
+	prefix, rest, ok := strings.Cut(scheduleArn, ":schedule/")
+	if !ok {
+		return ""
+	}
+	group, _, _ := strings.Cut(rest, "/")
+	return prefix + ":schedule-group/" + group
 }
 
 // flexDelay is where in its FlexibleTimeWindow a slot fires: a delay
@@ -184,11 +408,11 @@ func ExecutionID(scheduleArn string, slot time.Time) string {
 
 // contextAttributes substitutes the context attributes in a target's
 // input.
-func contextAttributes(text string, sch *Schedule, slot time.Time) string {
+func contextAttributes(text string, sch *Schedule, slot time.Time, attempt int) string {
 	return strings.NewReplacer(
 		"<aws.scheduler.scheduled-time>", slot.UTC().Format(time.RFC3339),
 		"<aws.scheduler.execution-id>", ExecutionID(sch.Arn, slot),
-		"<aws.scheduler.attempt-number>", "1",
+		"<aws.scheduler.attempt-number>", strconv.Itoa(attempt),
 		"<aws.scheduler.schedule-arn>", sch.Arn,
 	).Replace(text)
 }
@@ -228,8 +452,9 @@ func ExecutionName(template string, sch *Schedule, slot time.Time) string {
 	return name
 }
 
-// StartRequest is the StartExecution request a slot makes.
-func StartRequest(sch *Schedule, slot time.Time) (map[string]any, error) {
+// StartRequest is the StartExecution request of a slot's attempt (1, 2,
+// ...).
+func StartRequest(sch *Schedule, slot time.Time, attempt int) (map[string]any, error) {
 	t := sch.Target
 	req := map[string]any{}
 	template := ""
@@ -241,12 +466,12 @@ func StartRequest(sch *Schedule, slot time.Time) (map[string]any, error) {
 			template = n
 		}
 		if in, ok := req["Input"].(string); ok {
-			req["Input"] = contextAttributes(in, sch, slot)
+			req["Input"] = contextAttributes(in, sch, slot, attempt)
 		}
 	} else {
 		req["StateMachineArn"] = t.Arn
 		if t.Input != nil {
-			req["Input"] = contextAttributes(*t.Input, sch, slot)
+			req["Input"] = contextAttributes(*t.Input, sch, slot, attempt)
 		}
 	}
 	req["Name"] = ExecutionName(template, sch, slot)
@@ -262,9 +487,10 @@ func StartRequest(sch *Schedule, slot time.Time) (map[string]any, error) {
 }
 
 // start starts the execution of a slot; an execution of that name that
-// exists already means the slot fired before (exactly once).
-func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time) error {
-	req, err := StartRequest(sch, slot)
+// exists already means the slot fired before (exactly once). A refusal
+// is a *startError.
+func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time, attempt int) error {
+	req, err := StartRequest(sch, slot, attempt)
 	if err != nil {
 		return err
 	}
@@ -289,5 +515,15 @@ func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, slot
 	if strings.HasSuffix(e.Type, "ExecutionAlreadyExists") {
 		return nil
 	}
-	return errors.New("StartExecution: " + e.Type + ": " + e.Message)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	code := e.Type
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
+	if code == "" {
+		code = http.StatusText(rec.Code)
+	}
+	return &startError{Code: code, Message: e.Message}
 }

@@ -154,3 +154,200 @@ func TestFlexibleWindow(t *testing.T) {
 	require.False(t, firedAt.IsZero())
 	require.Less(t, firedAt.Sub(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)), 15*time.Minute+10*time.Second)
 }
+
+// failingSFN refuses every StartExecution as for a state machine that
+// does not exist, and keeps the inputs it was sent.
+type failingSFN struct {
+	mu     sync.Mutex
+	inputs []string
+}
+
+func (f *failingSFN) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	var req map[string]string
+	json.Unmarshal(body, &req)
+	f.inputs = append(f.inputs, req["input"])
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write([]byte(`{"__type":"com.amazonaws.swf.service.v2.model#StateMachineDoesNotExist","message":"State Machine Does Not Exist: '` + smArn + `'"}`))
+}
+
+func (f *failingSFN) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.inputs...)
+}
+
+// deadLetters collects the dead-letter events sent.
+type deadLetters struct {
+	mu   sync.Mutex
+	sent []*scheduler.DeadLetter
+}
+
+func (d *deadLetters) send(_ context.Context, m *scheduler.DeadLetter) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sent = append(d.sent, m)
+	return nil
+}
+
+func (d *deadLetters) all() []*scheduler.DeadLetter {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*scheduler.DeadLetter(nil), d.sent...)
+}
+
+func attrs(m *scheduler.DeadLetter) map[string]string {
+	out := map[string]string{}
+	for _, a := range m.Attributes {
+		out[a.Name+"/"+a.DataType] = a.Value
+	}
+	return out
+}
+
+// TestFireRetriesThenDeadLetter: a start that keeps failing is made once
+// and retried MaximumRetryAttempts (2) times, after 1 s and then 2 s of
+// execution time, then its dead-letter event goes to the queue, once,
+// with the target's input and AWS's attributes; the next slot is tried
+// afresh.
+func TestFireRetriesThenDeadLetter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("failing")
+	in.GroupName = aws.String("default")
+	in.ScheduleExpression = aws.String("rate(5 minutes)")
+	in.Target.Input = aws.String(`{"attempt":"<aws.scheduler.attempt-number>","at":"<aws.scheduler.scheduled-time>"}`)
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)}
+	const dlq = "arn:aws:sqs:us-east-1:123456789012:scheduler-dlq"
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String(dlq)}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+
+	sfn, dl := &failingSFN{}, &deadLetters{}
+	now := b.now
+	var alarm time.Time
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send,
+		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 1)
+	require.Equal(t, now.Add(time.Second), alarm, "the retry is the next thing to do")
+	// Not before its back-off.
+	now = now.Add(500 * time.Millisecond)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 1)
+	now = now.Add(500 * time.Millisecond)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 2)
+	require.Empty(t, dl.all())
+	now = now.Add(2 * time.Second)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, []string{`{"attempt":"1","at":"2026-11-24T08:00:00Z"}`, `{"attempt":"2","at":"2026-11-24T08:00:00Z"}`,
+		`{"attempt":"3","at":"2026-11-24T08:00:00Z"}`}, sfn.calls())
+	sent := dl.all()
+	require.Len(t, sent, 1)
+	require.Equal(t, dlq, sent[0].QueueArn)
+	require.Equal(t, `{"attempt":"3","at":"2026-11-24T08:00:00Z"}`, sent[0].Body)
+	require.Equal(t, map[string]string{
+		"ERROR_CODE/String":                "StateMachineDoesNotExist",
+		"ERROR_MESSAGE/String":             "State Machine Does Not Exist: '" + smArn + "'",
+		"EXECUTION_ID/String":              scheduler.ExecutionID("arn:aws:scheduler:us-east-1:123456789012:schedule/default/failing", b.now),
+		"EXHAUSTED_RETRY_CONDITION/String": "MaximumRetryAttempts",
+		"IS_PAYLOAD_TRUNCATED/String":      "false",
+		"RETRY_ATTEMPTS/String":            "2",
+		"SCHEDULED_TIME/String":            "2026-11-24T08:00:00Z",
+		"SCHEDULE_ARN/String":              "arn:aws:scheduler:us-east-1:123456789012:schedule/default/failing",
+		"GROUP_ARN/String":                 "arn:aws:scheduler:us-east-1:123456789012:schedule-group/default",
+		"TARGET_ARN/String":                smArn,
+	}, attrs(sent[0]))
+	require.Equal(t, b.now.Add(5*time.Minute), alarm, "the next slot")
+
+	// Done with: looked at again, nothing more is sent or tried.
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 3)
+	require.Len(t, dl.all(), 1)
+	// The next slot starts with attempt 1.
+	now = b.now.Add(5 * time.Minute)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, `{"attempt":"1","at":"2026-11-24T08:05:00Z"}`, sfn.calls()[3])
+}
+
+// TestFireRetriesUntilEventAge: with MaximumEventAgeInSeconds 60 the
+// retries (1, 2, 4, 8, 16 s apart) end when the next one would come after
+// the slot's age limit: six attempts, five retries.
+func TestFireRetriesUntilEventAge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("aging")
+	in.ScheduleExpression = aws.String("rate(5 minutes)")
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumEventAgeInSeconds: aws.Int32(60)}
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:123456789012:dlq")}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	sfn, dl := &failingSFN{}, &deadLetters{}
+	now := b.now
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
+	for ; now.Before(b.now.Add(2 * time.Minute)); now = now.Add(time.Second) {
+		_ = b.svc.FireDue(ctx, cfg)
+	}
+	require.Len(t, sfn.calls(), 6)
+	sent := dl.all()
+	require.Len(t, sent, 1)
+	require.Equal(t, "MaximumEventAgeInSeconds", attrs(sent[0])["EXHAUSTED_RETRY_CONDITION/String"])
+	require.Equal(t, "5", attrs(sent[0])["RETRY_ATTEMPTS/String"])
+}
+
+// TestFireAlarmNextSlot: a look arms the alarm for the next slot, in the
+// schedule's time zone: a nightly cron in Asia/Tokyo.
+func TestFireAlarmNextSlot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("nightly")
+	in.ScheduleExpression = aws.String("cron(30 2 * * ? *)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	var alarm time.Time
+	cfg := scheduler.FireConfig{API: &fakeSFN{}, Now: func() time.Time { return b.now },
+		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	// 02:30 in Tokyo on the 25th is 17:30 UTC on the 24th.
+	require.Equal(t, time.Date(2026, 11, 24, 17, 30, 0, 0, time.UTC), alarm.UTC())
+}
+
+// TestFireRetriesAcrossRestart: the attempts a slot made are kept with the
+// schedule: a scheduler started again (a restart, a new leader) goes on
+// with the retries left, after the back-off of the last, instead of
+// starting them over.
+func TestFireRetriesAcrossRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	in := createInput("restarted")
+	in.ScheduleExpression = aws.String("rate(5 minutes)")
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)}
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:123456789012:dlq")}
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	sfn, dl := &failingSFN{}, &deadLetters{}
+	now := b.now
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	now = now.Add(time.Second)
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 2)
+
+	again := scheduler.New(b.exec, scheduler.Config{Region: region, Account: account, Now: func() time.Time { return now }})
+	now = now.Add(time.Second) // the second retry is due 2 s after the first
+	require.NoError(t, again.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 2)
+	now = now.Add(time.Second)
+	require.NoError(t, again.FireDue(ctx, cfg))
+	require.Len(t, sfn.calls(), 3, "one retry left")
+	sent := dl.all()
+	require.Len(t, sent, 1)
+	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/String"])
+}

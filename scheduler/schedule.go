@@ -132,6 +132,14 @@ func (s *Schedule) MaximumEventAge() time.Duration {
 	return DefaultMaximumEventAgeInSeconds * time.Second
 }
 
+// MaximumRetryAttempts is the target's RetryPolicy.MaximumRetryAttempts.
+func (s *Schedule) MaximumRetryAttempts() int {
+	if s.Target != nil && s.Target.RetryPolicy != nil && s.Target.RetryPolicy.MaximumRetryAttempts != nil {
+		return *s.Target.RetryPolicy.MaximumRetryAttempts
+	}
+	return DefaultMaximumRetryAttempts
+}
+
 // validation collects constraint violations, worded as AWS's services
 // word them: "1 validation error detected: Value 'x' at 'name' failed to
 // satisfy constraint: Member must ...".

@@ -71,6 +71,7 @@ type Executor interface {
 	MapRunStore
 	MapItemStore
 	ScheduleStore
+	ClockStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -767,6 +768,11 @@ type Schedule struct {
 	// LastFired is the last slot that was fired (or dropped), nil before
 	// the first: ScheduleUpdate leaves it as it is, ScheduleFired moves it.
 	LastFired *time.Time
+	// Attempts are the failed attempts at the slot after LastFired, and
+	// AttemptedAt when the last was made (nil before one): written by
+	// ScheduleAttempted, cleared by ScheduleFired and ScheduleUpdate.
+	Attempts    int
+	AttemptedAt *time.Time
 }
 
 // ScheduleListParams pages through schedules by (GroupName, Name).
@@ -778,6 +784,54 @@ type ScheduleListParams struct {
 	AfterGroup string
 	AfterName  string
 	Limit      int
+}
+
+// Clock is the engine's execution time as the store keeps it while it is
+// virtual (a scaled or skipping clock): a restart resumes it from there,
+// and the nodes of a cluster share it.
+type Clock struct {
+	// Virtual at Real is the clock's anchor: it runs at its rate from
+	// there (Real is wall-clock time).
+	Virtual, Real time.Time
+	// Ceiling is the furthest any node may read the clock: a clock that
+	// starts again from it never goes back.
+	Ceiling time.Time
+	// Renewed is the wall-clock time a running node last raised the
+	// ceiling; zero once the clock stopped.
+	Renewed time.Time
+}
+
+// ClockStartParams starts the clock, or joins the one running.
+type ClockStartParams struct {
+	// Real is now, the wall-clock time of a new anchor.
+	Real time.Time
+	// Floor is the least virtual time of a new anchor, which is also at
+	// least the stored ceiling.
+	Floor time.Time
+	// RunningSince: a clock renewed at or after it is running and is
+	// kept (the nodes of a cluster share it). Zero never keeps it.
+	RunningSince time.Time
+}
+
+// ClockAdvanceParams raises the clock's ceiling.
+type ClockAdvanceParams struct {
+	Ceiling time.Time // the ceiling becomes at least this
+	Renewed time.Time // wall-clock time now
+}
+
+// ClockStore keeps the engine's virtual clock (one row).
+type ClockStore interface {
+	// ClockStart returns the clock to run: the stored one when it was
+	// renewed at or after p.RunningSince, otherwise a new anchor at
+	// (max(ceiling, p.Floor), p.Real), stored and renewed at p.Real.
+	ClockStart(ctx context.Context, p *ClockStartParams) (*Clock, error)
+	// ClockAdvance raises the ceiling to at least p.Ceiling and renews
+	// the clock at p.Renewed.
+	ClockAdvance(ctx context.Context, p *ClockAdvanceParams) error
+	// ClockStop stores where the clock stopped: its ceiling becomes at
+	// (lower or higher), and it is no longer renewed. A single node calls
+	// it when it stops, so that the next start resumes exactly there.
+	ClockStop(ctx context.Context, at time.Time) error
 }
 
 // ScheduleStore stores schedules and schedule groups.
@@ -798,12 +852,17 @@ type ScheduleStore interface {
 	ScheduleInsert(ctx context.Context, s *Schedule) error
 	// ScheduleGet returns a schedule; ErrNotFound when there is none.
 	ScheduleGet(ctx context.Context, group, name string) (*Schedule, error)
-	// ScheduleUpdate writes a schedule's State, Body and UpdatedAt;
-	// ErrNotFound when there is none.
+	// ScheduleUpdate writes a schedule's State, Body and UpdatedAt, and
+	// clears its Attempts (a changed schedule tries afresh); ErrNotFound
+	// when there is none.
 	ScheduleUpdate(ctx context.Context, s *Schedule) error
-	// ScheduleFired sets a schedule's LastFired; ErrNotFound when there is
-	// none.
+	// ScheduleFired sets a schedule's LastFired and clears its Attempts;
+	// ErrNotFound when there is none.
 	ScheduleFired(ctx context.Context, group, name string, slot time.Time) error
+	// ScheduleAttempted records the failed attempts at the slot after a
+	// schedule's LastFired, the last at at; ErrNotFound when there is
+	// none.
+	ScheduleAttempted(ctx context.Context, group, name string, attempts int, at time.Time) error
 	// ScheduleDelete deletes a schedule; ErrNotFound when there is none.
 	ScheduleDelete(ctx context.Context, group, name string) error
 	// ScheduleList pages through schedules by (GroupName, Name).

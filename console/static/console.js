@@ -288,6 +288,7 @@
 
   function formatDuration(ms) {
     if (typeof ms !== "number" || !isFinite(ms)) return "";
+    if (ms < 0) ms = 0;
     if (ms < 1000) return ms + " ms";
     if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
     var s = Math.round(ms / 1000);

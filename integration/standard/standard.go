@@ -35,11 +35,17 @@ func ForServe(cfg *config.Serve, log *slog.Logger) (*integration.Registry, error
 				service, url, service, strings.Join(integration.KnownServices(), ", "))
 		}
 	}
-	return integration.New(integration.Config{
+	return integration.New(Config(cfg, log))
+}
+
+// Config is the integrations' configuration of "stepwise serve": where
+// AWS calls go, the local functions, the connections.
+func Config(cfg *config.Serve, log *slog.Logger) integration.Config {
+	return integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
 		Functions: cfg.Integrations.Functions, ConnectionsFile: cfg.Integrations.ConnectionsFile,
 		HTTPTaskAllow: cfg.Integrations.HTTPTaskAllow, PayloadLimit: cfg.PayloadLimit,
 		Logger: log,
-	})
+	}
 }

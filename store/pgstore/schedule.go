@@ -19,11 +19,12 @@ const (
 	scheduleDeleteGroupSQL = `DELETE FROM stepwise_schedule WHERE group_name = $1`
 	scheduleColumns        = `group_name, name, state, body, client_token, created_at, updated_at, last_fired`
 	scheduleInsertSQL      = `INSERT INTO stepwise_schedule (` + scheduleColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	scheduleGetSQL         = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule WHERE group_name = $1 AND name = $2`
-	scheduleUpdateSQL      = `UPDATE stepwise_schedule SET state = $1, body = $2, updated_at = $3 WHERE group_name = $4 AND name = $5`
-	scheduleFiredSQL       = `UPDATE stepwise_schedule SET last_fired = $1 WHERE group_name = $2 AND name = $3`
+	scheduleGetSQL         = `SELECT ` + scheduleColumns + `, attempts, attempted_at FROM stepwise_schedule WHERE group_name = $1 AND name = $2`
+	scheduleUpdateSQL      = `UPDATE stepwise_schedule SET state = $1, body = $2, updated_at = $3, attempts = 0, attempted_at = NULL WHERE group_name = $4 AND name = $5`
+	scheduleFiredSQL       = `UPDATE stepwise_schedule SET last_fired = $1, attempts = 0, attempted_at = NULL WHERE group_name = $2 AND name = $3`
+	scheduleAttemptedSQL   = `UPDATE stepwise_schedule SET attempts = $1, attempted_at = $2 WHERE group_name = $3 AND name = $4`
 	scheduleDeleteSQL      = `DELETE FROM stepwise_schedule WHERE group_name = $1 AND name = $2`
-	scheduleListSQL        = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule
+	scheduleListSQL        = `SELECT ` + scheduleColumns + `, attempts, attempted_at FROM stepwise_schedule
 		WHERE ($1::text = '' OR group_name = $1::text) AND substr(name, 1, length($2::text)) = $2::text AND ($3::text = '' OR state = $3::text)
 		AND (group_name > $4::text OR (group_name = $4::text AND name > $5::text))
 		ORDER BY group_name, name LIMIT $6`
@@ -42,11 +43,12 @@ func scanScheduleGroup(s pgx.Row) (*store.ScheduleGroup, error) {
 func scanSchedule(s pgx.Row) (*store.Schedule, error) {
 	var x store.Schedule
 	var created, updated int64
-	var fired *int64
-	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired); err != nil {
+	var fired, attempted *int64
+	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired, &x.Attempts, &attempted); err != nil {
 		return nil, err
 	}
 	x.CreatedAt, x.UpdatedAt, x.LastFired = fromMillis(created), fromMillis(updated), fromMillisPtr(fired)
+	x.AttemptedAt = fromMillisPtr(attempted)
 	return &x, nil
 }
 
@@ -114,6 +116,11 @@ func (e *Executor) ScheduleUpdate(ctx context.Context, s *store.Schedule) error 
 // ScheduleFired sets the last slot fired of a schedule.
 func (e *Executor) ScheduleFired(ctx context.Context, group, name string, slot time.Time) error {
 	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" fired", scheduleFiredSQL, millis(slot), group, name)
+}
+
+// ScheduleAttempted records a schedule's failed attempts at its next slot.
+func (e *Executor) ScheduleAttempted(ctx context.Context, group, name string, attempts int, at time.Time) error {
+	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" attempted", scheduleAttemptedSQL, attempts, millis(at), group, name)
 }
 
 // ScheduleDelete deletes a schedule.

@@ -19,11 +19,12 @@ const (
 	scheduleDeleteGroupSQL = `DELETE FROM stepwise_schedule WHERE group_name = ?`
 	scheduleColumns        = `group_name, name, state, body, client_token, created_at, updated_at, last_fired`
 	scheduleInsertSQL      = `INSERT INTO stepwise_schedule (` + scheduleColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-	scheduleGetSQL         = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule WHERE group_name = ? AND name = ?`
-	scheduleUpdateSQL      = `UPDATE stepwise_schedule SET state = ?, body = ?, updated_at = ? WHERE group_name = ? AND name = ?`
-	scheduleFiredSQL       = `UPDATE stepwise_schedule SET last_fired = ? WHERE group_name = ? AND name = ?`
+	scheduleGetSQL         = `SELECT ` + scheduleColumns + `, attempts, attempted_at FROM stepwise_schedule WHERE group_name = ? AND name = ?`
+	scheduleUpdateSQL      = `UPDATE stepwise_schedule SET state = ?, body = ?, updated_at = ?, attempts = 0, attempted_at = NULL WHERE group_name = ? AND name = ?`
+	scheduleFiredSQL       = `UPDATE stepwise_schedule SET last_fired = ?, attempts = 0, attempted_at = NULL WHERE group_name = ? AND name = ?`
+	scheduleAttemptedSQL   = `UPDATE stepwise_schedule SET attempts = ?, attempted_at = ? WHERE group_name = ? AND name = ?`
 	scheduleDeleteSQL      = `DELETE FROM stepwise_schedule WHERE group_name = ? AND name = ?`
-	scheduleListSQL        = `SELECT ` + scheduleColumns + ` FROM stepwise_schedule
+	scheduleListSQL        = `SELECT ` + scheduleColumns + `, attempts, attempted_at FROM stepwise_schedule
 		WHERE (?1 = '' OR group_name = ?1) AND substr(name, 1, length(?2)) = ?2 AND (?3 = '' OR state = ?3)
 		AND (group_name > ?4 OR (group_name = ?4 AND name > ?5))
 		ORDER BY group_name, name LIMIT ?6`
@@ -42,11 +43,12 @@ func scanScheduleGroup(s scanner) (*store.ScheduleGroup, error) {
 func scanSchedule(s scanner) (*store.Schedule, error) {
 	var x store.Schedule
 	var created, updated int64
-	var fired sql.NullInt64
-	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired); err != nil {
+	var fired, attempted sql.NullInt64
+	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired, &x.Attempts, &attempted); err != nil {
 		return nil, err
 	}
 	x.CreatedAt, x.UpdatedAt, x.LastFired = fromMillis(created), fromMillis(updated), fromMillisPtr(fired)
+	x.AttemptedAt = fromMillisPtr(attempted)
 	return &x, nil
 }
 
@@ -117,6 +119,11 @@ func (e *Executor) ScheduleUpdate(ctx context.Context, s *store.Schedule) error 
 // ScheduleFired sets the last slot fired of a schedule.
 func (e *Executor) ScheduleFired(ctx context.Context, group, name string, slot time.Time) error {
 	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" fired", scheduleFiredSQL, millis(slot), group, name)
+}
+
+// ScheduleAttempted records a schedule's failed attempts at its next slot.
+func (e *Executor) ScheduleAttempted(ctx context.Context, group, name string, attempts int, at time.Time) error {
+	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" attempted", scheduleAttemptedSQL, attempts, millis(at), group, name)
 }
 
 // ScheduleDelete deletes a schedule.

@@ -109,6 +109,19 @@ func exerciseSchedules(ctx context.Context, t *testing.T, setup func(t *testing.
 		upd := schedule("default", "alpha", "ENABLED")
 		upd.Body, upd.UpdatedAt, upd.ClientToken = `{"ScheduleExpression":"rate(2 minutes)"}`, later, "ignored"
 		require.NoError(t, b.exec.ScheduleUpdate(ctx, upd))
+		// Failed attempts at the next slot are kept, in a list too, until
+		// the slot fires.
+		attempted := baseTime.Add(2*time.Minute + 3*time.Second)
+		require.NoError(t, b.exec.ScheduleAttempted(ctx, "default", "alpha", 2, attempted))
+		got, err = b.exec.ScheduleGet(ctx, "default", "alpha")
+		require.NoError(t, err)
+		require.Equal(t, 2, got.Attempts)
+		require.Equal(t, &attempted, got.AttemptedAt)
+		listed, err := b.exec.ScheduleList(ctx, &store.ScheduleListParams{GroupName: "default", NamePrefix: "alpha", Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, listed, 1)
+		require.Equal(t, 2, listed[0].Attempts)
+		require.Equal(t, &attempted, listed[0].AttemptedAt)
 		slot := baseTime.Add(2 * time.Minute)
 		require.NoError(t, b.exec.ScheduleFired(ctx, "default", "alpha", slot))
 		got, err = b.exec.ScheduleGet(ctx, "default", "alpha")
@@ -119,6 +132,14 @@ func exerciseSchedules(ctx context.Context, t *testing.T, setup func(t *testing.
 		require.Equal(t, baseTime, got.CreatedAt)
 		require.Equal(t, later, got.UpdatedAt)
 		require.Equal(t, &slot, got.LastFired)
+		require.Zero(t, got.Attempts, "firing the slot clears its attempts")
+		require.Nil(t, got.AttemptedAt)
+		require.NoError(t, b.exec.ScheduleAttempted(ctx, "default", "alpha", 1, attempted))
+		require.NoError(t, b.exec.ScheduleUpdate(ctx, upd))
+		got, err = b.exec.ScheduleGet(ctx, "default", "alpha")
+		require.NoError(t, err)
+		require.Zero(t, got.Attempts, "a changed schedule tries afresh")
+		require.Nil(t, got.AttemptedAt)
 
 		require.NoError(t, b.exec.ScheduleDelete(ctx, "default", "alpha"))
 		_, err = b.exec.ScheduleGet(ctx, "default", "alpha")
@@ -126,6 +147,7 @@ func exerciseSchedules(ctx context.Context, t *testing.T, setup func(t *testing.
 		require.ErrorIs(t, b.exec.ScheduleDelete(ctx, "default", "alpha"), store.ErrNotFound)
 		require.ErrorIs(t, b.exec.ScheduleUpdate(ctx, upd), store.ErrNotFound)
 		require.ErrorIs(t, b.exec.ScheduleFired(ctx, "default", "alpha", slot), store.ErrNotFound)
+		require.ErrorIs(t, b.exec.ScheduleAttempted(ctx, "default", "alpha", 1, slot), store.ErrNotFound)
 
 		err = b.exec.ScheduleInsert(ctx, schedule("default", "beta", "ENABLED"))
 		require.ErrorIs(t, err, store.ErrAlreadyExists)
