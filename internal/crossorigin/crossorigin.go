@@ -33,6 +33,7 @@ package crossorigin
 import (
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Message is the text of a refusal.
@@ -84,5 +85,6 @@ func Changes(method string) bool {
 
 func isHost(origin, host string) bool {
 	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && u.Host == host
+	// Host names are case-insensitive; browsers send Origin in lower case.
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
 }

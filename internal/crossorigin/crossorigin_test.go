@@ -34,6 +34,7 @@ func TestRule(t *testing.T) {
 		{"another site", http.Header{"Origin": {"http://evil.example"}}, true, false},
 		{"another port of the host", http.Header{"Origin": {"http://api.local:1"}}, true, false},
 		{"the host without its port", http.Header{"Origin": {"http://api.local"}}, true, false},
+		{"the host in capitals", http.Header{"Origin": {"http://API.LOCAL:8083"}}, false, true},
 		{"an opaque origin", http.Header{"Origin": {"null"}}, true, false},
 		{"an origin that is no URL", http.Header{"Origin": {"http://%zz"}}, true, false},
 		{"cross-site", http.Header{"Sec-Fetch-Site": {"cross-site"}}, true, false},
