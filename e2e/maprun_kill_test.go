@@ -28,8 +28,8 @@ import (
 // exactly once and DescribeMapRun counts every item succeeded.
 //
 // Their size is set by environment variables: STEPWISE_MAP_KILL_ITEMS
-// (items, default 10,000 on SQLite and 3,000 on PostgreSQL; 100,000 is
-// the long mode), STEPWISE_MAP_KILL_RUNS (runs, default 1),
+// (items, default 20,000, 2,000 with -short; 100,000 is the long mode),
+// STEPWISE_MAP_KILL_RUNS (runs, default 1),
 // STEPWISE_MAP_KILL_KILLS (kills a run, default 3) and
 // STEPWISE_MAP_KILL_SEED (the kills' random points; default the time):
 //
@@ -85,47 +85,47 @@ func mapKillRun(t *testing.T, tg killTarget, name string, items, kills int, rnd 
 	start, err := tg.client().StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm)})
 	require.NoError(t, err)
 
-	// progress is how many children the run's row says started; "" until
-	// the map run exists (its items read).
+	// progress reads the run's row (written every second): how many
+	// children it says started, whether it runs, and whether the server
+	// answered (not until the map run exists: its items read).
 	var mapRun string
-	progress := func() (int64, bool) {
+	progress := func() (n int64, running, ok bool) {
 		c := tg.client()
 		if mapRun == "" {
 			runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
 			if err != nil || len(runs.MapRuns) == 0 {
-				return 0, false // not yet, or the server is starting
+				return 0, false, false // not yet, or the server is starting
 			}
 			mapRun = aws.ToString(runs.MapRuns[0].MapRunArn)
 		}
 		mr, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: aws.String(mapRun)})
 		if err != nil {
-			return 0, false
+			return 0, false, false
 		}
-		n := mr.ExecutionCounts
-		return n.Succeeded + n.Running + n.Failed + n.Aborted + n.TimedOut, mr.Status == types.MapRunStatusRunning
+		e := mr.ExecutionCounts
+		return e.Succeeded + e.Running + e.Failed + e.Aborted + e.TimedOut, mr.Status == types.MapRunStatusRunning, true
 	}
 	var at []string
-	var last int64 // the progress seen at the last kill
-	during := 0    // kills while the run was running
 	for k := range kills {
-		// The k-th kill lands once the run's row (written every second)
-		// shows between k/kills and (k+1)/kills of four fifths of the
-		// children started, and more than at the last kill (the server
-		// restarted is starting children), then up to 300 ms later.
-		span := int64(items) * 4 / 5 / int64(kills)
-		target := max(last+1, 1+span*int64(k)+rnd.Int64N(max(span, 1)))
+		// The k-th kill lands a random time (0.1 s and up to 60 µs an
+		// item) after the server answers for the run under way: once it
+		// started children (the first server), or once it is back (after
+		// a restart). A run that is over is killed no more.
 		var got int64
+		var running bool
 		require.Eventually(t, func() bool {
-			got, _ = progress()
-			return got >= target
-		}, 10*time.Minute, 10*time.Millisecond, "kill %d: %d children started", k, target)
-		time.Sleep(time.Duration(rnd.IntN(300)) * time.Millisecond)
-		_, running := progress()
+			var ok bool
+			got, running, ok = progress()
+			return ok && (!running || got > 0)
+		}, 10*time.Minute, 10*time.Millisecond, "kill %d: the run under way", k)
 		if running {
-			during++
+			time.Sleep(100*time.Millisecond + time.Duration(rnd.Int64N(int64(items)*60+1))*time.Microsecond)
+			got, running, _ = progress()
 		}
-		at = append(at, fmt.Sprintf("%d/%d (run %s)", got, items, map[bool]string{true: "running", false: "over"}[running]))
-		last = got
+		if !running {
+			break
+		}
+		at = append(at, fmt.Sprintf("%d/%d", got, items))
 		tg.crash(k)
 	}
 
@@ -169,8 +169,8 @@ func mapKillRun(t *testing.T, tg killTarget, name string, items, kills int, rnd 
 	require.Equal(t, int64(items), e.Succeeded)
 	require.Equal(t, int64(items), e.Total)
 	require.Zero(t, e.Pending+e.Running+e.Failed+e.Aborted+e.TimedOut)
-	t.Logf("%s: %d items, %d kills (%d while the run ran) at %s; %d children, each item exactly once; %s",
-		name, items, kills, during, strings.Join(at, ", "), listed, time.Since(began).Round(time.Second))
+	t.Logf("%s: %d items, %d kills while the run ran, its row showing %s children started; %d children, each item exactly once; %s",
+		name, items, len(at), strings.Join(at, ", "), listed, time.Since(began).Round(time.Second))
 }
 
 // killSeed is the seed of the kills' random points, logged so that a run
@@ -184,9 +184,9 @@ func killSeed(t *testing.T) uint64 {
 // On SQLite: the server killed and restarted on the same file.
 func TestDistributedMapKills(t *testing.T) {
 	t.Parallel()
-	items := killEnv(t, "STEPWISE_MAP_KILL_ITEMS", 10000)
+	items := killEnv(t, "STEPWISE_MAP_KILL_ITEMS", 20000)
 	if testing.Short() {
-		items = 1000
+		items = 2000
 	}
 	runs, kills := killEnv(t, "STEPWISE_MAP_KILL_RUNS", 1), killEnv(t, "STEPWISE_MAP_KILL_KILLS", 3)
 	rnd := rand.New(rand.NewPCG(killSeed(t), 0))
@@ -214,9 +214,9 @@ func TestDistributedMapKills(t *testing.T) {
 func TestDistributedMapKillsFailover(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
-	items := killEnv(t, "STEPWISE_MAP_KILL_ITEMS", 3000)
+	items := killEnv(t, "STEPWISE_MAP_KILL_ITEMS", 20000)
 	if testing.Short() {
-		items = 500
+		items = 2000
 	}
 	runs, kills := killEnv(t, "STEPWISE_MAP_KILL_RUNS", 1), killEnv(t, "STEPWISE_MAP_KILL_KILLS", 3)
 	rnd := rand.New(rand.NewPCG(killSeed(t), 0))
