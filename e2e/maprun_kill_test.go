@@ -107,7 +107,7 @@ func mapKillRun(t *testing.T, tg killTarget, name string, items, kills int, rnd 
 	}
 	var at []string
 	for k := range kills {
-		// The k-th kill lands a random time (0.1 s and up to 60 µs an
+		// The k-th kill lands a random time (0.1 s and up to 25 µs an
 		// item) after the server answers for the run under way: once it
 		// started children (the first server), or once it is back (after
 		// a restart). A run that is over is killed no more.
@@ -119,7 +119,7 @@ func mapKillRun(t *testing.T, tg killTarget, name string, items, kills int, rnd 
 			return ok && (!running || got > 0)
 		}, 10*time.Minute, 10*time.Millisecond, "kill %d: the run under way", k)
 		if running {
-			time.Sleep(100*time.Millisecond + time.Duration(rnd.Int64N(int64(items)*60+1))*time.Microsecond)
+			time.Sleep(100*time.Millisecond + time.Duration(rnd.Int64N(int64(items)*25+1))*time.Microsecond)
 			got, running, _ = progress()
 		}
 		if !running {
