@@ -21,7 +21,9 @@ import (
 // A distributed Map's map run (interp.MapRunRequest) runs here as child
 // executions: one per input, named from the map run and the input's
 // index so that a run picked up again (after a restart, or redriven)
-// finds the children it started. Each child is an execution of its own,
+// finds the children it started, and starts exactly those it did not
+// (the holes below the last found, then the rest): each child is
+// started once. Each child is an execution of its own,
 // with its history, recorded with the map run's ARN and run on the
 // state machine <parent's>/<label> (the Map's ItemProcessor in the
 // parent's revision). A run keeps at most MaxConcurrency children
