@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/pgtest"
 )
 
 // A Glue job run started by a .sync Task (moto's runs take ten seconds
@@ -26,26 +27,52 @@ import (
 // has exactly one run of the job, and the history one TaskSubmitted.
 func TestSyncJobFollowedAfterKill(t *testing.T) {
 	t.Parallel()
+	moto := syncJobMoto(t)
+	db := filepath.Join(t.TempDir(), "syncjob.db")
+	s := startServer(t, db, "--aws-endpoint", moto)
+	syncJobCrash(t, moto, s.client(t), func() *sfn.Client {
+		s.kill()
+		s = startServer(t, db, "--aws-endpoint", moto)
+		return s.client(t)
+	})
+}
+
+// The same on PostgreSQL with two nodes: the node that started the run is
+// killed -9, and the other takes the execution over and follows the run.
+func TestSyncJobFollowedAfterFailover(t *testing.T) {
+	t.Parallel()
+	moto := syncJobMoto(t)
+	ns := startNodes(t, pgtest.NewDatabase(t), 2, "--aws-endpoint", moto, "--lease", "2s")
+	syncJobCrash(t, moto, ns.client(0), func() *sfn.Client {
+		ns.kill(0)
+		return ns.client(1)
+	})
+}
+
+// syncJobMoto starts moto with the Glue job "etl", whose runs go
+// STARTING → RUNNING → SUCCEEDED, five seconds a step.
+func syncJobMoto(t *testing.T) string {
+	t.Helper()
 	moto := integrationtest.Moto(t)
 	ctx := context.Background()
-	// A run goes STARTING → RUNNING → SUCCEEDED, five seconds a step.
 	resp, err := http.Post(moto+"/moto-api/state-manager/set-transition", "application/json",
 		strings.NewReader(`{"model_name": "glue::job_run", "transition": {"progression": "time", "seconds": 5}}`))
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("us-east-1"),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")))
-	require.NoError(t, err)
-	gc := glue.NewFromConfig(cfg, func(o *glue.Options) { o.BaseEndpoint = aws.String(moto) })
-	_, err = gc.CreateJob(ctx, &glue.CreateJobInput{Name: aws.String("etl"), Role: aws.String("arn:aws:iam::123456789012:role/glue"),
+	_, err = glueClient(t, moto).CreateJob(ctx, &glue.CreateJobInput{Name: aws.String("etl"), Role: aws.String("arn:aws:iam::123456789012:role/glue"),
 		Command:           &gluetypes.JobCommand{Name: aws.String("glueetl"), ScriptLocation: aws.String("s3://scripts/etl.py")},
 		ExecutionProperty: &gluetypes.ExecutionProperty{MaxConcurrentRuns: 10}}) // a second run would start
 	require.NoError(t, err)
+	return moto
+}
 
-	db := filepath.Join(t.TempDir(), "syncjob.db")
-	s := startServer(t, db, "--aws-endpoint", moto)
-	c := s.client(t)
+// syncJobCrash starts the run through c and crashes once its start is
+// recorded; crash returns a client of the server that carries on.
+func syncJobCrash(t *testing.T, moto string, c *sfn.Client, crash func() *sfn.Client) {
+	t.Helper()
+	ctx := context.Background()
+	gc := glueClient(t, moto)
 	sm := createMachine(t, c, "etl", `{"StartAt": "Run", "States": {"Run": {"Type": "Task",
 		"Resource": "arn:aws:states:::glue:startJobRun.sync", "Parameters": {"JobName": "etl"}, "End": true}}}`)
 	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm)})
@@ -64,7 +91,7 @@ func TestSyncJobFollowedAfterKill(t *testing.T) {
 		}
 		return false
 	}, time.Minute, 5*time.Millisecond)
-	s.kill()
+	next := crash()
 	runs, err := gc.GetJobRuns(ctx, &glue.GetJobRunsInput{JobName: aws.String("etl")})
 	require.NoError(t, err)
 	require.Len(t, runs.JobRuns, 1)
@@ -72,8 +99,7 @@ func TestSyncJobFollowedAfterKill(t *testing.T) {
 	require.Contains(t, runID, id, "TaskSubmitted records the run")
 	require.NotEqual(t, gluetypes.JobRunStateSucceeded, runs.JobRuns[0].JobRunState, "the run was under way at the kill")
 
-	s = startServer(t, db, "--aws-endpoint", moto)
-	c = s.client(t)
+	c = next
 	d := waitExecution(t, c, aws.ToString(start.ExecutionArn), 2*time.Minute)
 	require.Equal(t, types.ExecutionStatusSucceeded, d.Status, "%v %v", aws.ToString(d.Error), aws.ToString(d.Cause))
 	require.Contains(t, aws.ToString(d.Output), `"Id":"`+id+`"`)
@@ -83,4 +109,13 @@ func TestSyncJobFollowedAfterKill(t *testing.T) {
 	require.Len(t, runs.JobRuns, 1, "job runs: the restart followed the one started, and started none")
 	require.Equal(t, []string{"1 ExecutionStarted", "2 TaskStateEntered", "3 TaskScheduled", "4 TaskStarted", "5 TaskSubmitted",
 		"6 TaskSucceeded", "7 TaskStateExited", "8 ExecutionSucceeded"}, historyTypes(t, c, aws.ToString(start.ExecutionArn)))
+}
+
+// glueClient is a client of moto's Glue.
+func glueClient(t *testing.T, moto string) *glue.Client {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")))
+	require.NoError(t, err)
+	return glue.NewFromConfig(cfg, func(o *glue.Options) { o.BaseEndpoint = aws.String(moto) })
 }
