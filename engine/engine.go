@@ -89,6 +89,12 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	// loseChildStart, a test hook (nil outside tests), is asked before a
+	// map run starts a child: true drops the start as a server that died
+	// before it committed would (the child is not stored, its start
+	// never returns).
+	loseChildStart func(mapRunArn string, index int) bool
 }
 
 func (c *Config) validate() error {

@@ -499,7 +499,7 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			if running {
 				l.tasks[c.ID] = c.Task
 				e.work.taskRunning(l.arn, c.ID)
-				e.dispatch(&l.row, c.ID, c.Task)
+				e.dispatch(&l.row, c.ID, c.Task, nil)
 			}
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
@@ -541,13 +541,15 @@ func (e *Engine) fire(arn, id string, done func()) {
 
 // dispatch hands a task to the task runner; its result becomes a step.
 // The token calls of a .waitForTaskToken task are held back until the
-// runner's first result is applied (or the task is cancelled).
-func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskRequest) {
+// runner's first result is applied (or the task is cancelled). submitted
+// is the service's answer the task's TaskSubmitted recorded before a
+// restart (nil when none).
+func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskRequest, submitted any) {
 	arn := row.Arn
 	if isCallback(req) {
 		e.gates.hold(arn, id)
 	}
-	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
+	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted}
 	// The TaskStarted step of a request being sent, applied before the
 	// task's result (which waits for it) so the history keeps its order.
 	var (
@@ -593,6 +595,9 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 				<-ch
 			}
 			_, err := e.apply(e.ctx, arn, ev)
+			if r.Recorded != nil {
+				r.Recorded(err)
+			}
 			e.gates.release(arn, id)
 			if err != nil && !errors.Is(err, errStopped) {
 				e.log.ErrorContext(e.ctx, "engine: task result step failed", "execution_arn", arn, "task_id", id, "error", err)
@@ -707,6 +712,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	pending.track(x, nil, cmds)
 	held := map[string]bool{}      // activity tasks started: true while a worker holds one, false once released
 	submitted := map[string]bool{} // callbacks whose request was made: not made again
+	jobs := map[string]any{}       // the services' answers recorded in TaskSubmitted
 	for _, in := range inputs {
 		en, err := decodeEntry(in.Body)
 		if err != nil {
@@ -721,6 +727,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			held[ev.ID] = false
 		case interp.TaskSubmitted:
 			submitted[ev.ID] = true
+			jobs[ev.ID] = ev.Output
 		}
 		_, cmds, err := x.Step(ev, in.At)
 		if err != nil {
@@ -786,7 +793,9 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		if submitted[id] && isCallback(r) {
 			continue // the request carrying its token was made
 		}
-		e.dispatch(&l.row, id, r)
+		// A .sync job whose start was recorded is followed, not
+		// started again.
+		e.dispatch(&l.row, id, r, jobs[id])
 	}
 	return nil
 }

@@ -21,7 +21,9 @@ import (
 // A distributed Map's map run (interp.MapRunRequest) runs here as child
 // executions: one per input, named from the map run and the input's
 // index so that a run picked up again (after a restart, or redriven)
-// finds the children it started. Each child is an execution of its own,
+// finds the children it started, and starts exactly those it did not
+// (the holes below the last found, then the rest): each child is
+// started once. Each child is an execution of its own,
 // with its history, recorded with the map run's ARN and run on the
 // state machine <parent's>/<label> (the Map's ItemProcessor in the
 // parent's revision). A run keeps at most MaxConcurrency children
@@ -80,6 +82,10 @@ type mapRun struct {
 	results  []any
 	nplanned int   // children planned
 	redo     []int // children to redrive
+	// holes are the children planned again on a pick-up that were never
+	// started (a start in flight when the server died, below a child
+	// that was stored): started before any child planned afresh.
+	holes    []hole
 	running  int
 	starting int
 	failed   int // items failed, timed out or aborted
@@ -98,6 +104,13 @@ type mapRun struct {
 	savedSeq  uint64
 	saved     store.MapRun // the settings last written, to see others' updates
 	haveSaved bool
+}
+
+// hole is a child found never started below one that was, with its
+// input as planned again.
+type hole struct {
+	i     int
+	input any
 }
 
 func (m *mapRuns) get(arn string) *mapRun {
@@ -273,16 +286,26 @@ func (r *mapRun) load(ctx context.Context) error {
 		p.AfterStartDate, p.AfterArn = last.StartDate, last.Arn
 	}
 	// The children found were planned before: plan as far again, for
-	// their numbers of items (their inputs are theirs already).
+	// their numbers of items (their inputs are theirs already). Children
+	// start concurrently, so one may be stored before another planned
+	// earlier: each index below the last found that was not found is a
+	// hole, started first (with its input planned again), and exactly
+	// the holes are.
 	last := -1
+	stored := make(map[int]bool, len(found))
 	for _, c := range found {
 		if i, ok := r.childIndex(c.Name); ok {
 			last = max(last, i)
+			stored[i] = true
 		}
 	}
 	for r.nplanned <= last {
-		if _, _, ok, err := r.planOne(); err != nil || !ok {
+		k, in, ok, err := r.planOne()
+		if err != nil || !ok {
 			return fmt.Errorf("the items no longer plan the children found: %v", err)
+		}
+		if !stored[k] {
+			r.holes = append(r.holes, hole{i: k, input: in})
 		}
 	}
 	for _, c := range found {
@@ -378,6 +401,10 @@ func (r *mapRun) pump() {
 		if len(r.redo) > 0 {
 			i, redrive = r.redo[0], true
 			r.redo = r.redo[1:]
+		} else if len(r.holes) > 0 {
+			i, input = r.holes[0].i, r.holes[0].input
+			r.holes[0] = hole{}
+			r.holes = r.holes[1:]
 		} else {
 			// The next child planned that was not found started already.
 			for {
@@ -403,15 +430,54 @@ func (r *mapRun) pump() {
 		r.e.work.stepBegan() // the start is work: the clock waits for it
 		go r.start(i, input, redrive)
 	}
-	if r.running+r.starting == 0 && len(r.redo) == 0 && r.planned {
+	if r.running+r.starting == 0 && len(r.redo) == 0 && len(r.holes) == 0 && r.planned {
+		if err := r.unaccounted(); err != nil {
+			// A bug, not a result: the run must not answer for items
+			// it never ran.
+			r.e.log.ErrorContext(r.e.ctx, "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
+			r.failWith(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err))
+			return
+		}
 		r.succeed()
 	}
+}
+
+// unaccounted checks, before the run succeeds, that its counts cover
+// every item: each child planned ended, and their items add up to the
+// run's. r.mu is held.
+func (r *mapRun) unaccounted() error {
+	if len(r.state) != r.nplanned {
+		return fmt.Errorf("%d children known, %d planned", len(r.state), r.nplanned)
+	}
+	var items int64
+	notEnded, first := 0, -1
+	for i, s := range r.state {
+		switch s {
+		case childSucceeded, childFailed, childTimedOut, childAborted:
+			items += int64(r.items[i])
+		default:
+			if first < 0 {
+				first = i
+			}
+			notEnded++
+		}
+	}
+	if notEnded > 0 {
+		return fmt.Errorf("%d of %d children never ended (the first: %d)", notEnded, len(r.state), first)
+	}
+	if items != int64(r.total) {
+		return fmt.Errorf("the children ran %d of %d items", items, r.total)
+	}
+	return nil
 }
 
 // start starts (or redrives) child i.
 func (r *mapRun) start(i int, input any, redrive bool) {
 	e := r.e
 	defer e.work.stepEnded()
+	if lose := e.cfg.loseChildStart; lose != nil && !redrive && lose(r.req.Arn, i) {
+		return
+	}
 	e.mapRuns.sem <- struct{}{}
 	arn := r.childArn(i)
 	var row *store.Execution

@@ -105,6 +105,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 				e.work.taskRunning(runID, id)
 				task := &Task{ExecutionArn: runID, ID: id, Request: c.Task, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
 				e.cfg.Tasks.Run(ctx, task, func(r TaskResult) {
+					if r.Recorded != nil {
+						r.Recorded(nil) // nothing outlives the run to record it in
+					}
 					if r.Waiting || r.Submitted {
 						return // EXPRESS machines have no .waitForTaskToken tasks
 					}

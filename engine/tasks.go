@@ -27,6 +27,12 @@ type Task struct {
 	// not when its result comes, so the history times the call. A runner
 	// that never calls it has the task started with its result.
 	Started func()
+	// Submitted is the service's answer the task's TaskSubmitted recorded
+	// before the task was dispatched again (after a restart, or on the
+	// node that took its execution over); nil when none was. For a .sync
+	// task it names the job started already: the runner follows that job
+	// instead of starting another.
+	Submitted any
 }
 
 // ResultWrite writes the results of a map run to S3, as a ResultWriter
@@ -62,6 +68,12 @@ type TaskResult struct {
 	// no service to call, will not be) and its submission, if any, is
 	// recorded: the task waits for its token, no event is written.
 	Waiting bool
+	// Recorded, when set on a Submitted result, is called once the step
+	// that records it (TaskSubmitted) committed, or with the error that
+	// kept it from committing: a runner that started a job waits for it
+	// before following the job, so that a restart finds the job's id
+	// (Task.Submitted) and never starts a second one.
+	Recorded func(error)
 }
 
 // TaskRunner carries out tasks. Run must not block: it starts the work and

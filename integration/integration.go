@@ -53,10 +53,15 @@ type Request struct {
 	// ExecutionArn and TaskID name the task.
 	ExecutionArn, TaskID string
 	// Submit records the answer to the request that started a job
-	// (.sync), as AWS writes it in TaskSubmitted, while Call goes on
-	// waiting for the job. It may be called once; it does nothing
-	// outside a running task.
+	// (.sync), as AWS writes it in TaskSubmitted, and returns once it is
+	// recorded (or the task is cancelled); Call then goes on waiting for
+	// the job. It may be called once; it does nothing outside a running
+	// task.
 	Submit func(output any)
+	// Submitted is that answer when it was recorded before the task was
+	// dispatched again (after a restart or a takeover): the job started
+	// then is followed, never started a second time. Nil otherwise.
+	Submitted any
 }
 
 // Integration carries out requests. Call blocks until the service
@@ -324,6 +329,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 	req := &Request{
 		Resource: t.Request.Resource, Service: service, Action: action, Pattern: pattern,
 		Parameters: t.Request.Parameters, Token: t.Request.Token, ExecutionArn: t.ExecutionArn, TaskID: t.ID,
+		Submitted: t.Submitted,
 	}
 	key := t.ExecutionArn + "\x00" + t.ID
 	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -333,8 +339,16 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 			return
 		}
 		submitted.Do(func() {
-			if callCtx.Err() == nil {
-				done(engine.TaskResult{Output: out, Submitted: true})
+			if callCtx.Err() != nil {
+				return
+			}
+			// The job is followed once its start is recorded: a restart
+			// then follows it too, and never starts another.
+			recorded := make(chan struct{})
+			done(engine.TaskResult{Output: out, Submitted: true, Recorded: func(error) { close(recorded) }})
+			select {
+			case <-recorded:
+			case <-callCtx.Done():
 			}
 		})
 	}

@@ -223,7 +223,13 @@ func TestSyncJobSubmitsItsStart(t *testing.T) {
 	r := &result{ch: make(chan engine.TaskResult, 3)}
 	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "s1", Request: &interp.TaskRequest{
 		Resource: "arn:aws:states:::test:job.sync", Parameters: jsonvalue.NewObject(0)}}, r.done)
-	require.Equal(t, engine.TaskResult{Output: "started", Submitted: true}, r.wait(t))
+	res := r.wait(t)
+	require.NotNil(t, res.Recorded, "the start is followed once it is recorded")
+	recorded := res.Recorded
+	res.Recorded = nil
+	require.Equal(t, engine.TaskResult{Output: "started", Submitted: true}, res)
+	r.none(t) // the job is not followed before its start is recorded
+	recorded(nil)
 	require.Equal(t, engine.TaskResult{Output: "ended"}, r.wait(t))
 	r.none(t)
 

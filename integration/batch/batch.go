@@ -92,6 +92,10 @@ func (c *submitJob) Call(ctx context.Context, r *integration.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	var started struct{ JobId string }
+	if sdkjob.Started(r, &started) && started.JobId != "" {
+		return c.wait(ctx, started.JobId) // submitted before a restart
+	}
 	startCtx, cancel := sdkjob.StartContext(ctx)
 	res, err := c.client.SubmitJob(startCtx, in)
 	cancel()

@@ -210,3 +210,18 @@ func TestSubmitJobBadParameters(t *testing.T) {
 	}
 	require.Empty(t, s.submitted, "nothing is submitted")
 }
+
+// A .sync task dispatched again after a restart, its job's start
+// recorded, follows that job: no second job is submitted.
+func TestSubmitJobSyncResumed(t *testing.T) {
+	t.Parallel()
+	s, reg := newStandIn(t)
+	started := integrationtest.Call(t, reg, resource, jobParams("nightly-etl")) // the start, as recorded
+	require.Nil(t, started.Failure)
+	res := integrationtest.Resume(t, reg, resource+".sync", jobParams("nightly-etl"), started.Output)
+	require.Nil(t, res.Failure)
+	require.Equal(t, "SUCCEEDED", integrationtest.Member(t, res.Output, "Status"))
+	require.Equal(t, "job-1", integrationtest.Member(t, res.Output, "JobId"))
+	require.Len(t, s.submitted, 1, "jobs submitted")
+	require.Equal(t, 3, s.jobs["job-1"].polls, "polled until SUCCEEDED")
+}

@@ -93,6 +93,17 @@ func (c *runTask) Call(ctx context.Context, r *integration.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	var started struct {
+		Tasks []struct{ ClusterArn, TaskArn *string }
+	}
+	if sdkjob.Started(r, &started) && len(started.Tasks) > 0 {
+		// Run before a restart: its tasks are followed.
+		tasks := make([]types.Task, len(started.Tasks))
+		for i, t := range started.Tasks {
+			tasks[i] = types.Task{ClusterArn: t.ClusterArn, TaskArn: t.TaskArn}
+		}
+		return c.wait(ctx, tasks)
+	}
 	startCtx, cancel := sdkjob.StartContext(ctx)
 	res, err := c.client.RunTask(startCtx, in)
 	cancel()

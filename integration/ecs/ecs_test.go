@@ -271,3 +271,25 @@ func TestRunTaskSyncFailure(t *testing.T) {
 	require.Nil(t, res.Failure, "request-response answers a response with Failures as it is")
 	require.Len(t, integrationtest.Member(t, res.Output, "Failures"), 1)
 }
+
+// A .sync task dispatched again after a restart, its ECS task's start
+// recorded, follows that ECS task: no second one is run.
+func TestRunTaskSyncResumed(t *testing.T) {
+	t.Parallel()
+	reg, client, _ := motoECS(t)
+	started := integrationtest.Call(t, reg, resource, params) // the start, as recorded
+	require.Nil(t, started.Failure)
+	arn := integrationtest.Member(t, integrationtest.Member(t, started.Output, "Tasks").([]any)[0], "TaskArn")
+	res := integrationtest.Resume(t, reg, resource+".sync", params, started.Output)
+	require.Nil(t, res.Failure)
+	require.Equal(t, arn, integrationtest.Member(t, res.Output, "TaskArn"))
+	require.Equal(t, "STOPPED", integrationtest.Member(t, res.Output, "LastStatus"))
+	ctx := context.Background()
+	var all []string
+	for _, status := range []types.DesiredStatus{types.DesiredStatusRunning, types.DesiredStatusStopped} {
+		out, err := client.ListTasks(ctx, &ecs.ListTasksInput{Cluster: aws.String("jobs"), DesiredStatus: status})
+		require.NoError(t, err)
+		all = append(all, out.TaskArns...)
+	}
+	require.Equal(t, []string{arn.(string)}, all, "ECS tasks run")
+}

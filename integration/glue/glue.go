@@ -88,6 +88,10 @@ func (c *startJobRun) Call(ctx context.Context, r *integration.Request) (any, er
 	if in.JobName == nil {
 		return nil, sdkjob.ParamsFailure("The field 'JobName' is required but was missing")
 	}
+	var started struct{ JobRunId string }
+	if sdkjob.Started(r, &started) && started.JobRunId != "" {
+		return c.wait(ctx, *in.JobName, started.JobRunId) // started before a restart
+	}
 	startCtx, cancel := sdkjob.StartContext(ctx)
 	res, err := c.client.StartJobRun(startCtx, in)
 	cancel()

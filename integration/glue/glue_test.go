@@ -29,6 +29,13 @@ const resource = "arn:aws:states:::glue:startJobRun"
 // at once).
 func motoGlue(t *testing.T) *integration.Registry {
 	t.Helper()
+	reg, _ := motoGlueClient(t)
+	return reg
+}
+
+// motoGlueClient is motoGlue with a client of moto's Glue.
+func motoGlueClient(t *testing.T) (*integration.Registry, *glue.Client) {
+	t.Helper()
 	moto := integrationtest.Moto(t)
 	cfg := integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"glue": moto}}
 	reg, err := integration.New(cfg)
@@ -42,7 +49,7 @@ func motoGlue(t *testing.T) *integration.Registry {
 		ExecutionProperty: &types.ExecutionProperty{MaxConcurrentRuns: 10},
 	})
 	require.NoError(t, err)
-	return reg
+	return reg, client
 }
 
 const params = `{"JobName": "etl", "Arguments": {"--date": "2024-01-01"}}`
@@ -172,4 +179,21 @@ func TestStartJobRunSyncCancelled(t *testing.T) {
 		t.Fatalf("a cancelled task answered: %+v", r)
 	case <-time.After(50 * time.Millisecond):
 	}
+}
+
+// A .sync task dispatched again after a restart, its run's start
+// recorded, follows that run: no second run is started.
+func TestStartJobRunSyncResumed(t *testing.T) {
+	t.Parallel()
+	reg, client := motoGlueClient(t)
+	started := integrationtest.Call(t, reg, resource, params) // the start, as recorded
+	require.Nil(t, started.Failure)
+	id := integrationtest.Member(t, started.Output, "JobRunId")
+	res := integrationtest.Resume(t, reg, resource+".sync", params, started.Output)
+	require.Nil(t, res.Failure)
+	require.Equal(t, id, integrationtest.Member(t, res.Output, "Id"))
+	require.Equal(t, "SUCCEEDED", integrationtest.Member(t, res.Output, "JobRunState"))
+	runs, err := client.GetJobRuns(context.Background(), &glue.GetJobRunsInput{JobName: aws.String("etl")})
+	require.NoError(t, err)
+	require.Len(t, runs.JobRuns, 1, "job runs started")
 }

@@ -25,6 +25,9 @@ func Start(t testing.TB, reg *integration.Registry, resource, params string) <-c
 	ch := make(chan engine.TaskResult, 1)
 	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
 		func(r engine.TaskResult) {
+			if r.Recorded != nil {
+				r.Recorded(nil)
+			}
 			if !r.Submitted || !strings.HasSuffix(resource, ".sync") {
 				ch <- r
 			}
@@ -58,4 +61,35 @@ func Member(t testing.TB, v any, path ...string) any {
 		}
 	}
 	return v
+}
+
+// Resume carries out a .sync task dispatched again after a restart, with
+// submitted (the answer recorded for its job's start, as the request's
+// answer reads) as Task.Submitted, and waits for its result (30 s at the
+// most). The task must follow that job: a start recorded again fails
+// the test.
+func Resume(t testing.TB, reg *integration.Registry, resource, params string, submitted any) engine.TaskResult {
+	t.Helper()
+	p, err := jsonvalue.ParseString(params)
+	if err != nil {
+		t.Fatalf("parameters %s: %v", params, err)
+	}
+	ch := make(chan engine.TaskResult, 2)
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+		Submitted: submitted}, func(r engine.TaskResult) {
+		if r.Recorded != nil {
+			r.Recorded(nil)
+		}
+		ch <- r
+	})
+	select {
+	case r := <-ch:
+		if r.Submitted {
+			t.Fatalf("the job was started again: %s", jsonvalue.String(r.Output))
+		}
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("no result")
+		return engine.TaskResult{}
+	}
 }

@@ -2,8 +2,12 @@ package sdkjob
 
 import (
 	"context"
+	"encoding/json"
 	"math/rand/v2"
 	"time"
+
+	"stepwise/integration"
+	"stepwise/jsonvalue"
 )
 
 // The intervals between the calls that check on a job: the first,
@@ -43,4 +47,15 @@ func StartContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // whose own context ended.
 func StopContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+}
+
+// Started reads, into out (a struct of the members wanted), the answer
+// recorded for the start of a .sync task's job before the task was
+// dispatched again (integration.Request.Submitted): the job to follow
+// instead of starting another. False when none was recorded.
+func Started(r *integration.Request, out any) bool {
+	if r.Submitted == nil || r.Pattern != integration.Sync {
+		return false
+	}
+	return json.Unmarshal(jsonvalue.Marshal(r.Submitted), out) == nil
 }
