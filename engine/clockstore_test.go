@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/pgtest"
+	"stepwise/jsonvalue"
 	"stepwise/store"
 	"stepwise/store/pgstore"
 )
@@ -66,11 +67,18 @@ func TestAlarmDisarmed(t *testing.T) {
 	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
 	b.config = func(c *Config) { c.TimeSkip, c.Now = true, clk.Now }
 	b.open(t, 0)
+	// A task outstanding holds the skipping clock: the alarms are armed
+	// and disarmed before the engine is idle and skips to the next.
+	sm, m := b.machine(t, "busy", `{"StartAt": "T", "States": {
+		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`)
+	b.start(t, sm, m, "e1", `{}`)
+	b.tasks.waitPending(t, 1)
 	fired := make(chan string, 2)
 	b.engine.Alarm("off", clk.Now().Add(time.Hour), func(context.Context) { fired <- "off" })
 	require.Zero(t, b.engine.timers.len())
 	b.engine.Alarm("off", time.Time{}, nil)
 	b.engine.Alarm("on", clk.Now().Add(2*time.Hour), func(context.Context) { fired <- "on" })
+	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)})
 	select {
 	case got := <-fired:
 		require.Equal(t, "on", got)
