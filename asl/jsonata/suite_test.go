@@ -11,10 +11,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/conformance"
 	"stepwise/jsonvalue"
 )
 
-const suiteDir = "/work/shared/jsonata-suite"
+// suiteDir is JSONata's own test suite in the shared folder beside the
+// repository (../shared/jsonata-suite), or "" when it is not there.
+var suiteDir = func() string {
+	d, _ := conformance.SharedDir("jsonata-suite")
+	return d
+}()
 
 type suiteCase struct {
 	Expr            string          `json:"expr"`
@@ -171,8 +177,8 @@ func runCase(c suiteCase, datasets map[string]any) (ok bool, why string) {
 
 func TestSuite(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(suiteDir); err != nil {
-		t.Skip("jsonata suite not present")
+	if suiteDir == "" {
+		t.Skip("skipping JSONata's test suite: ../shared/jsonata-suite is not beside the repository")
 	}
 	datasets := map[string]any{}
 	files, err := filepath.Glob(filepath.Join(suiteDir, "datasets", "*.json"))

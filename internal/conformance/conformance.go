@@ -45,6 +45,20 @@ func Dir() (string, bool) {
 	}
 }
 
+// SharedDir returns a folder beside the corpus in the shared folder
+// (../shared/NAME from the module root, or beside $STEPWISE_CONFORMANCE_DIR):
+// the JSONata test suite, the corpora's runners. ok is false when there is
+// none.
+func SharedDir(name string) (string, bool) {
+	dir, ok := Dir()
+	if !ok {
+		return "", false
+	}
+	d := filepath.Join(filepath.Dir(dir), name)
+	_, err := os.Stat(d)
+	return d, err == nil
+}
+
 // Case is one recorded case.
 type Case struct {
 	File             string          `json:"-"`
