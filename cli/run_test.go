@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/conformance"
+	"stepwise/internal/slowtest"
 )
 
 type testBundle struct {
@@ -202,9 +203,7 @@ func TestRunConformance(t *testing.T) {
 // TestBinary builds the real binary once and runs the example through it.
 func TestBinary(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	slowtest.Require(t, "building the stepwise binary")
 	bin := filepath.Join(t.TempDir(), "stepwise")
 	build := exec.Command("go", "build", "-o", bin, "stepwise/cmd/stepwise")
 	build.Stderr = os.Stderr

@@ -26,12 +26,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/pgtest"
+	"stepwise/internal/slowtest"
 )
 
 // binary is the stepwise binary built once for the package.
 var binary string
 
 func TestMain(m *testing.M) {
+	// Every test here runs real processes: the package is the slow
+	// suite's, and builds nothing without it.
+	if !slowtest.Enabled() {
+		fmt.Println(slowtest.Skipped("e2e"))
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "stepwise-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -9,7 +9,8 @@ import (
 )
 
 // The engine sits below the service and the wire: it declares the types it
-// exchanges, and the service adapts to them (shared/DESIGN.md).
+// exchanges, and the service adapts to them (docs/design.md, its opening
+// paragraph).
 func TestEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "stepwise/engine").Output()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/slowtest"
 	"stepwise/jsonvalue"
 )
 
@@ -111,6 +112,7 @@ func TestDiffReference(t *testing.T) {
 // implementation, or skips the test.
 func referenceRunner(t *testing.T) func([]diffCase) []diffResult {
 	t.Helper()
+	slowtest.Require(t, "jsonata.js under node, installed with npm")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not on PATH: the differential test against jsonata.js is skipped")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stepwise/internal/conformance"
+	"stepwise/internal/slowtest"
 )
 
 // LambdaStandIn starts the Lambda stand-in of the service conformance
@@ -19,6 +20,7 @@ import (
 // CI=true, where it fails.
 func LambdaStandIn(t testing.TB) string {
 	t.Helper()
+	slowtest.Require(t, "the Lambda stand-in")
 	skip := func(why string) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("the Lambda stand-in is required on CI: %s", why)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"stepwise/internal/slowtest"
 	"testing"
 	"time"
 )
@@ -17,6 +18,7 @@ import (
 // test when moto_server is not installed, unless CI=true, where it fails.
 func Moto(t testing.TB) string {
 	t.Helper()
+	slowtest.Require(t, "moto_server")
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {
 		if os.Getenv("CI") == "true" {

@@ -57,6 +57,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"stepwise/internal/slowtest"
 )
 
 // InstallHint says how to get the server binaries.
@@ -135,6 +136,7 @@ func start(t testing.TB) *cluster {
 	if !wrapped.Load() {
 		t.Fatal("pgtest: the package's TestMain must run the tests through pgtest.Main(m) or pgtest.Wrap(m), which stop the cluster")
 	}
+	slowtest.Require(t, "PostgreSQL")
 	startOnce.Do(func() {
 		shared, missing, startErr = startCluster()
 	})
