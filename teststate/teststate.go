@@ -3,11 +3,11 @@ package teststate
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
@@ -81,7 +81,7 @@ func New(cfg Config) *Runner {
 		cfg.Now = time.Now
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = newUUID
+		cfg.NewID = uuid.NewString
 	}
 	return &Runner{cfg: cfg, funcs: jsonatafn.Funcs(jsonatafn.Env{})}
 }
@@ -267,12 +267,4 @@ func (r *Runner) defaultContext(t *test) *jsonvalue.Object {
 		c.Set("Task", task)
 	}
 	return c
-}
-
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -2,11 +2,11 @@ package awssdk
 
 import (
 	"cmp"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
@@ -184,15 +184,5 @@ func missingRequired(m *Model, op *Operation, params any) *stepwisetype.Failure 
 	}
 	return apiError{status: http.StatusBadRequest, code: "ValidationException",
 		message:   count + " detected: " + strings.Join(problems, "; "),
-		requestID: newRequestID()}.failure(m)
-}
-
-// newRequestID is a request id for an answer made here, in the shape of
-// a UUID.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+		requestID: uuid.NewString()}.failure(m)
 }

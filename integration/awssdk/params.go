@@ -1,7 +1,6 @@
 package awssdk
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )
@@ -154,7 +154,9 @@ func (c *converter) structure(v any, s *Shape, path string) any {
 		case ok && val != nil:
 			out.fields = append(out.fields, field{m, c.value(val, m.Shape, join(path, pascal(m.Name)), s.Payload == m.Name)})
 		case m.IdempotencyToken:
-			out.fields = append(out.fields, field{m, newToken()})
+			// A random UUID, as the AWS SDKs fill an idempotency
+			// token in.
+			out.fields = append(out.fields, field{m, uuid.NewString()})
 		}
 	}
 	return out
@@ -259,14 +261,4 @@ func join(path, name string) string {
 		return name
 	}
 	return path + "." + name
-}
-
-// newToken returns a random UUID for an idempotency token the Parameters
-// do not give, as the AWS SDKs fill it in.
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
