@@ -410,7 +410,7 @@ func (r *mapRun) pump() {
 			for {
 				k, in, ok, err := r.planOne()
 				if err != nil {
-					r.failWith(failureOf(err))
+					r.failWith(stepwisetype.AsFailure(fmt.Errorf("map run: %w", err)))
 					return
 				}
 				if !ok {
@@ -585,15 +585,6 @@ func (r *mapRun) fail() { r.failWith(interp.ToleranceFailure()) }
 // failWith ends the run with a failure. r.mu is held.
 func (r *mapRun) failWith(fl *stepwisetype.Failure) {
 	r.finishLocked(TaskResult{Failure: fl}, "FAILED", r.stopRunning())
-}
-
-// failureOf is the failure an error of the run stands for.
-func failureOf(err error) *stepwisetype.Failure {
-	var fl *stepwisetype.Failure
-	if errors.As(err, &fl) {
-		return fl
-	}
-	return stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)
 }
 
 // succeed ends the run whose children all ended within its tolerance:

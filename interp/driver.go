@@ -2,7 +2,6 @@ package interp
 
 import (
 	"container/heap"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -158,7 +157,7 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 	for i := 0; ; i++ {
 		in, items, ok, err := plan.Next()
 		if err != nil {
-			return nil, failureOf(err)
+			return nil, stepwisetype.AsFailure(err)
 		}
 		if !ok {
 			break
@@ -193,13 +192,4 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 		results = []any{}
 	}
 	return results, nil
-}
-
-// failureOf is the failure an error stands for.
-func failureOf(err error) *stepwisetype.Failure {
-	var fl *stepwisetype.Failure
-	if errors.As(err, &fl) {
-		return fl
-	}
-	return stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
 }

@@ -1,6 +1,9 @@
 package stepwisetype
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The predefined ASL error names.
 const (
@@ -39,6 +42,16 @@ type Failure struct {
 // NewFailure returns a failure with a cause.
 func NewFailure(name, cause string) *Failure {
 	return &Failure{Name: name, Cause: cause, HasCause: true}
+}
+
+// AsFailure returns the failure err is or wraps, or else a States.Runtime
+// failure whose cause is err's text.
+func AsFailure(err error) *Failure {
+	var fl *Failure
+	if errors.As(err, &fl) {
+		return fl
+	}
+	return NewFailure(ErrorRuntime, err.Error())
 }
 
 // Failuref returns a failure whose cause is formatted.
