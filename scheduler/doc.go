@@ -1,0 +1,35 @@
+// Package scheduler is EventBridge Scheduler on Stepwise's own port: its
+// API, its schedules, and their firing, which starts the executions.
+//
+// # The API (api.go, schedule.go, errors.go, auth.go)
+//
+// Service answers CreateSchedule, GetSchedule, UpdateSchedule,
+// DeleteSchedule, ListSchedules, the schedule groups and their tags, as
+// REST-JSON with AWS's validation, wording and error shape; requests whose
+// path HandlesPath says is the Scheduler API's go to it. Schedules and
+// groups are stored through the store seam (store.Schedule). RequireAuth
+// puts the API behind SigV4 for the service "scheduler" when the server
+// checks credentials. Expressions (cron, rate, at, in a time zone) are
+// package expr.
+//
+// # Firing (fire.go)
+//
+// Run, on the cluster's leader, fires the slots that are due in execution
+// time (so --wait-time-scale and --time-skip apply; the next slot is an
+// engine alarm, which time skipping jumps to):
+//
+//	slot due ──► StartExecution (named from the schedule and the slot:
+//	             │                once per slot, whoever fires it)
+//	             ├─ started, or already started ──► next slot
+//	             └─ failed ──► retried (RetryPolicy, within
+//	                           MaximumEventAgeInSeconds; attempts kept
+//	                           with the schedule) ──► exhausted ──►
+//	                           the dead-letter queue (DeadLetterConfig)
+//
+// A slot missed while the server was down fires late while it is younger
+// than MaximumEventAgeInSeconds, and is dropped after that.
+//
+// # The console (overview.go)
+//
+// Overview lists each schedule with its last run and its next ones.
+package scheduler
