@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/google/uuid"
 
@@ -162,7 +161,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	name, named := "", false
 	if v, ok := params.Get("Name"); ok && v != nil {
 		s, isString := v.(string)
-		if !isString || s == "" || len(s) > 80 || !validExecutionName(s) {
+		if !isString || s == "" || len(s) > 80 || !stepwisetype.ValidName(s) {
 			if !isString {
 				s = jsonvalue.String(v)
 			}
@@ -293,20 +292,6 @@ func (e *Engine) checkChildInput(input string) error {
 		return refuse(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
 	}
 	return nil
-}
-
-// validExecutionName reports whether a name avoids the characters AWS
-// forbids in execution names.
-func validExecutionName(name string) bool {
-	for _, r := range name {
-		switch {
-		case unicode.IsSpace(r), r <= 0x1f, r >= 0x7f && r <= 0x9f:
-			return false
-		case strings.ContainsRune(`<>{}[]?*"#%\^|~`+"`"+`$&,;:/`, r):
-			return false
-		}
-	}
-	return true
 }
 
 // startFailure is how a refused StartExecution fails the parent's task:

@@ -167,7 +167,7 @@ func (s *Service) CreateActivity(ctx context.Context, in *CreateActivityInput) (
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if !validName(in.Name) {
+	if !stepwisetype.ValidName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
 	arn := s.activityArn(in.Name)

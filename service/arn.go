@@ -2,8 +2,6 @@ package service
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // ARNs of Step Functions resources:
@@ -135,28 +133,4 @@ func stateMachineNameOf(smArn string) string {
 		return f[6]
 	}
 	return smArn
-}
-
-// validName reports whether a state machine, execution or activity name
-// avoids the characters AWS forbids: white space, brackets < > { } [ ],
-// wildcards ? *, the special characters " # % \ ^ | ~ ` $ & , ; : / and
-// control characters (U+0000-001F, U+007F-009F). A name must also be
-// Unicode text: an unpaired surrogate, which the transport keeps in a
-// name as it was sent (in WTF-8 form, not valid UTF-8), is refused too.
-func validName(name string) bool {
-	for _, r := range name {
-		switch {
-		case r == utf8.RuneError:
-			if !utf8.ValidString(name) {
-				return false
-			}
-		case unicode.IsSpace(r):
-			return false
-		case r <= 0x1f, r >= 0x7f && r <= 0x9f:
-			return false
-		case strings.ContainsRune(`<>{}[]?*"#%\^|~`+"`"+`$&,;:/`, r):
-			return false
-		}
-	}
-	return true
 }

@@ -92,7 +92,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	p := &prepared{testCase: testCase}
 	if r.name != nil {
 		p.name = *r.name
-		if !validName(p.name) {
+		if !stepwisetype.ValidName(p.name) {
 			return nil, errInvalidName(p.name)
 		}
 	} else {

@@ -50,7 +50,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
 	}
-	if !validName(in.Name) {
+	if !stepwisetype.ValidName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
 	if err := checkRoleArn(in.RoleArn); err != nil {
