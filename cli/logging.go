@@ -13,8 +13,8 @@ import (
 
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/execlog"
 	"stepwise/integration"
-	"stepwise/internal/execlog"
 	"stepwise/metrics"
 	"stepwise/service"
 	"stepwise/stepwisetype"

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"stepwise/engine"
-	"stepwise/internal/execlog"
+	"stepwise/execlog"
 	"stepwise/internal/testwait"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"

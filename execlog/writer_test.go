@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
-	"stepwise/internal/execlog"
+	"stepwise/execlog"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
