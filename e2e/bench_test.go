@@ -18,7 +18,7 @@ var benchActivitiesRE = regexp.MustCompile(`activities (\d+) executions × (\d+)
 // every phase ran and every activity task was counted.
 func TestBench(t *testing.T) {
 	null := filepath.Join(t.TempDir(), "nullserver")
-	build := exec.Command("go", "build", "-o", null, "stepwise/cli/testdata/nullserver")
+	build := exec.Command("go", "build", "-o", null, "stepwise/cmd/stepwise/cli/testdata/nullserver")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build nullserver: %s", out)
 

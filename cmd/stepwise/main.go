@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"stepwise/cli"
+	"stepwise/cmd/stepwise/cli"
 )
 
 func main() {

@@ -97,12 +97,12 @@ var rules = []rule{
 	{pkg: "teststate", layer: "teststate: TestState, a hook of the service", may: with("service", "interp", "asl/...", "teststate/apishape")},
 	{pkg: "teststate/apishape", layer: "teststate: the API's shapes", may: with()},
 
-	// cli assembles everything; the command runs cli.
-	{pkg: "cli", layer: "cli: assembles everything (but the test helpers)", may: with(
+	// The command's cli assembles everything; its main runs cli.
+	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "store/...", "config", "internal/...",
 		"integration/...", "service", "execlog", "metrics", "notify", "scheduler",
 		"testrunner", "awsjson", "console", "teststate")},
-	{pkg: "cmd/...", layer: "cmd: the binaries", may: []string{"cli"}},
+	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 
 	// Tests of the whole: their code is in test files.
 	{pkg: "e2e", layer: "end-to-end tests: test files only"},
@@ -353,7 +353,7 @@ func TestLayerFoldersHaveNoCycles(t *testing.T) {
 func TestLayerEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	g := load(t)
-	above := []string{"service/...", "awsjson/...", "cli/...", "integration/...", "teststate/..."}
+	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "teststate/..."}
 	seen := map[string]string{"engine": ""} // package → the package that imported it
 	queue := []string{"engine"}
 	for len(queue) > 0 {

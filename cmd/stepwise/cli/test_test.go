@@ -16,7 +16,7 @@ import (
 // TestTestExamples runs the test files of the examples: all pass.
 func TestTestExamples(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := execute("test", "../examples")
+	out, errOut, code := execute("test", "../../../examples")
 	require.Equal(t, 0, code, out+errOut)
 	require.Empty(t, errOut)
 	require.NotContains(t, out, "--- FAIL")
@@ -27,17 +27,17 @@ func TestTestExamples(t *testing.T) {
 	require.GreaterOrEqual(t, n, 20, out)
 
 	// Verbose: a PASS line for each case of each example file.
-	out, _, code = execute("test", "-v", "../examples")
+	out, _, code = execute("test", "-v", "../../../examples")
 	require.Equal(t, 0, code)
 	for _, name := range []string{
-		"../examples/hello.test.json/morning",
-		"../examples/hello.test.json/afternoon",
-		"../examples/nested-loop.test.json/two batches of two users",
-		"../examples/distributed-map.test.json/a bad batch is tolerated",
-		"../examples/jobnet/jobnet.test.json/a job fails",
-		"../examples/jobnet/report.test.yaml/three jobs",
-		"../examples/nightly-batch/night.test.yaml/the whole night",
-		"../examples/nightly-batch/job.test.yaml/the input file arrives on the third try",
+		"../../../examples/hello.test.json/morning",
+		"../../../examples/hello.test.json/afternoon",
+		"../../../examples/nested-loop.test.json/two batches of two users",
+		"../../../examples/distributed-map.test.json/a bad batch is tolerated",
+		"../../../examples/jobnet/jobnet.test.json/a job fails",
+		"../../../examples/jobnet/report.test.yaml/three jobs",
+		"../../../examples/nightly-batch/night.test.yaml/the whole night",
+		"../../../examples/nightly-batch/job.test.yaml/the input file arrives on the third try",
 	} {
 		require.Regexp(t, "(?m)^--- PASS: "+regexp.QuoteMeta(name)+` \(\d+\.\d\ds\)$`, out)
 	}

@@ -208,11 +208,11 @@ func TestBinary(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, "stepwise/cmd/stepwise")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
-	cmd := exec.Command(bin, "run", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	cmd := exec.Command(bin, "run", "../../../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	require.JSONEq(t, `{"status":"SUCCEEDED","output":{"greeting":"Hello, Ada!","hour":9,"note":"Good morning"},"error":null,"cause":null}`, string(out))
-	cmd = exec.Command(bin, "run", "../examples/hello.asl.json", "--input", `[`)
+	cmd = exec.Command(bin, "run", "../../../examples/hello.asl.json", "--input", `[`)
 	err = cmd.Run()
 	var exitErr *exec.ExitError
 	require.ErrorAs(t, err, &exitErr)
@@ -263,8 +263,8 @@ func TestRunEndlessLoopStops(t *testing.T) {
 // counters drive both loops, and the mocked task's result feeds Assign.
 func TestRunJSONataExample(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := execute("run", "../examples/nested-loop.jsonata.asl.json",
-		"--input", `{"batches": 2, "users": ["ada", "grace"]}`, "--mock", "../examples/nested-loop.mock.json", "--history")
+	out, errOut, code := execute("run", "../../../examples/nested-loop.jsonata.asl.json",
+		"--input", `{"batches": 2, "users": ["ada", "grace"]}`, "--mock", "../../../examples/nested-loop.mock.json", "--history")
 	require.Equal(t, 0, code, errOut)
 	var res struct {
 		Status string
@@ -322,7 +322,7 @@ func TestRunMockConfigAndLocalFunctions(t *testing.T) {
 // as its child's description.
 func TestRunDistributedMapExample(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := execute("run", "../examples/distributed-map.asl.json", "--input",
+	out, errOut, code := execute("run", "../../../examples/distributed-map.asl.json", "--input",
 		`{"class": "7b", "passMark": 50, "students": [{"name": "ada", "score": 91}, {"name": "alan", "score": 40},
 		{"name": "grace", "score": -1}, {"name": "edsger", "score": 77}, {"name": "barbara", "score": 66}]}`)
 	require.Equal(t, 0, code, errOut)
@@ -344,19 +344,19 @@ func TestRunDistributedMapExample(t *testing.T) {
 func TestValidatePolicyTags(t *testing.T) {
 	t.Parallel()
 	out, errOut, code := execute("validate", "--aws", "--tag", "stepwise:policy/GradeAll=finish-running", "--tag", "team=night",
-		"../examples/distributed-map.asl.json")
+		"../../../examples/distributed-map.asl.json")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "WARNING NOT_AWS /States/GradeAll: GradeAll runs with the failure policy finish-running, which AWS does not have")
-	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=finish-running", "../examples/distributed-map.asl.json")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=finish-running", "../../../examples/distributed-map.asl.json")
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, "NOT_AWS")
-	out, _, code = execute("validate", "--tag", "stepwise:policy/Check=retry-failed-items", "../examples/distributed-map.asl.json")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/Check=retry-failed-items", "../../../examples/distributed-map.asl.json")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "ERROR INVALID_POLICY /States/Check: retry-failed-items applies to Map states; Check is a Choice state")
-	out, _, code = execute("validate", "--tag", "stepwise:policy/Nope=finish-running", "../examples/distributed-map.asl.json")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/Nope=finish-running", "../../../examples/distributed-map.asl.json")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, "names no state of the definition")
-	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=later", "../examples/distributed-map.asl.json")
+	out, _, code = execute("validate", "--tag", "stepwise:policy/GradeAll=later", "../../../examples/distributed-map.asl.json")
 	require.Equal(t, 1, code)
 	require.Contains(t, out, `unknown policy "later"`)
 }
@@ -365,15 +365,15 @@ func TestValidatePolicyTags(t *testing.T) {
 // (Greet, TimeOfDay, Morning), 3 × $0.000025.
 func TestRunCost(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := execute("run", "--cost", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	out, errOut, code := execute("run", "--cost", "../../../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
 	require.Equal(t, 0, code, errOut)
 	var res struct{ Billing map[string]float64 }
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Equal(t, map[string]float64{"stateTransitions": 3, "transitionPriceUSD": 0.000025, "estimatedCostUSD": 0.000075}, res.Billing)
-	out, _, code = execute("run", "--cost", "--transition-price", "0.01", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 15}`)
+	out, _, code = execute("run", "--cost", "--transition-price", "0.01", "../../../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 15}`)
 	require.Equal(t, 0, code)
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Equal(t, 0.03, res.Billing["estimatedCostUSD"])
-	out, _, _ = execute("run", "../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
+	out, _, _ = execute("run", "../../../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
 	require.NotContains(t, out, "billing")
 }
