@@ -83,6 +83,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 )
 
@@ -116,6 +117,8 @@ type Driver struct {
 // Executor runs store operations outside a transaction, or inside one when
 // it is an ExecutorTx's.
 type Executor struct {
+	sqlcore.Core // the operations written once for both drivers
+
 	driver *Driver
 	tx     pgx.Tx // nil outside a transaction
 }
@@ -175,7 +178,7 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 		return nil, fmt.Errorf("PostgreSQL at %s: %w", where, err)
 	}
 	d := &Driver{pool: pool}
-	d.exec = &Executor{driver: d}
+	d.exec = &d.newExecutor(nil).Executor
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, interpretError("connect to PostgreSQL at "+where, err)
@@ -230,7 +233,7 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	if err != nil {
 		return nil, interpretError("begin", err)
 	}
-	return &ExecutorTx{Executor{driver: d, tx: tx}}, nil
+	return d.newExecutor(tx), nil
 }
 
 // Close closes the pool, waiting for the connections in use to be

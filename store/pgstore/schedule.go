@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -86,7 +87,7 @@ func (e *Executor) ScheduleGroupDelete(ctx context.Context, name string) error {
 		if _, err := q.Exec(ctx, scheduleDeleteGroupSQL, name); err != nil {
 			return err
 		}
-		_, err := q.Exec(ctx, tagDeleteAllSQL, arn)
+		_, err := q.Exec(ctx, sqlcore.TagDeleteAllSQL, arn)
 		return err
 	})
 	return interpretError("delete schedule group "+name, err)

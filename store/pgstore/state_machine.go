@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -50,8 +51,6 @@ VALUES ($1, $2, $3, $4, $5)`
 SELECT state_machine_arn, revision_id, definition, role_arn, created_at
 FROM stepwise_state_machine_revision
 WHERE state_machine_arn = $1 AND revision_id = $2`
-
-	tagDeleteAllSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1`
 
 	stateMachineDeleteVersionsSQL = `DELETE FROM stepwise_version WHERE state_machine_arn = $1`
 
@@ -152,7 +151,7 @@ func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
 			return pgx.ErrNoRows
 		}
 		b := &pgx.Batch{}
-		b.Queue(tagDeleteAllSQL, arn)
+		b.Queue(sqlcore.TagDeleteAllSQL, arn)
 		b.Queue(stateMachineDeleteVersionsSQL, arn)
 		b.Queue(stateMachineDeleteAliasesSQL, arn)
 		return q.SendBatch(ctx, b).Close()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -89,7 +90,7 @@ func (e *Executor) ScheduleGroupDelete(ctx context.Context, name string) error {
 		if _, err := q.ExecContext(ctx, scheduleDeleteGroupSQL, name); err != nil {
 			return err
 		}
-		_, err := q.ExecContext(ctx, tagDeleteAllSQL, arn)
+		_, err := q.ExecContext(ctx, sqlcore.TagDeleteAllSQL, arn)
 		return err
 	})
 	return interpretError("delete schedule group "+name, err)

@@ -62,6 +62,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 )
 
@@ -109,6 +110,8 @@ type Driver struct {
 // Executor runs store operations outside a transaction, or inside one when
 // it is an ExecutorTx's.
 type Executor struct {
+	sqlcore.Core // the operations written once for both drivers
+
 	driver *Driver
 	tx     *txQuerier // nil outside a transaction
 }
@@ -176,7 +179,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		d.read, d.write = read, write
 		d.reads.db, d.writes.db = read, write
 	}
-	d.exec = &Executor{driver: d}
+	d.exec = &d.newExecutor(nil).Executor
 
 	if err := d.migrate(ctx); err != nil {
 		return nil, d.openFailed(path, interpretError("migrate", err))
@@ -279,7 +282,7 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	if err != nil {
 		return nil, interpretError("begin", err)
 	}
-	return &ExecutorTx{Executor{driver: d, tx: &txQuerier{tx: tx, writes: &d.writes, stmts: map[string]*sql.Stmt{}}}}, nil
+	return d.newExecutor(&txQuerier{tx: tx, writes: &d.writes, stmts: map[string]*sql.Stmt{}}), nil
 }
 
 // Close closes the database. It is safe to call more than once.
