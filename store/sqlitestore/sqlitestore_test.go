@@ -16,6 +16,7 @@ import (
 
 	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 	"stepwise/store/storetest"
 )
@@ -400,8 +401,8 @@ func TestOpen(t *testing.T) {
 			{versionListSQL, []any{"sm", 5, 10}, "stepwise_version USING PRIMARY KEY (state_machine_arn=? AND number<?)"},
 			{versionOfRevisionSQL, []any{"sm", "r"}, "stepwise_version_revision (state_machine_arn=? AND revision_id=?)"},
 			{aliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
-			{mapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
-			{mapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
+			{sqlcore.MapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
+			{sqlcore.MapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
 			{mapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
 		} {
 			plan := queryPlan(ctx, t, d.write, tc.query, tc.args...)

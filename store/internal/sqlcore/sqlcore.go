@@ -120,6 +120,15 @@ func MillisPtr(t *time.Time) *int64 {
 // FromMillis reads back what Millis stored, in UTC.
 func FromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
+// FromMillisPtr reads back what MillisPtr stored: nil for NULL.
+func FromMillisPtr(ms *int64) *time.Time {
+	if ms == nil {
+		return nil
+	}
+	t := FromMillis(*ms)
+	return &t
+}
+
 // Truncate is t as it reads back: whole milliseconds, UTC.
 func Truncate(t time.Time) time.Time { return FromMillis(Millis(t)) }
 
