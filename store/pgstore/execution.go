@@ -12,6 +12,7 @@ import (
 
 	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -74,9 +75,9 @@ func scanExecution(s pgx.Row) (*store.Execution, error) {
 		return nil, err
 	}
 	x.Status = stepwisetype.ExecutionStatus(status)
-	x.StartDate = fromMillis(start)
-	x.StopDate = fromMillisPtr(stop)
-	x.RedriveDate = fromMillisPtr(redrive)
+	x.StartDate = sqlcore.FromMillis(start)
+	x.StopDate = sqlcore.FromMillisPtr(stop)
+	x.RedriveDate = sqlcore.FromMillisPtr(redrive)
 	return &x, nil
 }
 
@@ -87,17 +88,17 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 		return nil, interpretError("insert execution "+x.Arn, err)
 	}
 	out := *x
-	out.StartDate = truncate(x.StartDate)
-	out.StopDate = truncatePtr(x.StopDate)
-	out.RedriveDate = truncatePtr(x.RedriveDate)
+	out.StartDate = sqlcore.Truncate(x.StartDate)
+	out.StopDate = sqlcore.TruncatePtr(x.StopDate)
+	out.RedriveDate = sqlcore.TruncatePtr(x.RedriveDate)
 	return &out, nil
 }
 
 // executionInsertArgs are the arguments of executionInsertSQL.
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
-		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, int64(x.RedriveCount), millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
+		x.Output, x.Error, x.Cause, sqlcore.Millis(x.StartDate), sqlcore.MillisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, int64(x.RedriveCount), sqlcore.MillisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
 		x.VersionArn, x.AliasArn, x.MapRunArn, x.Policies}
 }
 
@@ -115,8 +116,8 @@ func (e *Executor) ExecutionGet(ctx context.Context, arn string) (*store.Executi
 func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdateParams) (*store.Execution, error) {
 	q := e.q()
 	x, err := scanExecution(q.QueryRow(ctx, executionUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
-		int64(p.RedriveCount), millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
+		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
+		int64(p.RedriveCount), sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Nothing matched: tell a missing execution from a stale version.
 		err = versionConflict(ctx, q, p.Arn, p.ExpectedVersion)
@@ -144,7 +145,7 @@ func versionConflict(ctx context.Context, q querier, arn string, expected int64)
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
-		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+		afterStart, afterArn = sqlcore.Millis(p.AfterStartDate), p.AfterArn
 	}
 	query, args := executionListQuery(p, afterStart, afterArn)
 	xs, err := queryAll(ctx, e.q(), query, args, scanExecution)

@@ -9,6 +9,7 @@ import (
 
 	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // Rows to insert travel as one array per column (unnest), so that one
@@ -93,8 +94,8 @@ func (c *eventColumns) add(executionID int64, ev *store.Event) {
 	c.executionIDs = append(c.executionIDs, executionID)
 	c.ids = append(c.ids, ev.ID)
 	c.types = append(c.types, string(ev.Type))
-	c.timestamps = append(c.timestamps, millis(ev.Timestamp))
-	c.bodies = append(c.bodies, blob(ev.Body))
+	c.timestamps = append(c.timestamps, sqlcore.Millis(ev.Timestamp))
+	c.bodies = append(c.bodies, sqlcore.Blob(ev.Body))
 }
 
 func (c *eventColumns) args() []any {
@@ -110,8 +111,8 @@ type inputColumns struct {
 func (c *inputColumns) add(executionID int64, in *store.Input) {
 	c.executionIDs = append(c.executionIDs, executionID)
 	c.seqs = append(c.seqs, in.Seq)
-	c.ats = append(c.ats, millis(in.At))
-	c.bodies = append(c.bodies, blob(in.Body))
+	c.ats = append(c.ats, sqlcore.Millis(in.At))
+	c.bodies = append(c.bodies, sqlcore.Blob(in.Body))
 }
 
 func (c *inputColumns) args() []any {
@@ -155,7 +156,7 @@ func (e *Executor) EventList(ctx context.Context, p *store.EventListParams) ([]*
 			return nil, err
 		}
 		ev.Type = stepwisetype.EventType(typ)
-		ev.Timestamp = fromMillis(ts)
+		ev.Timestamp = sqlcore.FromMillis(ts)
 		return &ev, nil
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func (e *Executor) InputList(ctx context.Context, executionArn string) ([]*store
 		if err := s.Scan(&in.Seq, &at, &in.Body); err != nil {
 			return nil, err
 		}
-		in.At = fromMillis(at)
+		in.At = sqlcore.FromMillis(at)
 		return &in, nil
 	})
 	if err != nil {

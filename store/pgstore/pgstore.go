@@ -75,7 +75,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -360,43 +359,4 @@ func limit(n int) any {
 		return nil
 	}
 	return int64(n)
-}
-
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func millisPtr(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	ms := t.UnixMilli()
-	return &ms
-}
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-func fromMillisPtr(ms *int64) *time.Time {
-	if ms == nil {
-		return nil
-	}
-	t := fromMillis(*ms)
-	return &t
-}
-
-// truncate is t as it reads back: whole milliseconds, UTC.
-func truncate(t time.Time) time.Time { return fromMillis(millis(t)) }
-
-func truncatePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	tt := truncate(*t)
-	return &tt
-}
-
-// blob keeps a nil body from becoming NULL.
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -37,7 +37,7 @@ func scanScheduleGroup(s pgx.Row) (*store.ScheduleGroup, error) {
 	if err := s.Scan(&g.Name, &g.Arn, &g.ClientToken, &created, &updated); err != nil {
 		return nil, err
 	}
-	g.CreatedAt, g.UpdatedAt = fromMillis(created), fromMillis(updated)
+	g.CreatedAt, g.UpdatedAt = sqlcore.FromMillis(created), sqlcore.FromMillis(updated)
 	return &g, nil
 }
 
@@ -48,14 +48,14 @@ func scanSchedule(s pgx.Row) (*store.Schedule, error) {
 	if err := s.Scan(&x.GroupName, &x.Name, &x.State, &x.Body, &x.ClientToken, &created, &updated, &fired, &x.Attempts, &attempted); err != nil {
 		return nil, err
 	}
-	x.CreatedAt, x.UpdatedAt, x.LastFired = fromMillis(created), fromMillis(updated), fromMillisPtr(fired)
-	x.AttemptedAt = fromMillisPtr(attempted)
+	x.CreatedAt, x.UpdatedAt, x.LastFired = sqlcore.FromMillis(created), sqlcore.FromMillis(updated), sqlcore.FromMillisPtr(fired)
+	x.AttemptedAt = sqlcore.FromMillisPtr(attempted)
 	return &x, nil
 }
 
 // ScheduleGroupInsert creates a schedule group.
 func (e *Executor) ScheduleGroupInsert(ctx context.Context, g *store.ScheduleGroup) error {
-	_, err := e.q().Exec(ctx, scheduleGroupInsertSQL, g.Name, g.Arn, g.ClientToken, millis(g.CreatedAt), millis(g.UpdatedAt))
+	_, err := e.q().Exec(ctx, scheduleGroupInsertSQL, g.Name, g.Arn, g.ClientToken, sqlcore.Millis(g.CreatedAt), sqlcore.Millis(g.UpdatedAt))
 	return interpretError("insert schedule group "+g.Name, err)
 }
 
@@ -96,7 +96,7 @@ func (e *Executor) ScheduleGroupDelete(ctx context.Context, name string) error {
 // ScheduleInsert creates a schedule.
 func (e *Executor) ScheduleInsert(ctx context.Context, s *store.Schedule) error {
 	_, err := e.q().Exec(ctx, scheduleInsertSQL, s.GroupName, s.Name, s.State, s.Body, s.ClientToken,
-		millis(s.CreatedAt), millis(s.UpdatedAt), millisPtr(s.LastFired))
+		sqlcore.Millis(s.CreatedAt), sqlcore.Millis(s.UpdatedAt), sqlcore.MillisPtr(s.LastFired))
 	return interpretError("insert schedule "+s.GroupName+"/"+s.Name, err)
 }
 
@@ -111,17 +111,17 @@ func (e *Executor) ScheduleGet(ctx context.Context, group, name string) (*store.
 
 // ScheduleUpdate writes a schedule's state, body and update date.
 func (e *Executor) ScheduleUpdate(ctx context.Context, s *store.Schedule) error {
-	return e.scheduleExec(ctx, "update schedule "+s.GroupName+"/"+s.Name, scheduleUpdateSQL, s.State, s.Body, millis(s.UpdatedAt), s.GroupName, s.Name)
+	return e.scheduleExec(ctx, "update schedule "+s.GroupName+"/"+s.Name, scheduleUpdateSQL, s.State, s.Body, sqlcore.Millis(s.UpdatedAt), s.GroupName, s.Name)
 }
 
 // ScheduleFired sets the last slot fired of a schedule.
 func (e *Executor) ScheduleFired(ctx context.Context, group, name string, slot time.Time) error {
-	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" fired", scheduleFiredSQL, millis(slot), group, name)
+	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" fired", scheduleFiredSQL, sqlcore.Millis(slot), group, name)
 }
 
 // ScheduleAttempted records a schedule's failed attempts at its next slot.
 func (e *Executor) ScheduleAttempted(ctx context.Context, group, name string, attempts int, at time.Time) error {
-	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" attempted", scheduleAttemptedSQL, attempts, millis(at), group, name)
+	return e.scheduleExec(ctx, "mark schedule "+group+"/"+name+" attempted", scheduleAttemptedSQL, attempts, sqlcore.Millis(at), group, name)
 }
 
 // ScheduleDelete deletes a schedule.

@@ -65,7 +65,7 @@ func scanStateMachine(s pgx.Row) (*store.StateMachine, error) {
 		&sm.EncryptionConfiguration, &created, &updated); err != nil {
 		return nil, err
 	}
-	sm.CreatedAt, sm.UpdatedAt = fromMillis(created), fromMillis(updated)
+	sm.CreatedAt, sm.UpdatedAt = sqlcore.FromMillis(created), sqlcore.FromMillis(updated)
 	return &sm, nil
 }
 
@@ -77,17 +77,17 @@ func (e *Executor) StateMachineInsert(ctx context.Context, p *store.StateMachine
 		if _, err := q.Exec(ctx, stateMachineInsertSQL,
 			sm.Arn, sm.Name, sm.Type, sm.Status, sm.RevisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.CreatedAt), millis(sm.UpdatedAt)); err != nil {
+			sqlcore.Millis(sm.CreatedAt), sqlcore.Millis(sm.UpdatedAt)); err != nil {
 			return err
 		}
-		_, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.CreatedAt))
+		_, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, sqlcore.Millis(sm.CreatedAt))
 		return err
 	})
 	if err != nil {
 		return nil, interpretError("insert state machine "+sm.Arn, err)
 	}
 	out := *sm
-	out.CreatedAt, out.UpdatedAt = truncate(sm.CreatedAt), truncate(sm.UpdatedAt)
+	out.CreatedAt, out.UpdatedAt = sqlcore.Truncate(sm.CreatedAt), sqlcore.Truncate(sm.UpdatedAt)
 	return &out, nil
 }
 
@@ -116,7 +116,7 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 		tag, err := q.Exec(ctx, stateMachineUpdateSQL,
 			sm.Status, revisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.UpdatedAt), sm.Arn)
+			sqlcore.Millis(sm.UpdatedAt), sm.Arn)
 		if err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 			return pgx.ErrNoRows
 		}
 		if p.NewRevision {
-			if _, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.UpdatedAt)); err != nil {
+			if _, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, sqlcore.Millis(sm.UpdatedAt)); err != nil {
 				return err
 			}
 		}
@@ -177,6 +177,6 @@ func (e *Executor) RevisionGet(ctx context.Context, stateMachineArn, revisionID 
 	if err != nil {
 		return nil, interpretError(fmt.Sprintf("get revision %s of %s", revisionID, stateMachineArn), err)
 	}
-	r.CreatedAt = fromMillis(created)
+	r.CreatedAt = sqlcore.FromMillis(created)
 	return &r, nil
 }

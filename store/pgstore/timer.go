@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -68,7 +69,7 @@ type timerColumns struct {
 func (c *timerColumns) add(t *store.Timer) {
 	c.arns = append(c.arns, t.ExecutionArn)
 	c.ids = append(c.ids, t.ID)
-	c.fireAts = append(c.fireAts, millis(t.FireAt))
+	c.fireAts = append(c.fireAts, sqlcore.Millis(t.FireAt))
 }
 
 func (c *timerColumns) args() []any { return []any{c.arns, c.ids, c.fireAts} }
@@ -84,8 +85,8 @@ func (c *taskColumns) add(t *store.Task) {
 	c.arns = append(c.arns, t.ExecutionArn)
 	c.ids = append(c.ids, t.ID)
 	c.resources = append(c.resources, t.Resource)
-	c.bodies = append(c.bodies, blob(t.Body))
-	c.createdAts = append(c.createdAts, millis(t.CreatedAt))
+	c.bodies = append(c.bodies, sqlcore.Blob(t.Body))
+	c.createdAts = append(c.createdAts, sqlcore.Millis(t.CreatedAt))
 }
 
 func (c *taskColumns) args() []any {
@@ -112,7 +113,7 @@ func scanTimer(s pgx.Row) (*store.Timer, error) {
 	if err := s.Scan(&t.ExecutionArn, &t.ID, &fireAt); err != nil {
 		return nil, err
 	}
-	t.FireAt = fromMillis(fireAt)
+	t.FireAt = sqlcore.FromMillis(fireAt)
 	return &t, nil
 }
 
@@ -143,7 +144,7 @@ func (e *Executor) TimerDelete(ctx context.Context, executionArn string, ids []s
 
 // TimerListDue lists timers with FireAt <= before, earliest first.
 func (e *Executor) TimerListDue(ctx context.Context, before time.Time, limitN int) ([]*store.Timer, error) {
-	ts, err := queryAll(ctx, e.q(), timerListDueSQL, []any{millis(before), limit(limitN)}, scanTimer)
+	ts, err := queryAll(ctx, e.q(), timerListDueSQL, []any{sqlcore.Millis(before), limit(limitN)}, scanTimer)
 	if err != nil {
 		return nil, interpretError("list due timers", err)
 	}
@@ -200,7 +201,7 @@ func (e *Executor) TaskListForExecution(ctx context.Context, executionArn string
 		if err := s.Scan(&t.ExecutionArn, &t.ID, &t.Resource, &t.Body, &created); err != nil {
 			return nil, err
 		}
-		t.CreatedAt = fromMillis(created)
+		t.CreatedAt = sqlcore.FromMillis(created)
 		return &t, nil
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"stepwise/store"
 	"stepwise/store/internal/aliasrouting"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -78,7 +79,7 @@ func scanVersion(s pgx.Row) (*store.Version, error) {
 	if err := s.Scan(&v.StateMachineArn, &v.Number, &v.RevisionID, &v.Description, &created); err != nil {
 		return nil, err
 	}
-	v.CreatedAt = fromMillis(created)
+	v.CreatedAt = sqlcore.FromMillis(created)
 	return &v, nil
 }
 
@@ -93,7 +94,7 @@ func scanAlias(s pgx.Row) (*store.Alias, error) {
 	if a.Routing, err = aliasrouting.Decode(routing); err != nil {
 		return nil, err
 	}
-	a.CreatedAt, a.UpdatedAt = fromMillis(created), fromMillis(updated)
+	a.CreatedAt, a.UpdatedAt = sqlcore.FromMillis(created), sqlcore.FromMillis(updated)
 	return &a, nil
 }
 
@@ -123,11 +124,11 @@ func (e *Executor) VersionPublish(ctx context.Context, v *store.Version) (*store
 			return err
 		}
 		var number int64
-		if err := q.QueryRow(ctx, versionInsertSQL, v.StateMachineArn, v.RevisionID, v.Description, millis(v.CreatedAt)).Scan(&number); err != nil {
+		if err := q.QueryRow(ctx, versionInsertSQL, v.StateMachineArn, v.RevisionID, v.Description, sqlcore.Millis(v.CreatedAt)).Scan(&number); err != nil {
 			return err
 		}
 		out = &store.Version{StateMachineArn: v.StateMachineArn, Number: number, RevisionID: v.RevisionID,
-			Description: v.Description, CreatedAt: truncate(v.CreatedAt)}
+			Description: v.Description, CreatedAt: sqlcore.Truncate(v.CreatedAt)}
 		created = true
 		return nil
 	})
@@ -216,7 +217,7 @@ func (e *Executor) AliasInsert(ctx context.Context, a *store.Alias) error {
 			return err
 		}
 		err := execOne(ctx, q, aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
-			aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt))
+			aliasrouting.Encode(a.Routing), sqlcore.Millis(a.CreatedAt), sqlcore.Millis(a.UpdatedAt))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
 		}
@@ -243,7 +244,7 @@ func (e *Executor) AliasUpdate(ctx context.Context, a *store.Alias) error {
 			return err
 		}
 		if err := execOne(ctx, q, aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
-			millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
+			sqlcore.Millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
 			return err
 		}
 		return versionsExist(ctx, q, a.StateMachineArn, a.Routing)

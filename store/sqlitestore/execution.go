@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -63,7 +64,7 @@ func scanExecution(s scanner) (*store.Execution, error) {
 		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
 		return nil, err
 	}
-	x.StartDate = fromMillis(start)
+	x.StartDate = sqlcore.FromMillis(start)
 	x.StopDate = fromMillisPtr(stop)
 	x.RedriveDate = fromMillisPtr(redrive)
 	return &x, nil
@@ -76,17 +77,17 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 		return nil, interpretError("insert execution "+x.Arn, err)
 	}
 	out := *x
-	out.StartDate = truncate(x.StartDate)
-	out.StopDate = truncatePtr(x.StopDate)
-	out.RedriveDate = truncatePtr(x.RedriveDate)
+	out.StartDate = sqlcore.Truncate(x.StartDate)
+	out.StopDate = sqlcore.TruncatePtr(x.StopDate)
+	out.RedriveDate = sqlcore.TruncatePtr(x.RedriveDate)
 	return &out, nil
 }
 
 // executionInsertArgs are the arguments of executionInsertSQL.
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
-		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
+		x.Output, x.Error, x.Cause, sqlcore.Millis(x.StartDate), sqlcore.MillisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, x.RedriveCount, sqlcore.MillisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
 		x.VersionArn, x.AliasArn, x.MapRunArn, x.Policies}
 }
 
@@ -104,8 +105,8 @@ func (e *Executor) ExecutionGet(ctx context.Context, arn string) (*store.Executi
 func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdateParams) (*store.Execution, error) {
 	q := e.writer()
 	x, err := scanExecution(q.QueryRowContext(ctx, executionUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
-		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
+		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
+		p.RedriveCount, sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
 	if errors.Is(err, sql.ErrNoRows) {
 		// Nothing matched: tell a missing execution from a stale version.
 		err = versionConflict(ctx, q, p)
@@ -122,7 +123,7 @@ func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdate
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
-		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+		afterStart, afterArn = sqlcore.Millis(p.AfterStartDate), p.AfterArn
 	}
 	query, args := executionListQuery(p)
 	args = append(args, afterStart, afterArn, limit(p.Limit))

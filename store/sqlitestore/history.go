@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -69,7 +70,7 @@ func (e *Executor) EventInsert(ctx context.Context, events []*store.Event) error
 		}
 		return insertBatch(ctx, q, eventInsertHead, 5, len(events), func(i int, args []any) []any {
 			ev := events[i]
-			return append(args, ids[ev.ExecutionArn], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
+			return append(args, ids[ev.ExecutionArn], ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
 		})
 	})
 	return interpretError("insert events", err)
@@ -90,7 +91,7 @@ func (e *Executor) EventList(ctx context.Context, p *store.EventListParams) ([]*
 		if err := s.Scan(&ev.ID, &ev.Type, &ts, &ev.Body); err != nil {
 			return nil, err
 		}
-		ev.Timestamp = fromMillis(ts)
+		ev.Timestamp = sqlcore.FromMillis(ts)
 		return &ev, nil
 	})
 	if err != nil {
@@ -112,7 +113,7 @@ func (e *Executor) InputInsert(ctx context.Context, inputs []*store.Input) error
 		}
 		return insertBatch(ctx, q, inputInsertHead, 4, len(inputs), func(i int, args []any) []any {
 			in := inputs[i]
-			return append(args, ids[in.ExecutionArn], in.Seq, millis(in.At), blob(in.Body))
+			return append(args, ids[in.ExecutionArn], in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		})
 	})
 	return interpretError("insert inputs", err)
@@ -126,7 +127,7 @@ func (e *Executor) InputList(ctx context.Context, executionArn string) ([]*store
 		if err := s.Scan(&in.Seq, &at, &in.Body); err != nil {
 			return nil, err
 		}
-		in.At = fromMillis(at)
+		in.At = sqlcore.FromMillis(at)
 		return &in, nil
 	})
 	if err != nil {

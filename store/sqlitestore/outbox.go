@@ -8,6 +8,7 @@ import (
 
 	"stepwise/store"
 	"stepwise/store/internal/outboxrow"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -28,7 +29,7 @@ func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
 	if !ok {
 		return nil
 	}
-	res, err := q.ExecContext(ctx, outboxInsertSQL, millis(row.CreatedAt), row.Notices, row.Body)
+	res, err := q.ExecContext(ctx, outboxInsertSQL, sqlcore.Millis(row.CreatedAt), row.Notices, row.Body)
 	if err != nil {
 		return fmt.Errorf("write outbox: %w", err)
 	}

@@ -565,40 +565,11 @@ func limit(n int) int {
 	return n
 }
 
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func millisPtr(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMilli()
-}
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
+// fromMillisPtr reads back a nullable time scanned as sql.NullInt64.
 func fromMillisPtr(ms sql.NullInt64) *time.Time {
 	if !ms.Valid {
 		return nil
 	}
-	t := fromMillis(ms.Int64)
+	t := sqlcore.FromMillis(ms.Int64)
 	return &t
-}
-
-// truncate is t as it reads back: whole milliseconds, UTC.
-func truncate(t time.Time) time.Time { return fromMillis(millis(t)) }
-
-func truncatePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	tt := truncate(*t)
-	return &tt
-}
-
-// blob keeps a nil body from becoming NULL.
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -65,7 +66,7 @@ func scanStateMachine(s scanner) (*store.StateMachine, error) {
 		&sm.EncryptionConfiguration, &created, &updated); err != nil {
 		return nil, err
 	}
-	sm.CreatedAt, sm.UpdatedAt = fromMillis(created), fromMillis(updated)
+	sm.CreatedAt, sm.UpdatedAt = sqlcore.FromMillis(created), sqlcore.FromMillis(updated)
 	return &sm, nil
 }
 
@@ -77,17 +78,17 @@ func (e *Executor) StateMachineInsert(ctx context.Context, p *store.StateMachine
 		if _, err := q.ExecContext(ctx, stateMachineInsertSQL,
 			sm.Arn, sm.Name, sm.Type, sm.Status, sm.RevisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.CreatedAt), millis(sm.UpdatedAt)); err != nil {
+			sqlcore.Millis(sm.CreatedAt), sqlcore.Millis(sm.UpdatedAt)); err != nil {
 			return err
 		}
-		_, err := q.ExecContext(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.CreatedAt))
+		_, err := q.ExecContext(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, sqlcore.Millis(sm.CreatedAt))
 		return err
 	})
 	if err != nil {
 		return nil, interpretError("insert state machine "+sm.Arn, err)
 	}
 	out := *sm
-	out.CreatedAt, out.UpdatedAt = truncate(sm.CreatedAt), truncate(sm.UpdatedAt)
+	out.CreatedAt, out.UpdatedAt = sqlcore.Truncate(sm.CreatedAt), sqlcore.Truncate(sm.UpdatedAt)
 	return &out, nil
 }
 
@@ -116,7 +117,7 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 		res, err := q.ExecContext(ctx, stateMachineUpdateSQL,
 			sm.Status, revisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.UpdatedAt), sm.Arn)
+			sqlcore.Millis(sm.UpdatedAt), sm.Arn)
 		if err != nil {
 			return err
 		}
@@ -126,7 +127,7 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 			return sql.ErrNoRows
 		}
 		if p.NewRevision {
-			if _, err := q.ExecContext(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.UpdatedAt)); err != nil {
+			if _, err := q.ExecContext(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, sqlcore.Millis(sm.UpdatedAt)); err != nil {
 				return err
 			}
 		}
@@ -181,6 +182,6 @@ func (e *Executor) RevisionGet(ctx context.Context, stateMachineArn, revisionID 
 	if err != nil {
 		return nil, interpretError(fmt.Sprintf("get revision %s of %s", revisionID, stateMachineArn), err)
 	}
-	r.CreatedAt = fromMillis(created)
+	r.CreatedAt = sqlcore.FromMillis(created)
 	return &r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -48,7 +49,7 @@ func scanTimer(s scanner) (*store.Timer, error) {
 	if err := s.Scan(&t.ExecutionArn, &t.ID, &fireAt); err != nil {
 		return nil, err
 	}
-	t.FireAt = fromMillis(fireAt)
+	t.FireAt = sqlcore.FromMillis(fireAt)
 	return &t, nil
 }
 
@@ -61,7 +62,7 @@ func (e *Executor) TimerInsert(ctx context.Context, timers []*store.Timer) error
 	err := e.batch(ctx, len(timers), func(q querier) error {
 		return insertBatch(ctx, q, timerInsertHead, 3, len(timers), func(i int, args []any) []any {
 			t := timers[i]
-			return append(args, t.ExecutionArn, t.ID, millis(t.FireAt))
+			return append(args, t.ExecutionArn, t.ID, sqlcore.Millis(t.FireAt))
 		})
 	})
 	return interpretError("insert timers", err)
@@ -81,7 +82,7 @@ func (e *Executor) TimerDelete(ctx context.Context, executionArn string, ids []s
 
 // TimerListDue lists timers with FireAt <= before, earliest first.
 func (e *Executor) TimerListDue(ctx context.Context, before time.Time, limitN int) ([]*store.Timer, error) {
-	ts, err := queryAll(ctx, e.reader(), timerListDueSQL, []any{millis(before), limit(limitN)}, scanTimer)
+	ts, err := queryAll(ctx, e.reader(), timerListDueSQL, []any{sqlcore.Millis(before), limit(limitN)}, scanTimer)
 	if err != nil {
 		return nil, interpretError("list due timers", err)
 	}
@@ -115,7 +116,7 @@ func (e *Executor) TaskInsert(ctx context.Context, tasks []*store.Task) error {
 	err := e.batch(ctx, len(tasks), func(q querier) error {
 		return insertBatch(ctx, q, taskInsertHead, 5, len(tasks), func(i int, args []any) []any {
 			t := tasks[i]
-			return append(args, t.ExecutionArn, t.ID, t.Resource, blob(t.Body), millis(t.CreatedAt))
+			return append(args, t.ExecutionArn, t.ID, t.Resource, sqlcore.Blob(t.Body), sqlcore.Millis(t.CreatedAt))
 		})
 	})
 	return interpretError("insert tasks", err)
@@ -141,7 +142,7 @@ func (e *Executor) TaskListForExecution(ctx context.Context, executionArn string
 		if err := s.Scan(&t.ExecutionArn, &t.ID, &t.Resource, &t.Body, &created); err != nil {
 			return nil, err
 		}
-		t.CreatedAt = fromMillis(created)
+		t.CreatedAt = sqlcore.FromMillis(created)
 		return &t, nil
 	})
 	if err != nil {

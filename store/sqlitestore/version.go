@@ -9,6 +9,7 @@ import (
 
 	"stepwise/store"
 	"stepwise/store/internal/aliasrouting"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -65,7 +66,7 @@ func scanVersion(s scanner) (*store.Version, error) {
 	if err := s.Scan(&v.StateMachineArn, &v.Number, &v.RevisionID, &v.Description, &created); err != nil {
 		return nil, err
 	}
-	v.CreatedAt = fromMillis(created)
+	v.CreatedAt = sqlcore.FromMillis(created)
 	return &v, nil
 }
 
@@ -80,7 +81,7 @@ func scanAlias(s scanner) (*store.Alias, error) {
 	if a.Routing, err = aliasrouting.Decode(routing); err != nil {
 		return nil, err
 	}
-	a.CreatedAt, a.UpdatedAt = fromMillis(created), fromMillis(updated)
+	a.CreatedAt, a.UpdatedAt = sqlcore.FromMillis(created), sqlcore.FromMillis(updated)
 	return &a, nil
 }
 
@@ -106,11 +107,11 @@ func (e *Executor) VersionPublish(ctx context.Context, v *store.Version) (*store
 			}
 			return err
 		}
-		if _, err := q.ExecContext(ctx, versionInsertSQL, v.StateMachineArn, number, v.RevisionID, v.Description, millis(v.CreatedAt)); err != nil {
+		if _, err := q.ExecContext(ctx, versionInsertSQL, v.StateMachineArn, number, v.RevisionID, v.Description, sqlcore.Millis(v.CreatedAt)); err != nil {
 			return err
 		}
 		out = &store.Version{StateMachineArn: v.StateMachineArn, Number: number, RevisionID: v.RevisionID,
-			Description: v.Description, CreatedAt: truncate(v.CreatedAt)}
+			Description: v.Description, CreatedAt: sqlcore.Truncate(v.CreatedAt)}
 		created = true
 		return nil
 	})
@@ -179,7 +180,7 @@ func versionsExist(ctx context.Context, q querier, stateMachineArn string, route
 func (e *Executor) AliasInsert(ctx context.Context, a *store.Alias) error {
 	err := e.inTx(ctx, func(q querier) error {
 		err := execOne(ctx, q, aliasInsertSQL, a.StateMachineArn, a.Name, a.Description,
-			aliasrouting.Encode(a.Routing), millis(a.CreatedAt), millis(a.UpdatedAt), a.StateMachineArn)
+			aliasrouting.Encode(a.Routing), sqlcore.Millis(a.CreatedAt), sqlcore.Millis(a.UpdatedAt), a.StateMachineArn)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("state machine %s: %w", a.StateMachineArn, err)
 		}
@@ -205,7 +206,7 @@ func (e *Executor) AliasGet(ctx context.Context, stateMachineArn, name string) (
 func (e *Executor) AliasUpdate(ctx context.Context, a *store.Alias) error {
 	err := e.inTx(ctx, func(q querier) error {
 		if err := execOne(ctx, q, aliasUpdateSQL, a.Description, aliasrouting.Encode(a.Routing),
-			millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
+			sqlcore.Millis(a.UpdatedAt), a.StateMachineArn, a.Name); err != nil {
 			return err
 		}
 		return versionsExist(ctx, q, a.StateMachineArn, a.Routing)
