@@ -10,8 +10,9 @@ import (
 
 // dialect is PostgreSQL's, for the logic in sqlcore.
 var dialect = sqlcore.Dialect{
-	Greatest: "GREATEST",
-	Limit:    limit,
+	Greatest:  "GREATEST",
+	ErrNoRows: pgx.ErrNoRows,
+	Limit:     limit,
 	// The tags travel as two arrays, so that one statement of one text
 	// puts any number of them.
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
@@ -71,6 +72,14 @@ func (q pgQuerier) Query(ctx context.Context, sql string, args ...any) (sqlcore.
 
 func (q pgQuerier) QueryRow(ctx context.Context, sql string, args ...any) sqlcore.Scanner {
 	return q.q.QueryRow(ctx, sql, args...)
+}
+
+func (q pgQuerier) ExecBatch(ctx context.Context, stmts ...sqlcore.Stmt) error {
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		b.Queue(s.SQL, s.Args...)
+	}
+	return q.q.SendBatch(ctx, b).Close()
 }
 
 // pgRows is pgx.Rows with database/sql's Close.

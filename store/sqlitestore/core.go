@@ -9,8 +9,9 @@ import (
 
 // dialect is SQLite's, for the logic in sqlcore.
 var dialect = sqlcore.Dialect{
-	Greatest: "max",
-	Limit:    func(n int) any { return limit(n) },
+	Greatest:  "max",
+	ErrNoRows: sql.ErrNoRows,
+	Limit:     func(n int) any { return limit(n) },
 	// The tags travel as multi-row statements of batchRows rows at most,
 	// several in one transaction.
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
@@ -102,6 +103,15 @@ func (q sqlQuerier) Query(ctx context.Context, query string, args ...any) (sqlco
 
 func (q sqlQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlcore.Scanner {
 	return q.q.QueryRowContext(ctx, query, args...)
+}
+
+func (q sqlQuerier) ExecBatch(ctx context.Context, stmts ...sqlcore.Stmt) error {
+	for _, s := range stmts {
+		if _, err := q.q.ExecContext(ctx, s.SQL, s.Args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var _ sqlcore.Rows = (*sql.Rows)(nil)

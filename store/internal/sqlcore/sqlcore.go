@@ -37,6 +37,15 @@ type Querier interface {
 	// QueryRow runs a query of one row; its error, and no rows, come from
 	// Scan.
 	QueryRow(ctx context.Context, sql string, args ...any) Scanner
+	// ExecBatch runs statements in order, in one round trip where the
+	// database can (a pgx batch), and stops at the first that fails.
+	ExecBatch(ctx context.Context, stmts ...Stmt) error
+}
+
+// Stmt is a statement of a batch and its arguments.
+type Stmt struct {
+	SQL  string
+	Args []any
 }
 
 // Conn is where a driver's Executor runs Core's statements.
@@ -57,6 +66,9 @@ type Dialect struct {
 	// Greatest names the function of the larger of its arguments:
 	// GREATEST in PostgreSQL, max in SQLite.
 	Greatest string
+	// ErrNoRows is the driver's error of a query without rows, which
+	// Conn.Error reads as store.ErrNotFound.
+	ErrNoRows error
 	// Limit is the LIMIT argument for the store's "n, or no limit when 0
 	// or less".
 	Limit func(n int) any
