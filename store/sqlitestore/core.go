@@ -29,6 +29,16 @@ var dialect = sqlcore.Dialect{
 			return nil
 		})
 	},
+	// The items travel as multi-row statements of batchRows rows at most,
+	// in a transaction (or a savepoint of the executor's) when there are
+	// more.
+	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
+		return c.(conn).e.batch(ctx, len(items), func(q querier) error {
+			return insertBatch(ctx, q, mapItemPutHead, 3, len(items), func(i int, args []any) []any {
+				return append(args, mapRunArn, first+int64(i), items[i])
+			})
+		})
+	},
 	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
 		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
 			for start := 0; start < len(keys); start += batchRows {
@@ -51,6 +61,12 @@ const (
 	tagPutHead    = `INSERT INTO stepwise_tag (resource_arn, key, value)`
 	tagPutTail    = ` ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
 	tagDeleteHead = `DELETE FROM stepwise_tag WHERE resource_arn = ? AND key IN`
+
+	// mapItemPutHead is the head of PutMapItems's multi-row INSERT
+	// (insertBatch): an item that is stored already is replaced (the
+	// table has neither triggers nor foreign keys, so REPLACE is an
+	// upsert of the body).
+	mapItemPutHead = `INSERT OR REPLACE INTO stepwise_map_item (map_run_arn, idx, body)`
 )
 
 // coreBatch runs fn, a write of n rows, atomically: one statement is on

@@ -403,7 +403,7 @@ func TestOpen(t *testing.T) {
 			{aliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
 			{sqlcore.MapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
 			{sqlcore.MapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
-			{mapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
+			{sqlcore.MapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
 		} {
 			plan := queryPlan(ctx, t, d.write, tc.query, tc.args...)
 			require.Contains(t, plan, tc.index, tc.query)

@@ -75,6 +75,9 @@ type Dialect struct {
 	// PutTags upserts a resource's tags, keys and values in pairs, each
 	// key once, in one atomic write.
 	PutTags func(ctx context.Context, c Conn, resourceArn string, keys, values []string) error
+	// PutMapItems upserts a map run's items at indexes first, first+1,
+	// ..., in one atomic write.
+	PutMapItems func(ctx context.Context, c Conn, mapRunArn string, first int64, items []string) error
 	// DeleteTags removes a resource's tags by key, in one atomic write.
 	DeleteTags func(ctx context.Context, c Conn, resourceArn string, keys []string) error
 }
