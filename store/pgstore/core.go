@@ -15,6 +15,9 @@ var dialect = sqlcore.Dialect{
 	Limit:     limit,
 	// The tags travel as two arrays, so that one statement of one text
 	// puts any number of them.
+	LockStateMachine: lockStateMachine,
+	InsertVersion:    insertVersion,
+	InsertAlias:      insertAlias,
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
 		_, err := c.Writer().Exec(ctx, tagPutSQL, resourceArn, keys, values)
 		return err

@@ -14,6 +14,9 @@ var dialect = sqlcore.Dialect{
 	Limit:     func(n int) any { return limit(n) },
 	// The tags travel as multi-row statements of batchRows rows at most,
 	// several in one transaction.
+	LockStateMachine: lockStateMachine,
+	InsertVersion:    insertVersion,
+	InsertAlias:      insertAlias,
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
 		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
 			for start := 0; start < len(keys); start += batchRows {

@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"stepwise/store"
 )
 
 // Scanner is one row: *sql.Row, *sql.Rows, pgx.Row or pgx.Rows.
@@ -72,6 +74,19 @@ type Dialect struct {
 	// Limit is the LIMIT argument for the store's "n, or no limit when 0
 	// or less".
 	Limit func(n int) any
+	// LockStateMachine holds a state machine's row for the rest of the
+	// transaction, so that publishers, a version's deletion and an
+	// alias's creation or update take turns; an error wrapping ErrNoRows
+	// when there is no such state machine. SQLite's one writer takes
+	// turns already: there it does nothing.
+	LockStateMachine func(ctx context.Context, q Querier, stateMachineArn string) error
+	// InsertVersion gives v the state machine's next version number and
+	// inserts it, returning the number.
+	InsertVersion func(ctx context.Context, q Querier, v *store.Version) (int64, error)
+	// InsertAlias inserts an alias of an existing state machine, routing
+	// to versions that exist (VersionsExist); an error wrapping ErrNoRows
+	// when there is no such state machine.
+	InsertAlias func(ctx context.Context, q Querier, a *store.Alias) error
 	// PutTags upserts a resource's tags, keys and values in pairs, each
 	// key once, in one atomic write.
 	PutTags func(ctx context.Context, c Conn, resourceArn string, keys, values []string) error
