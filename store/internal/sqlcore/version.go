@@ -17,10 +17,10 @@ const (
 
 	versionGetSQL = `SELECT ` + VersionColumns + ` FROM stepwise_version WHERE state_machine_arn = $1 AND number = $2`
 
+	// VersionOfRevisionSQL, VersionListSQL and AliasListSQL are exported
+	// for the drivers' tests of their query plans.
 	VersionOfRevisionSQL = `SELECT ` + VersionColumns + ` FROM stepwise_version WHERE state_machine_arn = $1 AND revision_id = $2`
 
-	// VersionListSQL, VersionOfRevisionSQL and AliasListSQL are exported
-	// for the drivers' tests of their query plans.
 	VersionListSQL = `SELECT ` + VersionColumns + `
 FROM stepwise_version
 WHERE state_machine_arn = $1 AND number < $2
