@@ -397,7 +397,7 @@ func TestOpen(t *testing.T) {
 			{executionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
 			{timerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
 			{timerNextSQL, nil, "stepwise_timer_fire_at"},
-			{eventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
+			{sqlcore.EventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
 			{sqlcore.VersionListSQL, []any{"sm", 5, 10}, "stepwise_version USING PRIMARY KEY (state_machine_arn=? AND number<?)"},
 			{sqlcore.VersionOfRevisionSQL, []any{"sm", "r"}, "stepwise_version_revision (state_machine_arn=? AND revision_id=?)"},
 			{sqlcore.AliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
