@@ -335,22 +335,9 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 	return tx.Commit(ctx)
 }
 
-// queryAll runs a query and scans every row with scan.
+// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
 func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqlcore.QueryAll(ctx, pgQuerier{q}, query, args, func(s sqlcore.Scanner) (T, error) { return scan(s) })
 }
 
 // limit maps the store's "0 or less: no limit" to LIMIT NULL.

@@ -535,26 +535,11 @@ func (e *Executor) batch(ctx context.Context, n int, fn func(q querier) error) e
 }
 
 // scanner is a *sql.Row or *sql.Rows.
-type scanner interface {
-	Scan(dest ...any) error
-}
+type scanner = sqlcore.Scanner
 
-// queryAll runs a query and scans every row with scan.
+// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
 func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqlcore.QueryAll(ctx, sqlQuerier{q}, query, args, scan)
 }
 
 // limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.
