@@ -336,8 +336,8 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 }
 
 // queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
-func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
-	return sqlcore.QueryAll(ctx, pgQuerier{q}, query, args, func(s sqlcore.Scanner) (T, error) { return scan(s) })
+func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(sqlcore.Scanner) (T, error)) ([]T, error) {
+	return sqlcore.QueryAll(ctx, pgQuerier{q}, query, args, scan)
 }
 
 // limit maps the store's "0 or less: no limit" to LIMIT NULL.

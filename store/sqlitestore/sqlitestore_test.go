@@ -394,7 +394,7 @@ func TestOpen(t *testing.T) {
 		}{
 			{executionListSQL, []any{"sm", 1, "a", 10}, "stepwise_execution_list"},
 			{executionListStatusSQL, []any{"sm", "RUNNING", 1, "a", 10}, "stepwise_execution_list_status"},
-			{executionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
+			{sqlcore.ExecutionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
 			{sqlcore.TimerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
 			{sqlcore.TimerNextSQL, nil, "stepwise_timer_fire_at"},
 			{sqlcore.EventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
