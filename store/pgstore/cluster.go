@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 var _ store.Cluster = (*Driver)(nil)
@@ -113,7 +114,7 @@ func (d *Driver) SignalTake(ctx context.Context, to string, limit int) ([]store.
 	if limit <= 0 {
 		return nil, fmt.Errorf("take requests: limit %d must be positive", limit)
 	}
-	sigs, err := queryAll(ctx, d.pool, signalTakeSQL, []any{to, limit}, func(r pgx.Row) (store.Signal, error) {
+	sigs, err := queryAll(ctx, d.pool, signalTakeSQL, []any{to, limit}, func(r sqlcore.Scanner) (store.Signal, error) {
 		var s store.Signal
 		return s, r.Scan(&s.ID, &s.Sender, &s.Body)
 	})

@@ -3,12 +3,11 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/jackc/pgx/v5"
 
-	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // Rows to insert travel as one array per column (unnest), so that one
@@ -21,29 +20,9 @@ const (
 INSERT INTO stepwise_event (execution_id, id, type, timestamp, body)
 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[])`
 
-	eventListSQL = `
-SELECT id, type, timestamp, body
-FROM stepwise_event
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = $1) AND id > $2
-ORDER BY id
-LIMIT $3`
-
-	eventListReverseSQL = `
-SELECT id, type, timestamp, body
-FROM stepwise_event
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = $1) AND id < $2
-ORDER BY id DESC
-LIMIT $3`
-
 	inputInsertSQL = `
 INSERT INTO stepwise_input (execution_id, seq, at, body)
 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bytea[])`
-
-	inputListSQL = `
-SELECT seq, at, body
-FROM stepwise_input
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = $1)
-ORDER BY seq`
 )
 
 // executionIDs maps the ARNs of n rows (arn(i) for each) to their
@@ -93,8 +72,8 @@ func (c *eventColumns) add(executionID int64, ev *store.Event) {
 	c.executionIDs = append(c.executionIDs, executionID)
 	c.ids = append(c.ids, ev.ID)
 	c.types = append(c.types, string(ev.Type))
-	c.timestamps = append(c.timestamps, millis(ev.Timestamp))
-	c.bodies = append(c.bodies, blob(ev.Body))
+	c.timestamps = append(c.timestamps, sqlcore.Millis(ev.Timestamp))
+	c.bodies = append(c.bodies, sqlcore.Blob(ev.Body))
 }
 
 func (c *eventColumns) args() []any {
@@ -110,8 +89,8 @@ type inputColumns struct {
 func (c *inputColumns) add(executionID int64, in *store.Input) {
 	c.executionIDs = append(c.executionIDs, executionID)
 	c.seqs = append(c.seqs, in.Seq)
-	c.ats = append(c.ats, millis(in.At))
-	c.bodies = append(c.bodies, blob(in.Body))
+	c.ats = append(c.ats, sqlcore.Millis(in.At))
+	c.bodies = append(c.bodies, sqlcore.Blob(in.Body))
 }
 
 func (c *inputColumns) args() []any {
@@ -138,32 +117,6 @@ func (e *Executor) EventInsert(ctx context.Context, events []*store.Event) error
 	return interpretError("insert events", err)
 }
 
-// EventList pages through an execution's history by id.
-func (e *Executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
-	query, after := eventListSQL, p.AfterID
-	if p.Reverse {
-		query = eventListReverseSQL
-		if after <= 0 {
-			after = math.MaxInt64
-		}
-	}
-	evs, err := queryAll(ctx, e.q(), query, []any{p.ExecutionArn, after, limit(p.Limit)}, func(s pgx.Row) (*store.Event, error) {
-		ev := store.Event{ExecutionArn: p.ExecutionArn}
-		var ts int64
-		var typ string
-		if err := s.Scan(&ev.ID, &typ, &ts, &ev.Body); err != nil {
-			return nil, err
-		}
-		ev.Type = stepwisetype.EventType(typ)
-		ev.Timestamp = fromMillis(ts)
-		return &ev, nil
-	})
-	if err != nil {
-		return nil, interpretError("list events of "+p.ExecutionArn, err)
-	}
-	return evs, nil
-}
-
 // InputInsert appends to replay logs, all or none. A seq already stored
 // for the execution is store.ErrAlreadyExists.
 func (e *Executor) InputInsert(ctx context.Context, inputs []*store.Input) error {
@@ -180,21 +133,4 @@ func (e *Executor) InputInsert(ctx context.Context, inputs []*store.Input) error
 		_, err = q.Exec(ctx, inputInsertSQL, c.args()...)
 	}
 	return interpretError("insert inputs", err)
-}
-
-// InputList returns an execution's replay log by seq.
-func (e *Executor) InputList(ctx context.Context, executionArn string) ([]*store.Input, error) {
-	ins, err := queryAll(ctx, e.q(), inputListSQL, []any{executionArn}, func(s pgx.Row) (*store.Input, error) {
-		in := store.Input{ExecutionArn: executionArn}
-		var at int64
-		if err := s.Scan(&in.Seq, &at, &in.Body); err != nil {
-			return nil, err
-		}
-		in.At = fromMillis(at)
-		return &in, nil
-	})
-	if err != nil {
-		return nil, interpretError("list inputs of "+executionArn, err)
-	}
-	return ins, nil
 }

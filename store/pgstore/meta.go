@@ -1,6 +1,10 @@
 package pgstore
 
-import "context"
+import (
+	"context"
+
+	"stepwise/store/internal/sqlcore"
+)
 
 const (
 	metaInsertSQL = `INSERT INTO stepwise_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`
@@ -13,7 +17,7 @@ const (
 func (e *Executor) MetaGetOrPut(ctx context.Context, key string, value []byte) ([]byte, error) {
 	q := e.q()
 	var out []byte
-	_, err := q.Exec(ctx, metaInsertSQL, key, blob(value))
+	_, err := q.Exec(ctx, metaInsertSQL, key, sqlcore.Blob(value))
 	if err == nil {
 		err = q.QueryRow(ctx, metaGetSQL, key).Scan(&out)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // nowMS is the database's clock in Unix milliseconds: leases are timed by
@@ -94,7 +95,7 @@ func (e *Executor) ExecutionClaim(ctx context.Context, f store.Fence, limit int)
 		if err != nil {
 			return err
 		}
-		arns, err = queryAll(ctx, q, executionClaimSQL, []any{f.Node, f.Epoch, limit}, func(r pgx.Row) (string, error) {
+		arns, err = queryAll(ctx, q, executionClaimSQL, []any{f.Node, f.Epoch, limit}, func(r sqlcore.Scanner) (string, error) {
 			var arn string
 			return arn, r.Scan(&arn)
 		})

@@ -75,7 +75,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -83,6 +82,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 )
 
@@ -116,6 +116,8 @@ type Driver struct {
 // Executor runs store operations outside a transaction, or inside one when
 // it is an ExecutorTx's.
 type Executor struct {
+	sqlcore.Core // the operations written once for both drivers
+
 	driver *Driver
 	tx     pgx.Tx // nil outside a transaction
 }
@@ -175,7 +177,7 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 		return nil, fmt.Errorf("PostgreSQL at %s: %w", where, err)
 	}
 	d := &Driver{pool: pool}
-	d.exec = &Executor{driver: d}
+	d.exec = &d.newExecutor(nil).Executor
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, interpretError("connect to PostgreSQL at "+where, err)
@@ -230,7 +232,7 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	if err != nil {
 		return nil, interpretError("begin", err)
 	}
-	return &ExecutorTx{Executor{driver: d, tx: tx}}, nil
+	return d.newExecutor(tx), nil
 }
 
 // Close closes the pool, waiting for the connections in use to be
@@ -333,22 +335,9 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 	return tx.Commit(ctx)
 }
 
-// queryAll runs a query and scans every row with scan.
-func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
+func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(sqlcore.Scanner) (T, error)) ([]T, error) {
+	return sqlcore.QueryAll(ctx, pgQuerier{q}, query, args, scan)
 }
 
 // limit maps the store's "0 or less: no limit" to LIMIT NULL.
@@ -357,43 +346,4 @@ func limit(n int) any {
 		return nil
 	}
 	return int64(n)
-}
-
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func millisPtr(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	ms := t.UnixMilli()
-	return &ms
-}
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-func fromMillisPtr(ms *int64) *time.Time {
-	if ms == nil {
-		return nil
-	}
-	t := fromMillis(*ms)
-	return &t
-}
-
-// truncate is t as it reads back: whole milliseconds, UTC.
-func truncate(t time.Time) time.Time { return fromMillis(millis(t)) }
-
-func truncatePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	tt := truncate(*t)
-	return &tt
-}
-
-// blob keeps a nil body from becoming NULL.
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

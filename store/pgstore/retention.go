@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // The statements of ExecutionDeleteClosed. The executions a batch deletes
@@ -72,7 +73,7 @@ func (e *Executor) ExecutionDeleteClosed(ctx context.Context, p *store.Execution
 }
 
 func deleteClosed(ctx context.Context, q querier, p *store.ExecutionDeleteClosedParams) (int, error) {
-	rows, err := q.Query(ctx, executionClosedSQL, millis(p.StoppedBefore), int64(p.Limit))
+	rows, err := q.Query(ctx, executionClosedSQL, sqlcore.Millis(p.StoppedBefore), int64(p.Limit))
 	if err != nil {
 		return 0, err
 	}

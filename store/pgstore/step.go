@@ -10,6 +10,7 @@ import (
 
 	"stepwise/store"
 	"stepwise/store/internal/outboxrow"
+	"stepwise/store/internal/sqlcore"
 )
 
 // The statements of StepWrite, sent in one batch (one round trip).
@@ -191,8 +192,8 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		case s.Update != nil:
 			p := s.Update
 			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL,
-				string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
-				int64(p.RedriveCount), millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion)
+				string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
+				int64(p.RedriveCount), sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion)
 			w.updates = append(w.updates, p)
 		default:
 			w.lookups = append(w.lookups, arn)
@@ -237,7 +238,7 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	}
 	if row, ok := outboxrow.Pack(steps); ok {
 		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)
-		w.queue("write outbox", resultOutbox, outboxInsertSQL, millis(row.CreatedAt), int64(row.Notices), row.Body)
+		w.queue("write outbox", resultOutbox, outboxInsertSQL, sqlcore.Millis(row.CreatedAt), int64(row.Notices), row.Body)
 	}
 	if !begin {
 		w.queue("release savepoint", resultExec, stepReleaseSQL)

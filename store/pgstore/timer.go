@@ -2,11 +2,9 @@ package pgstore
 
 import (
 	"context"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -22,25 +20,6 @@ DELETE FROM stepwise_timer AS t
 USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
 WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
 
-	timerListDueSQL = `
-SELECT execution_arn, id, fire_at
-FROM stepwise_timer
-WHERE fire_at <= $1
-ORDER BY fire_at, execution_arn, id
-LIMIT $2`
-
-	timerNextSQL = `
-SELECT execution_arn, id, fire_at
-FROM stepwise_timer
-ORDER BY fire_at, execution_arn, id
-LIMIT 1`
-
-	timerListForExecutionSQL = `
-SELECT execution_arn, id, fire_at
-FROM stepwise_timer
-WHERE execution_arn = $1
-ORDER BY fire_at, id`
-
 	taskInsertSQL = `
 INSERT INTO stepwise_task (execution_arn, id, resource, body, created_at)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[])`
@@ -51,12 +30,6 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint
 DELETE FROM stepwise_task AS t
 USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
 WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
-
-	taskListForExecutionSQL = `
-SELECT execution_arn, id, resource, body, created_at
-FROM stepwise_task
-WHERE execution_arn = $1
-ORDER BY created_at, id`
 )
 
 // timerColumns are the arrays of timerInsertSQL.
@@ -68,7 +41,7 @@ type timerColumns struct {
 func (c *timerColumns) add(t *store.Timer) {
 	c.arns = append(c.arns, t.ExecutionArn)
 	c.ids = append(c.ids, t.ID)
-	c.fireAts = append(c.fireAts, millis(t.FireAt))
+	c.fireAts = append(c.fireAts, sqlcore.Millis(t.FireAt))
 }
 
 func (c *timerColumns) args() []any { return []any{c.arns, c.ids, c.fireAts} }
@@ -84,8 +57,8 @@ func (c *taskColumns) add(t *store.Task) {
 	c.arns = append(c.arns, t.ExecutionArn)
 	c.ids = append(c.ids, t.ID)
 	c.resources = append(c.resources, t.Resource)
-	c.bodies = append(c.bodies, blob(t.Body))
-	c.createdAts = append(c.createdAts, millis(t.CreatedAt))
+	c.bodies = append(c.bodies, sqlcore.Blob(t.Body))
+	c.createdAts = append(c.createdAts, sqlcore.Millis(t.CreatedAt))
 }
 
 func (c *taskColumns) args() []any {
@@ -105,16 +78,6 @@ func (c *pairColumns) add(arn string, ids []string) {
 }
 
 func (c *pairColumns) args() []any { return []any{c.arns, c.ids} }
-
-func scanTimer(s pgx.Row) (*store.Timer, error) {
-	var t store.Timer
-	var fireAt int64
-	if err := s.Scan(&t.ExecutionArn, &t.ID, &fireAt); err != nil {
-		return nil, err
-	}
-	t.FireAt = fromMillis(fireAt)
-	return &t, nil
-}
 
 // TimerInsert adds timers, all or none. An id the execution already has is
 // store.ErrAlreadyExists; an execution that does not exist
@@ -141,33 +104,6 @@ func (e *Executor) TimerDelete(ctx context.Context, executionArn string, ids []s
 	return interpretError("delete timers of "+executionArn, err)
 }
 
-// TimerListDue lists timers with FireAt <= before, earliest first.
-func (e *Executor) TimerListDue(ctx context.Context, before time.Time, limitN int) ([]*store.Timer, error) {
-	ts, err := queryAll(ctx, e.q(), timerListDueSQL, []any{millis(before), limit(limitN)}, scanTimer)
-	if err != nil {
-		return nil, interpretError("list due timers", err)
-	}
-	return ts, nil
-}
-
-// TimerNext returns the earliest pending timer, or store.ErrNotFound.
-func (e *Executor) TimerNext(ctx context.Context) (*store.Timer, error) {
-	t, err := scanTimer(e.q().QueryRow(ctx, timerNextSQL))
-	if err != nil {
-		return nil, interpretError("next timer", err)
-	}
-	return t, nil
-}
-
-// TimerListForExecution lists an execution's timers, earliest first.
-func (e *Executor) TimerListForExecution(ctx context.Context, executionArn string) ([]*store.Timer, error) {
-	ts, err := queryAll(ctx, e.q(), timerListForExecutionSQL, []any{executionArn}, scanTimer)
-	if err != nil {
-		return nil, interpretError("list timers of "+executionArn, err)
-	}
-	return ts, nil
-}
-
 // TaskInsert adds tasks, all or none. An id the execution already has is
 // store.ErrAlreadyExists.
 func (e *Executor) TaskInsert(ctx context.Context, tasks []*store.Task) error {
@@ -190,21 +126,4 @@ func (e *Executor) TaskDelete(ctx context.Context, executionArn string, ids []st
 	}
 	_, err := e.q().Exec(ctx, taskDeleteSQL, executionArn, ids)
 	return interpretError("delete tasks of "+executionArn, err)
-}
-
-// TaskListForExecution lists an execution's tasks, oldest first.
-func (e *Executor) TaskListForExecution(ctx context.Context, executionArn string) ([]*store.Task, error) {
-	ts, err := queryAll(ctx, e.q(), taskListForExecutionSQL, []any{executionArn}, func(s pgx.Row) (*store.Task, error) {
-		var t store.Task
-		var created int64
-		if err := s.Scan(&t.ExecutionArn, &t.ID, &t.Resource, &t.Body, &created); err != nil {
-			return nil, err
-		}
-		t.CreatedAt = fromMillis(created)
-		return &t, nil
-	})
-	if err != nil {
-		return nil, interpretError("list tasks of "+executionArn, err)
-	}
-	return ts, nil
 }

@@ -8,66 +8,38 @@ import (
 	"strings"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
-	executionColumns = `arn, state_machine_arn, revision_id, name, status, input, output, error, cause,
-    start_date, stop_date, role_arn, trace_header, redrive_count, redrive_date, version, last_event_id, test_case,
-    version_arn, alias_arn, map_run_arn, policies`
-
 	executionInsertSQL = `
-INSERT INTO stepwise_execution (` + executionColumns + `)
+INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-	executionGetSQL = `SELECT ` + executionColumns + ` FROM stepwise_execution WHERE arn = ?`
 
 	executionUpdateSQL = `
 UPDATE stepwise_execution
 SET status = ?, output = ?, error = ?, cause = ?, stop_date = ?, last_event_id = ?,
     redrive_count = ?, redrive_date = ?, version = version + 1
 WHERE arn = ? AND version = ?
-RETURNING ` + executionColumns
+RETURNING ` + sqlcore.ExecutionColumns
 
 	executionVersionSQL = `SELECT version FROM stepwise_execution WHERE arn = ?`
 
 	// The cursor is a row value: (start_date, arn) below the last row seen.
 	// Without one the query starts below (MaxInt64, ''). The queries of a
 	// version, an alias or a map run are executionListQuery's.
-	executionListSQL = `SELECT ` + executionColumns + `
+	executionListSQL = `SELECT ` + sqlcore.ExecutionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = ? AND (start_date, arn) < (?, ?)
 ORDER BY start_date DESC, arn DESC
 LIMIT ?`
 
-	executionListStatusSQL = `SELECT ` + executionColumns + `
+	executionListStatusSQL = `SELECT ` + sqlcore.ExecutionColumns + `
 FROM stepwise_execution
 WHERE state_machine_arn = ? AND status = ? AND (start_date, arn) < (?, ?)
 ORDER BY start_date DESC, arn DESC
 LIMIT ?`
-
-	// status = 'RUNNING' is literal so that the partial index applies.
-	executionListRunningSQL = `SELECT ` + executionColumns + `
-FROM stepwise_execution
-WHERE status = 'RUNNING' AND arn > ?
-ORDER BY arn
-LIMIT ?`
 )
-
-func scanExecution(s scanner) (*store.Execution, error) {
-	var x store.Execution
-	var start int64
-	var stop, redrive sql.NullInt64
-	if err := s.Scan(&x.Arn, &x.StateMachineArn, &x.RevisionID, &x.Name, &x.Status, &x.Input,
-		&x.Output, &x.Error, &x.Cause, &start, &stop, &x.RoleArn, &x.TraceHeader,
-		&x.RedriveCount, &redrive, &x.Version, &x.LastEventID, &x.TestCase,
-		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
-		return nil, err
-	}
-	x.StartDate = fromMillis(start)
-	x.StopDate = fromMillisPtr(stop)
-	x.RedriveDate = fromMillisPtr(redrive)
-	return &x, nil
-}
 
 // ExecutionInsert creates an execution with the version it is given.
 func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsertParams) (*store.Execution, error) {
@@ -76,36 +48,27 @@ func (e *Executor) ExecutionInsert(ctx context.Context, p *store.ExecutionInsert
 		return nil, interpretError("insert execution "+x.Arn, err)
 	}
 	out := *x
-	out.StartDate = truncate(x.StartDate)
-	out.StopDate = truncatePtr(x.StopDate)
-	out.RedriveDate = truncatePtr(x.RedriveDate)
+	out.StartDate = sqlcore.Truncate(x.StartDate)
+	out.StopDate = sqlcore.TruncatePtr(x.StopDate)
+	out.RedriveDate = sqlcore.TruncatePtr(x.RedriveDate)
 	return &out, nil
 }
 
 // executionInsertArgs are the arguments of executionInsertSQL.
 func executionInsertArgs(x *store.Execution) []any {
 	return []any{x.Arn, x.StateMachineArn, x.RevisionID, x.Name, string(x.Status), x.Input,
-		x.Output, x.Error, x.Cause, millis(x.StartDate), millisPtr(x.StopDate), x.RoleArn,
-		x.TraceHeader, x.RedriveCount, millisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
+		x.Output, x.Error, x.Cause, sqlcore.Millis(x.StartDate), sqlcore.MillisPtr(x.StopDate), x.RoleArn,
+		x.TraceHeader, x.RedriveCount, sqlcore.MillisPtr(x.RedriveDate), x.Version, x.LastEventID, x.TestCase,
 		x.VersionArn, x.AliasArn, x.MapRunArn, x.Policies}
-}
-
-// ExecutionGet returns an execution.
-func (e *Executor) ExecutionGet(ctx context.Context, arn string) (*store.Execution, error) {
-	x, err := scanExecution(e.reader().QueryRowContext(ctx, executionGetSQL, arn))
-	if err != nil {
-		return nil, interpretError("get execution "+arn, err)
-	}
-	return x, nil
 }
 
 // ExecutionUpdate writes an execution's new status if its version is still
 // p.ExpectedVersion, and returns the row as written.
 func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdateParams) (*store.Execution, error) {
 	q := e.writer()
-	x, err := scanExecution(q.QueryRowContext(ctx, executionUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
-		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
+	x, err := sqlcore.ScanExecution(q.QueryRowContext(ctx, executionUpdateSQL,
+		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
+		p.RedriveCount, sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion))
 	if errors.Is(err, sql.ErrNoRows) {
 		// Nothing matched: tell a missing execution from a stale version.
 		err = versionConflict(ctx, q, p)
@@ -122,11 +85,11 @@ func (e *Executor) ExecutionUpdate(ctx context.Context, p *store.ExecutionUpdate
 func (e *Executor) ExecutionList(ctx context.Context, p *store.ExecutionListParams) ([]*store.Execution, error) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
-		afterStart, afterArn = millis(p.AfterStartDate), p.AfterArn
+		afterStart, afterArn = sqlcore.Millis(p.AfterStartDate), p.AfterArn
 	}
 	query, args := executionListQuery(p)
 	args = append(args, afterStart, afterArn, limit(p.Limit))
-	xs, err := queryAll(ctx, e.reader(), query, args, scanExecution)
+	xs, err := queryAll(ctx, e.reader(), query, args, sqlcore.ScanExecution)
 	if err != nil {
 		return nil, interpretError("list executions of "+executionListOf(p), err)
 	}
@@ -154,7 +117,7 @@ func executionListQuery(p *store.ExecutionListParams) (string, []any) {
 		return executionListSQL, []any{p.StateMachineArn}
 	}
 	var b strings.Builder
-	b.WriteString("SELECT " + executionColumns + "\nFROM stepwise_execution\nWHERE ")
+	b.WriteString("SELECT " + sqlcore.ExecutionColumns + "\nFROM stepwise_execution\nWHERE ")
 	var args []any
 	if p.MapRunArn != "" {
 		b.WriteString("map_run_arn != '' AND map_run_arn = ? AND ")
@@ -178,13 +141,4 @@ func executionListQuery(p *store.ExecutionListParams) (string, []any) {
 	}
 	b.WriteString("(start_date, arn) < (?, ?)\nORDER BY start_date DESC, arn DESC\nLIMIT ?")
 	return b.String(), args
-}
-
-// ExecutionListRunning pages through RUNNING executions by ARN.
-func (e *Executor) ExecutionListRunning(ctx context.Context, afterArn string, limitN int) ([]*store.Execution, error) {
-	xs, err := queryAll(ctx, e.reader(), executionListRunningSQL, []any{afterArn, limit(limitN)}, scanExecution)
-	if err != nil {
-		return nil, interpretError("list running executions", err)
-	}
-	return xs, nil
 }

@@ -3,9 +3,9 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 const (
@@ -13,27 +13,7 @@ const (
 
 	eventInsertHead = `INSERT INTO stepwise_event (execution_id, id, type, timestamp, body)`
 
-	eventListSQL = `
-SELECT id, type, timestamp, body
-FROM stepwise_event
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?) AND id > ?
-ORDER BY id
-LIMIT ?`
-
-	eventListReverseSQL = `
-SELECT id, type, timestamp, body
-FROM stepwise_event
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?) AND id < ?
-ORDER BY id DESC
-LIMIT ?`
-
 	inputInsertHead = `INSERT INTO stepwise_input (execution_id, seq, at, body)`
-
-	inputListSQL = `
-SELECT seq, at, body
-FROM stepwise_input
-WHERE execution_id = (SELECT id FROM stepwise_execution WHERE arn = ?)
-ORDER BY seq`
 )
 
 // executionIDs maps the ARNs of n rows (arn(i) for each) to their
@@ -69,34 +49,10 @@ func (e *Executor) EventInsert(ctx context.Context, events []*store.Event) error
 		}
 		return insertBatch(ctx, q, eventInsertHead, 5, len(events), func(i int, args []any) []any {
 			ev := events[i]
-			return append(args, ids[ev.ExecutionArn], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
+			return append(args, ids[ev.ExecutionArn], ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
 		})
 	})
 	return interpretError("insert events", err)
-}
-
-// EventList pages through an execution's history by id.
-func (e *Executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
-	query, after := eventListSQL, p.AfterID
-	if p.Reverse {
-		query = eventListReverseSQL
-		if after <= 0 {
-			after = math.MaxInt64
-		}
-	}
-	evs, err := queryAll(ctx, e.reader(), query, []any{p.ExecutionArn, after, limit(p.Limit)}, func(s scanner) (*store.Event, error) {
-		ev := store.Event{ExecutionArn: p.ExecutionArn}
-		var ts int64
-		if err := s.Scan(&ev.ID, &ev.Type, &ts, &ev.Body); err != nil {
-			return nil, err
-		}
-		ev.Timestamp = fromMillis(ts)
-		return &ev, nil
-	})
-	if err != nil {
-		return nil, interpretError("list events of "+p.ExecutionArn, err)
-	}
-	return evs, nil
 }
 
 // InputInsert appends to replay logs, all or none. A seq already stored
@@ -112,25 +68,8 @@ func (e *Executor) InputInsert(ctx context.Context, inputs []*store.Input) error
 		}
 		return insertBatch(ctx, q, inputInsertHead, 4, len(inputs), func(i int, args []any) []any {
 			in := inputs[i]
-			return append(args, ids[in.ExecutionArn], in.Seq, millis(in.At), blob(in.Body))
+			return append(args, ids[in.ExecutionArn], in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		})
 	})
 	return interpretError("insert inputs", err)
-}
-
-// InputList returns an execution's replay log by seq.
-func (e *Executor) InputList(ctx context.Context, executionArn string) ([]*store.Input, error) {
-	ins, err := queryAll(ctx, e.reader(), inputListSQL, []any{executionArn}, func(s scanner) (*store.Input, error) {
-		in := store.Input{ExecutionArn: executionArn}
-		var at int64
-		if err := s.Scan(&in.Seq, &at, &in.Body); err != nil {
-			return nil, err
-		}
-		in.At = fromMillis(at)
-		return &in, nil
-	})
-	if err != nil {
-		return nil, interpretError("list inputs of "+executionArn, err)
-	}
-	return ins, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // The statements of ExecutionDeleteClosed. The executions a batch deletes
@@ -70,7 +71,7 @@ func (e *Executor) ExecutionDeleteClosed(ctx context.Context, p *store.Execution
 }
 
 func deleteClosed(ctx context.Context, q querier, p *store.ExecutionDeleteClosedParams) (int, error) {
-	rows, err := q.QueryContext(ctx, executionClosedSQL, millis(p.StoppedBefore), p.Limit)
+	rows, err := q.QueryContext(ctx, executionClosedSQL, sqlcore.Millis(p.StoppedBefore), p.Limit)
 	if err != nil {
 		return 0, err
 	}

@@ -62,6 +62,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 )
 
@@ -109,6 +110,8 @@ type Driver struct {
 // Executor runs store operations outside a transaction, or inside one when
 // it is an ExecutorTx's.
 type Executor struct {
+	sqlcore.Core // the operations written once for both drivers
+
 	driver *Driver
 	tx     *txQuerier // nil outside a transaction
 }
@@ -176,7 +179,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		d.read, d.write = read, write
 		d.reads.db, d.writes.db = read, write
 	}
-	d.exec = &Executor{driver: d}
+	d.exec = &d.newExecutor(nil).Executor
 
 	if err := d.migrate(ctx); err != nil {
 		return nil, d.openFailed(path, interpretError("migrate", err))
@@ -279,7 +282,7 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	if err != nil {
 		return nil, interpretError("begin", err)
 	}
-	return &ExecutorTx{Executor{driver: d, tx: &txQuerier{tx: tx, writes: &d.writes, stmts: map[string]*sql.Stmt{}}}}, nil
+	return d.newExecutor(&txQuerier{tx: tx, writes: &d.writes, stmts: map[string]*sql.Stmt{}}), nil
 }
 
 // Close closes the database. It is safe to call more than once.
@@ -532,26 +535,11 @@ func (e *Executor) batch(ctx context.Context, n int, fn func(q querier) error) e
 }
 
 // scanner is a *sql.Row or *sql.Rows.
-type scanner interface {
-	Scan(dest ...any) error
-}
+type scanner = sqlcore.Scanner
 
-// queryAll runs a query and scans every row with scan.
+// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
 func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqlcore.QueryAll(ctx, sqlQuerier{q}, query, args, scan)
 }
 
 // limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.
@@ -562,40 +550,11 @@ func limit(n int) int {
 	return n
 }
 
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func millisPtr(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMilli()
-}
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
+// fromMillisPtr reads back a nullable time scanned as sql.NullInt64.
 func fromMillisPtr(ms sql.NullInt64) *time.Time {
 	if !ms.Valid {
 		return nil
 	}
-	t := fromMillis(ms.Int64)
+	t := sqlcore.FromMillis(ms.Int64)
 	return &t
-}
-
-// truncate is t as it reads back: whole milliseconds, UTC.
-func truncate(t time.Time) time.Time { return fromMillis(millis(t)) }
-
-func truncatePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	tt := truncate(*t)
-	return &tt
-}
-
-// blob keeps a nil body from becoming NULL.
-func blob(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -16,6 +16,7 @@ import (
 
 	"stepwise/stepwisetype"
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
 	"stepwise/store/storetest"
 )
@@ -393,16 +394,16 @@ func TestOpen(t *testing.T) {
 		}{
 			{executionListSQL, []any{"sm", 1, "a", 10}, "stepwise_execution_list"},
 			{executionListStatusSQL, []any{"sm", "RUNNING", 1, "a", 10}, "stepwise_execution_list_status"},
-			{executionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
-			{timerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
-			{timerNextSQL, nil, "stepwise_timer_fire_at"},
-			{eventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
-			{versionListSQL, []any{"sm", 5, 10}, "stepwise_version USING PRIMARY KEY (state_machine_arn=? AND number<?)"},
-			{versionOfRevisionSQL, []any{"sm", "r"}, "stepwise_version_revision (state_machine_arn=? AND revision_id=?)"},
-			{aliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
-			{mapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
-			{mapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
-			{mapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
+			{sqlcore.ExecutionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
+			{sqlcore.TimerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
+			{sqlcore.TimerNextSQL, nil, "stepwise_timer_fire_at"},
+			{sqlcore.EventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
+			{sqlcore.VersionListSQL, []any{"sm", 5, 10}, "stepwise_version USING PRIMARY KEY (state_machine_arn=? AND number<?)"},
+			{sqlcore.VersionOfRevisionSQL, []any{"sm", "r"}, "stepwise_version_revision (state_machine_arn=? AND revision_id=?)"},
+			{sqlcore.AliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},
+			{sqlcore.MapRunGetSQL, []any{"mr"}, "stepwise_map_run USING PRIMARY KEY (arn=?)"},
+			{sqlcore.MapRunListSQL, []any{"x", 1, "a", 10}, "stepwise_map_run_list (execution_arn=? AND (start_date,arn)>(?,?))"},
+			{sqlcore.MapItemListSQL, []any{"mr", 5, 10}, "stepwise_map_item USING PRIMARY KEY (map_run_arn=? AND idx>?)"},
 		} {
 			plan := queryPlan(ctx, t, d.write, tc.query, tc.args...)
 			require.Contains(t, plan, tc.index, tc.query)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"stepwise/store"
+	"stepwise/store/internal/sqlcore"
 )
 
 // The statements of StepWrite. The update returns the execution's id, so
@@ -148,7 +149,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		var args []any
 		for i, s := range steps {
 			if in := s.Input; in != nil {
-				args = append(args, ids[i], in.Seq, millis(in.At), blob(in.Body))
+				args = append(args, ids[i], in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 			}
 		}
 		if err := execRows(ctx, q, nInputs, 4, inputInsertSQL, args); err != nil {
@@ -159,7 +160,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		args := make([]any, 0, 5*nEvents)
 		for i, s := range steps {
 			for _, ev := range s.Events {
-				args = append(args, ids[i], ev.ID, string(ev.Type), millis(ev.Timestamp), blob(ev.Body))
+				args = append(args, ids[i], ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
 			}
 		}
 		if err := execRows(ctx, q, nEvents, 5, eventInsertSQL, args); err != nil {
@@ -170,7 +171,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		if err := execRows(ctx, q, nAddTimers, 3, timerInsertSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, t := range s.AddTimers {
-					args = append(args, t.ExecutionArn, t.ID, millis(t.FireAt))
+					args = append(args, t.ExecutionArn, t.ID, sqlcore.Millis(t.FireAt))
 				}
 				return args
 			})); err != nil {
@@ -184,7 +185,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		if err := execRows(ctx, q, nAddTasks, 5, taskInsertSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, t := range s.AddTasks {
-					args = append(args, t.ExecutionArn, t.ID, t.Resource, blob(t.Body), millis(t.CreatedAt))
+					args = append(args, t.ExecutionArn, t.ID, t.Resource, sqlcore.Blob(t.Body), sqlcore.Millis(t.CreatedAt))
 				}
 				return args
 			})); err != nil {
@@ -317,8 +318,8 @@ func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64,
 func executionStepUpdate(ctx context.Context, q querier, p *store.ExecutionUpdateParams) (int64, error) {
 	var id int64
 	err := q.QueryRowContext(ctx, executionStepUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, millisPtr(p.StopDate), p.LastEventID,
-		p.RedriveCount, millisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion).Scan(&id)
+		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
+		p.RedriveCount, sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = versionConflict(ctx, q, p)
 	}

@@ -1,10 +1,8 @@
-package pgstore
+package sqlcore
 
 import (
 	"context"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"stepwise/store"
 )
@@ -51,14 +49,12 @@ SELECT state_machine_arn, revision_id, definition, role_arn, created_at
 FROM stepwise_state_machine_revision
 WHERE state_machine_arn = $1 AND revision_id = $2`
 
-	tagDeleteAllSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1`
-
 	stateMachineDeleteVersionsSQL = `DELETE FROM stepwise_version WHERE state_machine_arn = $1`
 
 	stateMachineDeleteAliasesSQL = `DELETE FROM stepwise_alias WHERE state_machine_arn = $1`
 )
 
-func scanStateMachine(s pgx.Row) (*store.StateMachine, error) {
+func scanStateMachine(s Scanner) (*store.StateMachine, error) {
 	var sm store.StateMachine
 	var created, updated int64
 	if err := s.Scan(&sm.Arn, &sm.Name, &sm.Type, &sm.Status, &sm.RevisionID, &sm.Definition,
@@ -66,37 +62,37 @@ func scanStateMachine(s pgx.Row) (*store.StateMachine, error) {
 		&sm.EncryptionConfiguration, &created, &updated); err != nil {
 		return nil, err
 	}
-	sm.CreatedAt, sm.UpdatedAt = fromMillis(created), fromMillis(updated)
+	sm.CreatedAt, sm.UpdatedAt = FromMillis(created), FromMillis(updated)
 	return &sm, nil
 }
 
 // StateMachineInsert creates a state machine and its first revision, whose
 // creation time is the state machine's.
-func (e *Executor) StateMachineInsert(ctx context.Context, p *store.StateMachineInsertParams) (*store.StateMachine, error) {
+func (c *Core) StateMachineInsert(ctx context.Context, p *store.StateMachineInsertParams) (*store.StateMachine, error) {
 	sm := p.StateMachine
-	err := e.inTx(ctx, func(q querier) error {
+	err := c.conn.InTx(ctx, func(q Querier) error {
 		if _, err := q.Exec(ctx, stateMachineInsertSQL,
 			sm.Arn, sm.Name, sm.Type, sm.Status, sm.RevisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.CreatedAt), millis(sm.UpdatedAt)); err != nil {
+			Millis(sm.CreatedAt), Millis(sm.UpdatedAt)); err != nil {
 			return err
 		}
-		_, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.CreatedAt))
+		_, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, Millis(sm.CreatedAt))
 		return err
 	})
 	if err != nil {
-		return nil, interpretError("insert state machine "+sm.Arn, err)
+		return nil, c.conn.Error("insert state machine "+sm.Arn, err)
 	}
 	out := *sm
-	out.CreatedAt, out.UpdatedAt = truncate(sm.CreatedAt), truncate(sm.UpdatedAt)
+	out.CreatedAt, out.UpdatedAt = Truncate(sm.CreatedAt), Truncate(sm.UpdatedAt)
 	return &out, nil
 }
 
 // StateMachineGet returns a state machine with its current definition.
-func (e *Executor) StateMachineGet(ctx context.Context, arn string) (*store.StateMachine, error) {
-	sm, err := scanStateMachine(e.q().QueryRow(ctx, stateMachineGetSQL, arn))
+func (c *Core) StateMachineGet(ctx context.Context, arn string) (*store.StateMachine, error) {
+	sm, err := scanStateMachine(c.conn.Reader().QueryRow(ctx, stateMachineGetSQL, arn))
 	if err != nil {
-		return nil, interpretError("get state machine "+arn, err)
+		return nil, c.conn.Error("get state machine "+arn, err)
 	}
 	return sm, nil
 }
@@ -106,26 +102,26 @@ func (e *Executor) StateMachineGet(ctx context.Context, arn string) (*store.Stat
 // revision (RevisionID, Definition and RoleArn, created at UpdatedAt) and
 // makes it current; without, RevisionID and Definition are not read and
 // the current revision stays. Name, Type and CreatedAt never change.
-func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachineUpdateParams) (*store.StateMachine, error) {
+func (c *Core) StateMachineUpdate(ctx context.Context, p *store.StateMachineUpdateParams) (*store.StateMachine, error) {
 	sm := p.StateMachine
 	var out *store.StateMachine
-	err := e.inTx(ctx, func(q querier) error {
+	err := c.conn.InTx(ctx, func(q Querier) error {
 		var revisionID *string // NULL keeps the current one
 		if p.NewRevision {
 			revisionID = &sm.RevisionID
 		}
-		tag, err := q.Exec(ctx, stateMachineUpdateSQL,
+		n, err := q.Exec(ctx, stateMachineUpdateSQL,
 			sm.Status, revisionID, sm.RoleArn, sm.Description,
 			sm.LoggingConfiguration, sm.TracingConfiguration, sm.EncryptionConfiguration,
-			millis(sm.UpdatedAt), sm.Arn)
+			Millis(sm.UpdatedAt), sm.Arn)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return pgx.ErrNoRows
+		if n == 0 {
+			return c.dialect.ErrNoRows
 		}
 		if p.NewRevision {
-			if _, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, millis(sm.UpdatedAt)); err != nil {
+			if _, err := q.Exec(ctx, revisionInsertSQL, sm.Arn, sm.RevisionID, sm.Definition, sm.RoleArn, Millis(sm.UpdatedAt)); err != nil {
 				return err
 			}
 		}
@@ -133,51 +129,50 @@ func (e *Executor) StateMachineUpdate(ctx context.Context, p *store.StateMachine
 		return err
 	})
 	if err != nil {
-		return nil, interpretError("update state machine "+sm.Arn, err)
+		return nil, c.conn.Error("update state machine "+sm.Arn, err)
 	}
 	return out, nil
 }
 
 // StateMachineDelete removes a state machine with its tags, versions and
 // aliases (and the count of its versions, a column of its row); its
-// revisions stay. The row's lock keeps publishers and alias inserters
-// (which lock it too) from adding to what is deleted.
-func (e *Executor) StateMachineDelete(ctx context.Context, arn string) error {
-	err := e.inTx(ctx, func(q querier) error {
-		tag, err := q.Exec(ctx, stateMachineDeleteSQL, arn)
+// revisions stay. In PostgreSQL, the row's lock keeps publishers and
+// alias inserters (which lock it too) from adding to what is deleted.
+func (c *Core) StateMachineDelete(ctx context.Context, arn string) error {
+	err := c.conn.InTx(ctx, func(q Querier) error {
+		n, err := q.Exec(ctx, stateMachineDeleteSQL, arn)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return pgx.ErrNoRows
+		if n == 0 {
+			return c.dialect.ErrNoRows
 		}
-		b := &pgx.Batch{}
-		b.Queue(tagDeleteAllSQL, arn)
-		b.Queue(stateMachineDeleteVersionsSQL, arn)
-		b.Queue(stateMachineDeleteAliasesSQL, arn)
-		return q.SendBatch(ctx, b).Close()
+		return q.ExecBatch(ctx,
+			Stmt{TagDeleteAllSQL, []any{arn}},
+			Stmt{stateMachineDeleteVersionsSQL, []any{arn}},
+			Stmt{stateMachineDeleteAliasesSQL, []any{arn}})
 	})
-	return interpretError("delete state machine "+arn, err)
+	return c.conn.Error("delete state machine "+arn, err)
 }
 
 // StateMachineList pages through state machines by name.
-func (e *Executor) StateMachineList(ctx context.Context, p *store.StateMachineListParams) ([]*store.StateMachine, error) {
-	sms, err := queryAll(ctx, e.q(), stateMachineListSQL, []any{p.AfterName, limit(p.Limit)}, scanStateMachine)
+func (c *Core) StateMachineList(ctx context.Context, p *store.StateMachineListParams) ([]*store.StateMachine, error) {
+	sms, err := QueryAll(ctx, c.conn.Reader(), stateMachineListSQL, []any{p.AfterName, c.dialect.Limit(p.Limit)}, scanStateMachine)
 	if err != nil {
-		return nil, interpretError("list state machines", err)
+		return nil, c.conn.Error("list state machines", err)
 	}
 	return sms, nil
 }
 
 // RevisionGet returns one revision of a state machine, deleted or not.
-func (e *Executor) RevisionGet(ctx context.Context, stateMachineArn, revisionID string) (*store.Revision, error) {
+func (c *Core) RevisionGet(ctx context.Context, stateMachineArn, revisionID string) (*store.Revision, error) {
 	var r store.Revision
 	var created int64
-	err := e.q().QueryRow(ctx, revisionGetSQL, stateMachineArn, revisionID).
+	err := c.conn.Reader().QueryRow(ctx, revisionGetSQL, stateMachineArn, revisionID).
 		Scan(&r.StateMachineArn, &r.RevisionID, &r.Definition, &r.RoleArn, &created)
 	if err != nil {
-		return nil, interpretError(fmt.Sprintf("get revision %s of %s", revisionID, stateMachineArn), err)
+		return nil, c.conn.Error(fmt.Sprintf("get revision %s of %s", revisionID, stateMachineArn), err)
 	}
-	r.CreatedAt = fromMillis(created)
+	r.CreatedAt = FromMillis(created)
 	return &r, nil
 }

@@ -1,0 +1,106 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/store/internal/sqlcore"
+)
+
+// dialect is PostgreSQL's, for the logic in sqlcore.
+var dialect = sqlcore.Dialect{
+	Greatest:  "GREATEST",
+	ErrNoRows: pgx.ErrNoRows,
+	Limit:     limit,
+	// The tags travel as two arrays, so that one statement of one text
+	// puts any number of them.
+	LockStateMachine: lockStateMachine,
+	InsertVersion:    insertVersion,
+	InsertAlias:      insertAlias,
+	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
+		_, err := c.Writer().Exec(ctx, tagPutSQL, resourceArn, keys, values)
+		return err
+	},
+	// The items travel as one array, numbered from first by their
+	// ordinality, so that one statement of one text puts any number of
+	// them.
+	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
+		_, err := c.Writer().Exec(ctx, mapItemPutSQL, mapRunArn, first, items)
+		return err
+	},
+	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
+		_, err := c.Writer().Exec(ctx, tagDeleteSQL, resourceArn, keys)
+		return err
+	},
+}
+
+const (
+	tagPutSQL = `
+INSERT INTO stepwise_tag (resource_arn, key, value)
+SELECT $1, t.key, t.value FROM unnest($2::text[], $3::text[]) AS t (key, value)
+ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
+
+	tagDeleteSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1 AND key = ANY ($2::text[])`
+
+	mapItemPutSQL = `
+INSERT INTO stepwise_map_item (map_run_arn, idx, body)
+SELECT $1, $2::bigint + t.ord - 1, t.body FROM unnest($3::text[]) WITH ORDINALITY AS t (body, ord)
+ON CONFLICT (map_run_arn, idx) DO UPDATE SET body = excluded.body`
+)
+
+// newExecutor returns an executor on the pool, or in tx when it is not
+// nil.
+func (d *Driver) newExecutor(tx pgx.Tx) *ExecutorTx {
+	t := &ExecutorTx{Executor{driver: d, tx: tx}}
+	t.Core = sqlcore.New(conn{&t.Executor}, &dialect)
+	return t
+}
+
+// conn is an Executor as sqlcore runs statements on it.
+type conn struct{ e *Executor }
+
+func (c conn) Reader() sqlcore.Querier { return pgQuerier{c.e.q()} }
+func (c conn) Writer() sqlcore.Querier { return pgQuerier{c.e.q()} }
+
+func (c conn) InTx(ctx context.Context, fn func(q sqlcore.Querier) error) error {
+	return c.e.inTx(ctx, func(q querier) error { return fn(pgQuerier{q}) })
+}
+
+func (c conn) Error(op string, err error) error { return interpretError(op, err) }
+
+// pgQuerier is a querier as sqlcore runs statements on it.
+type pgQuerier struct{ q querier }
+
+func (q pgQuerier) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := q.q.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (q pgQuerier) Query(ctx context.Context, sql string, args ...any) (sqlcore.Rows, error) {
+	rows, err := q.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgRows{rows}, nil
+}
+
+func (q pgQuerier) QueryRow(ctx context.Context, sql string, args ...any) sqlcore.Scanner {
+	return q.q.QueryRow(ctx, sql, args...)
+}
+
+func (q pgQuerier) ExecBatch(ctx context.Context, stmts ...sqlcore.Stmt) error {
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		b.Queue(s.SQL, s.Args...)
+	}
+	return q.q.SendBatch(ctx, b).Close()
+}
+
+// pgRows is pgx.Rows with database/sql's Close.
+type pgRows struct{ pgx.Rows }
+
+func (r pgRows) Close() error {
+	r.Rows.Close()
+	return nil
+}

@@ -1,0 +1,136 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+
+	"stepwise/store/internal/sqlcore"
+)
+
+// dialect is SQLite's, for the logic in sqlcore.
+var dialect = sqlcore.Dialect{
+	Greatest:  "max",
+	ErrNoRows: sql.ErrNoRows,
+	Limit:     func(n int) any { return limit(n) },
+	// The tags travel as multi-row statements of batchRows rows at most,
+	// several in one transaction.
+	LockStateMachine: lockStateMachine,
+	InsertVersion:    insertVersion,
+	InsertAlias:      insertAlias,
+	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
+		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
+			for start := 0; start < len(keys); start += batchRows {
+				end := min(start+batchRows, len(keys))
+				args := make([]any, 0, 3*(end-start))
+				for i := start; i < end; i++ {
+					args = append(args, resourceArn, keys[i], values[i])
+				}
+				if _, err := q.Exec(ctx, valuesSQL(tagPutHead, 3, end-start)+tagPutTail, args...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	},
+	// The items travel as multi-row statements of batchRows rows at most,
+	// in a transaction (or a savepoint of the executor's) when there are
+	// more.
+	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
+		return c.(conn).e.batch(ctx, len(items), func(q querier) error {
+			return insertBatch(ctx, q, mapItemPutHead, 3, len(items), func(i int, args []any) []any {
+				return append(args, mapRunArn, first+int64(i), items[i])
+			})
+		})
+	},
+	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
+		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
+			for start := 0; start < len(keys); start += batchRows {
+				end := min(start+batchRows, len(keys))
+				args := make([]any, 0, 1+end-start)
+				args = append(args, resourceArn)
+				for _, k := range keys[start:end] {
+					args = append(args, k)
+				}
+				if _, err := q.Exec(ctx, tagDeleteHead+" ("+placeholders(end-start)+")", args...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	},
+}
+
+const (
+	tagPutHead    = `INSERT INTO stepwise_tag (resource_arn, key, value)`
+	tagPutTail    = ` ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
+	tagDeleteHead = `DELETE FROM stepwise_tag WHERE resource_arn = ? AND key IN`
+
+	// mapItemPutHead is the head of PutMapItems's multi-row INSERT
+	// (insertBatch): an item that is stored already is replaced (the
+	// table has neither triggers nor foreign keys, so REPLACE is an
+	// upsert of the body).
+	mapItemPutHead = `INSERT OR REPLACE INTO stepwise_map_item (map_run_arn, idx, body)`
+)
+
+// coreBatch runs fn, a write of n rows, atomically: one statement is on
+// its own, several need a transaction (Executor.batch for sqlcore).
+func coreBatch(ctx context.Context, c sqlcore.Conn, n int, fn func(q sqlcore.Querier) error) error {
+	if n <= batchRows {
+		return fn(c.Writer())
+	}
+	return c.InTx(ctx, fn)
+}
+
+// newExecutor returns an executor on the driver's connections, or in tx
+// when it is not nil.
+func (d *Driver) newExecutor(tx *txQuerier) *ExecutorTx {
+	t := &ExecutorTx{Executor{driver: d, tx: tx}}
+	t.Core = sqlcore.New(conn{&t.Executor}, &dialect)
+	return t
+}
+
+// conn is an Executor as sqlcore runs statements on it.
+type conn struct{ e *Executor }
+
+func (c conn) Reader() sqlcore.Querier { return sqlQuerier{c.e.reader()} }
+func (c conn) Writer() sqlcore.Querier { return sqlQuerier{c.e.writer()} }
+
+func (c conn) InTx(ctx context.Context, fn func(q sqlcore.Querier) error) error {
+	return c.e.inTx(ctx, func(q querier) error { return fn(sqlQuerier{q}) })
+}
+
+func (c conn) Error(op string, err error) error { return interpretError(op, err) }
+
+// sqlQuerier is a querier as sqlcore runs statements on it.
+type sqlQuerier struct{ q querier }
+
+func (q sqlQuerier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := q.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (q sqlQuerier) Query(ctx context.Context, query string, args ...any) (sqlcore.Rows, error) {
+	rows, err := q.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (q sqlQuerier) QueryRow(ctx context.Context, query string, args ...any) sqlcore.Scanner {
+	return q.q.QueryRowContext(ctx, query, args...)
+}
+
+func (q sqlQuerier) ExecBatch(ctx context.Context, stmts ...sqlcore.Stmt) error {
+	for _, s := range stmts {
+		if _, err := q.q.ExecContext(ctx, s.SQL, s.Args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ sqlcore.Rows = (*sql.Rows)(nil)
