@@ -190,22 +190,8 @@ func TestProbeRoutes(t *testing.T) {
 // signature, and the handler the server's own Task states call does not.
 func TestAuthRoutes(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, drv.Close()) })
-	defs := defcache.New(0)
-	log := slog.New(slog.DiscardHandler)
-	cfg := config.DefaultServe()
-	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	t.Cleanup(eng.Stop)
-	<-eng.Resumed()
 	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
-	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, metrics.New(), nil, auth, log)
-	require.NoError(t, err)
+	api := newAPIParts(t).api(t, metrics.New(), auth)
 	require.NotNil(t, api.gate)
 
 	serve := func(h http.Handler, method, path, target string) *httptest.ResponseRecorder {
@@ -229,4 +215,37 @@ func TestAuthRoutes(t *testing.T) {
 	require.Contains(t, rec.Body.String(), "MissingAuthenticationTokenException")
 	rec = serve(api.self, http.MethodPost, "/", "ListStateMachines")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+}
+
+// apiParts is what newAPI is built from in the tests: a store in a new
+// SQLite file and an engine over it, started and resumed.
+type apiParts struct {
+	cfg  config.Serve
+	drv  *sqlitestore.Driver
+	eng  *engine.Engine
+	defs *defcache.Cache
+	log  *slog.Logger
+}
+
+func newAPIParts(t *testing.T) *apiParts {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, drv.Close()) })
+	p := &apiParts{cfg: config.DefaultServe(), drv: drv, defs: defcache.New(0), log: slog.New(slog.DiscardHandler)}
+	p.eng, err = engine.New(drv, engine.Config{Definitions: p.defs, Region: p.cfg.Region, Account: p.cfg.Account, Logger: p.log})
+	require.NoError(t, err)
+	require.NoError(t, p.eng.Start(ctx))
+	t.Cleanup(p.eng.Stop)
+	<-p.eng.Resumed()
+	return p
+}
+
+// api builds the server's handler over the parts.
+func (p *apiParts) api(t *testing.T, met *metrics.Metrics, auth *apiAuth) *apiServer {
+	t.Helper()
+	api, err := newAPI(&p.cfg, p.drv, p.eng, p.defs, nil, nil, met, nil, auth, p.log)
+	require.NoError(t, err)
+	return api
 }

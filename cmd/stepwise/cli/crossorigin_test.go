@@ -4,24 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/config"
-	"stepwise/engine"
 	"stepwise/internal/authn"
 	"stepwise/internal/crossorigin"
-	"stepwise/internal/defcache"
 	"stepwise/internal/sigv4auth"
-	"stepwise/store/sqlitestore"
 )
 
 // The server's host in the table's requests.
@@ -84,23 +78,11 @@ type guardBundle struct {
 func setupGuard(t *testing.T, auth *apiAuth) *guardBundle {
 	t.Helper()
 	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, drv.Close()) })
-	defs := defcache.New(0)
-	log := slog.New(slog.DiscardHandler)
-	cfg := config.DefaultServe()
-	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	t.Cleanup(eng.Stop)
-	<-eng.Resumed()
-	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, auth, log)
-	require.NoError(t, err)
+	api := newAPIParts(t).api(t, nil, auth)
 	b := &guardBundle{api: api, group: "guarded", doomedGroup: "doomed"}
 	b.machine = b.self(t, "CreateStateMachine", b.machineBody("guarded"))["stateMachineArn"].(string)
 	b.doomedMachine = b.self(t, "CreateStateMachine", b.machineBody("doomed"))["stateMachineArn"].(string)
-	_, err = api.schedules.CreateScheduleGroup(ctx, b.doomedGroup, "", nil)
+	_, err := api.schedules.CreateScheduleGroup(ctx, b.doomedGroup, "", nil)
 	require.NoError(t, err)
 	b.self(t, "TagResource", fmt.Sprintf(`{"resourceArn": %q, "tags": [{"key": "keep", "value": "v"}]}`, b.machine))
 	b.groupArn, err = api.schedules.CreateScheduleGroup(ctx, b.group, "", nil)

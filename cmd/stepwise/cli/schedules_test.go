@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,9 +15,6 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/config"
-	"stepwise/engine"
-	"stepwise/internal/defcache"
 	"stepwise/internal/sigv4auth"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -31,14 +27,8 @@ func TestScheduleRoutes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, drv.Close()) })
-	defs := defcache.New(0)
-	log := slog.New(slog.DiscardHandler)
-	cfg := config.DefaultServe()
-	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
-	require.NoError(t, err)
+	parts := newAPIParts(t)
+	cfg := parts.cfg
 
 	get := func(h http.Handler, path string, sign string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
@@ -52,8 +42,7 @@ func TestScheduleRoutes(t *testing.T) {
 		return rec
 	}
 
-	open, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, nil, log)
-	require.NoError(t, err)
+	open := parts.api(t, nil, nil)
 	rec := get(open.handler, "/schedules", "")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	require.JSONEq(t, `{"Schedules":[]}`, rec.Body.String())
@@ -64,8 +53,7 @@ func TestScheduleRoutes(t *testing.T) {
 	require.Contains(t, rec.Header().Get("Content-Type"), "text/html")
 
 	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
-	closed, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, auth, log)
-	require.NoError(t, err)
+	closed := parts.api(t, nil, auth)
 	rec = get(closed.handler, "/schedules", "")
 	require.Equal(t, http.StatusForbidden, rec.Code)
 	require.Equal(t, "MissingAuthenticationTokenException", rec.Header().Get("X-Amzn-ErrorType"))
