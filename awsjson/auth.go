@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/stepwisetype"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/internal/quota"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/quota"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/stepwisetype"
 )
 

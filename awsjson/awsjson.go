@@ -65,7 +65,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/stepwisetype"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 	"stepwise/stepwisetype"
 )
 

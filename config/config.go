@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"stepwise/asl/budget"
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 	"stepwise/stepwisetype"
 )
 

@@ -16,7 +16,7 @@
 //	GET /static/<file>                     embedded assets
 //
 // With Options.SignIn (serve --credentials), SignIn renders the sign-in
-// page, which the server's gate (internal/authn) serves at /signin, and
+// page, which the server's gate (internal/security/authn) serves at /signin, and
 // every page has a sign-out button.
 package console
 

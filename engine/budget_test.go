@@ -12,7 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/pgstore"

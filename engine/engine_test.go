@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"

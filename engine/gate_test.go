@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/stepwisetype"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 	"stepwise/store"

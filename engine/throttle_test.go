@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )

@@ -136,7 +136,7 @@ type Config struct {
 	// HTTPTaskAllow lists the hosts, addresses and networks HTTP Tasks
 	// may call although they are not public, and over plain http://
 	// (stepwise serve --http-task-allow; the entries of
-	// internal/egress.ParseAllow). Without it, HTTP Tasks call public
+	// internal/security/egress.ParseAllow). Without it, HTTP Tasks call public
 	// HTTPS endpoints only, as on AWS.
 	HTTPTaskAllow []string
 	// PayloadLimit is the largest task result in bytes (0: 256 KiB).

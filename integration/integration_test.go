@@ -16,7 +16,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/integration"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"

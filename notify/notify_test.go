@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/notify"
 	"stepwise/stepwisetype"
 	"stepwise/store"

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration"
-	"stepwise/internal/dnstest"
+	"stepwise/internal/testkit/dnstest"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )

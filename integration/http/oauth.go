@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"stepwise/internal/egress"
+	"stepwise/internal/security/egress"
 	"stepwise/stepwisetype"
 )
 

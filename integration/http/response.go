@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stepwise/internal/egress"
+	"stepwise/internal/security/egress"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
 )

@@ -15,7 +15,7 @@ import (
 	"stepwise/engine"
 	"stepwise/integration"
 	_ "stepwise/integration/sfn"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
 	"stepwise/stepwisetype"
 	"stepwise/store"

@@ -1,6 +1,7 @@
 package layers_test
 
 import (
+	"maps"
 	"os/exec"
 	"slices"
 	"sort"
@@ -62,11 +63,15 @@ var rules = []rule{
 	{pkg: "store/...", layer: "store: a driver or the drivers' test suite", may: with("store", "store/internal/...", "store/migrate")},
 
 	// config: the settings as plain structs, below what takes them.
-	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/egress", "internal/quota")},
+	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
 
-	// internal: small helpers below the engine; they never import it or
-	// anything above it (that made the engine ↔ internal folder cycle).
-	{pkg: "internal/...", layer: "internal: helpers below the engine", may: with("internal/...")},
+	// internal: machinery below the engine, grouped by what it does: the
+	// server's security (internal/security/...), the test helpers
+	// (internal/testkit/...), the definitions' cache and retention. None
+	// imports the engine or anything above it (that made the engine ↔
+	// internal folder cycle).
+	{pkg: "internal/security/...", layer: "internal/security: the server's gates and policies, below the engine", may: with("internal/security/...")},
+	{pkg: "internal/testkit/...", layer: "internal/testkit: the tests' helpers", may: with("internal/testkit/...")},
 	{pkg: "internal/defcache", layer: "internal: parsed definitions' cache, below the engine and the service", may: with("asl")},
 	{pkg: "internal/retention", layer: "internal: retention over the store, below the engine", may: with("store")},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
@@ -79,8 +84,8 @@ var rules = []rule{
 	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp")},
 	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner", may: with("engine", "interp")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
-	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/conformance", "internal/slowtest")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/egress")},
+	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress")},
 
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache")},
@@ -88,21 +93,21 @@ var rules = []rule{
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
 	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("store")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/sigv4auth")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
-	{pkg: "testrunner", layer: "testrunner: workflow tests on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
+	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
 
 	// Above the service: the wire, the console, TestState.
-	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/quota", "internal/sigv4auth")},
+	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service", may: with("service", "asl")},
-	{pkg: "teststate", layer: "teststate: TestState, a hook of the service", may: with("service", "interp", "asl/...", "teststate/apishape")},
-	{pkg: "teststate/apishape", layer: "teststate: the API's shapes", may: with()},
+	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
+	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
 
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "store/...", "config", "internal/...",
 		"integration/...", "service", "execlog", "metrics", "notify", "scheduler",
-		"testrunner", "awsjson", "console", "teststate")},
+		"workflowtest", "awsjson", "console", "service/teststate")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 
 	// Tests of the whole: their code is in test files.
@@ -114,8 +119,7 @@ var rules = []rule{
 // them imports one, whatever its rule says ("internal/..." in cli's rule
 // does not let the server import a test's DNS server).
 var testHelpers = []string{
-	"internal/conformance", "internal/dnstest", "internal/mounttest", "internal/pgtest",
-	"internal/slowtest", "internal/testcert", "internal/testwait",
+	"internal/testkit/...",
 	"service/servicetest", "store/storetest", "integration/integrationtest",
 }
 
@@ -196,6 +200,11 @@ func matches(pattern, pkg string) bool {
 	return pkg == pattern
 }
 
+// isTestHelper reports whether pkg is one of testHelpers.
+func isTestHelper(pkg string) bool {
+	return slices.ContainsFunc(testHelpers, func(h string) bool { return matches(h, pkg) })
+}
+
 // ruleFor returns the rule of pkg: its exact one, else the longest
 // matching "/..." pattern.
 func ruleFor(pkg string) (rule, bool) {
@@ -235,7 +244,7 @@ func TestLayerImports(t *testing.T) {
 		}
 		ruleUsed[r.pkg] = true
 		for _, imp := range g[pkg] {
-			if slices.Contains(testHelpers, imp) && !slices.Contains(testHelpers, pkg) {
+			if isTestHelper(imp) && !isTestHelper(pkg) {
 				t.Errorf("%s/%s imports %s/%s, a test helper: only tests and other test helpers may import it (testHelpers in internal/layers/layers_test.go)",
 					module, pkg, module, imp)
 				continue
@@ -264,7 +273,7 @@ func TestLayerImports(t *testing.T) {
 		}
 	}
 	for _, h := range testHelpers {
-		if _, ok := g[h]; !ok {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(g)), func(p string) bool { return matches(h, p) }) {
 			t.Errorf("test helper %s is no package of the module: take it off testHelpers", h)
 		}
 	}
@@ -354,7 +363,7 @@ func TestLayerFoldersHaveNoCycles(t *testing.T) {
 func TestLayerEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	g := load(t)
-	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "teststate/..."}
+	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "service/teststate/..."}
 	seen := map[string]string{"engine": ""} // package → the package that imported it
 	queue := []string{"engine"}
 	for len(queue) > 0 {

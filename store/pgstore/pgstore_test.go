@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"stepwise/internal/pgtest"
+	"stepwise/internal/testkit/pgtest"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/migrate"

@@ -21,14 +21,14 @@ import (
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/stepwisetype"
-	"stepwise/testrunner"
+	"stepwise/workflowtest"
 )
 
 // Defaults of in-process runs.
 const (
-	DefaultRegion  = testrunner.Region
-	DefaultAccount = testrunner.Account
-	DefaultRoleArn = testrunner.RoleArn
+	DefaultRegion  = workflowtest.Region
+	DefaultAccount = workflowtest.Account
+	DefaultRoleArn = workflowtest.RoleArn
 )
 
 type runCommand struct {
@@ -168,7 +168,7 @@ func (c *runCommand) run(file string) error {
 	if execName == "" {
 		execName = fmt.Sprintf("run-%d", now.UnixNano())
 	}
-	e := &testrunner.Exec{
+	e := &workflowtest.Exec{
 		Machine:          m,
 		StateMachineName: smName,
 		ExecutionName:    execName,
@@ -244,7 +244,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
-	smArn := testrunner.StateMachineArn(smName)
+	smArn := workflowtest.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
 		if cfg != nil {
 			if r, ok := cfg.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
@@ -263,10 +263,10 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 }
 
 // mockResolver answers Task states from a mock file.
-type mockResolver struct{ mocks *testrunner.StateMocks }
+type mockResolver struct{ mocks *workflowtest.StateMocks }
 
 func loadMocks(file string) (*mockResolver, error) {
-	m, err := testrunner.LoadStateMocks(file)
+	m, err := workflowtest.LoadStateMocks(file)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"stepwise/testrunner"
+	"stepwise/workflowtest"
 )
 
 type testCommand struct {
@@ -44,12 +44,12 @@ definition: diagnostics on stderr).`,
 	f.StringVar(&c.run, "run", "", "run only the cases whose name (or <file>/<name>) matches this regular expression")
 	f.StringVar(&c.junit, "junit", "", "also write the results to this file as JUnit XML")
 	f.BoolVar(&c.cover, "cover", false, "report the states entered and the Choice rules taken, per definition")
-	f.IntVar(&c.maxSteps, "max-steps", testrunner.DefaultMaxSteps, "stop an execution after this many steps (a guard against endless loops)")
+	f.IntVar(&c.maxSteps, "max-steps", workflowtest.DefaultMaxSteps, "stop an execution after this many steps (a guard against endless loops)")
 	return cmd
 }
 
 func (c *testCommand) runTests(args []string) error {
-	r := &testrunner.Runner{MaxSteps: c.maxSteps}
+	r := &workflowtest.Runner{MaxSteps: c.maxSteps}
 	if c.maxSteps <= 0 {
 		return &UsageError{"--max-steps must be positive"}
 	}
@@ -60,17 +60,17 @@ func (c *testCommand) runTests(args []string) error {
 		}
 		r.Filter = re
 	}
-	files, err := testrunner.Find(args)
+	files, err := workflowtest.Find(args)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
 	var writeErr error
-	rep := r.RunFiles(files, func(res *testrunner.Result, fe *testrunner.FileError) {
+	rep := r.RunFiles(files, func(res *workflowtest.Result, fe *workflowtest.FileError) {
 		if fe != nil {
 			fmt.Fprintln(c.Err, fe.Error())
 			return
 		}
-		if err := testrunner.WriteResult(c.Out, res, c.verbose); err != nil && writeErr == nil {
+		if err := workflowtest.WriteResult(c.Out, res, c.verbose); err != nil && writeErr == nil {
 			writeErr = err
 		}
 	})
@@ -92,22 +92,22 @@ func (c *testCommand) runTests(args []string) error {
 	if r.Filter != nil && len(rep.Results) == 0 && len(rep.Errors) == 0 {
 		fmt.Fprintf(c.Err, "stepwise test: no case matches --run %q\n", c.run)
 	}
-	fmt.Fprintln(c.Out, testrunner.Summary(rep.Results))
+	fmt.Fprintln(c.Out, workflowtest.Summary(rep.Results))
 	if len(rep.Errors) > 0 {
 		return &ExitError{Code: 2}
 	}
-	if _, failed := testrunner.Counts(rep.Results); failed > 0 {
+	if _, failed := workflowtest.Counts(rep.Results); failed > 0 {
 		return &ExitError{Code: 1}
 	}
 	return nil
 }
 
-func (c *testCommand) writeJUnit(rep *testrunner.Report) error {
+func (c *testCommand) writeJUnit(rep *workflowtest.Report) error {
 	f, err := os.Create(c.junit)
 	if err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
-	if err := testrunner.WriteJUnit(f, rep.Results, rep.Errors); err != nil {
+	if err := workflowtest.WriteJUnit(f, rep.Results, rep.Errors); err != nil {
 		f.Close()
 		return fmt.Errorf("--junit: %w", err)
 	}

@@ -1,0 +1,104 @@
+package workflowtest
+
+import (
+	"fmt"
+	"os"
+
+	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/stepwisetype"
+)
+
+// StateMocks are mocked Task results by state name, the format of
+// `stepwise run --mock`: a JSON object mapping each state's name to
+// {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or
+// to an array of those used one per invocation of the state (the last one
+// again for the invocations after it). Invocations are counted as a
+// MockConfigFile counts them (interp.TaskRequest.Invocation): retries,
+// loops, Map iterations and Parallel branches all take the next one.
+type StateMocks struct {
+	byState map[string][]*jsonvalue.Object
+	order   []string
+}
+
+// LoadStateMocks reads a mock file ("" gives no mocks).
+func LoadStateMocks(file string) (*StateMocks, error) {
+	if file == "" {
+		return &StateMocks{byState: map[string][]*jsonvalue.Object{}}, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonvalue.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("mock file %s: %w", file, err)
+	}
+	m, err := ParseStateMocks(v)
+	if err != nil {
+		return nil, fmt.Errorf("mock file %s: %w", file, err)
+	}
+	return m, nil
+}
+
+// ParseStateMocks reads mocks from a JSON value.
+func ParseStateMocks(v any) (*StateMocks, error) {
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return nil, fmt.Errorf("must hold a JSON object of state names")
+	}
+	m := &StateMocks{byState: map[string][]*jsonvalue.Object{}}
+	for name, r := range obj.All() {
+		list, isList := r.([]any)
+		if !isList {
+			list = []any{r}
+		}
+		var resps []*jsonvalue.Object
+		for i, e := range list {
+			o, ok := e.(*jsonvalue.Object)
+			if !ok || (!o.Has("Return") && !o.Has("Throw")) {
+				return nil, fmt.Errorf("state %q response %d must be an object with Return or Throw", name, i)
+			}
+			resps = append(resps, o)
+		}
+		m.byState[name] = resps
+		m.order = append(m.order, name)
+	}
+	return m, nil
+}
+
+// States are the names of the mocked states, in the order written.
+func (m *StateMocks) States() []string {
+	if m == nil {
+		return nil
+	}
+	return m.order
+}
+
+// Has reports whether the state has a mocked response.
+func (m *StateMocks) Has(state string) bool { return m != nil && len(m.byState[state]) > 0 }
+
+// Lookup answers a task when its state is mocked: the output or the
+// failure for the task's invocation of the state, and ok.
+func (m *StateMocks) Lookup(req *interp.TaskRequest) (out any, fl *stepwisetype.Failure, ok bool) {
+	if !m.Has(req.StateName) {
+		return nil, nil, false
+	}
+	list := m.byState[req.StateName]
+	n := min(req.Invocation, len(list)-1)
+	o := list[n]
+	if ret, ok := o.Get("Return"); ok {
+		return ret, nil, true
+	}
+	t, _ := o.Get("Throw")
+	to, _ := t.(*jsonvalue.Object)
+	fl = &stepwisetype.Failure{}
+	if e, ok := to.Get("Error"); ok {
+		fl.Name, _ = e.(string)
+	}
+	if cs, ok := to.Get("Cause"); ok {
+		fl.Cause, _ = cs.(string)
+		fl.HasCause = true
+	}
+	return nil, fl, true
+}
