@@ -8,14 +8,14 @@
 // Requests and responses are Go structs named and tagged as the API model
 // names them (botocore's stepfunctions/2016-11-23 service-2.json), so the
 // transport decodes and encodes them as they are. Timestamps are
-// stepwisetype.EpochTime, which the wire writes as epoch seconds. Members
+// history.EpochTime, which the wire writes as epoch seconds. Members
 // that hold a resource name are tagged `awsjson:"name"`: the transport
 // keeps an unpaired surrogate escape in them as it was sent rather than
 // as U+FFFD, so the name is refused (InvalidName) as AWS refuses it.
 //
 // # Errors
 //
-// Every error meant for a client is a *stepwisetype.APIError built by one
+// Every error meant for a client is a *sfnapi.Error built by one
 // constructor in errors.go. Request members are checked first, as AWS's
 // request validation does, into one ValidationException:
 //

@@ -83,7 +83,7 @@ type Config struct {
 
 // Service is the Step Functions API as typed Go methods. Each method takes
 // the operation's request and returns its response or a
-// *stepwisetype.APIError; anything else is an internal failure.
+// *sfnapi.Error; anything else is an internal failure.
 type Service struct {
 	cfg    Config
 	store  store.Driver

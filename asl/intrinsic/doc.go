@@ -19,7 +19,7 @@
 //	          |
 //	        Eval(env) -- arguments left to right, innermost calls first
 //	          |    \
-//	        value   *stepwisetype.Failure (States.Runtime) -> state fails
+//	        value   *failure.Failure (States.Runtime) -> state fails
 //
 // Parse rejects what AWS rejects when the state machine is created:
 // malformed syntax, unknown function names, escapes other than \' \{ \}

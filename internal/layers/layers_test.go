@@ -27,19 +27,22 @@ type rule struct {
 }
 
 // base is the bottom of every layer: JSON values and the API's types.
-var base = []string{"jsonvalue", "stepwisetype"}
+var base = []string{"jsonvalue", "failure", "history", "sfnapi", "awsarn"}
 
 func with(patterns ...string) []string { return append(slices.Clone(base), patterns...) }
 
 // rules is the layering (docs/design.md, its opening paragraph): awsjson →
-// service → engine → interp → asl → stepwisetype/jsonvalue, with the store
+// service → engine → interp → asl → the shared names and jsonvalue, with the store
 // the engine's driver seam, integration the registry of task runners above
 // the engine, the engine's observers beside the service, and cli assembling
 // everything. A package imports only what its rule lists; a new import
 // either fits the layering (add it to the rule) or goes into exceptions.
 var rules = []rule{
 	// The bottom: nothing of the module.
-	{pkg: "stepwisetype", layer: "bottom: imports nothing else (docs/design.md, Values)"},
+	{pkg: "failure", layer: "bottom: imports nothing else (docs/design.md, Values)"},
+	{pkg: "history", layer: "bottom: imports nothing else (docs/design.md, Values)"},
+	{pkg: "sfnapi", layer: "bottom: imports nothing else (docs/design.md, Values)"},
+	{pkg: "awsarn", layer: "bottom: imports nothing else (docs/design.md, Values)"},
 	{pkg: "jsonvalue", layer: "bottom: imports nothing else"},
 
 	// asl: the language, its expression languages, bottom up.

@@ -14,7 +14,7 @@ import (
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/service/teststate"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // tsRequest is the request of a test_state case, or of an api_error case
@@ -171,7 +171,7 @@ func checkAPIError(r *teststate.Runner, c *conformance.Case) string {
 		data, _ := json.Marshal(out)
 		return "no error; response: " + string(data)
 	}
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if !errors.As(err, &apiErr) {
 		return "not an API error: " + err.Error()
 	}

@@ -11,7 +11,7 @@
 // item processor). A single state is validated as the only state of a
 // machine, with a stand-in terminal state for each state it can move to,
 // and runs under the name "StateName". Requests are checked in the order
-// AWS checks them; refusals are *stepwisetype.APIError values with AWS's
+// AWS checks them; refusals are *sfnapi.Error values with AWS's
 // codes and, where recorded, AWS's words:
 //
 //	definition ──► parse ─────────────────────────► InvalidDefinition

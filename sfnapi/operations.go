@@ -1,4 +1,4 @@
-package stepwisetype
+package sfnapi
 
 // Operations are the Step Functions API's operations (all 37), the names
 // that follow "AWSStepFunctions." in X-Amz-Target.

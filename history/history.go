@@ -1,4 +1,4 @@
-package stepwisetype
+package history
 
 import (
 	"encoding/json"
@@ -81,9 +81,9 @@ func StateEnteredType(stateType string) EventType { return EventType(stateType +
 // StateExitedType returns "<Type>StateExited" for a state type name.
 func StateExitedType(stateType string) EventType { return EventType(stateType + "StateExited") }
 
-// HistoryEvent is one event of an execution's history, shaped like the
+// Event is one event of an execution's history, shaped like the
 // elements of GetExecutionHistory's "events".
-type HistoryEvent struct {
+type Event struct {
 	Timestamp       time.Time `json:"timestamp"`
 	Type            EventType `json:"type"`
 	ID              int64     `json:"id"`
@@ -277,8 +277,8 @@ func (t *EpochTime) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the event as the API does, with an epoch timestamp.
-func (e HistoryEvent) MarshalJSON() ([]byte, error) {
-	type plain HistoryEvent
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
 	return json.Marshal(struct {
 		Timestamp EpochTime `json:"timestamp"`
 		plain

@@ -1,4 +1,4 @@
-package stepwisetype
+package history
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // execution started and succeeded, activity scheduled, started and
 // succeeded) are written by hand; the rest go through encoding/json. The
 // output is json.Marshal(e)'s.
-func (e *HistoryEvent) AppendJSON(dst []byte) []byte {
+func (e *Event) AppendJSON(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, `{"timestamp":`...)
 	ms := e.Timestamp.UnixMilli()

@@ -1,4 +1,4 @@
-package stepwisetype
+package history
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ func TestAppendJSONActivities(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1700000000123)
 	ten := int64(10)
-	events := []*HistoryEvent{
+	events := []*Event{
 		{Timestamp: at, Type: EventActivityScheduled, ID: 3, PreviousEventID: 2, ActivityScheduledEventDetails: &ActivityScheduledEventDetails{
 			Resource: "arn:aws:states:us-east-1:123456789012:activity:work", Input: `{"a":"é\\u0001"}`}},
 		{Timestamp: at, Type: EventActivityScheduled, ID: 3, PreviousEventID: 2, ActivityScheduledEventDetails: &ActivityScheduledEventDetails{
@@ -36,7 +36,7 @@ func TestAppendJSONEscapesAsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1700000000123)
 	for _, s := range []string{"plain", "<a href=\"x\">&amp;</a>", "tab\tnl\ncr\rbs\\", "\x00\x1f\x7f", "é😀", "\u2028\u2029", "bad\xffutf8\xc3", ""} {
-		e := &HistoryEvent{Timestamp: at, Type: StateEnteredType("Pass"), ID: 2, PreviousEventID: 1,
+		e := &Event{Timestamp: at, Type: StateEnteredType("Pass"), ID: 2, PreviousEventID: 1,
 			StateEnteredEventDetails: &StateEnteredEventDetails{Name: s, Input: s}}
 		want, err := json.Marshal(e)
 		require.NoError(t, err)

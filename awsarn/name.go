@@ -1,4 +1,4 @@
-package stepwisetype
+package awsarn
 
 import (
 	"strings"

@@ -1,20 +1,20 @@
-package stepwisetype
+package sfnapi
 
 import "fmt"
 
-// APIError is an error an API operation returns to its caller: an AWS error
+// Error is an error an API operation returns to its caller: an AWS error
 // code (the "__type" on the wire, e.g. "StateMachineDoesNotExist") and a
 // message. The transport picks the HTTP status from the code.
-type APIError struct {
+type Error struct {
 	Code    string
 	Message string
 }
 
-func (e *APIError) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// NewAPIError returns an APIError with a formatted message.
-func NewAPIError(code, format string, args ...any) *APIError {
-	return &APIError{Code: code, Message: fmt.Sprintf(format, args...)}
+// NewError returns an Error with a formatted message.
+func NewError(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // API error codes.

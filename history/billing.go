@@ -1,4 +1,4 @@
-package stepwisetype
+package history
 
 import (
 	"math"
@@ -10,7 +10,7 @@ import (
 // them for ExecutionThrottled and for billing a STANDARD execution: every
 // state entered, and every retry of a task (a task scheduled again, not
 // right after its state was entered).
-func StateTransitions(events []*HistoryEvent) int {
+func StateTransitions(events []*Event) int {
 	n := 0
 	for i, ev := range events {
 		switch ev.Type {
@@ -29,7 +29,7 @@ func StateTransitions(events []*HistoryEvent) int {
 
 // previousIn returns the event events[i] follows (PreviousEventID), when
 // it is in events.
-func previousIn(events []*HistoryEvent, i int) *HistoryEvent {
+func previousIn(events []*Event, i int) *Event {
 	j := int(events[i].PreviousEventID - events[0].ID)
 	if j >= 0 && j < i && events[j].ID == events[i].PreviousEventID {
 		return events[j]
