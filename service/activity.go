@@ -13,7 +13,6 @@ import (
 )
 
 const (
-	resourceActivity   = "activity"
 	cursorActivities   = "ac"
 	maxTaskTokenLength = 2048
 	maxWorkerName      = 80
@@ -107,7 +106,7 @@ type SendTaskHeartbeatInput struct {
 type SendTaskOutput struct{}
 
 func (s *Service) activityArn(name string) string {
-	return s.arnPrefix() + resourceActivity + ":" + name
+	return s.prefix().Activity(name)
 }
 
 // errActivityDoesNotExist (AWS).
@@ -122,10 +121,10 @@ func (s *Service) parseActivityArn(text string) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if a.resource != resourceActivity {
-		return false, errInvalidArnResourceType(a.resource)
+	if a.Resource != awsarn.Activity {
+		return false, errInvalidArnResourceType(a.Resource)
 	}
-	if len(a.parts) != 1 {
+	if len(a.Parts) != 1 {
 		return false, errInvalidArn(text)
 	}
 	return s.local(a), nil

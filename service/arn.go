@@ -1,55 +1,29 @@
 package service
 
 import (
-	"strings"
+	"errors"
+
+	"stepwise/awsarn"
 )
 
-// ARNs of Step Functions resources:
-//
-//	arn:<partition>:states:<region>:<account>:stateMachine:<name>[:<version or alias>]
-//	arn:<partition>:states:<region>:<account>:execution:<stateMachineName>:<name>
-//	arn:<partition>:states:<region>:<account>:express:<stateMachineName>:<name>:<id>
-
-// Resource types, as they appear in ARNs.
-const (
-	resourceStateMachine = "stateMachine"
-	resourceExecution    = "execution"
-	resourceExpress      = "express"
-)
-
-// arn is a parsed Step Functions ARN.
-type arn struct {
-	text      string
-	partition string
-	region    string
-	account   string
-	resource  string   // stateMachine, execution, express, activity, ...
-	parts     []string // what follows the resource type
-}
-
-// parseArn parses a Step Functions ARN, or returns the InvalidArn error AWS
-// gives for it.
-func parseArn(s string) (*arn, error) {
-	if !strings.HasPrefix(s, "arn:") {
+// parseArn parses a Step Functions ARN (awsarn.Parse), or returns the
+// InvalidArn error AWS gives for it.
+func parseArn(s string) (*awsarn.ARN, error) {
+	a, err := awsarn.Parse(s)
+	switch {
+	case errors.Is(err, awsarn.ErrPrefix):
 		return nil, errInvalidArnPrefix(s)
-	}
-	f := strings.Split(s, ":")
-	if len(f) < 7 || f[1] == "" || f[2] != "states" || f[3] == "" || f[4] == "" || f[5] == "" {
+	case err != nil:
 		return nil, errInvalidArn(s)
 	}
-	for _, p := range f[6:] {
-		if p == "" {
-			return nil, errInvalidArn(s)
-		}
-	}
-	return &arn{text: s, partition: f[1], region: f[3], account: f[4], resource: f[5], parts: f[6:]}, nil
+	return a, nil
 }
 
 // local reports whether the ARN names a resource of this server's
 // partition, region and account. A well-formed ARN of somewhere else names
 // nothing that exists here.
-func (s *Service) local(a *arn) bool {
-	return a.partition == s.cfg.Partition && a.region == s.cfg.Region && a.account == s.cfg.Account
+func (s *Service) local(a *awsarn.ARN) bool {
+	return a.Prefix == s.prefix()
 }
 
 // stateMachineRef is a parsed state machine ARN.
@@ -67,15 +41,15 @@ func (s *Service) parseStateMachineArn(text string) (*stateMachineRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.resource != resourceStateMachine {
-		return nil, errInvalidArnResourceType(a.resource)
+	if a.Resource != awsarn.StateMachine {
+		return nil, errInvalidArnResourceType(a.Resource)
 	}
-	if len(a.parts) > 2 {
+	if len(a.Parts) > 2 {
 		return nil, errInvalidArn(text)
 	}
-	ref := &stateMachineRef{arn: text, name: a.parts[0], local: s.local(a)}
-	if len(a.parts) == 2 {
-		ref.qualifier = a.parts[1]
+	ref := &stateMachineRef{arn: text, name: a.Parts[0], local: s.local(a)}
+	if len(a.Parts) == 2 {
+		ref.qualifier = a.Parts[1]
 	}
 	return ref, nil
 }
@@ -96,41 +70,21 @@ func (s *Service) parseExecutionArn(text string) (*executionRef, error) {
 		return nil, err
 	}
 	switch {
-	case a.resource == resourceExecution && len(a.parts) == 2:
-		return &executionRef{arn: text, stateMachineName: a.parts[0], name: a.parts[1], local: s.local(a)}, nil
-	case a.resource == resourceExpress && len(a.parts) == 3:
-		return &executionRef{arn: text, stateMachineName: a.parts[0], name: a.parts[1], express: true, local: s.local(a)}, nil
-	case a.resource == resourceExecution || a.resource == resourceExpress:
+	case a.Resource == awsarn.Execution && len(a.Parts) == 2:
+		return &executionRef{arn: text, stateMachineName: a.Parts[0], name: a.Parts[1], local: s.local(a)}, nil
+	case a.Resource == awsarn.Express && len(a.Parts) == 3:
+		return &executionRef{arn: text, stateMachineName: a.Parts[0], name: a.Parts[1], express: true, local: s.local(a)}, nil
+	case a.Resource == awsarn.Execution || a.Resource == awsarn.Express:
 		return nil, errInvalidArn(text)
 	default:
-		return nil, errInvalidArnResourceType(a.resource)
+		return nil, errInvalidArnResourceType(a.Resource)
 	}
 }
 
-func (s *Service) arnPrefix() string {
-	return "arn:" + s.cfg.Partition + ":states:" + s.cfg.Region + ":" + s.cfg.Account + ":"
+// prefix is where this server's resources live.
+func (s *Service) prefix() awsarn.Prefix {
+	return awsarn.Prefix{Partition: s.cfg.Partition, Region: s.cfg.Region, Account: s.cfg.Account}
 }
 
 // StateMachineArn returns the ARN of the state machine called name.
-func (s *Service) StateMachineArn(name string) string {
-	return s.arnPrefix() + resourceStateMachine + ":" + name
-}
-
-// executionArn returns the ARN of a STANDARD execution.
-func (s *Service) executionArn(stateMachineName, name string) string {
-	return s.arnPrefix() + resourceExecution + ":" + stateMachineName + ":" + name
-}
-
-// expressExecutionArn returns the ARN of an EXPRESS execution.
-func (s *Service) expressExecutionArn(stateMachineName, name, id string) string {
-	return s.arnPrefix() + resourceExpress + ":" + stateMachineName + ":" + name + ":" + id
-}
-
-// stateMachineNameOf returns the name of the state machine an ARN names.
-func stateMachineNameOf(smArn string) string {
-	f := strings.Split(smArn, ":")
-	if len(f) >= 7 {
-		return f[6]
-	}
-	return smArn
-}
+func (s *Service) StateMachineArn(name string) string { return s.prefix().StateMachine(name) }

@@ -3,11 +3,12 @@ package service
 import (
 	"errors"
 	"fmt"
-	"stepwise/sfnapi"
-	"stepwise/store"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"stepwise/sfnapi"
+	"stepwise/store"
 )
 
 // Every error an operation returns is a *sfnapi.Error made by one

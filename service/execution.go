@@ -172,9 +172,9 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	if err != nil {
 		return nil, err
 	}
-	execArn := s.executionArn(p.sm.Name, p.name)
+	execArn := s.prefix().Execution(p.sm.Name, p.name)
 	if p.sm.Type == typeExpress {
-		execArn = s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
+		execArn = s.prefix().Express(p.sm.Name, p.name, s.cfg.NewID())
 	}
 	policies, err := s.policiesOf(ctx, p.sm.Arn)
 	if err != nil {
@@ -223,7 +223,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 	if err != nil {
 		return nil, err
 	}
-	execArn := s.expressExecutionArn(p.sm.Name, p.name, s.cfg.NewID())
+	execArn := s.prefix().Express(p.sm.Name, p.name, s.cfg.NewID())
 	policies, err := s.policiesOf(ctx, p.sm.Arn)
 	if err != nil {
 		return nil, err
@@ -442,7 +442,7 @@ func (s *Service) DescribeStateMachineForExecution(ctx context.Context, in *Desc
 	}
 	out := &DescribeStateMachineForExecutionOutput{
 		StateMachineArn:         x.StateMachineArn,
-		Name:                    stateMachineNameOf(x.StateMachineArn),
+		Name:                    awsarn.StateMachineName(x.StateMachineArn),
 		Definition:              rev.Definition,
 		RoleArn:                 rev.RoleArn,
 		UpdateDate:              Time(rev.CreatedAt),

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/awsarn"
 	"stepwise/history"
 	"stepwise/jsonvalue"
 	"stepwise/sfnapi"
@@ -17,8 +18,6 @@ import (
 // The map runs of distributed Map states: DescribeMapRun, ListMapRuns,
 // UpdateMapRun, and ListExecutions of a map run's children. The engine
 // runs them (engine/maprun.go); their rows hold what these show.
-
-const resourceMapRun = "mapRun"
 
 // mapRunArnInput checks a map run ARN given by a client:
 // arn:…:mapRun:<state machine>/<label>:<id>.
@@ -34,10 +33,10 @@ func (s *Service) mapRunArnInput(text string) (local bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if a.resource != resourceMapRun {
-		return false, errInvalidArnResourceType(a.resource)
+	if a.Resource != awsarn.MapRun {
+		return false, errInvalidArnResourceType(a.Resource)
 	}
-	if len(a.parts) != 2 || !strings.Contains(a.parts[0], "/") {
+	if len(a.Parts) != 2 || !strings.Contains(a.Parts[0], "/") {
 		return false, errInvalidArn(text)
 	}
 	return s.local(a), nil
@@ -212,7 +211,7 @@ func (s *Service) describeChildMachine(ctx context.Context, x *store.Execution, 
 		def, label = processorDefinition(def, l), l
 	}
 	out := &DescribeStateMachineForExecutionOutput{
-		StateMachineArn: x.StateMachineArn, Name: stateMachineNameOf(x.StateMachineArn), Definition: def,
+		StateMachineArn: x.StateMachineArn, Name: awsarn.StateMachineName(x.StateMachineArn), Definition: def,
 		RoleArn: rev.RoleArn, UpdateDate: Time(rev.CreatedAt), MapRunArn: x.MapRunArn, Label: label,
 		LoggingConfiguration: defaultLogging(), TracingConfiguration: defaultTracing(), EncryptionConfiguration: defaultEncryption(),
 		VariableReferences: variableReferencesOf(def),

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"stepwise/asl"
+	"stepwise/awsarn"
 	"stepwise/engine"
 	"stepwise/interp"
 	"stepwise/sfnapi"
@@ -118,15 +119,15 @@ func (s *Service) taggable(ctx context.Context, resourceArn string) error {
 	if err != nil {
 		return err
 	}
-	switch a.resource {
-	case resourceStateMachine, resourceActivity:
+	switch a.Resource {
+	case awsarn.StateMachine, awsarn.Activity:
 	default:
-		return errInvalidArnResourceType(a.resource)
+		return errInvalidArnResourceType(a.Resource)
 	}
-	if len(a.parts) != 1 || !s.local(a) {
+	if len(a.Parts) != 1 || !s.local(a) {
 		return errResourceNotFound(resourceArn)
 	}
-	if a.resource == resourceActivity {
+	if a.Resource == awsarn.Activity {
 		_, err = s.db().ActivityGet(ctx, resourceArn)
 	} else {
 		_, err = s.db().StateMachineGet(ctx, resourceArn)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+
 	"stepwise/history"
 )
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/awsarn"
 	"stepwise/history"
 	"stepwise/interp"
 )
@@ -53,9 +54,12 @@ type Outcome struct {
 	Execution    *interp.Execution
 }
 
+// where is where in-process state machines and executions live.
+var where = awsarn.Prefix{Partition: "aws", Region: Region, Account: Account}
+
 // StateMachineArn is the ARN of an in-process state machine.
 func StateMachineArn(name string) string {
-	return fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", Region, Account, name)
+	return where.StateMachine(name)
 }
 
 var nameCleaner = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
@@ -72,7 +76,7 @@ func CleanName(s string) string {
 // Run runs the execution to its end (or MaxSteps, or Halt).
 func (e *Exec) Run() *Outcome {
 	info := interp.Info{
-		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", Region, Account, e.StateMachineName, e.ExecutionName),
+		ExecutionArn:     where.Execution(e.StateMachineName, e.ExecutionName),
 		Name:             e.ExecutionName,
 		RoleArn:          RoleArn,
 		StartTime:        e.Start,

@@ -12,6 +12,7 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
 	"stepwise/asl/jsonatafn"
+	"stepwise/awsarn"
 	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -236,10 +237,10 @@ func parseVariables(text *string) (*jsonvalue.Object, error) {
 func (r *Runner) defaultContext(t *test) *jsonvalue.Object {
 	now := r.cfg.Now().UTC().Format(interp.TimestampFormat)
 	machine, execution := r.cfg.NewID(), r.cfg.NewID()
-	arn := fmt.Sprintf("arn:%s:states:%s:%s:", r.cfg.Partition, r.cfg.Region, r.cfg.Account)
+	where := awsarn.Prefix{Partition: r.cfg.Partition, Region: r.cfg.Region, Account: r.cfg.Account}
 
 	e := jsonvalue.NewObject(5)
-	e.Set("Id", arn+"express:"+machine+":"+execution)
+	e.Set("Id", where.String()+awsarn.Express+":"+machine+":"+execution) // as AWS writes it: no id
 	e.Set("Input", t.input)
 	e.Set("Name", execution)
 	if t.in.RoleArn != nil {
@@ -247,7 +248,7 @@ func (r *Runner) defaultContext(t *test) *jsonvalue.Object {
 	}
 	e.Set("StartTime", now)
 	sm := jsonvalue.NewObject(2)
-	sm.Set("Id", arn+"stateMachine:"+machine)
+	sm.Set("Id", where.StateMachine(machine))
 	sm.Set("Name", machine)
 	s := jsonvalue.NewObject(3)
 	s.Set("Name", t.state.Name)
