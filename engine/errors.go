@@ -51,3 +51,16 @@ func (e *NotRedrivableError) Error() string {
 	}
 	return fmt.Sprintf("execution %s cannot be redriven", e.Arn)
 }
+
+// Reason words why the execution cannot be redriven as AWS does in
+// DescribeExecution's redriveStatusReason, RedriveExecution's error and a
+// status-change event's redriveStatusReason.
+func (e *NotRedrivableError) Reason() string {
+	switch {
+	case e.Status != "":
+		return "Execution is " + string(e.Status) + " and cannot be redriven" // AWS
+	case e.Expired:
+		return "Execution cannot be redriven more than 14 days after it ended"
+	}
+	return "Execution cannot be redriven"
+}

@@ -23,9 +23,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/service"
 	"stepwise/store"
 )
 
@@ -308,7 +308,9 @@ func renderEvent(row *store.Execution, id string, at time.Time) []byte {
 	b = strconv.AppendInt(b, int64(row.RedriveCount), 10)
 	b = append(b, `,"redriveDate":`...)
 	b = appendMillis(b, row.RedriveDate)
-	if reason := service.NotRedrivableReason(row, false, at); reason != "" {
+	var why *engine.NotRedrivableError
+	if errors.As(engine.Redrivable(row, at), &why) {
+		reason := why.Reason()
 		b = append(b, `,"redriveStatus":"NOT_REDRIVABLE","redriveStatusReason":`...)
 		b = jsonvalue.AppendString(b, reason)
 	} else {

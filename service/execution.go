@@ -296,7 +296,7 @@ func engineError(op string, err error) error {
 	case errors.As(err, &output):
 		return sfnapi.NewError(sfnapi.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
 	case errors.As(err, &redrive):
-		return errExecutionNotRedrivable(redrive.Arn, redriveReason(redrive))
+		return errExecutionNotRedrivable(redrive.Arn, redrive.Reason())
 	}
 	return storeError(op, err)
 }
@@ -400,23 +400,11 @@ func NotRedrivableReason(x *store.Execution, express bool, now time.Time) string
 	var why *engine.NotRedrivableError
 	switch err := engine.Redrivable(x, now); {
 	case errors.As(err, &why):
-		return redriveReason(why)
+		return why.Reason()
 	case express:
 		return "Execution is EXPRESS and cannot be redriven"
 	}
 	return ""
-}
-
-// redriveReason words why an execution cannot be redriven, as AWS does in
-// DescribeExecution's redriveStatusReason and RedriveExecution's error.
-func redriveReason(why *engine.NotRedrivableError) string {
-	switch {
-	case why.Status != "":
-		return "Execution is " + string(why.Status) + " and cannot be redriven" // AWS
-	case why.Expired:
-		return "Execution cannot be redriven more than 14 days after it ended"
-	}
-	return "Execution cannot be redriven"
 }
 
 // DescribeStateMachineForExecution describes the state machine revision an
