@@ -187,7 +187,7 @@ func (s *Service) GetSchedule(ctx context.Context, group, name string) (*Schedul
 	if group == "" {
 		group = DefaultGroup
 	}
-	var v validation
+	var v checks
 	v.name(name, "name")
 	v.name(group, "groupName")
 	if err := v.err(); err != nil {
@@ -274,7 +274,7 @@ func pageSize(n int) (int, error) {
 
 // ListSchedules lists schedules by group and name.
 func (s *Service) ListSchedules(ctx context.Context, in *ListSchedulesInput) (*ListSchedulesOutput, error) {
-	var v validation
+	var v checks
 	if in.GroupName != "" {
 		v.name(in.GroupName, "groupName")
 	}
@@ -331,7 +331,7 @@ type Tag struct {
 }
 
 func checkTags(tags []Tag) error {
-	var v validation
+	var v checks
 	if len(tags) > 200 {
 		v.add(len(tags), "tags", "have length less than or equal to 200")
 	}
@@ -356,7 +356,7 @@ func toStoreTags(tags []Tag) []store.Tag {
 
 // CreateScheduleGroup creates a schedule group with its tags.
 func (s *Service) CreateScheduleGroup(ctx context.Context, name, clientToken string, tags []Tag) (string, error) {
-	var v validation
+	var v checks
 	v.name(name, "name")
 	v.clientToken(clientToken)
 	if err := v.err(); err != nil {
@@ -403,7 +403,7 @@ func (s *Service) group(g *store.ScheduleGroup) ScheduleGroup {
 
 // GetScheduleGroup returns a schedule group.
 func (s *Service) GetScheduleGroup(ctx context.Context, name string) (*ScheduleGroup, error) {
-	var v validation
+	var v checks
 	v.name(name, "name")
 	if err := v.err(); err != nil {
 		return nil, err
@@ -423,7 +423,7 @@ func (s *Service) GetScheduleGroup(ctx context.Context, name string) (*ScheduleG
 
 // DeleteScheduleGroup deletes a schedule group with its schedules.
 func (s *Service) DeleteScheduleGroup(ctx context.Context, name string) error {
-	var v validation
+	var v checks
 	v.name(name, "name")
 	if err := v.err(); err != nil {
 		return err
@@ -447,7 +447,7 @@ type ListScheduleGroupsOutput struct {
 // ListScheduleGroups lists schedule groups by name.
 func (s *Service) ListScheduleGroups(ctx context.Context, prefix, nextToken string, maxResults int) (*ListScheduleGroupsOutput, error) {
 	if prefix != "" {
-		var v validation
+		var v checks
 		v.name(prefix, "namePrefix")
 		if err := v.err(); err != nil {
 			return nil, err

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
+	"stepwise/internal/validation"
 	"stepwise/scheduler/expr"
 )
 
@@ -140,12 +140,11 @@ func (s *Schedule) MaximumRetryAttempts() int {
 	return DefaultMaximumRetryAttempts
 }
 
-// validation collects constraint violations, worded as AWS's services
-// word them: "1 validation error detected: Value 'x' at 'name' failed to
-// satisfy constraint: Member must ...".
-type validation []string
+// checks collects a request's constraint violations (internal/validation
+// words them); constraint is what follows "Member must ".
+type checks struct{ errs validation.Errors }
 
-func (v *validation) add(value any, at, constraint string) {
+func (v *checks) add(value any, at, constraint string) {
 	var val string
 	switch x := value.(type) {
 	case nil:
@@ -155,18 +154,14 @@ func (v *validation) add(value any, at, constraint string) {
 	default:
 		val = "'" + fmt.Sprint(x) + "'"
 	}
-	*v = append(*v, "Value "+val+" at '"+at+"' failed to satisfy constraint: Member must "+constraint)
+	v.errs.Add(val, at, "Member must "+constraint)
 }
 
-func (v validation) err() error {
-	if len(v) == 0 {
-		return nil
+func (v *checks) err() error {
+	if m := v.errs.Message(); m != "" {
+		return validationError("%s", m)
 	}
-	noun := "errors"
-	if len(v) == 1 {
-		noun = "error"
-	}
-	return validationError("%d validation %s detected: %s", len(v), noun, strings.Join(v, "; "))
+	return nil
 }
 
 var (
@@ -176,7 +171,7 @@ var (
 	stateMachinePrefix = regexp.MustCompile(`^arn:aws(-[a-z]+)?:states:[a-z0-9-]+:\d{12}:stateMachine:[^:]+(:[^:]+)?$`)
 )
 
-func (v *validation) name(value, at string) {
+func (v *checks) name(value, at string) {
 	switch {
 	case value == "" || utf8.RuneCountInString(value) > 64:
 		v.add(value, at, "have length less than or equal to 64 and greater than or equal to 1")
@@ -185,7 +180,7 @@ func (v *validation) name(value, at string) {
 	}
 }
 
-func (v *validation) clientToken(value string) {
+func (v *checks) clientToken(value string) {
 	if value == "" {
 		return
 	}
@@ -197,7 +192,7 @@ func (v *validation) clientToken(value string) {
 	}
 }
 
-func (v *validation) length(value *string, at string, minLen, maxLen int) {
+func (v *checks) length(value *string, at string, minLen, maxLen int) {
 	if value == nil {
 		return
 	}
@@ -219,7 +214,7 @@ func oneOf(value string, allowed ...string) bool {
 // normalize checks a schedule from CreateSchedule or UpdateSchedule and
 // fills in AWS's defaults. now is the time of the request.
 func (s *Schedule) normalize(now time.Time) error {
-	var v validation
+	var v checks
 	v.name(s.Name, "name")
 	if s.GroupName == "" {
 		s.GroupName = DefaultGroup

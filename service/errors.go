@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"stepwise/internal/validation"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -164,16 +165,14 @@ func storeError(op string, err error) error {
 //
 //	1 validation error detected: Value '1001' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000
 type validator struct {
-	msgs []string
+	msgs validation.Errors
 }
 
 func newValidator() *validator { return &validator{} }
 
-func (v *validator) add(value, member, constraint string) {
-	v.msgs = append(v.msgs, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", value, member, constraint))
-}
+func (v *validator) add(value, member, constraint string) { v.msgs.Add(value, member, constraint) }
 
-func quoteValue(s string) string { return "'" + s + "'" }
+func quoteValue(s string) string { return validation.Quote(s) }
 
 // required reports an absent (or empty) required member.
 func (v *validator) required(member, s string) bool {
@@ -250,14 +249,10 @@ func (v *validator) pattern(member, s, pattern string) {
 
 // err returns the ValidationException for what was found, or nil.
 func (v *validator) err() error {
-	switch len(v.msgs) {
-	case 0:
-		return nil
-	case 1:
-		return apiErr(sfnapi.CodeValidation, "1 validation error detected: %s", v.msgs[0])
-	default:
-		return apiErr(sfnapi.CodeValidation, "%d validation errors detected: %s", len(v.msgs), strings.Join(v.msgs, "; "))
+	if m := v.msgs.Message(); m != "" {
+		return apiErr(sfnapi.CodeValidation, "%s", m)
 	}
+	return nil
 }
 
 // truncateValue keeps error messages readable for huge values.

@@ -77,6 +77,7 @@ var rules = []rule{
 	{pkg: "internal/testkit/...", layer: "internal/testkit: the tests' helpers", may: with("internal/testkit/...")},
 	{pkg: "internal/defcache", layer: "internal: parsed definitions' cache, below the engine and the service", may: with("asl")},
 	{pkg: "internal/retention", layer: "internal: retention over the store, below the engine", may: with("store")},
+	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
@@ -91,12 +92,12 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/validation")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
 	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
 
