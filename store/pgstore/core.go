@@ -13,6 +13,9 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "GREATEST",
 	ErrNoRows: pgx.ErrNoRows,
 	Limit:     limit,
+	In:        func(typ string) string { return "= ANY ($1::" + typ + "[])" },
+	List:      func(v any) (any, error) { return v, nil },
+	LockRows:  "\nFOR UPDATE",
 	// The tags travel as two arrays, so that one statement of one text
 	// puts any number of them.
 	LockStateMachine: lockStateMachine,

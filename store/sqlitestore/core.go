@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 
 	"stepwise/store/internal/sqlcore"
 )
@@ -12,6 +13,13 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "max",
 	ErrNoRows: sql.ErrNoRows,
 	Limit:     func(n int) any { return limit(n) },
+	// A list travels as one JSON array, so that a statement is prepared
+	// once whatever the list's length.
+	In: func(string) string { return "IN (SELECT value FROM json_each($1))" },
+	List: func(v any) (any, error) {
+		b, err := json.Marshal(v)
+		return string(b), err
+	},
 	// The tags travel as multi-row statements of batchRows rows at most,
 	// several in one transaction.
 	LockStateMachine: lockStateMachine,

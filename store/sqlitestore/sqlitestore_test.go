@@ -411,7 +411,7 @@ func TestOpen(t *testing.T) {
 		}
 		// Retention finds a deleted execution's map runs' items by their
 		// keys.
-		plan := queryPlan(ctx, t, d.write, closedMapItemDeleteSQL, `["x"]`)
+		plan := queryPlan(ctx, t, d.write, sqlcore.ClosedMapItemDeleteSQL(&dialect), `["x"]`)
 		require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
 		require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
 		// The cursor seeks rather than scanning from the newest row.

@@ -74,6 +74,17 @@ type Dialect struct {
 	// Limit is the LIMIT argument for the store's "n, or no limit when 0
 	// or less".
 	Limit func(n int) any
+	// In is the condition that a column is one of the list given as $1,
+	// a list of typ (bigint or text) made by List: "= ANY ($1::text[])"
+	// in PostgreSQL, "IN (SELECT value FROM json_each($1))" in SQLite.
+	In func(typ string) string
+	// List is the argument of In's list of the values of v, a []int64 or
+	// a []string: the slice itself in PostgreSQL, JSON text in SQLite.
+	List func(v any) (any, error)
+	// LockRows, appended to a query, holds the rows it reads for the rest
+	// of the transaction: " FOR UPDATE" in PostgreSQL; SQLite's one
+	// writer holds them already.
+	LockRows string
 	// LockStateMachine holds a state machine's row for the rest of the
 	// transaction, so that publishers, a version's deletion and an
 	// alias's creation or update take turns; an error wrapping ErrNoRows
@@ -107,6 +118,7 @@ type Core struct {
 // dialectSQL is the statements New writes for the dialect.
 type dialectSQL struct {
 	clockStart, clockAdvance string
+	retention                retentionSQL
 }
 
 // New returns the operations of conn, a driver's Executor, in dialect d.
@@ -114,6 +126,7 @@ func New(conn Conn, d *Dialect) Core {
 	return Core{conn: conn, dialect: d, sql: dialectSQL{
 		clockStart:   fmt.Sprintf(clockStartSQL, d.Greatest),
 		clockAdvance: fmt.Sprintf(clockAdvanceSQL, d.Greatest),
+		retention:    newRetentionSQL(d),
 	}}
 }
 
