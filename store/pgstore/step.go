@@ -15,16 +15,18 @@ import (
 
 // The statements of StepWrite, sent in one batch (one round trip).
 const (
+	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
+	executionInsertOwnedSQL = `
+INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `, owner, owner_epoch)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
+
 	// executionStepUpdateSQL updates an execution's row if it is at the
 	// expected version, and says why it did not: id is NULL then, and
 	// version the row's (read before the update), or NULL when there is
 	// no row.
 	executionStepUpdateSQL = `
 WITH updated AS (
-    UPDATE stepwise_execution
-    SET status = $1, output = $2, error = $3, cause = $4, stop_date = $5, last_event_id = $6,
-        redrive_count = $7, redrive_date = $8, version = version + 1
-    WHERE arn = $9 AND version = $10
+    UPDATE stepwise_execution` + sqlcore.ExecutionSetSQL + `
     RETURNING id
 )
 SELECT (SELECT id FROM updated), (SELECT version FROM stepwise_execution WHERE arn = $9)`
@@ -186,14 +188,12 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 			// Owned from the start: one row version, not an insert and
 			// an update.
 			w.queue("insert execution "+arn, resultExec, executionInsertOwnedSQL,
-				append(executionInsertArgs(s.Insert), s.Fence.Node, s.Fence.Epoch)...)
+				append(sqlcore.ExecutionInsertArgs(s.Insert), s.Fence.Node, s.Fence.Epoch)...)
 		case s.Insert != nil:
-			w.queue("insert execution "+arn, resultExec, executionInsertSQL, executionInsertArgs(s.Insert)...)
+			w.queue("insert execution "+arn, resultExec, sqlcore.ExecutionInsertSQL, sqlcore.ExecutionInsertArgs(s.Insert)...)
 		case s.Update != nil:
 			p := s.Update
-			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL,
-				string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
-				int64(p.RedriveCount), sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion)
+			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL, sqlcore.ExecutionUpdateArgs(p)...)
 			w.updates = append(w.updates, p)
 		default:
 			w.lookups = append(w.lookups, arn)

@@ -205,7 +205,7 @@ func (d *Driver) openFailed(path string, err error) error {
 // hotStatements are the statements of an engine step: prepared once on the
 // writer when the driver opens, and reused by every transaction.
 func hotStatements() []string {
-	q := []string{executionInsertSQL, executionUpdateSQL, executionVersionSQL, executionIDSQL}
+	q := []string{sqlcore.ExecutionInsertSQL, sqlcore.ExecutionUpdateSQL, sqlcore.ExecutionVersionSQL, executionIDSQL}
 	for n := 1; n <= 32; n++ {
 		q = append(q, valuesSQL(eventInsertHead, 5, n))
 	}

@@ -15,11 +15,7 @@ import (
 // that the step's events and replay-log entry need no lookup; deletes name
 // (execution, id) pairs of any number of executions.
 const (
-	executionStepUpdateSQL = `
-UPDATE stepwise_execution
-SET status = ?, output = ?, error = ?, cause = ?, stop_date = ?, last_event_id = ?,
-    redrive_count = ?, redrive_date = ?, version = version + 1
-WHERE arn = ? AND version = ?
+	executionStepUpdateSQL = `UPDATE stepwise_execution` + sqlcore.ExecutionSetSQL + `
 RETURNING id`
 
 	// OR terms, which SQLite looks up one by one in the primary key; a
@@ -69,7 +65,7 @@ var (
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
-	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL, outboxInsertSQL}
+	q := []string{sqlcore.ExecutionInsertSQL, executionStepUpdateSQL, sqlcore.ExecutionVersionSQL, outboxInsertSQL}
 	for _, n := range stepChunks {
 		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
@@ -306,7 +302,7 @@ func execRows(ctx context.Context, q querier, n, cols int, query *chunkSQL, args
 
 // executionInsert inserts an execution's row and returns its id.
 func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64, error) {
-	res, err := q.ExecContext(ctx, executionInsertSQL, executionInsertArgs(x)...)
+	res, err := q.ExecContext(ctx, sqlcore.ExecutionInsertSQL, sqlcore.ExecutionInsertArgs(x)...)
 	if err != nil {
 		return 0, fmt.Errorf("insert execution %s: %w", x.Arn, err)
 	}
@@ -317,24 +313,12 @@ func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64,
 // still p.ExpectedVersion, and returns its id.
 func executionStepUpdate(ctx context.Context, q querier, p *store.ExecutionUpdateParams) (int64, error) {
 	var id int64
-	err := q.QueryRowContext(ctx, executionStepUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
-		p.RedriveCount, sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion).Scan(&id)
+	err := q.QueryRowContext(ctx, executionStepUpdateSQL, sqlcore.ExecutionUpdateArgs(p)...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = versionConflict(ctx, q, p)
+		err = sqlcore.VersionConflict(ctx, sqlQuerier{q}, p.Arn, p.ExpectedVersion)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("update execution %s: %w", p.Arn, err)
 	}
 	return id, nil
-}
-
-// versionConflict tells why an update matched no row: a stale version
-// (store.ErrConflict) or a missing execution (sql.ErrNoRows).
-func versionConflict(ctx context.Context, q querier, p *store.ExecutionUpdateParams) error {
-	var version int64
-	if err := q.QueryRowContext(ctx, executionVersionSQL, p.Arn).Scan(&version); err != nil {
-		return err
-	}
-	return fmt.Errorf("at version %d, not %d: %w", version, p.ExpectedVersion, store.ErrConflict)
 }
