@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,9 +14,13 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "GREATEST",
 	ErrNoRows: pgx.ErrNoRows,
 	Limit:     limit,
-	In:        func(typ string) string { return "= ANY ($1::" + typ + "[])" },
-	List:      func(v any) (any, error) { return v, nil },
-	LockRows:  "\nFOR UPDATE",
+	In: func(typ string, n int) string {
+		return "= ANY ($" + strconv.Itoa(n) + "::" + typ + "[])"
+	},
+	// Rows travel as one array per column.
+	InsertRows: insertRows,
+	List:       func(v any) (any, error) { return v, nil },
+	LockRows:   "\nFOR UPDATE",
 	// The tags travel as two arrays, so that one statement of one text
 	// puts any number of them.
 	LockStateMachine: lockStateMachine,

@@ -15,6 +15,17 @@ import (
 
 // The statements of StepWrite, sent in one batch (one round trip).
 const (
+	// (execution, id) pairs of any number of executions.
+	timerDeletePairsSQL = `
+DELETE FROM stepwise_timer AS t
+USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
+WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
+
+	taskDeletePairsSQL = `
+DELETE FROM stepwise_task AS t
+USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
+WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
+
 	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
 	executionInsertOwnedSQL = `
 INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `, owner, owner_epoch)
@@ -168,12 +179,11 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	}
 
 	seen := make(map[string]bool, len(steps))
-	var delTimers, delTasks pairColumns
-	var inputs inputColumns
-	var events eventColumns
-	var inputArns, eventArns []string
-	var timers timerColumns
-	var tasks taskColumns
+	delTimers, delTasks := newArrays("text", "text"), newArrays("text", "text")
+	inputs := newArrays("text", "bigint", "bigint", "bytea")
+	events := newArrays("text", "bigint", "text", "bigint", "bytea")
+	timers, tasks := newArrays(sqlcore.TimerTable.Types...), newArrays(sqlcore.TaskTable.Types...)
+	var row []any
 	for _, s := range steps {
 		arn := stepArn(s)
 		if arn == "" {
@@ -198,43 +208,44 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		default:
 			w.lookups = append(w.lookups, arn)
 		}
-		delTimers.add(arn, s.DeleteTimers)
-		delTasks.add(arn, s.DeleteTasks)
-		if s.Input != nil {
-			inputs.add(0, s.Input)
-			inputArns = append(inputArns, arn)
+		for _, id := range s.DeleteTimers {
+			delTimers.add(arn, id)
+		}
+		for _, id := range s.DeleteTasks {
+			delTasks.add(arn, id)
+		}
+		if in := s.Input; in != nil {
+			inputs.add(arn, in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		}
 		for _, ev := range s.Events {
-			events.add(0, ev)
-			eventArns = append(eventArns, arn)
+			events.add(arn, ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
 		}
 		for _, t := range s.AddTimers {
-			timers.add(t)
+			row = sqlcore.TimerArgs(row[:0], t)
+			timers.add(row...)
 		}
 		for _, t := range s.AddTasks {
-			tasks.add(t)
+			row = sqlcore.TaskArgs(row[:0], t)
+			tasks.add(row...)
 		}
 	}
 	if len(w.lookups) > 0 {
 		w.queue("look up executions", resultLookup, executionArnsSQL, w.lookups)
 	}
-	if len(delTimers.ids) > 0 {
-		w.queue("delete timers", resultExec, timerDeletePairsSQL, delTimers.args()...)
-	}
-	if len(delTasks.ids) > 0 {
-		w.queue("delete tasks", resultExec, taskDeletePairsSQL, delTasks.args()...)
-	}
-	if len(inputs.seqs) > 0 {
-		w.queue("insert inputs", resultExec, stepInputInsertSQL, inputArns, inputs.seqs, inputs.ats, inputs.bodies)
-	}
-	if len(events.ids) > 0 {
-		w.queue("insert events", resultExec, stepEventInsertSQL, eventArns, events.ids, events.types, events.timestamps, events.bodies)
-	}
-	if len(timers.ids) > 0 {
-		w.queue("insert timers", resultExec, timerInsertSQL, timers.args()...)
-	}
-	if len(tasks.ids) > 0 {
-		w.queue("insert tasks", resultExec, taskInsertSQL, tasks.args()...)
+	for _, a := range []struct {
+		op, sql string
+		rows    *arrays
+	}{
+		{"delete timers", timerDeletePairsSQL, delTimers},
+		{"delete tasks", taskDeletePairsSQL, delTasks},
+		{"insert inputs", stepInputInsertSQL, inputs},
+		{"insert events", stepEventInsertSQL, events},
+		{"insert timers", timerInsertSQL, timers},
+		{"insert tasks", taskInsertSQL, tasks},
+	} {
+		if a.rows.n > 0 {
+			w.queue(a.op, resultExec, a.sql, a.rows.cols...)
+		}
 	}
 	if row, ok := outboxrow.Pack(steps); ok {
 		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)

@@ -3,6 +3,8 @@ package sqlitestore
 import (
 	"context"
 	"strings"
+
+	"stepwise/store/internal/sqlcore"
 )
 
 // batchRows is how many rows one multi-row INSERT or IN list carries. With
@@ -43,24 +45,12 @@ func valuesSQL(head string, cols, n int) string {
 	return b.String()
 }
 
+// tableValuesSQL is the insert of n rows into t.
+func tableValuesSQL(t *sqlcore.Table, n int) string {
+	return valuesSQL(t.Head(), len(t.Columns), n)
+}
+
 // placeholders is "?, ?, …" n times.
 func placeholders(n int) string {
 	return "?" + strings.Repeat(", ?", n-1)
-}
-
-// deleteBatch runs head + " (?, ?, …)" for ids, batchRows at a time, with
-// args before the ids. head ends in "IN".
-func deleteBatch(ctx context.Context, q querier, head string, args []any, ids []string) error {
-	for start := 0; start < len(ids); start += batchRows {
-		end := min(start+batchRows, len(ids))
-		all := make([]any, 0, len(args)+end-start)
-		all = append(all, args...)
-		for _, id := range ids[start:end] {
-			all = append(all, id)
-		}
-		if _, err := q.ExecContext(ctx, head+" ("+placeholders(end-start)+")", all...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 
 	"stepwise/store/internal/sqlcore"
 )
@@ -15,7 +16,7 @@ var dialect = sqlcore.Dialect{
 	Limit:     func(n int) any { return limit(n) },
 	// A list travels as one JSON array, so that a statement is prepared
 	// once whatever the list's length.
-	In: func(string) string { return "IN (SELECT value FROM json_each($1))" },
+	In: func(_ string, n int) string { return "IN (SELECT value FROM json_each($" + strconv.Itoa(n) + "))" },
 	List: func(v any) (any, error) {
 		b, err := json.Marshal(v)
 		return string(b), err
@@ -48,6 +49,14 @@ var dialect = sqlcore.Dialect{
 			return insertBatch(ctx, q, mapItemPutHead, 3, len(items), func(i int, args []any) []any {
 				return append(args, mapRunArn, first+int64(i), items[i])
 			})
+		})
+	},
+	// Rows travel as multi-row statements of batchRows rows at most, in
+	// a transaction (or a savepoint of the executor's) when there are
+	// more.
+	InsertRows: func(ctx context.Context, c sqlcore.Conn, t *sqlcore.Table, n int, row func(i int, args []any) []any) error {
+		return c.(conn).e.batch(ctx, n, func(q querier) error {
+			return insertBatch(ctx, q, t.Head(), len(t.Columns), n, row)
 		})
 	},
 	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {

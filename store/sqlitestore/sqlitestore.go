@@ -205,17 +205,15 @@ func (d *Driver) openFailed(path string, err error) error {
 // hotStatements are the statements of an engine step: prepared once on the
 // writer when the driver opens, and reused by every transaction.
 func hotStatements() []string {
-	q := []string{sqlcore.ExecutionInsertSQL, sqlcore.ExecutionUpdateSQL, sqlcore.ExecutionVersionSQL, executionIDSQL}
+	q := []string{sqlcore.ExecutionInsertSQL, sqlcore.ExecutionUpdateSQL, sqlcore.ExecutionVersionSQL}
 	for n := 1; n <= 32; n++ {
-		q = append(q, valuesSQL(eventInsertHead, 5, n))
+		q = append(q, tableValuesSQL(&sqlcore.EventTable, n))
 	}
 	for n := 1; n <= 8; n++ {
 		q = append(q,
-			valuesSQL(inputInsertHead, 4, n),
-			valuesSQL(timerInsertHead, 3, n),
-			valuesSQL(taskInsertHead, 5, n),
-			timerDeleteHead+" ("+placeholders(n)+")",
-			taskDeleteHead+" ("+placeholders(n)+")")
+			tableValuesSQL(&sqlcore.InputTable, n),
+			tableValuesSQL(&sqlcore.TimerTable, n),
+			tableValuesSQL(&sqlcore.TaskTable, n))
 	}
 	return append(q, stepStatements()...)
 }

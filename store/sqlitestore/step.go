@@ -54,10 +54,10 @@ func newChunkSQL(text func(n int) string) *chunkSQL {
 }
 
 var (
-	eventInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(eventInsertHead, 5, n) })
-	inputInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(inputInsertHead, 4, n) })
-	timerInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(timerInsertHead, 3, n) })
-	taskInsertSQL       = newChunkSQL(func(n int) string { return valuesSQL(taskInsertHead, 5, n) })
+	eventInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.EventTable, n) })
+	inputInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.InputTable, n) })
+	timerInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TimerTable, n) })
+	taskInsertSQL       = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TaskTable, n) })
 	timerDeletePairsSQL = newChunkSQL(func(n int) string { return pairsSQL(timerDeletePairsHead, n) })
 	taskDeletePairsSQL  = newChunkSQL(func(n int) string { return pairsSQL(taskDeletePairsHead, n) })
 	executionIDsSQL     = newChunkSQL(executionIDsQuery)

@@ -69,7 +69,7 @@ const (
 )
 
 func newRetentionSQL(d *Dialect) retentionSQL {
-	ids, arns := d.In("bigint"), d.In("text")
+	ids, arns := d.In("bigint", 1), d.In("text", 1)
 	del := func(format string, of int) retentionDelete {
 		return retentionDelete{fmt.Sprintf(format, ids, arns), of}
 	}
@@ -93,7 +93,7 @@ func newRetentionSQL(d *Dialect) retentionSQL {
 // map runs of closed executions, in dialect d: exported for the drivers'
 // tests of its query plan.
 func ClosedMapItemDeleteSQL(d *Dialect) string {
-	return fmt.Sprintf(closedMapItemDeleteSQL, d.In("bigint"), d.In("text"))
+	return fmt.Sprintf(closedMapItemDeleteSQL, d.In("bigint", 1), d.In("text", 1))
 }
 
 // ExecutionDeleteClosed deletes up to p.Limit executions that ended before

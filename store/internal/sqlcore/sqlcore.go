@@ -74,10 +74,10 @@ type Dialect struct {
 	// Limit is the LIMIT argument for the store's "n, or no limit when 0
 	// or less".
 	Limit func(n int) any
-	// In is the condition that a column is one of the list given as $1,
+	// In is the condition that a column is one of the list given as $n,
 	// a list of typ (bigint or text) made by List: "= ANY ($1::text[])"
 	// in PostgreSQL, "IN (SELECT value FROM json_each($1))" in SQLite.
-	In func(typ string) string
+	In func(typ string, n int) string
 	// List is the argument of In's list of the values of v, a []int64 or
 	// a []string: the slice itself in PostgreSQL, JSON text in SQLite.
 	List func(v any) (any, error)
@@ -104,6 +104,9 @@ type Dialect struct {
 	// PutMapItems upserts a map run's items at indexes first, first+1,
 	// ..., in one atomic write.
 	PutMapItems func(ctx context.Context, c Conn, mapRunArn string, first int64, items []string) error
+	// InsertRows inserts n rows into t, all or none; row appends row
+	// i's values, in t's columns' order, to args.
+	InsertRows func(ctx context.Context, c Conn, t *Table, n int, row func(i int, args []any) []any) error
 	// DeleteTags removes a resource's tags by key, in one atomic write.
 	DeleteTags func(ctx context.Context, c Conn, resourceArn string, keys []string) error
 }
@@ -119,6 +122,8 @@ type Core struct {
 type dialectSQL struct {
 	clockStart, clockAdvance string
 	retention                retentionSQL
+	executionIDs             string
+	timerDelete, taskDelete  string
 }
 
 // New returns the operations of conn, a driver's Executor, in dialect d.
@@ -127,6 +132,9 @@ func New(conn Conn, d *Dialect) Core {
 		clockStart:   fmt.Sprintf(clockStartSQL, d.Greatest),
 		clockAdvance: fmt.Sprintf(clockAdvanceSQL, d.Greatest),
 		retention:    newRetentionSQL(d),
+		executionIDs: fmt.Sprintf(executionIDsSQL, d.In("text", 1)),
+		timerDelete:  fmt.Sprintf(timerDeleteSQL, d.In("text", 2)),
+		taskDelete:   fmt.Sprintf(taskDeleteSQL, d.In("text", 2)),
 	}}
 }
 
