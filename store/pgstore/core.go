@@ -21,11 +21,15 @@ var dialect = sqlcore.Dialect{
 	InsertRows: insertRows,
 	List:       func(v any) (any, error) { return v, nil },
 	LockRows:   "\nFOR UPDATE",
+	ShareRows:  " FOR SHARE",
+	Now:        nowMS,
+	// Claimers on many nodes skip each other's rows.
+	ExecutionClaimSQL: executionClaimSQL,
+	LockStateMachine:  lockStateMachine,
+	InsertVersion:     insertVersion,
+	InsertAlias:       insertAlias,
 	// The tags travel as two arrays, so that one statement of one text
 	// puts any number of them.
-	LockStateMachine: lockStateMachine,
-	InsertVersion:    insertVersion,
-	InsertAlias:      insertAlias,
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
 		_, err := c.Writer().Exec(ctx, tagPutSQL, resourceArn, keys, values)
 		return err

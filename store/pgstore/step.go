@@ -302,7 +302,7 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 		case resultLease:
 			var live bool
 			if err = br.QueryRow().Scan(&live); err == nil && !live {
-				err = fenced(store.Fence{Node: w.ops[i][len("check the lease of node "):]})
+				err = sqlcore.Fenced(store.Fence{Node: w.ops[i][len("check the lease of node "):]})
 			}
 		case resultOutbox:
 			err = br.QueryRow().Scan(&outboxID)
@@ -333,7 +333,7 @@ func (w *stepBatch) readFences(br pgx.BatchResults) error {
 			return err
 		}
 		if f := w.fences[arn]; owner == nil || epoch == nil || *owner != f.Node || *epoch != f.Epoch || !live {
-			return fmt.Errorf("execution %s: %w", arn, fenced(f))
+			return fmt.Errorf("execution %s: %w", arn, sqlcore.Fenced(f))
 		}
 	}
 	return rows.Err()

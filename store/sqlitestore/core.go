@@ -14,6 +14,9 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "max",
 	ErrNoRows: sql.ErrNoRows,
 	Limit:     func(n int) any { return limit(n) },
+	Now:       nowMS,
+	// The one writer takes turns: a claim is not raced.
+	ExecutionClaimSQL: executionClaimSQL,
 	// A list travels as one JSON array, so that a statement is prepared
 	// once whatever the list's length.
 	In: func(_ string, n int) string { return "IN (SELECT value FROM json_each($" + strconv.Itoa(n) + "))" },
@@ -21,11 +24,11 @@ var dialect = sqlcore.Dialect{
 		b, err := json.Marshal(v)
 		return string(b), err
 	},
-	// The tags travel as multi-row statements of batchRows rows at most,
-	// several in one transaction.
 	LockStateMachine: lockStateMachine,
 	InsertVersion:    insertVersion,
 	InsertAlias:      insertAlias,
+	// The tags travel as multi-row statements of batchRows rows at most,
+	// several in one transaction.
 	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
 		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
 			for start := 0; start < len(keys); start += batchRows {

@@ -90,15 +90,16 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 		return nil
 	}
 	if e.tx != nil {
-		return interpretError("write steps", writeSteps(ctx, e.tx, steps))
+		return interpretError("write steps", e.writeSteps(ctx, e.tx, steps))
 	}
 	return interpretError("write steps", e.inTx(ctx, func(q querier) error {
-		return writeSteps(ctx, q, steps)
+		return e.writeSteps(ctx, q, steps)
 	}))
 }
 
-func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
-	if err := checkFences(ctx, q, steps); err != nil {
+func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
+	live := func(f store.Fence) error { return e.NodeLive(ctx, sqlQuerier{q}, f) }
+	if err := checkFences(ctx, q, steps, live); err != nil {
 		return err
 	}
 	ids, err := writeExecutions(ctx, q, steps)

@@ -85,6 +85,18 @@ type Dialect struct {
 	// of the transaction: " FOR UPDATE" in PostgreSQL; SQLite's one
 	// writer holds them already.
 	LockRows string
+	// ShareRows, appended to a query, holds the rows it reads against
+	// updates for the rest of the transaction: " FOR SHARE" in
+	// PostgreSQL, nothing in SQLite.
+	ShareRows string
+	// Now is the database's clock, in Unix milliseconds, as an SQL
+	// expression: leases are timed by it.
+	Now string
+	// ExecutionClaimSQL makes up to $3 orphaned running executions node
+	// $1's at epoch $2, and returns their ARNs. A running execution is
+	// an orphan when it has no owner, or its owner's lease ran out, or
+	// its owner registered again, or is gone.
+	ExecutionClaimSQL string
 	// LockStateMachine holds a state machine's row for the rest of the
 	// transaction, so that publishers, a version's deletion and an
 	// alias's creation or update take turns; an error wrapping ErrNoRows
@@ -124,6 +136,7 @@ type dialectSQL struct {
 	retention                retentionSQL
 	executionIDs             string
 	timerDelete, taskDelete  string
+	node                     nodeSQL
 }
 
 // New returns the operations of conn, a driver's Executor, in dialect d.
@@ -135,6 +148,7 @@ func New(conn Conn, d *Dialect) Core {
 		executionIDs: fmt.Sprintf(executionIDsSQL, d.In("text", 1)),
 		timerDelete:  fmt.Sprintf(timerDeleteSQL, d.In("text", 2)),
 		taskDelete:   fmt.Sprintf(taskDeleteSQL, d.In("text", 2)),
+		node:         newNodeSQL(d),
 	}}
 }
 
