@@ -51,7 +51,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"strconv"
 	"strings"
@@ -129,11 +128,7 @@ var (
 
 // Migrator returns the migrator of this driver's schema.
 func Migrator() (*migrate.Migrator, error) {
-	sub, err := fs.Sub(migrationFS, "migration")
-	if err != nil {
-		return nil, err
-	}
-	return migrate.New(sub)
+	return migrate.NewDir(migrationFS, "migration")
 }
 
 // Open opens (creating it if need be) the database at path, or an in-memory
@@ -259,15 +254,7 @@ func (d *Driver) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tx, err := d.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := m.Migrate(ctx, tx, migrate.DirectionUp, nil); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return m.Up(ctx, d.write, "")
 }
 
 // Executor returns an executor that runs each call on its own.
