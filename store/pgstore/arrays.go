@@ -8,11 +8,9 @@ import (
 	"stepwise/store/internal/sqlcore"
 )
 
-// Rows to insert travel as one array per column (unnest), so that one
+// unnestSQL is the insert of t's rows from one array per column: one
 // statement of one text, prepared once per connection, inserts any number
 // of them, all or none.
-
-// unnestSQL is the insert of t's rows from one array per column.
 func unnestSQL(t *sqlcore.Table) string {
 	var b strings.Builder
 	b.WriteString(t.Head() + "\nSELECT * FROM unnest(")
@@ -23,6 +21,9 @@ func unnestSQL(t *sqlcore.Table) string {
 		b.WriteString("$" + strconv.Itoa(i+1) + "::" + typ + "[]")
 	}
 	b.WriteString(")")
+	if t.Upsert != "" {
+		b.WriteString("\n" + t.Upsert)
+	}
 	return b.String()
 }
 

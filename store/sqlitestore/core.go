@@ -27,74 +27,19 @@ var dialect = sqlcore.Dialect{
 	LockStateMachine: lockStateMachine,
 	InsertVersion:    insertVersion,
 	InsertAlias:      insertAlias,
-	// The tags travel as multi-row statements of batchRows rows at most,
-	// several in one transaction.
-	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
-		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
-			for start := 0; start < len(keys); start += batchRows {
-				end := min(start+batchRows, len(keys))
-				args := make([]any, 0, 3*(end-start))
-				for i := start; i < end; i++ {
-					args = append(args, resourceArn, keys[i], values[i])
-				}
-				if _, err := q.Exec(ctx, valuesSQL(tagPutHead, 3, end-start)+tagPutTail, args...); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	},
-	// The items travel as multi-row statements of batchRows rows at most,
-	// in a transaction (or a savepoint of the executor's) when there are
-	// more.
-	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
-		return c.(conn).e.batch(ctx, len(items), func(q querier) error {
-			return insertBatch(ctx, q, mapItemPutHead, 3, len(items), func(i int, args []any) []any {
-				return append(args, mapRunArn, first+int64(i), items[i])
-			})
-		})
-	},
 	// Rows travel as multi-row statements of batchRows rows at most, in
 	// a transaction (or a savepoint of the executor's) when there are
 	// more.
 	InsertRows: func(ctx context.Context, c sqlcore.Conn, t *sqlcore.Table, n int, row func(i int, args []any) []any) error {
-		return c.(conn).e.batch(ctx, n, func(q querier) error {
-			return insertBatch(ctx, q, t.Head(), len(t.Columns), n, row)
-		})
-	},
-	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
-		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
-			for start := 0; start < len(keys); start += batchRows {
-				end := min(start+batchRows, len(keys))
-				args := make([]any, 0, 1+end-start)
-				args = append(args, resourceArn)
-				for _, k := range keys[start:end] {
-					args = append(args, k)
-				}
-				if _, err := q.Exec(ctx, tagDeleteHead+" ("+placeholders(end-start)+")", args...); err != nil {
-					return err
-				}
-			}
-			return nil
+		return batch(ctx, c, n, func(q sqlcore.Querier) error {
+			return insertBatch(ctx, q, t, n, row)
 		})
 	},
 }
 
-const (
-	tagPutHead    = `INSERT INTO stepwise_tag (resource_arn, key, value)`
-	tagPutTail    = ` ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
-	tagDeleteHead = `DELETE FROM stepwise_tag WHERE resource_arn = ? AND key IN`
-
-	// mapItemPutHead is the head of PutMapItems's multi-row INSERT
-	// (insertBatch): an item that is stored already is replaced (the
-	// table has neither triggers nor foreign keys, so REPLACE is an
-	// upsert of the body).
-	mapItemPutHead = `INSERT OR REPLACE INTO stepwise_map_item (map_run_arn, idx, body)`
-)
-
-// coreBatch runs fn, a write of n rows, atomically: one statement is on
-// its own, several need a transaction (Executor.batch for sqlcore).
-func coreBatch(ctx context.Context, c sqlcore.Conn, n int, fn func(q sqlcore.Querier) error) error {
+// batch runs fn, a write of n rows, atomically: one statement is on its
+// own, several need a transaction.
+func batch(ctx context.Context, c sqlcore.Conn, n int, fn func(q sqlcore.Querier) error) error {
 	if n <= batchRows {
 		return fn(c.Writer())
 	}

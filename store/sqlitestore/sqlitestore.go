@@ -510,36 +510,10 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 	return tx.Commit()
 }
 
-// batch runs fn, a write of n rows, atomically: one statement is on its
-// own, several need a transaction.
-func (e *Executor) batch(ctx context.Context, n int, fn func(q querier) error) error {
-	if n <= batchRows {
-		return fn(e.writer())
-	}
-	return e.inTx(ctx, fn)
-}
-
-// scanner is a *sql.Row or *sql.Rows.
-type scanner = sqlcore.Scanner
-
-// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
-func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	return sqlcore.QueryAll(ctx, sqlQuerier{q}, query, args, scan)
-}
-
 // limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.
 func limit(n int) int {
 	if n <= 0 {
 		return -1
 	}
 	return n
-}
-
-// fromMillisPtr reads back a nullable time scanned as sql.NullInt64.
-func fromMillisPtr(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := sqlcore.FromMillis(ms.Int64)
-	return &t
 }

@@ -9,12 +9,16 @@ import (
 )
 
 // Table is a table that takes rows in batches (Dialect.InsertRows): an
-// execution's history, replay log, timers and tasks.
+// execution's history, replay log, timers and tasks, a resource's tags
+// and a map run's items.
 type Table struct {
 	Name    string
 	Columns []string
 	// Types are the columns' SQL types: bigint, text or bytea.
 	Types []string
+	// Upsert, when not empty, follows the rows: the ON CONFLICT clause
+	// of a table whose rows replace those stored.
+	Upsert string
 }
 
 // The tables of the rows a step writes. Each row's values come from
@@ -22,16 +26,27 @@ type Table struct {
 var (
 	EventTable = Table{"stepwise_event",
 		[]string{"execution_id", "id", "type", "timestamp", "body"},
-		[]string{"bigint", "bigint", "text", "bigint", "bytea"}}
+		[]string{"bigint", "bigint", "text", "bigint", "bytea"}, ""}
 	InputTable = Table{"stepwise_input",
 		[]string{"execution_id", "seq", "at", "body"},
-		[]string{"bigint", "bigint", "bigint", "bytea"}}
+		[]string{"bigint", "bigint", "bigint", "bytea"}, ""}
 	TimerTable = Table{"stepwise_timer",
 		[]string{"execution_arn", "id", "fire_at"},
-		[]string{"text", "text", "bigint"}}
+		[]string{"text", "text", "bigint"}, ""}
 	TaskTable = Table{"stepwise_task",
 		[]string{"execution_arn", "id", "resource", "body", "created_at"},
-		[]string{"text", "text", "text", "bytea", "bigint"}}
+		[]string{"text", "text", "text", "bytea", "bigint"}, ""}
+
+	// Of a key given twice in one insert, PostgreSQL refuses the second
+	// (an upsert may not touch a row twice): TagPut gives each once.
+	TagTable = Table{"stepwise_tag",
+		[]string{"resource_arn", "key", "value"},
+		[]string{"text", "text", "text"},
+		"ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value"}
+	MapItemTable = Table{"stepwise_map_item",
+		[]string{"map_run_arn", "idx", "body"},
+		[]string{"text", "bigint", "text"},
+		"ON CONFLICT (map_run_arn, idx) DO UPDATE SET body = excluded.body"}
 )
 
 // Head is the start of an insert of t's rows: "INSERT INTO t (a, b)".
@@ -171,23 +186,25 @@ const (
 // TimerDelete removes an execution's timers; ids it does not have are
 // ignored.
 func (c *Core) TimerDelete(ctx context.Context, executionArn string, ids []string) error {
-	return c.conn.Error("delete timers of "+executionArn, c.deleteIDs(ctx, c.sql.timerDelete, executionArn, ids))
+	return c.conn.Error("delete timers of "+executionArn, c.deleteIn(ctx, c.sql.timerDelete, executionArn, ids))
 }
 
 // TaskDelete removes an execution's tasks; ids it does not have are
 // ignored.
 func (c *Core) TaskDelete(ctx context.Context, executionArn string, ids []string) error {
-	return c.conn.Error("delete tasks of "+executionArn, c.deleteIDs(ctx, c.sql.taskDelete, executionArn, ids))
+	return c.conn.Error("delete tasks of "+executionArn, c.deleteIn(ctx, c.sql.taskDelete, executionArn, ids))
 }
 
-func (c *Core) deleteIDs(ctx context.Context, query, executionArn string, ids []string) error {
-	if len(ids) == 0 {
+// deleteIn runs query, the delete of the rows of owner (an execution or
+// a resource, $1) whose ids or keys are in list ($2).
+func (c *Core) deleteIn(ctx context.Context, query, owner string, list []string) error {
+	if len(list) == 0 {
 		return nil
 	}
-	list, err := c.dialect.List(ids)
+	arg, err := c.dialect.List(list)
 	if err != nil {
 		return err
 	}
-	_, err = c.conn.Writer().Exec(ctx, query, executionArn, list)
+	_, err = c.conn.Writer().Exec(ctx, query, owner, arg)
 	return err
 }

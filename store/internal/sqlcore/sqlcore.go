@@ -110,17 +110,10 @@ type Dialect struct {
 	// to versions that exist (VersionsExist); an error wrapping ErrNoRows
 	// when there is no such state machine.
 	InsertAlias func(ctx context.Context, q Querier, a *store.Alias) error
-	// PutTags upserts a resource's tags, keys and values in pairs, each
-	// key once, in one atomic write.
-	PutTags func(ctx context.Context, c Conn, resourceArn string, keys, values []string) error
-	// PutMapItems upserts a map run's items at indexes first, first+1,
-	// ..., in one atomic write.
-	PutMapItems func(ctx context.Context, c Conn, mapRunArn string, first int64, items []string) error
-	// InsertRows inserts n rows into t, all or none; row appends row
-	// i's values, in t's columns' order, to args.
+	// InsertRows inserts n rows into t, all or none, replacing stored
+	// ones when t says so (Table.Upsert); row appends row i's values, in
+	// t's columns' order, to args.
 	InsertRows func(ctx context.Context, c Conn, t *Table, n int, row func(i int, args []any) []any) error
-	// DeleteTags removes a resource's tags by key, in one atomic write.
-	DeleteTags func(ctx context.Context, c Conn, resourceArn string, keys []string) error
 }
 
 // Core is the store operations written once, for one Conn and Dialect.
@@ -136,6 +129,7 @@ type dialectSQL struct {
 	retention                retentionSQL
 	executionIDs             string
 	timerDelete, taskDelete  string
+	tagDelete                string
 	node                     nodeSQL
 }
 
@@ -148,6 +142,7 @@ func New(conn Conn, d *Dialect) Core {
 		executionIDs: fmt.Sprintf(executionIDsSQL, d.In("text", 1)),
 		timerDelete:  fmt.Sprintf(timerDeleteSQL, d.In("text", 2)),
 		taskDelete:   fmt.Sprintf(taskDeleteSQL, d.In("text", 2)),
+		tagDelete:    fmt.Sprintf(tagDeleteSQL, d.In("text", 2)),
 		node:         newNodeSQL(d),
 	}}
 }
