@@ -78,10 +78,10 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 	if len(steps) == 0 {
 		return nil
 	}
-	w, err := newStepBatch(steps, e.tx == nil)
-	if err != nil {
+	if err := sqlcore.CheckSteps(steps); err != nil {
 		return interpretError("write steps", err)
 	}
+	w := newStepBatch(steps, e.tx == nil)
 	if e.tx != nil {
 		err := w.run(e.tx.SendBatch(ctx, w.b))
 		if err != nil && w.opened {
@@ -142,7 +142,7 @@ func (w *stepBatch) queue(op string, r stepResult, sql string, args ...any) {
 // of executions come first, the deletes before the inserts (a timer may
 // be re-armed under its id), and the outbox last, so that its lock is
 // held for as short a time as can be.
-func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
+func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 	w := &stepBatch{steps: steps, b: &pgx.Batch{}}
 	if begin {
 		w.b.BeginTx(pgx.TxOptions{})
@@ -167,8 +167,8 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 			if w.fences == nil {
 				w.fences = map[string]store.Fence{}
 			}
-			w.fences[stepArn(s)] = *s.Fence
-			fencedArns = append(fencedArns, stepArn(s))
+			w.fences[sqlcore.StepArn(s)] = *s.Fence
+			fencedArns = append(fencedArns, sqlcore.StepArn(s))
 		}
 	}
 	if len(fencedArns) > 0 {
@@ -178,21 +178,13 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		w.queue("check the lease of node "+f.Node, resultLease, nodeLeaseSQL, f.Node, f.Epoch)
 	}
 
-	seen := make(map[string]bool, len(steps))
 	delTimers, delTasks := newArrays("text", "text"), newArrays("text", "text")
 	inputs := newArrays("text", "bigint", "bigint", "bytea")
 	events := newArrays("text", "bigint", "text", "bigint", "bytea")
 	timers, tasks := newArrays(sqlcore.TimerTable.Types...), newArrays(sqlcore.TaskTable.Types...)
 	var row []any
 	for _, s := range steps {
-		arn := stepArn(s)
-		if arn == "" {
-			return nil, errors.New("a step with neither Insert, Update nor Input")
-		}
-		if seen[arn] {
-			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
-		}
-		seen[arn] = true
+		arn := sqlcore.StepArn(s)
 		switch {
 		case s.Insert != nil && s.Fence != nil:
 			// Owned from the start: one row version, not an insert and
@@ -254,7 +246,7 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	if !begin {
 		w.queue("release savepoint", resultExec, stepReleaseSQL)
 	}
-	return w, nil
+	return w
 }
 
 // run reads the batch's answers in order and stops at the first failure:
@@ -365,17 +357,4 @@ func (w *stepBatch) readLookup(br pgx.BatchResults) error {
 		}
 	}
 	return nil
-}
-
-// stepArn is the ARN of a step's execution ("" if it names none).
-func stepArn(s *store.Step) string {
-	switch {
-	case s.Insert != nil:
-		return s.Insert.Arn
-	case s.Update != nil:
-		return s.Update.Arn
-	case s.Input != nil:
-		return s.Input.ExecutionArn
-	}
-	return ""
 }

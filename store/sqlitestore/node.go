@@ -48,7 +48,7 @@ func checkFences(ctx context.Context, q querier, steps []*store.Step, live func(
 		var owner sql.NullString
 		var epoch sql.NullInt64
 		var live bool
-		err := q.QueryRowContext(ctx, executionOwnerSQL, stepArn(s)).Scan(&owner, &epoch, &live)
+		err := q.QueryRowContext(ctx, executionOwnerSQL, sqlcore.StepArn(s)).Scan(&owner, &epoch, &live)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // the step's own write says the execution does not exist
 		}
@@ -56,7 +56,7 @@ func checkFences(ctx context.Context, q querier, steps []*store.Step, live func(
 			return err
 		}
 		if owner.String != s.Fence.Node || epoch.Int64 != s.Fence.Epoch || !owner.Valid || !live {
-			return fmt.Errorf("execution %s: %w", stepArn(s), sqlcore.Fenced(*s.Fence))
+			return fmt.Errorf("execution %s: %w", sqlcore.StepArn(s), sqlcore.Fenced(*s.Fence))
 		}
 	}
 	return nil

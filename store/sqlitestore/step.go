@@ -89,6 +89,9 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 	if len(steps) == 0 {
 		return nil
 	}
+	if err := sqlcore.CheckSteps(steps); err != nil {
+		return interpretError("write steps", err)
+	}
 	if e.tx != nil {
 		return interpretError("write steps", e.writeSteps(ctx, e.tx, steps))
 	}
@@ -124,7 +127,7 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 		if err := execRows(ctx, q, nDelTimers, 2, timerDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTimers {
-					args = append(args, stepArn(s), id)
+					args = append(args, sqlcore.StepArn(s), id)
 				}
 				return args
 			})); err != nil {
@@ -135,7 +138,7 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 		if err := execRows(ctx, q, nDelTasks, 2, taskDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTasks {
-					args = append(args, stepArn(s), id)
+					args = append(args, sqlcore.StepArn(s), id)
 				}
 				return args
 			})); err != nil {
@@ -201,13 +204,7 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 	index := make(map[string]int, len(steps))
 	var lookups []any
 	for i, s := range steps {
-		arn := stepArn(s)
-		if arn == "" {
-			return nil, errors.New("a step with neither Insert, Update nor Input")
-		}
-		if _, dup := index[arn]; dup {
-			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
-		}
+		arn := sqlcore.StepArn(s)
 		index[arn] = i
 		switch {
 		case s.Insert != nil:
@@ -264,19 +261,6 @@ const executionIDsHead = `SELECT id, arn FROM stepwise_execution WHERE arn IN (`
 
 func executionIDsQuery(n int) string {
 	return executionIDsHead + "?" + strings.Repeat(", ?", n-1) + ")"
-}
-
-// stepArn is the ARN of a step's execution ("" if it names none).
-func stepArn(s *store.Step) string {
-	switch {
-	case s.Insert != nil:
-		return s.Insert.Arn
-	case s.Update != nil:
-		return s.Update.Arn
-	case s.Input != nil:
-		return s.Input.ExecutionArn
-	}
-	return ""
 }
 
 // stepRows returns the arguments row appends for every step.
