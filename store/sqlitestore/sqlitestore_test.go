@@ -409,11 +409,22 @@ func TestOpen(t *testing.T) {
 			require.Contains(t, plan, tc.index, tc.query)
 			require.NotContains(t, plan, "TEMP B-TREE", tc.query)
 		}
-		// Retention finds a deleted execution's map runs' items by their
+		// Each statement of a list (the lookup of executions' ids,
+		// timers', tasks' and tags' deletes, retention's) seeks by it;
+		// retention finds a deleted execution's map runs' items by their
 		// keys.
-		plan := queryPlan(ctx, t, d.write, sqlcore.ClosedMapItemDeleteSQL(&dialect), `["x"]`)
-		require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
-		require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
+		for _, query := range sqlcore.ListSQL(&dialect) {
+			args := []any{`["x"]`}
+			if strings.Contains(query, "$2") {
+				args = []any{"a", `["x"]`}
+			}
+			plan := queryPlan(ctx, t, d.write, query, args...)
+			require.NotRegexp(t, `SCAN stepwise_`, plan, query)
+			if strings.Contains(query, "DELETE FROM stepwise_map_item") {
+				require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
+				require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
+			}
+		}
 		// The cursor seeks rather than scanning from the newest row.
 		require.Contains(t, queryPlan(ctx, t, d.write, sqlcore.ExecutionListSQL, "sm", 1, "a", 10), "(state_machine_arn=? AND (start_date,arn)<(?,?))")
 		// Of a version, an alias or a map run: their partial indexes,

@@ -89,11 +89,16 @@ func newRetentionSQL(d *Dialect) retentionSQL {
 	}
 }
 
-// ClosedMapItemDeleteSQL is the statement that deletes the items of the
-// map runs of closed executions, in dialect d: exported for the drivers'
-// tests of its query plan.
-func ClosedMapItemDeleteSQL(d *Dialect) string {
-	return fmt.Sprintf(closedMapItemDeleteSQL, d.In("bigint", 1), d.In("text", 1))
+// ListSQL is the statements that take a list (Dialect.In) in dialect d:
+// exported for the drivers' tests of their query plans, each seeking by
+// the list rather than scanning a table.
+func ListSQL(d *Dialect) []string {
+	s := New(nil, d).sql
+	out := []string{s.executionIDs, s.timerDelete, s.taskDelete, s.tagDelete}
+	for _, del := range s.retention.deletes {
+		out = append(out, del.sql)
+	}
+	return out
 }
 
 // ExecutionDeleteClosed deletes up to p.Limit executions that ended before
