@@ -2,9 +2,8 @@ package store
 
 import (
 	"context"
+	"stepwise/history"
 	"time"
-
-	"stepwise/stepwisetype"
 )
 
 // Execution is an execution's row.
@@ -13,7 +12,7 @@ type Execution struct {
 	StateMachineArn string
 	RevisionID      string
 	Name            string
-	Status          stepwisetype.ExecutionStatus
+	Status          history.ExecutionStatus
 	Input           string  // as the client sent it
 	Output          *string // SUCCEEDED
 	Error           *string
@@ -60,7 +59,7 @@ type ExecutionInsertParams struct {
 type ExecutionUpdateParams struct {
 	Arn             string
 	ExpectedVersion int64
-	Status          stepwisetype.ExecutionStatus
+	Status          history.ExecutionStatus
 	Output          *string
 	Error           *string
 	Cause           *string
@@ -80,7 +79,7 @@ type ExecutionListParams struct {
 	// MapRunArn, when set, keeps the children of that map run (their
 	// StateMachineArn is then not looked at).
 	MapRunArn string
-	Status    stepwisetype.ExecutionStatus // "" for all
+	Status    history.ExecutionStatus // "" for all
 	// After is the cursor: the StartDate and Arn of the last row seen.
 	AfterStartDate time.Time
 	AfterArn       string

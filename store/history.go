@@ -2,16 +2,15 @@ package store
 
 import (
 	"context"
+	"stepwise/history"
 	"time"
-
-	"stepwise/stepwisetype"
 )
 
 // Event is one stored history event.
 type Event struct {
 	ExecutionArn string
 	ID           int64
-	Type         stepwisetype.EventType
+	Type         history.EventType
 	Timestamp    time.Time
 	Body         []byte // the event as GetExecutionHistory returns it (JSON)
 }

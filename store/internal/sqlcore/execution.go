@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"stepwise/history"
+	"stepwise/store"
 	"strconv"
 	"strings"
-
-	"stepwise/stepwisetype"
-	"stepwise/store"
 )
 
 // An execution's row, its insert, its update at an expected version, and
@@ -98,7 +97,7 @@ func ScanExecution(s Scanner) (*store.Execution, error) {
 		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
 		return nil, err
 	}
-	x.Status = stepwisetype.ExecutionStatus(status)
+	x.Status = history.ExecutionStatus(status)
 	x.StartDate = FromMillis(start)
 	x.StopDate = FromMillisPtr(stop)
 	x.RedriveDate = FromMillisPtr(redrive)
