@@ -2,8 +2,9 @@ package engine
 
 import (
 	"context"
-	"stepwise/history"
 	"time"
+
+	"stepwise/history"
 )
 
 // TransitionLimiter holds back the state transitions of STANDARD

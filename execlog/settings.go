@@ -3,8 +3,9 @@ package execlog
 import (
 	"encoding/json"
 	"fmt"
-	"stepwise/history"
 	"strings"
+
+	"stepwise/history"
 )
 
 // Level is a logging configuration's level.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+
 	"stepwise/failure"
 )
 

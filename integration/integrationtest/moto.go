@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"stepwise/internal/testkit/slowtest"
 	"testing"
 	"time"
+
+	"stepwise/internal/testkit/slowtest"
 )
 
 // Moto starts "moto_server" (the moto project's stand-in for SQS, SNS, S3

@@ -131,6 +131,7 @@ var testHelpers = []string{
 // is allowed by name until it is fixed, and the test fails once it no
 // longer happens, so that it is taken off the list.
 var exceptions = []struct{ from, to, why string }{
+	// None today.
 }
 
 // The module's packages and their non-test imports of module packages,

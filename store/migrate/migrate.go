@@ -88,6 +88,16 @@ const (
 
 var fileRE = regexp.MustCompile(`^(\d+)_([a-z0-9_]+)\.(up|down)\.sql$`)
 
+// NewDir is New of the directory dir of fsys, such as a driver's
+// embedded migration files.
+func NewDir(fsys fs.FS, dir string) (*Migrator, error) {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	return New(sub)
+}
+
 // New reads the migrations in the root of fsys. Every version needs both an
 // up and a down script; other files are an error.
 func New(fsys fs.FS) (*Migrator, error) {
@@ -228,4 +238,25 @@ func (mr *Migrator) Migrate(ctx context.Context, db Executor, dir Direction, opt
 		return nil, fmt.Errorf("unknown migration direction %q", dir)
 	}
 	return res, nil
+}
+
+// Up brings db's schema up to date in one transaction. first, unless
+// empty, runs with args at the transaction's start: a driver takes a lock
+// there, so that servers starting together take turns.
+func (mr *Migrator) Up(ctx context.Context, db *sql.DB, first string, args ...any) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if first != "" {
+		if _, err := tx.ExecContext(ctx, first, args...); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	if _, err := mr.Migrate(ctx, tx, DirectionUp, nil); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }

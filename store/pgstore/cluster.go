@@ -88,12 +88,7 @@ func (d *Driver) ExecutionOwner(ctx context.Context, arn string) (store.Ownershi
 func (d *Driver) ExecutionClaimOne(ctx context.Context, f store.Fence, arn string) (bool, error) {
 	var claimed bool
 	err := d.exec.inTx(ctx, func(q querier) error {
-		var one int
-		err := q.QueryRow(ctx, nodeLiveSQL, f.Node, f.Epoch).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fenced(f)
-		}
-		if err != nil {
+		if err := d.exec.NodeLive(ctx, pgQuerier{q}, f); err != nil {
 			return err
 		}
 		return q.QueryRow(ctx, executionClaimOneSQL, f.Node, f.Epoch, arn).Scan(&claimed)

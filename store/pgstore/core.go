@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,41 +14,21 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "GREATEST",
 	ErrNoRows: pgx.ErrNoRows,
 	Limit:     limit,
-	// The tags travel as two arrays, so that one statement of one text
-	// puts any number of them.
-	LockStateMachine: lockStateMachine,
-	InsertVersion:    insertVersion,
-	InsertAlias:      insertAlias,
-	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
-		_, err := c.Writer().Exec(ctx, tagPutSQL, resourceArn, keys, values)
-		return err
+	In: func(typ string, n int) string {
+		return "= ANY ($" + strconv.Itoa(n) + "::" + typ + "[])"
 	},
-	// The items travel as one array, numbered from first by their
-	// ordinality, so that one statement of one text puts any number of
-	// them.
-	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
-		_, err := c.Writer().Exec(ctx, mapItemPutSQL, mapRunArn, first, items)
-		return err
-	},
-	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
-		_, err := c.Writer().Exec(ctx, tagDeleteSQL, resourceArn, keys)
-		return err
-	},
+	// Rows travel as one array per column.
+	InsertRows: insertRows,
+	List:       func(v any) (any, error) { return v, nil },
+	LockRows:   "\nFOR UPDATE",
+	ShareRows:  " FOR SHARE",
+	Now:        nowMS,
+	// Claimers on many nodes skip each other's rows.
+	ExecutionClaimSQL: executionClaimSQL,
+	LockStateMachine:  lockStateMachine,
+	InsertVersion:     insertVersion,
+	InsertAlias:       insertAlias,
 }
-
-const (
-	tagPutSQL = `
-INSERT INTO stepwise_tag (resource_arn, key, value)
-SELECT $1, t.key, t.value FROM unnest($2::text[], $3::text[]) AS t (key, value)
-ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
-
-	tagDeleteSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1 AND key = ANY ($2::text[])`
-
-	mapItemPutSQL = `
-INSERT INTO stepwise_map_item (map_run_arn, idx, body)
-SELECT $1, $2::bigint + t.ord - 1, t.body FROM unnest($3::text[]) WITH ORDINALITY AS t (body, ord)
-ON CONFLICT (map_run_arn, idx) DO UPDATE SET body = excluded.body`
-)
 
 // newExecutor returns an executor on the pool, or in tx when it is not
 // nil.

@@ -71,7 +71,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"strings"
 	"sync"
@@ -135,11 +134,7 @@ var (
 
 // Migrator returns the migrator of this driver's schema.
 func Migrator() (*migrate.Migrator, error) {
-	sub, err := fs.Sub(migrationFS, "migration")
-	if err != nil {
-		return nil, err
-	}
-	return migrate.New(sub)
+	return migrate.NewDir(migrationFS, "migration")
 }
 
 // Open connects to the database at url (postgres://user:password@host:port/database?...,
@@ -198,19 +193,7 @@ func (d *Driver) migrate(ctx context.Context) error {
 	}
 	db := stdlib.OpenDBFromPool(d.pool)
 	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLockKey); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if _, err := m.Migrate(ctx, tx, migrate.DirectionUp, nil); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return m.Up(ctx, db, "SELECT pg_advisory_xact_lock($1)", migrationLockKey)
 }
 
 // Pool returns the driver's connection pool, for what the store does not

@@ -15,16 +15,29 @@ import (
 
 // The statements of StepWrite, sent in one batch (one round trip).
 const (
+	// (execution, id) pairs of any number of executions.
+	timerDeletePairsSQL = `
+DELETE FROM stepwise_timer AS t
+USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
+WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
+
+	taskDeletePairsSQL = `
+DELETE FROM stepwise_task AS t
+USING unnest($1::text[], $2::text[]) AS d (execution_arn, id)
+WHERE t.execution_arn = d.execution_arn AND t.id = d.id`
+
+	// executionInsertOwnedSQL inserts an execution owned by a node and epoch.
+	executionInsertOwnedSQL = `
+INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `, owner, owner_epoch)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
+
 	// executionStepUpdateSQL updates an execution's row if it is at the
 	// expected version, and says why it did not: id is NULL then, and
 	// version the row's (read before the update), or NULL when there is
 	// no row.
 	executionStepUpdateSQL = `
 WITH updated AS (
-    UPDATE stepwise_execution
-    SET status = $1, output = $2, error = $3, cause = $4, stop_date = $5, last_event_id = $6,
-        redrive_count = $7, redrive_date = $8, version = version + 1
-    WHERE arn = $9 AND version = $10
+    UPDATE stepwise_execution` + sqlcore.ExecutionSetSQL + `
     RETURNING id
 )
 SELECT (SELECT id FROM updated), (SELECT version FROM stepwise_execution WHERE arn = $9)`
@@ -65,10 +78,10 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 	if len(steps) == 0 {
 		return nil
 	}
-	w, err := newStepBatch(steps, e.tx == nil)
-	if err != nil {
+	if err := sqlcore.CheckSteps(steps); err != nil {
 		return interpretError("write steps", err)
 	}
+	w := newStepBatch(steps, e.tx == nil)
 	if e.tx != nil {
 		err := w.run(e.tx.SendBatch(ctx, w.b))
 		if err != nil && w.opened {
@@ -129,7 +142,7 @@ func (w *stepBatch) queue(op string, r stepResult, sql string, args ...any) {
 // of executions come first, the deletes before the inserts (a timer may
 // be re-armed under its id), and the outbox last, so that its lock is
 // held for as short a time as can be.
-func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
+func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 	w := &stepBatch{steps: steps, b: &pgx.Batch{}}
 	if begin {
 		w.b.BeginTx(pgx.TxOptions{})
@@ -154,8 +167,8 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 			if w.fences == nil {
 				w.fences = map[string]store.Fence{}
 			}
-			w.fences[stepArn(s)] = *s.Fence
-			fencedArns = append(fencedArns, stepArn(s))
+			w.fences[sqlcore.StepArn(s)] = *s.Fence
+			fencedArns = append(fencedArns, sqlcore.StepArn(s))
 		}
 	}
 	if len(fencedArns) > 0 {
@@ -165,76 +178,66 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 		w.queue("check the lease of node "+f.Node, resultLease, nodeLeaseSQL, f.Node, f.Epoch)
 	}
 
-	seen := make(map[string]bool, len(steps))
-	var delTimers, delTasks pairColumns
-	var inputs inputColumns
-	var events eventColumns
-	var inputArns, eventArns []string
-	var timers timerColumns
-	var tasks taskColumns
+	delTimers, delTasks := newArrays("text", "text"), newArrays("text", "text")
+	inputs := newArrays("text", "bigint", "bigint", "bytea")
+	events := newArrays("text", "bigint", "text", "bigint", "bytea")
+	timers, tasks := newArrays(sqlcore.TimerTable.Types...), newArrays(sqlcore.TaskTable.Types...)
+	var row []any
 	for _, s := range steps {
-		arn := stepArn(s)
-		if arn == "" {
-			return nil, errors.New("a step with neither Insert, Update nor Input")
-		}
-		if seen[arn] {
-			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
-		}
-		seen[arn] = true
+		arn := sqlcore.StepArn(s)
 		switch {
 		case s.Insert != nil && s.Fence != nil:
 			// Owned from the start: one row version, not an insert and
 			// an update.
 			w.queue("insert execution "+arn, resultExec, executionInsertOwnedSQL,
-				append(executionInsertArgs(s.Insert), s.Fence.Node, s.Fence.Epoch)...)
+				append(sqlcore.ExecutionInsertArgs(s.Insert), s.Fence.Node, s.Fence.Epoch)...)
 		case s.Insert != nil:
-			w.queue("insert execution "+arn, resultExec, executionInsertSQL, executionInsertArgs(s.Insert)...)
+			w.queue("insert execution "+arn, resultExec, sqlcore.ExecutionInsertSQL, sqlcore.ExecutionInsertArgs(s.Insert)...)
 		case s.Update != nil:
 			p := s.Update
-			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL,
-				string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
-				int64(p.RedriveCount), sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion)
+			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL, sqlcore.ExecutionUpdateArgs(p)...)
 			w.updates = append(w.updates, p)
 		default:
 			w.lookups = append(w.lookups, arn)
 		}
-		delTimers.add(arn, s.DeleteTimers)
-		delTasks.add(arn, s.DeleteTasks)
-		if s.Input != nil {
-			inputs.add(0, s.Input)
-			inputArns = append(inputArns, arn)
+		for _, id := range s.DeleteTimers {
+			delTimers.add(arn, id)
+		}
+		for _, id := range s.DeleteTasks {
+			delTasks.add(arn, id)
+		}
+		if in := s.Input; in != nil {
+			inputs.add(arn, in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		}
 		for _, ev := range s.Events {
-			events.add(0, ev)
-			eventArns = append(eventArns, arn)
+			events.add(arn, ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
 		}
 		for _, t := range s.AddTimers {
-			timers.add(t)
+			row = sqlcore.TimerArgs(row[:0], t)
+			timers.add(row...)
 		}
 		for _, t := range s.AddTasks {
-			tasks.add(t)
+			row = sqlcore.TaskArgs(row[:0], t)
+			tasks.add(row...)
 		}
 	}
 	if len(w.lookups) > 0 {
 		w.queue("look up executions", resultLookup, executionArnsSQL, w.lookups)
 	}
-	if len(delTimers.ids) > 0 {
-		w.queue("delete timers", resultExec, timerDeletePairsSQL, delTimers.args()...)
-	}
-	if len(delTasks.ids) > 0 {
-		w.queue("delete tasks", resultExec, taskDeletePairsSQL, delTasks.args()...)
-	}
-	if len(inputs.seqs) > 0 {
-		w.queue("insert inputs", resultExec, stepInputInsertSQL, inputArns, inputs.seqs, inputs.ats, inputs.bodies)
-	}
-	if len(events.ids) > 0 {
-		w.queue("insert events", resultExec, stepEventInsertSQL, eventArns, events.ids, events.types, events.timestamps, events.bodies)
-	}
-	if len(timers.ids) > 0 {
-		w.queue("insert timers", resultExec, timerInsertSQL, timers.args()...)
-	}
-	if len(tasks.ids) > 0 {
-		w.queue("insert tasks", resultExec, taskInsertSQL, tasks.args()...)
+	for _, a := range []struct {
+		op, sql string
+		rows    *arrays
+	}{
+		{"delete timers", timerDeletePairsSQL, delTimers},
+		{"delete tasks", taskDeletePairsSQL, delTasks},
+		{"insert inputs", stepInputInsertSQL, inputs},
+		{"insert events", stepEventInsertSQL, events},
+		{"insert timers", timerInsertSQL, timers},
+		{"insert tasks", taskInsertSQL, tasks},
+	} {
+		if a.rows.n > 0 {
+			w.queue(a.op, resultExec, a.sql, a.rows.cols...)
+		}
 	}
 	if row, ok := outboxrow.Pack(steps); ok {
 		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)
@@ -243,7 +246,7 @@ func newStepBatch(steps []*store.Step, begin bool) (*stepBatch, error) {
 	if !begin {
 		w.queue("release savepoint", resultExec, stepReleaseSQL)
 	}
-	return w, nil
+	return w
 }
 
 // run reads the batch's answers in order and stops at the first failure:
@@ -291,7 +294,7 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 		case resultLease:
 			var live bool
 			if err = br.QueryRow().Scan(&live); err == nil && !live {
-				err = fenced(store.Fence{Node: w.ops[i][len("check the lease of node "):]})
+				err = sqlcore.Fenced(store.Fence{Node: w.ops[i][len("check the lease of node "):]})
 			}
 		case resultOutbox:
 			err = br.QueryRow().Scan(&outboxID)
@@ -322,7 +325,7 @@ func (w *stepBatch) readFences(br pgx.BatchResults) error {
 			return err
 		}
 		if f := w.fences[arn]; owner == nil || epoch == nil || *owner != f.Node || *epoch != f.Epoch || !live {
-			return fmt.Errorf("execution %s: %w", arn, fenced(f))
+			return fmt.Errorf("execution %s: %w", arn, sqlcore.Fenced(f))
 		}
 	}
 	return rows.Err()
@@ -354,17 +357,4 @@ func (w *stepBatch) readLookup(br pgx.BatchResults) error {
 		}
 	}
 	return nil
-}
-
-// stepArn is the ARN of a step's execution ("" if it names none).
-func stepArn(s *store.Step) string {
-	switch {
-	case s.Insert != nil:
-		return s.Insert.Arn
-	case s.Update != nil:
-		return s.Update.Arn
-	case s.Input != nil:
-		return s.Input.ExecutionArn
-	}
-	return ""
 }

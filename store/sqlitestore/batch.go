@@ -3,24 +3,26 @@ package sqlitestore
 import (
 	"context"
 	"strings"
+
+	"stepwise/store/internal/sqlcore"
 )
 
-// batchRows is how many rows one multi-row INSERT or IN list carries. With
+// batchRows is how many rows one multi-row INSERT carries. With
 // at most five columns it stays far below SQLite's 32766 variables.
 const batchRows = 200
 
-// insertBatch inserts n rows with one multi-row INSERT per batchRows rows.
-// head is "INSERT INTO t (a, b, c)"; row appends row i's cols values to
-// args. Several statements are atomic only inside a transaction, which the
-// callers see to.
-func insertBatch(ctx context.Context, q querier, head string, cols, n int, row func(i int, args []any) []any) error {
+// insertBatch inserts n rows into t with one multi-row INSERT per
+// batchRows rows; row appends row i's values to args. Several statements
+// are atomic only inside a transaction, which the callers see to.
+func insertBatch(ctx context.Context, q sqlcore.Querier, t *sqlcore.Table, n int, row func(i int, args []any) []any) error {
+	cols := len(t.Columns)
 	for start := 0; start < n; start += batchRows {
 		end := min(start+batchRows, n)
 		args := make([]any, 0, (end-start)*cols)
 		for i := start; i < end; i++ {
 			args = row(i, args)
 		}
-		if _, err := q.ExecContext(ctx, valuesSQL(head, cols, end-start), args...); err != nil {
+		if _, err := q.Exec(ctx, tableValuesSQL(t, end-start), args...); err != nil {
 			return err
 		}
 	}
@@ -43,24 +45,11 @@ func valuesSQL(head string, cols, n int) string {
 	return b.String()
 }
 
-// placeholders is "?, ?, …" n times.
-func placeholders(n int) string {
-	return "?" + strings.Repeat(", ?", n-1)
-}
-
-// deleteBatch runs head + " (?, ?, …)" for ids, batchRows at a time, with
-// args before the ids. head ends in "IN".
-func deleteBatch(ctx context.Context, q querier, head string, args []any, ids []string) error {
-	for start := 0; start < len(ids); start += batchRows {
-		end := min(start+batchRows, len(ids))
-		all := make([]any, 0, len(args)+end-start)
-		all = append(all, args...)
-		for _, id := range ids[start:end] {
-			all = append(all, id)
-		}
-		if _, err := q.ExecContext(ctx, head+" ("+placeholders(end-start)+")", all...); err != nil {
-			return err
-		}
+// tableValuesSQL is the insert of n rows into t.
+func tableValuesSQL(t *sqlcore.Table, n int) string {
+	q := valuesSQL(t.Head(), len(t.Columns), n)
+	if t.Upsert != "" {
+		q += " " + t.Upsert
 	}
-	return nil
+	return q
 }

@@ -3,6 +3,8 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"strconv"
 
 	"stepwise/store/internal/sqlcore"
 )
@@ -12,69 +14,32 @@ var dialect = sqlcore.Dialect{
 	Greatest:  "max",
 	ErrNoRows: sql.ErrNoRows,
 	Limit:     func(n int) any { return limit(n) },
-	// The tags travel as multi-row statements of batchRows rows at most,
-	// several in one transaction.
+	Now:       nowMS,
+	// The one writer takes turns: a claim is not raced.
+	ExecutionClaimSQL: executionClaimSQL,
+	// A list travels as one JSON array, so that a statement is prepared
+	// once whatever the list's length.
+	In: func(_ string, n int) string { return "IN (SELECT value FROM json_each($" + strconv.Itoa(n) + "))" },
+	List: func(v any) (any, error) {
+		b, err := json.Marshal(v)
+		return string(b), err
+	},
 	LockStateMachine: lockStateMachine,
 	InsertVersion:    insertVersion,
 	InsertAlias:      insertAlias,
-	PutTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys, values []string) error {
-		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
-			for start := 0; start < len(keys); start += batchRows {
-				end := min(start+batchRows, len(keys))
-				args := make([]any, 0, 3*(end-start))
-				for i := start; i < end; i++ {
-					args = append(args, resourceArn, keys[i], values[i])
-				}
-				if _, err := q.Exec(ctx, valuesSQL(tagPutHead, 3, end-start)+tagPutTail, args...); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	},
-	// The items travel as multi-row statements of batchRows rows at most,
-	// in a transaction (or a savepoint of the executor's) when there are
+	// Rows travel as multi-row statements of batchRows rows at most, in
+	// a transaction (or a savepoint of the executor's) when there are
 	// more.
-	PutMapItems: func(ctx context.Context, c sqlcore.Conn, mapRunArn string, first int64, items []string) error {
-		return c.(conn).e.batch(ctx, len(items), func(q querier) error {
-			return insertBatch(ctx, q, mapItemPutHead, 3, len(items), func(i int, args []any) []any {
-				return append(args, mapRunArn, first+int64(i), items[i])
-			})
-		})
-	},
-	DeleteTags: func(ctx context.Context, c sqlcore.Conn, resourceArn string, keys []string) error {
-		return coreBatch(ctx, c, len(keys), func(q sqlcore.Querier) error {
-			for start := 0; start < len(keys); start += batchRows {
-				end := min(start+batchRows, len(keys))
-				args := make([]any, 0, 1+end-start)
-				args = append(args, resourceArn)
-				for _, k := range keys[start:end] {
-					args = append(args, k)
-				}
-				if _, err := q.Exec(ctx, tagDeleteHead+" ("+placeholders(end-start)+")", args...); err != nil {
-					return err
-				}
-			}
-			return nil
+	InsertRows: func(ctx context.Context, c sqlcore.Conn, t *sqlcore.Table, n int, row func(i int, args []any) []any) error {
+		return batch(ctx, c, n, func(q sqlcore.Querier) error {
+			return insertBatch(ctx, q, t, n, row)
 		})
 	},
 }
 
-const (
-	tagPutHead    = `INSERT INTO stepwise_tag (resource_arn, key, value)`
-	tagPutTail    = ` ON CONFLICT (resource_arn, key) DO UPDATE SET value = excluded.value`
-	tagDeleteHead = `DELETE FROM stepwise_tag WHERE resource_arn = ? AND key IN`
-
-	// mapItemPutHead is the head of PutMapItems's multi-row INSERT
-	// (insertBatch): an item that is stored already is replaced (the
-	// table has neither triggers nor foreign keys, so REPLACE is an
-	// upsert of the body).
-	mapItemPutHead = `INSERT OR REPLACE INTO stepwise_map_item (map_run_arn, idx, body)`
-)
-
-// coreBatch runs fn, a write of n rows, atomically: one statement is on
-// its own, several need a transaction (Executor.batch for sqlcore).
-func coreBatch(ctx context.Context, c sqlcore.Conn, n int, fn func(q sqlcore.Querier) error) error {
+// batch runs fn, a write of n rows, atomically: one statement is on its
+// own, several need a transaction.
+func batch(ctx context.Context, c sqlcore.Conn, n int, fn func(q sqlcore.Querier) error) error {
 	if n <= batchRows {
 		return fn(c.Writer())
 	}

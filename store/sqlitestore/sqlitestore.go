@@ -51,7 +51,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"strconv"
 	"strings"
@@ -129,11 +128,7 @@ var (
 
 // Migrator returns the migrator of this driver's schema.
 func Migrator() (*migrate.Migrator, error) {
-	sub, err := fs.Sub(migrationFS, "migration")
-	if err != nil {
-		return nil, err
-	}
-	return migrate.New(sub)
+	return migrate.NewDir(migrationFS, "migration")
 }
 
 // Open opens (creating it if need be) the database at path, or an in-memory
@@ -205,17 +200,15 @@ func (d *Driver) openFailed(path string, err error) error {
 // hotStatements are the statements of an engine step: prepared once on the
 // writer when the driver opens, and reused by every transaction.
 func hotStatements() []string {
-	q := []string{executionInsertSQL, executionUpdateSQL, executionVersionSQL, executionIDSQL}
+	q := []string{sqlcore.ExecutionInsertSQL, sqlcore.ExecutionUpdateSQL, sqlcore.ExecutionVersionSQL}
 	for n := 1; n <= 32; n++ {
-		q = append(q, valuesSQL(eventInsertHead, 5, n))
+		q = append(q, tableValuesSQL(&sqlcore.EventTable, n))
 	}
 	for n := 1; n <= 8; n++ {
 		q = append(q,
-			valuesSQL(inputInsertHead, 4, n),
-			valuesSQL(timerInsertHead, 3, n),
-			valuesSQL(taskInsertHead, 5, n),
-			timerDeleteHead+" ("+placeholders(n)+")",
-			taskDeleteHead+" ("+placeholders(n)+")")
+			tableValuesSQL(&sqlcore.InputTable, n),
+			tableValuesSQL(&sqlcore.TimerTable, n),
+			tableValuesSQL(&sqlcore.TaskTable, n))
 	}
 	return append(q, stepStatements()...)
 }
@@ -261,15 +254,7 @@ func (d *Driver) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tx, err := d.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := m.Migrate(ctx, tx, migrate.DirectionUp, nil); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return m.Up(ctx, d.write, "")
 }
 
 // Executor returns an executor that runs each call on its own.
@@ -525,36 +510,10 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 	return tx.Commit()
 }
 
-// batch runs fn, a write of n rows, atomically: one statement is on its
-// own, several need a transaction.
-func (e *Executor) batch(ctx context.Context, n int, fn func(q querier) error) error {
-	if n <= batchRows {
-		return fn(e.writer())
-	}
-	return e.inTx(ctx, fn)
-}
-
-// scanner is a *sql.Row or *sql.Rows.
-type scanner = sqlcore.Scanner
-
-// queryAll runs a query and scans every row with scan (sqlcore.QueryAll).
-func queryAll[T any](ctx context.Context, q querier, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	return sqlcore.QueryAll(ctx, sqlQuerier{q}, query, args, scan)
-}
-
 // limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.
 func limit(n int) int {
 	if n <= 0 {
 		return -1
 	}
 	return n
-}
-
-// fromMillisPtr reads back a nullable time scanned as sql.NullInt64.
-func fromMillisPtr(ms sql.NullInt64) *time.Time {
-	if !ms.Valid {
-		return nil
-	}
-	t := sqlcore.FromMillis(ms.Int64)
-	return &t
 }

@@ -391,8 +391,8 @@ func TestOpen(t *testing.T) {
 			args  []any
 			index string
 		}{
-			{executionListSQL, []any{"sm", 1, "a", 10}, "stepwise_execution_list"},
-			{executionListStatusSQL, []any{"sm", "RUNNING", 1, "a", 10}, "stepwise_execution_list_status"},
+			{sqlcore.ExecutionListSQL, []any{"sm", 1, "a", 10}, "stepwise_execution_list"},
+			{sqlcore.ExecutionListStatusSQL, []any{"sm", "RUNNING", 1, "a", 10}, "stepwise_execution_list_status"},
 			{sqlcore.ExecutionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
 			{sqlcore.TimerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
 			{sqlcore.TimerNextSQL, nil, "stepwise_timer_fire_at"},
@@ -408,13 +408,24 @@ func TestOpen(t *testing.T) {
 			require.Contains(t, plan, tc.index, tc.query)
 			require.NotContains(t, plan, "TEMP B-TREE", tc.query)
 		}
-		// Retention finds a deleted execution's map runs' items by their
+		// Each statement of a list (the lookup of executions' ids,
+		// timers', tasks' and tags' deletes, retention's) seeks by it;
+		// retention finds a deleted execution's map runs' items by their
 		// keys.
-		plan := queryPlan(ctx, t, d.write, closedMapItemDeleteSQL, `["x"]`)
-		require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
-		require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
+		for _, query := range sqlcore.ListSQL(&dialect) {
+			args := []any{`["x"]`}
+			if strings.Contains(query, "$2") {
+				args = []any{"a", `["x"]`}
+			}
+			plan := queryPlan(ctx, t, d.write, query, args...)
+			require.NotRegexp(t, `SCAN stepwise_`, plan, query)
+			if strings.Contains(query, "DELETE FROM stepwise_map_item") {
+				require.Contains(t, plan, "stepwise_map_item USING PRIMARY KEY (map_run_arn=?)")
+				require.Contains(t, plan, "stepwise_map_run_list (execution_arn=?)")
+			}
+		}
 		// The cursor seeks rather than scanning from the newest row.
-		require.Contains(t, queryPlan(ctx, t, d.write, executionListSQL, "sm", 1, "a", 10), "(state_machine_arn=? AND (start_date,arn)<(?,?))")
+		require.Contains(t, queryPlan(ctx, t, d.write, sqlcore.ExecutionListSQL, "sm", 1, "a", 10), "(state_machine_arn=? AND (start_date,arn)<(?,?))")
 		// Of a version, an alias or a map run: their partial indexes,
 		// seeking to the cursor.
 		for _, tc := range []struct {
@@ -428,8 +439,8 @@ func TestOpen(t *testing.T) {
 			{store.ExecutionListParams{StateMachineArn: "sm", MapRunArn: "mr"}, "stepwise_execution_list_map_run (map_run_arn=? AND (start_date,arn)<(?,?))"},
 			{store.ExecutionListParams{MapRunArn: "mr", Status: "RUNNING"}, "stepwise_execution_list_map_run (map_run_arn=? AND (start_date,arn)<(?,?))"},
 		} {
-			query, args := executionListQuery(&tc.p)
-			plan := queryPlan(ctx, t, d.write, query, append(args, 1, "a", 10)...)
+			query, args := sqlcore.ExecutionListQuery(&tc.p, 10)
+			plan := queryPlan(ctx, t, d.write, query, args...)
 			require.Contains(t, plan, tc.index, query)
 			require.NotContains(t, plan, "TEMP B-TREE", query)
 		}

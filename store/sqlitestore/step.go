@@ -15,11 +15,7 @@ import (
 // that the step's events and replay-log entry need no lookup; deletes name
 // (execution, id) pairs of any number of executions.
 const (
-	executionStepUpdateSQL = `
-UPDATE stepwise_execution
-SET status = ?, output = ?, error = ?, cause = ?, stop_date = ?, last_event_id = ?,
-    redrive_count = ?, redrive_date = ?, version = version + 1
-WHERE arn = ? AND version = ?
+	executionStepUpdateSQL = `UPDATE stepwise_execution` + sqlcore.ExecutionSetSQL + `
 RETURNING id`
 
 	// OR terms, which SQLite looks up one by one in the primary key; a
@@ -58,10 +54,10 @@ func newChunkSQL(text func(n int) string) *chunkSQL {
 }
 
 var (
-	eventInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(eventInsertHead, 5, n) })
-	inputInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(inputInsertHead, 4, n) })
-	timerInsertSQL      = newChunkSQL(func(n int) string { return valuesSQL(timerInsertHead, 3, n) })
-	taskInsertSQL       = newChunkSQL(func(n int) string { return valuesSQL(taskInsertHead, 5, n) })
+	eventInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.EventTable, n) })
+	inputInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.InputTable, n) })
+	timerInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TimerTable, n) })
+	taskInsertSQL       = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TaskTable, n) })
 	timerDeletePairsSQL = newChunkSQL(func(n int) string { return pairsSQL(timerDeletePairsHead, n) })
 	taskDeletePairsSQL  = newChunkSQL(func(n int) string { return pairsSQL(taskDeletePairsHead, n) })
 	executionIDsSQL     = newChunkSQL(executionIDsQuery)
@@ -69,7 +65,7 @@ var (
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
-	q := []string{executionInsertSQL, executionStepUpdateSQL, executionVersionSQL, outboxInsertSQL}
+	q := []string{sqlcore.ExecutionInsertSQL, executionStepUpdateSQL, sqlcore.ExecutionVersionSQL, outboxInsertSQL}
 	for _, n := range stepChunks {
 		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
@@ -93,16 +89,20 @@ func (e *Executor) StepWrite(ctx context.Context, steps []*store.Step) error {
 	if len(steps) == 0 {
 		return nil
 	}
+	if err := sqlcore.CheckSteps(steps); err != nil {
+		return interpretError("write steps", err)
+	}
 	if e.tx != nil {
-		return interpretError("write steps", writeSteps(ctx, e.tx, steps))
+		return interpretError("write steps", e.writeSteps(ctx, e.tx, steps))
 	}
 	return interpretError("write steps", e.inTx(ctx, func(q querier) error {
-		return writeSteps(ctx, q, steps)
+		return e.writeSteps(ctx, q, steps)
 	}))
 }
 
-func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
-	if err := checkFences(ctx, q, steps); err != nil {
+func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
+	live := func(f store.Fence) error { return e.NodeLive(ctx, sqlQuerier{q}, f) }
+	if err := checkFences(ctx, q, steps, live); err != nil {
 		return err
 	}
 	ids, err := writeExecutions(ctx, q, steps)
@@ -127,7 +127,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		if err := execRows(ctx, q, nDelTimers, 2, timerDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTimers {
-					args = append(args, stepArn(s), id)
+					args = append(args, sqlcore.StepArn(s), id)
 				}
 				return args
 			})); err != nil {
@@ -138,7 +138,7 @@ func writeSteps(ctx context.Context, q querier, steps []*store.Step) error {
 		if err := execRows(ctx, q, nDelTasks, 2, taskDeletePairsSQL,
 			stepRows(steps, func(s *store.Step, args []any) []any {
 				for _, id := range s.DeleteTasks {
-					args = append(args, stepArn(s), id)
+					args = append(args, sqlcore.StepArn(s), id)
 				}
 				return args
 			})); err != nil {
@@ -204,13 +204,7 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 	index := make(map[string]int, len(steps))
 	var lookups []any
 	for i, s := range steps {
-		arn := stepArn(s)
-		if arn == "" {
-			return nil, errors.New("a step with neither Insert, Update nor Input")
-		}
-		if _, dup := index[arn]; dup {
-			return nil, fmt.Errorf("execution %s: two steps in one write", arn)
-		}
+		arn := sqlcore.StepArn(s)
 		index[arn] = i
 		switch {
 		case s.Insert != nil:
@@ -269,19 +263,6 @@ func executionIDsQuery(n int) string {
 	return executionIDsHead + "?" + strings.Repeat(", ?", n-1) + ")"
 }
 
-// stepArn is the ARN of a step's execution ("" if it names none).
-func stepArn(s *store.Step) string {
-	switch {
-	case s.Insert != nil:
-		return s.Insert.Arn
-	case s.Update != nil:
-		return s.Update.Arn
-	case s.Input != nil:
-		return s.Input.ExecutionArn
-	}
-	return ""
-}
-
 // stepRows returns the arguments row appends for every step.
 func stepRows(steps []*store.Step, row func(s *store.Step, args []any) []any) []any {
 	var args []any
@@ -306,7 +287,7 @@ func execRows(ctx context.Context, q querier, n, cols int, query *chunkSQL, args
 
 // executionInsert inserts an execution's row and returns its id.
 func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64, error) {
-	res, err := q.ExecContext(ctx, executionInsertSQL, executionInsertArgs(x)...)
+	res, err := q.ExecContext(ctx, sqlcore.ExecutionInsertSQL, sqlcore.ExecutionInsertArgs(x)...)
 	if err != nil {
 		return 0, fmt.Errorf("insert execution %s: %w", x.Arn, err)
 	}
@@ -317,24 +298,12 @@ func executionInsert(ctx context.Context, q querier, x *store.Execution) (int64,
 // still p.ExpectedVersion, and returns its id.
 func executionStepUpdate(ctx context.Context, q querier, p *store.ExecutionUpdateParams) (int64, error) {
 	var id int64
-	err := q.QueryRowContext(ctx, executionStepUpdateSQL,
-		string(p.Status), p.Output, p.Error, p.Cause, sqlcore.MillisPtr(p.StopDate), p.LastEventID,
-		p.RedriveCount, sqlcore.MillisPtr(p.RedriveDate), p.Arn, p.ExpectedVersion).Scan(&id)
+	err := q.QueryRowContext(ctx, executionStepUpdateSQL, sqlcore.ExecutionUpdateArgs(p)...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = versionConflict(ctx, q, p)
+		err = sqlcore.VersionConflict(ctx, sqlQuerier{q}, p.Arn, p.ExpectedVersion)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("update execution %s: %w", p.Arn, err)
 	}
 	return id, nil
-}
-
-// versionConflict tells why an update matched no row: a stale version
-// (store.ErrConflict) or a missing execution (sql.ErrNoRows).
-func versionConflict(ctx context.Context, q querier, p *store.ExecutionUpdateParams) error {
-	var version int64
-	if err := q.QueryRowContext(ctx, executionVersionSQL, p.Arn).Scan(&version); err != nil {
-		return err
-	}
-	return fmt.Errorf("at version %d, not %d: %w", version, p.ExpectedVersion, store.ErrConflict)
 }

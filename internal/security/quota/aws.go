@@ -2,6 +2,7 @@ package quota
 
 import (
 	"maps"
+
 	"stepwise/sfnapi"
 )
 

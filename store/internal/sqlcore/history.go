@@ -3,12 +3,13 @@ package sqlcore
 import (
 	"context"
 	"math"
+
 	"stepwise/history"
 	"stepwise/store"
 )
 
 // The reads of an execution's history and replay log; their inserts are
-// each driver's (arrays in PostgreSQL, multi-row VALUES in SQLite).
+// rows.go's.
 const (
 	eventListSQL = `
 SELECT id, type, timestamp, body

@@ -15,12 +15,14 @@ LIMIT $3`
 )
 
 // MapItemsPut stores items at indexes first, first+1, ... of a map run,
-// replacing those stored, all or none (Dialect.PutMapItems).
+// replacing those stored, all or none.
 func (c *Core) MapItemsPut(ctx context.Context, mapRunArn string, first int64, items []string) error {
 	if len(items) == 0 {
 		return nil
 	}
-	err := c.dialect.PutMapItems(ctx, c.conn, mapRunArn, first, items)
+	err := c.dialect.InsertRows(ctx, c.conn, &MapItemTable, len(items), func(i int, args []any) []any {
+		return append(args, mapRunArn, first+int64(i), items[i])
+	})
 	return c.conn.Error("put items of map run "+mapRunArn, err)
 }
 

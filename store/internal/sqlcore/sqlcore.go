@@ -74,6 +74,29 @@ type Dialect struct {
 	// Limit is the LIMIT argument for the store's "n, or no limit when 0
 	// or less".
 	Limit func(n int) any
+	// In is the condition that a column is one of the list given as $n,
+	// a list of typ (bigint or text) made by List: "= ANY ($1::text[])"
+	// in PostgreSQL, "IN (SELECT value FROM json_each($1))" in SQLite.
+	In func(typ string, n int) string
+	// List is the argument of In's list of the values of v, a []int64 or
+	// a []string: the slice itself in PostgreSQL, JSON text in SQLite.
+	List func(v any) (any, error)
+	// LockRows, appended to a query, holds the rows it reads for the rest
+	// of the transaction: " FOR UPDATE" in PostgreSQL; SQLite's one
+	// writer holds them already.
+	LockRows string
+	// ShareRows, appended to a query, holds the rows it reads against
+	// updates for the rest of the transaction: " FOR SHARE" in
+	// PostgreSQL, nothing in SQLite.
+	ShareRows string
+	// Now is the database's clock, in Unix milliseconds, as an SQL
+	// expression: leases are timed by it.
+	Now string
+	// ExecutionClaimSQL makes up to $3 orphaned running executions node
+	// $1's at epoch $2, and returns their ARNs. A running execution is
+	// an orphan when it has no owner, or its owner's lease ran out, or
+	// its owner registered again, or is gone.
+	ExecutionClaimSQL string
 	// LockStateMachine holds a state machine's row for the rest of the
 	// transaction, so that publishers, a version's deletion and an
 	// alias's creation or update take turns; an error wrapping ErrNoRows
@@ -87,14 +110,10 @@ type Dialect struct {
 	// to versions that exist (VersionsExist); an error wrapping ErrNoRows
 	// when there is no such state machine.
 	InsertAlias func(ctx context.Context, q Querier, a *store.Alias) error
-	// PutTags upserts a resource's tags, keys and values in pairs, each
-	// key once, in one atomic write.
-	PutTags func(ctx context.Context, c Conn, resourceArn string, keys, values []string) error
-	// PutMapItems upserts a map run's items at indexes first, first+1,
-	// ..., in one atomic write.
-	PutMapItems func(ctx context.Context, c Conn, mapRunArn string, first int64, items []string) error
-	// DeleteTags removes a resource's tags by key, in one atomic write.
-	DeleteTags func(ctx context.Context, c Conn, resourceArn string, keys []string) error
+	// InsertRows inserts n rows into t, all or none, replacing stored
+	// ones when t says so (Table.Upsert); row appends row i's values, in
+	// t's columns' order, to args.
+	InsertRows func(ctx context.Context, c Conn, t *Table, n int, row func(i int, args []any) []any) error
 }
 
 // Core is the store operations written once, for one Conn and Dialect.
@@ -107,6 +126,11 @@ type Core struct {
 // dialectSQL is the statements New writes for the dialect.
 type dialectSQL struct {
 	clockStart, clockAdvance string
+	retention                retentionSQL
+	executionIDs             string
+	timerDelete, taskDelete  string
+	tagDelete                string
+	node                     nodeSQL
 }
 
 // New returns the operations of conn, a driver's Executor, in dialect d.
@@ -114,6 +138,12 @@ func New(conn Conn, d *Dialect) Core {
 	return Core{conn: conn, dialect: d, sql: dialectSQL{
 		clockStart:   fmt.Sprintf(clockStartSQL, d.Greatest),
 		clockAdvance: fmt.Sprintf(clockAdvanceSQL, d.Greatest),
+		retention:    newRetentionSQL(d),
+		executionIDs: fmt.Sprintf(executionIDsSQL, d.In("text", 1)),
+		timerDelete:  fmt.Sprintf(timerDeleteSQL, d.In("text", 2)),
+		taskDelete:   fmt.Sprintf(taskDeleteSQL, d.In("text", 2)),
+		tagDelete:    fmt.Sprintf(tagDeleteSQL, d.In("text", 2)),
+		node:         newNodeSQL(d),
 	}}
 }
 

@@ -12,6 +12,10 @@ const (
 	TagDeleteAllSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1`
 
 	tagListSQL = `SELECT key, value FROM stepwise_tag WHERE resource_arn = $1 ORDER BY key`
+
+	// tagDeleteSQL's %s is the condition of a list of keys (Dialect.In,
+	// of $2).
+	tagDeleteSQL = `DELETE FROM stepwise_tag WHERE resource_arn = $1 AND key %s`
 )
 
 // TagPut adds or replaces a resource's tags. Of a key given twice, the
@@ -32,18 +36,16 @@ func (c *Core) TagPut(ctx context.Context, resourceArn string, tags []store.Tag)
 		at[t.Key] = len(keys)
 		keys, values = append(keys, t.Key), append(values, t.Value)
 	}
-	err := c.dialect.PutTags(ctx, c.conn, resourceArn, keys, values)
+	err := c.dialect.InsertRows(ctx, c.conn, &TagTable, len(keys), func(i int, args []any) []any {
+		return append(args, resourceArn, keys[i], values[i])
+	})
 	return c.conn.Error("put tags of "+resourceArn, err)
 }
 
 // TagDelete removes a resource's tags by key; keys it does not have are
 // ignored.
 func (c *Core) TagDelete(ctx context.Context, resourceArn string, keys []string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	err := c.dialect.DeleteTags(ctx, c.conn, resourceArn, keys)
-	return c.conn.Error("delete tags of "+resourceArn, err)
+	return c.conn.Error("delete tags of "+resourceArn, c.deleteIn(ctx, c.sql.tagDelete, resourceArn, keys))
 }
 
 // TagList returns a resource's tags sorted by key.

@@ -7,8 +7,8 @@ import (
 	"stepwise/store"
 )
 
-// The reads of timers and tasks; their inserts and deletes are each
-// driver's, as they share their batching with StepWrite.
+// The reads of timers and tasks; their inserts and deletes are
+// rows.go's.
 const (
 	// TimerListDueSQL and TimerNextSQL are exported for the drivers'
 	// tests of their query plans.

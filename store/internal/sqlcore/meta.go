@@ -1,10 +1,6 @@
-package pgstore
+package sqlcore
 
-import (
-	"context"
-
-	"stepwise/store/internal/sqlcore"
-)
+import "context"
 
 const (
 	metaInsertSQL = `INSERT INTO stepwise_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`
@@ -14,15 +10,15 @@ const (
 // MetaGetOrPut returns the value stored under key, storing value first when
 // there is none. The read is a statement of its own, so that it sees the
 // value of a server that stored one first.
-func (e *Executor) MetaGetOrPut(ctx context.Context, key string, value []byte) ([]byte, error) {
-	q := e.q()
+func (c *Core) MetaGetOrPut(ctx context.Context, key string, value []byte) ([]byte, error) {
+	q := c.conn.Writer()
 	var out []byte
-	_, err := q.Exec(ctx, metaInsertSQL, key, sqlcore.Blob(value))
+	_, err := q.Exec(ctx, metaInsertSQL, key, Blob(value))
 	if err == nil {
 		err = q.QueryRow(ctx, metaGetSQL, key).Scan(&out)
 	}
 	if err != nil {
-		return nil, interpretError("meta "+key, err)
+		return nil, c.conn.Error("meta "+key, err)
 	}
 	return out, nil
 }
