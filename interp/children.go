@@ -9,6 +9,7 @@ import (
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 	"stepwise/stepwisetype"
 )
 
@@ -21,7 +22,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	}
 	f.children, f.results, f.items = nil, nil, nil
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
-	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
+	f.maxConc, f.tol = 0, maprun.None
 	f.mapRun = false
 	f.mapReq = nil
 
@@ -129,7 +130,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			failed(asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
 			return
 		}
-		f.tolCount = n
+		f.tol.Count = n
 	}
 	if s.TolerancePercent != nil {
 		n, err := percentField(s.TolerancePercent, env, jenv, s.JSONata)
@@ -137,7 +138,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			failed(asFailure(err, s, f.enteredID))
 			return
 		}
-		f.tolPercent = n
+		f.tol.Percent = n
 	}
 	if ins := x.inspector(); ins != nil {
 		if err := f.inspectItems(x); err != nil {
@@ -146,10 +147,10 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		}
 		ins.Note(s, MaxConcurrency, jsonvalue.NumberFromInt(mc))
 		if s.ToleratedCount != nil {
-			ins.Note(s, ToleratedFailureCount, jsonvalue.NumberFromInt(f.tolCount))
+			ins.Note(s, ToleratedFailureCount, jsonvalue.NumberFromInt(f.tol.Count))
 		}
-		if f.tolPercent >= 0 {
-			ins.Note(s, ToleratedFailurePercentage, jsonvalue.NumberFromFloat(f.tolPercent))
+		if f.tol.Percent >= 0 {
+			ins.Note(s, ToleratedFailurePercentage, jsonvalue.NumberFromFloat(f.tol.Percent))
 		}
 		f.standInChildren(x)
 		return
@@ -404,7 +405,7 @@ func (f *frame) childDone(x *Execution, c *frame) {
 		}
 		f.last = c.last
 		f.failed++
-		if s.Type == asl.TypeMap && f.tolerates() {
+		if s.Type == asl.TypeMap && !f.tol.Exceeded(f.failed, len(f.items)) {
 			f.results[c.index] = nil
 		} else {
 			// AWS tears down the branch or iteration that failed the
@@ -429,12 +430,6 @@ func (f *frame) childDone(x *Execution, c *frame) {
 		}
 	}
 	x.push(func() { f.pump(x) })
-}
-
-// tolerates reports whether the Map's failures so far are within its
-// tolerated failure count and percentage.
-func (f *frame) tolerates() bool {
-	return (f.tolCount >= 0 || f.tolPercent >= 0) && !f.exceedsTolerance(f.failed, len(f.items))
 }
 
 // childrenDone completes a Parallel or Map state whose children all ended.

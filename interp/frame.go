@@ -7,6 +7,7 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 	"stepwise/stepwisetype"
 )
 
@@ -71,19 +72,18 @@ type frame struct {
 	inputText string // the text of nextInput as the client sent it, if known
 
 	// Children of a Parallel or Map state.
-	children   []*frame
-	items      []any
-	results    []any
-	startedID  int64
-	nextChild  int
-	running    int
-	maxConc    int // 0: unlimited
-	failed     int
-	tolCount   int64   // -1: none tolerated beyond the default
-	tolPercent float64 // -1: not set
-	childFail  *stepwisetype.Failure
-	failedAt   int64 // the event that failed childFail's child: what the aborted events follow
-	mapRun     bool  // distributed Map
+	children  []*frame
+	items     []any
+	results   []any
+	startedID int64
+	nextChild int
+	running   int
+	maxConc   int // 0: unlimited
+	failed    int
+	tol       maprun.Tolerance
+	childFail *stepwisetype.Failure
+	failedAt  int64 // the event that failed childFail's child: what the aborted events follow
+	mapRun    bool  // distributed Map
 	// mapReq is a distributed Map's map run, from when it is asked for
 	// until it succeeds: a redrive of a Map whose run failed or was
 	// stopped redrives the run.

@@ -16,6 +16,7 @@ import (
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 	"stepwise/stepwisetype"
 )
 
@@ -42,12 +43,10 @@ type MapRunRequest struct {
 	Spooled bool
 	// MaxConcurrency bounds the children running at once (0: no bound).
 	MaxConcurrency int64
-	// ToleratedCount and TolerancePercent bound the items that may fail
-	// without failing the run; none is tolerated when neither is set.
-	ToleratedCount   int64 // -1: not set
-	TolerancePercent float64
+	// Tolerance bounds the items that may fail without failing the run.
+	Tolerance maprun.Tolerance
 	// Writer is the ResultWriter, evaluated; nil when the state has none.
-	Writer *ResultWriterConfig
+	Writer *maprun.Writer
 	// Redrive is set when the map run is redriven with its execution: the
 	// children that did not succeed run again.
 	Redrive bool
@@ -58,14 +57,6 @@ type MapRunRequest struct {
 	selector     *itemSelector // nil without an ItemSelector
 	batch        *batchConfig  // nil without an ItemBatcher
 	payloadLimit int
-}
-
-// ResultWriterConfig is a Map state's ResultWriter, evaluated.
-type ResultWriterConfig struct {
-	Resource       string // "" when the state has only a WriterConfig
-	Bucket, Prefix string
-	OutputType     string // JSON (default) or JSONL
-	Transformation string // NONE (default), COMPACT or FLATTEN
 }
 
 // BatchSize says whether the run batches its items, and how many a batch
@@ -79,24 +70,6 @@ func (r *MapRunRequest) BatchSize() (batched bool, per int64) {
 		return true, 0
 	}
 	return true, r.batch.maxItems
-}
-
-// Exceeded reports whether failed children of total go past the run's
-// tolerance (none tolerated when neither bound is set).
-func (r *MapRunRequest) Exceeded(failed, total int) bool {
-	if r.ToleratedCount >= 0 && int64(failed) > r.ToleratedCount {
-		return true
-	}
-	if r.TolerancePercent > 0 && total > 0 && float64(failed)*100/float64(total) > r.TolerancePercent {
-		return true
-	}
-	return r.ToleratedCount < 0 && r.TolerancePercent <= 0 && failed > 0
-}
-
-// ToleranceFailure is how a map run with too many failed children fails.
-func ToleranceFailure() *stepwisetype.Failure {
-	return stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
-		"The specified tolerated failure threshold was exceeded")
 }
 
 // mapRunArn is the ARN of the map run a Map state starts now:
@@ -129,8 +102,8 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 		f.stateFailed(x, fl)
 	}
 	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
-		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), ToleratedCount: f.tolCount,
-		TolerancePercent: max(f.tolPercent, 0), payloadLimit: x.Opts.PayloadLimit,
+		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), Tolerance: f.tol,
+		payloadLimit:  x.Opts.PayloadLimit,
 		FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
 	if f.readSpooled {
 		req.Items, req.Count, req.Spooled = nil, f.readCount, true
@@ -463,9 +436,9 @@ func (p *Planner) Next() (input any, items int, ok bool, err error) {
 }
 
 // resultWriter evaluates a Map state's ResultWriter.
-func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*ResultWriterConfig, error) {
+func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*maprun.Writer, error) {
 	raw, _ := f.state.ResultWriter.(*jsonvalue.Object)
-	w := &ResultWriterConfig{OutputType: "JSON", Transformation: "NONE"}
+	w := &maprun.Writer{OutputType: "JSON", Transformation: "NONE"}
 	if v, ok := raw.Get("Resource"); ok {
 		w.Resource, _ = v.(string)
 	}
@@ -513,55 +486,6 @@ func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*Resu
 		return nil, stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The ResultWriter needs a Bucket.")
 	}
 	return w, nil
-}
-
-// ChildSummary is what a map run's child result shows of the child.
-type ChildSummary struct {
-	Arn, Name, StateMachineArn string
-	Status                     stepwisetype.ExecutionStatus
-	Input                      string
-	Output, Error, Cause       *string
-	StartDate                  time.Time
-	StopDate                   *time.Time
-	RedriveCount               int
-}
-
-// ChildEntry is a child's result with its metadata, as AWS writes it with
-// the NONE transformation (and returns it for a child that did not
-// succeed, whatever the transformation): DescribeExecution's members in
-// PascalCase, dates as ISO 8601 text.
-func ChildEntry(c *ChildSummary) *jsonvalue.Object {
-	included := jsonvalue.NewObject(1)
-	included.Set("Included", true)
-	o := jsonvalue.NewObject(16)
-	if c.Cause != nil {
-		o.Set("Cause", *c.Cause)
-	}
-	if c.Error != nil {
-		o.Set("Error", *c.Error)
-	}
-	o.Set("ExecutionArn", c.Arn)
-	o.Set("Input", c.Input)
-	o.Set("InputDetails", included)
-	o.Set("Name", c.Name)
-	if c.Output != nil && c.Status == stepwisetype.StatusSucceeded {
-		o.Set("Output", *c.Output)
-		o.Set("OutputDetails", included)
-	}
-	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
-	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
-		o.Set("RedriveStatus", "NOT_REDRIVABLE")
-		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
-	} else {
-		o.Set("RedriveStatus", "REDRIVABLE_BY_MAP_RUN")
-	}
-	o.Set("StartDate", c.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	o.Set("StateMachineArn", c.StateMachineArn)
-	o.Set("Status", string(c.Status))
-	if c.StopDate != nil {
-		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	}
-	return o
 }
 
 // spooledMember is the member of an ItemReader's answer that says it

@@ -8,6 +8,7 @@ import (
 
 	"stepwise/interp"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 	"stepwise/stepwisetype"
 )
 
@@ -56,8 +57,7 @@ func TestMapRunRequest(t *testing.T) {
 	require.Equal(t, "Lbl", r.Label)
 	require.Equal(t, "EXPRESS", r.ExecutionType)
 	require.Equal(t, int64(7), r.MaxConcurrency)
-	require.Equal(t, int64(-1), r.ToleratedCount)
-	require.Equal(t, 12.5, r.TolerancePercent)
+	require.Equal(t, maprun.Tolerance{Count: maprun.Unset, Percent: 12.5}, r.Tolerance)
 	inputs, counts := plan(t, r)
 	require.Equal(t, []int{2, 2, 1}, counts)
 	require.Equal(t, `[{"BatchInput":{"tag":"T"},"Items":[{"v":"a","i":0},{"v":"b","i":1}]},`+
