@@ -24,7 +24,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
 	f.maxConc, f.tol = 0, maprun.None
 	f.mapRun = false
-	f.mapReq = nil
+	f.mapReq, f.liveSel = nil, nil
 
 	var jenv *payload.JSONataEnv
 	if env == nil {
@@ -359,35 +359,18 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 	return c, nil
 }
 
-// itemInput is the input of item i of a Map state: the item, shaped by
-// the ItemSelector when the state has one (then text is its JSON text).
+// itemInput is the input of item i of an inline Map state: the item,
+// shaped by the ItemSelector when the state has one (then text is its
+// JSON text), evaluated on the execution's step (frame.selector).
 func (f *frame) itemInput(x *Execution, i int) (in any, text string, err error) {
 	s := f.state
-	in = f.items[i]
-	jsel := s.JSONata != nil && s.JSONata.ItemSelector != nil
-	if s.ItemSelector == nil && !jsel {
-		return in, "", nil
+	if s.ItemSelector == nil && (s.JSONata == nil || s.JSONata.ItemSelector == nil) {
+		return f.items[i], "", nil
 	}
-	item := jsonvalue.NewObject(2)
-	item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
-	item.Set("Value", f.items[i])
-	mapCtx := jsonvalue.NewObject(1)
-	mapCtx.Set("Item", item)
-	if jsel {
-		in, err = s.JSONata.ItemSelector.Eval(x.jenv(f, mapCtx, "", nil), "ItemSelector")
-	} else {
-		env := x.env(f, mapCtx)
-		env.Input = f.effInput
-		in, err = s.ItemSelector.Eval(env)
-	}
-	if err != nil {
+	if in, err = f.selector(x).eval(int64(i), f.items[i], &x.buf); err != nil {
 		return nil, "", err
 	}
-	text, ok := x.textLimit(in, x.Opts.PayloadLimit)
-	if !ok {
-		return nil, "", dataLimit(s)
-	}
-	return in, text, nil
+	return in, string(x.buf), nil
 }
 
 // childDone records the end of child c.

@@ -87,7 +87,9 @@ type frame struct {
 	// mapReq is a distributed Map's map run, from when it is asked for
 	// until it succeeds: a redrive of a Map whose run failed or was
 	// stopped redrives the run.
-	mapReq    *MapRunRequest
+	mapReq *MapRunRequest
+	// liveSel is an inline Map's ItemSelector (frame.selector).
+	liveSel   *itemSelector
 	mapRunArn string
 	// readItems are the items a Map state's ItemReader read, once it has
 	// (the state then runs again from its start, with them).

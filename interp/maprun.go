@@ -4,12 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
-	"time"
-
-	"stepwise/asl/budget"
-	"stepwise/asl/jsonatafn"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
@@ -112,7 +106,7 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 		req.ExecutionType = asl.TypeStandard
 	}
 	if s.ItemSelector != nil || (s.JSONata != nil && s.JSONata.ItemSelector != nil) {
-		req.selector = f.itemSelector(x, jenv != nil)
+		req.selector = f.selectorSnapshot(x, jenv != nil)
 	}
 	if s.ItemBatcher != nil {
 		b, err := f.batcher(env, jenv)
@@ -247,81 +241,6 @@ func (f *frame) batcher(env *jsonpath.Env, jenv *payload.JSONataEnv) (*batchConf
 	return b, nil
 }
 
-// itemSelector evaluates a distributed Map's ItemSelector for one item
-// after the state's step, in any goroutine: it holds what the evaluation
-// reads (the state's input, its visible variables, the context object),
-// not the execution. Its random numbers derive from the map run and the
-// item's index.
-type itemSelector struct {
-	state     *asl.State
-	enteredID int64
-	jsonata   bool
-	input     any
-	context   *jsonvalue.Object // without its Map member
-	vars      map[string]any
-	now       time.Time
-	limits    budget.Limits
-	seed      uint64
-}
-
-// itemSelector snapshots what the frame's ItemSelector reads.
-func (f *frame) itemSelector(x *Execution, jsonata bool) *itemSelector {
-	sel := &itemSelector{state: f.state, enteredID: f.enteredID, jsonata: jsonata, input: f.effInput, now: x.now, limits: x.Opts.Limits}
-	if jsonata {
-		sel.input = f.rawInput
-	}
-	sel.context, _ = x.contextObject(f, nil).(*jsonvalue.Object)
-	sel.vars = map[string]any{}
-	for sc := f.vars; sc != nil; sc = sc.parent {
-		for k, v := range sc.vars {
-			if _, shadowed := sel.vars[k]; !shadowed {
-				sel.vars[k] = v
-			}
-		}
-	}
-	h := fnv.New64a()
-	h.Write([]byte(x.Info.ExecutionArn))
-	h.Write([]byte(f.mapRunArn))
-	sel.seed = h.Sum64()
-	return sel
-}
-
-// eval is the input of item i.
-func (sel *itemSelector) eval(i int64, value any) (any, error) {
-	item := jsonvalue.NewObject(2)
-	item.Set("Index", jsonvalue.NumberFromInt(i))
-	item.Set("Value", value)
-	mapCtx := jsonvalue.NewObject(1)
-	mapCtx.Set("Item", item)
-	context := func() any {
-		c := jsonvalue.NewObject(5)
-		if sel.context != nil {
-			c = sel.context.Clone()
-		}
-		c.Set("Map", mapCtx)
-		return c
-	}
-	vars := func(name string) (any, bool) { v, ok := sel.vars[name]; return v, ok }
-	src := budget.NewSource(sel.limits, nil, nil)
-	meter := func() *budget.Meter {
-		m := &budget.Meter{}
-		src.Init(m)
-		return m
-	}
-	draws := uint64(0)
-	rnd := func() *rand.Rand {
-		draws++
-		return rand.New(rand.NewPCG(sel.seed^uint64(i), draws))
-	}
-	if sel.jsonata {
-		env := &payload.JSONataEnv{Input: sel.input, Context: context, Vars: vars, Now: func() time.Time { return sel.now },
-			Funcs: jsonatafn.Funcs(jsonatafn.Env{Rand: func() float64 { return rnd().Float64() }}), BudgetFunc: meter}
-		return sel.state.JSONata.ItemSelector.Eval(env, "ItemSelector")
-	}
-	env := &jsonpath.Env{Input: sel.input, ContextFunc: context, Vars: vars, Rand: rnd, BudgetFunc: meter}
-	return sel.state.ItemSelector.Eval(env)
-}
-
 // ItemSource reads a map run's spooled items: up to limit of them, in
 // order, from index from.
 type ItemSource func(from int64, limit int) ([]any, error)
@@ -369,13 +288,9 @@ func (p *Planner) item(i int64) (any, int, error) {
 		v = p.r.Items[i]
 	}
 	if sel := p.r.selector; sel != nil {
-		in, err := sel.eval(i, v)
+		in, err := sel.eval(i, v, &p.buf)
 		if err != nil {
 			return nil, 0, asFailure(err, sel.state, sel.enteredID)
-		}
-		var ok bool
-		if p.buf, ok = jsonvalue.AppendLimit(p.buf[:0], in, p.r.payloadLimit); !ok {
-			return nil, 0, dataLimit(sel.state)
 		}
 		return in, len(p.buf), nil
 	}
