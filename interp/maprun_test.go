@@ -143,6 +143,53 @@ func TestDriverMapRun(t *testing.T) {
 	require.Equal(t, stepwisetype.ErrorExceedToleratedFailure, x.Failure.Name)
 }
 
+// Inline and distributed Maps tolerate alike (maprun.Tolerance): one of
+// four items failing, under each setting of the bounds. Past its
+// tolerance a map run fails with States.ExceedToleratedFailureThreshold,
+// an inline Map with the failed iteration's error.
+func TestInlineAndDistributedTolerateAlike(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", %s
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "%s", "ExecutionType": "STANDARD"}, "StartAt": "C", "States": {
+			"C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "F"}], "Default": "P"},
+			"F": {"Type": "Fail", "Error": "Two"}, "P": {"Type": "Pass", "End": true}}},
+		"End": true}}}`
+	for _, c := range []struct {
+		fields    string
+		tolerated bool
+	}{
+		{``, false},
+		{`"ToleratedFailureCount": 0,`, false},
+		{`"ToleratedFailurePercentage": 0,`, false},
+		{`"ToleratedFailureCount": 1,`, true},
+		{`"ToleratedFailurePercentage": 25,`, true},
+		{`"ToleratedFailurePercentage": 24.9,`, false},
+		{`"ToleratedFailureCount": 3, "ToleratedFailurePercentage": 0,`, false},
+		{`"ToleratedFailureCount": 0, "ToleratedFailurePercentage": 100,`, false},
+		{`"ToleratedFailureCount": 1, "ToleratedFailurePercentage": 50,`, true},
+	} {
+		for _, mode := range []string{"INLINE", "DISTRIBUTED"} {
+			in, err := jsonvalue.ParseString(`[1, 2, 3, 4]`)
+			require.NoError(t, err)
+			src := strings.Replace(strings.Replace(def, "%s", c.fields, 1), "%s", mode, 1)
+			x := interp.New(mustParse(t, src), benchInfo, in, interp.Options{})
+			(&interp.Driver{}).Run(x, t0)
+			if c.tolerated {
+				require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%s %s", mode, c.fields)
+				continue
+			}
+			require.Equal(t, stepwisetype.StatusFailed, x.Status, "%s %s", mode, c.fields)
+			// A map run fails as a whole; an inline Map with the error of
+			// the iteration that failed it.
+			want := stepwisetype.ErrorExceedToleratedFailure
+			if mode == "INLINE" {
+				want = "Two"
+			}
+			require.Equal(t, want, x.Failure.Name, "%s %s", mode, c.fields)
+		}
+	}
+}
+
 // A Map stopped while its map run runs is redriven as that run:
 // MapRunRedriven with the same ARN, not a Map entered again.
 func TestMapRunRedriveAfterStop(t *testing.T) {
