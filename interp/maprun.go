@@ -18,9 +18,10 @@ import (
 // interpreter works out the children's inputs (ItemSelector, then
 // ItemBatcher) and the run's settings, and hands the run over as a task
 // (TaskRequest.MapRun) to whoever runs the execution: the engine starts
-// real executions, a Driver runs them in-process. The task's answer is the
-// Map's result (one output per child, in order, or what the ResultWriter
-// answered), or the map run's failure.
+// real executions, a Driver runs them in-process, both on the map run's
+// rules in package maprun. The task's answer is the Map's result (one
+// output per child, in order, or what the ResultWriter answered), or the
+// map run's failure.
 
 // MapRunRequest is a distributed Map's map run.
 type MapRunRequest struct {
@@ -97,8 +98,7 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 	}
 	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
 		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), Tolerance: f.tol,
-		payloadLimit:  x.Opts.PayloadLimit,
-		FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
+		payloadLimit: x.Opts.PayloadLimit, FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
 	if f.readSpooled {
 		req.Items, req.Count, req.Spooled = nil, f.readCount, true
 	}
