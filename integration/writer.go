@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"stepwise/engine"
 	"stepwise/jsonvalue"
@@ -36,24 +35,13 @@ func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(e
 
 func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object, error) {
 	w := t.Request.Write
-	// Any partition's ARN (arn:aws-cn:...) names the same writer.
-	resource := w.Resource
-	if i := strings.Index(resource, ":states:::"); i >= 0 {
-		resource = "arn:aws" + resource[i:]
-	}
-	if resource != writerPutObject {
+	if inAWSPartition(w.Resource) != writerPutObject {
 		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)
 	}
 	if w.Bucket == "" {
 		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "No bucket is given to write the results of the map run '%s' to.", w.MapRunArn)
 	}
-	const action = "putObject"
-	e := r.lookup("arn:aws:states:::aws-sdk:s3:" + action)
 	for _, o := range w.Objects() {
-		if e == nil {
-			return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
-				"No S3 client is configured to write the results to s3://%s/%s.", w.Bucket, o.Key)
-		}
 		params := jsonvalue.NewObject(3)
 		params.Set("Bucket", w.Bucket)
 		params.Set("Key", o.Key)
@@ -61,9 +49,12 @@ func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object
 		// Number's text is written as it is, so the body is these bytes
 		// exactly (a JSON Lines file is not one JSON value).
 		params.Set("Body", jsonvalue.Number(o.Body))
-		_, err := e.impl.Call(ctx, &Request{Resource: "arn:aws:states:::aws-sdk:s3:" + action, Service: "s3", Action: action,
-			Pattern: RequestResponse, Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID})
+		impl, req, err := r.s3Client(t, "putObject", params, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
+			"No S3 client is configured to write the results to s3://%s/%s.", w.Bucket, o.Key))
 		if err != nil {
+			return nil, err
+		}
+		if _, err = impl.Call(ctx, req); err != nil {
 			f := AsFailure(err)
 			return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
 				"Could not write the results to s3://%s/%s: %s: %s", w.Bucket, o.Key, f.Name, f.Cause)
