@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/maprun"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -87,7 +88,7 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	req := t.Request.MapRun
 	parent, err := e.store.Executor().ExecutionGet(ctx, t.ExecutionArn)
 	if err != nil {
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)})
+		done(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)})
 		return
 	}
 	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done,
@@ -134,7 +135,7 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	// The task waits on the children's work, not on the outside.
 	e.work.taskOnChild(t.ExecutionArn, t.ID, req.Arn)
 	if err := r.load(ctx); err != nil {
-		r.finishLocked(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)}, "FAILED", nil)
+		r.finishLocked(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)}, "FAILED", nil)
 		return
 	}
 	r.pump()
@@ -242,7 +243,7 @@ func (r *mapRun) pump() {
 	for r.run.Active() < r.concurrency() && r.run.Starting() < mapRunStarters {
 		s, ok, err := r.run.Next()
 		if err != nil {
-			r.failWith(stepwisetype.AsFailure(fmt.Errorf("map run: %w", err)))
+			r.failWith(failure.As(fmt.Errorf("map run: %w", err)))
 			return
 		}
 		if !ok {
@@ -256,7 +257,7 @@ func (r *mapRun) pump() {
 			// A bug, not a result: the run must not answer for items
 			// it never ran.
 			r.e.log.ErrorContext(r.e.ctx, "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
-			r.failWith(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err))
+			r.failWith(failure.Newf(failure.Runtime, "map run: %v", err))
 			return
 		}
 		r.succeed()
@@ -294,7 +295,7 @@ func (r *mapRun) start(s maprun.Start) {
 	defer r.mu.Unlock()
 	if r.ended {
 		r.run.StartDropped(i)
-		if err == nil && row.Status == stepwisetype.StatusRunning && !r.superseded {
+		if err == nil && row.Status == history.StatusRunning && !r.superseded {
 			// Started as the run ended: it stops with it.
 			e.work.stepBegan()
 			go func() {
@@ -345,7 +346,7 @@ func (r *mapRun) stopRunning() []string {
 }
 
 // failWith ends the run with a failure. r.mu is held.
-func (r *mapRun) failWith(fl *stepwisetype.Failure) {
+func (r *mapRun) failWith(fl *failure.Failure) {
 	r.finishLocked(TaskResult{Failure: fl}, "FAILED", r.stopRunning())
 }
 
@@ -387,7 +388,7 @@ func (r *mapRun) write(w *maprun.Writer) TaskResult {
 	if w.NeedsEntries() {
 		found, err := r.children(e.ctx)
 		if err != nil {
-			return TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The map run's results could not be read: %v", err)}
+			return TaskResult{Failure: failure.Newf(failure.ResultWriterFailed, "The map run's results could not be read: %v", err)}
 		}
 		r.mu.Lock()
 		entries = make([]*jsonvalue.Object, len(r.run.Results()))
@@ -413,7 +414,7 @@ func (r *mapRun) write(w *maprun.Writer) TaskResult {
 	case res := <-done:
 		return res
 	case <-e.ctx.Done():
-		return TaskResult{Failure: stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The server stopped while the results were written.")}
+		return TaskResult{Failure: failure.New(failure.ResultWriterFailed, "The server stopped while the results were written.")}
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"stepwise/asl"
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // processorMachine returns the child state machine of a map run: the
@@ -59,7 +59,7 @@ func (e *Engine) spoolItems(ctx context.Context, t *Task, st ItemStreamer, done 
 	arn := t.Request.Reader.Spool
 	ex := e.store.Executor()
 	if err := ex.MapItemsDelete(ctx, arn); err != nil {
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The items could not be kept: %v", err)})
+		done(TaskResult{Failure: failure.Newf(failure.ItemReaderFailed, "The items could not be kept: %v", err)})
 		return
 	}
 	var n int64
@@ -76,9 +76,9 @@ func (e *Engine) spoolItems(ctx context.Context, t *Task, st ItemStreamer, done 
 		return nil
 	})
 	if err != nil {
-		var fl *stepwisetype.Failure
+		var fl *failure.Failure
 		if !errors.As(err, &fl) {
-			fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+			fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 		}
 		done(TaskResult{Failure: fl})
 		return

@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"stepwise/history"
+	"stepwise/store"
 	"sync"
 	"time"
-
-	"stepwise/stepwisetype"
-	"stepwise/store"
 )
 
 // A map run's row (store.MapRun): its settings and counts as
@@ -158,7 +157,7 @@ func (r *mapRun) watch() {
 			}
 		}
 		for _, i := range elsewhere {
-			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.names.Arn(i)); err == nil && c.Status != stepwisetype.StatusRunning {
+			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.names.Arn(i)); err == nil && c.Status != history.StatusRunning {
 				e.mapRuns.childEnded(c)
 			}
 		}

@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -144,9 +144,9 @@ func recoveryRun(t *testing.T, items, perBatch int, rounds []func(i int) bool) {
 		var err error
 		row, err = b.drv.Executor().ExecutionGet(ctx, parent.Arn)
 		require.NoError(t, err)
-		return row.Status != stepwisetype.StatusRunning
+		return row.Status != history.StatusRunning
 	}, 2*time.Minute, 5*time.Millisecond)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status, "%s", derefOr(row.Cause))
+	require.Equal(t, history.StatusSucceeded, row.Status, "%s", derefOr(row.Cause))
 	out, err := jsonvalue.ParseString(*row.Output)
 	require.NoError(t, err)
 	require.Len(t, out, children)
@@ -158,7 +158,7 @@ func recoveryRun(t *testing.T, items, perBatch int, rounds []func(i int) bool) {
 	require.Len(t, found, children)
 	for i := range children {
 		require.Equal(t, 1, c.passed[i], "child %d: starts", i)
-		require.Equal(t, stepwisetype.StatusSucceeded, found[i].Status, "child %d", i)
+		require.Equal(t, history.StatusSucceeded, found[i].Status, "child %d", i)
 	}
 	mr, err := b.drv.Executor().MapRunGet(ctx, c.mapRun)
 	require.NoError(t, err)
@@ -230,7 +230,7 @@ func TestMapRunChildrenNamedAsTheDriverNamesThem(t *testing.T) {
 	sm, m := b.machine(t, "fan", def)
 	const input = `[1, 2, 3, 4, 5]`
 	row := b.start(t, sm, m, "parent", input)
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.NotNil(t, done.Output)
 
 	in, err := jsonvalue.ParseString(input)
@@ -238,7 +238,7 @@ func TestMapRunChildrenNamedAsTheDriverNamesThem(t *testing.T) {
 	x := interp.New(m, interp.Info{ExecutionArn: row.Arn, Name: row.Name, RoleArn: sm.RoleArn, StartTime: row.StartDate,
 		StateMachineArn: sm.Arn, StateMachineName: sm.Name, Region: region, Account: account}, in, interp.Options{})
 	(&interp.Driver{}).Run(x, row.StartDate)
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status)
+	require.Equal(t, history.StatusSucceeded, x.Status)
 	require.Equal(t, *done.Output, jsonvalue.String(x.Output))
 
 	out, err := jsonvalue.ParseString(*done.Output)

@@ -15,9 +15,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/awsarn"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -73,20 +76,20 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 	switch mode {
 	case "", ".sync", ".sync:2", ".waitForTaskToken":
 	default:
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "Unknown resource '%s'.", t.Request.Resource)})
+		done(TaskResult{Failure: failure.Newf(failure.TaskFailed, "Unknown resource '%s'.", t.Request.Resource)})
 		return
 	}
 	row, err := e.startChildExecution(ctx, t)
 	if err != nil {
 		if errors.Is(err, ErrStopped) {
-			err = refuse(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+			err = refuse(sfnapi.CodeServiceUnavailable, "the server is shutting down")
 		}
 		var refusal *startRefusal
 		if errors.As(err, &refusal) {
 			done(TaskResult{Failure: startFailure(refusal)})
 			return
 		}
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "%v", err)})
+		done(TaskResult{Failure: failure.Newf(failure.TaskFailed, "%v", err)})
 		return
 	}
 	if mode != "" {
@@ -117,7 +120,7 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 			return
 		}
 		// The child may have ended already (at once, or before a restart).
-		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
+		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != history.StatusRunning {
 			e.childEnded(cur)
 		}
 	case ".waitForTaskToken":
@@ -125,7 +128,7 @@ func (e *Engine) startChild(ctx context.Context, t *Task, done func(TaskResult))
 		// may go through now that TaskSubmitted is written. Until the
 		// child ends, the task waits on the child's work.
 		e.work.taskOnChild(t.ExecutionArn, t.ID, row.Arn)
-		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != stepwisetype.StatusRunning {
+		if cur, err := e.store.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != history.StatusRunning {
 			e.work.childEnded(row.Arn)
 		}
 		done(TaskResult{Waiting: true})
@@ -140,12 +143,12 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if v, ok := params.Get("StateMachineArn"); ok {
 		s, isString := v.(string)
 		if !isString {
-			return nil, refuse(stepwisetype.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
+			return nil, refuse(sfnapi.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
 		}
 		smArn = s
 	}
 	if smArn == "" {
-		return nil, refuse(stepwisetype.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
+		return nil, refuse(sfnapi.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
 	}
 	input := "{}"
 	if v, ok := params.Get("Input"); ok && v != nil {
@@ -161,11 +164,11 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	name, named := "", false
 	if v, ok := params.Get("Name"); ok && v != nil {
 		s, isString := v.(string)
-		if !isString || s == "" || len(s) > 80 || !stepwisetype.ValidName(s) {
+		if !isString || s == "" || len(s) > 80 || !awsarn.ValidName(s) {
 			if !isString {
 				s = jsonvalue.String(v)
 			}
-			return nil, refuse(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", s)
+			return nil, refuse(sfnapi.CodeInvalidName, "Invalid Name: '%s'", s)
 		}
 		name, named = s, true
 	}
@@ -175,17 +178,17 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 		name = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	}
 	if !strings.HasPrefix(smArn, "arn:") {
-		return nil, refuse(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
+		return nil, refuse(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", smArn)
 	}
 	sm, versionArn, aliasArn, err := ResolveStateMachine(ctx, e.store.Executor(), smArn, mathrand.IntN(100))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, refuse(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
+		return nil, refuse(sfnapi.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if sm.Status == "DELETING" {
-		return nil, refuse(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", sm.Arn)
+		return nil, refuse(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", sm.Arn)
 	}
 	m, err := e.machine(ctx, sm.Arn, sm.RevisionID)
 	if err != nil {
@@ -216,7 +219,7 @@ func (e *Engine) startChildExecution(ctx context.Context, t *Task) (*store.Execu
 	if !named || e.ownChild(ctx, t, row, input) {
 		return row, nil
 	}
-	return nil, refuse(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
+	return nil, refuse(sfnapi.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", childArn)
 }
 
 // ResolveStateMachine returns the state machine an ARN names; for a
@@ -265,7 +268,7 @@ func (e *Engine) ownChild(ctx context.Context, t *Task, child *store.Execution, 
 	if !jsonvalue.EqualText(child.Input, input) {
 		return false
 	}
-	if child.Status == stepwisetype.StatusRunning {
+	if child.Status == history.StatusRunning {
 		return true // StartExecution itself is idempotent for a running execution
 	}
 	parent, err := e.store.Executor().ExecutionGet(ctx, t.ExecutionArn)
@@ -285,11 +288,11 @@ func (e *Engine) checkChildInput(input string) error {
 		limit = 256 * 1024
 	}
 	if len(input) > limit {
-		return refuse(stepwisetype.CodeInvalidExecutionInput,
+		return refuse(sfnapi.CodeInvalidExecutionInput,
 			"Invalid State Machine Execution Input: 'Input exceeds the maximum size of %d bytes (UTF-8).'", limit)
 	}
 	if _, err := jsonvalue.ParseString(input); err != nil || strings.TrimSpace(input) == "" {
-		return refuse(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
+		return refuse(sfnapi.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
 	}
 	return nil
 }
@@ -297,12 +300,12 @@ func (e *Engine) checkChildInput(input string) error {
 // startFailure is how a refused StartExecution fails the parent's task:
 // StepFunctions.<Code>Exception, with the message framed the way the AWS
 // SDK (v1) that Step Functions uses words a service error.
-func startFailure(r *startRefusal) *stepwisetype.Failure {
+func startFailure(r *startRefusal) *failure.Failure {
 	status := http.StatusBadRequest
-	if r.code == stepwisetype.CodeServiceUnavailable || r.code == stepwisetype.CodeInternalFailure {
+	if r.code == sfnapi.CodeServiceUnavailable || r.code == sfnapi.CodeInternalFailure {
 		status = http.StatusInternalServerError
 	}
-	return stepwisetype.NewFailure("StepFunctions."+exceptionName(r.code), fmt.Sprintf(
+	return failure.New("StepFunctions."+exceptionName(r.code), fmt.Sprintf(
 		"%s (Service: AWSStepFunctions; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
 		r.message, status, r.code, uuid.NewString()))
 }
@@ -399,11 +402,11 @@ func (e *Engine) childEnded(row *store.Execution) {
 	e.children.mu.Unlock()
 	for _, w := range ws {
 		desc := describeForParent(row, w.v2)
-		if row.Status == stepwisetype.StatusSucceeded {
+		if row.Status == history.StatusSucceeded {
 			w.done(TaskResult{Output: desc})
 			continue
 		}
-		w.done(TaskResult{Failure: stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(desc))})
+		w.done(TaskResult{Failure: failure.New(failure.TaskFailed, jsonvalue.String(desc))})
 	}
 }
 
@@ -462,7 +465,7 @@ func describeForParent(row *store.Execution, v2 bool) *jsonvalue.Object {
 	d.Set("Input", text(row.Input))
 	d.Set("InputDetails", included)
 	d.Set("Name", row.Name)
-	if row.Status == stepwisetype.StatusSucceeded && row.Output != nil {
+	if row.Status == history.StatusSucceeded && row.Output != nil {
 		d.Set("Output", text(*row.Output))
 		d.Set("OutputDetails", included)
 	}

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 
+	"stepwise/failure"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // Task is the work of one Task state.
@@ -34,7 +34,7 @@ type Task struct {
 // TaskResult is how a task ended: an output, or a failure.
 type TaskResult struct {
 	Output  any
-	Failure *stepwisetype.Failure
+	Failure *failure.Failure
 	// Submitted says the service accepted the request of a task whose
 	// result comes later (a .waitForTaskToken task: through its token):
 	// Output is the service's answer, written in TaskSubmitted, and the
@@ -78,7 +78,7 @@ type NoIntegrations struct{}
 
 // Run fails the task at once.
 func (NoIntegrations) Run(_ context.Context, t *Task, done func(TaskResult)) {
-	done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	done(TaskResult{Failure: failure.Newf(failure.TaskFailed,
 		"No integration is configured for the resource '%s'.", t.Request.Resource)})
 }
 
@@ -89,7 +89,7 @@ func (NoIntegrations) Cancel(string, string) {}
 // as it reads them (Task.Request.Reader set), in order, a batch at a
 // time, instead of answering with all of them: a map run over a large
 // object then never holds it. A failure is returned as the
-// *stepwisetype.Failure the reader fails with (States.ItemReaderFailed,
+// *failure.Failure the reader fails with (States.ItemReaderFailed,
 // or the S3 error).
 type ItemStreamer interface {
 	StreamItems(ctx context.Context, t *Task, emit func(items []any) error) error

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"stepwise/engine"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
 )
 
 // Pattern is a service integration pattern: the suffix of a resource ARN.
@@ -66,7 +66,7 @@ type Request struct {
 
 // Integration carries out requests. Call blocks until the service
 // answered (or ctx ended) and returns the task's result as a jsonvalue
-// value, or an error: a *stepwisetype.Failure is the task's failure as it
+// value, or an error: a *failure.Failure is the task's failure as it
 // is, any other error fails the task with States.TaskFailed. For
 // .waitForTaskToken the result is recorded in TaskSubmitted and the task
 // waits for its token.
@@ -136,7 +136,7 @@ type Config struct {
 	// HTTPTaskAllow lists the hosts, addresses and networks HTTP Tasks
 	// may call although they are not public, and over plain http://
 	// (stepwise serve --http-task-allow; the entries of
-	// internal/egress.ParseAllow). Without it, HTTP Tasks call public
+	// internal/security/egress.ParseAllow). Without it, HTTP Tasks call public
 	// HTTPS endpoints only, as on AWS.
 	HTTPTaskAllow []string
 	// PayloadLimit is the largest task result in bytes (0: 256 KiB).
@@ -307,7 +307,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
 	}
 	if !ok {
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
 			"No integration is configured for the resource '%s'.", t.Request.Resource)})
 		return
 	}
@@ -318,11 +318,11 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 		done(engine.TaskResult{Waiting: true})
 		return
 	case e == nil:
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
 			"No integration is configured for the resource '%s'.", t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
 			"The resource '%s' does not support the integration pattern '%s'.", base, strings.TrimPrefix(string(pattern), "."))})
 		return
 	}
@@ -381,7 +381,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 
 // Invoke makes the call of a Task state's resource and waits for its
 // result, for the TestState operation: the result, or the task's failure
-// as a *stepwisetype.Failure. A .waitForTaskToken resource makes its call
+// as a *failure.Failure. A .waitForTaskToken resource makes its call
 // and answers with what the service answered.
 func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
 	service, action, pattern, ok := ParseResource(resource)
@@ -394,7 +394,7 @@ func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any
 		e = r.lookup(base)
 	}
 	if e == nil || (pattern != RequestResponse && !slices.Contains(e.patterns, pattern)) {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"No integration is configured for the resource '%s'.", resource)
 	}
 	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params,
@@ -416,12 +416,12 @@ func (r *Registry) Cancel(executionArn, taskID string) {
 }
 
 // AsFailure is the task failure an integration's error stands for.
-func AsFailure(err error) *stepwisetype.Failure {
-	var f *stepwisetype.Failure
+func AsFailure(err error) *failure.Failure {
+	var f *failure.Failure
 	if errors.As(err, &f) {
 		return f
 	}
-	return stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, err.Error())
+	return failure.New(failure.TaskFailed, err.Error())
 }
 
 // ExceptionName is an error code as the AWS SDKs name its exception: with

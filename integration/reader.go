@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration/itemreader"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // The resources of an ItemReader, and the SDK actions that read them.
@@ -31,8 +31,8 @@ type PayloadOpener interface {
 var _ engine.ItemStreamer = (*Registry)(nil)
 
 // noS3Reader is the failure of an ItemReader without an S3 client.
-func noS3Reader() *stepwisetype.Failure {
-	return stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "No S3 client is configured to read items.")
+func noS3Reader() *failure.Failure {
+	return failure.New(failure.ItemReaderFailed, "No S3 client is configured to read items.")
 }
 
 // readItems carries out a Map state's ItemReader through the S3 client of
@@ -44,9 +44,9 @@ func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engi
 	go func() {
 		items, err := r.read(context.WithoutCancel(ctx), t)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+				fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 			}
 			done(engine.TaskResult{Failure: fl})
 			return
@@ -71,7 +71,7 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 // StreamItems carries out a Map state's ItemReader as readItems does,
 // handing its items to emit in order, at most itemreader.BatchSize at a
 // time, as they are read: an object is read as it arrives, never held
-// (a listing, a page at a time). It fails with the *stepwisetype.Failure
+// (a listing, a page at a time). It fails with the *failure.Failure
 // readItems answers with; emit's error, and the context's once ctx is
 // done, are returned as they are. Items may have been handed over before
 // a failure.
@@ -92,9 +92,9 @@ func (r *Registry) StreamItems(ctx context.Context, t *engine.Task, emit func(it
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return err
 	}
-	var fl *stepwisetype.Failure
+	var fl *failure.Failure
 	if !errors.As(err, &fl) {
-		fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+		fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 	}
 	return fl
 }
@@ -151,7 +151,7 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 			params = p
 		}
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
+	return failure.Newf(failure.ItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
 }
 
 // inAWSPartition is a resource of the states service in the aws
@@ -167,7 +167,7 @@ func inAWSPartition(resource string) string {
 // s3Client is the integration that makes an S3 call for an ItemReader
 // or a ResultWriter, and its request; without one, the task fails with
 // missing.
-func (r *Registry) s3Client(t *engine.Task, action string, params any, missing *stepwisetype.Failure) (Integration, *Request, error) {
+func (r *Registry) s3Client(t *engine.Task, action string, params any, missing *failure.Failure) (Integration, *Request, error) {
 	resource := "arn:aws:states:::aws-sdk:s3:" + action
 	e := r.lookup(resource)
 	if e == nil {

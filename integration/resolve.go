@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // Resolve carries out a task in-process and waits for its answer: the
@@ -15,7 +15,7 @@ import (
 // integrations' as on the server. A task whose answer comes later (a
 // .waitForTaskToken task) is not resolved: nobody in-process sends its
 // token.
-func (r *Registry) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+func (r *Registry) Resolve(req *interp.TaskRequest) (any, *failure.Failure) {
 	ch := make(chan engine.TaskResult, 2) // a submitted result, then the end
 	r.Run(context.Background(), &engine.Task{ExecutionArn: "in-process", ID: req.StateName, Request: req},
 		func(res engine.TaskResult) { ch <- res })
@@ -31,7 +31,7 @@ func (r *Registry) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure)
 		return nil, res.Failure
 	}
 	if res.Submitted || res.Waiting {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"The task of resource '%s' waits for a token, which nothing sends in-process.", req.Resource)
 	}
 	return res.Output, nil

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // writerPutObject is the resource of a ResultWriter that writes to S3.
@@ -22,9 +22,9 @@ func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(e
 	go func() {
 		out, err := r.write(context.WithoutCancel(ctx), t)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "%v", err)
+				fl = failure.Newf(failure.ResultWriterFailed, "%v", err)
 			}
 			done(engine.TaskResult{Failure: fl})
 			return
@@ -36,10 +36,10 @@ func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(e
 func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object, error) {
 	w := t.Request.Write
 	if inAWSPartition(w.Resource) != writerPutObject {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)
+		return nil, failure.Newf(failure.ResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)
 	}
 	if w.Bucket == "" {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "No bucket is given to write the results of the map run '%s' to.", w.MapRunArn)
+		return nil, failure.Newf(failure.ResultWriterFailed, "No bucket is given to write the results of the map run '%s' to.", w.MapRunArn)
 	}
 	for _, o := range w.Objects() {
 		params := jsonvalue.NewObject(3)
@@ -49,14 +49,14 @@ func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object
 		// Number's text is written as it is, so the body is these bytes
 		// exactly (a JSON Lines file is not one JSON value).
 		params.Set("Body", jsonvalue.Number(o.Body))
-		impl, req, err := r.s3Client(t, "putObject", params, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
+		impl, req, err := r.s3Client(t, "putObject", params, failure.Newf(failure.ResultWriterFailed,
 			"No S3 client is configured to write the results to s3://%s/%s.", w.Bucket, o.Key))
 		if err != nil {
 			return nil, err
 		}
 		if _, err = impl.Call(ctx, req); err != nil {
 			f := AsFailure(err)
-			return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
+			return nil, failure.Newf(failure.ResultWriterFailed,
 				"Could not write the results to s3://%s/%s: %s: %s", w.Bucket, o.Key, f.Name, f.Cause)
 		}
 	}

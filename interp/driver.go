@@ -5,22 +5,23 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
 	"stepwise/maprun"
-	"stepwise/stepwisetype"
 )
 
 // Resolver does the work of Task states for a Driver.
 type Resolver interface {
 	// Resolve returns the task's output, or the failure it ended with.
-	Resolve(req *TaskRequest) (any, *stepwisetype.Failure)
+	Resolve(req *TaskRequest) (any, *failure.Failure)
 }
 
 // ResolverFunc adapts a function to Resolver.
-type ResolverFunc func(req *TaskRequest) (any, *stepwisetype.Failure)
+type ResolverFunc func(req *TaskRequest) (any, *failure.Failure)
 
 // Resolve calls fn.
-func (fn ResolverFunc) Resolve(req *TaskRequest) (any, *stepwisetype.Failure) { return fn(req) }
+func (fn ResolverFunc) Resolve(req *TaskRequest) (any, *failure.Failure) { return fn(req) }
 
 // Driver runs an execution to its end in virtual time, in-process: timers
 // fire in order of their time, and tasks are answered by a Resolver. Event
@@ -39,15 +40,15 @@ type Driver struct {
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
 // It returns the whole history.
-func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent {
+func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 	now := start
-	var history []*stepwisetype.HistoryEvent
+	var hist []*history.Event
 	timers := &timerHeap{}
 	var tasks []Command
 	cancelled := map[string]bool{}
 
-	take := func(evs []*stepwisetype.HistoryEvent, cmds []Command) {
-		history = append(history, evs...)
+	take := func(evs []*history.Event, cmds []Command) {
+		hist = append(hist, evs...)
 		for _, c := range cmds {
 			switch c.Kind {
 			case RunTask:
@@ -62,10 +63,10 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 	}
 	evs, cmds, err := x.Start(now)
 	if err != nil {
-		return history
+		return hist
 	}
 	take(evs, cmds)
-	for steps := 0; x.Status == stepwisetype.StatusRunning; steps++ {
+	for steps := 0; x.Status == history.StatusRunning; steps++ {
 		if (d.MaxSteps > 0 && steps >= d.MaxSteps) || (d.Halt != nil && d.Halt()) {
 			break
 		}
@@ -85,7 +86,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 					ev.Output = out
 				}
 			} else if d.Resolver == nil {
-				ev = Event{Kind: TaskFailed, ID: c.ID, Error: stepwisetype.ErrorTaskFailed, Cause: "no resolver for task " + c.Task.Resource}
+				ev = Event{Kind: TaskFailed, ID: c.ID, Error: failure.TaskFailed, Cause: "no resolver for task " + c.Task.Resource}
 			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 			} else {
@@ -104,7 +105,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 			}
 			ev = Event{Kind: TimerFired, ID: t.id}
 		default:
-			return history // blocked with nothing to wait for
+			return hist // blocked with nothing to wait for
 		}
 		evs, cmds, err := x.Step(ev, now)
 		if err != nil {
@@ -112,7 +113,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 		}
 		take(evs, cmds)
 	}
-	return history
+	return hist
 }
 
 type timerEntry struct {
@@ -149,10 +150,10 @@ func (h *timerHeap) Pop() any {
 // (a child that did not succeed is its entry, when the run tolerates it),
 // or what the ResultWriter makes of them: with a Resource, the writing is
 // a task of its own (TaskRequest.Write) for the Resolver.
-func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (any, *stepwisetype.Failure) {
+func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (any, *failure.Failure) {
 	r := task.MapRun
 	if r.Spooled {
-		return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The items were spooled for a map run of the engine.")
+		return nil, failure.New(failure.ItemReaderFailed, "The items were spooled for a map run of the engine.")
 	}
 	batched, per := r.BatchSize()
 	run := maprun.NewRun(r.Count, batched, per, r.Tolerance, r.Planner(nil))
@@ -162,7 +163,7 @@ func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (an
 	for !run.Exceeded() {
 		s, ok, err := run.Next()
 		if err != nil {
-			return nil, stepwisetype.AsFailure(err)
+			return nil, failure.As(err)
 		}
 		if !ok {
 			break
@@ -190,7 +191,7 @@ func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (an
 		return nil, maprun.Failure()
 	}
 	if err := run.Check(); err != nil {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)
+		return nil, failure.Newf(failure.Runtime, "map run: %v", err)
 	}
 	out, write := run.Outcome(r.Writer, entries)
 	if write == nil {
@@ -201,7 +202,7 @@ func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (an
 	}
 	write.MapRunArn = r.Arn
 	if d.Resolver == nil {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "No resolver writes the results of the map run '%s'.", r.Arn)
+		return nil, failure.Newf(failure.ResultWriterFailed, "No resolver writes the results of the map run '%s'.", r.Arn)
 	}
 	return d.Resolver.Resolve(&TaskRequest{StateName: task.StateName, Resource: r.Writer.Resource, Write: write})
 }

@@ -11,8 +11,9 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // exec runs the current state from its start.
@@ -67,7 +68,7 @@ func (f *frame) exec(x *Execution) {
 
 func (f *frame) execFail(x *Execution, env *jsonpath.Env) {
 	s := f.state
-	fl := &stepwisetype.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
+	fl := &failure.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
 	env.Input = f.effInput
 	if s.ErrorPath != nil {
 		v, err := s.ErrorPath.Eval(env, "ErrorPath")
@@ -126,7 +127,7 @@ func (f *frame) execChoice(x *Execution, env *jsonpath.Env) {
 		}
 	}
 	if !matched && s.Default == "" {
-		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
+		f.stateFailed(x, failure.New(failure.NoChoiceMatched,
 			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
 		return
 	}
@@ -145,9 +146,9 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 	case s.SecondsPath != nil:
 		v, err := s.SecondsPath.Eval(env)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The SecondsPath parameter does not reference an input value: %s", s.SecondsPath)
+				fl = failure.Newf(failure.Runtime, "The SecondsPath parameter does not reference an input value: %s", s.SecondsPath)
 			}
 			f.stateFailed(x, asFailure(fl, s, f.enteredID))
 			return
@@ -156,11 +157,11 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 		i, isInt := n.Int64()
 		switch {
 		case !ok || !isInt || !n.IsInteger() || strings.ContainsAny(string(n), ".eE"):
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The SecondsPath parameter cannot be parsed as a long value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
 			return
 		case i < 0:
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The SecondsPath parameter references a negative value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
 			return
 		}
@@ -174,7 +175,7 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 		str, _ := v.(string)
 		t, ok := ParseTimestamp(str)
 		if !ok {
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", s.TimestampPath, scalarText(v)), s, f.enteredID))
 			return
 		}
@@ -246,7 +247,7 @@ func intField(f *IntFieldSpec, env *jsonpath.Env) (int64, bool, error) {
 	n, ok := numberValue(v)
 	i, isInt := n.Int64()
 	if !ok || !isInt || !n.IsInteger() {
-		return 0, false, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		return 0, false, failure.Newf(failure.Runtime,
 			"The %s field refers to value %q which is not a valid integer: %s", f.Name, scalarText(v), f.Field.Path)
 	}
 	return i, true, nil
@@ -292,9 +293,9 @@ func (f *frame) assign(x *Execution, t *payload.Template, value any) (*jsonvalue
 
 // stateFailed handles a failure of the current state: Retry, then Catch,
 // else the frame fails.
-func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
+func (f *frame) stateFailed(x *Execution, fl *failure.Failure) {
 	s := f.state
-	if fl.Name == stepwisetype.ErrorRuntime {
+	if fl.Name == failure.Runtime {
 		f.finishFailure(x, fl)
 		return
 	}
@@ -351,7 +352,7 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 // retrier returns the index of the retrier that retries fl now, or -1: the
 // first retrier whose ErrorEquals matches decides, and retries while it has
 // attempts left.
-func (f *frame) retrier(fl *stepwisetype.Failure) int {
+func (f *frame) retrier(fl *failure.Failure) int {
 	if i, left := f.matchRetrier(fl); left {
 		return i
 	}
@@ -360,8 +361,8 @@ func (f *frame) retrier(fl *stepwisetype.Failure) int {
 
 // matchRetrier returns the index of the first retrier whose ErrorEquals
 // matches fl (-1 for none), and whether it has attempts left.
-func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
-	if fl.Name == stepwisetype.ErrorRuntime {
+func (f *frame) matchRetrier(fl *failure.Failure) (int, bool) {
+	if fl.Name == failure.Runtime {
 		return -1, false
 	}
 	for i, r := range f.state.Retry {
@@ -374,7 +375,7 @@ func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
 
 // finishFailure ends the frame with a failure, writing the EvaluationFailed
 // event AWS writes for JSONata evaluation errors.
-func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
+func (f *frame) finishFailure(x *Execution, fl *failure.Failure) {
 	if !f.evalReported {
 		f.reportEvaluation(x, fl)
 	}
@@ -386,17 +387,17 @@ func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
 // taskDataLimit is the failure of a task whose result is over the payload
 // limit: AWS names the task by its function's ARN, or by the service of an
 // integration.
-func taskDataLimit(s *asl.State) *stepwisetype.Failure {
+func taskDataLimit(s *asl.State) *failure.Failure {
 	name := s.Resource
 	if !IsActivity(s.Resource) && !IsLambdaFunction(s.Resource) {
 		name, _ = splitResource(s.Resource)
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+	return failure.Newf(failure.DataLimitExceeded,
 		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)
 }
 
-func dataLimit(s *asl.State) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+func dataLimit(s *asl.State) *failure.Failure {
+	return failure.Newf(failure.DataLimitExceeded,
 		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name)
 }
 
@@ -426,8 +427,8 @@ func (f *frame) retryNow(x *Execution) {
 func (f *frame) retryFailedItems(x *Execution) {
 	s := f.state
 	f.childFail, f.running, f.failed = nil, 0, 0
-	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
-		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(f.items)}})
+	f.startedID = x.emit(f, history.Event{Type: history.EventMapStateStarted,
+		MapStateStartedEventDetails: &history.MapStateStartedEventDetails{Length: len(f.items)}})
 	f.wait = waitChildren
 	x.push(func() { f.pump(x) })
 	for k, c := range f.children {
@@ -451,7 +452,7 @@ func (f *frame) retryFailedItems(x *Execution) {
 // errorOutput is what a Catch receives of a failure: its Error and, when
 // it has one, its Cause. A task failed with neither (SendTaskFailure with
 // no error and no cause) gives both as null, as AWS records.
-func errorOutput(fl *stepwisetype.Failure) *jsonvalue.Object {
+func errorOutput(fl *failure.Failure) *jsonvalue.Object {
 	out := jsonvalue.NewObject(2)
 	if fl.Name == "" && !fl.HasCause {
 		out.Set("Error", nil)
@@ -473,14 +474,14 @@ func errorMatches(list []string, name string, taskFailure bool) bool {
 		switch e {
 		case name:
 			return true
-		case stepwisetype.ErrorAll:
+		case failure.All:
 			// A task's oversized result is its TaskFailed, which AWS
 			// catches with States.ALL like any task failure.
-			if taskFailure || (name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime) {
+			if taskFailure || (name != failure.DataLimitExceeded && name != failure.Runtime) {
 				return true
 			}
-		case stepwisetype.ErrorTaskFailed:
-			if name != stepwisetype.ErrorTimeout && name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime {
+		case failure.TaskFailed:
+			if name != failure.Timeout && name != failure.DataLimitExceeded && name != failure.Runtime {
 				return true
 			}
 		}

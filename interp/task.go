@@ -4,8 +4,9 @@ import (
 	"strings"
 
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // A Task state: its request worked out and handed over as a command
@@ -40,29 +41,29 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		heartbeatPtr = ptr(heartbeat)
 	}
 	if IsActivity(s.Resource) && !x.activityExists(s.Resource) {
-		f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The activity %s does not exist.", s.Resource), s, f.enteredID))
+		f.stateFailed(x, asFailure(failure.Newf(failure.Runtime, "The activity %s does not exist.", s.Resource), s, f.enteredID))
 		return
 	}
 	f.started, f.submitted = false, false
 	if IsActivity(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventActivityScheduled, ActivityScheduledEventDetails: &history.ActivityScheduledEventDetails{
 			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
 		}})
 	} else if IsLambdaFunction(s.Resource) {
-		var creds *stepwisetype.TaskCredentials
+		var creds *history.TaskCredentials
 		if role != "" {
-			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+			creds = &history.TaskCredentials{RoleArn: role}
 		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionScheduled, LambdaFunctionScheduledEventDetails: &stepwisetype.LambdaFunctionScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionScheduled, LambdaFunctionScheduledEventDetails: &history.LambdaFunctionScheduledEventDetails{
 			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, TaskCredentials: creds,
 		}})
 	} else {
 		resType, res := splitResource(s.Resource)
-		var creds *stepwisetype.TaskCredentials
+		var creds *history.TaskCredentials
 		if role != "" {
-			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+			creds = &history.TaskCredentials{RoleArn: role}
 		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: &stepwisetype.TaskScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventTaskScheduled, TaskScheduledEventDetails: &history.TaskScheduledEventDetails{
 			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: paramsText,
 			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr, TaskCredentials: creds,
 		}})
@@ -157,7 +158,7 @@ func (f *frame) taskRole(x *Execution, env *jsonpath.Env) (string, error) {
 	if role, ok := v.(string); ok {
 		return role, nil
 	}
-	return "", stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	return "", failure.Newf(failure.Runtime,
 		"The value for the field 'RoleArn' must be a string, but was %s: %s", jsonTypeName(v), jsonvalue.String(v))
 }
 
@@ -217,18 +218,18 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 	f.started = true
 	s := f.state
 	if IsActivity(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityStarted,
-			ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: worker}})
+		x.emit(f, history.Event{Type: history.EventActivityStarted,
+			ActivityStartedEventDetails: &history.ActivityStartedEventDetails{WorkerName: worker}})
 		f.armHeartbeat(x)
 		return
 	}
 	if IsLambdaFunction(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionStarted})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionStarted})
 		return
 	}
 	resType, res := splitResource(s.Resource)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
-		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+	x.emit(f, history.Event{Type: history.EventTaskStarted,
+		TaskStartedEventDetails: &history.TaskEventDetails{ResourceType: resType, Resource: res}})
 }
 
 // taskReleased takes back the hand-out of a started activity: the task
@@ -250,8 +251,8 @@ func (f *frame) taskSubmitted(x *Execution, output any) {
 	f.submitted = true
 	resType, res := splitResource(f.state.Resource)
 	out := jsonvalue.String(output)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSubmitted, TaskSubmittedEventDetails: &stepwisetype.TaskEventDetails{
-		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{}}})
+	x.emit(f, history.Event{Type: history.EventTaskSubmitted, TaskSubmittedEventDetails: &history.TaskEventDetails{
+		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &history.DataDetails{}}})
 }
 
 func (f *frame) taskDone(x *Execution, ev Event) {
@@ -262,7 +263,7 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	activity := IsActivity(s.Resource)
 	resType, res := splitResource(s.Resource)
 	if ev.Kind == TaskFailed {
-		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
+		fl := &failure.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
 		var errPtr, causePtr *string
 		if ev.Error != "" {
 			errPtr = ptr(ev.Error)
@@ -272,13 +273,13 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 		}
 		switch {
 		case activity:
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityFailed,
-				ActivityFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+			x.emit(f, history.Event{Type: history.EventActivityFailed,
+				ActivityFailedEventDetails: &history.FailureEventDetails{Error: errPtr, Cause: causePtr}})
 		case IsLambdaFunction(s.Resource):
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionFailed,
-				LambdaFunctionFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+			x.emit(f, history.Event{Type: history.EventLambdaFunctionFailed,
+				LambdaFunctionFailedEventDetails: &history.FailureEventDetails{Error: errPtr, Cause: causePtr}})
 		default:
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: &stepwisetype.TaskEventDetails{
+			x.emit(f, history.Event{Type: history.EventTaskFailed, TaskFailedEventDetails: &history.TaskEventDetails{
 				ResourceType: resType, Resource: res, Error: errPtr, Cause: causePtr}})
 		}
 		f.taskFailure = true
@@ -296,14 +297,14 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	}
 	switch {
 	case activity:
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivitySucceeded,
-			ActivitySucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+		x.emit(f, history.Event{Type: history.EventActivitySucceeded,
+			ActivitySucceededEventDetails: &history.OutputEventDetails{Output: out}})
 	case IsLambdaFunction(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionSucceeded,
-			LambdaFunctionSucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionSucceeded,
+			LambdaFunctionSucceededEventDetails: &history.OutputEventDetails{Output: out}})
 	default:
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
-			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
+		x.emit(f, history.Event{Type: history.EventTaskSucceeded, TaskSucceededEventDetails: &history.TaskEventDetails{
+			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &history.DataDetails{},
 		}})
 	}
 	f.note(x, Result, ev.Output)
@@ -322,18 +323,18 @@ func (f *frame) taskTimedOut(x *Execution, name string) {
 	}
 	switch {
 	case IsActivity(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityTimedOut,
-			ActivityTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+		x.emit(f, history.Event{Type: history.EventActivityTimedOut,
+			ActivityTimedOutEventDetails: &history.FailureEventDetails{Error: ptr(name)}})
 	case IsLambdaFunction(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionTimedOut,
-			LambdaFunctionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionTimedOut,
+			LambdaFunctionTimedOutEventDetails: &history.FailureEventDetails{Error: ptr(name)}})
 	default:
 		resType, res := splitResource(s.Resource)
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
+		x.emit(f, history.Event{Type: history.EventTaskTimedOut, TaskTimedOutEventDetails: &history.TaskEventDetails{
 			ResourceType: resType, Resource: res, Error: ptr(name),
 		}})
 	}
 	// AWS's error output for a timeout carries an empty Cause
 	// ({"Error": "States.Timeout", "Cause": ""}); its events carry none.
-	f.stateFailed(x, &stepwisetype.Failure{Name: name, HasCause: true})
+	f.stateFailed(x, &failure.Failure{Name: name, HasCause: true})
 }

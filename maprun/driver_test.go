@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/integration"
 	_ "stepwise/integration/awssdk" // the S3 client the writer uses
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/maprun"
-	"stepwise/stepwisetype"
 )
 
 // writerMachine is a distributed Map whose ResultWriter writes to the
@@ -52,7 +53,7 @@ func runDriver(t *testing.T, resolver interp.Resolver) *interp.Execution {
 func TestDriverResultWriterWrites(t *testing.T) {
 	dir := t.TempDir()
 	var requests []*interp.TaskRequest
-	x := runDriver(t, interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+	x := runDriver(t, interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		requests = append(requests, req)
 		require.NotNil(t, req.Write, "the only task is the write")
 		for _, o := range req.Write.Objects() {
@@ -62,7 +63,7 @@ func TestDriverResultWriterWrites(t *testing.T) {
 		}
 		return req.Write.Answer(), nil
 	}))
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%+v", x.Failure)
+	require.Equal(t, history.StatusSucceeded, x.Status, "%+v", x.Failure)
 	require.Len(t, requests, 1)
 	require.Equal(t, "M", requests[0].StateName)
 	require.Equal(t, "arn:aws:states:::s3:putObject", requests[0].Resource)
@@ -103,7 +104,7 @@ func TestDriverResultWriterOnMoto(t *testing.T) {
 	require.Nil(t, fl)
 
 	x := runDriver(t, interp.ResolverFunc(reg.Resolve))
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%+v", x.Failure)
+	require.Equal(t, history.StatusSucceeded, x.Status, "%+v", x.Failure)
 	details, _ := x.Output.(*jsonvalue.Object).Get("ResultWriterDetails")
 	key, _ := details.(*jsonvalue.Object).Get("Key")
 	dir := strings.TrimSuffix(key.(string), "manifest.json")

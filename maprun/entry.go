@@ -3,15 +3,15 @@ package maprun
 import (
 	"time"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // ChildSummary is what a map run knows of an ended child: what its result
 // shows (ChildEntry) and, for a child that succeeded, its output.
 type ChildSummary struct {
 	Arn, Name, StateMachineArn string
-	Status                     stepwisetype.ExecutionStatus
+	Status                     history.ExecutionStatus
 	Input                      string
 	// Output is the output's JSON text; OutputValue, when set, the
 	// output itself (a host that has it spares the parse).
@@ -53,7 +53,7 @@ func ChildEntry(c *ChildSummary) *jsonvalue.Object {
 	o.Set("Input", c.Input)
 	o.Set("InputDetails", included)
 	o.Set("Name", c.Name)
-	if c.Status == stepwisetype.StatusSucceeded && (c.Output != nil || c.OutputValue != nil) {
+	if c.Status == history.StatusSucceeded && (c.Output != nil || c.OutputValue != nil) {
 		if c.Output != nil {
 			o.Set("Output", *c.Output)
 		} else {
@@ -62,7 +62,7 @@ func ChildEntry(c *ChildSummary) *jsonvalue.Object {
 		o.Set("OutputDetails", included)
 	}
 	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
-	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
+	if c.Status == history.StatusSucceeded || c.Status == history.StatusRunning {
 		o.Set("RedriveStatus", "NOT_REDRIVABLE")
 		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
 	} else {

@@ -3,8 +3,8 @@ package maprun
 import (
 	"fmt"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Plan makes a run's children in order: each one's input and its number
@@ -124,7 +124,7 @@ func (r *Run) Resume(found []Found, redrive bool) error {
 	}
 	for _, c := range found {
 		i := c.Index
-		if c.Child.Status == stepwisetype.StatusRunning {
+		if c.Child.Status == history.StatusRunning {
 			r.state[i] = Running
 			r.running++
 			continue
@@ -175,7 +175,7 @@ func (r *Run) Started(i int, c *ChildSummary) {
 	if r.state[i] != Starting {
 		return
 	}
-	if c.Status == stepwisetype.StatusRunning {
+	if c.Status == history.StatusRunning {
 		r.state[i] = Running
 		r.running++
 		return
@@ -216,13 +216,13 @@ func (r *Run) Ended(i int, c *ChildSummary) bool {
 // ended records child i's end from its row.
 func (r *Run) ended(i int, c *ChildSummary) {
 	switch c.Status {
-	case stepwisetype.StatusSucceeded:
+	case history.StatusSucceeded:
 		r.state[i] = Succeeded
 		r.results[i] = c.output()
 		return
-	case stepwisetype.StatusTimedOut:
+	case history.StatusTimedOut:
 		r.state[i] = TimedOut
-	case stepwisetype.StatusAborted:
+	case history.StatusAborted:
 		r.state[i] = Aborted
 	default:
 		r.state[i] = Failed

@@ -1,6 +1,6 @@
 package maprun
 
-import "stepwise/stepwisetype"
+import "stepwise/failure"
 
 // Unset is a Tolerance bound the state does not set.
 const Unset = -1
@@ -41,7 +41,7 @@ func (t Tolerance) Exceeded(failed, total int) bool {
 
 // Failure is how a map run (or an inline Map) with too many failed items
 // fails.
-func Failure() *stepwisetype.Failure {
-	return stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
+func Failure() *failure.Failure {
+	return failure.New(failure.ExceedToleratedFailure,
 		"The specified tolerated failure threshold was exceeded")
 }

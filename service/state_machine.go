@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"stepwise/asl"
-	"stepwise/stepwisetype"
+	"stepwise/awsarn"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -50,7 +51,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
 	}
-	if !stepwisetype.ValidName(in.Name) {
+	if !awsarn.ValidName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
 	if err := checkRoleArn(in.RoleArn); err != nil {
@@ -178,7 +179,7 @@ func (s *Service) parseDefinition(definition, typ string) (*asl.StateMachine, er
 		diags = s.resourceDiagnostics(m)
 	}
 	if m == nil || len(diags) > 0 {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+		return nil, sfnapi.NewError(sfnapi.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
 	}
 	return m, nil
 }
