@@ -526,7 +526,7 @@ func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult))
 			return
 		}
 	}
-	if t.Write != nil {
+	if t.Request.Write != nil {
 		r.next.Run(ctx, t, done)
 		return
 	}

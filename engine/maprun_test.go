@@ -13,6 +13,7 @@ import (
 
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/store"
 )
@@ -212,4 +213,39 @@ func derefOr(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// The engine and the in-process Driver (`stepwise run`, `stepwise test`)
+// run a map run on the same bookkeeping and name its children alike: the
+// same parent gives children of the same names, ARNs and state machine.
+func TestMapRunChildrenNamedAsTheDriverNamesThem(t *testing.T) {
+	b := setup(t, 0)
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", "Label": "Fan", "MaxConcurrency": 2,
+		"ItemBatcher": {"MaxItemsPerBatch": 2},
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "P",
+			"States": {"P": {"Type": "Pass", "End": true,
+				"Parameters": {"name.$": "$$.Execution.Name", "id.$": "$$.Execution.Id", "machine.$": "$$.StateMachine.Id",
+					"items.$": "$.Items"}}}},
+		"End": true}}}`
+	sm, m := b.machine(t, "fan", def)
+	const input = `[1, 2, 3, 4, 5]`
+	row := b.start(t, sm, m, "parent", input)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
+	require.NotNil(t, done.Output)
+
+	in, err := jsonvalue.ParseString(input)
+	require.NoError(t, err)
+	x := interp.New(m, interp.Info{ExecutionArn: row.Arn, Name: row.Name, RoleArn: sm.RoleArn, StartTime: row.StartDate,
+		StateMachineArn: sm.Arn, StateMachineName: sm.Name, Region: region, Account: account}, in, interp.Options{})
+	(&interp.Driver{}).Run(x, row.StartDate)
+	require.Equal(t, history.StatusSucceeded, x.Status)
+	require.Equal(t, *done.Output, jsonvalue.String(x.Output))
+
+	out, err := jsonvalue.ParseString(*done.Output)
+	require.NoError(t, err)
+	first := out.([]any)[0].(*jsonvalue.Object)
+	id, _ := first.Get("id")
+	require.Contains(t, id, ":execution:fan/Fan:", "a child's ARN is …:execution:<machine>/<label>:<name>")
+	machine, _ := first.Get("machine")
+	require.Equal(t, sm.Arn+"/Fan", machine)
 }

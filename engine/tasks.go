@@ -17,10 +17,6 @@ type Task struct {
 	// StartParams.TestCase).
 	StateMachineArn string
 	TestCase        string
-	// Write, when set, makes the task the writing of a map run's results
-	// (a ResultWriter with a Resource; Request names the state): see
-	// ResultWrite.
-	Write *ResultWrite
 	// Started, when set, is called by a runner as it sends the task's
 	// request (at most once, before done): the engine records the task
 	// started then (TaskStarted, LambdaFunctionStarted), as AWS does,
@@ -33,26 +29,6 @@ type Task struct {
 	// task it names the job started already: the runner follows that job
 	// instead of starting another.
 	Submitted any
-}
-
-// ResultWrite writes the results of a map run to S3, as a ResultWriter
-// does: one file per status (SUCCEEDED_0.json, FAILED_0.json,
-// PENDING_0.json; for JSONL one result a line, under the same names)
-// under <Prefix>/<map run id>/, and manifest.json beside them listing
-// them. The
-// task's answer is the Map state's result, {"MapRunArn": ...,
-// "ResultWriterDetails": {"Bucket": ..., "Key": <the manifest's key>}},
-// or a States.ResultWriterFailed failure.
-type ResultWrite struct {
-	Resource   string // arn:aws:states:::s3:putObject
-	Bucket     string
-	Prefix     string // "" for none
-	OutputType string // JSON or JSONL
-	MapRunArn  string
-	// Files holds the results to write by status (SUCCEEDED, FAILED,
-	// PENDING), transformed as the WriterConfig says; a status without
-	// results has no file.
-	Files map[string][]any
 }
 
 // TaskResult is how a task ended: an output, or a failure.

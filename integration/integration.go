@@ -293,7 +293,7 @@ func (r *Registry) lookup(base string) *entry {
 // .waitForTaskToken a failed call, or the service's answer as a submitted
 // result: the token completes the task).
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
-	if t.Write != nil {
+	if t.Request.Write != nil {
 		r.writeResults(ctx, t, done)
 		return
 	}

@@ -30,6 +30,11 @@ type PayloadOpener interface {
 
 var _ engine.ItemStreamer = (*Registry)(nil)
 
+// noS3Reader is the failure of an ItemReader without an S3 client.
+func noS3Reader() *failure.Failure {
+	return failure.New(failure.ItemReaderFailed, "No S3 client is configured to read items.")
+}
+
 // readItems carries out a Map state's ItemReader through the S3 client of
 // the aws-sdk integration (any S3-compatible endpoint): getObject reads
 // and parses an object, listObjectsV2 lists the objects under a prefix
@@ -99,13 +104,7 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 	if cfg == nil {
 		cfg = &interp.ReaderConfig{}
 	}
-	// Any partition's ARN (arn:aws-cn:..., as the definition's check
-	// allows) names the same reader.
-	resource := t.Request.Resource
-	if i := strings.Index(resource, ":states:::"); i >= 0 {
-		resource = "arn:aws" + resource[i:]
-	}
-	switch resource {
+	switch inAWSPartition(t.Request.Resource) {
 	case readerGetObject:
 		body, err := r.openObject(ctx, t, t.Request.Parameters)
 		if err != nil {
@@ -155,12 +154,24 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 	return failure.Newf(failure.ItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
 }
 
-// s3Client is the integration that makes an S3 call, and its request.
-func (r *Registry) s3Client(t *engine.Task, action string, params any) (Integration, *Request, error) {
+// inAWSPartition is a resource of the states service in the aws
+// partition: any partition's ARN (arn:aws-cn:..., as the definition's
+// check allows) names the same reader or writer.
+func inAWSPartition(resource string) string {
+	if i := strings.Index(resource, ":states:::"); i >= 0 {
+		return "arn:aws" + resource[i:]
+	}
+	return resource
+}
+
+// s3Client is the integration that makes an S3 call for an ItemReader
+// or a ResultWriter, and its request; without one, the task fails with
+// missing.
+func (r *Registry) s3Client(t *engine.Task, action string, params any, missing *failure.Failure) (Integration, *Request, error) {
 	resource := "arn:aws:states:::aws-sdk:s3:" + action
 	e := r.lookup(resource)
 	if e == nil {
-		return nil, nil, failure.Newf(failure.ItemReaderFailed, "No S3 client is configured to read items.")
+		return nil, nil, missing
 	}
 	return e.impl, &Request{Resource: resource, Service: "s3", Action: action, Pattern: RequestResponse,
 		Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID}, nil
@@ -168,7 +179,7 @@ func (r *Registry) s3Client(t *engine.Task, action string, params any) (Integrat
 
 // callS3 makes an S3 call and returns its result.
 func (r *Registry) callS3(ctx context.Context, t *engine.Task, action string, params any) (*jsonvalue.Object, error) {
-	impl, req, err := r.s3Client(t, action, params)
+	impl, req, err := r.s3Client(t, action, params, noS3Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +199,7 @@ func (r *Registry) callS3(ctx context.Context, t *engine.Task, action string, pa
 // the Body of getObject's result.
 func (r *Registry) openObject(ctx context.Context, t *engine.Task, params any) (io.ReadCloser, error) {
 	const action = "getObject"
-	impl, req, err := r.s3Client(t, action, params)
+	impl, req, err := r.s3Client(t, action, params, noS3Reader())
 	if err != nil {
 		return nil, err
 	}

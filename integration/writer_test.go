@@ -11,6 +11,7 @@ import (
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/interp"
+	"stepwise/maprun"
 )
 
 // Without the aws-sdk S3 client (not linked into this test), a
@@ -20,11 +21,11 @@ func TestResultWriterWithoutS3Client(t *testing.T) {
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
 	require.NoError(t, err)
 	ch := make(chan engine.TaskResult, 1)
-	w := &engine.ResultWrite{Resource: "arn:aws:states:::s3:putObject", Bucket: "b", Prefix: "p",
+	w := &maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "b", Prefix: "p",
 		OutputType: "JSON", MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:sm/Map:run1",
 		Files: map[string][]any{"SUCCEEDED": {"x"}}}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
-		Request: &interp.TaskRequest{Resource: w.Resource}}, func(r engine.TaskResult) { ch <- r })
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
+		Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
 	select {
 	case r := <-ch:
 		require.NotNil(t, r.Failure)

@@ -11,6 +11,7 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // execChildren starts a Parallel or Map state: it works out the children's
@@ -22,9 +23,9 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	}
 	f.children, f.results, f.items = nil, nil, nil
 	f.nextChild, f.running, f.failed, f.childFail = 0, 0, 0, nil
-	f.maxConc, f.tolCount, f.tolPercent = 0, -1, -1
+	f.maxConc, f.tol = 0, maprun.None
 	f.mapRun = false
-	f.mapReq = nil
+	f.mapReq, f.liveSel = nil, nil
 
 	var jenv *payload.JSONataEnv
 	if env == nil {
@@ -130,7 +131,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			failed(asFailure(failure.New(failure.Runtime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
 			return
 		}
-		f.tolCount = n
+		f.tol.Count = n
 	}
 	if s.TolerancePercent != nil {
 		n, err := percentField(s.TolerancePercent, env, jenv, s.JSONata)
@@ -138,7 +139,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			failed(asFailure(err, s, f.enteredID))
 			return
 		}
-		f.tolPercent = n
+		f.tol.Percent = n
 	}
 	if ins := x.inspector(); ins != nil {
 		if err := f.inspectItems(x); err != nil {
@@ -147,10 +148,10 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		}
 		ins.Note(s, MaxConcurrency, jsonvalue.NumberFromInt(mc))
 		if s.ToleratedCount != nil {
-			ins.Note(s, ToleratedFailureCount, jsonvalue.NumberFromInt(f.tolCount))
+			ins.Note(s, ToleratedFailureCount, jsonvalue.NumberFromInt(f.tol.Count))
 		}
-		if f.tolPercent >= 0 {
-			ins.Note(s, ToleratedFailurePercentage, jsonvalue.NumberFromFloat(f.tolPercent))
+		if f.tol.Percent >= 0 {
+			ins.Note(s, ToleratedFailurePercentage, jsonvalue.NumberFromFloat(f.tol.Percent))
 		}
 		f.standInChildren(x)
 		return
@@ -359,35 +360,18 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 	return c, nil
 }
 
-// itemInput is the input of item i of a Map state: the item, shaped by
-// the ItemSelector when the state has one (then text is its JSON text).
+// itemInput is the input of item i of an inline Map state: the item,
+// shaped by the ItemSelector when the state has one (then text is its
+// JSON text), evaluated on the execution's step (frame.selector).
 func (f *frame) itemInput(x *Execution, i int) (in any, text string, err error) {
 	s := f.state
-	in = f.items[i]
-	jsel := s.JSONata != nil && s.JSONata.ItemSelector != nil
-	if s.ItemSelector == nil && !jsel {
-		return in, "", nil
+	if s.ItemSelector == nil && (s.JSONata == nil || s.JSONata.ItemSelector == nil) {
+		return f.items[i], "", nil
 	}
-	item := jsonvalue.NewObject(2)
-	item.Set("Index", jsonvalue.NumberFromInt(int64(i)))
-	item.Set("Value", f.items[i])
-	mapCtx := jsonvalue.NewObject(1)
-	mapCtx.Set("Item", item)
-	if jsel {
-		in, err = s.JSONata.ItemSelector.Eval(x.jenv(f, mapCtx, "", nil), "ItemSelector")
-	} else {
-		env := x.env(f, mapCtx)
-		env.Input = f.effInput
-		in, err = s.ItemSelector.Eval(env)
-	}
-	if err != nil {
+	if in, err = f.selector(x).eval(int64(i), f.items[i], &x.buf); err != nil {
 		return nil, "", err
 	}
-	text, ok := x.textLimit(in, x.Opts.PayloadLimit)
-	if !ok {
-		return nil, "", dataLimit(s)
-	}
-	return in, text, nil
+	return in, string(x.buf), nil
 }
 
 // childDone records the end of child c.
@@ -405,7 +389,7 @@ func (f *frame) childDone(x *Execution, c *frame) {
 		}
 		f.last = c.last
 		f.failed++
-		if s.Type == asl.TypeMap && f.tolerates() {
+		if s.Type == asl.TypeMap && !f.tol.Exceeded(f.failed, len(f.items)) {
 			f.results[c.index] = nil
 		} else {
 			// AWS tears down the branch or iteration that failed the
@@ -430,12 +414,6 @@ func (f *frame) childDone(x *Execution, c *frame) {
 		}
 	}
 	x.push(func() { f.pump(x) })
-}
-
-// tolerates reports whether the Map's failures so far are within its
-// tolerated failure count and percentage.
-func (f *frame) tolerates() bool {
-	return (f.tolCount >= 0 || f.tolPercent >= 0) && !f.exceedsTolerance(f.failed, len(f.items))
 }
 
 // childrenDone completes a Parallel or Map state whose children all ended.

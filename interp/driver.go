@@ -2,13 +2,13 @@ package interp
 
 import (
 	"container/heap"
-	"fmt"
-	"strconv"
 	"time"
 
+	"stepwise/asl"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // Resolver does the work of Task states for a Driver.
@@ -80,7 +80,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 			}
 			ev = Event{Kind: TaskSucceeded, ID: c.ID}
 			if c.Task.MapRun != nil {
-				if out, fl := d.mapRun(x, c.Task.MapRun, now); fl != nil {
+				if out, fl := d.mapRun(x, c.Task, now); fl != nil {
 					ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 				} else {
 					ev.Output = out
@@ -143,20 +143,25 @@ func (h *timerHeap) Pop() any {
 	return e
 }
 
-// mapRun runs a map run in-process: each child execution in turn, to its
-// end, from the parent's time (the parent's clock does not move). The
-// result is the children's outputs in order, a failed child's
-// description (ChildEntry) when the run tolerates it. A ResultWriter is
-// not written: the result is the outputs as they are.
-func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *failure.Failure) {
+// mapRun runs a map run in-process, on the map run's bookkeeping
+// (maprun.Run) as the engine does: each child execution in turn, to its
+// end, from the parent's time (the parent's clock does not move), named
+// as the engine names it. The result is the children's outputs in order
+// (a child that did not succeed is its entry, when the run tolerates it),
+// or what the ResultWriter makes of them: with a Resource, the writing is
+// a task of its own (TaskRequest.Write) for the Resolver.
+func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (any, *failure.Failure) {
+	r := task.MapRun
 	if r.Spooled {
 		return nil, failure.New(failure.ItemReaderFailed, "The items were spooled for a map run of the engine.")
 	}
-	var results []any
-	failed := 0
-	plan := r.Planner(nil)
-	for i := 0; ; i++ {
-		in, items, ok, err := plan.Next()
+	batched, per := r.BatchSize()
+	run := maprun.NewRun(r.Count, batched, per, r.Tolerance, r.Planner(nil))
+	names := maprun.NewNames(r.Arn, parent.Info.Region, parent.Info.Account, parent.Info.StateMachineName, r.Label,
+		r.ExecutionType == asl.TypeExpress)
+	var entries []*jsonvalue.Object
+	for !run.Exceeded() {
+		s, ok, err := run.Next()
 		if err != nil {
 			return nil, failure.As(err)
 		}
@@ -164,33 +169,40 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 			break
 		}
 		info := parent.Info
-		info.ExecutionArn = fmt.Sprintf("arn:aws:states:%s:%s:execution:%s/%s:%d", parent.Info.Region, parent.Info.Account,
-			parent.Info.StateMachineName, r.Label, i)
-		info.Name = strconv.Itoa(i)
+		info.ExecutionArn, info.Name = names.Arn(s.Index), names.Name(s.Index)
 		info.StateMachineArn = parent.Info.StateMachineArn + "/" + r.Label
-		info.StateMachineName = parent.Info.StateMachineName + "/" + r.Label
+		info.StateMachineName = names.Machine()
 		info.StartTime = now
 		info.RedriveCount = 0
-		child := New(r.Processor, info, in, parent.Opts)
+		child := New(r.Processor, info, s.Input, parent.Opts)
 		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt}
 		sub.Run(child, now)
-		if child.Status == history.StatusSucceeded {
-			results = append(results, child.Output)
-			continue
-		}
-		sum := &ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn, Status: child.Status,
-			Input: jsonvalue.String(in), StartDate: now, StopDate: &now}
+		sum := &maprun.ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn,
+			Status: child.Status, Input: jsonvalue.String(s.Input), OutputValue: child.Output, StartDate: now, StopDate: &now}
 		if child.Failure != nil {
 			sum.Error, sum.Cause = &child.Failure.Name, &child.Failure.Cause
 		}
-		results = append(results, ChildEntry(sum))
-		failed += items
-		if r.Exceeded(failed, int(r.Count)) {
-			return nil, ToleranceFailure()
+		if r.Writer.NeedsEntries() {
+			entries = append(entries, maprun.ChildEntry(sum))
 		}
+		run.Started(s.Index, sum)
 	}
-	if results == nil {
-		results = []any{}
+	if run.Exceeded() {
+		return nil, maprun.Failure()
 	}
-	return results, nil
+	if err := run.Check(); err != nil {
+		return nil, failure.Newf(failure.Runtime, "map run: %v", err)
+	}
+	out, write := run.Outcome(r.Writer, entries)
+	if write == nil {
+		if out == nil {
+			out = []any{}
+		}
+		return out, nil
+	}
+	write.MapRunArn = r.Arn
+	if d.Resolver == nil {
+		return nil, failure.Newf(failure.ResultWriterFailed, "No resolver writes the results of the map run '%s'.", r.Arn)
+	}
+	return d.Resolver.Resolve(&TaskRequest{StateName: task.StateName, Resource: r.Writer.Resource, Write: write})
 }

@@ -15,6 +15,7 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // Info describes an execution: what the context object's Execution and
@@ -220,6 +221,10 @@ type TaskRequest struct {
 	// MapRun, when set, makes the task a distributed Map's map run: its
 	// answer is the Map's result, or the map run's failure.
 	MapRun *MapRunRequest
+	// Write, when set, makes the task the writing of a map run's results
+	// by its ResultWriter (Resource is the writer's): its answer is the
+	// Map's result, or a ResultWriterFailed failure.
+	Write *maprun.Write
 }
 
 // ReaderConfig is an ItemReader's ReaderConfig, evaluated.

@@ -9,6 +9,7 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 type frameKind int
@@ -72,23 +73,24 @@ type frame struct {
 	inputText string // the text of nextInput as the client sent it, if known
 
 	// Children of a Parallel or Map state.
-	children   []*frame
-	items      []any
-	results    []any
-	startedID  int64
-	nextChild  int
-	running    int
-	maxConc    int // 0: unlimited
-	failed     int
-	tolCount   int64   // -1: none tolerated beyond the default
-	tolPercent float64 // -1: not set
-	childFail  *failure.Failure
-	failedAt   int64 // the event that failed childFail's child: what the aborted events follow
-	mapRun     bool  // distributed Map
+	children  []*frame
+	items     []any
+	results   []any
+	startedID int64
+	nextChild int
+	running   int
+	maxConc   int // 0: unlimited
+	failed    int
+	tol       maprun.Tolerance
+	childFail *failure.Failure
+	failedAt  int64 // the event that failed childFail's child: what the aborted events follow
+	mapRun    bool  // distributed Map
 	// mapReq is a distributed Map's map run, from when it is asked for
 	// until it succeeds: a redrive of a Map whose run failed or was
 	// stopped redrives the run.
-	mapReq    *MapRunRequest
+	mapReq *MapRunRequest
+	// liveSel is an inline Map's ItemSelector (frame.selector).
+	liveSel   *itemSelector
 	mapRunArn string
 	// readItems are the items a Map state's ItemReader read, once it has
 	// (the state then runs again from its start, with them).

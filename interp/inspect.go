@@ -6,6 +6,7 @@ import (
 	"stepwise/asl"
 	"stepwise/failure"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // Inspection runs an execution the way the TestState operation runs one
@@ -27,7 +28,8 @@ type Inspection struct {
 	RetriesMade int64
 	// FailedIterations is how many iterations of a Map state failed: past
 	// its tolerated failure count or percentage, the state fails with
-	// States.ExceedToleratedFailureThreshold.
+	// States.ExceedToleratedFailureThreshold (a state with neither is not
+	// tested).
 	FailedIterations int
 	// ReaderItems are the items a Map state's ItemReader reads; nil when
 	// they are not known.
@@ -97,15 +99,17 @@ func (f *frame) standInChildren(x *Execution) bool {
 	}
 	s := f.state
 	result, fl := ins.Children(s)
-	if fl == nil && s.Type == asl.TypeMap {
+	// FailedIterations tests the state's tolerated failure threshold
+	// (maprun.Tolerance's rule): a state that sets none is not tested, and
+	// answers with its children's results, as AWS's TestState does.
+	if fl == nil && s.Type == asl.TypeMap && f.tol.IsSet() {
 		if n := x.Opts.Inspect.FailedIterations; n > 0 {
 			total := len(f.items)
 			if arr, ok := result.([]any); ok && f.items == nil {
 				total = len(arr)
 			}
-			if f.exceedsTolerance(n, total) {
-				fl = failure.New(failure.ExceedToleratedFailure,
-					"The specified tolerated failure threshold was exceeded")
+			if f.tol.Exceeded(n, total) {
+				fl = maprun.Failure()
 			}
 		}
 	}
@@ -140,16 +144,4 @@ func (f *frame) inspectItems(x *Execution) error {
 	}
 	f.note(x, AfterItemSelector, selected)
 	return nil
-}
-
-// exceedsTolerance reports whether failed iterations out of total are
-// more than a Map state tolerates: more than its ToleratedFailureCount, or
-// a greater share than its ToleratedFailurePercentage. A Map state with
-// neither tolerates no failure (its first failed iteration fails it);
-// this reports false for it.
-func (f *frame) exceedsTolerance(failed, total int) bool {
-	if f.tolCount >= 0 && int64(failed) > f.tolCount {
-		return true
-	}
-	return f.tolPercent >= 0 && total > 0 && float64(failed)*100/float64(total) > f.tolPercent
 }

@@ -4,12 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
-	"time"
-
-	"stepwise/asl/budget"
-	"stepwise/asl/jsonatafn"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
@@ -18,15 +12,17 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // A distributed Map runs its items as child executions of a map run. The
 // interpreter works out the children's inputs (ItemSelector, then
 // ItemBatcher) and the run's settings, and hands the run over as a task
 // (TaskRequest.MapRun) to whoever runs the execution: the engine starts
-// real executions, a Driver runs them in-process. The task's answer is the
-// Map's result (one output per child, in order, or what the ResultWriter
-// answered), or the map run's failure.
+// real executions, a Driver runs them in-process, both on the map run's
+// rules in package maprun. The task's answer is the Map's result (one
+// output per child, in order, or what the ResultWriter answered), or the
+// map run's failure.
 
 // MapRunRequest is a distributed Map's map run.
 type MapRunRequest struct {
@@ -43,12 +39,10 @@ type MapRunRequest struct {
 	Spooled bool
 	// MaxConcurrency bounds the children running at once (0: no bound).
 	MaxConcurrency int64
-	// ToleratedCount and TolerancePercent bound the items that may fail
-	// without failing the run; none is tolerated when neither is set.
-	ToleratedCount   int64 // -1: not set
-	TolerancePercent float64
+	// Tolerance bounds the items that may fail without failing the run.
+	Tolerance maprun.Tolerance
 	// Writer is the ResultWriter, evaluated; nil when the state has none.
-	Writer *ResultWriterConfig
+	Writer *maprun.Writer
 	// Redrive is set when the map run is redriven with its execution: the
 	// children that did not succeed run again.
 	Redrive bool
@@ -59,14 +53,6 @@ type MapRunRequest struct {
 	selector     *itemSelector // nil without an ItemSelector
 	batch        *batchConfig  // nil without an ItemBatcher
 	payloadLimit int
-}
-
-// ResultWriterConfig is a Map state's ResultWriter, evaluated.
-type ResultWriterConfig struct {
-	Resource       string // "" when the state has only a WriterConfig
-	Bucket, Prefix string
-	OutputType     string // JSON (default) or JSONL
-	Transformation string // NONE (default), COMPACT or FLATTEN
 }
 
 // BatchSize says whether the run batches its items, and how many a batch
@@ -80,24 +66,6 @@ func (r *MapRunRequest) BatchSize() (batched bool, per int64) {
 		return true, 0
 	}
 	return true, r.batch.maxItems
-}
-
-// Exceeded reports whether failed children of total go past the run's
-// tolerance (none tolerated when neither bound is set).
-func (r *MapRunRequest) Exceeded(failed, total int) bool {
-	if r.ToleratedCount >= 0 && int64(failed) > r.ToleratedCount {
-		return true
-	}
-	if r.TolerancePercent > 0 && total > 0 && float64(failed)*100/float64(total) > r.TolerancePercent {
-		return true
-	}
-	return r.ToleratedCount < 0 && r.TolerancePercent <= 0 && failed > 0
-}
-
-// ToleranceFailure is how a map run with too many failed children fails.
-func ToleranceFailure() *failure.Failure {
-	return failure.New(failure.ExceedToleratedFailure,
-		"The specified tolerated failure threshold was exceeded")
 }
 
 // mapRunArn is the ARN of the map run a Map state starts now:
@@ -130,9 +98,8 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 		f.stateFailed(x, fl)
 	}
 	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
-		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), ToleratedCount: f.tolCount,
-		TolerancePercent: max(f.tolPercent, 0), payloadLimit: x.Opts.PayloadLimit,
-		FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
+		Items: f.items, Count: int64(len(f.items)), MaxConcurrency: int64(f.maxConc), Tolerance: f.tol,
+		payloadLimit: x.Opts.PayloadLimit, FinishRunning: x.Opts.Policies.Has(s.Name, PolicyFinishRunning)}
 	if f.readSpooled {
 		req.Items, req.Count, req.Spooled = nil, f.readCount, true
 	}
@@ -140,7 +107,7 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 		req.ExecutionType = asl.TypeStandard
 	}
 	if s.ItemSelector != nil || (s.JSONata != nil && s.JSONata.ItemSelector != nil) {
-		req.selector = f.itemSelector(x, jenv != nil)
+		req.selector = f.selectorSnapshot(x, jenv != nil)
 	}
 	if s.ItemBatcher != nil {
 		b, err := f.batcher(env, jenv)
@@ -275,81 +242,6 @@ func (f *frame) batcher(env *jsonpath.Env, jenv *payload.JSONataEnv) (*batchConf
 	return b, nil
 }
 
-// itemSelector evaluates a distributed Map's ItemSelector for one item
-// after the state's step, in any goroutine: it holds what the evaluation
-// reads (the state's input, its visible variables, the context object),
-// not the execution. Its random numbers derive from the map run and the
-// item's index.
-type itemSelector struct {
-	state     *asl.State
-	enteredID int64
-	jsonata   bool
-	input     any
-	context   *jsonvalue.Object // without its Map member
-	vars      map[string]any
-	now       time.Time
-	limits    budget.Limits
-	seed      uint64
-}
-
-// itemSelector snapshots what the frame's ItemSelector reads.
-func (f *frame) itemSelector(x *Execution, jsonata bool) *itemSelector {
-	sel := &itemSelector{state: f.state, enteredID: f.enteredID, jsonata: jsonata, input: f.effInput, now: x.now, limits: x.Opts.Limits}
-	if jsonata {
-		sel.input = f.rawInput
-	}
-	sel.context, _ = x.contextObject(f, nil).(*jsonvalue.Object)
-	sel.vars = map[string]any{}
-	for sc := f.vars; sc != nil; sc = sc.parent {
-		for k, v := range sc.vars {
-			if _, shadowed := sel.vars[k]; !shadowed {
-				sel.vars[k] = v
-			}
-		}
-	}
-	h := fnv.New64a()
-	h.Write([]byte(x.Info.ExecutionArn))
-	h.Write([]byte(f.mapRunArn))
-	sel.seed = h.Sum64()
-	return sel
-}
-
-// eval is the input of item i.
-func (sel *itemSelector) eval(i int64, value any) (any, error) {
-	item := jsonvalue.NewObject(2)
-	item.Set("Index", jsonvalue.NumberFromInt(i))
-	item.Set("Value", value)
-	mapCtx := jsonvalue.NewObject(1)
-	mapCtx.Set("Item", item)
-	context := func() any {
-		c := jsonvalue.NewObject(5)
-		if sel.context != nil {
-			c = sel.context.Clone()
-		}
-		c.Set("Map", mapCtx)
-		return c
-	}
-	vars := func(name string) (any, bool) { v, ok := sel.vars[name]; return v, ok }
-	src := budget.NewSource(sel.limits, nil, nil)
-	meter := func() *budget.Meter {
-		m := &budget.Meter{}
-		src.Init(m)
-		return m
-	}
-	draws := uint64(0)
-	rnd := func() *rand.Rand {
-		draws++
-		return rand.New(rand.NewPCG(sel.seed^uint64(i), draws))
-	}
-	if sel.jsonata {
-		env := &payload.JSONataEnv{Input: sel.input, Context: context, Vars: vars, Now: func() time.Time { return sel.now },
-			Funcs: jsonatafn.Funcs(jsonatafn.Env{Rand: func() float64 { return rnd().Float64() }}), BudgetFunc: meter}
-		return sel.state.JSONata.ItemSelector.Eval(env, "ItemSelector")
-	}
-	env := &jsonpath.Env{Input: sel.input, ContextFunc: context, Vars: vars, Rand: rnd, BudgetFunc: meter}
-	return sel.state.ItemSelector.Eval(env)
-}
-
 // ItemSource reads a map run's spooled items: up to limit of them, in
 // order, from index from.
 type ItemSource func(from int64, limit int) ([]any, error)
@@ -397,13 +289,9 @@ func (p *Planner) item(i int64) (any, int, error) {
 		v = p.r.Items[i]
 	}
 	if sel := p.r.selector; sel != nil {
-		in, err := sel.eval(i, v)
+		in, err := sel.eval(i, v, &p.buf)
 		if err != nil {
 			return nil, 0, asFailure(err, sel.state, sel.enteredID)
-		}
-		var ok bool
-		if p.buf, ok = jsonvalue.AppendLimit(p.buf[:0], in, p.r.payloadLimit); !ok {
-			return nil, 0, dataLimit(sel.state)
 		}
 		return in, len(p.buf), nil
 	}
@@ -464,9 +352,9 @@ func (p *Planner) Next() (input any, items int, ok bool, err error) {
 }
 
 // resultWriter evaluates a Map state's ResultWriter.
-func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*ResultWriterConfig, error) {
+func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*maprun.Writer, error) {
 	raw, _ := f.state.ResultWriter.(*jsonvalue.Object)
-	w := &ResultWriterConfig{OutputType: "JSON", Transformation: "NONE"}
+	w := &maprun.Writer{OutputType: "JSON", Transformation: "NONE"}
 	if v, ok := raw.Get("Resource"); ok {
 		w.Resource, _ = v.(string)
 	}
@@ -514,55 +402,6 @@ func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*Resu
 		return nil, failure.New(failure.ResultWriterFailed, "The ResultWriter needs a Bucket.")
 	}
 	return w, nil
-}
-
-// ChildSummary is what a map run's child result shows of the child.
-type ChildSummary struct {
-	Arn, Name, StateMachineArn string
-	Status                     history.ExecutionStatus
-	Input                      string
-	Output, Error, Cause       *string
-	StartDate                  time.Time
-	StopDate                   *time.Time
-	RedriveCount               int
-}
-
-// ChildEntry is a child's result with its metadata, as AWS writes it with
-// the NONE transformation (and returns it for a child that did not
-// succeed, whatever the transformation): DescribeExecution's members in
-// PascalCase, dates as ISO 8601 text.
-func ChildEntry(c *ChildSummary) *jsonvalue.Object {
-	included := jsonvalue.NewObject(1)
-	included.Set("Included", true)
-	o := jsonvalue.NewObject(16)
-	if c.Cause != nil {
-		o.Set("Cause", *c.Cause)
-	}
-	if c.Error != nil {
-		o.Set("Error", *c.Error)
-	}
-	o.Set("ExecutionArn", c.Arn)
-	o.Set("Input", c.Input)
-	o.Set("InputDetails", included)
-	o.Set("Name", c.Name)
-	if c.Output != nil && c.Status == history.StatusSucceeded {
-		o.Set("Output", *c.Output)
-		o.Set("OutputDetails", included)
-	}
-	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
-	if c.Status == history.StatusSucceeded || c.Status == history.StatusRunning {
-		o.Set("RedriveStatus", "NOT_REDRIVABLE")
-		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
-	} else {
-		o.Set("RedriveStatus", "REDRIVABLE_BY_MAP_RUN")
-	}
-	o.Set("StartDate", c.StartDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	o.Set("StateMachineArn", c.StateMachineArn)
-	o.Set("Status", string(c.Status))
-	if c.StopDate != nil {
-		o.Set("StopDate", c.StopDate.UTC().Format("2006-01-02T15:04:05.000Z"))
-	}
-	return o
 }
 
 // spooledMember is the member of an ItemReader's answer that says it

@@ -10,6 +10,7 @@ import (
 	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 func distributedMap(extra string) string {
@@ -57,8 +58,7 @@ func TestMapRunRequest(t *testing.T) {
 	require.Equal(t, "Lbl", r.Label)
 	require.Equal(t, "EXPRESS", r.ExecutionType)
 	require.Equal(t, int64(7), r.MaxConcurrency)
-	require.Equal(t, int64(-1), r.ToleratedCount)
-	require.Equal(t, 12.5, r.TolerancePercent)
+	require.Equal(t, maprun.Tolerance{Count: maprun.Unset, Percent: 12.5}, r.Tolerance)
 	inputs, counts := plan(t, r)
 	require.Equal(t, []int{2, 2, 1}, counts)
 	require.Equal(t, `[{"BatchInput":{"tag":"T"},"Items":[{"v":"a","i":0},{"v":"b","i":1}]},`+
@@ -142,6 +142,53 @@ func TestDriverMapRun(t *testing.T) {
 	x = run("0")
 	require.Equal(t, history.StatusFailed, x.Status)
 	require.Equal(t, failure.ExceedToleratedFailure, x.Failure.Name)
+}
+
+// Inline and distributed Maps tolerate alike (maprun.Tolerance): one of
+// four items failing, under each setting of the bounds. Past its
+// tolerance a map run fails with States.ExceedToleratedFailureThreshold,
+// an inline Map with the failed iteration's error.
+func TestInlineAndDistributedTolerateAlike(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "M", "States": {"M": {"Type": "Map", %s
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "%s", "ExecutionType": "STANDARD"}, "StartAt": "C", "States": {
+			"C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "F"}], "Default": "P"},
+			"F": {"Type": "Fail", "Error": "Two"}, "P": {"Type": "Pass", "End": true}}},
+		"End": true}}}`
+	for _, c := range []struct {
+		fields    string
+		tolerated bool
+	}{
+		{``, false},
+		{`"ToleratedFailureCount": 0,`, false},
+		{`"ToleratedFailurePercentage": 0,`, false},
+		{`"ToleratedFailureCount": 1,`, true},
+		{`"ToleratedFailurePercentage": 25,`, true},
+		{`"ToleratedFailurePercentage": 24.9,`, false},
+		{`"ToleratedFailureCount": 3, "ToleratedFailurePercentage": 0,`, false},
+		{`"ToleratedFailureCount": 0, "ToleratedFailurePercentage": 100,`, false},
+		{`"ToleratedFailureCount": 1, "ToleratedFailurePercentage": 50,`, true},
+	} {
+		for _, mode := range []string{"INLINE", "DISTRIBUTED"} {
+			in, err := jsonvalue.ParseString(`[1, 2, 3, 4]`)
+			require.NoError(t, err)
+			src := strings.Replace(strings.Replace(def, "%s", c.fields, 1), "%s", mode, 1)
+			x := interp.New(mustParse(t, src), benchInfo, in, interp.Options{})
+			(&interp.Driver{}).Run(x, t0)
+			if c.tolerated {
+				require.Equal(t, history.StatusSucceeded, x.Status, "%s %s", mode, c.fields)
+				continue
+			}
+			require.Equal(t, history.StatusFailed, x.Status, "%s %s", mode, c.fields)
+			// A map run fails as a whole; an inline Map with the error of
+			// the iteration that failed it.
+			want := failure.ExceedToleratedFailure
+			if mode == "INLINE" {
+				want = "Two"
+			}
+			require.Equal(t, want, x.Failure.Name, "%s %s", mode, c.fields)
+		}
+	}
 }
 
 // A Map stopped while its map run runs is redriven as that run:

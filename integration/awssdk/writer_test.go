@@ -14,6 +14,7 @@ import (
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
+	"stepwise/maprun"
 )
 
 // A Distributed Map's ResultWriter writes, through the registry's S3
@@ -28,10 +29,10 @@ func TestResultWriterOnMoto(t *testing.T) {
 	b.ok(t, "s3", "createBucket", `{"Bucket": "results"}`)
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoint: moto})
 	require.NoError(t, err)
-	write := func(w *engine.ResultWrite) engine.TaskResult {
+	write := func(w *maprun.Write) engine.TaskResult {
 		ch := make(chan engine.TaskResult, 1)
-		reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
-			Request: &interp.TaskRequest{Resource: w.Resource}}, func(r engine.TaskResult) { ch <- r })
+		reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
+			Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
 		select {
 		case r := <-ch:
 			return r
@@ -60,7 +61,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 	t.Run("JSON", func(t *testing.T) {
 		const arn = "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:4977ded7-b097-3bee-81e1-7863c5660f29"
 		const dir = "runs/4977ded7-b097-3bee-81e1-7863c5660f29/"
-		res := write(&engine.ResultWrite{Resource: "arn:aws:states:::s3:putObject", Bucket: "results", Prefix: "runs",
+		res := write(&maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "results", Prefix: "runs",
 			OutputType: "JSON", MapRunArn: arn, Files: map[string][]any{
 				"SUCCEEDED": {parse(`{"a":1,"s":"x \"q\" é"}`), jsonvalue.Number("2.50"), "str", nil, true, []any{}},
 				"FAILED":    {parse(`{"Error":"E","Cause":"c"}`)},
@@ -92,7 +93,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 		// No prefix: the keys start with the map run's id.
 		const arn = "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:6dbfba93-bcff-410b-9b5c-abf41ae9eddb"
 		const dir = "6dbfba93-bcff-410b-9b5c-abf41ae9eddb/"
-		res := write(&engine.ResultWrite{Resource: "arn:aws-cn:states:::s3:putObject", Bucket: "results",
+		res := write(&maprun.Write{Resource: "arn:aws-cn:states:::s3:putObject", Bucket: "results",
 			OutputType: "JSONL", MapRunArn: arn, Files: map[string][]any{
 				"SUCCEEDED": {parse(`{"a":[1,{"b":null}]}`), "two", jsonvalue.Number("3")},
 				"FAILED":    {parse(`{"Error":"States.TaskFailed"}`), parse(`{"Error":"X","Cause":"line\nbreak"}`)},
@@ -119,7 +120,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 		// A prefix ending in a slash gets no second one; a run without
 		// results still has its manifest.
 		const arn = "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:empty-run"
-		res := write(&engine.ResultWrite{Resource: "arn:aws:states:::s3:putObject", Bucket: "results", Prefix: "out/",
+		res := write(&maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "results", Prefix: "out/",
 			MapRunArn: arn})
 		require.Nil(t, res.Failure)
 		manifest, _ := get("results", "out/empty-run/manifest.json")
@@ -127,7 +128,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 	})
 
 	t.Run("missing bucket", func(t *testing.T) {
-		res := write(&engine.ResultWrite{Resource: "arn:aws:states:::s3:putObject", Bucket: "missing", Prefix: "p",
+		res := write(&maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "missing", Prefix: "p",
 			OutputType: "JSON", MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:r1",
 			Files: map[string][]any{"SUCCEEDED": {"x"}}})
 		require.NotNil(t, res.Failure)
@@ -138,7 +139,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 	})
 
 	t.Run("other resource", func(t *testing.T) {
-		res := write(&engine.ResultWrite{Resource: "arn:aws:states:::s3:getObject", Bucket: "results",
+		res := write(&maprun.Write{Resource: "arn:aws:states:::s3:getObject", Bucket: "results",
 			MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:r2"})
 		require.NotNil(t, res.Failure)
 		require.Equal(t, failure.ResultWriterFailed, res.Failure.Name)

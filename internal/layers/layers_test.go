@@ -55,8 +55,12 @@ var rules = []rule{
 	{pkg: "asl", layer: "asl: the definition's model and validation", may: with("asl/budget", "asl/intrinsic", "asl/jsonata", "asl/jsonatafn", "asl/jsonpath", "asl/payload")},
 	{pkg: "asl/dataflow", layer: "asl: the data-flow pipeline, above the model", may: with("asl/...")},
 
+	// maprun: a distributed Map's map run, the rules both its hosts (the
+	// engine, interp's Driver) share; it knows no definition.
+	{pkg: "maprun", layer: "maprun: the map run's rules, below interp and the engine", may: with()},
+
 	// interp: runs a definition, knows nothing of storage or the API.
-	{pkg: "interp", layer: "interp: below the engine, above asl", may: with("asl/...")},
+	{pkg: "interp", layer: "interp: below the engine, above asl and maprun", may: with("asl/...", "maprun")},
 
 	// store: the driver seam, below the engine; its drivers below it.
 	{pkg: "store", layer: "store: the driver seam", may: with()},
@@ -81,7 +85,7 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "maprun", "asl/...", "store", "internal/defcache")},
 
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "interp", "asl/...", "integration/itemreader")},
