@@ -1,6 +1,8 @@
 package awsarn
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 )
@@ -122,4 +124,15 @@ func Unqualified(stateMachineArn string) string {
 		return strings.Join(f[:7], ":")
 	}
 	return stateMachineArn
+}
+
+// DerivedID returns an id in a UUID's form (8-4-4-4-12 hexadecimal digits)
+// derived from key: the same key, the same id. The engine names what an
+// execution starts by it (a map run, a child execution, an EXPRESS
+// child's id), so that a step replayed or a task dispatched again after a
+// restart names the same resource instead of starting another.
+func DerivedID(key []byte) string {
+	sum := sha256.Sum256(key)
+	h := hex.EncodeToString(sum[:16])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

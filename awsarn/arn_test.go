@@ -100,3 +100,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestDerivedID(t *testing.T) {
+	t.Parallel()
+	a, b := DerivedID([]byte("run\x001")), DerivedID([]byte("run\x002"))
+	if a != DerivedID([]byte("run\x001")) {
+		t.Fatal("the same key must give the same id")
+	}
+	if a == b {
+		t.Fatal("two keys gave one id")
+	}
+	if len(a) != 36 || a[8] != '-' || a[13] != '-' || a[18] != '-' || a[23] != '-' {
+		t.Fatalf("not in a UUID's form: %s", a)
+	}
+	// sha256("abc") begins ba7816bf8f01cfea414140de5dae2223.
+	if got := DerivedID([]byte("abc")); got != "ba7816bf-8f01-cfea-4141-40de5dae2223" {
+		t.Fatalf("DerivedID(abc) = %s", got)
+	}
+}

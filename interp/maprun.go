@@ -1,14 +1,13 @@
 package interp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/awsarn"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
@@ -73,11 +72,8 @@ func (r *MapRunRequest) BatchSize() (batched bool, per int64) {
 // execution so that a replay finds the same one.
 func (x *Execution) mapRunArn(s *asl.State) string {
 	x.nextID++
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00map-run\x00%d", x.Info.ExecutionArn, x.nextID))
-	h := hex.EncodeToString(sum[:16])
-	id := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-	return fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", x.Info.Region, x.Info.Account,
-		x.Info.StateMachineName, mapLabel(s), id)
+	id := awsarn.DerivedID(fmt.Appendf(nil, "%s\x00map-run\x00%d", x.Info.ExecutionArn, x.nextID))
+	return awsarn.Prefix{Region: x.Info.Region, Account: x.Info.Account}.MapRun(x.Info.StateMachineName, mapLabel(s), id)
 }
 
 // mapLabel is a Map state's Label, or its name.

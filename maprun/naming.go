@@ -1,11 +1,11 @@
 package maprun
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"stepwise/awsarn"
 )
 
 // A map run's children are named alike by every host: child i is the
@@ -16,16 +16,15 @@ import (
 
 // namePrefix is the first part of the names of the run's children.
 func namePrefix(mapRunArn string) string {
-	sum := sha256.Sum256([]byte(mapRunArn))
-	h := hex.EncodeToString(sum[:10])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-"
+	return awsarn.DerivedID([]byte(mapRunArn))[:24]
 }
 
 // Names are a run's children's names and ARNs.
 type Names struct {
-	mapRunArn, region, account, machine string
-	express                             bool
-	prefix                              string
+	mapRunArn, machine string
+	where              awsarn.Prefix
+	express            bool
+	prefix             string
 }
 
 // NewNames returns the names of the children of the map run mapRunArn:
@@ -34,7 +33,7 @@ type Names struct {
 // "<machine>/<label>" for a run inside a child), label the Map's Label or
 // name, express whether the children are EXPRESS executions.
 func NewNames(mapRunArn, region, account, machine, label string, express bool) *Names {
-	return &Names{mapRunArn: mapRunArn, region: region, account: account, machine: machine + "/" + label,
+	return &Names{mapRunArn: mapRunArn, where: awsarn.Prefix{Region: region, Account: account}, machine: machine + "/" + label,
 		express: express, prefix: namePrefix(mapRunArn)}
 }
 
@@ -59,12 +58,8 @@ func (n *Names) Machine() string { return n.machine }
 // …:execution:<machine>/<label>:<name>, or for EXPRESS children
 // …:express:<machine>/<label>:<name>:<uuid>.
 func (n *Names) Arn(i int) string {
-	prefix := fmt.Sprintf("arn:aws:states:%s:%s:", n.region, n.account)
-	name := n.machine + ":" + n.Name(i)
 	if n.express {
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00express", n.mapRunArn, i))
-		h := hex.EncodeToString(sum[:16])
-		return prefix + "express:" + name + ":" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+		return n.where.Express(n.machine, n.Name(i), awsarn.DerivedID(fmt.Appendf(nil, "%s\x00%d\x00express", n.mapRunArn, i)))
 	}
-	return prefix + "execution:" + name
+	return n.where.Execution(n.machine, n.Name(i))
 }
