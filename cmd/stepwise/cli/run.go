@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ import (
 	"stepwise/integration"
 	"stepwise/integration/lambda"
 	"stepwise/integration/mock"
+	"stepwise/integration/standard"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/workflowtest"
@@ -46,6 +48,8 @@ type runCommand struct {
 	testCase     string
 	stateMachine string
 	functions    []string
+	awsEndpoint  string
+	endpoints    map[string]string
 
 	payloadLimit int
 	cost         bool
@@ -74,8 +78,11 @@ machine named by --state-machine, by default the file's name without its
 extensions). Both number a state's invocations in the execution from 0, as
 Step Functions Local does: retries, loops back to the state, Map iterations
 and Parallel branches each take the next number. A
-Lambda Task whose function --function runs locally calls it. Any other
-Task fails with States.TaskFailed.`,
+Lambda Task whose function --function runs locally calls it. With
+--aws-endpoint (or --endpoint for one service), every other Task calls
+its service there as the server would (an ItemReader's reads and a
+ResultWriter's writes to S3 too); without, any other Task fails with
+States.TaskFailed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(args[0]) },
 	}
@@ -89,6 +96,8 @@ Task fails with States.TaskFailed.`,
 	f.StringVar(&c.testCase, "test-case", "", "test case of --mock-config to run")
 	f.StringVar(&c.stateMachine, "state-machine", "", "state machine name the test case is under in --mock-config (default: the file's name)")
 	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND (repeatable)")
+	f.StringVar(&c.awsEndpoint, "aws-endpoint", "", "URL the AWS service calls of the Task states no mock answers go to (e.g. a local emulator)")
+	f.StringToStringVar(&c.endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")
 	f.IntVar(&c.payloadLimit, "payload-limit", dataflow.DefaultPayloadLimit, "largest input and state output in bytes; a larger state output fails with States.DataLimitExceeded")
 	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
@@ -222,7 +231,8 @@ func locationOrRoot(loc string) string {
 }
 
 // resolver answers the Task states of a run: from --mock-config's test
-// case, then --mock, then the local functions.
+// case, then --mock, then the local functions, then the integrations when
+// --aws-endpoint or --endpoint says where their services are.
 func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolver, error) {
 	if (c.mockConfig == "") != (c.testCase == "") {
 		return nil, &UsageError{"--mock-config and --test-case go together"}
@@ -245,6 +255,20 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
+	var services *integration.Registry
+	if c.awsEndpoint != "" || len(c.endpoints) > 0 {
+		for service := range c.endpoints {
+			if !integration.KnownService(service) {
+				return nil, &UsageError{fmt.Sprintf("--endpoint %s=...: no integration calls a service named %s; the services are %s",
+					service, service, strings.Join(integration.KnownServices(), ", "))}
+			}
+		}
+		services, err = standard.New(integration.Config{Region: workflowtest.Region, Account: workflowtest.Account,
+			Endpoint: c.awsEndpoint, Endpoints: c.endpoints, PayloadLimit: c.payloadLimit, Logger: c.Logger})
+		if err != nil {
+			return nil, &UsageError{err.Error()}
+		}
+	}
 	smArn := workflowtest.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if cfg != nil {
@@ -259,7 +283,14 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 			}
 			return out, nil
 		}
-		return mocks.Resolve(req)
+		if out, fl, ok := mocks.mocks.Lookup(req); ok || services == nil {
+			if !ok {
+				return nil, failure.Newf(failure.TaskFailed,
+					"no integration is available in-process for resource '%s'; give the state a mocked response with --mock, or say where its service is with --aws-endpoint", req.Resource)
+			}
+			return out, fl
+		}
+		return services.Resolve(req)
 	}), nil
 }
 
@@ -272,12 +303,4 @@ func loadMocks(file string) (*mockResolver, error) {
 		return nil, err
 	}
 	return &mockResolver{mocks: m}, nil
-}
-
-func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *failure.Failure) {
-	if out, fl, ok := r.mocks.Lookup(req); ok {
-		return out, fl
-	}
-	return nil, failure.Newf(failure.TaskFailed,
-		"no integration is available in-process for resource '%s'; give the state a mocked response with --mock", req.Resource)
 }

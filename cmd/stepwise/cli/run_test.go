@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/integration"
+	"stepwise/integration/integrationtest"
+	"stepwise/integration/standard"
 	"stepwise/internal/testkit/conformance"
 	"stepwise/internal/testkit/slowtest"
+	"stepwise/jsonvalue"
 )
 
 type testBundle struct {
@@ -376,4 +381,70 @@ func TestRunCost(t *testing.T) {
 	require.Equal(t, 0.03, res.Billing["estimatedCostUSD"])
 	out, _, _ = execute("run", "../../../examples/hello.asl.json", "--input", `{"name": "Ada", "hour": 9}`)
 	require.NotContains(t, out, "billing")
+}
+
+// A distributed Map in `stepwise run --aws-endpoint` reads its items from
+// S3 and writes its results there, through the same integrations as the
+// server (moto standing in for S3).
+func TestRunDistributedMapOnS3(t *testing.T) {
+	t.Parallel()
+	moto := integrationtest.Moto(t)
+	s3 := func(action, params string) any {
+		t.Helper()
+		res := integrationtest.Call(t, s3Services(t, moto), "arn:aws:states:::aws-sdk:s3:"+action, params)
+		require.Nil(t, res.Failure, "s3 %s", action)
+		return res.Output
+	}
+	s3("createBucket", `{"Bucket": "run-items"}`)
+	s3("putObject", `{"Bucket": "run-items", "Key": "in/items.json", "Body": [{"n": 1}, {"n": 2}, {"n": 3}]}`)
+
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt": "Each", "States": {"Each": {"Type": "Map",
+		"ItemReader": {"Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": {"InputType": "JSON"},
+			"Parameters": {"Bucket": "run-items", "Key": "in/items.json"}},
+		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+			"StartAt": "Double", "States": {"Double": {"Type": "Pass", "Parameters": {"m.$": "States.MathAdd($.n, $.n)"}, "End": true}}},
+		"ResultWriter": {"Resource": "arn:aws:states:::s3:putObject", "Parameters": {"Bucket": "run-items", "Prefix": "out"}},
+		"End": true}}}`)
+
+	// Without an endpoint the reader has nobody to ask.
+	out, errOut, code := execute("run", def)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, "--aws-endpoint")
+
+	out, errOut, code = execute("run", def, "--aws-endpoint", moto)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	var res struct {
+		Status string
+		Output struct {
+			ResultWriterDetails struct{ Bucket, Key string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	require.Equal(t, "SUCCEEDED", res.Status, out)
+	require.Equal(t, "run-items", res.Output.ResultWriterDetails.Bucket)
+	require.True(t, strings.HasPrefix(res.Output.ResultWriterDetails.Key, "out/"), res.Output.ResultWriterDetails.Key)
+
+	manifest := s3("getObject", `{"Bucket": "run-items", "Key": "`+res.Output.ResultWriterDetails.Key+`"}`)
+	body, _ := manifest.(*jsonvalue.Object).Get("Body")
+	require.Contains(t, body, `"SUCCEEDED"`)
+	dir := strings.TrimSuffix(res.Output.ResultWriterDetails.Key, "manifest.json")
+	results := s3("getObject", `{"Bucket": "run-items", "Key": "`+dir+`SUCCEEDED_0.json"}`)
+	body, _ = results.(*jsonvalue.Object).Get("Body")
+	for _, m := range []string{`\"m\":2`, `\"m\":4`, `\"m\":6`} {
+		require.Contains(t, strings.ReplaceAll(fmt.Sprint(body), " ", ""), m, "results: %v", body)
+	}
+
+	// An --endpoint for a service no integration calls is refused.
+	_, errOut, code = execute("run", def, "--endpoint", "nosuch=http://127.0.0.1:1")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "no integration calls a service named nosuch")
+}
+
+// s3Services is a registry of the integrations calling moto.
+func s3Services(t *testing.T, moto string) *integration.Registry {
+	t.Helper()
+	reg, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoint: moto})
+	require.NoError(t, err)
+	return reg
 }
