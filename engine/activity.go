@@ -508,44 +508,6 @@ func (e *Engine) ReleasePolls() {
 	e.releasePollsOnce.Do(func() { close(e.releasePolls) })
 }
 
-// builtinRunner carries out the tasks the engine does itself (activities,
-// states:startExecution) and sends the rest to the configured runner.
-type builtinRunner struct {
-	e    *Engine
-	next TaskRunner
-}
-
-func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	if t.Request.MapRun != nil {
-		go r.e.runMapRun(ctx, t, done)
-		return
-	}
-	if rd := t.Request.Reader; rd != nil && rd.Spool != "" {
-		if st, ok := r.next.(ItemStreamer); ok {
-			go r.e.spoolItems(ctx, t, st, done)
-			return
-		}
-	}
-	if t.Write != nil {
-		r.next.Run(ctx, t, done)
-		return
-	}
-	if t.TestCase != "" && r.e.cfg.Mocks != nil && t.Request.Reader == nil {
-		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
-			go r.e.mocked(ctx, t, res, done)
-			return
-		}
-	}
-	switch {
-	case interp.IsActivity(t.Request.Resource):
-		r.e.queueActivity(t, false) // completed through SendTask*
-	case isStartExecution(t.Request.Resource):
-		go r.e.startChild(ctx, t, done)
-	default:
-		r.next.Run(ctx, t, done)
-	}
-}
-
 // mocked completes a task with its mocked result. A task whose result
 // comes later on AWS (.sync, .waitForTaskToken) has its request recorded
 // as submitted first, as the call it stands for would have.
@@ -554,11 +516,4 @@ func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(
 		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: jsonvalue.NewObject(0)})
 	}
 	done(res)
-}
-
-func (r *builtinRunner) Cancel(arn, id string) {
-	r.e.unqueueActivity(arn, id)
-	r.e.cancelChild(arn, id)
-	r.e.mapRuns.cancel(r.e, arn, id)
-	r.next.Cancel(arn, id)
 }

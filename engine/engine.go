@@ -215,7 +215,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.cl = cl
 	}
 	e.health.log = cfg.Logger
-	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
+	e.cfg.Tasks = newChooser(e, cfg.Tasks)
 	e.mapRuns = mapRuns{runs: map[string]*mapRun{}, sem: make(chan struct{}, mapRunStarters)}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer

@@ -212,7 +212,12 @@ type Registry struct {
 	running map[string]context.CancelFunc // "arn\x00id" → cancel
 }
 
-var _ engine.TaskRunner = (*Registry)(nil)
+var (
+	_ engine.TaskRunner   = (*Registry)(nil)
+	_ engine.ResultWriter = (*Registry)(nil)
+	_ engine.ItemReader   = (*Registry)(nil)
+	_ engine.ItemStreamer = (*Registry)(nil)
+)
 
 // New instantiates every registered module for cfg.
 func New(cfg Config) (*Registry, error) {
@@ -289,18 +294,24 @@ func (r *Registry) lookup(base string) *entry {
 	return nil
 }
 
-// Run carries out a task in the background; done gets its result (for
-// .waitForTaskToken a failed call, or the service's answer as a submitted
-// result: the token completes the task).
+// WriteResults writes a map run's results (engine.ResultWriter): the
+// engine's chooser sends it the tasks with Task.Write set.
+func (r *Registry) WriteResults(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	r.writeResults(ctx, t, done)
+}
+
+// ReadItems reads a Map state's ItemReader (engine.ItemReader): the
+// engine's chooser sends it the tasks with Task.Request.Reader set.
+func (r *Registry) ReadItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	r.readItems(ctx, t, done)
+}
+
+// Run calls the integration serving a task's resource in the background;
+// done gets its result (for .waitForTaskToken a failed call, or the
+// service's answer as a submitted result: the token completes the task).
+// What kind of task it is (an activity, a map run, a result write, ...)
+// the engine's chooser decided: Run gets the service calls.
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
-	if t.Write != nil {
-		r.writeResults(ctx, t, done)
-		return
-	}
-	if t.Request.Reader != nil {
-		r.readItems(ctx, t, done)
-		return
-	}
 	service, action, pattern, ok := ParseResource(t.Request.Resource)
 	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
 	if !ok && IsFunctionArn(t.Request.Resource) {

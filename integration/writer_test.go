@@ -23,7 +23,7 @@ func TestResultWriterWithoutS3Client(t *testing.T) {
 	w := &engine.ResultWrite{Resource: "arn:aws:states:::s3:putObject", Bucket: "b", Prefix: "p",
 		OutputType: "JSON", MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:sm/Map:run1",
 		Files: map[string][]any{"SUCCEEDED": {"x"}}}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
+	reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
 		Request: &interp.TaskRequest{Resource: w.Resource}}, func(r engine.TaskResult) { ch <- r })
 	select {
 	case r := <-ch:

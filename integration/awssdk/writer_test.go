@@ -30,7 +30,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 	require.NoError(t, err)
 	write := func(w *engine.ResultWrite) engine.TaskResult {
 		ch := make(chan engine.TaskResult, 1)
-		reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
+		reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer", Write: w,
 			Request: &interp.TaskRequest{Resource: w.Resource}}, func(r engine.TaskResult) { ch <- r })
 		select {
 		case r := <-ch:
