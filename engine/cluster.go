@@ -434,13 +434,7 @@ func (e *Engine) claimBatch(ctx context.Context, limit int) ([]string, bool, err
 // childrenElsewhere answers the .sync parents waiting here for children
 // that ended on another node (which could not tell them).
 func (e *Engine) childrenElsewhere() {
-	e.children.mu.Lock()
-	arns := make([]string, 0, len(e.children.waiters))
-	for arn := range e.children.waiters {
-		arns = append(arns, arn)
-	}
-	e.children.mu.Unlock()
-	for _, arn := range arns {
+	for _, arn := range e.nested.Waited() {
 		e.mu.Lock()
 		live := e.live[arn] != nil
 		e.mu.Unlock()

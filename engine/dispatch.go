@@ -19,30 +19,10 @@ import (
 //	result write    a ResultWriter's writing of a map run's results (Task.Write; the runner is a ResultWriter)
 //	item read       an ItemReader answered with all its items (the runner is an ItemReader)
 //	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask*
-//	startExecution  states:startExecution: a child execution on this engine
+//	startExecution  states:startExecution: a child execution on this engine (package nested)
 //	calls           every other resource: the configured runner (Config.Tasks), which calls the service
 //
 // Cancel goes to every runner: each drops what it holds of the task.
-
-// KindRunner carries out one kind of task: the chooser gives a task to the
-// first runner that takes it. Takes must not block nor change anything.
-type KindRunner interface {
-	TaskRunner
-	Takes(t *Task) bool
-}
-
-// ResultWriter writes a map run's results (Task.Write set): the
-// configured runner implements it to take the result write.
-type ResultWriter interface {
-	WriteResults(ctx context.Context, t *Task, done func(TaskResult))
-}
-
-// ItemReader reads a Map state's ItemReader (Task.Request.Reader set) and
-// answers with all its items: the configured runner implements it to take
-// the item read.
-type ItemReader interface {
-	ReadItems(ctx context.Context, t *Task, done func(TaskResult))
-}
 
 // chooser is the one place a task's runner is chosen (see Dispatch).
 type chooser struct {
@@ -62,7 +42,7 @@ func newChooser(e *Engine, calls TaskRunner) *chooser {
 	if r, ok := calls.(ItemReader); ok {
 		rs = append(rs, readRunner{r: r})
 	}
-	rs = append(rs, activityRunner{e}, nestedRunner{e}, callRunner{calls})
+	rs = append(rs, activityRunner{e}, e.nested, callRunner{calls})
 	return &chooser{runners: rs}
 }
 
@@ -168,17 +148,6 @@ func (r activityRunner) Run(_ context.Context, t *Task, _ func(TaskResult)) {
 }
 
 func (r activityRunner) Cancel(arn, id string) { r.e.unqueueActivity(arn, id) }
-
-// nestedRunner starts a child execution (nested.go).
-type nestedRunner struct{ e *Engine }
-
-func (nestedRunner) Takes(t *Task) bool { return isStartExecution(t.Request.Resource) }
-
-func (r nestedRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	go r.e.startChild(ctx, t, done)
-}
-
-func (r nestedRunner) Cancel(arn, id string) { r.e.cancelChild(arn, id) }
 
 // callRunner is the configured runner: it takes every task left.
 type callRunner struct{ TaskRunner }

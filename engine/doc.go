@@ -27,6 +27,14 @@
 // execution, re-arms its timers from the store and dispatches again every
 // task whose result was not recorded (at-least-once, as AWS documents).
 //
+// # Tasks
+//
+// A dispatched task goes to the runner chosen in one place (dispatch.go):
+// mocked, map run, item spool, result write, item read, activity,
+// states:startExecution (package nested, with the engine as its host),
+// then the configured runner. The step loop knows only the seam (package
+// task): Run, Cancel, and the result that comes back as a step.
+//
 // # A store that cannot write
 //
 // A commit that fails with store.ErrUnavailable is retried with back-off

@@ -15,6 +15,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
 	"stepwise/interp"
 	"stepwise/store"
@@ -143,7 +144,7 @@ type Engine struct {
 	work         *work
 	timers       *timerQueue
 	activities   *activityQueue
-	children     children
+	nested       *nested.Runner // states:startExecution tasks
 	mapRuns      mapRuns
 	gates        callGates
 	macs         sync.Pool // keyed hashes of task tokens
@@ -215,6 +216,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.cl = cl
 	}
 	e.health.log = cfg.Logger
+	e.nested = nested.New(nestedHost{e}, nested.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit})
 	e.cfg.Tasks = newChooser(e, cfg.Tasks)
 	e.mapRuns = mapRuns{runs: map[string]*mapRun{}, sem: make(chan struct{}, mapRunStarters)}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/internal/startrule"
 	"stepwise/stepwisetype"
 	"stepwise/store"
 )
@@ -14,7 +15,7 @@ import (
 // State machine statuses and types.
 const (
 	statusActive   = "ACTIVE"
-	statusDeleting = "DELETING"
+	statusDeleting = startrule.Deleting
 	typeStandard   = asl.TypeStandard
 	typeExpress    = asl.TypeExpress
 )
