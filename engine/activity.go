@@ -145,7 +145,7 @@ func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
 	if e.cl != nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
 		defer cancel()
-		n, err := e.cl.store.ActivityQueued(ctx, activityArn)
+		n, err := e.cl.Store().ActivityQueued(ctx, activityArn)
 		if err != nil {
 			e.log.Warn("engine: counting an activity's tasks failed", "activity_arn", activityArn, "error", err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/internal/node"
 	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
 	"stepwise/interp"
@@ -165,7 +166,7 @@ type Engine struct {
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
 
-	cl       *node          // the engine's part in a cluster; nil for a single node
+	cl       *node.Node     // the engine's part in a cluster; nil for a single node
 	handlers sync.WaitGroup // requests of other nodes being carried out
 }
 
@@ -209,7 +210,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		activities:   activities,
 	}
 	if cfg.Cluster != nil {
-		cl, err := newNode(drv, cfg.Cluster)
+		cl, err := newNode(e, drv, cfg.Cluster)
 		if err != nil {
 			return nil, err
 		}
