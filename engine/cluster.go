@@ -90,8 +90,8 @@ func newNode(e *Engine, drv store.Driver, cfg *ClusterConfig) (*node.Node, error
 	return node.New(cs, drv.Executor(), node.Config{
 		ID: cfg.Node, Lease: cmp.Or(cfg.Lease, DefaultLease), ActivityPoll: cfg.activityPoll,
 		OnLost:     e.Halt,
-		OnActivity: func(arn string, n int) { e.activities.wake(arn, n) },
-		OnMissed:   func() { e.activities.wakeAll() },
+		OnActivity: func(arn string, n int) { e.activities.Wake(arn, n) },
+		OnMissed:   func() { e.activities.WakeAll() },
 		Logger:     e.log,
 	}), nil
 }

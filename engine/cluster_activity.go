@@ -18,7 +18,7 @@ import (
 // ahead of the others (one a poller took and gave back).
 func (e *Engine) queueActivity(t *Task, front bool) {
 	if e.cl == nil {
-		e.activities.add(t, front)
+		e.activities.Add(t, front)
 		return
 	}
 	e.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: e.cl.ID(), Front: front})
@@ -27,7 +27,7 @@ func (e *Engine) queueActivity(t *Task, front bool) {
 // unqueueActivity removes a task that is no longer wanted from the queue.
 func (e *Engine) unqueueActivity(arn, id string) {
 	if e.cl == nil {
-		e.activities.remove(arn, id)
+		e.activities.Remove(arn, id)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
@@ -46,7 +46,7 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 	tick := time.NewTicker(e.cl.ActivityPoll())
 	defer tick.Stop()
 	for ctx.Err() == nil {
-		ready := e.activities.listen(activityArn)
+		ready := e.activities.Listen(activityArn)
 		// The take is not cut short by the poller leaving: a row
 		// deleted while the poller's call was cancelled would be a task
 		// no one has (the sweep would queue it again, but later).
@@ -57,7 +57,7 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
 		}
 		if ok {
-			e.activities.unlisten(activityArn, ready)
+			e.activities.Unlisten(activityArn, ready)
 			task, err := e.handOutAnywhere(ctx, activityArn, arn, id, worker)
 			if err != nil && ctx.Err() != nil {
 				return nil, nil // the worker is gone: there is no one to tell
@@ -71,13 +71,13 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 		case <-ready:
 			continue
 		case <-tick.C:
-			e.activities.unlisten(activityArn, ready)
+			e.activities.Unlisten(activityArn, ready)
 			continue
 		case <-deadline.C:
 		case <-ctx.Done():
 		case <-e.releasePolls:
 		}
-		e.activities.unlisten(activityArn, ready)
+		e.activities.Unlisten(activityArn, ready)
 		return nil, nil
 	}
 	return nil, nil

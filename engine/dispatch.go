@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"stepwise/interp"
+	"stepwise/engine/activity"
 )
 
 // # Dispatch
@@ -18,7 +18,7 @@ import (
 //	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer)
 //	result write    a ResultWriter's writing of a map run's results (Task.Write; the runner is a ResultWriter)
 //	item read       an ItemReader answered with all its items (the runner is an ItemReader)
-//	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask*
+//	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask* (package activity)
 //	startExecution  states:startExecution: a child execution on this engine (package nested)
 //	calls           every other resource: the configured runner (Config.Tasks), which calls the service
 //
@@ -42,7 +42,7 @@ func newChooser(e *Engine, calls TaskRunner) *chooser {
 	if r, ok := calls.(ItemReader); ok {
 		rs = append(rs, readRunner{r: r})
 	}
-	rs = append(rs, activityRunner{e}, e.nested, callRunner{calls})
+	rs = append(rs, activity.Runner{Backlog: backlog{e}}, e.nested, callRunner{calls})
 	return &chooser{runners: rs}
 }
 
@@ -137,17 +137,12 @@ func (r readRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
 	r.r.ReadItems(ctx, t, done)
 }
 
-// activityRunner queues an activity's task for its workers; SendTask*
-// completes it.
-type activityRunner struct{ e *Engine }
+// backlog is where the activity runner queues its tasks (queueActivity):
+// the in-memory queue, or the store's in a cluster.
+type backlog struct{ e *Engine }
 
-func (activityRunner) Takes(t *Task) bool { return interp.IsActivity(t.Request.Resource) }
-
-func (r activityRunner) Run(_ context.Context, t *Task, _ func(TaskResult)) {
-	r.e.queueActivity(t, false)
-}
-
-func (r activityRunner) Cancel(arn, id string) { r.e.unqueueActivity(arn, id) }
+func (b backlog) Add(t *Task, front bool) { b.e.queueActivity(t, front) }
+func (b backlog) Remove(arn, id string)   { b.e.unqueueActivity(arn, id) }
 
 // callRunner is the configured runner: it takes every task left.
 type callRunner struct{ TaskRunner }

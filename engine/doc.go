@@ -30,9 +30,10 @@
 // # Tasks
 //
 // A dispatched task goes to the runner chosen in one place (dispatch.go):
-// mocked, map run, item spool, result write, item read, activity,
-// states:startExecution (package nested, with the engine as its host),
-// then the configured runner. The step loop knows only the seam (package
+// mocked, map run, item spool, result write, item read, activity
+// (package activity: the queue, its pollers and the task tokens; the
+// hand-out is a step, here), states:startExecution (package nested, with
+// the engine as its host), then the configured runner. The step loop knows only the seam (package
 // task): Run, Cancel, and the result that comes back as a step.
 //
 // # A store that cannot write

@@ -15,6 +15,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/activity"
 	"stepwise/engine/internal/node"
 	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
@@ -144,11 +145,11 @@ type Engine struct {
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
-	activities   *activityQueue
-	nested       *nested.Runner // states:startExecution tasks
+	activities   *activity.Queue // a single node's activity tasks, and every node's pollers
+	nested       *nested.Runner  // states:startExecution tasks
 	mapRuns      mapRuns
 	gates        callGates
-	macs         sync.Pool // keyed hashes of task tokens
+	tokens       *activity.Tokens
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -194,7 +195,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("engine: token key: %w", err)
 		}
 	}
-	activities := newActivityQueue()
+	activities := activity.NewQueue()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -208,6 +209,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		machines:     cfg.Definitions,
 		live:         map[string]*liveExecution{},
 		activities:   activities,
+		tokens:       activity.NewTokens(cfg.TokenKey),
 	}
 	if cfg.Cluster != nil {
 		cl, err := newNode(e, drv, cfg.Cluster)
@@ -423,7 +425,7 @@ func (e *Engine) info(row *store.Execution) interp.Info {
 // also cut short by a stop (see liveExecution.interrupt).
 func (e *Engine) options() interp.Options {
 	return interp.Options{
-		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token,
+		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.tokens.Make,
 		Limits: e.cfg.EvalLimits, Clock: e.cfg.EvalClock, Interrupt: e.interruptHalting,
 		ActivityExists: e.activityExists,
 	}

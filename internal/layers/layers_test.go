@@ -73,7 +73,8 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "engine/task", "engine/nested", "engine/internal/node")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "engine/task", "engine/nested", "engine/activity", "engine/internal/node")},
+	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
 	{pkg: "engine/nested", layer: "engine: the states:startExecution runner, below the engine, its host", may: with("engine/task", "internal/startrule", "store")},
