@@ -130,31 +130,9 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 	if e.cl != nil {
 		return e.pollCluster(ctx, activityArn, worker, wait)
 	}
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	for ctx.Err() == nil {
-		t, ready := e.activities.Pop(activityArn)
-		if t == nil {
-			select {
-			case <-ready:
-				continue
-			case <-deadline.C:
-			case <-ctx.Done():
-			case <-e.releasePolls:
-			}
-			e.activities.Unwait(activityArn, ready)
-			return nil, nil
-		}
-		task, err := e.handOut(ctx, t, worker)
-		if err != nil && ctx.Err() != nil {
-			return nil, nil // the worker is gone: there is no one to tell
-		}
-		if task != nil || err != nil {
-			return task, err
-		}
-		// The task ended meanwhile, or went back to the queue.
-	}
-	return nil, nil
+	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *Task) (*ActivityTask, error) {
+		return e.handOut(ctx, t, worker)
+	})
 }
 
 // handOut gives a task taken from the queue to the poller of ctx. It

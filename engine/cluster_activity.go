@@ -41,46 +41,22 @@ func (e *Engine) unqueueActivity(arn, id string) {
 // pollCluster is PollActivity in a cluster: tasks come from the store's
 // queue, whichever node's execution they are of.
 func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	tick := time.NewTicker(e.cl.ActivityPoll())
-	defer tick.Stop()
-	for ctx.Err() == nil {
-		ready := e.activities.Listen(activityArn)
+	take := func() (string, string, bool) {
 		// The take is not cut short by the poller leaving: a row
 		// deleted while the poller's call was cancelled would be a task
 		// no one has (the sweep would queue it again, but later).
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
 		arn, id, ok, err := e.cl.Store().ActivityTake(tctx, activityArn, e.cl.ID())
-		cancel()
 		if err != nil && ctx.Err() == nil {
 			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
 		}
-		if ok {
-			e.activities.Unlisten(activityArn, ready)
-			task, err := e.handOutAnywhere(ctx, activityArn, arn, id, worker)
-			if err != nil && ctx.Err() != nil {
-				return nil, nil // the worker is gone: there is no one to tell
-			}
-			if task != nil || err != nil {
-				return task, err
-			}
-			continue
-		}
-		select {
-		case <-ready:
-			continue
-		case <-tick.C:
-			e.activities.Unlisten(activityArn, ready)
-			continue
-		case <-deadline.C:
-		case <-ctx.Done():
-		case <-e.releasePolls:
-		}
-		e.activities.Unlisten(activityArn, ready)
-		return nil, nil
+		return arn, id, ok
 	}
-	return nil, nil
+	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
+		func(arn, id string) (*ActivityTask, error) {
+			return e.handOutAnywhere(ctx, activityArn, arn, id, worker)
+		})
 }
 
 // handOutAnywhere hands a task taken from the store's queue to the poller

@@ -4,11 +4,12 @@
 //
 // The package holds what an activity's task is apart from the steps of
 // its execution: the runner the engine's chooser picks (Runner), the
-// in-memory queue of a single node and its pollers (Queue), and the
-// task tokens (Tokens). The hand-out itself, which records ActivityStarted
-// as a step of the task's execution before the worker gets the task, is
-// the engine's (engine/activity.go), as is the queue in the store that a
-// cluster's nodes share.
+// in-memory queue of a single node and its pollers (Queue), the pollers'
+// loops (Poll on one node, PollShared over the store's queue a cluster's
+// nodes share), and the task tokens (Tokens). The hand-out itself, which
+// records ActivityStarted as a step of the task's execution before the
+// worker gets the task, is the engine's (engine/activity.go), handed to
+// the loops as a function.
 //
 //	Run ─► Backlog.Add ─► (a poller) take ─► hand-out: a step ─► the worker has the token
 //	                                                                   │

@@ -1,7 +1,9 @@
 package activity
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -51,4 +53,30 @@ func TestQueue(t *testing.T) {
 	default:
 		t.Fatal("a waiting poller is woken by a task")
 	}
+}
+
+func TestPoll(t *testing.T) {
+	q := NewQueue()
+	mk := func(id string) *task.Task {
+		return &task.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{Resource: "arn:act"}}
+	}
+	q.Add(mk("ended"), false)
+	q.Add(mk("live"), false)
+	var tried []string
+	h, err := q.Poll(context.Background(), "arn:act", time.Hour, nil, func(tk *task.Task) (*Handout, error) {
+		tried = append(tried, tk.ID)
+		if tk.ID == "ended" {
+			return nil, nil // the task ended meanwhile: the next one is taken
+		}
+		return &Handout{Token: "tok-" + tk.ID}, nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, "tok-live", h.Token)
+	require.Equal(t, []string{"ended", "live"}, tried)
+
+	released := make(chan struct{})
+	close(released)
+	h, err = q.Poll(context.Background(), "arn:act", time.Hour, released, nil)
+	require.NoError(t, err)
+	require.Nil(t, h, "a released poll with no task is answered with none")
 }
