@@ -306,31 +306,41 @@ func (r *Registry) ReadItems(ctx context.Context, t *engine.Task, done func(engi
 	r.readItems(ctx, t, done)
 }
 
+// route finds the integration serving a resource (nil when none does),
+// with the resource's service, action and pattern, and the resource
+// without its pattern as the module registered it (a Lambda function's
+// ARN is served by FunctionResource). Run and Invoke route alike.
+func (r *Registry) route(resource string) (e *entry, service, action string, pattern Pattern, base string) {
+	service, action, pattern, ok := ParseResource(resource)
+	base = strings.TrimSuffix(resource, string(pattern))
+	if !ok && IsFunctionArn(resource) {
+		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
+	}
+	if !ok {
+		return nil, "", "", pattern, base
+	}
+	return r.lookup(base), service, action, pattern, base
+}
+
+// noIntegration fails a task whose resource no integration serves.
+func noIntegration(resource string) *stepwisetype.Failure {
+	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "No integration is configured for the resource '%s'.", resource)
+}
+
 // Run calls the integration serving a task's resource in the background;
 // done gets its result (for .waitForTaskToken a failed call, or the
 // service's answer as a submitted result: the token completes the task).
 // What kind of task it is (an activity, a map run, a result write, ...)
 // the engine's chooser decided: Run gets the service calls.
 func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
-	service, action, pattern, ok := ParseResource(t.Request.Resource)
-	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
-	if !ok && IsFunctionArn(t.Request.Resource) {
-		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
-	}
-	if !ok {
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
-			"No integration is configured for the resource '%s'.", t.Request.Resource)})
-		return
-	}
-	e := r.lookup(base)
+	e, service, action, pattern, base := r.route(t.Request.Resource)
 	switch {
 	case e == nil && pattern == WaitForTaskToken:
 		r.log.DebugContext(ctx, "integration: waiting for the task token, no call made", "resource", t.Request.Resource, "execution_arn", t.ExecutionArn)
 		done(engine.TaskResult{Waiting: true})
 		return
 	case e == nil:
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
-			"No integration is configured for the resource '%s'.", t.Request.Resource)})
+		done(engine.TaskResult{Failure: noIntegration(t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
 		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
@@ -395,18 +405,9 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 // as a *stepwisetype.Failure. A .waitForTaskToken resource makes its call
 // and answers with what the service answered.
 func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
-	service, action, pattern, ok := ParseResource(resource)
-	base := strings.TrimSuffix(resource, string(pattern))
-	if !ok && IsFunctionArn(resource) {
-		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
-	}
-	var e *entry
-	if ok {
-		e = r.lookup(base)
-	}
+	e, service, action, pattern, _ := r.route(resource)
 	if e == nil || (pattern != RequestResponse && !slices.Contains(e.patterns, pattern)) {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
-			"No integration is configured for the resource '%s'.", resource)
+		return nil, noIntegration(resource)
 	}
 	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params,
 		Submit: func(any) {}})
