@@ -155,49 +155,27 @@ func (e *Engine) fenced() {
 }
 
 // claimLoop claims orphaned executions and runs them, first at start (as
-// a single node resumes its running executions), then every claimEvery.
-// It also answers the .sync parents of children another node ran.
+// a single node resumes its running executions), then as node.ClaimLoop
+// says. It also answers the .sync parents of children another node ran.
 func (e *Engine) claimLoop(first func()) {
-	c := e.cl
-	t := time.NewTicker(c.ClaimEvery())
-	defer t.Stop()
-	sweep, swept := time.Now(), time.Now()
-	for {
-		if err := e.resume(e.ctx, e.claimBatch); err != nil && e.ctx.Err() == nil {
-			e.log.Warn("engine: claiming orphaned executions failed", "error", err)
-			if errors.Is(err, store.ErrFenced) {
-				e.fenced()
-			}
-		}
-		if first != nil {
-			first()
-			first = nil
-		}
-		e.childrenElsewhere()
-		if time.Since(swept) > activitySweep {
-			swept = time.Now()
-			e.sweepQueue()
-		}
-		if time.Since(sweep) > time.Minute {
-			sweep = time.Now()
-			if err := c.SweepSignals(e.ctx); err != nil && e.ctx.Err() == nil {
-				e.log.Warn("engine: sweeping old requests failed", "error", err)
-			}
-		}
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-c.Lost():
-			return
-		case <-t.C:
-		case <-c.ClaimNow():
-		}
-	}
+	e.cl.ClaimLoop(e.ctx, claimer{e}, first)
 }
 
-// activitySweep is how often a node queues again the activity tasks of
-// its executions that no worker holds.
-const activitySweep = 30 * time.Second
+// claimer is the engine's part of the claim loop.
+type claimer struct{ e *Engine }
+
+func (c claimer) Claim(ctx context.Context) {
+	e := c.e
+	if err := e.resume(ctx, e.claimBatch); err != nil && ctx.Err() == nil {
+		e.log.Warn("engine: claiming orphaned executions failed", "error", err)
+		if errors.Is(err, store.ErrFenced) {
+			e.fenced()
+		}
+	}
+	e.childrenElsewhere()
+}
+
+func (c claimer) SweepActivities() { c.e.sweepQueue() }
 
 // sweepQueue queues again (once: the queue keeps a task once) every
 // activity task of the node's executions that no worker holds: a task

@@ -39,6 +39,14 @@
 // its executions (ClaimNow). When listening (re)starts, whatever was sent
 // before may have been missed, so everything is looked at again
 // (Config.OnMissed).
+//
+// # Claims
+//
+// ClaimLoop times the claims of orphaned executions: every ClaimEvery,
+// and at once on ClaimNow; what a claim does (claim, replay, answer the
+// parents of children that ended elsewhere) is the engine's (Claimer).
+// It sweeps the activity tasks no worker holds every ActivitySweep, and
+// the requests no sender collected every minute.
 package node
 
 import (
@@ -318,6 +326,54 @@ func (c *Node) heard(channel, payload string) {
 	case store.ChannelReleased:
 		if payload != c.cfg.ID {
 			poke(c.claim)
+		}
+	}
+}
+
+// Claimer is what the claim loop does, the engine's: claim orphaned
+// executions and run them (and answer the parents of children that ended
+// elsewhere), and queue again the activity tasks no worker holds.
+type Claimer interface {
+	Claim(ctx context.Context)
+	SweepActivities()
+}
+
+// ActivitySweep is how often a node queues again the activity tasks of
+// its executions that no worker holds.
+const ActivitySweep = 30 * time.Second
+
+// ClaimLoop claims orphans every ClaimEvery, and at once when ClaimNow
+// says so, until ctx ends or the lease is lost; first is called after the
+// first claim (the executions a single node would resume). It sweeps the
+// activity tasks every ActivitySweep, and the requests no one collected
+// every minute.
+func (c *Node) ClaimLoop(ctx context.Context, cl Claimer, first func()) {
+	t := time.NewTicker(c.ClaimEvery())
+	defer t.Stop()
+	sweep, swept := time.Now(), time.Now()
+	for {
+		cl.Claim(ctx)
+		if first != nil {
+			first()
+			first = nil
+		}
+		if time.Since(swept) > ActivitySweep {
+			swept = time.Now()
+			cl.SweepActivities()
+		}
+		if time.Since(sweep) > time.Minute {
+			sweep = time.Now()
+			if err := c.SweepSignals(ctx); err != nil && ctx.Err() == nil {
+				c.log.Warn("engine: sweeping old requests failed", "error", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.lost:
+			return
+		case <-t.C:
+		case <-c.claim:
 		}
 	}
 }
