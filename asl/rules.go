@@ -4,8 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Retrier defaults.
@@ -34,7 +34,7 @@ func (p *parser) errorEquals(v any, loc string) []string {
 			out = append(out, s)
 		}
 	}
-	if len(out) > 1 && slices.Contains(out, stepwisetype.ErrorAll) {
+	if len(out) > 1 && slices.Contains(out, failure.All) {
 		p.add(errStatesAllAlone(loc))
 	}
 	return out
@@ -65,7 +65,7 @@ func (p *parser) retry(v any, loc string) []*Retrier {
 			switch key {
 			case "ErrorEquals":
 				r.ErrorEquals = p.errorEquals(fv, floc)
-				if i < len(arr)-1 && slices.Contains(r.ErrorEquals, stepwisetype.ErrorAll) {
+				if i < len(arr)-1 && slices.Contains(r.ErrorEquals, failure.All) {
 					p.add(errStatesAllLast(floc, "Retry"))
 				}
 			case "IntervalSeconds":
@@ -121,7 +121,7 @@ func (p *parser) catch(v any, loc string, lang QueryLanguage) []*Catcher {
 			switch key {
 			case "ErrorEquals":
 				c.ErrorEquals = p.errorEquals(fv, floc)
-				if i < len(arr)-1 && slices.Contains(c.ErrorEquals, stepwisetype.ErrorAll) {
+				if i < len(arr)-1 && slices.Contains(c.ErrorEquals, failure.All) {
 					p.add(errStatesAllLast(floc, "Catch"))
 				}
 			case "Next":

@@ -13,13 +13,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"stepwise/internal/sigv4auth"
-	"stepwise/stepwisetype"
+	"stepwise/internal/security/sigv4auth"
+	"stepwise/sfnapi"
 )
 
 // Authenticator decides whether a request may use the API. body is the
 // request's whole body. It returns nil, a *sigv4auth.Error (worded here
-// as AWS words it) or an *stepwisetype.APIError.
+// as AWS words it) or an *sfnapi.Error.
 type Authenticator interface {
 	Authenticate(r *http.Request, body []byte) error
 }
@@ -56,7 +56,7 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodySize+1))
 	if err != nil {
-		a.reject(w, r, stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Could not read the request body: %v", err))
+		a.reject(w, r, sfnapi.NewError(sfnapi.CodeSerialization, "Could not read the request body: %v", err))
 		return
 	}
 	if len(body) > MaxBodySize {
@@ -95,29 +95,29 @@ func authError(err error) error {
 	}
 	switch e.Reason {
 	case sigv4auth.Missing:
-		return stepwisetype.NewAPIError(stepwisetype.CodeMissingAuthToken, "Request is missing Authentication Token")
+		return sfnapi.NewError(sfnapi.CodeMissingAuthToken, "Request is missing Authentication Token")
 	case sigv4auth.Incomplete:
-		return stepwisetype.NewAPIError(stepwisetype.CodeIncompleteSignature, "%s", e.Detail)
+		return sfnapi.NewError(sfnapi.CodeIncompleteSignature, "%s", e.Detail)
 	case sigv4auth.Expired:
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidSignature, "Signature expired: %s is now earlier than %s (%s - %s)",
+		return sfnapi.NewError(sfnapi.CodeInvalidSignature, "Signature expired: %s is now earlier than %s (%s - %s)",
 			amzTime(e.SignedAt), amzTime(e.Now.Add(-e.MaxSkew)), amzTime(e.Now), skewText(e.MaxSkew))
 	case sigv4auth.NotYetCurrent:
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidSignature, "Signature not yet current: %s is still later than %s (%s + %s)",
+		return sfnapi.NewError(sfnapi.CodeInvalidSignature, "Signature not yet current: %s is still later than %s (%s + %s)",
 			amzTime(e.SignedAt), amzTime(e.Now.Add(e.MaxSkew)), amzTime(e.Now), skewText(e.MaxSkew))
 	case sigv4auth.HostNotSigned:
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidSignature, "'Host' must be a 'SignedHeader' in the AWS Authorization.")
+		return sfnapi.NewError(sfnapi.CodeInvalidSignature, "'Host' must be a 'SignedHeader' in the AWS Authorization.")
 	case sigv4auth.BadScope:
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidSignature, "%s", e.Detail)
+		return sfnapi.NewError(sfnapi.CodeInvalidSignature, "%s", e.Detail)
 	case sigv4auth.UnknownKey:
-		return stepwisetype.NewAPIError(stepwisetype.CodeUnrecognizedClient, "The security token included in the request is invalid.")
+		return sfnapi.NewError(sfnapi.CodeUnrecognizedClient, "The security token included in the request is invalid.")
 	case sigv4auth.Mismatch:
 		msg := "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 		if e.CanonicalRequest != "" {
 			msg += "\n\nThe Canonical String for this request should have been\n'" + e.CanonicalRequest + "'\n\nThe String-to-Sign should have been\n'" + e.StringToSign + "'\n"
 		}
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidSignature, "%s", msg)
+		return sfnapi.NewError(sfnapi.CodeInvalidSignature, "%s", msg)
 	}
-	return stepwisetype.NewAPIError(stepwisetype.CodeIncompleteSignature, "%s", e.Error())
+	return sfnapi.NewError(sfnapi.CodeIncompleteSignature, "%s", e.Error())
 }
 
 func amzTime(t time.Time) string { return t.UTC().Format(sigv4auth.TimeFormat) }

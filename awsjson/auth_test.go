@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/internal/quota"
-	"stepwise/internal/sigv4auth"
-	"stepwise/stepwisetype"
+	"stepwise/internal/security/quota"
+	"stepwise/internal/security/sigv4auth"
+	"stepwise/sfnapi"
 )
 
 // authFunc is an Authenticator of a function.
@@ -49,7 +49,7 @@ func TestRequireAuthRefusals(t *testing.T) {
 				"Check your AWS Secret Access Key and signing method. Consult the service documentation for details.\n\n" +
 				"The Canonical String for this request should have been\n'POST\n/\n\nhost:x\n\nhost\nabc'\n\n" +
 				"The String-to-Sign should have been\n'AWS4-HMAC-SHA256\n...'\n", 400},
-		{stepwisetype.NewAPIError(stepwisetype.CodeAccessDenied, "no"), "com.amazon.coral.service#AccessDeniedException", "no", 403},
+		{sfnapi.NewError(sfnapi.CodeAccessDenied, "no"), "com.amazon.coral.service#AccessDeniedException", "no", 403},
 	} {
 		b := setup(t)
 		ran := false

@@ -65,10 +65,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // Limits of a request.
@@ -202,14 +202,14 @@ func op[I, O any](fn func(context.Context, *I) (*O, error)) operation {
 // code implies.
 type statusError struct {
 	status int
-	err    *stepwisetype.APIError
+	err    *sfnapi.Error
 }
 
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
 
 func withStatus(status int, code, format string, args ...any) error {
-	return &statusError{status: status, err: stepwisetype.NewAPIError(code, format, args...)}
+	return &statusError{status: status, err: sfnapi.NewError(code, format, args...)}
 }
 
 // ServeHTTP answers one request. The server logs each request (at debug
@@ -226,7 +226,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			h.log.ErrorContext(r.Context(), "awsjson: panic", logOperation, opName, logRequestID, reqID,
 				logPanic, fmt.Sprint(rec), "stack", string(debug.Stack()))
-			h.handleError(w, r, reqID, opName, stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure,
+			h.handleError(w, r, reqID, opName, sfnapi.NewError(sfnapi.CodeInternalFailure,
 				"An internal error occurred (request %s)", reqID))
 		}
 	}()
@@ -248,26 +248,26 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, code, message st
 // serve answers one request, or returns the error to render.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Path != "/" {
-		return withStatus(http.StatusNotFound, stepwisetype.CodeUnknownOperation, "No operation at path %s: the API is served at POST /", r.URL.Path)
+		return withStatus(http.StatusNotFound, sfnapi.CodeUnknownOperation, "No operation at path %s: the API is served at POST /", r.URL.Path)
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return withStatus(http.StatusMethodNotAllowed, stepwisetype.CodeUnknownOperation, "Method %s is not allowed: the API takes POST", r.Method)
+		return withStatus(http.StatusMethodNotAllowed, sfnapi.CodeUnknownOperation, "Method %s is not allowed: the API takes POST", r.Method)
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(strings.ToLower(ct), "json") {
-		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Content-Type %q is not supported: send application/x-amz-json-1.0", ct)
+		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Content-Type %q is not supported: send application/x-amz-json-1.0", ct)
 	}
 	target := r.Header.Get("X-Amz-Target")
 	if target == "" {
-		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Missing X-Amz-Target header: it names the operation, as in %sStartExecution", TargetPrefix)
+		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Missing X-Amz-Target header: it names the operation, as in %sStartExecution", TargetPrefix)
 	}
 	name, ok := strings.CutPrefix(target, TargetPrefix)
 	if !ok {
-		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
+		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	run := h.ops[name]
 	if run == nil {
-		return stepwisetype.NewAPIError(stepwisetype.CodeUnknownOperation, "Unknown operation %s", target)
+		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	if ok, after := h.quotas.Allow(name); !ok {
 		w.Header().Set("x-amz-retry-after", strconv.FormatInt(after.Milliseconds(), 10))
@@ -305,7 +305,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	}
 	body, err := readAll(body, io.LimitReader(r.Body, MaxBodySize+1))
 	if err != nil {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Could not read the request body: %v", err)
+		return nil, sfnapi.NewError(sfnapi.CodeSerialization, "Could not read the request body: %v", err)
 	}
 	if len(body) > MaxBodySize {
 		return nil, errTooLarge()
@@ -334,10 +334,10 @@ func readAll(buf []byte, r io.Reader) ([]byte, error) {
 }
 
 // errThrottled is AWS's answer to a request its quota refused.
-var errThrottled = stepwisetype.NewAPIError(stepwisetype.CodeThrottling, "Rate exceeded")
+var errThrottled = sfnapi.NewError(sfnapi.CodeThrottling, "Rate exceeded")
 
 func errTooLarge() error {
-	return withStatus(http.StatusRequestEntityTooLarge, stepwisetype.CodeRequestEntityTooLarge,
+	return withStatus(http.StatusRequestEntityTooLarge, sfnapi.CodeRequestEntityTooLarge,
 		"Request body exceeds the maximum size of %d bytes", MaxBodySize)
 }
 
@@ -362,12 +362,12 @@ func decode(body []byte, in any) error {
 	v, err := jsonvalue.ParseDepth(body, maxDepth)
 	if err != nil {
 		if errors.Is(err, jsonvalue.ErrTooDeep) {
-			return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "The request body is nested too deeply (more than %d levels)", maxDepth)
+			return sfnapi.NewError(sfnapi.CodeSerialization, "The request body is nested too deeply (more than %d levels)", maxDepth)
 		}
-		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "The request body is not valid JSON: %v", err)
+		return sfnapi.NewError(sfnapi.CodeSerialization, "The request body is not valid JSON: %v", err)
 	}
 	if _, ok := v.(*jsonvalue.Object); !ok {
-		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "Start of structure or map expected: the request body must be a JSON object")
+		return sfnapi.NewError(sfnapi.CodeSerialization, "Start of structure or map expected: the request body must be a JSON object")
 	}
 	if err := json.Unmarshal(body, in); err != nil {
 		return serializationError(err)
@@ -383,7 +383,7 @@ func decode(body []byte, in any) error {
 func serializationError(err error) error {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
-		return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "%v", err)
+		return sfnapi.NewError(sfnapi.CodeSerialization, "%v", err)
 	}
 	var msg string
 	switch {
@@ -397,7 +397,7 @@ func serializationError(err error) error {
 	if te.Field != "" {
 		msg += " (member " + te.Field + ")"
 	}
-	return stepwisetype.NewAPIError(stepwisetype.CodeSerialization, "%s", msg)
+	return sfnapi.NewError(sfnapi.CodeSerialization, "%s", msg)
 }
 
 func valueKind(v string) string {
@@ -470,16 +470,16 @@ const (
 )
 
 var coralCodes = map[string]bool{
-	stepwisetype.CodeUnknownOperation:    true,
-	stepwisetype.CodeSerialization:       true,
-	stepwisetype.CodeInternalFailure:     true,
-	stepwisetype.CodeServiceUnavailable:  true,
-	stepwisetype.CodeAccessDenied:        true,
-	stepwisetype.CodeMissingAction:       true,
-	stepwisetype.CodeInvalidSignature:    true,
-	stepwisetype.CodeIncompleteSignature: true,
-	stepwisetype.CodeUnrecognizedClient:  true,
-	stepwisetype.CodeMissingAuthToken:    true,
+	sfnapi.CodeUnknownOperation:    true,
+	sfnapi.CodeSerialization:       true,
+	sfnapi.CodeInternalFailure:     true,
+	sfnapi.CodeServiceUnavailable:  true,
+	sfnapi.CodeAccessDenied:        true,
+	sfnapi.CodeMissingAction:       true,
+	sfnapi.CodeInvalidSignature:    true,
+	sfnapi.CodeIncompleteSignature: true,
+	sfnapi.CodeUnrecognizedClient:  true,
+	sfnapi.CodeMissingAuthToken:    true,
 }
 
 // statusOf is the HTTP status of an error code: 400 for everything a
@@ -487,15 +487,15 @@ var coralCodes = map[string]bool{
 // unsigned or badly signed requests, included).
 func statusOf(code string) int {
 	switch code {
-	case stepwisetype.CodeInternalFailure:
+	case sfnapi.CodeInternalFailure:
 		return http.StatusInternalServerError
-	case stepwisetype.CodeServiceUnavailable:
+	case sfnapi.CodeServiceUnavailable:
 		return http.StatusServiceUnavailable
-	case stepwisetype.CodeRequestEntityTooLarge:
+	case sfnapi.CodeRequestEntityTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case stepwisetype.CodeRequestHeaderFieldsTooLarge:
+	case sfnapi.CodeRequestHeaderFieldsTooLarge:
 		return http.StatusRequestHeaderFieldsTooLarge
-	case stepwisetype.CodeAccessDenied:
+	case sfnapi.CodeAccessDenied:
 		return http.StatusForbidden
 	}
 	return http.StatusBadRequest
@@ -508,12 +508,12 @@ type errorBody struct {
 }
 
 // errorBodyOf is the error response of apiErr.
-func errorBodyOf(apiErr *stepwisetype.APIError) errorBody {
+func errorBodyOf(apiErr *sfnapi.Error) errorBody {
 	prefix := typePrefixModel
 	switch {
 	case coralCodes[apiErr.Code]:
 		prefix = typePrefixCoral
-	case apiErr.Code == stepwisetype.CodeThrottling:
+	case apiErr.Code == sfnapi.CodeThrottling:
 		prefix = typePrefixAvailability
 	}
 	return errorBody{Type: prefix + apiErr.Code, Message: wireText(apiErr.Message)}
@@ -523,10 +523,10 @@ func errorBodyOf(apiErr *stepwisetype.APIError) errorBody {
 // that is not an API error is an internal failure: it is logged and the
 // client is told only the request id.
 func (h *handler) handleError(w http.ResponseWriter, r *http.Request, reqID, opName string, err error) int {
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if !errors.As(err, &apiErr) {
 		h.log.ErrorContext(r.Context(), "awsjson: internal failure", logOperation, opName, logRequestID, reqID, logError, err)
-		apiErr = stepwisetype.NewAPIError(stepwisetype.CodeInternalFailure, "An internal error occurred (request %s)", reqID)
+		apiErr = sfnapi.NewError(sfnapi.CodeInternalFailure, "An internal error occurred (request %s)", reqID)
 	}
 	status := statusOf(apiErr.Code)
 	var se *statusError

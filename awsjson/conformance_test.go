@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
+	"stepwise/internal/testkit/conformance"
 	"stepwise/jsonvalue"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 // connPair returns the two ends of a TCP connection: the server's (whose

@@ -11,8 +11,7 @@ import (
 	"syscall"
 
 	"github.com/google/uuid"
-
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // Listener returns ln with the answer Go's HTTP server gives a request
@@ -90,7 +89,7 @@ func (c *conn) headerTooLargeResponse() []byte {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorBodyOf(stepwisetype.NewAPIError(stepwisetype.CodeRequestHeaderFieldsTooLarge,
+	_ = enc.Encode(errorBodyOf(sfnapi.NewError(sfnapi.CodeRequestHeaderFieldsTooLarge,
 		"Request header fields exceed the maximum size of %d bytes", c.maxHeaderBytes)))
 	body.Truncate(body.Len() - 1) // the encoder's newline
 	var b bytes.Buffer

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 )
 
 // quotaBundle is a handler with quotas, over a state machine to start.

@@ -20,7 +20,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/service"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -268,7 +268,7 @@ func TestSDKEngineErrorsAndUnsupported(t *testing.T) {
 
 	// An API error of the engine reaches the SDK typed.
 	b.engine.StartExecutionFunc = func(context.Context, *engine.StartParams) (*store.Execution, error) {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionLimitExceeded, "Execution Limit Exceeded")
+		return nil, sfnapi.NewError(sfnapi.CodeExecutionLimitExceeded, "Execution Limit Exceeded")
 	}
 	_, err = b.client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: created.StateMachineArn})
 	requireErrorAs[*types.ExecutionLimitExceeded](t, err)

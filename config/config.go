@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"stepwise/asl/budget"
-	"stepwise/internal/quota"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/security/quota"
 )
 
 // Defaults of Serve.
@@ -76,7 +76,7 @@ type Serve struct {
 	PayloadLimit int
 	// Prices are what AWS charges for Step Functions: the console and the
 	// metrics estimate what an execution would cost there.
-	Prices stepwisetype.Prices
+	Prices history.Prices
 	// Eval bounds every evaluation of a definition's expressions.
 	Eval EvalLimits
 	// Integrations says where the calls of service integrations go.
@@ -137,7 +137,7 @@ func DefaultServe() Serve {
 		Region:        DefaultRegion,
 		Account:       DefaultAccount,
 		WaitTimeScale: DefaultWaitTimeScale,
-		Prices:        stepwisetype.DefaultPrices,
+		Prices:        history.DefaultPrices,
 		PayloadLimit:  DefaultPayloadLimit,
 		Eval:          DefaultEvalLimits(),
 		ExecutionLogs: ExecutionLogs{To: ExecutionLogsAuto},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/quota"
+	"stepwise/internal/security/quota"
 )
 
 func TestValidate(t *testing.T) {

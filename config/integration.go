@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"stepwise/internal/egress"
+	"stepwise/internal/security/egress"
 )
 
 // Integrations configures the service integrations of Task states
@@ -32,7 +32,7 @@ type Integrations struct {
 	// Tasks may call although they are not public, and over plain
 	// http:// too (--http-task-allow, comma-separated, repeatable).
 	// Without an entry, HTTP Tasks call public HTTPS endpoints only, as
-	// on AWS; see package internal/egress.
+	// on AWS; see package internal/security/egress.
 	HTTPTaskAllow []string
 }
 

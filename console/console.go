@@ -16,7 +16,7 @@
 //	GET /static/<file>                     embedded assets
 //
 // With Options.SignIn (serve --credentials), SignIn renders the sign-in
-// page, which the server's gate (internal/authn) serves at /signin, and
+// page, which the server's gate (internal/security/authn) serves at /signin, and
 // every page has a sign-out button.
 package console
 
@@ -37,8 +37,9 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/history"
 	"stepwise/service"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 //go:embed templates/*.html
@@ -57,7 +58,7 @@ type Console struct {
 	signIn    bool
 	pages     map[string]*template.Template
 	mux       *http.ServeMux
-	prices    stepwisetype.Prices
+	prices    history.Prices
 	schedules func(ctx context.Context) ([]ScheduleView, error)
 	now       func() time.Time
 }
@@ -71,8 +72,8 @@ type Options struct {
 	// sign-out button (a form posting to /signout).
 	SignIn bool
 	// Prices estimate what an execution costs on AWS (zero: AWS's list
-	// prices, stepwisetype.DefaultPrices).
-	Prices stepwisetype.Prices
+	// prices, history.DefaultPrices).
+	Prices history.Prices
 	// Schedules lists the schedules (EventBridge Scheduler) for their
 	// page; nil when the server has none.
 	Schedules func(ctx context.Context) ([]ScheduleView, error)
@@ -102,8 +103,8 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	prices := opts.Prices
-	if prices == (stepwisetype.Prices{}) {
-		prices = stepwisetype.DefaultPrices
+	if prices == (history.Prices{}) {
+		prices = history.DefaultPrices
 	}
 	now := opts.Now
 	if now == nil {
@@ -199,7 +200,7 @@ func (c *Console) notFound(w http.ResponseWriter, r *http.Request, what string) 
 // fail answers a request the service refused: a friendly 404 for what
 // does not exist, else the error.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if errors.As(err, &apiErr) && (strings.HasSuffix(apiErr.Code, "DoesNotExist") || apiErr.Code == "InvalidArn") {
 		c.notFound(w, r, what)
 		return
@@ -348,8 +349,8 @@ func (c *Console) versionsAndAliases(r *http.Request, arn string) ([]service.Sta
 	var aliases []*service.DescribeStateMachineAliasOutput
 	for _, a := range as.StateMachineAliases {
 		d, err := c.svc.DescribeStateMachineAlias(r.Context(), &service.DescribeStateMachineAliasInput{StateMachineAliasArn: a.StateMachineAliasArn})
-		var apiErr *stepwisetype.APIError
-		if errors.As(err, &apiErr) && apiErr.Code == stepwisetype.CodeResourceNotFound {
+		var apiErr *sfnapi.Error
+		if errors.As(err, &apiErr) && apiErr.Code == sfnapi.CodeResourceNotFound {
 			continue // deleted meanwhile
 		}
 		if err != nil {
@@ -674,7 +675,7 @@ func (c *Console) definitionState(r *http.Request, smArn, name string) *asl.Stat
 }
 
 func (c *Console) jsonError(w http.ResponseWriter, err error) {
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if errors.As(err, &apiErr) {
 		status := http.StatusBadRequest
 		if strings.HasSuffix(apiErr.Code, "DoesNotExist") {
@@ -836,16 +837,16 @@ type costView struct {
 // prices.
 func (c *Console) cost(x *service.DescribeExecutionOutput, events []*event) costView {
 	if strings.Contains(x.ExecutionArn, ":express:") {
-		ms := stepwisetype.BilledDuration(c.duration(x.StartDate, x.StopDate).Milliseconds())
+		ms := history.BilledDuration(c.duration(x.StartDate, x.StopDate).Milliseconds())
 		return costView{Express: true, BilledMillis: ms, BilledMB: 64, USD: usd(c.prices.Express(ms, 64))}
 	}
-	hist := make([]*stepwisetype.HistoryEvent, len(events))
+	hist := make([]*history.Event, len(events))
 	for i, ev := range events {
-		hist[i] = &stepwisetype.HistoryEvent{ID: ev.ID, PreviousEventID: ev.Prev, Type: stepwisetype.EventType(ev.Type)}
+		hist[i] = &history.Event{ID: ev.ID, PreviousEventID: ev.Prev, Type: history.EventType(ev.Type)}
 	}
 	n := 0
 	if len(hist) > 0 {
-		n = stepwisetype.StateTransitions(hist)
+		n = history.StateTransitions(hist)
 	}
 	return costView{Transitions: n, USD: usd(c.prices.Standard(n))}
 }

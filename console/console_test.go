@@ -17,7 +17,7 @@ import (
 
 	"stepwise/console"
 	"stepwise/engine"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
+	"stepwise/internal/testkit/conformance"
 )
 
 // TestAPIConformanceThroughWire replays the recorded test_state cases and

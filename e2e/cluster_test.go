@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/pgtest"
+	"stepwise/internal/testkit/pgtest"
 )
 
 // nodes are the servers of a cluster on one database, some of them dead.

@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
+	"stepwise/internal/testkit/conformance"
 )
 
 // minPassRate is the lowest acceptable pass rate of the non-JSONata

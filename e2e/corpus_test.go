@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
+	"stepwise/internal/testkit/conformance"
 )
 
 // The recorded-AWS corpora of API sequences and of service integrations,

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/mounttest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/mounttest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // health returns the status code and body of GET /health.

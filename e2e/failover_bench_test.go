@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"stepwise/internal/pgtest"
+	"stepwise/internal/testkit/pgtest"
 )
 
 // failoverLoop waits a second at a time, for ever: its history tells when

@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/mounttest"
+	"stepwise/internal/testkit/mounttest"
 )
 
 // rawConn is a plain TCP connection to a server, for requests no HTTP

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 // awsConfig is an AWS SDK configuration for a local stand-in.

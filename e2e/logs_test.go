@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 const logsDefinition = `{"StartAt": "Check", "States": {

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // The map-run kill tests run a distributed Map of unbatched items read

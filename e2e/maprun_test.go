@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // waitChildren waits until an execution's (first) map run has started at

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 // TestMockConfig runs a workflow with no service at all: the server reads

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 // createMachine creates a STANDARD state machine and returns its ARN.

@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 )
 
 // scrape reads the server's /metrics.

@@ -16,8 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // workDefinition runs an activity task in each branch of a Parallel and in

@@ -25,8 +25,8 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/pgtest"
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/slowtest"
 )
 
 // binary is the stepwise binary built once for the package.

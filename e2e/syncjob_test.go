@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // A Glue job run started by a .sync Task (moto's runs take ten seconds

@@ -22,8 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testcert"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testcert"
+	"stepwise/internal/testkit/testwait"
 )
 
 // servedSerial dials the server and returns the serial of the certificate

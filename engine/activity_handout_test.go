@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 const activityDefinition = `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "` + activityArn + `", "End": true}}}`
@@ -91,7 +91,7 @@ func TestPollerGoneBeforeHandOutKeepsTheTask(t *testing.T) {
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task, "the task is handed to the next poller")
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"ok"`))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
 		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 	require.Equal(t, []interp.EventKind{interp.TaskStarted, interp.TaskSucceeded}, b.replayKinds(t, row.Arn),
@@ -144,7 +144,7 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	b.open(t, 1)
 	require.Nil(t, pollNone(t, b, activityArn), "the task its poller holds is not handed out again after a restart")
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"ok"`))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, 1, b.countEvents(t, row.Arn, "ActivityStarted"))
 	require.Equal(t, []interp.EventKind{interp.TaskStarted, interp.TaskReleased, interp.TaskStarted, interp.TaskSucceeded},
 		b.replayKinds(t, row.Arn))
@@ -320,7 +320,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 	for _, arn := range arns {
 		row, err := b.drv.Executor().ExecutionGet(bg, arn)
 		require.NoError(t, err)
-		if row.Status == stepwisetype.StatusRunning {
+		if row.Status == history.StatusRunning {
 			stuck++
 		}
 		for _, k := range b.replayKinds(t, arn) {
@@ -338,7 +338,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 		require.Equal(t, 1, count, "task %s handed out more than once", token)
 	}
 	for i, arn := range arns {
-		row := b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		row := b.waitStatus(t, arn, history.StatusSucceeded)
 		require.JSONEq(t, fmt.Sprintf(`{"i": %d}`, i), *row.Output)
 		require.Equal(t, 1, b.countEvents(t, arn, "ActivityStarted"), arn)
 	}

@@ -10,8 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
 
@@ -53,7 +54,7 @@ func TestActivitiesEachTaskToOneWorker(t *testing.T) {
 		require.Equal(t, 1, count, "task %s handed out more than once", input)
 	}
 	for i, arn := range arns {
-		row := b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		row := b.waitStatus(t, arn, history.StatusSucceeded)
 		require.JSONEq(t, fmt.Sprintf(`{"i": %d}`, i), *row.Output)
 		require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
 			"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, arn))
@@ -86,7 +87,7 @@ func TestTaskTokens(t *testing.T) {
 	b.close()
 	b.open(t, 1)
 	require.NoError(t, b.engine.SendTaskFailure(ctx, task.Token, "Bad", "it broke"))
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `{"err": {"Error": "Bad", "Cause": "it broke"}}`, *done.Output)
 	// A second completion, or a heartbeat, of a task that ended is refused.
 	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, task.Token, "{}"), ErrTaskOver)
@@ -132,7 +133,7 @@ func TestRequeuedTaskKeepsItsToken(t *testing.T) {
 	require.NotNil(t, task)
 	require.NotEmpty(t, task.Token)
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"ok"`))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 }
 
 func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
@@ -146,7 +147,7 @@ func TestStartedActivityIsNotHandedOutAgainAfterRestart(t *testing.T) {
 	b.open(t, 1)
 	require.Nil(t, pollNone(t, b, activityArn), "the task a worker holds is not handed to another")
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 }
 
 // A Task of an activity that does not exist fails its state before
@@ -158,8 +159,8 @@ func TestTaskOfMissingActivity(t *testing.T) {
 	const gone = "arn:aws:states:us-east-1:123456789012:activity:gone"
 	sm, m := b.machine(t, "gone", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+gone+`", "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
-	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
-	require.Equal(t, stepwisetype.ErrorRuntime, *failed.Error)
+	failed := b.waitStatus(t, row.Arn, history.StatusFailed)
+	require.Equal(t, failure.Runtime, *failed.Error)
 	require.Equal(t, "An error occurred while executing the state 'A' (entered at the event id #2). The activity "+gone+" does not exist.", *failed.Cause)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ExecutionFailed"}, b.history(t, row.Arn))
 
@@ -174,7 +175,7 @@ func TestTaskOfMissingActivity(t *testing.T) {
 	b.close()
 	b.open(t, 1) // the replay fails the first run as it failed, then redrives it
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ExecutionFailed", "ExecutionRedriven",
 		"TaskStateEntered", "ActivityScheduled", "ActivityStarted", "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 }
@@ -193,7 +194,7 @@ func TestFailingBranchKillsTheOtherBranchesTasks(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task, "the activity task is handed out before the other branch fails")
-	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	failed := b.waitStatus(t, row.Arn, history.StatusFailed)
 	require.Equal(t, "Boom", *failed.Error)
 	require.ErrorIs(t, b.engine.SendTaskSuccess(context.Background(), task.Token, "{}"), ErrTaskOver)
 	require.ErrorIs(t, b.engine.SendTaskHeartbeat(context.Background(), task.Token), ErrTaskOver)

@@ -12,9 +12,9 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
-	"stepwise/internal/testwait"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -71,7 +71,7 @@ func TestStopInterruptsRunaway(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("StopExecution did not return while the execution's step evaluated without end")
 	}
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusAborted)
+	done := b.waitStatus(t, row.Arn, history.StatusAborted)
 	require.Equal(t, "Halt", *done.Error)
 	h := b.history(t, row.Arn)
 	require.Equal(t, "ExecutionAborted", h[len(h)-1])
@@ -80,7 +80,7 @@ func TestStopInterruptsRunaway(t *testing.T) {
 	// A restart does not run the evaluation again: the execution ended.
 	b.close()
 	b.open(t, 0)
-	again := b.waitStatus(t, row.Arn, stepwisetype.StatusAborted)
+	again := b.waitStatus(t, row.Arn, history.StatusAborted)
 	require.Equal(t, done.Version, again.Version)
 }
 
@@ -113,7 +113,7 @@ func TestTimeLimitAcrossRestart(t *testing.T) {
 		c.EvalClock = func() time.Time { return time.Unix(0, 0) }
 	}
 	b.open(t, 0)
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Contains(t, *done.Output, "the evaluation ran longer than its time limit of 3s")
 	require.Contains(t, *done.Output, "States.QueryEvaluationError")
 }
@@ -182,7 +182,7 @@ func TestResumeInBackground(t *testing.T) {
 	}
 	b.drv, b.engine = drv, e
 	other := b.start(t, sm, m, "e2", `{}`) // served while e1 replays
-	require.Equal(t, stepwisetype.StatusRunning, other.Status)
+	require.Equal(t, history.StatusRunning, other.Status)
 	<-e.Resumed()
 	e.mu.Lock()
 	_, live := e.live[row.Arn]

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -76,7 +76,7 @@ func (b *testBundle) events(t *testing.T, arn string) []*store.Event {
 }
 
 // eventTime is the timestamp of the first event of a type.
-func eventTime(t *testing.T, evs []*store.Event, typ stepwisetype.EventType) time.Time {
+func eventTime(t *testing.T, evs []*store.Event, typ history.EventType) time.Time {
 	t.Helper()
 	for _, e := range evs {
 		if e.Type == typ {
@@ -112,12 +112,12 @@ func TestTimeSkipWaitsForAnOutstandingTask(t *testing.T) {
 	clk.advance(b.engine, 59*time.Minute)
 	time.Sleep(300 * time.Millisecond) // real time for a clock that skips wrongly to do so
 	require.NoError(t, b.engine.SendTaskSuccess(ctx, task.Token, `"worked"`))
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `["worked", {}]`, *done.Output)
 	evs := b.events(t, row.Arn)
-	require.Equal(t, start.Add(59*time.Minute), eventTime(t, evs, stepwisetype.EventActivitySucceeded))
+	require.Equal(t, start.Add(59*time.Minute), eventTime(t, evs, history.EventActivitySucceeded))
 	// The rest of the Wait was skipped: it ended two hours after the start.
-	ended := eventTime(t, evs, stepwisetype.StateExitedType("Wait"))
+	ended := eventTime(t, evs, history.StateExitedType("Wait"))
 	require.False(t, ended.Before(start.Add(2*time.Hour)), "the Wait ended at %v", ended)
 	require.Less(t, ended.Sub(start), 2*time.Hour+time.Minute)
 
@@ -126,10 +126,10 @@ func TestTimeSkipWaitsForAnOutstandingTask(t *testing.T) {
 	task = mustPoll(t, b, activityArn)
 	require.NotNil(t, task)
 	clk.advance(b.engine, 61*time.Minute)
-	done = b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done = b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `["timed out", {}]`, *done.Output)
 	evs = b.events(t, row.Arn)
-	timedOut := eventTime(t, evs, stepwisetype.EventActivityTimedOut).Sub(eventTime(t, evs, stepwisetype.EventActivityScheduled))
+	timedOut := eventTime(t, evs, history.EventActivityTimedOut).Sub(eventTime(t, evs, history.EventActivityScheduled))
 	require.Equal(t, 61*time.Minute, timedOut, "the timeout fired when the clock passed it")
 	require.ErrorIs(t, b.engine.SendTaskSuccess(ctx, task.Token, `"late"`), ErrTaskOver)
 }
@@ -148,8 +148,8 @@ func TestExecutionTimeoutFiresBeforeALongerWait(t *testing.T) {
 				arns = append(arns, b.start(t, sm, m, fmt.Sprintf("e%d", i), `{}`).Arn)
 			}
 			for _, arn := range arns {
-				row := b.waitStatus(t, arn, stepwisetype.StatusTimedOut)
-				require.Equal(t, stepwisetype.ErrorTimeout, *row.Error)
+				row := b.waitStatus(t, arn, history.StatusTimedOut)
+				require.Equal(t, failure.Timeout, *row.Error)
 				require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "ExecutionTimedOut"}, b.history(t, arn))
 				// History timestamps are execution time: five seconds (and,
 				// scaled, the real time the steps took, times 100).
@@ -174,7 +174,7 @@ func TestTimeSkipDayLongWait(t *testing.T) {
 		defer mu.Unlock()
 		attempts++
 		if attempts == 1 {
-			return &TaskResult{Failure: stepwisetype.NewFailure("Flaky", "try again")}
+			return &TaskResult{Failure: failure.New("Flaky", "try again")}
 		}
 		return &TaskResult{Output: "ok"}
 	}
@@ -183,15 +183,15 @@ func TestTimeSkipDayLongWait(t *testing.T) {
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 60,
 			"Retry": [{"ErrorEquals": ["Flaky"], "IntervalSeconds": 3600}], "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `"ok"`, *done.Output)
 	evs := b.events(t, row.Arn)
-	waited := eventTime(t, evs, stepwisetype.StateExitedType("Wait")).Sub(eventTime(t, evs, stepwisetype.StateEnteredType("Wait")))
+	waited := eventTime(t, evs, history.StateExitedType("Wait")).Sub(eventTime(t, evs, history.StateEnteredType("Wait")))
 	require.GreaterOrEqual(t, waited, 24*time.Hour)
 	require.Less(t, waited, 24*time.Hour+time.Minute)
 	var scheduled []time.Time
 	for _, e := range evs {
-		if e.Type == stepwisetype.EventTaskScheduled {
+		if e.Type == history.EventTaskScheduled {
 			scheduled = append(scheduled, e.Timestamp)
 		}
 	}
@@ -230,22 +230,22 @@ func TestTimersOfManyExecutionsFireInDeadlineOrder(t *testing.T) {
 			bySeconds := map[int]string{}
 			for i, s := range seconds {
 				row := b.start(t, sm, m, fmt.Sprintf("e%d", i), fmt.Sprintf(`{"s": %d}`, s))
-				deadline[row.Arn] = eventTime(t, b.events(t, row.Arn), stepwisetype.StateEnteredType("Wait")).Add(time.Duration(s) * time.Second)
+				deadline[row.Arn] = eventTime(t, b.events(t, row.Arn), history.StateEnteredType("Wait")).Add(time.Duration(s) * time.Second)
 				bySeconds[s] = row.Arn
 			}
 			task := mustPoll(t, b, activityArn)
 			require.NotNil(t, task)
 			require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `{}`))
-			b.waitStatus(t, held.Arn, stepwisetype.StatusSucceeded)
+			b.waitStatus(t, held.Arn, history.StatusSucceeded)
 			for arn := range deadline {
-				b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+				b.waitStatus(t, arn, history.StatusSucceeded)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			require.Len(t, fired, len(seconds))
 			// Each Wait ends at its deadline in execution time.
 			for arn, at := range deadline {
-				require.False(t, eventTime(t, b.events(t, arn), stepwisetype.StateExitedType("Wait")).Before(at), "%s ended its Wait early", arn)
+				require.False(t, eventTime(t, b.events(t, arn), history.StateExitedType("Wait")).Before(at), "%s ended its Wait early", arn)
 			}
 			if mode.skip {
 				// The clock skips from one deadline to the next, so the
@@ -261,7 +261,7 @@ func TestTimersOfManyExecutionsFireInDeadlineOrder(t *testing.T) {
 				for i, s := range sorted {
 					require.Equal(t, bySeconds[s], fired[i])
 					evs := b.events(t, bySeconds[s])
-					waited := eventTime(t, evs, stepwisetype.StateExitedType("Wait")).Sub(eventTime(t, evs, stepwisetype.StateEnteredType("Wait")))
+					waited := eventTime(t, evs, history.StateExitedType("Wait")).Sub(eventTime(t, evs, history.StateEnteredType("Wait")))
 					require.GreaterOrEqual(t, waited, time.Duration(s)*time.Second)
 					require.Less(t, waited, time.Duration(s)*time.Second+time.Second)
 				}
@@ -287,29 +287,29 @@ func TestTimeSkipThroughChildExecutions(t *testing.T) {
 	}
 
 	patient := parent("patient", 2*86400)
-	row := b.waitStatus(t, patient, stepwisetype.StatusSucceeded)
+	row := b.waitStatus(t, patient, history.StatusSucceeded)
 	require.JSONEq(t, `{"status": "SUCCEEDED"}`, *row.Output)
 	took := row.StopDate.Sub(row.StartDate)
 	require.GreaterOrEqual(t, took, 24*time.Hour)
 	require.Less(t, took, 24*time.Hour+time.Minute)
 
 	hasty := parent("hasty", 3600)
-	row = b.waitStatus(t, hasty, stepwisetype.StatusFailed)
-	require.Equal(t, stepwisetype.ErrorTimeout, *row.Error)
+	row = b.waitStatus(t, hasty, history.StatusFailed)
+	require.Equal(t, failure.Timeout, *row.Error)
 	took = row.StopDate.Sub(row.StartDate)
 	require.GreaterOrEqual(t, took, time.Hour)
 	require.Less(t, took, time.Hour+time.Minute)
 	children, err := b.drv.Executor().ExecutionList(context.Background(), &store.ExecutionListParams{StateMachineArn: childArn})
 	require.NoError(t, err)
 	require.Len(t, children, 2)
-	var statuses []stepwisetype.ExecutionStatus
+	var statuses []history.ExecutionStatus
 	for _, c := range children {
-		if c.Status == stepwisetype.StatusRunning {
-			c = b.waitStatus(t, c.Arn, stepwisetype.StatusAborted) // stopped with the parent's task
+		if c.Status == history.StatusRunning {
+			c = b.waitStatus(t, c.Arn, history.StatusAborted) // stopped with the parent's task
 		}
 		statuses = append(statuses, c.Status)
 	}
-	require.ElementsMatch(t, []stepwisetype.ExecutionStatus{stepwisetype.StatusSucceeded, stepwisetype.StatusAborted}, statuses)
+	require.ElementsMatch(t, []history.ExecutionStatus{history.StatusSucceeded, history.StatusAborted}, statuses)
 }
 
 // TestTimeSkipSyncExecution: an in-memory (StartSyncExecution) run skips
@@ -326,7 +326,7 @@ func TestTimeSkipSyncExecution(t *testing.T) {
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusSucceeded, res.Execution.Status)
+	require.Equal(t, history.StatusSucceeded, res.Execution.Status)
 	require.Equal(t, `{"x":42}`, *res.Execution.Output)
 	took := res.Execution.StopDate.Sub(res.Execution.StartDate)
 	require.GreaterOrEqual(t, took, 24*time.Hour)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/pgtest"
+	"stepwise/internal/testkit/pgtest"
 	"stepwise/jsonvalue"
 	"stepwise/store"
 	"stepwise/store/pgstore"

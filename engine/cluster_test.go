@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
-	"stepwise/internal/pgtest"
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 	"stepwise/store/pgstore"
 )
@@ -139,7 +139,7 @@ func TestClusterAcrossNodes(t *testing.T) {
 	require.NoError(t, c.nodes[2].SendTaskSuccess(ctx, task.Token, `{"done": true}`))
 	require.ErrorIs(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{}`), ErrTaskOver, "the owner's answer comes back")
 	b := c.bundle()
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `{"done": true}`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
 		"ActivitySucceeded", "TaskStateExited", "WaitStateEntered", "WaitStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
@@ -148,20 +148,20 @@ func TestClusterAcrossNodes(t *testing.T) {
 	row = c.start(t, 0, sm, m, "two", `{}`)
 	stopped, err := c.nodes[1].StopExecution(ctx, row.Arn, "Halt", "by node 1")
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusAborted, stopped.Status)
+	require.Equal(t, history.StatusAborted, stopped.Status)
 	require.NotNil(t, stopped.StopDate)
-	b.waitStatus(t, row.Arn, stepwisetype.StatusAborted)
+	b.waitStatus(t, row.Arn, history.StatusAborted)
 
 	// Redriven from another node, which then runs it.
 	redriven, err := c.nodes[2].RedriveExecution(ctx, row.Arn)
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusRunning, redriven.Status)
+	require.Equal(t, history.StatusRunning, redriven.Status)
 	require.Equal(t, "node-2", c.owner(t, row.Arn))
 	task, err = c.nodes[0].PollActivity(ctx, activityArn, "w0", 10*time.Second)
 	require.NoError(t, err)
 	require.NotNil(t, task)
 	require.NoError(t, c.nodes[1].SendTaskFailure(ctx, task.Token, "Bad", "it failed"))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	b.waitStatus(t, row.Arn, history.StatusFailed)
 
 	n, err := c.drvs[0].ActivityQueued(ctx, activityArn)
 	require.NoError(t, err)
@@ -208,7 +208,7 @@ func TestClusterActivitiesEachTaskToOneWorker(t *testing.T) {
 	}
 	b := c.bundle()
 	for _, arn := range arns {
-		b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		b.waitStatus(t, arn, history.StatusSucceeded)
 		require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
 			"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, arn))
 	}
@@ -249,7 +249,7 @@ func TestClusterFailover(t *testing.T) {
 		require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{}`))
 	}
 	for _, arn := range append(arns, held.Arn) {
-		b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		b.waitStatus(t, arn, history.StatusSucceeded)
 		require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateExited", "TaskStateEntered", "ActivityScheduled",
 			"ActivityStarted", "ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, arn))
 	}
@@ -264,7 +264,7 @@ func TestClusterFailover(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, task)
 	require.NoError(t, c.nodes[2].SendTaskSuccess(ctx, task.Token, `{}`))
-	b.waitStatus(t, x.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, x.Arn, history.StatusSucceeded)
 }
 
 // A node whose lease ran out (as if it was paused past it) writes nothing
@@ -295,7 +295,7 @@ func TestClusterFencing(t *testing.T) {
 	b := c.bundle()
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted"}, b.history(t, x.Arn))
 	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"from": "node-1"}`))
-	row := b.waitStatus(t, x.Arn, stepwisetype.StatusSucceeded)
+	row := b.waitStatus(t, x.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `{"from": "node-1"}`, *row.Output)
 }
 
@@ -329,6 +329,6 @@ func TestClusterSweepQueuesLostTasks(t *testing.T) {
 	require.NoError(t, c.nodes[0].SendTaskSuccess(ctx, again.Token, `{}`))
 	require.NoError(t, c.nodes[0].SendTaskSuccess(ctx, task.Token, `{}`))
 	b := c.bundle()
-	b.waitStatus(t, lost.Arn, stepwisetype.StatusSucceeded)
-	b.waitStatus(t, held.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, lost.Arn, history.StatusSucceeded)
+	b.waitStatus(t, held.Arn, history.StatusSucceeded)
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
-	"stepwise/internal/testwait"
+	"stepwise/failure"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -158,7 +159,7 @@ func (b *testBundle) start(t *testing.T, sm *store.StateMachine, m *asl.StateMac
 	return row
 }
 
-func (b *testBundle) waitStatus(t *testing.T, arn string, want stepwisetype.ExecutionStatus) *store.Execution {
+func (b *testBundle) waitStatus(t *testing.T, arn string, want history.ExecutionStatus) *store.Execution {
 	t.Helper()
 	var row *store.Execution
 	testwait.Until(t, func() bool {
@@ -197,9 +198,9 @@ func TestStartRunsToTheEndInOneStep(t *testing.T) {
 	b := setup(t, 0)
 	sm, m := b.machine(t, "pass", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": {"ok": true}, "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{"in": 1}`)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status)
+	require.Equal(t, history.StatusSucceeded, row.Status)
 	require.Equal(t, `{"ok":true}`, *row.Output)
-	stored := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	stored := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.NotNil(t, stored.StopDate)
 	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 
@@ -214,10 +215,10 @@ func TestTimersAndTasks(t *testing.T) {
 		"W": {"Type": "Wait", "Seconds": 5, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
-	require.Equal(t, stepwisetype.StatusRunning, row.Status)
+	require.Equal(t, history.StatusRunning, row.Status)
 	b.tasks.waitPending(t, 1)
 	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "done"}))
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `"done"`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateExited", "TaskStateEntered",
 		"TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
@@ -262,7 +263,7 @@ func TestTaskStartedWhenSent(t *testing.T) {
 	b.tasks.mu.Unlock()
 	task.Started()
 	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "two"}))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited",
 		"TaskStateEntered", "LambdaFunctionScheduled", "LambdaFunctionStarted", "LambdaFunctionSucceeded", "TaskStateExited", "ExecutionSucceeded"},
 		b.history(t, row.Arn))
@@ -283,7 +284,7 @@ func TestStop(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	stopped, err := b.engine.StopExecution(context.Background(), row.Arn, "Manual", "operator said so")
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusAborted, stopped.Status)
+	require.Equal(t, history.StatusAborted, stopped.Status)
 	require.Equal(t, "operator said so", *stopped.Cause)
 	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "ExecutionAborted"}, b.history(t, row.Arn))
 	timers, err := b.drv.Executor().TimerListForExecution(context.Background(), row.Arn)
@@ -293,7 +294,7 @@ func TestStop(t *testing.T) {
 	// Stopping again returns the row as it is.
 	again, err := b.engine.StopExecution(context.Background(), row.Arn, "", "")
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusAborted, again.Status)
+	require.Equal(t, history.StatusAborted, again.Status)
 }
 
 func TestResumeAfterRestart(t *testing.T) {
@@ -328,7 +329,7 @@ func TestResumeAfterRestart(t *testing.T) {
 		}
 	}
 	for _, arn := range arns {
-		row := b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		row := b.waitStatus(t, arn, history.StatusSucceeded)
 		require.Contains(t, *row.Output, `"i":3`)
 		types := b.history(t, arn)
 		require.Equal(t, "ExecutionSucceeded", types[len(types)-1])
@@ -357,7 +358,7 @@ func TestManyConcurrentStarts(t *testing.T) {
 	}
 	wg.Wait()
 	for _, arn := range arns {
-		b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+		b.waitStatus(t, arn, history.StatusSucceeded)
 		require.Len(t, b.history(t, arn), 6)
 	}
 }
@@ -374,7 +375,7 @@ func TestStartSync(t *testing.T) {
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusSucceeded, res.Execution.Status)
+	require.Equal(t, history.StatusSucceeded, res.Execution.Status)
 	require.Equal(t, `{"x":42}`, *res.Execution.Output)
 	require.GreaterOrEqual(t, res.BilledDurationMillis, int64(100))
 	_, err = b.drv.Executor().ExecutionGet(context.Background(), res.Execution.Arn)
@@ -391,16 +392,16 @@ func TestRedrive(t *testing.T) {
 	_, err := b.engine.RedriveExecution(context.Background(), row.Arn)
 	var notRedrivable *NotRedrivableError
 	require.ErrorAs(t, err, &notRedrivable)
-	require.Equal(t, stepwisetype.StatusRunning, notRedrivable.Status)
+	require.Equal(t, history.StatusRunning, notRedrivable.Status)
 
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Failure: stepwisetype.NewFailure("Broken", "fix me")})
-	failed := b.waitStatus(t, row.Arn, stepwisetype.StatusFailed)
+	b.tasks.complete(TaskResult{Failure: failure.New("Broken", "fix me")})
+	failed := b.waitStatus(t, row.Arn, history.StatusFailed)
 	require.Equal(t, "Broken", *failed.Error)
 
 	redriven, err := b.engine.RedriveExecution(context.Background(), row.Arn)
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusRunning, redriven.Status)
+	require.Equal(t, history.StatusRunning, redriven.Status)
 	require.Equal(t, 1, redriven.RedriveCount)
 	require.NotNil(t, redriven.RedriveDate)
 	require.Nil(t, redriven.StopDate)
@@ -412,7 +413,7 @@ func TestRedrive(t *testing.T) {
 	b.open(t, 0)
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(2)})
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `{"first":1,"t":2}`, *done.Output)
 	require.Equal(t, 1, done.RedriveCount)
 	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "TaskStateEntered",
@@ -425,8 +426,8 @@ func TestExecutionTimesOut(t *testing.T) {
 	b := setup(t, 0.01) // 100 s of Wait would take 1 s; the 1 s timeout takes 10 ms
 	sm, m := b.machine(t, "slow", `{"StartAt": "W", "TimeoutSeconds": 1, "States": {"W": {"Type": "Wait", "Seconds": 100, "End": true}}}`)
 	row := b.start(t, sm, m, "e1", `{}`)
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusTimedOut)
-	require.Equal(t, stepwisetype.ErrorTimeout, *done.Error)
+	done := b.waitStatus(t, row.Arn, history.StatusTimedOut)
+	require.Equal(t, failure.Timeout, *done.Error)
 	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "ExecutionTimedOut"}, b.history(t, row.Arn))
 	timers, err := b.drv.Executor().TimerListForExecution(context.Background(), row.Arn)
 	require.NoError(t, err)
@@ -467,5 +468,5 @@ func TestTaskInvocationSurvivesRestart(t *testing.T) {
 	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
 	require.Equal(t, 2, pending())
 	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
-	b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, arn, history.StatusSucceeded)
 }

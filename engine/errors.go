@@ -3,8 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 )
 
 // The errors the engine returns to the layer above. They say what went
@@ -38,7 +37,7 @@ type NotRedrivableError struct {
 	Arn string
 	// Status is set when the execution's status rules a redrive out
 	// (RUNNING, SUCCEEDED).
-	Status stepwisetype.ExecutionStatus
+	Status history.ExecutionStatus
 	// Expired is set when it ended longer than RedriveWindow ago.
 	Expired bool
 }

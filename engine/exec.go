@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -89,7 +89,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Exe
 	}
 	l.row = next
 	e.observe(&l.row, "", nil, events, nil)
-	if x.Status == stepwisetype.StatusRunning {
+	if x.Status == history.StatusRunning {
 		e.mu.Lock()
 		e.live[l.arn] = l
 		e.mu.Unlock()
@@ -116,7 +116,7 @@ func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution,
 		StateMachineArn: p.StateMachine.Arn,
 		RevisionID:      p.StateMachine.RevisionID,
 		Name:            p.Name,
-		Status:          stepwisetype.StatusRunning,
+		Status:          history.StatusRunning,
 		Input:           p.Input,
 		StartDate:       now,
 		RoleArn:         p.StateMachine.RoleArn,
@@ -159,7 +159,7 @@ const RedriveWindow = 14 * 24 * time.Hour
 // returns nil, or a *NotRedrivableError saying why not.
 func Redrivable(row *store.Execution, now time.Time) error {
 	switch {
-	case row.Status == stepwisetype.StatusRunning || row.Status == stepwisetype.StatusSucceeded:
+	case row.Status == history.StatusRunning || row.Status == history.StatusSucceeded:
 		return &NotRedrivableError{Arn: row.Arn, Status: row.Status}
 	case row.StopDate != nil && now.Sub(*row.StopDate) > RedriveWindow:
 		return &NotRedrivableError{Arn: row.Arn, Expired: true}
@@ -188,7 +188,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 			return nil, err
 		}
 		if !claimed {
-			return nil, &NotRedrivableError{Arn: arn, Status: stepwisetype.StatusRunning}
+			return nil, &NotRedrivableError{Arn: arn, Status: history.StatusRunning}
 		}
 	}
 	l := &liveExecution{arn: arn}
@@ -201,7 +201,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err != nil {
 		return nil, err
 	}
-	if !l.gone && l.x.Status == stepwisetype.StatusRunning {
+	if !l.gone && l.x.Status == history.StatusRunning {
 		e.mu.Lock()
 		if e.live[arn] == nil {
 			e.live[arn] = l
@@ -330,7 +330,7 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 
 // commitLocked commits a step the interpreter took (its event, the events
 // and commands it returned) and carries out its commands; l.mu is held.
-func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) error {
+func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*history.Event, cmds []interp.Command) error {
 	if err := e.throttle(ctx, l, events); err != nil {
 		e.drop(l) // the in-memory state is ahead of the store
 		return err
@@ -364,7 +364,7 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 
 // stepWrite builds the store work of a step and the execution row it leaves.
 // ev is nil for the start, which inserts the execution.
-func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*stepwisetype.HistoryEvent, cmds []interp.Command) (*store.Step, store.Execution) {
+func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*history.Event, cmds []interp.Command) (*store.Step, store.Execution) {
 	x := l.x
 	next := l.row
 	next.Status = x.Status
@@ -374,7 +374,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		next.RedriveDate = &redriven
 		next.StopDate, next.Output, next.Error, next.Cause = nil, nil, nil, nil
 	}
-	if x.Status != stepwisetype.StatusRunning {
+	if x.Status != history.StatusRunning {
 		setEnd(&next, x, now)
 	}
 	// A step that leaves the execution RUNNING as it was only appends to
@@ -417,7 +417,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	} else if len(en.Marks) > 0 || len(en.Missing) > 0 {
 		input = &store.Input{ExecutionArn: l.arn, Seq: 0, At: now, Body: encodeEntry(en)}
 	}
-	if x.Status != stepwisetype.StatusRunning {
+	if x.Status != history.StatusRunning {
 		for id := range l.timers {
 			delTimers = append(delTimers, id)
 		}
@@ -459,7 +459,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 	row.Status = x.Status
 	row.StopDate = &stop
-	if x.Status == stepwisetype.StatusSucceeded {
+	if x.Status == history.StatusSucceeded {
 		out := jsonvalue.String(x.Output)
 		row.Output = &out
 	}
@@ -485,7 +485,7 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			e.work.taskEnded(l.arn, ev.ID)
 		}
 	}
-	running := l.x.Status == stepwisetype.StatusRunning
+	running := l.x.Status == history.StatusRunning
 	for _, c := range cmds {
 		switch c.Kind {
 		case interp.StartTimer:

@@ -7,8 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 )
 
 const callbackMachine = `{"StartAt": "Ask", "States": {"Ask": {"Type": "Task",
@@ -85,7 +86,7 @@ func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
 	h := holdCallback(t, `"answer"`)
 	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Submitted: true, Output: "sent"}))
 	require.NoError(t, requireReturns(t, h.errc))
-	done := h.b.waitStatus(t, h.arn, stepwisetype.StatusSucceeded)
+	done := h.b.waitStatus(t, h.arn, history.StatusSucceeded)
 	require.Equal(t, `"answer"`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
 		h.b.history(t, h.arn))
@@ -97,7 +98,7 @@ func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
 	h := holdCallback(t, `1`)
 	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Waiting: true}))
 	require.NoError(t, requireReturns(t, h.errc))
-	h.b.waitStatus(t, h.arn, stepwisetype.StatusSucceeded)
+	h.b.waitStatus(t, h.arn, history.StatusSucceeded)
 	require.NotContains(t, h.b.history(t, h.arn), "TaskSubmitted")
 }
 
@@ -105,9 +106,9 @@ func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
 func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
 	t.Parallel()
 	h := holdCallback(t, `1`)
-	h.b.tasks.complete(TaskResult{Failure: stepwisetype.Failuref("SQS.QueueDoesNotExistException", "no queue")})
+	h.b.tasks.complete(TaskResult{Failure: failure.Newf("SQS.QueueDoesNotExistException", "no queue")})
 	require.ErrorIs(t, requireReturns(t, h.errc), ErrTaskOver)
-	failed := h.b.waitStatus(t, h.arn, stepwisetype.StatusFailed)
+	failed := h.b.waitStatus(t, h.arn, history.StatusFailed)
 	require.Equal(t, "SQS.QueueDoesNotExistException", *failed.Error)
 }
 
@@ -136,7 +137,7 @@ func TestSubmittedCallbackIsNotRequestedAgainAfterRestart(t *testing.T) {
 	b.close()
 	b.open(t, 1)
 	require.NoError(t, requireReturns(t, sendAsync(b, task.Request.Token, `"late"`)))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	b.tasks.mu.Lock()
 	defer b.tasks.mu.Unlock()
 	require.Equal(t, 1, b.tasks.runs[key], "the request was made once")
@@ -159,7 +160,7 @@ func TestUnsubmittedCallbackIsRequestedAgainAfterRestart(t *testing.T) {
 	requireHeld(t, errc)
 	b.tasks.complete(TaskResult{Submitted: true, Output: "sent again"})
 	require.NoError(t, requireReturns(t, errc))
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	b.tasks.mu.Lock()
 	defer b.tasks.mu.Unlock()
 	require.Equal(t, 2, b.tasks.runs[key])

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -120,8 +120,8 @@ func TestStoreFullThenFreed(t *testing.T) {
 
 	drv.full.Store(false)
 	for _, arn := range arns {
-		done := b.waitStatus(t, arn, stepwisetype.StatusSucceeded)
-		require.Equal(t, stepwisetype.StatusSucceeded, done.Status)
+		done := b.waitStatus(t, arn, history.StatusSucceeded)
+		require.Equal(t, history.StatusSucceeded, done.Status)
 		require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateExited", "WaitStateEntered",
 			"WaitStateExited", "ExecutionSucceeded"}, b.history(t, arn))
 	}
@@ -151,7 +151,7 @@ func TestStoreFullClientStepNotApplied(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrUnavailable)
 	drv.full.Store(false)
 	require.NoError(t, e.SendTaskSuccess(ctx, task.Token, `{"n": 2}`), "the retry is the first success")
-	done := b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `{"n":2}`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
 		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -79,7 +79,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 	if err != nil {
 		return err
 	}
-	if row.Status != stepwisetype.StatusRunning && !ended {
+	if row.Status != history.StatusRunning && !ended {
 		return &errEnded{row: row}
 	}
 	m, err := e.machine(ctx, row.StateMachineArn, row.RevisionID)
@@ -235,7 +235,7 @@ func (p *pendingTasks) track(x *interp.Execution, ev *interp.Event, cmds []inter
 			delete(p.tasks, c.ID)
 		}
 	}
-	if x.Status != stepwisetype.StatusRunning {
+	if x.Status != history.StatusRunning {
 		clear(p.tasks)
 		p.order = p.order[:0]
 	}

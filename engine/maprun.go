@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -124,7 +125,7 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	req := t.Request.MapRun
 	parent, err := e.store.Executor().ExecutionGet(ctx, t.ExecutionArn)
 	if err != nil {
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)})
+		done(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)})
 		return
 	}
 	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done, tolCount: req.ToleratedCount, tolPercent: req.TolerancePercent,
@@ -172,7 +173,7 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	// The task waits on the children's work, not on the outside.
 	e.work.taskOnChild(t.ExecutionArn, t.ID, req.Arn)
 	if err := r.load(ctx); err != nil {
-		r.finishLocked(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err)}, "FAILED", nil)
+		r.finishLocked(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)}, "FAILED", nil)
 		return
 	}
 	r.pump()
@@ -313,7 +314,7 @@ func (r *mapRun) load(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if c.Status == stepwisetype.StatusRunning {
+		if c.Status == history.StatusRunning {
 			r.state[i] = childRunning
 			r.running++
 			continue
@@ -345,7 +346,7 @@ func (r *mapRun) rowToSettings(row *store.MapRun) {
 // childDone records child i's end from its row.
 func (r *mapRun) childDone(i int, c *store.Execution) {
 	switch c.Status {
-	case stepwisetype.StatusSucceeded:
+	case history.StatusSucceeded:
 		r.state[i] = childSucceeded
 		if c.Output != nil {
 			if v, err := jsonvalue.ParseString(*c.Output); err == nil {
@@ -353,9 +354,9 @@ func (r *mapRun) childDone(i int, c *store.Execution) {
 			}
 		}
 		return
-	case stepwisetype.StatusTimedOut:
+	case history.StatusTimedOut:
 		r.state[i] = childTimedOut
-	case stepwisetype.StatusAborted:
+	case history.StatusAborted:
 		r.state[i] = childAborted
 	default:
 		r.state[i] = childFailed
@@ -410,7 +411,7 @@ func (r *mapRun) pump() {
 			for {
 				k, in, ok, err := r.planOne()
 				if err != nil {
-					r.failWith(stepwisetype.AsFailure(fmt.Errorf("map run: %w", err)))
+					r.failWith(failure.As(fmt.Errorf("map run: %w", err)))
 					return
 				}
 				if !ok {
@@ -435,7 +436,7 @@ func (r *mapRun) pump() {
 			// A bug, not a result: the run must not answer for items
 			// it never ran.
 			r.e.log.ErrorContext(r.e.ctx, "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
-			r.failWith(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "map run: %v", err))
+			r.failWith(failure.Newf(failure.Runtime, "map run: %v", err))
 			return
 		}
 		r.succeed()
@@ -501,7 +502,7 @@ func (r *mapRun) start(i int, input any, redrive bool) {
 	defer r.mu.Unlock()
 	r.starting--
 	if r.ended {
-		if err == nil && row.Status == stepwisetype.StatusRunning && !r.superseded {
+		if err == nil && row.Status == history.StatusRunning && !r.superseded {
 			// Started as the run ended: it stops with it.
 			e.work.stepBegan()
 			go func() {
@@ -524,7 +525,7 @@ func (r *mapRun) start(i int, input any, redrive bool) {
 		return
 	}
 	if r.state[i] == childStarting { // not ended since (childEnded)
-		if row.Status == stepwisetype.StatusRunning {
+		if row.Status == history.StatusRunning {
 			r.state[i] = childRunning
 			r.running++
 		} else {
@@ -583,7 +584,7 @@ func (r *mapRun) stopRunning() []string {
 func (r *mapRun) fail() { r.failWith(interp.ToleranceFailure()) }
 
 // failWith ends the run with a failure. r.mu is held.
-func (r *mapRun) failWith(fl *stepwisetype.Failure) {
+func (r *mapRun) failWith(fl *failure.Failure) {
 	r.finishLocked(TaskResult{Failure: fl}, "FAILED", r.stopRunning())
 }
 
@@ -770,7 +771,7 @@ func (r *mapRun) watch() {
 			}
 		}
 		for _, i := range elsewhere {
-			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.childArn(i)); err == nil && c.Status != stepwisetype.StatusRunning {
+			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.childArn(i)); err == nil && c.Status != history.StatusRunning {
 				e.mapRuns.childEnded(c)
 			}
 		}
@@ -913,7 +914,7 @@ func (r *mapRun) write(w *interp.ResultWriterConfig) TaskResult {
 	if w.Transformation == "NONE" {
 		var err error
 		if entries, err = r.entries(); err != nil {
-			return TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The map run's results could not be read: %v", err)}
+			return TaskResult{Failure: failure.Newf(failure.ResultWriterFailed, "The map run's results could not be read: %v", err)}
 		}
 	}
 	var succeeded, failed []any
@@ -967,7 +968,7 @@ func (r *mapRun) write(w *interp.ResultWriterConfig) TaskResult {
 	case res := <-done:
 		return res
 	case <-e.ctx.Done():
-		return TaskResult{Failure: stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The server stopped while the results were written.")}
+		return TaskResult{Failure: failure.New(failure.ResultWriterFailed, "The server stopped while the results were written.")}
 	}
 }
 
@@ -1040,7 +1041,7 @@ func (e *Engine) spoolItems(ctx context.Context, t *Task, st ItemStreamer, done 
 	arn := t.Request.Reader.Spool
 	ex := e.store.Executor()
 	if err := ex.MapItemsDelete(ctx, arn); err != nil {
-		done(TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The items could not be kept: %v", err)})
+		done(TaskResult{Failure: failure.Newf(failure.ItemReaderFailed, "The items could not be kept: %v", err)})
 		return
 	}
 	var n int64
@@ -1057,9 +1058,9 @@ func (e *Engine) spoolItems(ctx context.Context, t *Task, st ItemStreamer, done 
 		return nil
 	})
 	if err != nil {
-		var fl *stepwisetype.Failure
+		var fl *failure.Failure
 		if !errors.As(err, &fl) {
-			fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+			fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 		}
 		done(TaskResult{Failure: fl})
 		return

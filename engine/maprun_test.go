@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -143,9 +143,9 @@ func recoveryRun(t *testing.T, items, perBatch int, rounds []func(i int) bool) {
 		var err error
 		row, err = b.drv.Executor().ExecutionGet(ctx, parent.Arn)
 		require.NoError(t, err)
-		return row.Status != stepwisetype.StatusRunning
+		return row.Status != history.StatusRunning
 	}, 2*time.Minute, 5*time.Millisecond)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status, "%s", derefOr(row.Cause))
+	require.Equal(t, history.StatusSucceeded, row.Status, "%s", derefOr(row.Cause))
 	out, err := jsonvalue.ParseString(*row.Output)
 	require.NoError(t, err)
 	require.Len(t, out, children)
@@ -157,7 +157,7 @@ func recoveryRun(t *testing.T, items, perBatch int, rounds []func(i int) bool) {
 	require.Len(t, found, children)
 	for i := range children {
 		require.Equal(t, 1, c.passed[i], "child %d: starts", i)
-		require.Equal(t, stepwisetype.StatusSucceeded, found[i].Status, "child %d", i)
+		require.Equal(t, history.StatusSucceeded, found[i].Status, "child %d", i)
 	}
 	mr, err := b.drv.Executor().MapRunGet(ctx, c.mapRun)
 	require.NoError(t, err)

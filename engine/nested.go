@@ -7,7 +7,7 @@ import (
 
 	"stepwise/engine/nested"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -35,7 +35,7 @@ func (h nestedHost) Start(ctx context.Context, c *nested.Child) (*store.Executio
 			Input: c.Input, InputValue: c.InputValue, InputParsed: true, VersionArn: c.VersionArn, AliasArn: c.AliasArn, Policies: policies})
 	}()
 	if errors.Is(err, ErrStopped) {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+		return nil, sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")
 	}
 	return row, err
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine/nested"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -47,7 +48,7 @@ func TestNestedExecutions(t *testing.T) {
 	require.NotNil(t, task)
 	require.NoError(t, b.engine.SendTaskFailure(ctx, task.Token, "Broken", "child failed"))
 
-	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	row := b.waitStatus(t, parent.Arn, history.StatusSucceeded)
 	require.Contains(t, *row.Output, `"fired":{"arn":"arn:aws:states:us-east-1:123456789012:execution:child:fire"}`)
 	require.Contains(t, *row.Output, `"two":{"out":{"done":true},"status":"SUCCEEDED"}`)
 	require.Contains(t, *row.Output, `"failed":{"Error":"States.TaskFailed","Cause":"{`)
@@ -65,10 +66,10 @@ func TestStoppingParentStopsSyncChild(t *testing.T) {
 		"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:child", "Name": "kid"}, "End": true}}}`)
 	parent := b.start(t, sm, m, "p1", `{}`)
 	kid := "arn:aws:states:us-east-1:123456789012:execution:child:kid"
-	b.waitStatus(t, kid, stepwisetype.StatusRunning)
+	b.waitStatus(t, kid, history.StatusRunning)
 	_, err := b.engine.StopExecution(context.Background(), parent.Arn, "", "")
 	require.NoError(t, err)
-	b.waitStatus(t, kid, stepwisetype.StatusAborted)
+	b.waitStatus(t, kid, history.StatusAborted)
 }
 
 // parseJSON parses JSON text into a map, numbers as json.Number.
@@ -110,7 +111,7 @@ func TestNestedOutputShapes(t *testing.T) {
 			"Catch": [{"ErrorEquals": ["StepFunctions.StateMachineDoesNotExistException"], "ResultPath": "$.missing", "Next": "Done"}], "End": true},
 		"Done": {"Type": "Pass", "End": true}}}`)
 	parent := b.start(t, sm, m, "p1", `{}`)
-	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	row := b.waitStatus(t, parent.Arn, history.StatusSucceeded)
 	out := parseJSON(t, *row.Output)
 
 	rr := out["rr"].(map[string]any)
@@ -175,11 +176,11 @@ func TestNestedRefusedStarts(t *testing.T) {
 				require.NoError(t, err)
 				m, err := b.engine.machine(context.Background(), sm.Arn, sm.RevisionID)
 				require.NoError(t, err)
-				b.waitStatus(t, b.start(t, sm, m, "taken", `{"another": "input"}`).Arn, stepwisetype.StatusSucceeded)
+				b.waitStatus(t, b.start(t, sm, m, "taken", `{"another": "input"}`).Arn, history.StatusSucceeded)
 			}
 			sm, m := b.machine(t, "parent"+strings.ReplaceAll(name, " ", ""), `{"StartAt": "S", "States": {"S": {"Type": "Task",
 				"Resource": "arn:aws:states:::states:startExecution.sync", "Parameters": `+tc.params+`, "End": true}}}`)
-			row := b.waitStatus(t, b.start(t, sm, m, "p", `{}`).Arn, stepwisetype.StatusFailed)
+			row := b.waitStatus(t, b.start(t, sm, m, "p", `{}`).Arn, history.StatusFailed)
 			require.Equal(t, tc.error, *row.Error)
 			require.True(t, strings.HasPrefix(*row.Cause, tc.cause), *row.Cause)
 		})
@@ -194,11 +195,11 @@ func TestStoppedChildFailsSyncParent(t *testing.T) {
 		"Parameters": {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:child", "Name": "kid"}, "End": true}}}`)
 	parent := b.start(t, sm, m, "p1", `{}`)
 	kid := "arn:aws:states:us-east-1:123456789012:execution:child:kid"
-	b.waitStatus(t, kid, stepwisetype.StatusRunning)
+	b.waitStatus(t, kid, history.StatusRunning)
 	_, err := b.engine.StopExecution(context.Background(), kid, "Stopped", "by hand")
 	require.NoError(t, err)
-	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusFailed)
-	require.Equal(t, stepwisetype.ErrorTaskFailed, *row.Error)
+	row := b.waitStatus(t, parent.Arn, history.StatusFailed)
+	require.Equal(t, failure.TaskFailed, *row.Error)
 	cause := parseJSON(t, *row.Cause)
 	require.Equal(t, "ABORTED", cause["Status"])
 	require.Equal(t, "Stopped", cause["Error"])
@@ -224,7 +225,7 @@ func TestSyncTaskStartedWithItsChild(t *testing.T) {
 	evs, err := b.drv.Executor().EventList(context.Background(), &store.EventListParams{ExecutionArn: parent.Arn, Limit: 100})
 	require.NoError(t, err)
 	var last struct {
-		TaskSubmittedEventDetails *stepwisetype.TaskEventDetails `json:"taskSubmittedEventDetails"`
+		TaskSubmittedEventDetails *history.TaskEventDetails `json:"taskSubmittedEventDetails"`
 	}
 	require.NoError(t, json.Unmarshal(evs[len(evs)-1].Body, &last))
 	submitted := last.TaskSubmittedEventDetails
@@ -235,7 +236,7 @@ func TestSyncTaskStartedWithItsChild(t *testing.T) {
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task)
 	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `{}`))
-	b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, parent.Arn, history.StatusSucceeded)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"},
 		b.history(t, parent.Arn))
 }
@@ -260,7 +261,7 @@ func TestNestedStartOnVersionAndAlias(t *testing.T) {
 			"Parameters": {"StateMachineArn": "`+childSM.Arn+`:9"}, "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.missing", "Next": "Done"}], "End": true},
 		"Done": {"Type": "Pass", "End": true}}}`)
 	parent := b.start(t, sm, m, "p1", `{}`)
-	row := b.waitStatus(t, parent.Arn, stepwisetype.StatusSucceeded)
+	row := b.waitStatus(t, parent.Arn, history.StatusSucceeded)
 	require.Contains(t, *row.Output, `"version":{"out":"v1"}`)
 	require.Contains(t, *row.Output, `"alias":{"out":"v1"}`)
 	require.Contains(t, *row.Output, `StateMachineDoesNotExist`)

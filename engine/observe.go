@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -34,13 +34,13 @@ type CommittedStep struct {
 	// Execution is the execution's row after the step.
 	Execution *store.Execution
 	// Previous is its status before the step; "" for the start.
-	Previous stepwisetype.ExecutionStatus
+	Previous history.ExecutionStatus
 	// Redriven says the step is a redrive.
 	Redriven bool
 	// Express says the execution is an EXPRESS one.
 	Express bool
 	// Events are the history events the step added.
-	Events []*stepwisetype.HistoryEvent
+	Events []*history.Event
 	// Task is the task whose start, heartbeat or result the step took,
 	// if any.
 	Task *interp.TaskRequest
@@ -54,15 +54,15 @@ func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
 // the status stays as it was, RUNNING for a start or a redrive, and the
 // end when it ended (a start or redrive that ends at once tells of both).
 // render makes a notice's body.
-func statusNotices(render func(*store.Execution, time.Time) []byte, previous stepwisetype.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
+func statusNotices(render func(*store.Execution, time.Time) []byte, previous history.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
 	began := ev == nil || ev.Kind == interp.Redrive
 	if !began && next.Status == previous {
 		return nil
 	}
 	var out []*store.OutboxEvent
-	if began && next.Status != stepwisetype.StatusRunning {
+	if began && next.Status != history.StatusRunning {
 		running := *next
-		running.Status = stepwisetype.StatusRunning
+		running.Status = history.StatusRunning
 		running.StopDate, running.Output, running.Error, running.Cause = nil, nil, nil, nil
 		out = append(out, &store.OutboxEvent{CreatedAt: now, Body: render(&running, now)})
 	}
@@ -70,7 +70,7 @@ func statusNotices(render func(*store.Execution, time.Time) []byte, previous ste
 }
 
 // observe tells the observer of a committed step.
-func (e *Engine) observe(row *store.Execution, previous stepwisetype.ExecutionStatus, ev *interp.Event, events []*stepwisetype.HistoryEvent, task *interp.TaskRequest) {
+func (e *Engine) observe(row *store.Execution, previous history.ExecutionStatus, ev *interp.Event, events []*history.Event, task *interp.TaskRequest) {
 	if e.cfg.Observer == nil {
 		return
 	}

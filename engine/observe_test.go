@@ -9,15 +9,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
 
 // testNotice is the body the tests render of a status change.
 type testNotice struct {
 	ExecutionArn string
-	Status       stepwisetype.ExecutionStatus
+	Status       history.ExecutionStatus
 	Input        string
 	Output       *string
 	Error, Cause *string
@@ -80,8 +81,8 @@ func TestStatusChangeNotices(t *testing.T) {
 	x := b.start(t, sm2, m2, "x", `{}`)
 	b.tasks.waitPending(t, 1)
 	require.Equal(t, []string{"RUNNING"}, statuses(b.notices(t), x.Arn), "a step that keeps the status tells nothing")
-	b.tasks.complete(TaskResult{Failure: stepwisetype.NewFailure("Broken", "fix me")})
-	b.waitStatus(t, x.Arn, stepwisetype.StatusFailed)
+	b.tasks.complete(TaskResult{Failure: failure.New("Broken", "fix me")})
+	b.waitStatus(t, x.Arn, history.StatusFailed)
 	_, err := b.engine.RedriveExecution(context.Background(), x.Arn)
 	require.NoError(t, err)
 	b.tasks.waitPending(t, 1)
@@ -182,7 +183,7 @@ func TestObserverSeesTheHistory(t *testing.T) {
 	b.open(t, 0)
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Output: "done"})
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	// The observer is told of a step once its commit returns: a moment
 	// after a reader of the store can see it.
 	testwait.Until(t, func() bool {

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // syncSeq numbers in-memory executions so their task ids are unique in the
@@ -150,7 +150,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 		defer work.stepEnded()
 		at := now()
 		var cmds []interp.Command
-		var events []*stepwisetype.HistoryEvent
+		var events []*history.Event
 		var err error
 		previous := x.Status
 		if ev == nil {
@@ -164,7 +164,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 		}
 		if e.cfg.Observer != nil {
 			seen := *row
-			if x.Status != stepwisetype.StatusRunning {
+			if x.Status != history.StatusRunning {
 				setEnd(&seen, x, at)
 			}
 			var task *interp.TaskRequest
@@ -184,7 +184,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 	if err := step(nil); err != nil {
 		return nil, errStopped
 	}
-	for x.Status == stepwisetype.StatusRunning {
+	for x.Status == history.StatusRunning {
 		var err error
 		select {
 		case <-ctx.Done():
@@ -201,6 +201,6 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 	}
 	stop := now()
 	setEnd(row, x, stop)
-	billed := stepwisetype.BilledDuration(stop.Sub(start).Milliseconds())
+	billed := history.BilledDuration(stop.Sub(start).Milliseconds())
 	return &SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

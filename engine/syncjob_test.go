@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // A .sync task's job start (a Submitted result) is recorded before the
@@ -57,7 +57,7 @@ func TestSyncJobFollowedAfterRestart(t *testing.T) {
 	require.Equal(t, jsonvalue.String(started), jsonvalue.String(again.Submitted), "with the job it started")
 
 	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	types = b.history(t, row.Arn)
 	submitted := 0
 	for _, ty := range types {

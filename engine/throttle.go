@@ -2,9 +2,8 @@ package engine
 
 import (
 	"context"
+	"stepwise/history"
 	"time"
-
-	"stepwise/stepwisetype"
 )
 
 // TransitionLimiter holds back the state transitions of STANDARD
@@ -31,7 +30,7 @@ type TransitionLimiter interface {
 // (the step is not committed: the caller drops the execution). EXPRESS
 // executions are not throttled, nor is StartSyncExecution, which does not
 // commit its steps, nor TestState, which does not run in the engine.
-func (e *Engine) throttle(ctx context.Context, l *liveExecution, events []*stepwisetype.HistoryEvent) error {
+func (e *Engine) throttle(ctx context.Context, l *liveExecution, events []*history.Event) error {
 	if e.cfg.Transitions == nil || isExpressArn(l.arn) {
 		return nil
 	}
@@ -55,6 +54,6 @@ func (e *Engine) throttle(ctx context.Context, l *liveExecution, events []*stepw
 }
 
 // transitions counts the state transitions of a step's events.
-func transitions(events []*stepwisetype.HistoryEvent) int {
-	return stepwisetype.StateTransitions(events)
+func transitions(events []*history.Event) int {
+	return history.StateTransitions(events)
 }

@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
 
@@ -65,7 +66,7 @@ func TestThrottleCountsTransitions(t *testing.T) {
 
 	sm, m := b.machine(t, "chain", chainDef)
 	row := b.start(t, sm, m, "e1", `{}`)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status)
+	require.Equal(t, history.StatusSucceeded, row.Status)
 	require.Equal(t, []string{"chain 3"}, lim.got(), "three states entered in one step")
 
 	// A task retried twice: entered and scheduled (1), then each retry (1).
@@ -77,11 +78,11 @@ func TestThrottleCountsTransitions(t *testing.T) {
 	row = b.start(t, sm, m, "e2", `{}`)
 	for range 2 {
 		b.tasks.waitPending(t, 1)
-		b.tasks.complete(TaskResult{Failure: &stepwisetype.Failure{Name: "Flaky"}})
+		b.tasks.complete(TaskResult{Failure: &failure.Failure{Name: "Flaky"}})
 	}
 	b.tasks.waitPending(t, 1)
 	b.tasks.complete(TaskResult{Output: "ok"})
-	b.waitStatus(t, row.Arn, stepwisetype.StatusSucceeded)
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	// The failures' steps arm the retry timers (no transition), the
 	// timers' steps schedule the task again, and the result enters Done.
 	require.Equal(t, []string{"retry 1", "retry 1", "retry 1", "retry 1"}, lim.got())
@@ -96,7 +97,7 @@ func TestThrottleDelaysTheCommit(t *testing.T) {
 	began := time.Now()
 	row := b.start(t, sm, m, "e1", `{}`)
 	require.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status)
+	require.Equal(t, history.StatusSucceeded, row.Status)
 	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "PassStateEntered",
 		"PassStateExited", "SucceedStateEntered", "SucceedStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 }
@@ -109,11 +110,11 @@ func TestThrottleSkipsExpress(t *testing.T) {
 	row, err := b.engine.StartExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "x", Input: "{}",
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:chain:x:1"})
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusSucceeded, row.Status)
+	require.Equal(t, history.StatusSucceeded, row.Status)
 	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "s", Input: "{}",
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:chain:s:1"})
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusSucceeded, res.Execution.Status)
+	require.Equal(t, history.StatusSucceeded, res.Execution.Status)
 	require.Empty(t, lim.got())
 }
 
@@ -146,7 +147,7 @@ func TestThrottleWaitEndsOnHalt(t *testing.T) {
 	case r := <-done:
 		// A step in flight is committed when the engine stops.
 		require.NoError(t, r.err)
-		require.Equal(t, stepwisetype.StatusSucceeded, r.row.Status)
+		require.Equal(t, history.StatusSucceeded, r.row.Status)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the wait did not end when the engine stopped")
 	}
@@ -157,7 +158,7 @@ func TestThrottleWaitEndsOnHalt(t *testing.T) {
 	}
 	stored, err := b.drv.Executor().ExecutionGet(context.Background(), fmt.Sprintf("arn:aws:states:%s:%s:execution:chain:e1", region, account))
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.StatusSucceeded, stored.Status)
+	require.Equal(t, history.StatusSucceeded, stored.Status)
 }
 
 func TestThrottleWaitEndsWithTheCaller(t *testing.T) {
@@ -176,30 +177,30 @@ func TestThrottleWaitEndsWithTheCaller(t *testing.T) {
 
 func TestTransitions(t *testing.T) {
 	t.Parallel()
-	ev := func(id, prev int64, typ stepwisetype.EventType) *stepwisetype.HistoryEvent {
-		return &stepwisetype.HistoryEvent{ID: id, PreviousEventID: prev, Type: typ}
+	ev := func(id, prev int64, typ history.EventType) *history.Event {
+		return &history.Event{ID: id, PreviousEventID: prev, Type: typ}
 	}
 	for _, tt := range []struct {
 		name   string
-		events []*stepwisetype.HistoryEvent
+		events []*history.Event
 		want   int
 	}{
 		{"none", nil, 0},
-		{"task entered and scheduled", []*stepwisetype.HistoryEvent{
-			ev(5, 4, "TaskStateEntered"), ev(6, 5, stepwisetype.EventTaskScheduled)}, 1},
-		{"a retry after a timer", []*stepwisetype.HistoryEvent{ev(9, 8, stepwisetype.EventLambdaFunctionScheduled)}, 1},
-		{"a retry in the step of the failure", []*stepwisetype.HistoryEvent{
-			ev(9, 8, stepwisetype.EventActivityFailed), ev(10, 9, stepwisetype.EventActivityScheduled)}, 1},
+		{"task entered and scheduled", []*history.Event{
+			ev(5, 4, "TaskStateEntered"), ev(6, 5, history.EventTaskScheduled)}, 1},
+		{"a retry after a timer", []*history.Event{ev(9, 8, history.EventLambdaFunctionScheduled)}, 1},
+		{"a retry in the step of the failure", []*history.Event{
+			ev(9, 8, history.EventActivityFailed), ev(10, 9, history.EventActivityScheduled)}, 1},
 		// Parallel branches interleave: each branch's task follows its
 		// own state.
-		{"parallel branches", []*stepwisetype.HistoryEvent{
-			ev(2, 1, "ParallelStateEntered"), ev(3, 2, stepwisetype.EventParallelStateStarted),
+		{"parallel branches", []*history.Event{
+			ev(2, 1, "ParallelStateEntered"), ev(3, 2, history.EventParallelStateStarted),
 			ev(4, 3, "TaskStateEntered"), ev(5, 3, "TaskStateEntered"),
-			ev(6, 4, stepwisetype.EventTaskScheduled), ev(7, 5, stepwisetype.EventTaskScheduled)}, 3},
-		{"a result that moves on", []*stepwisetype.HistoryEvent{
-			ev(7, 6, stepwisetype.EventTaskSucceeded), ev(8, 7, "TaskStateExited"),
-			ev(9, 8, "PassStateEntered"), ev(10, 9, "PassStateExited"), ev(11, 10, stepwisetype.EventExecutionSucceeded)}, 1},
-		{"a hand-out", []*stepwisetype.HistoryEvent{ev(7, 6, stepwisetype.EventActivityStarted)}, 0},
+			ev(6, 4, history.EventTaskScheduled), ev(7, 5, history.EventTaskScheduled)}, 3},
+		{"a result that moves on", []*history.Event{
+			ev(7, 6, history.EventTaskSucceeded), ev(8, 7, "TaskStateExited"),
+			ev(9, 8, "PassStateEntered"), ev(10, 9, "PassStateExited"), ev(11, 10, history.EventExecutionSucceeded)}, 1},
+		{"a hand-out", []*history.Event{ev(7, 6, history.EventActivityStarted)}, 0},
 	} {
 		require.Equal(t, tt.want, transitions(tt.events), tt.name)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/execlog"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
 )

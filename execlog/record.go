@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // MaxDataBytes is the most bytes of JSON text an input or output keeps in
@@ -18,7 +18,7 @@ const MaxDataBytes = 248 * 1024
 // and the JSON of its details.
 type captured struct {
 	id, previous, millis int64
-	typ                  stepwisetype.EventType
+	typ                  history.EventType
 	// details is the JSON object of the event's details; nil when it has
 	// none.
 	details []byte
@@ -26,9 +26,9 @@ type captured struct {
 
 // capture copies ev's JSON onto buf and returns buf and the event. The
 // details are the value of the one member after previousEventId in the
-// event's JSON (stepwisetype.HistoryEvent.AppendJSON writes timestamp,
+// event's JSON (history.Event.AppendJSON writes timestamp,
 // type, id and previousEventId first).
-func capture(buf []byte, ev *stepwisetype.HistoryEvent) ([]byte, captured) {
+func capture(buf []byte, ev *history.Event) ([]byte, captured) {
 	c := captured{id: ev.ID, previous: ev.PreviousEventID, millis: ev.Timestamp.UnixMilli(), typ: ev.Type}
 	start := len(buf)
 	buf = ev.AppendJSON(buf)

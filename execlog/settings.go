@@ -3,9 +3,8 @@ package execlog
 import (
 	"encoding/json"
 	"fmt"
+	"stepwise/history"
 	"strings"
-
-	"stepwise/stepwisetype"
 )
 
 // Level is a logging configuration's level.
@@ -37,49 +36,49 @@ func (l Level) String() string {
 }
 
 // fatalEvents are the events FATAL logs: the execution's own failures.
-var fatalEvents = map[stepwisetype.EventType]bool{
-	stepwisetype.EventExecutionAborted:  true,
-	stepwisetype.EventExecutionFailed:   true,
-	stepwisetype.EventExecutionTimedOut: true,
+var fatalEvents = map[history.EventType]bool{
+	history.EventExecutionAborted:  true,
+	history.EventExecutionFailed:   true,
+	history.EventExecutionTimedOut: true,
 }
 
 // errorEvents are the events ERROR logs besides the fatal ones: AWS's
 // table of log levels (developer guide, "Log levels"), then the failures
 // of activities and Map Runs and EvaluationFailed, which that table
 // predates.
-var errorEvents = map[stepwisetype.EventType]bool{
+var errorEvents = map[history.EventType]bool{
 	// AWS's table.
-	"FailStateEntered":                       true,
-	stepwisetype.EventLambdaFunctionFailed:   true,
-	"LambdaFunctionScheduleFailed":           true,
-	"LambdaFunctionStartFailed":              true,
-	stepwisetype.EventLambdaFunctionTimedOut: true,
-	stepwisetype.EventMapIterationAborted:    true,
-	stepwisetype.EventMapIterationFailed:     true,
-	stepwisetype.EventMapStateAborted:        true,
-	stepwisetype.EventMapStateFailed:         true,
-	stepwisetype.EventParallelStateAborted:   true,
-	stepwisetype.EventParallelStateFailed:    true,
-	stepwisetype.EventTaskFailed:             true,
-	stepwisetype.EventTaskStartFailed:        true,
-	stepwisetype.EventTaskStateAborted:       true,
-	stepwisetype.EventTaskSubmitFailed:       true,
-	stepwisetype.EventTaskTimedOut:           true,
-	stepwisetype.EventWaitStateAborted:       true,
-	stepwisetype.EventExecutionAborted:       true,
-	stepwisetype.EventExecutionFailed:        true,
-	stepwisetype.EventExecutionTimedOut:      true,
+	"FailStateEntered":                  true,
+	history.EventLambdaFunctionFailed:   true,
+	"LambdaFunctionScheduleFailed":      true,
+	"LambdaFunctionStartFailed":         true,
+	history.EventLambdaFunctionTimedOut: true,
+	history.EventMapIterationAborted:    true,
+	history.EventMapIterationFailed:     true,
+	history.EventMapStateAborted:        true,
+	history.EventMapStateFailed:         true,
+	history.EventParallelStateAborted:   true,
+	history.EventParallelStateFailed:    true,
+	history.EventTaskFailed:             true,
+	history.EventTaskStartFailed:        true,
+	history.EventTaskStateAborted:       true,
+	history.EventTaskSubmitFailed:       true,
+	history.EventTaskTimedOut:           true,
+	history.EventWaitStateAborted:       true,
+	history.EventExecutionAborted:       true,
+	history.EventExecutionFailed:        true,
+	history.EventExecutionTimedOut:      true,
 	// Failures the table does not list.
-	stepwisetype.EventActivityFailed:   true,
-	"ActivityScheduleFailed":           true,
-	stepwisetype.EventActivityTimedOut: true,
-	stepwisetype.EventMapRunAborted:    true,
-	stepwisetype.EventMapRunFailed:     true,
-	stepwisetype.EventEvaluationFailed: true,
+	history.EventActivityFailed:   true,
+	"ActivityScheduleFailed":      true,
+	history.EventActivityTimedOut: true,
+	history.EventMapRunAborted:    true,
+	history.EventMapRunFailed:     true,
+	history.EventEvaluationFailed: true,
 }
 
 // Logs says whether the level logs events of type t.
-func (l Level) Logs(t stepwisetype.EventType) bool {
+func (l Level) Logs(t history.EventType) bool {
 	switch l {
 	case LevelAll:
 		return true

@@ -13,7 +13,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/execlog"
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -74,14 +74,14 @@ func failedStep(name, input string) *engine.CommittedStep {
 	errName, cause := "Boom", "it <broke>"
 	return &engine.CommittedStep{
 		Execution: &store.Execution{Arn: "arn:aws:states:us-east-1:123456789012:execution:sm:" + name, StateMachineArn: smArn,
-			RevisionID: "r1", Status: stepwisetype.StatusFailed, RedriveCount: 2},
-		Events: []*stepwisetype.HistoryEvent{
-			{Timestamp: at, Type: stepwisetype.EventExecutionStarted, ID: 1,
-				ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{Input: input, RoleArn: roleArn}},
+			RevisionID: "r1", Status: history.StatusFailed, RedriveCount: 2},
+		Events: []*history.Event{
+			{Timestamp: at, Type: history.EventExecutionStarted, ID: 1,
+				ExecutionStartedEventDetails: &history.ExecutionStartedEventDetails{Input: input, RoleArn: roleArn}},
 			{Timestamp: at, Type: "FailStateEntered", ID: 2, PreviousEventID: 0,
-				StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{Name: "F", Input: input}},
-			{Timestamp: at.Add(time.Millisecond), Type: stepwisetype.EventExecutionFailed, ID: 3, PreviousEventID: 2,
-				ExecutionFailedEventDetails: &stepwisetype.FailureEventDetails{Error: &errName, Cause: &cause}},
+				StateEnteredEventDetails: &history.StateEnteredEventDetails{Name: "F", Input: input}},
+			{Timestamp: at.Add(time.Millisecond), Type: history.EventExecutionFailed, ID: 3, PreviousEventID: 2,
+				ExecutionFailedEventDetails: &history.FailureEventDetails{Error: &errName, Cause: &cause}},
 		},
 	}
 }
@@ -290,14 +290,14 @@ func TestSettings(t *testing.T) {
 		require.Equal(t, want, [2]string{name, region}, arn)
 	}
 
-	require.True(t, execlog.LevelFatal.Logs(stepwisetype.EventExecutionTimedOut))
+	require.True(t, execlog.LevelFatal.Logs(history.EventExecutionTimedOut))
 	require.False(t, execlog.LevelFatal.Logs("FailStateEntered"))
 	require.True(t, execlog.LevelError.Logs("TaskSubmitFailed"))
-	require.False(t, execlog.LevelError.Logs(stepwisetype.EventTaskSucceeded))
-	require.False(t, execlog.LevelOff.Logs(stepwisetype.EventExecutionFailed))
+	require.False(t, execlog.LevelError.Logs(history.EventTaskSucceeded))
+	require.False(t, execlog.LevelOff.Logs(history.EventExecutionFailed))
 	for _, typ := range awsErrorEvents {
-		require.True(t, execlog.LevelError.Logs(stepwisetype.EventType(typ)), typ)
-		require.Equal(t, contains(awsFatalEvents, typ), execlog.LevelFatal.Logs(stepwisetype.EventType(typ)), typ)
+		require.True(t, execlog.LevelError.Logs(history.EventType(typ)), typ)
+		require.Equal(t, contains(awsFatalEvents, typ), execlog.LevelFatal.Logs(history.EventType(typ)), typ)
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Credentials used for calls to a configured endpoint when the
@@ -94,10 +94,10 @@ func SdkMetadata(out *jsonvalue.Object, md middleware.Metadata) {
 // The exception is the SDK's modeled error type when there is one, else
 // the error code with an Exception suffix. Errors that never reached the
 // service are <prefix>.SdkClientException.
-func ServiceFailure(prefix, service string, err error) *stepwisetype.Failure {
+func ServiceFailure(prefix, service string, err error) *failure.Failure {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return stepwisetype.NewFailure(prefix+".SdkClientException", err.Error())
+		return failure.New(prefix+".SdkClientException", err.Error())
 	}
 	code := apiErr.ErrorCode()
 	// A modeled error is named after its exception; any other code is the
@@ -117,7 +117,7 @@ func ServiceFailure(prefix, service string, err error) *stepwisetype.Failure {
 	if errors.As(err, &reqErr) {
 		requestID = reqErr.ServiceRequestID()
 	}
-	return stepwisetype.NewFailure(prefix+"."+ExceptionName(name), fmt.Sprintf(
+	return failure.New(prefix+"."+ExceptionName(name), fmt.Sprintf(
 		"%s (Service: %s; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
 		apiErr.ErrorMessage(), service, status, code, requestID))
 }
@@ -161,7 +161,7 @@ func StringParam(params any, name string) (string, bool) {
 func RequireString(params any, name string) (string, error) {
 	s, ok := StringParam(params, name)
 	if !ok {
-		return "", stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return "", failure.Newf(failure.TaskFailed,
 			"The field '%s' is required but was missing", name)
 	}
 	return s, nil

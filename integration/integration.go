@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"stepwise/engine"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
 )
 
 // Pattern is a service integration pattern: the suffix of a resource ARN.
@@ -66,7 +66,7 @@ type Request struct {
 
 // Integration carries out requests. Call blocks until the service
 // answered (or ctx ended) and returns the task's result as a jsonvalue
-// value, or an error: a *stepwisetype.Failure is the task's failure as it
+// value, or an error: a *failure.Failure is the task's failure as it
 // is, any other error fails the task with States.TaskFailed. For
 // .waitForTaskToken the result is recorded in TaskSubmitted and the task
 // waits for its token.
@@ -136,7 +136,7 @@ type Config struct {
 	// HTTPTaskAllow lists the hosts, addresses and networks HTTP Tasks
 	// may call although they are not public, and over plain http://
 	// (stepwise serve --http-task-allow; the entries of
-	// internal/egress.ParseAllow). Without it, HTTP Tasks call public
+	// internal/security/egress.ParseAllow). Without it, HTTP Tasks call public
 	// HTTPS endpoints only, as on AWS.
 	HTTPTaskAllow []string
 	// PayloadLimit is the largest task result in bytes (0: 256 KiB).
@@ -323,8 +323,8 @@ func (r *Registry) route(resource string) (e *entry, service, action string, pat
 }
 
 // noIntegration fails a task whose resource no integration serves.
-func noIntegration(resource string) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "No integration is configured for the resource '%s'.", resource)
+func noIntegration(resource string) *failure.Failure {
+	return failure.Newf(failure.TaskFailed, "No integration is configured for the resource '%s'.", resource)
 }
 
 // Run calls the integration serving a task's resource in the background;
@@ -343,7 +343,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 		done(engine.TaskResult{Failure: noIntegration(t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
-		done(engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
 			"The resource '%s' does not support the integration pattern '%s'.", base, strings.TrimPrefix(string(pattern), "."))})
 		return
 	}
@@ -402,7 +402,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 
 // Invoke makes the call of a Task state's resource and waits for its
 // result, for the TestState operation: the result, or the task's failure
-// as a *stepwisetype.Failure. A .waitForTaskToken resource makes its call
+// as a *failure.Failure. A .waitForTaskToken resource makes its call
 // and answers with what the service answered.
 func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
 	e, service, action, pattern, _ := r.route(resource)
@@ -428,12 +428,12 @@ func (r *Registry) Cancel(executionArn, taskID string) {
 }
 
 // AsFailure is the task failure an integration's error stands for.
-func AsFailure(err error) *stepwisetype.Failure {
-	var f *stepwisetype.Failure
+func AsFailure(err error) *failure.Failure {
+	var f *failure.Failure
 	if errors.As(err, &f) {
 		return f
 	}
-	return stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, err.Error())
+	return failure.New(failure.TaskFailed, err.Error())
 }
 
 // ExceptionName is an error code as the AWS SDKs name its exception: with

@@ -15,11 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // calls records what the test integrations were asked.
@@ -38,7 +38,7 @@ func init() {
 			return nil, ctx.Err()
 		}
 		if v, ok := r.Parameters.(*jsonvalue.Object).Get("fail"); ok {
-			return nil, stepwisetype.NewFailure(v.(string), "it failed")
+			return nil, failure.New(v.(string), "it failed")
 		}
 		if _, ok := r.Parameters.(*jsonvalue.Object).Get("oops"); ok {
 			return nil, errors.New("plain error")
@@ -138,15 +138,15 @@ func TestRegistryRoutesByResource(t *testing.T) {
 	res = run(t, reg, "t4", "arn:aws:states:::lambda:invoke.waitForTaskToken", `{}`).wait(t)
 	require.Equal(t, engine.TaskResult{Waiting: true}, res)
 	res = run(t, reg, "t5", "arn:aws:states:::lambda:invoke", `{}`).wait(t)
-	require.Equal(t, stepwisetype.NewFailure("States.TaskFailed", "No integration is configured for the resource 'arn:aws:states:::lambda:invoke'."), res.Failure)
+	require.Equal(t, failure.New("States.TaskFailed", "No integration is configured for the resource 'arn:aws:states:::lambda:invoke'."), res.Failure)
 
 	res = run(t, reg, "t6", "arn:aws:states:::aws-sdk:test:x.waitForTaskToken", `{}`).wait(t)
 	require.Equal(t, "The resource 'arn:aws:states:::aws-sdk:test:x' does not support the integration pattern 'waitForTaskToken'.", res.Failure.Cause)
 
 	res = run(t, reg, "t7", "arn:aws:states:::test:echo", `{"fail": "Custom.Error"}`).wait(t)
-	require.Equal(t, stepwisetype.NewFailure("Custom.Error", "it failed"), res.Failure)
+	require.Equal(t, failure.New("Custom.Error", "it failed"), res.Failure)
 	res = run(t, reg, "t8", "arn:aws:states:::test:echo", `{"oops": true}`).wait(t)
-	require.Equal(t, stepwisetype.NewFailure("States.TaskFailed", "plain error"), res.Failure)
+	require.Equal(t, failure.New("States.TaskFailed", "plain error"), res.Failure)
 
 	// A cancelled call gives no result.
 	r := run(t, reg, "t9", "arn:aws:states:::test:echo", `{"block": true}`)

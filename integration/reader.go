@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration/itemreader"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // The resources of an ItemReader, and the SDK actions that read them.
@@ -39,9 +39,9 @@ func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engi
 	go func() {
 		items, err := r.read(context.WithoutCancel(ctx), t)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+				fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 			}
 			done(engine.TaskResult{Failure: fl})
 			return
@@ -66,7 +66,7 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 // StreamItems carries out a Map state's ItemReader as readItems does,
 // handing its items to emit in order, at most itemreader.BatchSize at a
 // time, as they are read: an object is read as it arrives, never held
-// (a listing, a page at a time). It fails with the *stepwisetype.Failure
+// (a listing, a page at a time). It fails with the *failure.Failure
 // readItems answers with; emit's error, and the context's once ctx is
 // done, are returned as they are. Items may have been handed over before
 // a failure.
@@ -87,9 +87,9 @@ func (r *Registry) StreamItems(ctx context.Context, t *engine.Task, emit func(it
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return err
 	}
-	var fl *stepwisetype.Failure
+	var fl *failure.Failure
 	if !errors.As(err, &fl) {
-		fl = stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "%v", err)
+		fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 	}
 	return fl
 }
@@ -152,7 +152,7 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 			params = p
 		}
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
+	return failure.Newf(failure.ItemReaderFailed, "The resource '%s' cannot read items.", t.Request.Resource)
 }
 
 // s3Client is the integration that makes an S3 call, and its request.
@@ -160,7 +160,7 @@ func (r *Registry) s3Client(t *engine.Task, action string, params any) (Integrat
 	resource := "arn:aws:states:::aws-sdk:s3:" + action
 	e := r.lookup(resource)
 	if e == nil {
-		return nil, nil, stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, "No S3 client is configured to read items.")
+		return nil, nil, failure.Newf(failure.ItemReaderFailed, "No S3 client is configured to read items.")
 	}
 	return e.impl, &Request{Resource: resource, Service: "s3", Action: action, Pattern: RequestResponse,
 		Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID}, nil

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // writerPutObject is the resource of a ResultWriter that writes to S3.
@@ -27,9 +27,9 @@ func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(e
 	go func() {
 		out, err := r.write(context.WithoutCancel(ctx), t)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "%v", err)
+				fl = failure.Newf(failure.ResultWriterFailed, "%v", err)
 			}
 			done(engine.TaskResult{Failure: fl})
 			return
@@ -46,10 +46,10 @@ func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object
 		resource = "arn:aws" + resource[i:]
 	}
 	if resource != writerPutObject {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)
+		return nil, failure.Newf(failure.ResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)
 	}
 	if w.Bucket == "" {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed, "No bucket is given to write the results of the map run '%s' to.", w.MapRunArn)
+		return nil, failure.Newf(failure.ResultWriterFailed, "No bucket is given to write the results of the map run '%s' to.", w.MapRunArn)
 	}
 	dir := resultDir(w.Prefix, w.MapRunArn)
 	manifestKey := dir + "manifest.json"
@@ -57,7 +57,7 @@ func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object
 		const action = "putObject"
 		e := r.lookup("arn:aws:states:::aws-sdk:s3:" + action)
 		if e == nil {
-			return stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
+			return failure.Newf(failure.ResultWriterFailed,
 				"No S3 client is configured to write the results to s3://%s/%s.", w.Bucket, key)
 		}
 		params := jsonvalue.NewObject(3)
@@ -71,7 +71,7 @@ func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object
 			Pattern: RequestResponse, Parameters: params, ExecutionArn: t.ExecutionArn, TaskID: t.ID})
 		if err != nil {
 			f := AsFailure(err)
-			return stepwisetype.Failuref(stepwisetype.ErrorResultWriterFailed,
+			return failure.Newf(failure.ResultWriterFailed,
 				"Could not write the results to s3://%s/%s: %s: %s", w.Bucket, key, f.Name, f.Cause)
 		}
 		return nil

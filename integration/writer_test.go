@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // Without the aws-sdk S3 client (not linked into this test), a
@@ -28,7 +28,7 @@ func TestResultWriterWithoutS3Client(t *testing.T) {
 	select {
 	case r := <-ch:
 		require.NotNil(t, r.Failure)
-		require.Equal(t, stepwisetype.ErrorResultWriterFailed, r.Failure.Name)
+		require.Equal(t, failure.ResultWriterFailed, r.Failure.Name)
 		require.Equal(t, "No S3 client is configured to write the results to s3://b/p/run1/SUCCEEDED_0.json.", r.Failure.Cause)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer")

@@ -12,8 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl/budget"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 const runaway = `($f := function($n){ $n = 0 ? 0 : $f($n-1) + $f($n-1) }; $f(60))`
@@ -32,8 +33,8 @@ func TestBudgetFailsRunawayState(t *testing.T) {
 	b := setup(t, `{"QueryLanguage": "JSONata", "StartAt": "P", "States": {
 		"P": {"Type": "Pass", "Output": "{% `+runaway+` %}", "End": true}}}`, `{}`,
 		interp.Options{Limits: budget.Limits{Steps: 100_000}})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorQueryEvaluationError, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.QueryEvaluationError, b.x.Failure.Name)
 	require.Contains(t, b.x.Failure.Cause, "the evaluation took more than its limit of 100000 steps")
 }
 
@@ -47,8 +48,8 @@ func TestBudgetFailsHugeValue(t *testing.T) {
 	} {
 		b := setup(t, def, `{"s": "`+string(make([]byte, 0))+`0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}`,
 			interp.Options{Limits: budget.Limits{Bytes: 1000}})
-		require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-		require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name, "%s", b.x.Failure.Cause)
+		require.Equal(t, history.StatusFailed, b.x.Status)
+		require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name, "%s", b.x.Failure.Cause)
 		require.Contains(t, b.x.Failure.Cause, "limit of 1000 bytes")
 	}
 }
@@ -68,7 +69,7 @@ func TestTimeLimitMarksReplay(t *testing.T) {
 	b := setup(t, runawayAfterTask, `{}`, opts)
 	task := b.only(t, interp.RunTask)[0]
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task.ID, Output: "r"})
-	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status)
+	require.Equal(t, history.StatusSucceeded, b.x.Status)
 	require.Contains(t, b.output(t), "the evaluation ran longer than its time limit of 5s")
 	marks := b.x.Marks()
 	require.Len(t, marks, 1)
@@ -84,7 +85,7 @@ func TestTimeLimitMarksReplay(t *testing.T) {
 }
 
 // eventsText is the JSON of each event, every member included.
-func eventsText(evs []*stepwisetype.HistoryEvent) []string {
+func eventsText(evs []*history.Event) []string {
 	var out []string
 	for _, e := range evs {
 		b, err := json.Marshal(e)
@@ -111,7 +112,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	b := setup(t, runawayAfterTask, `{}`, opts)
 	task := b.only(t, interp.RunTask)[0]
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task.ID, Output: "r"})
-	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Equal(t, history.StatusAborted, b.x.Status)
 	require.Equal(t, "Halt", b.x.Failure.Name)
 	require.Equal(t, []string{"TaskSucceeded", "TaskStateExited", "ParallelStateEntered", "ParallelStateStarted",
 		"PassStateEntered", "ExecutionAborted"}, b.types()[4:], "the pass was entered, and stopped in its evaluation")
@@ -121,7 +122,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	r := setup(t, runawayAfterTask, `{}`, interp.Options{Limits: budget.Limits{Steps: -1, Time: -1}})
 	r.x.ReplayMarks(marks)
 	r.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: task.ID, Output: "r"})
-	require.Equal(t, stepwisetype.StatusAborted, r.x.Status)
+	require.Equal(t, history.StatusAborted, r.x.Status)
 	require.Equal(t, eventsText(b.events), eventsText(r.events))
 	require.Equal(t, "asked to", r.x.Failure.Cause)
 }
@@ -171,8 +172,8 @@ func TestSharedValuesFailWithoutExpanding(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			b := setup(t, def, in, interp.Options{})
 			runtime.ReadMemStats(&after)
-			require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-			require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name, b.x.Failure.Cause)
+			require.Equal(t, history.StatusFailed, b.x.Status)
+			require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name, b.x.Failure.Cause)
 			// Written out whole it would take 40 MB.
 			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20))
 		})

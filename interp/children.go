@@ -8,8 +8,9 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // execChildren starts a Parallel or Map state: it works out the children's
@@ -50,7 +51,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 				return
 			}
 		}
-		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventParallelStateStarted})
+		f.startedID = x.emit(f, history.Event{Type: history.EventParallelStateStarted})
 		f.items = make([]any, len(s.Branches))
 		for i := range f.items {
 			f.items[i] = in
@@ -69,11 +70,11 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		// A distributed Map reads its items first: the map run starts,
 		// and the items come back as the answer of a reader task.
 		f.mapRun = true
-		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
-			MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: 0}})
+		f.startedID = x.emit(f, history.Event{Type: history.EventMapStateStarted,
+			MapStateStartedEventDetails: &history.MapStateStartedEventDetails{Length: 0}})
 		f.mapRunArn = x.mapRunArn(s)
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
-			MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
+		x.emit(f, history.Event{Type: history.EventMapRunStarted,
+			MapRunStartedEventDetails: &history.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
 		req, fl := f.readerRequest(x, env, jenv)
 		if fl != nil {
 			f.readerFailed(x, fl)
@@ -86,9 +87,9 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 		return
 	}
 	// A failure after the items were read ends the map run first.
-	failed := func(fl *stepwisetype.Failure) {
+	failed := func(fl *failure.Failure) {
 		if reading {
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+			x.emit(f, history.Event{Type: history.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		}
 		f.stateFailed(x, fl)
 	}
@@ -110,8 +111,8 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	f.results = make([]any, len(arr))
 	f.mapRun = s.ProcessorMode == "DISTRIBUTED" || reading
 	if !reading {
-		f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
-			MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(arr)}})
+		f.startedID = x.emit(f, history.Event{Type: history.EventMapStateStarted,
+			MapStateStartedEventDetails: &history.MapStateStartedEventDetails{Length: len(arr)}})
 	}
 	if s.ToleratedCount != nil {
 		var n int64
@@ -126,7 +127,7 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 			return
 		}
 		if n < 0 {
-			failed(asFailure(stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
+			failed(asFailure(failure.New(failure.Runtime, "ToleratedFailureCount cannot be negative."), s, f.enteredID))
 			return
 		}
 		f.tolCount = n
@@ -157,8 +158,8 @@ func (f *frame) execChildren(x *Execution, env *jsonpath.Env) {
 	if f.mapRun {
 		if !reading {
 			f.mapRunArn = x.mapRunArn(s)
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunStarted,
-				MapRunStartedEventDetails: &stepwisetype.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
+			x.emit(f, history.Event{Type: history.EventMapRunStarted,
+				MapRunStartedEventDetails: &history.MapRunStartedEventDetails{MapRunArn: f.mapRunArn}})
 		}
 		f.startMapRun(x, env, jenv)
 		return
@@ -194,12 +195,12 @@ func percentField(fld *asl.IntField, env *jsonpath.Env, jenv *payload.JSONataEnv
 	}
 	n, ok := numberValue(v)
 	if !ok {
-		return 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		return 0, failure.Newf(failure.Runtime,
 			"The ToleratedFailurePercentagePath field refers to value %q which is not a valid float: %s", scalarText(v), path)
 	}
 	p := n.Float64()
 	if p < 0 || p > 100 {
-		return 0, stepwisetype.NewFailure(stepwisetype.ErrorRuntime, "ToleratedFailurePercentage must be between 0 and 100.")
+		return 0, failure.New(failure.Runtime, "ToleratedFailurePercentage must be between 0 and 100.")
 	}
 	return p, nil
 }
@@ -221,7 +222,7 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 		}
 		mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
 		if err == nil && mc < 0 {
-			err = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
+			err = failure.Newf(failure.Runtime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
 		}
 		return f.readItems, mc, err
 	}
@@ -242,7 +243,7 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 		} else if arr, ok := items.([]any); ok {
 			items = arr
 		} else {
-			return nil, 0, stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+			return nil, 0, failure.Newf(failure.QueryEvaluationError,
 				"Map state input must be an array but was: %s", jsonvalue.String(items))
 		}
 		mc, _, err := jsonataInt(s.MaxConcurrency, s.JSONata.MaxConcurrency, "MaxConcurrency", 0, jenv)
@@ -268,25 +269,25 @@ func (f *frame) mapItems(x *Execution, env *jsonpath.Env, jenv *payload.JSONataE
 		}
 		var ok bool
 		if arr, ok = items.([]any); !ok {
-			return nil, 0, &itemsNotArray{stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			return nil, 0, &itemsNotArray{failure.Newf(failure.Runtime,
 				"Reference path \"%s\" must point to array.", path)}
 		}
 	}
 	mc, _, err := intField(&IntFieldSpec{s.MaxConcurrency, "MaxConcurrencyPath"}, env)
 	if err == nil && mc < 0 {
-		err = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
+		err = failure.Newf(failure.Runtime, "Expected non-negative integer for MaxConcurrency, got '%d' instead.", mc)
 	}
 	return arr, mc, err
 }
 
 // itemsNotArray is the failure of a JSONPath Map state whose items are not
 // an array. AWS reports it as it is, without naming the state.
-type itemsNotArray struct{ *stepwisetype.Failure }
+type itemsNotArray struct{ *failure.Failure }
 
 // pump starts children while the concurrency limit allows, and completes
 // the state once every child has ended.
 func (f *frame) pump(x *Execution) {
-	if f.done || f.aborted || f.wait != waitChildren || x.Status != stepwisetype.StatusRunning {
+	if f.done || f.aborted || f.wait != waitChildren || x.Status != history.StatusRunning {
 		return
 	}
 	s := f.state
@@ -300,11 +301,11 @@ func (f *frame) pump(x *Execution) {
 		f.running = 0
 		f.wait = waitNone
 		if f.retrier(fl) < 0 {
-			typ := stepwisetype.EventParallelStateFailed
+			typ := history.EventParallelStateFailed
 			if s.Type == asl.TypeMap {
-				typ = stepwisetype.EventMapStateFailed
+				typ = history.EventMapStateFailed
 			}
-			x.emit(f, stepwisetype.HistoryEvent{Type: typ})
+			x.emit(f, history.Event{Type: typ})
 		}
 		f.stateFailed(x, fl)
 		x.push(func() { f.run(x) })
@@ -352,8 +353,8 @@ func (f *frame) newChild(x *Execution, i int) (*frame, error) {
 		return nil, err
 	}
 	c.inputText = text
-	c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
-		MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: i}})
+	c.last = x.emit(f, history.Event{Type: history.EventMapIterationStarted,
+		MapIterationStartedEventDetails: &history.MapIterationEventDetails{Name: s.Name, Index: i}})
 	c.next, c.nextInput = c.machine.StartAt, in
 	return c, nil
 }
@@ -399,8 +400,8 @@ func (f *frame) childDone(x *Execution, c *frame) {
 	isMap := s.Type == asl.TypeMap
 	if c.failure != nil {
 		if isMap {
-			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationFailed, PreviousEventID: c.last,
-				MapIterationFailedEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
+			x.emitLinked(f, history.Event{Type: history.EventMapIterationFailed, PreviousEventID: c.last,
+				MapIterationFailedEventDetails: &history.MapIterationEventDetails{Name: s.Name, Index: c.index}})
 		}
 		f.last = c.last
 		f.failed++
@@ -410,7 +411,7 @@ func (f *frame) childDone(x *Execution, c *frame) {
 			// AWS tears down the branch or iteration that failed the
 			// state: a Task state that failed it is aborted as well.
 			if c.state != nil && c.state.Type == asl.TypeTask {
-				x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStateAborted, PreviousEventID: c.last})
+				x.emitLinked(f, history.Event{Type: history.EventTaskStateAborted, PreviousEventID: c.last})
 			}
 			if f.childFail == nil {
 				f.childFail, f.failedAt = c.failure, c.last
@@ -422,8 +423,8 @@ func (f *frame) childDone(x *Execution, c *frame) {
 	f.results[c.index] = c.output
 	f.last = c.last
 	if isMap {
-		id := x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationSucceeded, PreviousEventID: c.last,
-			MapIterationSucceededEventDetails: &stepwisetype.MapIterationEventDetails{Name: s.Name, Index: c.index}})
+		id := x.emitLinked(f, history.Event{Type: history.EventMapIterationSucceeded, PreviousEventID: c.last,
+			MapIterationSucceededEventDetails: &history.MapIterationEventDetails{Name: s.Name, Index: c.index}})
 		if f.nextChild == len(f.items) && f.running == 0 {
 			f.last = id
 		}
@@ -440,11 +441,11 @@ func (f *frame) tolerates() bool {
 // childrenDone completes a Parallel or Map state whose children all ended.
 func (f *frame) childrenDone(x *Execution) {
 	s := f.state
-	typ := stepwisetype.EventParallelStateSucceeded
+	typ := history.EventParallelStateSucceeded
 	if s.Type == asl.TypeMap {
-		typ = stepwisetype.EventMapStateSucceeded
+		typ = history.EventMapStateSucceeded
 	}
-	x.emitLinked(f, stepwisetype.HistoryEvent{Type: typ, PreviousEventID: f.last})
+	x.emitLinked(f, history.Event{Type: typ, PreviousEventID: f.last})
 	results := f.results
 	f.children, f.items, f.results = nil, nil, nil
 	f.exit(x, results, true)
@@ -452,7 +453,7 @@ func (f *frame) childrenDone(x *Execution) {
 
 // readerRequest evaluates a Map state's ItemReader: its Parameters (or
 // Arguments) and ReaderConfig, MaxItems or MaxItemsPath included.
-func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) (*TaskRequest, *stepwisetype.Failure) {
+func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSONataEnv) (*TaskRequest, *failure.Failure) {
 	s := f.state
 	raw, _ := s.ItemReader.(*jsonvalue.Object)
 	req := &TaskRequest{StateName: s.Name, Reader: &ReaderConfig{InputType: "JSON", CSVHeaderLocation: "FIRST_ROW", CSVDelimiter: "COMMA",
@@ -460,7 +461,7 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 	if v, ok := raw.Get("Resource"); ok {
 		req.Resource, _ = v.(string)
 	}
-	fail := func(err error) *stepwisetype.Failure { return asFailure(err, s, f.enteredID) }
+	fail := func(err error) *failure.Failure { return asFailure(err, s, f.enteredID) }
 	if jenv != nil {
 		if v, ok := raw.Get("Arguments"); ok {
 			t, errs := payload.CompileJSONata(v)
@@ -535,10 +536,10 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 	if max != nil {
 		n, ok := numberValue(max)
 		if !ok || n.Float64() != float64(int64(n.Float64())) {
-			return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "field MaxItems must be a positive integer")
+			return nil, failure.New(failure.ItemReaderFailed, "field MaxItems must be a positive integer")
 		}
 		if n.Float64() < 0 {
-			return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "field MaxItems must be positive")
+			return nil, failure.New(failure.ItemReaderFailed, "field MaxItems must be positive")
 		}
 		rc.MaxItems = int64(n.Float64())
 	}
@@ -549,7 +550,7 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 // state runs again from its start with the items read, or fails.
 func (f *frame) readerDone(x *Execution, ev Event) {
 	if ev.Kind == TaskFailed {
-		f.readerFailed(x, &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""})
+		f.readerFailed(x, &failure.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""})
 		return
 	}
 	if n, ok := SpooledCount(ev.Output); ok {
@@ -559,7 +560,7 @@ func (f *frame) readerDone(x *Execution, ev Event) {
 	}
 	items, ok := ev.Output.([]any)
 	if !ok {
-		f.readerFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The item reader did not read an array of items."))
+		f.readerFailed(x, failure.New(failure.ItemReaderFailed, "The item reader did not read an array of items."))
 		return
 	}
 	f.readItems, f.readDone = items, true
@@ -568,11 +569,11 @@ func (f *frame) readerDone(x *Execution, ev Event) {
 
 // readerFailed fails a Map state whose ItemReader failed: its map run
 // fails, then the state.
-func (f *frame) readerFailed(x *Execution, fl *stepwisetype.Failure) {
+func (f *frame) readerFailed(x *Execution, fl *failure.Failure) {
 	f.wait = waitNone
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+	x.emit(f, history.Event{Type: history.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 	if f.retrier(fl) < 0 {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateFailed})
+		x.emit(f, history.Event{Type: history.EventMapStateFailed})
 	}
 	f.stateFailed(x, fl)
 }

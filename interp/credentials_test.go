@@ -5,8 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // A Task's Credentials name the role to assume: literally, by a path into
@@ -30,14 +31,14 @@ func TestTaskCredentialsRole(t *testing.T) {
 			tasks := b.only(t, interp.RunTask)
 			require.Len(t, tasks, 1)
 			require.Equal(t, tt.want, tasks[0].Task.RoleArn)
-			var scheduled *stepwisetype.TaskScheduledEventDetails
+			var scheduled *history.TaskScheduledEventDetails
 			for _, e := range b.events {
 				if e.TaskScheduledEventDetails != nil {
 					scheduled = e.TaskScheduledEventDetails
 				}
 			}
 			require.NotNil(t, scheduled)
-			require.Equal(t, &stepwisetype.TaskCredentials{RoleArn: tt.want}, scheduled.TaskCredentials)
+			require.Equal(t, &history.TaskCredentials{RoleArn: tt.want}, scheduled.TaskCredentials)
 		})
 	}
 }
@@ -60,11 +61,11 @@ func TestTaskCredentialsThatDoNotResolveFail(t *testing.T) {
 	for _, tt := range []struct {
 		name, creds, lang, error, cause string
 	}{
-		{"MissingPath", `{"RoleArn.$": "$.nope"}`, "JSONPath", stepwisetype.ErrorRuntime,
+		{"MissingPath", `{"RoleArn.$": "$.nope"}`, "JSONPath", failure.Runtime,
 			`The JSONPath '$.nope' specified for the field 'RoleArn.$' could not be found in the input '{"n":1}'`},
-		{"NotAString", `{"RoleArn.$": "$.n"}`, "JSONPath", stepwisetype.ErrorRuntime,
+		{"NotAString", `{"RoleArn.$": "$.n"}`, "JSONPath", failure.Runtime,
 			`The value for the field 'RoleArn' must be a string, but was number: 1`},
-		{"JSONataNotAString", `{"RoleArn": "{% $states.input.n %}"}`, "JSONata", stepwisetype.ErrorQueryEvaluationError,
+		{"JSONataNotAString", `{"RoleArn": "{% $states.input.n %}"}`, "JSONata", failure.QueryEvaluationError,
 			`The JSONata expression '$states.input.n' specified for the field 'RoleArn' returned an unexpected result type. Expected 'string', but was 'number' for value: 1`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,10 +73,10 @@ func TestTaskCredentialsThatDoNotResolveFail(t *testing.T) {
 			b := setup(t, `{"QueryLanguage": "`+tt.lang+`", "StartAt": "T", "States": {"T": {`+taskState+`, "Credentials": `+tt.creds+`, "End": true}}}`,
 				`{"n": 1}`, interp.Options{})
 			require.Empty(t, b.only(t, interp.RunTask))
-			require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+			require.Equal(t, history.StatusFailed, b.x.Status)
 			require.Equal(t, tt.error, b.x.Failure.Name)
 			require.Equal(t, "An error occurred while executing the state 'T' (entered at the event id #2). "+tt.cause, b.x.Failure.Cause)
-			require.NotContains(t, b.types(), string(stepwisetype.EventTaskScheduled))
+			require.NotContains(t, b.types(), string(history.EventTaskScheduled))
 		})
 	}
 }

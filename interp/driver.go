@@ -6,21 +6,22 @@ import (
 	"strconv"
 	"time"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resolver does the work of Task states for a Driver.
 type Resolver interface {
 	// Resolve returns the task's output, or the failure it ended with.
-	Resolve(req *TaskRequest) (any, *stepwisetype.Failure)
+	Resolve(req *TaskRequest) (any, *failure.Failure)
 }
 
 // ResolverFunc adapts a function to Resolver.
-type ResolverFunc func(req *TaskRequest) (any, *stepwisetype.Failure)
+type ResolverFunc func(req *TaskRequest) (any, *failure.Failure)
 
 // Resolve calls fn.
-func (fn ResolverFunc) Resolve(req *TaskRequest) (any, *stepwisetype.Failure) { return fn(req) }
+func (fn ResolverFunc) Resolve(req *TaskRequest) (any, *failure.Failure) { return fn(req) }
 
 // Driver runs an execution to its end in virtual time, in-process: timers
 // fire in order of their time, and tasks are answered by a Resolver. Event
@@ -39,15 +40,15 @@ type Driver struct {
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
 // It returns the whole history.
-func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent {
+func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 	now := start
-	var history []*stepwisetype.HistoryEvent
+	var hist []*history.Event
 	timers := &timerHeap{}
 	var tasks []Command
 	cancelled := map[string]bool{}
 
-	take := func(evs []*stepwisetype.HistoryEvent, cmds []Command) {
-		history = append(history, evs...)
+	take := func(evs []*history.Event, cmds []Command) {
+		hist = append(hist, evs...)
 		for _, c := range cmds {
 			switch c.Kind {
 			case RunTask:
@@ -62,10 +63,10 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 	}
 	evs, cmds, err := x.Start(now)
 	if err != nil {
-		return history
+		return hist
 	}
 	take(evs, cmds)
-	for steps := 0; x.Status == stepwisetype.StatusRunning; steps++ {
+	for steps := 0; x.Status == history.StatusRunning; steps++ {
 		if (d.MaxSteps > 0 && steps >= d.MaxSteps) || (d.Halt != nil && d.Halt()) {
 			break
 		}
@@ -85,7 +86,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 					ev.Output = out
 				}
 			} else if d.Resolver == nil {
-				ev = Event{Kind: TaskFailed, ID: c.ID, Error: stepwisetype.ErrorTaskFailed, Cause: "no resolver for task " + c.Task.Resource}
+				ev = Event{Kind: TaskFailed, ID: c.ID, Error: failure.TaskFailed, Cause: "no resolver for task " + c.Task.Resource}
 			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 			} else {
@@ -104,7 +105,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 			}
 			ev = Event{Kind: TimerFired, ID: t.id}
 		default:
-			return history // blocked with nothing to wait for
+			return hist // blocked with nothing to wait for
 		}
 		evs, cmds, err := x.Step(ev, now)
 		if err != nil {
@@ -112,7 +113,7 @@ func (d *Driver) Run(x *Execution, start time.Time) []*stepwisetype.HistoryEvent
 		}
 		take(evs, cmds)
 	}
-	return history
+	return hist
 }
 
 type timerEntry struct {
@@ -147,9 +148,9 @@ func (h *timerHeap) Pop() any {
 // result is the children's outputs in order, a failed child's
 // description (ChildEntry) when the run tolerates it. A ResultWriter is
 // not written: the result is the outputs as they are.
-func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *stepwisetype.Failure) {
+func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any, *failure.Failure) {
 	if r.Spooled {
-		return nil, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The items were spooled for a map run of the engine.")
+		return nil, failure.New(failure.ItemReaderFailed, "The items were spooled for a map run of the engine.")
 	}
 	var results []any
 	failed := 0
@@ -157,7 +158,7 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 	for i := 0; ; i++ {
 		in, items, ok, err := plan.Next()
 		if err != nil {
-			return nil, stepwisetype.AsFailure(err)
+			return nil, failure.As(err)
 		}
 		if !ok {
 			break
@@ -173,7 +174,7 @@ func (d *Driver) mapRun(parent *Execution, r *MapRunRequest, now time.Time) (any
 		child := New(r.Processor, info, in, parent.Opts)
 		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt}
 		sub.Run(child, now)
-		if child.Status == stepwisetype.StatusSucceeded {
+		if child.Status == history.StatusSucceeded {
 			results = append(results, child.Output)
 			continue
 		}

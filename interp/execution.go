@@ -12,8 +12,9 @@ import (
 	"stepwise/asl/budget"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Info describes an execution: what the context object's Execution and
@@ -108,9 +109,9 @@ type Execution struct {
 	InputText string
 	Opts      Options
 
-	Status  stepwisetype.ExecutionStatus
+	Status  history.ExecutionStatus
 	Output  any
-	Failure *stepwisetype.Failure
+	Failure *failure.Failure
 
 	root        *frame
 	nextEventID int64
@@ -121,8 +122,8 @@ type Execution struct {
 
 	// Per step.
 	now    time.Time
-	events []*stepwisetype.HistoryEvent
-	slab   []stepwisetype.HistoryEvent // events are allocated from here, a block at a time
+	events []*history.Event
+	slab   []history.Event // events are allocated from here, a block at a time
 	cmds   []Command
 	work   []func()
 
@@ -162,7 +163,7 @@ func New(m *asl.StateMachine, info Info, input any, opts Options) *Execution {
 		Info:        info,
 		Input:       input,
 		Opts:        opts,
-		Status:      stepwisetype.StatusRunning,
+		Status:      history.StatusRunning,
 		nextEventID: 1,
 		waiting:     map[string]*frame{},
 	}
@@ -290,7 +291,7 @@ var ErrInterrupted = errors.New("step interrupted")
 var ErrNotRunning = errors.New("execution is not running")
 
 // Start begins the execution at time now.
-func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds []Command, err error) {
+func (x *Execution) Start(now time.Time) (evs []*history.Event, cmds []Command, err error) {
 	if x.interrupted {
 		return nil, nil, ErrInterrupted
 	}
@@ -301,9 +302,9 @@ func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds
 	if in == "" {
 		in = jsonvalue.String(x.Input)
 	}
-	x.emit(nil, stepwisetype.HistoryEvent{
-		Type: stepwisetype.EventExecutionStarted,
-		ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{
+	x.emit(nil, history.Event{
+		Type: history.EventExecutionStarted,
+		ExecutionStartedEventDetails: &history.ExecutionStartedEventDetails{
 			Input: in, RoleArn: x.Info.RoleArn,
 		},
 	})
@@ -327,7 +328,7 @@ func (x *Execution) Start(now time.Time) (evs []*stepwisetype.HistoryEvent, cmds
 
 // recoverInterrupt ends a step whose evaluation was interrupted: it stops
 // the execution there, or abandons the step (ErrInterrupted).
-func (x *Execution) recoverInterrupt(evs *[]*stepwisetype.HistoryEvent, cmds *[]Command, err *error) {
+func (x *Execution) recoverInterrupt(evs *[]*history.Event, cmds *[]Command, err *error) {
 	r := recover()
 	if r == nil {
 		return
@@ -360,14 +361,14 @@ func (x *Execution) recoverInterrupt(evs *[]*stepwisetype.HistoryEvent, cmds *[]
 // Step applies one outside event at time now. Events for tasks or timers
 // that are no longer awaited (their branch was cancelled, the execution
 // ended) are ignored.
-func (x *Execution) Step(ev Event, now time.Time) (evs []*stepwisetype.HistoryEvent, cmds []Command, err error) {
+func (x *Execution) Step(ev Event, now time.Time) (evs []*history.Event, cmds []Command, err error) {
 	if x.interrupted {
 		return nil, nil, ErrInterrupted
 	}
 	defer x.endReplay()
 	defer x.recoverInterrupt(&evs, &cmds, &err)
 	if ev.Kind == Redrive {
-		if x.Status == stepwisetype.StatusRunning || x.Status == stepwisetype.StatusSucceeded {
+		if x.Status == history.StatusRunning || x.Status == history.StatusSucceeded {
 			return nil, nil, ErrNotRedrivable
 		}
 		x.begin(now)
@@ -376,7 +377,7 @@ func (x *Execution) Step(ev Event, now time.Time) (evs []*stepwisetype.HistoryEv
 		evs, cmds := x.end()
 		return evs, cmds, nil
 	}
-	if x.Status != stepwisetype.StatusRunning {
+	if x.Status != history.StatusRunning {
 		return nil, nil, ErrNotRunning
 	}
 	x.begin(now)
@@ -526,7 +527,7 @@ func (x *Execution) ReplayMarks(marks []Mark) {
 
 // end returns what the step wrote and asked for. A task or timer that was
 // started and cancelled within the step is left out altogether.
-func (x *Execution) end() ([]*stepwisetype.HistoryEvent, []Command) {
+func (x *Execution) end() ([]*history.Event, []Command) {
 	cancelled := map[string]bool{}
 	for _, c := range x.cmds {
 		if c.Kind == CancelTask || c.Kind == CancelTimer {
@@ -595,7 +596,7 @@ func (x *Execution) textLimit(v any, limit int) (string, bool) {
 
 // emit appends an event written by frame f (nil: the execution itself),
 // links it to f's last event and makes it f's last event.
-func (x *Execution) emit(f *frame, ev stepwisetype.HistoryEvent) int64 {
+func (x *Execution) emit(f *frame, ev history.Event) int64 {
 	if f != nil {
 		ev.PreviousEventID = f.last
 	}
@@ -608,12 +609,12 @@ func (x *Execution) emit(f *frame, ev stepwisetype.HistoryEvent) int64 {
 
 // emitLinked appends an event whose PreviousEventID is already set and
 // leaves f's last event alone.
-func (x *Execution) emitLinked(f *frame, ev stepwisetype.HistoryEvent) int64 {
+func (x *Execution) emitLinked(f *frame, ev history.Event) int64 {
 	ev.ID = x.nextEventID
 	x.nextEventID++
 	ev.Timestamp = x.now
 	if len(x.slab) == cap(x.slab) {
-		x.slab = make([]stepwisetype.HistoryEvent, 0, 64)
+		x.slab = make([]history.Event, 0, 64)
 	}
 	x.slab = append(x.slab, ev)
 	x.events = append(x.events, &x.slab[len(x.slab)-1])
@@ -622,52 +623,52 @@ func (x *Execution) emitLinked(f *frame, ev stepwisetype.HistoryEvent) int64 {
 
 // succeed ends the execution successfully.
 func (x *Execution) succeed(f *frame, output any) {
-	x.Status = stepwisetype.StatusSucceeded
+	x.Status = history.StatusSucceeded
 	x.Output = output
-	x.emit(f, stepwisetype.HistoryEvent{
-		Type:                           stepwisetype.EventExecutionSucceeded,
-		ExecutionSucceededEventDetails: &stepwisetype.OutputEventDetails{Output: jsonvalue.String(output)},
+	x.emit(f, history.Event{
+		Type:                           history.EventExecutionSucceeded,
+		ExecutionSucceededEventDetails: &history.OutputEventDetails{Output: jsonvalue.String(output)},
 	})
 	x.finish()
 }
 
 // fail ends the execution with a failure.
-func (x *Execution) fail(f *frame, fl *stepwisetype.Failure) {
-	x.Status = stepwisetype.StatusFailed
+func (x *Execution) fail(f *frame, fl *failure.Failure) {
+	x.Status = history.StatusFailed
 	x.Failure = fl
-	x.emit(f, stepwisetype.HistoryEvent{
-		Type:                        stepwisetype.EventExecutionFailed,
+	x.emit(f, history.Event{
+		Type:                        history.EventExecutionFailed,
 		ExecutionFailedEventDetails: failureDetails(fl),
 	})
 	x.finish()
 }
 
 func (x *Execution) timeOut() {
-	x.Status = stepwisetype.StatusTimedOut
-	x.Failure = stepwisetype.NewFailure(stepwisetype.ErrorTimeout, "The execution timed out.")
+	x.Status = history.StatusTimedOut
+	x.Failure = failure.New(failure.Timeout, "The execution timed out.")
 	x.Failure.HasCause = false
 	x.root.cancel(x, 0)
-	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
-		Type:                          stepwisetype.EventExecutionTimedOut,
-		ExecutionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(stepwisetype.ErrorTimeout)},
+	x.emit(x.lastFrame(), history.Event{
+		Type:                          history.EventExecutionTimedOut,
+		ExecutionTimedOutEventDetails: &history.FailureEventDetails{Error: ptr(failure.Timeout)},
 	})
 	x.finish()
 }
 
 func (x *Execution) abort(errName, cause string) {
-	x.Status = stepwisetype.StatusAborted
-	x.Failure = &stepwisetype.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
+	x.Status = history.StatusAborted
+	x.Failure = &failure.Failure{Name: errName, Cause: cause, HasCause: cause != ""}
 	// AWS writes no aborted event for the states a stop interrupts, and
 	// links ExecutionAborted to no event.
 	x.root.cancel(x, 0)
-	d := &stepwisetype.FailureEventDetails{}
+	d := &history.FailureEventDetails{}
 	if errName != "" {
 		d.Error = ptr(errName)
 	}
 	if cause != "" {
 		d.Cause = ptr(cause)
 	}
-	x.emitLinked(nil, stepwisetype.HistoryEvent{Type: stepwisetype.EventExecutionAborted, ExecutionAbortedEventDetails: d})
+	x.emitLinked(nil, history.Event{Type: history.EventExecutionAborted, ExecutionAbortedEventDetails: d})
 	x.finish()
 }
 
@@ -682,7 +683,7 @@ func (x *Execution) historyFull() bool {
 		return false
 	}
 	x.root.cancel(x, 0)
-	x.fail(x.lastFrame(), stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	x.fail(x.lastFrame(), failure.Newf(failure.Runtime,
 		"The execution reached the maximum number of history events (%d).", x.Opts.MaxHistoryEvents))
 	return true
 }
@@ -691,11 +692,11 @@ func (x *Execution) historyFull() bool {
 func (x *Execution) redrive() {
 	x.Info.RedriveCount++
 	x.ctxExecution = nil // RedriveCount changed
-	x.Status = stepwisetype.StatusRunning
+	x.Status = history.StatusRunning
 	x.Failure = nil
-	x.emit(x.lastFrame(), stepwisetype.HistoryEvent{
-		Type:                          stepwisetype.EventExecutionRedriven,
-		ExecutionRedrivenEventDetails: &stepwisetype.ExecutionRedrivenEventDetails{RedriveCount: x.Info.RedriveCount},
+	x.emit(x.lastFrame(), history.Event{
+		Type:                          history.EventExecutionRedriven,
+		ExecutionRedrivenEventDetails: &history.ExecutionRedrivenEventDetails{RedriveCount: x.Info.RedriveCount},
 	})
 	x.root.last = x.nextEventID - 1
 	x.root.revive(x)
@@ -716,8 +717,8 @@ func (x *Execution) finish() {
 	x.work = x.work[:0]
 }
 
-func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails {
-	d := &stepwisetype.FailureEventDetails{}
+func failureDetails(fl *failure.Failure) *history.FailureEventDetails {
+	d := &history.FailureEventDetails{}
 	if fl.Name != "" {
 		d.Error = ptr(fl.Name)
 	}
@@ -731,27 +732,27 @@ func failureDetails(fl *stepwisetype.Failure) *stepwisetype.FailureEventDetails 
 
 func ptr[T any](v T) *T { return &v }
 
-func asFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
+func asFailure(err error, s *asl.State, enteredID int64) *failure.Failure {
 	return StateFailure(err, s, enteredID)
 }
 
 // StateFailure turns an evaluation error inside state s (entered at event
 // enteredID) into the failure AWS reports: States.Runtime and
 // States.QueryEvaluationError causes name the state.
-func StateFailure(err error, s *asl.State, enteredID int64) *stepwisetype.Failure {
-	var fl *stepwisetype.Failure
+func StateFailure(err error, s *asl.State, enteredID int64) *failure.Failure {
+	var fl *failure.Failure
 	var be *budget.Error
 	switch {
 	case errors.As(err, &fl):
 	case errors.As(err, &be) && be.Limit == "bytes":
-		return stepwisetype.NewFailure(stepwisetype.ErrorDataLimitExceeded, fmt.Sprintf(
+		return failure.New(failure.DataLimitExceeded, fmt.Sprintf(
 			"The state '%s' (entered at the event id #%d) went past a limit: %s", s.Name, enteredID, err.Error()))
 	default:
-		fl = stepwisetype.NewFailure(stepwisetype.ErrorRuntime, err.Error())
+		fl = failure.New(failure.Runtime, err.Error())
 	}
 	switch fl.Name {
-	case stepwisetype.ErrorRuntime, stepwisetype.ErrorQueryEvaluationError:
-		out := stepwisetype.NewFailure(fl.Name, fmt.Sprintf(
+	case failure.Runtime, failure.QueryEvaluationError:
+		out := failure.New(fl.Name, fmt.Sprintf(
 			"An error occurred while executing the state '%s' (entered at the event id #%d). %s",
 			s.Name, enteredID, fl.Cause))
 		out.Location = fl.Location

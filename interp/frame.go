@@ -6,8 +6,9 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 type frameKind int
@@ -81,7 +82,7 @@ type frame struct {
 	failed     int
 	tolCount   int64   // -1: none tolerated beyond the default
 	tolPercent float64 // -1: not set
-	childFail  *stepwisetype.Failure
+	childFail  *failure.Failure
 	failedAt   int64 // the event that failed childFail's child: what the aborted events follow
 	mapRun     bool  // distributed Map
 	// mapReq is a distributed Map's map run, from when it is asked for
@@ -101,12 +102,12 @@ type frame struct {
 	done    bool
 	aborted bool
 	output  any
-	failure *stepwisetype.Failure
+	failure *failure.Failure
 }
 
 // run executes states until the frame blocks or ends.
 func (f *frame) run(x *Execution) {
-	for f.next != "" && !f.done && !f.aborted && x.Status == stepwisetype.StatusRunning {
+	for f.next != "" && !f.done && !f.aborted && x.Status == history.StatusRunning {
 		name, input := f.next, f.nextInput
 		f.next, f.nextInput = "", nil
 		f.enterState(x, name, input)
@@ -144,9 +145,9 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	}
 	f.inputText = ""
 	f.enteredPrev = f.last
-	f.enteredID = x.emit(f, stepwisetype.HistoryEvent{
-		Type: stepwisetype.StateEnteredType(string(s.Type)),
-		StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{
+	f.enteredID = x.emit(f, history.Event{
+		Type: history.StateEnteredType(string(s.Type)),
+		StateEnteredEventDetails: &history.StateEnteredEventDetails{
 			Name: s.Name, Input: text,
 		},
 	})
@@ -164,7 +165,7 @@ func (f *frame) transition(x *Execution, next string, output any) {
 }
 
 // finish ends the frame with an output or a failure.
-func (f *frame) finish(x *Execution, output any, fl *stepwisetype.Failure) {
+func (f *frame) finish(x *Execution, output any, fl *failure.Failure) {
 	f.releaseVars(x)
 	f.done = true
 	f.output = output
@@ -225,7 +226,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		f.stateFailed(x, dataLimit(s))
 		return
 	}
-	d := &stepwisetype.StateExitedEventDetails{Name: s.Name, Output: text}
+	d := &history.StateExitedEventDetails{Name: s.Name, Output: text}
 	if assigned.Len() > 0 {
 		d.AssignedVariables = make(map[string]string, assigned.Len())
 		total := 0
@@ -253,12 +254,12 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		for k, v := range assigned.All() {
 			x.varBytes += f.vars.set(k, v, len(d.AssignedVariables[k]))
 		}
-		d.AssignedVariablesDetails = &stepwisetype.DataDetails{}
+		d.AssignedVariablesDetails = &history.DataDetails{}
 	}
 	if ins := x.inspector(); ins != nil {
 		ins.Exit(s, text, assigned, next)
 	}
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
+	x.emit(f, history.Event{Type: history.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
 	f.transition(x, next, out)
 	if next != "" {
 		f.inputText = text // the next state's input is this output
@@ -280,14 +281,14 @@ func (f *frame) cancel(x *Execution, link int64) {
 	f.releaseVars(x)
 	f.abortChildren(x, link)
 	if typ, ok := abortedEvent(f); ok && link != 0 {
-		x.emitLinked(f, stepwisetype.HistoryEvent{Type: typ, PreviousEventID: link})
+		x.emitLinked(f, history.Event{Type: typ, PreviousEventID: link})
 	}
 	f.cancelWaits(x)
 }
 
 // abortedEvent returns the event that says the frame's state was stopped
 // while in progress, if it was.
-func abortedEvent(f *frame) (stepwisetype.EventType, bool) {
+func abortedEvent(f *frame) (history.EventType, bool) {
 	if f.state == nil {
 		return "", false
 	}
@@ -295,21 +296,21 @@ func abortedEvent(f *frame) (stepwisetype.EventType, bool) {
 	case waitTask, waitRetry:
 		switch f.state.Type {
 		case asl.TypeTask:
-			return stepwisetype.EventTaskStateAborted, true
+			return history.EventTaskStateAborted, true
 		case asl.TypeParallel:
-			return stepwisetype.EventParallelStateAborted, true
+			return history.EventParallelStateAborted, true
 		case asl.TypeMap:
-			return stepwisetype.EventMapStateAborted, true
+			return history.EventMapStateAborted, true
 		}
 	case waitTimer:
-		return stepwisetype.EventWaitStateAborted, true
+		return history.EventWaitStateAborted, true
 	case waitChildren:
 		if f.state.Type == asl.TypeMap {
-			return stepwisetype.EventMapStateAborted, true
+			return history.EventMapStateAborted, true
 		}
-		return stepwisetype.EventParallelStateAborted, true
+		return history.EventParallelStateAborted, true
 	case waitReader, waitMapRun:
-		return stepwisetype.EventMapStateAborted, true
+		return history.EventMapStateAborted, true
 	}
 	return "", false
 }
@@ -385,8 +386,8 @@ func (f *frame) revive(x *Execution) {
 		}
 		c.last = f.last
 		if f.state.Type == asl.TypeMap {
-			c.last = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationStarted,
-				MapIterationStartedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
+			c.last = x.emit(f, history.Event{Type: history.EventMapIterationStarted,
+				MapIterationStartedEventDetails: &history.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
 		}
 		f.running++
 		c.revive(x)
@@ -429,16 +430,16 @@ func (f *frame) resume(x *Execution, ev Event) {
 		return
 	case ev.ID == f.timeoutID:
 		f.timeoutID = ""
-		f.taskTimedOut(x, stepwisetype.ErrorTimeout)
+		f.taskTimedOut(x, failure.Timeout)
 	case ev.ID == f.beatID:
 		f.beatID = ""
 		// An activity's worker misses its heartbeat: States.HeartbeatTimeout.
 		// A service integration's task (a .waitForTaskToken callback) that
 		// hears nothing in time times out as AWS records it:
 		// States.Timeout.
-		name := stepwisetype.ErrorTimeout
+		name := failure.Timeout
 		if IsActivity(f.state.Resource) {
-			name = stepwisetype.ErrorHeartbeatTimeout
+			name = failure.HeartbeatTimeout
 		}
 		f.taskTimedOut(x, name)
 	case ev.ID == f.waitID:
@@ -470,8 +471,8 @@ const (
 )
 
 // variableLimit is the failure of a state whose Assign exceeds a limit.
-func variableLimit(s *asl.State, msg string) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded, "The state '%s' cannot assign its variables: %s", s.Name, msg)
+func variableLimit(s *asl.State, msg string) *failure.Failure {
+	return failure.Newf(failure.DataLimitExceeded, "The state '%s' cannot assign its variables: %s", s.Name, msg)
 }
 
 // releaseVars stops counting the variables of a branch or iteration frame
@@ -493,8 +494,8 @@ func (f *frame) abortChildren(x *Execution, link int64) {
 			continue
 		}
 		if link != 0 && f.state.Type == asl.TypeMap {
-			x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapIterationAborted, PreviousEventID: link,
-				MapIterationAbortedEventDetails: &stepwisetype.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
+			x.emitLinked(f, history.Event{Type: history.EventMapIterationAborted, PreviousEventID: link,
+				MapIterationAbortedEventDetails: &history.MapIterationEventDetails{Name: f.state.Name, Index: c.index}})
 		}
 		c.cancel(x, link)
 	}

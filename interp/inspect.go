@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Inspection runs an execution the way the TestState operation runs one
@@ -41,16 +41,16 @@ type Inspector interface {
 	// Retry is told that s failed with fl and that its retrier i matched
 	// the error: it retries the state after delay, or (retrying false)
 	// has no attempts left.
-	Retry(s *asl.State, fl *stepwisetype.Failure, i int, delay time.Duration, retrying bool)
+	Retry(s *asl.State, fl *failure.Failure, i int, delay time.Duration, retrying bool)
 	// Catch is told that s failed with fl and that its catcher i caught it.
-	Catch(s *asl.State, fl *stepwisetype.Failure, i int)
+	Catch(s *asl.State, fl *failure.Failure, i int)
 	// Exit is told that s exits with output (its JSON text), having
 	// assigned variables, to next ("" when s ends its branch).
 	Exit(s *asl.State, output string, assigned *jsonvalue.Object, next string)
 	// Children stands for the branches of a Parallel state or the
 	// iterations of a Map state s, once its inputs are worked out: it
 	// returns their results, or the failure that ends the state.
-	Children(s *asl.State) (result any, fl *stepwisetype.Failure)
+	Children(s *asl.State) (result any, fl *failure.Failure)
 }
 
 // Stage names a step of a state's data flow, as an Inspector is told it.
@@ -104,7 +104,7 @@ func (f *frame) standInChildren(x *Execution) bool {
 				total = len(arr)
 			}
 			if f.exceedsTolerance(n, total) {
-				fl = stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
+				fl = failure.New(failure.ExceedToleratedFailure,
 					"The specified tolerated failure threshold was exceeded")
 			}
 		}

@@ -8,9 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // recorder is an Inspector that writes down what it is told.
@@ -20,18 +21,18 @@ type recorder struct {
 	catches  []int
 	exits    []string
 	children any
-	childErr *stepwisetype.Failure
+	childErr *failure.Failure
 }
 
 func (r *recorder) Note(s *asl.State, stage interp.Stage, v any) {
 	r.notes = append(r.notes, fmt.Sprintf("%s %d %s", s.Name, stage, jsonvalue.String(v)))
 }
 
-func (r *recorder) Retry(s *asl.State, fl *stepwisetype.Failure, i int, delay time.Duration, retrying bool) {
+func (r *recorder) Retry(s *asl.State, fl *failure.Failure, i int, delay time.Duration, retrying bool) {
 	r.retries = append(r.retries, fmt.Sprintf("%s %s #%d %v %v", s.Name, fl.Name, i, delay, retrying))
 }
 
-func (r *recorder) Catch(_ *asl.State, _ *stepwisetype.Failure, i int) {
+func (r *recorder) Catch(_ *asl.State, _ *failure.Failure, i int) {
 	r.catches = append(r.catches, i)
 }
 
@@ -39,7 +40,7 @@ func (r *recorder) Exit(s *asl.State, output string, assigned *jsonvalue.Object,
 	r.exits = append(r.exits, fmt.Sprintf("%s %s %s %s", s.Name, output, jsonvalue.String(assigned), next))
 }
 
-func (r *recorder) Children(*asl.State) (any, *stepwisetype.Failure) { return r.children, r.childErr }
+func (r *recorder) Children(*asl.State) (any, *failure.Failure) { return r.children, r.childErr }
 
 func note(name string, stage interp.Stage, v string) string {
 	return fmt.Sprintf("%s %d %s", name, stage, v)
@@ -69,7 +70,7 @@ func TestInspectionTaskDataFlow(t *testing.T) {
 		note("N", interp.AfterInputPath, `{"r":2}`),
 	}, rec.notes)
 	require.Equal(t, []string{`T {"r":2} {"got":2} N`, `N {"r":2} {} `}, rec.exits)
-	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status)
+	require.Equal(t, history.StatusSucceeded, b.x.Status)
 }
 
 func TestInspectionRetryAndCatch(t *testing.T) {
@@ -104,8 +105,8 @@ func TestInspectionMapStandsInForIterations(t *testing.T) {
 		"ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Fail","Error":"never runs"}}},"End":true}}}`
 	for _, tc := range []struct {
 		failed int
-		status stepwisetype.ExecutionStatus
-	}{{0, stepwisetype.StatusSucceeded}, {1, stepwisetype.StatusSucceeded}, {2, stepwisetype.StatusFailed}} {
+		status history.ExecutionStatus
+	}{{0, history.StatusSucceeded}, {1, history.StatusSucceeded}, {2, history.StatusFailed}} {
 		rec := &recorder{children: []any{"a", "b", "c"}}
 		b := setup(t, def, `{"items":[10,20,30]}`, interp.Options{Inspect: &interp.Inspection{Inspector: rec, FailedIterations: tc.failed}})
 		require.Equal(t, tc.status, b.x.Status, "failed iterations: %d", tc.failed)
@@ -113,13 +114,13 @@ func TestInspectionMapStandsInForIterations(t *testing.T) {
 		require.Contains(t, rec.notes, note("M", interp.AfterItemSelector, `[{"v":10,"i":0},{"v":20,"i":1},{"v":30,"i":2}]`))
 		require.Contains(t, rec.notes, note("M", interp.MaxConcurrency, `3`))
 		require.Contains(t, rec.notes, note("M", interp.ToleratedFailureCount, `1`))
-		if tc.status == stepwisetype.StatusFailed {
-			require.Equal(t, stepwisetype.ErrorExceedToleratedFailure, b.x.Failure.Name)
+		if tc.status == history.StatusFailed {
+			require.Equal(t, failure.ExceedToleratedFailure, b.x.Failure.Name)
 		} else {
 			require.Equal(t, jsonvalue.String([]any{"a", "b", "c"}), jsonvalue.String(b.x.Output))
 		}
 		for _, e := range b.events {
-			require.NotEqual(t, stepwisetype.EventMapIterationStarted, e.Type, "no iteration runs under an inspection")
+			require.NotEqual(t, history.EventMapIterationStarted, e.Type, "no iteration runs under an inspection")
 		}
 	}
 }
@@ -135,8 +136,8 @@ func TestMapItemsNotArray(t *testing.T) {
 		b := setup(t, `{"StartAt":"M","States":{"M":{"Type":"Map",`+path+`
 			"ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
 			`{"items":{"not":"an array"}}`, interp.Options{})
-		require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-		require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+		require.Equal(t, history.StatusFailed, b.x.Status)
+		require.Equal(t, failure.Runtime, b.x.Failure.Name)
 		require.Equal(t, want, b.x.Failure.Cause)
 	}
 }

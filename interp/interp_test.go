@@ -8,15 +8,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 type testBundle struct {
 	x      *interp.Execution
 	now    time.Time
-	events []*stepwisetype.HistoryEvent
+	events []*history.Event
 	cmds   []interp.Command
 }
 
@@ -64,7 +65,7 @@ func (b *testBundle) only(t *testing.T, kind interp.CommandKind) []interp.Comman
 
 func (b *testBundle) output(t *testing.T) string {
 	t.Helper()
-	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status, "failure: %v", b.x.Failure)
+	require.Equal(t, history.StatusSucceeded, b.x.Status, "failure: %v", b.x.Failure)
 	return jsonvalue.String(b.x.Output)
 }
 
@@ -111,7 +112,7 @@ func TestRetryMaxAttemptsZeroAndFirstMatchDecides(t *testing.T) {
 		"Retry": [{"ErrorEquals": ["E"], "MaxAttempts": 0}, {"ErrorEquals": ["States.ALL"], "MaxAttempts": 5}],
 		"End": true}}}`, `{}`, interp.Options{})
 	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "E"})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, "E", b.x.Failure.Name)
 	require.False(t, b.x.Failure.HasCause)
 }
@@ -121,13 +122,13 @@ func TestStatesAllDoesNotCatchRuntimeOrDataLimit(t *testing.T) {
 	b := setup(t, `{"StartAt": "T", "States": {
 		"T": {"Type": "Pass", "OutputPath": "$.missing", "Next": "C"},
 		"C": {"Type": "Pass", "End": true}}}`, `{}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.Runtime, b.x.Failure.Name)
 
 	b = setup(t, `{"StartAt": "T", "States": {
 		"T": {"Type": "Pass", "Result": "a string longer than ten bytes", "End": true}}}`, `{}`, interp.Options{PayloadLimit: 10})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name)
 	require.Equal(t, "The state/task 'T' returned a result with a size exceeding the maximum number of bytes service limit.", b.x.Failure.Cause)
 }
 
@@ -159,8 +160,8 @@ func TestTaskFailedWildcardDoesNotMatchTimeout(t *testing.T) {
 	require.Equal(t, 10*time.Second, timer.At.Sub(t0))
 	b.now = timer.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorTimeout, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.Timeout, b.x.Failure.Name)
 	require.Len(t, b.only(t, interp.CancelTask), 1, "the timed-out task is cancelled")
 	require.Equal(t, "TaskTimedOut", b.types()[len(b.events)-2])
 }
@@ -178,15 +179,15 @@ func TestHeartbeat(t *testing.T) {
 	require.Equal(t, 9*time.Second, beat2.At.Sub(t0))
 	// The old timer firing late changes nothing.
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	require.Equal(t, history.StatusRunning, b.x.Status)
 	b.now = beat2.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat2.ID})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	// A service integration's task that hears nothing in time times out
 	// with States.Timeout in AWS's recordings (an activity's worker that
 	// misses its heartbeat is States.HeartbeatTimeout: see
 	// TestActivityEvents).
-	require.Equal(t, stepwisetype.ErrorTimeout, b.x.Failure.Name)
+	require.Equal(t, failure.Timeout, b.x.Failure.Name)
 	require.Equal(t, "TaskTimedOut", b.types()[len(b.events)-2])
 	// A late result is ignored.
 	evs, _, err := b.x.Step(interp.Event{Kind: interp.TaskSucceeded, ID: task.ID}, b.now)
@@ -224,7 +225,7 @@ func TestParallelFailureCancelsOtherBranches(t *testing.T) {
 		{"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 60, "End": true}}},
 		{"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom", "Cause": "branch 3"}}}]}}}`,
 		`{}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, "Boom", b.x.Failure.Name)
 	require.Equal(t, "branch 3", b.x.Failure.Cause)
 	require.Contains(t, b.types(), "ParallelStateFailed")
@@ -244,7 +245,7 @@ func TestParallelFailureCancelsOtherBranches(t *testing.T) {
 	timer := b.only(t, interp.StartTimer)[0]
 	b.now = timer.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	cancels := b.only(t, interp.CancelTask)
 	require.Len(t, cancels, 1)
 	require.Equal(t, task.ID, cancels[0].ID)
@@ -261,7 +262,7 @@ func TestEventKindMustMatch(t *testing.T) {
 	timer := b.only(t, interp.StartTimer)[0]
 	b.step(t, interp.Event{Kind: interp.TaskHeartbeat, ID: timer.ID})
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: task.ID})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status, "events of the wrong kind are ignored")
+	require.Equal(t, history.StatusRunning, b.x.Status, "events of the wrong kind are ignored")
 }
 
 func TestAssignOnlyOnSuccessAndCatchLoop(t *testing.T) {
@@ -280,14 +281,14 @@ func TestAssignOnlyOnSuccessAndCatchLoop(t *testing.T) {
 			"Catch": [{"ErrorEquals": ["States.DataLimitExceeded"], "ResultPath": "$.err", "Next": "C"}], "End": true},
 		"C": {"Type": "Pass", "End": true}}}`, `{"pad": "`+strings.Repeat("a", 40)+`"}`, interp.Options{PayloadLimit: 60})
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: b.only(t, interp.RunTask)[0].ID, Output: strings.Repeat("b", 30)})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name)
 }
 
 func TestHugeDurationsAreClamped(t *testing.T) {
 	t.Parallel()
 	b := setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$.s", "End": true}}}`, `{"s": 10000000000}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	require.Equal(t, history.StatusRunning, b.x.Status)
 	timer := b.only(t, interp.StartTimer)[0]
 	require.True(t, timer.At.After(t0.Add(365*24*time.Hour)))
 }
@@ -300,14 +301,14 @@ func TestExecutionTimeoutAndStop(t *testing.T) {
 	require.Len(t, timers, 2)
 	b.now = t0.Add(30 * time.Second)
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timers[0].ID})
-	require.Equal(t, stepwisetype.StatusTimedOut, b.x.Status)
+	require.Equal(t, history.StatusTimedOut, b.x.Status)
 	require.Equal(t, "ExecutionTimedOut", b.types()[len(b.events)-1])
 
 	b = setup(t, def, `{}`, interp.Options{})
 	b.step(t, interp.Event{Kind: interp.Stop, Error: "Manual", Cause: "operator"})
-	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Equal(t, history.StatusAborted, b.x.Status)
 	last := b.events[len(b.events)-1]
-	require.Equal(t, stepwisetype.EventExecutionAborted, last.Type)
+	require.Equal(t, history.EventExecutionAborted, last.Type)
 	require.Equal(t, "operator", *last.ExecutionAbortedEventDetails.Cause)
 	require.Len(t, b.only(t, interp.CancelTimer), 2)
 }
@@ -317,8 +318,8 @@ func TestChoiceNoMatch(t *testing.T) {
 	b := setup(t, `{"StartAt": "C", "States": {"C": {"Type": "Choice",
 		"Choices": [{"Variable": "$.n", "NumericGreaterThan": 5, "Next": "D"}]},
 		"D": {"Type": "Succeed"}}}`, `{"n": 1}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorNoChoiceMatched, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.NoChoiceMatched, b.x.Failure.Name)
 }
 
 func TestChoiceOperators(t *testing.T) {
@@ -367,7 +368,7 @@ func TestVariablesScopes(t *testing.T) {
 	// The iteration's assignment is its own: the outer x stays 1. Assign is
 	// evaluated after Parameters, so innerX reads the outer value too.
 	require.Equal(t, `{"x":1,"r":[{"outerY":"why","innerX":1}]}`, b.output(t))
-	var exited *stepwisetype.HistoryEvent
+	var exited *history.Event
 	for _, e := range b.events {
 		if e.StateExitedEventDetails != nil && e.StateExitedEventDetails.Name == "Set" {
 			exited = e
@@ -429,8 +430,8 @@ func TestHistoryQuota(t *testing.T) {
 	t.Parallel()
 	b := setup(t, `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}, "B": {"Type": "Choice", "Choices": [{"Variable": "$.stop", "IsPresent": true, "Next": "E"}], "Default": "A"}, "E": {"Type": "Succeed"}}}`,
 		`{}`, interp.Options{MaxHistoryEvents: 50})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.Runtime, b.x.Failure.Name)
 	require.LessOrEqual(t, len(b.events), 50)
 	require.Equal(t, "ExecutionFailed", b.types()[len(b.events)-1])
 }
@@ -455,14 +456,14 @@ func TestRedrive(t *testing.T) {
 	_, _, err := b.x.Step(interp.Event{Kind: interp.Redrive}, t0)
 	require.ErrorIs(t, err, interp.ErrNotRedrivable, "a running execution cannot be redriven")
 	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: b.only(t, interp.RunTask)[0].ID, Error: "Broken"})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	before := len(b.events)
 
 	b.step(t, interp.Event{Kind: interp.Redrive})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status)
+	require.Equal(t, history.StatusRunning, b.x.Status)
 	require.Equal(t, 1, b.x.Info.RedriveCount)
 	redriven := b.events[before]
-	require.Equal(t, stepwisetype.EventExecutionRedriven, redriven.Type)
+	require.Equal(t, history.EventExecutionRedriven, redriven.Type)
 	require.Equal(t, 1, redriven.ExecutionRedrivenEventDetails.RedriveCount)
 	task := b.only(t, interp.RunTask)
 	require.Len(t, task, 1, "only the failed branch runs again")
@@ -483,7 +484,7 @@ func TestRedriveAfterStop(t *testing.T) {
 	t.Parallel()
 	b := setup(t, `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 10, "Next": "Done"}, "Done": {"Type": "Pass", "End": true}}}`, `{"v": 1}`, interp.Options{})
 	b.step(t, interp.Event{Kind: interp.Stop})
-	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Equal(t, history.StatusAborted, b.x.Status)
 	b.step(t, interp.Event{Kind: interp.Redrive})
 	timer := b.only(t, interp.StartTimer)
 	require.Len(t, timer, 1, "the aborted Wait starts again")
@@ -501,7 +502,7 @@ func TestActivityEvents(t *testing.T) {
 	require.False(t, interp.IsActivity("arn:aws:states:::lambda:invoke"))
 	task := b.only(t, interp.RunTask)[0]
 	scheduled := b.events[len(b.events)-1]
-	require.Equal(t, stepwisetype.EventActivityScheduled, scheduled.Type)
+	require.Equal(t, history.EventActivityScheduled, scheduled.Type)
 	require.Equal(t, activity, scheduled.ActivityScheduledEventDetails.Resource)
 	require.Equal(t, `{"job":1}`, scheduled.ActivityScheduledEventDetails.Input)
 	require.Equal(t, int64(10), *scheduled.ActivityScheduledEventDetails.HeartbeatInSeconds)
@@ -523,8 +524,8 @@ func TestActivityEvents(t *testing.T) {
 	beat := b.only(t, interp.StartTimer)[0]
 	b.now = beat.At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorHeartbeatTimeout, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.HeartbeatTimeout, b.x.Failure.Name)
 	require.Equal(t, "ActivityTimedOut", b.types()[len(b.events)-2])
 }
 
@@ -545,7 +546,7 @@ func TestActivityReleased(t *testing.T) {
 	require.Equal(t, []interp.Command{{Kind: interp.CancelTimer, ID: beat.ID}}, b.cmds)
 	b.now = beat.At.Add(time.Hour)
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: beat.ID})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status, "no heartbeat timeout while the task waits")
+	require.Equal(t, history.StatusRunning, b.x.Status, "no heartbeat timeout while the task waits")
 
 	b.step(t, interp.Event{Kind: interp.TaskStarted, ID: task.ID, WorkerName: "next"})
 	require.Len(t, b.events, n, "no second ActivityStarted")
@@ -570,7 +571,7 @@ func TestStopWritesOnlyExecutionAborted(t *testing.T) {
 		"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}}}}`, `[1, 2]`, interp.Options{})
 	require.Len(t, b.only(t, interp.RunTask), 2)
 	b.step(t, interp.Event{Kind: interp.Stop, Error: "Manual"})
-	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Equal(t, history.StatusAborted, b.x.Status)
 	require.Len(t, b.only(t, interp.CancelTask), 2)
 	require.Regexp(t, ` TaskScheduled ExecutionAborted$`, strings.Join(b.types(), " "))
 	last := b.events[len(b.events)-1]
@@ -638,7 +639,7 @@ func TestTimeoutCaughtWithEmptyCause(t *testing.T) {
 			b.now = timer.At
 			b.step(t, interp.Event{Kind: interp.TimerFired, ID: timer.ID})
 			end := b.events[len(b.events)-1]
-			require.Equal(t, stepwisetype.EventExecutionFailed, end.Type)
+			require.Equal(t, history.EventExecutionFailed, end.Type)
 			require.Equal(t, tc.error, *end.ExecutionFailedEventDetails.Error)
 			require.Nil(t, end.ExecutionFailedEventDetails.Cause)
 			timedOut := b.events[len(b.events)-2]
@@ -706,7 +707,7 @@ func TestMapAbortedIterationsOrder(t *testing.T) {
 	b.now = timers[0].At
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timers[0].ID})
 	timedOut := b.events[len(b.events)-9]
-	require.Equal(t, stepwisetype.EventTaskTimedOut, timedOut.Type)
+	require.Equal(t, history.EventTaskTimedOut, timedOut.Type)
 	id := timedOut.ID
 	require.Equal(t, fmt.Sprintf("%d/%d:MapIterationFailed %d/%d:TaskStateAborted %d/%d:MapIterationAborted %d/%d:TaskStateAborted %d/%d:MapIterationAborted %d/%d:TaskStateAborted %d/%d:MapStateFailed %d/%d:ExecutionFailed",
 		id+1, id, id+2, id, id+3, id, id+4, id, id+5, id, id+6, id, id+7, id, id+8, id+7), b.links("MapIterationFailed"))

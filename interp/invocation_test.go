@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // invocationRun drives an execution by hand: tasks are answered first in
@@ -53,7 +53,7 @@ func (r *invocationRun) take(cmds []interp.Command) {
 // run answers tasks until the execution ends or waits for nothing.
 func (r *invocationRun) run(t *testing.T, answer func(req *interp.TaskRequest) interp.Event) {
 	t.Helper()
-	for i := 0; r.x.Status == stepwisetype.StatusRunning && i < 1000; i++ {
+	for i := 0; r.x.Status == history.StatusRunning && i < 1000; i++ {
 		var ev interp.Event
 		switch {
 		case len(r.tasks) > 0:
@@ -132,7 +132,7 @@ func TestInvocationCountsLoopsAndRetries(t *testing.T) {
 		"Submit": {"job-1"},
 		"Check":  {"RUNNING", "!Busy", "RUNNING", "!Busy", "!Busy", "SUCCEEDED"},
 	}))
-	require.Equal(t, stepwisetype.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
+	require.Equal(t, history.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
 	require.Equal(t, `{"job":"job-1","status":"SUCCEEDED"}`, jsonvalue.String(r.x.Output))
 	require.Equal(t, []string{"Submit#0", "Check#0", "Check#1", "Check#2", "Check#3", "Check#4", "Check#5"}, r.calls)
 	require.Equal(t, r.calls, r.replay(t, def))
@@ -147,7 +147,7 @@ func TestInvocationCountsMapIterationsAndParallelBranches(t *testing.T) {
 			"Retry": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 1, "MaxAttempts": 1}], "End": true}}}, "End": true}}}`
 	r := startInvocationRun(t, mapDef, `{"items": [1, 2, 3]}`)
 	r.run(t, byInvocation(map[string][]string{"Call": {"!Boom", "idx1", "idx2", "idx3"}}))
-	require.Equal(t, stepwisetype.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
+	require.Equal(t, history.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
 	require.Equal(t, `["idx1","idx2","idx3"]`, jsonvalue.String(r.x.Output), "the second item goes on from the first's retry")
 	require.Equal(t, []string{"Call#0", "Call#1", "Call#2", "Call#3"}, r.calls)
 	require.Equal(t, r.calls, r.replay(t, mapDef))
@@ -160,7 +160,7 @@ func TestInvocationCountsMapIterationsAndParallelBranches(t *testing.T) {
 		"Done": {"Type": "Succeed"}}}`
 	r = startInvocationRun(t, parDef, `{}`)
 	r.run(t, byInvocation(map[string][]string{"Left": {"l0", "l1"}, "Right": {"r0", "r1"}}))
-	require.Equal(t, stepwisetype.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
+	require.Equal(t, history.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
 	require.Equal(t, `{"last":["l1","r1"]}`, jsonvalue.String(r.x.Output))
 	require.Equal(t, []string{"Left#0", "Right#0", "Left#1", "Right#1"}, r.calls)
 	require.Equal(t, r.calls, r.replay(t, parDef))
@@ -172,9 +172,9 @@ func TestInvocationCountsAcrossRedrive(t *testing.T) {
 	r := startInvocationRun(t, `{"StartAt": "T", "States": {"T": {`+taskState+`, "End": true}}}`, `{}`)
 	answer := byInvocation(map[string][]string{"T": {"!Broken", "fixed"}})
 	r.run(t, answer)
-	require.Equal(t, stepwisetype.StatusFailed, r.x.Status)
+	require.Equal(t, history.StatusFailed, r.x.Status)
 	r.step(t, interp.Event{Kind: interp.Redrive})
 	r.run(t, answer)
-	require.Equal(t, stepwisetype.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
+	require.Equal(t, history.StatusSucceeded, r.x.Status, "%v", r.x.Failure)
 	require.Equal(t, []string{"T#0", "T#1"}, r.calls)
 }

@@ -8,8 +8,9 @@ import (
 	"stepwise/asl/jsonata"
 	"stepwise/asl/jsonatafn"
 	"stepwise/asl/payload"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // jenv returns the JSONata environment of frame f's state: $states.input
@@ -117,8 +118,8 @@ func (f *frame) execFailJSONata(x *Execution) {
 
 // jsonataFailure is the failure a JSONata Fail state raises: its Error and
 // Cause, given literally or as expressions that must yield strings.
-func jsonataFailure(s *asl.State, env *payload.JSONataEnv) (*stepwisetype.Failure, error) {
-	fl := &stepwisetype.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
+func jsonataFailure(s *asl.State, env *payload.JSONataEnv) (*failure.Failure, error) {
+	fl := &failure.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
 	for _, fld := range []struct {
 		t     *payload.JSONata
 		name  string
@@ -151,7 +152,7 @@ func (f *frame) execChoiceJSONata(x *Execution) {
 		return
 	}
 	if !matched {
-		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
+		f.stateFailed(x, failure.New(failure.NoChoiceMatched,
 			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
 		return
 	}
@@ -233,7 +234,7 @@ func jsonataTimestamp(v any) (time.Time, error) {
 	str, _ := v.(string)
 	ts, ok := ParseTimestamp(str)
 	if !ok {
-		fl := stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+		fl := failure.Newf(failure.QueryEvaluationError,
 			"The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: %s", scalarText(v))
 		fl.Location = "Timestamp"
 		return time.Time{}, fl
@@ -250,7 +251,7 @@ func jsonataCount(t *payload.JSONata, field string, v any, min int64) (int64, er
 		return 0, unexpectedType(t, field, "integer", v)
 	}
 	if i < min {
-		return 0, stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+		return 0, failure.Newf(failure.QueryEvaluationError,
 			"The JSONata expression '%s' specified for the field '%s' returned a value below %d: %s", t.Source(), field, min, jsonvalue.String(v))
 	}
 	return i, nil
@@ -283,7 +284,7 @@ func unexpectedType(t *payload.JSONata, field, want string, v any) error {
 	if src == "" {
 		src = jsonvalue.String(v)
 	}
-	fl := stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+	fl := failure.Newf(failure.QueryEvaluationError,
 		"The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
 		src, field, want, jsonTypeName(v), jsonvalue.String(v))
 	fl.Location = field
@@ -330,11 +331,11 @@ func (f *frame) startFailedJSONata(x *Execution, err error) {
 	s := f.state
 	fl := asFailure(err, s, f.enteredID)
 	f.evalReported = f.reportEvaluation(x, fl)
-	typ := stepwisetype.EventParallelStateFailed
+	typ := history.EventParallelStateFailed
 	if s.Type == asl.TypeMap {
-		typ = stepwisetype.EventMapStateFailed
+		typ = history.EventMapStateFailed
 	}
-	x.emit(f, stepwisetype.HistoryEvent{Type: typ})
+	x.emit(f, history.Event{Type: typ})
 	f.stateFailed(x, fl)
 	f.evalReported = false
 }
@@ -344,15 +345,15 @@ func (f *frame) startFailedJSONata(x *Execution, err error) {
 // state is being entered (nothing written since its entered event) is
 // linked, as AWS links it, to the event before the entered event; a Wait
 // state's to its entered event.
-func (f *frame) reportEvaluation(x *Execution, fl *stepwisetype.Failure) bool {
-	if fl.Name != stepwisetype.ErrorQueryEvaluationError {
+func (f *frame) reportEvaluation(x *Execution, fl *failure.Failure) bool {
+	if fl.Name != failure.QueryEvaluationError {
 		return false
 	}
-	d := &stepwisetype.EvaluationFailedEventDetails{Error: ptr(fl.Name), State: f.state.Name, Location: fl.Location}
+	d := &history.EvaluationFailedEventDetails{Error: ptr(fl.Name), State: f.state.Name, Location: fl.Location}
 	if fl.HasCause {
 		d.Cause = ptr(fl.Cause)
 	}
-	ev := stepwisetype.HistoryEvent{Type: stepwisetype.EventEvaluationFailed, EvaluationFailedEventDetails: d}
+	ev := history.Event{Type: history.EventEvaluationFailed, EvaluationFailedEventDetails: d}
 	if f.last == f.enteredID && f.state.Type != asl.TypeWait {
 		ev.PreviousEventID = f.enteredPrev
 		f.last = x.emitLinked(f, ev)

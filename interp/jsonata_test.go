@@ -6,9 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func TestJSONataTaskDataFlow(t *testing.T) {
@@ -32,7 +33,7 @@ func TestJSONataTaskDataFlow(t *testing.T) {
 	out, err := jsonvalue.ParseString(`{"price": 2.5}`)
 	require.NoError(t, err)
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: tasks[0].ID, Output: out})
-	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status)
+	require.Equal(t, history.StatusSucceeded, b.x.Status)
 	require.Equal(t, `{"total":7.5,"price":2.5}`, jsonvalue.String(b.x.Output))
 }
 
@@ -48,7 +49,7 @@ func TestJSONataCatchErrorOutput(t *testing.T) {
 	b := setup(t, def, `{"k": 1}`, interp.Options{})
 	tasks := b.only(t, interp.RunTask)
 	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: tasks[0].ID, Error: "Boom", Cause: "it broke"})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, "Boom.Handled", b.x.Failure.Name)
 	require.Equal(t, "it broke", b.x.Failure.Cause)
 }
@@ -65,12 +66,12 @@ func TestJSONataMapAndChoice(t *testing.T) {
 				"Small": {"Type": "Succeed"}}},
 			"End": true}}}`
 	b := setup(t, def, `{"nums": [1, 2, 3], "k": 10}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status)
+	require.Equal(t, history.StatusSucceeded, b.x.Status)
 	require.Equal(t, `[{"small":0},{"big":20},{"big":30}]`, jsonvalue.String(b.x.Output))
 
 	b = setup(t, strings.Replace(def, `"{% $states.input.n > 1 %}"`, `"{% $states.input.n %}"`, 1), `{"nums": [1], "k": 10}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorQueryEvaluationError, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.QueryEvaluationError, b.x.Failure.Name)
 	require.Contains(t, b.x.Failure.Cause, "The JSONata expression '$states.input.n' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was 'number' for value: 1")
 }
 
@@ -84,8 +85,8 @@ func TestJSONataWaitSeconds(t *testing.T) {
 	require.Equal(t, b.now.Add(5e9), timers[0].At)
 
 	b = setup(t, def, `{"s": -1}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorQueryEvaluationError, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.QueryEvaluationError, b.x.Failure.Name)
 	require.Contains(t, b.x.Failure.Cause, "'Seconds'")
 }
 
@@ -112,11 +113,11 @@ func TestVariableLimits(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tc.def, `{"s": "`+big+`"}`, interp.Options{})
 			if tc.want == "" {
-				require.Equal(t, stepwisetype.StatusSucceeded, b.x.Status, "within the limits")
+				require.Equal(t, history.StatusSucceeded, b.x.Status, "within the limits")
 				return
 			}
-			require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-			require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+			require.Equal(t, history.StatusFailed, b.x.Status)
+			require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name)
 			require.Contains(t, b.x.Failure.Cause, tc.want)
 		})
 	}
@@ -135,8 +136,8 @@ func TestExecutionVariableTotal(t *testing.T) {
 	}
 	def := `{"StartAt": "S0", "States": {` + strings.Join(states, ",") + `}}`
 	b := setup(t, def, `{"s": "`+strings.Repeat("x", 200*1024)+`"}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, b.x.Failure.Name)
+	require.Equal(t, history.StatusFailed, b.x.Status)
+	require.Equal(t, failure.DataLimitExceeded, b.x.Failure.Name)
 	require.Contains(t, b.x.Failure.Cause, "The state 'S51' cannot assign its variables: The variables of the execution would exceed the maximum total size of 10485760 bytes.")
 }
 
@@ -148,7 +149,7 @@ func TestJSONataParallelArgumentsFailure(t *testing.T) {
 		"P": {"Type": "Parallel", "Arguments": {"x": "{% $nothing %}"}, "End": true,
 			"Branches": [{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}]}}}`
 	b := setup(t, def, `{}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, []string{"ExecutionStarted", "ParallelStateEntered", "EvaluationFailed", "ParallelStateFailed", "ExecutionFailed"}, b.types())
 	require.Equal(t, "Arguments/x", b.events[2].EvaluationFailedEventDetails.Location)
 	require.Equal(t, int64(0), b.events[2].PreviousEventID, "linked before the entered event, as AWS links it")

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 const functionArn = "arn:aws:lambda:us-east-1:123456789012:function:work"
@@ -41,5 +41,5 @@ func TestFunctionArnHistory(t *testing.T) {
 	b.step(t, interp.Event{Kind: interp.TimerFired, ID: timeout.ID})
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "LambdaFunctionScheduled", "LambdaFunctionStarted",
 		"LambdaFunctionTimedOut", "ExecutionFailed"}, b.types())
-	require.Equal(t, stepwisetype.ErrorTimeout, *b.events[4].LambdaFunctionTimedOutEventDetails.Error)
+	require.Equal(t, failure.Timeout, *b.events[4].LambdaFunctionTimedOutEventDetails.Error)
 }

@@ -15,8 +15,9 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // A distributed Map runs its items as child executions of a map run. The
@@ -94,8 +95,8 @@ func (r *MapRunRequest) Exceeded(failed, total int) bool {
 }
 
 // ToleranceFailure is how a map run with too many failed children fails.
-func ToleranceFailure() *stepwisetype.Failure {
-	return stepwisetype.NewFailure(stepwisetype.ErrorExceedToleratedFailure,
+func ToleranceFailure() *failure.Failure {
+	return failure.New(failure.ExceedToleratedFailure,
 		"The specified tolerated failure threshold was exceeded")
 }
 
@@ -125,7 +126,7 @@ func (f *frame) startMapRun(x *Execution, env *jsonpath.Env, jenv *payload.JSONa
 	s := f.state
 	fail := func(err error) {
 		fl := asFailure(err, s, f.enteredID)
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+		x.emit(f, history.Event{Type: history.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		f.stateFailed(x, fl)
 	}
 	req := &MapRunRequest{Arn: f.mapRunArn, Label: mapLabel(s), Processor: s.ItemProcessor, ExecutionType: s.ExecutionType,
@@ -172,16 +173,16 @@ func (f *frame) issueMapRun(x *Execution) {
 // mapRunDone goes on with a distributed Map once its map run answered.
 func (f *frame) mapRunDone(x *Execution, ev Event) {
 	if ev.Kind == TaskFailed {
-		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
+		fl := &failure.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
+		x.emit(f, history.Event{Type: history.EventMapRunFailed, MapRunFailedEventDetails: failureDetails(fl)})
 		if f.retrier(fl) < 0 {
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateFailed})
+			x.emit(f, history.Event{Type: history.EventMapStateFailed})
 		}
 		f.stateFailed(x, fl)
 		return
 	}
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunSucceeded})
-	x.emitLinked(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateSucceeded, PreviousEventID: f.last})
+	x.emit(f, history.Event{Type: history.EventMapRunSucceeded})
+	x.emitLinked(f, history.Event{Type: history.EventMapStateSucceeded, PreviousEventID: f.last})
 	f.mapReq = nil
 	f.exit(x, ev.Output, true)
 }
@@ -189,8 +190,8 @@ func (f *frame) mapRunDone(x *Execution, ev Event) {
 // reviveMapRun redrives a distributed Map whose map run failed: the map
 // run runs again, its children that did not succeed only.
 func (f *frame) reviveMapRun(x *Execution) {
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapRunRedriven,
-		MapRunRedrivenEventDetails: &stepwisetype.MapRunRedrivenEventDetails{MapRunArn: f.mapReq.Arn, RedriveCount: x.Info.RedriveCount}})
+	x.emit(f, history.Event{Type: history.EventMapRunRedriven,
+		MapRunRedrivenEventDetails: &history.MapRunRedrivenEventDetails{MapRunArn: f.mapReq.Arn, RedriveCount: x.Info.RedriveCount}})
 	req := *f.mapReq
 	req.Redrive = true
 	f.mapReq = &req
@@ -237,7 +238,7 @@ func (f *frame) batcher(env *jsonpath.Env, jenv *payload.JSONataEnv) (*batchConf
 		}
 		n, ok := numberValue(v)
 		if !ok || n.Float64() != float64(int64(n.Float64())) || n.Float64() < 0 {
-			return 0, stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The %s field must be a positive integer, got %s.", name, jsonvalue.String(v))
+			return 0, failure.Newf(failure.Runtime, "The %s field must be a positive integer, got %s.", name, jsonvalue.String(v))
 		}
 		return int64(n.Float64()), nil
 	}
@@ -415,7 +416,7 @@ func (p *Planner) item(i int64) (any, int, error) {
 
 // Next returns the next child's input and its number of items; ok is
 // false once every item is planned. A failure (of the ItemSelector) is a
-// *stepwisetype.Failure.
+// *failure.Failure.
 func (p *Planner) Next() (input any, items int, ok bool, err error) {
 	b := p.r.batch
 	if b == nil {
@@ -510,7 +511,7 @@ func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*Resu
 		}
 	}
 	if w.Resource != "" && w.Bucket == "" {
-		return nil, stepwisetype.NewFailure(stepwisetype.ErrorResultWriterFailed, "The ResultWriter needs a Bucket.")
+		return nil, failure.New(failure.ResultWriterFailed, "The ResultWriter needs a Bucket.")
 	}
 	return w, nil
 }
@@ -518,7 +519,7 @@ func (f *frame) resultWriter(env *jsonpath.Env, jenv *payload.JSONataEnv) (*Resu
 // ChildSummary is what a map run's child result shows of the child.
 type ChildSummary struct {
 	Arn, Name, StateMachineArn string
-	Status                     stepwisetype.ExecutionStatus
+	Status                     history.ExecutionStatus
 	Input                      string
 	Output, Error, Cause       *string
 	StartDate                  time.Time
@@ -544,12 +545,12 @@ func ChildEntry(c *ChildSummary) *jsonvalue.Object {
 	o.Set("Input", c.Input)
 	o.Set("InputDetails", included)
 	o.Set("Name", c.Name)
-	if c.Output != nil && c.Status == stepwisetype.StatusSucceeded {
+	if c.Output != nil && c.Status == history.StatusSucceeded {
 		o.Set("Output", *c.Output)
 		o.Set("OutputDetails", included)
 	}
 	o.Set("RedriveCount", jsonvalue.NumberFromInt(int64(c.RedriveCount)))
-	if c.Status == stepwisetype.StatusSucceeded || c.Status == stepwisetype.StatusRunning {
+	if c.Status == history.StatusSucceeded || c.Status == history.StatusRunning {
 		o.Set("RedriveStatus", "NOT_REDRIVABLE")
 		o.Set("RedriveStatusReason", "Execution is "+string(c.Status)+" and cannot be redriven")
 	} else {

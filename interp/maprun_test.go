@@ -6,9 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func distributedMap(extra string) string {
@@ -93,8 +94,8 @@ func TestMapRunFailureAndRedrive(t *testing.T) {
 	b := setup(t, distributedMap(`"ToleratedFailureCount": 1,`), `[1, 2, 3]`, interp.Options{})
 	c := mapRunTask(t, b)
 	arn := c.Task.MapRun.Arn
-	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: c.ID, Error: stepwisetype.ErrorExceedToleratedFailure, Cause: "too many"})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: c.ID, Error: failure.ExceedToleratedFailure, Cause: "too many"})
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, []string{"ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted",
 		"MapRunFailed", "MapStateFailed", "ExecutionFailed"}, b.types())
 
@@ -103,7 +104,7 @@ func TestMapRunFailureAndRedrive(t *testing.T) {
 	require.True(t, c2.Task.MapRun.Redrive)
 	require.Equal(t, arn, c2.Task.MapRun.Arn)
 	last := b.events[len(b.events)-1]
-	require.Equal(t, stepwisetype.EventMapRunRedriven, last.Type)
+	require.Equal(t, history.EventMapRunRedriven, last.Type)
 	require.Equal(t, arn, last.MapRunRedrivenEventDetails.MapRunArn)
 	require.Equal(t, 1, last.MapRunRedrivenEventDetails.RedriveCount)
 	out, err := jsonvalue.ParseString(`[1, null, 3]`)
@@ -129,7 +130,7 @@ func TestDriverMapRun(t *testing.T) {
 		return x
 	}
 	x := run("1")
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status)
+	require.Equal(t, history.StatusSucceeded, x.Status)
 	out := x.Output.([]any)
 	require.Equal(t, `1`, jsonvalue.String(out[0]))
 	require.Equal(t, `3`, jsonvalue.String(out[2]))
@@ -139,8 +140,8 @@ func TestDriverMapRun(t *testing.T) {
 	errName, _ := failed.Get("Error")
 	require.Equal(t, "Two", errName)
 	x = run("0")
-	require.Equal(t, stepwisetype.StatusFailed, x.Status)
-	require.Equal(t, stepwisetype.ErrorExceedToleratedFailure, x.Failure.Name)
+	require.Equal(t, history.StatusFailed, x.Status)
+	require.Equal(t, failure.ExceedToleratedFailure, x.Failure.Name)
 }
 
 // A Map stopped while its map run runs is redriven as that run:
@@ -150,11 +151,11 @@ func TestMapRunRedriveAfterStop(t *testing.T) {
 	b := setup(t, distributedMap(``), `[1, 2]`, interp.Options{})
 	c := mapRunTask(t, b)
 	b.step(t, interp.Event{Kind: interp.Stop})
-	require.Equal(t, stepwisetype.StatusAborted, b.x.Status)
+	require.Equal(t, history.StatusAborted, b.x.Status)
 	b.step(t, interp.Event{Kind: interp.Redrive})
 	c2 := mapRunTask(t, b)
 	require.Equal(t, c.Task.MapRun.Arn, c2.Task.MapRun.Arn)
 	require.True(t, c2.Task.MapRun.Redrive)
 	last := b.events[len(b.events)-1]
-	require.Equal(t, stepwisetype.EventMapRunRedriven, last.Type)
+	require.Equal(t, history.EventMapRunRedriven, last.Type)
 }

@@ -5,8 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // The ...Path fields of Wait and Map that do not resolve, or resolve to a
@@ -40,8 +41,8 @@ func TestPathFieldFailures(t *testing.T) {
 			t.Parallel()
 			b := setup(t, `{"StartAt": "S", "States": {"S": {`+tt.state+`, "End": true}}}`,
 				`{"neg": -1, "s": "x", "obj": {}, "big": 100.5, "arr": [1]}`, interp.Options{})
-			require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
-			require.Equal(t, stepwisetype.ErrorRuntime, b.x.Failure.Name)
+			require.Equal(t, history.StatusFailed, b.x.Status)
+			require.Equal(t, failure.Runtime, b.x.Failure.Name)
 			require.Equal(t, "An error occurred while executing the state 'S' (entered at the event id #2). "+tt.cause, b.x.Failure.Cause)
 		})
 	}
@@ -53,5 +54,5 @@ func TestToleratedFailurePercentagePathTakesAFraction(t *testing.T) {
 	b := setup(t, `{"StartAt": "S", "States": {"S": {"Type": "Map", "ItemsPath": "$.arr", "ToleratedFailurePercentagePath": "$.p",
 		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}, "End": true}}}`,
 		`{"p": 12.5, "arr": [1]}`, interp.Options{})
-	require.NotEqual(t, stepwisetype.StatusFailed, b.x.Status, "%v", b.x.Failure)
+	require.NotEqual(t, history.StatusFailed, b.x.Status, "%v", b.x.Failure)
 }

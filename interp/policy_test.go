@@ -5,9 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 const parallelFastFails = `{"StartAt": "Fan", "States": {"Fan": {"Type": "Parallel", "End": true, "Branches": [
@@ -18,7 +19,7 @@ const parallelFastFails = `{"StartAt": "Fan", "States": {"Fan": {"Type": "Parall
 func TestParallelStopsRunningBranches(t *testing.T) {
 	t.Parallel()
 	b := setup(t, parallelFastFails, `{}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Contains(t, b.types(), "TaskStateAborted")
 }
 
@@ -30,19 +31,19 @@ func TestPolicyFinishRunning(t *testing.T) {
 	ps, err := interp.PoliciesFromTags(map[string]string{"stepwise:policy/Fan": "finish-running", "team": "batch"})
 	require.NoError(t, err)
 	b := setup(t, parallelFastFails, `{}`, interp.Options{Policies: ps})
-	require.Equal(t, stepwisetype.StatusRunning, b.x.Status, "the slow branch still runs")
+	require.Equal(t, history.StatusRunning, b.x.Status, "the slow branch still runs")
 	require.NotContains(t, b.types(), "TaskStateAborted")
 	tasks := b.only(t, interp.RunTask)
 	require.Len(t, tasks, 1)
 	out, err := jsonvalue.ParseString(`{"slow": "done"}`)
 	require.NoError(t, err)
 	b.step(t, interp.Event{Kind: interp.TaskSucceeded, ID: tasks[0].ID, Output: out})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, "Boom", b.x.Failure.Name)
 
 	b.step(t, interp.Event{Kind: interp.Redrive})
 	require.Empty(t, b.only(t, interp.RunTask), "the branch that succeeded does not run again")
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status, "the failing branch fails again")
+	require.Equal(t, history.StatusFailed, b.x.Status, "the failing branch fails again")
 }
 
 // With retry-failed-items, a Map's Retry runs only the iterations that
@@ -115,7 +116,7 @@ func TestPolicyRetryFailedItemsDistributed(t *testing.T) {
 		"ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}}}}`
 	b := setup(t, def, `[1, 2]`, interp.Options{Policies: ps})
 	c := mapRunTask(t, b)
-	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: c.ID, Error: stepwisetype.ErrorExceedToleratedFailure})
+	b.step(t, interp.Event{Kind: interp.TaskFailed, ID: c.ID, Error: failure.ExceedToleratedFailure})
 	var timer string
 	for _, cmd := range b.cmds {
 		if cmd.Kind == interp.StartTimer {

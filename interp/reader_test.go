@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 const readerMap = `"Type": "Map",
@@ -47,7 +47,7 @@ func TestItemReader(t *testing.T) {
 func TestItemReaderFailure(t *testing.T) {
 	t.Parallel()
 	b := setup(t, `{"StartAt": "M", "States": {"M": {`+readerMap+`, "End": true}}}`, `{"key": "k.csv", "max": -1}`, interp.Options{})
-	require.Equal(t, stepwisetype.StatusFailed, b.x.Status)
+	require.Equal(t, history.StatusFailed, b.x.Status)
 	require.Equal(t, "States.ItemReaderFailed", b.x.Failure.Name)
 	require.Equal(t, "field MaxItems must be positive", b.x.Failure.Cause)
 	require.Equal(t, []string{"ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted",

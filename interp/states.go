@@ -11,8 +11,9 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // exec runs the current state from its start.
@@ -67,7 +68,7 @@ func (f *frame) exec(x *Execution) {
 
 func (f *frame) execFail(x *Execution, env *jsonpath.Env) {
 	s := f.state
-	fl := &stepwisetype.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
+	fl := &failure.Failure{Name: s.Error, Cause: s.Cause, HasCause: s.HasCause}
 	env.Input = f.effInput
 	if s.ErrorPath != nil {
 		v, err := s.ErrorPath.Eval(env, "ErrorPath")
@@ -126,7 +127,7 @@ func (f *frame) execChoice(x *Execution, env *jsonpath.Env) {
 		}
 	}
 	if !matched && s.Default == "" {
-		f.stateFailed(x, stepwisetype.NewFailure(stepwisetype.ErrorNoChoiceMatched,
+		f.stateFailed(x, failure.New(failure.NoChoiceMatched,
 			fmt.Sprintf("No Matches! (at state '%s')", s.Name)))
 		return
 	}
@@ -145,9 +146,9 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 	case s.SecondsPath != nil:
 		v, err := s.SecondsPath.Eval(env)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			if !errors.As(err, &fl) {
-				fl = stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The SecondsPath parameter does not reference an input value: %s", s.SecondsPath)
+				fl = failure.Newf(failure.Runtime, "The SecondsPath parameter does not reference an input value: %s", s.SecondsPath)
 			}
 			f.stateFailed(x, asFailure(fl, s, f.enteredID))
 			return
@@ -156,11 +157,11 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 		i, isInt := n.Int64()
 		switch {
 		case !ok || !isInt || !n.IsInteger() || strings.ContainsAny(string(n), ".eE"):
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The SecondsPath parameter cannot be parsed as a long value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
 			return
 		case i < 0:
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The SecondsPath parameter references a negative value: %s == %s", s.SecondsPath, scalarText(v)), s, f.enteredID))
 			return
 		}
@@ -174,7 +175,7 @@ func (f *frame) execWait(x *Execution, env *jsonpath.Env) {
 		str, _ := v.(string)
 		t, ok := ParseTimestamp(str)
 		if !ok {
-			f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+			f.stateFailed(x, asFailure(failure.Newf(failure.Runtime,
 				"The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", s.TimestampPath, scalarText(v)), s, f.enteredID))
 			return
 		}
@@ -246,7 +247,7 @@ func intField(f *IntFieldSpec, env *jsonpath.Env) (int64, bool, error) {
 	n, ok := numberValue(v)
 	i, isInt := n.Int64()
 	if !ok || !isInt || !n.IsInteger() {
-		return 0, false, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		return 0, false, failure.Newf(failure.Runtime,
 			"The %s field refers to value %q which is not a valid integer: %s", f.Name, scalarText(v), f.Field.Path)
 	}
 	return i, true, nil
@@ -300,29 +301,29 @@ func (f *frame) execTask(x *Execution, env *jsonpath.Env) {
 		heartbeatPtr = ptr(heartbeat)
 	}
 	if IsActivity(s.Resource) && !x.activityExists(s.Resource) {
-		f.stateFailed(x, asFailure(stepwisetype.Failuref(stepwisetype.ErrorRuntime, "The activity %s does not exist.", s.Resource), s, f.enteredID))
+		f.stateFailed(x, asFailure(failure.Newf(failure.Runtime, "The activity %s does not exist.", s.Resource), s, f.enteredID))
 		return
 	}
 	f.started, f.submitted = false, false
 	if IsActivity(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityScheduled, ActivityScheduledEventDetails: &stepwisetype.ActivityScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventActivityScheduled, ActivityScheduledEventDetails: &history.ActivityScheduledEventDetails{
 			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr,
 		}})
 	} else if IsLambdaFunction(s.Resource) {
-		var creds *stepwisetype.TaskCredentials
+		var creds *history.TaskCredentials
 		if role != "" {
-			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+			creds = &history.TaskCredentials{RoleArn: role}
 		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionScheduled, LambdaFunctionScheduledEventDetails: &stepwisetype.LambdaFunctionScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionScheduled, LambdaFunctionScheduledEventDetails: &history.LambdaFunctionScheduledEventDetails{
 			Resource: s.Resource, Input: paramsText, TimeoutInSeconds: timeoutPtr, TaskCredentials: creds,
 		}})
 	} else {
 		resType, res := splitResource(s.Resource)
-		var creds *stepwisetype.TaskCredentials
+		var creds *history.TaskCredentials
 		if role != "" {
-			creds = &stepwisetype.TaskCredentials{RoleArn: role}
+			creds = &history.TaskCredentials{RoleArn: role}
 		}
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskScheduled, TaskScheduledEventDetails: &stepwisetype.TaskScheduledEventDetails{
+		x.emit(f, history.Event{Type: history.EventTaskScheduled, TaskScheduledEventDetails: &history.TaskScheduledEventDetails{
 			ResourceType: resType, Resource: res, Region: x.Info.Region, Parameters: paramsText,
 			TimeoutInSeconds: timeoutPtr, HeartbeatInSeconds: heartbeatPtr, TaskCredentials: creds,
 		}})
@@ -417,7 +418,7 @@ func (f *frame) taskRole(x *Execution, env *jsonpath.Env) (string, error) {
 	if role, ok := v.(string); ok {
 		return role, nil
 	}
-	return "", stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	return "", failure.Newf(failure.Runtime,
 		"The value for the field 'RoleArn' must be a string, but was %s: %s", jsonTypeName(v), jsonvalue.String(v))
 }
 
@@ -477,18 +478,18 @@ func (f *frame) taskStarted(x *Execution, worker string) {
 	f.started = true
 	s := f.state
 	if IsActivity(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityStarted,
-			ActivityStartedEventDetails: &stepwisetype.ActivityStartedEventDetails{WorkerName: worker}})
+		x.emit(f, history.Event{Type: history.EventActivityStarted,
+			ActivityStartedEventDetails: &history.ActivityStartedEventDetails{WorkerName: worker}})
 		f.armHeartbeat(x)
 		return
 	}
 	if IsLambdaFunction(s.Resource) {
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionStarted})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionStarted})
 		return
 	}
 	resType, res := splitResource(s.Resource)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskStarted,
-		TaskStartedEventDetails: &stepwisetype.TaskEventDetails{ResourceType: resType, Resource: res}})
+	x.emit(f, history.Event{Type: history.EventTaskStarted,
+		TaskStartedEventDetails: &history.TaskEventDetails{ResourceType: resType, Resource: res}})
 }
 
 // taskReleased takes back the hand-out of a started activity: the task
@@ -510,8 +511,8 @@ func (f *frame) taskSubmitted(x *Execution, output any) {
 	f.submitted = true
 	resType, res := splitResource(f.state.Resource)
 	out := jsonvalue.String(output)
-	x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSubmitted, TaskSubmittedEventDetails: &stepwisetype.TaskEventDetails{
-		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{}}})
+	x.emit(f, history.Event{Type: history.EventTaskSubmitted, TaskSubmittedEventDetails: &history.TaskEventDetails{
+		ResourceType: resType, Resource: res, Output: &out, OutputDetails: &history.DataDetails{}}})
 }
 
 func (f *frame) taskDone(x *Execution, ev Event) {
@@ -522,7 +523,7 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	activity := IsActivity(s.Resource)
 	resType, res := splitResource(s.Resource)
 	if ev.Kind == TaskFailed {
-		fl := &stepwisetype.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
+		fl := &failure.Failure{Name: ev.Error, Cause: ev.Cause, HasCause: ev.Cause != ""}
 		var errPtr, causePtr *string
 		if ev.Error != "" {
 			errPtr = ptr(ev.Error)
@@ -532,13 +533,13 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 		}
 		switch {
 		case activity:
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityFailed,
-				ActivityFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+			x.emit(f, history.Event{Type: history.EventActivityFailed,
+				ActivityFailedEventDetails: &history.FailureEventDetails{Error: errPtr, Cause: causePtr}})
 		case IsLambdaFunction(s.Resource):
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionFailed,
-				LambdaFunctionFailedEventDetails: &stepwisetype.FailureEventDetails{Error: errPtr, Cause: causePtr}})
+			x.emit(f, history.Event{Type: history.EventLambdaFunctionFailed,
+				LambdaFunctionFailedEventDetails: &history.FailureEventDetails{Error: errPtr, Cause: causePtr}})
 		default:
-			x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskFailed, TaskFailedEventDetails: &stepwisetype.TaskEventDetails{
+			x.emit(f, history.Event{Type: history.EventTaskFailed, TaskFailedEventDetails: &history.TaskEventDetails{
 				ResourceType: resType, Resource: res, Error: errPtr, Cause: causePtr}})
 		}
 		f.taskFailure = true
@@ -556,14 +557,14 @@ func (f *frame) taskDone(x *Execution, ev Event) {
 	}
 	switch {
 	case activity:
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivitySucceeded,
-			ActivitySucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+		x.emit(f, history.Event{Type: history.EventActivitySucceeded,
+			ActivitySucceededEventDetails: &history.OutputEventDetails{Output: out}})
 	case IsLambdaFunction(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionSucceeded,
-			LambdaFunctionSucceededEventDetails: &stepwisetype.OutputEventDetails{Output: out}})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionSucceeded,
+			LambdaFunctionSucceededEventDetails: &history.OutputEventDetails{Output: out}})
 	default:
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskSucceeded, TaskSucceededEventDetails: &stepwisetype.TaskEventDetails{
-			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &stepwisetype.DataDetails{},
+		x.emit(f, history.Event{Type: history.EventTaskSucceeded, TaskSucceededEventDetails: &history.TaskEventDetails{
+			ResourceType: resType, Resource: res, Output: &out, OutputDetails: &history.DataDetails{},
 		}})
 	}
 	f.note(x, Result, ev.Output)
@@ -582,20 +583,20 @@ func (f *frame) taskTimedOut(x *Execution, name string) {
 	}
 	switch {
 	case IsActivity(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventActivityTimedOut,
-			ActivityTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+		x.emit(f, history.Event{Type: history.EventActivityTimedOut,
+			ActivityTimedOutEventDetails: &history.FailureEventDetails{Error: ptr(name)}})
 	case IsLambdaFunction(s.Resource):
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventLambdaFunctionTimedOut,
-			LambdaFunctionTimedOutEventDetails: &stepwisetype.FailureEventDetails{Error: ptr(name)}})
+		x.emit(f, history.Event{Type: history.EventLambdaFunctionTimedOut,
+			LambdaFunctionTimedOutEventDetails: &history.FailureEventDetails{Error: ptr(name)}})
 	default:
 		resType, res := splitResource(s.Resource)
-		x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventTaskTimedOut, TaskTimedOutEventDetails: &stepwisetype.TaskEventDetails{
+		x.emit(f, history.Event{Type: history.EventTaskTimedOut, TaskTimedOutEventDetails: &history.TaskEventDetails{
 			ResourceType: resType, Resource: res, Error: ptr(name),
 		}})
 	}
 	// AWS's error output for a timeout carries an empty Cause
 	// ({"Error": "States.Timeout", "Cause": ""}); its events carry none.
-	f.stateFailed(x, &stepwisetype.Failure{Name: name, HasCause: true})
+	f.stateFailed(x, &failure.Failure{Name: name, HasCause: true})
 }
 
 // assign evaluates an Assign template with "$" bound to value. The
@@ -617,9 +618,9 @@ func (f *frame) assign(x *Execution, t *payload.Template, value any) (*jsonvalue
 
 // stateFailed handles a failure of the current state: Retry, then Catch,
 // else the frame fails.
-func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
+func (f *frame) stateFailed(x *Execution, fl *failure.Failure) {
 	s := f.state
-	if fl.Name == stepwisetype.ErrorRuntime {
+	if fl.Name == failure.Runtime {
 		f.finishFailure(x, fl)
 		return
 	}
@@ -676,7 +677,7 @@ func (f *frame) stateFailed(x *Execution, fl *stepwisetype.Failure) {
 // retrier returns the index of the retrier that retries fl now, or -1: the
 // first retrier whose ErrorEquals matches decides, and retries while it has
 // attempts left.
-func (f *frame) retrier(fl *stepwisetype.Failure) int {
+func (f *frame) retrier(fl *failure.Failure) int {
 	if i, left := f.matchRetrier(fl); left {
 		return i
 	}
@@ -685,8 +686,8 @@ func (f *frame) retrier(fl *stepwisetype.Failure) int {
 
 // matchRetrier returns the index of the first retrier whose ErrorEquals
 // matches fl (-1 for none), and whether it has attempts left.
-func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
-	if fl.Name == stepwisetype.ErrorRuntime {
+func (f *frame) matchRetrier(fl *failure.Failure) (int, bool) {
+	if fl.Name == failure.Runtime {
 		return -1, false
 	}
 	for i, r := range f.state.Retry {
@@ -699,7 +700,7 @@ func (f *frame) matchRetrier(fl *stepwisetype.Failure) (int, bool) {
 
 // finishFailure ends the frame with a failure, writing the EvaluationFailed
 // event AWS writes for JSONata evaluation errors.
-func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
+func (f *frame) finishFailure(x *Execution, fl *failure.Failure) {
 	if !f.evalReported {
 		f.reportEvaluation(x, fl)
 	}
@@ -711,17 +712,17 @@ func (f *frame) finishFailure(x *Execution, fl *stepwisetype.Failure) {
 // taskDataLimit is the failure of a task whose result is over the payload
 // limit: AWS names the task by its function's ARN, or by the service of an
 // integration.
-func taskDataLimit(s *asl.State) *stepwisetype.Failure {
+func taskDataLimit(s *asl.State) *failure.Failure {
 	name := s.Resource
 	if !IsActivity(s.Resource) && !IsLambdaFunction(s.Resource) {
 		name, _ = splitResource(s.Resource)
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+	return failure.Newf(failure.DataLimitExceeded,
 		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)
 }
 
-func dataLimit(s *asl.State) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+func dataLimit(s *asl.State) *failure.Failure {
+	return failure.Newf(failure.DataLimitExceeded,
 		"The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", s.Name)
 }
 
@@ -751,8 +752,8 @@ func (f *frame) retryNow(x *Execution) {
 func (f *frame) retryFailedItems(x *Execution) {
 	s := f.state
 	f.childFail, f.running, f.failed = nil, 0, 0
-	f.startedID = x.emit(f, stepwisetype.HistoryEvent{Type: stepwisetype.EventMapStateStarted,
-		MapStateStartedEventDetails: &stepwisetype.MapStateStartedEventDetails{Length: len(f.items)}})
+	f.startedID = x.emit(f, history.Event{Type: history.EventMapStateStarted,
+		MapStateStartedEventDetails: &history.MapStateStartedEventDetails{Length: len(f.items)}})
 	f.wait = waitChildren
 	x.push(func() { f.pump(x) })
 	for k, c := range f.children {
@@ -776,7 +777,7 @@ func (f *frame) retryFailedItems(x *Execution) {
 // errorOutput is what a Catch receives of a failure: its Error and, when
 // it has one, its Cause. A task failed with neither (SendTaskFailure with
 // no error and no cause) gives both as null, as AWS records.
-func errorOutput(fl *stepwisetype.Failure) *jsonvalue.Object {
+func errorOutput(fl *failure.Failure) *jsonvalue.Object {
 	out := jsonvalue.NewObject(2)
 	if fl.Name == "" && !fl.HasCause {
 		out.Set("Error", nil)
@@ -798,14 +799,14 @@ func errorMatches(list []string, name string, taskFailure bool) bool {
 		switch e {
 		case name:
 			return true
-		case stepwisetype.ErrorAll:
+		case failure.All:
 			// A task's oversized result is its TaskFailed, which AWS
 			// catches with States.ALL like any task failure.
-			if taskFailure || (name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime) {
+			if taskFailure || (name != failure.DataLimitExceeded && name != failure.Runtime) {
 				return true
 			}
-		case stepwisetype.ErrorTaskFailed:
-			if name != stepwisetype.ErrorTimeout && name != stepwisetype.ErrorDataLimitExceeded && name != stepwisetype.ErrorRuntime {
+		case failure.TaskFailed:
+			if name != failure.Timeout && name != failure.DataLimitExceeded && name != failure.Runtime {
 				return true
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"stepwise/notify"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // APIThrottled counts a request a quota refused.
@@ -45,7 +45,7 @@ func (m *Metrics) API(next http.Handler) http.Handler {
 		if _, after, ok := strings.Cut(op, "."); ok {
 			op = after
 		}
-		if len(op) > 64 || !stepwisetype.IsOperation(op) {
+		if len(op) > 64 || !sfnapi.IsOperation(op) {
 			op = "other" // no unbounded label values from clients
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}

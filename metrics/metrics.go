@@ -22,7 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"stepwise/engine"
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -34,7 +34,7 @@ type Metrics struct {
 	// transitions and cost count the billable state transitions of
 	// STANDARD executions and what they would cost on AWS at prices.
 	transitions, cost *prometheus.CounterVec
-	prices            stepwisetype.Prices
+	prices            history.Prices
 	execTime          *prometheus.HistogramVec
 
 	activities, lambdas, integrations kindMetrics
@@ -99,7 +99,7 @@ func New() *Metrics {
 	m.execThrottled = counter("stepwise_execution_throttled_total", "State transitions held back by the state-transition quota (AWS: ExecutionThrottled).", sm)
 	m.transitions = counter("stepwise_state_transitions_total", "Billable state transitions of STANDARD executions, as AWS counts them.", sm)
 	m.cost = counter("stepwise_estimated_aws_cost_usd_total", "What the STANDARD executions' state transitions would cost on AWS, in US dollars (at the server's --transition-price).", sm)
-	m.prices = stepwisetype.DefaultPrices
+	m.prices = history.DefaultPrices
 	m.execTime = hist("stepwise_execution_time_seconds", "Time from an execution's start to its end (AWS: ExecutionTime).", sm)
 
 	kind := func(prefix, singular, awsName, label string) kindMetrics {
@@ -192,27 +192,27 @@ func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 	x := s.Execution
 	sm := x.StateMachineArn
 	if !s.Express {
-		if n := stepwisetype.StateTransitions(s.Events); n > 0 {
+		if n := history.StateTransitions(s.Events); n > 0 {
 			m.transitions.WithLabelValues(sm).Add(float64(n))
 			m.cost.WithLabelValues(sm).Add(m.prices.Standard(n))
 		}
 	}
 	for _, ev := range s.Events {
 		switch ev.Type {
-		case stepwisetype.EventExecutionStarted:
+		case history.EventExecutionStarted:
 			m.execStarted.WithLabelValues(sm).Inc()
-		case stepwisetype.EventExecutionRedriven:
+		case history.EventExecutionRedriven:
 			m.execRedriven.WithLabelValues(sm).Inc()
-		case stepwisetype.EventExecutionSucceeded:
+		case history.EventExecutionSucceeded:
 			m.execSucceeded.WithLabelValues(sm).Inc()
 			m.ended(x, ev)
-		case stepwisetype.EventExecutionFailed:
+		case history.EventExecutionFailed:
 			m.execFailed.WithLabelValues(sm).Inc()
 			m.ended(x, ev)
-		case stepwisetype.EventExecutionAborted:
+		case history.EventExecutionAborted:
 			m.execAborted.WithLabelValues(sm).Inc()
 			m.ended(x, ev)
-		case stepwisetype.EventExecutionTimedOut:
+		case history.EventExecutionTimedOut:
 			m.execTimedOut.WithLabelValues(sm).Inc()
 			m.ended(x, ev)
 		default:
@@ -225,12 +225,12 @@ func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 
 // taskEvent says whether an event may be one of an activity, a Lambda
 // function or a service integration (the others skip task's lock).
-func taskEvent(t stepwisetype.EventType) bool {
+func taskEvent(t history.EventType) bool {
 	return strings.HasPrefix(string(t), "Task") || strings.HasPrefix(string(t), "Activity") || strings.HasPrefix(string(t), "LambdaFunction")
 }
 
 // ended times an execution and forgets its tasks.
-func (m *Metrics) ended(x *store.Execution, ev *stepwisetype.HistoryEvent) {
+func (m *Metrics) ended(x *store.Execution, ev *history.Event) {
 	m.execTime.WithLabelValues(x.StateMachineArn).Observe(seconds(x.StartDate, ev.Timestamp))
 	m.mu.Lock()
 	delete(m.pending, x.Arn)
@@ -241,7 +241,7 @@ func (m *Metrics) ended(x *store.Execution, ev *stepwisetype.HistoryEvent) {
 // integration. Activity and Lambda events after the scheduled one do not
 // name their resource: it is found through previousEventId, or from the
 // task the step took.
-func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
+func (m *Metrics) task(s *engine.CommittedStep, ev *history.Event) {
 	arn := s.Execution.Arn
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -296,7 +296,7 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 	failed := func(k *kindMetrics) *prometheus.CounterVec { return k.failed }
 	timedOut := func(k *kindMetrics) *prometheus.CounterVec { return k.timedOut }
 	heartbeat := func(k *kindMetrics) *prometheus.CounterVec { return k.heartbeatTimedOut }
-	taskResource := func(d *stepwisetype.TaskEventDetails) string {
+	taskResource := func(d *history.TaskEventDetails) string {
 		if d == nil {
 			return ""
 		}
@@ -304,39 +304,39 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 	}
 
 	switch ev.Type {
-	case stepwisetype.EventActivityScheduled:
+	case history.EventActivityScheduled:
 		schedule(&m.activities, ev.ActivityScheduledEventDetails.Resource)
-	case stepwisetype.EventActivityStarted:
+	case history.EventActivityStarted:
 		start(&m.activities, "")
-	case stepwisetype.EventActivitySucceeded:
+	case history.EventActivitySucceeded:
 		end(&m.activities, "", succeeded)
-	case stepwisetype.EventActivityFailed:
+	case history.EventActivityFailed:
 		end(&m.activities, "", failed)
-	case stepwisetype.EventActivityTimedOut:
+	case history.EventActivityTimedOut:
 		if d := ev.ActivityTimedOutEventDetails; d != nil && d.Error != nil && *d.Error == "States.HeartbeatTimeout" {
 			end(&m.activities, "", heartbeat)
 		} else {
 			end(&m.activities, "", timedOut)
 		}
-	case stepwisetype.EventLambdaFunctionScheduled:
+	case history.EventLambdaFunctionScheduled:
 		schedule(&m.lambdas, ev.LambdaFunctionScheduledEventDetails.Resource)
-	case stepwisetype.EventLambdaFunctionStarted:
+	case history.EventLambdaFunctionStarted:
 		start(&m.lambdas, "")
-	case stepwisetype.EventLambdaFunctionSucceeded:
+	case history.EventLambdaFunctionSucceeded:
 		end(&m.lambdas, "", succeeded)
-	case stepwisetype.EventLambdaFunctionFailed:
+	case history.EventLambdaFunctionFailed:
 		end(&m.lambdas, "", failed)
-	case stepwisetype.EventLambdaFunctionTimedOut:
+	case history.EventLambdaFunctionTimedOut:
 		end(&m.lambdas, "", timedOut)
-	case stepwisetype.EventTaskScheduled:
+	case history.EventTaskScheduled:
 		schedule(&m.integrations, ev.TaskScheduledEventDetails.Resource)
-	case stepwisetype.EventTaskStarted:
+	case history.EventTaskStarted:
 		start(&m.integrations, taskResource(ev.TaskStartedEventDetails))
-	case stepwisetype.EventTaskSucceeded:
+	case history.EventTaskSucceeded:
 		end(&m.integrations, taskResource(ev.TaskSucceededEventDetails), succeeded)
-	case stepwisetype.EventTaskFailed:
+	case history.EventTaskFailed:
 		end(&m.integrations, taskResource(ev.TaskFailedEventDetails), failed)
-	case stepwisetype.EventTaskTimedOut:
+	case history.EventTaskTimedOut:
 		d := ev.TaskTimedOutEventDetails
 		if d != nil && d.Error != nil && *d.Error == "States.HeartbeatTimeout" {
 			end(&m.integrations, taskResource(d), heartbeat)
@@ -348,7 +348,7 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *stepwisetype.HistoryEvent) {
 
 // SetPrices sets the prices the estimated cost is counted at (before the
 // engine runs).
-func (m *Metrics) SetPrices(p stepwisetype.Prices) { m.prices = p }
+func (m *Metrics) SetPrices(p history.Prices) { m.prices = p }
 
 // seconds is the time from from to to in seconds, never negative: a
 // history stamped by a clock that once went back (a virtual clock before

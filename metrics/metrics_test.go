@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/metrics"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -23,11 +23,11 @@ const (
 
 var t0 = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 
-func ev(id, prev int64, typ stepwisetype.EventType, at time.Duration) *stepwisetype.HistoryEvent {
-	return &stepwisetype.HistoryEvent{ID: id, PreviousEventID: prev, Type: typ, Timestamp: t0.Add(at)}
+func ev(id, prev int64, typ history.EventType, at time.Duration) *history.Event {
+	return &history.Event{ID: id, PreviousEventID: prev, Type: typ, Timestamp: t0.Add(at)}
 }
 
-func step(status, previous stepwisetype.ExecutionStatus, task *interp.TaskRequest, events ...*stepwisetype.HistoryEvent) *engine.CommittedStep {
+func step(status, previous history.ExecutionStatus, task *interp.TaskRequest, events ...*history.Event) *engine.CommittedStep {
 	return &engine.CommittedStep{Execution: &store.Execution{Arn: xArn, StateMachineArn: smArn, Status: status, StartDate: t0},
 		Previous: previous, Events: events, Task: task}
 }
@@ -37,12 +37,12 @@ func step(status, previous stepwisetype.ExecutionStatus, task *interp.TaskReques
 // previousEventId; after a restart the step's task names it.
 func TestActivityCountsAndTimes(t *testing.T) {
 	m := metrics.New()
-	scheduled := ev(3, 2, stepwisetype.EventActivityScheduled, time.Second)
-	scheduled.ActivityScheduledEventDetails = &stepwisetype.ActivityScheduledEventDetails{Resource: actArn}
-	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), scheduled))
-	m.StepCommitted(step("RUNNING", "RUNNING", nil, ev(4, 3, stepwisetype.EventActivityStarted, 3*time.Second)))
-	m.StepCommitted(step("SUCCEEDED", "RUNNING", nil, ev(5, 4, stepwisetype.EventActivitySucceeded, 10*time.Second),
-		ev(6, 5, stepwisetype.EventExecutionSucceeded, 11*time.Second)))
+	scheduled := ev(3, 2, history.EventActivityScheduled, time.Second)
+	scheduled.ActivityScheduledEventDetails = &history.ActivityScheduledEventDetails{Resource: actArn}
+	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, history.EventExecutionStarted, 0), scheduled))
+	m.StepCommitted(step("RUNNING", "RUNNING", nil, ev(4, 3, history.EventActivityStarted, 3*time.Second)))
+	m.StepCommitted(step("SUCCEEDED", "RUNNING", nil, ev(5, 4, history.EventActivitySucceeded, 10*time.Second),
+		ev(6, 5, history.EventExecutionSucceeded, 11*time.Second)))
 
 	reg := m.Registry()
 	for name, want := range map[string]float64{
@@ -57,7 +57,7 @@ func TestActivityCountsAndTimes(t *testing.T) {
 	// A process that did not see the scheduling names the activity from
 	// the step's task.
 	m2 := metrics.New()
-	m2.StepCommitted(step("RUNNING", "RUNNING", &interp.TaskRequest{Resource: actArn}, ev(9, 8, stepwisetype.EventActivitySucceeded, time.Second)))
+	m2.StepCommitted(step("RUNNING", "RUNNING", &interp.TaskRequest{Resource: actArn}, ev(9, 8, history.EventActivitySucceeded, time.Second)))
 	require.Equal(t, 1.0, value(t, m2.Registry(), "stepwise_activities_succeeded_total", "activity_arn", actArn))
 }
 
@@ -65,12 +65,12 @@ func TestActivityCountsAndTimes(t *testing.T) {
 func TestServiceIntegrationCounts(t *testing.T) {
 	m := metrics.New()
 	const res = "arn:aws:states:::lambda:invoke"
-	scheduled := ev(3, 2, stepwisetype.EventTaskScheduled, 0)
-	scheduled.TaskScheduledEventDetails = &stepwisetype.TaskScheduledEventDetails{Resource: res}
-	started := ev(4, 3, stepwisetype.EventTaskStarted, time.Millisecond)
-	started.TaskStartedEventDetails = &stepwisetype.TaskEventDetails{Resource: res}
-	failed := ev(5, 4, stepwisetype.EventTaskFailed, 2*time.Millisecond)
-	failed.TaskFailedEventDetails = &stepwisetype.TaskEventDetails{Resource: res}
+	scheduled := ev(3, 2, history.EventTaskScheduled, 0)
+	scheduled.TaskScheduledEventDetails = &history.TaskScheduledEventDetails{Resource: res}
+	started := ev(4, 3, history.EventTaskStarted, time.Millisecond)
+	started.TaskStartedEventDetails = &history.TaskEventDetails{Resource: res}
+	failed := ev(5, 4, history.EventTaskFailed, 2*time.Millisecond)
+	failed.TaskFailedEventDetails = &history.TaskEventDetails{Resource: res}
 	m.StepCommitted(step("RUNNING", "RUNNING", nil, scheduled, started, failed))
 	reg := m.Registry()
 	require.Equal(t, 1.0, value(t, reg, "stepwise_service_integrations_scheduled_total", "resource", res))
@@ -103,16 +103,16 @@ func value(t *testing.T, reg *prometheus.Registry, name, label, want string) flo
 // and a task retried make three; an EXPRESS step counts none.
 func TestStateTransitionsAndCost(t *testing.T) {
 	m := metrics.New()
-	m.SetPrices(stepwisetype.Prices{Transition: 0.5})
-	entered := ev(2, 1, stepwisetype.StateEnteredType("Task"), 0)
-	scheduled := ev(3, 2, stepwisetype.EventTaskScheduled, 0)
-	retried := ev(4, 3, stepwisetype.EventTaskScheduled, time.Second) // not right after its state was entered
-	pass := ev(5, 4, stepwisetype.StateEnteredType("Pass"), time.Second)
-	for _, e := range []*stepwisetype.HistoryEvent{scheduled, retried} {
-		e.TaskScheduledEventDetails = &stepwisetype.TaskScheduledEventDetails{Resource: "arn:aws:states:::lambda:invoke"}
+	m.SetPrices(history.Prices{Transition: 0.5})
+	entered := ev(2, 1, history.StateEnteredType("Task"), 0)
+	scheduled := ev(3, 2, history.EventTaskScheduled, 0)
+	retried := ev(4, 3, history.EventTaskScheduled, time.Second) // not right after its state was entered
+	pass := ev(5, 4, history.StateEnteredType("Pass"), time.Second)
+	for _, e := range []*history.Event{scheduled, retried} {
+		e.TaskScheduledEventDetails = &history.TaskScheduledEventDetails{Resource: "arn:aws:states:::lambda:invoke"}
 	}
-	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), entered, scheduled, retried, pass))
-	express := step("RUNNING", "", nil, ev(1, 0, stepwisetype.EventExecutionStarted, 0), ev(2, 1, stepwisetype.StateEnteredType("Pass"), 0))
+	m.StepCommitted(step("RUNNING", "", nil, ev(1, 0, history.EventExecutionStarted, 0), entered, scheduled, retried, pass))
+	express := step("RUNNING", "", nil, ev(1, 0, history.EventExecutionStarted, 0), ev(2, 1, history.StateEnteredType("Pass"), 0))
 	express.Express = true
 	m.StepCommitted(express)
 	reg := m.Registry()

@@ -24,10 +24,10 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/notify"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -38,7 +38,7 @@ const execArn = "arn:aws:states:us-east-1:123456789012:execution:nightly:run-1"
 
 // change is a status change of the test's execution.
 type change struct {
-	Status       stepwisetype.ExecutionStatus
+	Status       history.ExecutionStatus
 	Input        string
 	Output       *string
 	Error, Cause *string
@@ -76,7 +76,7 @@ func id(t *testing.T, n *store.OutboxEvent) string {
 // status of the execution at that moment.
 func TestRenderShape(t *testing.T) {
 	stop := t0.Add(2 * time.Second)
-	n := notice(t, change{Status: stepwisetype.StatusFailed, Input: `{"a":1}`, StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")})
+	n := notice(t, change{Status: history.StatusFailed, Input: `{"a":1}`, StopDate: &stop, Error: ptr("Broken"), Cause: ptr("fix me")})
 	ev, err := notify.Parse(rendered(t, n))
 	require.NoError(t, err)
 	require.Len(t, ev.ID, 36, "a UUID")
@@ -97,7 +97,7 @@ func TestRenderShape(t *testing.T) {
 			"redriveCount": 0, "redriveDate": null, "redriveStatus": "REDRIVABLE"
 		}}`, string(rendered(t, n)))
 
-	running, err := notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusRunning, Input: `{}`})))
+	running, err := notify.Parse(rendered(t, notice(t, change{Status: history.StatusRunning, Input: `{}`})))
 	require.NoError(t, err)
 	require.NotEqual(t, ev.ID, running.ID, "each notice has an id of its own")
 	require.Equal(t, "NOT_REDRIVABLE", running.Detail.RedriveStatus)
@@ -109,7 +109,7 @@ func TestRenderShape(t *testing.T) {
 // output past it alone is left out too.
 func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	big := `"` + strings.Repeat("x", 200*1024) + `"`
-	ev, err := notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0})))
+	ev, err := notify.Parse(rendered(t, notice(t, change{Status: history.StatusSucceeded, Input: big, Output: ptr(big), StopDate: &t0})))
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.False(t, ev.Detail.InputDetails.Included)
@@ -117,7 +117,7 @@ func TestRenderLeavesOutLargePayloads(t *testing.T) {
 	require.True(t, ev.Detail.OutputDetails.Included)
 
 	huge := `"` + strings.Repeat("y", 300*1024) + `"`
-	ev, err = notify.Parse(rendered(t, notice(t, change{Status: stepwisetype.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0})))
+	ev, err = notify.Parse(rendered(t, notice(t, change{Status: history.StatusSucceeded, Input: `{}`, Output: ptr(huge), StopDate: &t0})))
 	require.NoError(t, err)
 	require.Nil(t, ev.Detail.Input)
 	require.Nil(t, ev.Detail.Output)
@@ -141,7 +141,7 @@ func write(t *testing.T, drv store.Driver, notices ...*store.OutboxEvent) {
 		Status: "ACTIVE", RevisionID: "r1", Definition: "{}", RoleArn: "arn:aws:iam::123456789012:role/r", CreatedAt: t0, UpdatedAt: t0}
 	_, _ = drv.Executor().StateMachineInsert(ctx, &store.StateMachineInsertParams{StateMachine: sm})
 	x := &store.Execution{Arn: execArn + "-" + time.Now().Format("150405.000000000"), StateMachineArn: sm.Arn, RevisionID: "r1", Name: "n",
-		Status: stepwisetype.StatusRunning, Input: "{}", StartDate: t0, RoleArn: sm.RoleArn}
+		Status: history.StatusRunning, Input: "{}", StartDate: t0, RoleArn: sm.RoleArn}
 	require.NoError(t, drv.Executor().StepWrite(ctx, []*store.Step{{Insert: x, Outbox: notices}}))
 }
 
@@ -199,8 +199,8 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
-	a := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
-	b := notice(t, change{Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
+	a := notice(t, change{Status: history.StatusRunning, Input: "{}"})
+	b := notice(t, change{Status: history.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
 	ida, idb := id(t, a), id(t, b)
 	write(t, drv, a, b)
 	d.Nudge()
@@ -235,7 +235,7 @@ func TestDeliverToWebhookAndFile(t *testing.T) {
 	d = notify.New(drv.Executor(), []notify.Destination{&notify.Webhook{URL: srv.URL, Secret: secret}}, notify.Options{Poll: 20 * time.Millisecond})
 	go func() { d.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	c := notice(t, change{Status: history.StatusRunning, Input: "{}"})
 	write(t, drv, c)
 	testwait.Until(t, func() bool { return len(rcv.got()) == 3 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, []string{ida, idb, id(t, c)}, rcv.got())
@@ -272,7 +272,7 @@ func TestDeliverToEventBus(t *testing.T) {
 	done := make(chan struct{})
 	go func() { d.Run(runCtx); close(done) }()
 	defer func() { cancel(); <-done }()
-	write(t, drv, notice(t, change{Status: stepwisetype.StatusRunning, Input: `{"x":1}`}))
+	write(t, drv, notice(t, change{Status: history.StatusRunning, Input: `{"x":1}`}))
 
 	var body string
 	testwait.Until(t, func() bool {
@@ -302,9 +302,9 @@ func TestDeliverToEventBus(t *testing.T) {
 func FuzzRender(f *testing.F) {
 	stop := t0.Add(time.Second)
 	for _, c := range []change{
-		{Status: stepwisetype.StatusRunning, Input: `{"a":"\u00e9"}`},
-		{Status: stepwisetype.StatusFailed, Input: `{}`, StopDate: &stop, Error: ptr("E"), Cause: ptr("c")},
-		{Status: stepwisetype.StatusSucceeded, Input: `[]`, Output: ptr(`"x"`), StopDate: &stop},
+		{Status: history.StatusRunning, Input: `{"a":"\u00e9"}`},
+		{Status: history.StatusFailed, Input: `{}`, StopDate: &stop, Error: ptr("E"), Cause: ptr("c")},
+		{Status: history.StatusSucceeded, Input: `[]`, Output: ptr(`"x"`), StopDate: &stop},
 	} {
 		f.Add(notice(f, c).Body)
 	}
@@ -349,8 +349,8 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 		return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	}
 
-	a, b, c := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "[]"}),
-		notice(t, change{Status: stepwisetype.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
+	a, b, c := notice(t, change{Status: history.StatusRunning, Input: "{}"}), notice(t, change{Status: history.StatusRunning, Input: "[]"}),
+		notice(t, change{Status: history.StatusSucceeded, Input: "{}", Output: ptr("1"), StopDate: &t0})
 	write(t, drv, a) // three commits: IDs n, n+1, n+2
 	write(t, drv, b)
 	write(t, drv, c)
@@ -361,7 +361,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 
 	// d is committed but not offered: e, offered, waits for d, read from
 	// the store; an offer of what was delivered is ignored.
-	dn, e := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	dn, e := notice(t, change{Status: history.StatusRunning, Input: "{}"}), notice(t, change{Status: history.StatusRunning, Input: "{}"})
 	write(t, drv, dn)
 	write(t, drv, e)
 	d.Offer([]*store.OutboxEvent{a, e})
@@ -372,7 +372,7 @@ func TestOfferedNoticesAreDeliveredFromMemory(t *testing.T) {
 	require.Len(t, lines(), 5, "nothing twice")
 
 	// One commit's notices share an ID and go together.
-	f, g := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"}), notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	f, g := notice(t, change{Status: history.StatusRunning, Input: "{}"}), notice(t, change{Status: history.StatusRunning, Input: "{}"})
 	write(t, drv, f, g)
 	require.Equal(t, f.ID, g.ID)
 	d.Offer([]*store.OutboxEvent{f, g})
@@ -392,7 +392,7 @@ func TestStopDrains(t *testing.T) {
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
 	testwait.Until(t, func() bool { return exec.lists.Load() == 1 }, 30*time.Second, time.Millisecond)
-	a := notice(t, change{Status: stepwisetype.StatusRunning, Input: "{}"})
+	a := notice(t, change{Status: history.StatusRunning, Input: "{}"})
 	write(t, drv, a) // neither offered nor nudged: found only by the drain
 	cancel()
 	<-done
@@ -405,7 +405,7 @@ func TestStopDrains(t *testing.T) {
 // output, as delivery does for every notice.
 func BenchmarkRender(b *testing.B) {
 	in := `{"order": {"id": "o-12345", "customer": "Ada Lovelace", "items": [{"sku": "A1", "qty": 2}, {"sku": "B7", "qty": 1}], "note": "leave at the door"}}`
-	n := notice(b, change{Status: stepwisetype.StatusSucceeded, Input: in, Output: ptr(in), StopDate: &t0})
+	n := notice(b, change{Status: history.StatusSucceeded, Input: in, Output: ptr(in), StopDate: &t0})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := notify.Render(n.Body); err != nil {
@@ -458,7 +458,7 @@ func TestOnlyTheLeaderDelivers(t *testing.T) {
 			}, 30*time.Second, time.Millisecond)
 			firstLeads.Store(false)
 		}
-		n := notice(t, change{Status: stepwisetype.StatusRunning, Input: fmt.Sprintf(`{"i": %d}`, i)})
+		n := notice(t, change{Status: history.StatusRunning, Input: fmt.Sprintf(`{"i": %d}`, i)})
 		write(t, drv, n)
 		lastID = n.ID
 		// Both were offered what they committed: the one that does not

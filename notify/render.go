@@ -23,9 +23,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -218,7 +218,7 @@ func Render(body []byte) ([]byte, error) {
 	r.b = r.b[n:]
 	row.RedriveCount = int(count)
 	row.Arn, row.StateMachineArn, row.Name = r.str(), r.str(), r.str()
-	row.Status = stepwisetype.ExecutionStatus(r.str())
+	row.Status = history.ExecutionStatus(r.str())
 	row.Input = r.str()
 	for _, f := range []struct {
 		bit byte

@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 )
 
 // Authenticator decides whether a request may use the API; body is its

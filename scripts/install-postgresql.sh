@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's PostgreSQL server for the tests of the PostgreSQL store
-# (internal/pgtest starts a throwaway cluster from its binaries), when it
+# (internal/testkit/pgtest starts a throwaway cluster from its binaries), when it
 # is missing. Without it those tests skip with a message, except in CI.
 set -euo pipefail
 if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then

@@ -6,8 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/awsarn"
 	"stepwise/engine"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -111,7 +112,7 @@ func (s *Service) activityArn(name string) string {
 
 // errActivityDoesNotExist (AWS).
 func errActivityDoesNotExist(arn string) error {
-	return apiErr(stepwisetype.CodeActivityDoesNotExist, "Activity Does Not Exist: '%s'", arn)
+	return apiErr(sfnapi.CodeActivityDoesNotExist, "Activity Does Not Exist: '%s'", arn)
 }
 
 // parseActivityArn checks an activity ARN; ok is false for a well-formed
@@ -167,7 +168,7 @@ func (s *Service) CreateActivity(ctx context.Context, in *CreateActivityInput) (
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if !stepwisetype.ValidName(in.Name) {
+	if !awsarn.ValidName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
 	arn := s.activityArn(in.Name)
@@ -347,7 +348,7 @@ func (s *Service) SendTaskSuccess(ctx context.Context, in *SendTaskSuccessInput)
 		return nil, err
 	}
 	if len(in.Output) > s.cfg.PayloadLimit {
-		return nil, apiErr(stepwisetype.CodeInvalidOutput, "Invalid Output: 'Output exceeds the maximum size of %d bytes'", s.cfg.PayloadLimit)
+		return nil, apiErr(sfnapi.CodeInvalidOutput, "Invalid Output: 'Output exceeds the maximum size of %d bytes'", s.cfg.PayloadLimit)
 	}
 	if err := s.engine.SendTaskSuccess(ctx, in.TaskToken, in.Output); err != nil {
 		return nil, engineError("send task success", err)

@@ -8,7 +8,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/service"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 func TestGetActivityTask(t *testing.T) {
@@ -35,7 +35,7 @@ func TestGetActivityTask(t *testing.T) {
 		_, err = b.svc.DeleteActivity(b.ctx, &service.DeleteActivityInput{ActivityArn: act.ActivityArn})
 		require.NoError(t, err)
 		_, err = b.svc.GetActivityTask(b.ctx, &service.GetActivityTaskInput{ActivityArn: act.ActivityArn})
-		requireAPIError(t, err, stepwisetype.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+act.ActivityArn+"'")
+		requireAPIError(t, err, sfnapi.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+act.ActivityArn+"'")
 		require.Len(t, polled, 2)
 	})
 
@@ -61,6 +61,6 @@ func TestGetActivityTask(t *testing.T) {
 
 		arn := "arn:aws:states:us-east-1:123456789012:activity:nope"
 		_, err := b.svc.GetActivityTask(b.ctx, &service.GetActivityTaskInput{ActivityArn: arn})
-		requireAPIError(t, err, stepwisetype.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+arn+"'")
+		requireAPIError(t, err, sfnapi.CodeActivityDoesNotExist, "Activity Does Not Exist: '"+arn+"'")
 	})
 }

@@ -7,7 +7,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/service"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // The engine says what went wrong in its own terms; the service answers
@@ -19,10 +19,10 @@ func TestEngineErrorsAsAWSErrors(t *testing.T) {
 		err           error
 		code, message string
 	}{
-		{"stopping", engine.ErrStopped, stepwisetype.CodeServiceUnavailable, "the server is shutting down"},
-		{"invalid token", engine.ErrInvalidToken, stepwisetype.CodeInvalidToken, "Invalid Token: 'Invalid token'"},
-		{"task over", engine.ErrTaskOver, stepwisetype.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'"},
-		{"invalid output", &engine.InvalidOutputError{Err: errors.New("unexpected end")}, stepwisetype.CodeInvalidOutput, "Invalid Output: 'unexpected end'"},
+		{"stopping", engine.ErrStopped, sfnapi.CodeServiceUnavailable, "the server is shutting down"},
+		{"invalid token", engine.ErrInvalidToken, sfnapi.CodeInvalidToken, "Invalid Token: 'Invalid token'"},
+		{"task over", engine.ErrTaskOver, sfnapi.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'"},
+		{"invalid output", &engine.InvalidOutputError{Err: errors.New("unexpected end")}, sfnapi.CodeInvalidOutput, "Invalid Output: 'unexpected end'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

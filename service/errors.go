@@ -8,17 +8,17 @@ import (
 	"unicode/utf8"
 
 	"stepwise/internal/startrule"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
-// Every error an operation returns is a *stepwisetype.APIError made by one
+// Every error an operation returns is a *sfnapi.Error made by one
 // of the constructors below, so each message has one place. Messages are
 // AWS's where AWS's wording is known (recorded responses); the others say
 // "(wording ours)".
 
-func apiErr(code, format string, args ...any) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(code, format, args...)
+func apiErr(code, format string, args ...any) *sfnapi.Error {
+	return sfnapi.NewError(code, format, args...)
 }
 
 // The refusals a start shares with a states:startExecution Task's
@@ -29,12 +29,12 @@ func errInvalidArnPrefix(arn string) error { return startrule.InvalidArnPrefix(a
 
 // errInvalidArnResourceType: an ARN of another resource type (AWS).
 func errInvalidArnResourceType(resourceType string) error {
-	return apiErr(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Resource type not valid in this context: %s'", strings.ToLower(resourceType))
+	return apiErr(sfnapi.CodeInvalidArn, "Invalid Arn: 'Resource type not valid in this context: %s'", strings.ToLower(resourceType))
 }
 
 // errInvalidArn: any other malformed ARN (wording ours, in AWS's frame).
 func errInvalidArn(arn string) error {
-	return apiErr(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN format: %s'", arn)
+	return apiErr(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN format: %s'", arn)
 }
 
 // errStateMachineDoesNotExist (AWS).
@@ -42,7 +42,7 @@ func errStateMachineDoesNotExist(arn string) error { return startrule.StateMachi
 
 // errStateMachineAlreadyExists (AWS).
 func errStateMachineAlreadyExists(arn string) error {
-	return apiErr(stepwisetype.CodeStateMachineAlreadyExists, "State Machine Already Exists: '%s'", arn)
+	return apiErr(sfnapi.CodeStateMachineAlreadyExists, "State Machine Already Exists: '%s'", arn)
 }
 
 // errStateMachineDeleting (wording ours).
@@ -50,7 +50,7 @@ func errStateMachineDeleting(arn string) error { return startrule.StateMachineDe
 
 // errExecutionDoesNotExist (AWS).
 func errExecutionDoesNotExist(arn string) error {
-	return apiErr(stepwisetype.CodeExecutionDoesNotExist, "Execution Does Not Exist: '%s'", arn)
+	return apiErr(sfnapi.CodeExecutionDoesNotExist, "Execution Does Not Exist: '%s'", arn)
 }
 
 // errExecutionAlreadyExists (AWS).
@@ -59,7 +59,7 @@ func errExecutionAlreadyExists(arn string) error { return startrule.ExecutionAlr
 // errExecutionNotRedrivable carries the reason DescribeExecution reports as
 // redriveStatusReason (wording of the reasons: AWS for RUNNING/SUCCEEDED).
 func errExecutionNotRedrivable(arn, reason string) error {
-	return apiErr(stepwisetype.CodeExecutionNotRedrivable, "Execution '%s' cannot be redriven: %s", arn, reason)
+	return apiErr(sfnapi.CodeExecutionNotRedrivable, "Execution '%s' cannot be redriven: %s", arn, reason)
 }
 
 // errInvalidName (AWS).
@@ -67,70 +67,70 @@ func errInvalidName(name string) error { return startrule.InvalidName(name) }
 
 // errInvalidToken (AWS's frame; the reason is ours).
 func errInvalidToken(reason string) error {
-	return apiErr(stepwisetype.CodeInvalidToken, "Invalid Token: '%s'", reason)
+	return apiErr(sfnapi.CodeInvalidToken, "Invalid Token: '%s'", reason)
 }
 
 // errResourceNotFound (AWS).
 func errResourceNotFound(arn string) error {
-	return apiErr(stepwisetype.CodeResourceNotFound, "Resource not found: '%s'", arn)
+	return apiErr(sfnapi.CodeResourceNotFound, "Resource not found: '%s'", arn)
 }
 
 // errTooManyTags (wording ours).
 func errTooManyTags(arn string, limit int) error {
-	return apiErr(stepwisetype.CodeTooManyTags, "Too many tags: resource '%s' can have at most %d tags", arn, limit)
+	return apiErr(sfnapi.CodeTooManyTags, "Too many tags: resource '%s' can have at most %d tags", arn, limit)
 }
 
 // errTypeNotSupported (AWS).
 func errTypeNotSupported() error {
-	return apiErr(stepwisetype.CodeStateMachineTypeNotSupp, "This operation is not supported by this type of state machine")
+	return apiErr(sfnapi.CodeStateMachineTypeNotSupp, "This operation is not supported by this type of state machine")
 }
 
 // errLoggingDestination (AWS).
 func errLoggingDestination() error {
-	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must specify exactly one Log Destination.")
+	return apiErr(sfnapi.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must specify exactly one Log Destination.")
 }
 
 // errLoggingGroupArn: a destination without a log group ARN (AWS's
 // words, as tools that check templates against it quote them).
 func errLoggingGroupArn() error {
-	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must set valid CloudWatch Log Group ARN.")
+	return apiErr(sfnapi.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Must set valid CloudWatch Log Group ARN.")
 }
 
 // errLoggingNotLogGroup: a destination ARN that is not a log group's
 // (AWS's words, as tools that check templates against it quote them).
 func errLoggingNotLogGroup() error {
-	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Provided ARN is not CloudWatch Logs Log Group ARN.")
+	return apiErr(sfnapi.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Provided ARN is not CloudWatch Logs Log Group ARN.")
 }
 
 // errLoggingQualifier: a log group ARN without ":*" (AWS).
 func errLoggingQualifier() error {
-	return apiErr(stepwisetype.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Log Group ARN must be provided with '*' qualifier.")
+	return apiErr(sfnapi.CodeInvalidLoggingConfig, "Invalid Logging Configuration: Log Group ARN must be provided with '*' qualifier.")
 }
 
 // errVersionDescription (AWS).
 func errVersionDescription() error {
-	return apiErr(stepwisetype.CodeValidation, "Version description can only be set when publish is true")
+	return apiErr(sfnapi.CodeValidation, "Version description can only be set when publish is true")
 }
 
 // errMissingUpdate (AWS).
 func errMissingUpdate() error {
-	return apiErr(stepwisetype.CodeMissingRequiredParameter, "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified")
+	return apiErr(sfnapi.CodeMissingRequiredParameter, "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified")
 }
 
 // errKmsUnsupported: customer managed keys are not supported (wording ours).
 func errKmsUnsupported() error {
-	return apiErr(stepwisetype.CodeInvalidEncryptionConfig, "Invalid Encryption Configuration: CUSTOMER_MANAGED_KMS_KEY is not supported by this server; use AWS_OWNED_KEY")
+	return apiErr(sfnapi.CodeInvalidEncryptionConfig, "Invalid Encryption Configuration: CUSTOMER_MANAGED_KMS_KEY is not supported by this server; use AWS_OWNED_KEY")
 }
 
 // errListExecutionsTarget (AWS, via the validation frame).
 func errListExecutionsTarget() error {
-	return apiErr(stepwisetype.CodeValidation, "1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
+	return apiErr(sfnapi.CodeValidation, "1 validation error detected: Must provide a StateMachine ARN or MapRun ARN")
 }
 
 // errUnsupportedOperation: a Step Functions operation this server does not
 // implement yet (wording ours).
 func errUnsupportedOperation(op string) error {
-	return apiErr(stepwisetype.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", op)
+	return apiErr(sfnapi.CodeUnsupportedOperation, "Operation %s is not supported by this server yet", op)
 }
 
 // storeError turns a store failure the caller did not expect into an API
@@ -138,12 +138,12 @@ func errUnsupportedOperation(op string) error {
 // anything else is returned as it is and reported as an internal failure
 // by the transport.
 func storeError(op string, err error) error {
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if errors.As(err, &apiErr) {
 		return err
 	}
 	if errors.Is(err, store.ErrUnavailable) {
-		return stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "The store is unavailable: %v", err)
+		return sfnapi.NewError(sfnapi.CodeServiceUnavailable, "The store is unavailable: %v", err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
@@ -243,9 +243,9 @@ func (v *validator) err() error {
 	case 0:
 		return nil
 	case 1:
-		return apiErr(stepwisetype.CodeValidation, "1 validation error detected: %s", v.msgs[0])
+		return apiErr(sfnapi.CodeValidation, "1 validation error detected: %s", v.msgs[0])
 	default:
-		return apiErr(stepwisetype.CodeValidation, "%d validation errors detected: %s", len(v.msgs), strings.Join(v.msgs, "; "))
+		return apiErr(sfnapi.CodeValidation, "%d validation errors detected: %s", len(v.msgs), strings.Join(v.msgs, "; "))
 	}
 }
 

@@ -9,10 +9,11 @@ import (
 
 	"stepwise/asl"
 	"stepwise/engine"
+	"stepwise/history"
 	"stepwise/internal/defcache"
 	"stepwise/internal/startrule"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -112,7 +113,7 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 		return nil, err
 	}
 	if testCase != "" && !s.cfg.TestCase(p.sm.Name, testCase) {
-		return nil, apiErr(stepwisetype.CodeValidation, "The mock configuration has no test case '%s' for state machine '%s'", testCase, p.sm.Name)
+		return nil, apiErr(sfnapi.CodeValidation, "The mock configuration has no test case '%s' for state machine '%s'", testCase, p.sm.Name)
 	}
 	if p.input, p.inputValue, err = s.checkInput(r.input); err != nil {
 		return nil, err
@@ -183,7 +184,7 @@ func (s *Service) idempotentStart(ctx context.Context, execArn, input string) (*
 		}
 		return nil, storeError("get execution", err)
 	}
-	if row.Status == stepwisetype.StatusRunning && jsonvalue.EqualText(row.Input, input) {
+	if row.Status == history.StatusRunning && jsonvalue.EqualText(row.Input, input) {
 		return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
 	}
 	return nil, errExecutionAlreadyExists(execArn)
@@ -239,7 +240,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 	out.OutputDetails = &DataDetails{Included: included}
 	if included {
 		out.Input = ptr(x.Input)
-		if x.Status == stepwisetype.StatusSucceeded {
+		if x.Status == history.StatusSucceeded {
 			out.Output = x.Output
 		}
 	}
@@ -248,12 +249,12 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 
 // syncStatus maps an execution status to a SyncExecutionStatus, which has
 // no ABORTED (an aborted synchronous execution failed).
-func syncStatus(st stepwisetype.ExecutionStatus) string {
+func syncStatus(st history.ExecutionStatus) string {
 	switch st {
-	case stepwisetype.StatusSucceeded, stepwisetype.StatusTimedOut:
+	case history.StatusSucceeded, history.StatusTimedOut:
 		return string(st)
 	default:
-		return string(stepwisetype.StatusFailed)
+		return string(history.StatusFailed)
 	}
 }
 
@@ -266,15 +267,15 @@ func engineError(op string, err error) error {
 	)
 	switch {
 	case errors.Is(err, engine.ErrStopped):
-		return stepwisetype.NewAPIError(stepwisetype.CodeServiceUnavailable, "the server is shutting down")
+		return sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")
 	case errors.Is(err, engine.ErrInvalidToken):
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidToken, "Invalid Token: 'Invalid token'")
+		return sfnapi.NewError(sfnapi.CodeInvalidToken, "Invalid Token: 'Invalid token'")
 	case errors.Is(err, engine.ErrTaskOver):
-		return stepwisetype.NewAPIError(stepwisetype.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'")
+		return sfnapi.NewError(sfnapi.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'")
 	case errors.As(err, &input):
 		return startrule.InvalidInput(input.Err.Error())
 	case errors.As(err, &output):
-		return stepwisetype.NewAPIError(stepwisetype.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
+		return sfnapi.NewError(sfnapi.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
 	case errors.As(err, &redrive):
 		return errExecutionNotRedrivable(redrive.Arn, redriveReason(redrive))
 	}
@@ -343,7 +344,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 	if x.StopDate != nil {
 		out.StopDate = ptr(Time(*x.StopDate))
 	}
-	if x.Status == stepwisetype.StatusSucceeded {
+	if x.Status == history.StatusSucceeded {
 		out.OutputDetails = &DataDetails{Included: included}
 		if included {
 			out.Output = x.Output
@@ -357,7 +358,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 	}
 	reason := s.notRedrivable(x, ref.express)
 	switch {
-	case x.MapRunArn != "" && (reason == "" || ref.express) && x.Status != stepwisetype.StatusRunning && x.Status != stepwisetype.StatusSucceeded:
+	case x.MapRunArn != "" && (reason == "" || ref.express) && x.Status != history.StatusRunning && x.Status != history.StatusSucceeded:
 		out.RedriveStatus = redriveByMapRun
 	case reason == "":
 		out.RedriveStatus = redriveRedrivable
@@ -472,7 +473,7 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 		return nil, errListExecutionsTarget()
 	}
 	if in.StateMachineArn != "" && in.MapRunArn != "" {
-		return nil, apiErr(stepwisetype.CodeValidation, "1 validation error detected: Provide either a StateMachine ARN or a MapRun ARN, not both")
+		return nil, apiErr(sfnapi.CodeValidation, "1 validation error detected: Provide either a StateMachine ARN or a MapRun ARN, not both")
 	}
 	if in.StateMachineArn == "" {
 		return s.listMapRunExecutions(ctx, in)
@@ -512,7 +513,7 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 		return nil, err
 	}
 	limit := pageSize(in.MaxResults)
-	p := &store.ExecutionListParams{StateMachineArn: sm.Arn, VersionArn: versionArn, AliasArn: aliasArn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
+	p := &store.ExecutionListParams{StateMachineArn: sm.Arn, VersionArn: versionArn, AliasArn: aliasArn, Status: history.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
 	if c != nil {
 		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
 	}
@@ -682,7 +683,7 @@ func (s *Service) machine(sm *store.StateMachine) (*asl.StateMachine, error) {
 		// Stored definitions were checked when they were written.
 		m, diags := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
 		if m == nil {
-			return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+			return nil, sfnapi.NewError(sfnapi.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
 		}
 		return m, nil
 	})

@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/history"
 	"stepwise/service"
 	"stepwise/service/servicetest"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -62,7 +63,7 @@ func TestStartExecution(t *testing.T) {
 		requireAPIError(t, err, "ExecutionAlreadyExists", "Execution Already Exists: '"+execPrefix+"sm:x'")
 
 		// Once ended, the name is taken for good.
-		_, err = servicetest.Finish(b.ctx, b.drv, first.ExecutionArn, stepwisetype.StatusSucceeded, ptr(`{}`), nil, nil, time.Now())
+		_, err = servicetest.Finish(b.ctx, b.drv, first.ExecutionArn, history.StatusSucceeded, ptr(`{}`), nil, nil, time.Now())
 		require.NoError(t, err)
 		_, err = b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: smArn, Name: ptr("x"), Input: ptr(`{"a":1}`)})
 		requireAPIError(t, err, "ExecutionAlreadyExists", "")
@@ -146,7 +147,7 @@ func TestStartSyncExecution(t *testing.T) {
 	b.engine.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
 		now := time.Now()
 		return &engine.SyncResult{Execution: &store.Execution{Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, Name: p.Name,
-			Status: stepwisetype.StatusAborted, Input: p.Input, StartDate: now, StopDate: &now, Error: ptr("E")}}, nil
+			Status: history.StatusAborted, Input: p.Input, StartDate: now, StopDate: &now, Error: ptr("E")}}, nil
 	}
 	failed, err := b.svc.StartSyncExecution(b.ctx, &service.StartSyncExecutionInput{StateMachineArn: ex})
 	require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestDescribeExecution(t *testing.T) {
 		"redriveCount": 0, "redriveStatus": "NOT_REDRIVABLE", "redriveStatusReason": "Execution is RUNNING and cannot be redriven"
 	}`, toJSON(t, d))
 
-	_, err = servicetest.Finish(b.ctx, b.drv, arn, stepwisetype.StatusSucceeded, ptr(`{"Arg1":"argument1"}`), nil, nil, time.Now())
+	_, err = servicetest.Finish(b.ctx, b.drv, arn, history.StatusSucceeded, ptr(`{"Arg1":"argument1"}`), nil, nil, time.Now())
 	require.NoError(t, err)
 	d, err = b.svc.DescribeExecution(b.ctx, &service.DescribeExecutionInput{ExecutionArn: arn})
 	require.NoError(t, err)
@@ -180,7 +181,7 @@ func TestDescribeExecution(t *testing.T) {
 	require.Equal(t, "Execution is SUCCEEDED and cannot be redriven", *d.RedriveStatusReason)
 
 	failed := b.start(t, smArn, "f", `{}`)
-	_, err = servicetest.Finish(b.ctx, b.drv, failed, stepwisetype.StatusFailed, nil, ptr("SomeFailure"), ptr("boom"), time.Now())
+	_, err = servicetest.Finish(b.ctx, b.drv, failed, history.StatusFailed, nil, ptr("SomeFailure"), ptr("boom"), time.Now())
 	require.NoError(t, err)
 	d, err = b.svc.DescribeExecution(b.ctx, &service.DescribeExecutionInput{ExecutionArn: failed, IncludedData: "METADATA_ONLY"})
 	require.NoError(t, err)
@@ -239,7 +240,7 @@ func TestListExecutions(t *testing.T) {
 	for _, name := range []string{"e1", "e2", "e3", "e4", "e5"} {
 		arns = append(arns, b.start(t, smArn, name, `{}`))
 	}
-	_, err := servicetest.Finish(b.ctx, b.drv, arns[1], stepwisetype.StatusSucceeded, ptr(`{}`), nil, nil, time.Now())
+	_, err := servicetest.Finish(b.ctx, b.drv, arns[1], history.StatusSucceeded, ptr(`{}`), nil, nil, time.Now())
 	require.NoError(t, err)
 	_, err = b.svc.RedriveExecution(b.ctx, &service.RedriveExecutionInput{ExecutionArn: arns[2]})
 	requireAPIError(t, err, "ExecutionNotRedrivable", "")
@@ -329,10 +330,10 @@ func TestStopAndRedriveExecution(t *testing.T) {
 
 	// The engine's API errors reach the client as they are.
 	b.engine.RedriveExecutionFunc = func(context.Context, string) (*store.Execution, error) {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeExecutionLimitExceeded, "too many")
+		return nil, sfnapi.NewError(sfnapi.CodeExecutionLimitExceeded, "too many")
 	}
 	failed := b.start(t, smArn, "f", `{}`)
-	_, err = servicetest.Finish(b.ctx, b.drv, failed, stepwisetype.StatusFailed, nil, nil, nil, time.Now())
+	_, err = servicetest.Finish(b.ctx, b.drv, failed, history.StatusFailed, nil, nil, nil, time.Now())
 	require.NoError(t, err)
 	_, err = b.svc.RedriveExecution(b.ctx, &service.RedriveExecutionInput{ExecutionArn: failed})
 	requireAPIError(t, err, "ExecutionLimitExceeded", "too many")
@@ -345,12 +346,12 @@ func TestGetExecutionHistory(t *testing.T) {
 	arn := b.start(t, smArn, "x", `{"in": 1}`)
 	now := time.Now()
 	require.NoError(t, servicetest.AppendEvents(b.ctx, b.drv, arn,
-		stepwisetype.HistoryEvent{Timestamp: now, Type: stepwisetype.StateEnteredType("Pass"),
-			StateEnteredEventDetails: &stepwisetype.StateEnteredEventDetails{Name: "State_1", Input: `{"in": 1}`}},
-		stepwisetype.HistoryEvent{Timestamp: now, Type: stepwisetype.StateExitedType("Pass"),
-			StateExitedEventDetails: &stepwisetype.StateExitedEventDetails{Name: "State_1", Output: `{"Arg1":"argument1"}`}},
+		history.Event{Timestamp: now, Type: history.StateEnteredType("Pass"),
+			StateEnteredEventDetails: &history.StateEnteredEventDetails{Name: "State_1", Input: `{"in": 1}`}},
+		history.Event{Timestamp: now, Type: history.StateExitedType("Pass"),
+			StateExitedEventDetails: &history.StateExitedEventDetails{Name: "State_1", Output: `{"Arg1":"argument1"}`}},
 	))
-	_, err := servicetest.Finish(b.ctx, b.drv, arn, stepwisetype.StatusSucceeded, ptr(`{"Arg1":"argument1"}`), nil, nil, now)
+	_, err := servicetest.Finish(b.ctx, b.drv, arn, history.StatusSucceeded, ptr(`{"Arg1":"argument1"}`), nil, nil, now)
 	require.NoError(t, err)
 
 	ids := func(events []json.RawMessage) []int64 {

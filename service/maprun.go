@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -157,14 +158,14 @@ func (s *Service) UpdateMapRun(ctx context.Context, in *UpdateMapRunInput) (*Upd
 		return nil, err
 	}
 	if in.MaxConcurrency == nil && in.ToleratedFailurePercentage == nil && in.ToleratedFailureCount == nil {
-		return nil, apiErr(stepwisetype.CodeValidation, "At least one of maxConcurrency, toleratedFailurePercentage and toleratedFailureCount must be given")
+		return nil, apiErr(sfnapi.CodeValidation, "At least one of maxConcurrency, toleratedFailurePercentage and toleratedFailureCount must be given")
 	}
 	m, err := s.getMapRun(ctx, in.MapRunArn)
 	if err != nil {
 		return nil, err
 	}
 	if m.Status != "RUNNING" {
-		return nil, apiErr(stepwisetype.CodeValidation, "Map Run is not RUNNING: '%s'", m.Arn)
+		return nil, apiErr(sfnapi.CodeValidation, "Map Run is not RUNNING: '%s'", m.Arn)
 	}
 	if err := s.engine.UpdateMapRun(ctx, m.Arn, in.MaxConcurrency, in.ToleratedFailurePercentage, in.ToleratedFailureCount); err != nil {
 		return nil, storeError("update map run", err)
@@ -184,7 +185,7 @@ func (s *Service) listMapRunExecutions(ctx context.Context, in *ListExecutionsIn
 		return nil, err
 	}
 	limit := pageSize(in.MaxResults)
-	p := &store.ExecutionListParams{MapRunArn: m.Arn, Status: stepwisetype.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
+	p := &store.ExecutionListParams{MapRunArn: m.Arn, Status: history.ExecutionStatus(in.StatusFilter), Limit: limit + 1}
 	if c != nil {
 		p.AfterStartDate, p.AfterArn = fromMillis(c.Time), c.After
 	}

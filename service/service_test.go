@@ -14,7 +14,7 @@ import (
 
 	"stepwise/service"
 	"stepwise/service/servicetest"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -72,7 +72,7 @@ func setup(t *testing.T) *testBundle {
 
 func requireAPIError(t *testing.T, err error, code, message string) {
 	t.Helper()
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	require.True(t, errors.As(err, &apiErr), "want an API error, got %v", err)
 	require.Equal(t, code, apiErr.Code, apiErr.Message)
 	if message != "" {

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/awsarn"
 	"stepwise/internal/startrule"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -51,7 +52,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if !in.Publish && in.VersionDescription != "" {
 		return nil, errVersionDescription()
 	}
-	if !stepwisetype.ValidName(in.Name) {
+	if !awsarn.ValidName(in.Name) {
 		return nil, errInvalidName(in.Name)
 	}
 	if err := checkRoleArn(in.RoleArn); err != nil {
@@ -179,7 +180,7 @@ func (s *Service) parseDefinition(definition, typ string) (*asl.StateMachine, er
 		diags = s.resourceDiagnostics(m)
 	}
 	if m == nil || len(diags) > 0 {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+		return nil, sfnapi.NewError(sfnapi.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
 	}
 	return m, nil
 }

@@ -11,7 +11,7 @@ import (
 	"stepwise/asl"
 	"stepwise/engine"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -52,7 +52,7 @@ func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
 	}
 	ps, err := interp.PoliciesFromTags(kv)
 	if err != nil {
-		return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: %v", err)
+		return apiErr(sfnapi.CodeValidation, "Invalid failure policy: %v", err)
 	}
 	if m == nil {
 		return nil
@@ -60,13 +60,13 @@ func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
 	for _, state := range slices.Sorted(maps.Keys(ps)) {
 		st := m.Find(state)
 		if st == nil {
-			return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: the tag %q names the state %q, which the definition does not have",
+			return apiErr(sfnapi.CodeValidation, "Invalid failure policy: the tag %q names the state %q, which the definition does not have",
 				interp.PolicyTagPrefix+state, state)
 		}
 		for _, p := range ps[state] {
 			ok := st.Type == asl.TypeMap || (p == interp.PolicyFinishRunning && st.Type == asl.TypeParallel)
 			if !ok {
-				return apiErr(stepwisetype.CodeValidation, "Invalid failure policy: the tag %q sets %s on the state %q, a %s state: %s",
+				return apiErr(sfnapi.CodeValidation, "Invalid failure policy: the tag %q sets %s on the state %q, a %s state: %s",
 					interp.PolicyTagPrefix+state, p, state, st.Type, policyAppliesTo(p))
 			}
 		}

@@ -2,8 +2,7 @@ package service
 
 import (
 	"encoding/json"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 )
 
 // The request and response shapes of the operations, named and tagged as
@@ -12,7 +11,7 @@ import (
 // Optional scalars are pointers where the API tells absent from zero.
 
 // Time is a timestamp as the API writes it: epoch seconds with a fraction.
-type Time = stepwisetype.EpochTime
+type Time = history.EpochTime
 
 // LoggingConfiguration is a state machine's logging configuration.
 type LoggingConfiguration struct {

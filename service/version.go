@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"stepwise/internal/startrule"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -237,7 +237,7 @@ func (s *Service) PublishStateMachineVersion(ctx context.Context, in *PublishSta
 			shown = "INITIAL"
 		}
 		if *in.RevisionID != shown && *in.RevisionID != sm.RevisionID {
-			return nil, apiErr(stepwisetype.CodeConflict,
+			return nil, apiErr(sfnapi.CodeConflict,
 				"Failed to publish the State Machine version for revision %s. The current State Machine revision is %s.", *in.RevisionID, shown)
 		}
 	}
@@ -332,7 +332,7 @@ func (s *Service) DeleteStateMachineVersion(ctx context.Context, in *DeleteState
 	err = s.db().VersionDelete(ctx, smArn, n)
 	var inUse *store.VersionInUseError
 	if errors.As(err, &inUse) {
-		return nil, apiErr(stepwisetype.CodeConflict,
+		return nil, apiErr(sfnapi.CodeConflict,
 			"Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(inUse.Aliases, ", "))
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -390,17 +390,17 @@ func (s *Service) routing(ctx context.Context, items []RoutingConfigurationListI
 		}
 		n, ok := versionNumber(ref.qualifier)
 		if !ok {
-			return "", nil, apiErr(stepwisetype.CodeValidation, "Routing configuration must contain state machine version ARNs. Received: %s", received)
+			return "", nil, apiErr(sfnapi.CodeValidation, "Routing configuration must contain state machine version ARNs. Received: %s", received)
 		}
 		if smArn == "" {
 			smArn = s.unqualified(ref)
 		} else if s.unqualified(ref) != smArn {
-			return "", nil, apiErr(stepwisetype.CodeValidation, "Routing configuration must contain state machine version ARNs of the same state machine. Received: %s", received)
+			return "", nil, apiErr(sfnapi.CodeValidation, "Routing configuration must contain state machine version ARNs of the same state machine. Received: %s", received)
 		}
 		routes[i] = store.AliasRoute{Version: n, Weight: *it.Weight}
 	}
 	if len(routes) == 2 && routes[0].Version == routes[1].Version {
-		return "", nil, apiErr(stepwisetype.CodeValidation, "Routing configuration must contain distinct state machine version ARNs. Received: %s", received)
+		return "", nil, apiErr(sfnapi.CodeValidation, "Routing configuration must contain distinct state machine version ARNs. Received: %s", received)
 	}
 	sum := 0
 	weights := make([]string, len(routes))
@@ -409,7 +409,7 @@ func (s *Service) routing(ctx context.Context, items []RoutingConfigurationListI
 		weights[i] = strconv.Itoa(r.Weight)
 	}
 	if sum != 100 {
-		return "", nil, apiErr(stepwisetype.CodeValidation, "Sum of routing configuration weights must equal 100. Received: [%s]", strings.Join(weights, ", "))
+		return "", nil, apiErr(sfnapi.CodeValidation, "Sum of routing configuration weights must equal 100. Received: [%s]", strings.Join(weights, ", "))
 	}
 	for i, it := range items {
 		ref, _ := s.parseStateMachineArn(it.StateMachineVersionArn)
@@ -464,7 +464,7 @@ func (s *Service) CreateStateMachineAlias(ctx context.Context, in *CreateStateMa
 		if getErr == nil && existing.Description == a.Description && sameRoutes(existing.Routing, routes) {
 			return &CreateStateMachineAliasOutput{StateMachineAliasArn: existing.Arn(), CreationDate: Time(existing.CreatedAt)}, nil
 		}
-		return nil, apiErr(stepwisetype.CodeConflict, "Failed to create alias because an alias with the same name and a different routing configuration already exists.")
+		return nil, apiErr(sfnapi.CodeConflict, "Failed to create alias because an alias with the same name and a different routing configuration already exists.")
 	}
 	var missing *store.VersionMissingError
 	if errors.As(err, &missing) {
@@ -507,7 +507,7 @@ func (s *Service) aliasRef(member, text string) (*stateMachineRef, error) {
 // errAliasGone is UpdateStateMachineAlias's answer for an alias that does
 // not exist, in AWS's words (which name no resource).
 func errAliasGone() error {
-	return apiErr(stepwisetype.CodeResourceNotFound, "Request references a resource that does not exist.")
+	return apiErr(sfnapi.CodeResourceNotFound, "Request references a resource that does not exist.")
 }
 
 // getAlias returns the alias a reference names; ResourceNotFound when
@@ -556,11 +556,11 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 		return nil, err
 	}
 	if in.Description == nil && in.RoutingConfiguration == nil {
-		return nil, apiErr(stepwisetype.CodeValidation, "Either the description or the RoutingConfiguration must be specified")
+		return nil, apiErr(sfnapi.CodeValidation, "Either the description or the RoutingConfiguration must be specified")
 	}
 	a, err := s.getAlias(ctx, ref)
-	var apiE *stepwisetype.APIError
-	if errors.As(err, &apiE) && apiE.Code == stepwisetype.CodeResourceNotFound {
+	var apiE *sfnapi.Error
+	if errors.As(err, &apiE) && apiE.Code == sfnapi.CodeResourceNotFound {
 		return nil, errAliasGone()
 	}
 	if err != nil {
@@ -572,7 +572,7 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 			return nil, err
 		}
 		if smArn != a.StateMachineArn {
-			return nil, apiErr(stepwisetype.CodeValidation, "Routing configuration must contain state machine version ARNs of the alias's state machine. Received: %s", smArn)
+			return nil, apiErr(sfnapi.CodeValidation, "Routing configuration must contain state machine version ARNs of the alias's state machine. Received: %s", smArn)
 		}
 		a.Routing = routes
 	}
@@ -651,7 +651,7 @@ func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *s
 		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
 	}
 	sm, versionArn, aliasArn, err = startrule.Resolve(ctx, s.db(), ref.arn, rand.IntN(100))
-	var refused *stepwisetype.APIError
+	var refused *sfnapi.Error
 	if errors.As(err, &refused) {
 		return nil, "", "", refused
 	}

@@ -25,11 +25,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"stepwise/history"
 	"strconv"
 	"strings"
 	"time"
-
-	"stepwise/stepwisetype"
 )
 
 // Sentinel errors every driver returns (wrapped).
@@ -148,7 +147,7 @@ type Execution struct {
 	StateMachineArn string
 	RevisionID      string
 	Name            string
-	Status          stepwisetype.ExecutionStatus
+	Status          history.ExecutionStatus
 	Input           string  // as the client sent it
 	Output          *string // SUCCEEDED
 	Error           *string
@@ -195,7 +194,7 @@ type ExecutionInsertParams struct {
 type ExecutionUpdateParams struct {
 	Arn             string
 	ExpectedVersion int64
-	Status          stepwisetype.ExecutionStatus
+	Status          history.ExecutionStatus
 	Output          *string
 	Error           *string
 	Cause           *string
@@ -215,7 +214,7 @@ type ExecutionListParams struct {
 	// MapRunArn, when set, keeps the children of that map run (their
 	// StateMachineArn is then not looked at).
 	MapRunArn string
-	Status    stepwisetype.ExecutionStatus // "" for all
+	Status    history.ExecutionStatus // "" for all
 	// After is the cursor: the StartDate and Arn of the last row seen.
 	AfterStartDate time.Time
 	AfterArn       string
@@ -311,7 +310,7 @@ type MapRunStore interface {
 type Event struct {
 	ExecutionArn string
 	ID           int64
-	Type         stepwisetype.EventType
+	Type         history.EventType
 	Timestamp    time.Time
 	Body         []byte // the event as GetExecutionHistory returns it (JSON)
 }

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"stepwise/asl"
-	"stepwise/stepwisetype"
+	"stepwise/history"
 )
 
 // Coverage counts, over the executions of one definition, how often each
@@ -35,12 +35,12 @@ func NewCoverage(definition string, m *asl.StateMachine) *Coverage {
 }
 
 // Add counts the states and Choice rules of an execution's history.
-func (c *Coverage) Add(events []*stepwisetype.HistoryEvent) {
+func (c *Coverage) Add(events []*history.Event) {
 	c.Executions++
 	all := allStates(c.Machine)
 	// The state entered right after an event, in the same frame, links
 	// back to it.
-	after := map[int64]*stepwisetype.HistoryEvent{}
+	after := map[int64]*history.Event{}
 	for _, ev := range events {
 		if ev.StateEnteredEventDetails != nil {
 			if _, ok := after[ev.PreviousEventID]; !ok {
@@ -52,7 +52,7 @@ func (c *Coverage) Add(events []*stepwisetype.HistoryEvent) {
 		if d := ev.StateEnteredEventDetails; d != nil {
 			c.entered[d.Name]++
 		}
-		if d := ev.StateExitedEventDetails; d != nil && ev.Type == stepwisetype.StateExitedType(string(asl.TypeChoice)) {
+		if d := ev.StateExitedEventDetails; d != nil && ev.Type == history.StateExitedType(string(asl.TypeChoice)) {
 			s := all[d.Name]
 			next := after[ev.ID]
 			if s == nil || next == nil {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // The region, account and role of in-process runs.
@@ -44,12 +44,12 @@ type Exec struct {
 
 // Outcome is how an Exec ended.
 type Outcome struct {
-	Status stepwisetype.ExecutionStatus
+	Status history.ExecutionStatus
 	// Output is the execution's output when it SUCCEEDED.
 	Output any
 	// Error and Cause are the failure's, nil when absent.
 	Error, Cause *string
-	Events       []*stepwisetype.HistoryEvent
+	Events       []*history.Event
 	Execution    *interp.Execution
 }
 
@@ -86,11 +86,11 @@ func (e *Exec) Run() *Outcome {
 	d := &interp.Driver{Resolver: e.Resolver, MaxSteps: e.MaxSteps, Sleep: e.Sleep, Halt: e.Halt}
 	events := d.Run(x, e.Start)
 	o := &Outcome{Status: x.Status, Events: events, Execution: x}
-	if x.Status == stepwisetype.StatusRunning {
+	if x.Status == history.StatusRunning {
 		o.Error = ptr("States.Runtime")
 		o.Cause = ptr(fmt.Sprintf("the execution did not end within %d steps", e.MaxSteps))
 	}
-	if x.Status == stepwisetype.StatusSucceeded {
+	if x.Status == history.StatusSucceeded {
 		o.Output = x.Output
 	}
 	if fl := x.Failure; fl != nil {

@@ -11,9 +11,9 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
+	"stepwise/history"
 	"stepwise/integration/mock"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // File is a loaded test file: a definition and its cases.
@@ -53,7 +53,7 @@ type Case struct {
 // must hold.
 type Expect struct {
 	// Status is SUCCEEDED, FAILED, TIMED_OUT or ABORTED.
-	Status stepwisetype.ExecutionStatus
+	Status history.ExecutionStatus
 	// Output is the exact output (HasOutput when given).
 	Output    any
 	HasOutput bool
@@ -405,12 +405,12 @@ func (l *loader) testCase(f *File, at string, v any, start time.Time) *Case {
 	return c
 }
 
-var statuses = []stepwisetype.ExecutionStatus{stepwisetype.StatusSucceeded, stepwisetype.StatusFailed, stepwisetype.StatusTimedOut, stepwisetype.StatusAborted}
+var statuses = []history.ExecutionStatus{history.StatusSucceeded, history.StatusFailed, history.StatusTimedOut, history.StatusAborted}
 
 func (l *loader) expect(f *File, at string, o *jsonvalue.Object, e *Expect) {
 	l.members(o, at, expectMembers)
 	if s, ok := l.str(o, at, "status", false); ok {
-		e.Status = stepwisetype.ExecutionStatus(s)
+		e.Status = history.ExecutionStatus(s)
 		valid := false
 		for _, st := range statuses {
 			valid = valid || st == e.Status
@@ -436,15 +436,15 @@ func (l *loader) expect(f *File, at string, o *jsonvalue.Object, e *Expect) {
 		}
 	}
 	if e.Status == "" {
-		e.Status = stepwisetype.StatusSucceeded
+		e.Status = history.StatusSucceeded
 		if e.Error != nil || e.Cause != nil || e.CauseContains != nil {
-			e.Status = stepwisetype.StatusFailed
+			e.Status = history.StatusFailed
 		}
 	}
-	if e.Status != stepwisetype.StatusSucceeded && (e.HasOutput || e.HasOutputContains) {
+	if e.Status != history.StatusSucceeded && (e.HasOutput || e.HasOutputContains) {
 		l.fail(at, "expects an output of an execution that does not succeed (status %s)", e.Status)
 	}
-	if e.Status == stepwisetype.StatusSucceeded && (e.Error != nil || e.Cause != nil || e.CauseContains != nil) {
+	if e.Status == history.StatusSucceeded && (e.Error != nil || e.Cause != nil || e.CauseContains != nil) {
 		l.fail(at, "expects an error of an execution that succeeds")
 	}
 	e.Path = l.statePath(f, at+".path", o, "path")

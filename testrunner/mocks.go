@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // StateMocks are mocked Task results by state name, the format of
@@ -80,7 +80,7 @@ func (m *StateMocks) Has(state string) bool { return m != nil && len(m.byState[s
 
 // Lookup answers a task when its state is mocked: the output or the
 // failure for the task's invocation of the state, and ok.
-func (m *StateMocks) Lookup(req *interp.TaskRequest) (out any, fl *stepwisetype.Failure, ok bool) {
+func (m *StateMocks) Lookup(req *interp.TaskRequest) (out any, fl *failure.Failure, ok bool) {
 	if !m.Has(req.StateName) {
 		return nil, nil, false
 	}
@@ -92,7 +92,7 @@ func (m *StateMocks) Lookup(req *interp.TaskRequest) (out any, fl *stepwisetype.
 	}
 	t, _ := o.Get("Throw")
 	to, _ := t.(*jsonvalue.Object)
-	fl = &stepwisetype.Failure{}
+	fl = &failure.Failure{}
 	if e, ok := to.Get("Error"); ok {
 		fl.Name, _ = e.(string)
 	}

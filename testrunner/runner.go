@@ -10,8 +10,9 @@ import (
 
 	"stepwise/asl/dataflow"
 	"stepwise/engine"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // DefaultMaxSteps bounds the steps of each execution unless Runner says
@@ -114,7 +115,7 @@ func (r *Runner) Run(f *File, c *Case) (res *Result) {
 // All of them number a state's responses by the task's invocation of it.
 func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver {
 	smArn := StateMachineArn(f.StateMachine)
-	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if out, fl, ok := c.Mocks.Lookup(req); ok {
 			return out, fl
 		}
@@ -129,7 +130,7 @@ func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver 
 		if *unmocked == nil {
 			*unmocked = req
 		}
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "the Task state '%s' has no mocked response", req.StateName)
+		return nil, failure.Newf(failure.TaskFailed, "the Task state '%s' has no mocked response", req.StateName)
 	})
 }
 
@@ -149,7 +150,7 @@ func unmockedMessage(f *File, c *Case, req *interp.TaskRequest) string {
 
 // topLevelPath is the sequence of the top-level states entered. State
 // names are unique in the whole machine, so a name tells the level.
-func topLevelPath(f *File, events []*stepwisetype.HistoryEvent) []string {
+func topLevelPath(f *File, events []*history.Event) []string {
 	path := []string{}
 	for _, ev := range events {
 		if d := ev.StateEnteredEventDetails; d != nil && f.Machine.States[d.Name] != nil {
@@ -163,7 +164,7 @@ func topLevelPath(f *File, events []*stepwisetype.HistoryEvent) []string {
 func got(o *Outcome, path []string) []string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "got: %s", o.Status)
-	if o.Status == stepwisetype.StatusSucceeded {
+	if o.Status == history.StatusSucceeded {
 		fmt.Fprintf(&b, ", output %s", show(o.Output))
 	}
 	if o.Error != nil {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
+	"stepwise/internal/testkit/conformance"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
-	"stepwise/teststate"
+	"stepwise/service/teststate"
+	"stepwise/sfnapi"
 )
 
 // tsRequest is the request of a test_state case, or of an api_error case
@@ -171,7 +171,7 @@ func checkAPIError(r *teststate.Runner, c *conformance.Case) string {
 		data, _ := json.Marshal(out)
 		return "no error; response: " + string(data)
 	}
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	if !errors.As(err, &apiErr) {
 		return "not an API error: " + err.Error()
 	}

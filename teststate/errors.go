@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"stepwise/asl"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // The errors TestState returns to its caller, one constructor per message.
@@ -12,19 +12,19 @@ import (
 // the same style.
 
 func validation(format string, args ...any) error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeValidation, format, args...)
+	return sfnapi.NewError(sfnapi.CodeValidation, format, args...)
 }
 
 // errInvalidDefinition renders the definition's diagnostics the way
 // CreateStateMachine does (AWS).
 func errInvalidDefinition(diags []asl.Diagnostic) error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
+	return sfnapi.NewError(sfnapi.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
 }
 
 // errMapOrParallel is the answer to a Map or Parallel state without a
 // mock (AWS; InvalidDefinition, not ValidationException).
 func errMapOrParallel() error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidDefinition,
+	return sfnapi.NewError(sfnapi.CodeInvalidDefinition,
 		"TestState API does not support Map or Parallel states. Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
 }
 
@@ -91,7 +91,7 @@ func errInvalidContext(reason string) error {
 // errInvalidInput wraps the reason the input was refused, as
 // StartExecution does (AWS).
 func errInvalidInput(reason string) error {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
+	return sfnapi.NewError(sfnapi.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
 }
 
 // errInvalidVariables.

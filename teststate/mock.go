@@ -2,10 +2,10 @@ package teststate
 
 import (
 	"stepwise/asl"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
-	"stepwise/teststate/apishape"
+	"stepwise/service/teststate/apishape"
 )
 
 // checkMock checks a request with a mock and returns the mock.
@@ -31,7 +31,7 @@ func checkMock(t *test, conf *service.TestStateConfiguration) (*mock, error) {
 		}
 	}
 	if e := m.ErrorOutput; e != nil {
-		fl := &stepwisetype.Failure{}
+		fl := &failure.Failure{}
 		if e.Error != nil {
 			fl.Name = *e.Error
 		}

@@ -3,7 +3,7 @@ package teststate
 import (
 	"strings"
 
-	"stepwise/teststate/apishape"
+	"stepwise/service/teststate/apishape"
 )
 
 // resource is a Task state's Resource, taken apart.

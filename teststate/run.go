@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 )
 
 // Test statuses.
@@ -43,15 +43,15 @@ func (r *Runner) run(ctx context.Context, t *test) (*service.TestStateOutput, er
 	})
 	var refused error
 	d := interp.Driver{
-		Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+		Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 			result, err := r.call(ctx, t, req)
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			switch {
 			case errors.As(err, &fl):
 				return nil, fl
 			case err != nil:
 				refused = err
-				return nil, &stepwisetype.Failure{}
+				return nil, &failure.Failure{}
 			}
 			return result, nil
 		}),
@@ -65,7 +65,7 @@ func (r *Runner) run(ctx context.Context, t *test) (*service.TestStateOutput, er
 }
 
 // call does the work of the Task state: its mock, or Config.Invoke. The
-// task's failure is a *stepwisetype.Failure; any other error refuses the
+// task's failure is a *failure.Failure; any other error refuses the
 // request.
 func (r *Runner) call(ctx context.Context, t *test, req *interp.TaskRequest) (any, error) {
 	switch m := t.mock; {
@@ -94,8 +94,8 @@ type recorder struct {
 	insp *service.InspectionData
 
 	details *service.InspectionErrorDetails
-	retry   *stepwisetype.Failure // the failure a retrier retries
-	caught  *stepwisetype.Failure // the failure a catcher caught
+	retry   *failure.Failure // the failure a retrier retries
+	caught  *failure.Failure // the failure a catcher caught
 	exited  bool
 	output  string
 	next    string
@@ -155,7 +155,7 @@ func number(v any) float64 {
 
 // Retry records the retrier that matched the state's failure; when it
 // retries the state, the test ends there.
-func (c *recorder) Retry(s *asl.State, fl *stepwisetype.Failure, i int, delay time.Duration, retrying bool) {
+func (c *recorder) Retry(s *asl.State, fl *failure.Failure, i int, delay time.Duration, retrying bool) {
 	if s != c.state || c.retry != nil {
 		return
 	}
@@ -167,7 +167,7 @@ func (c *recorder) Retry(s *asl.State, fl *stepwisetype.Failure, i int, delay ti
 }
 
 // Catch records that a catcher caught the state's failure.
-func (c *recorder) Catch(s *asl.State, fl *stepwisetype.Failure, i int) {
+func (c *recorder) Catch(s *asl.State, fl *failure.Failure, i int) {
 	if s != c.state {
 		return
 	}
@@ -188,7 +188,7 @@ func (c *recorder) Exit(s *asl.State, output string, assigned *jsonvalue.Object,
 
 // Children stands for a Parallel state's branches and a Map state's
 // iterations: their results are the mock's, or its failure.
-func (c *recorder) Children(*asl.State) (any, *stepwisetype.Failure) {
+func (c *recorder) Children(*asl.State) (any, *failure.Failure) {
 	if c.mock.failure != nil {
 		return nil, c.mock.failure
 	}
@@ -201,7 +201,7 @@ func (c *recorder) Children(*asl.State) (any, *stepwisetype.Failure) {
 // the variables after the state.
 func (c *recorder) outcome(x *interp.Execution) *service.TestStateOutput {
 	out := &service.TestStateOutput{InspectionData: c.insp}
-	var fl *stepwisetype.Failure
+	var fl *failure.Failure
 	switch {
 	case c.retry != nil:
 		out.Status, fl = StatusRetriable, c.retry

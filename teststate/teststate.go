@@ -12,10 +12,10 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
 	"stepwise/asl/jsonatafn"
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 )
 
 // Defaults of Config.
@@ -44,7 +44,7 @@ type Config struct {
 	NewID func() string
 	// Invoke calls the resource of a Task state tested without a mock. It
 	// returns the task's result (a jsonvalue value), or a
-	// *stepwisetype.Failure for a task that failed; any other error is
+	// *failure.Failure for a task that failed; any other error is
 	// returned to the caller as is. Nil means no integration is
 	// available: such a request is refused with a ValidationException.
 	Invoke func(ctx context.Context, call *Call) (any, error)
@@ -88,7 +88,7 @@ func New(cfg Config) *Runner {
 
 // TestState runs one state of a definition, as the TestState operation
 // does, with the signature of service.Service's TestState hook. Requests
-// it refuses get a *stepwisetype.APIError; a state that fails is a
+// it refuses get a *sfnapi.Error; a state that fails is a
 // response with status FAILED, not an error.
 func (r *Runner) TestState(ctx context.Context, in *service.TestStateInput) (*service.TestStateOutput, error) {
 	t, err := r.prepare(in)
@@ -119,7 +119,7 @@ type test struct {
 // mock is a checked mock: a result or a failure.
 type mock struct {
 	result  any
-	failure *stepwisetype.Failure
+	failure *failure.Failure
 }
 
 // prepare checks a request, in the order AWS checks it, and parses its

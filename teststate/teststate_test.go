@@ -11,10 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
 	"stepwise/service"
-	"stepwise/stepwisetype"
-	"stepwise/teststate"
+	"stepwise/service/teststate"
+	"stepwise/sfnapi"
 )
 
 type testBundle struct {
@@ -45,10 +46,10 @@ func (b *testBundle) run(t *testing.T, in *service.TestStateInput) string {
 }
 
 // refuse runs a request that must be refused and returns the error.
-func (b *testBundle) refuse(t *testing.T, in *service.TestStateInput) *stepwisetype.APIError {
+func (b *testBundle) refuse(t *testing.T, in *service.TestStateInput) *sfnapi.Error {
 	t.Helper()
 	_, err := b.r.TestState(b.ctx, in)
-	var apiErr *stepwisetype.APIError
+	var apiErr *sfnapi.Error
 	require.True(t, errors.As(err, &apiErr), "got %v", err)
 	return apiErr
 }
@@ -358,7 +359,7 @@ func TestInvoke(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		err := b.refuse(t, &service.TestStateInput{Definition: def, RoleArn: str("arn:aws:iam::1:role/r")})
-		require.Equal(t, stepwisetype.CodeValidation, err.Code)
+		require.Equal(t, sfnapi.CodeValidation, err.Code)
 		require.Equal(t, "TestState cannot call 'arn:aws:states:::lambda:invoke' on this server: no integration is configured. Specify a mock to test the state.", err.Message)
 	})
 
@@ -369,7 +370,7 @@ func TestInvoke(t *testing.T) {
 		b.cfg.Invoke = func(_ context.Context, c *teststate.Call) (any, error) {
 			calls = append(calls, c)
 			if len(calls) == 2 {
-				return nil, stepwisetype.NewFailure("Lambda.Unknown", "gone")
+				return nil, failure.New("Lambda.Unknown", "gone")
 			}
 			return jsonvalue.ParseString(`{"Payload": 1}`)
 		}
@@ -398,7 +399,7 @@ func TestDataLimit(t *testing.T) {
 		Definition: `{"Type": "Pass", "Result": "a result that is too long", "End": true}`,
 	})
 	require.NoError(t, err)
-	require.Equal(t, stepwisetype.ErrorDataLimitExceeded, *out.Error)
+	require.Equal(t, failure.DataLimitExceeded, *out.Error)
 }
 
 func TestRefusals(t *testing.T) {
@@ -418,90 +419,90 @@ func TestRefusals(t *testing.T) {
 	}{
 		{
 			name: "invalid state", in: &service.TestStateInput{Definition: `{"Type": "Pass", "Next": 3}`},
-			code: stepwisetype.CodeInvalidDefinition,
+			code: sfnapi.CodeInvalidDefinition,
 			msg:  "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: Expected value of type [STRING] at /Next'",
 		},
 		{
 			name: "state without transition", in: &service.TestStateInput{Definition: `{"Type": "Pass"}`},
-			code: stepwisetype.CodeInvalidDefinition,
+			code: sfnapi.CodeInvalidDefinition,
 			msg:  "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: Exactly one of these fields is required: [Next, End] at /'",
 		},
 		{
 			name: "unknown state name", in: &service.TestStateInput{
 				Definition: `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`, StateName: str("B")},
-			code: stepwisetype.CodeValidation, msg: "State not found in definition",
+			code: sfnapi.CodeValidation, msg: "State not found in definition",
 		},
 		{
 			name: "parallel without mock", in: &service.TestStateInput{Definition: parallel},
-			code: stepwisetype.CodeInvalidDefinition,
+			code: sfnapi.CodeInvalidDefinition,
 			msg:  "TestState API does not support Map or Parallel states. Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]",
 		},
 		{
 			name: "failure count without mock", in: &service.TestStateInput{Definition: mapState,
 				StateConfiguration: &service.TestStateConfiguration{MapIterationFailureCount: num(0)}},
-			code: stepwisetype.CodeValidation, msg: "TestState does not support MapIterationFailureCount when a mock is not specified.",
+			code: sfnapi.CodeValidation, msg: "TestState does not support MapIterationFailureCount when a mock is not specified.",
 		},
 		{
 			name: "task without role", in: &service.TestStateInput{Definition: task},
-			code: stepwisetype.CodeValidation, msg: "RoleArn must be specified when testing a Task state",
+			code: sfnapi.CodeValidation, msg: "RoleArn must be specified when testing a Task state",
 		},
 		{
 			name: "callback task without mock", in: &service.TestStateInput{RoleArn: str("r"),
 				Definition: `{"Type": "Task", "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken", "End": true}`},
-			code: stepwisetype.CodeValidation,
+			code: sfnapi.CodeValidation,
 			msg:  "TestState supports Activity tasks and the '.sync' and '.waitForTaskToken' integration patterns only when a mock is specified: 'arn:aws:states:::sqs:sendMessage.waitForTaskToken'",
 		},
 		{
 			name: "mocked choice", in: &service.TestStateInput{Mock: result,
 				Definition: `{"Type": "Choice", "Choices": [{"Variable": "$.a", "IsPresent": true, "Next": "B"}]}`},
-			code: stepwisetype.CodeValidation, msg: "State type 'Choice' is not supported when a mock is specified",
+			code: sfnapi.CodeValidation, msg: "State type 'Choice' is not supported when a mock is specified",
 		},
 		{
 			name: "mock and reveal secrets", in: &service.TestStateInput{Definition: task, Mock: result, RevealSecrets: true},
-			code: stepwisetype.CodeValidation, msg: "TestState does not support RevealSecrets when a mock is specified.",
+			code: sfnapi.CodeValidation, msg: "TestState does not support RevealSecrets when a mock is specified.",
 		},
 		{
 			name: "empty mock", in: &service.TestStateInput{Definition: task, Mock: &service.MockInput{}},
-			code: stepwisetype.CodeValidation, msg: "A test mock should have one of the following fields: [result, errorOutput].",
+			code: sfnapi.CodeValidation, msg: "A test mock should have one of the following fields: [result, errorOutput].",
 		},
 		{
 			name: "mock result not JSON", in: &service.TestStateInput{Definition: task, Mock: &service.MockInput{Result: str(`{`)}},
-			code: stepwisetype.CodeValidation,
+			code: sfnapi.CodeValidation,
 			msg:  "Mocked result must be valid JSON",
 		},
 		{
 			name: "parallel result of the wrong length", in: &service.TestStateInput{Definition: parallel, Mock: &service.MockInput{Result: str(`[1, 2]`)}},
-			code: stepwisetype.CodeValidation, msg: "Mocked result must contain the same number of items as number of Parallel branches.",
+			code: sfnapi.CodeValidation, msg: "Mocked result must contain the same number of items as number of Parallel branches.",
 		},
 		{
 			name: "map result not an array", in: &service.TestStateInput{Definition: mapState, Mock: result},
-			code: stepwisetype.CodeValidation, msg: "Mocked result must be an array.",
+			code: sfnapi.CodeValidation, msg: "Mocked result must be an array.",
 		},
 		{
 			name: "context member unknown", in: &service.TestStateInput{Definition: task, Mock: result, Context: str(`{"Nope": {}}`)},
-			code: stepwisetype.CodeValidation, msg: "Invalid Context object provided: Field 'Nope' is not allowed",
+			code: sfnapi.CodeValidation, msg: "Invalid Context object provided: Field 'Nope' is not allowed",
 		},
 		{
 			name: "context field of the wrong type", in: &service.TestStateInput{Definition: task, Mock: result, Context: str(`{"Execution": {"Id": 1}}`)},
-			code: stepwisetype.CodeValidation, msg: "Invalid Context object provided: Execution.Id must be a string",
+			code: sfnapi.CodeValidation, msg: "Invalid Context object provided: Execution.Id must be a string",
 		},
 		{
 			name: "task token without callback", in: &service.TestStateInput{Definition: task, Mock: result, Context: str(`{"Task": {"Token": "t"}}`)},
-			code: stepwisetype.CodeValidation,
+			code: sfnapi.CodeValidation,
 			msg:  "Invalid Context object provided: 'Task' field is only supported for Task states with the '.sync' or '.waitForTaskToken' integration pattern",
 		},
 		{
 			name: "context without mock", in: &service.TestStateInput{Definition: `{"Type": "Pass", "End": true}`, Context: str(`{}`)},
-			code: stepwisetype.CodeValidation, msg: "TestState does not support Context when a mock is not specified.",
+			code: sfnapi.CodeValidation, msg: "TestState does not support Context when a mock is not specified.",
 		},
 		{
 			name: "input not JSON", in: &service.TestStateInput{Definition: `{"Type": "Pass", "End": true}`, Input: str(`{"a"}`)},
-			code: stepwisetype.CodeInvalidExecutionInput,
+			code: sfnapi.CodeInvalidExecutionInput,
 			msg:  "Invalid State Machine Execution Input: 'Unexpected character ('}' (code 125)): was expecting a colon to separate field name and value'",
 		},
 		{
 			name: "variables not an object", in: &service.TestStateInput{Definition: `{"Type": "Pass", "End": true}`, Variables: str(`[]`)},
-			code: stepwisetype.CodeValidation, msg: "Invalid variables: 'variables must be a JSON object'",
+			code: sfnapi.CodeValidation, msg: "Invalid variables: 'variables must be a JSON object'",
 		},
 	}
 	for _, tt := range tests {
@@ -552,7 +553,7 @@ func TestFieldValidation(t *testing.T) {
 				return
 			}
 			err := b.refuse(t, in)
-			require.Equal(t, stepwisetype.CodeValidation, err.Code)
+			require.Equal(t, sfnapi.CodeValidation, err.Code)
 			require.Equal(t, tt.msg, err.Message)
 		})
 	}

@@ -6,7 +6,7 @@
 //	raw input ───────────────────────────────────────────────────────────┘
 //
 // Each step is a small function over immutable values; the interpreter
-// strings them together per state type. Failures are *stepwisetype.Failure
+// strings them together per state type. Failures are *failure.Failure
 // values with the cause AWS gives (without the "An error occurred while
 // executing the state ..." prefix, which the interpreter adds).
 package dataflow
@@ -17,8 +17,8 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/jsonpath"
 	"stepwise/asl/payload"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // DefaultPayloadLimit is the largest state input or output, in UTF-8 bytes
@@ -46,11 +46,11 @@ func Select(pf *asl.PathField, value any, env *jsonpath.Env) (any, error) {
 // InvalidPath is the failure for a path (InputPath, OutputPath, ItemsPath,
 // TimeoutSecondsPath, ...) that selects nothing.
 func InvalidPath(p *jsonpath.Path, err error) error {
-	var f *stepwisetype.Failure
+	var f *failure.Failure
 	if errors.As(err, &f) {
 		return f
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	return failure.Newf(failure.Runtime,
 		"Invalid path '%s' : No results for path: %s", p.String(), p.Normalized())
 }
 
@@ -76,11 +76,11 @@ func Merge(pf *asl.PathField, rawInput, result any) (any, error) {
 	}
 	v, err := pf.Path.Set(rawInput, result)
 	if err != nil {
-		var f *stepwisetype.Failure
+		var f *failure.Failure
 		if errors.As(err, &f) {
 			return nil, f
 		}
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+		return nil, failure.Newf(failure.Runtime,
 			"Unable to apply ResultPath '%s' to input '%s': %v", pf.Path.String(), jsonvalue.String(rawInput), err)
 	}
 	return v, nil

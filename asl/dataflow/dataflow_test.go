@@ -7,8 +7,8 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func value(t *testing.T, s string) any {
@@ -33,7 +33,7 @@ func TestSelect(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"b":1}`, jsonvalue.String(v))
 	_, err = Select(path("$.NoSuchOutputPath"), in, &jsonpath.Env{})
-	require.Equal(t, stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+	require.Equal(t, failure.New(failure.Runtime,
 		"Invalid path '$.NoSuchOutputPath' : No results for path: $['NoSuchOutputPath']"), err)
 }
 
@@ -52,8 +52,8 @@ func TestMerge(t *testing.T) {
 	require.Equal(t, `{"keep":true,"a":{"x":1,"y":[1,2]}}`, jsonvalue.String(v))
 	require.Equal(t, `{"keep":true,"a":{"x":1}}`, jsonvalue.String(raw), "the raw input is not changed")
 	_, err = Merge(path("$.keep.deeper"), raw, result)
-	fl, ok := err.(*stepwisetype.Failure)
+	fl, ok := err.(*failure.Failure)
 	require.True(t, ok, "%T", err)
-	require.Equal(t, stepwisetype.ErrorRuntime, fl.Name)
+	require.Equal(t, failure.Runtime, fl.Name)
 	require.Contains(t, fl.Cause, "Unable to apply ResultPath '$.keep.deeper'")
 }

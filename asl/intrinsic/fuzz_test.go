@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func FuzzParse(f *testing.F) {
@@ -84,8 +84,8 @@ func FuzzParse(f *testing.F) {
 		_ = c.Validate()
 		v, err := c.Eval(env)
 		if err != nil {
-			var fail *stepwisetype.Failure
-			if !errors.As(err, &fail) || fail.Name != stepwisetype.ErrorRuntime {
+			var fail *failure.Failure
+			if !errors.As(err, &fail) || fail.Name != failure.Runtime {
 				t.Fatalf("Eval(%q) returned %v, want a States.Runtime failure", expr, err)
 			}
 			return

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // evalCase is one row of a function-family table: an expression evaluated
@@ -66,9 +66,9 @@ func runEvalCases(t *testing.T, cases []evalCase) {
 func requireFailure(t *testing.T, err error, cause string) {
 	t.Helper()
 	require.Error(t, err)
-	f, ok := err.(*stepwisetype.Failure)
-	require.True(t, ok, "want *stepwisetype.Failure, got %T: %v", err, err)
-	require.Equal(t, stepwisetype.ErrorRuntime, f.Name)
+	f, ok := err.(*failure.Failure)
+	require.True(t, ok, "want *failure.Failure, got %T: %v", err, err)
+	require.Equal(t, failure.Runtime, f.Name)
 	require.True(t, f.HasCause)
 	require.Equal(t, cause, f.Cause)
 }

@@ -8,8 +8,8 @@ import (
 
 	"stepwise/asl/budget"
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Call is a parsed intrinsic function call: a States.* function applied to
@@ -130,7 +130,7 @@ func (c *Call) Validate() error {
 }
 
 // Eval evaluates the call in env. A failed evaluation returns a
-// *stepwisetype.Failure named States.Runtime whose cause is the text AWS
+// *failure.Failure named States.Runtime whose cause is the text AWS
 // gives after its "An error occurred while executing the state ..." prefix.
 func (c *Call) Eval(env *jsonpath.Env) (any, error) {
 	if env == nil {
@@ -244,29 +244,29 @@ func invalidArgs(c *Call) error {
 func (c *Call) failure(env *jsonpath.Env, err error) error {
 	var ae *argError
 	if errors.As(err, &ae) {
-		return stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+		return failure.New(failure.Runtime,
 			"There was an error while evaluating the intrinsic function: "+c.text+". "+ae.detail)
 	}
 	var pe *pathError
 	if errors.As(err, &pe) {
-		var f *stepwisetype.Failure
+		var f *failure.Failure
 		if errors.As(pe.err, &f) {
 			return f
 		}
 		if !errors.Is(pe.err, jsonpath.ErrNotFound) {
-			return stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+			return failure.New(failure.Runtime,
 				"The function '"+c.text+"' had the following error: "+pe.err.Error())
 		}
-		return stepwisetype.NewFailure(stepwisetype.ErrorRuntime,
+		return failure.New(failure.Runtime,
 			"The function '"+c.text+"' had the following error: The JsonPath argument for the field '"+
 				pe.path.String()+"' could not be found in the input '"+jsonvalue.String(rootValue(pe.path, env))+"'")
 	}
-	name := stepwisetype.ErrorRuntime
+	name := failure.Runtime
 	var be *budget.Error
 	if errors.As(err, &be) && be.Limit == "bytes" {
-		name = stepwisetype.ErrorDataLimitExceeded
+		name = failure.DataLimitExceeded
 	}
-	return stepwisetype.NewFailure(name,
+	return failure.New(name,
 		"There was an error while evaluating the intrinsic function: "+c.text+". "+err.Error())
 }
 

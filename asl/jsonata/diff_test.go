@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/slowtest"
 	"stepwise/jsonvalue"
 )
 

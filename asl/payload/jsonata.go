@@ -8,8 +8,8 @@ import (
 
 	"stepwise/asl/budget"
 	"stepwise/asl/jsonata"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // JSONata is a compiled JSONata-mode value (Arguments, Output, Assign,
@@ -203,7 +203,7 @@ func (t *JSONata) Eval(env *JSONataEnv, field string) (any, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, located(stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+			return nil, located(failure.Newf(failure.QueryEvaluationError,
 				"The JSONata expression '%s' specified for the field '%s' returned nothing (undefined).", t.src, field), field)
 		}
 		return v, nil
@@ -261,31 +261,31 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 
 // evalError turns an evaluation error into the failure AWS reports.
 func (t *JSONata) evalError(err error, field string) error {
-	var fl *stepwisetype.Failure
+	var fl *failure.Failure
 	if errors.As(err, &fl) {
 		return fl
 	}
 	var be *budget.Error
 	if errors.As(err, &be) {
-		name := stepwisetype.ErrorQueryEvaluationError
+		name := failure.QueryEvaluationError
 		if be.Limit == "bytes" {
-			name = stepwisetype.ErrorDataLimitExceeded
+			name = failure.DataLimitExceeded
 		}
-		return located(stepwisetype.Failuref(name,
+		return located(failure.Newf(name,
 			"An error occurred while evaluating the JSONata expression '%s' specified for the field '%s': %s",
 			t.src, field, be.Error()), field)
 	}
 	var je *jsonata.Error
 	if errors.As(err, &je) {
-		return located(stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+		return located(failure.Newf(failure.QueryEvaluationError,
 			"An error occurred while evaluating the JSONata expression '%s' specified for the field '%s': %s (%s at position %d)",
 			t.src, field, je.Message, je.Code, je.Position), field)
 	}
-	return located(stepwisetype.Failuref(stepwisetype.ErrorQueryEvaluationError,
+	return located(failure.Newf(failure.QueryEvaluationError,
 		"An error occurred while evaluating the JSONata expression '%s' specified for the field '%s': %s", t.src, field, err.Error()), field)
 }
 
-func located(f *stepwisetype.Failure, field string) *stepwisetype.Failure {
+func located(f *failure.Failure, field string) *failure.Failure {
 	f.Location = field
 	return f
 }

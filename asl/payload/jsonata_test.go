@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func TestReadsContext(t *testing.T) {
@@ -49,9 +49,9 @@ func TestJSONataEval(t *testing.T) {
 	tpl, errs = CompileJSONata(v)
 	require.Empty(t, errs)
 	_, err = tpl.Eval(env, "Output")
-	fl, ok := err.(*stepwisetype.Failure)
+	fl, ok := err.(*failure.Failure)
 	require.True(t, ok, "%T", err)
-	require.Equal(t, stepwisetype.ErrorQueryEvaluationError, fl.Name)
+	require.Equal(t, failure.QueryEvaluationError, fl.Name)
 	require.Equal(t, "Output/x/0", fl.Location)
 	require.Equal(t, "The JSONata expression '$nothing' specified for the field 'Output/x/0' returned nothing (undefined).", fl.Cause)
 }

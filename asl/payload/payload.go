@@ -14,8 +14,8 @@ import (
 
 	"stepwise/asl/intrinsic"
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Expr is the compiled value of a ".$" key: a path or an intrinsic call.
@@ -57,7 +57,7 @@ func (e *Expr) Eval(env *jsonpath.Env, field string) (any, error) {
 // PathError turns a path evaluation error into the States.Runtime failure
 // AWS reports for it.
 func PathError(p *jsonpath.Path, field string, env *jsonpath.Env, err error) error {
-	if _, ok := err.(*stepwisetype.Failure); ok {
+	if _, ok := err.(*failure.Failure); ok {
 		return err
 	}
 	var in any
@@ -71,7 +71,7 @@ func PathError(p *jsonpath.Path, field string, env *jsonpath.Env, err error) err
 	default:
 		in = env.Input
 	}
-	return stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	return failure.Newf(failure.Runtime,
 		"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
 		p.String(), field, jsonvalue.String(in))
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func mustValue(t *testing.T, s string) any {
@@ -74,8 +74,8 @@ func TestPathNotFound(t *testing.T) {
 	tpl, errs := Compile(mustValue(t, `{"value.$": "$.no_such_jsonpath"}`))
 	require.Empty(t, errs)
 	_, err := tpl.Eval(&jsonpath.Env{Input: mustValue(t, `{"x": 1}`)})
-	fl, ok := err.(*stepwisetype.Failure)
+	fl, ok := err.(*failure.Failure)
 	require.True(t, ok)
-	require.Equal(t, stepwisetype.ErrorRuntime, fl.Name)
+	require.Equal(t, failure.Runtime, fl.Name)
 	require.Equal(t, `The JSONPath '$.no_such_jsonpath' specified for the field 'value.$' could not be found in the input '{"x":1}'`, fl.Cause)
 }

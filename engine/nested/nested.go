@@ -57,9 +57,11 @@ import (
 	"github.com/google/uuid"
 
 	"stepwise/engine/task"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/internal/startrule"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -86,7 +88,7 @@ type Host interface {
 	Executor() store.Executor
 	// Start starts a child durably and returns its row;
 	// store.ErrAlreadyExists when its ARN is taken. An engine that is
-	// stopping refuses it with a *stepwisetype.APIError
+	// stopping refuses it with a *sfnapi.Error
 	// (ServiceUnavailable).
 	Start(ctx context.Context, c *Child) (*store.Execution, error)
 	// Submitted records the parent task's TaskSubmitted with output: the
@@ -147,17 +149,17 @@ func (r *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) 
 	switch mode {
 	case "", ".sync", ".sync:2", ".waitForTaskToken":
 	default:
-		done(task.Result{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "Unknown resource '%s'.", t.Request.Resource)})
+		done(task.Result{Failure: failure.Newf(failure.TaskFailed, "Unknown resource '%s'.", t.Request.Resource)})
 		return
 	}
 	row, err := r.start(ctx, t)
 	if err != nil {
-		var refused *stepwisetype.APIError
+		var refused *sfnapi.Error
 		if errors.As(err, &refused) {
 			done(task.Result{Failure: startFailure(refused)})
 			return
 		}
-		done(task.Result{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "%v", err)})
+		done(task.Result{Failure: failure.Newf(failure.TaskFailed, "%v", err)})
 		return
 	}
 	if mode != "" {
@@ -184,7 +186,7 @@ func (r *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) 
 			return
 		}
 		// The child may have ended already (at once, or before a restart).
-		if cur, err := r.host.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != stepwisetype.StatusRunning {
+		if cur, err := r.host.Executor().ExecutionGet(ctx, row.Arn); err == nil && cur.Status != history.StatusRunning {
 			r.ChildEnded(cur)
 		}
 	case ".waitForTaskToken":
@@ -192,7 +194,7 @@ func (r *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) 
 		// may go through now that TaskSubmitted is written. Until the
 		// child ends, the task waits on the child's work.
 		r.host.WaitOn(t.ExecutionArn, t.ID, row.Arn)
-		if cur, err := r.host.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != stepwisetype.StatusRunning {
+		if cur, err := r.host.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != history.StatusRunning {
 			r.host.NotRunning(row.Arn)
 		}
 		done(task.Result{Waiting: true})
@@ -207,12 +209,12 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 	if v, ok := params.Get("StateMachineArn"); ok {
 		s, isString := v.(string)
 		if !isString {
-			return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
+			return nil, sfnapi.NewError(sfnapi.CodeValidation, "1 validation error detected: Value at 'stateMachineArn' failed to satisfy constraint: Member must be a string")
 		}
 		smArn = s
 	}
 	if smArn == "" {
-		return nil, stepwisetype.NewAPIError(stepwisetype.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
+		return nil, sfnapi.NewError(sfnapi.CodeValidation, "1 validation error detected: Value null at 'stateMachineArn' failed to satisfy constraint: Member must not be null")
 	}
 	input := "{}"
 	if v, ok := params.Get("Input"); ok && v != nil {
@@ -287,7 +289,7 @@ func (r *Runner) ownChild(ctx context.Context, t *task.Task, child *store.Execut
 	if !jsonvalue.EqualText(child.Input, input) {
 		return false
 	}
-	if child.Status == stepwisetype.StatusRunning {
+	if child.Status == history.StatusRunning {
 		return true // StartExecution itself is idempotent for a running execution
 	}
 	parent, err := r.host.Executor().ExecutionGet(ctx, t.ExecutionArn)
@@ -304,12 +306,12 @@ func (r *Runner) ownChild(ctx context.Context, t *task.Task, child *store.Execut
 // startFailure is how a refused StartExecution fails the parent's task:
 // StepFunctions.<Code>Exception, with the message framed the way the AWS
 // SDK (v1) that Step Functions uses words a service error.
-func startFailure(refused *stepwisetype.APIError) *stepwisetype.Failure {
+func startFailure(refused *sfnapi.Error) *failure.Failure {
 	status := http.StatusBadRequest
-	if refused.Code == stepwisetype.CodeServiceUnavailable || refused.Code == stepwisetype.CodeInternalFailure {
+	if refused.Code == sfnapi.CodeServiceUnavailable || refused.Code == sfnapi.CodeInternalFailure {
 		status = http.StatusInternalServerError
 	}
-	return stepwisetype.NewFailure("StepFunctions."+exceptionName(refused.Code), fmt.Sprintf(
+	return failure.New("StepFunctions."+exceptionName(refused.Code), fmt.Sprintf(
 		"%s (Service: AWSStepFunctions; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
 		refused.Message, status, refused.Code, uuid.NewString()))
 }
@@ -331,11 +333,11 @@ func (r *Runner) ChildEnded(row *store.Execution) {
 	r.mu.Unlock()
 	for _, w := range ws {
 		desc := describeForParent(row, w.v2)
-		if row.Status == stepwisetype.StatusSucceeded {
+		if row.Status == history.StatusSucceeded {
 			w.done(task.Result{Output: desc})
 			continue
 		}
-		w.done(task.Result{Failure: stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(desc))})
+		w.done(task.Result{Failure: failure.New(failure.TaskFailed, jsonvalue.String(desc))})
 	}
 }
 

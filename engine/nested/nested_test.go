@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine/task"
-	"stepwise/internal/testwait"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -41,7 +41,7 @@ func (h *fakeHost) Start(ctx context.Context, c *Child) (*store.Execution, error
 	h.started = append(h.started, c)
 	h.mu.Unlock()
 	return &store.Execution{Arn: c.Arn, Name: c.Name, StateMachineArn: c.StateMachine.Arn, Input: c.Input,
-		Status: stepwisetype.StatusRunning, StartDate: time.UnixMilli(1_700_000_000_000)}, nil
+		Status: history.StatusRunning, StartDate: time.UnixMilli(1_700_000_000_000)}, nil
 }
 
 func (h *fakeHost) Submitted(context.Context, *task.Task, any) {}
@@ -135,7 +135,7 @@ func TestSyncWaitsForTheChild(t *testing.T) {
 	require.Equal(t, []string{childArn}, r.Waited())
 	out := `{"done": true}`
 	r.ChildEnded(&store.Execution{Arn: childArn, Name: "c1", StateMachineArn: smArn, Input: "{}", Output: &out,
-		Status: stepwisetype.StatusSucceeded, StartDate: time.UnixMilli(1)})
+		Status: history.StatusSucceeded, StartDate: time.UnixMilli(1)})
 	res := <-ch
 	require.Nil(t, res.Failure)
 	got, _ := res.Output.(*jsonvalue.Object).Get("Output")

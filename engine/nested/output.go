@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/history"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -101,7 +101,7 @@ func describeForParent(row *store.Execution, v2 bool) *jsonvalue.Object {
 	d.Set("Input", text(row.Input))
 	d.Set("InputDetails", included)
 	d.Set("Name", row.Name)
-	if row.Status == stepwisetype.StatusSucceeded && row.Output != nil {
+	if row.Status == history.StatusSucceeded && row.Output != nil {
 		d.Set("Output", text(*row.Output))
 		d.Set("OutputDetails", included)
 	}

@@ -9,8 +9,8 @@ package task
 import (
 	"context"
 
+	"stepwise/failure"
 	"stepwise/interp"
-	"stepwise/stepwisetype"
 )
 
 // Task is the work of one Task state.
@@ -64,7 +64,7 @@ type ResultWrite struct {
 // Result is how a task ended: an output, or a failure.
 type Result struct {
 	Output  any
-	Failure *stepwisetype.Failure
+	Failure *failure.Failure
 	// Submitted says the service accepted the request of a task whose
 	// result comes later (a .waitForTaskToken task: through its token):
 	// Output is the service's answer, written in TaskSubmitted, and the
@@ -108,7 +108,7 @@ type NoIntegrations struct{}
 
 // Run fails the task at once.
 func (NoIntegrations) Run(_ context.Context, t *Task, done func(Result)) {
-	done(Result{Failure: stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	done(Result{Failure: failure.Newf(failure.TaskFailed,
 		"No integration is configured for the resource '%s'.", t.Request.Resource)})
 }
 
@@ -119,7 +119,7 @@ func (NoIntegrations) Cancel(string, string) {}
 // as it reads them (Task.Request.Reader set), in order, a batch at a
 // time, instead of answering with all of them: a map run over a large
 // object then never holds it. A failure is returned as the
-// *stepwisetype.Failure the reader fails with (States.ItemReaderFailed,
+// *failure.Failure the reader fails with (States.ItemReaderFailed,
 // or the S3 error).
 type ItemStreamer interface {
 	StreamItems(ctx context.Context, t *Task, emit func(items []any) error) error

@@ -20,8 +20,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
 	"stepwise/asl"
+	"stepwise/failure"
 	"stepwise/integration"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN prefix served: every AWS SDK integration
@@ -146,8 +146,8 @@ func (c *Client) operation(service, action string) (*Model, *Operation, error) {
 
 // notRecognized is the failure of a resource no model describes, worded
 // as AWS refuses such a resource.
-func notRecognized(service, action string) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+func notRecognized(service, action string) *failure.Failure {
+	return failure.Newf(failure.TaskFailed,
 		"The resource provided %saws-sdk:%s:%s is not recognized. The value is not a valid resource ARN, or the resource is not available in this region.",
 		integration.ResourcePrefix, service, action)
 }

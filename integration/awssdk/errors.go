@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // apiError is an error response of a service.
@@ -121,7 +121,7 @@ func codeWithoutBody(op *Operation, status int) string {
 //	error: <Prefix>.<Exception>   the modeled error, with an Exception suffix;
 //	                              <Prefix>.<Prefix>Exception for any other code
 //	cause: <message> (Service: <Prefix>, Status Code: <n>, Request ID: <id>[, Extended Request ID: <id>])
-func (e apiError) failure(m *Model) *stepwisetype.Failure {
+func (e apiError) failure(m *Model) *failure.Failure {
 	prefix := m.ErrorPrefix()
 	name := prefix + "." + prefix + "Exception"
 	if shape, ok := m.errorShape(e.code); ok {
@@ -131,7 +131,7 @@ func (e apiError) failure(m *Model) *stepwisetype.Failure {
 	if e.hostID != "" {
 		cause += ", Extended Request ID: " + e.hostID
 	}
-	return stepwisetype.NewFailure(name, cause+")")
+	return failure.New(name, cause+")")
 }
 
 // orNull is a missing text as Java prints it.
@@ -139,8 +139,8 @@ func orNull(s string) string { return cmp.Or(s, "null") }
 
 // clientFailure is the failure of a call that got no answer from the
 // service (the connection failed, the answer was unreadable).
-func clientFailure(m *Model, format string, args ...any) *stepwisetype.Failure {
-	return stepwisetype.Failuref(m.ErrorPrefix()+".SdkClientException", format, args...)
+func clientFailure(m *Model, format string, args ...any) *failure.Failure {
+	return failure.Newf(m.ErrorPrefix()+".SdkClientException", format, args...)
 }
 
 // missingRequired is the answer of a JSON-protocol service to a request
@@ -154,7 +154,7 @@ func clientFailure(m *Model, format string, args ...any) *stepwisetype.Failure {
 // protocols and the JSON services that answer as query services did
 // (awsQueryCompatible: SQS answers MissingParameter), which word it
 // otherwise: the call is made and the service answers.
-func missingRequired(m *Model, op *Operation, params any) *stepwisetype.Failure {
+func missingRequired(m *Model, op *Operation, params any) *failure.Failure {
 	if m.Protocol() != "json" || m.Metadata.AWSQueryCompatible != nil || op.Input == nil || op.Input.Shape == nil {
 		return nil
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 type testBundle struct {
@@ -220,7 +220,7 @@ func TestMarshal_errors(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			_, err := b.build(t, tt.service, tt.action, tt.params)
-			require.Equal(t, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, tt.cause), err)
+			require.Equal(t, failure.New(failure.TaskFailed, tt.cause), err)
 		})
 	}
 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
 	"stepwise/integration/integrationtest"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 type testBundle struct {
@@ -32,7 +32,7 @@ func setup(t *testing.T, endpoint string) *testBundle {
 
 // call runs aws-sdk:<service>:<action> and returns its result object or
 // failure.
-func (b *testBundle) call(t *testing.T, service, action, params string) (*jsonvalue.Object, *stepwisetype.Failure) {
+func (b *testBundle) call(t *testing.T, service, action, params string) (*jsonvalue.Object, *failure.Failure) {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
@@ -239,7 +239,7 @@ func TestCall_notRecognized(t *testing.T) {
 	b := setup(t, "http://127.0.0.1:1")
 	for _, sa := range [][2]string{{"nosuchservice", "doIt"}, {"dynamodb", "noSuchAction"}} {
 		_, f := b.call(t, sa[0], sa[1], `{}`)
-		require.Equal(t, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed,
+		require.Equal(t, failure.New(failure.TaskFailed,
 			"The resource provided arn:aws:states:::aws-sdk:"+sa[0]+":"+sa[1]+" is not recognized. The value is not a valid resource ARN, or the resource is not available in this region."), f)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // The request values, checked against the model, that the serializers
@@ -70,7 +70,7 @@ func convertParams(params any, input *Ref) (*structValue, error) {
 		if len(c.problems) > maxProblems {
 			c.problems = append(c.problems[:maxProblems], "...")
 		}
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"The Parameters could not be used to start the Task: [%s]", strings.Join(c.problems, ", "))
 	}
 	return v.(*structValue), nil

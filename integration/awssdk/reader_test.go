@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // A Map state's ItemReader reads through the registry's S3 client: an
@@ -76,7 +76,7 @@ func TestItemReaderOnMoto(t *testing.T) {
 	require.Contains(t, res.Failure.Name, "NoSuchKey")
 
 	res = read("arn:aws:states:::s3:putObject", `{}`, interp.ReaderConfig{})
-	require.Equal(t, stepwisetype.ErrorItemReaderFailed, res.Failure.Name)
+	require.Equal(t, failure.ItemReaderFailed, res.Failure.Name)
 
 	// An S3 inventory: the manifest names gzip-compressed CSV data files
 	// in the destination bucket; each line is an item of the schema.
@@ -111,6 +111,6 @@ func TestItemReaderOnMoto(t *testing.T) {
 	require.Len(t, res.Output, 2)
 	putRaw("orc.json", []byte(`{"destinationBucket": "arn:aws:s3:::inventory", "fileFormat": "ORC", "fileSchema": "x", "files": []}`))
 	res = read("arn:aws:states:::s3:getObject", `{"Bucket": "inventory", "Key": "orc.json"}`, interp.ReaderConfig{InputType: "MANIFEST"})
-	require.Equal(t, stepwisetype.ErrorItemReaderFailed, res.Failure.Name)
+	require.Equal(t, failure.ItemReaderFailed, res.Failure.Name)
 	require.Contains(t, res.Failure.Cause, "only CSV inventories")
 }

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // marshalREST builds a call of the rest-json or rest-xml protocol: the
@@ -80,7 +80,7 @@ func labelValue(label string, in *structValue) (string, error) {
 			if s := scalarText(f.value, timestampFormat(f.Ref, f.Shape, ""), "iso8601"); s != "" {
 				return s, nil
 			}
-			return "", stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			return "", failure.Newf(failure.TaskFailed,
 				"The Parameters could not be used to start the Task: [The field '%s' must not be empty]", pascal(f.Name))
 		}
 	}
@@ -89,7 +89,7 @@ func labelValue(label string, in *structValue) (string, error) {
 			label = pascal(m.Name)
 		}
 	}
-	return "", stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	return "", failure.Newf(failure.TaskFailed,
 		"The Parameters could not be used to start the Task: [The field '%s' is required but was missing]", label)
 }
 

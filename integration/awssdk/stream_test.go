@@ -21,12 +21,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	"stepwise/integration/itemreader"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // readerTask is the task of a Map state's ItemReader.
@@ -75,9 +75,9 @@ func run(t *testing.T, reg *integration.Registry, task *engine.Task) engine.Task
 // requestIDs are the parts of a cause that differ from call to call.
 var requestIDs = regexp.MustCompile(`(Request ID|Extended Request ID): [^,)]+`)
 
-func sameFailure(t *testing.T, want *stepwisetype.Failure, got error) {
+func sameFailure(t *testing.T, want *failure.Failure, got error) {
 	t.Helper()
-	var fl *stepwisetype.Failure
+	var fl *failure.Failure
 	require.ErrorAs(t, got, &fl)
 	require.Equal(t, want.Name, fl.Name)
 	require.Equal(t, requestIDs.ReplaceAllString(want.Cause, "$1: …"), requestIDs.ReplaceAllString(fl.Cause, "$1: …"))
@@ -180,16 +180,16 @@ func TestStreamItemsOnMoto(t *testing.T) {
 	for _, c := range []struct {
 		params string
 		cfg    interp.ReaderConfig
-		want   *stepwisetype.Failure
+		want   *failure.Failure
 	}{
 		{`{"Bucket": "items", "Key": "missing.csv"}`, interp.ReaderConfig{InputType: "CSV"}, missing},
 		{`{"Bucket": "nobucket", "Key": "x"}`, interp.ReaderConfig{InputType: "JSON"}, noBucket},
 		{`{"Bucket": "items", "Key": "bad.json"}`, interp.ReaderConfig{InputType: "JSON", MaxItems: 2},
-			stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "Attempting to map over non-iterable node.")},
+			failure.New(failure.ItemReaderFailed, "Attempting to map over non-iterable node.")},
 		{`{"Bucket": "items", "Key": "rows.csv"}`, interp.ReaderConfig{InputType: "XML"},
-			stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The input type XML is not supported.")},
+			failure.New(failure.ItemReaderFailed, "The input type XML is not supported.")},
 		{`{"Bucket": "items", "Key": "rows.csv"}`, interp.ReaderConfig{InputType: "MANIFEST"},
-			stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The manifest is not an S3 inventory manifest: it is not a JSON object.")},
+			failure.New(failure.ItemReaderFailed, "The manifest is not an S3 inventory manifest: it is not a JSON object.")},
 	} {
 		task := readerTask(t, getObject, c.params, c.cfg)
 		s := streamItems(t, reg, task)
@@ -199,7 +199,7 @@ func TestStreamItemsOnMoto(t *testing.T) {
 		sameFailure(t, c.want, res.Failure)
 	}
 	s = streamItems(t, reg, readerTask(t, "arn:aws:states:::s3:putObject", `{}`, interp.ReaderConfig{}))
-	sameFailure(t, stepwisetype.NewFailure(stepwisetype.ErrorItemReaderFailed, "The resource 'arn:aws:states:::s3:putObject' cannot read items."), s.err)
+	sameFailure(t, failure.New(failure.ItemReaderFailed, "The resource 'arn:aws:states:::s3:putObject' cannot read items."), s.err)
 
 	// emit's error stops the read and is returned as it is.
 	stop := errors.New("stop")

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // answer decodes a response of service:action.
@@ -204,7 +204,7 @@ func TestUnmarshal_errors(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			_, err := b.answer(t, tt.service, tt.action, &tt.resp)
-			require.Equal(t, stepwisetype.NewFailure(tt.error, tt.cause), err)
+			require.Equal(t, failure.New(tt.error, tt.cause), err)
 		})
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // A Distributed Map's ResultWriter writes, through the registry's S3
@@ -132,7 +132,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 			Files: map[string][]any{"SUCCEEDED": {"x"}}})
 		require.NotNil(t, res.Failure)
 		require.Nil(t, res.Output)
-		require.Equal(t, stepwisetype.ErrorResultWriterFailed, res.Failure.Name)
+		require.Equal(t, failure.ResultWriterFailed, res.Failure.Name)
 		require.Contains(t, res.Failure.Cause, "s3://missing/p/r1/SUCCEEDED_0.json")
 		require.Contains(t, res.Failure.Cause, "NoSuchBucket")
 	})
@@ -141,7 +141,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 		res := write(&engine.ResultWrite{Resource: "arn:aws:states:::s3:getObject", Bucket: "results",
 			MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:machine/Map:r2"})
 		require.NotNil(t, res.Failure)
-		require.Equal(t, stepwisetype.ErrorResultWriterFailed, res.Failure.Name)
+		require.Equal(t, failure.ResultWriterFailed, res.Failure.Name)
 		_, f := b.call(t, "s3", "getObject", `{"Bucket": "results", "Key": "r2/manifest.json"}`)
 		require.NotNil(t, f, "nothing is written")
 	})

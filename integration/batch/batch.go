@@ -40,10 +40,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 	"github.com/aws/smithy-go"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of SubmitJob.
@@ -145,7 +145,7 @@ func (c *submitJob) wait(ctx context.Context, id string) (any, error) {
 			return false, serviceFailure(err)
 		}
 		if len(res.Jobs) == 0 {
-			return false, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The job %s was not found", id)
+			return false, failure.Newf(failure.TaskFailed, "The job %s was not found", id)
 		}
 		job = res.Jobs[0]
 		return job.Status == types.JobStatusSucceeded || job.Status == types.JobStatusFailed, nil
@@ -159,7 +159,7 @@ func (c *submitJob) wait(ctx context.Context, id string) (any, error) {
 	}
 	out := render.Object(job)
 	if job.Status == types.JobStatusFailed {
-		return nil, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(out))
+		return nil, failure.New(failure.TaskFailed, jsonvalue.String(out))
 	}
 	return out, nil
 }
@@ -189,6 +189,6 @@ func serviceFailure(err error) error {
 		requestID = reqErr.ServiceRequestID()
 	}
 	msg := apiErr.ErrorMessage()
-	return stepwisetype.NewFailure(f.Name, fmt.Sprintf("Error executing request, Exception : %s, RequestId: %s %s",
+	return failure.New(f.Name, fmt.Sprintf("Error executing request, Exception : %s, RequestId: %s %s",
 		msg, requestID, strings.TrimPrefix(f.Cause, msg+" ")))
 }

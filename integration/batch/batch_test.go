@@ -14,7 +14,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/batch"
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 )
 

@@ -8,13 +8,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // invalid is the task failure of a Parameters member that cannot be sent.
-func invalid(field, format string, args ...any) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field '%s' "+format, append([]any{field}, args...)...)
+func invalid(field, format string, args ...any) *failure.Failure {
+	return failure.Newf(failure.TaskFailed, "The field '%s' "+format, append([]any{field}, args...)...)
 }
 
 // params reads the members of a task's Parameters into an SDK request. It
@@ -35,7 +35,7 @@ type params struct {
 func newParams(v any) (*params, error) {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The Parameters must be an object, not %s", jsonvalue.TypeName(v))
+		return nil, failure.Newf(failure.TaskFailed, "The Parameters must be an object, not %s", jsonvalue.TypeName(v))
 	}
 	return &params{obj: obj, read: map[string]bool{}}, nil
 }
@@ -102,12 +102,12 @@ var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 // validationFailure is DynamoDB's ValidationException, named and worded
 // as AWS's optimized integration reports it (an unmodeled code: the base
 // exception).
-func validationFailure(violations []string) *stepwisetype.Failure {
+func validationFailure(violations []string) *failure.Failure {
 	n := fmt.Sprintf("%d validation error", len(violations))
 	if len(violations) > 1 {
 		n += "s"
 	}
-	return stepwisetype.Failuref("DynamoDB.AmazonDynamoDBException",
+	return failure.Newf("DynamoDB.AmazonDynamoDBException",
 		"%s detected: %s (Service: AmazonDynamoDBv2; Status Code: 400; Error Code: ValidationException; Request ID: %s; Proxy: null)",
 		n, strings.Join(violations, "; "), requestID())
 }

@@ -36,10 +36,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of RunTask.
@@ -113,7 +113,7 @@ func (c *runTask) Call(ctx context.Context, r *integration.Request) (any, error)
 	switch {
 	case r.Pattern == integration.RequestResponse:
 	case len(res.Failures) > 0:
-		return nil, stepwisetype.NewFailure(ErrorUnknown, jsonvalue.String(render.Object(res)))
+		return nil, failure.New(ErrorUnknown, jsonvalue.String(render.Object(res)))
 	case r.Pattern == integration.Sync:
 		r.Submit(sdkjob.WithMetadata(render.Object(res), res.ResultMetadata))
 		return c.wait(ctx, res.Tasks)
@@ -141,7 +141,7 @@ func request(r *integration.Request) (*ecs.RunTaskInput, error) {
 // first that failed. A cancelled wait stops the tasks.
 func (c *runTask) wait(ctx context.Context, started []types.Task) (any, error) {
 	if len(started) == 0 {
-		return nil, stepwisetype.NewFailure(ErrorUnknown, "RunTask started no task")
+		return nil, failure.New(ErrorUnknown, "RunTask started no task")
 	}
 	cluster, arns := started[0].ClusterArn, make([]string, len(started))
 	for i, t := range started {
@@ -154,7 +154,7 @@ func (c *runTask) wait(ctx context.Context, started []types.Task) (any, error) {
 			return false, serviceFailure(err)
 		}
 		if len(res.Failures) > 0 {
-			return false, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(render.Object(res)))
+			return false, failure.New(failure.TaskFailed, jsonvalue.String(render.Object(res)))
 		}
 		tasks = res.Tasks
 		return allStopped(tasks, len(arns)), nil
@@ -176,7 +176,7 @@ func result(tasks []types.Task) (any, error) {
 	for i, t := range tasks {
 		list[i] = render.Object(t)
 		if failed(t) {
-			return nil, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(list[i]))
+			return nil, failure.New(failure.TaskFailed, jsonvalue.String(list[i]))
 		}
 	}
 	if len(list) == 1 {

@@ -22,7 +22,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/ecs"
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 )
 

@@ -26,9 +26,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of PutEvents.
@@ -78,7 +78,7 @@ func putEvents(ctx context.Context, client *eventbridge.Client, r *integration.R
 	out.Set("Entries", results)
 	out.Set("FailedEntryCount", jsonvalue.NumberFromInt(int64(res.FailedEntryCount)))
 	if res.FailedEntryCount > 0 {
-		return nil, stepwisetype.NewFailure(ErrorFailedEntry, jsonvalue.String(out))
+		return nil, failure.New(ErrorFailedEntry, jsonvalue.String(out))
 	}
 	return out, nil
 }
@@ -221,6 +221,6 @@ func timeValue(v any, field string) (*time.Time, error) {
 }
 
 // invalid is the task failure of a Parameters member that cannot be sent.
-func invalid(field, format string, args ...any) *stepwisetype.Failure {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field '%s' "+format, append([]any{field}, args...)...)
+func invalid(field, format string, args ...any) *failure.Failure {
+	return failure.Newf(failure.TaskFailed, "The field '%s' "+format, append([]any{field}, args...)...)
 }

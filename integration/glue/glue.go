@@ -32,10 +32,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	"github.com/aws/aws-sdk-go-v2/service/glue/types"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of StartJobRun.
@@ -118,7 +118,7 @@ func (c *startJobRun) wait(ctx context.Context, job, id string) (any, error) {
 			return false, serviceFailure(err)
 		}
 		if res.JobRun == nil {
-			return false, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The job run %s of %s was not found", id, job)
+			return false, failure.Newf(failure.TaskFailed, "The job run %s of %s was not found", id, job)
 		}
 		run = res.JobRun
 		_, done := ended[run.JobRunState]
@@ -133,7 +133,7 @@ func (c *startJobRun) wait(ctx context.Context, job, id string) (any, error) {
 	}
 	out := render.Object(run)
 	if !ended[run.JobRunState] {
-		return nil, stepwisetype.NewFailure(stepwisetype.ErrorTaskFailed, jsonvalue.String(out))
+		return nil, failure.New(failure.TaskFailed, jsonvalue.String(out))
 	}
 	return out, nil
 }

@@ -19,7 +19,7 @@ import (
 	"stepwise/integration"
 	_ "stepwise/integration/glue"
 	"stepwise/integration/integrationtest"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 )
 

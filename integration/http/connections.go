@@ -10,8 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-
-	"stepwise/stepwisetype"
+	"stepwise/failure"
 )
 
 // The authorization types of a connection, as EventBridge names them.
@@ -222,13 +221,13 @@ func (cs connections) resolve(arn string) (*connection, error) {
 	}
 	m := connectionArnRE.FindStringSubmatch(arn)
 	if m == nil {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"The field 'Authentication.ConnectionArn' is not a connection ARN: '%s'", arn)
 	}
 	if c, ok := cs[m[1]]; ok {
 		return c, nil
 	}
-	return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	return nil, failure.Newf(failure.TaskFailed,
 		"The connection '%s' is not in the connections file (stepwise serve --connections)", arn)
 }
 

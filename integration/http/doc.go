@@ -11,7 +11,7 @@
 // whose cause names the flag that allows them, before any request is
 // sent. The URL is checked before the request and on every redirect, the
 // address on every connection, after DNS resolution
-// (internal/egress.Guard). The operator allows hosts, addresses and
+// (internal/security/egress.Guard). The operator allows hosts, addresses and
 // networks, over plain http:// too, with Config.HTTPTaskAllow
 // (stepwise serve --http-task-allow). A connection's OAuth token
 // endpoint is held to the same rules. Requests go through no proxy.

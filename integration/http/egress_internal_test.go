@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/integration"
-	"stepwise/internal/dnstest"
+	"stepwise/internal/testkit/dnstest"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // An allowed HTTPS endpoint on a non-public address is called over TLS
@@ -69,7 +69,7 @@ func TestNameResolvingToLoopback(t *testing.T) {
 	}
 
 	_, err = call(nil, "https://api.rebind.test:"+u.Port()+"/x")
-	var f *stepwisetype.Failure
+	var f *failure.Failure
 	require.ErrorAs(t, err, &f)
 	require.Equal(t, ErrorSocket, f.Name)
 	require.Equal(t, "api.rebind.test:"+u.Port()+" (127.0.0.1) is a loopback address, and HTTP Tasks call public HTTPS endpoints only; "+

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"stepwise/integration"
-	"stepwise/internal/egress"
+	"stepwise/internal/security/egress"
 )
 
 // Resource is the resource ARN of the HTTP Task.

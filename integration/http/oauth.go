@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"stepwise/internal/egress"
-	"stepwise/stepwisetype"
+	"stepwise/failure"
+	"stepwise/internal/security/egress"
 )
 
 // ErrorInvalidConnectionState fails a task whose connection cannot
@@ -152,6 +152,6 @@ func parseToken(c *connection, data []byte) (string, time.Duration, error) {
 }
 
 func tokenFailure(c *connection, why string) error {
-	return stepwisetype.Failuref(ErrorInvalidConnectionState,
+	return failure.Newf(ErrorInvalidConnectionState,
 		"The OAuth token request to '%s' failed: %s", c.AuthorizationEndpoint, why)
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // The request body encodings and array formats of Transform.
@@ -278,5 +278,5 @@ func scalarText(v any) (string, bool) {
 }
 
 func failuref(format string, args ...any) error {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, format, args...)
+	return failure.Newf(failure.TaskFailed, format, args...)
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // FuzzParams converts any Parameters into a request: it fails the task
@@ -54,9 +54,9 @@ func FuzzParams(f *testing.F) {
 
 func requireTaskFailure(t *testing.T, err error) {
 	t.Helper()
-	var f *stepwisetype.Failure
+	var f *failure.Failure
 	require.True(t, errors.As(err, &f), "%v", err)
-	require.Equal(t, stepwisetype.ErrorTaskFailed, f.Name)
+	require.Equal(t, failure.TaskFailed, f.Name)
 }
 
 // An API that does not answer in time fails the task with
@@ -79,7 +79,7 @@ func TestSocketTimeout(t *testing.T) {
 	params, err := jsonvalue.ParseString(`{"ApiEndpoint": "` + srv.URL + `", "Method": "GET"}`)
 	require.NoError(t, err)
 	_, err = inv.Call(context.Background(), &integration.Request{Resource: Resource, Parameters: params})
-	var f *stepwisetype.Failure
+	var f *failure.Failure
 	require.True(t, errors.As(err, &f), "%v", err)
 	require.Equal(t, ErrorSocket, f.Name)
 	require.Equal(t, "The API did not answer within 50ms", f.Cause)

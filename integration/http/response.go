@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"stepwise/internal/egress"
+	"stepwise/failure"
+	"stepwise/internal/security/egress"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // The errors of an HTTP Task.
@@ -82,7 +82,7 @@ func statusText(resp *http.Response) string {
 // statusFailure fails a task answered with a status outside 2xx; the
 // cause is the response, shaped as the result would be, as JSON text.
 func statusFailure(status int, out *jsonvalue.Object) error {
-	return stepwisetype.NewFailure(ErrorStatusCodePrefix+strconv.Itoa(status), jsonvalue.String(out))
+	return failure.New(ErrorStatusCodePrefix+strconv.Itoa(status), jsonvalue.String(out))
 }
 
 // errSocketTimeout is the cause of the context of a request that got no
@@ -94,7 +94,7 @@ var errSocketTimeout = errors.New("the HTTP Task got no answer in time")
 // nobody wants the result and ctx's error is returned as it is.
 func (inv *invoker) transportFailure(ctx context.Context, err error) error {
 	if errors.Is(context.Cause(ctx), errSocketTimeout) {
-		return stepwisetype.Failuref(ErrorSocket, "The API did not answer within %v", inv.timeout)
+		return failure.Newf(ErrorSocket, "The API did not answer within %v", inv.timeout)
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("http task: %w", ctx.Err())
@@ -107,13 +107,13 @@ func (inv *invoker) transportFailure(ctx context.Context, err error) error {
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err
 	}
-	return stepwisetype.NewFailure(ErrorSocket, err.Error())
+	return failure.New(ErrorSocket, err.Error())
 }
 
 // refusal fails a task whose endpoint, or a redirect's, is one HTTP
 // Tasks may not call, as AWS fails one it cannot reach.
 func refusal(err error) error {
-	return stepwisetype.NewFailure(ErrorSocket, err.Error())
+	return failure.New(ErrorSocket, err.Error())
 }
 
 // readBody reads a response body of at most the payload limit; a larger one
@@ -124,7 +124,7 @@ func (inv *invoker) readBody(ctx context.Context, r io.Reader) ([]byte, error) {
 		return nil, inv.transportFailure(ctx, err)
 	}
 	if len(data) > inv.limit {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorDataLimitExceeded,
+		return nil, failure.Newf(failure.DataLimitExceeded,
 			"The HTTP response body is larger than the payload size quota of %d bytes", inv.limit)
 	}
 	return data, nil

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"stepwise/internal/conformance"
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/conformance"
+	"stepwise/internal/testkit/slowtest"
 )
 
 // LambdaStandIn starts the Lambda stand-in of the service conformance

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/slowtest"
 	"testing"
 	"time"
 )

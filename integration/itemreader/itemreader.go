@@ -15,9 +15,9 @@ import (
 	"io"
 	"slices"
 
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // BatchSize is the most items Stream hands over at a time.
@@ -81,8 +81,8 @@ func stream(r io.Reader, cfg *interp.ReaderConfig, size int, emit func([]any) er
 	return err
 }
 
-func failure(format string, args ...any) error {
-	return stepwisetype.Failuref(stepwisetype.ErrorItemReaderFailed, format, args...)
+func readerFailure(format string, args ...any) error {
+	return failure.Newf(failure.ItemReaderFailed, format, args...)
 }
 
 // source is a reader that keeps its first error (other than io.EOF): a
@@ -139,21 +139,21 @@ func (s *sink) flush() error {
 // anything is read.
 func check(cfg *interp.ReaderConfig) error {
 	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
-		return failure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
+		return readerFailure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
 	}
 	switch cfg.InputType {
 	case "", "JSON", "JSONL":
 		return nil
 	case "CSV":
 		if _, ok := delimiters[cfg.CSVDelimiter]; !ok {
-			return failure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
+			return readerFailure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
 		}
 		if cfg.CSVHeaderLocation == "GIVEN" {
 			return uniqueHeaders(cfg.CSVHeaders)
 		}
 		return nil
 	default:
-		return failure("The input type %s is not supported.", cfg.InputType)
+		return readerFailure("The input type %s is not supported.", cfg.InputType)
 	}
 }
 
@@ -193,7 +193,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // well-formed exactly when its frame is and every item is, so the text is
 // accepted or refused as Parse refuses it, and the items are the same.
 func streamJSON(r io.Reader, out *sink) error {
-	notIterable := func() error { return failure("Attempting to map over non-iterable node.") }
+	notIterable := func() error { return readerFailure("Attempting to map over non-iterable node.") }
 	const itemDepth = jsonvalue.DefaultMaxDepth - 1
 	item := func(text []byte) error {
 		if out.full() {
@@ -340,7 +340,7 @@ func streamJSONL(br *bufio.Reader, out *sink) error {
 		}
 		v, err := jsonvalue.Parse(line)
 		if err != nil {
-			return failure("Item #%d is not valid JSON.", out.n+1)
+			return readerFailure("Item #%d is not valid JSON.", out.n+1)
 		}
 		if err := out.add(v); err != nil {
 			return err
@@ -353,7 +353,7 @@ func streamJSONL(br *bufio.Reader, out *sink) error {
 // that does not fit in the reader's buffer is gathered in *long; one of
 // maxLineSize bytes or more fails.
 func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	tooLong := func() error { return failure("%v", bufio.ErrTooLong) }
+	tooLong := func() error { return readerFailure("%v", bufio.ErrTooLong) }
 	*long = (*long)[:0]
 	if cap(*long) > 1<<20 {
 		*long = nil
@@ -396,7 +396,7 @@ func uniqueHeaders(headers []string) error {
 	seen := make(map[string]bool, len(headers))
 	for _, h := range headers {
 		if seen[h] {
-			return failure("CSV headers cannot contain duplicates.")
+			return readerFailure("CSV headers cannot contain duplicates.")
 		}
 		seen[h] = true
 	}
@@ -418,7 +418,7 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 			return nil
 		}
 		if err != nil {
-			return failure("%v", err)
+			return readerFailure("%v", err)
 		}
 		headers = slices.Clone(first)
 		if err := uniqueHeaders(headers); err != nil {
@@ -431,7 +431,7 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 			return nil
 		}
 		if err != nil {
-			return failure("%v", err)
+			return readerFailure("%v", err)
 		}
 		obj := jsonvalue.NewObject(len(headers))
 		for i, h := range headers {

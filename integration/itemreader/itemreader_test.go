@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 func parse(t *testing.T, body string, cfg interp.ReaderConfig) string {
@@ -43,9 +43,9 @@ func TestParse(t *testing.T) {
 		{"1\n{\n", interp.ReaderConfig{InputType: "JSONL"}, "Item #2 is not valid JSON."},
 	} {
 		_, err := Parse([]byte(c.body), &c.cfg)
-		var fl *stepwisetype.Failure
+		var fl *failure.Failure
 		require.ErrorAs(t, err, &fl)
-		require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+		require.Equal(t, failure.ItemReaderFailed, fl.Name)
 		require.Equal(t, c.cause, fl.Cause)
 	}
 }
@@ -59,9 +59,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, typ string) {
 		items, err := Parse(body, &interp.ReaderConfig{InputType: typ, MaxItems: 5})
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			require.ErrorAs(t, err, &fl)
-			require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+			require.Equal(t, failure.ItemReaderFailed, fl.Name)
 			return
 		}
 		require.LessOrEqual(t, len(items), 5)
@@ -76,16 +76,16 @@ func FuzzManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, manifest, data []byte) {
 		m, err := ParseManifest(manifest)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			require.ErrorAs(t, err, &fl)
-			require.Equal(t, stepwisetype.ErrorItemReaderFailed, fl.Name)
+			require.Equal(t, failure.ItemReaderFailed, fl.Name)
 			return
 		}
 		require.NotEmpty(t, m.Bucket)
 		require.NotEmpty(t, m.Schema)
 		items, err := m.ParseInventory(data, 3)
 		if err != nil {
-			var fl *stepwisetype.Failure
+			var fl *failure.Failure
 			require.ErrorAs(t, err, &fl)
 			return
 		}

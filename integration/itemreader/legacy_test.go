@@ -20,7 +20,7 @@ import (
 func legacyParse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 	body = bytes.TrimPrefix(body, []byte("\ufeff")) // a UTF-8 byte order mark is not data
 	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
-		return nil, failure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
+		return nil, readerFailure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
 	}
 	var items []any
 	var err error
@@ -32,7 +32,7 @@ func legacyParse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 	case "CSV":
 		items, err = legacyParseCSV(body, cfg)
 	default:
-		return nil, failure("The input type %s is not supported.", cfg.InputType)
+		return nil, readerFailure("The input type %s is not supported.", cfg.InputType)
 	}
 	if err != nil {
 		return nil, err
@@ -46,11 +46,11 @@ func legacyParse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 func legacyParseJSON(body []byte) ([]any, error) {
 	v, err := jsonvalue.Parse(body)
 	if err != nil {
-		return nil, failure("Attempting to map over non-iterable node.")
+		return nil, readerFailure("Attempting to map over non-iterable node.")
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, failure("Attempting to map over non-iterable node.")
+		return nil, readerFailure("Attempting to map over non-iterable node.")
 	}
 	return arr, nil
 }
@@ -66,7 +66,7 @@ func legacyParseJSONL(body []byte, max int64) ([]any, error) {
 		}
 		v, err := jsonvalue.Parse(line)
 		if err != nil {
-			return nil, failure("Item #%d is not valid JSON.", len(items)+1)
+			return nil, readerFailure("Item #%d is not valid JSON.", len(items)+1)
 		}
 		items = append(items, v)
 		if max > 0 && int64(len(items)) >= max {
@@ -74,7 +74,7 @@ func legacyParseJSONL(body []byte, max int64) ([]any, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, failure("%v", err)
+		return nil, readerFailure("%v", err)
 	}
 	return items, nil
 }
@@ -82,7 +82,7 @@ func legacyParseJSONL(body []byte, max int64) ([]any, error) {
 func legacyParseCSV(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 	delim, ok := delimiters[cfg.CSVDelimiter]
 	if !ok {
-		return nil, failure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
+		return nil, readerFailure("The CSV delimiter %s is not supported.", cfg.CSVDelimiter)
 	}
 	r := csv.NewReader(bytes.NewReader(body))
 	r.Comma = delim
@@ -97,14 +97,14 @@ func legacyParseCSV(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 			return []any{}, nil
 		}
 		if err != nil {
-			return nil, failure("%v", err)
+			return nil, readerFailure("%v", err)
 		}
 		headers = first
 	}
 	seen := make(map[string]bool, len(headers))
 	for _, h := range headers {
 		if seen[h] {
-			return nil, failure("CSV headers cannot contain duplicates.")
+			return nil, readerFailure("CSV headers cannot contain duplicates.")
 		}
 		seen[h] = true
 	}
@@ -118,7 +118,7 @@ func legacyParseCSV(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 			break
 		}
 		if err != nil {
-			return nil, failure("%v", err)
+			return nil, readerFailure("%v", err)
 		}
 		obj := jsonvalue.NewObject(len(headers))
 		for i, h := range headers {
@@ -137,10 +137,10 @@ func (m *Manifest) legacyParseInventory(body []byte, maxItems int64) ([]any, err
 	if len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
-			return nil, failure("An inventory file could not be decompressed: %v", err)
+			return nil, readerFailure("An inventory file could not be decompressed: %v", err)
 		}
 		if body, err = io.ReadAll(zr); err != nil {
-			return nil, failure("An inventory file could not be decompressed: %v", err)
+			return nil, readerFailure("An inventory file could not be decompressed: %v", err)
 		}
 	}
 	return legacyParse(body, &interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: m.Schema,

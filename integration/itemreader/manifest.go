@@ -31,7 +31,7 @@ func ParseManifest(body []byte) (*Manifest, error) {
 	v, err := jsonvalue.Parse(bytes.TrimPrefix(body, []byte("\ufeff")))
 	obj, _ := v.(*jsonvalue.Object)
 	if err != nil || obj == nil {
-		return nil, failure("The manifest is not an S3 inventory manifest: it is not a JSON object.")
+		return nil, readerFailure("The manifest is not an S3 inventory manifest: it is not a JSON object.")
 	}
 	str := func(name string) string {
 		v, _ := obj.Get(name)
@@ -39,14 +39,14 @@ func ParseManifest(body []byte) (*Manifest, error) {
 		return s
 	}
 	if f := str("fileFormat"); f != "CSV" {
-		return nil, failure("The S3 inventory's fileFormat is %q: only CSV inventories can be read.", f)
+		return nil, readerFailure("The S3 inventory's fileFormat is %q: only CSV inventories can be read.", f)
 	}
 	m := &Manifest{Bucket: str("destinationBucket")}
 	if i := strings.LastIndex(m.Bucket, ":::"); i >= 0 {
 		m.Bucket = m.Bucket[i+3:]
 	}
 	if m.Bucket == "" {
-		return nil, failure("The manifest names no destinationBucket.")
+		return nil, readerFailure("The manifest names no destinationBucket.")
 	}
 	for _, f := range strings.Split(str("fileSchema"), ",") {
 		if f = strings.TrimSpace(f); f != "" {
@@ -54,22 +54,22 @@ func ParseManifest(body []byte) (*Manifest, error) {
 		}
 	}
 	if len(m.Schema) == 0 {
-		return nil, failure("The manifest has no fileSchema.")
+		return nil, readerFailure("The manifest has no fileSchema.")
 	}
 	files, _ := obj.Get("files")
 	arr, ok := files.([]any)
 	if !ok {
-		return nil, failure("The manifest has no files.")
+		return nil, readerFailure("The manifest has no files.")
 	}
 	for _, f := range arr {
 		fo, _ := f.(*jsonvalue.Object)
 		if fo == nil {
-			return nil, failure("A file of the manifest is not an object.")
+			return nil, readerFailure("A file of the manifest is not an object.")
 		}
 		k, _ := fo.Get("key")
 		key, _ := k.(string)
 		if key == "" {
-			return nil, failure("A file of the manifest has no key.")
+			return nil, readerFailure("A file of the manifest has no key.")
 		}
 		m.Keys = append(m.Keys, key)
 	}
@@ -116,7 +116,7 @@ func (m *Manifest) streamInventory(r io.Reader, maxItems int64, size int, emit f
 		if src.err != nil {
 			return src.err // not the file's fault: it could not be read
 		}
-		return failure("An inventory file could not be decompressed: %v", err)
+		return readerFailure("An inventory file could not be decompressed: %v", err)
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {

@@ -12,15 +12,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // outcome is what a read came to: its items as JSON, or its failure.
 func outcome(items []any, err error) string {
 	if err != nil {
-		var fl *stepwisetype.Failure
+		var fl *failure.Failure
 		if errors.As(err, &fl) {
 			return "failure " + fl.Name + ": " + fl.Cause
 		}

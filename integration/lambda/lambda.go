@@ -22,9 +22,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // InvokeResource is the resource ARN of the optimized integration.
@@ -157,7 +157,7 @@ func invokeInput(r *integration.Request) (*lambda.InvokeInput, error) {
 	}
 	params, ok := r.Parameters.(*jsonvalue.Object)
 	if !ok {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"The parameters of lambda:invoke must be an object, not %s", jsonvalue.TypeName(r.Parameters))
 	}
 	name, err := integration.RequireString(params, "FunctionName")
@@ -200,7 +200,7 @@ func invokeInput(r *integration.Request) (*lambda.InvokeInput, error) {
 				in.ClientContext = s
 			}
 		default:
-			return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+			return nil, failure.Newf(failure.TaskFailed,
 				"The field '%s' is not supported by lambda:invoke; it takes FunctionName, Payload, Qualifier, InvocationType, LogType and ClientContext", key)
 		}
 		if err != nil {
@@ -214,7 +214,7 @@ func invokeInput(r *integration.Request) (*lambda.InvokeInput, error) {
 func stringMember(key string, v any) (*string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+		return nil, failure.Newf(failure.TaskFailed,
 			"The field '%s' must be a string, not %s", key, jsonvalue.TypeName(v))
 	}
 	return aws.String(s), nil
@@ -234,7 +234,7 @@ func payloadValue(b []byte) any {
 
 // functionError is the failure of a function that raised an error: named
 // after the payload's errorType, with the payload as the cause.
-func functionError(raw []byte, payload any) *stepwisetype.Failure {
+func functionError(raw []byte, payload any) *failure.Failure {
 	name := "Lambda.Unknown"
 	if obj, ok := payload.(*jsonvalue.Object); ok {
 		if t, ok := obj.Get("errorType"); ok {
@@ -243,5 +243,5 @@ func functionError(raw []byte, payload any) *stepwisetype.Failure {
 			}
 		}
 	}
-	return stepwisetype.NewFailure(name, string(raw))
+	return failure.New(name, string(raw))
 }

@@ -14,12 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	_ "stepwise/integration/lambda"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // run carries out one task through the registry and waits for its result.
@@ -119,7 +119,7 @@ func TestInvokeThroughTheLambdaAPI(t *testing.T) {
 	require.Regexp(t, `\(Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: .*; Proxy: null\)$`, res.Failure.Cause)
 
 	res = run(t, reg, "arn:aws:states:::lambda:invoke", `{"Payload": {}}`)
-	require.Equal(t, stepwisetype.ErrorTaskFailed, res.Failure.Name)
+	require.Equal(t, failure.TaskFailed, res.Failure.Name)
 	require.Equal(t, "The field 'FunctionName' is required but was missing", res.Failure.Cause)
 	res = run(t, reg, "arn:aws:states:::lambda:invoke", `{"FunctionName": "echo", "Qualifier": 3}`)
 	require.Equal(t, "The field 'Qualifier' must be a string, not number", res.Failure.Cause)

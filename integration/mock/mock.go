@@ -39,9 +39,9 @@ import (
 	"strings"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // EnvFile names the environment variable Step Functions Local reads the
@@ -65,7 +65,7 @@ type Response struct {
 type entry struct {
 	from, to int // invocations, inclusive
 	output   any
-	failure  *stepwisetype.Failure
+	failure  *failure.Failure
 }
 
 var _ engine.Mocks = (*Config)(nil)
@@ -216,12 +216,12 @@ func invocations(key string) (int, int, error) {
 }
 
 // throw reads {"Error": "...", "Cause": "..."}.
-func throw(v any) (*stepwisetype.Failure, error) {
+func throw(v any) (*failure.Failure, error) {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("must be an object with Error and Cause")
 	}
-	fl := &stepwisetype.Failure{}
+	fl := &failure.Failure{}
 	for key, fv := range obj.All() {
 		s, ok := fv.(string)
 		if !ok {
@@ -264,7 +264,7 @@ func (c *Config) Mocked(t *engine.Task) (engine.TaskResult, bool) {
 		}
 		return engine.TaskResult{Output: result(t.Request.Resource, e.output)}, true
 	}
-	return engine.TaskResult{Failure: stepwisetype.Failuref(stepwisetype.ErrorRuntime,
+	return engine.TaskResult{Failure: failure.Newf(failure.Runtime,
 		"The mocked response %s has no answer for invocation %d of state '%s' in test case %s (invocations count from 0, retries included).",
 		r.Name, n, t.Request.StateName, t.TestCase)}, true
 }

@@ -8,10 +8,11 @@ import (
 
 	"stepwise/asl"
 	"stepwise/engine"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/integration/mock"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 const config = `{
@@ -113,7 +114,7 @@ func runCase(t *testing.T, c *mock.Config, testCase, def string) (*interp.Execut
 	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:jobs:" + testCase, Name: testCase,
 		StateMachineArn: arn, StateMachineName: "jobs", Region: "us-east-1", Account: "123456789012"}
 	x := interp.New(m, info, jsonvalue.NewObject(0), interp.Options{})
-	d := &interp.Driver{MaxSteps: 1000, Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+	d := &interp.Driver{MaxSteps: 1000, Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		r, ok := c.Mocked(&engine.Task{StateMachineArn: arn, TestCase: testCase, Request: req})
 		require.True(t, ok, "state %s is not mocked", req.StateName)
 		return r.Output, r.Failure
@@ -160,7 +161,7 @@ func TestMockedByInvocation(t *testing.T) {
 		"Done?": {"Type": "Choice", "Choices": [{"Variable": "$.check.Status", "StringEquals": "SUCCEEDED", "Next": "Done"}], "Default": "Wait"},
 		"Done": {"Type": "Succeed"}}}`
 	x, results := runCase(t, c, "Poll", poll)
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%v", x.Failure)
+	require.Equal(t, history.StatusSucceeded, x.Status, "%v", x.Failure)
 	require.Equal(t, []string{`{"JobId":"j-1"}`, `{"Status":"RUNNING"}`, `{"Status":"RUNNING"}`, `{"Status":"RUNNING"}`, `{"Status":"SUCCEEDED"}`}, results)
 
 	// Out of responses: the execution fails (States.Runtime, past any
@@ -174,7 +175,7 @@ func TestMockedByInvocation(t *testing.T) {
 		"Done?": {"Type": "Choice", "Choices": [{"Variable": "$.check.Status", "StringEquals": "SUCCEEDED", "Next": "Done"}], "Default": "Wait"},
 		"Done": {"Type": "Succeed"}}}`
 	x, results = runCase(t, c, "PollTooLong", caught)
-	require.Equal(t, stepwisetype.StatusFailed, x.Status)
+	require.Equal(t, history.StatusFailed, x.Status)
 	require.Len(t, results, 4)
 	require.Equal(t, "States.Runtime", x.Failure.Name)
 	require.Equal(t, "The mocked response runningForever has no answer for invocation 3 of state 'Check' in test case PollTooLong (invocations count from 0, retries included).", x.Failure.Cause)
@@ -184,7 +185,7 @@ func TestMockedByInvocation(t *testing.T) {
 		"Each": {"Type": "Map", "MaxConcurrency": 1,
 		"ItemProcessor": {"StartAt": "Call", "States": {"Call": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
 			"Retry": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 1}], "End": true}}}, "End": true}}}`)
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%v", x.Failure)
+	require.Equal(t, history.StatusSucceeded, x.Status, "%v", x.Failure)
 	require.Equal(t, `["idx1","idx2","idx3"]`, jsonvalue.String(x.Output))
 
 	x, _ = runCase(t, c, "Branches", `{"StartAt": "Both", "States": {
@@ -193,6 +194,6 @@ func TestMockedByInvocation(t *testing.T) {
 			{"StartAt": "Right", "States": {"Right": {"Type": "Task", "Resource": "arn:aws:states:::sns:publish", "End": true}}}]},
 		"Again?": {"Type": "Choice", "Choices": [{"Variable": "$.last[0]", "StringEquals": "first", "Next": "Both"}], "Default": "Done"},
 		"Done": {"Type": "Succeed"}}}`)
-	require.Equal(t, stepwisetype.StatusSucceeded, x.Status, "%v", x.Failure)
+	require.Equal(t, history.StatusSucceeded, x.Status, "%v", x.Failure)
 	require.Equal(t, `{"last":["second","second"]}`, jsonvalue.String(x.Output), "each branch's state counts its own invocations")
 }

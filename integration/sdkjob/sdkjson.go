@@ -17,9 +17,9 @@ import (
 
 	"github.com/aws/smithy-go/middleware"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // DecodeParams fills in, an AWS SDK for Go request, from a Task state's
@@ -50,7 +50,7 @@ func DecodeParams(params any, in any) error {
 }
 
 func ParamsFailure(format string, args ...any) error {
-	return stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	return failure.Newf(failure.TaskFailed,
 		"The Parameters could not be used to start the Task: ["+format+"]", args...)
 }
 

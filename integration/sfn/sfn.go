@@ -25,9 +25,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN prefix served.
@@ -75,7 +75,7 @@ func (c *client) Call(ctx context.Context, r *integration.Request) (any, error) 
 }
 
 // apiFailure is the task failure of an API error response.
-func apiFailure(status int, requestID string, body []byte) *stepwisetype.Failure {
+func apiFailure(status int, requestID string, body []byte) *failure.Failure {
 	var e struct {
 		Type    string `json:"__type"`
 		Message string `json:"message"`
@@ -93,7 +93,7 @@ func apiFailure(status int, requestID string, body []byte) *stepwisetype.Failure
 	if msg == "" {
 		msg = e.Msg
 	}
-	return stepwisetype.NewFailure("Sfn."+integration.ExceptionName(code),
+	return failure.New("Sfn."+integration.ExceptionName(code),
 		fmt.Sprintf("%s (Service: Sfn, Status Code: %d, Request ID: %s)", msg, status, requestID))
 }
 

@@ -13,11 +13,11 @@ import (
 
 	"stepwise/awsjson"
 	"stepwise/engine"
+	"stepwise/history"
 	"stepwise/integration"
 	_ "stepwise/integration/sfn"
-	"stepwise/internal/testwait"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -65,7 +65,7 @@ func (b *testBundle) start(t *testing.T, smArn, name, input string) string {
 	return out.ExecutionArn
 }
 
-func (b *testBundle) wait(t *testing.T, arn string, want stepwisetype.ExecutionStatus) *store.Execution {
+func (b *testBundle) wait(t *testing.T, arn string, want history.ExecutionStatus) *store.Execution {
 	t.Helper()
 	var row *store.Execution
 	testwait.Until(t, func() bool {
@@ -109,9 +109,9 @@ func TestSendTaskSuccessCompletesAnotherExecution(t *testing.T) {
 	}, 30*time.Second, 5*time.Millisecond)
 	c := b.start(t, completer, "c1", `{"arn": "`+w+`"}`)
 
-	row := b.wait(t, w, stepwisetype.StatusSucceeded)
+	row := b.wait(t, w, history.StatusSucceeded)
 	require.JSONEq(t, `{"approved": true}`, *row.Output)
-	out := output(t, b.wait(t, c, stepwisetype.StatusSucceeded))
+	out := output(t, b.wait(t, c, history.StatusSucceeded))
 	require.Equal(t, map[string]any{}, out["sent"])
 	described := out["described"].(map[string]any)
 	require.Equal(t, w, described["ExecutionArn"])
@@ -147,7 +147,7 @@ func TestActionsOfTheAPI(t *testing.T) {
 			"Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.unknown", "Next": "Done"}], "End": true},
 		"Done": {"Type": "Pass", "End": true}}}`)
 	p := b.start(t, parent, "p1", `{}`)
-	out := output(t, b.wait(t, p, stepwisetype.StatusSucceeded))
+	out := output(t, b.wait(t, p, history.StatusSucceeded))
 
 	started := out["started"].(map[string]any)
 	kid := "arn:aws:states:us-east-1:123456789012:execution:child:kid"
@@ -161,7 +161,7 @@ func TestActionsOfTheAPI(t *testing.T) {
 	require.Equal(t, "RUNNING", listed[0].(map[string]any)["Status"])
 
 	require.Regexp(t, `Z$`, out["stopped"].(map[string]any)["StopDate"])
-	row := b.wait(t, kid, stepwisetype.StatusAborted)
+	row := b.wait(t, kid, history.StatusAborted)
 	require.Equal(t, "Enough", *row.Error)
 	require.JSONEq(t, `{"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID": "`+p+`"}`, row.Input)
 

@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of Publish.
@@ -86,7 +86,7 @@ func publish(ctx context.Context, client *sns.Client, params any) (any, error) {
 func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes' must be an object")
+		return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes' must be an object")
 	}
 	attrs := make(map[string]types.MessageAttributeValue, obj.Len())
 	for name, a := range obj.All() {
@@ -100,7 +100,7 @@ func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
 		if s, ok := integration.StringParam(a, "BinaryValue"); ok {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
-				return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
+				return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
 			}
 			mv.BinaryValue = b
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 // Resource is the resource ARN of SendMessage.
@@ -66,7 +66,7 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 		n, isNumber := v.(jsonvalue.Number)
 		i, isInt := n.Int64()
 		if !isNumber || !isInt {
-			return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'DelaySeconds' must be an integer")
+			return nil, failure.Newf(failure.TaskFailed, "The field 'DelaySeconds' must be an integer")
 		}
 		in.DelaySeconds = int32(i)
 	}
@@ -115,7 +115,7 @@ func skipInputValidation(stack *middleware.Stack) error {
 func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
-		return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes' must be an object")
+		return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes' must be an object")
 	}
 	attrs := make(map[string]types.MessageAttributeValue, obj.Len())
 	for name, a := range obj.All() {
@@ -129,7 +129,7 @@ func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
 		if s, ok := integration.StringParam(a, "BinaryValue"); ok {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
-				return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
+				return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
 			}
 			mv.BinaryValue = b
 		}

@@ -50,8 +50,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"stepwise/internal/crossorigin"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/crossorigin"
+	"stepwise/internal/security/sigv4auth"
 )
 
 // Service is the SigV4 service name of Step Functions.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/certfile"
-	"stepwise/internal/testcert"
+	"stepwise/internal/security/certfile"
+	"stepwise/internal/testkit/testcert"
 )
 
 func TestHolder(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/dnstest"
+	"stepwise/internal/testkit/dnstest"
 )
 
 func TestCheckURL(t *testing.T) {

@@ -62,7 +62,7 @@ var rules = []rule{
 	{pkg: "store/...", layer: "store: a driver or the drivers' test suite", may: with("store", "store/internal/...", "store/migrate")},
 
 	// config: the settings as plain structs, below what takes them.
-	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/egress", "internal/quota")},
+	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
 
 	// internal: small helpers below the engine; they never import it or
 	// anything above it (that made the engine ↔ internal folder cycle).
@@ -84,8 +84,8 @@ var rules = []rule{
 	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp")},
 	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner", may: with("engine", "interp")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
-	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/conformance", "internal/slowtest")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/egress")},
+	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress")},
 
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/startrule")},
@@ -93,15 +93,15 @@ var rules = []rule{
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
 	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("store")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/sigv4auth")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "testrunner", layer: "testrunner: workflow tests on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
 
 	// Above the service: the wire, the console, TestState.
-	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/quota", "internal/sigv4auth")},
+	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service", may: with("service", "asl")},
-	{pkg: "teststate", layer: "teststate: TestState, a hook of the service", may: with("service", "interp", "asl/...", "teststate/apishape")},
-	{pkg: "teststate/apishape", layer: "teststate: the API's shapes", may: with()},
+	{pkg: "teststate", layer: "teststate: TestState, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
+	{pkg: "service/teststate/apishape", layer: "teststate: the API's shapes", may: with()},
 
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
@@ -119,8 +119,8 @@ var rules = []rule{
 // them imports one, whatever its rule says ("internal/..." in cli's rule
 // does not let the server import a test's DNS server).
 var testHelpers = []string{
-	"internal/conformance", "internal/dnstest", "internal/mounttest", "internal/pgtest",
-	"internal/slowtest", "internal/testcert", "internal/testwait",
+	"internal/testkit/conformance", "internal/testkit/dnstest", "internal/testkit/mounttest", "internal/testkit/pgtest",
+	"internal/testkit/slowtest", "internal/testkit/testcert", "internal/testkit/testwait",
 	"service/servicetest", "store/storetest", "integration/integrationtest",
 }
 
@@ -359,7 +359,7 @@ func TestLayerFoldersHaveNoCycles(t *testing.T) {
 func TestLayerEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	g := load(t)
-	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "teststate/..."}
+	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "service/teststate/..."}
 	seen := map[string]string{"engine": ""} // package → the package that imported it
 	queue := []string{"engine"}
 	for len(queue) > 0 {

@@ -57,7 +57,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/slowtest"
 )
 
 // InstallHint says how to get the server binaries.

@@ -2,8 +2,7 @@ package quota
 
 import (
 	"maps"
-
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 // awsDefaults are AWS Step Functions' default throttling quotas for
@@ -70,4 +69,4 @@ func AWS() map[string]Limit {
 }
 
 // IsOperation reports whether name is a Step Functions API operation.
-func IsOperation(name string) bool { return stepwisetype.IsOperation(name) }
+func IsOperation(name string) bool { return sfnapi.IsOperation(name) }

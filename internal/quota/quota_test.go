@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 func TestParse(t *testing.T) {
@@ -42,7 +41,7 @@ func TestParse(t *testing.T) {
 		for op := range limits {
 			require.True(t, op == StateTransition || IsOperation(op), op)
 		}
-		require.Len(t, stepwisetype.Operations, 37, "the API's operations")
+		require.Len(t, sfnapi.Operations, 37, "the API's operations")
 	})
 
 	t.Run("SpecOverridesAWS", func(t *testing.T) {

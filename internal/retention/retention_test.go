@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -80,7 +80,7 @@ func (b *testBundle) config() Config {
 
 // execution writes an execution with three history events; stop nil is a
 // running one.
-func (b *testBundle) execution(t *testing.T, name string, status stepwisetype.ExecutionStatus, stop *time.Time) string {
+func (b *testBundle) execution(t *testing.T, name string, status history.ExecutionStatus, stop *time.Time) string {
 	t.Helper()
 	ctx := context.Background()
 	arn := "arn:aws:states:us-east-1:123456789012:execution:orders:" + name
@@ -129,17 +129,17 @@ func TestPass(t *testing.T) {
 
 		cutoff := now.Add(-period)
 		var old, kept []string
-		for i, st := range []stepwisetype.ExecutionStatus{stepwisetype.StatusSucceeded, stepwisetype.StatusFailed, stepwisetype.StatusTimedOut, stepwisetype.StatusAborted} {
+		for i, st := range []history.ExecutionStatus{history.StatusSucceeded, history.StatusFailed, history.StatusTimedOut, history.StatusAborted} {
 			old = append(old, b.execution(t, fmt.Sprintf("old-%d", i), st, at(cutoff.Add(-time.Duration(i+1)*time.Hour))))
 		}
 		kept = append(kept,
-			b.execution(t, "running", stepwisetype.StatusRunning, nil),
-			b.execution(t, "recent", stepwisetype.StatusFailed, at(cutoff.Add(time.Second))),
+			b.execution(t, "running", history.StatusRunning, nil),
+			b.execution(t, "recent", history.StatusFailed, at(cutoff.Add(time.Second))),
 		)
 		// Failed long ago, then redriven: running again.
-		redriven := b.execution(t, "redriven", stepwisetype.StatusFailed, at(cutoff.Add(-24*time.Hour)))
+		redriven := b.execution(t, "redriven", history.StatusFailed, at(cutoff.Add(-24*time.Hour)))
 		_, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: redriven, ExpectedVersion: 1,
-			Status: stepwisetype.StatusRunning, LastEventID: 4, RedriveCount: 1, RedriveDate: at(now)})
+			Status: history.StatusRunning, LastEventID: 4, RedriveCount: 1, RedriveDate: at(now)})
 		require.NoError(t, err)
 		kept = append(kept, redriven)
 
@@ -172,9 +172,9 @@ func TestPass(t *testing.T) {
 		b := setup(t)
 
 		for i := range 7 {
-			b.execution(t, fmt.Sprintf("x%d", i), stepwisetype.StatusSucceeded, at(now.Add(-period-time.Duration(i+1)*time.Minute)))
+			b.execution(t, fmt.Sprintf("x%d", i), history.StatusSucceeded, at(now.Add(-period-time.Duration(i+1)*time.Minute)))
 		}
-		running := b.execution(t, "running", stepwisetype.StatusRunning, nil)
+		running := b.execution(t, "running", history.StatusRunning, nil)
 		cfg := b.config()
 		cfg.Batch = 3
 		cfg.Pause = time.Millisecond
@@ -251,7 +251,7 @@ func TestRun(t *testing.T) {
 			passes.Add(1)
 			return inner.ExecutionDeleteClosed(ctx, p)
 		})
-		old := b.execution(t, "old", stepwisetype.StatusSucceeded, at(now.Add(-period-time.Hour)))
+		old := b.execution(t, "old", history.StatusSucceeded, at(now.Add(-period-time.Hour)))
 		c, err := New(cfg)
 		require.NoError(t, err)
 		require.Equal(t, cfg.Interval, c.cfg.FirstPass)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 )
 
 func TestParseCredentials(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 )
 
 // FuzzParseAuthorization: the parser of Authorization headers never

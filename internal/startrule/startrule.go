@@ -5,7 +5,7 @@
 // engine's nested starts), which fails its task with the same code and
 // message as the API would answer.
 //
-// Each check returns a *stepwisetype.APIError with AWS's code and
+// Each check returns a *sfnapi.Error with AWS's code and
 // message, or nil; Resolve passes the store's other errors on as they are.
 package startrule
 
@@ -16,8 +16,9 @@ import (
 	"strings"
 
 	"stepwise/asl"
+	"stepwise/awsarn"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -25,45 +26,45 @@ import (
 const MaxNameLength = 80
 
 // InvalidName refuses an execution name (AWS's wording).
-func InvalidName(name string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidName, "Invalid Name: '%s'", name)
+func InvalidName(name string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeInvalidName, "Invalid Name: '%s'", name)
 }
 
 // InvalidInput refuses an execution input for reason (AWS's wording).
-func InvalidInput(reason string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
+func InvalidInput(reason string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
 }
 
 // InvalidArnPrefix refuses an ARN that does not start with "arn:" (AWS).
-func InvalidArnPrefix(arn string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", arn)
+func InvalidArnPrefix(arn string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", arn)
 }
 
 // StateMachineDoesNotExist refuses a start on a state machine, version
 // or alias that is not there (AWS).
-func StateMachineDoesNotExist(arn string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", arn)
+func StateMachineDoesNotExist(arn string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", arn)
 }
 
 // StateMachineDeleting refuses a start on a state machine being deleted
 // (wording ours).
-func StateMachineDeleting(arn string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", arn)
+func StateMachineDeleting(arn string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", arn)
 }
 
 // ExecutionAlreadyExists refuses a start whose execution ARN another
 // execution holds (AWS).
-func ExecutionAlreadyExists(arn string) *stepwisetype.APIError {
-	return stepwisetype.NewAPIError(stepwisetype.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", arn)
+func ExecutionAlreadyExists(arn string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", arn)
 }
 
 // Name checks an execution's name: the characters AWS forbids
-// (stepwisetype.ValidName). Its length the API checks first, as a
+// (awsarn.ValidName). Its length the API checks first, as a
 // validation error; a nested start, whose name comes from a Task's
 // Parameters, has no such check and refuses an empty or too long name
 // here too, as AWS does (InvalidName).
-func Name(name string) *stepwisetype.APIError {
-	if name == "" || len(name) > MaxNameLength || !stepwisetype.ValidName(name) {
+func Name(name string) *sfnapi.Error {
+	if name == "" || len(name) > MaxNameLength || !awsarn.ValidName(name) {
 		return InvalidName(name)
 	}
 	return nil
@@ -75,7 +76,7 @@ const DefaultPayloadLimit = 256 * 1024
 // Input checks an execution input's text against the payload limit
 // (0: DefaultPayloadLimit) and parses it: blank text and JSON that does
 // not parse are refused, worded as Step Functions words them.
-func Input(text string, limit int) (any, *stepwisetype.APIError) {
+func Input(text string, limit int) (any, *sfnapi.Error) {
 	if limit <= 0 {
 		limit = DefaultPayloadLimit
 	}
@@ -110,7 +111,7 @@ func jsonErrorMessage(text string, err error) string {
 const Deleting = "DELETING"
 
 // Runnable checks that executions may start on a state machine.
-func Runnable(sm *store.StateMachine) *stepwisetype.APIError {
+func Runnable(sm *store.StateMachine) *sfnapi.Error {
 	if sm.Status == Deleting {
 		return StateMachineDeleting(sm.Arn)
 	}

@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/sfnapi"
 )
 
 func TestName(t *testing.T) {
@@ -14,7 +13,7 @@ func TestName(t *testing.T) {
 	for _, bad := range []string{"", strings.Repeat("a", MaxNameLength+1), "a b", "a:b", "a/b"} {
 		err := Name(bad)
 		require.NotNil(t, err, bad)
-		require.Equal(t, stepwisetype.CodeInvalidName, err.Code)
+		require.Equal(t, sfnapi.CodeInvalidName, err.Code)
 		require.Equal(t, "Invalid Name: '"+bad+"'", err.Message)
 	}
 }
@@ -34,7 +33,7 @@ func TestInput(t *testing.T) {
 		}
 		_, err := Input(text, limit)
 		require.NotNil(t, err, text)
-		require.Equal(t, stepwisetype.CodeInvalidExecutionInput, err.Code)
+		require.Equal(t, sfnapi.CodeInvalidExecutionInput, err.Code)
 		require.Equal(t, msg, err.Message)
 	}
 }

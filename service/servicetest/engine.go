@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"stepwise/engine"
+	"stepwise/history"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -108,7 +108,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 		at := clock()
 		row := &store.Execution{
 			Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
-			Name: p.Name, Status: stepwisetype.StatusRunning, Input: p.Input, StartDate: at,
+			Name: p.Name, Status: history.StatusRunning, Input: p.Input, StartDate: at,
 			RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader, LastEventID: 1, VersionArn: p.VersionArn, AliasArn: p.AliasArn,
 		}
 		tx, err := drv.Begin(ctx)
@@ -120,8 +120,8 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 		if err != nil {
 			return nil, err
 		}
-		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionStarted, ID: 1,
-			ExecutionStartedEventDetails: &stepwisetype.ExecutionStartedEventDetails{Input: p.Input, RoleArn: row.RoleArn}}
+		ev := history.Event{Timestamp: at, Type: history.EventExecutionStarted, ID: 1,
+			ExecutionStartedEventDetails: &history.ExecutionStartedEventDetails{Input: p.Input, RoleArn: row.RoleArn}}
 		if err := tx.EventInsert(ctx, []*store.Event{event(p.ExecutionArn, ev)}); err != nil {
 			return nil, err
 		}
@@ -131,21 +131,21 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 		mu.Lock()
 		defer mu.Unlock()
 		row, err := drv.Executor().ExecutionGet(ctx, arn)
-		if err != nil || row.Status != stepwisetype.StatusRunning {
+		if err != nil || row.Status != history.StatusRunning {
 			return row, err
 		}
 		at := clock()
-		det := &stepwisetype.FailureEventDetails{}
+		det := &history.FailureEventDetails{}
 		if errName != "" {
 			det.Error = &errName
 		}
 		if cause != "" {
 			det.Cause = &cause
 		}
-		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionAborted, ID: row.LastEventID + 1,
+		ev := history.Event{Timestamp: at, Type: history.EventExecutionAborted, ID: row.LastEventID + 1,
 			ExecutionAbortedEventDetails: det}
 		return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
-			Status: stepwisetype.StatusAborted, Error: det.Error, Cause: det.Cause, StopDate: &at, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
+			Status: history.StatusAborted, Error: det.Error, Cause: det.Cause, StopDate: &at, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,
 		})
 	}
 	e.RedriveExecutionFunc = func(ctx context.Context, arn string) (*store.Execution, error) {
@@ -156,9 +156,9 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 			return nil, err
 		}
 		at := clock()
-		ev := stepwisetype.HistoryEvent{Timestamp: at, Type: stepwisetype.EventExecutionRedriven, ID: row.LastEventID + 1}
+		ev := history.Event{Timestamp: at, Type: history.EventExecutionRedriven, ID: row.LastEventID + 1}
 		return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
-			Status: stepwisetype.StatusRunning, RedriveCount: row.RedriveCount + 1, RedriveDate: &at,
+			Status: history.StatusRunning, RedriveCount: row.RedriveCount + 1, RedriveDate: &at,
 		})
 	}
 	e.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
@@ -167,7 +167,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 		return &engine.SyncResult{
 			Execution: &store.Execution{
 				Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
-				Name: p.Name, Status: stepwisetype.StatusSucceeded, Input: p.Input, Output: &out,
+				Name: p.Name, Status: history.StatusSucceeded, Input: p.Input, Output: &out,
 				StartDate: at, StopDate: &at, RoleArn: p.StateMachine.RoleArn, TraceHeader: p.TraceHeader,
 			},
 			BilledDurationMillis: 100,
@@ -178,7 +178,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 }
 
 // finish writes an execution's new status and one history event.
-func finish(ctx context.Context, drv store.Driver, row *store.Execution, ev stepwisetype.HistoryEvent, p *store.ExecutionUpdateParams) (*store.Execution, error) {
+func finish(ctx context.Context, drv store.Driver, row *store.Execution, ev history.Event, p *store.ExecutionUpdateParams) (*store.Execution, error) {
 	tx, err := drv.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func finish(ctx context.Context, drv store.Driver, row *store.Execution, ev step
 	return out, tx.Commit(ctx)
 }
 
-func event(arn string, ev stepwisetype.HistoryEvent) *store.Event {
+func event(arn string, ev history.Event) *store.Event {
 	body, err := json.Marshal(ev)
 	if err != nil {
 		panic(fmt.Sprintf("servicetest: marshal event: %v", err))
@@ -207,7 +207,7 @@ func event(arn string, ev stepwisetype.HistoryEvent) *store.Event {
 // AppendEvents stores history events after an execution's last one and
 // moves its LastEventID, as the engine would; each event's ID and
 // PreviousEventID are set.
-func AppendEvents(ctx context.Context, drv store.Driver, arn string, events ...stepwisetype.HistoryEvent) error {
+func AppendEvents(ctx context.Context, drv store.Driver, arn string, events ...history.Event) error {
 	row, err := drv.Executor().ExecutionGet(ctx, arn)
 	if err != nil {
 		return err
@@ -239,23 +239,23 @@ func AppendEvents(ctx context.Context, drv store.Driver, arn string, events ...s
 
 // Finish ends a RUNNING execution with a status (SUCCEEDED with output,
 // or FAILED/TIMED_OUT with error and cause) and the matching event.
-func Finish(ctx context.Context, drv store.Driver, arn string, status stepwisetype.ExecutionStatus, output, errName, cause *string, at time.Time) (*store.Execution, error) {
+func Finish(ctx context.Context, drv store.Driver, arn string, status history.ExecutionStatus, output, errName, cause *string, at time.Time) (*store.Execution, error) {
 	row, err := drv.Executor().ExecutionGet(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
 	at = at.UTC().Truncate(time.Millisecond)
-	ev := stepwisetype.HistoryEvent{Timestamp: at, ID: row.LastEventID + 1}
+	ev := history.Event{Timestamp: at, ID: row.LastEventID + 1}
 	switch status {
-	case stepwisetype.StatusSucceeded:
-		ev.Type = stepwisetype.EventExecutionSucceeded
-		ev.ExecutionSucceededEventDetails = &stepwisetype.OutputEventDetails{Output: deref(output)}
-	case stepwisetype.StatusTimedOut:
-		ev.Type = stepwisetype.EventExecutionTimedOut
-		ev.ExecutionTimedOutEventDetails = &stepwisetype.FailureEventDetails{Error: errName, Cause: cause}
+	case history.StatusSucceeded:
+		ev.Type = history.EventExecutionSucceeded
+		ev.ExecutionSucceededEventDetails = &history.OutputEventDetails{Output: deref(output)}
+	case history.StatusTimedOut:
+		ev.Type = history.EventExecutionTimedOut
+		ev.ExecutionTimedOutEventDetails = &history.FailureEventDetails{Error: errName, Cause: cause}
 	default:
-		ev.Type = stepwisetype.EventExecutionFailed
-		ev.ExecutionFailedEventDetails = &stepwisetype.FailureEventDetails{Error: errName, Cause: cause}
+		ev.Type = history.EventExecutionFailed
+		ev.ExecutionFailedEventDetails = &history.FailureEventDetails{Error: errName, Cause: cause}
 	}
 	return finish(ctx, drv, row, ev, &store.ExecutionUpdateParams{
 		Status: status, Output: output, Error: errName, Cause: cause, StopDate: &at, RedriveCount: row.RedriveCount, RedriveDate: row.RedriveDate,

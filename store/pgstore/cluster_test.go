@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/testwait"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
 
@@ -54,7 +54,7 @@ func TestClusterOwnership(t *testing.T) {
 	cur, err := ex.ExecutionGet(ctx, x.Arn)
 	require.NoError(t, err)
 	require.NoError(t, ex.StepWrite(ctx, []*store.Step{{Fence: &a, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: stop, Body: []byte(`{}`)},
-		Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: stepwisetype.StatusFailed, StopDate: &stop, LastEventID: 2}}}))
+		Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: history.StatusFailed, StopDate: &stop, LastEventID: 2}}}))
 	ok, err = d.ExecutionClaimOne(ctx, b, x.Arn)
 	require.NoError(t, err)
 	require.True(t, ok)

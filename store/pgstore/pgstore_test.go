@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"stepwise/internal/pgtest"
-	"stepwise/stepwisetype"
+	"stepwise/history"
+	"stepwise/internal/testkit/pgtest"
 	"stepwise/store"
 	"stepwise/store/migrate"
 	"stepwise/store/storetest"
@@ -59,11 +59,11 @@ func seed(ctx context.Context, t testing.TB, ex store.Executor) *store.Execution
 	require.NoError(t, err)
 	x, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
 		Arn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineArn: sm.Arn, RevisionID: "r1",
-		Name: "x", Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 2,
+		Name: "x", Status: history.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 2,
 	}})
 	require.NoError(t, err)
 	require.NoError(t, ex.EventInsert(ctx, []*store.Event{
-		{ExecutionArn: x.Arn, ID: 1, Type: stepwisetype.EventExecutionStarted, Timestamp: baseTime, Body: []byte(`{"id":1}`)},
+		{ExecutionArn: x.Arn, ID: 1, Type: history.EventExecutionStarted, Timestamp: baseTime, Body: []byte(`{"id":1}`)},
 		{ExecutionArn: x.Arn, ID: 2, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{"id":2}`)},
 	}))
 	return x
@@ -442,7 +442,7 @@ func BenchmarkStepWrite(b *testing.B) {
 	for i := range xs {
 		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
 		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
-			Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning,
+			Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: arn[len(arn)-36:], Status: history.StatusRunning,
 			Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1,
 		}})
 		require.NoError(b, err)
@@ -502,7 +502,7 @@ func TestStepWriteConcurrent(t *testing.T) {
 				cur, err := d.Executor().ExecutionGet(ctx, x.Arn)
 				if err == nil {
 					err = d.Executor().StepWrite(ctx, []*store.Step{{
-						Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: stepwisetype.StatusRunning, LastEventID: cur.LastEventID + 1},
+						Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: history.StatusRunning, LastEventID: cur.LastEventID + 1},
 						Events: []*store.Event{{ExecutionArn: x.Arn, ID: cur.LastEventID + 1, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)}},
 					}})
 				}

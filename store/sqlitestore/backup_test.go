@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -195,7 +194,7 @@ func backupWhileWriting(tb testing.TB, n int) (took time.Duration, size int64, d
 			arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:w%06d", i)
 			step := &store.Step{
 				Insert: &store.Execution{Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: fmt.Sprintf("w%06d", i),
-					Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 3},
+					Status: history.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 3},
 			}
 			for id := int64(1); id <= 3; id++ {
 				step.Events = append(step.Events, &store.Event{ExecutionArn: arn, ID: id, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/mounttest"
+	"stepwise/internal/testkit/mounttest"
 
 	"stepwise/store"
 )

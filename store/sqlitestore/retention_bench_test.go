@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/internal/retention"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -47,11 +47,11 @@ func seedRetention(tb testing.TB, path string, n, events int) {
 		for i := start; i < min(start+chunk, n); i++ {
 			x := &store.Execution{
 				Arn: fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:x%06d", i), StateMachineArn: smArn,
-				RevisionID: "r1", Name: fmt.Sprintf("x%06d", i), Status: stepwisetype.StatusSucceeded, Input: `{"n":1}`,
+				RevisionID: "r1", Name: fmt.Sprintf("x%06d", i), Status: history.StatusSucceeded, Input: `{"n":1}`,
 				StartDate: baseTime, RoleArn: "role", Version: 2, LastEventID: int64(events),
 			}
 			if i%10 == 9 {
-				x.Status = stepwisetype.StatusRunning
+				x.Status = history.StatusRunning
 			} else {
 				x.StopDate = ptrTo(baseTime.Add(time.Duration(i) * time.Millisecond))
 				x.Output = ptrTo(`{"done":true}`)
@@ -198,7 +198,7 @@ func BenchmarkRetentionPass(b *testing.B) {
 						}
 						arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:c%d-%06d", i, j)
 						step := &store.Step{Insert: &store.Execution{Arn: arn, StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:bench",
-							RevisionID: "r1", Name: fmt.Sprintf("c%d-%06d", i, j), Status: stepwisetype.StatusRunning, Input: `{}`,
+							RevisionID: "r1", Name: fmt.Sprintf("c%d-%06d", i, j), Status: history.StatusRunning, Input: `{}`,
 							StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 3}}
 						for id := int64(1); id <= 3; id++ {
 							step.Events = append(step.Events, &store.Event{ExecutionArn: arn, ID: id, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)})

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 	"stepwise/store/internal/sqlcore"
 	"stepwise/store/migrate"
@@ -44,11 +43,11 @@ func seed(ctx context.Context, t *testing.T, ex store.Executor) *store.Execution
 	require.NoError(t, err)
 	x, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
 		Arn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineArn: sm.Arn, RevisionID: "r1",
-		Name: "x", Status: stepwisetype.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 2,
+		Name: "x", Status: history.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 2,
 	}})
 	require.NoError(t, err)
 	require.NoError(t, ex.EventInsert(ctx, []*store.Event{
-		{ExecutionArn: x.Arn, ID: 1, Type: stepwisetype.EventExecutionStarted, Timestamp: baseTime, Body: []byte(`{"id":1}`)},
+		{ExecutionArn: x.Arn, ID: 1, Type: history.EventExecutionStarted, Timestamp: baseTime, Body: []byte(`{"id":1}`)},
 		{ExecutionArn: x.Arn, ID: 2, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{"id":2}`)},
 	}))
 	return x
@@ -110,13 +109,13 @@ func TestOpen(t *testing.T) {
 
 		tx, err := d.Begin(ctx)
 		require.NoError(t, err)
-		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusSucceeded})
+		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusSucceeded})
 		require.NoError(t, err)
 		require.NoError(t, tx.Commit(ctx))
 
 		got, err := d.Executor().ExecutionGet(ctx, x.Arn)
 		require.NoError(t, err)
-		require.Equal(t, stepwisetype.StatusSucceeded, got.Status)
+		require.Equal(t, history.StatusSucceeded, got.Status)
 		evs, err := d.Executor().EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
 		require.NoError(t, err)
 		require.Len(t, evs, 2)
@@ -140,7 +139,7 @@ func TestOpen(t *testing.T) {
 		x := seed(ctx, t, d.Executor())
 		tx, err := d.Begin(ctx)
 		require.NoError(t, err)
-		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusRunning, LastEventID: 3})
+		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusRunning, LastEventID: 3})
 		require.NoError(t, err)
 		require.NoError(t, tx.EventInsert(ctx, []*store.Event{{ExecutionArn: x.Arn, ID: 3, Type: "PassStateExited", Timestamp: baseTime, Body: []byte(`{}`)}}))
 		require.NoError(t, tx.TimerInsert(ctx, []*store.Timer{{ExecutionArn: x.Arn, ID: "t", FireAt: baseTime.Add(time.Hour)}}))
@@ -176,7 +175,7 @@ func TestOpen(t *testing.T) {
 		tx, err := d.Begin(ctx)
 		require.NoError(t, err)
 		defer tx.Rollback(ctx)
-		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusSucceeded})
+		_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusSucceeded})
 		require.NoError(t, err)
 		require.NoError(t, tx.EventInsert(ctx, []*store.Event{{ExecutionArn: x.Arn, ID: 3, Type: "ExecutionSucceeded", Timestamp: baseTime, Body: []byte(`{}`)}}))
 
@@ -190,7 +189,7 @@ func TestOpen(t *testing.T) {
 			wg.Go(func() {
 				for range 20 {
 					got, err := d.Executor().ExecutionGet(readCtx, x.Arn)
-					if err == nil && got.Status != stepwisetype.StatusRunning {
+					if err == nil && got.Status != history.StatusRunning {
 						err = fmt.Errorf("read an uncommitted status %s", got.Status)
 					}
 					if err == nil {
@@ -215,7 +214,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, tx.Commit(ctx))
 		got, err := d.Executor().ExecutionGet(ctx, x.Arn)
 		require.NoError(t, err)
-		require.Equal(t, stepwisetype.StatusSucceeded, got.Status)
+		require.Equal(t, history.StatusSucceeded, got.Status)
 	})
 
 	t.Run("UnknownExecutionIsNotFound", func(t *testing.T) {
@@ -452,7 +451,7 @@ func requireReadOnly(ctx context.Context, t *testing.T, path string, opts Option
 	x, err := d.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:sm:x")
 	require.NoError(t, err)
 
-	_, err = d.Executor().ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusSucceeded})
+	_, err = d.Executor().ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusSucceeded})
 	require.ErrorIs(t, err, store.ErrUnavailable)
 	require.ErrorContains(t, err, "readonly")
 	t.Logf("write fails: %v", err)
@@ -522,7 +521,7 @@ func benchExecutions(b *testing.B, d *Driver, n int, input string) []*benchExecu
 	for i := range xs {
 		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench:%08d-aaaa-bbbb-cccc-dddddddddddd", i)
 		_, err := ex.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: &store.Execution{
-			Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: arn[len(arn)-36:], Status: stepwisetype.StatusRunning,
+			Arn: arn, StateMachineArn: smArn, RevisionID: "r1", Name: arn[len(arn)-36:], Status: history.StatusRunning,
 			Input: input, StartDate: baseTime, RoleArn: "role", Version: 1,
 		}})
 		require.NoError(b, err)
@@ -550,7 +549,7 @@ func BenchmarkStepCommit(b *testing.B) {
 			evs[j] = &store.Event{ExecutionArn: x.arn, ID: x.lastID + int64(j) + 1, Type: "TaskStateEntered", Timestamp: now, Body: body}
 		}
 		if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
-			Arn: x.arn, ExpectedVersion: x.version, Status: stepwisetype.StatusRunning, LastEventID: x.lastID + eventsPerStep,
+			Arn: x.arn, ExpectedVersion: x.version, Status: history.StatusRunning, LastEventID: x.lastID + eventsPerStep,
 		}); err != nil {
 			return err
 		}

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -23,7 +22,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			in := executionFixture(sm.Arn, "x1", baseTime, stepwisetype.StatusRunning)
+			in := executionFixture(sm.Arn, "x1", baseTime, history.StatusRunning)
 			x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: in})
 			require.NoError(t, err)
 			require.Equal(t, in, x)
@@ -39,7 +38,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			in := executionFixture(sm.Arn, "x1", baseTime, stepwisetype.StatusFailed)
+			in := executionFixture(sm.Arn, "x1", baseTime, history.StatusFailed)
 			in.Output = ptr("")
 			in.Error = ptr("States.TaskFailed")
 			in.Cause = ptr(`{"why":"because"}`)
@@ -63,7 +62,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			in := executionFixture(sm.Arn, "x1", time.Date(2026, 3, 4, 5, 6, 7, 8_999_999, time.FixedZone("Y", -5*3600)), stepwisetype.StatusSucceeded)
+			in := executionFixture(sm.Arn, "x1", time.Date(2026, 3, 4, 5, 6, 7, 8_999_999, time.FixedZone("Y", -5*3600)), history.StatusSucceeded)
 			in.StopDate = ptr(in.StartDate)
 			x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: in})
 			require.NoError(t, err)
@@ -80,7 +79,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			_, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: executionFixture(x.StateMachineArn, "x1", baseTime.Add(time.Hour), stepwisetype.StatusRunning)})
+			_, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: executionFixture(x.StateMachineArn, "x1", baseTime.Add(time.Hour), history.StatusRunning)})
 			require.ErrorIs(t, err, store.ErrAlreadyExists)
 			if !b.afterError() {
 				return
@@ -114,7 +113,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			got, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
 				Arn:             x.Arn,
 				ExpectedVersion: 1,
-				Status:          stepwisetype.StatusRunning,
+				Status:          history.StatusRunning,
 				LastEventID:     5,
 			})
 			require.NoError(t, err)
@@ -127,7 +126,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			got, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
 				Arn:             x.Arn,
 				ExpectedVersion: 2,
-				Status:          stepwisetype.StatusSucceeded,
+				Status:          history.StatusSucceeded,
 				Output:          ptr(`{"done":true}`),
 				StopDate:        &stop,
 				LastEventID:     9,
@@ -136,7 +135,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			})
 			require.NoError(t, err)
 			want.Version = 3
-			want.Status = stepwisetype.StatusSucceeded
+			want.Status = history.StatusSucceeded
 			want.Output = ptr(`{"done":true}`)
 			want.StopDate = &stop
 			want.LastEventID = 9
@@ -152,7 +151,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			got, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
 				Arn:             x.Arn,
 				ExpectedVersion: 3,
-				Status:          stepwisetype.StatusFailed,
+				Status:          history.StatusFailed,
 				Error:           ptr("E"),
 				Cause:           ptr("C"),
 				StopDate:        &stop,
@@ -172,10 +171,10 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			_, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusRunning, LastEventID: 3})
+			_, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusRunning, LastEventID: 3})
 			require.NoError(t, err)
 
-			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusSucceeded, LastEventID: 4})
+			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusSucceeded, LastEventID: 4})
 			require.ErrorIs(t, err, store.ErrConflict)
 			if !b.afterError() {
 				return
@@ -183,10 +182,10 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			got, err := b.exec.ExecutionGet(ctx, x.Arn)
 			require.NoError(t, err)
 			require.Equal(t, int64(2), got.Version)
-			require.Equal(t, stepwisetype.StatusRunning, got.Status)
+			require.Equal(t, history.StatusRunning, got.Status)
 			require.Equal(t, int64(3), got.LastEventID)
 
-			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 3, Status: stepwisetype.StatusSucceeded})
+			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 3, Status: history.StatusSucceeded})
 			require.ErrorIs(t, err, store.ErrConflict)
 		})
 
@@ -194,7 +193,7 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			t.Parallel()
 			b := setup(t)
 
-			_, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: executionArn(stateMachineArn("sm"), "nope"), ExpectedVersion: 1, Status: stepwisetype.StatusSucceeded})
+			_, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: executionArn(stateMachineArn("sm"), "nope"), ExpectedVersion: 1, Status: history.StatusSucceeded})
 			require.ErrorIs(t, err, store.ErrNotFound)
 		})
 	})
@@ -209,14 +208,14 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			a := b.insertStateMachine(ctx, t, "a")
 			other := b.insertStateMachine(ctx, t, "b")
 			starts := []time.Duration{0, 1, 2, 2, 3, 4}
-			statuses := []stepwisetype.ExecutionStatus{
-				stepwisetype.StatusSucceeded, stepwisetype.StatusRunning, stepwisetype.StatusFailed,
-				stepwisetype.StatusRunning, stepwisetype.StatusSucceeded, stepwisetype.StatusRunning,
+			statuses := []history.ExecutionStatus{
+				history.StatusSucceeded, history.StatusRunning, history.StatusFailed,
+				history.StatusRunning, history.StatusSucceeded, history.StatusRunning,
 			}
 			for i, d := range starts {
 				b.insertExecution(ctx, t, a.Arn, fmt.Sprintf("x%d", i), baseTime.Add(d*time.Second), statuses[i])
 			}
-			b.insertExecution(ctx, t, other.Arn, "y0", baseTime.Add(10*time.Second), stepwisetype.StatusRunning)
+			b.insertExecution(ctx, t, other.Arn, "y0", baseTime.Add(10*time.Second), history.StatusRunning)
 			return a.Arn
 		}
 
@@ -269,25 +268,25 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			b := setup(t)
 
 			smArn := insertMany(t, b)
-			xs, err := b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: stepwisetype.StatusRunning})
+			xs, err := b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: history.StatusRunning})
 			require.NoError(t, err)
 			require.Equal(t, []string{"x5", "x3", "x1"}, executionNames(xs))
 
-			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: stepwisetype.StatusRunning, Limit: 1})
+			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: history.StatusRunning, Limit: 1})
 			require.NoError(t, err)
 			require.Equal(t, []string{"x5"}, executionNames(xs))
 
 			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{
-				StateMachineArn: smArn, Status: stepwisetype.StatusRunning, AfterStartDate: xs[0].StartDate, AfterArn: xs[0].Arn, Limit: 5,
+				StateMachineArn: smArn, Status: history.StatusRunning, AfterStartDate: xs[0].StartDate, AfterArn: xs[0].Arn, Limit: 5,
 			})
 			require.NoError(t, err)
 			require.Equal(t, []string{"x3", "x1"}, executionNames(xs))
 
-			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: stepwisetype.StatusSucceeded})
+			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: history.StatusSucceeded})
 			require.NoError(t, err)
 			require.Equal(t, []string{"x4", "x0"}, executionNames(xs))
 
-			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: stepwisetype.StatusAborted})
+			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: smArn, Status: history.StatusAborted})
 			require.NoError(t, err)
 			require.Empty(t, xs)
 		})
@@ -302,10 +301,10 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 
 			a := b.insertStateMachine(ctx, t, "a")
 			c := b.insertStateMachine(ctx, t, "c")
-			b.insertExecution(ctx, t, c.Arn, "r1", baseTime, stepwisetype.StatusRunning)
-			b.insertExecution(ctx, t, a.Arn, "r2", baseTime.Add(time.Second), stepwisetype.StatusRunning)
-			b.insertExecution(ctx, t, a.Arn, "done", baseTime, stepwisetype.StatusSucceeded)
-			r3 := b.insertExecution(ctx, t, a.Arn, "r3", baseTime, stepwisetype.StatusRunning)
+			b.insertExecution(ctx, t, c.Arn, "r1", baseTime, history.StatusRunning)
+			b.insertExecution(ctx, t, a.Arn, "r2", baseTime.Add(time.Second), history.StatusRunning)
+			b.insertExecution(ctx, t, a.Arn, "done", baseTime, history.StatusSucceeded)
+			r3 := b.insertExecution(ctx, t, a.Arn, "r3", baseTime, history.StatusRunning)
 
 			xs, err := b.exec.ExecutionListRunning(ctx, "", 0)
 			require.NoError(t, err)
@@ -317,9 +316,9 @@ func exerciseExecutions(ctx context.Context, t *testing.T, setup func(t *testing
 			xs, err = b.exec.ExecutionListRunning(ctx, xs[1].Arn, 2)
 			require.NoError(t, err)
 			require.Equal(t, []string{"r1"}, executionNames(xs))
-			require.Equal(t, stepwisetype.StatusRunning, xs[0].Status)
+			require.Equal(t, history.StatusRunning, xs[0].Status)
 
-			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: r3.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusAborted, StopDate: &baseTime})
+			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: r3.Arn, ExpectedVersion: 1, Status: history.StatusAborted, StopDate: &baseTime})
 			require.NoError(t, err)
 			xs, err = b.exec.ExecutionListRunning(ctx, "", 10)
 			require.NoError(t, err)

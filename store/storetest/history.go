@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -16,7 +15,7 @@ func eventFixture(arn string, id int64) *store.Event {
 	return &store.Event{
 		ExecutionArn: arn,
 		ID:           id,
-		Type:         stepwisetype.EventType(fmt.Sprintf("Type%d", id)),
+		Type:         history.EventType(fmt.Sprintf("Type%d", id)),
 		Timestamp:    baseTime.Add(time.Duration(id) * time.Millisecond),
 		Body:         []byte(fmt.Sprintf(`{"id":%d,"type":"Type%d"}`, id, id)),
 	}
@@ -99,7 +98,7 @@ func exerciseHistory(ctx context.Context, t *testing.T, setup func(t *testing.T)
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			// Out of order, and interleaved with another execution's.
 			require.NoError(t, b.exec.EventInsert(ctx, eventFixtures(x.Arn, 4, 5)))
 			require.NoError(t, b.exec.EventInsert(ctx, eventFixtures(y.Arn, 1, 9)))

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -27,7 +26,7 @@ func exerciseInputs(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			require.NoError(t, b.exec.InputInsert(ctx, []*store.Input{input(x.Arn, 3), input(y.Arn, 1)}))
 			require.NoError(t, b.exec.InputInsert(ctx, []*store.Input{input(x.Arn, 1), input(x.Arn, 2)}))
 			require.NoError(t, b.exec.InputInsert(ctx, nil))

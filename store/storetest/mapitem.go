@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -276,11 +275,11 @@ func exerciseMapItems(ctx context.Context, t *testing.T, setup func(t *testing.T
 
 			sm := b.insertStateMachine(ctx, t, "orders")
 			cutoff := baseTime.Add(24 * time.Hour)
-			oldX := executionFixture(sm.Arn, "old", baseTime, stepwisetype.StatusSucceeded)
+			oldX := executionFixture(sm.Arn, "old", baseTime, history.StatusSucceeded)
 			oldX.StopDate = ptr(cutoff.Add(-time.Hour))
 			old, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: oldX})
 			require.NoError(t, err)
-			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, stepwisetype.StatusRunning)
+			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, history.StatusRunning)
 
 			oldRuns := []*store.MapRun{
 				mapRunFixture(sm.Arn, old.Arn, "old-1", baseTime),

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -96,7 +95,7 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 			b := setup(t)
 
 			parent := b.newExecution(ctx, t, "parent")
-			other := b.insertExecution(ctx, t, parent.StateMachineArn, "other", baseTime, stepwisetype.StatusRunning)
+			other := b.insertExecution(ctx, t, parent.StateMachineArn, "other", baseTime, history.StatusRunning)
 			// Put out of order, two starting at the same time (ordered by
 			// ARN then).
 			for _, x := range []struct {
@@ -154,11 +153,11 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
 			cutoff := baseTime.Add(24 * time.Hour)
-			oldX := executionFixture(sm.Arn, "old", baseTime, stepwisetype.StatusSucceeded)
+			oldX := executionFixture(sm.Arn, "old", baseTime, history.StatusSucceeded)
 			oldX.StopDate = ptr(cutoff.Add(-time.Hour))
 			old, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: oldX})
 			require.NoError(t, err)
-			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, stepwisetype.StatusRunning)
+			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, history.StatusRunning)
 
 			oldRuns := []*store.MapRun{
 				mapRunFixture(sm.Arn, old.Arn, "old-1", baseTime),
@@ -169,7 +168,7 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 				require.NoError(t, b.exec.MapRunPut(ctx, m))
 			}
 			// A child of an old map run that still runs stays.
-			child := executionFixture(sm.Arn+"/map", "child", baseTime, stepwisetype.StatusRunning)
+			child := executionFixture(sm.Arn+"/map", "child", baseTime, history.StatusRunning)
 			child.MapRunArn = oldRuns[0].Arn
 			_, err = b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: child})
 			require.NoError(t, err)
@@ -205,7 +204,7 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 			sm := b.insertStateMachine(ctx, t, "orders")
 			childSm := sm.Arn + "/map"
 			run := mapRunArn(sm.Arn, "map", "run")
-			in := executionFixture(childSm, "direct", baseTime, stepwisetype.StatusRunning)
+			in := executionFixture(childSm, "direct", baseTime, history.StatusRunning)
 			in.MapRunArn = run
 			x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: in})
 			require.NoError(t, err)
@@ -216,11 +215,11 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 
 			// Through a step, unowned and owned (the two inserts of a
 			// driver may differ).
-			viaStep := executionFixture(childSm, "step", baseTime, stepwisetype.StatusRunning)
+			viaStep := executionFixture(childSm, "step", baseTime, history.StatusRunning)
 			viaStep.MapRunArn = run
 			f, err := b.exec.NodeRegister(ctx, "node-a", time.Hour)
 			require.NoError(t, err)
-			owned := executionFixture(childSm, "owned", baseTime, stepwisetype.StatusRunning)
+			owned := executionFixture(childSm, "owned", baseTime, history.StatusRunning)
 			owned.MapRunArn = run
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
 				{Insert: viaStep, Events: eventFixtures(viaStep.Arn, 1, 2)},
@@ -234,7 +233,7 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 
 			// An update leaves it, and returns it.
 			up, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: viaStep.Arn, ExpectedVersion: 1,
-				Status: stepwisetype.StatusSucceeded, Output: ptr("{}"), StopDate: ptr(baseTime.Add(time.Second)), LastEventID: 3})
+				Status: history.StatusSucceeded, Output: ptr("{}"), StopDate: ptr(baseTime.Add(time.Second)), LastEventID: 3})
 			require.NoError(t, err)
 			require.Equal(t, run, up.MapRunArn)
 			got, err = b.exec.ExecutionGet(ctx, viaStep.Arn)
@@ -262,19 +261,19 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 			runA, runB := mapRunArn(sm.Arn, "map", "a"), mapRunArn(sm.Arn, "map", "b")
 			for i, x := range []struct {
 				name, smArn, run string
-				status           stepwisetype.ExecutionStatus
+				status           history.ExecutionStatus
 			}{
-				{"parent", sm.Arn, "", stepwisetype.StatusRunning},
-				{"a1", childSm, runA, stepwisetype.StatusSucceeded},
-				{"a2", childSm, runA, stepwisetype.StatusRunning},
-				{"b1", childSm, runB, stepwisetype.StatusRunning},
-				{"a3", childSm, runA, stepwisetype.StatusFailed},
-				{"a4", childSm, runA, stepwisetype.StatusRunning},
-				{"loose", childSm, "", stepwisetype.StatusRunning},
-				{"parent-2", sm.Arn, "", stepwisetype.StatusSucceeded},
+				{"parent", sm.Arn, "", history.StatusRunning},
+				{"a1", childSm, runA, history.StatusSucceeded},
+				{"a2", childSm, runA, history.StatusRunning},
+				{"b1", childSm, runB, history.StatusRunning},
+				{"a3", childSm, runA, history.StatusFailed},
+				{"a4", childSm, runA, history.StatusRunning},
+				{"loose", childSm, "", history.StatusRunning},
+				{"parent-2", sm.Arn, "", history.StatusSucceeded},
 				// Named after runA, another state machine's: a map run's
 				// children are its own, whatever their state machine.
-				{"stray", other.Arn, runA, stepwisetype.StatusRunning},
+				{"stray", other.Arn, runA, history.StatusRunning},
 			} {
 				in := executionFixture(x.smArn, x.name, baseTime.Add(time.Duration(i)*time.Second), x.status)
 				in.MapRunArn = x.run
@@ -292,13 +291,13 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 				{store.ExecutionListParams{MapRunArn: runA, StateMachineArn: childSm}, []string{"stray", "a4", "a3", "a2", "a1"}},
 				{store.ExecutionListParams{MapRunArn: runB}, []string{"b1"}},
 				{store.ExecutionListParams{MapRunArn: mapRunArn(sm.Arn, "map", "c")}, []string{}},
-				{store.ExecutionListParams{MapRunArn: runA, Status: stepwisetype.StatusRunning}, []string{"stray", "a4", "a2"}},
-				{store.ExecutionListParams{MapRunArn: runA, Status: stepwisetype.StatusFailed}, []string{"a3"}},
-				{store.ExecutionListParams{MapRunArn: runB, Status: stepwisetype.StatusSucceeded}, []string{}},
+				{store.ExecutionListParams{MapRunArn: runA, Status: history.StatusRunning}, []string{"stray", "a4", "a2"}},
+				{store.ExecutionListParams{MapRunArn: runA, Status: history.StatusFailed}, []string{"a3"}},
+				{store.ExecutionListParams{MapRunArn: runB, Status: history.StatusSucceeded}, []string{}},
 				// A list of a state machine's does not mix in map runs'
 				// children, nor the children of the map runs of its own.
 				{store.ExecutionListParams{StateMachineArn: sm.Arn}, []string{"parent-2", "parent"}},
-				{store.ExecutionListParams{StateMachineArn: sm.Arn, Status: stepwisetype.StatusRunning}, []string{"parent"}},
+				{store.ExecutionListParams{StateMachineArn: sm.Arn, Status: history.StatusRunning}, []string{"parent"}},
 				{store.ExecutionListParams{StateMachineArn: other.Arn}, []string{"stray"}},
 				{store.ExecutionListParams{StateMachineArn: childSm}, []string{"loose", "a4", "a3", "b1", "a2", "a1"}},
 			} {

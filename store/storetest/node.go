@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -37,7 +36,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 	// start inserts a running execution owned by f (unowned for nil).
 	start := func(t *testing.T, b *testBundle, smArn, name string, f *store.Fence) *store.Execution {
 		t.Helper()
-		x := executionFixture(smArn, name, baseTime, stepwisetype.StatusRunning)
+		x := executionFixture(smArn, name, baseTime, history.StatusRunning)
 		require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: x, Fence: f, Events: eventFixtures(x.Arn, 1, 2)}}))
 		got, err := b.exec.ExecutionGet(ctx, x.Arn)
 		require.NoError(t, err)
@@ -49,7 +48,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 	}
 	update := func(x *store.Execution, f *store.Fence) *store.Step {
 		return &store.Step{Fence: f, Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version,
-			Status: stepwisetype.StatusRunning, LastEventID: x.LastEventID + 1}, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)},
+			Status: history.StatusRunning, LastEventID: x.LastEventID + 1}, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)},
 			Events: eventFixtures(x.Arn, x.LastEventID+1, x.LastEventID+1)}
 	}
 
@@ -92,7 +91,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			mine := start(t, b, sm.Arn, "b1", &bn)
 			orphan := start(t, b, sm.Arn, "a1", &a)
 			unowned := start(t, b, sm.Arn, "n1", nil)
-			ended := executionFixture(sm.Arn, "a2", baseTime, stepwisetype.StatusSucceeded)
+			ended := executionFixture(sm.Arn, "a2", baseTime, history.StatusSucceeded)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: ended, Fence: &a, Events: eventFixtures(ended.Arn, 1, 2)}}))
 			expire()
 
@@ -227,7 +226,7 @@ func exerciseNodes(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			if b.inTx {
 				return // a failed write ends the transaction's use
 			}
-			y := executionFixture(sm.Arn, "y", baseTime, stepwisetype.StatusRunning)
+			y := executionFixture(sm.Arn, "y", baseTime, history.StatusRunning)
 			require.ErrorIs(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: y, Fence: &a, Events: eventFixtures(y.Arn, 1, 2)}}), store.ErrFenced,
 				"nor starts an execution")
 			_, err = b.exec.ExecutionGet(ctx, y.Arn)

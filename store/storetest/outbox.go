@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -34,11 +33,11 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := executionFixture(x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := executionFixture(x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			first, second, third := notice(1), notice(2), notice(3)
 			second.CreatedAt = baseTime.Add(time.Second)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
-				{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: stepwisetype.StatusSucceeded,
+				{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: history.StatusSucceeded,
 					StopDate: &baseTime, LastEventID: 3}, Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)},
 					Outbox: []*store.OutboxEvent{first}},
 				{Insert: y, Outbox: []*store.OutboxEvent{second, third}},
@@ -53,7 +52,7 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 				require.Equal(t, first.ID, ev.ID)
 			}
 
-			z := executionFixture(x.StateMachineArn, "x3", baseTime, stepwisetype.StatusRunning)
+			z := executionFixture(x.StateMachineArn, "x3", baseTime, history.StatusRunning)
 			fourth := notice(4)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Insert: z, Outbox: []*store.OutboxEvent{fourth}}}))
 			require.Equal(t, first.ID+1, fourth.ID, "the next commit's ID follows")
@@ -74,7 +73,7 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			}
 			x := b.newExecution(ctx, t, "x1")
 			err := b.exec.StepWrite(ctx, []*store.Step{
-				{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version + 7, Status: stepwisetype.StatusSucceeded,
+				{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version + 7, Status: history.StatusSucceeded,
 					StopDate: &baseTime, LastEventID: 3}, Outbox: []*store.OutboxEvent{notice(1)}},
 			})
 			require.Error(t, err)

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -32,20 +31,20 @@ func exercisePolicies(ctx context.Context, t *testing.T, setup func(t *testing.T
 			sm := b.insertStateMachine(ctx, t, "orders")
 
 			// ExecutionInsert, and one without policies.
-			direct := executionFixture(sm.Arn, "direct", baseTime, stepwisetype.StatusRunning)
+			direct := executionFixture(sm.Arn, "direct", baseTime, history.StatusRunning)
 			direct.Policies = policies("direct")
 			x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: direct})
 			require.NoError(t, err)
 			require.Equal(t, direct, x)
-			none := executionFixture(sm.Arn, "none", baseTime.Add(time.Second), stepwisetype.StatusRunning)
+			none := executionFixture(sm.Arn, "none", baseTime.Add(time.Second), history.StatusRunning)
 			_, err = b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: none})
 			require.NoError(t, err)
 
 			// Through a step, unowned and owned (the two inserts of a
 			// driver may differ).
-			viaStep := executionFixture(sm.Arn, "step", baseTime.Add(2*time.Second), stepwisetype.StatusRunning)
+			viaStep := executionFixture(sm.Arn, "step", baseTime.Add(2*time.Second), history.StatusRunning)
 			viaStep.Policies = policies("step")
-			owned := executionFixture(sm.Arn, "owned", baseTime.Add(3*time.Second), stepwisetype.StatusRunning)
+			owned := executionFixture(sm.Arn, "owned", baseTime.Add(3*time.Second), history.StatusRunning)
 			owned.Policies = policies("owned")
 			owned.MapRunArn = mapRunArn(sm.Arn, "map", "run") // for the list of a map run
 			f, err := b.exec.NodeRegister(ctx, "node-a", time.Hour)
@@ -72,7 +71,7 @@ func exercisePolicies(ctx context.Context, t *testing.T, setup func(t *testing.T
 			require.NoError(t, err)
 			require.Equal(t, []string{"owned", "step", "none", "direct"}, executionNames(xs))
 			requirePolicies(t, all, xs)
-			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: stepwisetype.StatusRunning})
+			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: history.StatusRunning})
 			require.NoError(t, err)
 			require.Len(t, xs, len(all))
 			requirePolicies(t, all, xs)
@@ -84,14 +83,14 @@ func exercisePolicies(ctx context.Context, t *testing.T, setup func(t *testing.T
 			// An update leaves them, and returns them.
 			for _, want := range []*store.Execution{direct, viaStep, owned} {
 				up, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: want.Arn, ExpectedVersion: want.Version,
-					Status: stepwisetype.StatusFailed, Error: ptr("States.TaskFailed"), StopDate: ptr(baseTime.Add(time.Minute)), LastEventID: 3})
+					Status: history.StatusFailed, Error: ptr("States.TaskFailed"), StopDate: ptr(baseTime.Add(time.Minute)), LastEventID: 3})
 				require.NoError(t, err)
 				require.Equal(t, want.Policies, up.Policies, want.Name)
 				got, err := b.exec.ExecutionGet(ctx, want.Arn)
 				require.NoError(t, err)
 				require.Equal(t, up, got)
 			}
-			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: stepwisetype.StatusFailed})
+			xs, err = b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: sm.Arn, Status: history.StatusFailed})
 			require.NoError(t, err)
 			require.Equal(t, []string{"owned", "step", "direct"}, executionNames(xs))
 			requirePolicies(t, all, xs)

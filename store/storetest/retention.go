@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -19,7 +18,7 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 	cutoff := baseTime.Add(90 * 24 * time.Hour)
 
 	// ended inserts an execution of smArn that ended at stop.
-	ended := func(ctx context.Context, t *testing.T, b *testBundle, smArn, name string, status stepwisetype.ExecutionStatus, stop time.Time) *store.Execution {
+	ended := func(ctx context.Context, t *testing.T, b *testBundle, smArn, name string, status history.ExecutionStatus, stop time.Time) *store.Execution {
 		t.Helper()
 		x := executionFixture(smArn, name, baseTime, status)
 		x.StopDate = &stop
@@ -55,18 +54,18 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			sm := b.insertStateMachine(ctx, t, "orders")
 			old := cutoff.Add(-time.Millisecond)
 			var gone []*store.Execution
-			for _, st := range []stepwisetype.ExecutionStatus{stepwisetype.StatusSucceeded, stepwisetype.StatusFailed, stepwisetype.StatusTimedOut, stepwisetype.StatusAborted} {
+			for _, st := range []history.ExecutionStatus{history.StatusSucceeded, history.StatusFailed, history.StatusTimedOut, history.StatusAborted} {
 				gone = append(gone, ended(ctx, t, b, sm.Arn, "old-"+string(st), st, old))
 			}
 			kept := []*store.Execution{
-				b.insertExecution(ctx, t, sm.Arn, "running", baseTime, stepwisetype.StatusRunning),
-				ended(ctx, t, b, sm.Arn, "at-cutoff", stepwisetype.StatusSucceeded, cutoff),
-				ended(ctx, t, b, sm.Arn, "recent", stepwisetype.StatusFailed, cutoff.Add(time.Hour)),
+				b.insertExecution(ctx, t, sm.Arn, "running", baseTime, history.StatusRunning),
+				ended(ctx, t, b, sm.Arn, "at-cutoff", history.StatusSucceeded, cutoff),
+				ended(ctx, t, b, sm.Arn, "recent", history.StatusFailed, cutoff.Add(time.Hour)),
 			}
 			// Redriven: it failed long ago and runs again.
-			redriven := ended(ctx, t, b, sm.Arn, "redriven", stepwisetype.StatusFailed, old.Add(-time.Hour))
+			redriven := ended(ctx, t, b, sm.Arn, "redriven", history.StatusFailed, old.Add(-time.Hour))
 			redriven, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
-				Arn: redriven.Arn, ExpectedVersion: redriven.Version, Status: stepwisetype.StatusRunning,
+				Arn: redriven.Arn, ExpectedVersion: redriven.Version, Status: history.StatusRunning,
 				LastEventID: 3, RedriveCount: 1, RedriveDate: ptr(cutoff.Add(time.Minute)),
 			})
 			require.NoError(t, err)
@@ -84,7 +83,7 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			require.Zero(t, deleteClosed(ctx, t, b, 100))
 
 			// The name of a deleted execution can be used again.
-			again := ended(ctx, t, b, sm.Arn, gone[0].Name, stepwisetype.StatusSucceeded, cutoff.Add(time.Hour))
+			again := ended(ctx, t, b, sm.Arn, gone[0].Name, history.StatusSucceeded, cutoff.Add(time.Hour))
 			require.Equal(t, gone[0].Arn, again.Arn)
 		})
 
@@ -93,8 +92,8 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			old := ended(ctx, t, b, sm.Arn, "old", stepwisetype.StatusAborted, cutoff.Add(-time.Hour))
-			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, stepwisetype.StatusRunning)
+			old := ended(ctx, t, b, sm.Arn, "old", history.StatusAborted, cutoff.Add(-time.Hour))
+			running := b.insertExecution(ctx, t, sm.Arn, "running", baseTime, history.StatusRunning)
 			for _, x := range []*store.Execution{old, running} {
 				require.NoError(t, b.exec.EventInsert(ctx, eventFixtures(x.Arn, 1, 5)))
 				require.NoError(t, b.exec.InputInsert(ctx, []*store.Input{
@@ -157,7 +156,7 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			names := []string{"x3", "x1", "x5", "x2", "x4"}
 			for _, name := range names {
 				stop := cutoff.Add(-time.Hour + time.Duration(name[1]-'0')*time.Minute)
-				x := ended(ctx, t, b, sm.Arn, name, stepwisetype.StatusSucceeded, stop)
+				x := ended(ctx, t, b, sm.Arn, name, history.StatusSucceeded, stop)
 				require.NoError(t, b.exec.EventInsert(ctx, eventFixtures(x.Arn, 1, 3)))
 			}
 
@@ -188,7 +187,7 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			x := ended(ctx, t, b, sm.Arn, "old", stepwisetype.StatusSucceeded, cutoff.Add(-time.Hour))
+			x := ended(ctx, t, b, sm.Arn, "old", history.StatusSucceeded, cutoff.Add(-time.Hour))
 			_, err := b.exec.ExecutionDeleteClosed(ctx, &store.ExecutionDeleteClosedParams{StoppedBefore: cutoff})
 			require.Error(t, err)
 			if !b.afterError() {
@@ -204,15 +203,15 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 			// gone: deleted, and every execution of it old.
 			gone := b.insertStateMachine(ctx, t, "gone")
 			for _, name := range []string{"a", "b"} {
-				ended(ctx, t, b, gone.Arn, name, stepwisetype.StatusSucceeded, cutoff.Add(-time.Hour))
+				ended(ctx, t, b, gone.Arn, name, history.StatusSucceeded, cutoff.Add(-time.Hour))
 			}
 			// busy: deleted, but one execution still runs.
 			busy := b.insertStateMachine(ctx, t, "busy")
-			ended(ctx, t, b, busy.Arn, "a", stepwisetype.StatusFailed, cutoff.Add(-time.Hour))
-			running := b.insertExecution(ctx, t, busy.Arn, "b", baseTime, stepwisetype.StatusRunning)
+			ended(ctx, t, b, busy.Arn, "a", history.StatusFailed, cutoff.Add(-time.Hour))
+			running := b.insertExecution(ctx, t, busy.Arn, "b", baseTime, history.StatusRunning)
 			// live: not deleted.
 			live := b.insertStateMachine(ctx, t, "live")
-			ended(ctx, t, b, live.Arn, "a", stepwisetype.StatusSucceeded, cutoff.Add(-time.Hour))
+			ended(ctx, t, b, live.Arn, "a", history.StatusSucceeded, cutoff.Add(-time.Hour))
 			require.NoError(t, b.exec.StateMachineDelete(ctx, gone.Arn))
 			require.NoError(t, b.exec.StateMachineDelete(ctx, busy.Arn))
 
@@ -232,7 +231,7 @@ func exerciseRetention(ctx context.Context, t *testing.T, setup func(t *testing.
 
 			// Once the running one has ended long ago, busy's revision goes too.
 			_, err = b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{
-				Arn: running.Arn, ExpectedVersion: running.Version, Status: stepwisetype.StatusSucceeded,
+				Arn: running.Arn, ExpectedVersion: running.Version, Status: history.StatusSucceeded,
 				StopDate: ptr(cutoff.Add(-time.Minute)), LastEventID: 4,
 			})
 			require.NoError(t, err)

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -25,7 +24,7 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 		return &store.Input{ExecutionArn: arn, Seq: seq, At: baseTime, Body: []byte(fmt.Sprintf(`{"seq":%d}`, seq))}
 	}
 	update := func(x *store.Execution, lastEventID int64) *store.ExecutionUpdateParams {
-		return &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: stepwisetype.StatusRunning, LastEventID: lastEventID}
+		return &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: history.StatusRunning, LastEventID: lastEventID}
 	}
 
 	t.Run("StepWrite", func(t *testing.T) {
@@ -38,8 +37,8 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			x := b.newExecution(ctx, t, "x1")
 			require.NoError(t, b.exec.TaskInsert(ctx, []*store.Task{task(x.Arn, "a"), task(x.Arn, "keep")}))
 			require.NoError(t, b.exec.TimerInsert(ctx, []*store.Timer{timer(x.Arn, "w"), timer(x.Arn, "keep")}))
-			y := executionFixture(x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
-			z := b.insertExecution(ctx, t, x.StateMachineArn, "x3", baseTime, stepwisetype.StatusRunning)
+			y := executionFixture(x.StateMachineArn, "x2", baseTime, history.StatusRunning)
+			z := b.insertExecution(ctx, t, x.StateMachineArn, "x3", baseTime, history.StatusRunning)
 
 			stop := baseTime.Add(time.Second)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
@@ -50,7 +49,7 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 				},
 				{Insert: y, Events: eventFixtures(y.Arn, 1, 2), AddTasks: []*store.Task{task(y.Arn, "a")}},
 				{
-					Update: &store.ExecutionUpdateParams{Arn: z.Arn, ExpectedVersion: z.Version, Status: stepwisetype.StatusSucceeded,
+					Update: &store.ExecutionUpdateParams{Arn: z.Arn, ExpectedVersion: z.Version, Status: history.StatusSucceeded,
 						Output: ptr(`{"ok":true}`), StopDate: &stop, LastEventID: 3},
 					Input: input(z.Arn, 1), Events: eventFixtures(z.Arn, 3, 3),
 				},
@@ -66,7 +65,7 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			require.Equal(t, y, got)
 			got, err = b.exec.ExecutionGet(ctx, z.Arn)
 			require.NoError(t, err)
-			require.Equal(t, stepwisetype.StatusSucceeded, got.Status)
+			require.Equal(t, history.StatusSucceeded, got.Status)
 			require.Equal(t, `{"ok":true}`, *got.Output)
 			require.Equal(t, stop, *got.StopDate)
 
@@ -108,7 +107,7 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			var steps []*store.Step
 			var xs []*store.Execution
 			for i := range 150 {
-				x := executionFixture(sm.Arn, fmt.Sprintf("x%03d", i), baseTime, stepwisetype.StatusRunning)
+				x := executionFixture(sm.Arn, fmt.Sprintf("x%03d", i), baseTime, history.StatusRunning)
 				xs = append(xs, x)
 				steps = append(steps, &store.Step{Insert: x, Events: eventFixtures(x.Arn, 1, 2),
 					AddTasks: []*store.Task{task(x.Arn, "a"), task(x.Arn, "b")}, AddTimers: []*store.Timer{timer(x.Arn, "w")}})
@@ -145,8 +144,8 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			// and replay log of their Input's execution, next to steps
 			// that do write rows, and leave the row as it was.
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
-			z := executionFixture(x.StateMachineArn, "x3", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
+			z := executionFixture(x.StateMachineArn, "x3", baseTime, history.StatusRunning)
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
 				{Input: input(x.Arn, 1), Events: eventFixtures(x.Arn, 1, 3), AddTimers: []*store.Timer{timer(x.Arn, "w")}},
 				{Insert: z, Events: eventFixtures(z.Arn, 1, 2)},
@@ -194,7 +193,7 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			stale := update(y, 3)
 			stale.ExpectedVersion = y.Version + 1
 			err := b.exec.StepWrite(ctx, []*store.Step{

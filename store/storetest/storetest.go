@@ -29,8 +29,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -150,7 +149,7 @@ func (b *testBundle) insertStateMachine(ctx context.Context, t *testing.T, name 
 	return sm
 }
 
-func executionFixture(smArn, name string, start time.Time, status stepwisetype.ExecutionStatus) *store.Execution {
+func executionFixture(smArn, name string, start time.Time, status history.ExecutionStatus) *store.Execution {
 	return &store.Execution{
 		Arn:             executionArn(smArn, name),
 		StateMachineArn: smArn,
@@ -165,7 +164,7 @@ func executionFixture(smArn, name string, start time.Time, status stepwisetype.E
 	}
 }
 
-func (b *testBundle) insertExecution(ctx context.Context, t *testing.T, smArn, name string, start time.Time, status stepwisetype.ExecutionStatus) *store.Execution {
+func (b *testBundle) insertExecution(ctx context.Context, t *testing.T, smArn, name string, start time.Time, status history.ExecutionStatus) *store.Execution {
 	t.Helper()
 	x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: executionFixture(smArn, name, start, status)})
 	require.NoError(t, err)
@@ -176,7 +175,7 @@ func (b *testBundle) insertExecution(ctx context.Context, t *testing.T, smArn, n
 func (b *testBundle) newExecution(ctx context.Context, t *testing.T, name string) *store.Execution {
 	t.Helper()
 	sm := b.insertStateMachine(ctx, t, "sm-"+name)
-	return b.insertExecution(ctx, t, sm.Arn, name, baseTime, stepwisetype.StatusRunning)
+	return b.insertExecution(ctx, t, sm.Arn, name, baseTime, history.StatusRunning)
 }
 
 func ptr[T any](v T) *T { return &v }

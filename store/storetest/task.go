@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -32,7 +31,7 @@ func exerciseTasks(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			require.NoError(t, b.exec.TaskInsert(ctx, []*store.Task{task(x.Arn, "b", time.Second), task(x.Arn, "a", 2*time.Second), task(y.Arn, "a", 0)}))
 			require.NoError(t, b.exec.TaskInsert(ctx, []*store.Task{task(x.Arn, "c", 0)}))
 			require.NoError(t, b.exec.TaskInsert(ctx, nil))

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -59,7 +58,7 @@ func exerciseTimers(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			require.NoError(t, b.exec.TimerInsert(ctx, []*store.Timer{
 				timer(x.Arn, "t1", time.Second), timer(x.Arn, "t2", 2*time.Second), timer(x.Arn, "t3", 3*time.Second),
 				timer(y.Arn, "t1", time.Second),
@@ -96,7 +95,7 @@ func exerciseTimers(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			b := setup(t)
 
 			x := b.newExecution(ctx, t, "x1")
-			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, stepwisetype.StatusRunning)
+			y := b.insertExecution(ctx, t, x.StateMachineArn, "x2", baseTime, history.StatusRunning)
 			require.NoError(t, b.exec.TimerInsert(ctx, []*store.Timer{
 				timer(x.Arn, "late", time.Hour), timer(y.Arn, "b", 2*time.Second), timer(x.Arn, "a", time.Second),
 				timer(y.Arn, "a", 2*time.Second), timer(x.Arn, "c", 3*time.Second),

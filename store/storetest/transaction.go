@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -19,7 +18,7 @@ func exerciseTransactions(ctx context.Context, t *testing.T, setup func(t *testi
 		t.Helper()
 		b := &testBundle{exec: ex}
 		x := b.newExecution(ctx, t, "x1")
-		_, err := ex.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: stepwisetype.StatusRunning, LastEventID: 3})
+		_, err := ex.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 1, Status: history.StatusRunning, LastEventID: 3})
 		require.NoError(t, err)
 		require.NoError(t, ex.EventInsert(ctx, eventFixtures(x.Arn, 1, 3)))
 		require.NoError(t, ex.InputInsert(ctx, []*store.Input{{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)}}))
@@ -127,7 +126,7 @@ func exerciseTransactions(ctx context.Context, t *testing.T, setup func(t *testi
 		update := func(expected int64) error {
 			tx, err := b.driver.Begin(ctx)
 			require.NoError(t, err)
-			if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: expected, Status: stepwisetype.StatusRunning}); err != nil {
+			if _, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: expected, Status: history.StatusRunning}); err != nil {
 				require.NoError(t, tx.Rollback(ctx))
 				return err
 			}
@@ -161,7 +160,7 @@ func exerciseTransactions(ctx context.Context, t *testing.T, setup func(t *testi
 						}
 						cur, err := tx.ExecutionGet(ctx, x.Arn)
 						if err == nil {
-							_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: stepwisetype.StatusRunning, LastEventID: cur.LastEventID + 1})
+							_, err = tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: cur.Version, Status: history.StatusRunning, LastEventID: cur.LastEventID + 1})
 						}
 						if err == nil {
 							err = tx.EventInsert(ctx, []*store.Event{eventFixture(x.Arn, cur.LastEventID+1)})
@@ -213,7 +212,7 @@ func exerciseTransactions(ctx context.Context, t *testing.T, setup func(t *testi
 				return err
 			}, store.ErrAlreadyExists},
 			{"Conflict", func(tx store.ExecutorTx) error {
-				_, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 5, Status: stepwisetype.StatusRunning})
+				_, err := tx.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: 5, Status: history.StatusRunning})
 				return err
 			}, store.ErrConflict},
 		} {

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -520,7 +519,7 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 			b := setup(t)
 
 			sm := b.insertStateMachine(ctx, t, "orders")
-			in := executionFixture(sm.Arn, "direct", baseTime, stepwisetype.StatusRunning)
+			in := executionFixture(sm.Arn, "direct", baseTime, history.StatusRunning)
 			in.VersionArn = sm.Arn + ":1"
 			x, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: in})
 			require.NoError(t, err)
@@ -531,11 +530,11 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 
 			// Through a step, unowned and owned (the two inserts of a
 			// driver may differ).
-			viaStep := executionFixture(sm.Arn, "step", baseTime, stepwisetype.StatusRunning)
+			viaStep := executionFixture(sm.Arn, "step", baseTime, history.StatusRunning)
 			viaStep.VersionArn, viaStep.AliasArn = sm.Arn+":2", sm.Arn+":prod"
 			f, err := b.exec.NodeRegister(ctx, "node-a", time.Hour)
 			require.NoError(t, err)
-			owned := executionFixture(sm.Arn, "owned", baseTime, stepwisetype.StatusRunning)
+			owned := executionFixture(sm.Arn, "owned", baseTime, history.StatusRunning)
 			owned.VersionArn, owned.AliasArn = sm.Arn+":3", sm.Arn+":beta"
 			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{
 				{Insert: viaStep, Events: eventFixtures(viaStep.Arn, 1, 2)},
@@ -549,7 +548,7 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 
 			// An update leaves them, and returns them.
 			up, err := b.exec.ExecutionUpdate(ctx, &store.ExecutionUpdateParams{Arn: viaStep.Arn, ExpectedVersion: 1,
-				Status: stepwisetype.StatusSucceeded, Output: ptr("{}"), StopDate: ptr(baseTime.Add(time.Second)), LastEventID: 3})
+				Status: history.StatusSucceeded, Output: ptr("{}"), StopDate: ptr(baseTime.Add(time.Second)), LastEventID: 3})
 			require.NoError(t, err)
 			require.Equal(t, viaStep.VersionArn, up.VersionArn)
 			require.Equal(t, viaStep.AliasArn, up.AliasArn)
@@ -572,15 +571,15 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 			prod, beta := sm.Arn+":prod", sm.Arn+":beta"
 			for i, x := range []struct {
 				name, version, alias string
-				status               stepwisetype.ExecutionStatus
+				status               history.ExecutionStatus
 			}{
-				{"plain", "", "", stepwisetype.StatusRunning},
-				{"v1", v1, "", stepwisetype.StatusRunning},
-				{"v1-prod", v1, prod, stepwisetype.StatusSucceeded},
-				{"v2-prod", v2, prod, stepwisetype.StatusRunning},
-				{"v2-beta", v2, beta, stepwisetype.StatusRunning},
-				{"v1-prod-2", v1, prod, stepwisetype.StatusRunning},
-				{"v1-done", v1, "", stepwisetype.StatusFailed},
+				{"plain", "", "", history.StatusRunning},
+				{"v1", v1, "", history.StatusRunning},
+				{"v1-prod", v1, prod, history.StatusSucceeded},
+				{"v2-prod", v2, prod, history.StatusRunning},
+				{"v2-beta", v2, beta, history.StatusRunning},
+				{"v1-prod-2", v1, prod, history.StatusRunning},
+				{"v1-done", v1, "", history.StatusFailed},
 			} {
 				in := executionFixture(sm.Arn, x.name, baseTime.Add(time.Duration(i)*time.Second), x.status)
 				in.VersionArn, in.AliasArn = x.version, x.alias
@@ -589,7 +588,7 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 			}
 			// Another state machine's execution, named after sm's version
 			// and alias: ANDed with the state machine, it never shows.
-			stray := executionFixture(other.Arn, "stray", baseTime.Add(time.Hour), stepwisetype.StatusRunning)
+			stray := executionFixture(other.Arn, "stray", baseTime.Add(time.Hour), history.StatusRunning)
 			stray.VersionArn, stray.AliasArn = v1, prod
 			_, err := b.exec.ExecutionInsert(ctx, &store.ExecutionInsertParams{Execution: stray})
 			require.NoError(t, err)
@@ -606,10 +605,10 @@ func exerciseVersions(ctx context.Context, t *testing.T, setup func(t *testing.T
 				{store.ExecutionListParams{AliasArn: beta}, []string{"v2-beta"}},
 				{store.ExecutionListParams{VersionArn: v1, AliasArn: prod}, []string{"v1-prod-2", "v1-prod"}},
 				{store.ExecutionListParams{VersionArn: v2, AliasArn: prod}, []string{"v2-prod"}},
-				{store.ExecutionListParams{VersionArn: v1, Status: stepwisetype.StatusRunning}, []string{"v1-prod-2", "v1"}},
-				{store.ExecutionListParams{AliasArn: prod, Status: stepwisetype.StatusSucceeded}, []string{"v1-prod"}},
-				{store.ExecutionListParams{VersionArn: v1, AliasArn: prod, Status: stepwisetype.StatusRunning}, []string{"v1-prod-2"}},
-				{store.ExecutionListParams{Status: stepwisetype.StatusRunning}, []string{"v1-prod-2", "v2-beta", "v2-prod", "v1", "plain"}},
+				{store.ExecutionListParams{VersionArn: v1, Status: history.StatusRunning}, []string{"v1-prod-2", "v1"}},
+				{store.ExecutionListParams{AliasArn: prod, Status: history.StatusSucceeded}, []string{"v1-prod"}},
+				{store.ExecutionListParams{VersionArn: v1, AliasArn: prod, Status: history.StatusRunning}, []string{"v1-prod-2"}},
+				{store.ExecutionListParams{Status: history.StatusRunning}, []string{"v1-prod-2", "v2-beta", "v2-prod", "v1", "plain"}},
 			} {
 				p := tc.p
 				p.StateMachineArn = sm.Arn

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/jsonvalue"
-	"stepwise/teststate/apishape"
+	"stepwise/service/teststate/apishape"
 )
 
 func TestEveryServiceLoads(t *testing.T) {

@@ -22,16 +22,16 @@ import (
 	"stepwise/integration/mock"
 	sqsint "stepwise/integration/sqs"
 	"stepwise/integration/standard"
-	"stepwise/internal/authn"
-	"stepwise/internal/crossorigin"
+	"stepwise/internal/security/authn"
+	"stepwise/internal/security/crossorigin"
 	"stepwise/internal/defcache"
-	"stepwise/internal/quota"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/quota"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/scheduler"
 	"stepwise/service"
 	"stepwise/store"
-	"stepwise/teststate"
+	"stepwise/service/teststate"
 )
 
 // apiAuth is what the server authenticates with (serve --credentials):

@@ -18,7 +18,7 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/internal/defcache"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/metrics"
 	"stepwise/store/sqlitestore"
 )

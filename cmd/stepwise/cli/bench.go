@@ -30,7 +30,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"stepwise/config"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 )
 
 type benchCommand struct {

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/internal/authn"
-	"stepwise/internal/crossorigin"
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/authn"
+	"stepwise/internal/security/crossorigin"
+	"stepwise/internal/security/sigv4auth"
 )
 
 // The server's host in the table's requests.

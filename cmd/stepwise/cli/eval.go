@@ -11,8 +11,8 @@ import (
 	"stepwise/asl/jsonata"
 	"stepwise/asl/jsonatafn"
 	"stepwise/asl/jsonpath"
+	"stepwise/failure"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
 )
 
 type evalCommand struct {
@@ -222,7 +222,7 @@ func errorResult(err error) evalResult {
 	var (
 		je *jsonata.Error
 		fe *jsonatafn.Error
-		f  *stepwisetype.Failure
+		f  *failure.Failure
 		nf *jsonpath.NotFoundError
 		ps *jsonpath.SyntaxError
 		is *intrinsic.SyntaxError
@@ -231,13 +231,13 @@ func errorResult(err error) evalResult {
 	case errors.As(err, &je):
 		return evalResult{code: je.Code, message: je.Message}
 	case errors.As(err, &fe):
-		return evalResult{code: stepwisetype.ErrorQueryEvaluationError, message: fe.Message}
+		return evalResult{code: failure.QueryEvaluationError, message: fe.Message}
 	case errors.As(err, &f):
 		return evalResult{code: f.Name, message: f.Cause}
 	case errors.As(err, &nf):
-		return evalResult{code: stepwisetype.ErrorRuntime, message: nf.Error()}
+		return evalResult{code: failure.Runtime, message: nf.Error()}
 	case errors.As(err, &ps), errors.As(err, &is):
 		return evalResult{code: "InvalidDefinition", message: err.Error()}
 	}
-	return evalResult{code: stepwisetype.ErrorRuntime, message: err.Error()}
+	return evalResult{code: failure.Runtime, message: err.Error()}
 }

@@ -14,10 +14,10 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/execlog"
+	"stepwise/history"
 	"stepwise/integration"
 	"stepwise/metrics"
 	"stepwise/service"
-	"stepwise/stepwisetype"
 	"stepwise/store"
 )
 
@@ -104,7 +104,7 @@ const endsQueue = 4096
 
 type endLine struct {
 	arn, stateMachineArn string
-	status               stepwisetype.ExecutionStatus
+	status               history.ExecutionStatus
 	error                *string
 }
 
@@ -116,7 +116,7 @@ func newExecutionEnds(log *slog.Logger) *executionEnds {
 
 func (e *executionEnds) StepCommitted(s *engine.CommittedStep) {
 	x := s.Execution
-	if x.Status == stepwisetype.StatusRunning || x.Status == s.Previous {
+	if x.Status == history.StatusRunning || x.Status == s.Previous {
 		return
 	}
 	select {

@@ -13,7 +13,7 @@ import (
 
 	"stepwise/config"
 	"stepwise/engine"
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -106,19 +106,19 @@ func TestExecutionEnds(t *testing.T) {
 	log, err := newLogger(&w, config.ServerLog{Format: "json", Level: "info"})
 	require.NoError(t, err)
 	ends := newExecutionEnds(log)
-	row := func(status stepwisetype.ExecutionStatus) *store.Execution {
+	row := func(status history.ExecutionStatus) *store.Execution {
 		x := &store.Execution{Arn: "arn:x", StateMachineArn: "arn:sm", Status: status}
-		if status == stepwisetype.StatusFailed {
+		if status == history.StatusFailed {
 			x.Error = new(string)
 			*x.Error = "Boom"
 		}
 		return x
 	}
-	ends.StepCommitted(&engine.CommittedStep{Execution: row(stepwisetype.StatusRunning), Previous: ""})
-	ends.StepCommitted(&engine.CommittedStep{Execution: row(stepwisetype.StatusRunning), Previous: stepwisetype.StatusRunning})
-	ends.StepCommitted(&engine.CommittedStep{Execution: row(stepwisetype.StatusFailed), Previous: stepwisetype.StatusRunning})
-	ends.StepCommitted(&engine.CommittedStep{Execution: row(stepwisetype.StatusRunning), Previous: stepwisetype.StatusFailed, Redriven: true})
-	ends.StepCommitted(&engine.CommittedStep{Execution: row(stepwisetype.StatusSucceeded), Previous: ""})
+	ends.StepCommitted(&engine.CommittedStep{Execution: row(history.StatusRunning), Previous: ""})
+	ends.StepCommitted(&engine.CommittedStep{Execution: row(history.StatusRunning), Previous: history.StatusRunning})
+	ends.StepCommitted(&engine.CommittedStep{Execution: row(history.StatusFailed), Previous: history.StatusRunning})
+	ends.StepCommitted(&engine.CommittedStep{Execution: row(history.StatusRunning), Previous: history.StatusFailed, Redriven: true})
+	ends.StepCommitted(&engine.CommittedStep{Execution: row(history.StatusSucceeded), Previous: ""})
 	ends.close()
 	lines := w.lines(t)
 	require.Len(t, lines, 2)

@@ -15,13 +15,14 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/config"
 	"stepwise/engine"
+	"stepwise/failure"
+	"stepwise/history"
 	"stepwise/integration"
 	"stepwise/integration/lambda"
 	"stepwise/integration/mock"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
-	"stepwise/stepwisetype"
-	"stepwise/testrunner"
+	"stepwise/workflowtest"
 )
 
 // Defaults of in-process runs.
@@ -92,17 +93,17 @@ Task fails with States.TaskFailed.`,
 	f.IntVar(&c.payloadLimit, "payload-limit", dataflow.DefaultPayloadLimit, "largest input and state output in bytes; a larger state output fails with States.DataLimitExceeded")
 	f.IntVar(&c.maxSteps, "max-steps", 1_000_000, "stop after this many outside events (a guard against endless loops)")
 	f.BoolVar(&c.cost, "cost", false, `add "billing": the execution's billable state transitions and what they would cost on AWS`)
-	f.Float64Var(&c.price, "transition-price", stepwisetype.DefaultPrices.Transition, "US dollars a state transition costs on AWS (STANDARD), for --cost")
+	f.Float64Var(&c.price, "transition-price", history.DefaultPrices.Transition, "US dollars a state transition costs on AWS (STANDARD), for --cost")
 	return cmd
 }
 
 type runResult struct {
-	Status  stepwisetype.ExecutionStatus `json:"status"`
-	Output  json.RawMessage              `json:"output"`
-	Error   *string                      `json:"error"`
-	Cause   *string                      `json:"cause"`
-	Events  []*stepwisetype.HistoryEvent `json:"events,omitempty"`
-	Billing *runBilling                  `json:"billing,omitempty"`
+	Status  history.ExecutionStatus `json:"status"`
+	Output  json.RawMessage         `json:"output"`
+	Error   *string                 `json:"error"`
+	Cause   *string                 `json:"cause"`
+	Events  []*history.Event        `json:"events,omitempty"`
+	Billing *runBilling             `json:"billing,omitempty"`
 }
 
 // runBilling is what a run would cost on AWS as a STANDARD execution.
@@ -184,15 +185,15 @@ func (c *runCommand) run(file string) error {
 	}
 	o := e.Run()
 	res := runResult{Status: o.Status, Output: json.RawMessage("null"), Error: o.Error, Cause: o.Cause}
-	if o.Status == stepwisetype.StatusSucceeded {
+	if o.Status == history.StatusSucceeded {
 		res.Output = jsonvalue.Marshal(o.Output)
 	}
 	if c.history {
 		res.Events = o.Events
 	}
 	if c.cost {
-		n := stepwisetype.StateTransitions(o.Events)
-		prices := stepwisetype.Prices{Transition: c.price}
+		n := history.StateTransitions(o.Events)
+		prices := history.Prices{Transition: c.price}
 		res.Billing = &runBilling{StateTransitions: n, TransitionPriceUSD: c.price, EstimatedCostUSD: prices.Standard(n)}
 	}
 	enc := json.NewEncoder(c.Out)
@@ -200,7 +201,7 @@ func (c *runCommand) run(file string) error {
 	if err := enc.Encode(res); err != nil {
 		return err
 	}
-	if o.Status != stepwisetype.StatusSucceeded {
+	if o.Status != history.StatusSucceeded {
 		return &ExitError{Code: 1}
 	}
 	return nil
@@ -245,7 +246,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 		return nil, &UsageError{err.Error()}
 	}
 	smArn := testrunner.StateMachineArn(smName)
-	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if cfg != nil {
 			if r, ok := cfg.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
 				return r.Output, r.Failure
@@ -273,10 +274,10 @@ func loadMocks(file string) (*mockResolver, error) {
 	return &mockResolver{mocks: m}, nil
 }
 
-func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *stepwisetype.Failure) {
+func (r *mockResolver) Resolve(req *interp.TaskRequest) (any, *failure.Failure) {
 	if out, fl, ok := r.mocks.Lookup(req); ok {
 		return out, fl
 	}
-	return nil, stepwisetype.Failuref(stepwisetype.ErrorTaskFailed,
+	return nil, failure.Newf(failure.TaskFailed,
 		"no integration is available in-process for resource '%s'; give the state a mocked response with --mock", req.Resource)
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/conformance"
-	"stepwise/internal/slowtest"
+	"stepwise/internal/testkit/conformance"
+	"stepwise/internal/testkit/slowtest"
 )
 
 type testBundle struct {

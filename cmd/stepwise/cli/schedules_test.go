@@ -15,7 +15,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/sigv4auth"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )

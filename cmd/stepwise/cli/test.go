@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"stepwise/testrunner"
+	"stepwise/workflowtest"
 )
 
 type testCommand struct {

@@ -2,8 +2,7 @@ package sqlcore
 
 import (
 	"context"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -40,7 +39,7 @@ func ScanExecution(s Scanner) (*store.Execution, error) {
 		&x.VersionArn, &x.AliasArn, &x.MapRunArn, &x.Policies); err != nil {
 		return nil, err
 	}
-	x.Status = stepwisetype.ExecutionStatus(status)
+	x.Status = history.ExecutionStatus(status)
 	x.StartDate = FromMillis(start)
 	x.StopDate = FromMillisPtr(stop)
 	x.RedriveDate = FromMillisPtr(redrive)

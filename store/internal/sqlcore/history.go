@@ -3,8 +3,7 @@ package sqlcore
 import (
 	"context"
 	"math"
-
-	"stepwise/stepwisetype"
+	"stepwise/history"
 	"stepwise/store"
 )
 
@@ -50,7 +49,7 @@ func (c *Core) EventList(ctx context.Context, p *store.EventListParams) ([]*stor
 		if err := s.Scan(&ev.ID, &typ, &ts, &ev.Body); err != nil {
 			return nil, err
 		}
-		ev.Type = stepwisetype.EventType(typ)
+		ev.Type = history.EventType(typ)
 		ev.Timestamp = FromMillis(ts)
 		return &ev, nil
 	})
