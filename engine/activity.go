@@ -1,75 +1,23 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"stepwise/engine/activity"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/store"
 )
 
-// Task tokens name a task (execution ARN and task id) and carry a keyed
-// hash of both, so they cannot be guessed or forged, and they are the same
-// after a restart or a replay: a worker that took a task before a crash can
-// still complete it.
-
-const tokenMACSize = 16
-
-// token returns the token of a task.
-func (e *Engine) token(arn, id string) string {
-	var b []byte
-	b = append(b, arn...)
-	b = append(b, 0)
-	b = append(b, id...)
-	b = append(b, 0)
-	b = append(b, e.mac(arn, id)...)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func (e *Engine) mac(arn, id string) []byte {
-	h, _ := e.macs.Get().(hash.Hash)
-	if h == nil {
-		h = hmac.New(sha256.New, e.cfg.TokenKey)
-	}
-	h.Reset()
-	h.Write([]byte(arn))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	sum := h.Sum(nil)[:tokenMACSize]
-	e.macs.Put(h)
-	return sum
-}
-
-// parseToken returns the task a token names, if it is genuine.
-func (e *Engine) parseToken(tok string) (arn, id string, ok bool) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return "", "", false
-	}
-	parts := bytes.SplitN(b, []byte{0}, 3)
-	if len(parts) != 3 || len(parts[2]) != tokenMACSize {
-		return "", "", false
-	}
-	arn, id = string(parts[0]), string(parts[1])
-	return arn, id, hmac.Equal(parts[2], e.mac(arn, id))
-}
-
 // SendTaskSuccess completes the task of token with output (JSON text).
 // A token it did not make is refused before the output is looked at, as
 // AWS does.
 func (e *Engine) SendTaskSuccess(ctx context.Context, token, output string) error {
-	if _, _, ok := e.parseToken(token); !ok {
+	if _, _, ok := e.tokens.Parse(token); !ok {
 		return ErrInvalidToken
 	}
 	out, err := jsonvalue.ParseString(output)
@@ -90,7 +38,7 @@ func (e *Engine) SendTaskHeartbeat(ctx context.Context, token string) error {
 }
 
 func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) error {
-	arn, id, ok := e.parseToken(token)
+	arn, id, ok := e.tokens.Parse(token)
 	if !ok {
 		return ErrInvalidToken
 	}
@@ -110,34 +58,11 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 	return nil
 }
 
-// activityQueue holds the activity tasks waiting for a worker, per
-// activity ARN, and the workers waiting for one. A task is queued at most
-// once: a task queued again (its execution reloaded while a hand-out put
-// it back) keeps its place.
-type activityQueue struct {
-	mu      sync.Mutex
-	pending map[string][]*Task         // activity ARN → tasks, oldest first
-	queued  map[taskKey]bool           // the tasks in pending
-	waiters map[string][]chan struct{} // activity ARN → pollers to wake
-	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
-}
-
-// maxWorkersSeen is how many recent workers an activity remembers.
-const maxWorkersSeen = 20
-
-// WorkerSeen is a worker that polled an activity: its name (as it gave it
-// to GetActivityTask) and when it last polled.
-type WorkerSeen struct {
-	Name     string
-	LastPoll time.Time
-}
-
-// ActivityStatus is what an activity has now: the tasks waiting for a
-// worker, and the workers that polled it lately (latest first).
-type ActivityStatus struct {
-	Waiting int
-	Workers []WorkerSeen
-}
+// An activity's waiting tasks and recent workers (package activity).
+type (
+	WorkerSeen     = activity.WorkerSeen
+	ActivityStatus = activity.Status
+)
 
 // ActivityStatus reports an activity's waiting tasks and recent workers
 // (the workers that polled this node).
@@ -145,175 +70,13 @@ func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
 	if e.cl != nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
 		defer cancel()
-		n, err := e.cl.store.ActivityQueued(ctx, activityArn)
+		n, err := e.cl.Store().ActivityQueued(ctx, activityArn)
 		if err != nil {
 			e.log.Warn("engine: counting an activity's tasks failed", "activity_arn", activityArn, "error", err)
 		}
-		q := e.activities
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return ActivityStatus{Waiting: n, Workers: slices.Clone(q.seen[activityArn])}
+		return ActivityStatus{Waiting: n, Workers: e.activities.Workers(activityArn)}
 	}
-	q := e.activities
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return ActivityStatus{Waiting: len(q.pending[activityArn]), Workers: slices.Clone(q.seen[activityArn])}
-}
-
-// polled remembers a worker polling an activity.
-func (q *activityQueue) polled(arn, worker string, at time.Time) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	list := q.seen[arn]
-	for i, w := range list {
-		if w.Name == worker {
-			list = append(list[:i:i], list[i+1:]...)
-			break
-		}
-	}
-	list = append([]WorkerSeen{{Name: worker, LastPoll: at}}, list...)
-	if len(list) > maxWorkersSeen {
-		list = list[:maxWorkersSeen]
-	}
-	q.seen[arn] = list
-}
-
-// taskKey names a task: its execution's ARN and its id.
-type taskKey struct{ arn, id string }
-
-func newActivityQueue() *activityQueue {
-	return &activityQueue{pending: map[string][]*Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
-}
-
-// add queues a task behind the others, or with front ahead of them: one
-// a poller took and gave back, which was waiting longest.
-func (q *activityQueue) add(t *Task, front bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	k := taskKey{t.ExecutionArn, t.ID}
-	if q.queued[k] {
-		return
-	}
-	q.queued[k] = true
-	arn := t.Request.Resource
-	if front {
-		q.pending[arn] = append([]*Task{t}, q.pending[arn]...)
-	} else {
-		q.pending[arn] = append(q.pending[arn], t)
-	}
-	if w := q.waiters[arn]; len(w) > 0 {
-		close(w[0])
-		q.waiters[arn] = w[1:]
-	}
-}
-
-// remove drops a task that is no longer wanted.
-func (q *activityQueue) remove(executionArn, id string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	k := taskKey{executionArn, id}
-	if !q.queued[k] {
-		return
-	}
-	delete(q.queued, k)
-	for arn, ts := range q.pending {
-		for i, t := range ts {
-			if t.ExecutionArn == executionArn && t.ID == id {
-				q.pending[arn] = append(ts[:i:i], ts[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// pop takes the oldest task of an activity, or returns a channel closed
-// when one may have arrived.
-func (q *activityQueue) pop(arn string) (*Task, <-chan struct{}) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if ts := q.pending[arn]; len(ts) > 0 {
-		q.pending[arn] = ts[1:]
-		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
-		return ts[0], nil
-	}
-	ch := make(chan struct{})
-	q.waiters[arn] = append(q.waiters[arn], ch)
-	return nil, ch
-}
-
-// unwait withdraws a poller that stops waiting on ch. If it was woken
-// already, the wake-up passes to the next poller while a task is pending,
-// so a task is never left for a poller that is gone.
-func (q *activityQueue) unwait(arn string, ch <-chan struct{}) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	w := q.waiters[arn]
-	for i, c := range w {
-		if c == ch {
-			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
-			return
-		}
-	}
-	if len(q.pending[arn]) > 0 && len(w) > 0 {
-		close(w[0])
-		q.waiters[arn] = w[1:]
-	}
-}
-
-// listen registers a poller of a cluster's queue (where tasks are not
-// in pending): the channel is closed by a wake-up for the activity.
-func (q *activityQueue) listen(arn string) chan struct{} {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ch := make(chan struct{})
-	q.waiters[arn] = append(q.waiters[arn], ch)
-	return ch
-}
-
-// unlisten withdraws a poller registered with listen. A wake-up it got
-// and did not use passes to the next poller.
-func (q *activityQueue) unlisten(arn string, ch chan struct{}) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	w := q.waiters[arn]
-	for i, c := range w {
-		if c == ch {
-			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
-			return
-		}
-	}
-	select {
-	case <-ch:
-		if len(w) > 0 {
-			close(w[0])
-			q.waiters[arn] = w[1:]
-		}
-	default:
-	}
-}
-
-// wake wakes up to n pollers of an activity: tasks were queued.
-func (q *activityQueue) wake(arn string, n int) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	w := q.waiters[arn]
-	n = min(n, len(w))
-	for _, ch := range w[:n] {
-		close(ch)
-	}
-	q.waiters[arn] = w[n:]
-}
-
-// wakeAll wakes every poller: wake-ups may have been missed.
-func (q *activityQueue) wakeAll() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for arn, w := range q.waiters {
-		for _, ch := range w {
-			close(ch)
-		}
-		delete(q.waiters, arn)
-	}
+	return e.activities.Status(activityArn)
 }
 
 // DefaultActivityPoll is how long GetActivityTask waits, as on AWS.
@@ -363,35 +126,13 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // a crash or a failed write prevented, stays with the worker as AWS leaves
 // it: TimeoutSeconds or HeartbeatSeconds end it.
 func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
-	e.activities.polled(activityArn, worker, e.now())
+	e.activities.Polled(activityArn, worker, e.now())
 	if e.cl != nil {
 		return e.pollCluster(ctx, activityArn, worker, wait)
 	}
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	for ctx.Err() == nil {
-		t, ready := e.activities.pop(activityArn)
-		if t == nil {
-			select {
-			case <-ready:
-				continue
-			case <-deadline.C:
-			case <-ctx.Done():
-			case <-e.releasePolls:
-			}
-			e.activities.unwait(activityArn, ready)
-			return nil, nil
-		}
-		task, err := e.handOut(ctx, t, worker)
-		if err != nil && ctx.Err() != nil {
-			return nil, nil // the worker is gone: there is no one to tell
-		}
-		if task != nil || err != nil {
-			return task, err
-		}
-		// The task ended meanwhile, or went back to the queue.
-	}
-	return nil, nil
+	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *Task) (*ActivityTask, error) {
+		return e.handOut(ctx, t, worker)
+	})
 }
 
 // handOut gives a task taken from the queue to the poller of ctx. It
@@ -508,44 +249,6 @@ func (e *Engine) ReleasePolls() {
 	e.releasePollsOnce.Do(func() { close(e.releasePolls) })
 }
 
-// builtinRunner carries out the tasks the engine does itself (activities,
-// states:startExecution) and sends the rest to the configured runner.
-type builtinRunner struct {
-	e    *Engine
-	next TaskRunner
-}
-
-func (r *builtinRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	if t.Request.MapRun != nil {
-		go r.e.runMapRun(ctx, t, done)
-		return
-	}
-	if rd := t.Request.Reader; rd != nil && rd.Spool != "" {
-		if st, ok := r.next.(ItemStreamer); ok {
-			go r.e.spoolItems(ctx, t, st, done)
-			return
-		}
-	}
-	if t.Request.Write != nil {
-		r.next.Run(ctx, t, done)
-		return
-	}
-	if t.TestCase != "" && r.e.cfg.Mocks != nil && t.Request.Reader == nil {
-		if res, ok := r.e.cfg.Mocks.Mocked(t); ok {
-			go r.e.mocked(ctx, t, res, done)
-			return
-		}
-	}
-	switch {
-	case interp.IsActivity(t.Request.Resource):
-		r.e.queueActivity(t, false) // completed through SendTask*
-	case isStartExecution(t.Request.Resource):
-		go r.e.startChild(ctx, t, done)
-	default:
-		r.next.Run(ctx, t, done)
-	}
-}
-
 // mocked completes a task with its mocked result. A task whose result
 // comes later on AWS (.sync, .waitForTaskToken) has its request recorded
 // as submitted first, as the call it stands for would have.
@@ -554,11 +257,4 @@ func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(
 		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: jsonvalue.NewObject(0)})
 	}
 	done(res)
-}
-
-func (r *builtinRunner) Cancel(arn, id string) {
-	r.e.unqueueActivity(arn, id)
-	r.e.cancelChild(arn, id)
-	r.e.mapRuns.cancel(r.e, arn, id)
-	r.next.Cancel(arn, id)
 }

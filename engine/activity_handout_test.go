@@ -22,10 +22,7 @@ const activityDefinition = `{"StartAt": "A", "States": {"A": {"Type": "Task", "R
 
 // queued is how many tasks of an activity wait in the queue.
 func (b *testBundle) queued(arn string) int {
-	q := b.engine.activities
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.pending[arn])
+	return b.engine.activities.Status(arn).Waiting
 }
 
 // liveLock returns the lock of a live execution.
@@ -139,7 +136,7 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	b.open(t, 1) // the released task is queued again from the store
 	task := mustPoll(t, b, activityArn)
 	require.NotNil(t, task, "the released task is handed out after a restart")
-	require.Equal(t, b.engine.token(row.Arn, taskID(t, b, row.Arn)), task.Token)
+	require.Equal(t, b.engine.tokens.Make(row.Arn, taskID(t, b, row.Arn)), task.Token)
 	require.Nil(t, pollNone(t, b, activityArn), "once")
 	require.Len(t, b.timers(t, row.Arn), 1, "the heartbeat clock runs again")
 

@@ -150,7 +150,7 @@ func (e *Engine) startClock(ctx context.Context) error {
 		}
 	}
 	if e.cl != nil {
-		p.RunningSince = r.Add(-e.cl.lease)
+		p.RunningSince = r.Add(-e.cl.Lease())
 	}
 	c, err := e.store.Executor().ClockStart(ctx, p)
 	if err != nil {

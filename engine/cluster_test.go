@@ -71,7 +71,7 @@ func (c *cluster) addWith(t *testing.T, cc ClusterConfig) *Engine {
 // lease runs out.
 func (c *cluster) crash(i int) {
 	e := c.nodes[i]
-	e.loseLease(errors.New("crashed by the test"))
+	e.cl.Lose(errors.New("crashed by the test"))
 	e.Stop()
 }
 

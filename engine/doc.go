@@ -27,6 +27,27 @@
 // execution, re-arms its timers from the store and dispatches again every
 // task whose result was not recorded (at-least-once, as AWS documents).
 //
+// # Tasks
+//
+// A dispatched task goes to the runner chosen in one place (dispatch.go):
+// mocked, map run, item spool, result write, item read, activity
+// (package activity: the queue, its pollers and the task tokens; the
+// hand-out is a step, here), states:startExecution (package nested, with
+// the engine as its host), then the configured runner. The step loop knows only the seam (package
+// task): Run, Cancel, and the result that comes back as a step.
+//
+// # Rooms
+//
+// The engine keeps the step loop, commits, timers, the clock and replay;
+// the rest lives beside it, each in a package of its own:
+//
+//	engine/task            the seam between the step loop and the task runners
+//	engine/activity        activities: the runner, the queue and its pollers, task tokens
+//	engine/nested          states:startExecution: child executions, with the engine as host
+//	engine/internal/node   the protocol between a cluster's nodes: lease, wake-ups, requests
+//
+// The map run (maprun.go) and the item spool are the engine's own runners.
+//
 // # A store that cannot write
 //
 // A commit that fails with store.ErrUnavailable is retried with back-off

@@ -15,6 +15,9 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/activity"
+	"stepwise/engine/internal/node"
+	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
 	"stepwise/interp"
 	"stepwise/store"
@@ -142,11 +145,11 @@ type Engine struct {
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
-	activities   *activityQueue
-	children     children
+	activities   *activity.Queue // a single node's activity tasks, and every node's pollers
+	nested       *nested.Runner  // states:startExecution tasks
 	mapRuns      mapRuns
 	gates        callGates
-	macs         sync.Pool // keyed hashes of task tokens
+	tokens       *activity.Tokens
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -164,7 +167,7 @@ type Engine struct {
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
 
-	cl       *node          // the engine's part in a cluster; nil for a single node
+	cl       *node.Node     // the engine's part in a cluster; nil for a single node
 	handlers sync.WaitGroup // requests of other nodes being carried out
 }
 
@@ -192,7 +195,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("engine: token key: %w", err)
 		}
 	}
-	activities := newActivityQueue()
+	activities := activity.NewQueue()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -206,16 +209,18 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		machines:     cfg.Definitions,
 		live:         map[string]*liveExecution{},
 		activities:   activities,
+		tokens:       activity.NewTokens(cfg.TokenKey),
 	}
 	if cfg.Cluster != nil {
-		cl, err := newNode(drv, cfg.Cluster)
+		cl, err := newNode(e, drv, cfg.Cluster)
 		if err != nil {
 			return nil, err
 		}
 		e.cl = cl
 	}
 	e.health.log = cfg.Logger
-	e.cfg.Tasks = &builtinRunner{e: e, next: cfg.Tasks}
+	e.nested = nested.New(nestedHost{e}, nested.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit})
+	e.cfg.Tasks = newChooser(e, cfg.Tasks)
 	e.mapRuns = mapRuns{runs: map[string]*mapRun{}, sem: make(chan struct{}, mapRunStarters)}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer
@@ -420,7 +425,7 @@ func (e *Engine) info(row *store.Execution) interp.Info {
 // also cut short by a stop (see liveExecution.interrupt).
 func (e *Engine) options() interp.Options {
 	return interp.Options{
-		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.token,
+		PayloadLimit: e.cfg.PayloadLimit, MaxHistoryEvents: e.cfg.MaxHistoryEvents, TaskToken: e.tokens.Make,
 		Limits: e.cfg.EvalLimits, Clock: e.cfg.EvalClock, Interrupt: e.interruptHalting,
 		ActivityExists: e.activityExists,
 	}

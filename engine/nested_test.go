@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/nested"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
@@ -140,7 +141,7 @@ func TestNestedOutputShapes(t *testing.T) {
 
 	sync2 := out["sync2"].(map[string]any)
 	require.Equal(t, map[string]any{"Arg1": "argument1"}, sync2["Output"])
-	require.Equal(t, map[string]any{startedByMember: parent.Arn}, sync2["Input"], "the child's input links it to its parent")
+	require.Equal(t, map[string]any{nested.StartedByMember: parent.Arn}, sync2["Input"], "the child's input links it to its parent")
 
 	failed := out["failed"].(map[string]any)
 	require.Equal(t, "States.TaskFailed", failed["Error"])

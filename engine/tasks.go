@@ -1,96 +1,17 @@
 package engine
 
-import (
-	"context"
+import "stepwise/engine/task"
 
-	"stepwise/failure"
-	"stepwise/interp"
+// The task runners' seam is package task's, named here again for the
+// engine's users.
+type (
+	Task           = task.Task
+	TaskResult     = task.Result
+	TaskRunner     = task.Runner
+	KindRunner     = task.KindRunner
+	Mocks          = task.Mocks
+	NoIntegrations = task.NoIntegrations
+	ItemStreamer   = task.ItemStreamer
+	ResultWriter   = task.ResultWriter
+	ItemReader     = task.ItemReader
 )
-
-// Task is the work of one Task state.
-type Task struct {
-	ExecutionArn string
-	ID           string
-	Request      *interp.TaskRequest
-	// StateMachineArn is the execution's state machine, and TestCase the
-	// mock test case the execution runs with ("" for a real run: see
-	// StartParams.TestCase).
-	StateMachineArn string
-	TestCase        string
-	// Started, when set, is called by a runner as it sends the task's
-	// request (at most once, before done): the engine records the task
-	// started then (TaskStarted, LambdaFunctionStarted), as AWS does,
-	// not when its result comes, so the history times the call. A runner
-	// that never calls it has the task started with its result.
-	Started func()
-	// Submitted is the service's answer the task's TaskSubmitted recorded
-	// before the task was dispatched again (after a restart, or on the
-	// node that took its execution over); nil when none was. For a .sync
-	// task it names the job started already: the runner follows that job
-	// instead of starting another.
-	Submitted any
-}
-
-// TaskResult is how a task ended: an output, or a failure.
-type TaskResult struct {
-	Output  any
-	Failure *failure.Failure
-	// Submitted says the service accepted the request of a task whose
-	// result comes later (a .waitForTaskToken task: through its token):
-	// Output is the service's answer, written in TaskSubmitted, and the
-	// task goes on waiting.
-	Submitted bool
-	// Waiting says a .waitForTaskToken task's request was made (or, with
-	// no service to call, will not be) and its submission, if any, is
-	// recorded: the task waits for its token, no event is written.
-	Waiting bool
-	// Recorded, when set on a Submitted result, is called once the step
-	// that records it (TaskSubmitted) committed, or with the error that
-	// kept it from committing: a runner that started a job waits for it
-	// before following the job, so that a restart finds the job's id
-	// (Task.Submitted) and never starts a second one.
-	Recorded func(error)
-}
-
-// TaskRunner carries out tasks. Run must not block: it starts the work and
-// later calls done with the result, once, after at most one submitted
-// result. For a .waitForTaskToken task, done must be called once the
-// request is made (Submitted), has failed, or is not made at all
-// (Waiting): until then, SendTask* calls with the task's token wait, so
-// that a worker's answer is never recorded before the request it answers.
-// A task may be run again after a restart when its result was not
-// recorded. Cancel says the result is no longer wanted.
-type TaskRunner interface {
-	Run(ctx context.Context, t *Task, done func(TaskResult))
-	Cancel(executionArn, taskID string)
-}
-
-// Mocks answers the tasks of executions that run a mock test case
-// (Task.TestCase) instead of calling anything.
-type Mocks interface {
-	// Mocked returns the task's mocked result; ok is false when the test
-	// case mocks nothing for the task's state, which then runs for real.
-	Mocked(t *Task) (r TaskResult, ok bool)
-}
-
-// NoIntegrations fails every task: no service integration is configured.
-type NoIntegrations struct{}
-
-// Run fails the task at once.
-func (NoIntegrations) Run(_ context.Context, t *Task, done func(TaskResult)) {
-	done(TaskResult{Failure: failure.Newf(failure.TaskFailed,
-		"No integration is configured for the resource '%s'.", t.Request.Resource)})
-}
-
-// Cancel does nothing.
-func (NoIntegrations) Cancel(string, string) {}
-
-// ItemStreamer is a TaskRunner that can hand over an ItemReader's items
-// as it reads them (Task.Request.Reader set), in order, a batch at a
-// time, instead of answering with all of them: a map run over a large
-// object then never holds it. A failure is returned as the
-// *failure.Failure the reader fails with (States.ItemReaderFailed,
-// or the S3 error).
-type ItemStreamer interface {
-	StreamItems(ctx context.Context, t *Task, emit func(items []any) error) error
-}

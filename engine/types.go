@@ -2,6 +2,7 @@ package engine
 
 import (
 	"stepwise/asl"
+	"stepwise/engine/activity"
 	"stepwise/interp"
 	"stepwise/store"
 )
@@ -9,11 +10,8 @@ import (
 // The types the engine exchanges with the service above it. The service
 // declares its Engine interface over them.
 
-// ActivityTask is an activity task handed to a worker.
-type ActivityTask struct {
-	Token string
-	Input string // JSON text
-}
+// ActivityTask is an activity task handed to a worker (package activity).
+type ActivityTask = activity.Handout
 
 // StartParams describe a new execution.
 type StartParams struct {

@@ -212,7 +212,12 @@ type Registry struct {
 	running map[string]context.CancelFunc // "arn\x00id" → cancel
 }
 
-var _ engine.TaskRunner = (*Registry)(nil)
+var (
+	_ engine.TaskRunner   = (*Registry)(nil)
+	_ engine.ResultWriter = (*Registry)(nil)
+	_ engine.ItemReader   = (*Registry)(nil)
+	_ engine.ItemStreamer = (*Registry)(nil)
+)
 
 // New instantiates every registered module for cfg.
 func New(cfg Config) (*Registry, error) {
@@ -289,37 +294,53 @@ func (r *Registry) lookup(base string) *entry {
 	return nil
 }
 
-// Run carries out a task in the background; done gets its result (for
-// .waitForTaskToken a failed call, or the service's answer as a submitted
-// result: the token completes the task).
-func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
-	if t.Request.Write != nil {
-		r.writeResults(ctx, t, done)
-		return
-	}
-	if t.Request.Reader != nil {
-		r.readItems(ctx, t, done)
-		return
-	}
-	service, action, pattern, ok := ParseResource(t.Request.Resource)
-	base := strings.TrimSuffix(t.Request.Resource, string(pattern))
-	if !ok && IsFunctionArn(t.Request.Resource) {
+// WriteResults writes a map run's results (engine.ResultWriter): the
+// engine's chooser sends it the tasks with Task.Request.Write set.
+func (r *Registry) WriteResults(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	r.writeResults(ctx, t, done)
+}
+
+// ReadItems reads a Map state's ItemReader (engine.ItemReader): the
+// engine's chooser sends it the tasks with Task.Request.Reader set.
+func (r *Registry) ReadItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	r.readItems(ctx, t, done)
+}
+
+// route finds the integration serving a resource (nil when none does),
+// with the resource's service, action and pattern, and the resource
+// without its pattern as the module registered it (a Lambda function's
+// ARN is served by FunctionResource). Run and Invoke route alike.
+func (r *Registry) route(resource string) (e *entry, service, action string, pattern Pattern, base string) {
+	service, action, pattern, ok := ParseResource(resource)
+	base = strings.TrimSuffix(resource, string(pattern))
+	if !ok && IsFunctionArn(resource) {
 		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
 	}
 	if !ok {
-		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
-			"No integration is configured for the resource '%s'.", t.Request.Resource)})
-		return
+		return nil, "", "", pattern, base
 	}
-	e := r.lookup(base)
+	return r.lookup(base), service, action, pattern, base
+}
+
+// noIntegration fails a task whose resource no integration serves.
+func noIntegration(resource string) *failure.Failure {
+	return failure.Newf(failure.TaskFailed, "No integration is configured for the resource '%s'.", resource)
+}
+
+// Run calls the integration serving a task's resource in the background;
+// done gets its result (for .waitForTaskToken a failed call, or the
+// service's answer as a submitted result: the token completes the task).
+// What kind of task it is (an activity, a map run, a result write, ...)
+// the engine's chooser decided: Run gets the service calls.
+func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	e, service, action, pattern, base := r.route(t.Request.Resource)
 	switch {
 	case e == nil && pattern == WaitForTaskToken:
 		r.log.DebugContext(ctx, "integration: waiting for the task token, no call made", "resource", t.Request.Resource, "execution_arn", t.ExecutionArn)
 		done(engine.TaskResult{Waiting: true})
 		return
 	case e == nil:
-		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
-			"No integration is configured for the resource '%s'.", t.Request.Resource)})
+		done(engine.TaskResult{Failure: noIntegration(t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
 		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
@@ -384,18 +405,9 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 // as a *failure.Failure. A .waitForTaskToken resource makes its call
 // and answers with what the service answered.
 func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
-	service, action, pattern, ok := ParseResource(resource)
-	base := strings.TrimSuffix(resource, string(pattern))
-	if !ok && IsFunctionArn(resource) {
-		service, action, base, ok = FunctionService, "invoke", FunctionResource, true
-	}
-	var e *entry
-	if ok {
-		e = r.lookup(base)
-	}
+	e, service, action, pattern, _ := r.route(resource)
 	if e == nil || (pattern != RequestResponse && !slices.Contains(e.patterns, pattern)) {
-		return nil, failure.Newf(failure.TaskFailed,
-			"No integration is configured for the resource '%s'.", resource)
+		return nil, noIntegration(resource)
 	}
 	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params,
 		Submit: func(any) {}})

@@ -17,8 +17,16 @@ import (
 // token.
 func (r *Registry) Resolve(req *interp.TaskRequest) (any, *failure.Failure) {
 	ch := make(chan engine.TaskResult, 2) // a submitted result, then the end
-	r.Run(context.Background(), &engine.Task{ExecutionArn: "in-process", ID: req.StateName, Request: req},
-		func(res engine.TaskResult) { ch <- res })
+	t := &engine.Task{ExecutionArn: "in-process", ID: req.StateName, Request: req}
+	send := func(res engine.TaskResult) { ch <- res }
+	switch {
+	case req.Write != nil:
+		r.WriteResults(context.Background(), t, send)
+	case req.Reader != nil:
+		r.ReadItems(context.Background(), t, send)
+	default:
+		r.Run(context.Background(), t, send)
+	}
 	res := <-ch
 	if res.Submitted && !strings.HasSuffix(req.Resource, string(WaitForTaskToken)) {
 		// A job started (.sync): it is followed to its end.

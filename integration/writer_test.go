@@ -24,7 +24,7 @@ func TestResultWriterWithoutS3Client(t *testing.T) {
 	w := &maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "b", Prefix: "p",
 		OutputType: "JSON", MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:sm/Map:run1",
 		Files: map[string][]any{"SUCCEEDED": {"x"}}}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
+	reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
 		Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
 	select {
 	case r := <-ch:

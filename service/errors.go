@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"stepwise/internal/startrule"
 	"stepwise/internal/validation"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -21,10 +22,11 @@ func apiErr(code, format string, args ...any) *sfnapi.Error {
 	return sfnapi.NewError(code, format, args...)
 }
 
+// The refusals a start shares with a states:startExecution Task's
+// child are internal/startrule's: their messages are written there once.
+
 // errInvalidArnPrefix: the ARN does not start with "arn:" (AWS).
-func errInvalidArnPrefix(arn string) error {
-	return apiErr(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", arn)
-}
+func errInvalidArnPrefix(arn string) error { return startrule.InvalidArnPrefix(arn) }
 
 // errInvalidArnResourceType: an ARN of another resource type (AWS).
 func errInvalidArnResourceType(resourceType string) error {
@@ -37,9 +39,7 @@ func errInvalidArn(arn string) error {
 }
 
 // errStateMachineDoesNotExist (AWS).
-func errStateMachineDoesNotExist(arn string) error {
-	return apiErr(sfnapi.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", arn)
-}
+func errStateMachineDoesNotExist(arn string) error { return startrule.StateMachineDoesNotExist(arn) }
 
 // errStateMachineAlreadyExists (AWS).
 func errStateMachineAlreadyExists(arn string) error {
@@ -47,9 +47,7 @@ func errStateMachineAlreadyExists(arn string) error {
 }
 
 // errStateMachineDeleting (wording ours).
-func errStateMachineDeleting(arn string) error {
-	return apiErr(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", arn)
-}
+func errStateMachineDeleting(arn string) error { return startrule.StateMachineDeleting(arn) }
 
 // errExecutionDoesNotExist (AWS).
 func errExecutionDoesNotExist(arn string) error {
@@ -57,9 +55,7 @@ func errExecutionDoesNotExist(arn string) error {
 }
 
 // errExecutionAlreadyExists (AWS).
-func errExecutionAlreadyExists(arn string) error {
-	return apiErr(sfnapi.CodeExecutionAlreadyExists, "Execution Already Exists: '%s'", arn)
-}
+func errExecutionAlreadyExists(arn string) error { return startrule.ExecutionAlreadyExists(arn) }
 
 // errExecutionNotRedrivable carries the reason DescribeExecution reports as
 // redriveStatusReason (wording of the reasons: AWS for RUNNING/SUCCEEDED).
@@ -68,14 +64,7 @@ func errExecutionNotRedrivable(arn, reason string) error {
 }
 
 // errInvalidName (AWS).
-func errInvalidName(name string) error {
-	return apiErr(sfnapi.CodeInvalidName, "Invalid Name: '%s'", name)
-}
-
-// errInvalidExecutionInput wraps the reason the input was refused (AWS).
-func errInvalidExecutionInput(reason string) error {
-	return apiErr(sfnapi.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%s'", reason)
-}
+func errInvalidName(name string) error { return startrule.InvalidName(name) }
 
 // errInvalidToken (AWS's frame; the reason is ours).
 func errInvalidToken(reason string) error {

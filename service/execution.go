@@ -12,6 +12,7 @@ import (
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/internal/defcache"
+	"stepwise/internal/startrule"
 	"stepwise/jsonvalue"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -94,8 +95,8 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	p := &prepared{testCase: testCase}
 	if r.name != nil {
 		p.name = *r.name
-		if !awsarn.ValidName(p.name) {
-			return nil, errInvalidName(p.name)
+		if err := startrule.Name(p.name); err != nil {
+			return nil, err
 		}
 	} else {
 		p.name = s.cfg.NewID()
@@ -109,8 +110,8 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	if sync && p.sm.Type != typeExpress {
 		return nil, errTypeNotSupported()
 	}
-	if p.sm.Status == statusDeleting {
-		return nil, errStateMachineDeleting(p.sm.Arn)
+	if err := startrule.Runnable(p.sm); err != nil {
+		return nil, err
 	}
 	if testCase != "" && !s.cfg.TestCase(p.sm.Name, testCase) {
 		return nil, apiErr(sfnapi.CodeValidation, "The mock configuration has no test case '%s' for state machine '%s'", testCase, p.sm.Name)
@@ -124,37 +125,18 @@ func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) 
 	return p, nil
 }
 
-// checkInput validates an execution input and returns the text to run
-// with ("{}" when absent) and its value, parsed once for the engine too.
+// checkInput validates an execution input (startrule.Input) and returns
+// the text to run with ("{}" when absent) and its value, parsed once for
+// the engine too.
 func (s *Service) checkInput(input *string) (string, any, error) {
 	if input == nil {
 		return "{}", jsonvalue.NewObject(0), nil
 	}
-	text := *input
-	if len(text) > s.cfg.PayloadLimit {
-		return "", nil, errInvalidExecutionInput("Input exceeds the maximum size of " + itoa(s.cfg.PayloadLimit) + " bytes (UTF-8).")
-	}
-	if strings.TrimSpace(text) == "" {
-		return "", nil, errInvalidExecutionInput("Invalid execution input.")
-	}
-	v, err := jsonvalue.ParseString(text)
+	v, err := startrule.Input(*input, s.cfg.PayloadLimit)
 	if err != nil {
-		return "", nil, errInvalidExecutionInput(jsonErrorMessage(text, err))
+		return "", nil, err
 	}
-	return text, v, nil
-}
-
-// jsonErrorMessage words a JSON syntax error the way Step Functions does
-// (Jackson's words, without the location), using the definition parser's
-// rendering of Jackson errors.
-func jsonErrorMessage(text string, err error) string {
-	for _, d := range asl.Validate([]byte(text), asl.Options{MaxDiagnostics: 1}) {
-		if d.Code == asl.CodeInvalidJSON {
-			msg, _, _ := strings.Cut(d.Message, "\n at ")
-			return msg
-		}
-	}
-	return err.Error()
+	return *input, v, nil
 }
 
 // StartExecution starts an execution. STANDARD executions are idempotent
@@ -292,7 +274,7 @@ func engineError(op string, err error) error {
 	case errors.Is(err, engine.ErrTaskOver):
 		return sfnapi.NewError(sfnapi.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'")
 	case errors.As(err, &input):
-		return sfnapi.NewError(sfnapi.CodeInvalidExecutionInput, "Invalid State Machine Execution Input: '%v'", input.Err)
+		return startrule.InvalidInput(input.Err.Error())
 	case errors.As(err, &output):
 		return sfnapi.NewError(sfnapi.CodeInvalidOutput, "Invalid Output: '%v'", output.Err)
 	case errors.As(err, &redrive):

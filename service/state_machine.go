@@ -8,6 +8,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/awsarn"
+	"stepwise/internal/startrule"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -15,7 +16,7 @@ import (
 // State machine statuses and types.
 const (
 	statusActive   = "ACTIVE"
-	statusDeleting = "DELETING"
+	statusDeleting = startrule.Deleting
 	typeStandard   = asl.TypeStandard
 	typeExpress    = asl.TypeExpress
 )

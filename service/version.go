@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"stepwise/engine"
+	"stepwise/internal/startrule"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -650,9 +650,10 @@ func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *s
 	if !ref.local {
 		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
 	}
-	sm, versionArn, aliasArn, err = engine.ResolveStateMachine(ctx, s.db(), ref.arn, rand.IntN(100))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
+	sm, versionArn, aliasArn, err = startrule.Resolve(ctx, s.db(), ref.arn, rand.IntN(100))
+	var refused *sfnapi.Error
+	if errors.As(err, &refused) {
+		return nil, "", "", refused
 	}
 	if err != nil {
 		return nil, "", "", storeError("resolve state machine", err)

@@ -44,7 +44,7 @@ func TestItemReaderOnMoto(t *testing.T) {
 		p, err := jsonvalue.ParseString(params)
 		require.NoError(t, err)
 		ch := make(chan engine.TaskResult, 1)
-		reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{
+		reg.ReadItems(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{
 			Resource: resource, Parameters: p, Reader: &cfg}}, func(r engine.TaskResult) { ch <- r })
 		select {
 		case r := <-ch:

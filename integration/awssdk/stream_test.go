@@ -58,11 +58,11 @@ func streamItems(t *testing.T, reg *integration.Registry, task *engine.Task) str
 	return s
 }
 
-// run is the answer of the registry's Run to the same task.
+// run is the answer of the registry's ReadItems to the same task.
 func run(t *testing.T, reg *integration.Registry, task *engine.Task) engine.TaskResult {
 	t.Helper()
 	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), task, func(r engine.TaskResult) { ch <- r })
+	reg.ReadItems(context.Background(), task, func(r engine.TaskResult) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
@@ -162,7 +162,7 @@ func TestStreamItemsOnMoto(t *testing.T) {
 			}
 			res := run(t, reg, task)
 			require.Nil(t, res.Failure)
-			require.Equal(t, jsonvalue.String(res.Output), jsonvalue.String(s.items), "Run answers with what StreamItems hands over")
+			require.Equal(t, jsonvalue.String(res.Output), jsonvalue.String(s.items), "ReadItems answers with what StreamItems hands over")
 		})
 	}
 	s := streamItems(t, reg, readerTask(t, list, `{"Bucket": "items", "Prefix": "dir/", "MaxKeys": 2}`, interp.ReaderConfig{}))

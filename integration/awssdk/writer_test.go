@@ -31,7 +31,7 @@ func TestResultWriterOnMoto(t *testing.T) {
 	require.NoError(t, err)
 	write := func(w *maprun.Write) engine.TaskResult {
 		ch := make(chan engine.TaskResult, 1)
-		reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
+		reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
 			Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
 		select {
 		case r := <-ch:

@@ -1,0 +1,82 @@
+package activity
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/engine/task"
+	"stepwise/interp"
+)
+
+func TestTokens(t *testing.T) {
+	k := NewTokens([]byte("key"))
+	tok := k.Make("arn:x", "t1")
+	arn, id, ok := k.Parse(tok)
+	require.True(t, ok)
+	require.Equal(t, "arn:x", arn)
+	require.Equal(t, "t1", id)
+	require.Equal(t, tok, k.Make("arn:x", "t1"), "the same task has the same token")
+	_, _, ok = NewTokens([]byte("other key")).Parse(tok)
+	require.False(t, ok, "a token of another key is refused")
+	_, _, ok = k.Parse("not a token")
+	require.False(t, ok)
+}
+
+func TestQueue(t *testing.T) {
+	q := NewQueue()
+	mk := func(id string) *task.Task {
+		return &task.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{Resource: "arn:act"}}
+	}
+	q.Add(mk("1"), false)
+	q.Add(mk("2"), false)
+	q.Add(mk("1"), true) // queued already: keeps its place
+	q.Add(mk("0"), true)
+	require.Equal(t, 3, q.Status("arn:act").Waiting)
+	q.Remove("arn:x", "2")
+	var got []string
+	for {
+		tk, ready := q.Pop("arn:act")
+		if tk == nil {
+			q.Unwait("arn:act", ready)
+			break
+		}
+		got = append(got, tk.ID)
+	}
+	require.Equal(t, []string{"0", "1"}, got)
+	_, ready := q.Pop("arn:act")
+	q.Add(mk("3"), false)
+	select {
+	case <-ready:
+	default:
+		t.Fatal("a waiting poller is woken by a task")
+	}
+}
+
+func TestPoll(t *testing.T) {
+	q := NewQueue()
+	mk := func(id string) *task.Task {
+		return &task.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{Resource: "arn:act"}}
+	}
+	q.Add(mk("ended"), false)
+	q.Add(mk("live"), false)
+	var tried []string
+	h, err := q.Poll(context.Background(), "arn:act", time.Hour, nil, func(tk *task.Task) (*Handout, error) {
+		tried = append(tried, tk.ID)
+		if tk.ID == "ended" {
+			return nil, nil // the task ended meanwhile: the next one is taken
+		}
+		return &Handout{Token: "tok-" + tk.ID}, nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, "tok-live", h.Token)
+	require.Equal(t, []string{"ended", "live"}, tried)
+
+	released := make(chan struct{})
+	close(released)
+	h, err = q.Poll(context.Background(), "arn:act", time.Hour, released, nil)
+	require.NoError(t, err)
+	require.Nil(t, h, "a released poll with no task is answered with none")
+}

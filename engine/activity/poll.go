@@ -1,0 +1,90 @@
+package activity
+
+import (
+	"context"
+	"time"
+
+	"stepwise/engine/task"
+)
+
+// Handout is an activity task handed to a worker: its token and its input
+// (JSON text).
+type Handout struct {
+	Token string
+	Input string
+}
+
+// Poll hands the oldest task of activity arn in q to the worker polling
+// with ctx, waiting up to wait for one, or until released is closed (the
+// server shuts down); nil when none came. handOut records the hand-out as
+// a step of the task's execution: nil when the task ended meanwhile or
+// went back to the queue (the poller left), and the loop takes the next.
+// An error with the poller gone is no one's to hear: nil.
+func (q *Queue) Poll(ctx context.Context, arn string, wait time.Duration, released <-chan struct{},
+	handOut func(t *task.Task) (*Handout, error)) (*Handout, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for ctx.Err() == nil {
+		t, ready := q.Pop(arn)
+		if t == nil {
+			select {
+			case <-ready:
+				continue
+			case <-deadline.C:
+			case <-ctx.Done():
+			case <-released:
+			}
+			q.Unwait(arn, ready)
+			return nil, nil
+		}
+		h, err := handOut(t)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil // the worker is gone: there is no one to tell
+		}
+		if h != nil || err != nil {
+			return h, err
+		}
+		// The task ended meanwhile, or went back to the queue.
+	}
+	return nil, nil
+}
+
+// PollShared is Poll over the queue a cluster's nodes share, in the
+// store: take takes a task of the activity from it (false when there is
+// none), and handOut hands it out, wherever its execution is. q only
+// wakes the poller: when tasks are queued (Wake), and every interval it
+// looks again without a wake-up.
+func (q *Queue) PollShared(ctx context.Context, arn string, wait, interval time.Duration, released <-chan struct{},
+	take func() (executionArn, taskID string, ok bool), handOut func(executionArn, taskID string) (*Handout, error)) (*Handout, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		ready := q.Listen(arn)
+		if executionArn, id, ok := take(); ok {
+			q.Unlisten(arn, ready)
+			h, err := handOut(executionArn, id)
+			if err != nil && ctx.Err() != nil {
+				return nil, nil // the worker is gone: there is no one to tell
+			}
+			if h != nil || err != nil {
+				return h, err
+			}
+			continue
+		}
+		select {
+		case <-ready:
+			continue
+		case <-tick.C:
+			q.Unlisten(arn, ready)
+			continue
+		case <-deadline.C:
+		case <-ctx.Done():
+		case <-released:
+		}
+		q.Unlisten(arn, ready)
+		return nil, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,210 @@
+package activity
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"stepwise/engine/task"
+)
+
+// Queue holds the activity tasks waiting for a worker on a single node
+// (a cluster's wait in the store), per activity ARN, and the pollers
+// waiting for one. A task is queued at most once: a task queued again
+// (its execution reloaded while a hand-out put it back) keeps its place.
+type Queue struct {
+	mu      sync.Mutex
+	pending map[string][]*task.Task    // activity ARN → tasks, oldest first
+	queued  map[taskKey]bool           // the tasks in pending
+	waiters map[string][]chan struct{} // activity ARN → pollers to wake
+	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
+}
+
+// maxWorkersSeen is how many recent workers an activity remembers.
+const maxWorkersSeen = 20
+
+// WorkerSeen is a worker that polled an activity: its name (as it gave it
+// to GetActivityTask) and when it last polled.
+type WorkerSeen struct {
+	Name     string
+	LastPoll time.Time
+}
+
+// Status is what an activity has now: the tasks waiting for a
+// worker, and the workers that polled it lately (latest first).
+type Status struct {
+	Waiting int
+	Workers []WorkerSeen
+}
+
+// Polled remembers a worker polling an activity.
+func (q *Queue) Polled(arn, worker string, at time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	list := q.seen[arn]
+	for i, w := range list {
+		if w.Name == worker {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	list = append([]WorkerSeen{{Name: worker, LastPoll: at}}, list...)
+	if len(list) > maxWorkersSeen {
+		list = list[:maxWorkersSeen]
+	}
+	q.seen[arn] = list
+}
+
+// taskKey names a task: its execution's ARN and its id.
+type taskKey struct{ arn, id string }
+
+// NewQueue returns an empty queue.
+func NewQueue() *Queue {
+	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
+}
+
+// Add queues a task behind the others, or with front ahead of them: one
+// a poller took and gave back, which was waiting longest.
+func (q *Queue) Add(t *task.Task, front bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := taskKey{t.ExecutionArn, t.ID}
+	if q.queued[k] {
+		return
+	}
+	q.queued[k] = true
+	arn := t.Request.Resource
+	if front {
+		q.pending[arn] = append([]*task.Task{t}, q.pending[arn]...)
+	} else {
+		q.pending[arn] = append(q.pending[arn], t)
+	}
+	if w := q.waiters[arn]; len(w) > 0 {
+		close(w[0])
+		q.waiters[arn] = w[1:]
+	}
+}
+
+// Remove drops a task that is no longer wanted.
+func (q *Queue) Remove(executionArn, id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := taskKey{executionArn, id}
+	if !q.queued[k] {
+		return
+	}
+	delete(q.queued, k)
+	for arn, ts := range q.pending {
+		for i, t := range ts {
+			if t.ExecutionArn == executionArn && t.ID == id {
+				q.pending[arn] = append(ts[:i:i], ts[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Pop takes the oldest task of an activity, or returns a channel closed
+// when one may have arrived.
+func (q *Queue) Pop(arn string) (*task.Task, <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ts := q.pending[arn]; len(ts) > 0 {
+		q.pending[arn] = ts[1:]
+		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
+		return ts[0], nil
+	}
+	ch := make(chan struct{})
+	q.waiters[arn] = append(q.waiters[arn], ch)
+	return nil, ch
+}
+
+// Unwait withdraws a poller that stops waiting on ch. If it was woken
+// already, the wake-up passes to the next poller while a task is pending,
+// so a task is never left for a poller that is gone.
+func (q *Queue) Unwait(arn string, ch <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, c := range w {
+		if c == ch {
+			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+			return
+		}
+	}
+	if len(q.pending[arn]) > 0 && len(w) > 0 {
+		close(w[0])
+		q.waiters[arn] = w[1:]
+	}
+}
+
+// Listen registers a poller of a cluster's queue (where tasks are not
+// in the queue): the channel is closed by a wake-up for the activity.
+func (q *Queue) Listen(arn string) chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ch := make(chan struct{})
+	q.waiters[arn] = append(q.waiters[arn], ch)
+	return ch
+}
+
+// Unlisten withdraws a poller registered with Listen. A wake-up it got
+// and did not use passes to the next poller.
+func (q *Queue) Unlisten(arn string, ch chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, c := range w {
+		if c == ch {
+			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+			return
+		}
+	}
+	select {
+	case <-ch:
+		if len(w) > 0 {
+			close(w[0])
+			q.waiters[arn] = w[1:]
+		}
+	default:
+	}
+}
+
+// Wake wakes up to n pollers of an activity: tasks were queued.
+func (q *Queue) Wake(arn string, n int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	n = min(n, len(w))
+	for _, ch := range w[:n] {
+		close(ch)
+	}
+	q.waiters[arn] = w[n:]
+}
+
+// WakeAll wakes every poller: wake-ups may have been missed.
+func (q *Queue) WakeAll() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for arn, w := range q.waiters {
+		for _, ch := range w {
+			close(ch)
+		}
+		delete(q.waiters, arn)
+	}
+}
+
+// Status is what an activity has in the queue: the tasks waiting for a
+// worker, and the workers that polled it lately (latest first).
+func (q *Queue) Status(arn string) Status {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return Status{Waiting: len(q.pending[arn]), Workers: slices.Clone(q.seen[arn])}
+}
+
+// Workers is the workers that polled an activity lately (latest first).
+func (q *Queue) Workers(arn string) []WorkerSeen {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.seen[arn])
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"stepwise/engine/internal/node"
+	"stepwise/store"
+)
+
+// Activity tasks in a cluster: queued in the store, taken by any node's
+// pollers, handed out by their execution's owner.
+
+// queueActivity queues an activity task for a worker: in memory on one
+// node, in the store's queue in a cluster (see node.EnqueueLoop). front puts it
+// ahead of the others (one a poller took and gave back).
+func (e *Engine) queueActivity(t *Task, front bool) {
+	if e.cl == nil {
+		e.activities.Add(t, front)
+		return
+	}
+	e.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: e.cl.ID(), Front: front})
+}
+
+// unqueueActivity removes a task that is no longer wanted from the queue.
+func (e *Engine) unqueueActivity(arn, id string) {
+	if e.cl == nil {
+		e.activities.Remove(arn, id)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+	defer cancel()
+	// One left behind is taken by a poller, and found ended.
+	if err := e.cl.Store().ActivityDequeue(ctx, arn, id); err != nil {
+		e.log.Warn("engine: an ended activity task was not removed from the queue", "execution_arn", arn, "task_id", id, "error", err)
+	}
+}
+
+// pollCluster is PollActivity in a cluster: tasks come from the store's
+// queue, whichever node's execution they are of.
+func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+	take := func() (string, string, bool) {
+		// The take is not cut short by the poller leaving: a row
+		// deleted while the poller's call was cancelled would be a task
+		// no one has (the sweep would queue it again, but later).
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		arn, id, ok, err := e.cl.Store().ActivityTake(tctx, activityArn, e.cl.ID())
+		if err != nil && ctx.Err() == nil {
+			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
+		}
+		return arn, id, ok
+	}
+	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
+		func(arn, id string) (*ActivityTask, error) {
+			return e.handOutAnywhere(ctx, activityArn, arn, id, worker)
+		})
+}
+
+// handOutAnywhere hands a task taken from the store's queue to the poller
+// of ctx: here when this node owns its execution, through its owner
+// otherwise. nil when the task ended meanwhile, or the poller left.
+func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, worker string) (*ActivityTask, error) {
+	if err := e.beginStep(); err != nil {
+		e.requeue(activityArn, arn, id)
+		return nil, err
+	}
+	defer e.endStep()
+	stepCtx := context.WithoutCancel(ctx)
+	for try := range maxReroutes {
+		if try > 0 && !e.rerouteWait(try) {
+			break
+		}
+		l, err := e.get(stepCtx, arn)
+		var ended *errEnded
+		var elsewhere *ownedElsewhere
+		switch {
+		case errors.As(err, &ended) || errors.Is(err, store.ErrNotFound):
+			return nil, nil
+		case errors.As(err, &elsewhere):
+			a, err := e.ask(stepCtx, elsewhere.node, &node.Request{Kind: node.ReqHandOut, Arn: arn, Task: id, Worker: worker})
+			if errors.Is(err, errMoved) {
+				continue
+			}
+			if err != nil {
+				e.requeue(activityArn, arn, id)
+				return nil, err
+			}
+			if !a.Handed {
+				return nil, nil
+			}
+			if ctx.Err() != nil {
+				e.releaseAnywhere(stepCtx, arn, id)
+				return nil, nil
+			}
+			return &ActivityTask{Token: a.Token, Input: a.Input}, nil
+		case err != nil:
+			e.requeue(activityArn, arn, id)
+			return nil, err
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		r := l.tasks[id]
+		if r == nil {
+			l.mu.Unlock()
+			return nil, nil
+		}
+		t := l.task(id, r)
+		task, err := e.handOutLocked(ctx, stepCtx, l, t, worker)
+		l.mu.Unlock()
+		return task, err
+	}
+	e.requeue(activityArn, arn, id)
+	return nil, fmt.Errorf("execution %s: its owner could not be reached", arn)
+}
+
+// releaseAnywhere undoes the hand-out of a task whose poller left before
+// it got it, on the task's owner wherever that is now.
+func (e *Engine) releaseAnywhere(ctx context.Context, arn, id string) {
+	var err error
+	for try := range maxReroutes {
+		if try > 0 && !e.rerouteWait(try) {
+			break
+		}
+		l, gerr := e.get(ctx, arn)
+		var elsewhere *ownedElsewhere
+		switch {
+		case errors.As(gerr, &elsewhere):
+			_, err = e.ask(ctx, elsewhere.node, &node.Request{Kind: node.ReqRelease, Arn: arn, Task: id})
+			if errors.Is(err, errMoved) {
+				continue
+			}
+		case gerr != nil:
+			err = gerr
+		default:
+			l.mu.Lock()
+			if r := l.tasks[id]; r != nil && !l.gone {
+				e.release(ctx, l, l.task(id, r))
+			}
+			gone := l.gone
+			l.mu.Unlock()
+			if gone {
+				continue
+			}
+		}
+		break
+	}
+	var ended *errEnded
+	if err != nil && !errors.As(err, &ended) && !errors.Is(err, store.ErrNotFound) {
+		// The task is left to its timeouts, as one whose worker crashed.
+		e.log.Warn("engine: release of an activity task not recorded", "execution_arn", arn, "task_id", id, "error", err)
+	}
+}
+
+// requeue puts a task whose hand-out failed back in the store's queue,
+// ahead of the others.
+func (e *Engine) requeue(activityArn, arn, id string) {
+	e.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: e.cl.ID(), Front: true})
+}

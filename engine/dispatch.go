@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+
+	"stepwise/engine/activity"
+)
+
+// # Dispatch
+//
+// A task is handed to a runner chosen in one place, the chooser: the
+// first runner, in this order, that takes the task carries it out.
+//
+//	mocked ─► map run ─► item spool ─► result write ─► item read ─► activity ─► startExecution ─► calls
+//
+//	mocked          a mock test case answers it (Config.Mocks): first, so a mocked state calls nothing
+//	map run         a distributed Map's map run (Task.Request.MapRun), run by the engine
+//	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer)
+//	result write    a ResultWriter's writing of a map run's results (Task.Request.Write; the runner is a ResultWriter)
+//	item read       an ItemReader answered with all its items (the runner is an ItemReader)
+//	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask* (package activity)
+//	startExecution  states:startExecution: a child execution on this engine (package nested)
+//	calls           every other resource: the configured runner (Config.Tasks), which calls the service
+//
+// Cancel goes to every runner: each drops what it holds of the task.
+
+// chooser is the one place a task's runner is chosen (see Dispatch).
+type chooser struct {
+	runners []KindRunner
+}
+
+// newChooser lists the engine's runners, in order, with calls, the
+// configured runner, last.
+func newChooser(e *Engine, calls TaskRunner) *chooser {
+	rs := []KindRunner{mockRunner{e}, mapRunRunner{e}}
+	if st, ok := calls.(ItemStreamer); ok {
+		rs = append(rs, spoolRunner{e, st})
+	}
+	if w, ok := calls.(ResultWriter); ok {
+		rs = append(rs, writeRunner{w: w})
+	}
+	if r, ok := calls.(ItemReader); ok {
+		rs = append(rs, readRunner{r: r})
+	}
+	rs = append(rs, activity.Runner{Backlog: backlog{e}}, e.nested, callRunner{calls})
+	return &chooser{runners: rs}
+}
+
+// Run hands the task to the first runner that takes it.
+func (c *chooser) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	for _, r := range c.runners {
+		if r.Takes(t) {
+			r.Run(ctx, t, done)
+			return
+		}
+	}
+}
+
+// Cancel tells every runner the task's result is no longer wanted.
+func (c *chooser) Cancel(executionArn, taskID string) {
+	for _, r := range c.runners {
+		r.Cancel(executionArn, taskID)
+	}
+}
+
+// noCancel is the Cancel of a runner that holds nothing to drop.
+type noCancel struct{}
+
+func (noCancel) Cancel(string, string) {}
+
+// mockRunner answers the tasks a mock test case mocks.
+type mockRunner struct{ e *Engine }
+
+func (r mockRunner) Takes(t *Task) bool {
+	if t.TestCase == "" || r.e.cfg.Mocks == nil || t.Request.MapRun != nil || t.Request.Write != nil || t.Request.Reader != nil {
+		return false
+	}
+	_, ok := r.e.cfg.Mocks.Mocked(t)
+	return ok
+}
+
+func (r mockRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	res, _ := r.e.cfg.Mocks.Mocked(t)
+	go r.e.mocked(ctx, t, res, done)
+}
+
+func (mockRunner) Cancel(string, string) {}
+
+// mapRunRunner runs a distributed Map's map run (maprun.go).
+type mapRunRunner struct{ e *Engine }
+
+func (mapRunRunner) Takes(t *Task) bool { return t.Request.MapRun != nil }
+
+func (r mapRunRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	go r.e.runMapRun(ctx, t, done)
+}
+
+func (r mapRunRunner) Cancel(arn, id string) { r.e.mapRuns.cancel(r.e, arn, id) }
+
+// spoolRunner keeps an ItemReader's items in the store as st reads them.
+type spoolRunner struct {
+	e  *Engine
+	st ItemStreamer
+}
+
+func (spoolRunner) Takes(t *Task) bool {
+	return t.Request.Reader != nil && t.Request.Reader.Spool != ""
+}
+
+func (r spoolRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	go r.e.spoolItems(ctx, t, r.st, done)
+}
+
+func (spoolRunner) Cancel(string, string) {}
+
+// writeRunner writes a map run's results.
+type writeRunner struct {
+	w ResultWriter
+	noCancel
+}
+
+func (writeRunner) Takes(t *Task) bool { return t.Request.Write != nil }
+
+func (r writeRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	r.w.WriteResults(ctx, t, done)
+}
+
+// readRunner reads an ItemReader's items at once.
+type readRunner struct {
+	r ItemReader
+	noCancel
+}
+
+func (readRunner) Takes(t *Task) bool { return t.Request.Reader != nil }
+
+func (r readRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+	r.r.ReadItems(ctx, t, done)
+}
+
+// backlog is where the activity runner queues its tasks (queueActivity):
+// the in-memory queue, or the store's in a cluster.
+type backlog struct{ e *Engine }
+
+func (b backlog) Add(t *Task, front bool) { b.e.queueActivity(t, front) }
+func (b backlog) Remove(arn, id string)   { b.e.unqueueActivity(arn, id) }
+
+// callRunner is the configured runner: it takes every task left.
+type callRunner struct{ TaskRunner }
+
+func (callRunner) Takes(*Task) bool { return true }
