@@ -18,11 +18,11 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"stepwise/awsarn"
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/jsonvalue"
@@ -366,9 +366,9 @@ func appendNullable(b []byte, s *string) []byte {
 
 // arnRegionAccount reads the region and account of an ARN.
 func arnRegionAccount(arn string) (region, account string) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) < 5 {
+	a, err := awsarn.Parse(arn)
+	if err != nil {
 		return "", ""
 	}
-	return parts[3], parts[4]
+	return a.Prefix.Region, a.Prefix.Account
 }

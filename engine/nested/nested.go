@@ -45,8 +45,6 @@ package nested
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
@@ -56,6 +54,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/awsarn"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
@@ -240,7 +239,7 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 		name, named = s, true
 	}
 	if !named {
-		name = taskUUID(t.ExecutionArn + "\x00" + t.ID)
+		name = awsarn.DerivedID([]byte(t.ExecutionArn + "\x00" + t.ID))
 	}
 	if !strings.HasPrefix(smArn, "arn:") {
 		return nil, startrule.InvalidArnPrefix(smArn)
@@ -252,10 +251,10 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 	if refused := startrule.Runnable(sm); refused != nil {
 		return nil, refused
 	}
-	prefix := fmt.Sprintf("arn:aws:states:%s:%s:", r.cfg.Region, r.cfg.Account)
-	childArn := prefix + "execution:" + sm.Name + ":" + name
+	where := awsarn.Prefix{Region: r.cfg.Region, Account: r.cfg.Account}
+	childArn := where.Execution(sm.Name, name)
 	if sm.Type == "EXPRESS" {
-		childArn = prefix + "express:" + sm.Name + ":" + name + ":" + taskUUID(t.ExecutionArn+"\x00"+t.ID+"\x00express")
+		childArn = where.Express(sm.Name, name, awsarn.DerivedID([]byte(t.ExecutionArn+"\x00"+t.ID+"\x00express")))
 	}
 	row, err := r.host.Start(ctx, &Child{StateMachine: sm, VersionArn: versionArn, AliasArn: aliasArn,
 		Arn: childArn, Name: name, Input: input, InputValue: value})
@@ -272,14 +271,6 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 		return row, nil
 	}
 	return nil, startrule.ExecutionAlreadyExists(childArn)
-}
-
-// taskUUID is a UUID-shaped name derived from s: the same task gets the
-// same child after a restart.
-func taskUUID(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	h := hex.EncodeToString(sum[:16])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // ownChild reports whether an execution holding the name a task asked for

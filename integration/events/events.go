@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
+	"stepwise/awsarn"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
@@ -101,12 +102,12 @@ func resultEntry(e types.PutEventsResultEntry) *jsonvalue.Object {
 // (arn:aws:states:<region>:<account>:execution:<machine>:<name>), or nil
 // when the execution ARN is not one.
 func sourceArns(executionArn string) []string {
-	f := strings.Split(executionArn, ":")
-	if len(f) < 8 || f[2] != "states" {
+	a, err := awsarn.Parse(executionArn)
+	if err != nil || len(a.Parts) < 2 {
 		return nil
 	}
-	machine, _, _ := strings.Cut(f[6], "/") // a Map Run's child: <machine>/<map run>
-	return []string{strings.Join(f[:5], ":") + ":stateMachine:" + machine, executionArn}
+	machine, _, _ := strings.Cut(a.Parts[0], "/") // a Map Run's child: <machine>/<map run>
+	return []string{a.Prefix.StateMachine(machine), executionArn}
 }
 
 // requestEntries reads the Entries parameter, appending resources to

@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/awsarn"
 	"stepwise/engine"
 	"stepwise/failure"
 	"stepwise/interp"
@@ -289,10 +290,6 @@ func result(resource string, output any) any {
 // The children of a distributed Map run on <name>/<label>: they take the
 // test case of their parent's state machine.
 func machineName(arn string) string {
-	parts := strings.Split(arn, ":")
-	if len(parts) < 7 {
-		return arn
-	}
-	name, _, _ := strings.Cut(parts[6], "/")
+	name, _, _ := strings.Cut(awsarn.StateMachineName(arn), "/")
 	return name
 }
