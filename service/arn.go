@@ -1,20 +1,16 @@
 package service
 
 import (
-	"errors"
-
 	"stepwise/awsarn"
+	"stepwise/internal/startrule"
 )
 
-// parseArn parses a Step Functions ARN (awsarn.Parse), or returns the
-// InvalidArn error AWS gives for it.
+// parseArn parses a Step Functions ARN, or returns the InvalidArn error
+// AWS gives for it (startrule.ParseArn).
 func parseArn(s string) (*awsarn.ARN, error) {
-	a, err := awsarn.Parse(s)
-	switch {
-	case errors.Is(err, awsarn.ErrPrefix):
-		return nil, errInvalidArnPrefix(s)
-	case err != nil:
-		return nil, errInvalidArn(s)
+	a, refused := startrule.ParseArn(s)
+	if refused != nil {
+		return nil, refused
 	}
 	return a, nil
 }
@@ -37,15 +33,9 @@ type stateMachineRef struct {
 // parseStateMachineArn parses the ARN of a state machine (possibly
 // qualified by a version or an alias).
 func (s *Service) parseStateMachineArn(text string) (*stateMachineRef, error) {
-	a, err := parseArn(text)
-	if err != nil {
-		return nil, err
-	}
-	if a.Resource != awsarn.StateMachine {
-		return nil, errInvalidArnResourceType(a.Resource)
-	}
-	if len(a.Parts) > 2 {
-		return nil, errInvalidArn(text)
+	a, refused := startrule.StateMachineArn(text)
+	if refused != nil {
+		return nil, refused
 	}
 	ref := &stateMachineRef{arn: text, name: a.Parts[0], local: s.local(a)}
 	if len(a.Parts) == 2 {

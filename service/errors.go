@@ -30,13 +30,11 @@ func errInvalidArnPrefix(arn string) error { return startrule.InvalidArnPrefix(a
 
 // errInvalidArnResourceType: an ARN of another resource type (AWS).
 func errInvalidArnResourceType(resourceType string) error {
-	return apiErr(sfnapi.CodeInvalidArn, "Invalid Arn: 'Resource type not valid in this context: %s'", strings.ToLower(resourceType))
+	return startrule.InvalidArnResourceType(resourceType)
 }
 
 // errInvalidArn: any other malformed ARN (wording ours, in AWS's frame).
-func errInvalidArn(arn string) error {
-	return apiErr(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN format: %s'", arn)
-}
+func errInvalidArn(arn string) error { return startrule.InvalidArn(arn) }
 
 // errStateMachineDoesNotExist (AWS).
 func errStateMachineDoesNotExist(arn string) error { return startrule.StateMachineDoesNotExist(arn) }

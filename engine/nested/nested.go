@@ -241,8 +241,8 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 	if !named {
 		name = awsarn.DerivedID([]byte(t.ExecutionArn + "\x00" + t.ID))
 	}
-	if !strings.HasPrefix(smArn, "arn:") {
-		return nil, startrule.InvalidArnPrefix(smArn)
+	if _, refused := startrule.StateMachineArn(smArn); refused != nil {
+		return nil, refused
 	}
 	sm, versionArn, aliasArn, err := startrule.Resolve(ctx, r.host.Executor(), smArn, mathrand.IntN(100))
 	if err != nil {

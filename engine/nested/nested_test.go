@@ -93,11 +93,12 @@ func run(t *testing.T, r *Runner, resource, params string) task.Result {
 func TestRefusedStarts(t *testing.T) {
 	r, h := setup(t)
 	for params, want := range map[string][2]string{
-		`{"StateMachineArn": "` + smArn + `x"}`:                {"StepFunctions.StateMachineDoesNotExistException", "State Machine Does Not Exist: '" + smArn + "x'"},
-		`{"StateMachineArn": "` + smArn + `", "Name": "a b"}`:  {"StepFunctions.InvalidNameException", "Invalid Name: 'a b'"},
-		`{"StateMachineArn": "` + smArn + `", "Input": "{no"}`: {"StepFunctions.InvalidExecutionInputException", "Invalid State Machine Execution Input: "},
-		`{"StateMachineArn": "nope"}`:                          {"StepFunctions.InvalidArnException", "Invalid Arn: 'Invalid ARN prefix: nope'"},
-		`{"StateMachineArn": "` + smArn + `:7"}`:               {"StepFunctions.StateMachineDoesNotExistException", "State Machine Does Not Exist: '" + smArn + ":7'"},
+		`{"StateMachineArn": "` + smArn + `x"}`:                                   {"StepFunctions.StateMachineDoesNotExistException", "State Machine Does Not Exist: '" + smArn + "x'"},
+		`{"StateMachineArn": "` + smArn + `", "Name": "a b"}`:                     {"StepFunctions.InvalidNameException", "Invalid Name: 'a b'"},
+		`{"StateMachineArn": "` + smArn + `", "Input": "{no"}`:                    {"StepFunctions.InvalidExecutionInputException", "Invalid State Machine Execution Input: "},
+		`{"StateMachineArn": "nope"}`:                                             {"StepFunctions.InvalidArnException", "Invalid Arn: 'Invalid ARN prefix: nope'"},
+		`{"StateMachineArn": "arn:aws:states:us-east-1:123456789012:activity:a"}`: {"StepFunctions.InvalidArnException", "Invalid Arn: 'Resource type not valid in this context: activity'"},
+		`{"StateMachineArn": "` + smArn + `:7"}`:                                  {"StepFunctions.StateMachineDoesNotExistException", "State Machine Does Not Exist: '" + smArn + ":7'"},
 	} {
 		res := run(t, r, Resource, params)
 		require.NotNil(t, res.Failure, params)

@@ -40,6 +40,46 @@ func InvalidArnPrefix(arn string) *sfnapi.Error {
 	return sfnapi.NewError(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN prefix: %s'", arn)
 }
 
+// InvalidArnResourceType refuses an ARN of another resource type (AWS).
+func InvalidArnResourceType(resourceType string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeInvalidArn, "Invalid Arn: 'Resource type not valid in this context: %s'", strings.ToLower(resourceType))
+}
+
+// InvalidArn refuses any other malformed ARN (wording ours, in AWS's
+// frame).
+func InvalidArn(arn string) *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeInvalidArn, "Invalid Arn: 'Invalid ARN format: %s'", arn)
+}
+
+// ParseArn parses a Step Functions ARN (awsarn.Parse), or refuses it
+// with the InvalidArn error AWS gives for it.
+func ParseArn(text string) (*awsarn.ARN, *sfnapi.Error) {
+	a, err := awsarn.Parse(text)
+	switch {
+	case errors.Is(err, awsarn.ErrPrefix):
+		return nil, InvalidArnPrefix(text)
+	case err != nil:
+		return nil, InvalidArn(text)
+	}
+	return a, nil
+}
+
+// StateMachineArn parses the ARN of a state machine, possibly qualified
+// by a version or an alias (a.Parts[1]), or refuses it as StartExecution
+// does.
+func StateMachineArn(text string) (*awsarn.ARN, *sfnapi.Error) {
+	a, refused := ParseArn(text)
+	switch {
+	case refused != nil:
+		return nil, refused
+	case a.Resource != awsarn.StateMachine:
+		return nil, InvalidArnResourceType(a.Resource)
+	case len(a.Parts) > 2:
+		return nil, InvalidArn(text)
+	}
+	return a, nil
+}
+
 // StateMachineDoesNotExist refuses a start on a state machine, version
 // or alias that is not there (AWS).
 func StateMachineDoesNotExist(arn string) *sfnapi.Error {

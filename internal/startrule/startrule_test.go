@@ -37,3 +37,20 @@ func TestInput(t *testing.T) {
 		require.Equal(t, msg, err.Message)
 	}
 }
+
+func TestStateMachineArn(t *testing.T) {
+	a, err := StateMachineArn("arn:aws:states:us-east-1:123456789012:stateMachine:sm:prod")
+	require.Nil(t, err)
+	require.Equal(t, []string{"sm", "prod"}, a.Parts)
+	for text, msg := range map[string]string{
+		"sm": "Invalid Arn: 'Invalid ARN prefix: sm'",
+		"arn:aws:states:us-east-1:123456789012:activity:a":         "Invalid Arn: 'Resource type not valid in this context: activity'",
+		"arn:aws:states:us-east-1:123456789012:stateMachine:a:1:2": "Invalid Arn: 'Invalid ARN format: arn:aws:states:us-east-1:123456789012:stateMachine:a:1:2'",
+		"arn:aws:states:us-east-1:123456789012:stateMachine":       "Invalid Arn: 'Invalid ARN format: arn:aws:states:us-east-1:123456789012:stateMachine'",
+	} {
+		_, err := StateMachineArn(text)
+		require.NotNil(t, err, text)
+		require.Equal(t, sfnapi.CodeInvalidArn, err.Code, text)
+		require.Equal(t, msg, err.Message, text)
+	}
+}
