@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"stepwise/engine/activity"
+	"stepwise/engine/maprunner"
 )
 
 // # Dispatch
@@ -14,8 +15,8 @@ import (
 //	mocked ─► map run ─► item spool ─► result write ─► item read ─► activity ─► startExecution ─► calls
 //
 //	mocked          a mock test case answers it (Config.Mocks): first, so a mocked state calls nothing
-//	map run         a distributed Map's map run (Task.Request.MapRun), run by the engine
-//	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer)
+//	map run         a distributed Map's map run (Task.Request.MapRun): its children as executions (package maprunner)
+//	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer; package maprunner)
 //	result write    a ResultWriter's writing of a map run's results (Task.Request.Write; the runner is a ResultWriter)
 //	item read       an ItemReader answered with all its items (the runner is an ItemReader)
 //	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask* (package activity)
@@ -32,9 +33,9 @@ type chooser struct {
 // newChooser lists the engine's runners, in order, with calls, the
 // configured runner, last.
 func newChooser(e *Engine, calls TaskRunner) *chooser {
-	rs := []KindRunner{mockRunner{e}, mapRunRunner{e}}
+	rs := []KindRunner{mockRunner{e}, e.mapRuns}
 	if st, ok := calls.(ItemStreamer); ok {
-		rs = append(rs, spoolRunner{e, st})
+		rs = append(rs, maprunner.Spool{Store: e.store, Items: st})
 	}
 	if w, ok := calls.(ResultWriter); ok {
 		rs = append(rs, writeRunner{w: w})
@@ -85,33 +86,6 @@ func (r mockRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
 }
 
 func (mockRunner) Cancel(string, string) {}
-
-// mapRunRunner runs a distributed Map's map run (maprun.go).
-type mapRunRunner struct{ e *Engine }
-
-func (mapRunRunner) Takes(t *Task) bool { return t.Request.MapRun != nil }
-
-func (r mapRunRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	go r.e.runMapRun(ctx, t, done)
-}
-
-func (r mapRunRunner) Cancel(arn, id string) { r.e.mapRuns.cancel(r.e, arn, id) }
-
-// spoolRunner keeps an ItemReader's items in the store as st reads them.
-type spoolRunner struct {
-	e  *Engine
-	st ItemStreamer
-}
-
-func (spoolRunner) Takes(t *Task) bool {
-	return t.Request.Reader != nil && t.Request.Reader.Spool != ""
-}
-
-func (r spoolRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
-	go r.e.spoolItems(ctx, t, r.st, done)
-}
-
-func (spoolRunner) Cancel(string, string) {}
 
 // writeRunner writes a map run's results.
 type writeRunner struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine/activity"
+	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
 	"stepwise/interp"
 	"stepwise/maprun"
@@ -29,6 +30,7 @@ func (callsRunner) ReadItems(context.Context, *Task, func(TaskResult))    {}
 func TestChooserPicksOneRunner(t *testing.T) {
 	e := &Engine{cfg: Config{Mocks: mockAll{}}}
 	e.nested = nested.New(nil, nested.Config{})
+	e.mapRuns = maprunner.New(nil, maprunner.Config{})
 	c := newChooser(e, callsRunner{})
 	chosen := func(tk *Task) string {
 		for _, r := range c.runners {
@@ -47,7 +49,7 @@ func TestChooserPicksOneRunner(t *testing.T) {
 	}{
 		"mocked activity":     {&Task{TestCase: "happy", Request: req(activityArn)}, "engine.mockRunner"},
 		"mocked child":        {&Task{TestCase: "happy", Request: req(start)}, "engine.mockRunner"},
-		"map run, not mocked": {&Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "engine.mapRunRunner"},
+		"map run, not mocked": {&Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprunner.Runner"},
 		"result write":        {&Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &maprun.Write{}}}, "engine.writeRunner"},
 		"item read":           {&Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:getObject", Reader: &interp.ReaderConfig{}}}, "engine.readRunner"},
 		"activity":            {&Task{Request: req(activityArn)}, fmt.Sprintf("%T", activity.Runner{})},

@@ -30,10 +30,11 @@
 // # Tasks
 //
 // A dispatched task goes to the runner chosen in one place (dispatch.go):
-// mocked, map run, item spool, result write, item read, activity
-// (package activity: the queue, its pollers and the task tokens; the
-// hand-out is a step, here), states:startExecution (package nested, with
-// the engine as its host), then the configured runner. The step loop knows only the seam (package
+// mocked, map run and item spool (package maprunner, with the engine as
+// its host), result write, item read, activity (package activity: the
+// queue, its pollers and the task tokens; the hand-out is a step, here),
+// states:startExecution (package nested, with the engine as its host),
+// then the configured runner. The step loop knows only the seam (package
 // task): Run, Cancel, and the result that comes back as a step.
 //
 // # Rooms
@@ -44,9 +45,9 @@
 //	engine/task            the seam between the step loop and the task runners
 //	engine/activity        activities: the runner, the queue and its pollers, task tokens
 //	engine/nested          states:startExecution: child executions, with the engine as host
+//	engine/maprunner       distributed Maps: a map run's children as executions, with the
+//	                       engine as host; the item spool
 //	engine/internal/node   the protocol between a cluster's nodes: lease, wake-ups, requests
-//
-// The map run (maprun.go) and the item spool are the engine's own runners.
 //
 // # A store that cannot write
 //

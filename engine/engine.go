@@ -17,6 +17,7 @@ import (
 	"stepwise/asl/budget"
 	"stepwise/engine/activity"
 	"stepwise/engine/internal/node"
+	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
 	"stepwise/interp"
@@ -145,9 +146,9 @@ type Engine struct {
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
-	activities   *activity.Queue // a single node's activity tasks, and every node's pollers
-	nested       *nested.Runner  // states:startExecution tasks
-	mapRuns      mapRuns
+	activities   *activity.Queue   // a single node's activity tasks, and every node's pollers
+	nested       *nested.Runner    // states:startExecution tasks
+	mapRuns      *maprunner.Runner // distributed Maps' map runs
 	gates        callGates
 	tokens       *activity.Tokens
 
@@ -220,8 +221,8 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	}
 	e.health.log = cfg.Logger
 	e.nested = nested.New(nestedHost{e}, nested.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit})
+	e.mapRuns = maprunner.New(mapRunHost{e}, maprunner.Config{Region: cfg.Region, Account: cfg.Account, LoseStart: cfg.loseChildStart})
 	e.cfg.Tasks = newChooser(e, cfg.Tasks)
-	e.mapRuns = mapRuns{runs: map[string]*mapRun{}, sem: make(chan struct{}, mapRunStarters)}
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer
 	e.work = newWork()
@@ -465,7 +466,7 @@ func arnName(arn string) string {
 // map run inside a child, on <state machine ARN>/<label>/<label>).
 func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
 	key := defcache.Key(smArn, revision)
-	if base, label := splitLabel(smArn); label != "" {
+	if base, label := maprunner.SplitLabel(smArn); label != "" {
 		return e.machines.Get(key, func() (*asl.StateMachine, error) {
 			m, err := e.machine(ctx, base, revision)
 			if err != nil {
@@ -473,7 +474,7 @@ func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.Stat
 			}
 			// A nested map run's children run on <machine>/<outer>/<inner>.
 			for _, l := range strings.Split(label, "/") {
-				if m = processorMachine(m, l); m == nil {
+				if m = maprunner.Processor(m, l); m == nil {
 					return nil, fmt.Errorf("revision %s has no distributed Map labelled %q", key, label)
 				}
 			}

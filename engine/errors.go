@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 )
 
@@ -13,7 +14,7 @@ import (
 var (
 	// ErrStopped is work offered to an engine that is stopping, or a step
 	// it abandoned because it is.
-	ErrStopped = errors.New("the engine is stopping")
+	ErrStopped = task.ErrStopped
 	// ErrInvalidToken is a task token the engine did not make.
 	ErrInvalidToken = errors.New("invalid task token")
 	// ErrTaskOver is a token whose task has ended: it completed, timed

@@ -68,7 +68,7 @@ func (h nestedHost) Stop(childArn string) {
 // the clock's count of work, and the parents of package nested.
 func (e *Engine) childEnded(row *store.Execution) {
 	if row.MapRunArn != "" {
-		e.mapRuns.childEnded(row)
+		e.mapRuns.ChildEnded(row)
 	}
 	e.work.childEnded(row.Arn)
 	e.nested.ChildEnded(row)

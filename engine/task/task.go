@@ -8,6 +8,7 @@ package task
 
 import (
 	"context"
+	"errors"
 
 	"stepwise/failure"
 	"stepwise/interp"
@@ -120,3 +121,8 @@ type ResultWriter interface {
 type ItemReader interface {
 	ReadItems(ctx context.Context, t *Task, done func(Result))
 }
+
+// ErrStopped is work offered to an engine that is stopping, or a step it
+// abandoned because it is (engine.ErrStopped): what a runner asks of the
+// engine fails with it then.
+var ErrStopped = errors.New("the engine is stopping")

@@ -86,11 +86,12 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/internal/node")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
 	{pkg: "engine/nested", layer: "engine: the states:startExecution runner, below the engine, its host", may: with("engine/task", "internal/startrule", "store")},
+	{pkg: "engine/maprunner", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "maprun", "interp", "asl", "store")},
 
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "interp", "asl/...", "integration/itemreader")},

@@ -1,4 +1,4 @@
-package engine
+package maprunner
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/store"
 )
@@ -36,16 +37,17 @@ func (r *mapRun) rowToSettings(row *store.MapRun) {
 
 // stopAll stops the children named, and waits for it.
 func (r *mapRun) stopAll(arns []string, cause string) {
+	h := r.h
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, mapRunStarters)
+	sem := make(chan struct{}, Starters)
 	for _, arn := range arns {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if _, err := r.e.StopExecution(r.e.ctx, arn, "", cause); err != nil && !errors.Is(err, errStopped) {
-				r.e.log.DebugContext(r.e.ctx, "engine: stop map run child", "execution_arn", arn, "error", err)
+			if err := h.Stop(h.Context(), arn, cause); err != nil && !errors.Is(err, task.ErrStopped) {
+				h.Logger().DebugContext(h.Context(), "engine: stop map run child", "execution_arn", arn, "error", err)
 			}
 		}()
 	}
@@ -68,24 +70,25 @@ func (r *mapRun) save(row store.MapRun, seq uint64) error {
 	if seq <= r.savedSeq {
 		return nil
 	}
-	if err := r.e.store.Executor().MapRunPut(r.e.ctx, &row); err != nil {
+	if err := r.h.Executor().MapRunPut(r.h.Context(), &row); err != nil {
 		return err
 	}
 	r.savedSeq, r.saved, r.haveSaved = seq, row, true
 	return nil
 }
 
-// cancel stops a run whose task was cancelled (its Map state aborted):
+// Cancel stops a run whose task was cancelled (its Map state aborted):
 // the children still running are stopped, the run is ABORTED.
-func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
-	m.mu.Lock()
+func (rn *Runner) Cancel(parentArn, taskID string) {
+	h := rn.host
+	rn.mu.Lock()
 	var r *mapRun
-	for _, c := range m.runs {
+	for _, c := range rn.runs {
 		if c.parent.Arn == parentArn && c.taskID == taskID {
 			r = c
 		}
 	}
-	m.mu.Unlock()
+	rn.mu.Unlock()
 	if r == nil {
 		return
 	}
@@ -96,20 +99,21 @@ func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
 	}
 	if r.writing {
 		r.cancelled = true
-		e.cfg.Tasks.Cancel(parentArn, taskID+"-write")
+		h.Tasks().Cancel(parentArn, taskID+"-write")
 	}
 	stop := r.stopRunning()
 	r.ended = true
-	now := e.now()
+	now := h.Now()
 	r.row.Status, r.row.StopDate = "ABORTED", &now
 	row, seq := r.snapshot()
 	r.unregister()
-	e.work.stepBegan()
+	h.WorkBegan()
 	go func() {
-		defer e.work.stepEnded()
+		defer h.WorkEnded()
+		ctx := h.Context()
 		r.stopAll(stop, "The Map Run was aborted.")
-		if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
-			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+		if err := r.save(row, seq); err != nil && ctx.Err() == nil {
+			h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 		}
 	}()
 }
@@ -118,18 +122,19 @@ func (m *mapRuns) cancel(e *Engine, parentArn, taskID string) {
 // UpdateMapRun on another node wrote, and finds the ends of children
 // that ended where the run could not hear of them (on another node).
 func (r *mapRun) watch() {
-	e := r.e
-	t := time.NewTicker(mapRunSaveEvery)
+	h := r.h
+	ctx := h.Context()
+	t := time.NewTicker(SaveEvery)
 	defer t.Stop()
 	polls := 0
 	for {
 		select {
-		case <-e.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 		polls++
-		if e.cl != nil {
+		if h.Clustered() {
 			r.adoptUpdate()
 		}
 		r.mu.Lock()
@@ -144,22 +149,22 @@ func (r *mapRun) watch() {
 			row, seq = r.snapshot()
 		}
 		var elsewhere []int
-		if polls%5 == 0 && e.cl != nil {
+		if polls%5 == 0 && h.Clustered() {
 			for _, i := range r.run.Running() {
-				if !e.isLive(r.names.Arn(i)) {
+				if !h.Live(r.names.Arn(i)) {
 					elsewhere = append(elsewhere, i)
 				}
 			}
 		}
 		r.mu.Unlock()
 		if seq > 0 {
-			if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
-				e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+			if err := r.save(row, seq); err != nil && ctx.Err() == nil {
+				h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 			}
 		}
 		for _, i := range elsewhere {
-			if c, err := e.store.Executor().ExecutionGet(e.ctx, r.names.Arn(i)); err == nil && c.Status != history.StatusRunning {
-				e.mapRuns.childEnded(c)
+			if c, err := h.Executor().ExecutionGet(ctx, r.names.Arn(i)); err == nil && c.Status != history.StatusRunning {
+				r.rn.ChildEnded(c)
 			}
 		}
 	}
@@ -168,7 +173,7 @@ func (r *mapRun) watch() {
 // adoptUpdate applies the settings another node's UpdateMapRun wrote to
 // the run's row (those differing from what this node last wrote).
 func (r *mapRun) adoptUpdate() {
-	stored, err := r.e.store.Executor().MapRunGet(r.e.ctx, r.req.Arn)
+	stored, err := r.h.Executor().MapRunGet(r.h.Context(), r.req.Arn)
 	if err != nil {
 		return
 	}
@@ -191,18 +196,12 @@ func (r *mapRun) adoptUpdate() {
 	r.pump()
 }
 
-// isLive says whether an execution runs on this node.
-func (e *Engine) isLive(arn string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.live[arn] != nil
-}
-
-// UpdateMapRun changes a map run's concurrency and tolerance (nil: as
-// they are). A run in progress here applies them at once; one running on
-// another node takes them from its row within a second or so.
-func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
-	if r := e.mapRuns.get(arn); r != nil {
+// Update changes a map run's concurrency and tolerance (nil: as they
+// are), for UpdateMapRun. A run in progress here applies them at once;
+// one running on another node takes them from its row within a second or
+// so.
+func (rn *Runner) Update(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
+	if r := rn.get(arn); r != nil {
 		r.mu.Lock()
 		if !r.ended {
 			if maxConcurrency != nil {
@@ -222,7 +221,7 @@ func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *i
 		}
 		r.mu.Unlock()
 	}
-	row, err := e.store.Executor().MapRunGet(ctx, arn)
+	row, err := rn.host.Executor().MapRunGet(ctx, arn)
 	if err != nil {
 		return err
 	}
@@ -235,5 +234,5 @@ func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *i
 	if count != nil {
 		row.ToleratedFailureCount = *count
 	}
-	return e.store.Executor().MapRunPut(ctx, row)
+	return rn.host.Executor().MapRunPut(ctx, row)
 }

@@ -1,13 +1,16 @@
-package engine
+package maprunner
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"stepwise/asl"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/interp"
@@ -16,47 +19,115 @@ import (
 	"stepwise/store"
 )
 
-// A distributed Map's map run (interp.MapRunRequest) runs here as child
-// executions, on the map run's bookkeeping (maprun.Run: which child
-// starts next, the items failed, the tolerance, the counts) and its
-// children's names (maprun.Names), which the in-process Driver shares.
-// What is the engine's is durability and concurrency: each child is an
-// execution of its own, with its history, recorded with the map run's ARN
-// and run on the state machine <parent's>/<label> (the Map's
-// ItemProcessor in the parent's revision); a run picked up again (after a
-// restart, or redriven) finds the children it started by their names and
-// starts exactly those it did not (maprun.Run.Resume), so each child is
-// started once. A run keeps at most MaxConcurrency children running
-// (mapRunConcurrency when unbounded), fails as soon as more items fail
-// than it tolerates (stopping the children still running), and otherwise
-// answers the parent's task with the children's outputs in order. Its row
-// (store.MapRun) holds its settings and counts, written when it starts,
-// at most every mapRunSaveEvery while it runs, and when it ends
-// (maprun_row.go).
-
-// mapRunConcurrency bounds the children of one map run running at once
-// when its MaxConcurrency does not (AWS's bound); mapRunStarters bounds
-// the child starts in flight across the engine, so that a large map run
-// does not crowd out other work.
+// Concurrency bounds the children of one map run running at once when
+// its MaxConcurrency does not (AWS's bound); Starters bounds the child
+// starts in flight across the runner, so that a large map run does not
+// crowd out other work; a run's row is written at most every SaveEvery
+// while it runs.
 const (
-	mapRunConcurrency = 10000
-	mapRunStarters    = 32
-	mapRunSaveEvery   = time.Second
+	Concurrency = 10000
+	Starters    = 32
+	SaveEvery   = time.Second
 )
 
-type mapRuns struct {
+// Host is what the runner needs of the engine.
+type Host interface {
+	// Context is the engine's: done when the engine stops. A run outlives
+	// the dispatch of its task and goes on under it.
+	Context() context.Context
+	// Executor reads and writes the store: executions, map runs, items.
+	Executor() store.Executor
+	// Now is the engine's execution time, to the millisecond.
+	Now() time.Time
+	// Logger logs what goes wrong out of any caller's sight.
+	Logger() *slog.Logger
+	// Tasks carries out a task of the parent's: the writing of a run's
+	// results (interp.TaskRequest.Write) goes through the engine's
+	// runners.
+	Tasks() task.Runner
+
+	// Start starts a child durably (its first step committed) and
+	// returns its row; store.ErrAlreadyExists when its ARN is taken.
+	// Start, Redrive and Stop fail with task.ErrStopped when the engine
+	// is stopping.
+	Start(ctx context.Context, c *Child) (*store.Execution, error)
+	// Redrive redrives a child that did not succeed.
+	Redrive(ctx context.Context, arn string) (*store.Execution, error)
+	// Stop stops an execution with cause.
+	Stop(ctx context.Context, arn, cause string) error
+	// Clustered says whether other nodes share the store: a child may
+	// run, and end, on another node, and an UpdateMapRun be made there.
+	Clustered() bool
+	// Live says whether an execution runs on this node.
+	Live(arn string) bool
+
+	// WorkBegan and WorkEnded bracket work the clock waits for (a child's
+	// start, a stop, a row's write): it does not skip ahead meanwhile.
+	WorkBegan()
+	WorkEnded()
+	// WaitOn says the parent's task waits on the run's children now (not
+	// on the outside), if the task is still wanted, and reports whether
+	// it is.
+	WaitOn(parentArn, taskID, mapRunArn string) bool
+	// Ended says the run's children no longer work for the parent's task:
+	// it waits on the outside until its result is applied.
+	Ended(mapRunArn string)
+}
+
+// Child is a child execution to start: the ItemProcessor's state machine
+// at the parent's revision, the child's ARN, name and input, the mock
+// test case and the failure policies it runs with, and its map run.
+type Child struct {
+	StateMachine     *store.StateMachine
+	Machine          *asl.StateMachine
+	Arn, Name, Input string
+	InputValue       any
+	TestCase         string
+	MapRunArn        string
+	Policies         interp.Policies
+}
+
+// Config is where the runner's children run.
+type Config struct {
+	Region, Account string
+	// LoseStart, a test hook (nil outside tests), is asked before a run
+	// starts a child: true drops the start as a server that died before
+	// it committed would (the child is not stored, its start never
+	// returns).
+	LoseStart func(mapRunArn string, index int) bool
+}
+
+// Runner carries out map-run tasks (a task.KindRunner).
+type Runner struct {
+	host Host
+	cfg  Config
+
 	mu   sync.Mutex
 	runs map[string]*mapRun // by ARN
 	sem  chan struct{}      // child starts in flight
 }
 
+// New returns a runner on its host.
+func New(h Host, cfg Config) *Runner {
+	return &Runner{host: h, cfg: cfg, runs: map[string]*mapRun{}, sem: make(chan struct{}, Starters)}
+}
+
+// Takes takes a map run's task.
+func (*Runner) Takes(t *task.Task) bool { return t.Request.MapRun != nil }
+
+// Run runs the map run.
+func (rn *Runner) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
+	go rn.run(ctx, t, done)
+}
+
 // mapRun is a map run in progress on this node.
 type mapRun struct {
-	e      *Engine
+	rn     *Runner
+	h      Host
 	req    *interp.MapRunRequest
 	parent *store.Execution
 	taskID string
-	done   func(TaskResult)
+	done   func(task.Result)
 	// policies are the parent's, which its children run with.
 	policies interp.Policies
 	names    *maprun.Names
@@ -77,29 +148,30 @@ type mapRun struct {
 	haveSaved bool
 }
 
-func (m *mapRuns) get(arn string) *mapRun {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.runs[arn]
+func (rn *Runner) get(arn string) *mapRun {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	return rn.runs[arn]
 }
 
-// runMapRun carries out a map-run task.
-func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) {
+// run carries out a map-run task.
+func (rn *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) {
+	h := rn.host
 	req := t.Request.MapRun
-	parent, err := e.store.Executor().ExecutionGet(ctx, t.ExecutionArn)
+	parent, err := h.Executor().ExecutionGet(ctx, t.ExecutionArn)
 	if err != nil {
-		done(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)})
+		done(task.Result{Failure: failure.Newf(failure.Runtime, "map run: %v", err)})
 		return
 	}
-	r := &mapRun{e: e, req: req, parent: parent, taskID: t.ID, done: done,
-		names: maprun.NewNames(req.Arn, e.cfg.Region, e.cfg.Account, arnName(parent.StateMachineArn), req.Label,
+	r := &mapRun{rn: rn, h: h, req: req, parent: parent, taskID: t.ID, done: done,
+		names: maprun.NewNames(req.Arn, rn.cfg.Region, rn.cfg.Account, arnName(parent.StateMachineArn), req.Label,
 			req.ExecutionType == asl.TypeExpress)}
 	// The children run the ItemProcessor's states with the parent's
 	// policies (state names are unique in a definition).
 	r.policies, _ = interp.ParsePolicies(parent.Policies)
 	batched, per := req.BatchSize()
 	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(func(from int64, limit int) ([]any, error) {
-		texts, err := e.store.Executor().MapItemsList(e.ctx, req.Arn, from, limit)
+		texts, err := h.Executor().MapItemsList(h.Context(), req.Arn, from, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -111,10 +183,10 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 		}
 		return out, nil
 	}))
-	e.mapRuns.mu.Lock()
-	old := e.mapRuns.runs[req.Arn]
-	e.mapRuns.runs[req.Arn] = r
-	e.mapRuns.mu.Unlock()
+	rn.mu.Lock()
+	old := rn.runs[req.Arn]
+	rn.runs[req.Arn] = r
+	rn.mu.Unlock()
 	if old != nil {
 		// The same task dispatched again (its parent rebuilt): the new run
 		// takes over; the old one neither answers nor stops children.
@@ -126,38 +198,45 @@ func (e *Engine) runMapRun(ctx context.Context, t *Task, done func(TaskResult)) 
 	// holding its lock: a child's end is heard once, by the list or after.
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !e.work.has(t.ExecutionArn, t.ID) {
+	// The task waits on the children's work, not on the outside.
+	if !h.WaitOn(t.ExecutionArn, t.ID, req.Arn) {
 		// Cancelled before it was registered (its Map state aborted).
 		r.ended, r.superseded = true, true
 		r.unregister()
 		return
 	}
-	// The task waits on the children's work, not on the outside.
-	e.work.taskOnChild(t.ExecutionArn, t.ID, req.Arn)
 	if err := r.load(ctx); err != nil {
-		r.finishLocked(TaskResult{Failure: failure.Newf(failure.Runtime, "map run: %v", err)}, "FAILED", nil)
+		r.finishLocked(task.Result{Failure: failure.Newf(failure.Runtime, "map run: %v", err)}, "FAILED", nil)
 		return
 	}
 	r.pump()
 	go r.watch()
 }
 
-// unregister forgets the run, unless another took its place. r.mu may be
-// held (the order is r.mu, then mapRuns.mu).
-func (r *mapRun) unregister() {
-	m := &r.e.mapRuns
-	m.mu.Lock()
-	if m.runs[r.req.Arn] == r {
-		delete(m.runs, r.req.Arn)
+// arnName is the last part of an ARN (a state machine's name).
+func arnName(arn string) string {
+	if i := strings.LastIndexByte(arn, ':'); i >= 0 {
+		return arn[i+1:]
 	}
-	m.mu.Unlock()
+	return arn
+}
+
+// unregister forgets the run, unless another took its place. r.mu may be
+// held (the order is r.mu, then the runner's mu).
+func (r *mapRun) unregister() {
+	rn := r.rn
+	rn.mu.Lock()
+	if rn.runs[r.req.Arn] == r {
+		delete(rn.runs, r.req.Arn)
+	}
+	rn.mu.Unlock()
 }
 
 // load creates the run's row, or picks up the run from it and the
 // children it finds by the run's ARN (maprun.Run.Resume). r.mu is held.
 func (r *mapRun) load(ctx context.Context) error {
-	ex := r.e.store.Executor()
-	now := r.e.now()
+	ex := r.h.Executor()
+	now := r.h.Now()
 	row, err := ex.MapRunGet(ctx, r.req.Arn)
 	if errors.Is(err, store.ErrNotFound) {
 		r.row = store.MapRun{Arn: r.req.Arn, ExecutionArn: r.parent.Arn, StateMachineArn: r.parent.StateMachineArn + "/" + r.req.Label,
@@ -194,7 +273,7 @@ func (r *mapRun) children(ctx context.Context) ([]maprun.Found, error) {
 	var found []maprun.Found
 	p := &store.ExecutionListParams{MapRunArn: r.req.Arn, Limit: 1000}
 	for {
-		rows, err := r.e.store.Executor().ExecutionList(ctx, p)
+		rows, err := r.h.Executor().ExecutionList(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -220,15 +299,15 @@ func childSummary(c *store.Execution) *maprun.ChildSummary {
 
 // concurrency is how many children may run at once.
 func (r *mapRun) concurrency() int {
-	if c := r.row.MaxConcurrency; c > 0 && c < mapRunConcurrency {
+	if c := r.row.MaxConcurrency; c > 0 && c < Concurrency {
 		return c
 	}
-	return mapRunConcurrency
+	return Concurrency
 }
 
 // pump starts children while the run's concurrency allows, and ends the
-// run once none is left. At most mapRunStarters starts of a run are in
-// flight (each goes on with the next). r.mu is held.
+// run once none is left. At most Starters starts of a run are in flight
+// (each goes on with the next). r.mu is held.
 func (r *mapRun) pump() {
 	if r.ended {
 		return
@@ -240,7 +319,7 @@ func (r *mapRun) pump() {
 		r.failWith(maprun.Failure())
 		return
 	}
-	for r.run.Active() < r.concurrency() && r.run.Starting() < mapRunStarters {
+	for r.run.Active() < r.concurrency() && r.run.Starting() < Starters {
 		s, ok, err := r.run.Next()
 		if err != nil {
 			r.failWith(failure.As(fmt.Errorf("map run: %w", err)))
@@ -249,14 +328,14 @@ func (r *mapRun) pump() {
 		if !ok {
 			break
 		}
-		r.e.work.stepBegan() // the start is work: the clock waits for it
+		r.h.WorkBegan() // the start is work: the clock waits for it
 		go r.start(s)
 	}
 	if r.run.Done() {
 		if err := r.run.Check(); err != nil {
 			// A bug, not a result: the run must not answer for items
 			// it never ran.
-			r.e.log.ErrorContext(r.e.ctx, "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
+			r.h.Logger().ErrorContext(r.h.Context(), "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
 			r.failWith(failure.Newf(failure.Runtime, "map run: %v", err))
 			return
 		}
@@ -266,51 +345,52 @@ func (r *mapRun) pump() {
 
 // start starts (or redrives) a child.
 func (r *mapRun) start(s maprun.Start) {
-	e := r.e
-	defer e.work.stepEnded()
+	h := r.h
+	ctx := h.Context()
+	defer h.WorkEnded()
 	i := s.Index
-	if lose := e.cfg.loseChildStart; lose != nil && !s.Redrive && lose(r.req.Arn, i) {
+	if lose := r.rn.cfg.LoseStart; lose != nil && !s.Redrive && lose(r.req.Arn, i) {
 		return
 	}
-	e.mapRuns.sem <- struct{}{}
+	r.rn.sem <- struct{}{}
 	arn := r.names.Arn(i)
 	var row *store.Execution
 	var err error
 	if s.Redrive {
-		row, err = e.RedriveExecution(e.ctx, arn)
+		row, err = h.Redrive(ctx, arn)
 	} else {
-		row, err = e.StartExecution(e.ctx, &StartParams{
+		row, err = h.Start(ctx, &Child{
 			StateMachine: &store.StateMachine{Arn: r.parent.StateMachineArn + "/" + r.req.Label, RevisionID: r.parent.RevisionID,
 				RoleArn: r.parent.RoleArn, Type: r.req.ExecutionType},
-			Machine: r.req.Processor, ExecutionArn: arn, Name: r.names.Name(i),
-			Input: jsonvalue.String(s.Input), InputValue: s.Input, InputParsed: true,
+			Machine: r.req.Processor, Arn: arn, Name: r.names.Name(i),
+			Input: jsonvalue.String(s.Input), InputValue: s.Input,
 			TestCase: r.parent.TestCase, MapRunArn: r.req.Arn, Policies: r.policies,
 		})
 		if errors.Is(err, store.ErrAlreadyExists) {
-			row, err = e.store.Executor().ExecutionGet(e.ctx, arn)
+			row, err = h.Executor().ExecutionGet(ctx, arn)
 		}
 	}
-	<-e.mapRuns.sem
+	<-r.rn.sem
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
 		r.run.StartDropped(i)
 		if err == nil && row.Status == history.StatusRunning && !r.superseded {
 			// Started as the run ended: it stops with it.
-			e.work.stepBegan()
+			h.WorkBegan()
 			go func() {
-				defer e.work.stepEnded()
-				_, _ = e.StopExecution(e.ctx, arn, "", "The Map Run ended.")
+				defer h.WorkEnded()
+				_ = h.Stop(ctx, arn, "The Map Run ended.")
 			}()
 		}
 		return
 	}
 	if err != nil {
-		if errors.Is(err, errStopped) || e.ctx.Err() != nil {
+		if errors.Is(err, task.ErrStopped) || ctx.Err() != nil {
 			r.run.StartDropped(i)
 			return // picked up again when the parent's task is
 		}
-		e.log.ErrorContext(e.ctx, "engine: map run child start failed", "map_run_arn", r.req.Arn, "index", i, "error", err)
+		h.Logger().ErrorContext(ctx, "engine: map run child start failed", "map_run_arn", r.req.Arn, "index", i, "error", err)
 		r.run.StartFailed(i)
 	} else {
 		r.run.Started(i, childSummary(row))
@@ -319,9 +399,10 @@ func (r *mapRun) start(s maprun.Start) {
 	r.pump()
 }
 
-// childEnded records the end of one of the run's children.
-func (m *mapRuns) childEnded(row *store.Execution) {
-	r := m.get(row.MapRunArn)
+// ChildEnded records the end of one of a run's children (an execution
+// whose row names its map run).
+func (rn *Runner) ChildEnded(row *store.Execution) {
+	r := rn.get(row.MapRunArn)
 	if r == nil {
 		return
 	}
@@ -347,7 +428,7 @@ func (r *mapRun) stopRunning() []string {
 
 // failWith ends the run with a failure. r.mu is held.
 func (r *mapRun) failWith(fl *failure.Failure) {
-	r.finishLocked(TaskResult{Failure: fl}, "FAILED", r.stopRunning())
+	r.finishLocked(task.Result{Failure: fl}, "FAILED", r.stopRunning())
 }
 
 // succeed ends the run whose children all ended within its tolerance:
@@ -356,14 +437,14 @@ func (r *mapRun) failWith(fl *failure.Failure) {
 func (r *mapRun) succeed() {
 	w := r.req.Writer
 	if w == nil {
-		r.finishLocked(TaskResult{Output: r.run.Results()}, "SUCCEEDED", nil)
+		r.finishLocked(task.Result{Output: r.run.Results()}, "SUCCEEDED", nil)
 		return
 	}
 	// Writing needs the children's rows: the run ends once it is done.
 	r.writing = true
-	r.e.work.stepBegan()
+	r.h.WorkBegan()
 	go func() {
-		defer r.e.work.stepEnded()
+		defer r.h.WorkEnded()
 		res := r.write(w)
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -382,13 +463,13 @@ func (r *mapRun) succeed() {
 // write carries out the run's ResultWriter (maprun.Run.Outcome): the
 // results transformed, and with a Resource written by the integrations
 // as a task of the parent's (interp.TaskRequest.Write).
-func (r *mapRun) write(w *maprun.Writer) TaskResult {
-	e := r.e
+func (r *mapRun) write(w *maprun.Writer) task.Result {
+	ctx := r.h.Context()
 	var entries []*jsonvalue.Object
 	if w.NeedsEntries() {
-		found, err := r.children(e.ctx)
+		found, err := r.children(ctx)
 		if err != nil {
-			return TaskResult{Failure: failure.Newf(failure.ResultWriterFailed, "The map run's results could not be read: %v", err)}
+			return task.Result{Failure: failure.Newf(failure.ResultWriterFailed, "The map run's results could not be read: %v", err)}
 		}
 		r.mu.Lock()
 		entries = make([]*jsonvalue.Object, len(r.run.Results()))
@@ -403,47 +484,48 @@ func (r *mapRun) write(w *maprun.Writer) TaskResult {
 	out, write := r.run.Outcome(w, entries)
 	r.mu.Unlock()
 	if write == nil {
-		return TaskResult{Output: out}
+		return task.Result{Output: out}
 	}
 	write.MapRunArn = r.req.Arn
-	done := make(chan TaskResult, 1)
-	t := &Task{ExecutionArn: r.parent.Arn, ID: r.taskID + "-write", StateMachineArn: r.parent.StateMachineArn,
+	done := make(chan task.Result, 1)
+	t := &task.Task{ExecutionArn: r.parent.Arn, ID: r.taskID + "-write", StateMachineArn: r.parent.StateMachineArn,
 		Request: &interp.TaskRequest{Resource: w.Resource, Write: write}}
-	e.cfg.Tasks.Run(e.ctx, t, func(res TaskResult) { done <- res })
+	r.h.Tasks().Run(ctx, t, func(res task.Result) { done <- res })
 	select {
 	case res := <-done:
 		return res
-	case <-e.ctx.Done():
-		return TaskResult{Failure: failure.New(failure.ResultWriterFailed, "The server stopped while the results were written.")}
+	case <-ctx.Done():
+		return task.Result{Failure: failure.New(failure.ResultWriterFailed, "The server stopped while the results were written.")}
 	}
 }
 
 // finishLocked ends the run: its children in stop are stopped, its row
 // says how it ended, and the parent's task is answered. r.mu is held.
-func (r *mapRun) finishLocked(res TaskResult, status string, stop []string) {
+func (r *mapRun) finishLocked(res task.Result, status string, stop []string) {
 	if r.ended {
 		return
 	}
 	r.ended = true
-	now := r.e.now()
+	h := r.h
+	now := h.Now()
 	r.row.Status, r.row.StopDate = status, &now
 	row, seq := r.snapshot()
 	r.unregister()
-	e := r.e
-	e.work.stepBegan()
+	h.WorkBegan()
 	go func() {
-		defer e.work.stepEnded()
+		defer h.WorkEnded()
+		ctx := h.Context()
 		r.stopAll(stop, "The Map Run failed.")
-		if err := r.save(row, seq); err != nil && e.ctx.Err() == nil {
-			e.log.ErrorContext(e.ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+		if err := r.save(row, seq); err != nil && ctx.Err() == nil {
+			h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 		}
 		if status == "SUCCEEDED" && r.req.Spooled {
 			// A run that succeeded is never run again: its spool goes.
-			if err := e.store.Executor().MapItemsDelete(e.ctx, r.req.Arn); err != nil && e.ctx.Err() == nil {
-				e.log.ErrorContext(e.ctx, "engine: map run items", "map_run_arn", row.Arn, "error", err)
+			if err := h.Executor().MapItemsDelete(ctx, r.req.Arn); err != nil && ctx.Err() == nil {
+				h.Logger().ErrorContext(ctx, "engine: map run items", "map_run_arn", row.Arn, "error", err)
 			}
 		}
-		e.work.childEnded(r.req.Arn)
+		h.Ended(r.req.Arn)
 		r.done(res)
 	}()
 }
