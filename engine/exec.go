@@ -387,7 +387,11 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	}
 
 	evRows := make([]*store.Event, len(events))
-	var buf []byte
+	size := 0
+	for _, he := range events {
+		size += he.JSONSizeHint()
+	}
+	buf := make([]byte, 0, size) // one buffer for the step's events, sized once
 	for i, he := range events {
 		start := len(buf)
 		buf = he.AppendJSON(buf)

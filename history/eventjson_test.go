@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +42,23 @@ func TestAppendJSONEscapesAsEncodingJSON(t *testing.T) {
 		want, err := json.Marshal(e)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(e.AppendJSON(nil)), "%q", s)
+	}
+}
+
+// The size hint covers the JSON of the events most steps write, so that
+// a step's buffer is sized once.
+func TestJSONSizeHint(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	input := `{"a":"` + strings.Repeat("x", 500) + `","b":[1,2,3]}`
+	for _, e := range []*Event{
+		{Timestamp: at, Type: StateEnteredType("Pass"), ID: 2, PreviousEventID: 1, StateEnteredEventDetails: &StateEnteredEventDetails{Name: "P", Input: input}},
+		{Timestamp: at, Type: StateExitedType("Pass"), ID: 3, PreviousEventID: 2, StateExitedEventDetails: &StateExitedEventDetails{Name: "P", Output: input}},
+		{Timestamp: at, Type: EventExecutionStarted, ID: 1, ExecutionStartedEventDetails: &ExecutionStartedEventDetails{Input: input, RoleArn: "arn:aws:iam::123456789012:role/r"}},
+		{Timestamp: at, Type: EventExecutionSucceeded, ID: 4, PreviousEventID: 3, ExecutionSucceededEventDetails: &OutputEventDetails{Output: input}},
+	} {
+		if got, hint := len(e.AppendJSON(nil)), e.JSONSizeHint(); got > hint {
+			t.Errorf("%s: JSON of %d bytes, hint %d", e.Type, got, hint)
+		}
 	}
 }
