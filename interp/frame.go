@@ -147,12 +147,9 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	}
 	f.inputText = ""
 	f.enteredPrev = f.last
-	f.enteredID = x.emit(f, history.Event{
-		Type: history.StateEnteredType(string(s.Type)),
-		StateEnteredEventDetails: &history.StateEnteredEventDetails{
-			Name: s.Name, Input: text,
-		},
-	})
+	ev := x.newEvent(f, enteredType(s.Type))
+	ev.StateEnteredEventDetails = &history.StateEnteredEventDetails{Name: s.Name, Input: text}
+	f.enteredID = ev.ID
 	f.exec(x)
 }
 
@@ -261,7 +258,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	if ins := x.inspector(); ins != nil {
 		ins.Exit(s, text, assigned, next)
 	}
-	x.emit(f, history.Event{Type: history.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
+	x.newEvent(f, exitedType(s.Type)).StateExitedEventDetails = d
 	f.transition(x, next, out)
 	if next != "" {
 		f.inputText = text // the next state's input is this output
