@@ -64,15 +64,16 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	}
 	if o != nil {
 		for k, v := range o.Vars {
-			root.bind(k, fromJSON(v))
+			if _, ok := o.Funcs[k]; !ok { // a function shadows a variable
+				root.bind(k, fromJSON(v))
+			}
 		}
 		for k, f := range o.Funcs {
-			n, err := hostNative(k, f)
-			if err != nil {
+			if _, err := hostNative(k, f); err != nil {
 				return nil, false, err
 			}
-			root.bind(k, n)
 		}
+		root.funcs = o.Funcs
 		ev.now = o.Now
 		root.fallback = o.Lookup
 	}

@@ -81,6 +81,9 @@ type env struct {
 	// fallback resolves names this env does not bind (Options.Lookup);
 	// what it finds is kept in vars.
 	fallback func(string) (any, bool)
+	// funcs are the host functions (Options.Funcs), found after vars and
+	// before fallback; what is found is kept in vars.
+	funcs map[string]*Func
 }
 
 func newEnv(parent *env) *env { return &env{vars: map[string]any{}, parent: parent} }
@@ -89,6 +92,11 @@ func (e *env) lookup(name string) (any, bool) {
 	for x := e; x != nil; x = x.parent {
 		if v, ok := x.vars[name]; ok {
 			return v, true
+		}
+		if f, ok := x.funcs[name]; ok {
+			n, _ := hostNative(name, f) // wrapped, and checked, when the evaluation began
+			x.vars[name] = n
+			return n, true
 		}
 		if x.fallback != nil {
 			if v, ok := x.fallback(name); ok {

@@ -65,3 +65,27 @@ func TestNoInputSameResult(t *testing.T) {
 		}
 	}
 }
+
+// TestHostFuncsBoundLazily: host functions, found when first named, still
+// shadow variables of the same name and are shadowed by a binding made
+// later.
+func TestHostFuncsBoundLazily(t *testing.T) {
+	f := &Func{Fn: func([]any) (any, error) { return "func", nil }}
+	for src, want := range map[string]string{
+		`$f()`:                `"func"`,
+		`[$f := "bound", $f]`: `["bound","bound"]`,
+		`($f := function() {"inner"}; $f()) & $f()`: `"innerfunc"`,
+	} {
+		e, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, _, err := e.EvalWith(nil, false, &Options{Vars: map[string]any{"f": "var"}, Funcs: map[string]*Func{"f": f}})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if s := jsonvalue.String(got); s != want {
+			t.Errorf("%s: %s, want %s", src, s, want)
+		}
+	}
+}
