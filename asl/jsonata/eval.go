@@ -76,6 +76,7 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 		root.funcs = o.Funcs
 		ev.now = o.Now
 		root.fallback = o.Lookup
+		root.shared = o.Shared
 	}
 	if a, ok := in.(*arr); ok {
 		w := newSeq(a)

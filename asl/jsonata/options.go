@@ -43,6 +43,9 @@ type Options struct {
 	// recursion depth. An evaluation past a limit fails with the meter's
 	// *budget.Error.
 	Budget *budget.Meter
+	// Shared, when set, keeps the conversions of the input and of what
+	// Lookup finds for the evaluations given the same Shared.
+	Shared *Shared
 
 	limits *limits // tighter bounds, for fuzzing
 }
@@ -56,7 +59,11 @@ type limits struct{ depth, steps int }
 func (e *Expression) EvalWith(input any, defined bool, o *Options) (any, bool, error) {
 	var in any
 	if defined && e.readsInput {
-		in = fromJSON(input)
+		var shared *Shared
+		if o != nil {
+			shared = o.Shared
+		}
+		in = shared.fromJSON(input, 0)
 	}
 	return e.evalInternal(in, o)
 }

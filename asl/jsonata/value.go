@@ -84,6 +84,8 @@ type env struct {
 	// funcs are the host functions (Options.Funcs), found after vars and
 	// before fallback; what is found is kept in vars.
 	funcs map[string]*Func
+	// shared converts what fallback finds (Options.Shared).
+	shared *Shared
 }
 
 func newEnv(parent *env) *env { return &env{vars: map[string]any{}, parent: parent} }
@@ -100,7 +102,7 @@ func (e *env) lookup(name string) (any, bool) {
 		}
 		if x.fallback != nil {
 			if v, ok := x.fallback(name); ok {
-				iv := fromJSON(v)
+				iv := x.shared.fromJSON(v, 0)
 				x.vars[name] = iv
 				return iv, true
 			}
@@ -110,6 +112,44 @@ func (e *env) lookup(name string) (any, bool) {
 }
 
 func (e *env) bind(name string, v any) { e.vars[name] = v }
+
+// Shared holds the objects several evaluations convert, converted once:
+// the objects found at the top two levels of an input or of a value
+// Options.Lookup finds ($states and its input, ...), by identity. Values
+// of the boundary model are never changed once shared, and the internal
+// values an evaluation is given it does not change, so one conversion
+// serves all. The zero value is ready to use; a nil *Shared converts
+// every time.
+type Shared struct {
+	keys []*jsonvalue.Object
+	vals []*jsonvalue.Object
+}
+
+// sharedMax bounds the objects a Shared holds.
+const sharedMax = 8
+
+// fromJSON converts v, at depth below the value given, using and filling
+// the shared conversions.
+func (s *Shared) fromJSON(v any, depth int) any {
+	o, ok := v.(*jsonvalue.Object)
+	if s == nil || !ok || depth > 1 {
+		return fromJSON(v)
+	}
+	for i, k := range s.keys {
+		if k == o {
+			return s.vals[i]
+		}
+	}
+	c := jsonvalue.NewObject(o.Len())
+	for k, e := range o.All() {
+		c.Set(k, s.fromJSON(e, depth+1))
+	}
+	if len(s.keys) < sharedMax {
+		s.keys = append(s.keys, o)
+		s.vals = append(s.vals, c)
+	}
+	return c
+}
 
 // fromJSON converts a boundary value into the internal model.
 func fromJSON(v any) any {

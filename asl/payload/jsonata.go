@@ -181,6 +181,10 @@ type JSONataEnv struct {
 	// first evaluation makes it.
 	Budget     *budget.Meter
 	BudgetFunc func() *budget.Meter
+
+	// shared converts Input, the context and Result to JSONata's model
+	// once for all the expressions evaluated here.
+	shared jsonata.Shared
 }
 
 // meter returns the environment's budget, making it on first use.
@@ -240,7 +244,7 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 	}
 	var states any
 	haveStates := false
-	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Lookup: func(name string) (any, bool) {
+	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Shared: &env.shared, Lookup: func(name string) (any, bool) {
 		if name == "states" {
 			if !haveStates {
 				states, haveStates = env.states(t.ctx), true
