@@ -49,7 +49,7 @@ func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
 }
 
 func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
-	root := newEnv(baseEnv)
+	root := &env{parent: baseEnv, vars: make([]binding, 0, 4)}
 	root.bind("$", in)
 	ev := &evaluator{maxDepth: maxDepth}
 	if o != nil {

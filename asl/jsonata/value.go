@@ -76,8 +76,11 @@ func isNumeric(v any) bool {
 }
 
 type env struct {
-	vars   map[string]any
-	parent *env
+	// vars are the names bound here; few, so a list beats a map.
+	vars []binding
+	// builtins, in the environment of the built-in functions only.
+	builtins map[string]any
+	parent   *env
 	// fallback resolves names this env does not bind (Options.Lookup);
 	// what it finds is kept in vars.
 	fallback func(string) (any, bool)
@@ -88,22 +91,32 @@ type env struct {
 	shared *Shared
 }
 
-func newEnv(parent *env) *env { return &env{vars: map[string]any{}, parent: parent} }
+type binding struct {
+	name string
+	v    any
+}
+
+func newEnv(parent *env) *env { return &env{parent: parent} }
 
 func (e *env) lookup(name string) (any, bool) {
 	for x := e; x != nil; x = x.parent {
-		if v, ok := x.vars[name]; ok {
+		for i := range x.vars {
+			if x.vars[i].name == name {
+				return x.vars[i].v, true
+			}
+		}
+		if v, ok := x.builtins[name]; ok {
 			return v, true
 		}
 		if f, ok := x.funcs[name]; ok {
 			n, _ := hostNative(name, f) // wrapped, and checked, when the evaluation began
-			x.vars[name] = n
+			x.bind(name, n)
 			return n, true
 		}
 		if x.fallback != nil {
 			if v, ok := x.fallback(name); ok {
 				iv := x.shared.fromJSON(v, 0)
-				x.vars[name] = iv
+				x.bind(name, iv)
 				return iv, true
 			}
 		}
@@ -111,7 +124,15 @@ func (e *env) lookup(name string) (any, bool) {
 	return nil, false
 }
 
-func (e *env) bind(name string, v any) { e.vars[name] = v }
+func (e *env) bind(name string, v any) {
+	for i := range e.vars {
+		if e.vars[i].name == name {
+			e.vars[i].v = v
+			return
+		}
+	}
+	e.vars = append(e.vars, binding{name, v})
+}
 
 // Shared holds the objects several evaluations convert, converted once:
 // the objects found at the top two levels of an input or of a value
