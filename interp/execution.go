@@ -125,8 +125,11 @@ type Execution struct {
 	now    time.Time
 	events []*history.Event
 	slab   []history.Event // events are allocated from here, a block at a time
-	cmds   []Command
-	work   []func()
+	// jshared keeps the JSONata conversions of the values the states'
+	// expressions read, for the states after.
+	jshared jsonata.Shared
+	cmds    []Command
+	work    []func()
 
 	buf          []byte // reused by text
 	draws        uint64 // random sources handed out, for deterministic seeds

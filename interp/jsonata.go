@@ -27,6 +27,7 @@ func (x *Execution) jenv(f *frame, mapCtx *jsonvalue.Object, extra string, extra
 		Now:        func() time.Time { return x.now },
 		Funcs:      x.jsonataFuncs(),
 		BudgetFunc: x.meterFunc(),
+		Shared:     &x.jshared,
 	}
 	return env
 }

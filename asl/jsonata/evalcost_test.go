@@ -89,3 +89,35 @@ func TestHostFuncsBoundLazily(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedConversions: evaluations that share their conversions give
+// what each gives alone, whatever the ones before did with the values.
+func TestSharedConversions(t *testing.T) {
+	in, err := jsonvalue.ParseString(`{"items": [{"v": 1}], "one": [7], "o": {"a": [1, [2]], "b": 1.50}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := []string{`items[]`, `items`, `one[]`, `one`, `$.one`, `o.a[]`, `o.a`, `$states.input.one[]`, `$states.input.one`,
+		`$states.input.o ~> |$|{"c": 2}|`, `$states.input.o`, `$sort($states.input.o.a)`, `o.a`, `$append(one, 8)`, `one`,
+		`$reverse(o.a)`, `o.a`, `o.b`, `$states.input.items.v`}
+	lookup := func(name string) (any, bool) {
+		if name != "states" {
+			return nil, false
+		}
+		st := jsonvalue.NewObject(1)
+		st.Set("input", in)
+		return st, true
+	}
+	var shared Shared
+	for _, src := range srcs {
+		e, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		alone, aok, aerr := e.EvalWith(in, true, &Options{Lookup: lookup})
+		got, ok, err := e.EvalWith(in, true, &Options{Lookup: lookup, Shared: &shared})
+		if ok != aok || (err == nil) != (aerr == nil) || jsonvalue.String(got) != jsonvalue.String(alone) {
+			t.Errorf("%s: shared %s %v %v, alone %s %v %v", src, jsonvalue.String(got), ok, err, jsonvalue.String(alone), aok, aerr)
+		}
+	}
+}

@@ -63,7 +63,7 @@ func (e *Expression) EvalWith(input any, defined bool, o *Options) (any, bool, e
 		if o != nil {
 			shared = o.Shared
 		}
-		in = shared.fromJSON(input, 0)
+		in = shared.fromJSON(input, 0, true)
 	}
 	return e.evalInternal(in, o)
 }

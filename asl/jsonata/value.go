@@ -115,7 +115,7 @@ func (e *env) lookup(name string) (any, bool) {
 		}
 		if x.fallback != nil {
 			if v, ok := x.fallback(name); ok {
-				iv := x.shared.fromJSON(v, 0)
+				iv := x.shared.fromJSON(v, 0, false) // $states is made anew for each evaluation
 				x.bind(name, iv)
 				return iv, true
 			}
@@ -134,24 +134,26 @@ func (e *env) bind(name string, v any) {
 	e.vars = append(e.vars, binding{name, v})
 }
 
-// Shared holds the objects several evaluations convert, converted once:
-// the objects found at the top two levels of an input or of a value
-// Options.Lookup finds ($states and its input, ...), by identity. Values
-// of the boundary model are never changed once shared, and the internal
-// values an evaluation is given it does not change, so one conversion
-// serves all. The zero value is ready to use; a nil *Shared converts
-// every time.
+// Shared holds objects that several evaluations convert, converted once:
+// inputs, and the members of inputs and of what Options.Lookup finds
+// ($states.input, ...), by identity, the last sharedMax of them. Values of
+// the boundary model are never changed once shared, and an evaluation
+// changes nothing of the internal values it is given, so one conversion
+// serves all. A Shared serves one evaluation at a time. The zero value is
+// ready to use; a nil *Shared converts every time.
 type Shared struct {
-	keys []*jsonvalue.Object
-	vals []*jsonvalue.Object
+	keys [sharedMax]*jsonvalue.Object
+	vals [sharedMax]*jsonvalue.Object
+	next int
 }
 
 // sharedMax bounds the objects a Shared holds.
 const sharedMax = 8
 
-// fromJSON converts v, at depth below the value given, using and filling
-// the shared conversions.
-func (s *Shared) fromJSON(v any, depth int) any {
+// fromJSON converts v, found at depth below what an evaluation is given,
+// using and filling the shared conversions; keep says v itself may be
+// kept.
+func (s *Shared) fromJSON(v any, depth int, keep bool) any {
 	o, ok := v.(*jsonvalue.Object)
 	if s == nil || !ok || depth > 1 {
 		return fromJSON(v)
@@ -163,11 +165,11 @@ func (s *Shared) fromJSON(v any, depth int) any {
 	}
 	c := jsonvalue.NewObject(o.Len())
 	for k, e := range o.All() {
-		c.Set(k, s.fromJSON(e, depth+1))
+		c.Set(k, s.fromJSON(e, depth+1, true))
 	}
-	if len(s.keys) < sharedMax {
-		s.keys = append(s.keys, o)
-		s.vals = append(s.vals, c)
+	if keep {
+		s.keys[s.next], s.vals[s.next] = o, c
+		s.next = (s.next + 1) % sharedMax
 	}
 	return c
 }

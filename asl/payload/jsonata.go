@@ -182,9 +182,19 @@ type JSONataEnv struct {
 	Budget     *budget.Meter
 	BudgetFunc func() *budget.Meter
 
-	// shared converts Input, the context and Result to JSONata's model
-	// once for all the expressions evaluated here.
+	// Shared, when set, keeps the conversions of Input, the context and
+	// Result to JSONata's model for all the environments given it (those
+	// of one execution); when nil, for the expressions evaluated here.
+	Shared *jsonata.Shared
 	shared jsonata.Shared
+}
+
+// conversions returns the environment's kept conversions.
+func (env *JSONataEnv) conversions() *jsonata.Shared {
+	if env.Shared != nil {
+		return env.Shared
+	}
+	return &env.shared
 }
 
 // meter returns the environment's budget, making it on first use.
@@ -244,7 +254,7 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 	}
 	var states any
 	haveStates := false
-	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Shared: &env.shared, Lookup: func(name string) (any, bool) {
+	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Shared: env.conversions(), Lookup: func(name string) (any, bool) {
 		if name == "states" {
 			if !haveStates {
 				states, haveStates = env.states(t.ctx), true
