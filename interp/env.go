@@ -50,11 +50,41 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 	return &jsonpath.Env{
 		Input:       f.effInput,
-		ContextFunc: func() any { return x.contextObject(f, mapCtx) },
-		Vars:        f.vars.get,
-		Rand:        x.rand,
+		ContextFunc: f.contextFunc(x, mapCtx),
+		Vars:        f.varsFunc(),
+		Rand:        x.randFunc(),
 		BudgetFunc:  x.meterFunc(),
 	}
+}
+
+// contextFunc returns the function that builds the context object of
+// frame f's state, with mapCtx as its Map member; the one without is made
+// once for the frame.
+func (f *frame) contextFunc(x *Execution, mapCtx *jsonvalue.Object) func() any {
+	if mapCtx != nil {
+		return func() any { return x.contextObject(f, mapCtx) }
+	}
+	if f.ctxFunc == nil {
+		f.ctxFunc = func() any { return x.contextObject(f, nil) }
+	}
+	return f.ctxFunc
+}
+
+// varsFunc returns the function that reads the variables in frame f's
+// scope, made once for the frame.
+func (f *frame) varsFunc() func(string) (any, bool) {
+	if f.varsGet == nil {
+		f.varsGet = f.vars.get
+	}
+	return f.varsGet
+}
+
+// randFunc returns x.rand as a function value, made once.
+func (x *Execution) randFunc() func() *rand.Rand {
+	if x.randGet == nil {
+		x.randGet = x.rand
+	}
+	return x.randGet
 }
 
 // contextObject builds the context object ("$$") for frame f's state: an

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -128,6 +129,8 @@ type Execution struct {
 	// jshared keeps the JSONata conversions of the values the states'
 	// expressions read, for the states after.
 	jshared jsonata.Shared
+	randGet func() *rand.Rand // x.rand, made once
+	clock   func() time.Time  // JSONata's clock, made once
 	cmds    []Command
 	work    []func()
 

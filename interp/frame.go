@@ -43,6 +43,8 @@ type frame struct {
 	// reported (a TaskFailed event): States.ALL catches every such failure.
 	taskFailure bool
 	vars        *scope
+	varsGet     func(string) (any, bool) // vars.get, made once
+	ctxFunc     func() any               // builds the context object, made once
 	last        int64 // the last history event this frame wrote
 
 	// The state being run.
