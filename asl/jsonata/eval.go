@@ -49,7 +49,12 @@ func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
 }
 
 func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
-	root := &env{parent: baseEnv, vars: make([]binding, 0, 4)}
+	block := new(struct {
+		env   env
+		slots [4]binding
+	})
+	root := &block.env
+	root.parent, root.vars = baseEnv, block.slots[:0]
 	root.bind("$", in)
 	ev := &evaluator{maxDepth: maxDepth}
 	if o != nil {

@@ -186,7 +186,7 @@ type JSONataEnv struct {
 	// Result to JSONata's model for all the environments given it (those
 	// of one execution); when nil, for the expressions evaluated here.
 	Shared *jsonata.Shared
-	shared jsonata.Shared
+	shared *jsonata.Shared
 }
 
 // conversions returns the environment's kept conversions.
@@ -194,7 +194,10 @@ func (env *JSONataEnv) conversions() *jsonata.Shared {
 	if env.Shared != nil {
 		return env.Shared
 	}
-	return &env.shared
+	if env.shared == nil {
+		env.shared = new(jsonata.Shared)
+	}
+	return env.shared
 }
 
 // meter returns the environment's budget, making it on first use.
