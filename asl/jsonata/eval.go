@@ -112,7 +112,7 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	if v == nil {
 		return nil, false, nil
 	}
-	if v, err = toJSONMetered(v, ev.meter); err != nil {
+	if v, err = toJSONMetered(v, ev.meter, root.shared); err != nil {
 		return nil, false, err
 	}
 	return v, true, nil

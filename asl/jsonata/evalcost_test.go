@@ -3,6 +3,7 @@ package jsonata
 import (
 	"testing"
 
+	"stepwise/asl/budget"
 	"stepwise/jsonvalue"
 )
 
@@ -118,6 +119,40 @@ func TestSharedConversions(t *testing.T) {
 		got, ok, err := e.EvalWith(in, true, &Options{Lookup: lookup, Shared: &shared})
 		if ok != aok || (err == nil) != (aerr == nil) || jsonvalue.String(got) != jsonvalue.String(alone) {
 			t.Errorf("%s: shared %s %v %v, alone %s %v %v", src, jsonvalue.String(got), ok, err, jsonvalue.String(alone), aok, aerr)
+		}
+	}
+}
+
+// TestSharedOriginal: a result that is a shared conversion is the object
+// it was converted from when that reads the same, and counts the same
+// bytes as a new one.
+func TestSharedOriginal(t *testing.T) {
+	in, err := jsonvalue.ParseString(`{"same": {"x": [1, 2.5, {"y": null}], "s": "t", "b": true}, "other": {"n": 1.50}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := in.(*jsonvalue.Object).Get("same")
+	for src, want := range map[string]bool{`same`: true, `other`: false, `$`: false} {
+		e, err := Compile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shared Shared
+		m1 := budget.New(budget.Limits{Bytes: 1 << 20}, nil, nil)
+		m2 := budget.New(budget.Limits{Bytes: 1 << 20}, nil, nil)
+		for range 2 { // the second evaluation finds the conversions
+			alone, _, _ := e.EvalWith(in, true, &Options{Budget: m1})
+			got, _, err := e.EvalWith(in, true, &Options{Budget: m2, Shared: &shared})
+			if err != nil || jsonvalue.String(got) != jsonvalue.String(alone) {
+				t.Fatalf("%s: %s %v, want %s", src, jsonvalue.String(got), err, jsonvalue.String(alone))
+			}
+			orig := got == same || got == in
+			if orig != want {
+				t.Errorf("%s: given back as the original %v, want %v", src, orig, want)
+			}
+			if m1.Remaining() != m2.Remaining() {
+				t.Errorf("%s: %d bytes left, want %d", src, m2.Remaining(), m1.Remaining())
+			}
 		}
 	}
 }

@@ -79,7 +79,7 @@ func wrapHost(name string, f *Func) (*native, error) {
 		in := make([]any, len(args))
 		for i, a := range args {
 			if a != nil {
-				v, err := toJSONMetered(a, c.ev.meter)
+				v, err := toJSONMetered(a, c.ev.meter, nil)
 				if err != nil {
 					return nil, err
 				}
