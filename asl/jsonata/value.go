@@ -32,7 +32,19 @@ type arr struct {
 	tupleStream  bool
 }
 
-func newSeq(items ...any) *arr { return &arr{v: items, sequence: true} }
+func newSeq(items ...any) *arr {
+	if len(items) == 0 {
+		// Most sequences made empty get one item: room for it comes
+		// with the sequence.
+		b := new(struct {
+			a   arr
+			one [1]any
+		})
+		b.a.v, b.a.sequence = b.one[:0], true
+		return &b.a
+	}
+	return &arr{v: items, sequence: true}
+}
 
 func (a *arr) push(x any) { a.v = append(a.v, x) }
 

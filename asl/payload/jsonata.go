@@ -255,14 +255,10 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 		v, err := t.Eval(env, field)
 		return v, err == nil, err
 	}
-	var states any
-	haveStates := false
+	// Lookup is asked at most once a name per evaluation.
 	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Shared: env.conversions(), Lookup: func(name string) (any, bool) {
 		if name == "states" {
-			if !haveStates {
-				states, haveStates = env.states(t.ctx), true
-			}
-			return states, true
+			return env.states(t.ctx), true
 		}
 		if env.Vars == nil {
 			return nil, false
