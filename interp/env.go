@@ -48,13 +48,19 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 // env returns the evaluation environment of frame f's current state. mapCtx,
 // when set, is the context object's "Map" member.
 func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
-	return &jsonpath.Env{
+	if len(x.envSlab) == 0 {
+		x.envSlab = make([]jsonpath.Env, 32)
+	}
+	e := &x.envSlab[0]
+	x.envSlab = x.envSlab[1:]
+	*e = jsonpath.Env{
 		Input:       f.effInput,
 		ContextFunc: f.contextFunc(x, mapCtx),
 		Vars:        f.varsFunc(),
 		Rand:        x.randFunc(),
 		BudgetFunc:  x.meterFunc(),
 	}
+	return e
 }
 
 // contextFunc returns the function that builds the context object of

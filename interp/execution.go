@@ -13,6 +13,7 @@ import (
 	"stepwise/asl/budget"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
+	"stepwise/asl/jsonpath"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
@@ -130,6 +131,7 @@ type Execution struct {
 	// expressions read, for the states after.
 	jshared jsonata.Shared
 	randGet func() *rand.Rand // x.rand, made once
+	envSlab []jsonpath.Env    // evaluation environments are allocated from here, a block at a time
 	clock   func() time.Time  // JSONata's clock, made once
 	cmds    []Command
 	work    []func()
