@@ -132,9 +132,12 @@ type Execution struct {
 	jshared jsonata.Shared
 	randGet func() *rand.Rand // x.rand, made once
 	envSlab []jsonpath.Env    // evaluation environments are allocated from here, a block at a time
-	clock   func() time.Time  // JSONata's clock, made once
-	cmds    []Command
-	work    []func()
+	// The details of the entered and exited events, likewise.
+	enteredSlab []history.StateEnteredEventDetails
+	exitedSlab  []history.StateExitedEventDetails
+	clock       func() time.Time // JSONata's clock, made once
+	cmds        []Command
+	work        []func()
 
 	buf          []byte // reused by text
 	draws        uint64 // random sources handed out, for deterministic seeds

@@ -150,7 +150,13 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	f.inputText = ""
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
-	ev.StateEnteredEventDetails = &history.StateEnteredEventDetails{Name: s.Name, Input: text}
+	if len(x.enteredSlab) == 0 {
+		x.enteredSlab = make([]history.StateEnteredEventDetails, 32)
+	}
+	d := &x.enteredSlab[0]
+	x.enteredSlab = x.enteredSlab[1:]
+	d.Name, d.Input = s.Name, text
+	ev.StateEnteredEventDetails = d
 	f.enteredID = ev.ID
 	f.exec(x)
 }
@@ -227,7 +233,12 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		f.stateFailed(x, dataLimit(s))
 		return
 	}
-	d := &history.StateExitedEventDetails{Name: s.Name, Output: text}
+	if len(x.exitedSlab) == 0 {
+		x.exitedSlab = make([]history.StateExitedEventDetails, 32)
+	}
+	d := &x.exitedSlab[0]
+	x.exitedSlab = x.exitedSlab[1:]
+	d.Name, d.Output = s.Name, text
 	if assigned.Len() > 0 {
 		d.AssignedVariables = make(map[string]string, assigned.Len())
 		total := 0
