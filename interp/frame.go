@@ -45,7 +45,7 @@ type frame struct {
 	vars        *scope
 	varsGet     func(string) (any, bool) // vars.get, made once
 	ctxFunc     func() any               // builds the context object, made once
-	last        int64 // the last history event this frame wrote
+	last        int64                    // the last history event this frame wrote
 
 	// The state being run.
 	state     *asl.State
