@@ -49,12 +49,7 @@ func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
 }
 
 func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
-	block := new(struct {
-		env   env
-		slots [4]binding
-	})
-	root := &block.env
-	root.parent, root.vars = baseEnv, block.slots[:0]
+	root := newRootEnv()
 	root.bind("$", in)
 	ev := &evaluator{maxDepth: maxDepth}
 	if o != nil {

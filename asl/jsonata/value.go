@@ -110,6 +110,17 @@ type binding struct {
 
 func newEnv(parent *env) *env { return &env{parent: parent} }
 
+// newRootEnv returns the environment of an evaluation, allocated with
+// room for its first bindings ($, $states, a variable or two).
+func newRootEnv() *env {
+	block := new(struct {
+		env   env
+		slots [4]binding
+	})
+	block.env.parent, block.env.vars = baseEnv, block.slots[:0]
+	return &block.env
+}
+
 func (e *env) lookup(name string) (any, bool) {
 	for x := e; x != nil; x = x.parent {
 		for i := range x.vars {
