@@ -48,13 +48,49 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 // env returns the evaluation environment of frame f's current state. mapCtx,
 // when set, is the context object's "Map" member.
 func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
-	return &jsonpath.Env{
+	if len(x.envSlab) == 0 {
+		x.envSlab = make([]jsonpath.Env, 32)
+	}
+	e := &x.envSlab[0]
+	x.envSlab = x.envSlab[1:]
+	*e = jsonpath.Env{
 		Input:       f.effInput,
-		ContextFunc: func() any { return x.contextObject(f, mapCtx) },
-		Vars:        f.vars.get,
-		Rand:        x.rand,
+		ContextFunc: f.contextFunc(x, mapCtx),
+		Vars:        f.varsFunc(),
+		Rand:        x.randFunc(),
 		BudgetFunc:  x.meterFunc(),
 	}
+	return e
+}
+
+// contextFunc returns the function that builds the context object of
+// frame f's state, with mapCtx as its Map member; the one without is made
+// once for the frame.
+func (f *frame) contextFunc(x *Execution, mapCtx *jsonvalue.Object) func() any {
+	if mapCtx != nil {
+		return func() any { return x.contextObject(f, mapCtx) }
+	}
+	if f.ctxFunc == nil {
+		f.ctxFunc = func() any { return x.contextObject(f, nil) }
+	}
+	return f.ctxFunc
+}
+
+// varsFunc returns the function that reads the variables in frame f's
+// scope, made once for the frame.
+func (f *frame) varsFunc() func(string) (any, bool) {
+	if f.varsGet == nil {
+		f.varsGet = f.vars.get
+	}
+	return f.varsGet
+}
+
+// randFunc returns x.rand as a function value, made once.
+func (x *Execution) randFunc() func() *rand.Rand {
+	if x.randGet == nil {
+		x.randGet = x.rand
+	}
+	return x.randGet
 }
 
 // contextObject builds the context object ("$$") for frame f's state: an

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"stepwise/asl/budget"
 	"stepwise/asl/dataflow"
 	"stepwise/asl/jsonata"
+	"stepwise/asl/jsonpath"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/jsonvalue"
@@ -125,8 +127,17 @@ type Execution struct {
 	now    time.Time
 	events []*history.Event
 	slab   []history.Event // events are allocated from here, a block at a time
-	cmds   []Command
-	work   []func()
+	// jshared keeps the JSONata conversions of the values the states'
+	// expressions read, for the states after.
+	jshared jsonata.Shared
+	randGet func() *rand.Rand // x.rand, made once
+	envSlab []jsonpath.Env    // evaluation environments are allocated from here, a block at a time
+	// The details of the entered and exited events, likewise.
+	enteredSlab []history.StateEnteredEventDetails
+	exitedSlab  []history.StateExitedEventDetails
+	clock       func() time.Time // JSONata's clock, made once
+	cmds        []Command
+	work        []func()
 
 	buf          []byte // reused by text
 	draws        uint64 // random sources handed out, for deterministic seeds

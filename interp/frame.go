@@ -43,7 +43,9 @@ type frame struct {
 	// reported (a TaskFailed event): States.ALL catches every such failure.
 	taskFailure bool
 	vars        *scope
-	last        int64 // the last history event this frame wrote
+	varsGet     func(string) (any, bool) // vars.get, made once
+	ctxFunc     func() any               // builds the context object, made once
+	last        int64                    // the last history event this frame wrote
 
 	// The state being run.
 	state     *asl.State
@@ -147,12 +149,15 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	}
 	f.inputText = ""
 	f.enteredPrev = f.last
-	f.enteredID = x.emit(f, history.Event{
-		Type: history.StateEnteredType(string(s.Type)),
-		StateEnteredEventDetails: &history.StateEnteredEventDetails{
-			Name: s.Name, Input: text,
-		},
-	})
+	ev := x.newEvent(f, enteredType(s.Type))
+	if len(x.enteredSlab) == 0 {
+		x.enteredSlab = make([]history.StateEnteredEventDetails, 32)
+	}
+	d := &x.enteredSlab[0]
+	x.enteredSlab = x.enteredSlab[1:]
+	d.Name, d.Input = s.Name, text
+	ev.StateEnteredEventDetails = d
+	f.enteredID = ev.ID
 	f.exec(x)
 }
 
@@ -228,7 +233,12 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		f.stateFailed(x, dataLimit(s))
 		return
 	}
-	d := &history.StateExitedEventDetails{Name: s.Name, Output: text}
+	if len(x.exitedSlab) == 0 {
+		x.exitedSlab = make([]history.StateExitedEventDetails, 32)
+	}
+	d := &x.exitedSlab[0]
+	x.exitedSlab = x.exitedSlab[1:]
+	d.Name, d.Output = s.Name, text
 	if assigned.Len() > 0 {
 		d.AssignedVariables = make(map[string]string, assigned.Len())
 		total := 0
@@ -261,7 +271,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	if ins := x.inspector(); ins != nil {
 		ins.Exit(s, text, assigned, next)
 	}
-	x.emit(f, history.Event{Type: history.StateExitedType(string(s.Type)), StateExitedEventDetails: d})
+	x.newEvent(f, exitedType(s.Type)).StateExitedEventDetails = d
 	f.transition(x, next, out)
 	if next != "" {
 		f.inputText = text // the next state's input is this output

@@ -20,15 +20,25 @@ import (
 func (x *Execution) jenv(f *frame, mapCtx *jsonvalue.Object, extra string, extraVal any) *payload.JSONataEnv {
 	env := &payload.JSONataEnv{
 		Input:      f.rawInput,
-		Context:    func() any { return x.contextObject(f, mapCtx) },
+		Context:    f.contextFunc(x, mapCtx),
 		ResultName: extra,
 		Result:     extraVal,
-		Vars:       f.vars.get,
-		Now:        func() time.Time { return x.now },
+		Vars:       f.varsFunc(),
+		Now:        x.clockFunc(),
 		Funcs:      x.jsonataFuncs(),
 		BudgetFunc: x.meterFunc(),
+		Shared:     &x.jshared,
 	}
 	return env
+}
+
+// clockFunc returns the clock of JSONata's $now and $millis, the time of
+// the step, made once.
+func (x *Execution) clockFunc() func() time.Time {
+	if x.clock == nil {
+		x.clock = func() time.Time { return x.now }
+	}
+	return x.clock
 }
 
 // jsonataFuncs returns the Step Functions functions of JSONata mode

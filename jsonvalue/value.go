@@ -103,8 +103,37 @@ type Object struct {
 
 const indexThreshold = 12
 
-// NewObject returns an empty object with room for n members.
+// NewObject returns an empty object with room for n members. A small
+// object is allocated at once with its room.
 func NewObject(n int) *Object {
+	switch {
+	case n <= 0:
+		return &Object{}
+	case n <= 2:
+		b := new(struct {
+			o Object
+			k [2]string
+			v [2]any
+		})
+		b.o.keys, b.o.vals = b.k[:0], b.v[:0]
+		return &b.o
+	case n <= 4:
+		b := new(struct {
+			o Object
+			k [4]string
+			v [4]any
+		})
+		b.o.keys, b.o.vals = b.k[:0], b.v[:0]
+		return &b.o
+	case n <= 8:
+		b := new(struct {
+			o Object
+			k [8]string
+			v [8]any
+		})
+		b.o.keys, b.o.vals = b.k[:0], b.v[:0]
+		return &b.o
+	}
 	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
 

@@ -49,7 +49,7 @@ func (e *Expression) Eval(input any, vars map[string]any) (any, bool, error) {
 }
 
 func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, err error) {
-	root := newEnv(baseEnv)
+	root := newRootEnv()
 	root.bind("$", in)
 	ev := &evaluator{maxDepth: maxDepth}
 	if o != nil {
@@ -64,17 +64,19 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	}
 	if o != nil {
 		for k, v := range o.Vars {
-			root.bind(k, fromJSON(v))
+			if _, ok := o.Funcs[k]; !ok { // a function shadows a variable
+				root.bind(k, fromJSON(v))
+			}
 		}
 		for k, f := range o.Funcs {
-			n, err := hostNative(k, f)
-			if err != nil {
+			if _, err := hostNative(k, f); err != nil {
 				return nil, false, err
 			}
-			root.bind(k, n)
 		}
+		root.funcs = o.Funcs
 		ev.now = o.Now
 		root.fallback = o.Lookup
+		root.shared = o.Shared
 	}
 	if a, ok := in.(*arr); ok {
 		w := newSeq(a)
@@ -105,7 +107,7 @@ func (e *Expression) evalInternal(in any, o *Options) (res any, defined bool, er
 	if v == nil {
 		return nil, false, nil
 	}
-	if v, err = toJSONMetered(v, ev.meter); err != nil {
+	if v, err = toJSONMetered(v, ev.meter, root.shared); err != nil {
 		return nil, false, err
 	}
 	return v, true, nil

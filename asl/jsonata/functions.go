@@ -13,10 +13,10 @@ import (
 	"stepwise/jsonvalue"
 )
 
-var baseEnv = newEnv(nil)
+var baseEnv = &env{builtins: map[string]any{}}
 
 func def(name, sig string, fn func(c *callCtx, args []any) (any, error)) {
-	baseEnv.bind(name, &native{name: name, sig: mustSig(sig), fn: fn})
+	baseEnv.builtins[name] = &native{name: name, sig: mustSig(sig), fn: fn}
 }
 
 func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }

@@ -43,6 +43,9 @@ type Options struct {
 	// recursion depth. An evaluation past a limit fails with the meter's
 	// *budget.Error.
 	Budget *budget.Meter
+	// Shared, when set, keeps the conversions of the input and of what
+	// Lookup finds for the evaluations given the same Shared.
+	Shared *Shared
 
 	limits *limits // tighter bounds, for fuzzing
 }
@@ -55,8 +58,12 @@ type limits struct{ depth, steps int }
 // value is defined.
 func (e *Expression) EvalWith(input any, defined bool, o *Options) (any, bool, error) {
 	var in any
-	if defined {
-		in = fromJSON(input)
+	if defined && e.readsInput {
+		var shared *Shared
+		if o != nil {
+			shared = o.Shared
+		}
+		in = shared.fromJSON(input, 0, true)
 	}
 	return e.evalInternal(in, o)
 }
@@ -72,7 +79,7 @@ func wrapHost(name string, f *Func) (*native, error) {
 		in := make([]any, len(args))
 		for i, a := range args {
 			if a != nil {
-				v, err := toJSONMetered(a, c.ev.meter)
+				v, err := toJSONMetered(a, c.ev.meter, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -96,4 +103,43 @@ func wrapHost(name string, f *Func) (*native, error) {
 		n.sig = s
 	}
 	return n, nil
+}
+
+// readsInput reports whether evaluating n may read its input (the context
+// value "$", "$$" or a name, a function taking its context, ...). It is
+// sure only of what it knows: literals, variables other than $ and $$,
+// paths from such a variable through names, and operators and conditions
+// over these read nothing; anything else may. An expression that reads no
+// input is evaluated without converting the input to the internal model.
+func readsInput(n *node) bool {
+	if n == nil {
+		return false
+	}
+	if len(n.predicate) > 0 || len(n.stages) > 0 || n.group != nil || n.tuple || n.hasFocus || n.hasIndex {
+		return true
+	}
+	switch n.typ {
+	case ntString, ntNumber, ntValue:
+		return false
+	case ntVariable:
+		return n.op == "" || n.op == "$"
+	case ntBinary:
+		return readsInput(n.lhs) || readsInput(n.rhs)
+	case ntUnaryMinus:
+		return readsInput(n.lhs)
+	case ntCondition:
+		return readsInput(n.cond) || readsInput(n.then) || readsInput(n.els)
+	case ntPath:
+		if len(n.steps) == 0 || n.steps[0].typ != ntVariable || readsInput(n.steps[0]) || n.steps[0].consArray {
+			return true
+		}
+		for _, st := range n.steps[1:] {
+			if st.typ != ntName || len(st.stages) > 0 || len(st.predicate) > 0 || st.group != nil ||
+				st.tuple || st.hasFocus || st.hasIndex || st.consArray {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }

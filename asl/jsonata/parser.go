@@ -96,6 +96,8 @@ type parser struct {
 type Expression struct {
 	ast *node
 	src string
+	// readsInput: evaluating the expression may read its input.
+	readsInput bool
 }
 
 // Compile parses a JSONata expression.
@@ -118,7 +120,7 @@ func Compile(src string) (*Expression, error) {
 	if ast.typ == ntParent || ast.seeking != nil {
 		return nil, newErr("S0217", ast.pos, "", "The object representing the 'parent' cannot be derived from this expression")
 	}
-	return &Expression{ast: ast, src: src}, nil
+	return &Expression{ast: ast, src: src, readsInput: readsInput(ast)}, nil
 }
 
 func (p *parser) advance(id string, infix bool) error {

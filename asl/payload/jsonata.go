@@ -181,6 +181,23 @@ type JSONataEnv struct {
 	// first evaluation makes it.
 	Budget     *budget.Meter
 	BudgetFunc func() *budget.Meter
+
+	// Shared, when set, keeps the conversions of Input, the context and
+	// Result to JSONata's model for all the environments given it (those
+	// of one execution); when nil, for the expressions evaluated here.
+	Shared *jsonata.Shared
+	shared *jsonata.Shared
+}
+
+// conversions returns the environment's kept conversions.
+func (env *JSONataEnv) conversions() *jsonata.Shared {
+	if env.Shared != nil {
+		return env.Shared
+	}
+	if env.shared == nil {
+		env.shared = new(jsonata.Shared)
+	}
+	return env.shared
 }
 
 // meter returns the environment's budget, making it on first use.
@@ -238,14 +255,10 @@ func (t *JSONata) EvalExpr(env *JSONataEnv, field string) (any, bool, error) {
 		v, err := t.Eval(env, field)
 		return v, err == nil, err
 	}
-	var states any
-	haveStates := false
-	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Lookup: func(name string) (any, bool) {
+	// Lookup is asked at most once a name per evaluation.
+	opts := &jsonata.Options{Funcs: env.Funcs, Now: env.Now, Budget: env.meter(), Shared: env.conversions(), Lookup: func(name string) (any, bool) {
 		if name == "states" {
-			if !haveStates {
-				states, haveStates = env.states(t.ctx), true
-			}
-			return states, true
+			return env.states(t.ctx), true
 		}
 		if env.Vars == nil {
 			return nil, false
