@@ -721,4 +721,5 @@ func (s *Service) forgetStateMachine(arn string) {
 	s.startCacheMu.Lock()
 	delete(s.startCache, arn)
 	s.startCacheMu.Unlock()
+	s.forgetPolicies(arn)
 }

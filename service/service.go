@@ -91,6 +91,8 @@ type Service struct {
 
 	startCacheMu sync.Mutex
 	startCache   map[string]cachedStateMachine
+	policyCache  map[string]cachedPolicies
+	policyGen    uint64 // counts the forgetPolicies calls
 	activities   activityCache
 
 	// TestState runs the TestState operation; nil makes it unsupported.

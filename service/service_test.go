@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
+	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/service/servicetest"
 	"stepwise/sfnapi"
@@ -479,4 +481,42 @@ func TestPolicyTagsNameStates(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.svc.UpdateStateMachine(b.ctx, &service.UpdateStateMachineInput{StateMachineArn: sm, Definition: &smaller})
 	require.NoError(t, err)
+}
+
+// A start reads its state machine's failure policies from its tags; the
+// read is reused for a moment, but a tag change on this node is seen by
+// the next start at once.
+func TestStartSeesPolicyTagsAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const def = `{"StartAt": "Each", "States": {"Each": {"Type": "Map", "End": true,
+		"ItemProcessor": {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}}}}`
+	_, err := b.svc.CreateStateMachine(b.ctx, &service.CreateStateMachineInput{Name: "pol", Definition: def, RoleArn: roleArn})
+	require.NoError(t, err)
+	sm := smPrefix + "pol"
+	start := b.engine.StartExecutionFunc
+	var seen []interp.Policies
+	b.engine.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
+		seen = append(seen, p.Policies)
+		return start(ctx, p)
+	}
+	run := func() {
+		t.Helper()
+		_, err := b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: sm})
+		require.NoError(t, err)
+	}
+	run()
+	_, err = b.svc.TagResource(b.ctx, &service.TagResourceInput{ResourceArn: sm,
+		Tags: []service.Tag{{Key: ptr("stepwise:policy/Each"), Value: ptr("retry-failed-items")}}})
+	require.NoError(t, err)
+	run()
+	run()
+	_, err = b.svc.UntagResource(b.ctx, &service.UntagResourceInput{ResourceArn: sm, TagKeys: []string{"stepwise:policy/Each"}})
+	require.NoError(t, err)
+	run()
+	require.Len(t, seen, 4)
+	require.Empty(t, seen[0], "no tags yet")
+	require.NotEmpty(t, seen[1], "the tag just put")
+	require.Equal(t, seen[1], seen[2])
+	require.Empty(t, seen[3], "the tag just taken off")
 }
