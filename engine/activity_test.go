@@ -267,3 +267,26 @@ func TestReleasePollsEndsWaitingAndLaterPolls(t *testing.T) {
 		return task != nil
 	}, 30*time.Second, 10*time.Millisecond)
 }
+
+// An activity a Task state found is trusted for a moment, but its delete
+// on this node (ForgetActivity, which DeleteActivity calls) counts at
+// once: the next Task state of it fails as one of a missing activity.
+func TestTaskOfActivityDeletedHere(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	const arn = "arn:aws:states:us-east-1:123456789012:activity:brief"
+	_, err := b.drv.Executor().ActivityInsert(context.Background(), &store.Activity{Arn: arn, Name: "brief", CreatedAt: time.Now()})
+	require.NoError(t, err)
+	sm, m := b.machine(t, "brief", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+arn+`", "End": true}}}`)
+	first := b.start(t, sm, m, "e1", `{}`)
+	task := mustPoll(t, b, arn)
+	require.NotNil(t, task, "the activity exists: its task is scheduled")
+	require.NoError(t, b.engine.SendTaskSuccess(context.Background(), task.Token, `"done"`))
+	b.waitStatus(t, first.Arn, history.StatusSucceeded)
+
+	b.engine.ForgetActivity(arn)
+	require.NoError(t, b.drv.Executor().ActivityDelete(context.Background(), arn))
+	second := b.start(t, sm, m, "e2", `{}`)
+	failed := b.waitStatus(t, second.Arn, history.StatusFailed)
+	require.Contains(t, *failed.Cause, "The activity "+arn+" does not exist.")
+}

@@ -20,6 +20,7 @@ import (
 	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
 	"stepwise/internal/defcache"
+	"stepwise/internal/recent"
 	"stepwise/interp"
 	"stepwise/store"
 )
@@ -132,6 +133,8 @@ type Engine struct {
 	log   *slog.Logger
 
 	machines *defcache.Cache // parsed definitions, shared with the service
+	// activityFound are the activities Task states found lately.
+	activityFound *recent.Set
 
 	mu   sync.Mutex
 	live map[string]*liveExecution
@@ -201,16 +204,17 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		releasePolls: make(chan struct{}),
-		resumed:      make(chan struct{}),
-		halted:       make(chan struct{}),
-		cfg:          cfg,
-		store:        drv,
-		log:          cfg.Logger,
-		machines:     cfg.Definitions,
-		live:         map[string]*liveExecution{},
-		activities:   activities,
-		tokens:       activity.NewTokens(cfg.TokenKey),
+		releasePolls:  make(chan struct{}),
+		resumed:       make(chan struct{}),
+		halted:        make(chan struct{}),
+		cfg:           cfg,
+		store:         drv,
+		log:           cfg.Logger,
+		machines:      cfg.Definitions,
+		activityFound: recent.New(time.Second, defcache.DefaultSize, nil),
+		live:          map[string]*liveExecution{},
+		activities:    activities,
+		tokens:        activity.NewTokens(cfg.TokenKey),
 	}
 	if cfg.Cluster != nil {
 		cl, err := newNode(e, drv, cfg.Cluster)
@@ -435,10 +439,25 @@ func (e *Engine) options() interp.Options {
 // activityExists reports whether an activity exists. A store that cannot
 // answer counts as yes: the step then fails to commit, or the task waits
 // for a worker as usual.
+// An activity found is trusted for a second (e.activityFound): every Task
+// state of an activity asks, and deletes are rare; ForgetActivity makes
+// this node's own deletes count at once.
 func (e *Engine) activityExists(arn string) bool {
+	if e.activityFound.Has(arn) {
+		return true
+	}
+	look := e.activityFound.Look()
 	_, err := e.store.Executor().ActivityGet(context.Background(), arn)
+	if err == nil {
+		e.activityFound.Found(arn, look)
+	}
 	return !errors.Is(err, store.ErrNotFound)
 }
+
+// ForgetActivity says an activity is being deleted: a Task state scheduled
+// on it from now on finds it missing (another node's delete is seen
+// within a second).
+func (e *Engine) ForgetActivity(arn string) { e.activityFound.Forget(arn) }
 
 // abandon is the interruption of a step the engine does not commit.
 var abandon = &interp.Interruption{}

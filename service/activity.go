@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"stepwise/awsarn"
@@ -209,7 +208,8 @@ func (s *Service) DeleteActivity(ctx context.Context, in *DeleteActivityInput) (
 	if _, err := s.parseActivityArn(in.ActivityArn); err != nil {
 		return nil, err
 	}
-	s.activities.forget(in.ActivityArn)
+	s.activities.Forget(in.ActivityArn)
+	s.engine.ForgetActivity(in.ActivityArn)
 	err := s.db().ActivityDelete(ctx, in.ActivityArn)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, storeError("delete activity", err)
@@ -289,46 +289,18 @@ func (s *Service) GetActivityTask(ctx context.Context, in *GetActivityTaskInput)
 // and this node forgets its own deletes at once.
 const activityCacheTTL = time.Second
 
-// activityCache remembers the activities found by GetActivityTask.
-type activityCache struct {
-	mu    sync.Mutex
-	found map[string]time.Time // activity ARN → when it was read
-}
-
-func (c *activityCache) has(arn string, now time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	read, ok := c.found[arn]
-	return ok && now.Sub(read) < activityCacheTTL
-}
-
-func (c *activityCache) add(arn string, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.found == nil || len(c.found) >= machineCacheSize {
-		c.found = map[string]time.Time{}
-	}
-	c.found[arn] = now
-}
-
-func (c *activityCache) forget(arn string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.found, arn)
-}
-
 // pollActivity returns the ARN of the activity GetActivityTask polls, or
 // ActivityDoesNotExist.
 func (s *Service) pollActivity(ctx context.Context, arn string) (string, error) {
-	now := s.cfg.Now()
-	if s.activities.has(arn, now) {
+	if s.activities.Has(arn) {
 		return arn, nil
 	}
+	look := s.activities.Look()
 	a, err := s.getActivity(ctx, "activityArn", arn)
 	if err != nil {
 		return "", err
 	}
-	s.activities.add(a.Arn, now)
+	s.activities.Found(a.Arn, look)
 	return a.Arn, nil
 }
 

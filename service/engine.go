@@ -38,6 +38,9 @@ type Engine interface {
 	// ActivityStatus reports an activity's waiting tasks and the workers
 	// that polled it lately.
 	ActivityStatus(activityArn string) engine.ActivityStatus
+	// ForgetActivity says an activity is being deleted: a Task state
+	// scheduled on it from now on fails with ActivityDoesNotExist.
+	ForgetActivity(activityArn string)
 	// UpdateMapRun changes a map run's maximum concurrency and tolerated
 	// failures (nil: unchanged); a run in progress applies them at once.
 	UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error

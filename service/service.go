@@ -12,6 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/internal/defcache"
+	"stepwise/internal/recent"
 	"stepwise/store"
 )
 
@@ -92,8 +93,8 @@ type Service struct {
 	startCacheMu sync.Mutex
 	startCache   map[string]cachedStateMachine
 	policyCache  map[string]cachedPolicies
-	policyGen    uint64 // counts the forgetPolicies calls
-	activities   activityCache
+	policyGen    uint64      // counts the forgetPolicies calls
+	activities   *recent.Set // the activities GetActivityTask found lately
 
 	// TestState runs the TestState operation; nil makes it unsupported.
 	// HOOK: set by package teststate (see RunTestState).
@@ -121,7 +122,7 @@ func New(drv store.Driver, eng Engine, cfg Config) (*Service, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.NewString() }
 	}
-	return &Service{cfg: cfg, store: drv, engine: eng}, nil
+	return &Service{cfg: cfg, store: drv, engine: eng, activities: recent.New(activityCacheTTL, machineCacheSize, cfg.Now)}, nil
 }
 
 // Config returns the service's configuration with defaults applied.

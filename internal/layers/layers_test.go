@@ -82,11 +82,12 @@ var rules = []rule{
 	{pkg: "internal/defcache", layer: "internal: parsed definitions' cache, below the engine and the service", may: with("asl")},
 	{pkg: "internal/startrule", layer: "internal: StartExecution's checks and messages, below the engine's runners and the service", may: with("asl", "store")},
 	{pkg: "internal/retention", layer: "internal: retention over the store, below the engine", may: with("store")},
+	{pkg: "internal/recent", layer: "internal: the names found lately, for the hot paths of the engine and the service"},
 	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
@@ -102,7 +103,7 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},

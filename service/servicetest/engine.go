@@ -272,6 +272,9 @@ func deref(s *string) string {
 // ActivityStatus reports no waiting task and no worker.
 func (e *Engine) ActivityStatus(string) engine.ActivityStatus { return engine.ActivityStatus{} }
 
+// ForgetActivity does nothing: the fake engine reads no activities.
+func (e *Engine) ForgetActivity(string) {}
+
 func (e *Engine) UpdateMapRun(ctx context.Context, arn string, maxConcurrency *int, percent *float64, count *int64) error {
 	if e.UpdateMapRunFunc == nil {
 		return errNotSet
