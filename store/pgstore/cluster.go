@@ -88,6 +88,9 @@ func (d *Driver) ExecutionOwner(ctx context.Context, arn string) (store.Ownershi
 func (d *Driver) ExecutionClaimOne(ctx context.Context, f store.Fence, arn string) (bool, error) {
 	var claimed bool
 	err := d.exec.inTx(ctx, func(q querier) error {
+		if err := d.exec.ClaimLock(ctx, pgQuerier{q}); err != nil {
+			return err
+		}
 		if err := d.exec.NodeLive(ctx, pgQuerier{q}, f); err != nil {
 			return err
 		}

@@ -23,7 +23,8 @@ var dialect = sqlcore.Dialect{
 	LockRows:   "\nFOR UPDATE",
 	ShareRows:  " FOR SHARE",
 	Now:        nowMS,
-	// Claimers on many nodes skip each other's rows.
+	// Claims take turns, through a lock of the transaction's.
+	ClaimLockSQL:      claimLockSQL,
 	ExecutionClaimSQL: executionClaimSQL,
 	LockStateMachine:  lockStateMachine,
 	InsertVersion:     insertVersion,

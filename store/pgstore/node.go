@@ -9,6 +9,10 @@ const (
 	// nodeLeaseSQL says whether a node's lease is live: a node inserts
 	// executions only while it is.
 	nodeLeaseSQL = `SELECT EXISTS (SELECT 1 FROM stepwise_node WHERE id = $1 AND epoch = $2 AND expires_at > ` + nowMS + `)`
+	// claimLockSQL is Dialect.ClaimLockSQL: one advisory lock, held to
+	// the end of the claim's transaction.
+	claimLockSQL = `SELECT pg_advisory_xact_lock(7363746570)`
+
 	// executionClaimSQL is Dialect.ExecutionClaimSQL. Rows another
 	// claimer holds are skipped. The condition is checked
 	// again on the row as it is once locked (noLiveOwner, a subquery):

@@ -63,6 +63,9 @@ func (c *Core) NodeRelease(ctx context.Context, f store.Fence) error {
 func (c *Core) ExecutionClaim(ctx context.Context, f store.Fence, limit int) ([]string, error) {
 	var arns []string
 	err := c.conn.InTx(ctx, func(q Querier) error {
+		if err := c.ClaimLock(ctx, q); err != nil {
+			return err
+		}
 		if err := c.NodeLive(ctx, q, f); err != nil {
 			return err
 		}
@@ -74,6 +77,15 @@ func (c *Core) ExecutionClaim(ctx context.Context, f store.Fence, limit int) ([]
 		return err
 	})
 	return arns, c.conn.Error("claim executions", err)
+}
+
+// ClaimLock makes a claim's transaction wait its turn (Dialect.ClaimLockSQL).
+func (c *Core) ClaimLock(ctx context.Context, q Querier) error {
+	if c.dialect.ClaimLockSQL == "" {
+		return nil
+	}
+	_, err := q.Exec(ctx, c.dialect.ClaimLockSQL)
+	return err
 }
 
 // NodeLive fails with store.ErrFenced unless f's lease is live, and holds

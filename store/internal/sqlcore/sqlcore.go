@@ -92,6 +92,13 @@ type Dialect struct {
 	// Now is the database's clock, in Unix milliseconds, as an SQL
 	// expression: leases are timed by it.
 	Now string
+	// ClaimLockSQL, when set, runs first in every claim's transaction and
+	// makes the claims of all nodes take turns: a claim's statements then
+	// see every owner another claim wrote, and every node that claim's
+	// node registered before it (PostgreSQL's READ COMMITTED re-checks a
+	// row another claim changed against a snapshot that may predate that
+	// node's registration, which took an owned execution for an orphan).
+	ClaimLockSQL string
 	// ExecutionClaimSQL makes up to $3 orphaned running executions node
 	// $1's at epoch $2, and returns their ARNs. A running execution is
 	// an orphan when it has no owner, or its owner's lease ran out, or
