@@ -134,7 +134,7 @@ type Engine struct {
 
 	machines *defcache.Cache // parsed definitions, shared with the service
 	// activityFound are the activities Task states found lately.
-	activityFound *recent.Set
+	activityFound *recent.Cache[struct{}]
 
 	mu   sync.Mutex
 	live map[string]*liveExecution
@@ -211,7 +211,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		store:         drv,
 		log:           cfg.Logger,
 		machines:      cfg.Definitions,
-		activityFound: recent.New(time.Second, defcache.DefaultSize, nil),
+		activityFound: recent.New[struct{}](time.Second, defcache.DefaultSize, nil),
 		live:          map[string]*liveExecution{},
 		activities:    activities,
 		tokens:        activity.NewTokens(cfg.TokenKey),
@@ -449,7 +449,7 @@ func (e *Engine) activityExists(arn string) bool {
 	look := e.activityFound.Look()
 	_, err := e.store.Executor().ActivityGet(context.Background(), arn)
 	if err == nil {
-		e.activityFound.Found(arn, look)
+		e.activityFound.Put(arn, struct{}{}, look)
 	}
 	return !errors.Is(err, store.ErrNotFound)
 }

@@ -300,7 +300,7 @@ func (s *Service) pollActivity(ctx context.Context, arn string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	s.activities.Found(a.Arn, look)
+	s.activities.Put(a.Arn, struct{}{}, look)
 	return a.Arn, nil
 }
 

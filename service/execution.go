@@ -688,38 +688,23 @@ const machineCacheSize = defcache.DefaultSize
 // node forgets its copy at once on its own updates and deletes.
 const startCacheTTL = time.Second
 
-type cachedStateMachine struct {
-	sm   *store.StateMachine
-	read time.Time
-}
-
 // startStateMachine returns the state machine an execution starts on,
 // from a short-lived cache.
 func (s *Service) startStateMachine(ctx context.Context, ref *stateMachineRef) (*store.StateMachine, error) {
-	now := s.cfg.Now()
-	s.startCacheMu.Lock()
-	c, ok := s.startCache[ref.arn]
-	s.startCacheMu.Unlock()
-	if ok && now.Sub(c.read) < startCacheTTL && ref.local && ref.qualifier == "" {
-		return c.sm, nil
+	if sm, ok := s.startMachines.Get(ref.arn); ok && ref.local && ref.qualifier == "" {
+		return sm, nil
 	}
+	look := s.startMachines.Look()
 	sm, err := s.getStateMachine(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	s.startCacheMu.Lock()
-	if s.startCache == nil || len(s.startCache) >= machineCacheSize {
-		s.startCache = map[string]cachedStateMachine{}
-	}
-	s.startCache[ref.arn] = cachedStateMachine{sm: sm, read: now}
-	s.startCacheMu.Unlock()
+	s.startMachines.Put(ref.arn, sm, look)
 	return sm, nil
 }
 
 // forgetStateMachine drops a state machine from the start cache.
 func (s *Service) forgetStateMachine(arn string) {
-	s.startCacheMu.Lock()
-	delete(s.startCache, arn)
-	s.startCacheMu.Unlock()
-	s.forgetPolicies(arn)
+	s.startMachines.Forget(arn)
+	s.startPolicies.Forget(arn)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +12,7 @@ import (
 	"stepwise/asl"
 	"stepwise/internal/defcache"
 	"stepwise/internal/recent"
+	"stepwise/interp"
 	"stepwise/store"
 )
 
@@ -90,11 +90,12 @@ type Service struct {
 	store  store.Driver
 	engine Engine
 
-	startCacheMu sync.Mutex
-	startCache   map[string]cachedStateMachine
-	policyCache  map[string]cachedPolicies
-	policyGen    uint64      // counts the forgetPolicies calls
-	activities   *recent.Set // the activities GetActivityTask found lately
+	// What starts and GetActivityTask read lately (startCacheTTL,
+	// activityCacheTTL): state machines, their failure policies (from
+	// their tags), activities found.
+	startMachines *recent.Cache[*store.StateMachine]
+	startPolicies *recent.Cache[interp.Policies]
+	activities    *recent.Cache[struct{}]
 
 	// TestState runs the TestState operation; nil makes it unsupported.
 	// HOOK: set by package teststate (see RunTestState).
@@ -122,7 +123,10 @@ func New(drv store.Driver, eng Engine, cfg Config) (*Service, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.NewString() }
 	}
-	return &Service{cfg: cfg, store: drv, engine: eng, activities: recent.New(activityCacheTTL, machineCacheSize, cfg.Now)}, nil
+	return &Service{cfg: cfg, store: drv, engine: eng,
+		startMachines: recent.New[*store.StateMachine](startCacheTTL, machineCacheSize, cfg.Now),
+		startPolicies: recent.New[interp.Policies](startCacheTTL, machineCacheSize, cfg.Now),
+		activities:    recent.New[struct{}](activityCacheTTL, machineCacheSize, cfg.Now)}, nil
 }
 
 // Config returns the service's configuration with defaults applied.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"stepwise/asl"
 	"stepwise/awsarn"
@@ -94,43 +93,16 @@ func tagsOf(stored []store.Tag) []Tag {
 
 // policiesOf reads the failure policies a state machine's tags set.
 func (s *Service) policiesOf(ctx context.Context, smArn string) (interp.Policies, error) {
-	now := s.cfg.Now()
-	s.startCacheMu.Lock()
-	c, ok := s.policyCache[smArn]
-	gen := s.policyGen
-	s.startCacheMu.Unlock()
-	if ok && now.Sub(c.read) < startCacheTTL {
-		return c.policies, nil
+	if ps, ok := s.startPolicies.Get(smArn); ok {
+		return ps, nil
 	}
+	look := s.startPolicies.Look()
 	ps, err := engine.PoliciesOf(ctx, s.db(), smArn)
 	if err != nil {
 		return nil, storeError("list tags", err)
 	}
-	s.startCacheMu.Lock()
-	if s.policyGen == gen { // no tags changed here since they were read
-		if s.policyCache == nil || len(s.policyCache) >= machineCacheSize {
-			s.policyCache = map[string]cachedPolicies{}
-		}
-		s.policyCache[smArn] = cachedPolicies{policies: ps, read: now}
-	}
-	s.startCacheMu.Unlock()
+	s.startPolicies.Put(smArn, ps, look)
 	return ps, nil
-}
-
-// cachedPolicies are a state machine's failure policies as a start read
-// them from its tags: reused for startCacheTTL, as the state machine is,
-// and forgotten at once when this node changes the tags.
-type cachedPolicies struct {
-	policies interp.Policies
-	read     time.Time
-}
-
-// forgetPolicies drops what the start cache holds of a resource's tags.
-func (s *Service) forgetPolicies(arn string) {
-	s.startCacheMu.Lock()
-	s.policyGen++
-	delete(s.policyCache, arn)
-	s.startCacheMu.Unlock()
 }
 
 func storeTags(tags []Tag) []store.Tag {
@@ -238,7 +210,7 @@ func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagRe
 		}
 		return tx.TagPut(ctx, in.ResourceArn, storeTags(in.Tags))
 	})
-	s.forgetPolicies(in.ResourceArn)
+	s.startPolicies.Forget(in.ResourceArn)
 	if err != nil {
 		return nil, storeError("tag resource", err)
 	}
@@ -263,7 +235,7 @@ func (s *Service) UntagResource(ctx context.Context, in *UntagResourceInput) (*U
 		return nil, err
 	}
 	err := s.db().TagDelete(ctx, in.ResourceArn, in.TagKeys)
-	s.forgetPolicies(in.ResourceArn)
+	s.startPolicies.Forget(in.ResourceArn)
 	if err != nil {
 		return nil, storeError("untag resource", err)
 	}

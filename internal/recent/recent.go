@@ -1,7 +1,8 @@
-// Package recent remembers, for a short while, the names of things found
-// to exist (state machines' activities, say), so that a hot path need not
-// read them from the store again and again. A node forgets its own
-// deletes at once; another node's are seen once TTL has passed.
+// Package recent remembers, for a short while, what a hot path read from
+// the store (a state machine's row, its failure policies, that an
+// activity exists), so that it need not read it again and again. A node
+// forgets its own changes at once; another node's are seen once the TTL
+// has passed.
 package recent
 
 import (
@@ -9,62 +10,77 @@ import (
 	"time"
 )
 
-// Set is the names found lately. Its zero value is not usable: make one
-// with New.
-type Set struct {
-	ttl  time.Duration
-	max  int
-	mu   sync.Mutex
-	at   map[string]time.Time // name → when it was found
-	gen  uint64               // counts Forget calls
-	seen func() time.Time
+// Cache is the values read lately, by name. Make one with New.
+type Cache[V any] struct {
+	ttl time.Duration
+	max int
+	now func() time.Time
+	mu  sync.Mutex
+	m   map[string]entry[V]
+	gen uint64 // counts Forget calls
 }
 
-// New returns a set that trusts a find for ttl by the clock now (time.Now
-// when nil) and holds at most max names (it starts over when full).
-func New(ttl time.Duration, max int, now func() time.Time) *Set {
+type entry[V any] struct {
+	v    V
+	read time.Time
+}
+
+// New returns a cache that trusts a read for ttl by the clock now
+// (time.Now when nil) and holds at most max names (it starts over when
+// full).
+func New[V any](ttl time.Duration, max int, now func() time.Time) *Cache[V] {
 	if now == nil {
 		now = time.Now
 	}
-	return &Set{ttl: ttl, max: max, seen: now}
+	return &Cache[V]{ttl: ttl, max: max, now: now}
 }
 
-// Has reports whether name was found less than TTL ago.
-func (s *Set) Has(name string) bool {
-	now := s.seen()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	at, ok := s.at[name]
-	return ok && now.Sub(at) < s.ttl
+// Get returns the value read for name less than TTL ago.
+func (c *Cache[V]) Get(name string) (V, bool) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[name]
+	if !ok || now.Sub(e.read) >= c.ttl {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
 }
 
-// Look begins a lookup of name in the store: Found, given what Look
-// returned, remembers the name unless it was forgotten meanwhile (a
-// lookup that raced a delete must not bring the name back).
-func (s *Set) Look() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.gen
+// Has reports whether a value was read for name less than TTL ago.
+func (c *Cache[V]) Has(name string) bool {
+	_, ok := c.Get(name)
+	return ok
 }
 
-// Found remembers that name exists, as read by the lookup Look began.
-func (s *Set) Found(name string, look uint64) {
-	now := s.seen()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if look != s.gen {
+// Look begins a read of the store: Put, given what Look returned, keeps
+// the value unless a Forget came meanwhile (a read that raced a change
+// must not bring the old value back).
+func (c *Cache[V]) Look() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// Put keeps v for name, as read by the read Look began.
+func (c *Cache[V]) Put(name string, v V, look uint64) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if look != c.gen {
 		return
 	}
-	if s.at == nil || len(s.at) >= s.max {
-		s.at = map[string]time.Time{}
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = map[string]entry[V]{}
 	}
-	s.at[name] = now
+	c.m[name] = entry[V]{v: v, read: now}
 }
 
-// Forget drops name: it was deleted (or is about to be).
-func (s *Set) Forget(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gen++
-	delete(s.at, name)
+// Forget drops name: it changed (or is about to).
+func (c *Cache[V]) Forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	delete(c.m, name)
 }

@@ -5,36 +5,36 @@ import (
 	"time"
 )
 
-func TestSet(t *testing.T) {
+func TestCache(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
-	s := New(time.Second, 2, func() time.Time { return now })
-	if s.Has("a") {
-		t.Fatal("nothing found yet")
+	c := New[int](time.Second, 2, func() time.Time { return now })
+	if c.Has("a") {
+		t.Fatal("nothing read yet")
 	}
-	s.Found("a", s.Look())
-	if !s.Has("a") {
-		t.Fatal("a was just found")
+	c.Put("a", 1, c.Look())
+	if v, ok := c.Get("a"); !ok || v != 1 {
+		t.Fatalf("a was just read: got %d, %v", v, ok)
 	}
 	now = now.Add(time.Second)
-	if s.Has("a") {
-		t.Fatal("a find is trusted for the TTL only")
+	if c.Has("a") {
+		t.Fatal("a read is trusted for the TTL only")
 	}
-	look := s.Look()
-	s.Forget("a") // a delete races the lookup
-	s.Found("a", look)
-	if s.Has("a") {
-		t.Fatal("a lookup that raced a delete brought the name back")
+	look := c.Look()
+	c.Forget("a") // a change races the read
+	c.Put("a", 2, look)
+	if c.Has("a") {
+		t.Fatal("a read that raced a change brought the old value back")
 	}
-	s.Found("a", s.Look())
-	s.Forget("a")
-	if s.Has("a") {
+	c.Put("a", 3, c.Look())
+	c.Forget("a")
+	if c.Has("a") {
 		t.Fatal("a forgotten name is not found")
 	}
-	s.Found("b", s.Look())
-	s.Found("c", s.Look())
-	s.Found("d", s.Look()) // full: starts over
-	if s.Has("b") || !s.Has("d") {
-		t.Fatal("a full set starts over with the newest name")
+	c.Put("b", 1, c.Look())
+	c.Put("c", 1, c.Look())
+	c.Put("d", 1, c.Look()) // full: starts over
+	if c.Has("b") || !c.Has("d") {
+		t.Fatal("a full cache starts over with the newest name")
 	}
 }
