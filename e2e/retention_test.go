@@ -130,7 +130,7 @@ func TestRetention(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close()
 	for _, q := range []string{
-		`SELECT count(*) FROM stepwise_event WHERE execution_id NOT IN (SELECT id FROM stepwise_execution)`,
+		`SELECT count(*) FROM stepwise_history WHERE execution_id NOT IN (SELECT id FROM stepwise_execution)`,
 		`SELECT count(*) FROM stepwise_input WHERE execution_id NOT IN (SELECT id FROM stepwise_execution)`,
 		`SELECT count(*) FROM stepwise_timer WHERE execution_arn NOT IN (SELECT arn FROM stepwise_execution)`,
 		`SELECT count(*) FROM stepwise_task WHERE execution_arn NOT IN (SELECT arn FROM stepwise_execution)`,

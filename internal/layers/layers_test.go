@@ -65,7 +65,7 @@ var rules = []rule{
 	// store: the driver seam, below the engine; its drivers below it.
 	{pkg: "store", layer: "store: the driver seam", may: with()},
 	{pkg: "store/migrate", layer: "store: migrations"},
-	{pkg: "store/internal/sqlcore", layer: "store: the drivers' logic and SQL written once", may: with("store", "store/internal/aliasrouting", "store/internal/outboxrow")},
+	{pkg: "store/internal/sqlcore", layer: "store: the drivers' logic and SQL written once", may: with("store", "store/internal/aliasrouting", "store/internal/eventpack", "store/internal/outboxrow")},
 	{pkg: "store/internal/...", layer: "store: the drivers' shared parts", may: with("store")},
 	{pkg: "store/...", layer: "store: a driver or the drivers' test suite", may: with("store", "store/internal/...", "store/migrate")},
 

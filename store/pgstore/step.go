@@ -7,8 +7,10 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"stepwise/store"
+	"stepwise/store/internal/eventpack"
 	"stepwise/store/internal/outboxrow"
 	"stepwise/store/internal/sqlcore"
 )
@@ -49,11 +51,6 @@ SELECT (SELECT id FROM updated), (SELECT version FROM stepwise_execution WHERE a
 	// looked up here by ARN: the batch cannot wait for the lookup's
 	// answer. A missing execution would be a NULL id, but the lookup
 	// before has failed the batch then.
-	stepEventInsertSQL = `
-INSERT INTO stepwise_event (execution_id, id, type, timestamp, body)
-SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = e.arn), e.id, e.type, e.timestamp, e.body
-FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bytea[]) AS e (arn, id, type, timestamp, body)`
-
 	stepInputInsertSQL = `
 INSERT INTO stepwise_input (execution_id, seq, at, body)
 SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = i.arn), i.seq, i.at, i.body
@@ -65,6 +62,19 @@ FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS i (arn, seq,
 	stepSavepointSQL         = `SAVEPOINT stepwise_step`
 	stepReleaseSQL           = `RELEASE SAVEPOINT stepwise_step`
 	stepRollbackSavepointSQL = `ROLLBACK TO SAVEPOINT stepwise_step; RELEASE SAVEPOINT stepwise_step`
+)
+
+var (
+	// Rows whose events the execution holds already are left out
+	// (sqlcore.HistoryFree), and counted as missing.
+	stepHistoryInsertSQL = `
+INSERT INTO stepwise_history (execution_id, first_id, last_id, codec, body)
+SELECT h.xid, h.first_id, h.last_id, h.codec, h.body
+FROM (
+    SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = u.arn) AS xid, u.*
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) AS u (arn, first_id, last_id, codec, body)
+) AS h
+WHERE ` + sqlcore.HistoryFree("h.xid", "h.first_id", "h.last_id")
 )
 
 // StepWrite writes the steps of distinct executions, all or none, in one
@@ -117,6 +127,7 @@ const (
 	resultOpening                   // BEGIN or SAVEPOINT
 	resultFence                     // stepFenceSQL's rows
 	resultLease                     // nodeLeaseSQL's row: the inserting node's lease is live
+	resultHistory                   // stepHistoryInsertSQL's count, of history.n rows
 )
 
 // stepBatch is the batch of one StepWrite and how to read its answers.
@@ -129,6 +140,8 @@ type stepBatch struct {
 	lookups []string                       // ARNs of the steps that leave their row as it was
 	fences  map[string]store.Fence         // of the fenced steps that do not insert, by ARN
 	opened  bool                           // the BEGIN or SAVEPOINT succeeded
+
+	historyRows int64 // rows of history the batch inserts
 }
 
 func (w *stepBatch) queue(op string, r stepResult, sql string, args ...any) {
@@ -180,7 +193,8 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 
 	delTimers, delTasks := newArrays("text", "text"), newArrays("text", "text")
 	inputs := newArrays("text", "bigint", "bigint", "bytea")
-	events := newArrays("text", "bigint", "text", "bigint", "bytea")
+	history := newArrays("text", "bigint", "bigint", "bigint", "bytea")
+	var packed []eventpack.Row
 	timers, tasks := newArrays(sqlcore.TimerTable.Types...), newArrays(sqlcore.TaskTable.Types...)
 	var row []any
 	for _, s := range steps {
@@ -209,8 +223,9 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 		if in := s.Input; in != nil {
 			inputs.add(arn, in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		}
-		for _, ev := range s.Events {
-			events.add(arn, ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
+		packed = eventpack.Pack(packed[:0], s.Events)
+		for _, r := range packed {
+			history.add(arn, r.First, r.Last, r.Codec, r.Body)
 		}
 		for _, t := range s.AddTimers {
 			row = sqlcore.TimerArgs(row[:0], t)
@@ -231,13 +246,16 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 		{"delete timers", timerDeletePairsSQL, delTimers},
 		{"delete tasks", taskDeletePairsSQL, delTasks},
 		{"insert inputs", stepInputInsertSQL, inputs},
-		{"insert events", stepEventInsertSQL, events},
 		{"insert timers", timerInsertSQL, timers},
 		{"insert tasks", taskInsertSQL, tasks},
 	} {
 		if a.rows.n > 0 {
 			w.queue(a.op, resultExec, a.sql, a.rows.cols...)
 		}
+	}
+	if history.n > 0 {
+		w.queue("insert events", resultHistory, stepHistoryInsertSQL, history.cols...)
+		w.historyRows = int64(history.n)
 	}
 	if row, ok := outboxrow.Pack(steps); ok {
 		w.queue("lock outbox", resultExec, outboxLockSQL, outboxLockKey)
@@ -273,6 +291,11 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 			}
 		case resultExec:
 			_, err = br.Exec()
+		case resultHistory:
+			var tag pgconn.CommandTag
+			if tag, err = br.Exec(); err == nil && tag.RowsAffected() != w.historyRows {
+				err = sqlcore.ErrEventTaken
+			}
 		case resultUpdate:
 			p := updates[0]
 			updates = updates[1:]

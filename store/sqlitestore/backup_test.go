@@ -239,7 +239,7 @@ func backupWhileWriting(tb testing.TB, n int) (took time.Duration, size int64, d
 	defer c.Close()
 	var bad, executions int
 	require.NoError(tb, c.write.QueryRowContext(ctx, `
-SELECT count(*), sum(x.last_event_id != (SELECT count(*) FROM stepwise_event e WHERE e.execution_id = x.id))
+SELECT count(*), sum(x.last_event_id != (SELECT coalesce(max(h.last_id), 0) FROM stepwise_history h WHERE h.execution_id = x.id))
 FROM stepwise_execution x`).Scan(&executions, &bad))
 	require.Zero(tb, bad)
 	require.GreaterOrEqual(tb, executions, n)

@@ -202,7 +202,7 @@ func (d *Driver) openFailed(path string, err error) error {
 func hotStatements() []string {
 	q := []string{sqlcore.ExecutionInsertSQL, sqlcore.ExecutionUpdateSQL, sqlcore.ExecutionVersionSQL}
 	for n := 1; n <= 32; n++ {
-		q = append(q, tableValuesSQL(&sqlcore.EventTable, n))
+		q = append(q, tableValuesSQL(&sqlcore.HistoryTable, n))
 	}
 	for n := 1; n <= 8; n++ {
 		q = append(q,

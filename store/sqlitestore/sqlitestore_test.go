@@ -97,7 +97,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, applied)
 	})
 
 	t.Run("Memory", func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, applied)
 	})
 
 	t.Run("ReadersDoNotWaitForWriter", func(t *testing.T) {
@@ -353,18 +353,29 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		res, err := m.Migrate(ctx, tx, migrate.DirectionDown, &migrate.Opts{TargetVersion: -1})
 		require.NoError(t, err)
-		require.Equal(t, []int{15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
+		require.Equal(t, []int{16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
 		var tables int
 		require.NoError(t, tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name != 'stepwise_migration' AND name NOT LIKE 'sqlite_%'`).Scan(&tables))
 		require.Zero(t, tables)
 		res, err = m.Migrate(ctx, tx, migrate.DirectionUp, nil)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, res.Versions)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, res.Versions)
 		require.NoError(t, tx.Commit())
 
 		_, err = d.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:sm:x")
 		require.ErrorIs(t, err, store.ErrNotFound)
 		seed(ctx, t, d.Executor())
+	})
+
+	t.Run("HistoryRowsMigration", func(t *testing.T) {
+		t.Parallel()
+		bundle := setup(t)
+
+		d := open(t, bundle.path, Options{})
+		x := seed(ctx, t, d.Executor())
+		m, err := Migrator()
+		require.NoError(t, err)
+		storetest.HistoryRowsMigration(ctx, t, d.write, m, d.Executor(), x)
 	})
 
 	t.Run("NewerSchema", func(t *testing.T) {
@@ -396,7 +407,9 @@ func TestOpen(t *testing.T) {
 			{sqlcore.ExecutionListRunningSQL, []any{"a", 10}, "stepwise_execution_running"},
 			{sqlcore.TimerListDueSQL, []any{1, 10}, "stepwise_timer_fire_at"},
 			{sqlcore.TimerNextSQL, nil, "stepwise_timer_fire_at"},
-			{sqlcore.EventListReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_event_1 (execution_id=? AND id<?)"},
+			{sqlcore.EventRowsSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_history_1 (execution_id=? AND first_id>?)"},
+			{sqlcore.EventRowsSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_history_1 (execution_id=? AND first_id<?)"},
+			{sqlcore.EventRowsReverseSQL, []any{"x", 10, 10}, "sqlite_autoindex_stepwise_history_1 (execution_id=? AND first_id<?)"},
 			{sqlcore.VersionListSQL, []any{"sm", 5, 10}, "stepwise_version USING PRIMARY KEY (state_machine_arn=? AND number<?)"},
 			{sqlcore.VersionOfRevisionSQL, []any{"sm", "r"}, "stepwise_version_revision (state_machine_arn=? AND revision_id=?)"},
 			{sqlcore.AliasListSQL, []any{"sm", "a", 10}, "stepwise_alias USING PRIMARY KEY (state_machine_arn=? AND name>?)"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"stepwise/store"
+	"stepwise/store/internal/eventpack"
 	"stepwise/store/internal/sqlcore"
 )
 
@@ -54,7 +55,7 @@ func newChunkSQL(text func(n int) string) *chunkSQL {
 }
 
 var (
-	eventInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.EventTable, n) })
+	historyInsertSQL    = newChunkSQL(historyInsertQuery)
 	inputInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.InputTable, n) })
 	timerInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TimerTable, n) })
 	taskInsertSQL       = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TaskTable, n) })
@@ -67,7 +68,7 @@ var (
 func stepStatements() []string {
 	q := []string{sqlcore.ExecutionInsertSQL, executionStepUpdateSQL, sqlcore.ExecutionVersionSQL, outboxInsertSQL}
 	for _, n := range stepChunks {
-		for _, c := range []*chunkSQL{eventInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
+		for _, c := range []*chunkSQL{historyInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
 		}
 	}
@@ -157,13 +158,15 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 		}
 	}
 	if nEvents > 0 {
-		args := make([]any, 0, 5*nEvents)
+		var rows []eventpack.Row
+		args := make([]any, 0, 5*len(steps))
 		for i, s := range steps {
-			for _, ev := range s.Events {
-				args = append(args, ids[i], ev.ID, string(ev.Type), sqlcore.Millis(ev.Timestamp), sqlcore.Blob(ev.Body))
+			rows = eventpack.Pack(rows[:0], s.Events)
+			for j := range rows {
+				args = sqlcore.HistoryArgs(args, ids[i], &rows[j])
 			}
 		}
-		if err := execRows(ctx, q, nEvents, 5, eventInsertSQL, args); err != nil {
+		if err := insertHistory(ctx, q, args); err != nil {
 			return err
 		}
 	}
@@ -281,6 +284,31 @@ func execRows(ctx context.Context, q querier, n, cols int, query *chunkSQL, args
 			return err
 		}
 		args, n = args[c*cols:], n-c
+	}
+	return nil
+}
+
+// historyInsertQuery inserts n rows of history (the columns of
+// sqlcore.HistoryTable), those whose events the execution has none of.
+func historyInsertQuery(n int) string {
+	return sqlcore.HistoryTable.Head() + " SELECT * FROM (" + valuesSQL("", 5, n) + ") WHERE " +
+		sqlcore.HistoryFree("column1", "column2", "column3")
+}
+
+// insertHistory inserts rows of history (HistoryArgs' arguments), and
+// fails with sqlcore.ErrEventTaken when the execution holds any of their
+// events already.
+func insertHistory(ctx context.Context, q querier, args []any) error {
+	for n := len(args) / 5; n > 0; {
+		c := chunk(n)
+		res, err := q.ExecContext(ctx, historyInsertSQL[c], args[:c*5]...)
+		if err != nil {
+			return err
+		}
+		if got, err := res.RowsAffected(); err != nil || got != int64(c) {
+			return errors.Join(sqlcore.ErrEventTaken, err)
+		}
+		args, n = args[c*5:], n-c
 	}
 	return nil
 }

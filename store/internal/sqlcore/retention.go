@@ -25,7 +25,7 @@ WHERE status IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED') AND stop_date < 
 ORDER BY stop_date
 LIMIT $2%s`
 
-	closedEventDeleteSQL     = `DELETE FROM stepwise_event WHERE execution_id %[1]s`
+	closedEventDeleteSQL     = `DELETE FROM stepwise_history WHERE execution_id %[1]s`
 	closedInputDeleteSQL     = `DELETE FROM stepwise_input WHERE execution_id %[1]s`
 	closedTimerDeleteSQL     = `DELETE FROM stepwise_timer WHERE execution_arn %[2]s`
 	closedTaskDeleteSQL      = `DELETE FROM stepwise_task WHERE execution_arn %[2]s`

@@ -1,11 +1,15 @@
 package sqlcore
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"stepwise/store"
+	"stepwise/store/internal/eventpack"
 )
 
 // Table is a table that takes rows in batches (Dialect.InsertRows): an
@@ -22,11 +26,11 @@ type Table struct {
 }
 
 // The tables of the rows a step writes. Each row's values come from
-// EventArgs, InputArgs, TimerArgs and TaskArgs, in the columns' order.
+// HistoryArgs, InputArgs, TimerArgs and TaskArgs, in the columns' order.
 var (
-	EventTable = Table{"stepwise_event",
-		[]string{"execution_id", "id", "type", "timestamp", "body"},
-		[]string{"bigint", "bigint", "text", "bigint", "bytea"}, ""}
+	HistoryTable = Table{"stepwise_history",
+		[]string{"execution_id", "first_id", "last_id", "codec", "body"},
+		[]string{"bigint", "bigint", "bigint", "bigint", "bytea"}, ""}
 	InputTable = Table{"stepwise_input",
 		[]string{"execution_id", "seq", "at", "body"},
 		[]string{"bigint", "bigint", "bigint", "bytea"}, ""}
@@ -54,9 +58,24 @@ func (t *Table) Head() string {
 	return "INSERT INTO " + t.Name + " (" + strings.Join(t.Columns, ", ") + ")"
 }
 
-// EventArgs appends an event's row, of the execution whose id is id.
-func EventArgs(args []any, id int64, ev *store.Event) []any {
-	return append(args, id, ev.ID, string(ev.Type), Millis(ev.Timestamp), Blob(ev.Body))
+// HistoryFree is the condition that the stored history of the execution
+// whose id is the SQL expression execution holds none of the events first
+// to last (expressions too): rows do not overlap, so only the last row
+// that starts at or before last can. A step's insert of history rows
+// keeps those it holds and counts them: one missing is an event id
+// taken.
+func HistoryFree(execution, first, last string) string {
+	return `COALESCE((SELECT o.last_id FROM stepwise_history AS o WHERE o.execution_id = ` + execution +
+		` AND o.first_id <= ` + last + ` ORDER BY o.first_id DESC LIMIT 1), 0) < ` + first
+}
+
+// ErrEventTaken is the error of a step's history row refused by
+// HistoryFree.
+var ErrEventTaken = fmt.Errorf("an event id is taken: %w", store.ErrAlreadyExists)
+
+// HistoryArgs appends a row of history, of the execution whose id is id.
+func HistoryArgs(args []any, id int64, r *eventpack.Row) []any {
+	return append(args, id, r.First, r.Last, r.Codec, r.Body)
 }
 
 // InputArgs appends a replay-log entry's row, of the execution whose id
@@ -119,20 +138,64 @@ func hasKey[K comparable, V any](m map[K]V, k K) bool {
 	return ok
 }
 
-// EventInsert appends history events, all or none. An id already stored
-// for the execution is store.ErrAlreadyExists; an execution that does not
-// exist is store.ErrNotFound (one deleted since the lookup of its id is a
-// foreign-key error, which reads the same).
+// historyOverlapSQL finds the last id of the only row that might hold an
+// event of ids up to $2 of the execution whose id is $1: rows do not
+// overlap, so only the last that starts at or before $2 can.
+const historyOverlapSQL = `
+SELECT last_id FROM stepwise_history
+WHERE execution_id = $1 AND first_id <= $2
+ORDER BY first_id DESC
+LIMIT 1`
+
+// EventInsert appends history events, all or none, in rows of
+// consecutive ids (eventpack.Pack). An id already stored for the
+// execution, or given twice, is store.ErrAlreadyExists; an execution that
+// does not exist is store.ErrNotFound (one deleted since the lookup of
+// its id is a foreign-key error, which reads the same).
 func (c *Core) EventInsert(ctx context.Context, events []*store.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
 	ids, err := c.executionIDs(ctx, c.conn.Writer(), len(events), func(i int) string { return events[i].ExecutionArn })
-	if err == nil {
-		err = c.dialect.InsertRows(ctx, c.conn, &EventTable, len(events), func(i int, args []any) []any {
-			return EventArgs(args, ids[events[i].ExecutionArn], events[i])
-		})
+	if err != nil {
+		return c.conn.Error("insert events", err)
 	}
+	type row struct {
+		execution int64
+		eventpack.Row
+	}
+	var rows []row
+	sorted := slices.Clone(events)
+	slices.SortStableFunc(sorted, func(a, b *store.Event) int {
+		return cmp.Or(cmp.Compare(ids[a.ExecutionArn], ids[b.ExecutionArn]), cmp.Compare(a.ID, b.ID))
+	})
+	var packed []eventpack.Row
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].ExecutionArn == sorted[i].ExecutionArn {
+			if sorted[j].ID == sorted[j-1].ID {
+				return fmt.Errorf("insert events: event %d of %s given twice: %w", sorted[j].ID, sorted[j].ExecutionArn, store.ErrAlreadyExists)
+			}
+			j++
+		}
+		id := ids[sorted[i].ExecutionArn]
+		packed = eventpack.Pack(packed[:0], sorted[i:j])
+		for _, r := range packed {
+			var last int64
+			err := c.conn.Writer().QueryRow(ctx, historyOverlapSQL, id, r.Last).Scan(&last)
+			switch {
+			case err == nil && last >= r.First:
+				return fmt.Errorf("insert events: events %d to %d of %s: %w", r.First, r.Last, sorted[i].ExecutionArn, store.ErrAlreadyExists)
+			case err != nil && !errors.Is(err, c.dialect.ErrNoRows):
+				return c.conn.Error("insert events", err)
+			}
+			rows = append(rows, row{id, r})
+		}
+		i = j
+	}
+	err = c.dialect.InsertRows(ctx, c.conn, &HistoryTable, len(rows), func(i int, args []any) []any {
+		return HistoryArgs(args, rows[i].execution, &rows[i].Row)
+	})
 	return c.conn.Error("insert events", err)
 }
 
