@@ -212,6 +212,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		}
 	}
 	tuneGC()
+	go returnIdleMemory(ctx, idleMemoryEvery, readHeap, debug.FreeOSMemory)
 	stopProfile, err := startCPUProfile(c.cpuProfile)
 	if err != nil {
 		return err
@@ -551,24 +552,6 @@ func servePprof(addr string) error {
 	mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
 	go http.Serve(ln, mux)
 	return nil
-}
-
-// Garbage collector settings of the server, unless GOGC / GOMEMLIMIT say
-// otherwise. A step allocates many short-lived values, so collecting less
-// often buys throughput; the soft memory limit makes the collector work
-// harder again well before memory gets tight.
-const (
-	serverGCPercent   = 400
-	serverMemoryLimit = 1 << 30
-)
-
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(serverGCPercent)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serverMemoryLimit)
-	}
 }
 
 // lastFired is the latest slot any schedule fired (zero when none).
