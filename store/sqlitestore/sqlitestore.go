@@ -316,7 +316,8 @@ func interpretError(op string, err error) error {
 	var serr *sqlite.Error
 	if errors.As(err, &serr) {
 		switch serr.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY,
+			sqlite3.SQLITE_CONSTRAINT_TRIGGER: // stepwise_history_taken, the one trigger that refuses
 			return fmt.Errorf("%s: %w: %w", op, store.ErrAlreadyExists, err)
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 			return fmt.Errorf("%s: %w: %w", op, store.ErrNotFound, err)

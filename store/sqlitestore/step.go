@@ -55,7 +55,7 @@ func newChunkSQL(text func(n int) string) *chunkSQL {
 }
 
 var (
-	historyInsertSQL    = newChunkSQL(historyInsertQuery)
+	historyInsertSQL    = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.HistoryTable, n) })
 	inputInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.InputTable, n) })
 	timerInsertSQL      = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TimerTable, n) })
 	taskInsertSQL       = newChunkSQL(func(n int) string { return tableValuesSQL(&sqlcore.TaskTable, n) })
@@ -166,7 +166,9 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 				args = sqlcore.HistoryArgs(args, ids[i], &rows[j])
 			}
 		}
-		if err := insertHistory(ctx, q, args); err != nil {
+		// The trigger stepwise_history_taken refuses a row whose events
+		// the execution has.
+		if err := execRows(ctx, q, len(args)/5, 5, historyInsertSQL, args); err != nil {
 			return err
 		}
 	}
@@ -284,31 +286,6 @@ func execRows(ctx context.Context, q querier, n, cols int, query *chunkSQL, args
 			return err
 		}
 		args, n = args[c*cols:], n-c
-	}
-	return nil
-}
-
-// historyInsertQuery inserts n rows of history (the columns of
-// sqlcore.HistoryTable), those whose events the execution has none of.
-func historyInsertQuery(n int) string {
-	return sqlcore.HistoryTable.Head() + " SELECT * FROM (" + valuesSQL("", 5, n) + ") WHERE " +
-		sqlcore.HistoryFree("column1", "column2", "column3")
-}
-
-// insertHistory inserts rows of history (HistoryArgs' arguments), and
-// fails with sqlcore.ErrEventTaken when the execution holds any of their
-// events already.
-func insertHistory(ctx context.Context, q querier, args []any) error {
-	for n := len(args) / 5; n > 0; {
-		c := chunk(n)
-		res, err := q.ExecContext(ctx, historyInsertSQL[c], args[:c*5]...)
-		if err != nil {
-			return err
-		}
-		if got, err := res.RowsAffected(); err != nil || got != int64(c) {
-			return errors.Join(sqlcore.ErrEventTaken, err)
-		}
-		args, n = args[c*5:], n-c
 	}
 	return nil
 }

@@ -61,9 +61,9 @@ func (t *Table) Head() string {
 // HistoryFree is the condition that the stored history of the execution
 // whose id is the SQL expression execution holds none of the events first
 // to last (expressions too): rows do not overlap, so only the last row
-// that starts at or before last can. A step's insert of history rows
-// keeps those it holds and counts them: one missing is an event id
-// taken.
+// that starts at or before last can. PostgreSQL's step insert keeps the
+// rows it holds and counts them: one missing is an event id taken.
+// (SQLite's trigger stepwise_history_taken asks the same of every row.)
 func HistoryFree(execution, first, last string) string {
 	return `COALESCE((SELECT o.last_id FROM stepwise_history AS o WHERE o.execution_id = ` + execution +
 		` AND o.first_id <= ` + last + ` ORDER BY o.first_id DESC LIMIT 1), 0) < ` + first

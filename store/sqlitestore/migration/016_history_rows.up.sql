@@ -17,3 +17,14 @@ SELECT execution_id, id, id, 0,
 FROM stepwise_event;
 
 DROP TABLE stepwise_event;
+
+-- No two rows of an execution share an event: rows do not overlap, so
+-- only the last row that starts at or before a new row's last id can
+-- reach it (one seek of the key).
+CREATE TRIGGER stepwise_history_taken BEFORE INSERT ON stepwise_history
+WHEN COALESCE((SELECT o.last_id FROM stepwise_history AS o
+               WHERE o.execution_id = NEW.execution_id AND o.first_id <= NEW.last_id
+               ORDER BY o.first_id DESC LIMIT 1), 0) >= NEW.first_id
+BEGIN
+    SELECT RAISE(ABORT, 'UNIQUE constraint failed: stepwise_history event ids');
+END;
