@@ -158,7 +158,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		}
 		// A file: URI, so that the path is escaped and mode=ro applies.
 		uri := "file:" + (&url.URL{Path: path}).EscapedPath() + "?"
-		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(NORMAL)", "temp_store(MEMORY)"))
+		write, err := sql.Open("sqlite", uri+dsnQuery(true, opts.readOnly, busy, "foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)", "temp_store(MEMORY)"))
 		if err != nil {
 			return nil, err
 		}

@@ -86,7 +86,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, d.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync))
 		require.NoError(t, d.write.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk))
 		require.Equal(t, "wal", journal)
-		require.Equal(t, 1, sync) // NORMAL
+		require.Equal(t, 2, sync) // FULL: a commit is on disk before it returns
 		require.Equal(t, 1, fk)
 
 		var queryOnly int
