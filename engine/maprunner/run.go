@@ -177,19 +177,8 @@ func (rn *Runner) run(ctx context.Context, t *task.Task, done func(task.Result))
 	// policies (state names are unique in a definition).
 	r.policies, _ = interp.ParsePolicies(parent.Policies)
 	batched, per := req.BatchSize()
-	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(func(from int64, limit int) ([]any, error) {
-		texts, err := h.Executor().MapItemsList(h.Context(), req.Arn, from, limit)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, len(texts))
-		for i, t := range texts {
-			if out[i], err = jsonvalue.ParseString(t); err != nil {
-				return nil, fmt.Errorf("spooled item %d: %w", from+int64(i), err)
-			}
-		}
-		return out, nil
-	}))
+	src := &spoolReader{ctx: h.Context(), ex: h.Executor(), arn: req.Arn}
+	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(src.read))
 	rn.mu.Lock()
 	old := rn.runs[req.Arn]
 	rn.runs[req.Arn] = r
