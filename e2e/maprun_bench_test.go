@@ -24,7 +24,8 @@ import (
 
 // A distributed Map of 100,000 items read from S3 (moto), each a Pass, in
 // batches of 100 and without batching: items and child executions a
-// second, the server's CPU time per child (user and system, which the
+// second (and the seconds before the map run started, reading the
+// items, and after it ended), the server's CPU time per child (user and system, which the
 // load of other processes changes less than the rate), its peak RSS, the
 // database's growth and its bytes per child.
 //
@@ -66,7 +67,7 @@ func BenchmarkDistributedMap(b *testing.B) {
 				s := startServer(b, db, append([]string{"--aws-endpoint", moto}, benchServeArgs(name)...)...)
 				c := s.client(b)
 				sm := createMachine(b, c, "bench", def)
-				cpu0 := cpuSeconds(b, s.cmd.Process.Pid)
+				cpu0, wait0 := cpuSeconds(b, s.cmd.Process.Pid), runnableSeconds(s.cmd.Process.Pid)
 				tx0, steps0 := commitBatches(b, s)
 				before := dbSize(db)
 				start := time.Now()
@@ -78,7 +79,19 @@ func BenchmarkDistributedMap(b *testing.B) {
 				require.JSONEq(b, fmt.Sprintf(`{"n": %d}`, children), *d.Output)
 				b.ReportMetric(float64(items)/elapsed.Seconds(), "items/s")
 				b.ReportMetric(float64(children)/elapsed.Seconds(), "children/s")
+				// Of which the read before the run started and the end
+				// after it ended (the server's dates).
+				runs, err := c.ListMapRuns(context.Background(), &sfn.ListMapRunsInput{ExecutionArn: out.ExecutionArn})
+				require.NoError(b, err)
+				require.Len(b, runs.MapRuns, 1)
+				mr, err := c.DescribeMapRun(context.Background(), &sfn.DescribeMapRunInput{MapRunArn: runs.MapRuns[0].MapRunArn})
+				require.NoError(b, err)
+				b.ReportMetric(mr.StartDate.Sub(*d.StartDate).Seconds(), "read-s")
+				b.ReportMetric(d.StopDate.Sub(*mr.StopDate).Seconds(), "end-s")
 				b.ReportMetric((cpuSeconds(b, s.cmd.Process.Pid)-cpu0)*1e6/float64(children), "CPU-µs/child")
+				// The time the server's threads were ready to run but waited
+				// for a CPU (taken by other processes, or by one another).
+				b.ReportMetric(runnableSeconds(s.cmd.Process.Pid)-wait0, "CPU-wait-s")
 				b.ReportMetric(float64(peakRSS(b, s.cmd.Process.Pid))/1024, "peak-RSS-MB")
 				tx, steps := commitBatches(b, s)
 				b.ReportMetric((steps-steps0)/(tx-tx0), "steps/tx")
@@ -204,6 +217,25 @@ func commitBatches(b *testing.B, s *server) (tx, steps float64) {
 		}
 	}
 	return tx, steps
+}
+
+// runnableSeconds is the time a process's threads have waited for a CPU
+// while ready to run (the second field of /proc/<pid>/task/*/schedstat);
+// 0 where it cannot be read.
+func runnableSeconds(pid int) float64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) >= 2 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			ns += n
+		}
+	}
+	return float64(ns) / 1e9
 }
 
 // dbSize is the size of a SQLite database with its write-ahead log.
