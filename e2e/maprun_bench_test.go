@@ -68,7 +68,7 @@ func BenchmarkDistributedMap(b *testing.B) {
 				c := s.client(b)
 				sm := createMachine(b, c, "bench", def)
 				cpu0, wait0 := cpuSeconds(b, s.cmd.Process.Pid), runnableSeconds(s.cmd.Process.Pid)
-				tx0, steps0 := commitBatches(b, s)
+				tx0, steps0, took0 := commitBatches(b, s)
 				before := dbSize(db)
 				start := time.Now()
 				out, err := c.StartExecution(context.Background(), &sfn.StartExecutionInput{StateMachineArn: aws.String(sm)})
@@ -93,8 +93,11 @@ func BenchmarkDistributedMap(b *testing.B) {
 				// for a CPU (taken by other processes, or by one another).
 				b.ReportMetric(runnableSeconds(s.cmd.Process.Pid)-wait0, "CPU-wait-s")
 				b.ReportMetric(float64(peakRSS(b, s.cmd.Process.Pid))/1024, "peak-RSS-MB")
-				tx, steps := commitBatches(b, s)
+				tx, steps, took := commitBatches(b, s)
 				b.ReportMetric((steps-steps0)/(tx-tx0), "steps/tx")
+				// The committer's time in its transactions (one goroutine,
+				// so its rate bound is a million over this).
+				b.ReportMetric((took-took0)*1e6/float64(children), "commit-µs/child")
 				grown := dbSize(db) - before
 				b.ReportMetric(float64(grown)/(1<<20), "db-growth-MB")
 				b.ReportMetric(float64(grown)/float64(children), "db-B/child")
@@ -198,9 +201,10 @@ func cpuSeconds(b *testing.B, pid int) float64 {
 	return float64(utime+stime) / 100
 }
 
-// commitBatches are the server's transactions of steps and the steps
-// they committed so far (its metrics, stepwise_commit_batch_size).
-func commitBatches(b *testing.B, s *server) (tx, steps float64) {
+// commitBatches are the server's transactions of steps, the steps they
+// committed and the seconds they took so far (its metrics,
+// stepwise_commit_batch_size and stepwise_commit_latency_seconds).
+func commitBatches(b *testing.B, s *server) (tx, steps, took float64) {
 	resp, err := http.Get(s.url() + "/metrics")
 	require.NoError(b, err)
 	defer resp.Body.Close()
@@ -215,8 +219,12 @@ func commitBatches(b *testing.B, s *server) (tx, steps float64) {
 			steps, err = strconv.ParseFloat(v, 64)
 			require.NoError(b, err)
 		}
+		if v, ok := strings.CutPrefix(line, "stepwise_commit_latency_seconds_sum "); ok {
+			took, err = strconv.ParseFloat(v, 64)
+			require.NoError(b, err)
+		}
 	}
-	return tx, steps
+	return tx, steps, took
 }
 
 // runnableSeconds is the time a process's threads have waited for a CPU
