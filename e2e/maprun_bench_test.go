@@ -2,12 +2,15 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,9 +24,19 @@ import (
 
 // A distributed Map of 100,000 items read from S3 (moto), each a Pass, in
 // batches of 100 and without batching: items and child executions a
-// second, the server's peak RSS and the database's growth.
+// second (and the seconds before the map run started, reading the
+// items, and after it ended), the server's CPU time per child (user and system, which the
+// load of other processes changes less than the rate), its peak RSS, the
+// database's growth and its bytes per child.
 //
 //	go test -run '^$' -bench DistributedMap -benchtime 1x ./e2e/
+//
+// STEPWISE_BENCH_SERVE_ARGS adds arguments to the server's (split on
+// spaces; "{}" is replaced by the sub-benchmark's name, e.g.
+// "--cpuprofile /tmp/map-{}.pprof"): the server is then stopped with
+// SIGTERM, so that it writes its profile. STEPWISE_BENCH_KEEP_DB names a
+// folder the database is copied to after the run (<name>.db), to look at
+// where its bytes go (SQLite's dbstat).
 func BenchmarkDistributedMap(b *testing.B) {
 	moto := integrationtest.Moto(b)
 	s3Do(b, http.MethodPut, moto+"/bench", nil)
@@ -50,9 +63,12 @@ func BenchmarkDistributedMap(b *testing.B) {
 				"ResultSelector": {"n.$": "States.ArrayLength($)"}, "End": true}}}`
 			for i := 0; i < b.N; i++ {
 				db := filepath.Join(b.TempDir(), "bench.db")
-				s := startServer(b, db, "--aws-endpoint", moto)
+				name := fmt.Sprintf("batch%d", batch)
+				s := startServer(b, db, append([]string{"--aws-endpoint", moto}, benchServeArgs(name)...)...)
 				c := s.client(b)
 				sm := createMachine(b, c, "bench", def)
+				cpu0, wait0 := cpuSeconds(b, s.cmd.Process.Pid), runnableSeconds(s.cmd.Process.Pid)
+				tx0, steps0, took0 := commitBatches(b, s)
 				before := dbSize(db)
 				start := time.Now()
 				out, err := c.StartExecution(context.Background(), &sfn.StartExecutionInput{StateMachineArn: aws.String(sm)})
@@ -63,9 +79,29 @@ func BenchmarkDistributedMap(b *testing.B) {
 				require.JSONEq(b, fmt.Sprintf(`{"n": %d}`, children), *d.Output)
 				b.ReportMetric(float64(items)/elapsed.Seconds(), "items/s")
 				b.ReportMetric(float64(children)/elapsed.Seconds(), "children/s")
+				// Of which the read before the run started and the end
+				// after it ended (the server's dates).
+				runs, err := c.ListMapRuns(context.Background(), &sfn.ListMapRunsInput{ExecutionArn: out.ExecutionArn})
+				require.NoError(b, err)
+				require.Len(b, runs.MapRuns, 1)
+				mr, err := c.DescribeMapRun(context.Background(), &sfn.DescribeMapRunInput{MapRunArn: runs.MapRuns[0].MapRunArn})
+				require.NoError(b, err)
+				b.ReportMetric(mr.StartDate.Sub(*d.StartDate).Seconds(), "read-s")
+				b.ReportMetric(d.StopDate.Sub(*mr.StopDate).Seconds(), "end-s")
+				b.ReportMetric((cpuSeconds(b, s.cmd.Process.Pid)-cpu0)*1e6/float64(children), "CPU-µs/child")
+				// The time the server's threads were ready to run but waited
+				// for a CPU (taken by other processes, or by one another).
+				b.ReportMetric(runnableSeconds(s.cmd.Process.Pid)-wait0, "CPU-wait-s")
 				b.ReportMetric(float64(peakRSS(b, s.cmd.Process.Pid))/1024, "peak-RSS-MB")
-				b.ReportMetric(float64(dbSize(db)-before)/(1<<20), "db-growth-MB")
-				s.kill()
+				tx, steps, took := commitBatches(b, s)
+				b.ReportMetric((steps-steps0)/(tx-tx0), "steps/tx")
+				// The committer's time in its transactions (one goroutine,
+				// so its rate bound is a million over this).
+				b.ReportMetric((took-took0)*1e6/float64(children), "commit-µs/child")
+				grown := dbSize(db) - before
+				b.ReportMetric(float64(grown)/(1<<20), "db-growth-MB")
+				b.ReportMetric(float64(grown)/float64(children), "db-B/child")
+				endBenchServer(b, s, db, name)
 			}
 		})
 	}
@@ -117,6 +153,97 @@ func BenchmarkDistributedMapLarge(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServeArgs are the server's extra arguments from
+// STEPWISE_BENCH_SERVE_ARGS, "{}" replaced by name.
+func benchServeArgs(name string) []string {
+	var args []string
+	for _, a := range strings.Fields(os.Getenv("STEPWISE_BENCH_SERVE_ARGS")) {
+		args = append(args, strings.ReplaceAll(a, "{}", name))
+	}
+	return args
+}
+
+// endBenchServer ends a benchmark's server: killed, or stopped (to write
+// its profile) when it was given extra arguments; its database is copied
+// to STEPWISE_BENCH_KEEP_DB/<name>.db when that is set.
+func endBenchServer(b *testing.B, s *server, db, name string) {
+	if len(benchServeArgs(name)) == 0 {
+		s.kill()
+	} else {
+		require.NoError(b, s.cmd.Process.Signal(syscall.SIGTERM))
+		<-s.done
+	}
+	if dir := os.Getenv("STEPWISE_BENCH_KEEP_DB"); dir != "" {
+		for _, suffix := range []string{"", "-wal"} {
+			data, err := os.ReadFile(db + suffix)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			require.NoError(b, err)
+			require.NoError(b, os.WriteFile(filepath.Join(dir, name+".db"+suffix), data, 0o644))
+		}
+	}
+}
+
+// cpuSeconds is the CPU time a process has used, user and system, in
+// seconds (/proc/<pid>/stat, in clock ticks of 1/100 s).
+func cpuSeconds(b *testing.B, pid int) float64 {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(b, err)
+	// The fields after the command's name, which is in parentheses.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	utime, err := strconv.ParseInt(f[11], 10, 64)
+	require.NoError(b, err)
+	stime, err := strconv.ParseInt(f[12], 10, 64)
+	require.NoError(b, err)
+	return float64(utime+stime) / 100
+}
+
+// commitBatches are the server's transactions of steps, the steps they
+// committed and the seconds they took so far (its metrics,
+// stepwise_commit_batch_size and stepwise_commit_latency_seconds).
+func commitBatches(b *testing.B, s *server) (tx, steps, took float64) {
+	resp, err := http.Get(s.url() + "/metrics")
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	require.NoError(b, err)
+	for _, line := range strings.Split(string(text), "\n") {
+		if v, ok := strings.CutPrefix(line, "stepwise_commit_batch_size_count "); ok {
+			tx, err = strconv.ParseFloat(v, 64)
+			require.NoError(b, err)
+		}
+		if v, ok := strings.CutPrefix(line, "stepwise_commit_batch_size_sum "); ok {
+			steps, err = strconv.ParseFloat(v, 64)
+			require.NoError(b, err)
+		}
+		if v, ok := strings.CutPrefix(line, "stepwise_commit_latency_seconds_sum "); ok {
+			took, err = strconv.ParseFloat(v, 64)
+			require.NoError(b, err)
+		}
+	}
+	return tx, steps, took
+}
+
+// runnableSeconds is the time a process's threads have waited for a CPU
+// while ready to run (the second field of /proc/<pid>/task/*/schedstat);
+// 0 where it cannot be read.
+func runnableSeconds(pid int) float64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) >= 2 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			ns += n
+		}
+	}
+	return float64(ns) / 1e9
 }
 
 // dbSize is the size of a SQLite database with its write-ahead log.

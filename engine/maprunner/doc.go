@@ -17,7 +17,7 @@
 // exactly those it did not (maprun.Run.Resume), so each child is started
 // once. A run keeps at most MaxConcurrency children running (Concurrency
 // when unbounded), and the runner at most Starters child starts in
-// flight across its runs; a run fails as soon as more items fail than it
+// flight across its runs (a run at most StartBytes of their input); a run fails as soon as more items fail than it
 // tolerates (stopping the children still running), and otherwise answers
 // the parent's task with the children's outputs in order, or what its
 // ResultWriter makes of them. Its row (store.MapRun) holds its settings

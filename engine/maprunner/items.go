@@ -53,6 +53,18 @@ func SplitLabel(smArn string) (base, label string) {
 	return smArn[:len(smArn)-len(name)+i], name[i+1:]
 }
 
+// The spool keeps a map run's items SpoolPage to a row, as a JSON array
+// (a page), page k at index pagesAt+k: a row costs more than a small
+// item (its key holds the map run's ARN; 110 bytes a row, and as much
+// CPU to write, read and delete as the child's own rows save), and the
+// planner reads a thousand items at a time. A spool written an item to a
+// row (at the items' indexes, from 0) is still read: it is told from a
+// paged one by a row at index 0, which a paged spool never has.
+const (
+	SpoolPage       = 100
+	pagesAt   int64 = -1 << 62
+)
+
 // Spool carries out a distributed Map's ItemReader whose items are kept
 // in the store as Items reads them (interp.ReaderRequest.Spool: its map
 // run's spool), a task.KindRunner.
@@ -74,10 +86,11 @@ func (s Spool) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 // Cancel does nothing: the read goes on, its result is not applied.
 func (Spool) Cancel(string, string) {}
 
-// spool keeps the items in the store as they are read, a batch at a
-// time, and answers with their number (interp.SpooledItems): neither the
-// object nor its items are held, and the replay log keeps the count
-// only. A read done again (the task dispatched again) starts afresh.
+// spool keeps the items in the store as they are read, the full pages of
+// each batch read at a time, and answers with their number
+// (interp.SpooledItems): neither the object nor its items are held, and
+// the replay log keeps the count only. A read done again (the task
+// dispatched again) starts afresh.
 func (s Spool) spool(ctx context.Context, t *task.Task, done func(task.Result)) {
 	arn := t.Request.Reader.Spool
 	ex := s.Store.Executor()
@@ -85,19 +98,32 @@ func (s Spool) spool(ctx context.Context, t *task.Task, done func(task.Result)) 
 		done(task.Result{Failure: failure.Newf(failure.ItemReaderFailed, "The items could not be kept: %v", err)})
 		return
 	}
-	var n int64
-	var texts []string
-	err := s.Items.StreamItems(ctx, t, func(items []any) error {
-		texts = texts[:0]
-		for _, it := range items {
-			texts = append(texts, jsonvalue.String(it))
-		}
-		if err := ex.MapItemsPut(ctx, arn, n, texts); err != nil {
+	var n int64 // items read
+	var page []byte
+	var pages []string
+	kept := int64(0) // pages kept
+	put := func() error {
+		if err := ex.MapItemsPut(ctx, arn, pagesAt+kept, pages); err != nil {
 			return fmt.Errorf("the items could not be kept: %w", err)
 		}
-		n += int64(len(items))
+		kept += int64(len(pages))
+		pages = pages[:0]
 		return nil
+	}
+	err := s.Items.StreamItems(ctx, t, func(items []any) error {
+		for _, it := range items {
+			page = appendItem(page, n, it)
+			n++
+			if n%SpoolPage == 0 {
+				pages = append(pages, string(append(page, ']')))
+			}
+		}
+		return put()
 	})
+	if err == nil && n%SpoolPage != 0 {
+		pages = append(pages, string(append(page, ']')))
+		err = put()
+	}
 	if err != nil {
 		var fl *failure.Failure
 		if !errors.As(err, &fl) {
@@ -107,4 +133,70 @@ func (s Spool) spool(ctx context.Context, t *task.Task, done func(task.Result)) 
 		return
 	}
 	done(task.Result{Output: interp.SpooledItems(n)})
+}
+
+// appendItem adds item i to its page: the first of a page begins it.
+func appendItem(page []byte, i int64, item any) []byte {
+	if i%SpoolPage == 0 {
+		page = append(page[:0], '[')
+	} else {
+		page = append(page, ',')
+	}
+	return jsonvalue.Append(page, item)
+}
+
+// spoolReader reads a map run's spooled items for its planner
+// (interp.ItemSource).
+type spoolReader struct {
+	ctx context.Context
+	ex  store.Executor
+	arn string
+	// known: whether the spool is paged or an item to a row was looked
+	// at; perItem: an item to a row.
+	known, perItem bool
+}
+
+// read returns up to limit items from index from, in order.
+func (s *spoolReader) read(from int64, limit int) ([]any, error) {
+	if !s.known {
+		rows, err := s.ex.MapItemsList(s.ctx, s.arn, 0, 1)
+		if err != nil {
+			return nil, err
+		}
+		s.known, s.perItem = true, len(rows) > 0
+	}
+	if s.perItem {
+		texts, err := s.ex.MapItemsList(s.ctx, s.arn, from, limit)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(texts))
+		for i, t := range texts {
+			if out[i], err = jsonvalue.ParseString(t); err != nil {
+				return nil, fmt.Errorf("spooled item %d: %w", from+int64(i), err)
+			}
+		}
+		return out, nil
+	}
+	first, skip := from/SpoolPage, int(from%SpoolPage)
+	texts, err := s.ex.MapItemsList(s.ctx, s.arn, pagesAt+first, (skip+limit+SpoolPage-1)/SpoolPage)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, limit)
+	for i, t := range texts {
+		v, err := jsonvalue.ParseString(t)
+		if err != nil {
+			return nil, fmt.Errorf("spooled page %d: %w", first+int64(i), err)
+		}
+		items, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("spooled page %d is not an array", first+int64(i))
+		}
+		if i == 0 {
+			items = items[min(skip, len(items)):]
+		}
+		out = append(out, items...)
+	}
+	return out[:min(limit, len(out))], nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,6 +84,10 @@ type fakeHost struct {
 	waiting bool     // the parent's task waits on the children
 	started []string // children's names, in the order started
 	stopped []string
+	// gate, when set, holds each start until it is given a value;
+	// inFlight and mostInFlight count the starts it holds.
+	gate                   chan struct{}
+	inFlight, mostInFlight int
 }
 
 func newFakeHost(t *testing.T) *fakeHost {
@@ -103,6 +108,16 @@ func (h *fakeHost) Clustered() bool          { return false }
 func (h *fakeHost) Live(string) bool         { return true }
 
 func (h *fakeHost) Start(_ context.Context, c *Child) (*store.Execution, error) {
+	if h.gate != nil {
+		h.mu.Lock()
+		h.inFlight++
+		h.mostInFlight = max(h.mostInFlight, h.inFlight)
+		h.mu.Unlock()
+		<-h.gate
+		h.mu.Lock()
+		h.inFlight--
+		h.mu.Unlock()
+	}
 	row := &store.Execution{Arn: c.Arn, Name: c.Name, StateMachineArn: c.StateMachine.Arn, Status: history.StatusRunning,
 		Input: c.Input, MapRunArn: c.MapRunArn, StartDate: h.Now()}
 	h.st.mu.Lock()
@@ -260,4 +275,46 @@ func TestUpdateARunNotHere(t *testing.T) {
 	require.Equal(t, 7, row.MaxConcurrency)
 	require.Equal(t, int64(3), row.ToleratedFailureCount)
 	require.ErrorIs(t, rn.Update(ctx, mapRunArn+"x", &c, nil, nil), store.ErrNotFound)
+}
+
+// Large inputs go fewer at a time: a run's starts in flight hold at most
+// StartBytes of input, but for the first, which goes whatever its size.
+func TestStartsInFlightByBytes(t *testing.T) {
+	for _, tc := range []struct {
+		size, most int
+	}{{StartBytes/3 + 1, 3}, {2 * StartBytes, 1}, {10, 8}} {
+		h := newFakeHost(t)
+		h.gate = make(chan struct{})
+		rn := New(h, Config{Region: "us-east-1", Account: "123456789012"})
+		items := make([]any, 8)
+		for i := range items {
+			items[i] = strings.Repeat("x", tc.size)
+		}
+		rn.Run(context.Background(), mapRunTask(items, 0), func(task.Result) {})
+		names := maprun.NewNames(mapRunArn, "us-east-1", "123456789012", "fan", "M", false)
+		for i := range items {
+			testwait.Until(t, func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return h.inFlight == min(tc.most, len(items)-i)
+			}, 10*time.Second, time.Millisecond, "size %d, start %d", tc.size, i)
+			h.gate <- struct{}{}
+			testwait.Until(t, func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return len(h.started) == i+1
+			}, 10*time.Second, time.Millisecond)
+		}
+		for i := range items {
+			h.end(rn, names.Arn(i), history.StatusSucceeded, `1`)
+		}
+		testwait.Until(t, func() bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return h.work == 0
+		}, 10*time.Second, time.Millisecond)
+		h.mu.Lock()
+		require.Equal(t, tc.most, h.mostInFlight, "size %d", tc.size)
+		h.mu.Unlock()
+	}
 }
