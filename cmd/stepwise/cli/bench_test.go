@@ -28,3 +28,34 @@ func TestBenchKey(t *testing.T) {
 	_, _, err = benchKey([]string{"--credentials", path + ".missing"})
 	require.ErrorContains(t, err, "credentials: open")
 }
+
+// The model's line says per unit what the database did between two
+// samples, without the probe's own statements, and leaves out what it
+// could not read.
+func TestBenchDBPerUnit(t *testing.T) {
+	t.Parallel()
+	before := dbSample{xacts: 100, stmts: 1000, walSyncs: 10, cpu: 1.5}
+	after := dbSample{xacts: 203, stmts: 2003, walSyncs: 15, cpu: 2.5}
+	require.Equal(t, ", database cpu 10000 µs, 1.000 database transactions, 10.000 statements, 0.0500 WAL flushes per task",
+		before.perUnit(after, 100, "task"))
+	unread := dbSample{xacts: -1, stmts: -1, walSyncs: -1, cpu: -1}
+	require.Equal(t, "", unread.perUnit(unread, 100, "task"))
+	require.Equal(t, ", 1.000 database transactions per transition",
+		dbSample{xacts: 100, stmts: -1, walSyncs: -1, cpu: -1}.perUnit(dbSample{xacts: 203, stmts: -1, walSyncs: -1, cpu: -1}, 100, "transition"))
+	var probe *dbProbe // no PostgreSQL: nothing read, nothing waited for
+	require.Equal(t, unread, probe.sample(t.Context()))
+	require.NoError(t, probe.analyze(t.Context()))
+}
+
+// The database's CPU is read from /proc only for a PostgreSQL server of
+// this machine; the CPU of a process with its children is read there.
+func TestBenchDBProc(t *testing.T) {
+	t.Parallel()
+	comm, ppid, ok := procParent(os.Getpid())
+	require.True(t, ok)
+	require.NotEmpty(t, comm)
+	require.Equal(t, os.Getppid(), ppid)
+	require.Zero(t, localPostmaster(os.Getpid())) // not a postgres
+	require.Zero(t, localPostmaster(-1))
+	require.GreaterOrEqual(t, clusterCPU(os.Getpid()), procCPU(os.Getpid()))
+}

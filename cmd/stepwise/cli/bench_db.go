@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"stepwise/config"
+)
+
+// dbProbe reads, on a PostgreSQL database the servers share, what the
+// scale-out model of docs/design.md needs besides the servers' own CPU:
+// the database's transactions (pg_stat_database), its top-level
+// statements (pg_stat_statements, when installed), its WAL flushes
+// (pg_stat_wal) and, when the database runs on this machine, the CPU of
+// its processes (from /proc). Whatever the URL's user may not read is
+// left out.
+type dbProbe struct {
+	conn       *pgx.Conn
+	postmaster int // the server's postmaster when it runs here, else 0
+}
+
+// dbSample is the database's counters at one moment; a counter that
+// could not be read is -1.
+type dbSample struct {
+	xacts, stmts, walSyncs int64
+	cpu                    float64 // seconds
+}
+
+// statsSettle is how long a sample waits first, so that the backends
+// have published their counts: a busy backend publishes at most once a
+// second (PostgreSQL's PGSTAT_MIN_INTERVAL), an idle one within that
+// second.
+const statsSettle = 1100 * time.Millisecond
+
+// openDBProbe connects to url; it returns nil (and no error) where the
+// database cannot be read, the probe being optional.
+func openDBProbe(ctx context.Context, url string) *dbProbe {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil
+	}
+	p := &dbProbe{conn: conn}
+	var pid int
+	if conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid) == nil {
+		p.postmaster = localPostmaster(pid)
+	}
+	return p
+}
+
+func (p *dbProbe) close() {
+	if p != nil {
+		p.conn.Close(context.Background())
+	}
+}
+
+// analyze brings the planner's statistics up to date, as autovacuum
+// would have on a database in service: on tables it never analyzed the
+// plans a connection caches while they are nearly empty scan them
+// whole, at a cost growing with every execution the bench adds.
+func (p *dbProbe) analyze(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	_, err := p.conn.Exec(ctx, `ANALYZE`)
+	return err
+}
+
+// sample waits statsSettle, then reads the counters.
+func (p *dbProbe) sample(ctx context.Context) dbSample {
+	s := dbSample{xacts: -1, stmts: -1, walSyncs: -1, cpu: -1}
+	if p == nil {
+		return s
+	}
+	time.Sleep(statsSettle)
+	if p.postmaster != 0 {
+		s.cpu = clusterCPU(p.postmaster)
+	}
+	p.conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&s.xacts)
+	p.conn.QueryRow(ctx, `SELECT sum(calls)::bigint FROM pg_stat_statements
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&s.stmts)
+	p.conn.QueryRow(ctx, `SELECT wal_sync FROM pg_stat_wal`).Scan(&s.walSyncs)
+	return s
+}
+
+// perUnit describes, for the model, what the database did for each of
+// n units (transitions, tasks) between two samples; the probe's own
+// statements (three a sample) are taken off. It is empty when nothing
+// could be read.
+func (s dbSample) perUnit(after dbSample, n int, unit string) string {
+	var parts []string
+	per := func(a, b int64, own int64) float64 { return float64(b-a-own) / float64(n) }
+	if s.cpu >= 0 && after.cpu >= 0 {
+		parts = append(parts, fmt.Sprintf("database cpu %.0f µs", (after.cpu-s.cpu)/float64(n)*1e6))
+	}
+	if s.xacts >= 0 && after.xacts >= 0 {
+		parts = append(parts, fmt.Sprintf("%.3f database transactions", per(s.xacts, after.xacts, 3)))
+	}
+	if s.stmts >= 0 && after.stmts >= 0 {
+		parts = append(parts, fmt.Sprintf("%.3f statements", per(s.stmts, after.stmts, 3)))
+	}
+	if s.walSyncs >= 0 && after.walSyncs >= 0 {
+		parts = append(parts, fmt.Sprintf("%.4f WAL flushes", per(s.walSyncs, after.walSyncs, 0)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, ", ") + " per " + unit
+}
+
+// localPostmaster returns the postmaster of backend pid when that
+// backend is a process of this machine (a "postgres" whose parent is a
+// "postgres"), else 0.
+func localPostmaster(pid int) int {
+	comm, ppid, ok := procParent(pid)
+	if !ok || comm != "postgres" {
+		return 0
+	}
+	if comm, _, ok := procParent(ppid); !ok || comm != "postgres" {
+		return 0
+	}
+	return ppid
+}
+
+// procParent reads a process's command name and parent from /proc.
+func procParent(pid int) (comm string, ppid int, ok bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", 0, false
+	}
+	s := string(data)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open || end+2 > len(s) {
+		return "", 0, false
+	}
+	f := strings.Fields(s[end+2:])
+	if len(f) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return s[open+1 : end], ppid, err == nil
+}
+
+// clusterCPU is the CPU seconds a PostgreSQL server used so far: its
+// postmaster's, with its children that ended (which the kernel adds to
+// the postmaster's cutime and cstime), and its live children's.
+func clusterCPU(postmaster int) float64 {
+	total := procCPUWithChildren(postmaster)
+	for _, task := range procTasks(postmaster) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", postmaster, task))
+		if err != nil {
+			continue
+		}
+		for _, child := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(child); err == nil {
+				total += procCPU(pid)
+			}
+		}
+	}
+	return total
+}
+
+func procTasks(pid int) []string {
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names
+}
+
+// procCPUWithChildren is procCPU with the CPU of the process's children
+// that ended and were waited for.
+func procCPUWithChildren(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	if len(f) < 15 {
+		return 0
+	}
+	total := 0.0
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		v, _ := strconv.ParseFloat(f[i], 64)
+		total += v
+	}
+	return total / 100 // clock ticks; 100 per second on Linux
+}
+
+// printScaleSetup prints what the model needs to know of the machine:
+// its cores, shared by the servers, the load generator and, when it
+// runs here, the database.
+func (c *benchCommand) printScaleSetup(probe *dbProbe) {
+	where := "not measured (the database runs elsewhere or cannot be read)"
+	switch {
+	case probe == nil && !config.IsPostgresURL(c.db):
+		where = "in the servers (SQLite)"
+	case probe != nil && probe.postmaster != 0:
+		where = fmt.Sprintf("measured (postmaster pid %d on this machine)", probe.postmaster)
+	}
+	fmt.Fprintf(c.Out, "scale: %d nodes, %d cores on this machine shared by the servers and the load generator; database cpu %s\n",
+		c.nodes, runtime.NumCPU(), where)
+}
