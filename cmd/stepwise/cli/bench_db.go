@@ -18,7 +18,7 @@ import (
 // scale-out model of docs/design.md needs besides the servers' own CPU:
 // the database's transactions (pg_stat_database), its top-level
 // statements (pg_stat_statements, when installed), its WAL flushes
-// (pg_stat_wal) and, when the database runs on this machine, the CPU of
+// and bytes (pg_stat_wal) and, when the database runs on this machine, the CPU of
 // its processes (from /proc). Whatever the URL's user may not read is
 // left out.
 type dbProbe struct {
@@ -29,8 +29,8 @@ type dbProbe struct {
 // dbSample is the database's counters at one moment; a counter that
 // could not be read is -1.
 type dbSample struct {
-	xacts, stmts, walSyncs int64
-	cpu                    float64 // seconds
+	xacts, stmts, walSyncs, walBytes int64
+	cpu                              float64 // seconds
 }
 
 // statsSettle is how long a sample waits first, so that the backends
@@ -74,7 +74,7 @@ func (p *dbProbe) analyze(ctx context.Context) error {
 
 // sample waits statsSettle, then reads the counters.
 func (p *dbProbe) sample(ctx context.Context) dbSample {
-	s := dbSample{xacts: -1, stmts: -1, walSyncs: -1, cpu: -1}
+	s := dbSample{xacts: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
 	if p == nil {
 		return s
 	}
@@ -85,7 +85,7 @@ func (p *dbProbe) sample(ctx context.Context) dbSample {
 	p.conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&s.xacts)
 	p.conn.QueryRow(ctx, `SELECT sum(calls)::bigint FROM pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&s.stmts)
-	p.conn.QueryRow(ctx, `SELECT wal_sync FROM pg_stat_wal`).Scan(&s.walSyncs)
+	p.conn.QueryRow(ctx, `SELECT wal_sync, wal_bytes::bigint FROM pg_stat_wal`).Scan(&s.walSyncs, &s.walBytes)
 	return s
 }
 
@@ -107,6 +107,9 @@ func (s dbSample) perUnit(after dbSample, n int, unit string) string {
 	}
 	if s.walSyncs >= 0 && after.walSyncs >= 0 {
 		parts = append(parts, fmt.Sprintf("%.4f WAL flushes", per(s.walSyncs, after.walSyncs, 0)))
+	}
+	if s.walBytes >= 0 && after.walBytes >= 0 {
+		parts = append(parts, fmt.Sprintf("%.0f WAL bytes", per(s.walBytes, after.walBytes, 0)))
 	}
 	if len(parts) == 0 {
 		return ""
