@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/history"
+	"stepwise/internal/testkit/pgtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
@@ -191,6 +192,54 @@ func TestActivityTakeConcurrent(t *testing.T) {
 	for id, n := range got {
 		require.Equal(t, 1, n, "task %s taken once", id)
 	}
+}
+
+// A take finds the oldest task through the indexes even where the
+// statistics say the queue is empty, as they mostly do of a queue that
+// churns: scanning the table would cost every take the pages of all the
+// rows deleted since the last vacuum.
+func TestActivityTakeScansNoTable(t *testing.T) {
+	ctx := context.Background()
+	// One connection, whose counts are published before it reads them.
+	d, err := Open(ctx, pgtest.NewDatabase(t)+"&pool_max_conns=1", Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	_, err = d.pool.Exec(ctx, `ANALYZE stepwise_activity_queue`)
+	require.NoError(t, err)
+	scans := func() (seq, idx int64) {
+		_, err := d.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+		require.NoError(t, err)
+		require.NoError(t, d.pool.QueryRow(ctx, `SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0)
+FROM pg_stat_user_tables WHERE relname = 'stepwise_activity_queue'`).Scan(&seq, &idx))
+		return seq, idx
+	}
+	seq0, idx0 := scans()
+	const tasks = 20
+	var qs []store.QueuedTask
+	var want, got []string // the node's own first, then the others', oldest first
+	for i := range tasks {
+		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i), Owner: strconv.Itoa(i % 2)})
+		if i%2 == 0 {
+			want = append(want, strconv.Itoa(i))
+		}
+	}
+	for i := 1; i < tasks; i += 2 {
+		want = append(want, strconv.Itoa(i))
+	}
+	require.NoError(t, d.ActivityEnqueue(ctx, qs))
+	for range tasks {
+		_, id, ok, err := d.ActivityTake(ctx, "act", "0")
+		require.NoError(t, err)
+		require.True(t, ok)
+		got = append(got, id)
+	}
+	require.Equal(t, want, got)
+	_, _, ok, err := d.ActivityTake(ctx, "act", "0")
+	require.NoError(t, err)
+	require.False(t, ok)
+	seq, idx := scans()
+	require.Equal(t, seq0, seq, "sequential scans of the queue")
+	require.Greater(t, idx, idx0)
 }
 
 // Live nodes claiming orphans at the same time, in batches and one by
