@@ -16,11 +16,11 @@ import (
 
 // dbProbe reads, on a PostgreSQL database the servers share, what the
 // scale-out model of docs/design.md needs besides the servers' own CPU:
-// the database's transactions (pg_stat_database), its top-level
-// statements (pg_stat_statements, when installed), its WAL flushes
-// and bytes (pg_stat_wal) and, when the database runs on this machine, the CPU of
-// its processes (from /proc). Whatever the URL's user may not read is
-// left out.
+// the database's write transactions (the transaction ids it handed out),
+// its top-level statements (pg_stat_statements, when installed), its WAL
+// bytes (the WAL position) and flushes (pg_stat_wal) and, when the
+// database runs on this machine, the CPU of its processes (from /proc).
+// Whatever the URL's user may not read is left out.
 type dbProbe struct {
 	conn       *pgx.Conn
 	postmaster int // the server's postmaster when it runs here, else 0
@@ -29,14 +29,17 @@ type dbProbe struct {
 // dbSample is the database's counters at one moment; a counter that
 // could not be read is -1.
 type dbSample struct {
-	xacts, stmts, walSyncs, walBytes int64
-	cpu                              float64 // seconds
+	writes, stmts, walSyncs, walBytes int64
+	cpu                               float64 // seconds
 }
 
 // statsSettle is how long a sample waits first, so that the backends
-// have published their counts: a busy backend publishes at most once a
-// second (PostgreSQL's PGSTAT_MIN_INTERVAL), an idle one within that
-// second.
+// have published most of their WAL flushes: a busy backend publishes its
+// counts once a second (PostgreSQL's PGSTAT_MIN_INTERVAL), and one that
+// went idle within a second of its last publication only ten seconds
+// later, so the flushes are within a second's worth of the truth. The
+// other counters are exact: transaction ids, the WAL position and
+// pg_stat_statements move at once.
 const statsSettle = 1100 * time.Millisecond
 
 // openDBProbe connects to url; it returns nil (and no error) where the
@@ -74,7 +77,7 @@ func (p *dbProbe) analyze(ctx context.Context) error {
 
 // sample waits statsSettle, then reads the counters.
 func (p *dbProbe) sample(ctx context.Context) dbSample {
-	s := dbSample{xacts: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
+	s := dbSample{writes: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
 	if p == nil {
 		return s
 	}
@@ -82,16 +85,17 @@ func (p *dbProbe) sample(ctx context.Context) dbSample {
 	if p.postmaster != 0 {
 		s.cpu = clusterCPU(p.postmaster)
 	}
-	p.conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&s.xacts)
+	p.conn.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&s.writes)
+	p.conn.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint`).Scan(&s.walBytes)
 	p.conn.QueryRow(ctx, `SELECT sum(calls)::bigint FROM pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&s.stmts)
-	p.conn.QueryRow(ctx, `SELECT wal_sync, wal_bytes::bigint FROM pg_stat_wal`).Scan(&s.walSyncs, &s.walBytes)
+	p.conn.QueryRow(ctx, `SELECT wal_sync FROM pg_stat_wal`).Scan(&s.walSyncs)
 	return s
 }
 
 // perUnit describes, for the model, what the database did for each of
 // n units (transitions, tasks) between two samples; the probe's own
-// statements (three a sample) are taken off. It is empty when nothing
+// statements (four a sample, which write nothing) are taken off. It is empty when nothing
 // could be read.
 func (s dbSample) perUnit(after dbSample, n int, unit string) string {
 	var parts []string
@@ -99,11 +103,11 @@ func (s dbSample) perUnit(after dbSample, n int, unit string) string {
 	if s.cpu >= 0 && after.cpu >= 0 {
 		parts = append(parts, fmt.Sprintf("database cpu %.0f µs", (after.cpu-s.cpu)/float64(n)*1e6))
 	}
-	if s.xacts >= 0 && after.xacts >= 0 {
-		parts = append(parts, fmt.Sprintf("%.3f database transactions", per(s.xacts, after.xacts, 3)))
+	if s.writes >= 0 && after.writes >= 0 {
+		parts = append(parts, fmt.Sprintf("%.4f write transactions", per(s.writes, after.writes, 0)))
 	}
 	if s.stmts >= 0 && after.stmts >= 0 {
-		parts = append(parts, fmt.Sprintf("%.3f statements", per(s.stmts, after.stmts, 3)))
+		parts = append(parts, fmt.Sprintf("%.3f statements", per(s.stmts, after.stmts, 4)))
 	}
 	if s.walSyncs >= 0 && after.walSyncs >= 0 {
 		parts = append(parts, fmt.Sprintf("%.4f WAL flushes", per(s.walSyncs, after.walSyncs, 0)))

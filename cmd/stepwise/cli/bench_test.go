@@ -34,14 +34,14 @@ func TestBenchKey(t *testing.T) {
 // could not read.
 func TestBenchDBPerUnit(t *testing.T) {
 	t.Parallel()
-	before := dbSample{xacts: 100, stmts: 1000, walSyncs: 10, walBytes: 0, cpu: 1.5}
-	after := dbSample{xacts: 203, stmts: 2003, walSyncs: 15, walBytes: 150000, cpu: 2.5}
-	require.Equal(t, ", database cpu 10000 µs, 1.000 database transactions, 10.000 statements, 0.0500 WAL flushes, 1500 WAL bytes per task",
+	before := dbSample{writes: 100, stmts: 1000, walSyncs: 10, walBytes: 0, cpu: 1.5}
+	after := dbSample{writes: 200, stmts: 2004, walSyncs: 15, walBytes: 150000, cpu: 2.5}
+	require.Equal(t, ", database cpu 10000 µs, 1.0000 write transactions, 10.000 statements, 0.0500 WAL flushes, 1500 WAL bytes per task",
 		before.perUnit(after, 100, "task"))
-	unread := dbSample{xacts: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
+	unread := dbSample{writes: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
 	require.Equal(t, "", unread.perUnit(unread, 100, "task"))
-	require.Equal(t, ", 1.000 database transactions per transition",
-		dbSample{xacts: 100, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}.perUnit(dbSample{xacts: 203, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}, 100, "transition"))
+	require.Equal(t, ", 1.0000 write transactions per transition",
+		dbSample{writes: 100, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}.perUnit(dbSample{writes: 200, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}, 100, "transition"))
 	var probe *dbProbe // no PostgreSQL: nothing read, nothing waited for
 	require.Equal(t, unread, probe.sample(t.Context()))
 	require.NoError(t, probe.analyze(t.Context()))
