@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -296,4 +297,36 @@ func TestClaimConcurrent(t *testing.T) {
 	for arn, by := range claims {
 		require.Len(t, by, 1, "%s claimed by %v", arn, by)
 	}
+}
+
+// BenchmarkActivityTake takes tasks one by one from a short queue that
+// churns, as pollers do (the queue is refilled 32 at a time).
+func BenchmarkActivityTake(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, pgtest.NewDatabase(b), Options{})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, d.Close()) })
+	_, err = d.pool.Exec(ctx, `ANALYZE stepwise_activity_queue`)
+	require.NoError(b, err)
+	cpu := func() time.Duration {
+		var u syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	}
+	const refill = 32
+	b.ResetTimer()
+	cpu0 := cpu()
+	for i := range b.N {
+		if i%refill == 0 {
+			qs := make([]store.QueuedTask, refill)
+			for k := range qs {
+				qs[k] = store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i + k), Owner: "n"}
+			}
+			require.NoError(b, d.ActivityEnqueue(ctx, qs))
+		}
+		if _, _, ok, err := d.ActivityTake(ctx, "act", "n"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+	b.ReportMetric(float64((cpu()-cpu0).Microseconds())/float64(b.N), "client-µs/op")
 }
