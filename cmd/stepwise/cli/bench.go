@@ -224,17 +224,20 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	for round, n := range c.runs {
 		db0 := probe.sample(ctx)
-		cpu0 := c.serversCPU()
+		db0.cpu = probe.cpu()
+		cpu0, client0, busy0 := c.serversCPU(), selfCPU(), machineBusy()
 		lat, elapsed, err := c.standard(ctx, clients, standard, fmt.Sprintf("r%d-", round), n)
 		if err != nil {
 			return err
 		}
-		cpu := c.serversCPU() - cpu0
+		cpu, client, busy1 := c.serversCPU()-cpu0, (selfCPU() - client0).Seconds(), machineBusy()
 		total += n
 		fmt.Fprintf(c.Out, "standard %6d executions: %8.0f executions/s %9.0f transitions/s  start→finish p50 %6.2f ms p99 %6.2f ms\n",
 			n, float64(n)/elapsed.Seconds(), float64(n*10)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
-		fmt.Fprintf(c.Out, "scale standard %6d executions: %d nodes, %8.0f transitions/s per node, server cpu %.0f µs per transition%s\n",
-			n, c.nodes, float64(n*10)/elapsed.Seconds()/float64(c.nodes), cpu/float64(n*10)*1e6, db0.perUnit(probe.sample(ctx), n*10, "transition"))
+		db1 := probe.sample(ctx)
+		fmt.Fprintf(c.Out, "scale standard %6d executions: %d nodes, %8.0f transitions/s per node, server cpu %.0f µs, client cpu %.0f µs per transition%s%s\n",
+			n, c.nodes, float64(n*10)/elapsed.Seconds()/float64(c.nodes), cpu/float64(n*10)*1e6, client/float64(n*10)*1e6,
+			db0.perUnit(db1, n*10, "transition"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.syncCalls > 0 {
 		elapsed, err := c.sync(ctx, clients, express, c.syncCalls)
@@ -245,14 +248,19 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	if c.activityRuns > 0 {
 		db0 := probe.sample(ctx)
+		db0.cpu = probe.cpu()
+		client0, busy0 := selfCPU(), machineBusy()
 		elapsed, cpu, err := c.activities(ctx, clients)
 		if err != nil {
 			return err
 		}
+		client, busy1 := (selfCPU() - client0).Seconds(), machineBusy()
 		total += c.activityRuns
 		tasks := c.activityRuns * c.activitySteps
-		fmt.Fprintf(c.Out, "scale activities %d tasks: %d nodes, %8.0f tasks/s per node, server cpu %.0f µs per task%s\n",
-			tasks, c.nodes, float64(tasks)/elapsed.Seconds()/float64(c.nodes), cpu/float64(tasks)*1e6, db0.perUnit(probe.sample(ctx), tasks, "task"))
+		db1 := probe.sample(ctx)
+		fmt.Fprintf(c.Out, "scale activities %d tasks: %d nodes, %8.0f tasks/s per node, server cpu %.0f µs, client cpu %.0f µs per task%s%s\n",
+			tasks, c.nodes, float64(tasks)/elapsed.Seconds()/float64(c.nodes), cpu/float64(tasks)*1e6, client/float64(tasks)*1e6,
+			db0.perUnit(db1, tasks, "task"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.stored > total {
 		if _, _, err := c.standard(ctx, clients, standard, "fill-", c.stored-total); err != nil {

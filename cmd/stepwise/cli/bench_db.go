@@ -57,6 +57,15 @@ func openDBProbe(ctx context.Context, url string) *dbProbe {
 	return p
 }
 
+// cpu is the CPU seconds the database's processes used so far, or -1
+// where they are not on this machine.
+func (p *dbProbe) cpu() float64 {
+	if p == nil || p.postmaster == 0 {
+		return -1
+	}
+	return clusterCPU(p.postmaster)
+}
+
 func (p *dbProbe) close() {
 	if p != nil {
 		p.conn.Close(context.Background())
@@ -75,16 +84,15 @@ func (p *dbProbe) analyze(ctx context.Context) error {
 	return err
 }
 
-// sample waits statsSettle, then reads the counters.
+// sample waits statsSettle, then reads the counters, with the database's
+// CPU as it was before the wait: a measurement starts just after the
+// sample before it and ends just before the one after it.
 func (p *dbProbe) sample(ctx context.Context) dbSample {
-	s := dbSample{writes: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: -1}
+	s := dbSample{writes: -1, stmts: -1, walSyncs: -1, walBytes: -1, cpu: p.cpu()}
 	if p == nil {
 		return s
 	}
 	time.Sleep(statsSettle)
-	if p.postmaster != 0 {
-		s.cpu = clusterCPU(p.postmaster)
-	}
 	p.conn.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&s.writes)
 	p.conn.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint`).Scan(&s.walBytes)
 	p.conn.QueryRow(ctx, `SELECT sum(calls)::bigint FROM pg_stat_statements
@@ -217,4 +225,43 @@ func (c *benchCommand) printScaleSetup(probe *dbProbe) {
 	}
 	fmt.Fprintf(c.Out, "scale: %d nodes, %d cores on this machine shared by the servers and the load generator; database cpu %s\n",
 		c.nodes, runtime.NumCPU(), where)
+}
+
+// machineBusy is the CPU seconds all the processes of this machine used
+// so far, from /proc/stat (-1 where it cannot be read).
+func machineBusy() float64 {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return -1
+	}
+	total := 0.0
+	for i, v := range f[1:9] { // user nice system idle iowait irq softirq steal
+		if i == 3 || i == 4 {
+			continue // idle, iowait
+		}
+		n, _ := strconv.ParseFloat(v, 64)
+		total += n
+	}
+	return total / 100 // clock ticks; 100 per second on Linux
+}
+
+// machineShare says how many of this machine's cores were busy over a
+// measurement of elapsed seconds, and how many of them other processes
+// than the servers, the load generator and (when it runs here) the
+// database kept busy: the model's budget on a machine they share.
+func machineShare(busy0, busy1, elapsed, servers, client float64, db0, db1 dbSample) string {
+	if busy0 < 0 || busy1 < 0 || elapsed <= 0 {
+		return ""
+	}
+	busy := (busy1 - busy0) / elapsed
+	ours := servers + client
+	if db0.cpu >= 0 && db1.cpu >= 0 {
+		ours += db1.cpu - db0.cpu
+	}
+	return fmt.Sprintf("; machine: %.2f of %d cores busy, %.2f by other processes", busy, runtime.NumCPU(), max(0, busy-ours/elapsed))
 }

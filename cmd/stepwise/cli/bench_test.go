@@ -59,3 +59,15 @@ func TestBenchDBProc(t *testing.T) {
 	require.Zero(t, localPostmaster(-1))
 	require.GreaterOrEqual(t, clusterCPU(os.Getpid()), procCPU(os.Getpid()))
 }
+
+// The machine's share says how many cores were busy over a measurement
+// and how many of them went to other processes than the bench's.
+func TestBenchMachineShare(t *testing.T) {
+	t.Parallel()
+	db := dbSample{cpu: 1}
+	require.Regexp(t, `^; machine: 1\.50 of \d+ cores busy, 0\.50 by other processes$`,
+		machineShare(10, 13, 2, 1, 0.5, db, dbSample{cpu: 1.5}))
+	require.Regexp(t, `, 0\.00 by other processes$`, machineShare(10, 11, 2, 1, 0.5, db, dbSample{cpu: 1.5}))
+	require.Equal(t, "", machineShare(-1, 13, 2, 1, 0.5, db, db))
+	require.Positive(t, machineBusy())
+}
