@@ -200,6 +200,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 		defer probe.close()
 	}
 	c.printScaleSetup(probe)
+	c.checkConnections(ctx, probe)
 
 	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
 		if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{

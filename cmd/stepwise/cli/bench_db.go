@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -264,4 +265,44 @@ func machineShare(busy0, busy1, elapsed, servers, client float64, db0, db1 dbSam
 		ours += db1.cpu - db0.cpu
 	}
 	return fmt.Sprintf("; machine: %.2f of %d cores busy, %.2f by other processes", busy, runtime.NumCPU(), max(0, busy-ours/elapsed))
+}
+
+// checkConnections warns when the servers' pools may not all fit in the
+// database's max_connections: each server keeps up to its pool's size
+// (--db-pool-max, else the URL's pool_max_conns, else the larger of 4
+// and the cores) and one LISTEN connection, and the bench one.
+func (c *benchCommand) checkConnections(ctx context.Context, probe *dbProbe) {
+	if probe == nil {
+		return
+	}
+	var limit, reserved int
+	if probe.conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int`).Scan(&limit, &reserved) != nil {
+		return
+	}
+	pool := benchPoolSize(c.db, c.serverArgs)
+	if need := c.nodes*(pool+1) + 1; need > limit-reserved {
+		fmt.Fprintf(c.Out, "scale: %d nodes may open %d connections, above the database's max_connections %d (less %d reserved): lower --server-arg=--db-pool-max or raise max_connections\n",
+			c.nodes, need, limit, reserved)
+	}
+}
+
+// benchPoolSize is the most connections a server keeps in its pool: its
+// --db-pool-max, else the URL's pool_max_conns, else pgx's default.
+func benchPoolSize(db string, serverArgs []string) int {
+	pool := max(4, runtime.NumCPU())
+	if u, err := url.Parse(db); err == nil {
+		if n, err := strconv.Atoi(u.Query().Get("pool_max_conns")); err == nil && n > 0 {
+			pool = n
+		}
+	}
+	for i, a := range serverArgs {
+		v, ok := strings.CutPrefix(a, "--db-pool-max=")
+		if !ok && a == "--db-pool-max" && i+1 < len(serverArgs) {
+			v, ok = serverArgs[i+1], true
+		}
+		if n, err := strconv.Atoi(v); ok && err == nil && n > 0 {
+			pool = n
+		}
+	}
+	return pool
 }

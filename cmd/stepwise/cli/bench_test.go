@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,4 +71,15 @@ func TestBenchMachineShare(t *testing.T) {
 	require.Regexp(t, `, 0\.00 by other processes$`, machineShare(10, 11, 2, 1, 0.5, db, dbSample{cpu: 1.5}))
 	require.Equal(t, "", machineShare(-1, 13, 2, 1, 0.5, db, db))
 	require.Positive(t, machineBusy())
+}
+
+// The servers' pool size, for the warning that they may not fit in the
+// database's max_connections.
+func TestBenchPoolSize(t *testing.T) {
+	t.Parallel()
+	url := "postgres://u@h/db?sslmode=disable"
+	require.Equal(t, max(4, runtime.NumCPU()), benchPoolSize(url, nil))
+	require.Equal(t, 7, benchPoolSize(url+"&pool_max_conns=7", nil))
+	require.Equal(t, 9, benchPoolSize(url+"&pool_max_conns=7", []string{"--db-pool-max=9"}))
+	require.Equal(t, 3, benchPoolSize(url, []string{"--time-skip", "--db-pool-max", "3"}))
 }
