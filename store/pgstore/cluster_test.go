@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/history"
+	"stepwise/internal/testkit/pgtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
@@ -193,6 +195,54 @@ func TestActivityTakeConcurrent(t *testing.T) {
 	}
 }
 
+// A take finds the oldest task through the indexes even where the
+// statistics say the queue is empty, as they mostly do of a queue that
+// churns: scanning the table would cost every take the pages of all the
+// rows deleted since the last vacuum.
+func TestActivityTakeScansNoTable(t *testing.T) {
+	ctx := context.Background()
+	// One connection, whose counts are published before it reads them.
+	d, err := Open(ctx, pgtest.NewDatabase(t)+"&pool_max_conns=1", Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	_, err = d.pool.Exec(ctx, `ANALYZE stepwise_activity_queue`)
+	require.NoError(t, err)
+	scans := func() (seq, idx int64) {
+		_, err := d.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+		require.NoError(t, err)
+		require.NoError(t, d.pool.QueryRow(ctx, `SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0)
+FROM pg_stat_user_tables WHERE relname = 'stepwise_activity_queue'`).Scan(&seq, &idx))
+		return seq, idx
+	}
+	seq0, idx0 := scans()
+	const tasks = 20
+	var qs []store.QueuedTask
+	var want, got []string // the node's own first, then the others', oldest first
+	for i := range tasks {
+		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i), Owner: strconv.Itoa(i % 2)})
+		if i%2 == 0 {
+			want = append(want, strconv.Itoa(i))
+		}
+	}
+	for i := 1; i < tasks; i += 2 {
+		want = append(want, strconv.Itoa(i))
+	}
+	require.NoError(t, d.ActivityEnqueue(ctx, qs))
+	for range tasks {
+		_, id, ok, err := d.ActivityTake(ctx, "act", "0")
+		require.NoError(t, err)
+		require.True(t, ok)
+		got = append(got, id)
+	}
+	require.Equal(t, want, got)
+	_, _, ok, err := d.ActivityTake(ctx, "act", "0")
+	require.NoError(t, err)
+	require.False(t, ok)
+	seq, idx := scans()
+	require.Equal(t, seq0, seq, "sequential scans of the queue")
+	require.Greater(t, idx, idx0)
+}
+
 // Live nodes claiming orphans at the same time, in batches and one by
 // one, each get distinct executions: none is taken from a live node.
 func TestClaimConcurrent(t *testing.T) {
@@ -247,4 +297,36 @@ func TestClaimConcurrent(t *testing.T) {
 	for arn, by := range claims {
 		require.Len(t, by, 1, "%s claimed by %v", arn, by)
 	}
+}
+
+// BenchmarkActivityTake takes tasks one by one from a short queue that
+// churns, as pollers do (the queue is refilled 32 at a time).
+func BenchmarkActivityTake(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, pgtest.NewDatabase(b), Options{})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, d.Close()) })
+	_, err = d.pool.Exec(ctx, `ANALYZE stepwise_activity_queue`)
+	require.NoError(b, err)
+	cpu := func() time.Duration {
+		var u syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	}
+	const refill = 32
+	b.ResetTimer()
+	cpu0 := cpu()
+	for i := range b.N {
+		if i%refill == 0 {
+			qs := make([]store.QueuedTask, refill)
+			for k := range qs {
+				qs[k] = store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i + k), Owner: "n"}
+			}
+			require.NoError(b, d.ActivityEnqueue(ctx, qs))
+		}
+		if _, _, ok, err := d.ActivityTake(ctx, "act", "n"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+	b.ReportMetric(float64((cpu()-cpu0).Microseconds())/float64(b.N), "client-µs/op")
 }

@@ -194,6 +194,13 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.Out, "stepwise bench: server pids %v on %s, %d concurrent clients, data in %s\n",
 		c.pids, strings.Join(addrs, " "), c.concurrency, where)
+	var probe *dbProbe
+	if shared {
+		probe = openDBProbe(ctx, db)
+		defer probe.close()
+	}
+	c.printScaleSetup(probe)
+	c.checkConnections(ctx, probe)
 
 	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
 		if _, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
@@ -213,14 +220,25 @@ func (c *benchCommand) run(ctx context.Context) error {
 		}
 		total += c.warmup
 	}
+	if err := probe.analyze(ctx); err != nil {
+		fmt.Fprintf(c.Out, "scale: the database's statistics could not be brought up to date (ANALYZE: %v)\n", err)
+	}
 	for round, n := range c.runs {
+		db0 := probe.sample(ctx)
+		db0.cpu = probe.cpu()
+		cpu0, client0, busy0 := c.serversCPU(), selfCPU(), machineBusy()
 		lat, elapsed, err := c.standard(ctx, clients, standard, fmt.Sprintf("r%d-", round), n)
 		if err != nil {
 			return err
 		}
+		cpu, client, busy1 := c.serversCPU()-cpu0, (selfCPU() - client0).Seconds(), machineBusy()
 		total += n
 		fmt.Fprintf(c.Out, "standard %6d executions: %8.0f executions/s %9.0f transitions/s  start→finish p50 %6.2f ms p99 %6.2f ms\n",
 			n, float64(n)/elapsed.Seconds(), float64(n*10)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		db1 := probe.sample(ctx)
+		fmt.Fprintf(c.Out, "scale standard %6d executions: %d nodes, %8.0f transitions/s per node, server cpu %.0f µs, client cpu %.0f µs per transition%s%s\n",
+			n, c.nodes, float64(n*10)/elapsed.Seconds()/float64(c.nodes), cpu/float64(n*10)*1e6, client/float64(n*10)*1e6,
+			db0.perUnit(db1, n*10, "transition"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.syncCalls > 0 {
 		elapsed, err := c.sync(ctx, clients, express, c.syncCalls)
@@ -230,10 +248,20 @@ func (c *benchCommand) run(ctx context.Context) error {
 		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s\n", c.syncCalls, float64(c.syncCalls)/elapsed.Seconds())
 	}
 	if c.activityRuns > 0 {
-		if err := c.activities(ctx, clients); err != nil {
+		db0 := probe.sample(ctx)
+		db0.cpu = probe.cpu()
+		client0, busy0 := selfCPU(), machineBusy()
+		elapsed, cpu, err := c.activities(ctx, clients)
+		if err != nil {
 			return err
 		}
+		client, busy1 := (selfCPU() - client0).Seconds(), machineBusy()
 		total += c.activityRuns
+		tasks := c.activityRuns * c.activitySteps
+		db1 := probe.sample(ctx)
+		fmt.Fprintf(c.Out, "scale activities %d tasks: %d nodes, %8.0f tasks/s per node, server cpu %.0f µs, client cpu %.0f µs per task%s%s\n",
+			tasks, c.nodes, float64(tasks)/elapsed.Seconds()/float64(c.nodes), cpu/float64(tasks)*1e6, client/float64(tasks)*1e6,
+			db0.perUnit(db1, tasks, "task"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.stored > total {
 		if _, _, err := c.standard(ctx, clients, standard, "fill-", c.stored-total); err != nil {
@@ -444,11 +472,11 @@ func procCPU(pid int) float64 {
 // executions/s, the time from a task's scheduling (the previous task's
 // completion, or the start) to its completion, the CPU both sides spent
 // per task and the server's resident memory.
-func (c *benchCommand) activities(ctx context.Context, clients benchClients) error {
+func (c *benchCommand) activities(ctx context.Context, clients benchClients) (elapsed time.Duration, serverCPU float64, err error) {
 	client := clients[0]
 	act, err := client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("bench-work")})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	var states []string
 	for i := range c.activitySteps {
@@ -463,7 +491,7 @@ func (c *benchCommand) activities(ctx context.Context, clients benchClients) err
 		Name: aws.String("bench-activities"), Definition: aws.String(def), RoleArn: aws.String(DefaultRoleArn),
 	})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	inflight := c.inflight
 	if inflight <= 0 {
@@ -553,16 +581,16 @@ func (c *benchCommand) activities(ctx context.Context, clients benchClients) err
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return firstErr
+		return 0, 0, firstErr
 	}
-	elapsed := time.Since(begin)
+	elapsed = time.Since(begin)
 	serverCPU, clientCPU := c.serversCPU()-cpu0, (selfCPU() - usage0).Seconds()
 	rss, _ := c.serversMemory()
 	fmt.Fprintf(c.Out, "activities %d executions × %d tasks, %d pollers, %d in flight: %8.0f tasks/s %6.0f executions/s  schedule→completion p50 %6.2f ms p99 %6.2f ms\n",
 		c.activityRuns, c.activitySteps, c.pollers, inflight, float64(want)/elapsed.Seconds(), float64(c.activityRuns)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 	fmt.Fprintf(c.Out, "activities cpu per task: server %.0f µs, client %.0f µs; server %.1f MB resident\n",
 		serverCPU/float64(want)*1e6, clientCPU/float64(want)*1e6, float64(rss)/1e6)
-	return nil
+	return elapsed, serverCPU, nil
 }
 
 // selfCPU is the user+system CPU time this process used so far.

@@ -116,12 +116,17 @@ type Node struct {
 
 	mu      sync.Mutex
 	replies map[int64]chan struct{} // requests sent → woken when answered
-	leadMu  sync.Mutex
-	leads   bool // Leads' last answer, at ledAt
-	ledAt   time.Time
-	left    atomic.Bool        // the node released its executions (Leave)
-	queued  []store.QueuedTask // activity tasks for the enqueue loop
-	toQueue chan struct{}
+	// early holds the last answers heard for no request of this node's:
+	// every node hears every answer, and one may come before Ask, which
+	// learns its request's id from the send, is waiting for it.
+	early     [64]int64
+	earlyNext int
+	leadMu    sync.Mutex
+	leads     bool // Leads' last answer, at ledAt
+	ledAt     time.Time
+	left      atomic.Bool        // the node released its executions (Leave)
+	queued    []store.QueuedTask // activity tasks for the enqueue loop
+	toQueue   chan struct{}
 }
 
 // New returns the node of a store shared with other nodes: cs, and nodes
@@ -310,6 +315,10 @@ func (c *Node) heard(channel, payload string) {
 		}
 		c.mu.Lock()
 		ch := c.replies[id]
+		if ch == nil {
+			c.early[c.earlyNext%len(c.early)] = id
+			c.earlyNext++
+		}
 		c.mu.Unlock()
 		if ch != nil {
 			poke(ch)

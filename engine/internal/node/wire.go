@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,6 +72,9 @@ func (c *Node) Ask(ctx context.Context, halted <-chan struct{}, to string, req *
 	woken := make(chan struct{}, 1)
 	c.mu.Lock()
 	c.replies[id] = woken
+	if slices.Contains(c.early[:], id) {
+		poke(woken) // answered already
+	}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -80,8 +84,14 @@ func (c *Node) Ask(ctx context.Context, halted <-chan struct{}, to string, req *
 	t := time.NewTicker(SignalPoll)
 	defer t.Stop()
 	checked := time.Now()
-	for {
-		reply, ok, err := c.store.SignalResult(context.WithoutCancel(ctx), id)
+	// The answer is looked for once woken, or every SignalPoll: not at
+	// once, when it cannot be there yet (that cost two round trips a
+	// request).
+	for first := true; ; first = false {
+		reply, ok, err := []byte(nil), false, error(nil)
+		if !first {
+			reply, ok, err = c.store.SignalResult(context.WithoutCancel(ctx), id)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, ErrMoved // swept: its owner never answered
 		}
