@@ -31,7 +31,7 @@ func TestBench(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"bench", "--runs", "20", "--warmup", "5", "--sync-calls", "20",
-				"--activity-runs", "12", "--activity-steps", "5", "--pollers", "4", "--activity-inflight", "6"}, tc.args...)
+				"--activity-runs", "12", "--activity-steps", "5", "--pollers", "4", "--activity-inflight", "6", "--rest", "1s"}, tc.args...)
 			out, err := exec.Command(binary, args...).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			text := string(out)
@@ -43,6 +43,7 @@ func TestBench(t *testing.T) {
 			tasks, _ := strconv.Atoi(m[3])
 			require.Positive(t, tasks)
 			require.Regexp(t, `activities cpu per task: server \d+ µs, client \d+ µs`, text)
+			require.Regexp(t, `server memory at rest, 1s after the load: [1-9][\d.]* MB resident \([\d.]+ MB anonymous, [\d.]+ MB mapped from files\)`, text)
 		})
 	}
 }

@@ -39,6 +39,7 @@ type benchCommand struct {
 	concurrency   int
 	syncCalls     int
 	stored        int
+	rest          time.Duration
 	keep          bool
 	serverArgs    []string
 	warmup        int
@@ -91,7 +92,8 @@ it over HTTP with the AWS SDK for Go, then report:
   - StartSyncExecution calls/s of the same machine as EXPRESS;
   - the server's peak resident memory, and its resident memory once
     --stored finished executions are stored;
-  - the database size per stored execution.`,
+  - the database size per stored execution;
+  - the server's resident memory once the load has rested --rest.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
 	}
@@ -104,6 +106,7 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.IntVar(&c.activitySteps, "activity-steps", 5, "activity tasks per execution")
 	f.IntVar(&c.pollers, "pollers", 32, "concurrent activity workers")
 	f.IntVar(&c.inflight, "activity-inflight", 64, "activity executions running at once (0: start them all at once)")
+	f.DurationVar(&c.rest, "rest", 5*time.Second, "how long the load rests before the server's memory is read again (0: skip)")
 	f.IntVar(&c.stored, "stored", 0, "finished executions to store before measuring resident memory (0: skip)")
 	f.BoolVar(&c.keep, "keep", false, "keep the temporary database")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator to this file")
@@ -276,6 +279,20 @@ func (c *benchCommand) run(ctx context.Context) error {
 	if total > 0 && !shared {
 		fmt.Fprintf(c.Out, "database: %.1f MB, %.0f bytes per execution\n", float64(size)/1e6, float64(size)/float64(total))
 	}
+	if c.rest > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(c.rest):
+		}
+		var anon, file int64
+		for _, pid := range c.pids {
+			a, f := procMemoryParts(pid)
+			anon, file = anon+a, file+f
+		}
+		fmt.Fprintf(c.Out, "server memory at rest, %s after the load: %.1f MB resident (%.1f MB anonymous, %.1f MB mapped from files)\n",
+			c.rest, float64(anon+file)/1e6, float64(anon)/1e6, float64(file)/1e6)
+	}
 	return nil
 }
 
@@ -420,6 +437,30 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // procMemory returns the resident and peak resident memory of a process in
 // bytes, from /proc (0 where it is not available).
+// procMemoryParts is a process's resident memory in two: anonymous (its
+// heap, stacks, caches) and mapped from files (its program's code and
+// read-only data, shared and clean).
+func procMemoryParts(pid int) (anon, file int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "RssAnon:", "RssShmem:":
+			anon += kb * 1024
+		case "RssFile:":
+			file = kb * 1024
+		}
+	}
+	return anon, file
+}
+
 func procMemory(pid int) (rss, hwm int64) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
