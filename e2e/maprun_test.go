@@ -399,8 +399,13 @@ func TestDistributedMapStop(t *testing.T) {
 		}
 		return len(out.Executions) == 2
 	}, 30*time.Second, 20*time.Millisecond)
-	mr, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: mapRun})
-	require.NoError(t, err)
+	// The run's row is written once its children are stopped.
+	var mr *sfn.DescribeMapRunOutput
+	testwait.Until(t, func() bool {
+		mr, err = c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: mapRun})
+		require.NoError(t, err)
+		return mr.Status != types.MapRunStatusRunning
+	}, 30*time.Second, 20*time.Millisecond)
 	require.Equal(t, types.MapRunStatusAborted, mr.Status)
 	require.NotNil(t, mr.StopDate)
 	require.Equal(t, int64(2), mr.ExecutionCounts.Aborted)

@@ -78,7 +78,8 @@ type ExecutionListParams struct {
 	VersionArn string
 	AliasArn   string
 	// MapRunArn, when set, keeps the children of that map run (their
-	// StateMachineArn is then not looked at).
+	// StateMachineArn is then not looked at). Without it, the list holds
+	// no map run's children: they are listed by their map run only.
 	MapRunArn string
 	Status    history.ExecutionStatus // "" for all
 	// After is the cursor: the StartDate and Arn of the last row seen.

@@ -243,7 +243,7 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 			running, err := b.exec.ExecutionListRunning(ctx, "", 0)
 			require.NoError(t, err)
 			require.Equal(t, []*store.Execution{in, owned}, running)
-			xs, err := b.exec.ExecutionList(ctx, &store.ExecutionListParams{StateMachineArn: childSm})
+			xs, err := b.exec.ExecutionList(ctx, &store.ExecutionListParams{MapRunArn: run})
 			require.NoError(t, err)
 			require.Equal(t, []string{"step", "owned", "direct"}, executionNames(xs))
 			for _, x := range xs {
@@ -294,12 +294,13 @@ func exerciseMapRuns(ctx context.Context, t *testing.T, setup func(t *testing.T)
 				{store.ExecutionListParams{MapRunArn: runA, Status: history.StatusRunning}, []string{"stray", "a4", "a2"}},
 				{store.ExecutionListParams{MapRunArn: runA, Status: history.StatusFailed}, []string{"a3"}},
 				{store.ExecutionListParams{MapRunArn: runB, Status: history.StatusSucceeded}, []string{}},
-				// A list of a state machine's does not mix in map runs'
-				// children, nor the children of the map runs of its own.
+				// A list of a state machine's holds no map run's children,
+				// whatever their state machine: they are their map run's.
 				{store.ExecutionListParams{StateMachineArn: sm.Arn}, []string{"parent-2", "parent"}},
 				{store.ExecutionListParams{StateMachineArn: sm.Arn, Status: history.StatusRunning}, []string{"parent"}},
-				{store.ExecutionListParams{StateMachineArn: other.Arn}, []string{"stray"}},
-				{store.ExecutionListParams{StateMachineArn: childSm}, []string{"loose", "a4", "a3", "b1", "a2", "a1"}},
+				{store.ExecutionListParams{StateMachineArn: other.Arn}, []string{}},
+				{store.ExecutionListParams{StateMachineArn: childSm}, []string{"loose"}},
+				{store.ExecutionListParams{StateMachineArn: childSm, Status: history.StatusRunning}, []string{"loose"}},
 			} {
 				xs, err := b.exec.ExecutionList(ctx, &tc.p)
 				require.NoError(t, err)

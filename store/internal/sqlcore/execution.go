@@ -61,13 +61,13 @@ RETURNING ` + ExecutionColumns
 	// are exported for the drivers' tests of their query plans.
 	ExecutionListSQL = `SELECT ` + ExecutionColumns + `
 FROM stepwise_execution
-WHERE state_machine_arn = $1 AND (start_date, arn) < ($2, $3)
+WHERE map_run_arn = '' AND state_machine_arn = $1 AND (start_date, arn) < ($2, $3)
 ORDER BY start_date DESC, arn DESC
 LIMIT $4`
 
 	ExecutionListStatusSQL = `SELECT ` + ExecutionColumns + `
 FROM stepwise_execution
-WHERE state_machine_arn = $1 AND status = $2 AND (start_date, arn) < ($3, $4)
+WHERE map_run_arn = '' AND state_machine_arn = $1 AND status = $2 AND (start_date, arn) < ($3, $4)
 ORDER BY start_date DESC, arn DESC
 LIMIT $5`
 )
@@ -186,7 +186,8 @@ func executionListOf(p *store.ExecutionListParams) string {
 // last. The filters of a map run, a version and an alias repeat their
 // partial indexes' conditions, so that the planner may use them whatever
 // the parameters. A map run's children are its own: their state machine
-// is not looked at.
+// is not looked at; a state machine's executions are those of no map run
+// (the list indexes leave children out).
 func ExecutionListQuery(p *store.ExecutionListParams, limit any) (string, []any) {
 	afterStart, afterArn := int64(math.MaxInt64), ""
 	if p.AfterArn != "" {
@@ -215,7 +216,7 @@ func ExecutionListQuery(p *store.ExecutionListParams, limit any) (string, []any)
 		b.WriteString("alias_arn <> '' AND alias_arn = " + arg(p.AliasArn) + " AND ")
 	}
 	if p.MapRunArn == "" {
-		b.WriteString("state_machine_arn = " + arg(p.StateMachineArn) + " AND ")
+		b.WriteString("map_run_arn = '' AND state_machine_arn = " + arg(p.StateMachineArn) + " AND ")
 	}
 	if p.Status != "" {
 		b.WriteString("status = " + arg(string(p.Status)) + " AND ")

@@ -45,7 +45,7 @@ WHERE map_run_arn IN (SELECT arn FROM stepwise_map_run WHERE execution_arn %[2]s
 DELETE FROM stepwise_state_machine_revision AS r
 WHERE r.state_machine_arn %[2]s
   AND NOT EXISTS (SELECT 1 FROM stepwise_state_machine AS sm WHERE sm.arn = r.state_machine_arn)
-  AND NOT EXISTS (SELECT 1 FROM stepwise_execution AS x WHERE x.state_machine_arn = r.state_machine_arn)`
+  AND NOT EXISTS (SELECT 1 FROM stepwise_execution AS x WHERE x.map_run_arn = '' AND x.state_machine_arn = r.state_machine_arn)`
 )
 
 // retentionSQL is ExecutionDeleteClosed's statements in a dialect.
