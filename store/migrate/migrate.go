@@ -73,6 +73,12 @@ type Result struct {
 // Migrator applies one driver's migrations.
 type Migrator struct {
 	migrations []Migration // by version
+
+	// Upgrading, when set, is told of each migration about to be applied
+	// to a database that had some already (an upgrade, which may rewrite
+	// a large table and take a while), not of those that build a new
+	// database.
+	Upgrading func(Migration)
 }
 
 const (
@@ -201,6 +207,9 @@ func (mr *Migrator) Migrate(ctx context.Context, db Executor, dir Direction, opt
 			}
 			if opts.MaxSteps > 0 && len(res.Versions) == opts.MaxSteps {
 				break
+			}
+			if len(applied) > 0 && mr.Upgrading != nil {
+				mr.Upgrading(m)
 			}
 			if _, err := db.ExecContext(ctx, m.Up); err != nil {
 				return nil, fmt.Errorf("migration %03d_%s up: %w", m.Version, m.Name, err)

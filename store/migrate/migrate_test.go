@@ -53,6 +53,24 @@ func TestMigrator(t *testing.T) {
 		return names
 	}
 
+	// An upgrade is told of; a new database's migrations are not.
+	t.Run("Upgrading", func(t *testing.T) {
+		t.Parallel()
+		bundle := setup(t)
+
+		var told []int
+		bundle.migrator.Upgrading = func(m Migration) { told = append(told, m.Version) }
+		_, err := bundle.migrator.Migrate(ctx, bundle.db, DirectionUp, &Opts{TargetVersion: 1})
+		require.NoError(t, err)
+		require.Empty(t, told)
+		_, err = bundle.migrator.Migrate(ctx, bundle.db, DirectionUp, nil)
+		require.NoError(t, err)
+		require.Equal(t, []int{2, 10}, told)
+		_, err = bundle.migrator.Migrate(ctx, bundle.db, DirectionUp, nil)
+		require.NoError(t, err)
+		require.Equal(t, []int{2, 10}, told, "nothing left to apply")
+	})
+
 	t.Run("Migrations", func(t *testing.T) {
 		t.Parallel()
 		bundle := setup(t)

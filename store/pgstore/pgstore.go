@@ -102,6 +102,9 @@ type Options struct {
 	// MinConns is how many connections the pool keeps open when idle; 0
 	// leaves it to the URL's pool_min_conns, or none.
 	MinConns int32
+	// Upgrading, when set, is told of each migration applied to a
+	// database that had some (migrate.Migrator.Upgrading).
+	Upgrading func(migrate.Migration)
 }
 
 // Driver is a store.Driver on one PostgreSQL database.
@@ -177,7 +180,7 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 		pool.Close()
 		return nil, interpretError("connect to PostgreSQL at "+where, err)
 	}
-	if err := d.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, opts.Upgrading); err != nil {
 		pool.Close()
 		return nil, interpretError("migrate", err)
 	}
@@ -186,11 +189,12 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 
 // migrate brings the schema up to date in one transaction, holding the
 // migration lock so that servers starting together take turns.
-func (d *Driver) migrate(ctx context.Context) error {
+func (d *Driver) migrate(ctx context.Context, upgrading func(migrate.Migration)) error {
 	m, err := Migrator()
 	if err != nil {
 		return err
 	}
+	m.Upgrading = upgrading
 	db := stdlib.OpenDBFromPool(d.pool)
 	defer db.Close()
 	return m.Up(ctx, db, "SELECT pg_advisory_xact_lock($1)", migrationLockKey)

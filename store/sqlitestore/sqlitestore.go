@@ -86,6 +86,9 @@ type Options struct {
 	BusyTimeout time.Duration
 	// ReadConns is the size of the read pool. Default DefaultReadConns.
 	ReadConns int
+	// Upgrading, when set, is told of each migration applied to a
+	// database that had some (migrate.Migrator.Upgrading).
+	Upgrading func(migrate.Migration)
 
 	// readOnly opens the file with mode=ro; tests use it to stand in for a
 	// read-only file when they run as root.
@@ -176,7 +179,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 	}
 	d.exec = &d.newExecutor(nil).Executor
 
-	if err := d.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, opts.Upgrading); err != nil {
 		return nil, d.openFailed(path, interpretError("migrate", err))
 	}
 	if err := d.prepareHot(ctx); err != nil {
@@ -249,11 +252,12 @@ func keepOneConn(db *sql.DB) {
 }
 
 // migrate brings the schema up to date in one transaction.
-func (d *Driver) migrate(ctx context.Context) error {
+func (d *Driver) migrate(ctx context.Context, upgrading func(migrate.Migration)) error {
 	m, err := Migrator()
 	if err != nil {
 		return err
 	}
+	m.Upgrading = upgrading
 	return m.Up(ctx, d.write, "")
 }
 

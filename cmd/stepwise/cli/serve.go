@@ -227,7 +227,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if c.cfg.Postgres() {
 		log = log.With("node", node)
 	}
-	drv, where, err := openStore(ctx, &c.cfg)
+	drv, where, err := openStore(ctx, &c.cfg, log)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"stepwise/config"
 	"stepwise/store"
+	"stepwise/store/migrate"
 	"stepwise/store/pgstore"
 	"stepwise/store/sqlitestore"
 )
@@ -19,9 +21,14 @@ import (
 // openStore opens the server's database: a SQLite file, or PostgreSQL for
 // a postgres:// URL. It returns the driver, and where the data is (for the
 // start-up line, without a password).
-func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where string, err error) {
+func openStore(ctx context.Context, cfg *config.Serve, log *slog.Logger) (drv store.Driver, where string, err error) {
+	// An upgrade may rewrite whole tables (migration 016 moves every
+	// history): say so before a start that may take a while.
+	upgrading := func(m migrate.Migration) {
+		log.Info("store: upgrading the database, which may take a while on a large one", "migration", fmt.Sprintf("%03d_%s", m.Version, m.Name))
+	}
 	if !cfg.Postgres() {
-		d, err := sqlitestore.Open(ctx, cfg.DB, sqlitestore.Options{})
+		d, err := sqlitestore.Open(ctx, cfg.DB, sqlitestore.Options{Upgrading: upgrading})
 		if err != nil {
 			return nil, "", fmt.Errorf("open store %s: %w", cfg.DB, err)
 		}
@@ -34,7 +41,7 @@ func openStore(ctx context.Context, cfg *config.Serve) (drv store.Driver, where 
 		return d, where, nil
 	}
 	where = redactURL(cfg.DB)
-	d, err := pgstore.Open(ctx, cfg.DB, pgstore.Options{MaxConns: int32(cfg.DBPoolMax)})
+	d, err := pgstore.Open(ctx, cfg.DB, pgstore.Options{MaxConns: int32(cfg.DBPoolMax), Upgrading: upgrading})
 	if err != nil {
 		return nil, "", fmt.Errorf("open store %s: %w", where, err)
 	}
