@@ -73,8 +73,8 @@ func (c *benchCommand) serversCPU() float64 {
 // serversMemory is the servers' resident and peak resident memory, summed.
 func (c *benchCommand) serversMemory() (rss, hwm int64) {
 	for _, pid := range c.pids {
-		r, h := procMemory(pid)
-		rss, hwm = rss+r, hwm+h
+		m := procMemory(pid)
+		rss, hwm = rss+m.rss, hwm+m.hwm
 	}
 	return rss, hwm
 }
@@ -287,8 +287,8 @@ func (c *benchCommand) run(ctx context.Context) error {
 		}
 		var anon, file int64
 		for _, pid := range c.pids {
-			a, f := procMemoryParts(pid)
-			anon, file = anon+a, file+f
+			m := procMemory(pid)
+			anon, file = anon+m.anon, file+m.file
 		}
 		fmt.Fprintf(c.Out, "server memory at rest, %s after the load: %.1f MB resident (%.1f MB anonymous, %.1f MB mapped from files)\n",
 			c.rest, float64(anon+file)/1e6, float64(anon)/1e6, float64(file)/1e6)
@@ -435,36 +435,17 @@ func percentile(d []time.Duration, p int) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// procMemory returns the resident and peak resident memory of a process in
-// bytes, from /proc (0 where it is not available).
-// procMemoryParts is a process's resident memory in two: anonymous (its
-// heap, stacks, caches) and mapped from files (its program's code and
-// read-only data, shared and clean).
-func procMemoryParts(pid int) (anon, file int64) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "RssAnon:", "RssShmem:":
-			anon += kb * 1024
-		case "RssFile:":
-			file = kb * 1024
-		}
-	}
-	return anon, file
-}
+// procMem is a process's memory from /proc/PID/status, in bytes (0
+// where it is not available): resident, peak resident, and the resident
+// in two, anonymous (its heap, stacks, caches) and mapped from files (its
+// program's code and read-only data, shared and clean).
+type procMem struct{ rss, hwm, anon, file int64 }
 
-func procMemory(pid int) (rss, hwm int64) {
+func procMemory(pid int) procMem {
+	var m procMem
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0
+		return m
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
@@ -474,12 +455,16 @@ func procMemory(pid int) (rss, hwm int64) {
 		kb, _ := strconv.ParseInt(f[1], 10, 64)
 		switch f[0] {
 		case "VmRSS:":
-			rss = kb * 1024
+			m.rss = kb * 1024
 		case "VmHWM:":
-			hwm = kb * 1024
+			m.hwm = kb * 1024
+		case "RssAnon:", "RssShmem:":
+			m.anon += kb * 1024
+		case "RssFile:":
+			m.file = kb * 1024
 		}
 	}
-	return rss, hwm
+	return m
 }
 
 func fileSize(path string) int64 {
