@@ -78,6 +78,36 @@ type occurrence struct {
 	failedBefore bool
 	iterations   map[int]string // Map iteration index → status
 	iteration    int            // the index of the container's iteration it runs in, or -1
+	// attempt is the container's attempt it was entered in: a retried
+	// Parallel or Map starts its branches or iterations again
+	// (ParallelStateStarted, MapStateStarted), a new attempt.
+	attempt int
+	// For a Parallel or Map: its attempts so far, and the attempt each
+	// of a Map's iterations last started in.
+	attempts     int
+	iterAttempts map[int]int
+	// tries are its attempts that failed and were retried or redriven
+	// in place.
+	tries    []try
+	failedAt time.Time
+	// childExecution is the execution a states:startExecution task
+	// started.
+	childExecution string
+}
+
+// try is an attempt of an occurrence that failed and was retried.
+type try struct {
+	at         time.Time
+	err, cause string
+}
+
+// again records that the occurrence runs again after a failure: its
+// failure becomes an earlier try.
+func (o *occurrence) again() {
+	if o.failedBefore || o.status == statusFailed || o.status == statusCancelled {
+		o.tries = append(o.tries, try{at: o.failedAt, err: o.err, cause: o.cause})
+	}
+	o.status, o.failedBefore, o.err, o.cause = statusRunning, false, "", ""
 }
 
 func (o *occurrence) open() bool { return o.exited.IsZero() }
@@ -94,6 +124,7 @@ type analysis struct {
 	owners      map[int64]string         // event id → the state it belongs to
 	events      []*event
 	byID        map[int64]*occurrence // event id → the occurrence it belongs to
+	current     map[*occurrence]bool  // computed by currentSet
 }
 
 // failure events: the state in progress failed (it may still be retried
@@ -148,6 +179,9 @@ func analyze(events []*event, executionStatus string) *analysis {
 					o.iteration = index
 				}
 			}
+			if o.container != nil {
+				o.attempt = o.container.attempts
+			}
 			a.occurrences[o.state] = append(a.occurrences[o.state], o)
 			byID[ev.ID] = o
 			a.owners[ev.ID] = o.state
@@ -180,9 +214,25 @@ func analyze(events []*event, executionStatus string) *analysis {
 		byID[ev.ID] = o
 		a.owners[ev.ID] = o.state
 		switch {
+		case ev.Type == "ExecutionRedriven":
+			a.redrive()
+		case ev.Type == "ParallelStateStarted" || ev.Type == "MapStateStarted":
+			// A Parallel or Map starts (again, when retried).
+			if o.attempts > 0 {
+				o.retries++
+				o.again()
+			}
+			o.attempts++
+		case ev.Type == "MapRunRedriven" && o.failedBefore:
+			// A distributed Map retried redrives its map run.
+			o.retries++
+			o.again()
 		case failureEvents[ev.Type]:
 			o.status, o.failedBefore = statusFailed, true
-			o.err, o.cause = ev.detail("error"), ev.detail("cause")
+			if e, c := ev.detail("error"), ev.detail("cause"); e != "" || c != "" || ev.Type != "ExecutionFailed" {
+				o.err, o.cause = e, c
+			}
+			o.failedAt = ev.Timestamp
 			if prev != o && prev.status == statusRunning {
 				// A branch's state failed its Parallel or Map.
 				prev.status, prev.err, prev.cause = statusFailed, o.err, o.cause
@@ -197,18 +247,26 @@ func analyze(events []*event, executionStatus string) *analysis {
 				a.cancelInside(o.container)
 			}
 		case rescheduledEvents[ev.Type] && o.failedBefore:
-			o.status, o.failedBefore = statusRunning, false
 			o.retries++
+			o.again()
 		case strings.HasPrefix(ev.Type, "MapIteration"):
 			var index int
 			_ = json.Unmarshal(ev.Details["index"], &index)
 			if ev.Type == "MapIterationStarted" {
 				iterationStarts[ev.ID] = index
+				if o.iterAttempts == nil {
+					o.iterAttempts = map[int]int{}
+				}
+				o.iterAttempts[index] = o.attempts
 			}
 			if o.iterations == nil {
 				o.iterations = map[int]string{}
 			}
 			o.iterations[index] = iterationStatus(ev.Type)
+		case ev.Type == "TaskSubmitted" || ev.Type == "TaskSucceeded":
+			if arn := childExecution(ev); arn != "" {
+				o.childExecution = arn
+			}
 		}
 	}
 	// States still in progress when the execution ended.
@@ -225,6 +283,40 @@ func analyze(events []*event, executionStatus string) *analysis {
 		}
 	}
 	return a
+}
+
+// redrive: the execution runs again from where it stopped. A Parallel or
+// Map that failed because of its branches or iterations runs again in
+// place (those that did not succeed start again, no new attempt); any
+// other state that failed is entered again (a new occurrence).
+func (a *analysis) redrive() {
+	for _, list := range a.occurrences {
+		for _, o := range list {
+			if o.open() && (o.kind == "Parallel" || o.kind == "Map") {
+				o.again()
+			}
+		}
+	}
+}
+
+// childExecution is the ARN of the execution a states:startExecution
+// task started, from its TaskSubmitted or TaskSucceeded output
+// (ExecutionArn for .sync, executionArn otherwise).
+func childExecution(ev *event) string {
+	if ev.detail("resourceType") != "states" || !strings.HasPrefix(ev.detail("resource"), "startExecution") {
+		return ""
+	}
+	var out struct {
+		ExecutionArn string
+		Lower        string `json:"executionArn"`
+	}
+	if json.Unmarshal([]byte(ev.detail("output")), &out) != nil {
+		return ""
+	}
+	if out.ExecutionArn != "" {
+		return out.ExecutionArn
+	}
+	return out.Lower
 }
 
 // cancelInside marks cancelled the occurrences still running inside
@@ -268,32 +360,114 @@ func iterationStatus(typ string) string {
 	return statusRunning
 }
 
-// precedence orders the statuses of a state's occurrences: a state run
-// many times (a Map's iterations) shows the most telling.
+// precedence orders the statuses of a state's current occurrences: a
+// state run many times at once (in a Map's iterations) shows the most
+// telling.
 var precedence = map[string]int{statusRunning: 5, statusFailed: 4, statusCaught: 3, statusCancelled: 2, statusSucceeded: 1}
 
-// statuses returns the status of every state that ran.
+// attemptKey groups the occurrences of a state that are attempts of one
+// run: the same state in the same attempt of the same container (and
+// iteration). The last of a group is the one that counts; those before it
+// failed and were redriven.
+type attemptKey struct {
+	state     string
+	container *occurrence
+	attempt   int
+	iteration int
+}
+
+func keyOf(o *occurrence) attemptKey {
+	return attemptKey{o.state, o.container, o.attempt, o.iteration}
+}
+
+// currentSet computes which occurrences are current: the last attempt
+// of their run, in the current attempt of a current container. The
+// graph shows those; the others are earlier attempts.
+func (a *analysis) currentSet() map[*occurrence]bool {
+	if a.current != nil {
+		return a.current
+	}
+	last := map[attemptKey]*occurrence{}
+	for _, list := range a.occurrences {
+		for _, o := range list {
+			last[keyOf(o)] = o // in the order entered
+		}
+	}
+	a.current = map[*occurrence]bool{}
+	memo := map[*occurrence]bool{}
+	var cur func(o *occurrence) bool
+	cur = func(o *occurrence) bool {
+		if v, ok := memo[o]; ok {
+			return v
+		}
+		v := last[keyOf(o)] == o
+		if v && o.container != nil {
+			c := o.container
+			if o.iteration >= 0 && c.iterAttempts != nil {
+				v = o.attempt >= c.iterAttempts[o.iteration]
+			} else {
+				v = o.attempt == c.attempts
+			}
+			v = v && cur(c)
+		}
+		memo[o] = v
+		return v
+	}
+	for _, list := range a.occurrences {
+		for _, o := range list {
+			if cur(o) {
+				a.current[o] = true
+			}
+		}
+	}
+	return a.current
+}
+
+// statuses returns the status of every state whose current attempt ran
+// (a state that ran in earlier attempts only is left out: not run).
 func (a *analysis) statuses() map[string]string {
+	cur := a.currentSet()
 	out := make(map[string]string, len(a.occurrences))
 	for name, list := range a.occurrences {
 		best := ""
 		for _, o := range list {
-			if precedence[o.status] > precedence[best] {
+			if cur[o] && precedence[o.status] > precedence[best] {
 				best = o.status
 			}
 		}
-		out[name] = best
+		if best != "" {
+			out[name] = best
+		}
 	}
 	return out
 }
 
-// latest returns the last occurrence of a state, or nil.
-func (a *analysis) latest(state string) *occurrence {
-	list := a.occurrences[state]
-	if len(list) == 0 {
-		return nil
+// retries returns how many times each state that can retry (Task,
+// Parallel, Map) was retried, in all its occurrences.
+func (a *analysis) retries() map[string]int {
+	out := map[string]int{}
+	for name, list := range a.occurrences {
+		for _, o := range list {
+			switch o.kind {
+			case "Task", "Parallel", "Map":
+				out[name] += o.retries
+			}
+		}
 	}
-	return list[len(list)-1]
+	return out
+}
+
+// latest returns the last current occurrence of a state (the one the
+// graph shows), or nil.
+func (a *analysis) latest(state string) *occurrence {
+	cur := a.currentSet()
+	list := a.occurrences[state]
+	for i := len(list) - 1; i >= 0; i-- {
+		if cur[list[i]] {
+			return list[i]
+		}
+	}
+	return nil
 }
 
 // inIteration reports whether an occurrence ran within iteration index of
