@@ -64,6 +64,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		X        *service.DescribeExecutionOutput
 		Graph    *graph
 		States   map[string]string
+		Retries  map[string]int
 		Events   []eventRow
 		Total    int
 		From, To int
@@ -75,7 +76,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Machine  string // the state machine's page (the parent's, for a child)
 		Cost     costView
 		Duration string
-	}{c.newPage(r, x.Name), x, g, a.statuses(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+	}{c.newPage(r, x.Name), x, g, a.statuses(), a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn), c.cost(x, events),
 		c.duration(x.StartDate, x.StopDate).Round(time.Millisecond).String()})
 }
@@ -175,7 +176,8 @@ func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
 		c.jsonError(w, err)
 		return
 	}
-	out := map[string]any{"status": x.Status, "states": analyze(events, x.Status).statuses(),
+	a := analyze(events, x.Status)
+	out := map[string]any{"status": x.Status, "states": a.statuses(), "retries": a.retries(),
 		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
 	if x.StopDate != nil {
 		out["stopDate"] = formatTime(time.Time(*x.StopDate))

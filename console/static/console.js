@@ -101,7 +101,11 @@
     var pre = h("pre", { className: "json" });
     var p = pretty(text);
     if (p !== text || looksLikeJSON(p)) highlightInto(pre, p);
-    else pre.textContent = p;
+    else {
+      // Not JSON (a cause in words): it wraps.
+      pre.classList.add("text");
+      pre.textContent = p;
+    }
     return pre;
   }
 
@@ -148,8 +152,9 @@
     if (!container || !data || !window.StepwiseGraph) return;
     window.StepwiseGraph.messages = messages;
     var statuses = document.getElementById("graph-status") ? readJSON("graph-status") || {} : null;
+    var retries = readJSON("graph-retries");
     try {
-      window.StepwiseGraph.render(container, data, statuses);
+      window.StepwiseGraph.render(container, data, statuses, retries);
     } catch (err) {
       if (window.console) console.error("stepwise: graph", err);
       container.replaceChildren(h("p", { className: "error", text: t("requestFailed") }));
@@ -205,7 +210,7 @@
         .then(function (s) {
           failures = 0;
           if (!s || typeof s !== "object") throw new Error("bad answer");
-          if (s.states && window.StepwiseGraph) window.StepwiseGraph.setStatuses(s.states);
+          if (s.states && window.StepwiseGraph) window.StepwiseGraph.setStatuses(s.states, null, s.retries || null);
           ["status", "stopDate", "output", "error", "cause"].forEach(function (f) {
             if (f in s) setField(f, s[f]);
           });

@@ -10,8 +10,8 @@
  *
  * window.StepwiseGraph = {
  *   layout(graph, options) -> positions (pure: no DOM, runs in Node),
- *   render(container, graph, statuses),
- *   setStatuses(map),
+ *   render(container, graph, statuses, retries),
+ *   setStatuses(map, container, retries),
  *   select(name), fit(container), zoom(container, scale)
  * }
  *
@@ -552,16 +552,28 @@
     return node.pseudo ? null : "not-run";
   }
 
+  // States that can retry carry their retries (data-retries).
+  var RETRYING_TYPES = { Task: true, Parallel: true, Map: true };
+
   function applyStatus(entry, g, statuses) {
     var node = g.__stepwiseNode;
     var status = statusOf(node, statuses);
     if (status === null) g.removeAttribute("data-status");
     else g.setAttribute("data-status", status);
+    var retries = 0;
+    if (RETRYING_TYPES[node.type] && entry.retries) {
+      var r = entry.retries[node.name];
+      if (typeof r === "number" && r > 0) retries = r;
+    }
+    if (RETRYING_TYPES[node.type]) g.setAttribute("data-retries", String(retries));
+    var badge = g.querySelector(".node-retries");
+    if (badge) badge.textContent = retries ? "\u21BB" + retries : "";
     var icon = g.querySelector(".node-status");
     if (icon) icon.textContent = status && STATUS_ICONS[status] ? STATUS_ICONS[status] : "";
     var title = g.querySelector("title");
     var text = node.pseudo ? node.name : node.name + " (" + node.type + ")";
     if (status) text += " \u2014 " + status;
+    if (retries) text += " \u2014 " + label("retries", "Retries") + " " + retries;
     if (title) title.textContent = text;
     if (!node.pseudo) g.setAttribute("aria-label", text);
   }
@@ -661,7 +673,7 @@
     return bar;
   }
 
-  function render(container, graph, statuses) {
+  function render(container, graph, statuses, retries) {
     if (!container) return null;
     var lay = layout(graph, { measure: canvasMeasure() });
     var width = Math.max(lay.width, 1);
@@ -769,6 +781,7 @@
         var tt = el("text", { class: "node-type", x: n.width / 2, y: 37, "text-anchor": "middle" }, gn);
         tt.textContent = n.type;
         el("text", { class: "node-status", x: n.width - 8, y: 14, "text-anchor": "end" }, gn);
+        el("text", { class: "node-retries", x: 8, y: 14, "text-anchor": "start" }, gn);
         nodesByName[n.name] = gn;
       }
       gNodes.appendChild(gn);
@@ -784,6 +797,7 @@
       fitMode: true,
       startX: startX(lay, graph),
       statuses: statuses || null,
+      retries: retries || null,
     };
     svg.querySelectorAll("g.node").forEach(function (gn) {
       applyStatus(entry, gn, entry.statuses);
@@ -878,7 +892,7 @@
     return first ? first.x : undefined;
   }
 
-  function setStatuses(map, container) {
+  function setStatuses(map, container, retries) {
     var targets = container
       ? rendered.filter(function (r) {
           return r.container === container;
@@ -886,6 +900,7 @@
       : rendered;
     targets.forEach(function (entry) {
       entry.statuses = map || null;
+      if (retries) entry.retries = retries;
       entry.svg.querySelectorAll("g.node").forEach(function (gn) {
         applyStatus(entry, gn, entry.statuses);
       });
