@@ -265,6 +265,8 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"arnPath": func(arn string) string { return url.PathEscape(arn) },
+	// execName is an execution's name (its ARN's last part).
+	"execName": func(arn string) string { return arn[strings.LastIndexByte(arn, ':')+1:] },
 	// versionOf is a version ARN's number, as "v2".
 	"versionOf": func(arn string) string { return "v" + arn[strings.LastIndexByte(arn, ':')+1:] },
 	"query":     url.QueryEscape,

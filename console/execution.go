@@ -35,18 +35,15 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := analyze(events, x.Status)
-	var g *graph
-	if x.MapRunArn != "" {
-		// A map run's child runs the Map's ItemProcessor.
-		if d, err := c.svc.DescribeStateMachineForExecution(r.Context(), &service.DescribeStateMachineForExecutionInput{ExecutionArn: arn}); err == nil {
-			m, _ := asl.ParseWith([]byte(d.Definition), asl.Options{})
-			g = graphOf(m)
-		}
-	} else if sm, err := c.svc.DescribeStateMachine(r.Context(), &service.DescribeStateMachineInput{StateMachineArn: x.StateMachineArn}); err == nil {
-		m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
-		g = graphOf(m)
-	}
+	def := c.definitionOf(r, x)
+	g := graphOf(def)
 	runs, parent := c.mapRuns(r, x)
+	statuses := a.statuses()
+	showMapRuns(a, def, g, statuses, runs)
+	var stop *time.Time
+	if x.StopDate != nil {
+		stop = (*time.Time)(x.StopDate)
+	}
 	// The history table shows a page of events at a time.
 	from := 0
 	if v := r.URL.Query().Get("from"); v != "" {
@@ -74,17 +71,21 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		MapRuns  []mapRunView
 		Parent   string // the parent execution of a map run's child
 		Machine  string // the state machine's page (the parent's, for a child)
+		Name     string // the state machine's name, for the breadcrumb
+		By       string // the execution that started this one (states:startExecution)
 		Cost     costView
 		Duration string
-	}{c.newPage(r, x.Name), x, g, a.statuses(), a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
-		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn), c.cost(x, events),
-		c.duration(x.StartDate, x.StopDate).Round(time.Millisecond).String()})
+	}{c.newPage(r, x.Name), x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
+		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
+		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String()})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
 // first children.
 type mapRunView struct {
 	Run        *service.DescribeMapRunOutput
+	Anchor     string // the id of its section
 	Items      mapRunCounts
 	Executions mapRunCounts
 	Children   []service.ExecutionListItem
@@ -119,7 +120,7 @@ func (c *Console) mapRuns(r *http.Request, x *service.DescribeExecutionOutput) (
 		if err != nil {
 			continue
 		}
-		v := mapRunView{Run: d}
+		v := mapRunView{Run: d, Anchor: mapRunAnchor(d.MapRunArn)}
 		_ = json.Unmarshal(d.ItemCounts, &v.Items)
 		_ = json.Unmarshal(d.ExecutionCounts, &v.Executions)
 		if kids, err := c.svc.ListExecutions(ctx, &service.ListExecutionsInput{MapRunArn: it.MapRunArn, MaxResults: ptr(mapRunChildren)}); err == nil {
@@ -177,7 +178,12 @@ func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := analyze(events, x.Status)
-	out := map[string]any{"status": x.Status, "states": a.statuses(), "retries": a.retries(),
+	statuses := a.statuses()
+	if def := c.definitionOf(r, x); def != nil && a.hasMapRun() {
+		runs, _ := c.mapRuns(r, x)
+		showMapRuns(a, def, nil, statuses, runs)
+	}
+	out := map[string]any{"status": x.Status, "states": statuses, "retries": a.retries(),
 		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
 	if x.StopDate != nil {
 		out["stopDate"] = formatTime(time.Time(*x.StopDate))
@@ -204,6 +210,13 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := map[string]any{"state": state, "status": statusNotRun}
+	if list := a.occurrences[state]; len(list) > 0 {
+		out["retries"] = a.retries()[state]
+		out["runs"] = len(list)
+		if at := a.attempts(state); at != nil {
+			out["attempts"] = at
+		}
+	}
 	if o := a.latest(state); o != nil {
 		out["status"] = o.status
 		out["input"] = prettyJSON(o.input)
@@ -230,8 +243,18 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 			}
 			out["branches"] = branches
 		}
-		out["retries"] = o.retries
-		out["runs"] = len(a.occurrences[state])
+		if o.childExecution != "" {
+			out["child"] = map[string]string{"arn": o.childExecution, "href": executionHref(o.childExecution)}
+		}
+		if o.mapRun != "" {
+			runs, _ := c.mapRuns(r, x)
+			for _, v := range runs {
+				if v.Run.MapRunArn == o.mapRun {
+					out["mapRun"] = map[string]any{"arn": o.mapRun, "href": "#" + v.Anchor, "status": v.Run.Status,
+						"items": v.Items, "executions": v.Executions, "summary": v.summary()}
+				}
+			}
+		}
 		if !o.exited.IsZero() {
 			out["durationMs"] = elapsedMs(o.entered, o.exited)
 		}

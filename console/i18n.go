@@ -40,6 +40,8 @@ var messages = map[string]map[string]string{
 		"signIn": "Sign in", "signOut": "Sign out", "accessKeyId": "Access key ID", "secretAccessKey": "Secret access key",
 		"signInHelp":   "Sign in with an access key of the server's credentials file.",
 		"signInFailed": "The access key ID or the secret access key is not right.",
+		"inMapRun":     "In a map run", "startedBy": "Started by", "attempts": "Attempts", "childExecution": "Child execution",
+		"lastAttempt": "last attempt",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -69,13 +71,15 @@ var messages = map[string]map[string]string{
 		"signIn": "サインイン", "signOut": "サインアウト", "accessKeyId": "アクセスキー ID", "secretAccessKey": "シークレットアクセスキー",
 		"signInHelp":   "サーバーの認証情報ファイルにあるアクセスキーでサインインしてください。",
 		"signInFailed": "アクセスキー ID またはシークレットアクセスキーが正しくありません。",
+		"inMapRun":     "マップランで実行", "startedBy": "起動元の実行", "attempts": "試行", "childExecution": "子ワークフローの実行",
+		"lastAttempt": "最後の試行",
 	},
 }
 
 // scriptMessages are the messages the page's script writes itself.
 var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed",
 	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
-	"iteration", "iterationEvents", "id", "type", "step", "elapsed"}
+	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {

@@ -93,6 +93,8 @@ type occurrence struct {
 	// childExecution is the execution a states:startExecution task
 	// started.
 	childExecution string
+	// mapRun is the map run a distributed Map started.
+	mapRun string
 }
 
 // try is an attempt of an occurrence that failed and was retried.
@@ -263,6 +265,8 @@ func analyze(events []*event, executionStatus string) *analysis {
 				o.iterations = map[int]string{}
 			}
 			o.iterations[index] = iterationStatus(ev.Type)
+		case ev.Type == "MapRunStarted":
+			o.mapRun = ev.detail("mapRunArn")
 		case ev.Type == "TaskSubmitted" || ev.Type == "TaskSucceeded":
 			if arn := childExecution(ev); arn != "" {
 				o.childExecution = arn

@@ -363,6 +363,22 @@
     });
   }
 
+  // A state's attempts, oldest first: when each started, its status, how
+  // long it ran and its error; the last one (the graph's) marked.
+  function attemptList(list) {
+    var ol = h("ol", { className: "attempts" });
+    list.forEach(function (at) {
+      if (!at || typeof at !== "object") return;
+      var parts = [badge(at.status), " ", h("span", { text: String(at.started || "") })];
+      if (typeof at.durationMs === "number") parts.push(" · " + formatDuration(at.durationMs));
+      if (at.error) parts.push(" · ", h("code", { text: String(at.error) }));
+      if (at.cause) parts.push(" ", h("span", { className: "muted", text: String(at.cause) }));
+      if (at.current) parts.push(" ", h("span", { className: "muted", text: "(" + label("lastAttempt", "last attempt") + ")" }));
+      ol.appendChild(h("li", { "data-status": at.status || null, "data-current": at.current ? "" : null }, parts));
+    });
+    return ol;
+  }
+
   function renderExecutionState(d, name, onIteration) {
     var head = h("header", { className: "details-head" }, [
       h("h2", { text: d.state || name }),
@@ -379,11 +395,31 @@
       facts.appendChild(h("dt", { text: label("duration", "Duration") }));
       facts.appendChild(h("dd", { text: formatDuration(d.durationMs) }));
     }
+    // The execution a states:startExecution task started.
+    var child = d.child && typeof d.child === "object" ? d.child : null;
+    if (child && safeHref(child.href)) {
+      facts.appendChild(h("dt", { text: label("childExecution", "Child execution") }));
+      var childName = String(child.arn || "").split(":").pop();
+      facts.appendChild(h("dd", { "data-field": "child-execution" }, [h("a", { href: safeHref(child.href), title: String(child.arn || ""), text: childName })]));
+    }
+    // The map run a distributed Map started: its children's counts.
+    var run = d.mapRun && typeof d.mapRun === "object" ? d.mapRun : null;
+    if (run) {
+      facts.appendChild(h("dt", { text: label("mapRun", "Map run") }));
+      var href = typeof run.href === "string" && run.href.charAt(0) === "#" ? run.href : null;
+      facts.appendChild(h("dd", { "data-field": "map-run" }, [
+        href ? h("a", { href: href, title: String(run.arn || ""), text: String(run.summary || "") }) : h("span", { text: String(run.summary || "") }),
+        " ", badge(run.status ? STATUS_KEYS[run.status] || null : null),
+      ]));
+    }
     if (facts.childNodes.length) children.push(facts);
     if (d.error) children.push(section(label("error", "Error"), h("pre", { className: "error", text: String(d.error) })));
     if (d.cause) children.push(section(label("cause", "Cause"), jsonBlock(String(d.cause))));
     if (d.input) children.push(section(label("input", "Input"), jsonBlock(d.input)));
     if (d.output) children.push(section(label("output", "Output"), jsonBlock(d.output)));
+    if (Array.isArray(d.attempts) && d.attempts.length) {
+      children.push(section(label("attempts", "Attempts"), attemptList(d.attempts)));
+    }
     if (Array.isArray(d.iterations) && d.iterations.length) {
       children.push(section(label("iterations", "Iterations"), runList(d.iterations, "#", onIteration)));
     }
