@@ -88,8 +88,10 @@ type occurrence struct {
 	iterAttempts map[int]int
 	// tries are its attempts that failed and were retried or redriven
 	// in place.
-	tries    []try
-	failedAt time.Time
+	tries []try
+	// tryStarted is when its current try started (entered, retried or
+	// redriven).
+	tryStarted time.Time
 	// childExecution is the execution a states:startExecution task
 	// started.
 	childExecution string
@@ -97,19 +99,19 @@ type occurrence struct {
 	mapRun string
 }
 
-// try is an attempt of an occurrence that failed and was retried.
+// try is an attempt of an occurrence that failed and was retried or
+// redriven.
 type try struct {
-	at         time.Time
+	started    time.Time
 	err, cause string
 }
 
-// again records that the occurrence runs again after a failure: its
-// failure becomes an earlier try.
-func (o *occurrence) again() {
-	if o.failedBefore || o.status == statusFailed || o.status == statusCancelled {
-		o.tries = append(o.tries, try{at: o.failedAt, err: o.err, cause: o.cause})
-	}
+// again records that the occurrence runs again at t: its try so far
+// failed and becomes an earlier one.
+func (o *occurrence) again(t time.Time) {
+	o.tries = append(o.tries, try{started: o.tryStarted, err: o.err, cause: o.cause})
 	o.status, o.failedBefore, o.err, o.cause = statusRunning, false, "", ""
+	o.tryStarted = t
 }
 
 func (o *occurrence) open() bool { return o.exited.IsZero() }
@@ -166,7 +168,8 @@ func analyze(events []*event, executionStatus string) *analysis {
 	for _, ev := range events {
 		prev := byID[ev.Prev]
 		if kind, ok := strings.CutSuffix(ev.Type, "StateEntered"); ok {
-			o := &occurrence{state: ev.detail("name"), kind: kind, status: statusRunning, entered: ev.Timestamp, input: ev.detail("input"), iteration: -1}
+			o := &occurrence{state: ev.detail("name"), kind: kind, status: statusRunning, entered: ev.Timestamp, tryStarted: ev.Timestamp,
+				input: ev.detail("input"), iteration: -1}
 			if kind == "Fail" {
 				o.status = statusFailed // it fails as it is entered
 			}
@@ -217,24 +220,23 @@ func analyze(events []*event, executionStatus string) *analysis {
 		a.owners[ev.ID] = o.state
 		switch {
 		case ev.Type == "ExecutionRedriven":
-			a.redrive()
+			a.redrive(ev.Timestamp)
 		case ev.Type == "ParallelStateStarted" || ev.Type == "MapStateStarted":
 			// A Parallel or Map starts (again, when retried).
 			if o.attempts > 0 {
 				o.retries++
-				o.again()
+				o.again(ev.Timestamp)
 			}
 			o.attempts++
 		case ev.Type == "MapRunRedriven" && o.failedBefore:
 			// A distributed Map retried redrives its map run.
 			o.retries++
-			o.again()
+			o.again(ev.Timestamp)
 		case failureEvents[ev.Type]:
 			o.status, o.failedBefore = statusFailed, true
 			if e, c := ev.detail("error"), ev.detail("cause"); e != "" || c != "" || ev.Type != "ExecutionFailed" {
 				o.err, o.cause = e, c
 			}
-			o.failedAt = ev.Timestamp
 			if prev != o && prev.status == statusRunning {
 				// A branch's state failed its Parallel or Map.
 				prev.status, prev.err, prev.cause = statusFailed, o.err, o.cause
@@ -250,7 +252,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 			}
 		case rescheduledEvents[ev.Type] && o.failedBefore:
 			o.retries++
-			o.again()
+			o.again(ev.Timestamp)
 		case strings.HasPrefix(ev.Type, "MapIteration"):
 			var index int
 			_ = json.Unmarshal(ev.Details["index"], &index)
@@ -293,11 +295,11 @@ func analyze(events []*event, executionStatus string) *analysis {
 // Map that failed because of its branches or iterations runs again in
 // place (those that did not succeed start again, no new attempt); any
 // other state that failed is entered again (a new occurrence).
-func (a *analysis) redrive() {
+func (a *analysis) redrive(t time.Time) {
 	for _, list := range a.occurrences {
 		for _, o := range list {
 			if o.open() && (o.kind == "Parallel" || o.kind == "Map") {
-				o.again()
+				o.again(t)
 			}
 		}
 	}

@@ -198,3 +198,18 @@ func TestStartExecutionChild(t *testing.T) {
 	h.add("TaskSucceeded", 0, `{"resourceType": "lambda", "resource": "invoke", "output": "{\"ExecutionArn\": \"x\"}"}`)
 	require.Empty(t, analyze(h.events, "RUNNING").latest("L").childExecution)
 }
+
+// A running execution's duration is measured in the history's time: a
+// scaled clock puts its events ahead of the wall clock, and the duration
+// is never negative.
+func TestRunningForUsesTheHistory(t *testing.T) {
+	h := newHist()
+	h.add("ExecutionStarted", 0, `{"input": "{}"}`)
+	h.enter("Wait", "W", 1) // the last event, two seconds after h.start
+	wall := h.start.Add(-4 * time.Hour)
+	require.Equal(t, 2*time.Second, runningFor(h.start, nil, h.events, wall))
+	require.Equal(t, time.Duration(0), runningFor(h.start.Add(time.Hour), nil, h.events, wall), "never negative")
+	require.Equal(t, time.Hour, runningFor(h.start, nil, h.events, h.start.Add(time.Hour)), "a clock ahead of the history")
+	stop := h.start.Add(10 * time.Second)
+	require.Equal(t, 10*time.Second, runningFor(h.start, &stop, h.events, wall))
+}

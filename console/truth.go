@@ -47,11 +47,11 @@ func (a *analysis) attempts(state string) []attemptView {
 			continue // another iteration's run, not an attempt of this one
 		}
 		for _, t := range o.tries {
-			out = append(out, attemptView{Status: statusFailed, Started: formatTime(t.at), Error: t.err, Cause: t.cause})
+			out = append(out, attemptView{Status: statusFailed, Started: formatTime(t.started), Error: t.err, Cause: t.cause})
 		}
-		v := attemptView{Status: o.status, Started: formatTime(o.entered), Error: o.err, Cause: o.cause, Current: o == shown}
+		v := attemptView{Status: o.status, Started: formatTime(o.tryStarted), Error: o.err, Cause: o.cause, Current: o == shown}
 		if !o.exited.IsZero() {
-			ms := elapsedMs(o.entered, o.exited)
+			ms := elapsedMs(o.tryStarted, o.exited)
 			v.DurationMs = &ms
 		}
 		out = append(out, v)
