@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -217,6 +218,16 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 			out["attempts"] = at
 		}
 	}
+	if a.latest(state) == nil && a.hasMapRun() {
+		// A distributed Map's inner state ran in its map run.
+		for m, inner := range distributedMaps(c.definitionOf(r, x)) {
+			if mo := a.latest(m); mo != nil && slices.Contains(inner, state) {
+				if run := c.mapRunOf(r, x, mo); run != nil {
+					out["status"], out["mapRun"] = statusMapRun, run
+				}
+			}
+		}
+	}
 	if o := a.latest(state); o != nil {
 		out["status"] = o.status
 		out["input"] = prettyJSON(o.input)
@@ -246,14 +257,8 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		if o.childExecution != "" {
 			out["child"] = map[string]string{"arn": o.childExecution, "href": executionHref(o.childExecution)}
 		}
-		if o.mapRun != "" {
-			runs, _ := c.mapRuns(r, x)
-			for _, v := range runs {
-				if v.Run.MapRunArn == o.mapRun {
-					out["mapRun"] = map[string]any{"arn": o.mapRun, "href": "#" + v.Anchor, "status": v.Run.Status,
-						"items": v.Items, "executions": v.Executions, "summary": v.summary()}
-				}
-			}
+		if run := c.mapRunOf(r, x, o); run != nil {
+			out["mapRun"] = run
 		}
 		if !o.exited.IsZero() {
 			out["durationMs"] = elapsedMs(o.entered, o.exited)

@@ -157,6 +157,23 @@ func (c *Console) definitionOf(r *http.Request, x *service.DescribeExecutionOutp
 	return def
 }
 
+// mapRunOf is the map run a distributed Map's occurrence started, for
+// its details: its counts and its section of the page. Nil when it
+// started none, or the map run cannot be read.
+func (c *Console) mapRunOf(r *http.Request, x *service.DescribeExecutionOutput, o *occurrence) map[string]any {
+	if o.mapRun == "" {
+		return nil
+	}
+	runs, _ := c.mapRuns(r, x)
+	for _, v := range runs {
+		if v.Run.MapRunArn == o.mapRun {
+			return map[string]any{"arn": o.mapRun, "href": "#" + v.Anchor, "status": v.Run.Status,
+				"items": v.Items, "executions": v.Executions, "summary": v.summary()}
+		}
+	}
+	return nil
+}
+
 // hasMapRun reports whether a distributed Map of the history started a
 // map run.
 func (a *analysis) hasMapRun() bool {

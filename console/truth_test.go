@@ -152,6 +152,10 @@ func TestDistributedMapShowsItsMapRun(t *testing.T) {
 	require.Equal(t, 3, d.MapRun.Executions.Total)
 	require.True(t, strings.HasPrefix(d.MapRun.Href, "#map-run-"))
 	require.Contains(t, page, `id="`+d.MapRun.Href[1:]+`"`)
+	d = b.details(t, arn, "Boom")
+	require.Equal(t, "map-run", d.Status, "an inner state's details say where it ran")
+	require.NotNil(t, d.MapRun)
+	require.Equal(t, 1, d.MapRun.Executions.Failed)
 }
 
 // The breadcrumb names the state machine, with its ARN as the title.
