@@ -372,7 +372,13 @@
       var parts = [badge(at.status), " ", h("span", { text: String(at.started || "") })];
       if (typeof at.durationMs === "number") parts.push(" · " + formatDuration(at.durationMs));
       if (at.error) parts.push(" · ", h("code", { text: String(at.error) }));
-      if (at.cause) parts.push(" ", h("span", { className: "muted", text: String(at.cause) }));
+      if (at.cause) {
+        // A long cause is cut here (whole in its title and the history).
+        var cause = String(at.cause);
+        var cut = Array.from(cause);
+        parts.push(" ", h("span", { className: "muted", title: cut.length > 160 ? cause : null,
+          text: cut.length > 160 ? cut.slice(0, 159).join("") + "\u2026" : cause }));
+      }
       if (at.current) parts.push(" ", h("span", { className: "muted", text: "(" + label("lastAttempt", "last attempt") + ")" }));
       ol.appendChild(h("li", { "data-status": at.status || null, "data-current": at.current ? "" : null }, parts));
     });
