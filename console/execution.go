@@ -180,9 +180,9 @@ func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	a := analyze(events, x.Status)
 	statuses := a.statuses()
-	if def := c.definitionOf(r, x); def != nil && a.hasMapRun() {
+	if a.hasMapRun() {
 		runs, _ := c.mapRuns(r, x)
-		showMapRuns(a, def, nil, statuses, runs)
+		showMapRuns(a, c.definitionOf(r, x), nil, statuses, runs)
 	}
 	out := map[string]any{"status": x.Status, "states": statuses, "retries": a.retries(),
 		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
