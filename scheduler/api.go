@@ -28,6 +28,9 @@ type Config struct {
 	// nil).
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Calendars are the business calendars schedules may name in their
+	// group's tags (stepwise:calendar), by name.
+	Calendars map[string]*Calendar
 }
 
 // Service is the EventBridge Scheduler API over a store.
@@ -365,6 +368,9 @@ func (s *Service) CreateScheduleGroup(ctx context.Context, name, clientToken str
 	if err := checkTags(tags); err != nil {
 		return "", err
 	}
+	if err := s.checkCalendarTags(tags); err != nil {
+		return "", err
+	}
 	if err := s.ensureDefault(ctx); err != nil {
 		return "", err
 	}
@@ -518,6 +524,9 @@ func (s *Service) ListTagsForResource(ctx context.Context, arn string) ([]Tag, e
 // TagResource adds or replaces tags of a group.
 func (s *Service) TagResource(ctx context.Context, arn string, tags []Tag) error {
 	if err := checkTags(tags); err != nil {
+		return err
+	}
+	if err := s.checkCalendarTags(tags); err != nil {
 		return err
 	}
 	if _, err := s.taggable(ctx, arn); err != nil {
