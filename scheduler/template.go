@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,8 @@ import (
 //
 // is the firing's time in the schedule's zone, moved by OFFSET, written
 // in FORMAT. FORMAT is made of yyyy, yy, MM, dd, HH, mm, ss and the
-// separators - _ . T (an empty FORMAT is the default). OFFSET is one or more
+// separators - _ . T (an empty FORMAT is the default; mm without HH is
+// refused, as the month mistyped). OFFSET is one or more
 // signed steps applied left to right: Nd (days, at the same local time),
 // Nh (hours), Nbd (business days of the schedule's calendar, Monday to
 // Friday without one: -1bd is the business day before the date). A
@@ -72,6 +74,9 @@ func parsePlaceholder(text string) (*placeholder, error) {
 		}
 		p.format = append(p.format, tok)
 		rest = rest[len(tok):]
+	}
+	if slices.Contains(p.format, "mm") && !slices.Contains(p.format, "HH") {
+		return nil, fmt.Errorf("the format %q has minutes (mm) without hours (HH): the month is MM", format)
 	}
 	if len(parts) > 2 {
 		off := parts[2]
