@@ -177,3 +177,49 @@ func TestCalendarTagsRefused(t *testing.T) {
 		Tags: []types.Tag{{Key: aws.String("stepwise:calendar"), Value: aws.String("jp")}}})
 	require.Equal(t, `The tag stepwise:calendar=jp names the calendar "jp", which the server does not have; its calendars: none (serve --calendar NAME=FILE gives one).`, message(err))
 }
+
+func TestOverviewCalendar(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	b := setupWith(t, map[string]*scheduler.Calendar{"jp": jpCalendar(t)})
+	b.now = time.Date(2026, 11, 22, 12, 0, 0, 0, tokyo) // a Sunday
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar"), Value: aws.String("jp:next")}}})
+	require.NoError(t, err)
+	in := createInput("jobnet")
+	in.ScheduleExpression = aws.String("cron(0 2 ? * SAT,MON *)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+	in.Target.Input = aws.String(`{"StateMachineArn":"` + smArn + `","Name":"jobnet-<stepwise.scheduled-date::-1bd>"}`)
+	_, err = b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	plain := createInput("plain")
+	_, err = b.client.CreateSchedule(ctx, plain)
+	require.NoError(t, err)
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar/plain"), Value: aws.String("none")}}})
+	require.NoError(t, err)
+
+	list, err := b.svc.Overview(ctx, 3)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	o := list[0]
+	require.Equal(t, "jobnet", o.Name)
+	require.Equal(t, "jp:next", o.Calendar)
+	var next []string
+	for _, n := range o.Next {
+		next = append(next, n.In(tokyo).Format("2006-01-02T15:04"))
+	}
+	// The holiday's slot moves to Tuesday; Saturdays' to the Monday they
+	// share with Monday's own.
+	require.Equal(t, []string{"2026-11-24T02:00", "2026-11-30T02:00", "2026-12-07T02:00"}, next)
+	require.Equal(t, []string{
+		"The calendar jp (rule next, from the group's tags) moves a slot that falls on a day off to the next business day: EventBridge Scheduler fires every slot of the expression.",
+		"The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.",
+	}, o.NotAWS)
+	require.Equal(t, "plain", list[1].Name)
+	require.Empty(t, list[1].Calendar)
+	require.Empty(t, list[1].NotAWS)
+}
