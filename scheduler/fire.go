@@ -253,7 +253,7 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 			prev = at
 		}
 	}
-	fired := false
+	fired, tried := false, false
 	for i := 0; i < maxSlotsPerTick; i++ {
 		slot, ok := e.Next(after)
 		if !ok {
@@ -277,10 +277,12 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 			return due, nil
 		}
 		r := s.retries[sch.Arn]
+		first := !tried // the first slot that fires: the attempts stored are its
+		tried = true
 		if r != nil && !r.slot.Equal(slot) {
 			r = nil // a slot of before: fired since, on another node
 		}
-		if r == nil && i == 0 && row.Attempts > 0 && row.AttemptedAt != nil {
+		if r == nil && first && row.Attempts > 0 && row.AttemptedAt != nil {
 			// Attempts made before a restart, or on another node.
 			r = &retry{slot: slot, attempts: row.Attempts, next: row.AttemptedAt.Add(retryDelay(row.Attempts))}
 			s.retries[sch.Arn] = r
