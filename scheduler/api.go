@@ -142,7 +142,9 @@ func (s *Service) CreateSchedule(ctx context.Context, in *Schedule) (string, err
 	} else if err != nil {
 		return "", err
 	}
-	return s.ScheduleArn(in.GroupName, in.Name), nil
+	in.Arn = s.ScheduleArn(in.GroupName, in.Name)
+	s.logNotAWS(ctx, in)
+	return in.Arn, nil
 }
 
 // UpdateSchedule replaces a schedule's settings (what the request leaves
@@ -170,7 +172,9 @@ func (s *Service) UpdateSchedule(ctx context.Context, in *Schedule) (string, err
 	} else if err != nil {
 		return "", err
 	}
-	return s.ScheduleArn(in.GroupName, in.Name), nil
+	in.Arn = s.ScheduleArn(in.GroupName, in.Name)
+	s.logNotAWS(ctx, in)
+	return in.Arn, nil
 }
 
 // decode turns a stored row into the schedule GetSchedule returns.

@@ -222,6 +222,9 @@ func parseAttachment(key, value string, calendars map[string]*Calendar) (*Attach
 // server or no rule.
 func (s *Service) checkCalendarTags(tags []Tag) error {
 	for _, t := range tags {
+		if name, ok := strings.CutPrefix(t.Key, CalendarTagPrefix); ok && !namePattern.MatchString(name) {
+			return validationError("The tag %s names no schedule: %s<schedule name> attaches a calendar to one schedule of the group.", t.Key, CalendarTagPrefix)
+		}
 		if t.Key == CalendarTag || strings.HasPrefix(t.Key, CalendarTagPrefix) {
 			if _, err := parseAttachment(t.Key, t.Value, s.cfg.Calendars); err != nil {
 				return err
@@ -272,6 +275,18 @@ func (s *Service) calendarOf(ctx context.Context, cache map[string][]Tag, group,
 		cache[group] = tags
 	}
 	return s.attachmentOf(tags, schedule)
+}
+
+// logNotAWS logs what a schedule just written asks that EventBridge
+// Scheduler would not do.
+func (s *Service) logNotAWS(ctx context.Context, sch *Schedule) {
+	att, err := s.calendarOf(ctx, map[string][]Tag{}, sch.GroupName, sch.Name)
+	if err != nil {
+		s.cfg.Logger.Warn("scheduler: schedule will not fire", "schedule_arn", sch.Arn, "error", err)
+	}
+	for _, w := range NotAWS(sch, att) {
+		s.cfg.Logger.Info("scheduler: not as on AWS: "+w, "schedule_arn", sch.Arn)
+	}
 }
 
 // fireAt is when a slot fires under its calendar: the slot itself on a

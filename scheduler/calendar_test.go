@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,4 +223,55 @@ func TestOverviewCalendar(t *testing.T) {
 	require.Equal(t, "plain", list[1].Name)
 	require.Empty(t, list[1].Calendar)
 	require.Empty(t, list[1].NotAWS)
+}
+
+// TestCalendarPreviousBeforeCreation: a slot moved to before the
+// schedule was created (or last changed) folds into that change and does
+// not fire.
+func TestCalendarPreviousBeforeCreation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	b := setupWith(t, map[string]*scheduler.Calendar{"jp": jpCalendar(t)})
+	b.now = time.Date(2026, 11, 20, 12, 0, 0, 0, tokyo) // Friday noon: Saturday's slot would move to 02:00 today
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar"), Value: aws.String("jp:previous")}}})
+	require.NoError(t, err)
+	in := createInput("jobnet")
+	in.ScheduleExpression = aws.String("cron(0 2 ? * SAT *)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	_, err = b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	sfn := &fakeSFN{}
+	for end := time.Date(2026, 11, 28, 12, 0, 0, 0, tokyo); b.now.Before(end); b.now = b.now.Add(time.Hour) {
+		require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now }}))
+	}
+	// Saturday the 21st's folded; Saturday the 28th's fired on Friday the 27th.
+	require.Equal(t, []string{"jobnet-20261127T020000"}, sfn.names_())
+}
+
+func TestNotAWSLogged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupWith(t, map[string]*scheduler.Calendar{"jp": jpCalendar(t)})
+	var logs strings.Builder
+	cfg := b.cfg
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	svc := scheduler.New(b.exec, cfg)
+	_, err := b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar/jobnet"), Value: aws.String("jp")}}})
+	require.NoError(t, err)
+	input := `{"date":"<stepwise.scheduled-date::-1bd>"}`
+	_, err = svc.CreateSchedule(ctx, &scheduler.Schedule{Name: "jobnet", ScheduleExpression: "cron(0 2 * * ? *)",
+		FlexibleTimeWindow: &scheduler.FlexibleTimeWindow{Mode: "OFF"},
+		Target:             &scheduler.Target{Arn: smArn, RoleArn: role, Input: &input}})
+	require.NoError(t, err)
+	require.Contains(t, logs.String(), `msg="scheduler: not as on AWS: The calendar jp (rule skip, from the group's tags) skips a slot that falls on a day off: EventBridge Scheduler fires every slot of the expression."`)
+	require.Contains(t, logs.String(), `msg="scheduler: not as on AWS: The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written."`)
+
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar/"), Value: aws.String("jp")}}})
+	require.Equal(t, "ValidationException", apiCode(err))
+	require.ErrorContains(t, err, "The tag stepwise:calendar/ names no schedule: stepwise:calendar/<schedule name> attaches a calendar to one schedule of the group.")
 }
