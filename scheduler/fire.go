@@ -254,6 +254,7 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		}
 	}
 	fired, tried := false, false
+	var pending time.Time // the first slot looked past, not fired and not yet recorded
 	for i := 0; i < maxSlotsPerTick; i++ {
 		slot, ok := e.Next(after)
 		if !ok {
@@ -262,6 +263,9 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		at, fires := att.fireAt(slot, loc)
 		if !fires || !at.After(prev) {
 			if now.Before(slot) {
+				if pending.IsZero() {
+					pending = slot
+				}
 				after = slot // looked past, recorded once its time has come
 				continue
 			}
@@ -316,7 +320,7 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		after, prev, fired = slot, at, true
 	}
 	next, more := e.Next(after)
-	if !more && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
+	if !more && pending.IsZero() && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
 		if err := s.exec.ScheduleDelete(ctx, row.GroupName, row.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return time.Time{}, err
 		}
@@ -324,12 +328,18 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		return time.Time{}, nil
 	}
 	if !more {
-		return time.Time{}, nil
+		return pending, nil
 	}
-	if at, ok := att.fireAt(next, loc); ok && at.After(prev) {
-		return at.Add(flexDelay(sch, at)), nil
+	at, ok := att.fireAt(next, loc)
+	if !ok || !at.After(prev) {
+		at = next
+	} else {
+		at = at.Add(flexDelay(sch, at))
 	}
-	return next, nil
+	if !pending.IsZero() && pending.Before(at) {
+		return pending, nil
+	}
+	return at, nil
 }
 
 // firing is a slot and when it fires (moved by its calendar, whose
