@@ -139,3 +139,19 @@ func TestBadTemplateRefused(t *testing.T) {
 	require.Equal(t, "ValidationException", apiCode(err), "%v", err)
 	require.Equal(t, `The Input of the target `+smArn+`: the placeholder <stepwise.scheduled-date::-1day> is not valid: the offset "-1day" has "ay" where a signed step goes: +Nd, -Nd, +Nh, -Nh, +Nbd or -Nbd.`, message(err))
 }
+
+// TestExecutionNameAcrossDST: a day back is the calendar's day before
+// (its 02:30 does not exist; it comes out within that day); 24 hours back
+// is elapsed time, an hour earlier on the clock.
+func TestExecutionNameAcrossDST(t *testing.T) {
+	t.Parallel()
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	sch := &scheduler.Schedule{Arn: "arn:aws:scheduler:us-east-1:123456789012:schedule/default/nightly",
+		Name: "nightly", GroupName: "default", ScheduleExpressionTimezone: "America/New_York"}
+	slot := time.Date(2026, 3, 9, 2, 30, 0, 0, ny) // the day after clocks went forward at 02:00
+	require.Equal(t, "20260308", scheduler.ExecutionName("<stepwise.scheduled-date:yyyyMMdd:-1d>", sch, slot, nil))
+	require.Equal(t, "20260310T0230", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm:+1d>", sch, slot, nil))
+	require.Equal(t, "20260308T0130", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm:-24h>", sch, slot, nil))
+	require.Equal(t, "20260309T0230", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm>", sch, slot, nil))
+}
