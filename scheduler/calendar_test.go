@@ -275,3 +275,39 @@ func TestNotAWSLogged(t *testing.T) {
 	require.Equal(t, "ValidationException", apiCode(err))
 	require.ErrorContains(t, err, "The tag stepwise:calendar/ names no schedule: stepwise:calendar/<schedule name> attaches a calendar to one schedule of the group.")
 }
+
+// TestCalendarFoldedOneTime: a one-time schedule whose slot folds (moved
+// before its creation) arms the alarm for the slot's own time, and is
+// deleted then (ActionAfterCompletion DELETE), having started nothing.
+func TestCalendarFoldedOneTime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	b := setupWith(t, map[string]*scheduler.Calendar{"jp": jpCalendar(t)})
+	b.now = time.Date(2026, 11, 20, 12, 0, 0, 0, tokyo)
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar/once"), Value: aws.String("jp:previous")}}})
+	require.NoError(t, err)
+	in := createInput("once")
+	in.ScheduleExpression = aws.String("at(2026-11-21T02:00:00)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	in.ActionAfterCompletion = types.ActionAfterCompletionDelete
+	_, err = b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+
+	sfn := &fakeSFN{}
+	var alarm time.Time
+	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now },
+		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	require.Equal(t, time.Date(2026, 11, 21, 2, 0, 0, 0, tokyo), alarm.In(tokyo))
+	_, err = b.client.GetSchedule(ctx, &sdk.GetScheduleInput{Name: aws.String("once")})
+	require.NoError(t, err)
+
+	b.now = alarm
+	require.NoError(t, b.svc.FireDue(ctx, cfg))
+	_, err = b.client.GetSchedule(ctx, &sdk.GetScheduleInput{Name: aws.String("once")})
+	require.Equal(t, "ResourceNotFoundException", apiCode(err))
+	require.Empty(t, sfn.names_())
+}
