@@ -61,6 +61,10 @@ type Serve struct {
 	// Region and Account appear in every ARN the server hands out.
 	Region  string
 	Account string
+	// Calendars are the business calendars schedules may name (the
+	// stepwise:calendar tags of their group): name → file of the days off
+	// (scheduler.ParseCalendar).
+	Calendars map[string]string
 	// WaitTimeScale is the real time a second of execution time takes:
 	// Wait states, retry back-offs and timeouts take WaitTimeScale times
 	// their time, and history timestamps run 1/WaitTimeScale times as

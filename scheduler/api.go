@@ -28,6 +28,9 @@ type Config struct {
 	// nil).
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Calendars are the business calendars schedules may name in their
+	// group's tags (stepwise:calendar), by name.
+	Calendars map[string]*Calendar
 }
 
 // Service is the EventBridge Scheduler API over a store.
@@ -139,7 +142,9 @@ func (s *Service) CreateSchedule(ctx context.Context, in *Schedule) (string, err
 	} else if err != nil {
 		return "", err
 	}
-	return s.ScheduleArn(in.GroupName, in.Name), nil
+	in.Arn = s.ScheduleArn(in.GroupName, in.Name)
+	s.logNotAWS(ctx, in)
+	return in.Arn, nil
 }
 
 // UpdateSchedule replaces a schedule's settings (what the request leaves
@@ -167,7 +172,9 @@ func (s *Service) UpdateSchedule(ctx context.Context, in *Schedule) (string, err
 	} else if err != nil {
 		return "", err
 	}
-	return s.ScheduleArn(in.GroupName, in.Name), nil
+	in.Arn = s.ScheduleArn(in.GroupName, in.Name)
+	s.logNotAWS(ctx, in)
+	return in.Arn, nil
 }
 
 // decode turns a stored row into the schedule GetSchedule returns.
@@ -365,6 +372,9 @@ func (s *Service) CreateScheduleGroup(ctx context.Context, name, clientToken str
 	if err := checkTags(tags); err != nil {
 		return "", err
 	}
+	if err := s.checkCalendarTags(tags); err != nil {
+		return "", err
+	}
 	if err := s.ensureDefault(ctx); err != nil {
 		return "", err
 	}
@@ -518,6 +528,9 @@ func (s *Service) ListTagsForResource(ctx context.Context, arn string) ([]Tag, e
 // TagResource adds or replaces tags of a group.
 func (s *Service) TagResource(ctx context.Context, arn string, tags []Tag) error {
 	if err := checkTags(tags); err != nil {
+		return err
+	}
+	if err := s.checkCalendarTags(tags); err != nil {
 		return err
 	}
 	if _, err := s.taggable(ctx, arn); err != nil {

@@ -35,16 +35,24 @@ type bundle struct {
 	client *sdk.Client
 	srv    *httptest.Server
 	now    time.Time
+	cfg    scheduler.Config
 }
 
 func setup(t *testing.T) *bundle {
+	t.Helper()
+	return setupWith(t, nil)
+}
+
+// setupWith is setup with the server's calendars.
+func setupWith(t *testing.T, calendars map[string]*scheduler.Calendar) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlitestore.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { drv.Close() })
 	b := &bundle{now: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), exec: drv.Executor()}
-	b.svc = scheduler.New(drv.Executor(), scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }})
+	b.cfg = scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }, Calendars: calendars}
+	b.svc = scheduler.New(drv.Executor(), b.cfg)
 	b.srv = httptest.NewServer(b.svc)
 	t.Cleanup(b.srv.Close)
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region),

@@ -29,6 +29,22 @@
 // A slot missed while the server was down fires late while it is younger
 // than MaximumEventAgeInSeconds, and is dropped after that.
 //
+// # Business dates and calendars (template.go, calendar.go)
+//
+// Execution names and inputs may use <stepwise.scheduled-date:FORMAT:OFFSET>
+// (a format such as yyyyMMdd, an offset such as -1d, -5h or -1bd),
+// checked when a schedule is written. A schedule fires by a business
+// calendar (serve --calendar NAME=FILE) when its group's tags say so
+// (stepwise:calendar, stepwise:calendar/<schedule>: calendar:rule):
+//
+//	slot ──► a business day? ── yes ──► fires at the slot
+//	          └─ no ──► skip: does not fire
+//	                    next / previous: fires at the same local time on
+//	                    the nearest business day after / before, unless
+//	                    that is not after the firing before it (folded)
+//
+// The cursor stays the slot, so restarts move slots the same way.
+//
 // # The console (overview.go)
 //
 // Overview lists each schedule with its last run and its next ones.

@@ -164,7 +164,8 @@ func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 			cfg.Alarm(next, nil)
 		}
 	}()
-	seen := map[string]bool{} // the ENABLED schedules
+	seen := map[string]bool{}       // the ENABLED schedules
+	groupTags := map[string][]Tag{} // read once a look
 	p := &store.ScheduleListParams{State: "ENABLED", Limit: 200}
 	for {
 		rows, err := s.exec.ScheduleList(ctx, p)
@@ -173,7 +174,11 @@ func (s *Service) FireDue(ctx context.Context, cfg FireConfig) error {
 		}
 		for _, row := range rows {
 			seen[s.ScheduleArn(row.GroupName, row.Name)] = true
-			at, err := s.fireSchedule(ctx, cfg, row)
+			att, err := s.calendarOf(ctx, groupTags, row.GroupName, row.Name)
+			var at time.Time
+			if err == nil {
+				at, err = s.fireSchedule(ctx, cfg, row, att)
+			}
 			if !at.IsZero() && (next.IsZero() || at.Before(next)) {
 				next = at
 			}
@@ -220,7 +225,13 @@ func cursor(row *store.Schedule) time.Time {
 // start fails is retried as its target's RetryPolicy says, the slots after
 // it waiting; once its retries are exhausted its dead-letter event goes to
 // the target's DeadLetterConfig, and the schedule moves on.
-func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.Schedule) (time.Time, error) {
+//
+// With a calendar (att), a slot fires when its calendar says (fireAt);
+// one that does not fire (skipped, or folded into the firing before it:
+// a firing time not after that one's) is recorded as done once its own
+// time has come. The cursor stays a slot, so a restart looks at the same
+// slots and moves them the same way.
+func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.Schedule, att *Attachment) (time.Time, error) {
 	sch, err := s.decode(row)
 	if err != nil {
 		return time.Time{}, err
@@ -229,36 +240,67 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 	if err != nil {
 		return time.Time{}, err
 	}
+	var cal *Calendar
+	if att != nil {
+		cal = att.Calendar
+	}
+	loc := sch.location()
 	now := cfg.Now()
 	after := cursor(row)
-	fired := false
+	prev := after // the firing of the cursor's slot
+	if row.LastFired != nil && after.Equal(*row.LastFired) {
+		if at, ok := att.fireAt(after, loc); ok {
+			prev = at
+		}
+	}
+	fired, tried := false, false
+	var pending time.Time // the first slot looked past, not fired and not yet recorded
 	for i := 0; i < maxSlotsPerTick; i++ {
 		slot, ok := e.Next(after)
 		if !ok {
 			break
 		}
-		if due := slot.Add(flexDelay(sch, slot)); now.Before(due) {
+		at, fires := att.fireAt(slot, loc)
+		if !fires || !at.After(prev) {
+			if now.Before(slot) {
+				if pending.IsZero() {
+					pending = slot
+				}
+				after = slot // looked past, recorded once its time has come
+				continue
+			}
+			s.cfg.Logger.Debug("scheduler: slot not fired, by its calendar", "schedule_arn", sch.Arn, "slot", slot,
+				"calendar", att.String(), "folded", fires)
+			if err := s.exec.ScheduleFired(ctx, row.GroupName, row.Name, slot); err != nil {
+				return time.Time{}, err
+			}
+			after, fired = slot, true
+			continue
+		}
+		if due := at.Add(flexDelay(sch, at)); now.Before(due) {
 			return due, nil
 		}
 		r := s.retries[sch.Arn]
+		first := !tried // the first slot that fires: the attempts stored are its
+		tried = true
 		if r != nil && !r.slot.Equal(slot) {
 			r = nil // a slot of before: fired since, on another node
 		}
-		if r == nil && i == 0 && row.Attempts > 0 && row.AttemptedAt != nil {
+		if r == nil && first && row.Attempts > 0 && row.AttemptedAt != nil {
 			// Attempts made before a restart, or on another node.
 			r = &retry{slot: slot, attempts: row.Attempts, next: row.AttemptedAt.Add(retryDelay(row.Attempts))}
 			s.retries[sch.Arn] = r
 		}
-		age := now.Sub(slot)
+		age := now.Sub(at)
 		switch {
 		case r == nil && age > sch.MaximumEventAge():
 			s.cfg.Logger.Warn("scheduler: slot dropped, older than the target's MaximumEventAgeInSeconds",
-				"schedule_arn", sch.Arn, "slot", slot, "age", age)
+				"schedule_arn", sch.Arn, "slot", at, "age", age)
 		case r != nil && r.exhausted == "" && now.Before(r.next):
 			return r.next, nil
 		default:
 			if r == nil || r.exhausted == "" {
-				if r, err = s.attempt(ctx, cfg, row, sch, slot, r, now); err != nil {
+				if r, err = s.attempt(ctx, cfg, row, sch, firing{slot, at, cal}, r, now); err != nil {
 					return time.Time{}, err
 				}
 			}
@@ -266,7 +308,7 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 				if r.exhausted == "" {
 					return r.next, r.err
 				}
-				if err := s.deadLetter(ctx, cfg, sch, slot, r); err != nil {
+				if err := s.deadLetter(ctx, cfg, sch, firing{slot, at, cal}, r); err != nil {
 					return now.Add(retryDelay(1)), err
 				}
 			}
@@ -275,10 +317,10 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		if err := s.exec.ScheduleFired(ctx, row.GroupName, row.Name, slot); err != nil {
 			return time.Time{}, err
 		}
-		after, fired = slot, true
+		after, prev, fired = slot, at, true
 	}
 	next, more := e.Next(after)
-	if !more && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
+	if !more && pending.IsZero() && sch.ActionAfterCompletion == "DELETE" && (fired || row.LastFired != nil) {
 		if err := s.exec.ScheduleDelete(ctx, row.GroupName, row.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return time.Time{}, err
 		}
@@ -286,20 +328,36 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		return time.Time{}, nil
 	}
 	if !more {
-		return time.Time{}, nil
+		return pending, nil
 	}
-	return next.Add(flexDelay(sch, next)), nil
+	at, ok := att.fireAt(next, loc)
+	if !ok || !at.After(prev) {
+		at = next
+	} else {
+		at = at.Add(flexDelay(sch, at))
+	}
+	if !pending.IsZero() && pending.Before(at) {
+		return pending, nil
+	}
+	return at, nil
+}
+
+// firing is a slot and when it fires (moved by its calendar, whose
+// business days its placeholders count).
+type firing struct {
+	slot, at time.Time
+	cal      *Calendar
 }
 
 // attempt starts a slot's execution, attempt r.attempts+1, and returns
 // nil when it started, or the slot's retry: due again later, or
 // exhausted. The failed attempts are stored with the schedule. An error
 // is the store's or the context's.
-func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedule, sch *Schedule, slot time.Time, r *retry, now time.Time) (*retry, error) {
+func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedule, sch *Schedule, f firing, r *retry, now time.Time) (*retry, error) {
 	if r == nil {
-		r = &retry{slot: slot}
+		r = &retry{slot: f.slot}
 	}
-	err := s.start(ctx, cfg, sch, slot, r.attempts+1)
+	err := s.start(ctx, cfg, sch, f, r.attempts+1)
 	if err == nil {
 		return nil, nil
 	}
@@ -317,11 +375,11 @@ func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedu
 	switch {
 	case retries >= sch.MaximumRetryAttempts():
 		r.exhausted = ExhaustedRetryAttempts
-	case r.next.Sub(slot) > sch.MaximumEventAge():
+	case r.next.Sub(f.at) > sch.MaximumEventAge():
 		r.exhausted = ExhaustedEventAge
 	}
 	s.retries[sch.Arn] = r
-	s.cfg.Logger.Info("scheduler: start failed", "schedule_arn", sch.Arn, "slot", slot, "attempt", r.attempts,
+	s.cfg.Logger.Info("scheduler: start failed", "schedule_arn", sch.Arn, "slot", f.at, "attempt", r.attempts,
 		"error", se, "exhausted", r.exhausted)
 	return r, nil
 }
@@ -329,7 +387,8 @@ func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedu
 // deadLetter sends a slot's dead-letter event, once its retries are
 // exhausted, to the target's DeadLetterConfig; without one the event is
 // logged and dropped.
-func (s *Service) deadLetter(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time, r *retry) error {
+func (s *Service) deadLetter(ctx context.Context, cfg FireConfig, sch *Schedule, f firing, r *retry) error {
+	slot := f.at
 	dlq := ""
 	if sch.Target.DeadLetterConfig != nil && sch.Target.DeadLetterConfig.Arn != nil {
 		dlq = *sch.Target.DeadLetterConfig.Arn
@@ -339,7 +398,7 @@ func (s *Service) deadLetter(ctx context.Context, cfg FireConfig, sch *Schedule,
 			"schedule_arn", sch.Arn, "slot", slot, "exhausted", r.exhausted, "retry_attempts", r.attempts-1, "error", r.err)
 		return nil
 	}
-	m := DeadLetterEvent(sch, slot, dlq, r.err.Code, r.err.Message, r.exhausted, r.attempts-1)
+	m := DeadLetterEvent(sch, slot, f.cal, dlq, r.err.Code, r.err.Message, r.exhausted, r.attempts-1)
 	if err := cfg.DeadLetter(ctx, m); err != nil {
 		return fmt.Errorf("send the dead-letter event of slot %s to %s: %w", slot.Format(time.RFC3339), dlq, err)
 	}
@@ -350,11 +409,12 @@ func (s *Service) deadLetter(ctx context.Context, cfg FireConfig, sch *Schedule,
 
 // DeadLetterEvent is the dead-letter event of a slot: the target's input
 // (its context attributes filled in) as the body, and the attributes
-// EventBridge Scheduler sets.
-func DeadLetterEvent(sch *Schedule, slot time.Time, queueArn, code, message, exhausted string, retries int) *DeadLetter {
+// EventBridge Scheduler sets (slot: when it fired, business days counted
+// on cal).
+func DeadLetterEvent(sch *Schedule, slot time.Time, cal *Calendar, queueArn, code, message, exhausted string, retries int) *DeadLetter {
 	body := "{}" // an execution started without an input gets {}
 	if sch.Target.Input != nil {
-		body = contextAttributes(*sch.Target.Input, sch, slot, retries+1)
+		body = contextAttributes(*sch.Target.Input, sch, slot, retries+1, cal)
 	}
 	str := func(name, v string) MessageAttribute {
 		return MessageAttribute{Name: name, DataType: "String", Value: v}
@@ -407,40 +467,47 @@ func ExecutionID(scheduleArn string, slot time.Time) string {
 }
 
 // contextAttributes substitutes the context attributes in a target's
-// input.
-func contextAttributes(text string, sch *Schedule, slot time.Time, attempt int) string {
-	return strings.NewReplacer(
+// input, and Stepwise's placeholders (template.go; business days on
+// cal).
+func contextAttributes(text string, sch *Schedule, slot time.Time, attempt int, cal *Calendar) string {
+	text = strings.NewReplacer(
 		"<aws.scheduler.scheduled-time>", slot.UTC().Format(time.RFC3339),
 		"<aws.scheduler.execution-id>", ExecutionID(sch.Arn, slot),
 		"<aws.scheduler.attempt-number>", strconv.Itoa(attempt),
 		"<aws.scheduler.schedule-arn>", sch.Arn,
 	).Replace(text)
+	return expandPlaceholders(text, slot.In(sch.location()), cal)
 }
 
-// ExecutionName is the name of the execution a slot starts. A template
-// (the universal target's Name) may use
+// location is the schedule's time zone (UTC when it does not load).
+func (s *Schedule) location() *time.Location {
+	loc, err := expr.LoadTimezone(s.ScheduleExpressionTimezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// ExecutionName is the name of the execution a slot starts (slot: when
+// it fires, moved by its calendar). A template (the universal target's
+// Name) may use
 //
 //	<aws.scheduler.scheduled-time>   the slot in UTC, 20261124T000000Z
 //	<stepwise.scheduled-date>        the slot's date in the schedule's zone, 20261124
 //	<stepwise.scheduled-local-time>  the slot in the schedule's zone, 20261124T090000
 //	<aws.scheduler.execution-id>     the slot's UUID
 //
-// Without a template the name is "<schedule name>-<local time>" (with
-// "<group>." before it outside the group default), or the execution id
-// when that is longer than 80 characters.
-func ExecutionName(template string, sch *Schedule, slot time.Time) string {
-	loc, err := expr.LoadTimezone(sch.ScheduleExpressionTimezone)
-	if err != nil {
-		loc = time.UTC
-	}
-	local := slot.In(loc)
+// and the stepwise ones with a format and an offset (template.go), whose
+// business days are cal's. Without a template the name is "<schedule
+// name>-<local time>" (with "<group>." before it outside the group
+// default), or the execution id when that is longer than 80 characters.
+func ExecutionName(template string, sch *Schedule, slot time.Time, cal *Calendar) string {
+	local := slot.In(sch.location())
 	if template != "" {
-		return strings.NewReplacer(
+		return expandPlaceholders(strings.NewReplacer(
 			"<aws.scheduler.scheduled-time>", slot.UTC().Format("20060102T150405Z"),
-			"<stepwise.scheduled-date>", local.Format("20060102"),
-			"<stepwise.scheduled-local-time>", local.Format("20060102T150405"),
 			"<aws.scheduler.execution-id>", ExecutionID(sch.Arn, slot),
-		).Replace(template)
+		).Replace(template), local, cal)
 	}
 	name := sch.Name + "-" + local.Format("20060102T150405")
 	if sch.GroupName != DefaultGroup {
@@ -453,8 +520,8 @@ func ExecutionName(template string, sch *Schedule, slot time.Time) string {
 }
 
 // StartRequest is the StartExecution request of a slot's attempt (1, 2,
-// ...).
-func StartRequest(sch *Schedule, slot time.Time, attempt int) (map[string]any, error) {
+// ...), business days counted on cal.
+func StartRequest(sch *Schedule, slot time.Time, attempt int, cal *Calendar) (map[string]any, error) {
 	t := sch.Target
 	req := map[string]any{}
 	template := ""
@@ -466,15 +533,15 @@ func StartRequest(sch *Schedule, slot time.Time, attempt int) (map[string]any, e
 			template = n
 		}
 		if in, ok := req["Input"].(string); ok {
-			req["Input"] = contextAttributes(in, sch, slot, attempt)
+			req["Input"] = contextAttributes(in, sch, slot, attempt, cal)
 		}
 	} else {
 		req["StateMachineArn"] = t.Arn
 		if t.Input != nil {
-			req["Input"] = contextAttributes(*t.Input, sch, slot, attempt)
+			req["Input"] = contextAttributes(*t.Input, sch, slot, attempt, cal)
 		}
 	}
-	req["Name"] = ExecutionName(template, sch, slot)
+	req["Name"] = ExecutionName(template, sch, slot, cal)
 	// The API's JSON names its members in lower camel case.
 	out := map[string]any{}
 	for k, v := range req {
@@ -489,8 +556,9 @@ func StartRequest(sch *Schedule, slot time.Time, attempt int) (map[string]any, e
 // start starts the execution of a slot; an execution of that name that
 // exists already means the slot fired before (exactly once). A refusal
 // is a *startError.
-func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, slot time.Time, attempt int) error {
-	req, err := StartRequest(sch, slot, attempt)
+func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, f firing, attempt int) error {
+	slot := f.at
+	req, err := StartRequest(sch, slot, attempt, f.cal)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"stepwise/store"
@@ -14,8 +16,14 @@ type Overview struct {
 	Expression, Timezone      string
 	Target                    string
 	LastFired                 *time.Time
-	Next                      []time.Time // none when DISABLED or over
+	Next                      []time.Time // none when DISABLED or over; as its calendar moves them
 	Created, LastModification time.Time
+	// Calendar is the business calendar the schedule fires by and its
+	// rule ("jp:next"; "" for none), from its group's tags.
+	Calendar string
+	// NotAWS says what the schedule asks that EventBridge Scheduler would
+	// not do (NotAWS).
+	NotAWS []string
 }
 
 // Overview lists every schedule with its next slots (at most next of
@@ -24,6 +32,7 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 	var out []Overview
 	p := &store.ScheduleListParams{Limit: 500}
 	now := s.now()
+	groupTags := map[string][]Tag{}
 	for {
 		rows, err := s.exec.ScheduleList(ctx, p)
 		if err != nil {
@@ -43,21 +52,14 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 			if sc.Target != nil {
 				o.Target = sc.Target.Arn
 			}
-			if row.State == "ENABLED" {
-				if e, err := sc.Expr(row.CreatedAt); err == nil {
-					after := now
-					if row.LastFired != nil && row.LastFired.After(after) {
-						after = *row.LastFired
-					}
-					for len(o.Next) < next {
-						t, ok := e.Next(after)
-						if !ok {
-							break
-						}
-						o.Next = append(o.Next, t)
-						after = t
-					}
-				}
+			att, err := s.calendarOf(ctx, groupTags, row.GroupName, row.Name)
+			if err != nil {
+				o.NotAWS = append(o.NotAWS, "Not fired: "+err.Error())
+			}
+			o.Calendar = att.String()
+			o.NotAWS = append(o.NotAWS, NotAWS(sc, att)...)
+			if row.State == "ENABLED" && err == nil {
+				o.Next = nextFirings(sc, row, att, now, next)
 			}
 			out = append(out, o)
 		}
@@ -67,4 +69,77 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 		last := rows[len(rows)-1]
 		p.AfterGroup, p.AfterName = last.GroupName, last.Name
 	}
+}
+
+// nextFirings are a schedule's next n firings after now (and after its
+// last slot fired), its calendar's moves applied.
+func nextFirings(sc *Schedule, row *store.Schedule, att *Attachment, now time.Time, n int) []time.Time {
+	e, err := sc.Expr(row.CreatedAt)
+	if err != nil {
+		return nil
+	}
+	loc := sc.location()
+	// The slots after now, and under the rule next those of the days off
+	// just before today, moved to today or later.
+	from := now
+	if att != nil && att.Rule == RuleNext {
+		day := now.In(loc)
+		day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+		for i := 0; i < maxShift && !att.Calendar.Business(addDays(day, -1)); i++ {
+			day = addDays(day, -1)
+		}
+		from = day.Add(-time.Nanosecond)
+	}
+	after := cursor(row)
+	if from.After(after) {
+		after = from
+	}
+	var out []time.Time
+	var last time.Time
+	for i := 0; len(out) < n && i < 10000; i++ {
+		slot, ok := e.Next(after)
+		if !ok {
+			break
+		}
+		after = slot
+		at, fires := att.fireAt(slot, loc)
+		if !fires || !at.After(now) || (!last.IsZero() && !at.After(last)) {
+			continue
+		}
+		out = append(out, at)
+		last = at
+	}
+	return out
+}
+
+// NotAWS says, one sentence each, what a schedule asks of Stepwise that
+// EventBridge Scheduler would not do: fire by a business calendar (att),
+// and substitute Stepwise's placeholders in the execution name or input.
+func NotAWS(sc *Schedule, att *Attachment) []string {
+	var out []string
+	if att != nil {
+		does := map[string]string{RuleSkip: "skips a slot that falls on a day off",
+			RuleNext:     "moves a slot that falls on a day off to the next business day",
+			RulePrevious: "moves a slot that falls on a day off to the business day before"}[att.Rule]
+		out = append(out, fmt.Sprintf("The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
+			att.Calendar.Name, att.Rule, does))
+	}
+	if sc.Target == nil || sc.Target.Input == nil {
+		return out
+	}
+	name, input := "", *sc.Target.Input
+	if sc.Target.Arn == UniversalStartExecution {
+		var req struct{ Name, Input any }
+		if json.Unmarshal([]byte(input), &req) == nil {
+			name, _ = req.Name.(string)
+			input, _ = req.Input.(string)
+		}
+	}
+	if placeholderPattern.MatchString(name) {
+		out = append(out, "The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.")
+	}
+	if placeholderPattern.MatchString(input) {
+		out = append(out, "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written.")
+	}
+	return out
 }

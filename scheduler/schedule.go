@@ -314,6 +314,7 @@ func (t *Target) check() error {
 		}
 		var req struct {
 			StateMachineArn string
+			Name, Input     any
 		}
 		if err := json.Unmarshal([]byte(*t.Input), &req); err != nil {
 			return validationError("The Input of the target %s must be a JSON object (the StartExecution request): %v", t.Arn, err)
@@ -321,7 +322,22 @@ func (t *Target) check() error {
 		if !stateMachinePrefix.MatchString(req.StateMachineArn) {
 			return validationError("The Input of the target %s must name the state machine: StateMachineArn.", t.Arn)
 		}
+		for _, f := range []struct {
+			what string
+			v    any
+		}{{"Name", req.Name}, {"Input", req.Input}} {
+			if text, ok := f.v.(string); ok {
+				if err := CheckTemplate(text); err != nil {
+					return validationError("The %s in the Input of the target %s: %v.", f.what, t.Arn, err)
+				}
+			}
+		}
 	case stateMachinePrefix.MatchString(t.Arn):
+		if t.Input != nil {
+			if err := CheckTemplate(*t.Input); err != nil {
+				return validationError("The Input of the target %s: %v.", t.Arn, err)
+			}
+		}
 	default:
 		return validationError("Unsupported target %s: stepwise invokes Step Functions state machines only (a state machine ARN, or %s).", t.Arn, UniversalStartExecution)
 	}

@@ -104,7 +104,11 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 	}
 	svc.TestState = teststate.New(tsCfg).TestState
-	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now})
+	calendars, err := scheduler.LoadCalendars(cfg.Calendars)
+	if err != nil {
+		return nil, err
+	}
+	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now, Calendars: calendars})
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices, Now: eng.Now,
 		Schedules: func(ctx context.Context) ([]console.ScheduleView, error) {
 			list, err := sched.Overview(ctx, 3)
