@@ -32,9 +32,9 @@ func Hints(definition []byte, diags []Diagnostic) [][]string {
 	return out
 }
 
-// Corrected applies the fixes the hints of diags are sure of (a field or a
-// state type that differs from a valid one only by case or a small typo,
-// where nothing else claims the name) and returns the corrected
+// Corrected applies the fixes the hints of diags are sure of (a field, a
+// state type or a transition's target that differs from a valid one only by
+// case or a small typo, where nothing else claims the name) and returns the corrected
 // definition, re-encoded, or false when there is nothing to correct.
 // Validating the corrected definition finds the errors the first ones hid:
 // the states inside a misspelled "States" or under an unknown "Type".
@@ -617,7 +617,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// fix applies the correction the hints of d are sure of; it reports
+// fix applies the correction the hints of d are sure of (a field renamed,
+// a state type or a transition's target set to the one meant); it reports
 // whether it changed the definition.
 func (h *hinter) fix(d Diagnostic) bool {
 	s, ok := h.resolve(d.Location)
@@ -654,6 +655,13 @@ func (h *hinter) fix(d Diagnostic) bool {
 		if t, ok := s.value.(string); ok {
 			if m, _, ok := closest(t, stateTypes); ok {
 				s.parent.Set("Type", m)
+				return true
+			}
+		}
+	case d.Code == CodeMissingTransitionTarget && strings.HasPrefix(d.Message, "Missing 'Next' target: ") && s.parent != nil:
+		if t, ok := s.value.(string); ok {
+			if m, _, ok := closest(t, statesOf(s.machine)); ok {
+				s.parent.Set(s.key, m)
 				return true
 			}
 		}

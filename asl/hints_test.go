@@ -240,6 +240,12 @@ func TestCorrected(t *testing.T) {
 	_, ok = asl.Corrected(fixed, nil)
 	require.False(t, ok)
 
+	// A transition naming a state but for case or a typo is set to it.
+	def = []byte(`{"StartAt": "a", "States": {"A": {"Type": "Pass", "Next": "lookup_done"}, "LookupDone": {"Type": "Succeed"}}}`)
+	fixed, ok = asl.Corrected(def, asl.Validate(def, asl.Options{}))
+	require.True(t, ok)
+	require.JSONEq(t, `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "LookupDone"}, "LookupDone": {"Type": "Succeed"}}}`, string(fixed))
+
 	// A rename never overwrites a field that is there.
 	def = []byte(`{"StartAt": "A", "startAt": "B", "States": {"A": ` + pass + `}}`)
 	_, ok = asl.Corrected(def, asl.Validate(def, asl.Options{}))
