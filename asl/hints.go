@@ -499,8 +499,8 @@ func (h *hinter) findState(m *jsonvalue.Object, loc string, name string) (string
 }
 
 // wrongType hints at a field of the wrong JSON type: a field written
-// inside "States", where it reads as a state, or a list written as one
-// element.
+// inside "States", where it reads as a state, a list written as one
+// element, a boolean or a number written as a string.
 func wrongType(s spot, want string) []string {
 	if s.parent == nil {
 		return nil
@@ -508,6 +508,16 @@ func wrongType(s spot, want string) []string {
 	if want == "OBJECT" && s.place == placeState {
 		if where := belongs(s.key); where != "" {
 			return []string{"'" + s.key + "' is written inside \"States\", so it reads as a state; " + where}
+		}
+	}
+	if str, ok := s.value.(string); ok {
+		switch {
+		case want == "BOOLEAN" && (str == "true" || str == "false"):
+			return []string{"write " + str + " without quotes: \"" + s.key + "\": " + str}
+		case want == "INTEGER" || want == "NUMBER":
+			if _, err := strconv.ParseFloat(str, 64); err == nil && jsonvalue.Valid([]byte(str)) {
+				return []string{"write the number without quotes: \"" + s.key + "\": " + str}
+			}
 		}
 	}
 	if want == "ARRAY" {

@@ -101,6 +101,24 @@ func TestHints(t *testing.T) {
 			want: []string{`"Catch" takes a list of catchers: "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "..."}]`},
 		},
 		{
+			name: "End written as a string",
+			def:  `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": "true"}}}`,
+			msg:  "Expected value of type [BOOLEAN]", loc: "/States/A/End",
+			want: []string{`write true without quotes: "End": true`},
+		},
+		{
+			name: "Seconds written as a string",
+			def:  `{"StartAt": "A", "States": {"A": {"Type": "Wait", "Seconds": "30", "End": true}}}`,
+			msg:  "Expected value of type [INTEGER]", loc: "/States/A/Seconds",
+			want: []string{`write the number without quotes: "Seconds": 30`},
+		},
+		{
+			name: "no hint for a string that is no number",
+			def:  `{"StartAt": "A", "States": {"A": {"Type": "Wait", "Seconds": "thirty", "End": true}}}`,
+			msg:  "Expected value of type [INTEGER]", loc: "/States/A/Seconds",
+			want: nil,
+		},
+		{
 			name: "retrier field in the state",
 			def:  `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {}, "MaxAttempts": 3, "End": true}}}`,
 			msg:  "Field 'MaxAttempts' is not supported", loc: "/States/A",
