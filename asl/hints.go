@@ -294,6 +294,10 @@ func (h *hinter) hints(d Diagnostic) []string {
 		}
 	case d.Code == CodeMissingTransitionTarget && strings.HasPrefix(d.Message, "Missing 'Next' target: "):
 		return h.target(s, strings.TrimPrefix(d.Message, "Missing 'Next' target: "))
+	case d.Code == CodeMissingTransitionTarget && s.place == placeState && d.Message == errUnreachable("", s.key).Message:
+		if so, ok := s.value.(*jsonvalue.Object); !ok || !so.Has("Type") {
+			return wrongType(s, "OBJECT")
+		}
 	case strings.HasPrefix(d.Message, "Expected value of type ["):
 		return wrongType(s, strings.TrimSuffix(strings.TrimPrefix(d.Message, "Expected value of type ["), "]"))
 	}

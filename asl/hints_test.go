@@ -95,6 +95,12 @@ func TestHints(t *testing.T) {
 			want: []string{`'Retry' is written inside "States", so it reads as a state; 'Retry' belongs in a Task, Parallel or Map state`},
 		},
 		{
+			name: "the state it reads as is unreachable",
+			def:  `{"StartAt": "A", "States": {"A": ` + pass + `, "Retry": [{"ErrorEquals": ["States.ALL"]}]}}`,
+			msg:  `State "Retry" is not reachable.`, loc: "/States/Retry",
+			want: []string{`'Retry' is written inside "States", so it reads as a state; 'Retry' belongs in a Task, Parallel or Map state`},
+		},
+		{
 			name: "Catch written as one catcher",
 			def:  `{"StartAt": "A", "States": {"A": {"Type": "Parallel", "Branches": [], "Catch": {"ErrorEquals": ["States.ALL"], "Next": "A"}, "End": true}}}`,
 			msg:  "Expected value of type [ARRAY]", loc: "/States/A/Catch",
