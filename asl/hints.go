@@ -88,9 +88,8 @@ type spot struct {
 	parent *jsonvalue.Object
 	key    string
 	// machine is the nearest state machine object at or above the
-	// location, and machineLoc its location.
-	machine    *jsonvalue.Object
-	machineLoc string
+	// location.
+	machine *jsonvalue.Object
 }
 
 type hinter struct {
@@ -106,7 +105,6 @@ func (h *hinter) resolve(loc string) (spot, bool) {
 		return s, true
 	}
 	rest := loc
-	walked := ""
 	for rest != "" {
 		switch rest[0] {
 		case '/':
@@ -123,7 +121,6 @@ func (h *hinter) resolve(loc string) (spot, bool) {
 			s.value = v
 			s.place = child(s.place, key)
 			rest = rest[1+len(key):]
-			walked += "/" + key
 		case '[':
 			end := strings.IndexByte(rest, ']')
 			if end < 0 {
@@ -136,14 +133,13 @@ func (h *hinter) resolve(loc string) (spot, bool) {
 			}
 			s.value = arr[i]
 			s.place = element(s.place, s.key)
-			walked += rest[:end+1]
 			rest = rest[end+1:]
 		default:
 			return s, false
 		}
 		if s.place == placeMachine || s.place == placeBranch || s.place == placeProcessor {
 			if obj, ok := s.value.(*jsonvalue.Object); ok {
-				s.machine, s.machineLoc = obj, walked
+				s.machine = obj
 			}
 		}
 	}
