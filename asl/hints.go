@@ -290,6 +290,12 @@ func (h *hinter) hints(d Diagnostic) []string {
 		}
 	case d.Code == CodeMissingTransitionTarget && strings.HasPrefix(d.Message, "Missing 'Next' target: "):
 		return h.target(s, strings.TrimPrefix(d.Message, "Missing 'Next' target: "))
+	case strings.HasPrefix(d.Message, enumPrefix):
+		if v, ok := s.value.(string); ok {
+			if m, caseOnly, ok := closest(v, enumValues(d.Message)); ok {
+				return []string{didYouMean(m, caseOnly, "values")}
+			}
+		}
 	case d.Code == CodeMissingTransitionTarget && s.place == placeState && d.Message == errUnreachable("", s.key).Message:
 		if so, ok := s.value.(*jsonvalue.Object); !ok || !so.Has("Type") {
 			return wrongType(s, "OBJECT")
@@ -298,6 +304,14 @@ func (h *hinter) hints(d Diagnostic) []string {
 		return wrongType(s, strings.TrimSuffix(strings.TrimPrefix(d.Message, "Expected value of type ["), "]"))
 	}
 	return nil
+}
+
+// enumPrefix starts the message of a value outside a fixed set.
+var enumPrefix = strings.SplitN(errEnum("").Message, "[", 2)[0] + "["
+
+// enumValues lists the values an enum diagnostic's message names.
+func enumValues(msg string) []string {
+	return strings.Split(strings.TrimSuffix(strings.TrimPrefix(msg, enumPrefix), "]"), ", ")
 }
 
 // unsupported hints at what a field the object at s does not take was
@@ -664,6 +678,13 @@ func (h *hinter) fix(d Diagnostic) bool {
 		if t, ok := s.value.(string); ok {
 			if m, _, ok := closest(t, stateTypes); ok {
 				s.parent.Set("Type", m)
+				return true
+			}
+		}
+	case strings.HasPrefix(d.Message, enumPrefix) && s.parent != nil:
+		if v, ok := s.value.(string); ok {
+			if m, _, ok := closest(v, enumValues(d.Message)); ok {
+				s.parent.Set(s.key, m)
 				return true
 			}
 		}

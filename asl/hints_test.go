@@ -125,6 +125,12 @@ func TestHints(t *testing.T) {
 			want: nil,
 		},
 		{
+			name: "QueryLanguage in the wrong case",
+			def:  `{"QueryLanguage": "jsonata", "StartAt": "A", "States": {"A": ` + pass + `}}`,
+			msg:  "Value should be one of the following: [JSONPath, JSONata]", loc: "/QueryLanguage",
+			want: []string{"did you mean 'JSONata'? Values are case-sensitive."},
+		},
+		{
 			name: "retrier field in the state",
 			def:  `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {}, "MaxAttempts": 3, "End": true}}}`,
 			msg:  "Field 'MaxAttempts' is not supported", loc: "/States/A",
@@ -269,6 +275,12 @@ func TestCorrected(t *testing.T) {
 	fixed, ok = asl.Corrected(def, asl.Validate(def, asl.Options{}))
 	require.True(t, ok)
 	require.JSONEq(t, `{"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "LookupDone"}, "LookupDone": {"Type": "Succeed"}}}`, string(fixed))
+
+	// So is a value of a fixed set.
+	def = []byte(`{"QueryLanguage": "jsonata", "StartAt": "A", "States": {"A": ` + pass + `}}`)
+	fixed, ok = asl.Corrected(def, asl.Validate(def, asl.Options{}))
+	require.True(t, ok)
+	require.JSONEq(t, `{"QueryLanguage": "JSONata", "StartAt": "A", "States": {"A": `+pass+`}}`, string(fixed))
 
 	// A rename never overwrites a field that is there.
 	def = []byte(`{"StartAt": "A", "startAt": "B", "States": {"A": ` + pass + `}}`)
