@@ -29,6 +29,12 @@ func (c *validateCommand) command() *cobra.Command {
 		Short: "Validate state machine definitions",
 		Long: `Validate state machine definitions and print one line per diagnostic:
 FILE: SEVERITY CODE LOCATION: message
+in the words AWS uses. Hints follow on their own lines, indented: "did you
+mean" for a field, a state type or a state name written in the wrong case
+or misspelled, and where a misplaced field belongs. The errors such a
+mistake hides (the states under a misspelled "States" or an unknown
+"Type") are listed as well, after them. Malformed JSON is reported as
+FILE:LINE:COLUMN: message, with the line and a caret under the column.
 With --format json, print the ValidateStateMachineDefinition response for
 each file instead. Exit status 1 if any definition has an error.
 
@@ -51,6 +57,8 @@ type validateDiagnostic struct {
 	Code     string `json:"code"`
 	Message  string `json:"message"`
 	Location string `json:"location,omitempty"`
+	// Hints are what the author probably meant; never in AWS's response.
+	Hints []string `json:"hints,omitempty"`
 }
 
 type validateResponse struct {
@@ -96,13 +104,17 @@ func (c *validateCommand) run(files []string) error {
 			resp.Result = "FAIL"
 			failed = true
 		}
-		for _, d := range diags {
+		hints := asl.Hints(def, diags)
+		for i, d := range diags {
 			if c.format == "text" {
-				fmt.Fprintf(c.Out, "%s: %s %s %s: %s\n", file, d.Severity, d.Code, locationOrRoot(d.Location), d.Message)
+				c.printDiagnostic(file, def, d, hints[i])
 			}
 			resp.Diagnostics = append(resp.Diagnostics, validateDiagnostic{
-				Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location,
+				Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location, Hints: hints[i],
 			})
+		}
+		if c.format == "text" {
+			c.printHidden(file, def, diags)
 		}
 		if c.format == "text" && !asl.HasErrors(diags) {
 			c.warnUnserved(file, def)
@@ -185,4 +197,98 @@ func (c *validateCommand) policyDiagnostics(m *asl.StateMachine) []asl.Diagnosti
 		}
 	}
 	return out
+}
+
+// printDiagnostic prints one diagnostic and its hints. Malformed JSON is
+// printed as FILE:LINE:COLUMN: message, with the line and a caret under
+// the column, rather than with the whole text AWS quotes.
+func (c *validateCommand) printDiagnostic(file string, def []byte, d asl.Diagnostic, hints []string) {
+	if d.Code == asl.CodeInvalidJSON {
+		if se, ok := asl.JSONSyntaxError(def); ok {
+			fmt.Fprintf(c.Out, "%s:%d:%d: %s %s: %s\n", file, se.Line, se.Column, d.Severity, d.Code, se.Message)
+			text, caret := caretExcerpt(se.LineText, se.Column)
+			fmt.Fprintf(c.Out, "    %s\n    %s\n", text, caret)
+			return
+		}
+	}
+	fmt.Fprintf(c.Out, "%s: %s %s %s: %s\n", file, d.Severity, d.Code, locationOrRoot(d.Location), d.Message)
+	for _, h := range hints {
+		fmt.Fprintf(c.Out, "    hint: %s\n", h)
+	}
+}
+
+// printHidden lists the errors that the definition's mistakes hid and
+// that the hints' corrections bring out: the states under a misspelled
+// "States" or under an unknown "Type" are not looked at otherwise.
+func (c *validateCommand) printHidden(file string, def []byte, diags []asl.Diagnostic) {
+	seen := map[asl.Diagnostic]bool{}
+	for _, d := range diags {
+		seen[d] = true
+	}
+	header := false
+	// Each round of corrections can bring out more errors, deeper down; a
+	// few rounds suffice for the nesting definitions have in practice.
+	for range maxHiddenRounds {
+		next, ok := asl.Corrected(def, diags)
+		if !ok {
+			return
+		}
+		def, diags = next, asl.Validate(next, asl.Options{Type: c.typ})
+		var hidden []asl.Diagnostic
+		for _, d := range diags {
+			if !seen[d] {
+				seen[d] = true
+				hidden = append(hidden, d)
+			}
+		}
+		hints := asl.Hints(def, hidden)
+		for i, d := range hidden {
+			if !header {
+				fmt.Fprintf(c.Out, "%s: once the hints above are followed, these errors remain:\n", file)
+				header = true
+			}
+			c.printDiagnostic(file, def, d, hints[i])
+		}
+	}
+}
+
+// maxHiddenRounds bounds the rounds of corrections printHidden makes.
+const maxHiddenRounds = 8
+
+// caretMaxWidth is how much of a long line the caret excerpt shows.
+const caretMaxWidth = 100
+
+// caretExcerpt returns the line (or, when long, the part of it around the
+// column, with "..." where it is cut) and a line with a caret under the
+// column. Tabs are kept in the caret line so that it lines up.
+func caretExcerpt(line string, column int) (string, string) {
+	runes := []rune(line)
+	col := column - 1
+	if col > len(runes) {
+		col = len(runes)
+	}
+	start, end := 0, len(runes)
+	prefix, suffix := "", ""
+	if len(runes) > caretMaxWidth {
+		start = max(0, col-caretMaxWidth/2)
+		end = min(len(runes), start+caretMaxWidth)
+		start = max(0, end-caretMaxWidth)
+		if start > 0 {
+			prefix = "..."
+		}
+		if end < len(runes) {
+			suffix = "..."
+		}
+	}
+	var caret strings.Builder
+	caret.WriteString(strings.Repeat(" ", len(prefix)))
+	for _, r := range runes[start:col] {
+		if r == '\t' {
+			caret.WriteByte('\t')
+		} else {
+			caret.WriteByte(' ')
+		}
+	}
+	caret.WriteByte('^')
+	return prefix + string(runes[start:end]) + suffix, caret.String()
 }
