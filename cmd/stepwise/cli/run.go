@@ -57,8 +57,13 @@ type runCommand struct {
 	cost         bool
 	price        float64
 
-	// sleep waits for real time; nil is time.Sleep (tests record it).
+	// callsOut says some Tasks may call out of the process (--function,
+	// --aws-endpoint, --endpoint), taking real time.
+	callsOut bool
+	// sleep waits for real time and now reads the real clock; nil are
+	// time.Sleep and time.Now (tests fake them).
 	sleep func(time.Duration)
+	now   func() time.Time
 }
 
 func (c *runCommand) command() *cobra.Command {
@@ -80,7 +85,8 @@ and the clock jumps to each, so a Wait of a day ends at once and the
 history's timestamps still show the day between. --real-time waits for
 each timer for real instead (--wait-time-scale F waits F times its time).
 Calls that leave the process (a --function, a service at --aws-endpoint)
-are made for real in either mode.
+are made for real in either mode, and the history shows the real time
+they took.
 
 Task states are answered from --mock, a JSON object mapping state names to
 {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or to an
@@ -188,7 +194,11 @@ func (c *runCommand) run(file string) error {
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
-	now := time.Now().UTC()
+	clock := c.now
+	if clock == nil {
+		clock = time.Now
+	}
+	now := clock().UTC()
 	smName := nameCleaner.ReplaceAllString(trimExt(filepath.Base(file)), "-")
 	if c.stateMachine != "" {
 		smName = c.stateMachine
@@ -212,12 +222,23 @@ func (c *runCommand) run(file string) error {
 		PayloadLimit:     c.payloadLimit,
 		MaxSteps:         c.maxSteps,
 	}
-	if c.scale > 0 {
-		sleep := c.sleep
-		if sleep == nil {
-			sleep = time.Sleep
+	sleep := c.sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	// The execution's clock is the real one plus the time timers skipped
+	// beyond what was waited for: a call that leaves the process moves it
+	// on by the real time the call took.
+	var skipped time.Duration
+	e.Sleep = func(dur time.Duration) {
+		waited := time.Duration(float64(dur) * c.scale)
+		if waited > 0 {
+			sleep(waited)
 		}
-		e.Sleep = func(dur time.Duration) { sleep(time.Duration(float64(dur) * c.scale)) }
+		skipped += dur - waited
+	}
+	if c.callsOut {
+		e.Now = func() time.Time { return clock().UTC().Add(skipped) }
 	}
 	o := e.Run()
 	res := runResult{Status: o.Status, Output: json.RawMessage("null"), Error: o.Error, Cause: o.Cause}
@@ -296,6 +317,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 			return nil, &UsageError{err.Error()}
 		}
 	}
+	c.callsOut = len(fns) > 0 || services != nil
 	smArn := workflowtest.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if cfg != nil {

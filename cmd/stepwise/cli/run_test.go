@@ -214,6 +214,48 @@ func TestRunVirtualTimeByDefault(t *testing.T) {
 	require.Empty(t, slept)
 }
 
+// A call that leaves the process takes real time, which the history
+// shows, while Waits stay virtual around it.
+func TestRunCallsOutTakeRealTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"A","States":{
+		"A":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{}},"Next":"W"},
+		"W":{"Type":"Wait","Seconds":60,"Next":"B"},
+		"B":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{}},"End":true}}}`)
+	base := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
+	reads := 0
+	clock := func() time.Time { // each call takes 7 s of real time
+		t := base.Add(time.Duration(reads) * 7 * time.Second)
+		reads++
+		return t
+	}
+	var out, errOut bytes.Buffer
+	cmd := (&runCommand{CommandBase: &CommandBase{Logger: slog.New(slog.NewTextHandler(&errOut, nil)), Out: &out, Err: &errOut},
+		now: clock, sleep: func(time.Duration) { t.Error("slept in virtual time") }}).command()
+	cmd.SetArgs([]string{def, "--function", "echo=cat", "--history"})
+	require.NoError(t, cmd.Execute(), errOut.String())
+	var res struct {
+		Status string
+		Events []struct {
+			Type      string
+			Timestamp float64
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	at := map[string][]float64{}
+	for _, e := range res.Events {
+		at[e.Type] = append(at[e.Type], e.Timestamp-float64(base.Unix()))
+	}
+	require.Equal(t, []float64{0, 67}, at["TaskScheduled"])
+	require.Equal(t, []float64{0, 67}, at["TaskStarted"])
+	require.Equal(t, []float64{7, 74}, at["TaskSucceeded"])
+	require.Equal(t, []float64{7}, at["WaitStateEntered"])
+	require.Equal(t, []float64{67}, at["WaitStateExited"])
+	require.Equal(t, []float64{74}, at["ExecutionSucceeded"])
+}
+
 func TestRunRealTimeRetryBackoff(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
