@@ -36,6 +36,11 @@ type Driver struct {
 	MaxSteps int
 	// Halt, when set, is asked after each step whether to stop there.
 	Halt func() bool
+	// Now, when set, is the clock of tasks that take real time (calls
+	// that leave the process): after each task the execution's time
+	// moves on to it when it is later, so the history shows how long
+	// the call took. Unset, tasks take no time.
+	Now func() time.Time
 }
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
@@ -78,6 +83,15 @@ func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 			if cancelled[c.ID] {
 				continue
 			}
+			if d.Now != nil && c.Task.MapRun == nil && c.Task.Reader == nil {
+				// The call starts now and may take real time: its
+				// started event goes before it.
+				evs, cmds, err := x.Step(Event{Kind: TaskStarted, ID: c.ID}, now)
+				if err != nil {
+					return hist
+				}
+				take(evs, cmds)
+			}
 			ev = Event{Kind: TaskSucceeded, ID: c.ID}
 			if c.Task.MapRun != nil {
 				if out, fl := d.mapRun(x, c.Task, now); fl != nil {
@@ -91,6 +105,11 @@ func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 			} else {
 				ev.Output = out
+			}
+			if d.Now != nil {
+				if t := d.Now(); t.After(now) {
+					now = t
+				}
 			}
 		case timers.Len() > 0:
 			t := heap.Pop(timers).(timerEntry)
@@ -175,7 +194,7 @@ func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (an
 		info.StartTime = now
 		info.RedriveCount = 0
 		child := New(r.Processor, info, s.Input, parent.Opts)
-		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt}
+		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt, Now: d.Now}
 		sub.Run(child, now)
 		sum := &maprun.ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn,
 			Status: child.Status, Input: jsonvalue.String(s.Input), OutputValue: child.Output, StartDate: now, StopDate: &now}

@@ -41,6 +41,9 @@ type Exec struct {
 	Sleep func(time.Duration)
 	// Halt, when set, is asked after each step whether to stop there.
 	Halt func() bool
+	// Now, when set, is the clock of tasks that take real time (see
+	// interp.Driver.Now).
+	Now func() time.Time
 }
 
 // Outcome is how an Exec ended.
@@ -87,7 +90,7 @@ func (e *Exec) Run() *Outcome {
 	}
 	x := interp.New(e.Machine, info, e.Input, interp.Options{PayloadLimit: e.PayloadLimit})
 	x.InputText = e.InputText
-	d := &interp.Driver{Resolver: e.Resolver, MaxSteps: e.MaxSteps, Sleep: e.Sleep, Halt: e.Halt}
+	d := &interp.Driver{Resolver: e.Resolver, MaxSteps: e.MaxSteps, Sleep: e.Sleep, Halt: e.Halt, Now: e.Now}
 	events := d.Run(x, e.Start)
 	o := &Outcome{Status: x.Status, Events: events, Execution: x}
 	if x.Status == history.StatusRunning {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -160,8 +159,7 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []by
 	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name)
 	// The command and whatever it starts are one process group, killed
 	// together when the task ends first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	killAsGroup(cmd)
 	cmd.WaitDelay = time.Second
 	out := &capped{limit: f.local.limit + 1}
 	errTail := &tail{limit: logTail}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -617,13 +616,6 @@ func (c *benchCommand) activities(ctx context.Context, clients benchClients) (el
 	fmt.Fprintf(c.Out, "activities cpu per task: server %.0f µs, client %.0f µs; server %.1f MB resident\n",
 		serverCPU/float64(want)*1e6, clientCPU/float64(want)*1e6, float64(rss)/1e6)
 	return elapsed, serverCPU, nil
-}
-
-// selfCPU is the user+system CPU time this process used so far.
-func selfCPU() time.Duration {
-	var usage syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
-	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 }
 
 // startServer starts a server on db and returns its address, its pid and

@@ -50,6 +50,7 @@ func (c *CLI) Execute(args []string) int {
 		Short:         "A self-hosted engine for the Amazon States Language",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
 	root.SetOut(c.Out)
 	root.SetErr(c.Err)

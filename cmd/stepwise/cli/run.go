@@ -39,6 +39,8 @@ type runCommand struct {
 	input     string
 	inputFile string
 	scale     float64
+	scaleSet  bool // --wait-time-scale was given
+	realTime  bool
 	history   bool
 	mockFile  string
 	name      string
@@ -54,6 +56,14 @@ type runCommand struct {
 	payloadLimit int
 	cost         bool
 	price        float64
+
+	// callsOut says some Tasks may call out of the process (--function,
+	// --aws-endpoint, --endpoint), taking real time.
+	callsOut bool
+	// sleep waits for real time and now reads the real clock; nil are
+	// time.Sleep and time.Now (tests fake them).
+	sleep func(time.Duration)
+	now   func() time.Time
 }
 
 func (c *runCommand) command() *cobra.Command {
@@ -68,6 +78,15 @@ execution, and their price on AWS at --transition-price).
 
 Exit status: 0 when the execution SUCCEEDED, 1 when it ended otherwise,
 2 for bad usage or an invalid definition (diagnostics on stderr).
+
+The run is in virtual time, as "stepwise test" runs cases: timers (Wait
+states, retry back-offs, timeouts) fire in the order of their deadlines
+and the clock jumps to each, so a Wait of a day ends at once and the
+history's timestamps still show the day between. --real-time waits for
+each timer for real instead (--wait-time-scale F waits F times its time).
+Calls that leave the process (a --function, a service at --aws-endpoint)
+are made for real in either mode, and the history shows the real time
+they took.
 
 Task states are answered from --mock, a JSON object mapping state names to
 {"Return": <output>} or {"Throw": {"Error": "...", "Cause": "..."}}, or to an
@@ -84,12 +103,16 @@ its service there as the server would (an ItemReader's reads and a
 ResultWriter's writes to S3 too); without, any other Task fails with
 States.TaskFailed.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return c.run(args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c.scaleSet = cmd.Flags().Changed("wait-time-scale")
+			return c.run(args[0])
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.input, "input", "", "execution input as JSON text (default {})")
 	f.StringVar(&c.inputFile, "input-file", "", "read the execution input from this file")
-	f.Float64Var(&c.scale, "wait-time-scale", 1, "scale of real time spent in Wait states and retry back-offs; 0 makes them instant (virtual time still advances)")
+	f.BoolVar(&c.realTime, "real-time", false, "wait for real for each Wait state, retry back-off and timeout (default: virtual time, they pass at once)")
+	f.Float64Var(&c.scale, "wait-time-scale", 0, "scale of real time spent in Wait states and retry back-offs: 1 is --real-time, 0 (the default) virtual time, where the history's timestamps still advance")
 	f.BoolVar(&c.history, "history", false, "include the execution history")
 	f.StringVar(&c.mockFile, "mock", "", "JSON file of mocked Task results by state name")
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration in Step Functions Local's MockConfigFile format")
@@ -134,6 +157,12 @@ func (c *runCommand) run(file string) error {
 	if c.scale < 0 {
 		return &UsageError{"--wait-time-scale must not be negative"}
 	}
+	if c.realTime {
+		if c.scaleSet {
+			return &UsageError{"use --real-time or --wait-time-scale, not both"}
+		}
+		c.scale = 1
+	}
 	def, err := os.ReadFile(file)
 	if err != nil {
 		return &UsageError{err.Error()}
@@ -165,7 +194,11 @@ func (c *runCommand) run(file string) error {
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
-	now := time.Now().UTC()
+	clock := c.now
+	if clock == nil {
+		clock = time.Now
+	}
+	now := clock().UTC()
 	smName := nameCleaner.ReplaceAllString(trimExt(filepath.Base(file)), "-")
 	if c.stateMachine != "" {
 		smName = c.stateMachine
@@ -189,8 +222,23 @@ func (c *runCommand) run(file string) error {
 		PayloadLimit:     c.payloadLimit,
 		MaxSteps:         c.maxSteps,
 	}
-	if c.scale > 0 {
-		e.Sleep = func(dur time.Duration) { time.Sleep(time.Duration(float64(dur) * c.scale)) }
+	sleep := c.sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	// The execution's clock is the real one plus the time timers skipped
+	// beyond what was waited for: a call that leaves the process moves it
+	// on by the real time the call took.
+	var skipped time.Duration
+	e.Sleep = func(dur time.Duration) {
+		waited := time.Duration(float64(dur) * c.scale)
+		if waited > 0 {
+			sleep(waited)
+		}
+		skipped += dur - waited
+	}
+	if c.callsOut {
+		e.Now = func() time.Time { return clock().UTC().Add(skipped) }
 	}
 	o := e.Run()
 	res := runResult{Status: o.Status, Output: json.RawMessage("null"), Error: o.Error, Cause: o.Cause}
@@ -269,6 +317,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 			return nil, &UsageError{err.Error()}
 		}
 	}
+	c.callsOut = len(fns) > 0 || services != nil
 	smArn := workflowtest.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if cfg != nil {

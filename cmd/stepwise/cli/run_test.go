@@ -3,13 +3,16 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -120,6 +123,161 @@ func TestRunMockedTask(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"output":{"v":7}`)
 	require.Contains(t, out, `"TaskFailed"`)
+}
+
+// executeRun runs `stepwise run ARGS` with sleep standing for real waits
+// and returns stdout, stderr and the exit status.
+func executeRun(sleep func(time.Duration), args ...string) (string, string, int) {
+	var out, errOut bytes.Buffer
+	cmd := (&runCommand{CommandBase: &CommandBase{Logger: slog.New(slog.NewTextHandler(&errOut, nil)), Out: &out, Err: &errOut}, sleep: sleep}).command()
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	var exit *ExitError
+	switch {
+	case err == nil:
+		return out.String(), errOut.String(), 0
+	case errors.As(err, &exit):
+		return out.String(), errOut.String(), exit.Code
+	default:
+		fmt.Fprintln(&errOut, err)
+		return out.String(), errOut.String(), 2
+	}
+}
+
+// waitSeconds is the time between the Wait state's entry and exit in a
+// run's history, in seconds.
+func waitSeconds(t *testing.T, out string) float64 {
+	t.Helper()
+	var res struct {
+		Status string
+		Events []struct {
+			Type      string
+			Timestamp float64
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	var entered, exited []float64
+	for _, e := range res.Events {
+		switch e.Type {
+		case "WaitStateEntered":
+			entered = append(entered, e.Timestamp)
+		case "WaitStateExited":
+			exited = append(exited, e.Timestamp)
+		}
+	}
+	require.Len(t, entered, 1)
+	require.Len(t, exited, 1)
+	return exited[0] - entered[0]
+}
+
+func TestRunVirtualTimeByDefault(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Next":"W"},"W":{"Type":"Wait","Seconds":300,"End":true}}}`)
+	mock := b.write(t, "mock.json", `{"T":{"Return":{"Payload":1}}}`)
+
+	var slept []time.Duration
+	record := func(d time.Duration) { slept = append(slept, d) }
+
+	// No flag: the five minutes pass at once, and the history shows them.
+	out, errOut, code := executeRun(record, def, "--mock", mock, "--history")
+	require.Equal(t, 0, code, errOut)
+	require.InDelta(t, 300, waitSeconds(t, out), 0.001)
+	require.Empty(t, slept)
+
+	// As through the program itself (a real five-minute sleep would not
+	// end within the test's time).
+	out, errOut, code = execute("run", def, "--mock", mock, "--history")
+	require.Equal(t, 0, code, errOut)
+	require.InDelta(t, 300, waitSeconds(t, out), 0.001)
+
+	// --real-time waits for the Wait for real, and the history is the same.
+	out, errOut, code = executeRun(record, def, "--mock", mock, "--history", "--real-time")
+	require.Equal(t, 0, code, errOut)
+	require.InDelta(t, 300, waitSeconds(t, out), 0.001)
+	require.Equal(t, []time.Duration{300 * time.Second}, slept)
+
+	// --wait-time-scale still scales the real wait.
+	slept = nil
+	out, errOut, code = executeRun(record, def, "--mock", mock, "--history", "--wait-time-scale", "0.5")
+	require.Equal(t, 0, code, errOut)
+	require.InDelta(t, 300, waitSeconds(t, out), 0.001)
+	require.Equal(t, []time.Duration{150 * time.Second}, slept)
+
+	slept = nil
+	_, _, code = executeRun(record, def, "--mock", mock, "--wait-time-scale", "0")
+	require.Equal(t, 0, code)
+	require.Empty(t, slept)
+}
+
+// A call that leaves the process takes real time, which the history
+// shows, while Waits stay virtual around it.
+func TestRunCallsOutTakeRealTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"A","States":{
+		"A":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{}},"Next":"W"},
+		"W":{"Type":"Wait","Seconds":60,"Next":"B"},
+		"B":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"echo","Payload":{}},"End":true}}}`)
+	base := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
+	reads := 0
+	clock := func() time.Time { // each call takes 7 s of real time
+		t := base.Add(time.Duration(reads) * 7 * time.Second)
+		reads++
+		return t
+	}
+	var out, errOut bytes.Buffer
+	cmd := (&runCommand{CommandBase: &CommandBase{Logger: slog.New(slog.NewTextHandler(&errOut, nil)), Out: &out, Err: &errOut},
+		now: clock, sleep: func(time.Duration) { t.Error("slept in virtual time") }}).command()
+	cmd.SetArgs([]string{def, "--function", "echo=cat", "--history"})
+	require.NoError(t, cmd.Execute(), errOut.String())
+	var res struct {
+		Status string
+		Events []struct {
+			Type      string
+			Timestamp float64
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	require.Equal(t, "SUCCEEDED", res.Status)
+	at := map[string][]float64{}
+	for _, e := range res.Events {
+		at[e.Type] = append(at[e.Type], e.Timestamp-float64(base.Unix()))
+	}
+	require.Equal(t, []float64{0, 67}, at["TaskScheduled"])
+	require.Equal(t, []float64{0, 67}, at["TaskStarted"])
+	require.Equal(t, []float64{7, 74}, at["TaskSucceeded"])
+	require.Equal(t, []float64{7}, at["WaitStateEntered"])
+	require.Equal(t, []float64{67}, at["WaitStateExited"])
+	require.Equal(t, []float64{74}, at["ExecutionSucceeded"])
+}
+
+func TestRunRealTimeRetryBackoff(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":2,"BackoffRate":3}],"End":true}}}`)
+	mock := b.write(t, "mock.json", `{"T":[{"Throw":{"Error":"Flaky"}},{"Throw":{"Error":"Flaky"}},{"Return":{"Payload":7}}]}`)
+	var slept []time.Duration
+	out, errOut, code := executeRun(func(d time.Duration) { slept = append(slept, d) }, def, "--mock", mock, "--real-time")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"status":"SUCCEEDED"`)
+	require.Equal(t, []time.Duration{2 * time.Second, 6 * time.Second}, slept)
+}
+
+func TestRunRealTimeAndScaleConflict(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":1,"End":true}}}`)
+	for _, scale := range []string{"0", "1", "2"} {
+		out, errOut, code := execute("run", def, "--real-time", "--wait-time-scale", scale)
+		require.Equal(t, 2, code)
+		require.Empty(t, out)
+		require.Equal(t, "stepwise: use --real-time or --wait-time-scale, not both\n", errOut)
+	}
 }
 
 func TestValidate(t *testing.T) {
