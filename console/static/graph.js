@@ -572,7 +572,7 @@
     if (icon) icon.textContent = status && STATUS_ICONS[status] ? STATUS_ICONS[status] : "";
     var title = g.querySelector("title");
     var text = node.pseudo ? node.name : node.name + " (" + node.type + ")";
-    if (status) text += " \u2014 " + status;
+    if (status) text += " \u2014 " + label(status === "not-run" ? "notRun" : status === "map-run" ? "inMapRun" : status, status);
     if (retries) text += " \u2014 " + label("retries", "Retries") + " " + retries;
     if (title) title.textContent = text;
     if (!node.pseudo) g.setAttribute("aria-label", text);
