@@ -51,7 +51,7 @@ var messages = map[string]map[string]string{
 		"PENDING_REDRIVE": "PENDING_REDRIVE", "ENABLED": "ENABLED", "DISABLED": "DISABLED",
 		"timeZone": "Time zone", "timeZoneHint": "Times are in this zone; a schedule's in its own.", "utc": "UTC",
 		"errorTitle": "Something went wrong", "errorText": "This page could not be read:",
-		"minutes": "min", "seconds": "s",
+		"minutes": "min", "seconds": "s", "graphStart": "Start", "graphEnd": "End",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -88,7 +88,7 @@ var messages = map[string]map[string]string{
 		"PENDING_REDRIVE": "リドライブ待ち", "ENABLED": "有効", "DISABLED": "無効",
 		"timeZone": "タイムゾーン", "timeZoneHint": "時刻はこのタイムゾーンで表示します (スケジュールの時刻はそのスケジュールのタイムゾーン)。", "utc": "UTC",
 		"errorTitle": "エラーが発生しました", "errorText": "このページを読み込めませんでした:",
-		"minutes": "分", "seconds": "秒",
+		"minutes": "分", "seconds": "秒", "graphStart": "開始", "graphEnd": "終了",
 	},
 }
 
@@ -97,7 +97,7 @@ var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmSt
 	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
 	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
 	"succeeded", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
-	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds"}
+	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {

@@ -99,6 +99,7 @@ func TestConsoleTimeZonesAndJapanese(t *testing.T) {
 		chromedp.Click(css(`#graph [data-state="Night"]`)), chromedp.WaitVisible(css(`#state-details ol.attempts time`)))
 	require.Equal(t, "成功", eval[string](t, ctx, `document.querySelector('h1 [data-field="status"]').textContent`))
 	require.Equal(t, "キャッチ済み", eval[string](t, ctx, `document.querySelector('#state-details .details-head .badge').textContent`))
+	require.Equal(t, []string{"開始", "終了"}, eval[[]string](t, ctx, `['__start__', '__end__'].map(id => document.querySelector('#graph [data-state="' + id + '"] text').textContent)`))
 	require.True(t, eval[bool](t, ctx, `[...document.querySelectorAll('#state-details time')].every(e => / UTC\+9$/.test(e.textContent))`))
 	require.Contains(t, eval[string](t, ctx, `document.querySelector('[data-field="time-zone"]').textContent`), "タイムゾーン")
 	text := eval[string](t, ctx, `document.body.innerText`)

@@ -198,8 +198,9 @@
       var id = str(n && n.id);
       if (!id || nodeById.has(id)) return;
       var type = str(n.type);
-      var name = str(n.name) || id;
       var pseudo = !!PSEUDO_TYPES[type];
+      // Start and End in the page's language.
+      var name = pseudo ? label(type === "Start" ? "graphStart" : "graphEnd", str(n.name) || id) : str(n.name) || id;
       var o = { id: id, name: name, type: type, parent: str(n.parent), pseudo: pseudo };
       if (pseudo) {
         o.width = PSEUDO_W;
