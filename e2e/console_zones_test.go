@@ -106,6 +106,14 @@ func TestConsoleTimeZonesAndJapanese(t *testing.T) {
 	require.Empty(t, englishStatus.FindAllString(text, -1), text)
 	screenshot(t, ctx, "console-execution-ja-tokyo")
 
+	// The state machines and the activities in Japanese.
+	for _, page := range []string{"/", "/activities"} {
+		do(t, ctx, chromedp.Navigate(s.url()+page), chromedp.WaitVisible(css(`html[lang="ja"] main h1`)))
+		text = eval[string](t, ctx, `document.body.innerText`)
+		require.Empty(t, englishStatus.FindAllString(text, -1), text)
+	}
+	require.Contains(t, text, "アクティビティ")
+
 	// The state machine's list in Japanese: its status filters too.
 	do(t, ctx, chromedp.Navigate(s.url()+"/state-machines/"+sm), chromedp.WaitVisible(css(`nav.filters`)))
 	text = eval[string](t, ctx, `document.body.innerText`)
