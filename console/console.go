@@ -190,10 +190,7 @@ func (c *Console) SignIn(w http.ResponseWriter, r *http.Request, status int, fai
 }
 
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request, what string) {
-	c.render(w, http.StatusNotFound, "notfound", struct {
-		page
-		What string
-	}{c.newPage(r, translate(language(r), "notFound")), what})
+	c.problem(w, r, http.StatusNotFound, what, nil)
 }
 
 // fail answers a request the service refused: a friendly 404 for what
@@ -205,7 +202,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, what string, err 
 		return
 	}
 	c.log.Error("console: read", "what", what, "error", err)
-	http.Error(w, err.Error(), http.StatusInternalServerError)
+	c.problem(w, r, http.StatusInternalServerError, what, err)
 }
 
 // activityRow is an activity in the list.
@@ -250,20 +247,10 @@ func (c *Console) activities(w http.ResponseWriter, r *http.Request) {
 // funcs are the templates' functions.
 var funcs = template.FuncMap{
 	"t":       translate,
-	"time":    func(t service.Time) string { return formatTime(time.Time(t)) },
-	"timePtr": func(t *service.Time) string { return formatTimePtr(t) },
+	"time":    func(t service.Time) template.HTML { return timeHTML(time.Time(t)) },
+	"timePtr": func(t *service.Time) template.HTML { return clockHTML(t) },
 	// clock writes a time.Time (or *time.Time) as the other times are.
-	"clock": func(t any) string {
-		switch v := t.(type) {
-		case time.Time:
-			return formatTime(v)
-		case *time.Time:
-			if v != nil {
-				return formatTime(*v)
-			}
-		}
-		return ""
-	},
+	"clock":   clockHTML,
 	"arnPath": func(arn string) string { return url.PathEscape(arn) },
 	// execName is an execution's name (its ARN's last part).
 	"execName": func(arn string) string { return arn[strings.LastIndexByte(arn, ':')+1:] },
@@ -282,13 +269,6 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02 15:04:05.000 UTC")
-}
-
-func formatTimePtr(t *service.Time) string {
-	if t == nil {
-		return ""
-	}
-	return formatTime(time.Time(*t))
 }
 
 // duration is how long an execution ran, or has run until now (execution

@@ -1,8 +1,12 @@
 package console
 
 import (
+	"html/template"
 	"net/http"
 	"strings"
+	"time"
+
+	"stepwise/service"
 )
 
 // The console speaks English and Japanese: the language comes from the
@@ -42,13 +46,19 @@ var messages = map[string]map[string]string{
 		"signInFailed": "The access key ID or the secret access key is not right.",
 		"inMapRun":     "In a map run", "startedBy": "Started by", "attempts": "Attempts", "childExecution": "Child execution",
 		"lastAttempt": "last attempt",
+		// Statuses, time zones and errors.
+		"RUNNING": "RUNNING", "SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED", "TIMED_OUT": "TIMED_OUT", "ABORTED": "ABORTED",
+		"PENDING_REDRIVE": "PENDING_REDRIVE", "ENABLED": "ENABLED", "DISABLED": "DISABLED",
+		"timeZone": "Time zone", "timeZoneHint": "Times are in this zone; a schedule's in its own.", "utc": "UTC",
+		"errorTitle": "Something went wrong", "errorText": "This page could not be read:",
+		"minutes": "min", "seconds": "s", "graphStart": "Start", "graphEnd": "End",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
 		"created": "作成日時", "executions": "実行", "status": "ステータス", "started": "開始", "stopped": "終了",
-		"duration": "所要時間", "input": "入力", "output": "出力", "error": "エラー", "cause": "原因", "redriveCount": "再実行回数",
+		"duration": "所要時間", "input": "入力", "output": "出力", "error": "エラー", "cause": "原因", "redriveCount": "リドライブ回数",
 		"definition": "定義", "graph": "グラフ", "history": "イベント履歴", "startExecution": "実行を開始",
-		"executionName": "実行名 (任意)", "start": "開始", "stop": "停止", "redrive": "再実行 (Redrive)", "all": "すべて",
+		"executionName": "実行名 (任意)", "start": "開始", "stop": "停止", "redrive": "リドライブ", "all": "すべて",
 		"next": "次のページ", "noneYet": "まだありません。", "notFound": "見つかりません", "notFoundText": "ここには何もありません:",
 		"back": "ステートマシン一覧へ戻る", "id": "ID", "step": "ステップ", "elapsed": "経過 (ms)", "timestamp": "タイムスタンプ",
 		"details": "詳細", "filter": "イベントを絞り込む", "stateDetails": "ステート", "selectState": "グラフのステートを選ぶと、その入力・出力・エラーが表示されます。",
@@ -56,7 +66,7 @@ var messages = map[string]map[string]string{
 		"legend": "凡例", "succeeded": "成功", "failed": "失敗", "caught": "キャッチ済み", "running": "実行中",
 		"cancelled": "キャンセル", "notRun": "未実行", "events": "件のイベント", "showing": "表示中",
 		"invalidInput": "入力が正しい JSON ではありません。", "loading": "読み込み中…", "noDetails": "このステートの記録はありません。",
-		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行を再実行 (Redrive) しますか?", "requestFailed": "リクエストに失敗しました",
+		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行をリドライブ (失敗したところから再開) しますか?", "requestFailed": "リクエストに失敗しました",
 		"iterations": "イテレーション", "branches": "ブランチ", "retries": "リトライ", "count": "件数",
 		"refreshHistory": "実行が終了しました: 履歴をすべて読み込む", "fit": "全体表示", "actualSize": "100%", "zoomIn": "拡大", "zoomOut": "縮小",
 		"branch": "ブランチ", "iteration": "イテレーション", "iterationEvents": "イベント",
@@ -73,13 +83,21 @@ var messages = map[string]map[string]string{
 		"signInFailed": "アクセスキー ID またはシークレットアクセスキーが正しくありません。",
 		"inMapRun":     "マップランで実行", "startedBy": "起動元の実行", "attempts": "試行", "childExecution": "子ワークフローの実行",
 		"lastAttempt": "最後の試行",
+		// Statuses, time zones and errors.
+		"RUNNING": "実行中", "SUCCEEDED": "成功", "FAILED": "失敗", "TIMED_OUT": "タイムアウト", "ABORTED": "中止",
+		"PENDING_REDRIVE": "リドライブ待ち", "ENABLED": "有効", "DISABLED": "無効",
+		"timeZone": "タイムゾーン", "timeZoneHint": "時刻はこのタイムゾーンで表示します (スケジュールの時刻はそのスケジュールのタイムゾーン)。", "utc": "UTC",
+		"errorTitle": "エラーが発生しました", "errorText": "このページを読み込めませんでした:",
+		"minutes": "分", "seconds": "秒", "graphStart": "開始", "graphEnd": "終了",
 	},
 }
 
 // scriptMessages are the messages the page's script writes itself.
 var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed",
 	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
-	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt"}
+	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
+	"succeeded", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
+	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {
@@ -106,4 +124,96 @@ func translate(lang, key string) string {
 		return m
 	}
 	return key
+}
+
+// statusName is a status in a language: an execution's, a map run's or
+// a schedule's (RUNNING, ENABLED) or a state's (succeeded, not-run);
+// unknown ones as they are.
+func statusName(lang, status string) string {
+	key := map[string]string{"not-run": "notRun", "map-run": "inMapRun"}[status]
+	if key == "" {
+		key = status
+	}
+	if m, ok := messages[lang][key]; ok {
+		return m
+	}
+	return status
+}
+
+// The pages write each time as a <time> element: the instant in RFC 3339
+// (UTC) and its text in UTC, which the page's script rewrites in the
+// browser's time zone or in UTC, as the switch in the header says. A
+// schedule's times are written in its own zone (data-zone), and stay in it.
+
+const rfc3339Millis = "2006-01-02T15:04:05.000Z07:00"
+
+// timeHTML is a time as a <time> element; nothing for the zero time.
+func timeHTML(t time.Time) template.HTML {
+	if t.IsZero() {
+		return ""
+	}
+	return template.HTML(`<time datetime="` + t.UTC().Format(rfc3339Millis) + `">` + formatTime(t) + `</time>`)
+}
+
+// zonedHTML is a time (time.Time or *time.Time) in a schedule's zone
+// (an IANA name; UTC when empty or unknown), named by its abbreviation.
+func zonedHTML(v any, zone string) template.HTML {
+	var t time.Time
+	switch x := v.(type) {
+	case time.Time:
+		t = x
+	case *time.Time:
+		if x != nil {
+			t = *x
+		}
+	}
+	if t.IsZero() {
+		return ""
+	}
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil {
+		loc, zone = time.UTC, "UTC"
+	}
+	return template.HTML(`<time datetime="` + t.UTC().Format(rfc3339Millis) + `" data-zone="` + template.HTMLEscapeString(zone) + `">` +
+		template.HTMLEscapeString(t.In(loc).Format("2006-01-02 15:04:05 MST")) + `</time>`)
+}
+
+func init() {
+	funcs["status"] = statusName
+	funcs["zoned"] = zonedHTML
+}
+
+// clockHTML is timeHTML for a time.Time, *time.Time or *service.Time.
+func clockHTML(v any) template.HTML {
+	switch x := v.(type) {
+	case time.Time:
+		return timeHTML(x)
+	case *time.Time:
+		if x != nil {
+			return timeHTML(*x)
+		}
+	case *service.Time:
+		if x != nil {
+			return timeHTML(time.Time(*x))
+		}
+	}
+	return ""
+}
+
+// problem renders the page of what is not there (err nil) or could not
+// be read (err's text as it is), in the page's language.
+func (c *Console) problem(w http.ResponseWriter, r *http.Request, status int, what string, err error) {
+	lang := language(r)
+	title, text := "notFound", "notFoundText"
+	if err != nil {
+		title, text = "errorTitle", "errorText"
+	}
+	data := struct {
+		page
+		What, Heading, Text, Err string
+	}{c.newPage(r, translate(lang, title)), what, translate(lang, title), translate(lang, text), ""}
+	if err != nil {
+		data.Err = err.Error()
+	}
+	c.render(w, status, "notfound", data)
 }

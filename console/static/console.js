@@ -167,7 +167,13 @@
   function setField(name, value, root) {
     (root || document).querySelectorAll('[data-field="' + name + '"]').forEach(function (e) {
       var text = value === undefined || value === null ? "" : String(value);
-      if (name === "output" || e.classList.contains("json")) {
+      if (name === "status") {
+        e.textContent = statusName(text);
+      } else if (name === "stopDate") {
+        var when = text ? timeNode(text) : null;
+        if (when) e.replaceChildren(when);
+        else e.textContent = text;
+      } else if (name === "output" || e.classList.contains("json")) {
         var p = pretty(text);
         if (looksLikeJSON(p)) highlightInto(e, p);
         else e.textContent = p;
@@ -257,7 +263,14 @@
   }
 
   function badge(status) {
-    return status ? h("span", { className: "badge", "data-status": status, text: status }) : null;
+    return status ? h("span", { className: "badge", "data-status": status, text: statusName(status) }) : null;
+  }
+
+  // A status in the page's language: a state's (succeeded, not-run) or
+  // an execution's (SUCCEEDED).
+  var STATUS_MESSAGE_KEYS = { "not-run": "notRun", "map-run": "inMapRun" };
+  function statusName(status) {
+    return label(STATUS_MESSAGE_KEYS[status] || status, status);
   }
 
   function section(title, content) {
@@ -295,9 +308,10 @@
     if (typeof ms !== "number" || !isFinite(ms)) return "";
     if (ms < 0) ms = 0;
     if (ms < 1000) return ms + " ms";
-    if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
+    var sec = " " + label("seconds", "s");
+    if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + sec;
     var s = Math.round(ms / 1000);
-    return Math.floor(s / 60) + " min " + (s % 60) + " s";
+    return Math.floor(s / 60) + " " + label("minutes", "min") + " " + (s % 60) + sec;
   }
 
   // One iteration of a Map: the states that ran within it and its events.
@@ -369,7 +383,7 @@
     var ol = h("ol", { className: "attempts" });
     list.forEach(function (at) {
       if (!at || typeof at !== "object") return;
-      var parts = [badge(at.status), " ", h("span", { text: String(at.started || "") })];
+      var parts = [badge(at.status), " ", timeNode(String(at.started || "")) || h("span", { text: String(at.started || "") })];
       if (typeof at.durationMs === "number") parts.push(" · " + formatDuration(at.durationMs));
       if (at.error) parts.push(" · ", h("code", { text: String(at.error) }));
       if (at.cause) {
@@ -667,7 +681,13 @@
     });
   }
 
+  // Times, in the browser's zone or UTC (times.js).
+  function timeNode(text) {
+    return window.StepwiseTimes ? window.StepwiseTimes.node(text) : null;
+  }
+
   function init() {
+    if (window.StepwiseTimes) window.StepwiseTimes.init();
     initDefinition();
     initGraph();
     initDetails();

@@ -198,8 +198,9 @@
       var id = str(n && n.id);
       if (!id || nodeById.has(id)) return;
       var type = str(n.type);
-      var name = str(n.name) || id;
       var pseudo = !!PSEUDO_TYPES[type];
+      // Start and End in the page's language.
+      var name = pseudo ? label(type === "Start" ? "graphStart" : "graphEnd", str(n.name) || id) : str(n.name) || id;
       var o = { id: id, name: name, type: type, parent: str(n.parent), pseudo: pseudo };
       if (pseudo) {
         o.width = PSEUDO_W;
@@ -572,7 +573,7 @@
     if (icon) icon.textContent = status && STATUS_ICONS[status] ? STATUS_ICONS[status] : "";
     var title = g.querySelector("title");
     var text = node.pseudo ? node.name : node.name + " (" + node.type + ")";
-    if (status) text += " \u2014 " + status;
+    if (status) text += " \u2014 " + label(status === "not-run" ? "notRun" : status === "map-run" ? "inMapRun" : status, status);
     if (retries) text += " \u2014 " + label("retries", "Retries") + " " + retries;
     if (title) title.textContent = text;
     if (!node.pseudo) g.setAttribute("aria-label", text);
