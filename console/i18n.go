@@ -42,6 +42,18 @@ var messages = map[string]map[string]string{
 		"signInFailed": "The access key ID or the secret access key is not right.",
 		"inMapRun":     "In a map run", "startedBy": "Started by", "attempts": "Attempts", "childExecution": "Child execution",
 		"lastAttempt": "last attempt",
+		// Lists: searches, filters, a schedule's page.
+		"namePrefix": "Name starts with", "search": "Search", "clearSearch": "Clear", "noMatch": "Nothing matches.",
+		"searchMore":  "Nothing matches among the executions read so far: the next page reads older ones.",
+		"startedFrom": "Started from", "startedTo": "to", "badTimeZone": "Unknown time zone:",
+		"badFrom": "The start of the window is not right:", "badTo": "The end of the window is not right:",
+		"badWindow": "The window's start must be before its end.",
+		"schedule":  "Schedule", "timezone": "Time zone", "flexibleWindow": "Flexible time window", "retryPolicy": "Retry policy",
+		"deadLetterQueue": "Dead-letter queue", "calendar": "Calendar", "notAWS": "Unlike on AWS", "recentExecutions": "Recent executions",
+		"enable": "Enable", "disable": "Disable", "scheduleDisabled": "The schedule is disabled: it fires no slot until it is enabled.",
+		"maxEventAge": "Maximum event age", "maxRetries": "Maximum retry attempts", "off": "Off", "minutes": "min", "seconds": "s",
+		"startDate": "Start date", "endDate": "End date", "afterCompletion": "After completion", "description": "Description",
+		"scheduleExecutionsHint": "Executions of the target whose name the schedule gives:", "none": "None",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -73,6 +85,18 @@ var messages = map[string]map[string]string{
 		"signInFailed": "アクセスキー ID またはシークレットアクセスキーが正しくありません。",
 		"inMapRun":     "マップランで実行", "startedBy": "起動元の実行", "attempts": "試行", "childExecution": "子ワークフローの実行",
 		"lastAttempt": "最後の試行",
+		// Lists: searches, filters, a schedule's page.
+		"namePrefix": "名前の先頭", "search": "検索", "clearSearch": "クリア", "noMatch": "一致するものはありません。",
+		"searchMore":  "ここまでに読んだ実行には一致するものがありません。次のページでさらに古い実行を読みます。",
+		"startedFrom": "開始日時 (から)", "startedTo": "まで", "badTimeZone": "不明なタイムゾーンです:",
+		"badFrom": "期間の開始が正しくありません:", "badTo": "期間の終了が正しくありません:",
+		"badWindow": "期間の開始は終了より前にしてください。",
+		"schedule":  "スケジュール", "timezone": "タイムゾーン", "flexibleWindow": "フレキシブルタイムウィンドウ", "retryPolicy": "再試行ポリシー",
+		"deadLetterQueue": "デッドレターキュー", "calendar": "カレンダー", "notAWS": "AWS との違い", "recentExecutions": "最近の実行",
+		"enable": "有効にする", "disable": "無効にする", "scheduleDisabled": "このスケジュールは無効です。有効にするまで実行されません。",
+		"maxEventAge": "イベントの最大有効期間", "maxRetries": "最大再試行回数", "off": "オフ", "minutes": "分", "seconds": "秒",
+		"startDate": "開始日", "endDate": "終了日", "afterCompletion": "完了後の動作", "description": "説明",
+		"scheduleExecutionsHint": "スケジュールが名前を付けたターゲットの実行:", "none": "なし",
 	},
 }
 
