@@ -54,6 +54,8 @@ var messages = map[string]map[string]string{
 		"maxEventAge": "Maximum event age", "maxRetries": "Maximum retry attempts", "off": "Off", "minutes": "min", "seconds": "s",
 		"startDate": "Start date", "endDate": "End date", "afterCompletion": "After completion", "description": "Description",
 		"scheduleExecutionsHint": "Executions of the target whose name the schedule gives:", "none": "None",
+		"scheduleENABLED": "Enabled", "scheduleDISABLED": "Disabled", "flexibleWithin": "Within",
+		"afterCompletionNONE": "Keep the schedule", "afterCompletionDELETE": "Delete the schedule",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -97,6 +99,8 @@ var messages = map[string]map[string]string{
 		"maxEventAge": "イベントの最大有効期間", "maxRetries": "最大再試行回数", "off": "オフ", "minutes": "分", "seconds": "秒",
 		"startDate": "開始日", "endDate": "終了日", "afterCompletion": "完了後の動作", "description": "説明",
 		"scheduleExecutionsHint": "スケジュールが名前を付けたターゲットの実行:", "none": "なし",
+		"scheduleENABLED": "有効", "scheduleDISABLED": "無効", "flexibleWithin": "最大",
+		"afterCompletionNONE": "スケジュールを残す", "afterCompletionDELETE": "スケジュールを削除する",
 	},
 }
 

@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -156,11 +157,11 @@ func TestSchedulePage(t *testing.T) {
 
 	code, page := b.get(t, "/schedule-list/default/nightly")
 	require.Equal(t, http.StatusOK, code)
-	require.Contains(t, page, `<span class="badge" data-field="state">ENABLED</span>`)
+	require.Contains(t, page, `<span class="badge" data-field="state" data-state="ENABLED">Enabled</span>`)
 	require.Contains(t, page, `<code data-field="expression">cron(0 2 ? * MON-FRI *)</code>`)
 	require.Contains(t, page, `<td data-field="timezone">Asia/Tokyo</td>`)
 	require.Contains(t, page, `<td data-field="calendar"><code>jp:next</code></td>`)
-	require.Contains(t, page, `<td data-field="flexible">FLEXIBLE, 15 min</td>`)
+	require.Contains(t, page, `<td data-field="flexible">Within 15 min</td>`)
 	require.Contains(t, page, `<td data-field="retry">Maximum retry attempts 185, Maximum event age 86400 s</td>`)
 	require.Contains(t, page, `<td data-field="dlq"><code>`+dlq+`</code></td>`)
 	require.Contains(t, page, `The calendar jp (rule next, from the group&#39;s tags) moves a slot that falls on a day off to the next business day`)
@@ -172,8 +173,21 @@ func TestSchedulePage(t *testing.T) {
 	require.NotContains(t, page, `<tr data-execution="by-hand">`)
 	require.Contains(t, page, `<button type="submit" data-action="disable">Disable</button>`)
 
+	// In Japanese.
+	req, err := http.NewRequest(http.MethodGet, b.srv.URL+"/schedule-list/default/nightly", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Language", "ja")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	ja, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(ja), `data-state="ENABLED">有効</span>`)
+	require.Contains(t, string(ja), `<button type="submit" data-action="disable">無効にする</button>`)
+	require.Contains(t, string(ja), `<td data-field="flexible">最大 15 分</td>`)
+
 	// Disable: back to the page, DISABLED, no next runs.
-	resp := b.post(t, "/schedule-list/default/nightly", url.Values{"state": {"DISABLED"}})
+	resp = b.post(t, "/schedule-list/default/nightly", url.Values{"state": {"DISABLED"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, "/schedule-list/default/nightly", resp.Header.Get("Location"))
 	sc, err := sched.GetSchedule(ctx, "default", "nightly")
@@ -183,7 +197,7 @@ func TestSchedulePage(t *testing.T) {
 	require.Equal(t, 15, *sc.FlexibleTimeWindow.MaximumWindowInMinutes)
 	require.Equal(t, dlq, *sc.Target.DeadLetterConfig.Arn)
 	_, page = b.get(t, "/schedule-list/default/nightly")
-	require.Contains(t, page, `<span class="badge" data-field="state">DISABLED</span>`)
+	require.Contains(t, page, `<span class="badge" data-field="state" data-state="DISABLED">Disabled</span>`)
 	require.Contains(t, page, `<button type="submit" data-action="enable">Enable</button>`)
 	require.Contains(t, page, `<ol id="next-runs"></ol>`)
 

@@ -65,7 +65,7 @@ func TestConsoleListsInTheBrowser(t *testing.T) {
 	require.Equal(t, []string{"nightly-20261127T020000"},
 		eval[[]string](t, ctx, `[...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.execution)`))
 	do(t, ctx, chromedp.Click(css(`button[data-action="disable"]`)), chromedp.WaitVisible(css(`button[data-action="enable"]`)))
-	require.Equal(t, "DISABLED", eval[string](t, ctx, `document.querySelector('[data-field="state"]').textContent`))
+	require.Equal(t, "DISABLED", eval[string](t, ctx, `document.querySelector('[data-field="state"]').dataset.state`))
 	require.Equal(t, 0, eval[int](t, ctx, `document.querySelectorAll('#next-runs li').length`))
 	screenshot(t, ctx, "console-schedule")
 	got, err := sc.GetSchedule(context.Background(), &scheduler.GetScheduleInput{Name: aws.String("nightly")})

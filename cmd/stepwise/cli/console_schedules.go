@@ -26,6 +26,12 @@ func (c consoleSchedules) list(ctx context.Context) ([]console.ScheduleView, err
 	out := make([]console.ScheduleView, len(list))
 	for i, o := range list {
 		out[i] = scheduleView(o)
+		if o.Target == scheduler.UniversalStartExecution {
+			// The list links the state machine the request names.
+			if sc, err := c.sched.GetSchedule(ctx, o.Group, o.Name); err == nil {
+				out[i].Target, _ = executionsOf(sc)
+			}
+		}
 	}
 	return out, nil
 }

@@ -85,7 +85,10 @@ func TestConsoleSchedule(t *testing.T) {
 			return sc.State
 		}
 
-		rec := send(http.MethodGet, "/schedule-list/default/nightly", http.Header{}, "")
+		rec := send(http.MethodGet, "/schedule-list", http.Header{}, "")
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		require.Contains(t, rec.Body.String(), `<td><a href="/state-machines/`+url.PathEscape(sm)+`">`, "the state machine the request names")
+		rec = send(http.MethodGet, "/schedule-list/default/nightly", http.Header{}, "")
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		page := rec.Body.String()
 		require.Contains(t, page, `<td data-field="target"><a href="/state-machines/`+url.PathEscape(sm)+`">`)
