@@ -164,3 +164,19 @@ func TestExecutionFiltersAndPaging(t *testing.T) {
 		require.Empty(t, rows(executionRowRE, p), query)
 	}
 }
+
+// An EXPRESS state machine is listed, and its page shows, without
+// executions (AWS lists none of them).
+func TestExpressMachinePages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	out, err := b.svc.CreateStateMachine(context.Background(), &service.CreateStateMachineInput{Name: "fast", Type: "EXPRESS",
+		Definition: passDef, RoleArn: "arn:aws:iam::123456789012:role/r"})
+	require.NoError(t, err)
+	code, page := b.get(t, "/?q=fa")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, []string{"fast"}, rows(machineRowRE, page))
+	code, page = b.get(t, "/state-machines/"+url.PathEscape(out.StateMachineArn)+"?prefix=x")
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, rows(executionRowRE, page))
+}

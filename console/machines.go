@@ -100,10 +100,14 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, _ := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
-	f, list, err := c.searchExecutions(r, arn, 50)
-	if err != nil && f.Err == "" {
-		c.fail(w, r, arn, err)
-		return
+	// An EXPRESS state machine's executions are not listed, as on AWS.
+	f, list := executionFilter{TZ: "UTC"}, &service.ListExecutionsOutput{}
+	if sm.Type != "EXPRESS" {
+		f, list, err = c.searchExecutions(r, arn, 50)
+		if err != nil && f.Err == "" {
+			c.fail(w, r, arn, err)
+			return
+		}
 	}
 	versions, aliases, err := c.versionsAndAliases(r, arn)
 	if err != nil {
