@@ -29,7 +29,7 @@ type SearchExecutionsInput struct {
 // searchScan is how many executions one SearchExecutions reads at the
 // most: past it, the page ends with a token even if it is not full, so a
 // rare name prefix never makes a page read a whole long history.
-const searchScan = 5000
+var searchScan = 5000
 
 // SearchExecutions lists a state machine's executions, newest first, that
 // the input's filters keep: one store query from StartedBefore down,
