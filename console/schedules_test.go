@@ -154,6 +154,7 @@ func TestSchedulePage(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, list, `<a href="/schedule-list/default/nightly">nightly</a>`)
 	require.Contains(t, list, `<code>jp:next</code>`)
+	require.Contains(t, list, `<a class="hint" data-field="not-aws" href="/schedule-list/default/nightly#not-aws">Unlike on AWS (1)</a>`)
 
 	code, page := b.get(t, "/schedule-list/default/nightly")
 	require.Equal(t, http.StatusOK, code)
