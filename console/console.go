@@ -11,6 +11,8 @@
 //	GET /state-machines/<stateMachineArn>  graph, definition, executions, start form
 //	GET /executions/<executionArn>         status, graph colored by history, history
 //	GET /activities                        activities, tasks waiting, recent workers
+//	GET /schedule-list                     schedules, with their next runs
+//	GET /schedule-list/<group>/<name>      a schedule, its next runs and executions (POST: enable, disable)
 //	GET /console/executions/status?arn=    JSON for the live graph
 //	GET /console/executions/state?arn=&state=  JSON of one state's input, output, error
 //	GET /static/<file>                     embedded assets
@@ -59,6 +61,7 @@ type Console struct {
 	mux       *http.ServeMux
 	prices    history.Prices
 	schedules func(ctx context.Context) ([]ScheduleView, error)
+	scheduler Scheduler
 	now       func() time.Time
 }
 
@@ -76,6 +79,9 @@ type Options struct {
 	// Schedules lists the schedules (EventBridge Scheduler) for their
 	// page; nil when the server has none.
 	Schedules func(ctx context.Context) ([]ScheduleView, error)
+	// Scheduler, with Schedules, gives each schedule its page, where it
+	// is enabled or disabled (schedules.go).
+	Scheduler Scheduler
 	// Now is the execution time (the engine's clock), which a running
 	// execution's duration is measured to; nil means time.Now.
 	Now func() time.Time
@@ -88,6 +94,10 @@ type ScheduleView struct {
 	Target                  string
 	LastFired               *time.Time
 	Next                    []time.Time
+	// Calendar is the business calendar it fires by and its rule
+	// ("jp:next"), NotAWS what it asks that AWS would not do.
+	Calendar string
+	NotAWS   []string
 }
 
 // New returns the console over a service.
@@ -109,9 +119,9 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, now: now,
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now,
 		pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "notfound", "signin"} {
+	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console template %s: %w", name, err)
@@ -127,6 +137,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if c.schedules != nil {
 		// Not under /schedules: that is the Scheduler API's.
 		c.mux.HandleFunc("GET /schedule-list", c.scheduleList)
+		c.scheduleRoutes()
 	}
 	c.mux.HandleFunc("GET /console/executions/status", c.executionStatus)
 	c.mux.HandleFunc("GET /console/executions/state", c.stateDetails)
@@ -134,7 +145,8 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	return c, nil
 }
 
-// ServeHTTP serves a GET request of the console.
+// ServeHTTP serves a request of the console: a GET, or a schedule's form
+// (a POST the server guards).
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")

@@ -467,29 +467,8 @@ func (s *Service) ListExecutions(ctx context.Context, in *ListExecutionsInput) (
 	if in.StateMachineArn == "" {
 		return s.listMapRunExecutions(ctx, in)
 	}
-	ref, err := s.parseStateMachineArn(in.StateMachineArn)
-	if err != nil {
-		return nil, err
-	}
 	// A version or alias ARN lists the executions started on it.
-	var versionArn, aliasArn string
-	var sm *store.StateMachine
-	switch _, isVersion := versionNumber(ref.qualifier); {
-	case ref.qualifier == "":
-		sm, err = s.getStateMachine(ctx, ref)
-	case isVersion:
-		var ver *store.Version
-		sm, ver, err = s.getVersion(ctx, ref)
-		if ver != nil {
-			versionArn = ver.Arn()
-		}
-	default:
-		var a *store.Alias
-		if a, err = s.getAlias(ctx, ref); err == nil {
-			aliasArn = a.Arn()
-			sm, err = s.getStateMachine(ctx, &stateMachineRef{arn: a.StateMachineArn, name: ref.name, local: true})
-		}
-	}
+	sm, versionArn, aliasArn, err := s.listTarget(ctx, in.StateMachineArn)
 	if err != nil {
 		return nil, err
 	}

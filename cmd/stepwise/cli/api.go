@@ -109,19 +109,9 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		return nil, err
 	}
 	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now, Calendars: calendars})
+	schedView := consoleSchedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices, Now: eng.Now,
-		Schedules: func(ctx context.Context) ([]console.ScheduleView, error) {
-			list, err := sched.Overview(ctx, 3)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]console.ScheduleView, len(list))
-			for i, o := range list {
-				out[i] = console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
-					Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next}
-			}
-			return out, nil
-		}})
+		Schedules: schedView.list, Scheduler: schedView})
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +141,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	if auth == nil {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
+			route{pattern: "POST /schedule-list/", handler: sameOrigin(con), refuse: refuseForm},
 			route{pattern: "/", handler: s.self, refuse: refuseAPI})
 	} else {
 		s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
@@ -167,6 +158,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 			route{pattern: "POST " + authn.SignInPath, handler: s.gate.SignIn(), refuse: refuseForm},
 			route{pattern: "POST " + authn.SignOutPath, handler: s.gate.SignOut(), refuse: refuseForm},
 			route{pattern: "GET /", handler: s.gate.Console(con)},
+			route{pattern: "POST /schedule-list/", handler: sameOrigin(s.gate.Console(con)), refuse: refuseForm},
 			route{pattern: "/", handler: metered(awsjson.RequireAuth(plain, s.gate, log)), refuse: refuseAPI})
 	}
 	s.mux = http.NewServeMux()
@@ -222,7 +214,27 @@ func refuseAPI(w http.ResponseWriter, r *http.Request) {
 	awsjson.Refuse(w, r, http.StatusForbidden, codeAccessDenied, crossorigin.Message)
 }
 
-// refuseForm refuses a form of the console's (sign-in, sign-out).
+// sameOrigin lets through the console's forms that change something (a
+// schedule's Enable and Disable) only when the browser says they come
+// from the console's own page: a request that says nothing is refused
+// too, so that a session cookie alone never acts.
+func sameOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !crossorigin.SameOrigin(r) {
+			w.Header().Set("Cache-Control", "no-store")
+			http.Error(w, notFromConsole, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// notFromConsole refuses a console form that does not say it comes from
+// the console's page.
+const notFromConsole = "The console's forms act only from the console's own page (its Origin or Sec-Fetch-Site: same-origin)"
+
+// refuseForm refuses a form of the console's (sign-in, sign-out, a
+// schedule's state).
 func refuseForm(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	http.Error(w, crossorigin.Message, http.StatusForbidden)

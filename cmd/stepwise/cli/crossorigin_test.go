@@ -277,6 +277,8 @@ func (b *guardBundle) muxRequests(t *testing.T, n string) map[string][]guardRequ
 			out[rt.pattern] = b.apiRequests(n)
 		case "POST " + authn.SignInPath, "POST " + authn.SignOutPath:
 			out[rt.pattern] = formRequests(strings.TrimPrefix(rt.pattern, "POST "))
+		case "POST /schedule-list/":
+			out[rt.pattern] = b.scheduleFormRequests()
 		default:
 			require.Failf(t, "a route the table does not know", "%q: add its requests to TestCrossOriginGuard", rt.pattern)
 		}
