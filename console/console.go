@@ -97,7 +97,15 @@ type ScheduleView struct {
 	// Calendar is the business calendar it fires by and its rule
 	// ("jp:next"), NotAWS what it asks that AWS would not do.
 	Calendar string
-	NotAWS   []string
+	NotAWS   []Note
+}
+
+// A Note is something a schedule asks that AWS would not do, or why it
+// does not fire, worded in the page's language: Kind is the scheduler's
+// (calendar, name-placeholders, input-placeholders, not-fired), with its
+// parts.
+type Note struct {
+	Kind, Calendar, Rule, Detail string
 }
 
 // New returns the console over a service.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
@@ -66,6 +67,14 @@ var messages = map[string]map[string]string{
 		"scheduleExecutionsHint": "Executions of the target whose name the schedule gives:", "none": "None",
 		"scheduleENABLED": "Enabled", "scheduleDISABLED": "Disabled", "flexibleWithin": "Within",
 		"afterCompletionNONE": "Keep the schedule", "afterCompletionDELETE": "Delete the schedule",
+		// What a schedule asks that AWS would not do (scheduler.Difference).
+		"note.calendar":           "The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
+		"note.rule.skip":          "skips a slot that falls on a day off",
+		"note.rule.next":          "moves a slot that falls on a day off to the next business day",
+		"note.rule.previous":      "moves a slot that falls on a day off to the business day before",
+		"note.name-placeholders":  "The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.",
+		"note.input-placeholders": "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written.",
+		"note.not-fired":          "Not fired:",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -117,6 +126,14 @@ var messages = map[string]map[string]string{
 		"scheduleExecutionsHint": "スケジュールが名前を付けたターゲットの実行:", "none": "なし",
 		"scheduleENABLED": "有効", "scheduleDISABLED": "無効", "flexibleWithin": "最大",
 		"afterCompletionNONE": "スケジュールを残す", "afterCompletionDELETE": "スケジュールを削除する",
+		// What a schedule asks that AWS would not do (scheduler.Difference).
+		"note.calendar":           "カレンダー %s (ルール %s、グループのタグによる) は%s。EventBridge Scheduler は式のすべての時刻に実行します。",
+		"note.rule.skip":          "休業日にあたる時刻の実行を見送ります",
+		"note.rule.next":          "休業日にあたる時刻の実行を翌営業日に移します",
+		"note.rule.previous":      "休業日にあたる時刻の実行を前営業日に移します",
+		"note.name-placeholders":  "実行名に Stepwise のプレースホルダー (<stepwise.…>) を使っています。EventBridge Scheduler は実行名を書かれたとおりに渡し、StartExecution は < と > を含む名前を拒否します。",
+		"note.input-placeholders": "入力に Stepwise のプレースホルダー (<stepwise.…>) を使っています。EventBridge Scheduler が置き換えるのは自身のもの (<aws.scheduler.…>) だけで、これらは書かれたとおりに残ります。",
+		"note.not-fired":          "実行されません:",
 	},
 }
 
@@ -152,6 +169,17 @@ func translate(lang, key string) string {
 		return m
 	}
 	return key
+}
+
+// noteText is a schedule's Note in a language.
+func noteText(lang string, n Note) string {
+	switch n.Kind {
+	case "calendar":
+		return fmt.Sprintf(translate(lang, "note.calendar"), n.Calendar, n.Rule, translate(lang, "note.rule."+n.Rule))
+	case "not-fired":
+		return translate(lang, "note.not-fired") + " " + n.Detail
+	}
+	return translate(lang, "note."+n.Kind)
 }
 
 // statusName is a status in a language: an execution's, a map run's or
@@ -207,6 +235,7 @@ func zonedHTML(v any, zone string) template.HTML {
 }
 
 func init() {
+	funcs["note"] = noteText
 	funcs["status"] = statusName
 	funcs["zoned"] = zonedHTML
 }

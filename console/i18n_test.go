@@ -92,7 +92,13 @@ func TestEveryPageInJapanese(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	require.NoError(t, err)
 	last := time.Date(2026, 11, 27, 2, 0, 0, 0, tokyo)
-	con, err := console.NewWith(svc, console.Options{SignIn: true, Schedules: func(context.Context) ([]console.ScheduleView, error) {
+	detail := &console.ScheduleDetail{ScheduleView: console.ScheduleView{Arn: "arn:aws:scheduler:us-east-1:123456789012:schedule/default/nightly",
+		Group: "default", Name: "nightly", State: "ENABLED", Expression: "cron(0 2 ? * MON-FRI *)", Timezone: "Asia/Tokyo",
+		LastFired: &last, Next: []time.Time{last.AddDate(0, 0, 3)}, Calendar: "jp:next",
+		NotAWS: []console.Note{{Kind: "calendar", Calendar: "jp", Rule: "next"}, {Kind: "name-placeholders"}, {Kind: "input-placeholders"}}},
+		FlexibleMode: "FLEXIBLE", FlexibleMinutes: 15, MaxEventAgeSeconds: 86400, MaxRetryAttempts: 185, ActionAfterCompletion: "NONE",
+		Created: last, LastModified: last}
+	con, err := console.NewWith(svc, console.Options{SignIn: true, Scheduler: i18nScheduler{detail}, Schedules: func(context.Context) ([]console.ScheduleView, error) {
 		return []console.ScheduleView{
 			{Arn: "arn:aws:scheduler:us-east-1:123456789012:schedule/default/nightly", Group: "default", Name: "nightly", State: "ENABLED",
 				Expression: "cron(0 2 * * ? *)", Timezone: "Asia/Tokyo", LastFired: &last, Next: []time.Time{last.AddDate(0, 0, 1), last.AddDate(0, 0, 2)}},
@@ -173,7 +179,7 @@ func TestEveryPageInJapanese(t *testing.T) {
 
 	pages := map[string]int{
 		"/": 200, "/state-machines/" + url.PathEscape(caught): 200, "/state-machines/" + url.PathEscape(policed): 200, "/state-machines/" + url.PathEscape(waiting) + "?status=ABORTED": 200,
-		"/activities": 200, "/schedule-list": 200, "/signin": 401, "/nowhere": 404,
+		"/activities": 200, "/schedule-list": 200, "/schedule-list/default/nightly": 200, "/signin": 401, "/nowhere": 404,
 		"/executions/arn:aws:states:us-east-1:123456789012:execution:nope:x": 404,
 	}
 	for _, x := range []string{caughtX, failedX, runningX, stoppedX, fanX, children.Executions[0].ExecutionArn} {
@@ -227,3 +233,12 @@ func TestEnglishPagesShowEnglish(t *testing.T) {
 	require.Contains(t, found, "Duration")
 	require.Contains(t, found, "Not run")
 }
+
+// i18nScheduler is a console.Scheduler of one schedule.
+type i18nScheduler struct{ d *console.ScheduleDetail }
+
+func (s i18nScheduler) Schedule(context.Context, string, string) (*console.ScheduleDetail, error) {
+	return s.d, nil
+}
+
+func (i18nScheduler) SetScheduleState(context.Context, string, string, string) error { return nil }

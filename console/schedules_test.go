@@ -34,7 +34,7 @@ func (s schedules) list(ctx context.Context) ([]console.ScheduleView, error) {
 	var out []console.ScheduleView
 	for _, o := range list {
 		out = append(out, console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
-			Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: o.NotAWS})
+			Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS)})
 	}
 	return out, nil
 }
@@ -216,4 +216,13 @@ func TestSchedulePage(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	code, _ = b.get(t, "/schedule-list/default/nope")
 	require.Equal(t, http.StatusNotFound, code)
+}
+
+// notes words the scheduler's differences as the server does.
+func notes(ds []scheduler.Difference) []console.Note {
+	out := make([]console.Note, len(ds))
+	for i, d := range ds {
+		out[i] = console.Note{Kind: d.Kind, Calendar: d.Calendar, Rule: d.Rule, Detail: d.Detail}
+	}
+	return out
 }

@@ -285,7 +285,7 @@ func (s *Service) logNotAWS(ctx context.Context, sch *Schedule) {
 		s.cfg.Logger.Warn("scheduler: schedule will not fire", "schedule_arn", sch.Arn, "error", err)
 	}
 	for _, w := range NotAWS(sch, att) {
-		s.cfg.Logger.Info("scheduler: not as on AWS: "+w, "schedule_arn", sch.Arn)
+		s.cfg.Logger.Info("scheduler: not as on AWS: "+w.String(), "schedule_arn", sch.Arn)
 	}
 }
 

@@ -216,10 +216,18 @@ func TestOverviewCalendar(t *testing.T) {
 	// The holiday's slot moves to Tuesday; Saturdays' to the Monday they
 	// share with Monday's own.
 	require.Equal(t, []string{"2026-11-24T02:00", "2026-11-30T02:00", "2026-12-07T02:00"}, next)
+	require.Equal(t, []scheduler.Difference{
+		{Kind: scheduler.DiffCalendar, Calendar: "jp", Rule: "next"},
+		{Kind: scheduler.DiffNamePlaceholders},
+	}, o.NotAWS)
+	var words []string
+	for _, d := range o.NotAWS {
+		words = append(words, d.String())
+	}
 	require.Equal(t, []string{
 		"The calendar jp (rule next, from the group's tags) moves a slot that falls on a day off to the next business day: EventBridge Scheduler fires every slot of the expression.",
 		"The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.",
-	}, o.NotAWS)
+	}, words)
 	require.Equal(t, "plain", list[1].Name)
 	require.Empty(t, list[1].Calendar)
 	require.Empty(t, list[1].NotAWS)

@@ -22,8 +22,43 @@ type Overview struct {
 	// rule ("jp:next"; "" for none), from its group's tags.
 	Calendar string
 	// NotAWS says what the schedule asks that EventBridge Scheduler would
-	// not do (NotAWS).
-	NotAWS []string
+	// not do (NotAWS), and why it does not fire if it does not.
+	NotAWS []Difference
+}
+
+// A Difference is what a schedule asks that EventBridge Scheduler would
+// not do, or why it does not fire: Kind names it for a page to word in
+// its own language, String words it in English (the logs).
+type Difference struct {
+	Kind           string // DiffCalendar, DiffNamePlaceholders, DiffInputPlaceholders or DiffNotFired
+	Calendar, Rule string // of DiffCalendar
+	Detail         string // of DiffNotFired: the error
+}
+
+// The kinds of Difference.
+const (
+	DiffCalendar          = "calendar"
+	DiffNamePlaceholders  = "name-placeholders"
+	DiffInputPlaceholders = "input-placeholders"
+	DiffNotFired          = "not-fired"
+)
+
+func (d Difference) String() string {
+	switch d.Kind {
+	case DiffCalendar:
+		does := map[string]string{RuleSkip: "skips a slot that falls on a day off",
+			RuleNext:     "moves a slot that falls on a day off to the next business day",
+			RulePrevious: "moves a slot that falls on a day off to the business day before"}[d.Rule]
+		return fmt.Sprintf("The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
+			d.Calendar, d.Rule, does)
+	case DiffNamePlaceholders:
+		return "The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >."
+	case DiffInputPlaceholders:
+		return "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written."
+	case DiffNotFired:
+		return "Not fired: " + d.Detail
+	}
+	return d.Kind
 }
 
 // Overview lists every schedule with its next slots (at most next of
@@ -54,7 +89,7 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 			}
 			att, err := s.calendarOf(ctx, groupTags, row.GroupName, row.Name)
 			if err != nil {
-				o.NotAWS = append(o.NotAWS, "Not fired: "+err.Error())
+				o.NotAWS = append(o.NotAWS, Difference{Kind: DiffNotFired, Detail: err.Error()})
 			}
 			o.Calendar = att.String()
 			o.NotAWS = append(o.NotAWS, NotAWS(sc, att)...)
@@ -115,14 +150,10 @@ func nextFirings(sc *Schedule, row *store.Schedule, att *Attachment, now time.Ti
 // NotAWS says, one sentence each, what a schedule asks of Stepwise that
 // EventBridge Scheduler would not do: fire by a business calendar (att),
 // and substitute Stepwise's placeholders in the execution name or input.
-func NotAWS(sc *Schedule, att *Attachment) []string {
-	var out []string
+func NotAWS(sc *Schedule, att *Attachment) []Difference {
+	var out []Difference
 	if att != nil {
-		does := map[string]string{RuleSkip: "skips a slot that falls on a day off",
-			RuleNext:     "moves a slot that falls on a day off to the next business day",
-			RulePrevious: "moves a slot that falls on a day off to the business day before"}[att.Rule]
-		out = append(out, fmt.Sprintf("The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
-			att.Calendar.Name, att.Rule, does))
+		out = append(out, Difference{Kind: DiffCalendar, Calendar: att.Calendar.Name, Rule: att.Rule})
 	}
 	if sc.Target == nil || sc.Target.Input == nil {
 		return out
@@ -136,10 +167,10 @@ func NotAWS(sc *Schedule, att *Attachment) []string {
 		}
 	}
 	if placeholderPattern.MatchString(name) {
-		out = append(out, "The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.")
+		out = append(out, Difference{Kind: DiffNamePlaceholders})
 	}
 	if placeholderPattern.MatchString(input) {
-		out = append(out, "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written.")
+		out = append(out, Difference{Kind: DiffInputPlaceholders})
 	}
 	return out
 }

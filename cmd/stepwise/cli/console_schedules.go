@@ -36,9 +36,18 @@ func (c consoleSchedules) list(ctx context.Context) ([]console.ScheduleView, err
 	return out, nil
 }
 
+// notes are the scheduler's differences from AWS as the console words them.
+func notes(ds []scheduler.Difference) []console.Note {
+	out := make([]console.Note, len(ds))
+	for i, d := range ds {
+		out[i] = console.Note{Kind: d.Kind, Calendar: d.Calendar, Rule: d.Rule, Detail: d.Detail}
+	}
+	return out
+}
+
 func scheduleView(o scheduler.Overview) console.ScheduleView {
 	return console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
-		Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: o.NotAWS}
+		Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS)}
 }
 
 // Schedule is a schedule's page: GetSchedule, and its overview with its
