@@ -70,6 +70,9 @@ var rules = []rule{
 	{pkg: "store/...", layer: "store: a driver or the drivers' test suite", may: with("store", "store/internal/...", "store/migrate")},
 
 	// config: the settings as plain structs, below what takes them.
+	// cfn: templates read and resolved, knowing nothing of the engine.
+	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with()},
+
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
 
 	// internal: machinery below the engine, grouped by what it does: the

@@ -1,0 +1,330 @@
+// Package cfn reads a CloudFormation or SAM template (JSON or YAML, with
+// CloudFormation's short-form tags) and resolves it: parameters, pseudo
+// parameters, conditions, mappings and intrinsic functions evaluated, the
+// resources put in dependency order. It knows nothing of the engine: what a
+// resource's Ref and GetAtt give comes from a Resolver, the caller that
+// creates the resources.
+package cfn
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// SAMTransform is the Transform that marks a template as SAM's.
+const SAMTransform = "AWS::Serverless-2016-10-31"
+
+// Template is a parsed template. Values below the sections are the
+// template's own, intrinsic functions in their long form ({"Fn::GetAtt":
+// ["A", "B"]}); numbers are json.Number.
+type Template struct {
+	FormatVersion string
+	Description   string
+	Transform     []string
+	Parameters    map[string]Parameter
+	Mappings      map[string]any
+	Conditions    map[string]any
+	Resources     map[string]Resource
+	Outputs       map[string]Output
+}
+
+// Parameter is one of the template's Parameters.
+type Parameter struct {
+	Type          string // String, Number, CommaDelimitedList, List<Number>, or an AWS-specific type (taken as String)
+	Default       *string
+	AllowedValues []string
+	Description   string
+}
+
+// Resource is one of the template's Resources.
+type Resource struct {
+	Type       string
+	Properties map[string]any
+	DependsOn  []string
+	Condition  string
+	// Metadata, DeletionPolicy and the like are kept as they are.
+	Metadata       any
+	DeletionPolicy string
+}
+
+// Output is one of the template's Outputs.
+type Output struct {
+	Value       any
+	Description any
+	Condition   string
+	Export      any // the Export's Name, when there is one
+}
+
+// IsSAM says whether the template declares SAM's transform.
+func (t *Template) IsSAM() bool {
+	for _, tr := range t.Transform {
+		if tr == SAMTransform {
+			return true
+		}
+	}
+	return false
+}
+
+// ResourceIDs returns the logical ids of the resources, sorted.
+func (t *Template) ResourceIDs() []string { return sortedKeys(t.Resources) }
+
+// Parse reads a template written in JSON or YAML.
+func Parse(data []byte) (*Template, error) {
+	doc, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return fromDocument(doc)
+}
+
+// decode reads JSON (a document starting with "{") or YAML into plain Go
+// values: map[string]any, []any, string, json.Number, bool and nil.
+func decode(data []byte) (any, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("template: not valid JSON: %w", err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("template: not valid JSON: data after the top-level object")
+		}
+		return v, nil
+	}
+	return decodeYAML(data)
+}
+
+func fromDocument(doc any) (*Template, error) {
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("template: the template must be an object (a mapping), got %s", kind(doc))
+	}
+	t := &Template{
+		Parameters: map[string]Parameter{},
+		Mappings:   map[string]any{},
+		Conditions: map[string]any{},
+		Resources:  map[string]Resource{},
+		Outputs:    map[string]Output{},
+	}
+	for key, v := range top {
+		var err error
+		switch key {
+		case "AWSTemplateFormatVersion":
+			t.FormatVersion, err = plainString(v, key)
+		case "Description":
+			t.Description, err = plainString(v, key)
+		case "Transform":
+			t.Transform, err = stringList(v, key)
+		case "Parameters":
+			err = t.readParameters(v)
+		case "Mappings":
+			t.Mappings, err = object(v, key)
+		case "Conditions":
+			t.Conditions, err = object(v, key)
+		case "Resources":
+			err = t.readResources(v)
+		case "Outputs":
+			err = t.readOutputs(v)
+		case "Metadata", "Rules", "Globals", "Hooks":
+			// Accepted; nothing of Stepwise reads them yet.
+		default:
+			err = fmt.Errorf("template: unknown top-level section %q", key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(t.Resources) == 0 {
+		return nil, fmt.Errorf("template: the Resources section is missing or empty; a template needs at least one resource")
+	}
+	return t, nil
+}
+
+func (t *Template) readParameters(v any) error {
+	m, err := object(v, "Parameters")
+	if err != nil {
+		return err
+	}
+	for name, raw := range m {
+		where := "Parameters." + name
+		pm, err := object(raw, where)
+		if err != nil {
+			return err
+		}
+		p := Parameter{Type: "String"}
+		for k, pv := range pm {
+			switch k {
+			case "Type":
+				p.Type, err = plainString(pv, where+".Type")
+			case "Default":
+				var s string
+				s, err = scalarString(pv, where+".Default")
+				p.Default = &s
+			case "AllowedValues":
+				p.AllowedValues, err = stringList(pv, where+".AllowedValues")
+			case "Description":
+				p.Description, err = plainString(pv, where+".Description")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		t.Parameters[name] = p
+	}
+	return nil
+}
+
+func (t *Template) readResources(v any) error {
+	m, err := object(v, "Resources")
+	if err != nil {
+		return err
+	}
+	for id, raw := range m {
+		where := "Resources." + id
+		rm, err := object(raw, where)
+		if err != nil {
+			return err
+		}
+		r := Resource{}
+		for k, rv := range rm {
+			switch k {
+			case "Type":
+				r.Type, err = plainString(rv, where+".Type")
+			case "Properties":
+				r.Properties, err = object(rv, where+".Properties")
+			case "DependsOn":
+				r.DependsOn, err = stringList(rv, where+".DependsOn")
+			case "Condition":
+				r.Condition, err = plainString(rv, where+".Condition")
+			case "Metadata":
+				r.Metadata = rv
+			case "DeletionPolicy":
+				r.DeletionPolicy, err = plainString(rv, where+".DeletionPolicy")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if r.Type == "" {
+			return fmt.Errorf("template: resource %s has no Type", id)
+		}
+		t.Resources[id] = r
+	}
+	return nil
+}
+
+func (t *Template) readOutputs(v any) error {
+	m, err := object(v, "Outputs")
+	if err != nil {
+		return err
+	}
+	for name, raw := range m {
+		where := "Outputs." + name
+		om, err := object(raw, where)
+		if err != nil {
+			return err
+		}
+		o := Output{Value: om["Value"], Description: om["Description"]}
+		if _, ok := om["Value"]; !ok {
+			return fmt.Errorf("template: output %s has no Value", name)
+		}
+		if c, ok := om["Condition"]; ok {
+			if o.Condition, err = plainString(c, where+".Condition"); err != nil {
+				return err
+			}
+		}
+		if e, ok := om["Export"]; ok {
+			em, err := object(e, where+".Export")
+			if err != nil {
+				return err
+			}
+			o.Export = em["Name"]
+		}
+		t.Outputs[name] = o
+	}
+	return nil
+}
+
+func object(v any, where string) (map[string]any, error) {
+	if v == nil {
+		return map[string]any{}, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("template: %s must be an object, got %s", where, kind(v))
+	}
+	return m, nil
+}
+
+func plainString(v any, where string) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("template: %s must be a string, got %s", where, kind(v))
+	}
+	return s, nil
+}
+
+// scalarString takes a string, number or boolean as its text.
+func scalarString(v any, where string) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return fmt.Sprint(x), nil
+	}
+	return "", fmt.Errorf("template: %s must be a string or number, got %s", where, kind(v))
+}
+
+// stringList takes a string or a list of strings (numbers taken as text).
+func stringList(v any, where string) ([]string, error) {
+	if s, ok := v.(string); ok {
+		return []string{s}, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("template: %s must be a string or a list of strings, got %s", where, kind(v))
+	}
+	out := make([]string, 0, len(l))
+	for i, e := range l {
+		s, err := scalarString(e, fmt.Sprintf("%s[%d]", where, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// kind names a value's JSON type, for messages.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
