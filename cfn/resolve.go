@@ -1,0 +1,824 @@
+package cfn
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Resolver gives what a resource created by the caller is: its Ref value
+// (a name or ARN) and its attributes for Fn::GetAtt.
+type Resolver interface {
+	Ref(logicalID string) (string, error)
+	GetAtt(logicalID, attribute string) (any, error)
+}
+
+// Importer is what a Resolver implements when it knows other stacks'
+// exports, for Fn::ImportValue.
+type Importer interface {
+	ImportValue(name string) (string, error)
+}
+
+// The pseudo parameters' values when the caller gives none (params may
+// set them: "AWS::Region" → "eu-west-1").
+var pseudoDefaults = map[string]string{
+	"AWS::Region":    "us-east-1",
+	"AWS::AccountId": "123456789012",
+	"AWS::StackName": "stepwise",
+	"AWS::Partition": "aws",
+	"AWS::URLSuffix": "amazonaws.com",
+}
+
+// Error is a template that cannot be resolved: where (a resource's,
+// output's, condition's or parameter's name) and the path within it.
+type Error struct {
+	Where string // "resource MyFunction", "output Arn", "condition IsProd", "parameters"
+	Path  string // "Properties.Environment.Variables.TABLE", empty when the whole
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return "template: " + e.Where + ": " + e.Msg
+	}
+	return "template: " + e.Where + ", " + e.Path + ": " + e.Msg
+}
+
+// Stack is a template with its parameters and conditions settled and its
+// resources ordered; its resources' properties and its outputs resolve one
+// at a time, as the caller creates the resources they refer to.
+type Stack struct {
+	t          *Template
+	params     map[string]any // string, or []any of strings for a list
+	pseudo     map[string]string
+	conditions map[string]bool
+	// Order is the resources to create, each after those it refers to;
+	// resources whose Condition is false are left out.
+	Order []string
+}
+
+// Resolved is a whole template resolved.
+type Resolved struct {
+	Parameters map[string]any
+	Conditions map[string]bool
+	Order      []string
+	Resources  map[string]ResolvedResource
+	Outputs    map[string]ResolvedOutput
+}
+
+// ResolvedResource is a resource with its properties evaluated.
+type ResolvedResource struct {
+	Type       string
+	Properties map[string]any
+	DependsOn  []string // every resource it waits for: DependsOn and those it refers to
+}
+
+// ResolvedOutput is an output evaluated.
+type ResolvedOutput struct {
+	Value       any
+	Description string
+	Export      string
+}
+
+// Resolve resolves the whole template against a Resolver that already knows
+// every resource.
+func Resolve(t *Template, params map[string]string, refs Resolver) (*Resolved, error) {
+	s, err := Prepare(t, params)
+	if err != nil {
+		return nil, err
+	}
+	out := &Resolved{
+		Parameters: s.params,
+		Conditions: s.conditions,
+		Order:      s.Order,
+		Resources:  map[string]ResolvedResource{},
+	}
+	for _, id := range s.Order {
+		props, err := s.Properties(id, refs)
+		if err != nil {
+			return nil, err
+		}
+		deps, _ := s.dependencies(id)
+		out.Resources[id] = ResolvedResource{Type: t.Resources[id].Type, Properties: props, DependsOn: deps}
+	}
+	if out.Outputs, err = s.Outputs(refs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Prepare checks the parameters against the template, evaluates the
+// conditions and orders the resources.
+func Prepare(t *Template, params map[string]string) (*Stack, error) {
+	s := &Stack{t: t, params: map[string]any{}, pseudo: map[string]string{}, conditions: map[string]bool{}}
+	for k, v := range pseudoDefaults {
+		s.pseudo[k] = v
+	}
+	var unknown []string
+	for _, k := range sortedKeys(params) {
+		if _, ok := pseudoDefaults[k]; ok {
+			s.pseudo[k] = params[k]
+		} else if _, ok := t.Parameters[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &Error{Where: "parameters", Msg: fmt.Sprintf("Parameters: [%s] do not exist in the template", strings.Join(unknown, ", "))}
+	}
+	s.pseudo["AWS::StackId"] = fmt.Sprintf("arn:%s:cloudformation:%s:%s:stack/%s/00000000-0000-0000-0000-000000000000",
+		s.pseudo["AWS::Partition"], s.pseudo["AWS::Region"], s.pseudo["AWS::AccountId"], s.pseudo["AWS::StackName"])
+	var missing []string
+	for _, name := range sortedKeys(t.Parameters) {
+		p := t.Parameters[name]
+		v, given := params[name]
+		if !given {
+			if p.Default == nil {
+				missing = append(missing, name)
+				continue
+			}
+			v = *p.Default
+		}
+		val, err := parameterValue(name, p, v)
+		if err != nil {
+			return nil, err
+		}
+		s.params[name] = val
+	}
+	if len(missing) > 0 {
+		return nil, &Error{Where: "parameters", Msg: fmt.Sprintf("Parameters: [%s] must have values", strings.Join(missing, ", "))}
+	}
+	for _, name := range sortedKeys(t.Conditions) {
+		if _, err := s.condition(name, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range t.ResourceIDs() {
+		if c := t.Resources[id].Condition; c != "" {
+			if _, ok := t.Conditions[c]; !ok {
+				return nil, &Error{Where: "resource " + id, Path: "Condition", Msg: fmt.Sprintf("unknown condition %q", c)}
+			}
+		}
+	}
+	order, err := s.order()
+	if err != nil {
+		return nil, err
+	}
+	s.Order = order
+	return s, nil
+}
+
+func parameterValue(name string, p Parameter, v string) (any, error) {
+	where := "parameter " + name
+	switch {
+	case p.Type == "CommaDelimitedList" || strings.HasPrefix(p.Type, "List<"):
+		items := strings.Split(v, ",")
+		out := make([]any, len(items))
+		for i, it := range items {
+			it = strings.TrimSpace(it)
+			if p.Type == "List<Number>" {
+				if _, err := strconv.ParseFloat(it, 64); err != nil {
+					return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be a number list: %q is not a number", name, it)}
+				}
+			}
+			if len(p.AllowedValues) > 0 && !slices.Contains(p.AllowedValues, it) {
+				return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be one of AllowedValues", name)}
+			}
+			out[i] = it
+		}
+		return out, nil
+	case p.Type == "Number":
+		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be a number", name)}
+		}
+	}
+	if len(p.AllowedValues) > 0 && !slices.Contains(p.AllowedValues, v) {
+		return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be one of AllowedValues", name)}
+	}
+	return v, nil
+}
+
+// Condition says what one of the template's conditions evaluated to.
+func (s *Stack) Condition(name string) bool { return s.conditions[name] }
+
+// Included says whether a resource is created: its Condition, if any, is
+// true.
+func (s *Stack) Included(id string) bool {
+	r, ok := s.t.Resources[id]
+	return ok && (r.Condition == "" || s.conditions[r.Condition])
+}
+
+// condition evaluates a named condition once; visiting lists those being
+// evaluated, for a condition that refers to itself.
+func (s *Stack) condition(name string, visiting []string) (bool, error) {
+	if b, ok := s.conditions[name]; ok {
+		return b, nil
+	}
+	body, ok := s.t.Conditions[name]
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", name)
+	}
+	if slices.Contains(visiting, name) {
+		return false, &Error{Where: "condition " + name, Msg: "circular condition: " + strings.Join(append(visiting, name), " → ")}
+	}
+	ev := &evaluator{s: s, where: "condition " + name, inCondition: true, visiting: append(visiting, name)}
+	v, err := ev.eval(body, "")
+	if err != nil {
+		return false, ev.wrap(err, "")
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, &Error{Where: "condition " + name, Msg: "a condition must evaluate to true or false (Fn::Equals, Fn::And, Fn::Or, Fn::Not, Condition), got " + kind(v)}
+	}
+	s.conditions[name] = b
+	return b, nil
+}
+
+// Properties resolves one resource's properties; AWS::NoValue removes the
+// property it stands for.
+func (s *Stack) Properties(id string, refs Resolver) (map[string]any, error) {
+	r, ok := s.t.Resources[id]
+	if !ok {
+		return nil, &Error{Where: "resource " + id, Msg: "no such resource in the template"}
+	}
+	ev := &evaluator{s: s, where: "resource " + id, refs: refs}
+	v, err := ev.eval(r.Properties, "Properties")
+	if err != nil {
+		return nil, ev.wrap(err, "Properties")
+	}
+	if v == nil || v == noValue {
+		return map[string]any{}, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{Where: "resource " + id, Path: "Properties", Msg: "must be an object, got " + kind(v)}
+	}
+	return m, nil
+}
+
+// Outputs resolves the outputs whose Condition holds.
+func (s *Stack) Outputs(refs Resolver) (map[string]ResolvedOutput, error) {
+	out := map[string]ResolvedOutput{}
+	for _, name := range sortedKeys(s.t.Outputs) {
+		o := s.t.Outputs[name]
+		where := "output " + name
+		if o.Condition != "" {
+			b, err := s.condition(o.Condition, nil)
+			if err != nil {
+				return nil, &Error{Where: where, Path: "Condition", Msg: err.Error()}
+			}
+			if !b {
+				continue
+			}
+		}
+		ev := &evaluator{s: s, where: where, refs: refs}
+		var r ResolvedOutput
+		var err error
+		if r.Value, err = ev.eval(o.Value, "Value"); err != nil {
+			return nil, ev.wrap(err, "Value")
+		}
+		if o.Description != nil {
+			if r.Description, err = ev.text(o.Description, "Description"); err != nil {
+				return nil, ev.wrap(err, "Description")
+			}
+		}
+		if o.Export != nil {
+			if r.Export, err = ev.text(o.Export, "Export.Name"); err != nil {
+				return nil, ev.wrap(err, "Export.Name")
+			}
+		}
+		out[name] = r
+	}
+	return out, nil
+}
+
+// noValue is what AWS::NoValue evaluates to: the property, list item or
+// Fn::If branch holding it is dropped.
+var noValue = &struct{ noValue bool }{true}
+
+// evaluator evaluates one resource's, output's or condition's values.
+type evaluator struct {
+	s           *Stack
+	where       string
+	refs        Resolver
+	inCondition bool     // Condition is a function here
+	visiting    []string // conditions being evaluated, for cycles
+}
+
+// pathError is an evaluation error at a path, made an *Error by wrap.
+type pathError struct {
+	path string
+	msg  string
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.msg }
+
+func (ev *evaluator) fail(path, format string, args ...any) error {
+	return &pathError{path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+func (ev *evaluator) wrap(err error, path string) error {
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	var pe *pathError
+	if errors.As(err, &pe) {
+		return &Error{Where: ev.where, Path: pe.path, Msg: pe.msg}
+	}
+	return &Error{Where: ev.where, Path: path, Msg: err.Error()}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func (ev *evaluator) eval(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			for k, arg := range x {
+				if k == "Ref" || strings.HasPrefix(k, "Fn::") || (k == "Condition" && ev.inCondition) {
+					return ev.function(k, arg, join(path, k))
+				}
+			}
+		}
+		out := make(map[string]any, len(x))
+		for _, k := range sortedKeys(x) {
+			e, err := ev.eval(x[k], join(path, k))
+			if err != nil {
+				return nil, err
+			}
+			if e != noValue {
+				out[k] = e
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, 0, len(x))
+		for i, e := range x {
+			r, err := ev.eval(e, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			if r != noValue {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// text evaluates a value that must come out as a string (numbers and
+// booleans are taken as their text).
+func (ev *evaluator) text(v any, path string) (string, error) {
+	r, err := ev.eval(v, path)
+	if err != nil {
+		return "", err
+	}
+	switch x := r.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", ev.fail(path, "must be a string, got %s", kind(r))
+}
+
+// list evaluates a value that must come out as a list.
+func (ev *evaluator) list(v any, path string) ([]any, error) {
+	r, err := ev.eval(v, path)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := r.([]any)
+	if !ok {
+		return nil, ev.fail(path, "must be a list, got %s", kind(r))
+	}
+	return l, nil
+}
+
+// args checks a function's argument is a list of n items (n < 0: any
+// number).
+func (ev *evaluator) args(fn string, arg any, path string, n int) ([]any, error) {
+	l, ok := arg.([]any)
+	if !ok || (n >= 0 && len(l) != n) {
+		return nil, ev.fail(path, "%s takes a list of %d items, got %s", fn, n, describe(arg))
+	}
+	return l, nil
+}
+
+func describe(v any) string {
+	if l, ok := v.([]any); ok {
+		return fmt.Sprintf("a list of %d", len(l))
+	}
+	return kind(v)
+}
+
+func (ev *evaluator) function(fn string, arg any, path string) (any, error) {
+	switch fn {
+	case "Ref":
+		name, ok := arg.(string)
+		if !ok {
+			return nil, ev.fail(path, "Ref takes the name of a parameter or resource, got %s", kind(arg))
+		}
+		return ev.ref(name, path)
+	case "Condition":
+		name, ok := arg.(string)
+		if !ok {
+			return nil, ev.fail(path, "Condition takes a condition's name, got %s", kind(arg))
+		}
+		return ev.namedCondition(name, path)
+	case "Fn::GetAtt":
+		return ev.getAtt(arg, path)
+	case "Fn::Sub":
+		return ev.sub(arg, path)
+	case "Fn::Join":
+		l, err := ev.args(fn, arg, path, 2)
+		if err != nil {
+			return nil, err
+		}
+		sep, err := ev.text(l[0], path+"[0]")
+		if err != nil {
+			return nil, err
+		}
+		items, err := ev.list(l[1], path+"[1]")
+		if err != nil {
+			return nil, err
+		}
+		parts := make([]string, len(items))
+		for i, it := range items {
+			if parts[i], err = ev.text(it, fmt.Sprintf("%s[1][%d]", path, i)); err != nil {
+				return nil, err
+			}
+		}
+		return strings.Join(parts, sep), nil
+	case "Fn::If":
+		l, err := ev.args(fn, arg, path, 3)
+		if err != nil {
+			return nil, err
+		}
+		name, ok := l[0].(string)
+		if !ok {
+			return nil, ev.fail(path+"[0]", "Fn::If's first item is a condition's name, got %s", kind(l[0]))
+		}
+		b, err := ev.namedCondition(name, path+"[0]")
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			return ev.eval(l[1], path+"[1]")
+		}
+		return ev.eval(l[2], path+"[2]")
+	case "Fn::Equals":
+		l, err := ev.args(fn, arg, path, 2)
+		if err != nil {
+			return nil, err
+		}
+		a, err := ev.eval(l[0], path+"[0]")
+		if err != nil {
+			return nil, err
+		}
+		b, err := ev.eval(l[1], path+"[1]")
+		if err != nil {
+			return nil, err
+		}
+		return equal(a, b), nil
+	case "Fn::Not":
+		l, err := ev.args(fn, arg, path, 1)
+		if err != nil {
+			return nil, err
+		}
+		b, err := ev.boolean(l[0], path+"[0]")
+		return !b, err
+	case "Fn::And", "Fn::Or":
+		l, ok := arg.([]any)
+		if !ok || len(l) < 2 || len(l) > 10 {
+			return nil, ev.fail(path, "%s takes a list of 2 to 10 conditions, got %s", fn, describe(arg))
+		}
+		and := fn == "Fn::And"
+		for i, c := range l {
+			b, err := ev.boolean(c, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			if b != and {
+				return b, nil
+			}
+		}
+		return and, nil
+	case "Fn::Select":
+		l, err := ev.args(fn, arg, path, 2)
+		if err != nil {
+			return nil, err
+		}
+		is, err := ev.text(l[0], path+"[0]")
+		if err != nil {
+			return nil, err
+		}
+		items, err := ev.list(l[1], path+"[1]")
+		if err != nil {
+			return nil, err
+		}
+		i, err := strconv.Atoi(is)
+		if err != nil || i < 0 || i >= len(items) {
+			return nil, ev.fail(path, "Fn::Select index %q is not within the list of %d", is, len(items))
+		}
+		return items[i], nil
+	case "Fn::Split":
+		l, err := ev.args(fn, arg, path, 2)
+		if err != nil {
+			return nil, err
+		}
+		sep, err := ev.text(l[0], path+"[0]")
+		if err != nil {
+			return nil, err
+		}
+		if sep == "" {
+			return nil, ev.fail(path+"[0]", "Fn::Split's delimiter must not be empty")
+		}
+		str, err := ev.text(l[1], path+"[1]")
+		if err != nil {
+			return nil, err
+		}
+		var out []any
+		for _, p := range strings.Split(str, sep) {
+			out = append(out, p)
+		}
+		return out, nil
+	case "Fn::FindInMap":
+		l, err := ev.args(fn, arg, path, 3)
+		if err != nil {
+			return nil, err
+		}
+		var keys [3]string
+		for i := range keys {
+			if keys[i], err = ev.text(l[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return nil, err
+			}
+		}
+		top, ok := ev.s.t.Mappings[keys[0]].(map[string]any)
+		if !ok {
+			return nil, ev.fail(path, "no mapping %q in Mappings", keys[0])
+		}
+		second, ok := top[keys[1]].(map[string]any)
+		if !ok {
+			return nil, ev.fail(path, "mapping %q has no key %q", keys[0], keys[1])
+		}
+		v, ok := second[keys[2]]
+		if !ok {
+			return nil, ev.fail(path, "mapping %q, key %q has no key %q", keys[0], keys[1], keys[2])
+		}
+		return v, nil
+	case "Fn::Base64":
+		str, err := ev.text(arg, path)
+		if err != nil {
+			return nil, err
+		}
+		return base64.StdEncoding.EncodeToString([]byte(str)), nil
+	case "Fn::GetAZs":
+		region, err := ev.text(arg, path)
+		if err != nil {
+			return nil, err
+		}
+		if region == "" {
+			region = ev.s.pseudo["AWS::Region"]
+		}
+		return []any{region + "a", region + "b", region + "c"}, nil
+	case "Fn::ImportValue":
+		name, err := ev.text(arg, path)
+		if err != nil {
+			return nil, err
+		}
+		imp, ok := ev.refs.(Importer)
+		if !ok {
+			return nil, ev.fail(path, "Fn::ImportValue %q: no stack exports are known here", name)
+		}
+		v, err := imp.ImportValue(name)
+		if err != nil {
+			return nil, ev.fail(path, "Fn::ImportValue %q: %v", name, err)
+		}
+		return v, nil
+	}
+	return nil, ev.fail(path, "unknown intrinsic function %s (known: Ref, Fn::GetAtt, Fn::Sub, Fn::Join, Fn::If, Fn::Equals, Fn::Not, Fn::And, Fn::Or, Fn::Select, Fn::Split, Fn::FindInMap, Fn::Base64, Fn::GetAZs, Fn::ImportValue, Condition)", fn)
+}
+
+func (ev *evaluator) boolean(v any, path string) (bool, error) {
+	r, err := ev.eval(v, path)
+	if err != nil {
+		return false, err
+	}
+	b, ok := r.(bool)
+	if !ok {
+		return false, ev.fail(path, "must be a condition (true or false), got %s", kind(r))
+	}
+	return b, nil
+}
+
+func (ev *evaluator) namedCondition(name, path string) (bool, error) {
+	if _, ok := ev.s.t.Conditions[name]; !ok {
+		return false, ev.fail(path, "unknown condition %q", name)
+	}
+	b, err := ev.s.condition(name, ev.visiting)
+	if err != nil {
+		return false, err
+	}
+	return b, nil
+}
+
+// equal compares two evaluated values as CloudFormation does: scalars by
+// their text.
+func equal(a, b any) bool {
+	sa, okA := scalarText(a)
+	sb, okB := scalarText(b)
+	if okA && okB {
+		return sa == sb
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+func scalarText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
+func (ev *evaluator) ref(name, path string) (any, error) {
+	if name == "AWS::NoValue" {
+		return noValue, nil
+	}
+	if v, ok := ev.s.pseudo[name]; ok {
+		return v, nil
+	}
+	if strings.HasPrefix(name, "AWS::") {
+		return nil, ev.fail(path, "unknown pseudo parameter %s", name)
+	}
+	if v, ok := ev.s.params[name]; ok {
+		return v, nil
+	}
+	if _, ok := ev.s.t.Resources[name]; ok {
+		if ev.refs == nil {
+			return nil, ev.fail(path, "Ref to resource %s, which a condition cannot refer to", name)
+		}
+		if !ev.s.Included(name) {
+			return nil, ev.fail(path, "Ref to resource %s, which its Condition leaves out", name)
+		}
+		v, err := ev.refs.Ref(name)
+		if err != nil {
+			return nil, ev.fail(path, "Ref to resource %s: %v", name, err)
+		}
+		return v, nil
+	}
+	return nil, ev.fail(path, "Ref to unknown parameter or resource %q", name)
+}
+
+func (ev *evaluator) getAtt(arg any, path string) (any, error) {
+	if s, ok := arg.(string); ok { // "Resource.Attribute", as in the short form
+		id, attr, found := strings.Cut(s, ".")
+		if !found || id == "" || attr == "" {
+			return nil, ev.fail(path, "Fn::GetAtt %q must be LogicalId.Attribute", s)
+		}
+		return ev.attribute(id, attr, path)
+	}
+	l, err := ev.args("Fn::GetAtt", arg, path, 2)
+	if err != nil {
+		return nil, err
+	}
+	id, ok := l[0].(string)
+	if !ok {
+		return nil, ev.fail(path+"[0]", "Fn::GetAtt's first item is a resource's logical id, got %s", kind(l[0]))
+	}
+	attr, err := ev.text(l[1], path+"[1]")
+	if err != nil {
+		return nil, err
+	}
+	return ev.attribute(id, attr, path)
+}
+
+func (ev *evaluator) attribute(id, attr, path string) (any, error) {
+	if _, ok := ev.s.t.Resources[id]; !ok {
+		return nil, ev.fail(path, "Fn::GetAtt to unknown resource %q", id)
+	}
+	if ev.refs == nil {
+		return nil, ev.fail(path, "Fn::GetAtt to resource %s, which a condition cannot refer to", id)
+	}
+	if !ev.s.Included(id) {
+		return nil, ev.fail(path, "Fn::GetAtt to resource %s, which its Condition leaves out", id)
+	}
+	v, err := ev.refs.GetAtt(id, attr)
+	if err != nil {
+		return nil, ev.fail(path, "Fn::GetAtt %s.%s: %v", id, attr, err)
+	}
+	return v, nil
+}
+
+// sub evaluates Fn::Sub: "text ${Name} ${Res.Attr} ${!Literal}" or
+// [text, {Name: value}].
+func (ev *evaluator) sub(arg any, path string) (any, error) {
+	var tmpl string
+	vars := map[string]string{}
+	switch x := arg.(type) {
+	case string:
+		tmpl = x
+	case []any:
+		if len(x) != 2 {
+			return nil, ev.fail(path, "Fn::Sub takes a string or a list of 2 items (a string and a map of variables), got %s", describe(arg))
+		}
+		s, ok := x[0].(string)
+		if !ok {
+			return nil, ev.fail(path+"[0]", "Fn::Sub's first item must be a string, got %s", kind(x[0]))
+		}
+		tmpl = s
+		m, ok := x[1].(map[string]any)
+		if !ok {
+			return nil, ev.fail(path+"[1]", "Fn::Sub's second item must be a map of variables, got %s", kind(x[1]))
+		}
+		for _, k := range sortedKeys(m) {
+			v, err := ev.text(m[k], path+"[1]."+k)
+			if err != nil {
+				return nil, err
+			}
+			vars[k] = v
+		}
+	default:
+		return nil, ev.fail(path, "Fn::Sub takes a string or a list of 2 items, got %s", kind(arg))
+	}
+	return substitute(tmpl, func(name string) (string, error) {
+		if v, ok := vars[name]; ok {
+			return v, nil
+		}
+		var r any
+		var err error
+		if id, attr, dot := strings.Cut(name, "."); dot && !strings.HasPrefix(name, "AWS::") {
+			r, err = ev.attribute(id, attr, path)
+		} else {
+			r, err = ev.ref(name, path)
+		}
+		if err != nil {
+			return "", err
+		}
+		if s, ok := scalarText(r); ok {
+			return s, nil
+		}
+		if l, ok := r.([]any); ok { // a list parameter is its items joined by commas
+			parts := make([]string, len(l))
+			for i, e := range l {
+				parts[i], _ = scalarText(e)
+			}
+			return strings.Join(parts, ","), nil
+		}
+		return "", ev.fail(path, "Fn::Sub variable ${%s} is %s, not a string", name, kind(r))
+	}, func(msg string) error { return ev.fail(path, "%s", msg) })
+}
+
+// substitute replaces each ${Name} of tmpl by lookup(Name); ${!Text} is
+// the literal ${Text}.
+func substitute(tmpl string, lookup func(string) (string, error), bad func(string) error) (string, error) {
+	var b strings.Builder
+	rest := tmpl
+	for {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+2:]
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return "", bad(fmt.Sprintf("Fn::Sub: unclosed ${ in %q", tmpl))
+		}
+		name := rest[:end]
+		rest = rest[end+1:]
+		if strings.HasPrefix(name, "!") {
+			b.WriteString("${" + name[1:] + "}")
+			continue
+		}
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return "", bad(fmt.Sprintf("Fn::Sub: empty ${} in %q", tmpl))
+		}
+		v, err := lookup(name)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(v)
+	}
+}
