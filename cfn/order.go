@@ -24,7 +24,6 @@ func (s *Stack) dependencies(id string) ([]string, error) {
 			set[name] = true
 		}
 	})
-	delete(set, id) // a resource referring to itself is caught when it is resolved
 	return sortedKeys(set), nil
 }
 

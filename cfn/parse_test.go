@@ -106,8 +106,15 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &x [1, *x]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tpl, err := Parse(data)
-		if err == nil && len(tpl.Resources) == 0 {
+		if err != nil {
+			return
+		}
+		if len(tpl.Resources) == 0 {
 			t.Fatal("a parsed template has no resources")
+		}
+		r, err := Resolve(tpl, nil, fakeResolver{})
+		if err == nil && len(r.Order) > len(tpl.Resources) {
+			t.Fatalf("order %v has more resources than the template", r.Order)
 		}
 	})
 }

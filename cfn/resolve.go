@@ -201,6 +201,16 @@ func parameterValue(name string, p Parameter, v string) (any, error) {
 	return v, nil
 }
 
+// Parameters returns the parameters' values: a string, or a list ([]any
+// of strings) for CommaDelimitedList and List<...> parameters.
+func (s *Stack) Parameters() map[string]any { return s.params }
+
+// Pseudo returns a pseudo parameter's value ("AWS::Region" → "us-east-1").
+func (s *Stack) Pseudo(name string) string { return s.pseudo[name] }
+
+// Template returns the template the stack resolves.
+func (s *Stack) Template() *Template { return s.t }
+
 // Condition says what one of the template's conditions evaluated to.
 func (s *Stack) Condition(name string) bool { return s.conditions[name] }
 

@@ -317,6 +317,9 @@ func kind(v any) string {
 	case map[string]any:
 		return "an object"
 	}
+	if v == noValue {
+		return "AWS::NoValue"
+	}
 	return fmt.Sprintf("%T", v)
 }
 
