@@ -674,6 +674,9 @@ func (ev *evaluator) ref(name, path string) (any, error) {
 	if name == "AWS::NoValue" {
 		return noValue, nil
 	}
+	if name == "AWS::NotificationARNs" {
+		return []any{}, nil
+	}
 	if v, ok := ev.s.pseudo[name]; ok {
 		return v, nil
 	}

@@ -319,3 +319,64 @@ func TestResolveErrors(t *testing.T) {
 		})
 	}
 }
+
+// A template as cdk synth writes it: JSON, a DefinitionString built with
+// Fn::Join, the bootstrap version parameter of an SSM type, Rules, and the
+// metadata condition's nested Fn::Or.
+const cdkApp = `{
+ "Resources": {
+  "HandlerServiceRole": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": {}}},
+  "Handler886CB40B": {
+   "Type": "AWS::Lambda::Function",
+   "Properties": {
+    "Code": {"S3Bucket": {"Fn::Sub": "cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}"}, "S3Key": "abc.zip"},
+    "Role": {"Fn::GetAtt": ["HandlerServiceRole", "Arn"]},
+    "Handler": "index.handler",
+    "Runtime": "nodejs20.x"
+   },
+   "DependsOn": ["HandlerServiceRole"]
+  },
+  "Machine": {
+   "Type": "AWS::StepFunctions::StateMachine",
+   "Properties": {
+    "DefinitionString": {"Fn::Join": ["", ["{\"StartAt\":\"Call\",\"States\":{\"Call\":{\"Type\":\"Task\",\"Resource\":\"arn:", {"Ref": "AWS::Partition"}, ":states:::lambda:invoke\",\"Parameters\":{\"FunctionName\":\"", {"Fn::GetAtt": ["Handler886CB40B", "Arn"]}, "\"},\"End\":true}}}"]]}
+   },
+   "DependsOn": ["HandlerServiceRole"]
+  },
+  "CDKMetadata": {"Type": "AWS::CDK::Metadata", "Properties": {"Analytics": "v2:deflate64:x"}, "Condition": "CDKMetadataAvailable"}
+ },
+ "Conditions": {
+  "CDKMetadataAvailable": {"Fn::Or": [{"Fn::Or": [{"Fn::Equals": [{"Ref": "AWS::Region"}, "af-south-1"]}, {"Fn::Equals": [{"Ref": "AWS::Region"}, "us-east-1"]}]}, {"Fn::Equals": [{"Ref": "AWS::Region"}, "us-west-2"]}]}
+ },
+ "Outputs": {"MachineArn": {"Value": {"Ref": "Machine"}}},
+ "Parameters": {"BootstrapVersion": {"Type": "AWS::SSM::Parameter::Value<String>", "Default": "/cdk-bootstrap/hnb659fds/version"}},
+ "Rules": {"CheckBootstrapVersion": {"Assertions": [{"Assert": {"Fn::Not": [{"Fn::Contains": [["1", "2"], {"Ref": "BootstrapVersion"}]}]}}]}}
+}`
+
+func TestResolveCDKSynthOutput(t *testing.T) {
+	tpl, err := Parse([]byte(cdkApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resolve(tpl, nil, fakeResolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"CDKMetadata", "HandlerServiceRole", "Handler886CB40B", "Machine"}; !slices.Equal(r.Order, want) {
+		t.Errorf("order %v, want %v", r.Order, want)
+	}
+	var def map[string]any
+	if err := json.Unmarshal([]byte(r.Resources["Machine"].Properties["DefinitionString"].(string)), &def); err != nil {
+		t.Fatalf("DefinitionString is not JSON: %v", err)
+	}
+	task := def["States"].(map[string]any)["Call"].(map[string]any)
+	if task["Resource"] != "arn:aws:states:::lambda:invoke" || task["Parameters"].(map[string]any)["FunctionName"] != "arn:aws:fake:us-east-1:123456789012:Handler886CB40B" {
+		t.Errorf("definition's task %v", task)
+	}
+	if got := r.Resources["Handler886CB40B"].Properties["Code"].(map[string]any)["S3Bucket"]; got != "cdk-hnb659fds-assets-123456789012-us-east-1" {
+		t.Errorf("asset bucket %v", got)
+	}
+	if r.Outputs["MachineArn"].Value != "ref-Machine" {
+		t.Errorf("outputs %v", r.Outputs)
+	}
+}
