@@ -79,6 +79,7 @@ func TestParseErrors(t *testing.T) {
 		{"no resources", "Parameters: {}\n", "Resources section is missing"},
 		{"no type", "Resources:\n  A:\n    Properties: {}\n", "resource A has no Type"},
 		{"unknown section", "Resource:\n  A: {Type: X}\n", `unknown top-level section "Resource"`},
+		{"bad pattern", "Parameters:\n  P: {AllowedPattern: \"[\"}\nResources:\n  A: {Type: X}\n", `Parameters.P.AllowedPattern "[" is not a regular expression`},
 		{"duplicate key", "Resources:\n  A: {Type: X}\n  A: {Type: Y}\n", `duplicate key "A"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Resolver gives what a resource created by the caller is: its Ref value
@@ -190,8 +191,26 @@ func parameterValue(name string, p Parameter, v string) (any, error) {
 		}
 		return out, nil
 	case p.Type == "Number":
-		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
 			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be a number", name)}
+		}
+		if p.MinValue != nil && n < *p.MinValue {
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be a number not less than %s", name, strconv.FormatFloat(*p.MinValue, 'f', -1, 64))}
+		}
+		if p.MaxValue != nil && n > *p.MaxValue {
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must be a number not greater than %s", name, strconv.FormatFloat(*p.MaxValue, 'f', -1, 64))}
+		}
+	default:
+		if p.AllowedPattern != nil && !p.AllowedPattern.MatchString(v) {
+			pat := strings.TrimSuffix(strings.TrimPrefix(p.AllowedPattern.String(), "^(?:"), ")$")
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must match pattern %s", name, pat)}
+		}
+		if n := utf8.RuneCountInString(v); p.MinLength != nil && n < *p.MinLength {
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must contain at least %d characters", name, *p.MinLength)}
+		}
+		if n := utf8.RuneCountInString(v); p.MaxLength != nil && n > *p.MaxLength {
+			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must contain at most %d characters", name, *p.MaxLength)}
 		}
 	}
 	if len(p.AllowedValues) > 0 && !slices.Contains(p.AllowedValues, v) {

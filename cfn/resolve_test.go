@@ -40,9 +40,13 @@ Parameters:
     Type: String
     Default: dev
     AllowedValues: [dev, prod]
+    AllowedPattern: "[a-z]+"
+    MinLength: 3
   Retries:
     Type: Number
     Default: 2
+    MinValue: 0
+    MaxValue: 5
   Zones:
     Type: CommaDelimitedList
     Default: "a, b"
@@ -270,6 +274,16 @@ func TestResolveErrors(t *testing.T) {
 			"template: parameter Stage: Parameter 'Stage' must be one of AllowedValues"},
 		{"not a number", "Parameters:\n  N: {Type: Number}\nResources:\n  Fn: {Type: X}\n", map[string]string{"N": "two"},
 			"Parameter 'N' must be a number"},
+		{"pattern", "Parameters:\n  P: {Type: String, AllowedPattern: \"[a-z]+\"}\nResources:\n  Fn: {Type: X}\n", map[string]string{"P": "abc1"},
+			"Parameter 'P' must match pattern [a-z]+"},
+		{"too short", "Parameters:\n  P: {Type: String, MinLength: 3}\nResources:\n  Fn: {Type: X}\n", map[string]string{"P": "ab"},
+			"Parameter 'P' must contain at least 3 characters"},
+		{"too long", "Parameters:\n  P: {Type: String, MaxLength: 2}\nResources:\n  Fn: {Type: X}\n", map[string]string{"P": "abc"},
+			"Parameter 'P' must contain at most 2 characters"},
+		{"too small", "Parameters:\n  P: {Type: Number, MinValue: 1}\nResources:\n  Fn: {Type: X}\n", map[string]string{"P": "0"},
+			"Parameter 'P' must be a number not less than 1"},
+		{"too big", "Parameters:\n  P: {Type: Number, MaxValue: 5.5}\nResources:\n  Fn: {Type: X}\n", map[string]string{"P": "6"},
+			"Parameter 'P' must be a number not greater than 5.5"},
 		{"cycle", "Resources:\n  A: {Type: X, Properties: {P: !GetAtt B.Arn}}\n  B: {Type: X, Properties: {P: !Sub \"${C}\"}}\n  C: {Type: X, DependsOn: A}\n  D: {Type: X, Properties: {P: !Ref A}}\n", nil,
 			"template: resources: Circular dependency between resources: [A, B, C]"},
 		{"self reference", "Resources:\n  A: {Type: X, Properties: {P: !GetAtt A.Arn}}\n", nil,

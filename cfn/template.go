@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 )
 
 // SAMTransform is the Transform that marks a template as SAM's.
@@ -35,7 +37,12 @@ type Parameter struct {
 	Type          string // String, Number, CommaDelimitedList, List<Number>, or an AWS-specific type (taken as String)
 	Default       *string
 	AllowedValues []string
-	Description   string
+	// AllowedPattern must match the whole value (a String's).
+	AllowedPattern *regexp.Regexp
+	// The bounds of a String's length, of a Number's value.
+	MinLength, MaxLength *int
+	MinValue, MaxValue   *float64
+	Description          string
 }
 
 // Resource is one of the template's Resources.
@@ -168,6 +175,32 @@ func (t *Template) readParameters(v any) error {
 				p.AllowedValues, err = stringList(pv, where+".AllowedValues")
 			case "Description":
 				p.Description, err = plainString(pv, where+".Description")
+			case "AllowedPattern":
+				var pat string
+				if pat, err = plainString(pv, where+".AllowedPattern"); err == nil {
+					if p.AllowedPattern, err = regexp.Compile("^(?:" + pat + ")$"); err != nil {
+						err = fmt.Errorf("template: %s.AllowedPattern %q is not a regular expression: %w", where, pat, err)
+					}
+				}
+			case "MinLength", "MaxLength":
+				var n float64
+				if n, err = number(pv, where+"."+k); err == nil {
+					i := int(n)
+					if k == "MinLength" {
+						p.MinLength = &i
+					} else {
+						p.MaxLength = &i
+					}
+				}
+			case "MinValue", "MaxValue":
+				var n float64
+				if n, err = number(pv, where+"."+k); err == nil {
+					if k == "MinValue" {
+						p.MinValue = &n
+					} else {
+						p.MaxValue = &n
+					}
+				}
 			}
 			if err != nil {
 				return err
@@ -279,6 +312,18 @@ func scalarString(v any, where string) (string, error) {
 		return fmt.Sprint(x), nil
 	}
 	return "", fmt.Errorf("template: %s must be a string or number, got %s", where, kind(v))
+}
+
+func number(v any, where string) (float64, error) {
+	s, err := scalarString(v, where)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("template: %s must be a number, got %q", where, s)
+	}
+	return n, nil
 }
 
 // stringList takes a string or a list of strings (numbers taken as text).
