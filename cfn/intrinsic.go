@@ -263,7 +263,10 @@ func (ev *evaluator) ref(name, path string) (any, error) {
 	}
 	if _, ok := ev.s.t.Resources[name]; ok {
 		if ev.refs == nil {
-			return nil, ev.fail(path, "Ref to resource %s, which a condition cannot refer to", name)
+			if ev.inCondition {
+				return nil, ev.fail(path, "Ref to resource %s, which a condition cannot refer to", name)
+			}
+			return nil, ev.fail(path, "Ref to resource %s, but no Resolver knows the resources", name)
 		}
 		if !ev.s.Included(name) {
 			return nil, ev.fail(path, "Ref to resource %s, which its Condition leaves out", name)
@@ -305,7 +308,10 @@ func (ev *evaluator) attribute(id, attr, path string) (any, error) {
 		return nil, ev.fail(path, "Fn::GetAtt to unknown resource %q", id)
 	}
 	if ev.refs == nil {
-		return nil, ev.fail(path, "Fn::GetAtt to resource %s, which a condition cannot refer to", id)
+		if ev.inCondition {
+			return nil, ev.fail(path, "Fn::GetAtt to resource %s, which a condition cannot refer to", id)
+		}
+		return nil, ev.fail(path, "Fn::GetAtt to resource %s, but no Resolver knows the resources", id)
 	}
 	if !ev.s.Included(id) {
 		return nil, ev.fail(path, "Fn::GetAtt to resource %s, which its Condition leaves out", id)

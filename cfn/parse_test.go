@@ -80,6 +80,7 @@ func TestParseErrors(t *testing.T) {
 		{"no type", "Resources:\n  A:\n    Properties: {}\n", "resource A has no Type"},
 		{"unknown section", "Resource:\n  A: {Type: X}\n", `unknown top-level section "Resource"`},
 		{"bad pattern", "Parameters:\n  P: {AllowedPattern: \"[\"}\nResources:\n  A: {Type: X}\n", `Parameters.P.AllowedPattern "[" is not a regular expression`},
+		{"logical id", "Resources:\n  My-Table: {Type: X}\n", "Resource name My-Table is non alphanumeric"},
 		{"duplicate key", "Resources:\n  A: {Type: X}\n  A: {Type: Y}\n", `duplicate key "A"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

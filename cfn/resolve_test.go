@@ -236,6 +236,20 @@ Resources:
 	}
 }
 
+func TestNoResolver(t *testing.T) {
+	tpl, err := Parse([]byte("Resources:\n  A: {Type: X}\n  B: {Type: X, Properties: {P: !Ref A}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Prepare(tpl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Properties("B", nil); err == nil || !strings.Contains(err.Error(), "Ref to resource A, but no Resolver knows the resources") {
+		t.Fatalf("error %v", err)
+	}
+}
+
 func TestImportValue(t *testing.T) {
 	tpl, err := Parse([]byte(`{"Resources": {"A": {"Type": "X", "Properties": {"V": {"Fn::ImportValue": "shared-bus"}, "G": {"Fn::GetAtt": "B.Arn"}}}, "B": {"Type": "Y"}}}`))
 	if err != nil {

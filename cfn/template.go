@@ -218,6 +218,9 @@ func (t *Template) readResources(v any) error {
 	}
 	for id, raw := range m {
 		where := "Resources." + id
+		if !alphanumeric(id) {
+			return fmt.Errorf("template: Resource name %s is non alphanumeric", id)
+		}
 		rm, err := object(raw, where)
 		if err != nil {
 			return err
@@ -280,6 +283,20 @@ func (t *Template) readOutputs(v any) error {
 		t.Outputs[name] = o
 	}
 	return nil
+}
+
+// alphanumeric says whether a logical id is made of A-Z, a-z and 0-9 only,
+// as CloudFormation requires.
+func alphanumeric(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, r := range id {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func object(v any, where string) (map[string]any, error) {
