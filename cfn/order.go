@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// dependencies lists the resources a resource waits for: its DependsOn and
+// Dependencies lists the resources a resource waits for: its DependsOn and
 // the resources its properties refer to by Ref, Fn::GetAtt or Fn::Sub
 // (in either branch of an Fn::If), sorted.
-func (s *Stack) dependencies(id string) ([]string, error) {
+func (s *Stack) Dependencies(id string) ([]string, error) {
 	r := s.t.Resources[id]
 	set := map[string]bool{}
 	for _, d := range r.DependsOn {
@@ -89,7 +89,7 @@ func (s *Stack) order() ([]string, error) {
 	deps := map[string][]string{}
 	var ids []string
 	for _, id := range s.t.ResourceIDs() {
-		d, err := s.dependencies(id)
+		d, err := s.Dependencies(id)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,7 @@ func Resolve(t *Template, params map[string]string, refs Resolver) (*Resolved, e
 		if err != nil {
 			return nil, err
 		}
-		deps, _ := s.dependencies(id)
+		deps, _ := s.Dependencies(id)
 		out.Resources[id] = ResolvedResource{Type: t.Resources[id].Type, Properties: props, DependsOn: deps}
 	}
 	if out.Outputs, err = s.Outputs(refs); err != nil {
