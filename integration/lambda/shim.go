@@ -1,0 +1,360 @@
+package lambda
+
+import (
+	"bufio"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Handlers run by the runtime shim
+//
+// "--function NAME=python:DIR:module.function" and
+// "NAME=node:DIR:file.function" run a Lambda handler as Lambda's Python
+// and Node.js runtimes do, with the host's python3 or node and no
+// container: our shim (shim/shim.py, shim/shim.js, written to a temporary
+// folder once per process) imports the handler once and serves the
+// function's invokes one at a time, warm, over its standard input and
+// output, one JSON line each way. The process starts at the first invoke
+// and again after it died or timed out. The handler gets a Lambda context
+// (function name and ARN, request id, memory, the remaining time); an
+// exception becomes Lambda's error payload {errorType, errorMessage,
+// stackTrace}, the error type being the exception's class, so a Catch
+// names it as it would on AWS. An invoke that runs past the function's
+// timeout (3 seconds unless set, as Lambda's) fails with Lambda's
+// Sandbox.Timedout and the process is started again.
+
+//go:embed shim/shim.py shim/shim.js
+var shimFiles embed.FS
+
+// Runtimes of the shim.
+const (
+	RuntimePython = "python"
+	RuntimeNode   = "node"
+)
+
+// Default settings of a handler function, Lambda's own.
+const (
+	DefaultTimeout  = 3 * time.Second
+	DefaultMemoryMB = 128
+)
+
+// Handler is a function run by the shim.
+type Handler struct {
+	// Runtime is RuntimePython or RuntimeNode.
+	Runtime string
+	// Dir is the folder of the code; Name the handler, module.function
+	// (Python) or file.function (Node.js).
+	Dir, Name string
+	// Timeout bounds an invoke (0: DefaultTimeout); MemoryMB is what the
+	// context reports (0: DefaultMemoryMB).
+	Timeout  time.Duration
+	MemoryMB int
+	// Env is added to the process's environment.
+	Env map[string]string
+}
+
+// ParseHandler reads the RUNTIME:DIR:HANDLER form of a --function value;
+// ok is false when spec is not of that form (it is then a command line).
+func ParseHandler(spec string) (h *Handler, ok bool, err error) {
+	runtime, rest, found := strings.Cut(spec, ":")
+	if !found || (runtime != RuntimePython && runtime != RuntimeNode) {
+		return nil, false, nil
+	}
+	i := strings.LastIndex(rest, ":")
+	if i < 0 {
+		return nil, true, fmt.Errorf("%q: give a handler as %s:DIR:%s", spec, runtime, handlerForm(runtime))
+	}
+	h = &Handler{Runtime: runtime, Dir: rest[:i], Name: rest[i+1:]}
+	if err := h.check(); err != nil {
+		return nil, true, fmt.Errorf("%q: %w", spec, err)
+	}
+	return h, true, nil
+}
+
+func handlerForm(runtime string) string {
+	if runtime == RuntimeNode {
+		return "file.function"
+	}
+	return "module.function"
+}
+
+// check names what is wrong with h.
+func (h *Handler) check() error {
+	if h.Runtime != RuntimePython && h.Runtime != RuntimeNode {
+		return fmt.Errorf("runtime %q: the runtimes are %s and %s", h.Runtime, RuntimePython, RuntimeNode)
+	}
+	mod, fn, _ := cutLast(h.Name, ".")
+	if mod == "" || fn == "" {
+		return fmt.Errorf("handler %q: give it as %s", h.Name, handlerForm(h.Runtime))
+	}
+	if h.Dir == "" {
+		return fmt.Errorf("no folder for handler %s", h.Name)
+	}
+	st, err := os.Stat(h.Dir)
+	if err != nil {
+		return fmt.Errorf("the handler's folder: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("the handler's folder %s is not a folder", h.Dir)
+	}
+	if h.Timeout < 0 || h.MemoryMB < 0 {
+		return errors.New("a handler's timeout and memory are not negative")
+	}
+	return nil
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// shimDir holds the shim's files, written once.
+var shimDir = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "stepwise-shim-")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range []string{"shim.py", "shim.js"} {
+		b, err := shimFiles.ReadFile("shim/" + name)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+})
+
+// warm is the running process of a handler function.
+type warm struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File
+	kill   context.CancelFunc
+	lines  *bufio.Reader
+	stderr *syncTail
+	done   chan struct{}
+}
+
+// shimRequest is one invoke as the shim reads it.
+type shimRequest struct {
+	Event        string `json:"event"`
+	RequestID    string `json:"requestId"`
+	FunctionName string `json:"functionName"`
+	FunctionArn  string `json:"functionArn"`
+	MemoryMB     int    `json:"memoryMb"`
+	DeadlineMs   int64  `json:"deadlineMs"`
+}
+
+// shimReply is the shim's answer.
+type shimReply struct {
+	Payload json.RawMessage `json:"payload"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// errTimedOut marks an invoke that ran past the function's timeout.
+var errTimedOut = errors.New("timed out")
+
+// runHandler serves one invoke on the function's warm process, starting
+// it if need be. It returns the payload, whether it is a function error,
+// and the end of the process's standard error.
+func (f *Function) runHandler(ctx context.Context, payload []byte, requestID string) (out []byte, fnErr bool, stderr []byte, err error) {
+	select {
+	case f.local.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, nil, ctx.Err()
+	}
+	defer func() { <-f.local.slots }()
+	// One invoke at a time on a function's process.
+	select {
+	case f.busy <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, nil, ctx.Err()
+	}
+	defer func() { <-f.busy }()
+
+	h := f.Handler
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	memory := h.MemoryMB
+	if memory <= 0 {
+		memory = DefaultMemoryMB
+	}
+	if f.proc == nil {
+		if f.proc, err = f.start(); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	p := f.proc
+	deadline := time.Now().Add(timeout)
+	req, _ := json.Marshal(shimRequest{
+		Event: string(payload), RequestID: requestID, FunctionName: f.Name,
+		FunctionArn: f.local.arn(f.Name), MemoryMB: memory, DeadlineMs: deadline.UnixMilli(),
+	})
+	type result struct {
+		line []byte
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		if _, err := p.stdin.Write(append(req, '\n')); err != nil {
+			got <- result{err: err}
+			return
+		}
+		line, err := p.lines.ReadBytes('\n')
+		got <- result{line, err}
+	}()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-got:
+	case <-timer.C:
+		f.stop()
+		return errorPayload("Sandbox.Timedout", fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", requestID, timeout.Seconds())),
+			true, p.stderr.bytes(), errTimedOut
+	case <-ctx.Done():
+		f.stop()
+		return nil, false, p.stderr.bytes(), ctx.Err()
+	}
+	if r.err != nil {
+		// The process died: the next invoke starts it again.
+		f.stop()
+		<-p.done
+		msg := fmt.Sprintf("Runtime exited with error: %s", p.cmd.ProcessState)
+		if s := strings.TrimSpace(string(p.stderr.bytes())); s != "" {
+			msg += ": " + snippet([]byte(s))
+		}
+		return errorPayload("Runtime.ExitError", msg), true, p.stderr.bytes(), nil
+	}
+	var rep shimReply
+	if err := json.Unmarshal(r.line, &rep); err != nil {
+		f.stop()
+		return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(r.line)), true, p.stderr.bytes(), nil
+	}
+	if rep.Error != nil {
+		return rep.Error, true, p.stderr.bytes(), nil
+	}
+	if len(rep.Payload) > f.local.limit {
+		return rep.Payload[:f.local.limit+1], false, p.stderr.bytes(), nil
+	}
+	return rep.Payload, false, p.stderr.bytes(), nil
+}
+
+// start starts the function's process.
+func (f *Function) start() (*warm, error) {
+	dir, err := shimDir()
+	if err != nil {
+		return nil, fmt.Errorf("local function %s: the runtime shim: %w", f.Name, err)
+	}
+	h := f.Handler
+	program, shim := "python3", "shim.py"
+	if h.Runtime == RuntimeNode {
+		program, shim = "node", "shim.js"
+	}
+	// The process lives until it is stopped (its context canceled kills
+	// its process group) or its standard input closes.
+	ctx, kill := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, program, filepath.Join(dir, shim), h.Dir, h.Name)
+	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name, "PYTHONUNBUFFERED=1")
+	for k, v := range h.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	killAsGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		kill()
+		return nil, err
+	}
+	// Our own pipe, not StdoutPipe: Wait must not close it before the
+	// last answer is read.
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		kill()
+		return nil, err
+	}
+	cmd.Stdout = w
+	cmd.WaitDelay = time.Second
+	p := &warm{cmd: cmd, stdin: stdin, stdout: stdout, lines: bufio.NewReaderSize(stdout, 64*1024), stderr: &syncTail{tail: tail{limit: logTail}}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	p.kill = kill
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		kill()
+		stdout.Close()
+		return nil, fmt.Errorf("local function %s: %w", f.Name, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop kills the function's process; the next invoke starts another.
+func (f *Function) stop() {
+	p := f.proc
+	if p == nil {
+		return
+	}
+	f.proc = nil
+	p.kill()
+	go func() {
+		<-p.done
+		p.stdout.Close()
+	}()
+}
+
+// Close stops the processes of the handler functions.
+func (l *Local) Close() {
+	if l == nil {
+		return
+	}
+	for _, f := range l.fns {
+		if f.Handler == nil {
+			continue
+		}
+		f.busy <- struct{}{}
+		f.stop()
+		<-f.busy
+	}
+}
+
+// arn is a local function's ARN.
+func (l *Local) arn(name string) string {
+	return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", l.region, l.account, name)
+}
+
+// syncTail is a tail written by a process and read by invokes.
+type syncTail struct {
+	mu   sync.Mutex
+	tail tail
+}
+
+func (t *syncTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tail.Write(p)
+}
+
+func (t *syncTail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.tail.buf...)
+}
