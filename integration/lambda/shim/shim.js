@@ -3,7 +3,8 @@
 // node shim.js DIR FILE.FUNCTION loads the handler once, then serves
 // invocations: one JSON line in on standard input, one JSON line out on
 // standard output ({"payload": ...} or {"error": {errorType, errorMessage,
-// stackTrace}}), as shim.py does. The console writes to standard error.
+// trace}}, the error as Lambda's Node.js runtimes shape it), as shim.py
+// does. The console writes to standard error.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -18,10 +19,10 @@ function errorOf(e, type) {
     return {
       errorType: type || e.name || 'Error',
       errorMessage: e.message,
-      stackTrace: String(e.stack || '').split('\n').slice(1).map((s) => s.trim()),
+      trace: String(e.stack || '').split('\n'),
     };
   }
-  return { errorType: type || 'Error', errorMessage: String(e), stackTrace: [] };
+  return { errorType: type || 'Error', errorMessage: String(e), trace: [] };
 }
 
 async function load(dir, handlerName) {

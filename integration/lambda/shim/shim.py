@@ -36,10 +36,11 @@ class LambdaContext:
         return max(0, int(self._deadline_ms - time.time() * 1000))
 
 
-def error_of(e, error_type=None):
+def error_of(e, request_id=""):
     return {
-        "errorType": error_type or type(e).__name__,
         "errorMessage": str(e),
+        "errorType": type(e).__name__,
+        "requestId": request_id,
         "stackTrace": traceback.format_tb(e.__traceback__),
     }
 
@@ -75,7 +76,7 @@ def main():
         try:
             result = handler(json.loads(req["event"]), LambdaContext(req))
         except Exception as e:
-            reply({"error": error_of(e)})
+            reply({"error": error_of(e, req["requestId"])})
             continue
         try:
             out = json.dumps(result)
