@@ -2,7 +2,9 @@ package lambda
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -120,18 +122,54 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s, "", false
 }
 
-// shimDir holds the shim's files, written once.
+// shimDir holds the shim's files: a folder named after their content in
+// the user's cache folder, written once (by whichever process comes
+// first) and shared by every Stepwise of the same version; a new
+// temporary folder when there is no cache folder.
 var shimDir = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "stepwise-shim-")
-	if err != nil {
-		return "", err
-	}
-	for _, name := range []string{"shim.py", "shim.js"} {
+	sum := sha256.New()
+	names := []string{"shim.py", "shim.js"}
+	files := make([][]byte, len(names))
+	for i, name := range names {
 		b, err := shimFiles.ReadFile("shim/" + name)
 		if err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		files[i] = b
+		sum.Write(b)
+	}
+	var dir string
+	if cache, err := os.UserCacheDir(); err == nil {
+		dir = filepath.Join(cache, "stepwise", fmt.Sprintf("shim-%x", sum.Sum(nil)[:8]))
+		if os.MkdirAll(dir, 0o700) != nil {
+			dir = ""
+		}
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "stepwise-shim-"); err != nil {
+			return "", err
+		}
+	}
+	for i, name := range names {
+		path := filepath.Join(dir, name)
+		if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, files[i]) {
+			continue
+		}
+		// Written aside and renamed, so a shim is never seen half written.
+		tmp, err := os.CreateTemp(dir, name+".*")
+		if err != nil {
+			return "", err
+		}
+		_, err = tmp.Write(files[i])
+		if closeErr := tmp.Close(); err == nil {
+			err = closeErr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
 			return "", err
 		}
 	}

@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/integration"
+	"stepwise/integration/lambda"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -261,4 +263,60 @@ func TestHandlerExceptionCaughtByName(t *testing.T) {
 	require.Equal(t, "the order 42 is gone", get(t, cause, "errorMessage"))
 	require.Contains(t, jsonvalue.String(get(t, cause, "stackTrace")), `in fail`)
 	require.NotEmpty(t, get(t, cause, "requestId"))
+}
+
+// A handler function added with its settings (as a template gives them)
+// gets its environment, memory and timeout; a process that dies fails
+// the invoke with Runtime.ExitError and the next invoke starts another.
+func TestHandlerSettingsAndCrash(t *testing.T) {
+	t.Parallel()
+	needs(t, "python3")
+	dir := handlerDir(t, map[string]string{"app.py": `
+import os
+calls = 0
+def handler(event, context):
+    global calls
+    calls += 1
+    if event.get("crash"):
+        os._exit(7)
+    if event.get("sleep"):
+        import time
+        time.sleep(30)
+    return {"table": os.environ["TABLE"], "memory": context.memory_limit_in_mb,
+            "remaining": context.get_remaining_time_in_millis(), "calls": calls}
+`})
+	local, err := lambda.NewLocal(nil, 0, nil)
+	require.NoError(t, err)
+	require.NoError(t, local.AddHandler("orders", &lambda.Handler{Runtime: lambda.RuntimePython, Dir: dir, Name: "app.handler",
+		Timeout: 10 * time.Second, MemoryMB: 512, Env: map[string]string{"TABLE": "Orders"}}))
+	require.ErrorContains(t, local.AddHandler("orders", &lambda.Handler{Runtime: lambda.RuntimePython, Dir: dir, Name: "app.handler"}), "given twice")
+	require.ErrorContains(t, local.AddHandler("ruby", &lambda.Handler{Runtime: "ruby", Dir: dir, Name: "app.handler"}), `runtime "ruby": the runtimes are python and node`)
+	t.Cleanup(local.Close)
+	fn := local.Lookup("orders")
+	call := func(event string) (any, error) {
+		p, err := jsonvalue.ParseString(event)
+		require.NoError(t, err)
+		return lambda.InvokeLocal(context.Background(), fn, "arn:aws:lambda:us-east-1:123456789012:function:orders", p)
+	}
+	out, err := call(`{}`)
+	require.NoError(t, err)
+	require.Equal(t, "Orders", get(t, out, "table"))
+	require.Equal(t, "512", get(t, out, "memory"))
+	remaining, _ := get(t, out, "remaining").(jsonvalue.Number).Int64()
+	require.Greater(t, remaining, int64(3000), "the remaining time counts down from the function's own timeout")
+
+	_, err = call(`{"crash": true}`)
+	var f *failure.Failure
+	require.ErrorAs(t, err, &f)
+	require.Equal(t, "Runtime.ExitError", f.Name)
+	require.Contains(t, f.Cause, "exit status 7")
+	out, err = call(`{}`)
+	require.NoError(t, err)
+	require.Equal(t, jsonvalue.NumberFromInt(1), get(t, out, "calls"), "a new process after the crash")
+
+	fn.Handler.Timeout = time.Second
+	_, err = call(`{"sleep": true}`)
+	require.ErrorAs(t, err, &f)
+	require.Equal(t, "Sandbox.Timedout", f.Name)
+	require.Contains(t, f.Cause, "Task timed out after 1.00 seconds")
 }

@@ -36,12 +36,12 @@ class LambdaContext:
         return max(0, int(self._deadline_ms - time.time() * 1000))
 
 
-def error_of(e, request_id=""):
+def error_of(e, request_id="", tb=None):
     return {
         "errorMessage": str(e),
         "errorType": type(e).__name__,
         "requestId": request_id,
-        "stackTrace": traceback.format_tb(e.__traceback__),
+        "stackTrace": traceback.format_tb(tb or e.__traceback__),
     }
 
 
@@ -76,7 +76,9 @@ def main():
         try:
             result = handler(json.loads(req["event"]), LambdaContext(req))
         except Exception as e:
-            reply({"error": error_of(e, req["requestId"])})
+            # The trace starts in the handler, not in this loop.
+            tb = e.__traceback__
+            reply({"error": error_of(e, req["requestId"], tb.tb_next or tb)})
             continue
         try:
             out = json.dumps(result)
