@@ -48,6 +48,8 @@ const (
 const (
 	DefaultTimeout  = 3 * time.Second
 	DefaultMemoryMB = 128
+	// InitTimeout bounds the handler's import, as Lambda's init phase.
+	InitTimeout = 10 * time.Second
 )
 
 // Handler is a function run by the shim.
@@ -185,6 +187,8 @@ type warm struct {
 	lines  *bufio.Reader
 	stderr *syncTail
 	done   chan struct{}
+	// ready: the shim said it imported the handler (or failed to).
+	ready bool
 }
 
 // shimRequest is one invoke as the shim reads it.
@@ -239,51 +243,43 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 		}
 	}
 	p := f.proc
+	if !p.ready {
+		// The handler's import, Lambda's init phase, has a time of its
+		// own, outside the invoke's.
+		line, err := f.exchange(ctx, p, nil, InitTimeout)
+		switch {
+		case errors.Is(err, errTimedOut):
+			return errorPayload("Sandbox.Timedout", fmt.Sprintf("RequestId: %s Error: the handler's init timed out after %.2f seconds", requestID, InitTimeout.Seconds())),
+				true, p.stderr.bytes(), errTimedOut
+		case err != nil && ctx.Err() != nil:
+			return nil, false, p.stderr.bytes(), ctx.Err()
+		case err != nil:
+			return f.died(p), true, p.stderr.bytes(), nil
+		case !isReady(line):
+			f.stop()
+			return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(line)), true, p.stderr.bytes(), nil
+		}
+		p.ready = true
+	}
 	deadline := time.Now().Add(timeout)
 	req, _ := json.Marshal(shimRequest{
 		Event: string(payload), RequestID: requestID, FunctionName: f.Name,
 		FunctionArn: f.local.arn(f.Name), MemoryMB: memory, DeadlineMs: deadline.UnixMilli(),
 	})
-	type result struct {
-		line []byte
-		err  error
-	}
-	got := make(chan result, 1)
-	go func() {
-		if _, err := p.stdin.Write(append(req, '\n')); err != nil {
-			got <- result{err: err}
-			return
-		}
-		line, err := p.lines.ReadBytes('\n')
-		got <- result{line, err}
-	}()
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	var r result
-	select {
-	case r = <-got:
-	case <-timer.C:
-		f.stop()
+	line, err := f.exchange(ctx, p, req, timeout)
+	switch {
+	case errors.Is(err, errTimedOut):
 		return errorPayload("Sandbox.Timedout", fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", requestID, timeout.Seconds())),
 			true, p.stderr.bytes(), errTimedOut
-	case <-ctx.Done():
-		f.stop()
+	case err != nil && ctx.Err() != nil:
 		return nil, false, p.stderr.bytes(), ctx.Err()
-	}
-	if r.err != nil {
-		// The process died: the next invoke starts it again.
-		f.stop()
-		<-p.done
-		msg := fmt.Sprintf("Runtime exited with error: %s", p.cmd.ProcessState)
-		if s := strings.TrimSpace(string(p.stderr.bytes())); s != "" {
-			msg += ": " + snippet([]byte(s))
-		}
-		return errorPayload("Runtime.ExitError", msg), true, p.stderr.bytes(), nil
+	case err != nil:
+		return f.died(p), true, p.stderr.bytes(), nil
 	}
 	var rep shimReply
-	if err := json.Unmarshal(r.line, &rep); err != nil {
+	if err := json.Unmarshal(line, &rep); err != nil {
 		f.stop()
-		return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(r.line)), true, p.stderr.bytes(), nil
+		return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(line)), true, p.stderr.bytes(), nil
 	}
 	if rep.Error != nil {
 		return rep.Error, true, p.stderr.bytes(), nil
@@ -292,6 +288,61 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 		return rep.Payload[:f.local.limit+1], false, p.stderr.bytes(), nil
 	}
 	return rep.Payload, false, p.stderr.bytes(), nil
+}
+
+// exchange sends req (nil: nothing) to the process and reads its answer
+// line within limit. The process is stopped when the time runs out
+// (errTimedOut), the context ends (its error) or it answers no more.
+func (f *Function) exchange(ctx context.Context, p *warm, req []byte, limit time.Duration) ([]byte, error) {
+	type result struct {
+		line []byte
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		if req != nil {
+			if _, err := p.stdin.Write(append(req, '\n')); err != nil {
+				got <- result{err: err}
+				return
+			}
+		}
+		line, err := p.lines.ReadBytes('\n')
+		got <- result{line, err}
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			f.stop()
+		}
+		return r.line, r.err
+	case <-timer.C:
+		f.stop()
+		return nil, errTimedOut
+	case <-ctx.Done():
+		f.stop()
+		return nil, ctx.Err()
+	}
+}
+
+// isReady tells the shim's first line, {"ready": true}.
+func isReady(line []byte) bool {
+	var r struct {
+		Ready bool `json:"ready"`
+	}
+	return json.Unmarshal(line, &r) == nil && r.Ready
+}
+
+// died is the error payload of a process that ended: Runtime.ExitError
+// with the end of its standard error. The next invoke starts another.
+func (f *Function) died(p *warm) []byte {
+	<-p.done
+	msg := fmt.Sprintf("Runtime exited with error: %s", p.cmd.ProcessState)
+	if s := strings.TrimSpace(string(p.stderr.bytes())); s != "" {
+		msg += ": " + snippet([]byte(s))
+	}
+	return errorPayload("Runtime.ExitError", msg)
 }
 
 // start starts the function's process.

@@ -99,6 +99,7 @@ async function main() {
   } catch (e) {
     failed = errorOf(e, e.lambdaType);
   }
+  out({ ready: true });
   const rl = readline.createInterface({ input: process.stdin, terminal: false });
   for await (const line of rl) {
     const req = JSON.parse(line);

@@ -6,7 +6,9 @@
 #    "functionArn": ..., "memoryMb": ..., "deadlineMs": ...}
 # and one JSON line out on the standard output it was started with
 #   {"payload": <result>} or {"error": {"errorType", "errorMessage", "stackTrace"}}.
-# What the handler prints goes to standard error.
+# It first answers {"ready": true} once the import is done (or failed: the
+# first invoke then gets the error). What the handler prints goes to
+# standard error.
 import importlib
 import json
 import os
@@ -68,6 +70,7 @@ def main():
         failed = error_of(e)
         failed["errorMessage"] = "Unable to import module '%s': %s" % (module_name, e)
         failed["errorType"] = "Runtime.ImportModuleError"
+    reply({"ready": True})
     for line in sys.stdin:
         req = json.loads(line)
         if failed is not None:
