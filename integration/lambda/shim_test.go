@@ -109,6 +109,7 @@ let calls = 0;
 exports.handler = async (event, context) => {
   calls++;
   console.log('printed lines go to the log');
+  process.stdout.write('and so do writes to stdout\n');
   return { hello: event.name, calls, function: context.functionName, request: context.awsRequestId,
     remaining: context.getRemainingTimeInMillis() };
 };

@@ -13,6 +13,9 @@ const { pathToFileURL } = require('url');
 
 const out = (obj) => fs.writeSync(1, JSON.stringify(obj) + '\n');
 for (const k of ['log', 'info', 'debug', 'trace']) console[k] = console.error;
+// What the handler writes to standard output goes to standard error too:
+// file descriptor 1 carries only the answers.
+process.stdout.write = process.stderr.write.bind(process.stderr);
 
 function errorOf(e, type) {
   if (e instanceof Error) {
