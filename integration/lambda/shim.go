@@ -33,7 +33,9 @@ import (
 // stackTrace}, the error type being the exception's class, so a Catch
 // names it as it would on AWS. An invoke that runs past the function's
 // timeout (3 seconds unless set, as Lambda's) fails with Lambda's
-// Sandbox.Timedout and the process is started again.
+// Sandbox.Timedout and the process is started again. So is it when the
+// code files at the top of the folder changed since it started: an edit
+// is seen at the next invoke.
 
 //go:embed shim/shim.py shim/shim.js
 var shimFiles embed.FS
@@ -189,6 +191,31 @@ type warm struct {
 	done   chan struct{}
 	// ready: the shim said it imported the handler (or failed to).
 	ready bool
+	// stamp is the code's when the process started.
+	stamp string
+}
+
+// codeStamp sums up the code files at the top of a handler's folder
+// (names, sizes, modification times), so that an edit to them is seen.
+func codeStamp(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		switch filepath.Ext(e.Name()) {
+		case ".py", ".js", ".mjs", ".cjs", ".json":
+		default:
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", e.Name(), info.Size(), info.ModTime().UnixNano())
+	}
+	return b.String()
 }
 
 // shimRequest is one invoke as the shim reads it.
@@ -237,10 +264,16 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 	if memory <= 0 {
 		memory = DefaultMemoryMB
 	}
+	stamp := codeStamp(h.Dir)
+	if f.proc != nil && f.proc.stamp != stamp {
+		// The code changed: a cold start imports it again.
+		f.stop()
+	}
 	if f.proc == nil {
 		if f.proc, err = f.start(); err != nil {
 			return nil, false, nil, err
 		}
+		f.proc.stamp = stamp
 	}
 	p := f.proc
 	if !p.ready {

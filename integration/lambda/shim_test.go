@@ -321,3 +321,20 @@ def handler(event, context):
 	require.Equal(t, "Sandbox.Timedout", f.Name)
 	require.Contains(t, f.Cause, "Task timed out after 1.00 seconds")
 }
+
+// An edit to the handler's code is seen at the next invoke: a cold start
+// imports it again.
+func TestHandlerColdStartOnChange(t *testing.T) {
+	t.Parallel()
+	needs(t, "python3")
+	dir := handlerDir(t, map[string]string{"app.py": "def handler(event, context):\n    return 'first'\n"})
+	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler"}, 0)
+	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
+	require.Equal(t, "first", res.Output)
+	path := filepath.Join(dir, "app.py")
+	require.NoError(t, os.WriteFile(path, []byte("def handler(event, context):\n    return 'second'\n"), 0o644))
+	later := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(path, later, later))
+	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
+	require.Equal(t, "second", res.Output)
+}
