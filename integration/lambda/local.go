@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -64,8 +65,9 @@ type Function struct {
 	// Command (see shim.go).
 	Handler *Handler
 	local   *Local
-	busy    chan struct{}
-	proc    *warm
+	mu      sync.Mutex
+	idle    []*warm // processes of Handler waiting for an invoke
+	closed  bool
 }
 
 // NewLocal makes the local functions of specs (name → command line, or
@@ -114,7 +116,7 @@ func (l *Local) AddHandler(name string, h *Handler) error {
 	if _, dup := l.fns[name]; dup {
 		return fmt.Errorf("local function %s: given twice", name)
 	}
-	l.fns[name] = &Function{Name: name, Handler: h, local: l, busy: make(chan struct{}, 1)}
+	l.fns[name] = &Function{Name: name, Handler: h, local: l}
 	return nil
 }
 

@@ -23,19 +23,20 @@ import (
 // "--function NAME=python:DIR:module.function" and
 // "NAME=node:DIR:file.function" run a Lambda handler as Lambda's Python
 // and Node.js runtimes do, with the host's python3 or node and no
-// container: our shim (shim/shim.py, shim/shim.js, written to a temporary
-// folder once per process) imports the handler once and serves the
-// function's invokes one at a time, warm, over its standard input and
-// output, one JSON line each way. The process starts at the first invoke
-// and again after it died or timed out. The handler gets a Lambda context
+// container: our shim (shim/shim.py, shim/shim.js, written once to the
+// user's cache folder) imports the handler once and serves invokes, warm,
+// over its standard input and output, one JSON line each way. A process
+// serves one invoke at a time; it is started when an invoke finds none
+// idle (so invokes at the same time run side by side, as Lambda's
+// instances do) and kept for the next. The handler gets a Lambda context
 // (function name and ARN, request id, memory, the remaining time); an
 // exception becomes Lambda's error payload {errorType, errorMessage,
 // stackTrace}, the error type being the exception's class, so a Catch
 // names it as it would on AWS. An invoke that runs past the function's
 // timeout (3 seconds unless set, as Lambda's) fails with Lambda's
-// Sandbox.Timedout and the process is started again. So is it when the
-// code files at the top of the folder changed since it started: an edit
-// is seen at the next invoke.
+// Sandbox.Timedout and its process is stopped, as is one whose code files
+// (at the top of the folder) changed since it started: the next invoke
+// starts another.
 
 //go:embed shim/shim.py shim/shim.js
 var shimFiles embed.FS
@@ -193,6 +194,8 @@ type warm struct {
 	ready bool
 	// stamp is the code's when the process started.
 	stamp string
+	// stopped: killed, never used again (only its invoke touches it).
+	stopped bool
 }
 
 // codeStamp sums up the code files at the top of a handler's folder
@@ -247,13 +250,6 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 		return nil, false, nil, ctx.Err()
 	}
 	defer func() { <-f.local.slots }()
-	// One invoke at a time on a function's process.
-	select {
-	case f.busy <- struct{}{}:
-	case <-ctx.Done():
-		return nil, false, nil, ctx.Err()
-	}
-	defer func() { <-f.busy }()
 
 	h := f.Handler
 	timeout := h.Timeout
@@ -264,18 +260,11 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 	if memory <= 0 {
 		memory = DefaultMemoryMB
 	}
-	stamp := codeStamp(h.Dir)
-	if f.proc != nil && f.proc.stamp != stamp {
-		// The code changed: a cold start imports it again.
-		f.stop()
+	p, err := f.take()
+	if err != nil {
+		return nil, false, nil, err
 	}
-	if f.proc == nil {
-		if f.proc, err = f.start(); err != nil {
-			return nil, false, nil, err
-		}
-		f.proc.stamp = stamp
-	}
-	p := f.proc
+	defer f.put(p)
 	if !p.ready {
 		// The handler's import, Lambda's init phase, has a time of its
 		// own, outside the invoke's.
@@ -289,7 +278,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 		case err != nil:
 			return f.died(p), true, p.stderr.bytes(), nil
 		case !isReady(line):
-			f.stop()
+			p.stop()
 			return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(line)), true, p.stderr.bytes(), nil
 		}
 		p.ready = true
@@ -311,7 +300,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID str
 	}
 	var rep shimReply
 	if err := json.Unmarshal(line, &rep); err != nil {
-		f.stop()
+		p.stop()
 		return errorPayload("Runtime.MarshalError", "the runtime's answer is not JSON: "+snippet(line)), true, p.stderr.bytes(), nil
 	}
 	if rep.Error != nil {
@@ -347,14 +336,14 @@ func (f *Function) exchange(ctx context.Context, p *warm, req []byte, limit time
 	select {
 	case r := <-got:
 		if r.err != nil {
-			f.stop()
+			p.stop()
 		}
 		return r.line, r.err
 	case <-timer.C:
-		f.stop()
+		p.stop()
 		return nil, errTimedOut
 	case <-ctx.Done():
-		f.stop()
+		p.stop()
 		return nil, ctx.Err()
 	}
 }
@@ -429,13 +418,48 @@ func (f *Function) start() (*warm, error) {
 	return p, nil
 }
 
-// stop kills the function's process; the next invoke starts another.
-func (f *Function) stop() {
-	p := f.proc
-	if p == nil {
+// take returns an idle process of the function, or a new one; one whose
+// code changed since it started is stopped (a cold start imports the code
+// again).
+func (f *Function) take() (*warm, error) {
+	stamp := codeStamp(f.Handler.Dir)
+	f.mu.Lock()
+	for len(f.idle) > 0 {
+		p := f.idle[len(f.idle)-1]
+		f.idle = f.idle[:len(f.idle)-1]
+		if p.stamp == stamp {
+			f.mu.Unlock()
+			return p, nil
+		}
+		p.stop()
+	}
+	f.mu.Unlock()
+	p, err := f.start()
+	if err != nil {
+		return nil, err
+	}
+	p.stamp = stamp
+	return p, nil
+}
+
+// put gives back a process after an invoke: idle, for the next one,
+// unless it was stopped or the functions closed.
+func (f *Function) put(p *warm) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p.stopped || f.closed {
+		p.stop()
 		return
 	}
-	f.proc = nil
+	f.idle = append(f.idle, p)
+}
+
+// stop kills the process.
+func (p *warm) stop() {
+	if p.stopped {
+		return
+	}
+	p.stopped = true
 	p.kill()
 	go func() {
 		<-p.done
@@ -443,18 +467,20 @@ func (f *Function) stop() {
 	}()
 }
 
-// Close stops the processes of the handler functions.
+// Close stops the processes of the handler functions, and those running
+// an invoke once it ends.
 func (l *Local) Close() {
 	if l == nil {
 		return
 	}
 	for _, f := range l.fns {
-		if f.Handler == nil {
-			continue
+		f.mu.Lock()
+		f.closed = true
+		for _, p := range f.idle {
+			p.stop()
 		}
-		f.busy <- struct{}{}
-		f.stop()
-		<-f.busy
+		f.idle = nil
+		f.mu.Unlock()
 	}
 }
 

@@ -338,3 +338,31 @@ func TestHandlerColdStartOnChange(t *testing.T) {
 	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
 	require.Equal(t, "second", res.Output)
 }
+
+// Invokes at the same time run side by side, each on a process of its
+// own, as Lambda's instances do; an idle process serves the next invoke.
+func TestHandlerInvokesSideBySide(t *testing.T) {
+	t.Parallel()
+	needs(t, "python3")
+	dir := handlerDir(t, map[string]string{"app.py": `
+import os, time
+def handler(event, context):
+    if event.get("wait"):
+        # Both invokes are in at once: each waits for the other's mark.
+        open(event["mine"], "w").close()
+        deadline = time.time() + 2.5
+        while not os.path.exists(event["theirs"]) and time.time() < deadline:
+            time.sleep(0.01)
+        return os.path.exists(event["theirs"])
+    return True
+`})
+	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler"}, 0)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	first := make(chan engine.TaskResult, 1)
+	go func() {
+		first <- run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": true, "mine": "`+a+`", "theirs": "`+b+`"}`)
+	}()
+	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": true, "mine": "`+b+`", "theirs": "`+a+`"}`)
+	require.Equal(t, true, res.Output, "the second invoke saw the first one running")
+	require.Equal(t, true, (<-first).Output, "the first invoke saw the second one running")
+}
