@@ -116,11 +116,13 @@ exports.handler = async (event, context) => {
 exports.callback = (event, context, callback) => { setTimeout(() => callback(null, { doubled: event.n * 2 }), 10); };
 class OrderGone extends Error { constructor(m) { super(m); this.name = 'OrderGone'; } }
 exports.fail = async () => { throw new OrderGone('the order is gone'); };
+exports.text = async () => { throw 'plain text'; };
 `})
 	reg := localRegistry(t, map[string]string{
 		"hello": "node:" + dir + ":index.handler",
 		"cb":    "node:" + dir + ":index.callback",
 		"fail":  "node:" + dir + ":index.fail",
+		"text":  "node:" + dir + ":index.text",
 	}, 0)
 	for i := 1; i <= 2; i++ {
 		res := run(t, reg, "arn:aws:states:::lambda:invoke", `{"FunctionName": "hello", "Payload": {"name": "Ada"}}`)
@@ -140,6 +142,10 @@ exports.fail = async () => { throw new OrderGone('the order is gone'); };
 	require.Equal(t, "OrderGone", res.Failure.Name)
 	require.Contains(t, res.Failure.Cause, `"errorMessage":"the order is gone"`)
 	require.Contains(t, res.Failure.Cause, `"trace":["OrderGone: the order is gone"`, "Node.js runtimes name the stack trace 'trace'")
+
+	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:text", `{}`)
+	require.Equal(t, "string", res.Failure.Name, "a thrown value that is no Error is named by its type")
+	require.JSONEq(t, `{"errorType": "string", "errorMessage": "plain text", "trace": []}`, res.Failure.Cause)
 }
 
 // A handler that runs past its timeout fails as Lambda's do, and the

@@ -17,15 +17,15 @@ for (const k of ['log', 'info', 'debug', 'trace']) console[k] = console.error;
 // file descriptor 1 carries only the answers.
 process.stdout.write = process.stderr.write.bind(process.stderr);
 
+// errorOf is an error as Lambda's Node.js runtimes answer it: an Error's
+// name, message and stack lines; anything else thrown, its type and text.
 function errorOf(e, type) {
-  if (e instanceof Error) {
-    return {
-      errorType: type || e.name || 'Error',
-      errorMessage: e.message,
-      trace: String(e.stack || '').split('\n'),
-    };
+  const isError = e instanceof Error ||
+    (e && typeof e.name === 'string' && typeof e.message === 'string' && typeof e.stack === 'string');
+  if (isError) {
+    return { errorType: type || e.name, errorMessage: e.message, trace: String(e.stack || '').split('\n') };
   }
-  return { errorType: type || 'Error', errorMessage: String(e), trace: [] };
+  return { errorType: type || typeof e, errorMessage: String(e), trace: [] };
 }
 
 async function load(dir, handlerName) {
