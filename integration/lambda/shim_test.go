@@ -211,6 +211,16 @@ func TestHandlerSpecs(t *testing.T) {
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
 	require.Equal(t, "Runtime.ImportModuleError", res.Failure.Name)
 	require.Contains(t, res.Failure.Cause, "Unable to import module 'absent'")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.py"), []byte("def handler(:\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "empty.py"), []byte("x = 1\n"), 0o644))
+	reg = localRegistry(t, map[string]string{"broken": "python:" + dir + ":broken.handler", "empty": "python:" + dir + ":empty.handler"}, 0)
+	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:broken", `{}`)
+	require.Equal(t, "Runtime.UserCodeSyntaxError", res.Failure.Name)
+	require.Contains(t, res.Failure.Cause, "Syntax error in module 'broken'")
+	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:empty", `{}`)
+	require.Equal(t, "Runtime.HandlerNotFound", res.Failure.Name)
+	require.Contains(t, res.Failure.Cause, "Handler 'handler' missing on module 'empty'")
 }
 
 // A custom exception raised by a Python handler is caught by its class

@@ -57,9 +57,13 @@ def main():
     sys.path.insert(0, directory)
     os.chdir(directory)
     module_name, _, function_name = handler_name.rpartition(".")
+    module_name = module_name.replace("/", ".")
     handler, failed = None, None
     try:
         handler = getattr(importlib.import_module(module_name), function_name)
+    except SyntaxError as e:
+        failed = {"errorType": "Runtime.UserCodeSyntaxError",
+                  "errorMessage": "Syntax error in module '%s': %s" % (module_name, e), "stackTrace": []}
     except ImportError as e:
         failed = {"errorType": "Runtime.ImportModuleError",
                   "errorMessage": "Unable to import module '%s': %s" % (module_name, e), "stackTrace": []}
