@@ -16,6 +16,7 @@ import (
 	"stepwise/history"
 	"stepwise/integration"
 	"stepwise/integration/lambda"
+	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -23,9 +24,11 @@ import (
 	"stepwise/store/sqlitestore"
 )
 
-// needs skips the test when the runtime is not installed.
+// needs skips the test unless the slow suite runs (it starts the host's
+// python3 or node) and the runtime is installed.
 func needs(t *testing.T, program string) {
 	t.Helper()
+	slowtest.Require(t, "handlers run with the host's "+program)
 	if _, err := exec.LookPath(program); err != nil {
 		t.Skipf("%s is not installed: the %s handlers run with the host's %s", program, program, program)
 	}
