@@ -16,7 +16,10 @@ package lambda
 import (
 	"context"
 	"encoding/base64"
+	"runtime"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -59,11 +62,49 @@ func newInvoker(cfg *integration.Config) (integration.Integration, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 	})
-	local, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
+	local, err := localOf(cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &invoker{client: client, local: local}, nil
+}
+
+// locals are the local functions of each registry's configuration: the
+// optimized integration and the function ARN resource share them, and so
+// the warm processes of handler functions. An entry goes with its
+// registry.
+var locals struct {
+	sync.Mutex
+	of map[weak.Pointer[integration.Config]]*Local
+}
+
+func localOf(cfg *integration.Config) (*Local, error) {
+	locals.Lock()
+	defer locals.Unlock()
+	key := weak.Make(cfg)
+	if l := locals.of[key]; l != nil {
+		return l, nil
+	}
+	l, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Region != "" {
+		l.region = cfg.Region
+	}
+	if cfg.Account != "" {
+		l.account = cfg.Account
+	}
+	if locals.of == nil {
+		locals.of = map[weak.Pointer[integration.Config]]*Local{}
+	}
+	locals.of[key] = l
+	runtime.AddCleanup(cfg, func(key weak.Pointer[integration.Config]) {
+		locals.Lock()
+		defer locals.Unlock()
+		delete(locals.of, key)
+	}, key)
+	return l, nil
 }
 
 // Call invokes the function a task names.

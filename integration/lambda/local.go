@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,19 +51,27 @@ var maxLocalRuns = 4 * runtime.NumCPU()
 
 // Local is the set of local functions.
 type Local struct {
-	fns   map[string]*Function
-	limit int
-	slots chan struct{}
-	log   *slog.Logger
+	fns             map[string]*Function
+	limit           int
+	slots           chan struct{}
+	log             *slog.Logger
+	region, account string
 }
 
 // Function is one local function.
 type Function struct {
 	Name, Command string
-	local         *Local
+	// Handler, when set, is the handler the runtime shim runs instead of
+	// Command (see shim.go).
+	Handler *Handler
+	local   *Local
+	mu      sync.Mutex
+	idle    []*warm // processes of Handler waiting for an invoke
+	closed  bool
 }
 
-// NewLocal makes the local functions of specs (name → command line).
+// NewLocal makes the local functions of specs (name → command line, or
+// a handler as RUNTIME:DIR:HANDLER, see ParseHandler).
 // Output is kept up to payloadLimit bytes (0: 256 KiB); the standard
 // error of a failed invoke is logged to log (nil: not logged).
 func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Local, error) {
@@ -72,7 +81,8 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log}
+	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
+		region: "us-east-1", account: "123456789012"}
 	for name, cmd := range specs {
 		if name == "" || strings.ContainsAny(name, ": /") {
 			return nil, fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
@@ -80,9 +90,34 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		if strings.TrimSpace(cmd) == "" {
 			return nil, fmt.Errorf("local function %s: no command", name)
 		}
+		h, isHandler, err := ParseHandler(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("local function %s: %w", name, err)
+		}
+		if isHandler {
+			if err := l.AddHandler(name, h); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		l.fns[name] = &Function{Name: name, Command: cmd, local: l}
 	}
 	return l, nil
+}
+
+// AddHandler adds a function the runtime shim runs (see shim.go).
+func (l *Local) AddHandler(name string, h *Handler) error {
+	if name == "" || strings.ContainsAny(name, ": /") {
+		return fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
+	}
+	if err := h.check(); err != nil {
+		return fmt.Errorf("local function %s: %w", name, err)
+	}
+	if _, dup := l.fns[name]; dup {
+		return fmt.Errorf("local function %s: given twice", name)
+	}
+	l.fns[name] = &Function{Name: name, Handler: h, local: l}
+	return nil
 }
 
 // Lookup returns the local function an invoke names, or nil: the name
@@ -103,7 +138,8 @@ func (l *Local) Lookup(ident string) *Function {
 // Invoke runs the function for an Invoke request.
 func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.InvokeOutput, error) {
 	out := &lambda.InvokeOutput{ExecutedVersion: aws.String("$LATEST"), StatusCode: 200}
-	awsmiddleware.SetRequestIDMetadata(&out.ResultMetadata, uuid.NewString())
+	requestID := uuid.NewString()
+	awsmiddleware.SetRequestIDMetadata(&out.ResultMetadata, requestID)
 	payload := in.Payload
 	if len(bytes.TrimSpace(payload)) == 0 {
 		payload = []byte("{}")
@@ -115,8 +151,17 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 	case types.InvocationTypeEvent:
 		// Accepted, and run on its own: nobody waits for its result.
 		out.StatusCode = 202
-		go func() { _, _, _ = f.run(context.WithoutCancel(ctx), payload) }()
+		go func() {
+			if f.Handler != nil {
+				_, _, _, _ = f.runHandler(context.WithoutCancel(ctx), payload, requestID)
+				return
+			}
+			_, _, _ = f.run(context.WithoutCancel(ctx), payload)
+		}()
 		return out, nil
+	}
+	if f.Handler != nil {
+		return f.invokeHandler(ctx, in, out, payload, requestID)
 	}
 	stdout, stderr, err := f.run(ctx, payload)
 	if ctx.Err() != nil {
@@ -141,6 +186,26 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 	default:
 		out.Payload = stdout
 	}
+	return out, nil
+}
+
+// invokeHandler answers an invoke with the function's handler.
+func (f *Function) invokeHandler(ctx context.Context, in *lambda.InvokeInput, out *lambda.InvokeOutput, payload []byte, requestID string) (*lambda.InvokeOutput, error) {
+	result, fnErr, stderr, err := f.runHandler(ctx, payload, requestID)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil && !errors.Is(err, errTimedOut) {
+		return nil, err
+	}
+	if in.LogType == types.LogTypeTail {
+		out.LogResult = aws.String(base64.StdEncoding.EncodeToString(stderr))
+	}
+	if fnErr {
+		f.local.log.WarnContext(ctx, "local function failed", "function", f.Name, "error", string(result), "stderr", string(stderr))
+		out.FunctionError = aws.String("Unhandled")
+	}
+	out.Payload = result
 	return out, nil
 }
 

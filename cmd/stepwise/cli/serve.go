@@ -48,7 +48,8 @@ type serveCommand struct {
 	// pprofAddr, when set, is an address serving net/http/pprof, with
 	// mutex and block profiling turned on.
 	pprofAddr string
-	// functions are the --function values, NAME=COMMAND.
+	// functions are the --function values, NAME=COMMAND or
+	// NAME=RUNTIME:DIR:HANDLER.
 	functions []string
 	// mockConfig is the mock configuration file (--mock-config, else
 	// $SFN_MOCK_CONFIG).
@@ -154,7 +155,7 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration file in Step Functions Local's MockConfigFile format (default $"+mock.EnvFile+"); start \"<stateMachineArn>#<TestCase>\" to run a test case")
 	f.StringVar(&c.cfg.Integrations.ConnectionsFile, "connections", "", "JSON file of the EventBridge connections (auth and invocation parameters) HTTP Tasks name in Authentication.ConnectionArn")
 	f.StringSliceVar(&c.cfg.Integrations.HTTPTaskAllow, "http-task-allow", nil, "let HTTP Tasks call these non-public hosts, addresses or networks, over plain http:// too: a comma-separated `LIST` of HOST[:PORT], ADDRESS[:PORT], [IPV6]:PORT or CIDR (repeatable; by default only public https:// endpoints, as on AWS)")
-	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, a shell command reading the event JSON on stdin and printing the result JSON (repeatable)")
+	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, a shell command reading the event JSON on stdin and printing the result JSON; or a Lambda handler, imported once and run warm by python3 or node, NAME=python:DIR:module.function or NAME=node:DIR:file.function (repeatable)")
 	f.DurationVar(&c.cfg.ReadHeaderTimeout, "read-header-timeout", c.cfg.ReadHeaderTimeout, "longest time a client may take to send a request's headers")
 	f.DurationVar(&c.cfg.ReadTimeout, "read-timeout", c.cfg.ReadTimeout, "longest time a client may take to send a whole request, headers and body (long polls are not bounded by it)")
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")

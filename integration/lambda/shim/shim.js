@@ -1,0 +1,123 @@
+// Stepwise's Node.js runtime shim for local Lambda functions.
+//
+// node shim.js DIR FILE.FUNCTION loads the handler once, then serves
+// invocations: one JSON line in on standard input, one JSON line out on
+// standard output ({"payload": ...} or {"error": {errorType, errorMessage,
+// trace}}, the error as Lambda's Node.js runtimes shape it), as shim.py
+// does. The console writes to standard error.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const readline = require('readline');
+const { pathToFileURL } = require('url');
+
+const out = (obj) => fs.writeSync(1, JSON.stringify(obj) + '\n');
+for (const k of ['log', 'info', 'debug', 'trace']) console[k] = console.error;
+// What the handler writes to standard output goes to standard error too:
+// file descriptor 1 carries only the answers.
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+// errorOf is an error as Lambda's Node.js runtimes answer it: an Error's
+// name, message and stack lines; anything else thrown, its type and text.
+function errorOf(e, type) {
+  const isError = e instanceof Error ||
+    (e && typeof e.name === 'string' && typeof e.message === 'string' && typeof e.stack === 'string');
+  if (isError) {
+    return { errorType: type || e.name, errorMessage: e.message, trace: String(e.stack || '').split('\n') };
+  }
+  return { errorType: type || typeof e, errorMessage: String(e), trace: [] };
+}
+
+async function load(dir, handlerName) {
+  const dot = handlerName.lastIndexOf('.');
+  const file = handlerName.slice(0, dot);
+  const fn = handlerName.slice(dot + 1);
+  let mod;
+  const base = path.resolve(dir, file);
+  const candidates = [base + '.js', base + '.mjs', base + '.cjs'];
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) {
+    throw Object.assign(new Error(`Cannot find module '${file}'`), { lambdaType: 'Runtime.ImportModuleError' });
+  }
+  try {
+    mod = found.endsWith('.mjs') ? await import(pathToFileURL(found).href) : require(found);
+  } catch (e) {
+    if (e && e.code === 'ERR_REQUIRE_ESM') {
+      mod = await import(pathToFileURL(found).href);
+    } else {
+      throw Object.assign(e, { lambdaType: 'Runtime.ImportModuleError' });
+    }
+  }
+  const h = mod[fn] || (mod.default && mod.default[fn]);
+  if (typeof h !== 'function') {
+    throw Object.assign(new Error(`${file}.${fn} is undefined or not exported`), { lambdaType: 'Runtime.HandlerNotFound' });
+  }
+  return h;
+}
+
+function context(req) {
+  return {
+    functionName: req.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: req.functionArn,
+    memoryLimitInMB: String(req.memoryMb),
+    awsRequestId: req.requestId,
+    logGroupName: '/aws/lambda/' + req.functionName,
+    logStreamName: 'stepwise',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, req.deadlineMs - Date.now()),
+  };
+}
+
+// invoke calls the handler, async or callback-style.
+function invoke(h, event, ctx) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const callback = (err, result) => {
+      if (done) return;
+      done = true;
+      if (err !== null && err !== undefined) reject(err);
+      else resolve(result);
+    };
+    try {
+      const r = h(event, ctx, callback);
+      if (r && typeof r.then === 'function') {
+        r.then((v) => callback(null, v), (e) => callback(e === undefined || e === null ? new Error('rejected') : e));
+      } else if (h.length < 3) {
+        callback(null, r);
+      }
+    } catch (e) {
+      callback(e);
+    }
+  });
+}
+
+async function main() {
+  const [dir, handlerName] = process.argv.slice(2);
+  process.chdir(dir);
+  let handler;
+  let failed;
+  try {
+    handler = await load(dir, handlerName);
+  } catch (e) {
+    failed = errorOf(e, e.lambdaType);
+  }
+  out({ ready: true });
+  const rl = readline.createInterface({ input: process.stdin, terminal: false });
+  for await (const line of rl) {
+    const req = JSON.parse(line);
+    if (failed) {
+      out({ error: failed });
+      process.exit(1);
+    }
+    try {
+      const result = await invoke(handler, JSON.parse(req.event), context(req));
+      const text = JSON.stringify(result === undefined ? null : result);
+      fs.writeSync(1, '{"payload": ' + text + '}\n');
+    } catch (e) {
+      out({ error: errorOf(e) });
+    }
+  }
+}
+
+main();
