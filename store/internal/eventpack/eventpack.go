@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/s2"
@@ -60,23 +61,42 @@ type Row struct {
 // Pack cuts evs, the events of one execution in the order given, into
 // rows of consecutive ids and appends them to rows.
 func Pack(rows []Row, evs []*store.Event) []Row {
-	var raw []byte
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
 	for i := 0; i < len(evs); {
 		j, size := i+1, len(evs[i].Body)
 		for j < len(evs) && j-i < MaxEvents && size < MaxBytes && evs[j].ID == evs[j-1].ID+1 {
 			size += len(evs[j].Body)
 			j++
 		}
-		raw = encode(raw[:0], evs[i:j])
+		sc.raw = encode(sc.raw[:0], evs[i:j])
+		if n := s2.MaxEncodedLen(len(sc.raw)); cap(sc.packed) < n {
+			sc.packed = make([]byte, n)
+		}
 		rows = append(rows, Row{
 			First: evs[i].ID,
 			Last:  evs[j-1].ID,
 			Codec: S2,
-			Body:  s2.Encode(make([]byte, s2.MaxEncodedLen(len(raw))), raw),
+			// The row keeps only the compressed bytes.
+			Body: bytes.Clone(s2.Encode(sc.packed[:cap(sc.packed)], sc.raw)),
 		})
 		i = j
 	}
 	return rows
+}
+
+// scratch holds Pack's buffers between calls: the entries before and
+// after compression, which a commit would otherwise allocate at full size
+// for every step.
+type scratch struct{ raw, packed []byte }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// put gives the buffers back, unless an unusually large step grew them.
+func (sc *scratch) put() {
+	if cap(sc.raw) <= 1<<20 && cap(sc.packed) <= 1<<20 {
+		scratchPool.Put(sc)
+	}
 }
 
 func encode(b []byte, evs []*store.Event) []byte {
