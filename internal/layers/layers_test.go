@@ -73,6 +73,8 @@ var rules = []rule{
 	// cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with()},
 
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl")},
+
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
 
 	// internal: machinery below the engine, grouped by what it does: the

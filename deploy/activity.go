@@ -1,0 +1,87 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"stepwise/sfnapi"
+	"stepwise/service"
+)
+
+// AWS::StepFunctions::Activity: Ref is its ARN; Fn::GetAtt gives Arn and
+// Name. A new Name replaces it; new Tags are put on it.
+type activityKind struct{}
+
+func init() { register(activityKind{}, "AWS::StepFunctions::Activity") }
+
+type activitySpec struct {
+	Name       string            `json:"name"`
+	Tags       map[string]string `json:"tags,omitempty"`
+	Encryption map[string]any    `json:"encryption,omitempty"`
+}
+
+func (activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	name, _ := r.Props["Name"].(string)
+	if name == "" {
+		return nil, "", fmt.Errorf("Properties.Name: an activity needs a Name")
+	}
+	tags, err := tagsOf(r.Props["Tags"])
+	if err != nil {
+		return nil, "", fmt.Errorf("Properties.%w", err)
+	}
+	enc, _ := r.Props["EncryptionConfiguration"].(map[string]any)
+	spec := activitySpec{Name: name, Tags: tags, Encryption: enc}
+	arn := x.prefix("activity") + name
+	var old activitySpec
+	exists := false
+	if prev != nil {
+		_ = json.Unmarshal(prev.Spec, &old)
+		_, err := x.d.Service.DescribeActivity(ctx, &service.DescribeActivityInput{ActivityArn: prev.Physical})
+		switch {
+		case err == nil:
+			exists = true
+		case !isCode(err, sfnapi.CodeActivityDoesNotExist):
+			return nil, "", err
+		}
+	}
+	rec := &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}, Spec: specOf(spec)}
+	switch {
+	case exists && old.Name == name:
+		if sameSpec(prev, rec.Spec) {
+			return rec, Unchanged, nil
+		}
+		if err := x.syncTags(ctx, arn, old.Tags, tags); err != nil {
+			return nil, "", err
+		}
+		return rec, Updated, nil
+	}
+	in := &service.CreateActivityInput{Name: name, Tags: serviceTags(tags)}
+	if enc != nil {
+		in.EncryptionConfiguration = &enc
+	}
+	if _, err := x.d.Service.CreateActivity(ctx, in); err != nil {
+		return nil, "", err
+	}
+	if exists { // renamed: the old one goes
+		if err := (activityKind{}).remove(ctx, x, r.ID, prev); err != nil {
+			return nil, "", err
+		}
+		return rec, Replaced, nil
+	}
+	return rec, Created, nil
+}
+
+func (activityKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
+	_, err := x.d.Service.DeleteActivity(ctx, &service.DeleteActivityInput{ActivityArn: rec.Physical})
+	if isCode(err, sfnapi.CodeActivityDoesNotExist) {
+		return nil
+	}
+	return err
+}
+
+// prefix is the ARN of a Step Functions resource type up to its name:
+// arn:aws:states:REGION:ACCOUNT:activity:.
+func (x *run) prefix(typ string) string {
+	return "arn:" + x.partition() + ":states:" + x.region() + ":" + x.account() + ":" + typ + ":"
+}

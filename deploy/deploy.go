@@ -1,0 +1,382 @@
+// Package deploy creates, updates and deletes the resources of a
+// CloudFormation or SAM template (a CDK app's synthesized stacks too) on
+// a running Stepwise: state machines, activities, versions, aliases and
+// schedules through the service and the scheduler in process; Lambda
+// functions as local functions (Functions); DynamoDB tables, S3 buckets,
+// SQS queues, SNS topics and EventBridge buses at the configured AWS
+// endpoint. Every other resource type gets a name and an ARN, so that
+// Ref and Fn::GetAtt resolve, and is listed as skipped.
+//
+// A deployed stack's record (Records) keeps, per logical id, what was
+// made and with what: a second deploy of an unchanged template changes
+// nothing, a changed resource is updated (a state machine gets a new
+// revision), a resource gone from the template is deleted, and Delete
+// deletes the stack's resources, the last created first.
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"stepwise/cfn"
+	"stepwise/scheduler"
+	"stepwise/service"
+)
+
+// Deployer deploys templates onto one server.
+type Deployer struct {
+	Service   *service.Service
+	Scheduler *scheduler.Service // nil: schedules are refused
+	Functions Functions          // nil: Lambda functions are skipped
+	Records   Records
+	AWS       *AWSEndpoint // nil: AWS resources are named, not created
+	Log       *slog.Logger // nil: not logged
+
+	mu sync.Mutex // one deploy or delete at a time
+}
+
+// Options are a deploy's settings.
+type Options struct {
+	// StackName names the stack (AWS::StackName); it is the key of the
+	// stack's record.
+	StackName string
+	// Parameters are the template's parameter values, and pseudo
+	// parameters' (AWS::Region and AWS::AccountId are the service's).
+	Parameters map[string]string
+	// BaseDir is the folder a template's relative paths (DefinitionUri,
+	// CodeUri, a CDK asset) are read from.
+	BaseDir string
+}
+
+// Functions is where a template's Lambda functions go: the server's
+// local functions.
+type Functions interface {
+	// PutFunction adds the function or replaces the one of its name.
+	PutFunction(ctx context.Context, f *Function) error
+	// DeleteFunction removes a function; removing one that is not there
+	// is not an error.
+	DeleteFunction(ctx context.Context, name string) error
+}
+
+// Function is a Lambda function run locally.
+type Function struct {
+	Name    string `json:"name"`
+	Runtime string `json:"runtime"` // as the template says: python3.12, nodejs20.x, provided.al2023
+	Handler string `json:"handler"`
+	// Code is the absolute path of the code: a folder or a .zip file.
+	Code     string            `json:"code"`
+	Timeout  time.Duration     `json:"timeout,omitempty"`
+	MemoryMB int               `json:"memoryMB,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+}
+
+// Records keeps the deployed stacks' records (the JSON is the deployer's
+// own).
+type Records interface {
+	// GetStack returns a stack's record; nil and no error when there is
+	// none.
+	GetStack(ctx context.Context, name string) ([]byte, error)
+	PutStack(ctx context.Context, name string, body []byte) error
+	// DeleteStack deletes a record; deleting none is not an error.
+	DeleteStack(ctx context.Context, name string) error
+	ListStacks(ctx context.Context) ([]string, error)
+}
+
+// AWSEndpoint is where DynamoDB tables, S3 buckets, SQS queues, SNS
+// topics and EventBridge buses are created (moto_server, say).
+type AWSEndpoint struct {
+	URL             string // http://127.0.0.1:5000
+	Region          string
+	AccessKeyID     string
+	SecretAccessKey string
+	SessionToken    string
+}
+
+// Action is what a deploy did with a resource.
+type Action string
+
+const (
+	Created   Action = "created"
+	Updated   Action = "updated"
+	Replaced  Action = "replaced"
+	Unchanged Action = "unchanged"
+	Deleted   Action = "deleted"
+	Retained  Action = "retained" // DeletionPolicy Retain: left as it is
+	Skipped   Action = "skipped"  // a type not made here: named only
+)
+
+// Change is one resource in a Report.
+type Change struct {
+	LogicalID string `json:"logicalId"`
+	Type      string `json:"type"`
+	Physical  string `json:"physicalId,omitempty"`
+	Action    Action `json:"action"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Output is one of the template's Outputs, resolved.
+type Output struct {
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Description string `json:"description,omitempty"`
+	Export      string `json:"export,omitempty"`
+}
+
+// Report is what a deploy or a delete did.
+type Report struct {
+	Stack    string   `json:"stack"`
+	Changes  []Change `json:"changes"`
+	Outputs  []Output `json:"outputs,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Changed says whether the deploy changed anything.
+func (r *Report) Changed() bool {
+	for _, c := range r.Changes {
+		if c.Action != Unchanged && c.Action != Skipped {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteText writes the report for a terminal: a line per resource, the
+// skipped ones and the warnings, then the outputs.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "stack %s\n", r.Stack)
+	var skipped []Change
+	for _, c := range r.Changes {
+		if c.Action == Skipped {
+			skipped = append(skipped, c)
+			continue
+		}
+		line := fmt.Sprintf("  %-9s %s (%s)", c.Action, c.LogicalID, c.Type)
+		if c.Physical != "" {
+			line += " " + c.Physical
+		}
+		if c.Note != "" {
+			line += ": " + c.Note
+		}
+		fmt.Fprintln(w, line)
+	}
+	if !r.Changed() {
+		fmt.Fprintln(w, "  no changes")
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintln(w, "skipped (named only, not created here):")
+		for _, c := range skipped {
+			line := fmt.Sprintf("  %s (%s) %s", c.LogicalID, c.Type, c.Physical)
+			if c.Note != "" {
+				line += ": " + c.Note
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
+	if len(r.Outputs) > 0 {
+		fmt.Fprintln(w, "outputs:")
+		for _, o := range r.Outputs {
+			fmt.Fprintf(w, "  %s = %s\n", o.Key, o.Value)
+		}
+	}
+}
+
+// Deploy creates or updates the stack opts.StackName from t. A resource
+// that fails stops the deploy: what was done before it stays, is
+// recorded, and is reported with the error (the next deploy carries on).
+func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*Report, error) {
+	if err := checkStackName(opts.StackName); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev, err := d.readRecord(ctx, opts.StackName)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]string{}
+	for k, v := range opts.Parameters {
+		params[k] = v
+	}
+	cfg := d.Service.Config()
+	params["AWS::StackName"] = opts.StackName
+	params["AWS::Region"] = cfg.Region
+	params["AWS::AccountId"] = cfg.Account
+	params["AWS::Partition"] = cmpOr(cfg.Partition, "aws")
+	stack, err := cfn.Prepare(t, params)
+	if err != nil {
+		return nil, err
+	}
+	x := &run{d: d, stack: stack, opts: opts, prev: prev,
+		rec:    &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
+		report: &Report{Stack: opts.StackName, Changes: []Change{}}}
+	x.rec.Parameters = opts.Parameters
+	err = x.apply(ctx)
+	if err == nil {
+		err = x.removeGone(ctx)
+	}
+	if err == nil {
+		err = x.outputs()
+	}
+	if perr := d.writeRecord(ctx, x.rec, prev); perr != nil && err == nil {
+		err = perr
+	}
+	d.logReport(x.report)
+	return x.report, err
+}
+
+// Delete deletes the stack's resources, those created last first, and
+// its record. Deleting a stack that has no record is an error.
+func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error) {
+	if err := checkStackName(stackName); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev, err := d.readRecord(ctx, stackName)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil {
+		return nil, fmt.Errorf("stack %s does not exist", stackName)
+	}
+	x := &run{d: d, opts: Options{StackName: stackName}, prev: prev,
+		rec:    &stackRecord{Name: stackName, Parameters: prev.Parameters, Resources: maps(prev.Resources), Order: prev.Order},
+		report: &Report{Stack: stackName, Changes: []Change{}}}
+	for _, id := range slices.Backward(prev.Order) {
+		if err := x.removeOne(ctx, id, prev.Resources[id]); err != nil {
+			_ = d.writeRecord(ctx, x.rec, prev)
+			return x.report, err
+		}
+	}
+	if err := d.Records.DeleteStack(ctx, stackName); err != nil {
+		return x.report, err
+	}
+	d.logReport(x.report)
+	return x.report, nil
+}
+
+// Stacks lists the deployed stacks' names.
+func (d *Deployer) Stacks(ctx context.Context) ([]string, error) {
+	return d.Records.ListStacks(ctx)
+}
+
+// Restore puts every recorded stack's functions back into Functions: a
+// server calls it when it starts, as local functions live in memory.
+func (d *Deployer) Restore(ctx context.Context) error {
+	if d.Functions == nil {
+		return nil
+	}
+	names, err := d.Records.ListStacks(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range names {
+		rec, err := d.readRecord(ctx, name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, id := range rec.Order {
+			if f := rec.Resources[id].Function; f != nil {
+				if err := d.Functions.PutFunction(ctx, f); err != nil {
+					errs = append(errs, fmt.Errorf("stack %s, resource %s: %w", name, id, err))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (d *Deployer) logReport(r *Report) {
+	if d.Log == nil {
+		return
+	}
+	counts := map[Action]int{}
+	for _, c := range r.Changes {
+		counts[c.Action]++
+	}
+	attrs := []any{"stack", r.Stack}
+	for _, a := range []Action{Created, Updated, Replaced, Unchanged, Deleted, Retained, Skipped} {
+		if counts[a] > 0 {
+			attrs = append(attrs, string(a), counts[a])
+		}
+	}
+	d.Log.Info("stack deployed", attrs...)
+	for _, w := range r.Warnings {
+		d.Log.Warn(w, "stack", r.Stack)
+	}
+}
+
+// checkStackName applies CloudFormation's rule for stack names.
+func checkStackName(name string) error {
+	if name == "" {
+		return errors.New("no stack name")
+	}
+	if len(name) > 128 {
+		return fmt.Errorf("stack name %q: at most 128 characters", name)
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-')
+		if !ok {
+			return fmt.Errorf("stack name %q: letters, digits and '-', starting with a letter", name)
+		}
+	}
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func maps[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// outputText is an output's value as text: a list joined by commas.
+func outputText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = outputText(e)
+		}
+		return strings.Join(parts, ",")
+	case nil:
+		return ""
+	default:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+}

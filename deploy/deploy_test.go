@@ -1,0 +1,241 @@
+package deploy
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/cfn"
+	"stepwise/engine"
+	"stepwise/scheduler"
+	"stepwise/service"
+	"stepwise/store/sqlitestore"
+)
+
+// memRecords keeps stack records in memory, counting the writes.
+type memRecords struct {
+	mu     sync.Mutex
+	stacks map[string][]byte
+	puts   int
+}
+
+func (m *memRecords) GetStack(_ context.Context, name string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stacks[name], nil
+}
+
+func (m *memRecords) PutStack(_ context.Context, name string, body []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stacks[name] = body
+	m.puts++
+	return nil
+}
+
+func (m *memRecords) DeleteStack(_ context.Context, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.stacks, name)
+	return nil
+}
+
+func (m *memRecords) ListStacks(context.Context) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names := sortedKeys(m.stacks)
+	sort.Strings(names)
+	return names, nil
+}
+
+// memFunctions records the functions put.
+type memFunctions struct {
+	mu  sync.Mutex
+	fns map[string]*Function
+}
+
+func (m *memFunctions) PutFunction(_ context.Context, f *Function) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fns[f.Name] = f
+	return nil
+}
+
+func (m *memFunctions) DeleteFunction(_ context.Context, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.fns, name)
+	return nil
+}
+
+type testBed struct {
+	d       *Deployer
+	svc     *service.Service
+	records *memRecords
+	fns     *memFunctions
+}
+
+// newTestBed is a deployer onto a real service and scheduler on a
+// SQLite file.
+func newTestBed(t *testing.T) *testBed {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Start(ctx))
+	svc, err := service.New(drv, eng, service.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		eng.Stop()
+		drv.Close()
+	})
+	b := &testBed{svc: svc, records: &memRecords{stacks: map[string][]byte{}}, fns: &memFunctions{fns: map[string]*Function{}}}
+	b.d = &Deployer{Service: svc, Scheduler: scheduler.New(drv.Executor(), scheduler.Config{Region: "us-east-1", Account: "123456789012"}),
+		Functions: b.fns, Records: b.records}
+	return b
+}
+
+// deploy parses and deploys a template as stack "app".
+func (b *testBed) deploy(t *testing.T, tmpl string, params map[string]string) (*Report, error) {
+	t.Helper()
+	tp, err := cfn.Parse([]byte(tmpl))
+	require.NoError(t, err)
+	return b.d.Deploy(context.Background(), tp, Options{StackName: "app", Parameters: params, BaseDir: t.TempDir()})
+}
+
+// actions is a report's changes as "LogicalId action" lines.
+func actions(r *Report) []string {
+	var out []string
+	for _, c := range r.Changes {
+		out = append(out, c.LogicalID+" "+string(c.Action))
+	}
+	return out
+}
+
+func (b *testBed) activities(t *testing.T) []string {
+	t.Helper()
+	out, err := b.svc.ListActivities(context.Background(), &service.ListActivitiesInput{})
+	require.NoError(t, err)
+	var names []string
+	for _, a := range out.Activities {
+		names = append(names, a.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+const activities = `
+Parameters:
+  Env: {Type: String, Default: dev}
+Resources:
+  Approve:
+    Type: AWS::StepFunctions::Activity
+    Properties:
+      Name: !Sub approve-${Env}
+      Tags: [{Key: team, Value: night}]
+  Role:
+    Type: AWS::IAM::Role
+    Properties: {AssumeRolePolicyDocument: {}}
+Outputs:
+  ApproveArn: {Value: !Ref Approve}
+  RoleArn: {Value: !GetAtt Role.Arn}
+`
+
+func TestActivitiesCreatedUnchangedUpdatedReplacedDeleted(t *testing.T) {
+	b := newTestBed(t)
+	ctx := context.Background()
+
+	r, err := b.deploy(t, activities, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Approve created", "Role skipped"}, actions(r))
+	require.Equal(t, []string{"approve-dev"}, b.activities(t))
+	require.Equal(t, "arn:aws:states:us-east-1:123456789012:activity:approve-dev", r.Outputs[0].Value)
+	require.Equal(t, "arn:aws:iam::123456789012:role/app-Role", r.Outputs[1].Value)
+	require.Len(t, r.Warnings, 1)
+	require.Contains(t, r.Warnings[0], "Role (AWS::IAM::Role) is not made here")
+
+	// The same template again: nothing changes, the record is not
+	// rewritten.
+	puts := b.records.puts
+	r, err = b.deploy(t, activities, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Approve unchanged", "Role skipped"}, actions(r))
+	require.False(t, r.Changed())
+	require.Equal(t, puts, b.records.puts)
+
+	// New tags: updated in place.
+	r, err = b.deploy(t, strings.Replace(activities, "Value: night", "Value: day", 1), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Approve updated", "Role skipped"}, actions(r))
+	tags, err := b.svc.ListTagsForResource(ctx, &service.ListTagsForResourceInput{ResourceArn: r.Changes[0].Physical})
+	require.NoError(t, err)
+	require.Len(t, tags.Tags, 1)
+	require.Equal(t, "day", *tags.Tags[0].Value)
+
+	// A new name: a new activity, the old one deleted.
+	r, err = b.deploy(t, activities, map[string]string{"Env": "prod"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Approve replaced", "Role skipped"}, actions(r))
+	require.Equal(t, []string{"approve-prod"}, b.activities(t))
+
+	// An activity deleted by hand is made again.
+	_, err = b.svc.DeleteActivity(ctx, &service.DeleteActivityInput{ActivityArn: r.Changes[0].Physical})
+	require.NoError(t, err)
+	r, err = b.deploy(t, activities, map[string]string{"Env": "prod"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Approve created", "Role skipped"}, actions(r))
+
+	// Gone from the template: deleted.
+	r, err = b.deploy(t, "Resources:\n  Other: {Type: AWS::StepFunctions::Activity, Properties: {Name: other}}\n", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Other created", "Role deleted", "Approve deleted"}, actions(r))
+	require.Equal(t, []string{"other"}, b.activities(t))
+
+	// The stack deleted: its resources and its record.
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Other deleted"}, actions(r))
+	require.Empty(t, b.activities(t))
+	require.Empty(t, b.records.stacks)
+	_, err = b.d.Delete(ctx, "app")
+	require.ErrorContains(t, err, "stack app does not exist")
+}
+
+func TestRetainedOutlivesTheStack(t *testing.T) {
+	b := newTestBed(t)
+	_, err := b.deploy(t, "Resources:\n  Keep: {Type: AWS::StepFunctions::Activity, DeletionPolicy: Retain, Properties: {Name: keep}}\n", nil)
+	require.NoError(t, err)
+	r, err := b.d.Delete(context.Background(), "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Keep retained"}, actions(r))
+	require.Equal(t, []string{"keep"}, b.activities(t))
+}
+
+func TestErrorsNameTheResource(t *testing.T) {
+	b := newTestBed(t)
+	_, err := b.deploy(t, "Resources:\n  NoName: {Type: AWS::StepFunctions::Activity, Properties: {}}\n", nil)
+	require.ErrorContains(t, err, "resource NoName (AWS::StepFunctions::Activity): Properties.Name")
+	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\nOutputs:\n  X: {Value: !GetAtt A.Nope}\n", nil)
+	require.ErrorContains(t, err, "A (AWS::StepFunctions::Activity) has no attribute Nope; it has Arn, Name")
+	_, err = b.d.Deploy(context.Background(), &cfn.Template{}, Options{StackName: "1bad"})
+	require.ErrorContains(t, err, `stack name "1bad"`)
+}
+
+func TestImportValueReadsOtherStacksExports(t *testing.T) {
+	b := newTestBed(t)
+	ctx := context.Background()
+	tp, err := cfn.Parse([]byte("Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: shared}}\nOutputs:\n  Arn: {Value: !Ref A, Export: {Name: shared-arn}}\n"))
+	require.NoError(t, err)
+	_, err = b.d.Deploy(ctx, tp, Options{StackName: "base"})
+	require.NoError(t, err)
+	r, err := b.deploy(t, "Resources:\n  B: {Type: AWS::StepFunctions::Activity, Properties: {Name: !Join [-, [b, !Select [6, !Split [':', !ImportValue shared-arn]]]]}}\n", nil)
+	require.NoError(t, err)
+	require.Equal(t, "arn:aws:states:us-east-1:123456789012:activity:b-shared", r.Changes[0].Physical)
+}

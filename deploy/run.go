@@ -1,0 +1,322 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"stepwise/cfn"
+)
+
+// A kind makes the resources of one or more types.
+type kind interface {
+	// apply creates the resource, or brings the one prev recorded to
+	// props, and returns its new record and what it did. prev is nil for
+	// a new resource; prev.Type is always the resource's type. An
+	// apply that finds nothing to change returns prev (or an equal
+	// record) and Unchanged.
+	apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error)
+	// remove deletes what rec recorded; one already gone is not an
+	// error.
+	remove(ctx context.Context, x *run, id string, rec *Record) error
+}
+
+// kinds are the kinds by resource type; types with none are skipped
+// (other.go).
+var kinds = map[string]kind{}
+
+func register(k kind, types ...string) {
+	for _, t := range types {
+		if _, dup := kinds[t]; dup {
+			panic("deploy: two kinds for " + t)
+		}
+		kinds[t] = k
+	}
+}
+
+// resource is one of the template's resources as a kind sees it.
+type resource struct {
+	ID    string
+	Type  string
+	Props map[string]any // resolved: no intrinsic functions left
+	Def   cfn.Resource   // as the template has it (Metadata, DeletionPolicy)
+}
+
+// Record is what a deploy made of one resource: enough to resolve Ref
+// and Fn::GetAtt in a later deploy, to see a change, and to delete it.
+type Record struct {
+	Type string `json:"type"`
+	// Physical is what Ref gives: a name or an ARN, per type.
+	Physical string `json:"physical"`
+	// Attrs are what Fn::GetAtt gives.
+	Attrs map[string]any `json:"attrs,omitempty"`
+	// Spec is what the kind applied, in its own terms: a deploy whose
+	// spec equals the record's has nothing to change.
+	Spec json.RawMessage `json:"spec,omitempty"`
+	// Function is the local function this resource is, for Restore.
+	Function *Function `json:"function,omitempty"`
+	// Retain is DeletionPolicy Retain: the resource outlives the stack.
+	Retain bool `json:"retain,omitempty"`
+	// Skipped: a type not made here, named only.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// stackRecord is a stack's record, the JSON kept in Records.
+type stackRecord struct {
+	Name       string             `json:"name"`
+	Parameters map[string]string  `json:"parameters,omitempty"`
+	Resources  map[string]*Record `json:"resources"`
+	// Order is the order the resources were made in.
+	Order   []string `json:"order"`
+	Outputs []Output `json:"outputs,omitempty"`
+}
+
+func (d *Deployer) readRecord(ctx context.Context, name string) (*stackRecord, error) {
+	body, err := d.Records.GetStack(ctx, name)
+	if err != nil || body == nil {
+		return nil, err
+	}
+	var rec stackRecord
+	if err := json.Unmarshal(body, &rec); err != nil {
+		return nil, fmt.Errorf("stack %s: its record is damaged: %w", name, err)
+	}
+	if rec.Resources == nil {
+		rec.Resources = map[string]*Record{}
+	}
+	return &rec, nil
+}
+
+// writeRecord keeps rec, unless it equals prev.
+func (d *Deployer) writeRecord(ctx context.Context, rec, prev *stackRecord) error {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		if old, err := json.Marshal(prev); err == nil && bytes.Equal(old, body) {
+			return nil
+		}
+	}
+	return d.Records.PutStack(ctx, rec.Name, body)
+}
+
+// run is one deploy or delete.
+type run struct {
+	d      *Deployer
+	stack  *cfn.Stack // nil in a delete
+	opts   Options
+	prev   *stackRecord // nil for a new stack
+	rec    *stackRecord // what this run made so far
+	report *Report
+}
+
+// warn adds a warning to the report.
+func (x *run) warn(format string, args ...any) {
+	x.report.Warnings = append(x.report.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Stack is the stack's name; Pseudo a pseudo parameter's value.
+func (x *run) Stack() string { return x.opts.StackName }
+
+func (x *run) region() string { return x.d.Service.Config().Region }
+
+func (x *run) account() string { return x.d.Service.Config().Account }
+
+func (x *run) partition() string { return cmpOr(x.d.Service.Config().Partition, "aws") }
+
+// name is the name of a resource whose template gives none:
+// STACK-LogicalId, cut to max characters (CloudFormation adds a random
+// suffix; a fixed name lets a later deploy find the resource).
+func (x *run) name(id string, max int) string {
+	n := x.opts.StackName + "-" + id
+	if len(n) > max {
+		n = n[:max]
+	}
+	return n
+}
+
+// apply makes or updates each resource in dependency order.
+func (x *run) apply(ctx context.Context) error {
+	t := x.stack.Template()
+	for _, id := range x.stack.Order {
+		def := t.Resources[id]
+		props, err := x.stack.Properties(id, x)
+		if err != nil {
+			return err
+		}
+		r := &resource{ID: id, Type: def.Type, Props: props, Def: def}
+		var prev *Record
+		if x.prev != nil {
+			prev = x.prev.Resources[id]
+		}
+		if prev != nil && prev.Type != r.Type {
+			// A logical id that changed its type is a new resource.
+			if err := x.removeOne(ctx, id, prev); err != nil {
+				return err
+			}
+			prev = nil
+		}
+		k := kinds[r.Type]
+		if k == nil {
+			k = otherKind{}
+		}
+		rec, action, err := k.apply(ctx, x, r, prev)
+		if err != nil {
+			return &ResourceError{LogicalID: id, Type: r.Type, Err: err}
+		}
+		rec.Type = r.Type
+		rec.Retain = def.DeletionPolicy == "Retain"
+		x.rec.Resources[id] = rec
+		x.rec.Order = append(x.rec.Order, id)
+		x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
+		if action == Skipped && !quiet[r.Type] {
+			x.warn("%s (%s) is not made here: Ref gives %s", id, r.Type, rec.Physical)
+		}
+	}
+	return nil
+}
+
+// removeGone deletes the resources of the last deploy that this one's
+// template no longer has (or whose Condition is now false), the last
+// made first.
+func (x *run) removeGone(ctx context.Context) error {
+	if x.prev == nil {
+		return nil
+	}
+	for _, id := range slices.Backward(x.prev.Order) {
+		if _, kept := x.rec.Resources[id]; kept {
+			continue
+		}
+		if err := x.removeOne(ctx, id, x.prev.Resources[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeOne deletes one recorded resource (or leaves it, for Retain) and
+// reports it.
+func (x *run) removeOne(ctx context.Context, id string, rec *Record) error {
+	if rec == nil {
+		return nil
+	}
+	action := Deleted
+	switch {
+	case rec.Retain:
+		action = Retained
+	case rec.Skipped:
+	default:
+		k := kinds[rec.Type]
+		if k == nil {
+			k = otherKind{}
+		}
+		if err := k.remove(ctx, x, id, rec); err != nil {
+			return &ResourceError{LogicalID: id, Type: rec.Type, Err: err}
+		}
+	}
+	if x.rec != nil && x.stack == nil { // a delete: the record shrinks as it goes
+		delete(x.rec.Resources, id)
+		x.rec.Order = slices.DeleteFunc(x.rec.Order, func(s string) bool { return s == id })
+	}
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action})
+	return nil
+}
+
+func (x *run) outputs() error {
+	outs, err := x.stack.Outputs(x)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(outs))
+	for k := range outs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		o := outs[k]
+		x.report.Outputs = append(x.report.Outputs, Output{Key: k, Value: outputText(o.Value), Description: o.Description, Export: o.Export})
+	}
+	x.rec.Outputs = x.report.Outputs
+	return nil
+}
+
+// Ref is cfn.Resolver's: what the resource made in this run is.
+func (x *run) Ref(id string) (string, error) {
+	rec := x.rec.Resources[id]
+	if rec == nil {
+		return "", fmt.Errorf("resource %s is not made yet", id)
+	}
+	return rec.Physical, nil
+}
+
+// GetAtt is cfn.Resolver's.
+func (x *run) GetAtt(id, attr string) (any, error) {
+	rec := x.rec.Resources[id]
+	if rec == nil {
+		return nil, fmt.Errorf("resource %s is not made yet", id)
+	}
+	v, ok := rec.Attrs[attr]
+	if !ok {
+		names := sortedKeys(rec.Attrs)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s (%s) has no attributes", id, rec.Type)
+		}
+		return nil, fmt.Errorf("%s (%s) has no attribute %s; it has %s", id, rec.Type, attr, strings.Join(names, ", "))
+	}
+	return v, nil
+}
+
+// ImportValue is cfn.Importer's: the exports of the other stacks
+// deployed here.
+func (x *run) ImportValue(name string) (string, error) {
+	stacks, err := x.d.Records.ListStacks(context.Background())
+	if err != nil {
+		return "", err
+	}
+	for _, s := range stacks {
+		if s == x.opts.StackName {
+			continue
+		}
+		rec, err := x.d.readRecord(context.Background(), s)
+		if err != nil || rec == nil {
+			continue
+		}
+		for _, o := range rec.Outputs {
+			if o.Export == name {
+				return o.Value, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no stack deployed here exports %q", name)
+}
+
+// ResourceError is a resource that could not be made, updated or
+// deleted.
+type ResourceError struct {
+	LogicalID, Type string
+	Err             error
+}
+
+func (e *ResourceError) Error() string {
+	return fmt.Sprintf("resource %s (%s): %v", e.LogicalID, e.Type, e.Err)
+}
+
+func (e *ResourceError) Unwrap() error { return e.Err }
+
+// specOf is a spec's JSON, the same for equal specs (map keys sorted).
+func specOf(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("deploy: a spec that is not JSON: " + err.Error())
+	}
+	return b
+}
+
+// sameSpec says whether a recorded resource was applied with spec.
+func sameSpec(prev *Record, spec json.RawMessage) bool {
+	return prev != nil && bytes.Equal(prev.Spec, spec)
+}
