@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"stepwise/sfnapi"
 	"stepwise/service"
+	"stepwise/sfnapi"
 )
 
 // AWS::StepFunctions::Activity: Ref is its ARN; Fn::GetAtt gives Arn and

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 
-	"stepwise/sfnapi"
 	"stepwise/service"
+	"stepwise/sfnapi"
 )
 
 // tagsOf reads a Tags property: CloudFormation's list of {Key, Value},
