@@ -168,6 +168,9 @@ func Prepare(t *Template, params map[string]string) (*Stack, error) {
 		return nil, err
 	}
 	s.Order = order
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
