@@ -127,7 +127,7 @@ var rules = []rule{
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "store/...", "config", "internal/...",
 		"integration/...", "service", "execlog", "metrics", "notify", "scheduler",
-		"workflowtest", "awsjson", "console", "service/teststate")},
+		"workflowtest", "awsjson", "console", "service/teststate", "cfn", "deploy")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 
 	// Tests of the whole: their code is in test files.

@@ -52,6 +52,8 @@ type apiServer struct {
 	self http.Handler
 	// gate authenticates, when auth is set.
 	gate *authn.Gate
+	// svc is the Step Functions API in process.
+	svc *service.Service
 	// schedules is the EventBridge Scheduler API, served on the same
 	// port (requests whose path HandlesPath says is its own).
 	schedules *scheduler.Service
@@ -136,7 +138,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
+	s := &apiServer{self: metered(plain), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
 	var schedules http.Handler = sched
 	if auth == nil {
 		routes = append(routes,

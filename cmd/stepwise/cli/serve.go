@@ -22,7 +22,9 @@ import (
 
 	"stepwise/awsjson"
 	"stepwise/config"
+	"stepwise/deploy"
 	"stepwise/engine"
+	"stepwise/integration/lambda"
 	"stepwise/integration/mock"
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
@@ -61,6 +63,10 @@ type serveCommand struct {
 	// quotaPreset and quotaSpecs are --quotas and the --quota values.
 	quotaPreset string
 	quotaSpecs  []string
+	// templates are the --template files (or cdk.outs) deployed at
+	// start, with the --parameter-overrides values.
+	templates      []string
+	templateParams []string
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -161,6 +167,8 @@ does not load is logged and the server keeps what it had.`,
 	f.DurationVar(&c.cfg.IdleTimeout, "idle-timeout", c.cfg.IdleTimeout, "how long a kept-alive connection may wait for its next request")
 	f.IntVar(&c.cfg.MaxHeaderBytes, "max-header-bytes", c.cfg.MaxHeaderBytes, "largest header block of a request in bytes")
 	f.StringVar(&c.quotaPreset, "quotas", "", `throttle with AWS's default quotas: "aws" (default: no quotas)`)
+	f.StringArrayVar(&c.templates, "template", nil, "deploy a CloudFormation or SAM template, or a CDK app's cdk.out, as the server starts (repeatable; see `stepwise deploy`)")
+	f.StringArrayVar(&c.templateParams, "parameter-overrides", nil, "a parameter of the --template templates, KEY=VALUE (repeatable)")
 	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
 	f.Var(daysValue{&c.cfg.Retention}, "retention", "delete executions this long after they ended, with their history: a duration or days, e.g. 90d or 2160h (0: keep every execution)")
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
@@ -357,6 +365,16 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	// The server's own Task states call the API in-process, unsigned.
 	tasks.SetSelf(api.self)
+	// Templates deploy onto it (stepwise deploy, --template); the
+	// functions of those deployed before come back first.
+	dep := newDeployer(&c.cfg, api, drv.Executor(), lambda.LocalOf(tasks), log)
+	if err := dep.Restore(ctx); err != nil {
+		log.Warn("serve: a deployed stack's functions are not back", "error", err)
+	}
+	api.handleDeploy(dep)
+	if err := deployTemplates(ctx, dep, c.templates, c.templateParams, func(r *deploy.Report) { r.WriteText(c.Err) }); err != nil {
+		return err
+	}
 	// Schedules fire on the leader, in execution time.
 	defer api.startSchedules(ctx, eng)()
 	ln, err := net.Listen("tcp", c.cfg.Addr)

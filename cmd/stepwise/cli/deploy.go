@@ -1,0 +1,392 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/spf13/cobra"
+
+	"stepwise/cfn"
+	"stepwise/deploy"
+	"stepwise/internal/security/crossorigin"
+)
+
+// deployPath is where a server takes deploys.
+const deployPath = "/stepwise/deploy"
+
+// deploySigningName is the service a deploy request is signed for when
+// the server takes signed requests only.
+const deploySigningName = "cloudformation"
+
+// maxDeployBody bounds a deploy request (CDK templates run to megabytes).
+const maxDeployBody = 16 << 20
+
+type deployCommand struct {
+	*CommandBase
+	endpoint  string
+	stackName string
+	params    []string
+	stacks    []string
+	delete    bool
+	timeout   time.Duration
+}
+
+func (c *deployCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "deploy TEMPLATE|CDK.OUT",
+		Short: "Deploy a CloudFormation or SAM template, or a CDK app's cdk.out, to a server",
+		Long: `Deploy a CloudFormation or SAM template (JSON or YAML), or the stacks of a
+CDK app's synthesized cloud assembly (cdk.out), to a running server:
+state machines, activities, versions, aliases and schedules are made on
+it, Lambda functions become its local functions (python3.x, nodejs18.x
+and later, provided.*: run with this machine's python3, node or the
+function's bootstrap), and DynamoDB tables, S3 buckets, SQS queues, SNS
+topics and EventBridge buses are made at its --aws-endpoint. Other
+resource types are named (so Ref and Fn::GetAtt resolve) and listed as
+skipped.
+
+A second deploy of the same template changes nothing; a changed one
+updates what changed and deletes what left it. --delete deletes the
+stack's resources. The server reads the code and definition files named
+by the template, so it runs on this machine; deploys are taken from this
+machine only.
+
+  stepwise deploy template.yaml --parameter-overrides Env=dev
+  stepwise deploy cdk.out
+  stepwise deploy template.yaml --delete`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0]) },
+	}
+	cmd.Flags().StringVar(&c.endpoint, "endpoint", "http://127.0.0.1:8083", "the server's URL")
+	cmd.Flags().StringVar(&c.stackName, "stack-name", "", "the stack's name (default: the template's folder for template.yaml/json, else its file name; a CDK stack's own name)")
+	cmd.Flags().StringArrayVar(&c.params, "parameter-overrides", nil, "a template parameter, KEY=VALUE or ParameterKey=KEY,ParameterValue=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&c.stacks, "stack", nil, "of a cdk.out, deploy only this stack (repeatable; default: all)")
+	cmd.Flags().BoolVar(&c.delete, "delete", false, "delete the stack and its resources")
+	cmd.Flags().DurationVar(&c.timeout, "timeout", 10*time.Minute, "how long to wait for the server")
+	return cmd
+}
+
+// deployRequest is what deploy sends the server.
+type deployRequest struct {
+	StackName    string            `json:"stackName"`
+	Template     string            `json:"template,omitempty"`
+	TemplatePath string            `json:"templatePath,omitempty"`
+	BaseDir      string            `json:"baseDir,omitempty"`
+	Parameters   map[string]string `json:"parameters,omitempty"`
+	Delete       bool              `json:"delete,omitempty"`
+}
+
+// deployResponse is what the server answers: the report, and the error
+// that stopped the deploy, if one did.
+type deployResponse struct {
+	Report *deploy.Report `json:"report,omitempty"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// deployUnit is one stack to deploy: a template, or a stack of a
+// cdk.out.
+type deployUnit struct {
+	stackName, templatePath, baseDir string
+	params                           map[string]string
+}
+
+// deployUnits reads what path holds: a template file or a cdk.out.
+func deployUnits(path, stackName string, params map[string]string, stacks []string) ([]deployUnit, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if deploy.IsAssembly(abs) {
+		if stackName != "" {
+			return nil, &UsageError{"--stack-name is for a template; a cdk.out's stacks have their names (pick with --stack)"}
+		}
+		found, err := deploy.ReadAssembly(abs, stacks...)
+		if err != nil {
+			return nil, err
+		}
+		var units []deployUnit
+		for _, s := range found {
+			p := map[string]string{}
+			for k, v := range s.Parameters {
+				p[k] = v
+			}
+			for k, v := range params {
+				p[k] = v
+			}
+			units = append(units, deployUnit{stackName: s.Name, templatePath: s.TemplatePath, baseDir: s.Dir, params: p})
+		}
+		return units, nil
+	}
+	if len(stacks) > 0 {
+		return nil, &UsageError{"--stack picks stacks of a cdk.out; " + path + " is a template"}
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &UsageError{path + " is a folder without a manifest.json: give a template file or a CDK app's cdk.out"}
+	}
+	if stackName == "" {
+		stackName = defaultStackName(abs)
+	}
+	return []deployUnit{{stackName: stackName, templatePath: abs, baseDir: filepath.Dir(abs), params: params}}, nil
+}
+
+// defaultStackName names a template's stack: its folder's name for a
+// template.yaml (SAM's habit), else its file name, made a valid stack
+// name.
+func defaultStackName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if base == "template" || base == "samconfig" {
+		base = filepath.Base(filepath.Dir(path))
+	}
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9' && b.Len() > 0:
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if name == "" {
+		name = "stepwise"
+	}
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return name
+}
+
+// parseParameterOverrides reads --parameter-overrides values.
+func parseParameterOverrides(specs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, spec := range specs {
+		if rest, ok := strings.CutPrefix(spec, "ParameterKey="); ok {
+			key, val, found := strings.Cut(rest, ",ParameterValue=")
+			if !found || key == "" {
+				return nil, &UsageError{fmt.Sprintf("--parameter-overrides %q: give ParameterKey=KEY,ParameterValue=VALUE", spec)}
+			}
+			out[key] = val
+			continue
+		}
+		key, val, found := strings.Cut(spec, "=")
+		if !found || key == "" {
+			return nil, &UsageError{fmt.Sprintf("--parameter-overrides %q: give KEY=VALUE", spec)}
+		}
+		out[key] = val
+	}
+	return out, nil
+}
+
+func (c *deployCommand) run(ctx context.Context, path string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	params, err := parseParameterOverrides(c.params)
+	if err != nil {
+		return err
+	}
+	units, err := deployUnits(path, c.stackName, params, c.stacks)
+	if err != nil {
+		return err
+	}
+	if c.delete {
+		// Dependent stacks go first.
+		for i, j := 0, len(units)-1; i < j; i, j = i+1, j-1 {
+			units[i], units[j] = units[j], units[i]
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	for _, u := range units {
+		req := deployRequest{StackName: u.stackName, Delete: c.delete}
+		if !c.delete {
+			text, err := os.ReadFile(u.templatePath)
+			if err != nil {
+				return err
+			}
+			// A template that does not parse is told here, before the
+			// server is asked.
+			if _, err := cfn.Parse(text); err != nil {
+				return fmt.Errorf("%s: %w", u.templatePath, err)
+			}
+			req.Template, req.TemplatePath, req.BaseDir, req.Parameters = string(text), u.templatePath, u.baseDir, u.params
+		}
+		resp, err := postDeploy(ctx, c.endpoint, &req)
+		if err != nil {
+			return err
+		}
+		if resp.Report != nil {
+			resp.Report.WriteText(c.Out)
+		}
+		if resp.Error != "" {
+			return errors.New(resp.Error)
+		}
+	}
+	return nil
+}
+
+// postDeploy sends a deploy to the server, signed when the environment
+// names AWS credentials (a server with --credentials takes only signed
+// ones).
+func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*deployResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	url := strings.TrimSuffix(endpoint, "/") + deployPath
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &UsageError{fmt.Sprintf("--endpoint %q: %v", endpoint, err)}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != "" {
+		if err := signDeploy(ctx, hreq, body); err != nil {
+			return nil, err
+		}
+	}
+	hresp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("no server at %s (start one with `stepwise serve`): %w", endpoint, err)
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxDeployBody))
+	if err != nil {
+		return nil, err
+	}
+	var resp deployResponse
+	if err := json.Unmarshal(data, &resp); err != nil || (resp.Report == nil && resp.Error == "") {
+		return nil, fmt.Errorf("%s answered %s: %s", url, hresp.Status, strings.TrimSpace(string(data)))
+	}
+	return &resp, nil
+}
+
+func signDeploy(ctx context.Context, r *http.Request, body []byte) error {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return fmt.Errorf("aws credentials: %w", err)
+	}
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return fmt.Errorf("aws credentials: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	region := cmpOrString(cfg.Region, "us-east-1")
+	return v4.NewSigner().SignHTTP(ctx, aws.Credentials(creds), r, hex.EncodeToString(sum[:]), deploySigningName, region, time.Now())
+}
+
+func cmpOrString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// deployHandler takes deploys (POST /stepwise/deploy) from this
+// machine: a deploy runs code from the machine's folders (its
+// functions), so it is refused from any other. With authentication on,
+// the request is signed (for "cloudformation") or carries a console
+// session.
+type deployHandler struct {
+	dep  *deploy.Deployer
+	auth interface {
+		Authenticate(r *http.Request, body []byte) error
+	}
+}
+
+func (h *deployHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !fromLoopback(r) {
+		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: "deploys are taken from this machine only: a deploy runs code from the machine's folders"})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDeployBody))
+	if err != nil {
+		writeDeploy(w, http.StatusRequestEntityTooLarge, &deployResponse{Error: fmt.Sprintf("a deploy request is at most %d bytes", maxDeployBody)})
+		return
+	}
+	if h.auth != nil {
+		if err := h.auth.Authenticate(r, body); err != nil {
+			writeDeploy(w, http.StatusForbidden, &deployResponse{Error: "deploy: " + err.Error()})
+			return
+		}
+	}
+	var req deployRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeDeploy(w, http.StatusBadRequest, &deployResponse{Error: "a deploy request is JSON: " + err.Error()})
+		return
+	}
+	report, err := runDeploy(r.Context(), h.dep, &req)
+	resp := &deployResponse{Report: report}
+	status := http.StatusOK
+	if err != nil {
+		resp.Error = err.Error()
+		status = http.StatusBadRequest
+	}
+	writeDeploy(w, status, resp)
+}
+
+// runDeploy deploys or deletes what a request says.
+func runDeploy(ctx context.Context, dep *deploy.Deployer, req *deployRequest) (*deploy.Report, error) {
+	if req.Delete {
+		return dep.Delete(ctx, req.StackName)
+	}
+	where := cmpOrString(req.TemplatePath, "the template")
+	t, err := cfn.Parse([]byte(req.Template))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if req.BaseDir == "" || !filepath.IsAbs(req.BaseDir) {
+		return nil, fmt.Errorf("%s: the folder its paths are relative to must be absolute, got %q", where, req.BaseDir)
+	}
+	report, err := dep.Deploy(ctx, t, deploy.Options{StackName: req.StackName, Parameters: req.Parameters, BaseDir: req.BaseDir})
+	if err != nil {
+		return report, fmt.Errorf("%s: %w", where, err)
+	}
+	return report, nil
+}
+
+func writeDeploy(w http.ResponseWriter, status int, resp *deployResponse) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func fromLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// handleDeploy serves deploys on the server's port.
+func (s *apiServer) handleDeploy(dep *deploy.Deployer) {
+	h := &deployHandler{dep: dep}
+	if s.gate != nil {
+		h.auth = s.gate.ForService(deploySigningName)
+	}
+	rt := route{pattern: "POST " + deployPath, handler: h, refuse: func(w http.ResponseWriter, r *http.Request) {
+		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: crossorigin.Message})
+	}}
+	s.mux.Handle(rt.pattern, rt.handler)
+	s.routes = append(s.routes, rt)
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"stepwise/config"
+	"stepwise/deploy"
+	"stepwise/integration"
+	"stepwise/integration/lambda"
+	"stepwise/store"
+)
+
+// newDeployer is the server's deployer: templates onto its service and
+// scheduler, their functions into its local functions, their AWS
+// resources at its --aws-endpoint.
+func newDeployer(cfg *config.Serve, api *apiServer, records store.StackStore, local *lambda.Local, log *slog.Logger) *deploy.Deployer {
+	d := &deploy.Deployer{
+		Service:   api.svc,
+		Scheduler: api.schedules,
+		Records:   stackRecords{records},
+		Log:       log,
+	}
+	if local != nil {
+		d.Functions = localFunctions{local}
+	}
+	if ep := cfg.Integrations.AWSEndpoint; ep != "" {
+		d.AWS = &deploy.AWSEndpoint{URL: ep, Region: cfg.Region,
+			AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")}
+		if d.AWS.AccessKeyID == "" {
+			d.AWS.AccessKeyID, d.AWS.SecretAccessKey = integration.LocalAccessKeyID, integration.LocalSecretAccessKey
+		}
+	}
+	return d
+}
+
+// deployTemplates deploys serve's --template files (or cdk.outs) as the
+// server starts.
+func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []string, out func(*deploy.Report)) error {
+	overrides, err := parseParameterOverrides(params)
+	if err != nil {
+		return err
+	}
+	for _, path := range paths {
+		units, err := deployUnits(path, "", overrides, nil)
+		if err != nil {
+			return fmt.Errorf("--template %s: %w", path, err)
+		}
+		for _, u := range units {
+			text, err := os.ReadFile(u.templatePath)
+			if err != nil {
+				return fmt.Errorf("--template: %w", err)
+			}
+			report, err := runDeploy(ctx, dep, &deployRequest{StackName: u.stackName, Template: string(text),
+				TemplatePath: u.templatePath, BaseDir: u.baseDir, Parameters: u.params})
+			if report != nil {
+				out(report)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stackRecords keeps the deployer's records in the store.
+type stackRecords struct{ st store.StackStore }
+
+func (s stackRecords) GetStack(ctx context.Context, name string) ([]byte, error) {
+	st, err := s.st.StackGet(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []byte(st.Body), nil
+}
+
+func (s stackRecords) PutStack(ctx context.Context, name string, body []byte) error {
+	return s.st.StackPut(ctx, &store.Stack{Name: name, Body: string(body)})
+}
+
+func (s stackRecords) DeleteStack(ctx context.Context, name string) error {
+	if err := s.st.StackDelete(ctx, name); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+func (s stackRecords) ListStacks(ctx context.Context) ([]string, error) {
+	stacks, err := s.st.StackList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(stacks))
+	for i, st := range stacks {
+		names[i] = st.Name
+	}
+	return names, nil
+}
+
+// localFunctions puts a template's functions into the server's local
+// functions.
+type localFunctions struct{ local *lambda.Local }
+
+func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error {
+	rt, err := handlerRuntime(f.Runtime)
+	if err != nil {
+		return err
+	}
+	return l.local.Put(f.Name, &lambda.Handler{Runtime: rt, Dir: f.Code, Name: f.Handler,
+		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env})
+}
+
+func (l localFunctions) DeleteFunction(_ context.Context, name string) error {
+	l.local.Remove(name)
+	return nil
+}
+
+// handlerRuntime is the local runtime of a Lambda runtime's name.
+func handlerRuntime(runtime string) (string, error) {
+	switch {
+	case strings.HasPrefix(runtime, "python3"):
+		return lambda.RuntimePython, nil
+	case strings.HasPrefix(runtime, "nodejs"):
+		return lambda.RuntimeNode, nil
+	case runtime == "provided" || strings.HasPrefix(runtime, "provided."):
+		return lambda.RuntimeProvided, nil
+	}
+	return "", fmt.Errorf("runtime %s does not run here: python3.x, nodejs18.x and later, and provided (provided.al2, provided.al2023) do", runtime)
+}
