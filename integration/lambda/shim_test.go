@@ -232,21 +232,8 @@ func TestHandlerExceptionCaughtByName(t *testing.T) {
 	t.Parallel()
 	needs(t, "python3")
 	dir := handlerDir(t, map[string]string{"app.py": pyHandlers})
-	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
 	reg := localRegistry(t, map[string]string{"fail": "python:" + dir + ":app.fail"}, 0)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: reg, WaitTimeScale: 1})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		eng.Stop()
-		drv.Close()
-	})
-	sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{
-		Name: "orders", RoleArn: "arn:aws:iam::123456789012:role/r", Definition: `{
+	row := execute(t, reg, `{
 		"StartAt": "Ship",
 		"States": {
 			"Ship": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
@@ -257,22 +244,7 @@ func TestHandlerExceptionCaughtByName(t *testing.T) {
 				"End": true},
 			"Wrong": {"Type": "Fail", "Error": "Wrong"},
 			"Caught": {"Type": "Pass", "End": true}
-		}}`,
-	})
-	require.NoError(t, err)
-	input := `{"order": 42}`
-	name := "first"
-	started, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: &name, Input: &input})
-	require.NoError(t, err)
-	var row *store.Execution
-	testwait.Until(t, func() bool {
-		row, err = drv.Executor().ExecutionGet(ctx, started.ExecutionArn)
-		if errors.Is(err, store.ErrNotFound) {
-			return false
-		}
-		require.NoError(t, err)
-		return row.Status != history.StatusRunning
-	}, 30*time.Second, 5*time.Millisecond, "the execution never ended")
+		}}`, `{"order": 42}`)
 	require.Equal(t, history.StatusSucceeded, row.Status)
 	out, err := jsonvalue.ParseString(*row.Output)
 	require.NoError(t, err)
@@ -391,4 +363,39 @@ def handler(event, context):
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": true, "mine": "`+b+`", "theirs": "`+a+`"}`)
 	require.Equal(t, true, res.Output, "the second invoke saw the first one running")
 	require.Equal(t, true, (<-first).Output, "the first invoke saw the second one running")
+}
+
+// execute runs a state machine's execution with the registry's tasks and
+// returns it ended.
+func execute(t *testing.T, reg *integration.Registry, definition, input string) *store.Execution {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: reg, WaitTimeScale: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Start(ctx))
+	svc, err := service.New(drv, eng, service.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		eng.Stop()
+		drv.Close()
+	})
+	sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{
+		Name: "orders", RoleArn: "arn:aws:iam::123456789012:role/r", Definition: definition,
+	})
+	require.NoError(t, err)
+	name := "first"
+	started, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: &name, Input: &input})
+	require.NoError(t, err)
+	var row *store.Execution
+	testwait.Until(t, func() bool {
+		row, err = drv.Executor().ExecutionGet(ctx, started.ExecutionArn)
+		if errors.Is(err, store.ErrNotFound) {
+			return false
+		}
+		require.NoError(t, err)
+		return row.Status != history.StatusRunning
+	}, 30*time.Second, 5*time.Millisecond, "the execution never ended")
+	return row
 }

@@ -26,6 +26,9 @@ import (
 // maxUnzipped bounds a function's extracted code: Lambda's 250 MB.
 var maxUnzipped int64 = 262144000
 
+// codeRoot, when set, is where zips are extracted instead.
+var codeRoot string
+
 // isZip tells a path naming a zip file.
 func isZip(path string) bool {
 	if !strings.EqualFold(filepath.Ext(path), ".zip") {
@@ -44,6 +47,9 @@ func extractZip(path string) (string, error) {
 	parent := filepath.Join(os.TempDir(), "stepwise-code")
 	if cache, err := os.UserCacheDir(); err == nil {
 		parent = filepath.Join(cache, "stepwise", "code")
+	}
+	if codeRoot != "" {
+		parent = codeRoot
 	}
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return "", fmt.Errorf("the handler's code %s: %w", path, err)
