@@ -214,7 +214,7 @@ func (f *Function) start(dir string) (*warm, error) {
 
 // take returns an idle process of the function, or a new one; one whose
 // code changed since it started is stopped (a cold start loads the code
-// again).
+// again), one that exited is let go.
 func (f *Function) take() (*warm, error) {
 	dir, stamp, err := f.code.current()
 	if err != nil {
@@ -224,7 +224,7 @@ func (f *Function) take() (*warm, error) {
 	for len(f.idle) > 0 {
 		p := f.idle[len(f.idle)-1]
 		f.idle = f.idle[:len(f.idle)-1]
-		if p.stamp == stamp {
+		if p.stamp == stamp && !p.ended() {
 			f.mu.Unlock()
 			return p, nil
 		}
@@ -261,6 +261,16 @@ func (f *Function) close() {
 		p.stop()
 	}
 	f.idle = nil
+}
+
+// ended tells a process that exited.
+func (p *warm) ended() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop kills the process.

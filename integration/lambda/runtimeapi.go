@@ -127,7 +127,13 @@ func (t *apiTalk) init(ctx context.Context, p *warm, limit time.Duration) ([]byt
 	case failed := <-t.initFailed:
 		return failed, nil
 	case <-p.done:
-		return nil, errGone
+		// A bootstrap exits once it posted its init error.
+		select {
+		case failed := <-t.initFailed:
+			return failed, nil
+		default:
+			return nil, errGone
+		}
 	case <-timer.C:
 		p.stop()
 		return nil, errTimedOut
@@ -156,7 +162,13 @@ func (t *apiTalk) invoke(ctx context.Context, p *warm, inv *invocation, limit ti
 		case a := <-ai.answer:
 			return a.out, a.fnErr, nil
 		case <-p.done:
-			return nil, false, errGone
+			// A bootstrap may exit once it answered.
+			select {
+			case a := <-ai.answer:
+				return a.out, a.fnErr, nil
+			default:
+				return nil, false, errGone
+			}
 		case <-timer.C:
 			p.stop()
 			return nil, false, errTimedOut
