@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 
 	"stepwise/config"
 	"stepwise/deploy"
@@ -110,28 +109,14 @@ func (s stackRecords) ListStacks(ctx context.Context) ([]string, error) {
 type localFunctions struct{ local *lambda.Local }
 
 func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error {
-	rt, err := handlerRuntime(f.Runtime)
-	if err != nil {
-		return err
+	if _, ok := lambda.RuntimeFor(f.Runtime); !ok {
+		return fmt.Errorf("runtime %s does not run here: python3.x, nodejs18.x and later, and provided (provided.al2, provided.al2023) do", f.Runtime)
 	}
-	return l.local.Put(f.Name, &lambda.Handler{Runtime: rt, Dir: f.Code, Name: f.Handler,
+	return l.local.Put(f.Name, &lambda.Handler{Runtime: f.Runtime, Dir: f.Code, Name: f.Handler,
 		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env})
 }
 
 func (l localFunctions) DeleteFunction(_ context.Context, name string) error {
 	l.local.Remove(name)
 	return nil
-}
-
-// handlerRuntime is the local runtime of a Lambda runtime's name.
-func handlerRuntime(runtime string) (string, error) {
-	switch {
-	case strings.HasPrefix(runtime, "python3"):
-		return lambda.RuntimePython, nil
-	case strings.HasPrefix(runtime, "nodejs"):
-		return lambda.RuntimeNode, nil
-	case runtime == "provided" || strings.HasPrefix(runtime, "provided."):
-		return lambda.RuntimeProvided, nil
-	}
-	return "", fmt.Errorf("runtime %s does not run here: python3.x, nodejs18.x and later, and provided (provided.al2, provided.al2023) do", runtime)
 }

@@ -256,6 +256,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Deferred before the engine stops: local functions' processes are
+	// stopped after the last task that may use them.
+	defer tasks.Close()
 	mocks, err := loadMockConfig(c.mockConfig)
 	if err != nil {
 		return err
