@@ -90,6 +90,11 @@ func Parse(data []byte) (*Template, error) {
 	return fromDocument(doc)
 }
 
+// Decode reads a JSON or YAML document (a state machine's definition
+// file, say) into plain Go values: map[string]any, []any, string,
+// json.Number, bool and nil.
+func Decode(data []byte) (any, error) { return decode(data) }
+
 // decode reads JSON (a document starting with "{") or YAML into plain Go
 // values: map[string]any, []any, string, json.Number, bool and nil.
 func decode(data []byte) (any, error) {
