@@ -31,9 +31,11 @@ func init() { register(samStateMachineKind{}, "AWS::Serverless::StateMachine") }
 
 // samEvents, when set (by deploy/schedule.go's init), makes a SAM state
 // machine's Events (r.Props["Events"], as the template has them, already
-// resolved) once the state machine is made or updated: smArn is its ARN,
-// prev the record of the last deploy (nil for a new resource). An error
-// fails the resource.
+// resolved) once the state machine is made, updated or found unchanged,
+// for every SAM state machine, with Events or without (so that events
+// gone from the template can go): smArn is its ARN, prev the record of
+// the last deploy (nil for a new resource). An error fails the
+// resource.
 var samEvents func(ctx context.Context, x *run, r *resource, smArn string, prev *Record) error
 
 // samEventsRemove, when set, deletes what samEvents made for a SAM state
