@@ -230,9 +230,14 @@ func (x *run) definitionFile(ctx context.Context, r *resource, src *definitionSo
 	return data, where, nil
 }
 
-// definitionAssetPath is the local file a CDK asset's metadata names.
+// definitionAssetPath is the local file a CDK asset's metadata names
+// for the definition (its "aws:asset:property", when given, is
+// DefinitionS3Location).
 func definitionAssetPath(metadata any) string {
 	m, _ := metadata.(map[string]any)
+	if prop, ok := m["aws:asset:property"].(string); ok && prop != "DefinitionS3Location" {
+		return ""
+	}
 	p, _ := m["aws:asset:path"].(string)
 	return p
 }
