@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"stepwise/service"
+	"stepwise/sfnapi"
 )
 
 // AWS::Serverless::StateMachine, SAM's state machine, made as the
@@ -103,7 +104,7 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 	if err != nil {
 		return nil, "", err
 	}
-	aliasAction, err := x.autoPublish(ctx, arn, spec, &old, action == Updated || action == Unchanged)
+	aliasAction, err := x.autoPublish(ctx, arn, spec, &old, action == Updated || action == Unchanged, action == Unchanged)
 	if err != nil {
 		return nil, "", err
 	}
@@ -122,9 +123,10 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 
 // autoPublish publishes the state machine's current revision (a
 // revision published already keeps its version) and points the alias at
-// it; sameMachine says the state machine is the one old's alias was of.
-// It fills spec's VersionArn and AliasArn.
-func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec, sameMachine bool) (Action, error) {
+// it; sameMachine says the state machine is the one old's alias was of,
+// unchanged that it has the revision it had then. It fills spec's
+// VersionArn and AliasArn.
+func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec, sameMachine, unchanged bool) (Action, error) {
 	if !sameMachine {
 		old = &samSpec{}
 	}
@@ -133,6 +135,17 @@ func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec,
 			return Updated, x.deleteAlias(ctx, old.AliasArn)
 		}
 		return Unchanged, nil
+	}
+	if unchanged && old.Alias == spec.Alias && old.VersionArn != "" {
+		// Nothing to publish if the alias still routes to the version.
+		out, err := x.d.Service.DescribeStateMachineAlias(ctx, &service.DescribeStateMachineAliasInput{StateMachineAliasArn: old.AliasArn})
+		if err != nil && !isCode(err, sfnapi.CodeResourceNotFound) {
+			return "", err
+		}
+		if err == nil && len(out.RoutingConfiguration) == 1 && out.RoutingConfiguration[0].StateMachineVersionArn == old.VersionArn {
+			spec.VersionArn, spec.AliasArn = old.VersionArn, old.AliasArn
+			return Unchanged, nil
+		}
 	}
 	version, err := x.publish(ctx, smArn, "", "")
 	if err != nil {

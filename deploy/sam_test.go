@@ -129,6 +129,16 @@ func TestSAMStateMachine(t *testing.T) {
 	require.Equal(t, []string{"Inline unchanged", "Nightly updated"}, actions(r))
 	require.Equal(t, []string{arn + ":2"}, b.aliasRoutes(t, arn+":live"))
 
+	// AutoPublishAlias gone: the alias is deleted, the versions stay.
+	tp, err := cfn.Parse([]byte(strings.Replace(samMachine, "      AutoPublishAlias: live\n", "", 1)))
+	require.NoError(t, err)
+	r, err = b.d.Deploy(ctx, tp, Options{StackName: "app", BaseDir: dir})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Inline unchanged", "Nightly updated"}, actions(r))
+	_, err = b.svc.DescribeStateMachineAlias(ctx, &service.DescribeStateMachineAliasInput{StateMachineAliasArn: arn + ":live"})
+	require.ErrorContains(t, err, "ResourceNotFound")
+	require.Len(t, b.smVersions(t, arn), 2)
+
 	// Deleted: both state machines, their versions and aliases.
 	r, err = b.d.Delete(ctx, "app")
 	require.NoError(t, err)
