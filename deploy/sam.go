@@ -62,29 +62,29 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 	if sm.Definition, err = x.definition(ctx, r, src); err != nil {
 		return nil, "", err
 	}
-	if sm.Name, err = propString(r.Props, "Name"); err != nil {
+	if sm.Name, err = smString(r.Props, "Name"); err != nil {
 		return nil, "", err
 	}
 	if sm.Name == "" {
 		sm.Name = x.name(r.ID, 80)
 	}
-	if sm.Type, err = propString(r.Props, "Type"); err != nil {
+	if sm.Type, err = smString(r.Props, "Type"); err != nil {
 		return nil, "", err
 	}
-	if sm.Role, err = propString(r.Props, "Role"); err != nil {
+	if sm.Role, err = smString(r.Props, "Role"); err != nil {
 		return nil, "", err
 	}
 	if sm.Role == "" {
 		sm.Role = x.madeUpRole(r.ID)
 	}
-	if err := x.configurations(r.ID, sm, r.Props["Logging"], r.Props["Tracing"], nil, "Logging", "Tracing", ""); err != nil {
+	if err := x.smConfigurations(r.ID, sm, r.Props["Logging"], r.Props["Tracing"], nil, "Logging", "Tracing", ""); err != nil {
 		return nil, "", err
 	}
 	if sm.Tags, err = tagsOf(r.Props["Tags"]); err != nil {
 		return nil, "", fmt.Errorf("Properties.%w", err)
 	}
 	sm.Tags["stateMachine:createdBy"] = "SAM"
-	if spec.Alias, err = propString(r.Props, "AutoPublishAlias"); err != nil {
+	if spec.Alias, err = smString(r.Props, "AutoPublishAlias"); err != nil {
 		return nil, "", err
 	}
 	if pref, ok := r.Props["DeploymentPreference"].(map[string]any); ok && spec.Alias != "" {
@@ -147,13 +147,13 @@ func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec,
 			return Unchanged, nil
 		}
 	}
-	version, err := x.publish(ctx, smArn, "", "")
+	version, err := x.publishVersion(ctx, smArn, "", "")
 	if err != nil {
 		return "", err
 	}
 	spec.VersionArn = version
 	spec.AliasArn = smArn + ":" + spec.Alias
-	routes := []route{{Version: version, Weight: 100}}
+	routes := []aliasRoute{{Version: version, Weight: 100}}
 	aliasExists := false
 	if old.AliasArn == spec.AliasArn {
 		if aliasExists, err = x.aliasExists(ctx, spec.AliasArn); err != nil {
@@ -164,7 +164,7 @@ func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec,
 	case aliasExists && old.VersionArn == version:
 		return Unchanged, nil
 	case aliasExists:
-		_, err = x.d.Service.UpdateStateMachineAlias(ctx, &service.UpdateStateMachineAliasInput{StateMachineAliasArn: spec.AliasArn, RoutingConfiguration: routingOf(routes)})
+		_, err = x.d.Service.UpdateStateMachineAlias(ctx, &service.UpdateStateMachineAliasInput{StateMachineAliasArn: spec.AliasArn, RoutingConfiguration: aliasRouting(routes)})
 		return Updated, err
 	}
 	if old.AliasArn != "" && old.AliasArn != spec.AliasArn {
@@ -172,7 +172,7 @@ func (x *run) autoPublish(ctx context.Context, smArn string, spec, old *samSpec,
 			return "", err
 		}
 	}
-	_, err = x.d.Service.CreateStateMachineAlias(ctx, &service.CreateStateMachineAliasInput{Name: spec.Alias, RoutingConfiguration: routingOf(routes)})
+	_, err = x.d.Service.CreateStateMachineAlias(ctx, &service.CreateStateMachineAliasInput{Name: spec.Alias, RoutingConfiguration: aliasRouting(routes)})
 	return Created, err
 }
 

@@ -79,8 +79,8 @@ func TestSAMStateMachine(t *testing.T) {
 	r, err := b.deploySAM(t, dir, nightlyASL, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Inline created", "Nightly created"}, actions(r))
-	require.Equal(t, arn, output(r, "Arn"))
-	require.Equal(t, "nightly", output(r, "Name"))
+	require.Equal(t, arn, smOutput(r, "Arn"))
+	require.Equal(t, "nightly", smOutput(r, "Name"))
 	d := b.smDefinition(t, arn)
 	require.Contains(t, d.Definition, `"table": "orders"`)
 	require.True(t, *d.TracingConfiguration.Enabled) // from Globals
@@ -139,7 +139,7 @@ func TestSAMStateMachine(t *testing.T) {
 	require.ErrorContains(t, err, "ResourceNotFound")
 	require.Len(t, b.smVersions(t, arn), 2)
 
-	// Deleted: both state machines, their versions and aliases.
+	// Deleted: both state smTemplate, their versions and aliases.
 	r, err = b.d.Delete(ctx, "app")
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"Inline deleted", "Nightly deleted"}, actions(r))

@@ -42,22 +42,22 @@ func (stateMachineKind) apply(ctx context.Context, x *run, r *resource, prev *Re
 	if spec.Definition, err = x.definition(ctx, r, src); err != nil {
 		return nil, "", err
 	}
-	if spec.Name, err = propString(r.Props, "StateMachineName"); err != nil {
+	if spec.Name, err = smString(r.Props, "StateMachineName"); err != nil {
 		return nil, "", err
 	}
 	if spec.Name == "" {
 		spec.Name = x.name(r.ID, 80)
 	}
-	if spec.Type, err = propString(r.Props, "StateMachineType"); err != nil {
+	if spec.Type, err = smString(r.Props, "StateMachineType"); err != nil {
 		return nil, "", err
 	}
-	if spec.Role, err = propString(r.Props, "RoleArn"); err != nil {
+	if spec.Role, err = smString(r.Props, "RoleArn"); err != nil {
 		return nil, "", err
 	}
 	if spec.Role == "" {
 		spec.Role = x.madeUpRole(r.ID)
 	}
-	if err := x.configurations(r.ID, spec, r.Props["LoggingConfiguration"], r.Props["TracingConfiguration"], r.Props["EncryptionConfiguration"], "LoggingConfiguration", "TracingConfiguration", "EncryptionConfiguration"); err != nil {
+	if err := x.smConfigurations(r.ID, spec, r.Props["LoggingConfiguration"], r.Props["TracingConfiguration"], r.Props["EncryptionConfiguration"], "LoggingConfiguration", "TracingConfiguration", "EncryptionConfiguration"); err != nil {
 		return nil, "", err
 	}
 	if spec.Tags, err = tagsOf(r.Props["Tags"]); err != nil {
@@ -106,9 +106,9 @@ func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, pre
 			return "", "", "", err
 		}
 	}
-	if exists && old != nil && old.Name == spec.Name && sameType(old.Type, spec.Type) {
+	if exists && old != nil && old.Name == spec.Name && sameMachineType(old.Type, spec.Type) {
 		if string(specOf(old)) == string(specOf(spec)) {
-			rev, err := x.revision(ctx, prevArn)
+			rev, err := x.smRevision(ctx, prevArn)
 			return prevArn, rev, Unchanged, err
 		}
 		if old.Definition != spec.Definition || old.Role != spec.Role || string(specOf(old.Logging)) != string(specOf(spec.Logging)) ||
@@ -132,7 +132,7 @@ func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, pre
 		if err := x.syncTags(ctx, prevArn, old.Tags, spec.Tags); err != nil {
 			return "", "", "", err
 		}
-		rev, err := x.revision(ctx, prevArn)
+		rev, err := x.smRevision(ctx, prevArn)
 		return prevArn, rev, Updated, err
 	}
 	deleted := false
@@ -161,13 +161,13 @@ func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, pre
 	return out.StateMachineArn, "INITIAL", Replaced, nil
 }
 
-// sameType says whether two StateMachineType values are the same type
+// sameMachineType says whether two StateMachineType values are the same type
 // (none is STANDARD).
-func sameType(a, b string) bool { return cmpOr(a, "STANDARD") == cmpOr(b, "STANDARD") }
+func sameMachineType(a, b string) bool { return cmpOr(a, "STANDARD") == cmpOr(b, "STANDARD") }
 
-// revision is a state machine's current revision id, "INITIAL" until it
+// smRevision is a state machine's current revision id, "INITIAL" until it
 // is first updated.
-func (x *run) revision(ctx context.Context, arn string) (string, error) {
+func (x *run) smRevision(ctx context.Context, arn string) (string, error) {
 	out, err := x.d.Service.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: arn, IncludedData: "METADATA_ONLY"})
 	if err != nil {
 		return "", err
@@ -183,12 +183,12 @@ func (x *run) deleteStateMachine(ctx context.Context, arn string) error {
 	return err
 }
 
-// configurations reads the logging, tracing and encryption
+// smConfigurations reads the logging, tracing and encryption
 // configurations (CloudFormation's names for them are the same in SAM's
 // Logging and Tracing) into spec. A customer managed KMS key is not
 // supported here: the state machine is made with AWS's own key, and a
 // warning says so.
-func (x *run) configurations(id string, spec *stateMachineSpec, logging, tracing, encryption any, lName, tName, eName string) error {
+func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, tracing, encryption any, lName, tName, eName string) error {
 	if logging != nil {
 		m, ok := logging.(map[string]any)
 		if !ok {
@@ -200,7 +200,7 @@ func (x *run) configurations(id string, spec *stateMachineSpec, logging, tracing
 			l.Level = &s
 		}
 		if v, ok := m["IncludeExecutionData"]; ok {
-			b, err := propBool(v, lName+".IncludeExecutionData")
+			b, err := smBool(v, lName+".IncludeExecutionData")
 			if err != nil {
 				return err
 			}
@@ -230,7 +230,7 @@ func (x *run) configurations(id string, spec *stateMachineSpec, logging, tracing
 		}
 		t := &service.TracingConfiguration{}
 		if v, ok := m["Enabled"]; ok {
-			b, err := propBool(v, tName+".Enabled")
+			b, err := smBool(v, tName+".Enabled")
 			if err != nil {
 				return err
 			}
@@ -253,9 +253,9 @@ func (x *run) configurations(id string, spec *stateMachineSpec, logging, tracing
 	return nil
 }
 
-// propString reads an optional string property (a number is taken as
+// smString reads an optional string property (a number is taken as
 // its text).
-func propString(props map[string]any, name string) (string, error) {
+func smString(props map[string]any, name string) (string, error) {
 	switch v := props[name].(type) {
 	case nil:
 		return "", nil
@@ -268,8 +268,8 @@ func propString(props map[string]any, name string) (string, error) {
 	}
 }
 
-// propBool reads a boolean written as true/false or "true"/"false".
-func propBool(v any, where string) (bool, error) {
+// smBool reads a boolean written as true/false or "true"/"false".
+func smBool(v any, where string) (bool, error) {
 	switch v := v.(type) {
 	case bool:
 		return v, nil

@@ -55,7 +55,7 @@ func (b *testBed) aliasRoutes(t *testing.T, arn string) []string {
 	return routes
 }
 
-const machines = `
+const smTemplate = `
 Parameters:
   Greeting: {Type: String, Default: hello}
   MachineName: {Type: String, Default: nightly}
@@ -97,7 +97,7 @@ Outputs:
   AliasArn: {Value: !Ref Live}
 `
 
-func output(r *Report, key string) string {
+func smOutput(r *Report, key string) string {
 	for _, o := range r.Outputs {
 		if o.Key == key {
 			return o.Value
@@ -111,14 +111,14 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 	ctx := context.Background()
 	const arn = "arn:aws:states:us-east-1:123456789012:stateMachine:nightly"
 
-	r, err := b.deploy(t, machines, nil)
+	r, err := b.deploy(t, smTemplate, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine created", "Version created", "Live created"}, actions(r))
-	require.Equal(t, arn, output(r, "Arn"))
-	require.Equal(t, "nightly", output(r, "Name"))
-	require.Equal(t, "INITIAL", output(r, "Revision"))
-	require.Equal(t, arn+":1", output(r, "VersionArn"))
-	require.Equal(t, arn+":live", output(r, "AliasArn"))
+	require.Equal(t, arn, smOutput(r, "Arn"))
+	require.Equal(t, "nightly", smOutput(r, "Name"))
+	require.Equal(t, "INITIAL", smOutput(r, "Revision"))
+	require.Equal(t, arn+":1", smOutput(r, "VersionArn"))
+	require.Equal(t, arn+":live", smOutput(r, "AliasArn"))
 	d := b.smDefinition(t, arn)
 	// Substitutions: a number and a boolean by their text, an unknown
 	// placeholder left as it is, '&' not escaped.
@@ -131,7 +131,7 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 	// The same template again: nothing written, no new revision or
 	// version.
 	puts := b.records.puts
-	r, err = b.deploy(t, machines, nil)
+	r, err = b.deploy(t, smTemplate, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine unchanged", "Version unchanged", "Live unchanged"}, actions(r))
 	require.Equal(t, puts, b.records.puts)
@@ -140,20 +140,20 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 
 	// A new definition: a new revision, a new version, the alias moved
 	// to it, and the replaced version deleted once the alias left it.
-	r, err = b.deploy(t, machines, map[string]string{"Greeting": "bonjour"})
+	r, err = b.deploy(t, smTemplate, map[string]string{"Greeting": "bonjour"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine updated", "Version replaced", "Live updated"}, actions(r))
 	d = b.smDefinition(t, arn)
 	require.Contains(t, d.Definition, "bonjour & 3")
 	require.NotEmpty(t, d.RevisionID)
-	require.Equal(t, d.RevisionID, output(r, "Revision"))
+	require.Equal(t, d.RevisionID, smOutput(r, "Revision"))
 	require.Equal(t, []string{arn + ":2"}, b.smVersions(t, arn))
 	require.Equal(t, []string{arn + ":2"}, b.aliasRoutes(t, arn+":live"))
 	require.Empty(t, r.Warnings)
 
 	// New tags only: updated in place, the same revision, no version.
 	rev := d.RevisionID
-	r, err = b.deploy(t, strings.Replace(machines, "Value: night", "Value: day", 1), map[string]string{"Greeting": "bonjour"})
+	r, err = b.deploy(t, strings.Replace(smTemplate, "Value: night", "Value: day", 1), map[string]string{"Greeting": "bonjour"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine updated", "Version unchanged", "Live unchanged"}, actions(r))
 	require.Equal(t, rev, b.smDefinition(t, arn).RevisionID)
@@ -163,7 +163,7 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 
 	// A new name: a new state machine with its own version and alias;
 	// the old one deleted, with its versions and aliases.
-	r, err = b.deploy(t, machines, map[string]string{"MachineName": "daily"})
+	r, err = b.deploy(t, smTemplate, map[string]string{"MachineName": "daily"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine replaced", "Version created", "Live created"}, actions(r))
 	require.Equal(t, []string{"daily"}, b.smNames(t))
@@ -171,7 +171,7 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 	require.Equal(t, []string{daily + ":1"}, b.aliasRoutes(t, daily+":live"))
 
 	// A new type under the same name: replaced.
-	r, err = b.deploy(t, machines, map[string]string{"MachineName": "daily", "Kind": "EXPRESS"})
+	r, err = b.deploy(t, smTemplate, map[string]string{"MachineName": "daily", "Kind": "EXPRESS"})
 	require.NoError(t, err)
 	require.Equal(t, "Machine replaced", actions(r)[0])
 	require.Equal(t, "EXPRESS", b.smDefinition(t, daily).Type)
@@ -179,7 +179,7 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 	// Deleted by hand: made again, with its version and alias.
 	_, err = b.svc.DeleteStateMachine(ctx, &service.DeleteStateMachineInput{StateMachineArn: daily})
 	require.NoError(t, err)
-	r, err = b.deploy(t, machines, map[string]string{"MachineName": "daily", "Kind": "EXPRESS"})
+	r, err = b.deploy(t, smTemplate, map[string]string{"MachineName": "daily", "Kind": "EXPRESS"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"Machine created", "Version created", "Live created"}, actions(r))
 
@@ -194,7 +194,7 @@ func TestStateMachineVersionAliasLifecycle(t *testing.T) {
 
 func TestReplacedVersionRetained(t *testing.T) {
 	b := newTestBed(t)
-	tmpl := strings.Replace(machines, "    Type: AWS::StepFunctions::StateMachineVersion\n", "    Type: AWS::StepFunctions::StateMachineVersion\n    UpdateReplacePolicy: Retain\n", 1)
+	tmpl := strings.Replace(smTemplate, "    Type: AWS::StepFunctions::StateMachineVersion\n", "    Type: AWS::StepFunctions::StateMachineVersion\n    UpdateReplacePolicy: Retain\n", 1)
 	_, err := b.deploy(t, tmpl, nil)
 	require.NoError(t, err)
 	r, err := b.deploy(t, tmpl, map[string]string{"Greeting": "hi"})
@@ -206,7 +206,7 @@ func TestReplacedVersionRetained(t *testing.T) {
 
 func TestVersionWithoutRevisionIdIsPublishedOnce(t *testing.T) {
 	b := newTestBed(t)
-	tmpl := strings.Replace(machines, "      StateMachineRevisionId: !GetAtt Machine.StateMachineRevisionId\n", "      Description: first\n", 1)
+	tmpl := strings.Replace(smTemplate, "      StateMachineRevisionId: !GetAtt Machine.StateMachineRevisionId\n", "      Description: first\n", 1)
 	_, err := b.deploy(t, tmpl, nil)
 	require.NoError(t, err)
 	// As on CloudFormation: none of the version's properties changed, so
@@ -324,4 +324,36 @@ func TestStateMachineErrorsNameTheResource(t *testing.T) {
 	require.ErrorContains(t, err, "resource V (AWS::StepFunctions::StateMachineVersion): StateMachineDoesNotExist")
 	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::StateMachineAlias, Properties: {Name: a}}\n", nil)
 	require.ErrorContains(t, err, "resource A (AWS::StepFunctions::StateMachineAlias): Properties: an alias needs a RoutingConfiguration or a DeploymentPreference")
+}
+
+// A stack as cdk synth writes it: the bootstrap version parameter of an
+// SSM type, Rules, a DefinitionString joined from parts, a role made by
+// the template.
+const cdkStack = `{
+ "Parameters": {"BootstrapVersion": {"Type": "AWS::SSM::Parameter::Value<String>", "Default": "/cdk-bootstrap/hnb659fds/version"}},
+ "Rules": {"CheckBootstrapVersion": {"Assertions": [{"Assert": {"Fn::Not": [{"Fn::Contains": [["1", "2", "3", "4", "5"], {"Ref": "BootstrapVersion"}]}]}, "AssertDescription": "CDK bootstrap stack version 6 required."}]}},
+ "Resources": {
+  "FlowRole5B2A": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": {}}},
+  "Flow3E5D": {
+   "Type": "AWS::StepFunctions::StateMachine",
+   "Properties": {
+    "RoleArn": {"Fn::GetAtt": ["FlowRole5B2A", "Arn"]},
+    "DefinitionString": {"Fn::Join": ["", ["{\"StartAt\":\"P\",\"States\":{\"P\":{\"Type\":\"Pass\",\"Result\":\"", {"Ref": "AWS::Partition"}, "\",\"End\":true}}}"]]}
+   },
+   "DependsOn": ["FlowRole5B2A"],
+   "UpdateReplacePolicy": "Delete",
+   "DeletionPolicy": "Delete"
+  }
+ },
+ "Outputs": {"FlowArn": {"Value": {"Ref": "Flow3E5D"}}}
+}`
+
+func TestCDKStackStateMachine(t *testing.T) {
+	b := newTestBed(t)
+	r, err := b.deploy(t, cdkStack, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"FlowRole5B2A skipped", "Flow3E5D created"}, actions(r))
+	d := b.smDefinition(t, smOutput(r, "FlowArn"))
+	require.Equal(t, "arn:aws:iam::123456789012:role/app-FlowRole5B2A", d.RoleArn)
+	require.Equal(t, `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":"aws","End":true}}}`, d.Definition)
 }

@@ -43,16 +43,16 @@ type versionSpec struct {
 func (versionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
 	var spec versionSpec
 	var err error
-	if spec.StateMachine, err = propString(r.Props, "StateMachineArn"); err != nil {
+	if spec.StateMachine, err = smString(r.Props, "StateMachineArn"); err != nil {
 		return nil, "", err
 	}
 	if spec.StateMachine == "" {
 		return nil, "", errors.New("Properties.StateMachineArn: a version needs the ARN of its state machine")
 	}
-	if spec.Revision, err = propString(r.Props, "StateMachineRevisionId"); err != nil {
+	if spec.Revision, err = smString(r.Props, "StateMachineRevisionId"); err != nil {
 		return nil, "", err
 	}
-	if spec.Description, err = propString(r.Props, "Description"); err != nil {
+	if spec.Description, err = smString(r.Props, "Description"); err != nil {
 		return nil, "", err
 	}
 	body := specOf(spec)
@@ -65,7 +65,7 @@ func (versionKind) apply(ctx context.Context, x *run, r *resource, prev *Record)
 			return &Record{Physical: prev.Physical, Attrs: map[string]any{"Arn": prev.Physical}, Spec: body}, Unchanged, nil
 		}
 	}
-	arn, err := x.publish(ctx, spec.StateMachine, spec.Revision, spec.Description)
+	arn, err := x.publishVersion(ctx, spec.StateMachine, spec.Revision, spec.Description)
 	if err != nil {
 		return nil, "", err
 	}
@@ -92,10 +92,10 @@ func (versionKind) remove(ctx context.Context, x *run, _ string, rec *Record) er
 	return x.deleteVersion(ctx, rec.Physical)
 }
 
-// publish publishes a state machine's current revision (only if it is
+// publishVersion publishes a state machine's current revision (only if it is
 // revision, when one is given) and returns the version's ARN; a revision
 // published already gives the version it has.
-func (x *run) publish(ctx context.Context, smArn, revision, description string) (string, error) {
+func (x *run) publishVersion(ctx context.Context, smArn, revision, description string) (string, error) {
 	in := &service.PublishStateMachineVersionInput{StateMachineArn: smArn, Description: description}
 	if revision != "" {
 		in.RevisionID = &revision
@@ -130,10 +130,10 @@ type aliasSpec struct {
 	Name         string  `json:"name"`
 	StateMachine string  `json:"stateMachine"`
 	Description  string  `json:"description,omitempty"`
-	Routes       []route `json:"routes"`
+	Routes       []aliasRoute `json:"routes"`
 }
 
-type route struct {
+type aliasRoute struct {
 	Version string `json:"version"`
 	Weight  int    `json:"weight"`
 }
@@ -141,13 +141,13 @@ type route struct {
 func (aliasKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
 	var spec aliasSpec
 	var err error
-	if spec.Name, err = propString(r.Props, "Name"); err != nil {
+	if spec.Name, err = smString(r.Props, "Name"); err != nil {
 		return nil, "", err
 	}
 	if spec.Name == "" {
 		spec.Name = x.name(r.ID, 80)
 	}
-	if spec.Description, err = propString(r.Props, "Description"); err != nil {
+	if spec.Description, err = smString(r.Props, "Description"); err != nil {
 		return nil, "", err
 	}
 	routing, hasRouting := r.Props["RoutingConfiguration"]
@@ -163,11 +163,11 @@ func (aliasKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		for i, e := range list {
 			m, _ := e.(map[string]any)
 			arn, _ := m["StateMachineVersionArn"].(string)
-			w, err := propInt(m["Weight"])
+			w, err := smInt(m["Weight"])
 			if arn == "" || err != nil {
 				return nil, "", fmt.Errorf("Properties.RoutingConfiguration[%d]: {StateMachineVersionArn, Weight (0-100)}", i)
 			}
-			spec.Routes = append(spec.Routes, route{Version: arn, Weight: w})
+			spec.Routes = append(spec.Routes, aliasRoute{Version: arn, Weight: w})
 		}
 	case hasPref:
 		m, _ := pref.(map[string]any)
@@ -178,11 +178,11 @@ func (aliasKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		if typ := defText(m["Type"]); typ != "" && typ != "ALL_AT_ONCE" {
 			x.warn("%s: DeploymentPreference %s is done all at once here: the alias routes to %s", r.ID, typ, arn)
 		}
-		spec.Routes = []route{{Version: arn, Weight: 100}}
+		spec.Routes = []aliasRoute{{Version: arn, Weight: 100}}
 	default:
 		return nil, "", errors.New("Properties: an alias needs a RoutingConfiguration or a DeploymentPreference")
 	}
-	spec.StateMachine = unqualified(spec.Routes[0].Version)
+	spec.StateMachine = smOf(spec.Routes[0].Version)
 	arn := spec.StateMachine + ":" + spec.Name
 	body := specOf(spec)
 	exists := false
@@ -198,13 +198,13 @@ func (aliasKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		}
 		desc := spec.Description
 		if _, err := x.d.Service.UpdateStateMachineAlias(ctx, &service.UpdateStateMachineAliasInput{StateMachineAliasArn: arn,
-			Description: &desc, RoutingConfiguration: routingOf(spec.Routes)}); err != nil {
+			Description: &desc, RoutingConfiguration: aliasRouting(spec.Routes)}); err != nil {
 			return nil, "", err
 		}
 		return rec, Updated, nil
 	}
 	if _, err := x.d.Service.CreateStateMachineAlias(ctx, &service.CreateStateMachineAliasInput{Name: spec.Name,
-		Description: spec.Description, RoutingConfiguration: routingOf(spec.Routes)}); err != nil {
+		Description: spec.Description, RoutingConfiguration: aliasRouting(spec.Routes)}); err != nil {
 		return nil, "", err
 	}
 	if exists {
@@ -239,7 +239,7 @@ func (x *run) deleteAlias(ctx context.Context, arn string) error {
 	return err
 }
 
-func routingOf(routes []route) []service.RoutingConfigurationListItem {
+func aliasRouting(routes []aliasRoute) []service.RoutingConfigurationListItem {
 	out := make([]service.RoutingConfigurationListItem, len(routes))
 	for i, r := range routes {
 		w := r.Weight
@@ -248,9 +248,9 @@ func routingOf(routes []route) []service.RoutingConfigurationListItem {
 	return out
 }
 
-// unqualified is a version's or alias's state machine ARN: the ARN
+// smOf is a version's or alias's state machine ARN: the ARN
 // without its last ":QUALIFIER" (a state machine's ARN has 7 parts).
-func unqualified(arn string) string {
+func smOf(arn string) string {
 	parts := strings.Split(arn, ":")
 	if len(parts) > 7 {
 		return strings.Join(parts[:7], ":")
@@ -258,8 +258,8 @@ func unqualified(arn string) string {
 	return arn
 }
 
-// propInt reads a whole number written as a number or as text.
-func propInt(v any) (int, error) {
+// smInt reads a whole number written as a number or as text.
+func smInt(v any) (int, error) {
 	var n int
 	_, err := fmt.Sscan(defText(v), &n)
 	if v == nil || err != nil || defText(v) != fmt.Sprint(n) {
