@@ -127,9 +127,9 @@ func (x *run) deleteVersion(ctx context.Context, arn string) error {
 }
 
 type aliasSpec struct {
-	Name         string  `json:"name"`
-	StateMachine string  `json:"stateMachine"`
-	Description  string  `json:"description,omitempty"`
+	Name         string       `json:"name"`
+	StateMachine string       `json:"stateMachine"`
+	Description  string       `json:"description,omitempty"`
 	Routes       []aliasRoute `json:"routes"`
 }
 
