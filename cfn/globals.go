@@ -1,34 +1,74 @@
 package cfn
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// globalsSections are the Globals section's keys SAM accepts, each the
-// AWS::Serverless:: type its properties go to.
-var globalsSections = []string{"Api", "CapacityProvider", "Function", "HttpApi", "LayerVersion", "SimpleTable", "StateMachine"}
+// globalsProperties are the properties SAM's Globals section takes, by
+// section (each the AWS::Serverless:: type its properties go to).
+var globalsProperties = map[string][]string{
+	"Api": {"Auth", "Name", "DefinitionUri", "CacheClusterEnabled", "CacheClusterSize", "MergeDefinitions", "Variables",
+		"EndpointConfiguration", "MethodSettings", "BinaryMediaTypes", "MinimumCompressionSize", "Cors", "GatewayResponses",
+		"AccessLogSetting", "CanarySetting", "TracingEnabled", "OpenApiVersion", "Domain", "AlwaysDeploy", "PropagateTags"},
+	"Function": {"Handler", "Runtime", "CodeUri", "DeadLetterQueue", "Description", "MemorySize", "Timeout", "VpcConfig",
+		"Environment", "Tags", "PropagateTags", "Tracing", "KmsKeyArn", "AutoPublishAlias", "AutoPublishAliasAllProperties",
+		"Layers", "DeploymentPreference", "RolePath", "PermissionsBoundary", "ReservedConcurrentExecutions",
+		"ProvisionedConcurrencyConfig", "AssumeRolePolicyDocument", "EventInvokeConfig", "FileSystemConfigs",
+		"CodeSigningConfigArn", "Architectures", "SnapStart", "EphemeralStorage", "FunctionUrlConfig",
+		"RuntimeManagementConfig", "LoggingConfig", "RecursiveLoop", "SourceKMSKeyArn"},
+	"HttpApi": {"Auth", "AccessLogSettings", "StageVariables", "Tags", "CorsConfiguration", "DefaultRouteSettings", "Domain",
+		"RouteSettings", "FailOnWarnings", "PropagateTags"},
+	"LayerVersion": {"PublishLambdaVersion"},
+	"SimpleTable":  {"SSESpecification"},
+	"StateMachine": {"PropagateTags"},
+}
 
-// readGlobals checks a SAM template's Globals section: an object of
-// sections, each an object of properties.
+// globalsUnlisted are properties SAM takes without listing them in its
+// message.
+var globalsUnlisted = map[string]bool{"RuntimeManagementConfig": true, "RecursiveLoop": true, "SourceKMSKeyArn": true}
+
+// pyList writes names as SAM's messages do (a Python list).
+func pyList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// readGlobals checks a SAM template's Globals section as SAM does: an
+// object of known sections, each an object of the properties SAM takes
+// there.
 func (t *Template) readGlobals(v any) error {
-	m, err := object(v, "Globals")
-	if err != nil {
-		return err
+	m, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("template: 'Globals' section is invalid. It must be a non-empty dictionary")
 	}
 	t.Globals = map[string]map[string]any{}
 	for _, section := range sortedKeys(m) {
-		known := false
-		for _, s := range globalsSections {
-			known = known || s == section
-		}
+		supported, known := globalsProperties[section]
 		if !known {
-			return fmt.Errorf("template: 'Globals' section is invalid. '%s' is not supported. Must be one of the following values - [%s]",
-				section, strings.Join(globalsSections, ", "))
+			return fmt.Errorf("template: 'Globals' section is invalid. '%s' is not supported. Must be one of the following values - %s",
+				section, pyList(sortedKeys(globalsProperties)))
 		}
 		props, ok := m[section].(map[string]any)
 		if !ok {
 			return fmt.Errorf("template: 'Globals' section is invalid. Value of %s must be a dictionary", section)
+		}
+		for _, key := range sortedKeys(props) {
+			if !slices.Contains(supported, key) {
+				var shown []string
+				for _, p := range supported {
+					if !globalsUnlisted[p] {
+						shown = append(shown, p)
+					}
+				}
+				return fmt.Errorf("template: 'Globals' section is invalid. '%s' is not a supported property of '%s'. Must be one of the following values - %s",
+					key, section, pyList(shown))
+			}
 		}
 		t.Globals[section] = props
 	}
@@ -41,20 +81,52 @@ func (t *Template) readGlobals(v any) error {
 // these same rules; two lists are joined, the global items first; values
 // of different kinds, and intrinsic functions (taken as the single value
 // they resolve to), keep the resource's.
-func (t *Template) applyGlobals() {
+func (t *Template) applyGlobals() error {
 	for _, id := range t.ResourceIDs() {
 		r := t.Resources[id]
 		section, ok := strings.CutPrefix(r.Type, "AWS::Serverless::")
 		if !ok || t.Globals[section] == nil {
 			continue
 		}
+		globals, err := ignoreGlobals(id, t.Globals[section], r.IgnoreGlobals)
+		if err != nil {
+			return err
+		}
 		props := r.Properties
 		if props == nil {
 			props = map[string]any{}
 		}
-		r.Properties = mergeGlobal(t.Globals[section], props).(map[string]any)
+		r.Properties = mergeGlobal(globals, props).(map[string]any)
 		t.Resources[id] = r
 	}
+	return nil
+}
+
+// ignoreGlobals leaves out of a section's globals those a resource's
+// IgnoreGlobals attribute names ("*" for all of them).
+func ignoreGlobals(id string, globals map[string]any, ignore any) (map[string]any, error) {
+	switch ig := ignore.(type) {
+	case nil:
+		return globals, nil
+	case string:
+		if ig == "*" {
+			return map[string]any{}, nil
+		}
+	case []any:
+		out := make(map[string]any, len(globals))
+		for k, v := range globals {
+			out[k] = v
+		}
+		for _, e := range ig {
+			key, _ := e.(string)
+			if _, ok := globals[key]; !ok {
+				return nil, fmt.Errorf("template: Resource %s has invalid resource attribute 'IgnoreGlobals' on item '%v'.", id, e)
+			}
+			delete(out, key)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("template: Resource %s has invalid resource attribute 'IgnoreGlobals'.", id)
 }
 
 func mergeGlobal(global, local any) any {

@@ -16,8 +16,7 @@ Globals:
     Layers: [global-layer]
     Tags: !Ref TagMap
   StateMachine:
-    Type: EXPRESS
-    Tags: {team: night}
+    PropagateTags: true
 Resources:
   One:
     Type: AWS::Serverless::Function
@@ -33,6 +32,13 @@ Resources:
     Type: AWS::Serverless::StateMachine
     Properties:
       Tags: {owner: me}
+  Alone:
+    Type: AWS::Serverless::Function
+    IgnoreGlobals: "*"
+  Some:
+    Type: AWS::Serverless::Function
+    IgnoreGlobals: [Layers, Tags]
+    Properties: {Timeout: 5}
   Plain:
     Type: AWS::StepFunctions::Activity
     Properties: {Name: a}
@@ -50,8 +56,11 @@ func TestGlobalsMergeBySAMRules(t *testing.T) {
 		"One": "map[Environment:map[Variables:map[EXTRA:1 STAGE:prod TABLE:orders]] Layers:[global-layer own-layer] Runtime:python3.12 Tags:map[own:tag] Timeout:60]",
 		// A resource with no Properties gets the globals.
 		"Two":   "map[Environment:map[Variables:map[STAGE:dev TABLE:orders]] Layers:[global-layer] Runtime:python3.12 Tags:map[Ref:TagMap] Timeout:30]",
-		"Flow":  "map[Tags:map[owner:me team:night] Type:EXPRESS]",
+		"Flow":  "map[PropagateTags:true Tags:map[owner:me]]",
 		"Plain": "map[Name:a]",
+		// IgnoreGlobals: all of them, or those named.
+		"Alone": "map[]",
+		"Some":  "map[Environment:map[Variables:map[STAGE:dev TABLE:orders]] Runtime:python3.12 Timeout:5]",
 	} {
 		if got := sprint(tpl.Resources[id].Properties); got != want {
 			t.Errorf("%s's properties\n %s\nwant\n %s", id, got, want)
@@ -62,7 +71,7 @@ func TestGlobalsMergeBySAMRules(t *testing.T) {
 	if got := sprint(tpl.Resources["One"].Properties["Environment"]); !strings.Contains(got, "TABLE:orders") {
 		t.Errorf("One's environment changed with Two's: %s", got)
 	}
-	if tpl.Globals["StateMachine"]["Type"] != "EXPRESS" {
+	if tpl.Globals["StateMachine"]["PropagateTags"] != true {
 		t.Errorf("Globals kept: %v", tpl.Globals)
 	}
 }
@@ -79,9 +88,16 @@ func TestGlobalsOnlyForSAM(t *testing.T) {
 
 func TestGlobalsErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"Globals:\n  Functions: {Timeout: 3}\nResources:\n  F: {Type: X}\n", "'Globals' section is invalid. 'Functions' is not supported. Must be one of the following values - [Api, CapacityProvider, Function"},
+		{"Globals:\n  Functions: {Timeout: 3}\nResources:\n  F: {Type: X}\n",
+			"'Globals' section is invalid. 'Functions' is not supported. Must be one of the following values - ['Api', 'Function', 'HttpApi', 'LayerVersion', 'SimpleTable', 'StateMachine']"},
 		{"Globals:\n  Function: [a]\nResources:\n  F: {Type: X}\n", "Value of Function must be a dictionary"},
-		{"Globals: [a]\nResources:\n  F: {Type: X}\n", "Globals must be an object"},
+		{"Globals: [a]\nResources:\n  F: {Type: X}\n", "'Globals' section is invalid. It must be a non-empty dictionary"},
+		{"Globals:\n  StateMachine: {Type: EXPRESS}\nResources:\n  F: {Type: X}\n",
+			"'Globals' section is invalid. 'Type' is not a supported property of 'StateMachine'. Must be one of the following values - ['PropagateTags']"},
+		{"Transform: AWS::Serverless-2016-10-31\nGlobals:\n  Function: {Timeout: 3}\nResources:\n  F: {Type: AWS::Serverless::Function, IgnoreGlobals: [Runtime]}\n",
+			"Resource F has invalid resource attribute 'IgnoreGlobals' on item 'Runtime'."},
+		{"Transform: AWS::Serverless-2016-10-31\nGlobals:\n  Function: {Timeout: 3}\nResources:\n  F: {Type: AWS::Serverless::Function, IgnoreGlobals: all}\n",
+			"Resource F has invalid resource attribute 'IgnoreGlobals'."},
 	} {
 		_, err := Parse([]byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -58,6 +58,9 @@ type Resource struct {
 	Metadata            any
 	DeletionPolicy      string
 	UpdateReplacePolicy string // Delete (the default), Retain or Snapshot
+	// IgnoreGlobals is SAM's attribute: "*", or a list of the Globals
+	// properties the resource does not take.
+	IgnoreGlobals any
 }
 
 // Output is one of the template's Outputs.
@@ -162,7 +165,9 @@ func fromDocument(doc any) (*Template, error) {
 		return nil, fmt.Errorf("template: the Resources section is missing or empty; a template needs at least one resource")
 	}
 	if t.Globals != nil && t.IsSAM() {
-		t.applyGlobals()
+		if err := t.applyGlobals(); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
@@ -256,6 +261,8 @@ func (t *Template) readResources(v any) error {
 				r.Metadata = rv
 			case "DeletionPolicy":
 				r.DeletionPolicy, err = plainString(rv, where+".DeletionPolicy")
+			case "IgnoreGlobals":
+				r.IgnoreGlobals = rv
 			case "UpdateReplacePolicy":
 				r.UpdateReplacePolicy, err = plainString(rv, where+".UpdateReplacePolicy")
 			}

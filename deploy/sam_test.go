@@ -19,8 +19,7 @@ Parameters:
   Table: {Type: String, Default: orders}
 Globals:
   StateMachine:
-    Tags: {team: night}
-    Tracing: {Enabled: true}
+    PropagateTags: true
 Resources:
   Nightly:
     Type: AWS::Serverless::StateMachine
@@ -34,7 +33,8 @@ Resources:
       PermissionsBoundary: arn:aws:iam::123456789012:policy/boundary
       Events:
         Nightly: {Type: Schedule, Properties: {Schedule: rate(1 day)}}
-      Tags: {stage: dev}
+      Tags: {stage: dev, team: night}
+      Tracing: {Enabled: true}
   Inline:
     Type: AWS::Serverless::StateMachine
     Properties:
@@ -83,7 +83,7 @@ func TestSAMStateMachine(t *testing.T) {
 	require.Equal(t, "nightly", smOutput(r, "Name"))
 	d := b.smDefinition(t, arn)
 	require.Contains(t, d.Definition, `"table": "orders"`)
-	require.True(t, *d.TracingConfiguration.Enabled) // from Globals
+	require.True(t, *d.TracingConfiguration.Enabled)
 	require.Equal(t, "arn:aws:iam::123456789012:role/app-NightlyRole", d.RoleArn)
 	tags, err := b.svc.ListTagsForResource(ctx, &service.ListTagsForResourceInput{ResourceArn: arn})
 	require.NoError(t, err)
