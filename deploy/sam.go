@@ -34,9 +34,10 @@ func init() { register(samStateMachineKind{}, "AWS::Serverless::StateMachine") }
 // machine's Events (r.Props["Events"], as the template has them, already
 // resolved) once the state machine is made, updated or found unchanged,
 // for every SAM state machine, with Events or without (so that events
-// gone from the template can go): smArn is its ARN, prev the record of
-// the last deploy (nil for a new resource). An error fails the
-// resource.
+// gone from the template can go): smArn is what the events start (the
+// state machine's ARN, or its AutoPublishAlias's with
+// UseAliasAsEventTarget), prev the record of the last deploy (nil for a
+// new resource). An error fails the resource.
 var samEvents func(ctx context.Context, x *run, r *resource, smArn string, prev *Record) error
 
 // samEventsRemove, when set, deletes what samEvents made for a SAM state
@@ -112,7 +113,11 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 		action = Updated
 	}
 	if samEvents != nil {
-		if err := samEvents(ctx, x, r, arn, prev); err != nil {
+		target := arn
+		if use, _ := smBool(r.Props["UseAliasAsEventTarget"], "UseAliasAsEventTarget"); use && spec.AliasArn != "" {
+			target = spec.AliasArn
+		}
+		if err := samEvents(ctx, x, r, target, prev); err != nil {
 			return nil, "", err
 		}
 	} else if events, ok := r.Props["Events"].(map[string]any); ok && len(events) > 0 {

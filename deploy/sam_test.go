@@ -167,6 +167,14 @@ func TestSAMEventsHook(t *testing.T) {
 	r, err := b.deploySAM(t, dir, nightlyASL, nil)
 	require.NoError(t, err)
 	require.NotContains(t, strings.Join(r.Warnings, "\n"), "Events")
+
+	// UseAliasAsEventTarget: the events start the alias.
+	tp, err := cfn.Parse([]byte(strings.Replace(samMachine, "      AutoPublishAlias: live\n", "      AutoPublishAlias: live\n      UseAliasAsEventTarget: true\n", 1)))
+	require.NoError(t, err)
+	_, err = b.d.Deploy(context.Background(), tp, Options{StackName: "app", BaseDir: dir})
+	require.NoError(t, err)
+	require.Equal(t, "Nightly/Nightly "+arn+":live again", made[1])
+	made = made[:1]
 	_, err = b.deploySAM(t, dir, nightlyASL, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Nightly/Nightly " + arn + " new", "Nightly/Nightly " + arn + " again"}, made)
