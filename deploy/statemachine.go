@@ -97,19 +97,19 @@ func (x *run) madeUpRole(id string) string {
 func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, prevArn string, old *stateMachineSpec) (string, string, Action, error) {
 	svc := x.d.Service
 	exists := false
+	revision := ""
 	if prevArn != "" {
-		_, err := svc.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: prevArn})
+		out, err := svc.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: prevArn, IncludedData: "METADATA_ONLY"})
 		switch {
 		case err == nil:
-			exists = true
+			exists, revision = true, cmpOr(out.RevisionID, "INITIAL")
 		case !isCode(err, sfnapi.CodeStateMachineDoesNotExist):
 			return "", "", "", err
 		}
 	}
 	if exists && old != nil && old.Name == spec.Name && sameMachineType(old.Type, spec.Type) {
 		if string(specOf(old)) == string(specOf(spec)) {
-			rev, err := x.smRevision(ctx, prevArn)
-			return prevArn, rev, Unchanged, err
+			return prevArn, revision, Unchanged, nil
 		}
 		if old.Definition != spec.Definition || old.Role != spec.Role || string(specOf(old.Logging)) != string(specOf(spec.Logging)) ||
 			string(specOf(old.Tracing)) != string(specOf(spec.Tracing)) || string(specOf(old.Encryption)) != string(specOf(spec.Encryption)) {
