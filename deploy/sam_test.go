@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/cfn"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
 )
 
@@ -202,4 +204,22 @@ func TestSAMStateMachineErrors(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestSAMStateMachineRuns starts the deployed workflow through its alias.
+func TestSAMStateMachineRuns(t *testing.T) {
+	b := newTestBed(t)
+	ctx := context.Background()
+	_, err := b.deploySAM(t, t.TempDir(), nightlyASL, map[string]string{"Table": "orders-prod"})
+	require.NoError(t, err)
+	start, err := b.svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:nightly:live"})
+	require.NoError(t, err)
+	var out *service.DescribeExecutionOutput
+	testwait.Until(t, func() bool {
+		out, err = b.svc.DescribeExecution(ctx, &service.DescribeExecutionInput{ExecutionArn: start.ExecutionArn})
+		require.NoError(t, err)
+		return out.Status != "RUNNING"
+	}, 10*time.Second, 10*time.Millisecond, "the execution ends")
+	require.Equal(t, "SUCCEEDED", out.Status)
+	require.JSONEq(t, `{"table": "orders-prod"}`, *out.Output)
 }
