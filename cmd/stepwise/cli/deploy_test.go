@@ -15,7 +15,7 @@ func TestDefaultStackName(t *testing.T) {
 		"/apps/order_flow/template.json": "order-flow",
 		"/apps/x/nightly.yaml":           "nightly",
 		"/apps/2026/template.yml":        "stepwise",
-		"/apps/x/my app.v2.json":         "my-app",
+		"/apps/x/my app.v2.json":         "my-app-v2",
 	} {
 		require.Equal(t, want, defaultStackName(path), path)
 	}
