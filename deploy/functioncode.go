@@ -156,7 +156,7 @@ func (x *run) localCode(path, at string) (*codeSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at, err)
 	}
-	return &codeSource{path: abs, source: path, digest: digest}, nil
+	return &codeSource{path: abs, source: filepath.ToSlash(filepath.Clean(path)), digest: digest}, nil
 }
 
 // digestOf hashes a file, or a folder's files with their paths.
