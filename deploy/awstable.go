@@ -146,11 +146,7 @@ func (x *run) simpleTable(r *resource, p resProps, t *tableSpec) error {
 // lenientDecode reads v as JSON into out, ignoring fields out has not
 // (CloudFormation's index settings the API does not take).
 func lenientDecode(v, out any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, out); err != nil {
+	if err := decodeNumbers(v, out, false); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil

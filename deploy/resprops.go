@@ -1,7 +1,9 @@
 package deploy
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -144,26 +146,100 @@ func (p resProps) ignored(used ...string) string {
 }
 
 // decodeInto reads a property's value (or the whole, key "") into v as
-// JSON, refusing fields v does not have.
+// JSON, refusing fields v does not have. A number given as a string (a
+// parameter's value) is read as the number.
 func (p resProps) decodeInto(key string, v any) error {
 	var src any = p.m
+	at := p.at
 	if key != "" {
-		src = p.m[key]
+		src, at = p.m[key], p.path(key)
 	}
-	b, err := json.Marshal(src)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		at := p.at
-		if key != "" {
-			at = p.path(key)
-		}
+	if err := decodeNumbers(src, v, true); err != nil {
 		return fmt.Errorf("%s: %s", at, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
+}
+
+// decodeNumbers reads src into v as JSON; where v has a number and src
+// a string of one, the string is read as the number.
+func decodeNumbers(src, v any, strict bool) error {
+	src = cloneValue(src)
+	for range 64 {
+		b, err := json.Marshal(src)
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if strict {
+			dec.DisallowUnknownFields()
+		}
+		err = dec.Decode(v)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Value != "string" || te.Field == "" || !numbersAt(src, strings.Split(te.Field, ".")) {
+			return err
+		}
+	}
+	return errors.New("too many numbers given as strings")
+}
+
+// numbersAt turns the numeric strings at a JSON path (lists walked
+// through) into numbers, saying whether it turned any.
+func numbersAt(v any, path []string) bool {
+	switch x := v.(type) {
+	case []any:
+		turned := false
+		for i, e := range x {
+			if len(path) == 1 {
+				if s, ok := e.(string); ok && isNumber(s) {
+					x[i], turned = json.Number(s), true
+				}
+				continue
+			}
+			turned = numbersAt(e, path) || turned
+		}
+		return turned
+	case map[string]any:
+		e, ok := x[path[0]]
+		if !ok {
+			return false
+		}
+		if len(path) == 1 {
+			if s, ok := e.(string); ok && isNumber(strings.TrimSpace(s)) {
+				x[path[0]] = json.Number(strings.TrimSpace(s))
+				return true
+			}
+			if l, ok := e.([]any); ok {
+				return numbersAt(l, path)
+			}
+			return false
+		}
+		return numbersAt(e, path[1:])
+	}
+	return false
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && s != ""
+}
+
+// cloneValue copies a JSON value's maps and lists.
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 func kindOfValue(v any) string {

@@ -17,6 +17,7 @@ Parameters:
   Every: {Type: String, Default: rate(1 hour)}
   Team: {Type: String, Default: night}
   Name: {Type: String, Default: nightly-run}
+  Retries: {Type: Number, Default: 2}
 Resources:
   Group:
     Type: AWS::Scheduler::ScheduleGroup
@@ -34,7 +35,7 @@ Resources:
         Arn: ` + smArn + `
         RoleArn: arn:aws:iam::123456789012:role/scheduler
         Input: '{"job": "nightly"}'
-        RetryPolicy: {MaximumRetryAttempts: 2}
+        RetryPolicy: {MaximumRetryAttempts: !Ref Retries}
 Outputs:
   Group: {Value: !Ref Group}
   GroupArn: {Value: !GetAtt Group.Arn}
@@ -69,7 +70,7 @@ func TestSchedulesCreatedUnchangedUpdatedReplacedDeleted(t *testing.T) {
 	require.Equal(t, "rate(1 hour)", s.ScheduleExpression)
 	require.Equal(t, smArn, s.Target.Arn)
 	require.Equal(t, `{"job": "nightly"}`, *s.Target.Input)
-	require.Equal(t, 2, *s.Target.RetryPolicy.MaximumRetryAttempts)
+	require.Equal(t, 2, *s.Target.RetryPolicy.MaximumRetryAttempts, "a number from a parameter, given as a string")
 	require.Equal(t, "2030-01-01T00:00:00Z", s.StartDate.Format("2006-01-02T15:04:05Z07:00"))
 	tags, err := sched.ListTagsForResource(ctx, outputs(r)["GroupArn"])
 	require.NoError(t, err)
