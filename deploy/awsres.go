@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
@@ -57,17 +59,39 @@ func init() {
 	}
 }
 
-// sdkConfig is the AWS SDK's configuration for the endpoint.
-func (e *AWSEndpoint) sdkConfig() aws.Config {
-	id, secret := e.AccessKeyID, e.SecretAccessKey
-	if id == "" {
-		id, secret = "test", "test"
+// sdkConfig is the AWS SDK's configuration for the endpoint: its keys;
+// without them, at a URL (a local stand-in), the environment's
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or placeholders (moto
+// checks none); with no URL either, AWS itself, with the keys the AWS
+// CLI would find.
+func (e *AWSEndpoint) sdkConfig(ctx context.Context, region string) (aws.Config, error) {
+	region = cmpOr(e.Region, region)
+	static := func(id, secret, token string) aws.Config {
+		return aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider(id, secret, token)}
 	}
-	return aws.Config{
-		Region:       cmpOr(e.Region, "us-east-1"),
-		Credentials:  credentials.NewStaticCredentialsProvider(id, secret, e.SessionToken),
-		BaseEndpoint: aws.String(e.URL),
+	var cfg aws.Config
+	switch {
+	case e.AccessKeyID != "":
+		cfg = static(e.AccessKeyID, e.SecretAccessKey, e.SessionToken)
+	case e.URL != "" && os.Getenv("AWS_ACCESS_KEY_ID") != "":
+		cfg = static(os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"))
+	case e.URL != "":
+		cfg = static("test", "test", "")
+	default:
+		var err error
+		if cfg, err = config.LoadDefaultConfig(ctx, config.WithRegion(region)); err != nil {
+			return aws.Config{}, fmt.Errorf("the AWS endpoint's configuration: %w", err)
+		}
 	}
+	if e.URL != "" {
+		cfg.BaseEndpoint = aws.String(e.URL)
+	}
+	return cfg, nil
+}
+
+// awsConfig is the SDK's configuration for the deployer's endpoint.
+func (x *run) awsConfig(ctx context.Context) (aws.Config, error) {
+	return x.d.AWS.sdkConfig(ctx, x.region())
 }
 
 // skipAWS names a resource that no endpoint is set to make, with a
@@ -176,7 +200,11 @@ func (x *run) removeAt(ctx context.Context, id string, rec *Record, remove func(
 		x.warn("%s (%s) %s is left as it is: no AWS endpoint is set to delete it at", id, rec.Type, rec.Physical)
 		return nil
 	}
-	return remove(ctx, x.d.AWS.sdkConfig())
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return err
+	}
+	return remove(ctx, cfg)
 }
 
 // errorCode is an AWS error's code, "" for another error.
@@ -228,8 +256,11 @@ func (bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record) 
 		return x.skipAWS(r, name, x.bucketAttrs(name))
 	}
 	x.warnIgnored(r, "BucketName")
-	cfg := x.d.AWS.sdkConfig()
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = x.d.AWS.URL != "" })
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
 		spec: bucketSpec{Name: name},
@@ -272,7 +303,7 @@ func deleteBucket(ctx context.Context, client *s3.Client, name string) error {
 
 func (bucketKind) remove(ctx context.Context, x *run, id string, rec *Record) error {
 	return x.removeAt(ctx, id, rec, func(ctx context.Context, cfg aws.Config) error {
-		return deleteBucket(ctx, s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }), rec.Physical)
+		return deleteBucket(ctx, s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = x.d.AWS.URL != "" }), rec.Physical)
 	})
 }
 
@@ -360,7 +391,11 @@ func (queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	}
 	x.warnIgnored(r, append([]string{"QueueName", "Tags"}, queueAttributes...)...)
 	spec := queueSpec{Name: name, Attrs: attrs, Tags: tags}
-	client := sqs.NewFromConfig(x.d.AWS.sdkConfig())
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := sqs.NewFromConfig(cfg)
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
 		spec: spec,
@@ -504,7 +539,11 @@ func (topicKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		return nil, "", fmt.Errorf("Properties.%w", err)
 	}
 	x.warnIgnored(r, append([]string{"TopicName", "Tags"}, topicAttributes...)...)
-	client := sns.NewFromConfig(x.d.AWS.sdkConfig())
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := sns.NewFromConfig(cfg)
 	var arn string // found or made
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
@@ -618,7 +657,11 @@ func (busKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*R
 		return nil, "", fmt.Errorf("Properties.%w", err)
 	}
 	x.warnIgnored(r, "Name", "Description", "KmsKeyIdentifier", "Tags")
-	client := eventbridge.NewFromConfig(x.d.AWS.sdkConfig())
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := eventbridge.NewFromConfig(cfg)
 	var arn string
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,

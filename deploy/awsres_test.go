@@ -114,7 +114,9 @@ func withMoto(t *testing.T, b *testBed) aws.Config {
 	t.Helper()
 	url := integrationtest.Moto(t)
 	b.d.AWS = &AWSEndpoint{URL: url, Region: "us-east-1", AccessKeyID: "test", SecretAccessKey: "test"}
-	return b.d.AWS.sdkConfig()
+	cfg, err := b.d.AWS.sdkConfig(context.Background(), "us-east-1")
+	require.NoError(t, err)
+	return cfg
 }
 
 func TestAWSResourcesAtMoto(t *testing.T) {
@@ -281,4 +283,26 @@ func TestFunctionCodeFromS3AtTheEndpoint(t *testing.T) {
 
 	_, err = b.deployAt(t, strings.Replace(tmpl, "fn/v1.zip}}}", "fn/v2.zip}}}", 1), base, nil)
 	require.ErrorContains(t, err, "resource Fn (AWS::Lambda::Function): Properties.Code: s3://code/fn/v2.zip at http://127.0.0.1:")
+}
+
+func TestEndpointKeys(t *testing.T) {
+	ctx := context.Background()
+	keys := func(e *AWSEndpoint) (string, string) {
+		cfg, err := e.sdkConfig(ctx, "eu-west-1")
+		require.NoError(t, err)
+		c, err := cfg.Credentials.Retrieve(ctx)
+		require.NoError(t, err)
+		return c.AccessKeyID, cfg.Region
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	id, region := keys(&AWSEndpoint{URL: "http://127.0.0.1:5000"})
+	require.Equal(t, "test", id, "a local stand-in checks no keys")
+	require.Equal(t, "eu-west-1", region, "the service's region by default")
+	id, region = keys(&AWSEndpoint{URL: "http://127.0.0.1:5000", Region: "us-west-2", AccessKeyID: "AKIDOWN", SecretAccessKey: "s"})
+	require.Equal(t, "AKIDOWN", id)
+	require.Equal(t, "us-west-2", region)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
+	id, _ = keys(&AWSEndpoint{URL: "http://127.0.0.1:5000"})
+	require.Equal(t, "AKIDENV", id)
 }

@@ -166,7 +166,11 @@ func (tableKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	} else {
 		x.warnIgnored(r, tableProps...)
 	}
-	client := dynamodb.NewFromConfig(x.d.AWS.sdkConfig())
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := dynamodb.NewFromConfig(cfg)
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name:   t.Name,
 		spec:   t,

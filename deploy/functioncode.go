@@ -272,7 +272,11 @@ func (x *run) s3Code(ctx context.Context, bucket, key, version, at string) (*cod
 		return nil, fmt.Errorf("%s: the code is at %s and no AWS endpoint is set\n"+
 			"hint: pass --aws-endpoint (where the code was uploaded), or deploy from the folder that holds the code (a CDK app's cdk.out, with its assets)", at, where)
 	}
-	client := s3.NewFromConfig(x.d.AWS.sdkConfig(), func(o *s3.Options) { o.UsePathStyle = true })
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", at, err)
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = x.d.AWS.URL != "" })
 	head := &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}
 	get := &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}
 	if version != "" {
