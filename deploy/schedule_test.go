@@ -125,15 +125,15 @@ func TestScheduleErrors(t *testing.T) {
 	require.ErrorContains(t, err, "resource Group (AWS::Scheduler::ScheduleGroup): this server has no scheduler to run schedules on")
 }
 
-// samRun is a deploy of stack "app" after prev, for calling the SAM
+// eventsRun is a deploy of stack "app" after prev, for calling the SAM
 // events' hook as the state machine's kind does.
-func (b *testBed) samRun(prev *stackRecord) *run {
+func (b *testBed) eventsRun(prev *stackRecord) *run {
 	return &run{d: b.d, opts: Options{StackName: "app"}, prev: prev,
 		rec:    &stackRecord{Name: "app", Resources: map[string]*Record{}},
 		report: &Report{Stack: "app", Changes: []Change{}}}
 }
 
-func samMachine(events map[string]any) *resource {
+func eventsMachine(events map[string]any) *resource {
 	return &resource{ID: "Machine", Type: "AWS::Serverless::StateMachine", Props: map[string]any{"Events": events}}
 }
 
@@ -154,8 +154,8 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 		}},
 		"Api": map[string]any{"Type": "Api", "Properties": map[string]any{"Path": "/"}},
 	}
-	x := b.samRun(nil)
-	require.NoError(t, applySAMEvents(ctx, x, samMachine(events), smArn, nil))
+	x := b.eventsRun(nil)
+	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
 	require.Equal(t, []string{"MachineHourly created", "MachineNightly created"}, actions(x.report))
 	require.Equal(t, []string{"Machine (AWS::Serverless::StateMachine): event Api of type Api is ignored: only Schedule and ScheduleV2 events run here"}, x.report.Warnings)
 
@@ -180,8 +180,8 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 
 	// The next deploy finds them in the stack's record: unchanged.
 	prev := x.rec
-	x = b.samRun(prev)
-	require.NoError(t, applySAMEvents(ctx, x, samMachine(events), smArn, nil))
+	x = b.eventsRun(prev)
+	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
 	require.Equal(t, []string{"MachineHourly unchanged", "MachineNightly unchanged"}, actions(x.report))
 
 	// An event changed, another gone: updated, and deleted with what
@@ -189,9 +189,9 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 	events["Nightly"].(map[string]any)["Properties"].(map[string]any)["Enabled"] = true
 	delete(events, "Hourly")
 	prev = x.rec
-	x = b.samRun(prev)
+	x = b.eventsRun(prev)
 	x.stack = nil
-	require.NoError(t, applySAMEvents(ctx, x, samMachine(events), smArn, nil))
+	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
 	require.NoError(t, x.removeGone(ctx))
 	require.Equal(t, []string{"MachineNightly updated", "MachineHourly deleted"}, actions(x.report))
 	require.Equal(t, "ENABLED", b.schedule(t, "default", "app-MachineNightly").State)
@@ -212,7 +212,7 @@ func TestSAMScheduleEventErrors(t *testing.T) {
 		{map[string]any{"Type": "ScheduleV2", "Properties": map[string]any{"ScheduleExpression": "every day"}}, "Properties.Events, the schedule MachineE: ValidationException"},
 		{map[string]any{"Type": "Schedule", "Properties": map[string]any{"Schedule": "rate(1 hour)", "DeadLetterConfig": map[string]any{"Type": "SQS"}}}, "Properties.Events.E.Properties.DeadLetterConfig.Arn: a dead-letter queue is given by its Arn here"},
 	} {
-		err := applySAMEvents(ctx, b.samRun(nil), samMachine(map[string]any{"E": c.event}), smArn, nil)
+		err := applySAMEvents(ctx, b.eventsRun(nil), eventsMachine(map[string]any{"E": c.event}), smArn, nil)
 		require.Error(t, err)
 		require.True(t, strings.HasPrefix(err.Error(), c.want), "%v\nwant %s", err, c.want)
 	}
