@@ -105,6 +105,9 @@ func (functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	if r.Type == samFunction {
 		x.samFunctionWarnings(r, p)
 	}
+	if layers, ok := r.Props["Layers"].([]any); ok && len(layers) > 0 {
+		x.warn("%s (%s): Layers are not loaded here: the function runs with its own code only (package what it needs with it)", r.ID, r.Type)
+	}
 	f, src, err := x.functionOf(ctx, r, p, name)
 	if err != nil {
 		return nil, "", err
