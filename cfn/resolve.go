@@ -168,11 +168,28 @@ func Prepare(t *Template, params map[string]string) (*Stack, error) {
 		return nil, err
 	}
 	s.Order = order
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
+// ssmPrefix starts the types of parameters whose value is the name of an
+// SSM parameter (AWS::SSM::Parameter::Value<String>, CDK's
+// BootstrapVersion). There is no SSM here: such a parameter's value is
+// the text given, or its Default, as it is (the SSM parameter's name),
+// and its constraints, which AWS applies to the SSM parameter's value,
+// are not checked.
+const ssmPrefix = "AWS::SSM::Parameter::Value<"
+
 func parameterValue(name string, p Parameter, v string) (any, error) {
 	where := "parameter " + name
+	if inner, ok := strings.CutPrefix(p.Type, ssmPrefix); ok {
+		if strings.HasPrefix(inner, "List<") || strings.HasPrefix(inner, "CommaDelimitedList") {
+			return parameterValue(name, Parameter{Type: "CommaDelimitedList"}, v)
+		}
+		return v, nil
+	}
 	switch {
 	case p.Type == "CommaDelimitedList" || strings.HasPrefix(p.Type, "List<"):
 		items := strings.Split(v, ",")

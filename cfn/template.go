@@ -30,11 +30,14 @@ type Template struct {
 	Conditions    map[string]any
 	Resources     map[string]Resource
 	Outputs       map[string]Output
+	// Globals is a SAM template's Globals section by its keys (Function,
+	// StateMachine...); Parse has merged it into the resources already.
+	Globals map[string]map[string]any
 }
 
 // Parameter is one of the template's Parameters.
 type Parameter struct {
-	Type          string // String, Number, CommaDelimitedList, List<Number>, or an AWS-specific type (taken as String)
+	Type          string // String, Number, CommaDelimitedList, List<Number>, an AWS-specific type (taken as String); AWS::SSM::Parameter::Value<...> (see ssmPrefix)
 	Default       *string
 	AllowedValues []string
 	// AllowedPattern must match the whole value (a String's).
@@ -52,8 +55,12 @@ type Resource struct {
 	DependsOn  []string
 	Condition  string
 	// Metadata, DeletionPolicy and the like are kept as they are.
-	Metadata       any
-	DeletionPolicy string
+	Metadata            any
+	DeletionPolicy      string
+	UpdateReplacePolicy string // Delete (the default), Retain or Snapshot
+	// IgnoreGlobals is SAM's attribute: "*", or a list of the Globals
+	// properties the resource does not take.
+	IgnoreGlobals any
 }
 
 // Output is one of the template's Outputs.
@@ -85,6 +92,11 @@ func Parse(data []byte) (*Template, error) {
 	}
 	return fromDocument(doc)
 }
+
+// Decode reads a JSON or YAML document (a state machine's definition
+// file, say) into plain Go values: map[string]any, []any, string,
+// json.Number, bool and nil.
+func Decode(data []byte) (any, error) { return decode(data) }
 
 // decode reads JSON (a document starting with "{") or YAML into plain Go
 // values: map[string]any, []any, string, json.Number, bool and nil.
@@ -136,8 +148,12 @@ func fromDocument(doc any) (*Template, error) {
 			err = t.readResources(v)
 		case "Outputs":
 			err = t.readOutputs(v)
-		case "Metadata", "Rules", "Globals", "Hooks":
-			// Accepted; nothing of Stepwise reads them yet.
+		case "Globals":
+			err = t.readGlobals(v)
+		case "Metadata", "Rules", "Hooks":
+			// Accepted, not evaluated: Rules check parameter values
+			// before a change set (CDK's only check that its bootstrap
+			// stack is recent), which means nothing locally.
 		default:
 			err = fmt.Errorf("template: unknown top-level section %q", key)
 		}
@@ -147,6 +163,11 @@ func fromDocument(doc any) (*Template, error) {
 	}
 	if len(t.Resources) == 0 {
 		return nil, fmt.Errorf("template: the Resources section is missing or empty; a template needs at least one resource")
+	}
+	if t.Globals != nil && t.IsSAM() {
+		if err := t.applyGlobals(); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
@@ -240,6 +261,10 @@ func (t *Template) readResources(v any) error {
 				r.Metadata = rv
 			case "DeletionPolicy":
 				r.DeletionPolicy, err = plainString(rv, where+".DeletionPolicy")
+			case "IgnoreGlobals":
+				r.IgnoreGlobals = rv
+			case "UpdateReplacePolicy":
+				r.UpdateReplacePolicy, err = plainString(rv, where+".UpdateReplacePolicy")
 			}
 			if err != nil {
 				return err

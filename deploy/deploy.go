@@ -226,6 +226,7 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if err == nil {
 		err = x.removeGone(ctx)
 	}
+	x.cleanUp(ctx)
 	if err == nil {
 		err = x.outputs()
 	}

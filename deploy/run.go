@@ -112,6 +112,21 @@ type run struct {
 	prev   *stackRecord // nil for a new stack
 	rec    *stackRecord // what this run made so far
 	report *Report
+	// later are deletions left for the end of a deploy, when nothing
+	// made in it refers to the old resource any more (a replaced
+	// version, which an alias routes to until the alias is updated):
+	// CloudFormation's cleanup. A failure there is a warning.
+	later []func(context.Context) error
+}
+
+// cleanUp runs the deletions left for the end of the deploy.
+func (x *run) cleanUp(ctx context.Context) {
+	for _, f := range x.later {
+		if err := f(ctx); err != nil {
+			x.warn("cleanup: %v", err)
+		}
+	}
+	x.later = nil
 }
 
 // warn adds a warning to the report.

@@ -1,5 +1,3 @@
-//go:build samhooks
-
 package deploy
 
 // The state machine's SAM Events become schedules (schedule.go).

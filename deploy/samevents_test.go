@@ -1,5 +1,3 @@
-//go:build samhooks
-
 package deploy
 
 import (

@@ -143,6 +143,9 @@ type Config struct {
 	PayloadLimit int
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+
+	// shared holds what the registry's modules share (see Shared).
+	shared *shared
 }
 
 // EndpointFor returns the URL calls to a service go to; "" means AWS's
@@ -227,6 +230,7 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.shared = &shared{}
 	r := &Registry{cfg: cfg, exact: map[string]*entry{}, log: cfg.Logger, running: map[string]context.CancelFunc{}}
 	modulesMu.Lock()
 	ms := make([]Module, 0, len(modules))

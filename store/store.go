@@ -69,6 +69,7 @@ type Executor interface {
 	MapItemStore
 	ScheduleStore
 	ClockStore
+	StackStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

@@ -6,6 +6,10 @@
 // An invoke goes to a local function when one is configured under the
 // function's name (see Local), else through the AWS SDK for Go to the
 // endpoint configured for "lambda" (a Lambda emulator, or AWS itself).
+// A registry's local functions are those of its --function options, and
+// those put while it runs: LocalOf(registry).Put(name, &Handler{...})
+// adds or replaces one (a deployed template's), Remove removes one; the
+// registry's Close stops their processes.
 //
 //	lambda:invoke      result {ExecutedVersion, Payload, SdkHttpMetadata, SdkResponseMetadata, StatusCode}
 //	function ARN       result the payload itself
@@ -16,10 +20,7 @@ package lambda
 import (
 	"context"
 	"encoding/base64"
-	"runtime"
 	"strings"
-	"sync"
-	"weak"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -69,42 +70,40 @@ func newInvoker(cfg *integration.Config) (integration.Integration, error) {
 	return &invoker{client: client, local: local}, nil
 }
 
-// locals are the local functions of each registry's configuration: the
-// optimized integration and the function ARN resource share them, and so
-// the warm processes of handler functions. An entry goes with its
-// registry.
-var locals struct {
-	sync.Mutex
-	of map[weak.Pointer[integration.Config]]*Local
-}
+// localKey keeps a registry's local functions (see
+// integration.Config.Shared): the optimized integration and the function
+// ARN resource share them, and so the warm processes of handler
+// functions; the registry's Close stops these.
+type localKey struct{}
 
 func localOf(cfg *integration.Config) (*Local, error) {
-	locals.Lock()
-	defer locals.Unlock()
-	key := weak.Make(cfg)
-	if l := locals.of[key]; l != nil {
+	v, err := cfg.Shared(localKey{}, func() (any, error) {
+		l, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Region != "" {
+			l.region = cfg.Region
+		}
+		if cfg.Account != "" {
+			l.account = cfg.Account
+		}
 		return l, nil
-	}
-	l, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Region != "" {
-		l.region = cfg.Region
-	}
-	if cfg.Account != "" {
-		l.account = cfg.Account
-	}
-	if locals.of == nil {
-		locals.of = map[weak.Pointer[integration.Config]]*Local{}
-	}
-	locals.of[key] = l
-	runtime.AddCleanup(cfg, func(key weak.Pointer[integration.Config]) {
-		locals.Lock()
-		defer locals.Unlock()
-		delete(locals.of, key)
-	}, key)
-	return l, nil
+	return v.(*Local), nil
+}
+
+// LocalOf returns the local functions of a registry: those of its
+// Config.Functions (--function), to which functions are added, replaced
+// and removed while the server runs (Local.Put, Local.Remove: a
+// deployment's). The registry's Close stops their processes. Nil for a
+// registry not made by integration.New.
+func LocalOf(reg *integration.Registry) *Local {
+	l, _ := reg.Shared(localKey{}).(*Local)
+	return l
 }
 
 // Call invokes the function a task names.

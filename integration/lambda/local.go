@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -49,9 +52,13 @@ const logTail = 4096
 // maxLocalRuns bounds the local invokes running at once.
 var maxLocalRuns = 4 * runtime.NumCPU()
 
-// Local is the set of local functions.
+// Local is the set of local functions. Functions are added, replaced
+// and removed while invokes run (Put, Remove): a lookup reads the set
+// without a lock.
 type Local struct {
-	fns             map[string]*Function
+	fns             atomic.Pointer[map[string]*Function]
+	mu              sync.Mutex // held by the writers of fns
+	closed          bool
 	limit           int
 	slots           chan struct{}
 	log             *slog.Logger
@@ -61,10 +68,11 @@ type Local struct {
 // Function is one local function.
 type Function struct {
 	Name, Command string
-	// Handler, when set, is the handler the runtime shim runs instead of
-	// Command (see shim.go).
+	// Handler, when set, is the handler its runtime runs instead of
+	// Command (see handler.go).
 	Handler *Handler
 	local   *Local
+	code    *code
 	mu      sync.Mutex
 	idle    []*warm // processes of Handler waiting for an invoke
 	closed  bool
@@ -81,11 +89,12 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	l := &Local{fns: map[string]*Function{}, limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
+	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
 		region: "us-east-1", account: "123456789012"}
+	l.fns.Store(&map[string]*Function{})
 	for name, cmd := range specs {
-		if name == "" || strings.ContainsAny(name, ": /") {
-			return nil, fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
+		if err := checkName(name); err != nil {
+			return nil, err
 		}
 		if strings.TrimSpace(cmd) == "" {
 			return nil, fmt.Errorf("local function %s: no command", name)
@@ -100,31 +109,127 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 			}
 			continue
 		}
-		l.fns[name] = &Function{Name: name, Command: cmd, local: l}
+		if err := l.set(name, &Function{Name: name, Command: cmd, local: l}, false); err != nil {
+			return nil, err
+		}
 	}
 	return l, nil
 }
 
-// AddHandler adds a function the runtime shim runs (see shim.go).
-func (l *Local) AddHandler(name string, h *Handler) error {
+func checkName(name string) error {
 	if name == "" || strings.ContainsAny(name, ": /") {
 		return fmt.Errorf("local function %q: a function name has no ':', '/' or space", name)
 	}
-	if err := h.check(); err != nil {
-		return fmt.Errorf("local function %s: %w", name, err)
+	return nil
+}
+
+// AddHandler adds a function a runtime runs (see handler.go); a function
+// of that name is an error.
+func (l *Local) AddHandler(name string, h *Handler) error {
+	f, err := l.handlerFunction(name, h)
+	if err != nil {
+		return err
 	}
-	if _, dup := l.fns[name]; dup {
+	return l.set(name, f, false)
+}
+
+// Put adds a function a runtime runs, or replaces the function of that
+// name: the processes of the one replaced are stopped (the next invoke
+// starts the new one's, a cold start), an invoke it is serving finishes
+// first. Its code is looked at now: a zip is extracted, a provided
+// runtime's bootstrap must be there. h is copied.
+func (l *Local) Put(name string, h *Handler) error {
+	f, err := l.handlerFunction(name, h)
+	if err != nil {
+		return err
+	}
+	return l.set(name, f, true)
+}
+
+// Remove removes a function, stopping its processes as Put does; false
+// when there was none.
+func (l *Local) Remove(name string) bool {
+	l.mu.Lock()
+	old := (*l.fns.Load())[name]
+	if old != nil {
+		fns := maps.Clone(*l.fns.Load())
+		delete(fns, name)
+		l.fns.Store(&fns)
+	}
+	l.mu.Unlock()
+	if old == nil {
+		return false
+	}
+	old.close()
+	return true
+}
+
+// handlerFunction makes the function of a handler, its code ready.
+func (l *Local) handlerFunction(name string, h *Handler) (*Function, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, fmt.Errorf("local function %s: no handler", name)
+	}
+	copied := *h
+	copied.Env = maps.Clone(h.Env)
+	h = &copied
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("local function %s: %w", name, err)
+	}
+	f := &Function{Name: name, Handler: h, local: l, code: newCode(h.Dir)}
+	dir, _, err := f.code.current()
+	if err != nil {
+		return nil, fmt.Errorf("local function %s: %w", name, err)
+	}
+	if h.Runtime == RuntimeProvided {
+		if err := checkBootstrap(dir); err != nil {
+			return nil, fmt.Errorf("local function %s: %w", name, err)
+		}
+	}
+	return f, nil
+}
+
+// set adds f under name, replacing the function there if replace.
+func (l *Local) set(name string, f *Function, replace bool) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return fmt.Errorf("local function %s: the local functions are closed (the server is stopping)", name)
+	}
+	old := (*l.fns.Load())[name]
+	if old != nil && !replace {
+		l.mu.Unlock()
 		return fmt.Errorf("local function %s: given twice", name)
 	}
-	l.fns[name] = &Function{Name: name, Handler: h, local: l}
+	fns := maps.Clone(*l.fns.Load())
+	fns[name] = f
+	l.fns.Store(&fns)
+	l.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
 	return nil
+}
+
+// Names returns the names of the local functions, sorted.
+func (l *Local) Names() []string {
+	if l == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(*l.fns.Load()))
 }
 
 // Lookup returns the local function an invoke names, or nil: the name
 // alone or with a qualifier (fn, fn:prod), a partial ARN
 // (123456789012:function:fn) or a full one, with or without a qualifier.
 func (l *Local) Lookup(ident string) *Function {
-	if l == nil || len(l.fns) == 0 {
+	if l == nil {
+		return nil
+	}
+	fns := *l.fns.Load()
+	if len(fns) == 0 {
 		return nil
 	}
 	name := ident
@@ -132,7 +237,27 @@ func (l *Local) Lookup(ident string) *Function {
 		name = ident[i+len("function:"):]
 	}
 	name, _, _ = strings.Cut(name, ":")
-	return l.fns[name]
+	return fns[name]
+}
+
+// Close stops the processes of the handler functions, and those serving
+// an invoke once it ends; functions are not added after it.
+func (l *Local) Close() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.closed = true
+	fns := *l.fns.Load()
+	l.mu.Unlock()
+	for _, f := range fns {
+		f.close()
+	}
+}
+
+// arn is a local function's ARN.
+func (l *Local) arn(name string) string {
+	return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", l.region, l.account, name)
 }
 
 // Invoke runs the function for an Invoke request.
@@ -153,7 +278,7 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 		out.StatusCode = 202
 		go func() {
 			if f.Handler != nil {
-				_, _, _, _ = f.runHandler(context.WithoutCancel(ctx), payload, requestID)
+				_, _, _, _ = f.runHandler(context.WithoutCancel(ctx), payload, requestID, clientContext(in))
 				return
 			}
 			_, _, _ = f.run(context.WithoutCancel(ctx), payload)
@@ -191,7 +316,7 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 
 // invokeHandler answers an invoke with the function's handler.
 func (f *Function) invokeHandler(ctx context.Context, in *lambda.InvokeInput, out *lambda.InvokeOutput, payload []byte, requestID string) (*lambda.InvokeOutput, error) {
-	result, fnErr, stderr, err := f.runHandler(ctx, payload, requestID)
+	result, fnErr, stderr, err := f.runHandler(ctx, payload, requestID, clientContext(in))
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -207,6 +332,15 @@ func (f *Function) invokeHandler(ctx context.Context, in *lambda.InvokeInput, ou
 	}
 	out.Payload = result
 	return out, nil
+}
+
+// clientContext is an invoke's ClientContext, decoded from base64.
+func clientContext(in *lambda.InvokeInput) string {
+	s := aws.ToString(in.ClientContext)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return string(b)
+	}
+	return s
 }
 
 // run runs the command with payload on its standard input, returning its

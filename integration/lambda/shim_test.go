@@ -232,21 +232,8 @@ func TestHandlerExceptionCaughtByName(t *testing.T) {
 	t.Parallel()
 	needs(t, "python3")
 	dir := handlerDir(t, map[string]string{"app.py": pyHandlers})
-	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
 	reg := localRegistry(t, map[string]string{"fail": "python:" + dir + ":app.fail"}, 0)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: reg, WaitTimeScale: 1})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		eng.Stop()
-		drv.Close()
-	})
-	sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{
-		Name: "orders", RoleArn: "arn:aws:iam::123456789012:role/r", Definition: `{
+	row := execute(t, reg, `{
 		"StartAt": "Ship",
 		"States": {
 			"Ship": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
@@ -257,22 +244,7 @@ func TestHandlerExceptionCaughtByName(t *testing.T) {
 				"End": true},
 			"Wrong": {"Type": "Fail", "Error": "Wrong"},
 			"Caught": {"Type": "Pass", "End": true}
-		}}`,
-	})
-	require.NoError(t, err)
-	input := `{"order": 42}`
-	name := "first"
-	started, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: &name, Input: &input})
-	require.NoError(t, err)
-	var row *store.Execution
-	testwait.Until(t, func() bool {
-		row, err = drv.Executor().ExecutionGet(ctx, started.ExecutionArn)
-		if errors.Is(err, store.ErrNotFound) {
-			return false
-		}
-		require.NoError(t, err)
-		return row.Status != history.StatusRunning
-	}, 30*time.Second, 5*time.Millisecond, "the execution never ended")
+		}}`, `{"order": 42}`)
 	require.Equal(t, history.StatusSucceeded, row.Status)
 	out, err := jsonvalue.ParseString(*row.Output)
 	require.NoError(t, err)
@@ -310,7 +282,7 @@ def handler(event, context):
 	require.NoError(t, local.AddHandler("orders", &lambda.Handler{Runtime: lambda.RuntimePython, Dir: dir, Name: "app.handler",
 		Timeout: 10 * time.Second, MemoryMB: 512, Env: map[string]string{"TABLE": "Orders"}}))
 	require.ErrorContains(t, local.AddHandler("orders", &lambda.Handler{Runtime: lambda.RuntimePython, Dir: dir, Name: "app.handler"}), "given twice")
-	require.ErrorContains(t, local.AddHandler("ruby", &lambda.Handler{Runtime: "ruby", Dir: dir, Name: "app.handler"}), `runtime "ruby": the runtimes are python and node`)
+	require.ErrorContains(t, local.AddHandler("ruby", &lambda.Handler{Runtime: "ruby", Dir: dir, Name: "app.handler"}), `runtime "ruby": the runtimes are python, node and provided`)
 	t.Cleanup(local.Close)
 	fn := local.Lookup("orders")
 	call := func(event string) (any, error) {
@@ -341,21 +313,28 @@ def handler(event, context):
 	require.Contains(t, f.Cause, "Task timed out after 1.00 seconds")
 }
 
-// An edit to the handler's code is seen at the next invoke: a cold start
-// imports it again.
+// An edit to the handler's code, in a module of a sub-folder too, is
+// seen soon after: a cold start imports it again.
 func TestHandlerColdStartOnChange(t *testing.T) {
 	t.Parallel()
 	needs(t, "python3")
-	dir := handlerDir(t, map[string]string{"app.py": "def handler(event, context):\n    return 'first'\n"})
+	dir := handlerDir(t, map[string]string{"app.py": "from lib import helper\ndef handler(event, context):\n    return helper.value()\n"})
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "lib"), 0o755))
+	path := filepath.Join(dir, "lib", "helper.py")
+	require.NoError(t, os.WriteFile(path, []byte("def value():\n    return 'first'\n"), 0o644))
 	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler"}, 0)
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
 	require.Equal(t, "first", res.Output)
-	path := filepath.Join(dir, "app.py")
-	require.NoError(t, os.WriteFile(path, []byte("def handler(event, context):\n    return 'second'\n"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("def value():\n    return 'second'\n"), 0o644))
 	later := time.Now().Add(time.Minute)
 	require.NoError(t, os.Chtimes(path, later, later))
-	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
-	require.Equal(t, "second", res.Output)
+	// The code is looked at once a second at most: an invoke within it
+	// may still run the old code.
+	testwait.Until(t, func() bool {
+		res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
+		require.Nil(t, res.Failure)
+		return res.Output == "second"
+	}, 20*time.Second, 100*time.Millisecond, "the edited handler never ran")
 }
 
 // Invokes at the same time run side by side, each on a process of its
@@ -384,4 +363,39 @@ def handler(event, context):
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": true, "mine": "`+b+`", "theirs": "`+a+`"}`)
 	require.Equal(t, true, res.Output, "the second invoke saw the first one running")
 	require.Equal(t, true, (<-first).Output, "the first invoke saw the second one running")
+}
+
+// execute runs a state machine's execution with the registry's tasks and
+// returns it ended.
+func execute(t *testing.T, reg *integration.Registry, definition, input string) *store.Execution {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: reg, WaitTimeScale: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Start(ctx))
+	svc, err := service.New(drv, eng, service.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		eng.Stop()
+		drv.Close()
+	})
+	sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{
+		Name: "orders", RoleArn: "arn:aws:iam::123456789012:role/r", Definition: definition,
+	})
+	require.NoError(t, err)
+	name := "first"
+	started, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: &name, Input: &input})
+	require.NoError(t, err)
+	var row *store.Execution
+	testwait.Until(t, func() bool {
+		row, err = drv.Executor().ExecutionGet(ctx, started.ExecutionArn)
+		if errors.Is(err, store.ErrNotFound) {
+			return false
+		}
+		require.NoError(t, err)
+		return row.Status != history.StatusRunning
+	}, 30*time.Second, 5*time.Millisecond, "the execution never ended")
+	return row
 }

@@ -82,6 +82,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exercisePolicies(ctx, t, setup)
 			exerciseSchedules(ctx, t, setup)
 			exerciseClock(ctx, t, setup)
+			exerciseStacks(ctx, t, setup)
 		})
 	}
 

@@ -1,0 +1,7 @@
+package lambda
+
+// MaxUnzipped is the bound on a zip's extracted code, for tests.
+var MaxUnzipped = &maxUnzipped
+
+// CodeRoot is where zips are extracted, for tests.
+var CodeRoot = &codeRoot
