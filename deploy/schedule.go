@@ -31,6 +31,8 @@ const (
 func init() {
 	register(scheduleGroupKind{}, scheduleGroup)
 	register(scheduleKind{}, scheduleType)
+	// A SAM state machine's Events become schedules (sam.go's hooks).
+	samEvents, samEventsRemove = applySAMEvents, removeSAMEvents
 }
 
 // errNoScheduler is a schedule deployed to a server without one.
