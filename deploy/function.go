@@ -1,0 +1,289 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AWS::Lambda::Function and AWS::Serverless::Function: a local function
+// (Functions), whose code is a folder or a .zip on this machine. Ref is
+// its name; Fn::GetAtt gives Arn. A changed function is put again; a new
+// name replaces it. Without Functions, or with PackageType Image, the
+// function is named and skipped.
+type functionKind struct{}
+
+// AWS::Lambda::Version and AWS::Lambda::Alias: named, so that a
+// definition's Ref to them resolves; invoking the function's ARN with
+// the version or alias as qualifier reaches the local function.
+type lambdaQualifierKind struct{}
+
+const (
+	lambdaFunction = "AWS::Lambda::Function"
+	samFunction    = "AWS::Serverless::Function"
+	lambdaVersion  = "AWS::Lambda::Version"
+	lambdaAlias    = "AWS::Lambda::Alias"
+)
+
+func init() {
+	register(functionKind{}, lambdaFunction, samFunction)
+	register(lambdaQualifierKind{}, lambdaVersion, lambdaAlias)
+	// A skipped function gets its own warning; permissions and invoke
+	// settings change nothing of how a local function runs.
+	for _, t := range []string{lambdaFunction, samFunction, "AWS::Lambda::Permission", "AWS::Lambda::EventInvokeConfig"} {
+		quiet[t] = true
+	}
+}
+
+// Runtimes are the Lambda runtimes that run here.
+const Runtimes = "python3.x, nodejs18.x and later, provided, provided.al2, provided.al2023"
+
+var nodeRuntime = regexp.MustCompile(`^nodejs(\d+)\.x$`)
+
+// checkRuntime says whether a function of runtime rt runs here.
+func checkRuntime(rt string) error {
+	switch {
+	case rt == "":
+		return fmt.Errorf("no Runtime: a function runs here with one of %s", Runtimes)
+	case strings.HasPrefix(rt, "python3.") && len(rt) > len("python3."):
+		return nil
+	case rt == "provided" || rt == "provided.al2" || rt == "provided.al2023":
+		return nil
+	}
+	if m := nodeRuntime.FindStringSubmatch(rt); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n >= 18 {
+			return nil
+		}
+	}
+	return fmt.Errorf("runtime %s does not run here; the runtimes that do: %s", rt, Runtimes)
+}
+
+// functionSpec is what a function was put with: the function, where its
+// code came from and a digest of the code's bytes (a folder edited in
+// place is a change).
+type functionSpec struct {
+	Function *Function `json:"function"`
+	Source   string    `json:"source"`
+	Digest   string    `json:"digest"`
+}
+
+// functionArn is a local function's ARN.
+func (x *run) functionArn(name string) string {
+	return "arn:" + x.partition() + ":lambda:" + x.region() + ":" + x.account() + ":function:" + name
+}
+
+func (functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	name, err := p.str("FunctionName")
+	if err != nil {
+		return nil, "", err
+	}
+	if name == "" {
+		name = x.name(r.ID, 64)
+	}
+	arn := x.functionArn(name)
+	named := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Skipped: true}
+	pkg, err := p.str("PackageType")
+	if err != nil {
+		return nil, "", err
+	}
+	image := pkg == "Image" || p.has("ImageUri")
+	if code, ok, _ := p.obj("Code"); ok && code.has("ImageUri") {
+		image = true
+	}
+	if image {
+		x.warn("%s (%s) is a container image function: only zip functions run here (Python, Node.js, provided); Ref gives %s", r.ID, r.Type, name)
+		return named, Skipped, nil
+	}
+	if x.d.Functions == nil {
+		x.warn("%s (%s) is not run here: this server has no local functions; Ref gives %s", r.ID, r.Type, name)
+		return named, Skipped, nil
+	}
+	if r.Type == samFunction {
+		x.samFunctionWarnings(r, p)
+	}
+	if layers, ok := r.Props["Layers"].([]any); ok && len(layers) > 0 {
+		x.warn("%s (%s): Layers are not loaded here: the function runs with its own code only (package what it needs with it)", r.ID, r.Type)
+	}
+	f, src, err := x.functionOf(ctx, r, p, name)
+	if err != nil {
+		return nil, "", err
+	}
+	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest})
+	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Spec: spec, Function: f}
+	made := prev != nil && !prev.Skipped && prev.Function != nil
+	if made && sameSpec(prev, spec) {
+		return rec, Unchanged, nil
+	}
+	if err := x.d.Functions.PutFunction(ctx, f); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case !made:
+		return rec, Created, nil
+	case prev.Physical != name: // renamed: the old one goes
+		if err := x.d.Functions.DeleteFunction(ctx, prev.Physical); err != nil {
+			return nil, "", err
+		}
+		return rec, Replaced, nil
+	}
+	return rec, Updated, nil
+}
+
+func (functionKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
+	if x.d.Functions == nil || rec.Function == nil {
+		return nil
+	}
+	return x.d.Functions.DeleteFunction(ctx, rec.Function.Name)
+}
+
+// samFunctionWarnings warns of the SAM properties accepted and not acted
+// on.
+func (x *run) samFunctionWarnings(r *resource, p resProps) {
+	if alias, _ := p.str("AutoPublishAlias"); alias != "" {
+		x.warn("%s (%s): AutoPublishAlias %s is accepted, not published: the function runs as it is deployed", r.ID, r.Type, alias)
+	}
+	if events, ok := r.Props["Events"].(map[string]any); ok && len(events) > 0 {
+		x.warn("%s (%s): Events (%s) are ignored: a local function runs when a workflow invokes it", r.ID, r.Type, strings.Join(sortedKeys(events), ", "))
+	}
+}
+
+// functionOf reads a function's settings and finds its code.
+func (x *run) functionOf(ctx context.Context, r *resource, p resProps, name string) (*Function, *codeSource, error) {
+	runtime, err := p.str("Runtime")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkRuntime(runtime); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.path("Runtime"), err)
+	}
+	handler, err := p.str("Handler")
+	if err != nil {
+		return nil, nil, err
+	}
+	if handler == "" && !strings.HasPrefix(runtime, "provided") {
+		return nil, nil, p.errorf("Handler", "a %s function needs a Handler (module.function)", runtime)
+	}
+	timeout, err := p.num("Timeout", 3)
+	if err != nil {
+		return nil, nil, err
+	}
+	if timeout < 1 || timeout > 900 {
+		return nil, nil, p.errorf("Timeout", "%d seconds: between 1 and 900", timeout)
+	}
+	memory, err := p.num("MemorySize", 128)
+	if err != nil {
+		return nil, nil, err
+	}
+	if memory < 128 || memory > 10240 {
+		return nil, nil, p.errorf("MemorySize", "%d MB: between 128 and 10240", memory)
+	}
+	var env map[string]string
+	if e, ok, err := p.obj("Environment"); err != nil {
+		return nil, nil, err
+	} else if ok {
+		if env, err = e.strMap("Variables"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(env) == 0 {
+		env = nil
+	}
+	var src *codeSource
+	if r.Type == samFunction {
+		src, err = x.samCode(ctx, r, p, runtime)
+	} else {
+		src, err = x.lambdaCode(ctx, r, p, runtime)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Function{Name: name, Runtime: runtime, Handler: handler, Code: src.path,
+		Timeout: time.Duration(timeout) * time.Second, MemoryMB: memory, Env: env}, src, nil
+}
+
+// qualifierSpec is a version's or alias's properties as applied.
+type qualifierSpec struct {
+	Function string         `json:"function"`
+	Props    map[string]any `json:"props"`
+}
+
+func (lambdaQualifierKind) apply(_ context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	fn, err := p.str("FunctionName")
+	if err != nil {
+		return nil, "", err
+	}
+	if fn == "" {
+		return nil, "", p.errorf("FunctionName", "the function's name or ARN is required")
+	}
+	fnArn := x.unqualifiedArn(fn)
+	spec := specOf(qualifierSpec{Function: fnArn, Props: r.Props})
+	if prev != nil && sameSpec(prev, spec) {
+		rec := *prev
+		return &rec, Unchanged, nil
+	}
+	var rec *Record
+	if r.Type == lambdaVersion {
+		// A version is immutable: new properties make a new one.
+		n := strconv.Itoa(x.nextVersion(fnArn))
+		rec = &Record{Physical: fnArn + ":" + n, Attrs: map[string]any{"Version": n, "FunctionArn": fnArn}, Spec: spec}
+	} else {
+		name, err := p.str("Name")
+		if err != nil {
+			return nil, "", err
+		}
+		if name == "" {
+			return nil, "", p.errorf("Name", "an alias needs a Name")
+		}
+		if v, _ := p.str("FunctionVersion"); v == "" {
+			return nil, "", p.errorf("FunctionVersion", "an alias needs a FunctionVersion ($LATEST or a version)")
+		}
+		rec = &Record{Physical: fnArn + ":" + name, Attrs: map[string]any{"AliasArn": fnArn + ":" + name}, Spec: spec}
+	}
+	switch {
+	case prev == nil:
+		return rec, Created, nil
+	case prev.Physical != rec.Physical:
+		return rec, Replaced, nil
+	}
+	return rec, Updated, nil
+}
+
+func (lambdaQualifierKind) remove(context.Context, *run, string, *Record) error { return nil }
+
+// unqualifiedArn is a function's ARN from its name or ARN (a qualifier,
+// if any, dropped).
+func (x *run) unqualifiedArn(fn string) string {
+	if !strings.HasPrefix(fn, "arn:") {
+		return x.functionArn(fn)
+	}
+	parts := strings.Split(fn, ":")
+	if len(parts) > 7 {
+		parts = parts[:7]
+	}
+	return strings.Join(parts, ":")
+}
+
+// nextVersion is the number of a function's next version: one more than
+// the highest this stack has.
+func (x *run) nextVersion(fnArn string) int {
+	high := 0
+	for _, recs := range []*stackRecord{x.prev, x.rec} {
+		if recs == nil {
+			continue
+		}
+		for _, rec := range recs.Resources {
+			if rec == nil || rec.Type != lambdaVersion || rec.Attrs["FunctionArn"] != fnArn {
+				continue
+			}
+			if n, err := strconv.Atoi(fmt.Sprint(rec.Attrs["Version"])); err == nil && n > high {
+				high = n
+			}
+		}
+	}
+	return high + 1
+}

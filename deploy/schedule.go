@@ -1,0 +1,433 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"stepwise/cfn"
+	"stepwise/scheduler"
+)
+
+// AWS::Scheduler::ScheduleGroup and AWS::Scheduler::Schedule, on the
+// server's scheduler in process. A group's Ref is its name; Fn::GetAtt
+// gives Arn, CreationDate, LastModificationDate and State; new Tags are
+// put on it, a new Name replaces it. A schedule's properties are the
+// Scheduler API's own; its Ref is its name, Fn::GetAtt gives Arn; a
+// changed schedule is updated in place, a new Name or GroupName
+// replaces it.
+type (
+	scheduleGroupKind struct{}
+	scheduleKind      struct{}
+)
+
+const (
+	scheduleGroup = "AWS::Scheduler::ScheduleGroup"
+	scheduleType  = "AWS::Scheduler::Schedule"
+)
+
+func init() {
+	register(scheduleGroupKind{}, scheduleGroup)
+	register(scheduleKind{}, scheduleType)
+	// A SAM state machine's Events become schedules (sam.go's hooks).
+	samEvents, samEventsRemove = applySAMEvents, removeSAMEvents
+}
+
+// errNoScheduler is a schedule deployed to a server without one.
+var errNoScheduler = errors.New("this server has no scheduler to run schedules on")
+
+// isSchedulerCode says whether err is the scheduler's error of that code.
+func isSchedulerCode(err error, code string) bool {
+	var e *scheduler.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+type scheduleGroupSpec struct {
+	Name string            `json:"name"`
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+func (scheduleGroupKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	if x.d.Scheduler == nil {
+		return nil, "", errNoScheduler
+	}
+	p := propsOf(r)
+	name, err := p.str("Name")
+	if err != nil {
+		return nil, "", err
+	}
+	if name == "" {
+		name = x.name(r.ID, 64)
+	}
+	tags, err := tagsOf(r.Props["Tags"])
+	if err != nil {
+		return nil, "", fmt.Errorf("Properties.%w", err)
+	}
+	spec := scheduleGroupSpec{Name: name, Tags: tags}
+	sched := x.d.Scheduler
+	var old scheduleGroupSpec
+	exists := false
+	if prev != nil {
+		_ = json.Unmarshal(prev.Spec, &old)
+		_, err := sched.GetScheduleGroup(ctx, old.Name)
+		switch {
+		case err == nil:
+			exists = true
+		case !isSchedulerCode(err, "ResourceNotFoundException"):
+			return nil, "", err
+		}
+	}
+	record := func(a Action) (*Record, Action, error) {
+		g, err := sched.GetScheduleGroup(ctx, name)
+		if err != nil {
+			return nil, "", err
+		}
+		return &Record{Physical: name, Spec: specOf(spec), Attrs: map[string]any{
+			"Arn": g.Arn, "State": g.State,
+			"CreationDate":         g.CreationDate.Format(time.RFC3339Nano),
+			"LastModificationDate": g.LastModificationDate.Format(time.RFC3339Nano),
+		}}, a, nil
+	}
+	if exists && old.Name == name {
+		if sameSpec(prev, specOf(spec)) {
+			return record(Unchanged)
+		}
+		if err := syncSchedulerTags(ctx, sched, sched.GroupArn(name), old.Tags, tags); err != nil {
+			return nil, "", err
+		}
+		return record(Updated)
+	}
+	var st []scheduler.Tag
+	for _, k := range sortedKeys(tags) {
+		st = append(st, scheduler.Tag{Key: k, Value: tags[k]})
+	}
+	if _, err := sched.CreateScheduleGroup(ctx, name, "", st); err != nil {
+		return nil, "", err
+	}
+	if exists { // renamed: the old one goes, with its schedules
+		if err := sched.DeleteScheduleGroup(ctx, old.Name); err != nil && !isSchedulerCode(err, "ResourceNotFoundException") {
+			return nil, "", err
+		}
+		return record(Replaced)
+	}
+	return record(Created)
+}
+
+func (scheduleGroupKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
+	if x.d.Scheduler == nil {
+		return errNoScheduler
+	}
+	err := x.d.Scheduler.DeleteScheduleGroup(ctx, rec.Physical)
+	if isSchedulerCode(err, "ResourceNotFoundException") {
+		return nil
+	}
+	return err
+}
+
+// syncSchedulerTags brings a schedule group's tags from old to new.
+func syncSchedulerTags(ctx context.Context, sched *scheduler.Service, arn string, old, new map[string]string) error {
+	gone, changed := tagChanges(old, new)
+	if len(gone) > 0 {
+		if err := sched.UntagResource(ctx, arn, gone); err != nil {
+			return err
+		}
+	}
+	if len(changed) > 0 {
+		var st []scheduler.Tag
+		for _, k := range sortedKeys(changed) {
+			st = append(st, scheduler.Tag{Key: k, Value: changed[k]})
+		}
+		if err := sched.TagResource(ctx, arn, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	if x.d.Scheduler == nil {
+		return nil, "", errNoScheduler
+	}
+	var s scheduler.Schedule
+	if err := propsOf(r).decodeInto("", &s); err != nil {
+		return nil, "", err
+	}
+	if s.Name == "" {
+		s.Name = x.name(r.ID, 64)
+	}
+	if s.GroupName == "" {
+		s.GroupName = scheduler.DefaultGroup
+	}
+	spec := specOf(s)
+	sched := x.d.Scheduler
+	var old scheduler.Schedule
+	exists := false
+	if prev != nil {
+		_ = json.Unmarshal(prev.Spec, &old)
+		_, err := sched.GetSchedule(ctx, old.GroupName, old.Name)
+		switch {
+		case err == nil:
+			exists = true
+		case !isSchedulerCode(err, "ResourceNotFoundException"):
+			return nil, "", err
+		}
+	}
+	rec := &Record{Physical: s.Name, Attrs: map[string]any{"Arn": sched.ScheduleArn(s.GroupName, s.Name)}, Spec: spec}
+	in := s // the service fills in its defaults
+	if exists && old.Name == s.Name && old.GroupName == s.GroupName {
+		if sameSpec(prev, spec) {
+			return rec, Unchanged, nil
+		}
+		if _, err := sched.UpdateSchedule(ctx, &in); err != nil {
+			return nil, "", err
+		}
+		return rec, Updated, nil
+	}
+	if _, err := sched.CreateSchedule(ctx, &in); err != nil {
+		return nil, "", err
+	}
+	if exists { // renamed or moved: the old one goes
+		if err := sched.DeleteSchedule(ctx, old.GroupName, old.Name); err != nil && !isSchedulerCode(err, "ResourceNotFoundException") {
+			return nil, "", err
+		}
+		return rec, Replaced, nil
+	}
+	return rec, Created, nil
+}
+
+func (scheduleKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
+	if x.d.Scheduler == nil {
+		return errNoScheduler
+	}
+	var s scheduler.Schedule
+	_ = json.Unmarshal(rec.Spec, &s)
+	if s.Name == "" {
+		s.Name = rec.Physical
+	}
+	err := x.d.Scheduler.DeleteSchedule(ctx, s.GroupName, s.Name)
+	if isSchedulerCode(err, "ResourceNotFoundException") {
+		return nil
+	}
+	return err
+}
+
+// applySAMEvents makes the schedules of an AWS::Serverless::StateMachine's
+// Events of type Schedule and ScheduleV2, each targeting the state
+// machine (smArn), as SAM makes an AWS::Scheduler::Schedule (or, for
+// Schedule, a rule) of logical id <StateMachine><Event>. Each is a
+// resource of the stack's record under that logical id, of type
+// AWS::Scheduler::Schedule: a second deploy finds it there, and a
+// schedule whose event (or state machine) left the template is deleted
+// with the resources that left it. It is called on every deploy of the
+// state machine, changed or not. Other event types are ignored with a
+// warning.
+func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *Record) error {
+	events, ok, err := propsOf(r).obj("Events")
+	if err != nil || !ok {
+		return err
+	}
+	for _, name := range sortedKeys(events.m) {
+		ev, ok, err := events.obj(name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return events.errorf(name, "an event is {Type, Properties}")
+		}
+		typ, err := ev.str("Type")
+		if err != nil {
+			return err
+		}
+		props, _, err := ev.obj("Properties")
+		if err != nil {
+			return err
+		}
+		if props.m == nil {
+			props = resProps{m: map[string]any{}, at: ev.path("Properties")}
+		}
+		id := r.ID + name
+		var sp map[string]any
+		switch typ {
+		case "Schedule":
+			sp, err = x.scheduleEvent(id, props, smArn)
+		case "ScheduleV2":
+			sp, err = x.scheduleV2Event(id, props, smArn)
+		default:
+			x.warn("%s (%s): event %s of type %s is ignored: only Schedule and ScheduleV2 events run here", r.ID, r.Type, name, typ)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := x.applyGenerated(ctx, r, id, sp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeSAMEvents has nothing to do: the events' schedules are the
+// stack's own resources, deleted as any other.
+func removeSAMEvents(context.Context, *run, string, *Record) error { return nil }
+
+// applyGenerated makes the schedule of logical id id that a state
+// machine's event generates, and records it.
+func (x *run) applyGenerated(ctx context.Context, sm *resource, id string, props map[string]any) error {
+	if x.stack != nil {
+		if _, clash := x.stack.Template().Resources[id]; clash {
+			return fmt.Errorf("Properties.Events: the schedule of event %s is %s, a resource the template has already", id[len(sm.ID):], id)
+		}
+	}
+	var prev *Record
+	if x.prev != nil {
+		prev = x.prev.Resources[id]
+	}
+	if prev != nil && prev.Type != scheduleType {
+		if err := x.removeOne(ctx, id, prev); err != nil {
+			return err
+		}
+		prev = nil
+	}
+	r := &resource{ID: id, Type: scheduleType, Props: props, Def: cfn.Resource{Type: scheduleType, Properties: props, DeletionPolicy: sm.Def.DeletionPolicy}}
+	rec, action, err := scheduleKind{}.apply(ctx, x, r, prev)
+	if err != nil {
+		return fmt.Errorf("Properties.Events, the schedule %s: %w", id, err)
+	}
+	rec.Type = scheduleType
+	rec.Retain = sm.Def.DeletionPolicy == "Retain"
+	x.rec.Resources[id] = rec
+	x.rec.Order = append(x.rec.Order, id)
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: scheduleType, Physical: rec.Physical, Action: action})
+	return nil
+}
+
+// eventRole is the role a generated schedule names: SAM makes one,
+// <StateMachine><Event>Role.
+func (x *run) eventRole(id string) string {
+	return "arn:" + x.partition() + ":iam::" + x.account() + ":role/" + x.name(id+"Role", 64)
+}
+
+// scheduleEvent turns a Schedule event (an EventBridge rule in SAM)
+// into a schedule's properties.
+func (x *run) scheduleEvent(id string, p resProps, smArn string) (map[string]any, error) {
+	expr, err := p.str("Schedule")
+	if err != nil {
+		return nil, err
+	}
+	if expr == "" {
+		return nil, p.errorf("Schedule", "a Schedule event needs its Schedule (rate(...) or cron(...))")
+	}
+	name, err := p.str("Name")
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = x.name(id, 64)
+	}
+	state := "ENABLED"
+	if s, err := p.str("State"); err != nil {
+		return nil, err
+	} else if s == "DISABLED" {
+		state = "DISABLED"
+	}
+	if enabled, err := p.flag("Enabled", true); err != nil {
+		return nil, err
+	} else if !enabled {
+		state = "DISABLED"
+	}
+	out := map[string]any{"Name": name, "ScheduleExpression": expr, "State": state, "FlexibleTimeWindow": map[string]any{"Mode": "OFF"}}
+	if d, err := p.str("Description"); err != nil {
+		return nil, err
+	} else if d != "" {
+		out["Description"] = d
+	}
+	target, err := x.eventTarget(p, smArn, x.eventRole(id))
+	if err != nil {
+		return nil, err
+	}
+	out["Target"] = target
+	return out, nil
+}
+
+// scheduleV2Event turns a ScheduleV2 event into a schedule's
+// properties, as SAM does: Name defaults to the logical id (unless
+// OmitName), FlexibleTimeWindow to OFF.
+func (x *run) scheduleV2Event(id string, p resProps, smArn string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, k := range []string{"ScheduleExpression", "ScheduleExpressionTimezone", "State", "GroupName", "Description", "StartDate", "EndDate", "KmsKeyArn"} {
+		s, err := p.str(k)
+		if err != nil {
+			return nil, err
+		}
+		if s != "" {
+			out[k] = s
+		}
+	}
+	if out["ScheduleExpression"] == nil {
+		return nil, p.errorf("ScheduleExpression", "a ScheduleV2 event needs its ScheduleExpression")
+	}
+	name, err := p.str("Name")
+	if err != nil {
+		return nil, err
+	}
+	omit, err := p.flag("OmitName", false)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case omit && name != "":
+		return nil, p.errorf("Name", "Name cannot be set when OmitName is True")
+	case omit:
+		name = x.name(id, 64)
+	case name == "":
+		name = id
+	}
+	out["Name"] = name
+	out["FlexibleTimeWindow"] = map[string]any{"Mode": "OFF"}
+	if w, ok := p.m["FlexibleTimeWindow"]; ok {
+		out["FlexibleTimeWindow"] = w
+	}
+	role, err := p.str("RoleArn")
+	if err != nil {
+		return nil, err
+	}
+	if role == "" {
+		role = x.eventRole(id)
+	}
+	target, err := x.eventTarget(p, smArn, role)
+	if err != nil {
+		return nil, err
+	}
+	out["Target"] = target
+	return out, nil
+}
+
+// eventTarget is a generated schedule's target: the state machine, with
+// the event's Input, RetryPolicy and DeadLetterConfig (its Arn; a queue
+// SAM would make is not made here).
+func (x *run) eventTarget(p resProps, smArn, role string) (map[string]any, error) {
+	t := map[string]any{"Arn": smArn, "RoleArn": role}
+	if in, err := p.str("Input"); err != nil {
+		return nil, err
+	} else if in != "" {
+		t["Input"] = in
+	}
+	if rp, ok := p.m["RetryPolicy"]; ok {
+		t["RetryPolicy"] = rp
+	}
+	if dlq, ok, err := p.obj("DeadLetterConfig"); err != nil {
+		return nil, err
+	} else if ok {
+		arn, err := dlq.str("Arn")
+		if err != nil {
+			return nil, err
+		}
+		if arn == "" {
+			return nil, dlq.errorf("Arn", "a dead-letter queue is given by its Arn here (SAM's generated queue is not made)")
+		}
+		t["DeadLetterConfig"] = map[string]any{"Arn": arn}
+	}
+	return t, nil
+}
