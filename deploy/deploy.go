@@ -230,10 +230,21 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if err == nil {
 		err = x.outputs()
 	}
+	if err != nil && prev != nil {
+		// What this deploy did not reach stays as the last one left it,
+		// and recorded, so that the next deploy (or a delete) finds it.
+		for _, id := range prev.Order {
+			if _, done := x.rec.Resources[id]; !done {
+				x.rec.Resources[id] = prev.Resources[id]
+				x.rec.Order = append(x.rec.Order, id)
+			}
+		}
+		x.rec.Outputs = prev.Outputs
+	}
 	if perr := d.writeRecord(ctx, x.rec, prev); perr != nil && err == nil {
 		err = perr
 	}
-	d.logReport(x.report)
+	d.logReport(x.report, err)
 	return x.report, err
 }
 
@@ -264,7 +275,7 @@ func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error
 	if err := d.Records.DeleteStack(ctx, stackName); err != nil {
 		return x.report, err
 	}
-	d.logReport(x.report)
+	d.logReport(x.report, nil)
 	return x.report, nil
 }
 
@@ -301,7 +312,7 @@ func (d *Deployer) Restore(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (d *Deployer) logReport(r *Report) {
+func (d *Deployer) logReport(r *Report, err error) {
 	if d.Log == nil {
 		return
 	}
@@ -315,7 +326,11 @@ func (d *Deployer) logReport(r *Report) {
 			attrs = append(attrs, string(a), counts[a])
 		}
 	}
-	d.Log.Info("stack deployed", attrs...)
+	if err != nil {
+		d.Log.Warn("stack not deployed", append(attrs, "error", err)...)
+	} else {
+		d.Log.Info("stack deployed", attrs...)
+	}
 	for _, w := range r.Warnings {
 		d.Log.Warn(w, "stack", r.Stack)
 	}

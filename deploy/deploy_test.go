@@ -239,3 +239,18 @@ func TestImportValueReadsOtherStacksExports(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "arn:aws:states:us-east-1:123456789012:activity:b-shared", r.Changes[0].Physical)
 }
+
+// A deploy that fails part way keeps the record of what it did not
+// reach: a later delete still finds and deletes it.
+func TestFailedDeployKeepsWhatItDidNotReach(t *testing.T) {
+	b := newTestBed(t)
+	two := "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\n  B: {Type: AWS::StepFunctions::Activity, DependsOn: A, Properties: {Name: b}}\n  C: {Type: AWS::StepFunctions::Activity, DependsOn: B, Properties: {Name: c}}\n"
+	_, err := b.deploy(t, two, nil)
+	require.NoError(t, err)
+	_, err = b.deploy(t, strings.Replace(two, "{Name: b}", "{}", 1), nil)
+	require.ErrorContains(t, err, "resource B (AWS::StepFunctions::Activity)")
+	r, err := b.d.Delete(context.Background(), "app")
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"A deleted", "B deleted", "C deleted"}, actions(r))
+	require.Empty(t, b.activities(t))
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // stepwiseCLI runs the stepwise binary and returns its output and exit
@@ -119,7 +121,7 @@ func TestDeploySAMApp(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(aws.ToString(done.Output)), &result))
 	require.Equal(t, map[string]any{"id": "o-1", "amount": 12.0, "stage": "dev", "table": "orders-dev",
-		"checkedBy": "samapp-CheckFunction", "memory": 256.0, "version": "v1"}, result.Order)
+		"checkedBy": "samapp-CheckFunction", "memory": "256", "version": "v1"}, result.Order)
 	require.Equal(t, map[string]any{"notified": "o-1", "by": "samapp-NotifyFunction", "node": true}, result.Notify.Notice)
 	require.Equal(t, "Sandbox.Timedout", result.Slow.Error)
 	ddb := dynamodb.NewFromConfig(awsConfig(t), func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(moto) })
@@ -150,9 +152,12 @@ func TestDeploySAMApp(t *testing.T) {
 	code0, err := os.ReadFile(check)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(check, []byte(strings.Replace(string(code0), `"version": "v1"`, `"version": "v2"`, 1)), 0o644))
-	done = runOrder(t, c, flowArn, `{"id": "o-3", "amount": 3}`)
-	require.Equal(t, "SUCCEEDED", string(done.Status), aws.ToString(done.Cause))
-	require.Contains(t, aws.ToString(done.Output), `"version":"v2"`)
+	// (Code is looked at at most once a second.)
+	testwait.Until(t, func() bool {
+		done = runOrder(t, c, flowArn, `{"id": "o-3", "amount": 3}`)
+		require.Equal(t, "SUCCEEDED", string(done.Status), aws.ToString(done.Cause))
+		return strings.Contains(aws.ToString(done.Output), `"version":"v2"`)
+	}, 15*time.Second, 100*time.Millisecond)
 
 	// A changed definition: the state machine is updated (a new
 	// revision), the rest is unchanged.
@@ -164,7 +169,8 @@ func TestDeploySAMApp(t *testing.T) {
 	out, code = stepwiseCLI(t, deployArgs...)
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "updated   OrderFlow")
-	require.Contains(t, out, "unchanged CheckFunction")
+	require.Contains(t, out, "unchanged NotifyFunction")
+	require.Contains(t, out, "updated   CheckFunction") // its code changed above
 
 	// A restart keeps the stack: its functions are back.
 	s.stop(t)

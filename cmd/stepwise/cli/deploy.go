@@ -234,7 +234,9 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 		if err != nil {
 			return err
 		}
-		if resp.Report != nil {
+		// A deploy that failed before it did anything has nothing to
+		// report but its error.
+		if resp.Report != nil && (resp.Error == "" || len(resp.Report.Changes) > 0) {
 			resp.Report.WriteText(c.Out)
 		}
 		if resp.Error != "" {
