@@ -254,3 +254,29 @@ func TestFailedDeployKeepsWhatItDidNotReach(t *testing.T) {
 	require.ElementsMatch(t, []string{"A deleted", "B deleted", "C deleted"}, actions(r))
 	require.Empty(t, b.activities(t))
 }
+
+// A SAM state machine made before its event failed is recorded: the
+// next deploy finds it and makes the event; a delete removes both.
+func TestMadeBeforeItFailedIsRecorded(t *testing.T) {
+	b := newTestBed(t)
+	tmpl := `Transform: AWS::Serverless-2016-10-31
+Resources:
+  Flow:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      Definition: {StartAt: P, States: {P: {Type: Pass, End: true}}}
+      Events:
+        Nightly: {Type: ScheduleV2, Properties: {ScheduleExpression: "EXPR"}}
+`
+	_, err := b.deploy(t, strings.Replace(tmpl, "EXPR", "every night", 1), nil)
+	require.ErrorContains(t, err, "resource Flow (AWS::Serverless::StateMachine)")
+	r, err := b.deploy(t, strings.Replace(tmpl, "EXPR", "cron(0 2 * * ? *)", 1), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Flow unchanged", "FlowNightly created"}, actions(r))
+	r, err = b.d.Delete(context.Background(), "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"FlowNightly deleted", "Flow deleted"}, actions(r))
+	list, err := b.svc.ListStateMachines(context.Background(), &service.ListStateMachinesInput{})
+	require.NoError(t, err)
+	require.Empty(t, list.StateMachines)
+}

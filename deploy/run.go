@@ -18,7 +18,9 @@ type kind interface {
 	// props, and returns its new record and what it did. prev is nil for
 	// a new resource; prev.Type is always the resource's type. An
 	// apply that finds nothing to change returns prev (or an equal
-	// record) and Unchanged.
+	// record) and Unchanged. An apply that fails after it made the
+	// resource returns its record with the error: it is kept, so the
+	// next deploy finds the resource.
 	apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error)
 	// remove deletes what rec recorded; one already gone is not an
 	// error.
@@ -179,15 +181,24 @@ func (x *run) apply(ctx context.Context) error {
 		if k == nil {
 			k = otherKind{}
 		}
+		order, changes := len(x.rec.Order), len(x.report.Changes)
 		rec, action, err := k.apply(ctx, x, r, prev)
 		if err != nil {
+			if rec != nil {
+				// Made before it failed: recorded, for the next deploy.
+				rec.Type = r.Type
+				x.rec.Resources[id] = rec
+				x.rec.Order = slices.Insert(x.rec.Order, order, id)
+			}
 			return &ResourceError{LogicalID: id, Type: r.Type, Err: err}
 		}
 		rec.Type = r.Type
 		rec.Retain = def.DeletionPolicy == "Retain"
 		x.rec.Resources[id] = rec
-		x.rec.Order = append(x.rec.Order, id)
-		x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
+		// Before what its apply made on its behalf (a SAM state
+		// machine's schedules), which goes first when it is deleted.
+		x.rec.Order = slices.Insert(x.rec.Order, order, id)
+		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
 		if action == Skipped && !quiet[r.Type] {
 			x.warn("%s (%s) is not made here: Ref gives %s", id, r.Type, rec.Physical)
 		}

@@ -107,7 +107,11 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 	}
 	aliasAction, err := x.autoPublish(ctx, arn, spec, &old, action == Updated || action == Unchanged, action == Unchanged)
 	if err != nil {
-		return nil, "", err
+		// The state machine is made: recorded without its alias, which
+		// the next deploy makes.
+		made := *spec
+		made.Alias, made.AliasArn, made.VersionArn = old.Alias, old.AliasArn, old.VersionArn
+		return stateMachineRecord(arn, sm, rev, specOf(&made)), "", err
 	}
 	if action == Unchanged && aliasAction != Unchanged {
 		action = Updated
@@ -118,7 +122,9 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 			target = spec.AliasArn
 		}
 		if err := samEvents(ctx, x, r, target, prev); err != nil {
-			return nil, "", err
+			// The next deploy makes the events again (the hook runs on
+			// every deploy), on the state machine recorded here.
+			return stateMachineRecord(arn, sm, rev, specOf(spec)), "", err
 		}
 	} else if events, ok := r.Props["Events"].(map[string]any); ok && len(events) > 0 {
 		x.warn("%s: its Events (%d) are not made here", r.ID, len(events))

@@ -80,7 +80,7 @@ func TestSAMStateMachine(t *testing.T) {
 
 	r, err := b.deploySAM(t, dir, nightlyASL, nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Inline created", "NightlyNightly created", "Nightly created"}, actions(r))
+	require.Equal(t, []string{"Inline created", "Nightly created", "NightlyNightly created"}, actions(r))
 	require.Equal(t, arn, smOutput(r, "Arn"))
 	require.Equal(t, "nightly", smOutput(r, "Name"))
 	d := b.smDefinition(t, arn)
@@ -108,7 +108,7 @@ func TestSAMStateMachine(t *testing.T) {
 	puts := b.records.puts
 	r, err = b.deploySAM(t, dir, nightlyASL, nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Inline unchanged", "NightlyNightly unchanged", "Nightly unchanged"}, actions(r))
+	require.Equal(t, []string{"Inline unchanged", "Nightly unchanged", "NightlyNightly unchanged"}, actions(r))
 	require.Equal(t, puts, b.records.puts)
 	require.Len(t, b.smVersions(t, arn), 1)
 
@@ -116,7 +116,7 @@ func TestSAMStateMachine(t *testing.T) {
 	// version 1 kept.
 	r, err = b.deploySAM(t, dir, strings.Replace(nightlyASL, "Type: Pass", "Type: Pass\n    Comment: changed", 1), nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Inline unchanged", "NightlyNightly unchanged", "Nightly updated"}, actions(r))
+	require.Equal(t, []string{"Inline unchanged", "Nightly updated", "NightlyNightly unchanged"}, actions(r))
 	require.Contains(t, b.smDefinition(t, arn).Definition, "changed")
 	require.Equal(t, []string{arn + ":2", arn + ":1"}, b.smVersions(t, arn))
 	require.Equal(t, []string{arn + ":2"}, b.aliasRoutes(t, arn+":live"))
@@ -126,7 +126,7 @@ func TestSAMStateMachine(t *testing.T) {
 	require.NoError(t, err)
 	r, err = b.deploySAM(t, dir, strings.Replace(nightlyASL, "Type: Pass", "Type: Pass\n    Comment: changed", 1), nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Inline unchanged", "NightlyNightly unchanged", "Nightly updated"}, actions(r))
+	require.Equal(t, []string{"Inline unchanged", "Nightly updated", "NightlyNightly unchanged"}, actions(r))
 	require.Equal(t, []string{arn + ":2"}, b.aliasRoutes(t, arn+":live"))
 
 	// AutoPublishAlias gone: the alias is deleted, the versions stay.
@@ -134,7 +134,7 @@ func TestSAMStateMachine(t *testing.T) {
 	require.NoError(t, err)
 	r, err = b.d.Deploy(ctx, tp, Options{StackName: "app", BaseDir: dir})
 	require.NoError(t, err)
-	require.Equal(t, []string{"Inline unchanged", "NightlyNightly unchanged", "Nightly updated"}, actions(r))
+	require.Equal(t, []string{"Inline unchanged", "Nightly updated", "NightlyNightly unchanged"}, actions(r))
 	_, err = b.svc.DescribeStateMachineAlias(ctx, &service.DescribeStateMachineAliasInput{StateMachineAliasArn: arn + ":live"})
 	require.ErrorContains(t, err, "ResourceNotFound")
 	require.Len(t, b.smVersions(t, arn), 2)
@@ -142,7 +142,7 @@ func TestSAMStateMachine(t *testing.T) {
 	// Deleted: both state smTemplate, their versions and aliases.
 	r, err = b.d.Delete(ctx, "app")
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"Inline deleted", "NightlyNightly deleted", "Nightly deleted"}, actions(r))
+	require.ElementsMatch(t, []string{"Inline deleted", "Nightly deleted", "NightlyNightly deleted"}, actions(r))
 	require.Empty(t, b.smNames(t))
 }
 
