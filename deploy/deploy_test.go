@@ -82,7 +82,7 @@ type testBed struct {
 
 // newTestBed is a deployer onto a real service and scheduler on a
 // SQLite file.
-func newTestBed(t *testing.T) *testBed {
+func newTestBed(t testing.TB) *testBed {
 	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})

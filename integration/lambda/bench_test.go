@@ -2,7 +2,9 @@ package lambda_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testkit/slowtest"
 	"stepwise/jsonvalue"
 )
 
@@ -86,4 +89,69 @@ func measure(b *testing.B, call func() error) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "invocations/s")
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// echoBootstrap is a provided runtime's bootstrap that answers each
+// event with itself.
+const echoBootstrap = `package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	api := "http://" + os.Getenv("AWS_LAMBDA_RUNTIME_API") + "/2018-06-01/runtime/invocation/"
+	for {
+		res, err := http.Get(api + "next")
+		if err != nil {
+			os.Exit(2)
+		}
+		event, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		out, err := http.Post(api+res.Header.Get("Lambda-Runtime-Aws-Request-Id")+"/response", "application/json", bytes.NewReader(event))
+		if err != nil {
+			os.Exit(3)
+		}
+		out.Body.Close()
+	}
+}
+`
+
+// BenchmarkLocalHandler times a warm invoke of a handler run locally:
+// Python and Node.js through the shim, a provided runtime's bootstrap
+// through the Runtime API (the first, cold, invoke before the timer).
+//
+//	STEPWISE_SLOW_TESTS=1 go test -run '^$' -bench LocalHandler -benchtime 2000x ./integration/lambda/
+func BenchmarkLocalHandler(b *testing.B) {
+	slowtest.Require(b, "handlers run with the host's python3, node and a built bootstrap")
+	py := b.TempDir()
+	require.NoError(b, os.WriteFile(filepath.Join(py, "echo.py"), []byte("def handler(event, context):\n    return event\n"), 0o644))
+	node := b.TempDir()
+	require.NoError(b, os.WriteFile(filepath.Join(node, "echo.js"), []byte("exports.handler = async (event) => event;\n"), 0o644))
+	specs := map[string]string{"py": "python:" + py + ":echo.handler", "node": "node:" + node + ":echo.handler",
+		"provided": "provided:" + buildBootstrapOf(b, echoBootstrap) + ":echo"}
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Functions: specs})
+	require.NoError(b, err)
+	b.Cleanup(reg.Close)
+	ctx := context.Background()
+	for _, name := range []string{"py", "node", "provided"} {
+		if name != "provided" {
+			if _, err := exec.LookPath(map[string]string{"py": "python3", "node": "node"}[name]); err != nil {
+				b.Logf("%s: not on this machine", name)
+				continue
+			}
+		}
+		params := jsonvalue.FromGo(map[string]any{"FunctionName": name, "Payload": map[string]any{"n": 1}})
+		b.Run(name, func(b *testing.B) {
+			_, err := reg.Invoke(ctx, "arn:aws:states:::lambda:invoke", params) // the cold start
+			require.NoError(b, err)
+			measure(b, func() error {
+				_, err := reg.Invoke(ctx, "arn:aws:states:::lambda:invoke", params)
+				return err
+			})
+		})
+	}
 }

@@ -96,7 +96,13 @@ func main() {
 `
 
 // buildBootstrap builds goBootstrap into a new folder.
-func buildBootstrap(t *testing.T) string {
+func buildBootstrap(t testing.TB) string {
+	t.Helper()
+	return buildBootstrapOf(t, goBootstrap)
+}
+
+// buildBootstrapOf builds a bootstrap's Go source into a new folder.
+func buildBootstrapOf(t testing.TB, source string) string {
 	t.Helper()
 	slowtest.Require(t, "a provided runtime's bootstrap is built and run")
 	goTool, err := exec.LookPath("go")
@@ -104,7 +110,7 @@ func buildBootstrap(t *testing.T) string {
 		t.Skip("the go tool is not on PATH: the test builds a bootstrap")
 	}
 	src := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(src, "main.go"), []byte(goBootstrap), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "main.go"), []byte(source), 0o644))
 	dir := t.TempDir()
 	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "bootstrap"), "main.go")
 	cmd.Dir = src
