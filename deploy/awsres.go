@@ -144,7 +144,7 @@ func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpo
 	switch {
 	case made && prevName == e.name && cur != nil:
 		if sameSpec(prev, spec) {
-			cur.Spec = spec
+			cur.Spec, cur.Adopted = spec, prev.Adopted
 			return cur, Unchanged, nil
 		}
 		replace, err := e.update(ctx, prev.Spec)
@@ -152,18 +152,22 @@ func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpo
 			return nil, "", err
 		}
 		if !replace {
-			return found(Updated)
+			rec, action, err := found(Updated)
+			if rec != nil {
+				rec.Adopted = prev.Adopted
+			}
+			return rec, action, err
 		}
-		if err := e.remove(ctx, cur); err != nil {
-			return nil, "", err
-		}
-		if err := e.create(ctx); err != nil {
-			return nil, "", err
-		}
-		return found(Replaced)
+		// Made again under the same name, it would lose what it holds:
+		// refused, as CloudFormation refuses to replace a resource of a
+		// custom name.
+		return nil, "", fmt.Errorf("%s cannot be changed in place and would be made again under the same name, losing what it holds: give it a new name (or delete it first) and deploy again", e.name)
 	case cur != nil && !(made && prevName == e.name):
-		x.warn("%s (%s): %s is already at %s: adopted as it is", r.ID, r.Type, e.name, x.d.AWS.URL)
+		// Not made by this stack: used as it is, and left when the
+		// stack is deleted.
+		x.warn("%s (%s): %s is already at %s: used as it is, and kept when the stack is deleted", r.ID, r.Type, e.name, x.d.AWS.URL)
 		cur.Spec = spec
+		cur.Adopted = true
 		if made {
 			if err := e.remove(ctx, prev); err != nil {
 				return nil, "", err

@@ -187,18 +187,21 @@ func TestAWSResourcesAtMoto(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "45", qa.Attributes["VisibilityTimeout"])
 
-	// A new key: the table is made again; a new bucket name: a new
-	// bucket, the old one deleted.
-	params := map[string]string{"Read": "7", "Visibility": "45", "Display": "Night alerts", "Key": "id", "BucketName": "app-data-2"}
+	// A new key: the table cannot be changed in place, and is not made
+	// again under its name, which would lose its items.
 	_, err = ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("app-Table"), Item: map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: "x"}}})
 	require.NoError(t, err)
+	_, err = b.deploy(t, awsResources, map[string]string{"Read": "7", "Visibility": "45", "Display": "Night alerts", "Key": "id"})
+	require.ErrorContains(t, err, "resource Table (AWS::DynamoDB::Table): app-Table cannot be changed in place and would be made again under the same name")
+	item, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("app-Table"), Key: map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: "x"}}})
+	require.NoError(t, err)
+	require.NotEmpty(t, item.Item, "the table keeps its items")
+
+	// A new bucket name: a new bucket, the old one deleted.
+	params := map[string]string{"Read": "7", "Visibility": "45", "Display": "Night alerts", "BucketName": "app-data-2"}
 	r, err = b.deploy(t, awsResources, params)
 	require.NoError(t, err)
-	require.Equal(t, []string{"Bucket replaced", "Bus unchanged", "Queue unchanged", "Simple unchanged", "Table replaced", "Topic unchanged"}, actions(r))
-	table, err = ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("app-Table")})
-	require.NoError(t, err)
-	require.Equal(t, "id", aws.ToString(table.Table.KeySchema[0].AttributeName))
-	require.Equal(t, int64(0), aws.ToInt64(table.Table.ItemCount))
+	require.Equal(t, []string{"Bucket replaced", "Bus unchanged", "Queue unchanged", "Simple unchanged", "Table unchanged", "Topic unchanged"}, actions(r))
 	_, err = s3c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("app-data")})
 	require.Error(t, err, "the old bucket is deleted")
 	_, err = s3c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("app-data-2")})
@@ -244,7 +247,12 @@ func TestAWSResourceOfTheSameNameIsAdopted(t *testing.T) {
 	require.Equal(t, aws.ToString(made.QueueUrl), r.Changes[0].Physical)
 	require.Len(t, r.Warnings, 1)
 	require.Contains(t, r.Warnings[0], "Q (AWS::SQS::Queue): jobs is already at http://127.0.0.1:")
-	require.Contains(t, r.Warnings[0], ": adopted as it is")
+	require.Contains(t, r.Warnings[0], ": used as it is, and kept when the stack is deleted")
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Q retained"}, actions(r))
+	_, err = sq.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
+	require.NoError(t, err, "a queue the stack did not make outlives it")
 }
 
 func TestFunctionCodeFromS3AtTheEndpoint(t *testing.T) {
@@ -305,4 +313,47 @@ func TestEndpointKeys(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
 	id, _ = keys(&AWSEndpoint{URL: "http://127.0.0.1:5000"})
 	require.Equal(t, "AKIDENV", id)
+}
+
+// A global secondary index added, then removed, changes the table in
+// place: its items stay.
+func TestTableIndexesChangeInPlace(t *testing.T) {
+	b := newTestBed(t)
+	cfg := withMoto(t, b)
+	ctx := context.Background()
+	ddb := dynamodb.NewFromConfig(cfg)
+	plain := `Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: orders
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+`
+	indexed := strings.Replace(plain, "[{AttributeName: pk, AttributeType: S}]", "[{AttributeName: pk, AttributeType: S}, {AttributeName: day, AttributeType: S}]", 1) +
+		"      GlobalSecondaryIndexes: [{IndexName: byDay, KeySchema: [{AttributeName: day, KeyType: HASH}], Projection: {ProjectionType: ALL}}]\n"
+	_, err := b.deploy(t, plain, nil)
+	require.NoError(t, err)
+	_, err = ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]ddbtypes.AttributeValue{
+		"pk": &ddbtypes.AttributeValueMemberS{Value: "o-1"}, "day": &ddbtypes.AttributeValueMemberS{Value: "mon"}}})
+	require.NoError(t, err)
+	indexes := func() []string {
+		d, err := ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
+		require.NoError(t, err)
+		require.Equal(t, int64(1), aws.ToInt64(d.Table.ItemCount), "the table keeps its item")
+		var names []string
+		for _, g := range d.Table.GlobalSecondaryIndexes {
+			names = append(names, aws.ToString(g.IndexName))
+		}
+		return names
+	}
+	r, err := b.deploy(t, indexed, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"T updated"}, actions(r))
+	require.Equal(t, []string{"byDay"}, indexes())
+	r, err = b.deploy(t, plain, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"T updated"}, actions(r))
+	require.Empty(t, indexes())
 }

@@ -244,10 +244,16 @@ func createTable(ctx context.Context, client *dynamodb.Client, t *tableSpec) err
 // updateTable changes a table in place, or says it must be made again
 // (new keys or indexes).
 func updateTable(ctx context.Context, client *dynamodb.Client, old, t *tableSpec) (replace bool, err error) {
-	if !sameJSON(old.Keys, t.Keys) || !sameJSON(old.Attributes, t.Attributes) || !sameJSON(old.GSIs, t.GSIs) || !sameJSON(old.LSIs, t.LSIs) {
+	if !sameJSON(old.Keys, t.Keys) || !sameJSON(old.LSIs, t.LSIs) {
 		return true, nil
 	}
 	name := aws.String(t.Name)
+	// Global secondary indexes change in place, one at a time, as
+	// CloudFormation changes them: the gone and changed ones deleted,
+	// the new and changed ones made.
+	if err := updateGSIs(ctx, client, old, t); err != nil {
+		return false, err
+	}
 	if old.BillingMode != t.BillingMode || !sameJSON(old.Throughput, t.Throughput) {
 		in := &dynamodb.UpdateTableInput{TableName: name, BillingMode: ddbtypes.BillingMode(t.BillingMode)}
 		if t.BillingMode == string(ddbtypes.BillingModeProvisioned) {
@@ -316,4 +322,53 @@ func sameJSON(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return bytes.Equal(ja, jb)
+}
+
+// updateGSIs brings a table's global secondary indexes from old's to t's.
+func updateGSIs(ctx context.Context, client *dynamodb.Client, old, t *tableSpec) error {
+	was := map[string]ddbtypes.GlobalSecondaryIndex{}
+	for _, g := range old.GSIs {
+		was[aws.ToString(g.IndexName)] = g
+	}
+	now := map[string]ddbtypes.GlobalSecondaryIndex{}
+	for _, g := range t.GSIs {
+		now[aws.ToString(g.IndexName)] = g
+	}
+	name := aws.String(t.Name)
+	update := func(u ddbtypes.GlobalSecondaryIndexUpdate) error {
+		in := &dynamodb.UpdateTableInput{TableName: name, GlobalSecondaryIndexUpdates: []ddbtypes.GlobalSecondaryIndexUpdate{u}}
+		if u.Create != nil {
+			in.AttributeDefinitions = t.Attributes
+		}
+		if _, err := client.UpdateTable(ctx, in); err != nil {
+			return err
+		}
+		return dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: name}, tableWait)
+	}
+	for _, n := range sortedKeys(was) {
+		g, kept := now[n]
+		if kept && sameJSON(g.KeySchema, was[n].KeySchema) && sameJSON(g.Projection, was[n].Projection) {
+			if !sameJSON(g.ProvisionedThroughput, was[n].ProvisionedThroughput) && g.ProvisionedThroughput != nil {
+				if err := update(ddbtypes.GlobalSecondaryIndexUpdate{Update: &ddbtypes.UpdateGlobalSecondaryIndexAction{
+					IndexName: g.IndexName, ProvisionedThroughput: g.ProvisionedThroughput}}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := update(ddbtypes.GlobalSecondaryIndexUpdate{Delete: &ddbtypes.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(n)}}); err != nil {
+			return err
+		}
+	}
+	for _, n := range sortedKeys(now) {
+		g := now[n]
+		if w, had := was[n]; had && sameJSON(g.KeySchema, w.KeySchema) && sameJSON(g.Projection, w.Projection) {
+			continue
+		}
+		if err := update(ddbtypes.GlobalSecondaryIndexUpdate{Create: &ddbtypes.CreateGlobalSecondaryIndexAction{
+			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection, ProvisionedThroughput: g.ProvisionedThroughput}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -226,8 +226,10 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if err == nil {
 		err = x.removeGone(ctx)
 	}
-	x.cleanUp(ctx)
 	if err == nil {
+		// (After a failure, what the deletions left for the end were
+		// to make way for may not have happened: they are not made.)
+		x.cleanUp(ctx)
 		err = x.outputs()
 	}
 	if err != nil && prev != nil {
@@ -241,8 +243,10 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 		}
 		x.rec.Outputs = prev.Outputs
 	}
-	if perr := d.writeRecord(ctx, x.rec, prev); perr != nil && err == nil {
-		err = perr
+	// The record is written even when the deploy was cancelled: what it
+	// made is found again.
+	if perr := d.writeRecord(context.WithoutCancel(ctx), x.rec, prev); perr != nil {
+		err = errors.Join(err, perr)
 	}
 	d.logReport(x.report, err)
 	return x.report, err
@@ -268,7 +272,9 @@ func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error
 		report: &Report{Stack: stackName, Changes: []Change{}}}
 	for _, id := range slices.Backward(prev.Order) {
 		if err := x.removeOne(ctx, id, prev.Resources[id]); err != nil {
-			_ = d.writeRecord(ctx, x.rec, prev)
+			if perr := d.writeRecord(context.WithoutCancel(ctx), x.rec, prev); perr != nil {
+				err = errors.Join(err, perr)
+			}
 			return x.report, err
 		}
 	}

@@ -280,3 +280,26 @@ Resources:
 	require.NoError(t, err)
 	require.Empty(t, list.StateMachines)
 }
+
+// A resource moved to another logical id under the same name is kept:
+// the old id's removal does not delete what the new id has.
+func TestMovedToAnotherLogicalIDIsKept(t *testing.T) {
+	b := newTestBed(t)
+	_, err := b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: shared}}\n", nil)
+	require.NoError(t, err)
+	r, err := b.deploy(t, "Resources:\n  B: {Type: AWS::StepFunctions::Activity, Properties: {Name: shared}}\n", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"B created", "A retained"}, actions(r))
+	require.Equal(t, "now B's", r.Changes[1].Note)
+	require.Equal(t, []string{"shared"}, b.activities(t))
+}
+
+// A name made from a long stack name and logical id is cut with a hash
+// of the whole, so ids that differ only at the end keep different names.
+func TestLongNamesStayApart(t *testing.T) {
+	x := &run{opts: Options{StackName: strings.Repeat("s", 40)}}
+	a, b := x.name("PriceOrderFunctionC1D8E794", 64), x.name("PriceOrderFunctionAB12CD34", 64)
+	require.Len(t, a, 64)
+	require.NotEqual(t, a, b)
+	require.Equal(t, "app-Short", (&run{opts: Options{StackName: "app"}}).name("Short", 64))
+}

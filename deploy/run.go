@@ -3,6 +3,8 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -63,6 +65,9 @@ type Record struct {
 	Function *Function `json:"function,omitempty"`
 	// Retain is DeletionPolicy Retain: the resource outlives the stack.
 	Retain bool `json:"retain,omitempty"`
+	// Adopted: the resource was there before the stack named it (at the
+	// AWS endpoint); it outlives the stack too.
+	Adopted bool `json:"adopted,omitempty"`
 	// Skipped: a type not made here, named only.
 	Skipped bool `json:"skipped,omitempty"`
 }
@@ -151,7 +156,10 @@ func (x *run) partition() string { return cmpOr(x.d.Service.Config().Partition, 
 func (x *run) name(id string, max int) string {
 	n := x.opts.StackName + "-" + id
 	if len(n) > max {
-		n = n[:max]
+		// Cut, with a hash of the whole: ids that differ only at the
+		// end (CDK's hash suffixes) keep different names.
+		sum := sha256.Sum256([]byte(n))
+		n = n[:max-9] + "-" + hex.EncodeToString(sum[:4])
 	}
 	return n
 }
@@ -187,6 +195,7 @@ func (x *run) apply(ctx context.Context) error {
 			if rec != nil {
 				// Made before it failed: recorded, for the next deploy.
 				rec.Type = r.Type
+				rec.Retain = def.DeletionPolicy == "Retain"
 				x.rec.Resources[id] = rec
 				x.rec.Order = slices.Insert(x.rec.Order, order, id)
 			}
@@ -230,11 +239,15 @@ func (x *run) removeOne(ctx context.Context, id string, rec *Record) error {
 	if rec == nil {
 		return nil
 	}
-	action := Deleted
+	action, note := Deleted, ""
 	switch {
-	case rec.Retain:
+	case rec.Retain || rec.Adopted:
 		action = Retained
 	case rec.Skipped:
+	case x.stack != nil && x.madeAgain(id, rec) != "":
+		// Moved to another logical id, which has it now under the same
+		// name: kept.
+		action, note = Retained, "now "+x.madeAgain(id, rec)+"'s"
 	default:
 		k := kinds[rec.Type]
 		if k == nil {
@@ -248,8 +261,19 @@ func (x *run) removeOne(ctx context.Context, id string, rec *Record) error {
 		delete(x.rec.Resources, id)
 		x.rec.Order = slices.DeleteFunc(x.rec.Order, func(s string) bool { return s == id })
 	}
-	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action})
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action, Note: note})
 	return nil
+}
+
+// madeAgain names the resource of this deploy, other than id, that has
+// what rec recorded (the same type and Ref value); "" when none does.
+func (x *run) madeAgain(id string, rec *Record) string {
+	for other, r := range x.rec.Resources {
+		if other != id && r.Type == rec.Type && r.Physical == rec.Physical {
+			return other
+		}
+	}
+	return ""
 }
 
 func (x *run) outputs() error {

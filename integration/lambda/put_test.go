@@ -151,6 +151,10 @@ func TestZipRefused(t *testing.T) {
 		"nested":   {[]zipEntry{{name: "lib/../../evil.py", content: "x"}}, "would be written outside"},
 		"link":     {[]zipEntry{{name: "lib", content: "../../..", mode: fs.ModeSymlink | 0o777}}, `the symbolic link "lib" points outside the code's folder`},
 		"big":      {[]zipEntry{{name: "app.py", content: string(bytes.Repeat([]byte("#"), 5000))}}, "more than 4096 bytes unzipped"},
+		// Each link points inside by its text, but the second is made
+		// through the first: together they lead out.
+		"chained links": {[]zipEntry{{name: "a/b", content: "..", mode: fs.ModeSymlink | 0o777}, {name: "a/b/c", content: "..", mode: fs.ModeSymlink | 0o777},
+			{name: "a/b/c/evil.py", content: "x"}}, `the entry "a/b/c" is inside the symbolic link "a/b"`},
 	} {
 		if name == "big" {
 			old := *lambda.MaxUnzipped

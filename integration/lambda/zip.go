@@ -98,10 +98,20 @@ func unzip(path, dir string) error {
 	}
 	defer r.Close()
 	left := maxUnzipped
+	// links are the symbolic links written so far: no entry goes
+	// through one (a link checked by its text alone may, through
+	// another, lead out of the folder).
+	links := map[string]bool{}
 	for _, f := range r.File {
 		name := filepath.FromSlash(f.Name)
 		if !filepath.IsLocal(name) || strings.Contains(f.Name, `\`) {
 			return fmt.Errorf("the entry %q would be written outside the code's folder; a zip's entries are relative paths without '..'", f.Name)
+		}
+		name = filepath.Clean(name)
+		for dir := filepath.Dir(name); dir != "."; dir = filepath.Dir(dir) {
+			if links[dir] {
+				return fmt.Errorf("the entry %q is inside the symbolic link %q of the same zip; a zip's entries are written in folders, not through links", f.Name, filepath.ToSlash(dir))
+			}
 		}
 		target := filepath.Join(dir, name)
 		mode := f.Mode()
@@ -115,6 +125,7 @@ func unzip(path, dir string) error {
 			if err := unzipLink(f, name, target); err != nil {
 				return err
 			}
+			links[name] = true
 			continue
 		case !mode.IsRegular():
 			return fmt.Errorf("the entry %q is not a file, a folder or a symbolic link", f.Name)

@@ -33,6 +33,9 @@ const deployPath = "/stepwise/deploy"
 // the server takes signed requests only.
 const deploySigningName = "cloudformation"
 
+// deployBound bounds a deploy on the server.
+const deployBound = 30 * time.Minute
+
 // maxDeployBody bounds a deploy request (CDK templates run to megabytes).
 const maxDeployBody = 16 << 20
 
@@ -335,7 +338,11 @@ func (h *deployHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDeploy(w, http.StatusBadRequest, &deployResponse{Error: "a deploy request is JSON: " + err.Error()})
 		return
 	}
-	report, err := runDeploy(r.Context(), h.dep, &req)
+	// A deploy runs to its end even when its client leaves (as a
+	// CloudFormation stack update does), within a bound.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), deployBound)
+	defer cancel()
+	report, err := runDeploy(ctx, h.dep, &req)
 	resp := &deployResponse{Report: report}
 	status := http.StatusOK
 	if err != nil {

@@ -25,7 +25,11 @@ func newDeployer(cfg *config.Serve, api *apiServer, records store.StackStore, lo
 		Log:       log,
 	}
 	if local != nil {
-		d.Functions = localFunctions{local}
+		given := map[string]bool{}
+		for _, name := range local.Names() {
+			given[name] = true
+		}
+		d.Functions = localFunctions{local: local, given: given}
 	}
 	if ep := cfg.Integrations.AWSEndpoint; ep != "" {
 		d.AWS = &deploy.AWSEndpoint{URL: ep, Region: cfg.Region,
@@ -105,10 +109,16 @@ func (s stackRecords) ListStacks(ctx context.Context) ([]string, error) {
 }
 
 // localFunctions puts a template's functions into the server's local
-// functions.
-type localFunctions struct{ local *lambda.Local }
+// functions; those given by --function stay as they are.
+type localFunctions struct {
+	local *lambda.Local
+	given map[string]bool
+}
 
 func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error {
+	if l.given[f.Name] {
+		return fmt.Errorf("function %s is given by serve --function: the template's is not put over it (rename one of them)", f.Name)
+	}
 	if _, ok := lambda.RuntimeFor(f.Runtime); !ok {
 		return fmt.Errorf("runtime %s does not run here: python3.x, nodejs18.x and later, and provided (provided.al2, provided.al2023) do", f.Runtime)
 	}
@@ -117,6 +127,8 @@ func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error
 }
 
 func (l localFunctions) DeleteFunction(_ context.Context, name string) error {
-	l.local.Remove(name)
+	if !l.given[name] {
+		l.local.Remove(name)
+	}
 	return nil
 }

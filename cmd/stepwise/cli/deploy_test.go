@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/config"
+	"stepwise/deploy"
+	"stepwise/integration/lambda"
 )
 
 func TestDefaultStackName(t *testing.T) {
@@ -49,4 +54,26 @@ func TestDeployTakenFromThisMachineOnly(t *testing.T) {
 	h.ServeHTTP(w, r)
 	require.Equal(t, http.StatusBadRequest, w.Code)
 	require.Contains(t, w.Body.String(), "a deploy request is JSON")
+}
+
+// A template's function does not replace, nor its deletion remove, one
+// given by serve --function.
+func TestTemplateFunctionsLeaveGivenOnes(t *testing.T) {
+	local, err := lambda.NewLocal(map[string]string{"price": "cat"}, 0, nil)
+	require.NoError(t, err)
+	t.Cleanup(local.Close)
+	fns := newDeployer(&config.Serve{}, &apiServer{}, nil, local, nil).Functions
+	dir := t.TempDir()
+	err = fns.PutFunction(context.Background(), &deploy.Function{Name: "price", Runtime: "python3.12", Handler: "app.handler", Code: dir})
+	require.ErrorContains(t, err, "function price is given by serve --function")
+	require.NoError(t, fns.DeleteFunction(context.Background(), "price"))
+	require.NotNil(t, local.Lookup("price"))
+	require.Equal(t, "cat", local.Lookup("price").Command)
+
+	require.NoError(t, fns.PutFunction(context.Background(), &deploy.Function{Name: "other", Runtime: "python3.12", Handler: "app.handler", Code: dir}))
+	require.NotNil(t, local.Lookup("other"))
+	require.NoError(t, fns.DeleteFunction(context.Background(), "other"))
+	require.Nil(t, local.Lookup("other"))
+	err = fns.PutFunction(context.Background(), &deploy.Function{Name: "j", Runtime: "java21", Handler: "a.B", Code: dir})
+	require.ErrorContains(t, err, "runtime java21 does not run here")
 }
