@@ -80,6 +80,10 @@ type Config struct {
 	// Observer, when set, is told of every committed step, commit and
 	// resumption.
 	Observer Observer
+	// TaskTrace, when set, gives a task the W3C traceparent of its span
+	// (Task.TraceParent, "" when its execution is not traced), which its
+	// runner passes on.
+	TaskTrace func(row *store.Execution, req *interp.TaskRequest) string
 	// Transitions, when set, is the quota of the state transitions of
 	// STANDARD executions: a step waits for its transitions before it
 	// commits (see throttle).

@@ -555,6 +555,9 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 		e.gates.hold(arn, id)
 	}
 	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted}
+	if e.cfg.TaskTrace != nil {
+		task.TraceParent = e.cfg.TaskTrace(row, req)
+	}
 	// The TaskStarted step of a request being sent, applied before the
 	// task's result (which waits for it) so the history keeps its order.
 	var (

@@ -32,7 +32,7 @@ func (h nestedHost) Start(ctx context.Context, c *nested.Child) (*store.Executio
 			return nil, err
 		}
 		return e.StartExecution(ctx, &StartParams{StateMachine: c.StateMachine, Machine: m, ExecutionArn: c.Arn, Name: c.Name,
-			Input: c.Input, InputValue: c.InputValue, InputParsed: true, VersionArn: c.VersionArn, AliasArn: c.AliasArn, Policies: policies})
+			Input: c.Input, InputValue: c.InputValue, InputParsed: true, VersionArn: c.VersionArn, AliasArn: c.AliasArn, Policies: policies, TraceHeader: c.TraceHeader})
 	}()
 	if errors.Is(err, ErrStopped) {
 		return nil, sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")

@@ -62,6 +62,9 @@ type Request struct {
 	// dispatched again (after a restart or a takeover): the job started
 	// then is followed, never started a second time. Nil otherwise.
 	Submitted any
+	// TraceParent is the W3C traceparent of the task's span when its
+	// execution is traced, "" otherwise (see engine.Config.TaskTrace).
+	TraceParent string
 }
 
 // Integration carries out requests. Call blocks until the service
@@ -353,7 +356,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 	}
 	req := &Request{
 		Resource: t.Request.Resource, Service: service, Action: action, Pattern: pattern,
-		Parameters: t.Request.Parameters, Token: t.Request.Token, ExecutionArn: t.ExecutionArn, TaskID: t.ID,
+		Parameters: t.Request.Parameters, Token: t.Request.Token, ExecutionArn: t.ExecutionArn, TaskID: t.ID, TraceParent: t.TraceParent,
 		Submitted: t.Submitted,
 	}
 	key := t.ExecutionArn + "\x00" + t.ID

@@ -36,6 +36,10 @@ type Task struct {
 	// task it names the job started already: the runner follows that job
 	// instead of starting another.
 	Submitted any
+	// TraceParent is the W3C traceparent of the task's span when its
+	// execution is traced ("" otherwise): the runner passes it on to
+	// what it calls.
+	TraceParent string
 }
 
 // Result is how a task ended: an output, or a failure.

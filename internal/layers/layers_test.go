@@ -113,6 +113,7 @@ var rules = []rule{
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
 	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
+	{pkg: "tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
@@ -126,7 +127,7 @@ var rules = []rule{
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "store/...", "config", "internal/...",
-		"integration/...", "service", "execlog", "metrics", "notify", "scheduler",
+		"integration/...", "service", "execlog", "metrics", "notify", "tracing", "scheduler",
 		"workflowtest", "awsjson", "console", "service/teststate", "cfn", "deploy")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 

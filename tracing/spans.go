@@ -1,0 +1,409 @@
+package tracing
+
+import (
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"stepwise/history"
+)
+
+// event is what a span needs of a history event, copied off the step.
+type event struct {
+	typ        history.EventType
+	id, prev   int64
+	at         time.Time
+	name       string // the state's (entered, exited), the iteration's Map
+	index      int    // a Map iteration's
+	resource   string // a task's
+	resType    string
+	errName    string
+	cause      string
+	hasFailure bool
+	mapRunArn  string
+}
+
+// copyEvent keeps what a span needs of ev.
+func copyEvent(ev *history.Event) event {
+	e := event{typ: ev.Type, id: ev.ID, prev: ev.PreviousEventID, at: ev.Timestamp}
+	fail := func(f *history.FailureEventDetails) {
+		if f != nil {
+			e.hasFailure = true
+			if f.Error != nil {
+				e.errName = *f.Error
+			}
+			if f.Cause != nil {
+				e.cause = *f.Cause
+			}
+		}
+	}
+	task := func(d *history.TaskEventDetails, failed bool) {
+		if d != nil {
+			e.resType, e.resource = d.ResourceType, d.Resource
+			if failed {
+				e.hasFailure = true
+				if d.Error != nil {
+					e.errName = *d.Error
+				}
+				if d.Cause != nil {
+					e.cause = *d.Cause
+				}
+			}
+		}
+	}
+	switch {
+	case ev.StateEnteredEventDetails != nil:
+		e.name = ev.StateEnteredEventDetails.Name
+	case ev.StateExitedEventDetails != nil:
+		e.name = ev.StateExitedEventDetails.Name
+	case ev.TaskScheduledEventDetails != nil:
+		e.resType, e.resource = ev.TaskScheduledEventDetails.ResourceType, ev.TaskScheduledEventDetails.Resource
+	case ev.LambdaFunctionScheduledEventDetails != nil:
+		e.resType, e.resource = "lambda", ev.LambdaFunctionScheduledEventDetails.Resource
+	case ev.ActivityScheduledEventDetails != nil:
+		e.resType, e.resource = "activity", ev.ActivityScheduledEventDetails.Resource
+	case ev.MapIterationStartedEventDetails != nil:
+		e.name, e.index = ev.MapIterationStartedEventDetails.Name, ev.MapIterationStartedEventDetails.Index
+	case ev.MapRunStartedEventDetails != nil:
+		e.mapRunArn = ev.MapRunStartedEventDetails.MapRunArn
+	case ev.EvaluationFailedEventDetails != nil:
+		d := ev.EvaluationFailedEventDetails
+		fail(&history.FailureEventDetails{Error: d.Error, Cause: d.Cause})
+	}
+	task(ev.TaskFailedEventDetails, true)
+	task(ev.TaskTimedOutEventDetails, true)
+	for _, f := range []*history.FailureEventDetails{
+		ev.ExecutionFailedEventDetails, ev.ExecutionAbortedEventDetails, ev.ExecutionTimedOutEventDetails,
+		ev.MapRunFailedEventDetails, ev.ActivityFailedEventDetails, ev.ActivityTimedOutEventDetails,
+		ev.LambdaFunctionFailedEventDetails, ev.LambdaFunctionTimedOutEventDetails,
+	} {
+		fail(f)
+	}
+	if !e.hasFailure && (strings.HasSuffix(string(ev.Type), "Failed") || strings.HasSuffix(string(ev.Type), "TimedOut") || strings.HasSuffix(string(ev.Type), "Aborted")) {
+		e.hasFailure = true
+	}
+	return e
+}
+
+type nodeKind uint8
+
+const (
+	kindExecution nodeKind = iota
+	kindRedrive
+	kindState
+	kindTask
+	kindIteration
+	kindMapRun
+)
+
+// node is an open span.
+type node struct {
+	kind     nodeKind
+	id       trace.SpanID
+	parent   *node
+	name     string
+	start    time.Time
+	attrs    []attribute.KeyValue
+	events   []sdktrace.Event
+	links    []sdktrace.Link
+	state    string // a state's name, the Map of an iteration
+	stype    string // a state's type
+	attempts int    // a state's tasks scheduled in this entry
+	errName  string
+	cause    string
+	failed   bool
+	spanKind trace.SpanKind
+}
+
+// execTrace is the spans of one execution being built.
+type execTrace struct {
+	arn     string
+	traceID trace.TraceID
+	root    *node
+	ctx     map[int64]*node // event id → the open span the events after it belong to
+	open    map[*node]struct{}
+	invoked map[string]int // tasks scheduled per state name
+	last    int64          // the last event id seen
+	remote  trace.SpanContext
+}
+
+// builder makes the spans of executions' events.
+type builder struct {
+	ended func(tracetest.SpanStub)
+}
+
+// newExecTrace starts the spans of an execution: its trace header, when it
+// names one, is the remote parent of its root span.
+func newExecTrace(arn, stateMachineArn, traceHeader string) *execTrace {
+	remote := Parent(arn, traceHeader)
+	x := &execTrace{arn: arn, traceID: remote.TraceID(), ctx: map[int64]*node{}, open: map[*node]struct{}{}, invoked: map[string]int{}, remote: remote}
+	smName := stateMachineArn[strings.LastIndexByte(stateMachineArn, ':')+1:]
+	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []attribute.KeyValue{
+		attribute.String("stepwise.execution.arn", arn), attribute.String("stepwise.state_machine.arn", stateMachineArn),
+	}}
+	x.open[x.root] = struct{}{}
+	return x
+}
+
+func stateType(t history.EventType, suffix string) string {
+	return strings.TrimSuffix(string(t), suffix)
+}
+
+// parentOf is the open span events after id belong to.
+func (x *execTrace) parentOf(id int64) *node {
+	if n := x.ctx[id]; n != nil {
+		return n
+	}
+	return x.root
+}
+
+func (x *execTrace) openNode(n *node) *node {
+	x.open[n] = struct{}{}
+	return n
+}
+
+// up walks from n to the nearest node of the kind (and name, when given).
+func up(n *node, kind nodeKind, name string) *node {
+	for ; n != nil; n = n.parent {
+		if n.kind == kind && (name == "" || n.state == name) {
+			return n
+		}
+	}
+	return nil
+}
+
+// canHold says whether a state's span holds other states' spans.
+func canHold(n *node) bool {
+	return n.kind != kindState || n.stype == "Map" || n.stype == "Parallel"
+}
+
+// apply adds an event to the execution's spans.
+func (b *builder) apply(x *execTrace, e *event) {
+	if e.id > x.last {
+		x.last = e.id
+	}
+	cur := x.parentOf(e.prev)
+	t := string(e.typ)
+	switch {
+	case e.typ == history.EventExecutionStarted:
+		x.root.start = e.at
+		x.ctx[e.id] = x.root
+	case e.typ == history.EventExecutionRedriven:
+		n := x.openNode(&node{kind: kindRedrive, id: EventSpanID(x.arn, e.id), parent: x.root, name: "Redrive", start: e.at})
+		x.ctx[e.id] = n
+	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
+		e.typ == history.EventExecutionAborted || e.typ == history.EventExecutionTimedOut:
+		for n := range x.open {
+			if n.kind != kindRedrive && n != x.root {
+				b.end(x, n, e.at)
+			}
+		}
+		for n := range x.open {
+			if n != x.root {
+				b.end(x, n, e.at)
+			}
+		}
+		x.root.attrs = append(x.root.attrs, attribute.String("stepwise.execution.status", statusOf(e.typ)))
+		if e.hasFailure {
+			b.fail(x.root, e)
+		}
+		b.end(x, x.root, e.at)
+	case strings.HasSuffix(t, "StateEntered"):
+		for !canHold(cur) {
+			// A state left through a Catch, or its failure, has no
+			// StateExited: the next state closes it.
+			b.end(x, cur, e.at)
+			cur = cur.parent
+		}
+		st := stateType(e.typ, "StateEntered")
+		n := x.openNode(&node{kind: kindState, id: EventSpanID(x.arn, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
+			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.String("stepwise.state.type", st)}})
+		x.ctx[e.id] = n
+	case strings.HasSuffix(t, "StateExited"):
+		n := up(cur, kindState, e.name)
+		if n == nil {
+			x.ctx[e.id] = cur
+			return
+		}
+		// Spans opened inside it and never closed (a task's failure
+		// caught) end with it.
+		for c := cur; c != nil && c != n; c = c.parent {
+			b.end(x, c, e.at)
+		}
+		b.end(x, n, e.at)
+		x.ctx[e.id] = n.parent
+	case e.typ == history.EventTaskScheduled || e.typ == history.EventLambdaFunctionScheduled || e.typ == history.EventActivityScheduled:
+		st := up(cur, kindState, "")
+		name, attempt := "", 0
+		if st != nil {
+			name, attempt = st.state, st.attempts
+			st.attempts++
+		}
+		spanName := e.resource
+		if e.typ == history.EventTaskScheduled {
+			// An integration's resource: "lambda:invoke", "states:startExecution.sync:2".
+			spanName = e.resType + ":" + e.resource
+		}
+		inv := x.invoked[name]
+		x.invoked[name] = inv + 1
+		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: trace.SpanKindClient,
+			attrs: []attribute.KeyValue{
+				attribute.String("stepwise.task.resource", e.resource), attribute.String("stepwise.task.resource_type", e.resType),
+				attribute.Int("stepwise.task.attempt", attempt), attribute.Int("stepwise.task.invocation", inv),
+				attribute.String("stepwise.state.name", name),
+			}})
+		x.ctx[e.id] = n
+	case e.typ == history.EventTaskStarted || e.typ == history.EventTaskSubmitted ||
+		e.typ == history.EventLambdaFunctionStarted || e.typ == history.EventActivityStarted:
+		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
+		x.ctx[e.id] = cur
+	case e.typ == history.EventTaskSucceeded || e.typ == history.EventTaskFailed || e.typ == history.EventTaskTimedOut ||
+		e.typ == history.EventTaskStartFailed || e.typ == history.EventTaskSubmitFailed ||
+		e.typ == history.EventLambdaFunctionSucceeded || e.typ == history.EventLambdaFunctionFailed || e.typ == history.EventLambdaFunctionTimedOut ||
+		t == "LambdaFunctionStartFailed" || t == "LambdaFunctionScheduleFailed" || t == "ActivityScheduleFailed" ||
+		e.typ == history.EventActivitySucceeded || e.typ == history.EventActivityFailed || e.typ == history.EventActivityTimedOut:
+		n := up(cur, kindTask, "")
+		if n == nil {
+			x.ctx[e.id] = cur
+			return
+		}
+		if e.hasFailure {
+			b.fail(n, e)
+			if st := up(n, kindState, ""); st != nil {
+				b.fail(st, e)
+			}
+		}
+		b.end(x, n, e.at)
+		x.ctx[e.id] = n.parent
+	case e.typ == history.EventMapIterationStarted:
+		m := up(cur, kindState, "")
+		n := x.openNode(&node{kind: kindIteration, id: EventSpanID(x.arn, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
+			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.Int("stepwise.map.iteration.index", e.index)}})
+		if m != nil {
+			n.parent = m
+		}
+		x.ctx[e.id] = n
+	case e.typ == history.EventMapIterationSucceeded || e.typ == history.EventMapIterationFailed || e.typ == history.EventMapIterationAborted:
+		n := up(cur, kindIteration, "")
+		if n == nil {
+			x.ctx[e.id] = cur
+			return
+		}
+		for c := cur; c != nil && c != n; c = c.parent {
+			b.end(x, c, e.at)
+		}
+		if e.hasFailure {
+			b.fail(n, e)
+		}
+		b.end(x, n, e.at)
+		x.ctx[e.id] = n.parent
+	case e.typ == history.EventMapRunStarted:
+		n := x.openNode(&node{kind: kindMapRun, id: MapRunSpanID(e.mapRunArn), parent: cur, name: "Map run", start: e.at,
+			attrs: []attribute.KeyValue{attribute.String("stepwise.map_run.arn", e.mapRunArn)}})
+		x.ctx[e.id] = n
+	case e.typ == history.EventMapRunSucceeded || e.typ == history.EventMapRunFailed || e.typ == history.EventMapRunAborted:
+		n := up(cur, kindMapRun, "")
+		if n == nil {
+			x.ctx[e.id] = cur
+			return
+		}
+		if e.hasFailure {
+			b.fail(n, e)
+		}
+		b.end(x, n, e.at)
+		x.ctx[e.id] = n.parent
+	case strings.HasSuffix(t, "StateFailed") || strings.HasSuffix(t, "StateAborted") || e.typ == history.EventEvaluationFailed:
+		// A state that failed (its Catch, or the execution's end, comes
+		// next).
+		n := up(cur, kindState, "")
+		if n != nil {
+			for c := cur; c != nil && c != n; c = c.parent {
+				b.end(x, c, e.at)
+			}
+			b.fail(n, e)
+			b.end(x, n, e.at)
+			x.ctx[e.id] = n.parent
+			return
+		}
+		x.ctx[e.id] = cur
+	default:
+		// MapStateStarted, ParallelStateStarted, their successes, and the
+		// rest belong to the state they are in.
+		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
+		x.ctx[e.id] = cur
+	}
+}
+
+func statusOf(t history.EventType) string {
+	switch t {
+	case history.EventExecutionSucceeded:
+		return string(history.StatusSucceeded)
+	case history.EventExecutionFailed:
+		return string(history.StatusFailed)
+	case history.EventExecutionAborted:
+		return string(history.StatusAborted)
+	}
+	return string(history.StatusTimedOut)
+}
+
+// fail marks a span failed with the event's error and cause.
+func (b *builder) fail(n *node, e *event) {
+	n.failed = true
+	if e.errName != "" || e.cause != "" || n.errName == "" {
+		n.errName, n.cause = e.errName, e.cause
+	}
+}
+
+// end closes a span (once) and hands it on.
+func (b *builder) end(x *execTrace, n *node, at time.Time) {
+	if _, ok := x.open[n]; !ok {
+		return
+	}
+	delete(x.open, n)
+	attrs := n.attrs
+	if n.kind == kindState && n.attempts > 0 {
+		attrs = append(attrs, attribute.Int("stepwise.state.attempts", n.attempts), attribute.Int("stepwise.state.retries", n.attempts-1))
+	}
+	status := sdktrace.Status{Code: codes.Unset}
+	if n.failed {
+		errName := n.errName
+		if errName == "" {
+			errName = "States.Failed"
+		}
+		attrs = append(attrs, attribute.String("error.type", errName), attribute.String("stepwise.error", n.errName))
+		if n.cause != "" {
+			attrs = append(attrs, attribute.String("stepwise.cause", n.cause))
+		}
+		status = sdktrace.Status{Code: codes.Error, Description: errName}
+	}
+	parent := trace.SpanContext{}
+	if n.parent != nil {
+		parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: n.parent.id, TraceFlags: trace.FlagsSampled})
+	} else if n == x.root && x.remote.SpanID().IsValid() {
+		parent = x.remote
+	}
+	if at.Before(n.start) {
+		at = n.start
+	}
+	kind := n.spanKind
+	if kind == trace.SpanKindUnspecified {
+		kind = trace.SpanKindInternal
+	}
+	b.ended(tracetest.SpanStub{
+		Name:        n.name,
+		SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: n.id, TraceFlags: trace.FlagsSampled}),
+		Parent:      parent,
+		SpanKind:    kind,
+		StartTime:   n.start,
+		EndTime:     at,
+		Attributes:  attrs,
+		Events:      n.events,
+		Links:       n.links,
+		Status:      status,
+	})
+}

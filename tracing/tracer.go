@@ -1,0 +1,421 @@
+package tracing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"stepwise/engine"
+	"stepwise/history"
+	"stepwise/interp"
+	"stepwise/store"
+)
+
+const (
+	// queueSteps bounds the steps waiting to become spans; past it a
+	// step's events are dropped (and counted).
+	queueSteps = 16384
+	// batchSpans and flushEvery bound how long ended spans wait to be
+	// exported.
+	batchSpans = 512
+	flushEvery = 500 * time.Millisecond
+	// lookupTimeout bounds a read of the store.
+	lookupTimeout = 5 * time.Second
+	// maxSettings is how many state machine revisions' settings are kept.
+	maxSettings = 4096
+)
+
+// Store is what the tracer reads: state machines' tracing configurations,
+// the history of an execution resumed after a restart, and the map run a
+// distributed Map's child execution belongs to (store.Executor has them).
+type Store interface {
+	StateMachineGet(ctx context.Context, arn string) (*store.StateMachine, error)
+	EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error)
+	MapRunGet(ctx context.Context, arn string) (*store.MapRun, error)
+	ExecutionGet(ctx context.Context, arn string) (*store.Execution, error)
+}
+
+// Config configures a Tracer.
+type Config struct {
+	// Exporter takes the spans (an OTLP exporter).
+	Exporter sdktrace.SpanExporter
+	// Store reads state machines' tracing configurations and histories.
+	// Required unless All.
+	Store Store
+	// All traces every execution, whatever its state machine's
+	// tracingConfiguration says.
+	All bool
+	// Resource describes the process (service.name...); the SDK's
+	// default when nil.
+	Resource *resource.Resource
+	// Logger is told of exports that failed; nil discards.
+	Logger *slog.Logger
+}
+
+// Tracer makes every traced execution an OpenTelemetry trace, from the
+// history events the engine commits. It is an engine.Observer; make one
+// with New and end it with Close.
+type Tracer struct {
+	cfg   Config
+	log   *slog.Logger
+	scope instrumentation.Scope
+
+	mu       sync.RWMutex
+	settings map[settingsKey]bool
+
+	queue   chan *step
+	closed  atomic.Bool
+	dropped atomic.Uint64
+	flush   chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+
+	// Owned by the worker.
+	execs   map[string]*execTrace
+	mapRuns map[string]trace.SpanContext
+	spans   []sdktrace.ReadOnlySpan
+	b       builder
+}
+
+var _ engine.Observer = (*Tracer)(nil)
+
+type settingsKey struct{ arn, revision string }
+
+// step is a committed step's events, queued.
+type step struct {
+	arn, stateMachineArn, revision, traceHeader, mapRunArn string
+	known                                                  bool // the revision's settings were known to trace it
+	events                                                 []event
+}
+
+// New starts a Tracer.
+func New(cfg Config) (*Tracer, error) {
+	if cfg.Exporter == nil || (cfg.Store == nil && !cfg.All) {
+		return nil, errors.New("tracing: Exporter, and Store unless All, are required")
+	}
+	if cfg.Resource == nil {
+		cfg.Resource = resource.Default()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := &Tracer{
+		cfg: cfg, log: log, scope: instrumentation.Scope{Name: "stepwise/tracing"},
+		settings: map[settingsKey]bool{},
+		queue:    make(chan *step, queueSteps),
+		flush:    make(chan chan struct{}),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		execs:    map[string]*execTrace{},
+		mapRuns:  map[string]trace.SpanContext{},
+	}
+	t.b.ended = t.ended
+	go t.run()
+	return t, nil
+}
+
+// Prime caches whether a state machine's revision is traced, from its
+// row as a create or an update stored it.
+func (t *Tracer) Prime(sm *store.StateMachine) {
+	on := Enabled(sm.TracingConfiguration)
+	t.mu.Lock()
+	if len(t.settings) >= maxSettings {
+		clear(t.settings)
+	}
+	t.settings[settingsKey{sm.Arn, sm.RevisionID}] = on
+	t.mu.Unlock()
+}
+
+// Enabled reads a tracingConfiguration as the store keeps it (the API's
+// JSON, "" for none).
+func Enabled(text string) bool {
+	if text == "" {
+		return false
+	}
+	var c struct {
+		Enabled bool `json:"enabled"`
+	}
+	return json.Unmarshal([]byte(text), &c) == nil && c.Enabled
+}
+
+// traced says whether the execution's steps are traced; known is false
+// when its revision's settings are yet to be read.
+func (t *Tracer) traced(row *store.Execution) (on, known bool) {
+	if t.cfg.All {
+		return true, true
+	}
+	t.mu.RLock()
+	on, known = t.settings[settingsKey{row.StateMachineArn, row.RevisionID}]
+	t.mu.RUnlock()
+	return on, known
+}
+
+// StepCommitted queues a step's events. It copies what it keeps and never
+// blocks.
+func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
+	if len(s.Events) == 0 || t.closed.Load() {
+		return
+	}
+	row := s.Execution
+	on, known := t.traced(row)
+	if known && !on {
+		return
+	}
+	st := &step{arn: row.Arn, stateMachineArn: row.StateMachineArn, revision: row.RevisionID, traceHeader: row.TraceHeader,
+		mapRunArn: row.MapRunArn, known: known, events: make([]event, len(s.Events))}
+	for i, ev := range s.Events {
+		st.events[i] = copyEvent(ev)
+	}
+	select {
+	case t.queue <- st:
+	default:
+		t.dropped.Add(uint64(len(st.events)))
+	}
+}
+
+// BatchCommitted does nothing: spans are made of steps.
+func (t *Tracer) BatchCommitted([]*store.Step, time.Duration, error) {}
+
+// Resumed does nothing: a resumed execution's spans are rebuilt from its
+// history when its next step comes.
+func (t *Tracer) Resumed(string, time.Duration) {}
+
+// TaskTraceParent is the W3C traceparent of a task's span, for the runner
+// to pass on (a Lambda function, an HTTP endpoint, a nested execution);
+// "" when the execution is not traced. It is what the span made of the
+// task's scheduled event will be, whatever happens in between.
+func (t *Tracer) TaskTraceParent(row *store.Execution, req *interp.TaskRequest) string {
+	if on, known := t.traced(row); known && !on {
+		return ""
+	}
+	parent := Parent(row.Arn, row.TraceHeader)
+	return TraceParent(trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: parent.TraceID(), SpanID: TaskSpanID(row.Arn, req.StateName, req.Invocation), TraceFlags: trace.FlagsSampled,
+	}))
+}
+
+// Dropped is how many events were dropped because the queue was full.
+func (t *Tracer) Dropped() uint64 { return t.dropped.Load() }
+
+// Flush exports what has been queued so far.
+func (t *Tracer) Flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	select {
+	case t.flush <- ch:
+	case <-t.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close exports what is queued and shuts the exporter down.
+func (t *Tracer) Close(ctx context.Context) error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	close(t.stop)
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+	}
+	return t.cfg.Exporter.Shutdown(ctx)
+}
+
+func (t *Tracer) run() {
+	defer close(t.done)
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case st := <-t.queue:
+			t.take(st)
+			if len(t.spans) >= batchSpans {
+				t.export()
+			}
+		case <-tick.C:
+			t.export()
+		case ch := <-t.flush:
+			t.drain()
+			t.export()
+			close(ch)
+		case <-t.stop:
+			t.drain()
+			t.export()
+			return
+		}
+	}
+}
+
+func (t *Tracer) drain() {
+	for {
+		select {
+		case st := <-t.queue:
+			t.take(st)
+		default:
+			return
+		}
+	}
+}
+
+func (t *Tracer) export() {
+	if len(t.spans) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := t.cfg.Exporter.ExportSpans(ctx, t.spans); err != nil {
+		t.log.Warn("tracing: export failed", "spans", len(t.spans), "error", err)
+	}
+	t.spans = t.spans[:0]
+}
+
+func (t *Tracer) ended(s tracetest.SpanStub) {
+	s.Resource = t.cfg.Resource
+	s.InstrumentationScope = t.scope
+	t.spans = append(t.spans, s.Snapshot())
+}
+
+// take turns a step's events into spans.
+func (t *Tracer) take(st *step) {
+	if !st.known && !t.lookUp(st) {
+		return
+	}
+	x := t.execs[st.arn]
+	if x == nil {
+		x = newExecTrace(st.arn, st.stateMachineArn, st.traceHeader)
+		if st.mapRunArn != "" {
+			if sc, ok := t.mapRun(st.mapRunArn); ok {
+				x.root.links = append(x.root.links, sdktrace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("stepwise.link", "map_run")}})
+			}
+		}
+		t.execs[st.arn] = x
+		if first := st.events[0].id; first > 1 {
+			t.replay(x, first)
+		}
+	}
+	for i := range st.events {
+		e := &st.events[i]
+		if x.root.start.IsZero() {
+			x.root.start = e.at
+		}
+		if e.typ == history.EventMapRunStarted {
+			t.mapRuns[e.mapRunArn] = trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: MapRunSpanID(e.mapRunArn), TraceFlags: trace.FlagsSampled})
+		}
+		t.b.apply(x, e)
+	}
+	if _, open := x.open[x.root]; !open {
+		delete(t.execs, st.arn)
+	}
+}
+
+// replay rebuilds the open spans of an execution resumed after a restart
+// (or a redrive), from its history before the event first: the spans
+// that ended then were exported then.
+func (t *Tracer) replay(x *execTrace, first int64) {
+	if t.cfg.Store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	quiet := t.b
+	quiet.ended = func(tracetest.SpanStub) {}
+	for after := int64(0); after < first-1; {
+		page, err := t.cfg.Store.EventList(ctx, &store.EventListParams{ExecutionArn: x.arn, AfterID: after, Limit: 1000})
+		if err != nil {
+			t.log.Warn("tracing: reading a resumed execution's history failed", "execution_arn", x.arn, "error", err)
+			return
+		}
+		if len(page) == 0 {
+			return
+		}
+		for _, se := range page {
+			if se.ID >= first {
+				return
+			}
+			var ev history.Event
+			if err := json.Unmarshal(se.Body, &ev); err != nil {
+				continue
+			}
+			e := copyEvent(&ev)
+			if x.root.start.IsZero() {
+				x.root.start = e.at
+			}
+			quiet.apply(x, &e)
+			after = se.ID
+		}
+	}
+}
+
+// mapRun is the span of a map run, from memory or, after a restart, from
+// the store (its execution's trace).
+func (t *Tracer) mapRun(arn string) (trace.SpanContext, bool) {
+	if sc, ok := t.mapRuns[arn]; ok {
+		return sc, true
+	}
+	if t.cfg.Store == nil {
+		return trace.SpanContext{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	mr, err := t.cfg.Store.MapRunGet(ctx, arn)
+	if err != nil {
+		return trace.SpanContext{}, false
+	}
+	parent, err := t.cfg.Store.ExecutionGet(ctx, mr.ExecutionArn)
+	if err != nil {
+		return trace.SpanContext{}, false
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: Parent(parent.Arn, parent.TraceHeader).TraceID(), SpanID: MapRunSpanID(arn), TraceFlags: trace.FlagsSampled})
+	if len(t.mapRuns) >= maxSettings {
+		clear(t.mapRuns)
+	}
+	t.mapRuns[arn] = sc
+	return sc, true
+}
+
+// lookUp reads whether a step's revision is traced, caching the answer.
+func (t *Tracer) lookUp(st *step) bool {
+	key := settingsKey{st.stateMachineArn, st.revision}
+	t.mu.RLock()
+	on, known := t.settings[key]
+	t.mu.RUnlock()
+	if known {
+		return on
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	sm, err := t.cfg.Store.StateMachineGet(ctx, st.stateMachineArn)
+	if err != nil {
+		t.log.Warn("tracing: reading a state machine's tracing configuration failed", "state_machine_arn", st.stateMachineArn, "error", err)
+		return false
+	}
+	on = Enabled(sm.TracingConfiguration)
+	if sm.RevisionID == st.revision {
+		t.mu.Lock()
+		if len(t.settings) >= maxSettings {
+			clear(t.settings)
+		}
+		t.settings[key] = on
+		t.mu.Unlock()
+	}
+	return on
+}

@@ -1,0 +1,259 @@
+package tracing_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"stepwise/engine"
+	"stepwise/failure"
+	"stepwise/internal/testkit/testwait"
+	"stepwise/jsonvalue"
+	"stepwise/service"
+	"stepwise/store/sqlitestore"
+	"stepwise/tracing"
+)
+
+const roleArn = "arn:aws:iam::123456789012:role/r"
+
+// flaky fails a task's first attempt, answers the others with their
+// traceparent, and remembers the traceparents it was given.
+type flaky struct {
+	mu      sync.Mutex
+	parents map[string][]string // state name → traceparents, in order
+	tries   atomic.Int32
+}
+
+func (f *flaky) Run(_ context.Context, t *engine.Task, done func(engine.TaskResult)) {
+	f.mu.Lock()
+	f.parents[t.Request.StateName] = append(f.parents[t.Request.StateName], t.TraceParent)
+	f.mu.Unlock()
+	go func() {
+		if t.Request.StateName == "Work" && f.tries.Add(1) == 1 {
+			done(engine.TaskResult{Failure: failure.Newf("Flaky", "first try")})
+			return
+		}
+		out := jsonvalue.NewObject(1)
+		out.Set("tp", t.TraceParent)
+		done(engine.TaskResult{Output: out})
+	}()
+}
+
+func (f *flaky) Cancel(string, string) {}
+
+type bundle struct {
+	ctx    context.Context
+	svc    *service.Service
+	eng    *engine.Engine
+	exp    *tracetest.InMemoryExporter
+	tracer *tracing.Tracer
+	runner *flaky
+}
+
+func setup(t *testing.T, all bool) *bundle {
+	t.Helper()
+	b := &bundle{ctx: context.Background(), exp: tracetest.NewInMemoryExporter(), runner: &flaky{parents: map[string][]string{}}}
+	drv, err := sqlitestore.Open(b.ctx, sqlitestore.Memory, sqlitestore.Options{})
+	require.NoError(t, err)
+	b.tracer, err = tracing.New(tracing.Config{Exporter: b.exp, Store: drv.Executor(), All: all})
+	require.NoError(t, err)
+	b.eng, err = engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0, Observer: b.tracer, Tasks: b.runner, TaskTrace: b.tracer.TaskTraceParent})
+	require.NoError(t, err)
+	require.NoError(t, b.eng.Start(b.ctx))
+	b.svc, err = service.New(drv, b.eng, service.Config{OnStateMachine: b.tracer.Prime})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		b.eng.Stop()
+		_ = b.tracer.Close(context.Background())
+		drv.Close()
+	})
+	return b
+}
+
+func (b *bundle) create(t *testing.T, name, def string, traced bool) string {
+	t.Helper()
+	in := &service.CreateStateMachineInput{Name: name, Definition: def, RoleArn: roleArn}
+	if traced {
+		in.TracingConfiguration = &service.TracingConfiguration{Enabled: &traced}
+	}
+	out, err := b.svc.CreateStateMachine(b.ctx, in)
+	require.NoError(t, err)
+	return out.StateMachineArn
+}
+
+func (b *bundle) run(t *testing.T, smArn, input string) *service.DescribeExecutionOutput {
+	t.Helper()
+	out, err := b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: smArn, Input: &input})
+	require.NoError(t, err)
+	var d *service.DescribeExecutionOutput
+	testwait.Until(t, func() bool {
+		d, err = b.svc.DescribeExecution(b.ctx, &service.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
+		require.NoError(t, err)
+		return d.Status != "RUNNING"
+	}, 10*time.Second, 5*time.Millisecond)
+	return d
+}
+
+func attr(s tracetest.SpanStub, key string) attribute.Value {
+	for _, a := range s.Attributes {
+		if string(a.Key) == key {
+			return a.Value
+		}
+	}
+	return attribute.Value{}
+}
+
+const child = `{"StartAt":"Inner","States":{"Inner":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:inner","End":true}}}`
+
+const parent = `{"StartAt":"Prepare","States":{
+ "Prepare":{"Type":"Pass","Next":"Work"},
+ "Work":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:work",
+   "Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1,"MaxAttempts":2}],"ResultPath":"$.work","Next":"Both"},
+ "Both":{"Type":"Parallel","ResultPath":null,"Branches":[
+   {"StartAt":"Left","States":{"Left":{"Type":"Pass","End":true}}},
+   {"StartAt":"Right","States":{"Right":{"Type":"Pass","End":true}}}],"Next":"Each"},
+ "Each":{"Type":"Map","ItemsPath":"$.items","ItemProcessor":{"StartAt":"Item","States":{"Item":{"Type":"Pass","End":true}}},"ResultPath":null,"Next":"Nested"},
+ "Nested":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2","Parameters":{"StateMachineArn":"%s"},"Next":"Done"},
+ "Done":{"Type":"Succeed"}}}`
+
+// Every state, task, iteration and nested execution is a span of one
+// trace, with its parent; the runner gets its task span's traceparent.
+func TestExecutionIsOneTrace(t *testing.T) {
+	b := setup(t, false)
+	childArn := b.create(t, "child", child, true)
+	smArn := b.create(t, "parent", fmt.Sprintf(parent, childArn), true)
+	d := b.run(t, smArn, `{"items":[1,2]}`)
+	require.Equal(t, "SUCCEEDED", d.Status, "%+v", d)
+	require.NoError(t, b.tracer.Flush(b.ctx))
+	testwait.Until(t, func() bool { require.NoError(t, b.tracer.Flush(b.ctx)); return len(b.exp.GetSpans()) >= 19 }, 10*time.Second, 10*time.Millisecond)
+	spans := b.exp.GetSpans()
+
+	byID := map[trace.SpanID]tracetest.SpanStub{}
+	traces := map[trace.TraceID]bool{}
+	for _, s := range spans {
+		byID[s.SpanContext.SpanID()] = s
+		traces[s.SpanContext.TraceID()] = true
+	}
+	require.Len(t, traces, 1, "one trace")
+	require.Len(t, byID, len(spans), "no span exported twice")
+	path := func(s tracetest.SpanStub) string {
+		var names []string
+		for {
+			names = append([]string{s.Name}, names...)
+			p, ok := byID[s.Parent.SpanID()]
+			if !s.Parent.IsValid() || !ok {
+				return strings.Join(names, "/")
+			}
+			s = p
+		}
+	}
+	var paths []string
+	for _, s := range spans {
+		paths = append(paths, path(s))
+	}
+	sort.Strings(paths)
+	fn := "arn:aws:lambda:us-east-1:123456789012:function:"
+	require.Equal(t, []string{
+		"parent",
+		"parent/Both",
+		"parent/Both/Left",
+		"parent/Both/Right",
+		"parent/Done",
+		"parent/Each",
+		"parent/Each/Map iteration",
+		"parent/Each/Map iteration",
+		"parent/Each/Map iteration/Item",
+		"parent/Each/Map iteration/Item",
+		"parent/Nested",
+		"parent/Nested/states:startExecution.sync:2",
+		"parent/Nested/states:startExecution.sync:2/child",
+		"parent/Nested/states:startExecution.sync:2/child/Inner",
+		"parent/Nested/states:startExecution.sync:2/child/Inner/" + fn + "inner",
+		"parent/Prepare",
+		"parent/Work",
+		"parent/Work/" + fn + "work",
+		"parent/Work/" + fn + "work",
+	}, paths)
+
+	var work []tracetest.SpanStub
+	for _, s := range spans {
+		switch {
+		case s.Name == fn+"work":
+			work = append(work, s)
+		case s.Name == "Work":
+			require.Equal(t, "Task", attr(s, "stepwise.state.type").AsString())
+			require.EqualValues(t, 2, attr(s, "stepwise.state.attempts").AsInt64())
+			require.EqualValues(t, 1, attr(s, "stepwise.state.retries").AsInt64())
+		case s.Name == "parent":
+			require.Equal(t, "SUCCEEDED", attr(s, "stepwise.execution.status").AsString())
+			require.False(t, s.Parent.IsValid())
+		}
+	}
+	sort.Slice(work, func(i, j int) bool { return work[i].StartTime.Before(work[j].StartTime) })
+	require.EqualValues(t, 0, attr(work[0], "stepwise.task.attempt").AsInt64())
+	require.Equal(t, codes.Error, work[0].Status.Code)
+	require.Equal(t, "Flaky", attr(work[0], "error.type").AsString())
+	require.Equal(t, "first try", attr(work[0], "stepwise.cause").AsString())
+	require.EqualValues(t, 1, attr(work[1], "stepwise.task.attempt").AsInt64())
+	require.Equal(t, codes.Unset, work[1].Status.Code)
+	require.Equal(t, fn+"work", attr(work[1], "stepwise.task.resource").AsString())
+	require.Equal(t, trace.SpanKindClient, work[1].SpanKind)
+
+	// The runner was given each attempt's own span.
+	b.runner.mu.Lock()
+	defer b.runner.mu.Unlock()
+	require.Equal(t, []string{tracing.TraceParent(work[0].SpanContext), tracing.TraceParent(work[1].SpanContext)}, b.runner.parents["Work"])
+	for _, s := range spans {
+		if s.Name == fn+"inner" {
+			require.Equal(t, []string{tracing.TraceParent(s.SpanContext)}, b.runner.parents["Inner"])
+		}
+	}
+}
+
+// A state machine without tracing enabled is not traced, its tasks get no
+// traceparent; --trace-all traces it.
+func TestTracingConfiguration(t *testing.T) {
+	b := setup(t, false)
+	smArn := b.create(t, "plain", child, false)
+	require.Equal(t, "SUCCEEDED", b.run(t, smArn, `{}`).Status)
+	require.NoError(t, b.tracer.Flush(b.ctx))
+	require.Empty(t, b.exp.GetSpans())
+	require.Equal(t, []string{""}, b.runner.parents["Inner"])
+
+	all := setup(t, true)
+	smArn = all.create(t, "plain", child, false)
+	require.Equal(t, "SUCCEEDED", all.run(t, smArn, `{}`).Status)
+	testwait.Until(t, func() bool { require.NoError(t, all.tracer.Flush(all.ctx)); return len(all.exp.GetSpans()) == 3 }, 10*time.Second, 10*time.Millisecond)
+	require.NotEmpty(t, all.runner.parents["Inner"][0])
+}
+
+func TestParseHeader(t *testing.T) {
+	sc, ok := tracing.ParseHeader("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	require.True(t, ok)
+	require.Equal(t, "0af7651916cd43dd8448eb211c80319c", sc.TraceID().String())
+	require.Equal(t, "b7ad6b7169203331", sc.SpanID().String())
+	x, ok := tracing.ParseHeader(tracing.XRayHeader(sc))
+	require.True(t, ok)
+	require.Equal(t, sc.TraceID(), x.TraceID())
+	require.Equal(t, sc.SpanID(), x.SpanID())
+	require.Equal(t, "Root=1-0af76519-16cd43dd8448eb211c80319c;Parent=b7ad6b7169203331;Sampled=1", tracing.XRayHeader(sc))
+	for _, bad := range []string{"", "00-xyz-b7ad6b7169203331-01", "Root=2-1-2", "Parent=b7ad6b7169203331"} {
+		_, ok := tracing.ParseHeader(bad)
+		require.False(t, ok, bad)
+	}
+	// Without a header, the trace is the ARN's, the same every time.
+	a := tracing.Parent("arn:aws:states:us-east-1:1:execution:m:e", "")
+	require.Equal(t, a.TraceID(), tracing.Parent("arn:aws:states:us-east-1:1:execution:m:e", "").TraceID())
+	require.NotEqual(t, a.TraceID(), tracing.Parent("arn:aws:states:us-east-1:1:execution:m:f", "").TraceID())
+}
