@@ -82,6 +82,11 @@ func (inv *invoker) Call(ctx context.Context, r *integration.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	// A traced task's span is the parent of the endpoint's work (W3C
+	// Trace Context), unless the task sends a traceparent of its own.
+	if r.TraceParent != "" && req.Header.Get("Traceparent") == "" {
+		req.Header.Set("Traceparent", r.TraceParent)
+	}
 	resp, err := inv.client.Do(req)
 	if err != nil {
 		return nil, inv.transportFailure(ctx, err)

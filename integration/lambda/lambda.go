@@ -112,7 +112,7 @@ func (iv *invoker) Call(ctx context.Context, r *integration.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := iv.invoke(ctx, in)
+	res, err := iv.invoke(WithTraceParent(ctx, r.TraceParent), in)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (iv *invoker) invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 	if fn := iv.local.Lookup(aws.ToString(in.FunctionName)); fn != nil {
 		return fn.Invoke(ctx, in)
 	}
-	res, err := iv.client.Invoke(ctx, in)
+	res, err := iv.client.Invoke(ctx, in, traceHeaderOption(ctx))
 	if err != nil {
 		return nil, integration.ServiceFailure("Lambda", "AWSLambda", err)
 	}

@@ -356,6 +356,9 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []by
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name)
+	if tc := traceOf(ctx); tc.parent != "" {
+		cmd.Env = append(cmd.Env, "_X_AMZN_TRACE_ID="+tc.xray, "TRACEPARENT="+tc.parent)
+	}
 	// The command and whatever it starts are one process group, killed
 	// together when the task ends first.
 	killAsGroup(cmd)

@@ -66,6 +66,8 @@ type invocation struct {
 	deadline     time.Time
 	// clientContext is the invoke's ClientContext, decoded.
 	clientContext string
+	// trace is the caller's trace context (empty when none).
+	trace traceContext
 }
 
 // errTimedOut marks an invoke that ran past the function's timeout;
@@ -113,7 +115,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 		p.ready = true
 	}
 	inv := &invocation{event: payload, requestID: requestID, functionName: f.Name, functionArn: f.local.arn(f.Name),
-		memoryMB: h.memory(), deadline: time.Now().Add(timeout), clientContext: clientContext}
+		memoryMB: h.memory(), deadline: time.Now().Add(timeout), clientContext: clientContext, trace: traceOf(ctx)}
 	out, fnErr, err = p.talk.invoke(ctx, p, inv, timeout)
 	switch {
 	case errors.Is(err, errTimedOut):

@@ -197,7 +197,12 @@ func (t *apiTalk) serveNext(w http.ResponseWriter, r *http.Request) {
 		h.Set("Lambda-Runtime-Aws-Request-Id", inv.requestID)
 		h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(inv.deadline.UnixMilli(), 10))
 		h.Set("Lambda-Runtime-Invoked-Function-Arn", inv.functionArn)
-		h.Set("Lambda-Runtime-Trace-Id", traceID(inv.requestID))
+		if inv.trace.xray != "" {
+			h.Set("Lambda-Runtime-Trace-Id", inv.trace.xray)
+			h.Set("Traceparent", inv.trace.parent)
+		} else {
+			h.Set("Lambda-Runtime-Trace-Id", traceID(inv.requestID))
+		}
 		if inv.clientContext != "" {
 			h.Set("Lambda-Runtime-Client-Context", inv.clientContext)
 		}

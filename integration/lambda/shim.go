@@ -101,6 +101,10 @@ type shimRequest struct {
 	FunctionArn  string `json:"functionArn"`
 	MemoryMB     int    `json:"memoryMb"`
 	DeadlineMs   int64  `json:"deadlineMs"`
+	// TraceID is X-Ray's trace header (the shim's _X_AMZN_TRACE_ID) and
+	// TraceParent the W3C one (TRACEPARENT) of the caller's span.
+	TraceID     string `json:"traceId,omitempty"`
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // shimReply is the shim's answer.
@@ -165,6 +169,7 @@ func (t *shimTalk) invoke(ctx context.Context, p *warm, inv *invocation, limit t
 	req, _ := json.Marshal(shimRequest{
 		Event: string(inv.event), RequestID: inv.requestID, FunctionName: inv.functionName,
 		FunctionArn: inv.functionArn, MemoryMB: inv.memoryMB, DeadlineMs: inv.deadline.UnixMilli(),
+		TraceID: inv.trace.xray, TraceParent: inv.trace.parent,
 	})
 	line, err := t.exchange(ctx, p, req, limit)
 	if err != nil {

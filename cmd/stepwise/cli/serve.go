@@ -58,6 +58,7 @@ type serveCommand struct {
 	mockConfig string
 	// events are where status-change events go.
 	events eventFlags
+	traces traceFlags
 	// metrics serves /metrics (--metrics=false turns it and the counting off).
 	metrics bool
 	// quotaPreset and quotaSpecs are --quotas and the --quota values.
@@ -177,6 +178,7 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.cfg.TLSCert, "tls-cert", "", "PEM file of the server's certificate (chain): serve HTTPS (with --tls-key)")
 	f.StringVar(&c.cfg.TLSKey, "tls-key", "", "PEM file of the certificate's private key (with --tls-cert)")
 	c.events.register(f)
+	c.traces.register(f)
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
 	f.StringVar(&c.cfg.ExecutionLogs.Dir, "logs-dir", "", "folder of the execution log files, a folder per log group (default: the database's path with .logs added)")
@@ -322,6 +324,13 @@ func (c *serveCommand) run(ctx context.Context) error {
 		defer func() { stopDeliveries(); <-delivered }()
 	}
 	observers = append(observers, logs.observers()...)
+	// Traces are exported until the engine has stopped.
+	tracer, stopTracer, err := c.traces.start(ctx, drv.Executor(), log)
+	if err != nil {
+		return err
+	}
+	defer stopTracer()
+	wireTracer(tracer, &engCfg, &observers)
 	if len(observers) > 0 {
 		engCfg.Observer = observers
 	}
@@ -362,7 +371,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		}
 		auth = &apiAuth{credentials: creds, sessionKey: key}
 	}
-	api, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, auth, log, logs.service)
+	api, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, auth, log, logs.service, tracerHook(tracer))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,8 @@
 // invocations: one JSON line in on standard input, one JSON line out on
 // standard output ({"payload": ...} or {"error": {errorType, errorMessage,
 // trace}}, the error as Lambda's Node.js runtimes shape it), as shim.py
-// does. The console writes to standard error.
+// does. The console writes to standard error. The caller's trace headers
+// are process.env._X_AMZN_TRACE_ID and TRACEPARENT during the invocation.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -109,6 +110,10 @@ async function main() {
     if (failed) {
       out({ error: failed });
       process.exit(1);
+    }
+    for (const [v, k] of [['_X_AMZN_TRACE_ID', 'traceId'], ['TRACEPARENT', 'traceparent']]) {
+      if (req[k]) process.env[v] = req[k];
+      else delete process.env[v];
     }
     try {
       const result = await invoke(handler, JSON.parse(req.event), context(req));

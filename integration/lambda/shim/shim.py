@@ -3,7 +3,10 @@
 # python3 shim.py DIR MODULE.FUNCTION imports the handler once, then serves
 # invocations: one JSON line in on standard input
 #   {"event": "<event JSON>", "requestId": ..., "functionName": ...,
-#    "functionArn": ..., "memoryMb": ..., "deadlineMs": ...}
+#    "functionArn": ..., "memoryMb": ..., "deadlineMs": ...,
+#    "traceId": X-Ray's header, "traceparent": W3C's (when the caller is traced)}
+# The trace headers are the environment's _X_AMZN_TRACE_ID and TRACEPARENT
+# during the invocation, as Lambda sets _X_AMZN_TRACE_ID.
 # and one JSON line out on the standard output it was started with
 #   {"payload": <result>} or {"error": {"errorType", "errorMessage", "stackTrace"}}.
 # It first answers {"ready": true} once the import is done (or failed: the
@@ -80,6 +83,11 @@ def main():
         if failed is not None:
             reply({"error": failed})
             sys.exit(1)
+        for var, key in (("_X_AMZN_TRACE_ID", "traceId"), ("TRACEPARENT", "traceparent")):
+            if req.get(key):
+                os.environ[var] = req[key]
+            else:
+                os.environ.pop(var, None)
         try:
             result = handler(json.loads(req["event"]), LambdaContext(req))
         except Exception as e:
