@@ -1,0 +1,79 @@
+package tracing_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/engine"
+	"stepwise/internal/testkit/otlptest"
+	"stepwise/internal/testkit/slowtest"
+	"stepwise/internal/testkit/testwait"
+	"stepwise/service"
+	"stepwise/store/sqlitestore"
+	"stepwise/tracing"
+)
+
+// The spans reach the OpenTelemetry Collector's own OTLP receiver, over
+// HTTP (--otel-endpoint) and over gRPC (OTEL_EXPORTER_OTLP_PROTOCOL).
+func TestOTLPExport(t *testing.T) {
+	slowtest.Require(t, "it builds and runs the OpenTelemetry Collector's OTLP receiver")
+	rcv := otlptest.Start(t)
+	for _, proto := range []string{"http/protobuf", "grpc"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", proto)
+			endpoint := rcv.HTTP
+			if proto == "grpc" {
+				endpoint = "http://" + rcv.GRPC
+			}
+			ctx := context.Background()
+			exp, err := tracing.NewExporter(ctx, endpoint)
+			require.NoError(t, err)
+			drv, err := sqlitestore.Open(ctx, sqlitestore.Memory, sqlitestore.Options{})
+			require.NoError(t, err)
+			defer drv.Close()
+			tr, err := tracing.New(tracing.Config{Exporter: exp, Store: drv.Executor(), All: true, Resource: tracing.Resource(ctx, "test")})
+			require.NoError(t, err)
+			eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Observer: tr, TaskTrace: tr.TaskTraceParent})
+			require.NoError(t, err)
+			require.NoError(t, eng.Start(ctx))
+			svc, err := service.New(drv, eng, service.Config{})
+			require.NoError(t, err)
+			sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{Name: "otlp-" + proto[:4], RoleArn: roleArn,
+				Definition: `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Fail","Error":"Broken","Cause":"on purpose"}}}`})
+			require.NoError(t, err)
+			out, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: sm.StateMachineArn})
+			require.NoError(t, err)
+			traceID := tracing.Parent(out.ExecutionArn, "").TraceID().String()
+			var got []otlptest.Span
+			testwait.Until(t, func() bool {
+				require.NoError(t, tr.Flush(ctx))
+				got = got[:0]
+				for _, s := range rcv.Spans() {
+					if s.TraceID == traceID {
+						got = append(got, s)
+					}
+				}
+				return len(got) == 3
+			}, 20*time.Second, 50*time.Millisecond)
+			eng.Stop()
+			require.NoError(t, tr.Close(ctx))
+			byName := map[string]otlptest.Span{}
+			for _, s := range got {
+				byName[s.Name] = s
+			}
+			root := byName["otlp-"+proto[:4]]
+			require.Empty(t, root.ParentSpanID)
+			require.Equal(t, "Error", root.Status)
+			require.Equal(t, "FAILED", root.Attributes["stepwise.execution.status"])
+			require.Equal(t, "Broken", root.Attributes["error.type"])
+			require.Equal(t, "on purpose", root.Attributes["stepwise.cause"])
+			require.Equal(t, "stepwise", root.Resource["service.name"])
+			require.Equal(t, root.SpanID, byName["A"].ParentSpanID)
+			require.Equal(t, root.SpanID, byName["B"].ParentSpanID)
+			require.Equal(t, "Fail", byName["B"].Attributes["stepwise.state.type"])
+		})
+	}
+}
