@@ -351,11 +351,19 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 			if se.ID >= first {
 				return
 			}
-			var ev history.Event
+			// The stored JSON is the API's: its timestamp is in epoch
+			// seconds; the row has it as a time.
+			var ev struct {
+				history.Event
+				Timestamp json.RawMessage `json:"timestamp"`
+			}
 			if err := json.Unmarshal(se.Body, &ev); err != nil {
+				t.log.Warn("tracing: a stored history event is not readable", "execution_arn", x.arn, "event_id", se.ID, "error", err)
+				after = se.ID
 				continue
 			}
-			e := copyEvent(&ev)
+			ev.Event.Timestamp = se.Timestamp
+			e := copyEvent(&ev.Event)
 			if x.root.start.IsZero() {
 				x.root.start = e.at
 			}
