@@ -257,3 +257,36 @@ func TestParseHeader(t *testing.T) {
 	require.Equal(t, a.TraceID(), tracing.Parent("arn:aws:states:us-east-1:1:execution:m:e", "").TraceID())
 	require.NotEqual(t, a.TraceID(), tracing.Parent("arn:aws:states:us-east-1:1:execution:m:f", "").TraceID())
 }
+
+// A distributed Map's map run is a span under its Map state; each child
+// execution is a trace of its own whose root links to the map run's span.
+func TestMapRunLinks(t *testing.T) {
+	b := setup(t, true)
+	smArn := b.create(t, "dist", `{"StartAt":"Fan","States":{"Fan":{"Type":"Map","ItemsPath":"$.items",
+	 "ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"One","States":{"One":{"Type":"Pass","End":true}}},
+	 "End":true}}}`, false)
+	d := b.run(t, smArn, `{"items":[1,2,3]}`)
+	require.Equal(t, "SUCCEEDED", d.Status, "%+v", d)
+	var run tracetest.SpanStub
+	var children []tracetest.SpanStub
+	testwait.Until(t, func() bool {
+		require.NoError(t, b.tracer.Flush(b.ctx))
+		children = children[:0]
+		for _, s := range b.exp.GetSpans() {
+			switch {
+			case s.Name == "Map run":
+				run = s
+			case len(s.Links) > 0:
+				children = append(children, s)
+			}
+		}
+		return run.Name != "" && len(children) == 3
+	}, 10*time.Second, 10*time.Millisecond)
+	require.NotEmpty(t, attr(run, "stepwise.map_run.arn").AsString())
+	for _, c := range children {
+		require.Equal(t, run.SpanContext.SpanID(), c.Links[0].SpanContext.SpanID())
+		require.Equal(t, run.SpanContext.TraceID(), c.Links[0].SpanContext.TraceID())
+		require.NotEqual(t, run.SpanContext.TraceID(), c.SpanContext.TraceID(), "a child execution is a trace of its own")
+		require.False(t, c.Parent.IsValid())
+	}
+}

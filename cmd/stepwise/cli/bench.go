@@ -41,6 +41,7 @@ type benchCommand struct {
 	rest          time.Duration
 	keep          bool
 	serverArgs    []string
+	trace         bool // serve --trace-all into a discarding OTLP endpoint
 	warmup        int
 	activityRuns  int
 	activitySteps int
@@ -113,6 +114,7 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.StringVar(&c.serverCommand, "server-command", "", `run this program instead of "stepwise serve" (it must print "on http://ADDR " first)`)
 	f.MarkHidden("server-command")
 	f.StringSliceVar(&c.serverArgs, "server-arg", nil, "extra argument for the server (repeatable)")
+	f.BoolVar(&c.trace, "trace", false, "trace every execution (serve --trace-all), exported over OTLP/HTTP to an endpoint of the bench that drops the spans: compare with a run without it for the cost of tracing")
 	f.StringVar(&c.db, "db", "", "database of the servers: a postgres:// URL to share, or a SQLite file (default: a new file in a temporary directory)")
 	f.IntVar(&c.nodes, "nodes", 1, "servers to start on the database, the load spread over them (more than one needs a postgres:// --db)")
 	return cmd
@@ -170,6 +172,15 @@ func (c *benchCommand) run(ctx context.Context) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	if c.trace {
+		sink, err := startTraceSink()
+		if err != nil {
+			return err
+		}
+		defer sink.close()
+		defer sink.report(c.Out)
+		c.serverArgs = append(sink.args(), c.serverArgs...)
 	}
 	keyID, secret, err := benchKey(c.serverArgs)
 	if err != nil {
