@@ -95,3 +95,15 @@ func TestInvokeCarriesTraceHeader(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, []string{xray, ""}, got)
 }
+
+// A provided runtime's bootstrap gets its invocation's trace in
+// Lambda-Runtime-Trace-Id, X-Ray's form of the task's span.
+func TestProvidedRuntimeGetsTrace(t *testing.T) {
+	t.Parallel()
+	dir := buildBootstrap(t)
+	reg := localRegistry(t, map[string]string{"go": "provided:" + dir + ":my.handler"}, 0)
+	t.Cleanup(reg.Close)
+	res := runTraced(t, reg, "arn:aws:states:::lambda:invoke", `{"FunctionName": "go", "Payload": {"n": 1}}`, traceparent)
+	require.Nil(t, res.Failure, "%+v", res.Failure)
+	require.Equal(t, xray, get(t, res.Output, "Payload", "trace"))
+}
