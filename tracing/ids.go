@@ -1,10 +1,8 @@
 package tracing
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/trace"
@@ -15,34 +13,48 @@ import (
 // over by another node, continues the trace it began, with nothing kept
 // but the history.
 
-// derive hashes the parts into an id of n bytes (never all zero).
-func derive(n int, parts ...string) []byte {
-	h := sha256.New()
-	for _, p := range parts {
-		var l [4]byte
-		binary.BigEndian.PutUint32(l[:], uint32(len(p)))
-		h.Write(l[:])
-		h.Write([]byte(p))
+// The ids are FNV-1a hashes of the execution's ARN and what names the
+// span, finished by SplitMix64's mixer: cheap (a traced step costs a few
+// of them) and the same in every process.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
 	}
-	sum := h.Sum(nil)[:n]
-	if allZero(sum) {
-		sum[n-1] = 1
-	}
-	return sum
+	return h
 }
 
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	if x == 0 {
+		x = 1
 	}
-	return true
+	return x
 }
 
-func spanID(parts ...string) trace.SpanID {
+// The seeds keep the kinds of ids apart.
+const (
+	seedTraceHi = iota + 1
+	seedTraceLo
+	seedExecution
+	seedEvent
+	seedTask
+	seedMapRun
+)
+
+func arnHash(seed uint64, arn string) uint64 { return fnv(fnvOffset^seed, arn) }
+
+func spanIDOf(x uint64) trace.SpanID {
 	var id trace.SpanID
-	copy(id[:], derive(8, parts...))
+	binary.BigEndian.PutUint64(id[:], mix(x))
 	return id
 }
 
@@ -50,19 +62,25 @@ func spanID(parts ...string) trace.SpanID {
 // header: a hash of its ARN.
 func ExecutionTraceID(executionArn string) trace.TraceID {
 	var id trace.TraceID
-	copy(id[:], derive(16, "trace", executionArn))
+	binary.BigEndian.PutUint64(id[:8], mix(arnHash(seedTraceHi, executionArn)))
+	binary.BigEndian.PutUint64(id[8:], mix(arnHash(seedTraceLo, executionArn)))
 	return id
 }
 
 // ExecutionSpanID is the id of an execution's root span.
 func ExecutionSpanID(executionArn string) trace.SpanID {
-	return spanID("execution", executionArn)
+	return spanIDOf(arnHash(seedExecution, executionArn))
 }
 
 // EventSpanID is the id of the span an event of an execution's history
 // opens (a state entered, a Map iteration, a redrive).
 func EventSpanID(executionArn string, eventID int64) trace.SpanID {
-	return spanID("event", executionArn, strconv.FormatInt(eventID, 10))
+	return eventSpanID(arnHash(seedEvent, executionArn), eventID)
+}
+
+// eventSpanID is EventSpanID with the ARN's hash (eventBase) made once.
+func eventSpanID(base uint64, eventID int64) trace.SpanID {
+	return spanIDOf(base ^ mix(uint64(eventID)))
 }
 
 // TaskSpanID is the id of a task's span: the state's name and the task's
@@ -70,12 +88,12 @@ func EventSpanID(executionArn string, eventID int64) trace.SpanID {
 // counted in the execution's order), which the runner knows before its
 // scheduled event is committed.
 func TaskSpanID(executionArn, stateName string, invocation int) trace.SpanID {
-	return spanID("task", executionArn, stateName, strconv.Itoa(invocation))
+	return spanIDOf(fnv(arnHash(seedTask, executionArn)^0xff, stateName) ^ mix(uint64(invocation)))
 }
 
 // MapRunSpanID is the id of a map run's span.
 func MapRunSpanID(mapRunArn string) trace.SpanID {
-	return spanID("maprun", mapRunArn)
+	return spanIDOf(arnHash(seedMapRun, mapRunArn))
 }
 
 // Parent is the remote parent an execution's trace continues: its trace

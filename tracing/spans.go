@@ -118,18 +118,20 @@ type node struct {
 	cause    string
 	failed   bool
 	spanKind trace.SpanKind
+	ended    bool
 }
 
 // execTrace is the spans of one execution being built.
 type execTrace struct {
-	arn     string
-	traceID trace.TraceID
-	root    *node
-	ctx     map[int64]*node // event id → the open span the events after it belong to
-	open    map[*node]struct{}
-	invoked map[string]int // tasks scheduled per state name
-	last    int64          // the last event id seen
-	remote  trace.SpanContext
+	arn       string
+	traceID   trace.TraceID
+	eventBase uint64 // the ARN's hash in the ids of events' spans
+	root      *node
+	ctx       []*node        // event id → the open span the events after it belong to
+	nodes     []*node        // the spans made, ended or not
+	invoked   map[string]int // tasks scheduled per state name
+	last      int64          // the last event id seen
+	remote    trace.SpanContext
 }
 
 // builder makes the spans of executions' events.
@@ -141,13 +143,24 @@ type builder struct {
 // names one, is the remote parent of its root span.
 func newExecTrace(arn, stateMachineArn, traceHeader string) *execTrace {
 	remote := Parent(arn, traceHeader)
-	x := &execTrace{arn: arn, traceID: remote.TraceID(), ctx: map[int64]*node{}, open: map[*node]struct{}{}, invoked: map[string]int{}, remote: remote}
+	x := &execTrace{arn: arn, traceID: remote.TraceID(), eventBase: arnHash(seedEvent, arn), remote: remote}
 	smName := stateMachineArn[strings.LastIndexByte(stateMachineArn, ':')+1:]
 	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []attribute.KeyValue{
 		attribute.String("stepwise.execution.arn", arn), attribute.String("stepwise.state_machine.arn", stateMachineArn),
 	}}
-	x.open[x.root] = struct{}{}
+	x.nodes = append(x.nodes, x.root)
 	return x
+}
+
+// setCtx says which open span the events after id belong to.
+func (x *execTrace) setCtx(id int64, n *node) {
+	if id < 0 {
+		return
+	}
+	for int64(len(x.ctx)) <= id {
+		x.ctx = append(x.ctx, nil)
+	}
+	x.ctx[id] = n
 }
 
 func stateType(t history.EventType, suffix string) string {
@@ -156,14 +169,14 @@ func stateType(t history.EventType, suffix string) string {
 
 // parentOf is the open span events after id belong to.
 func (x *execTrace) parentOf(id int64) *node {
-	if n := x.ctx[id]; n != nil {
-		return n
+	if id >= 0 && id < int64(len(x.ctx)) && x.ctx[id] != nil {
+		return x.ctx[id]
 	}
 	return x.root
 }
 
 func (x *execTrace) openNode(n *node) *node {
-	x.open[n] = struct{}{}
+	x.nodes = append(x.nodes, n)
 	return n
 }
 
@@ -192,18 +205,18 @@ func (b *builder) apply(x *execTrace, e *event) {
 	switch {
 	case e.typ == history.EventExecutionStarted:
 		x.root.start = e.at
-		x.ctx[e.id] = x.root
+		x.setCtx(e.id, x.root)
 	case e.typ == history.EventExecutionRedriven:
-		n := x.openNode(&node{kind: kindRedrive, id: EventSpanID(x.arn, e.id), parent: x.root, name: "Redrive", start: e.at})
-		x.ctx[e.id] = n
+		n := x.openNode(&node{kind: kindRedrive, id: eventSpanID(x.eventBase, e.id), parent: x.root, name: "Redrive", start: e.at})
+		x.setCtx(e.id, n)
 	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
 		e.typ == history.EventExecutionAborted || e.typ == history.EventExecutionTimedOut:
-		for n := range x.open {
+		for _, n := range x.nodes {
 			if n.kind != kindRedrive && n != x.root {
 				b.end(x, n, e.at)
 			}
 		}
-		for n := range x.open {
+		for _, n := range x.nodes {
 			if n != x.root {
 				b.end(x, n, e.at)
 			}
@@ -221,13 +234,13 @@ func (b *builder) apply(x *execTrace, e *event) {
 			cur = cur.parent
 		}
 		st := stateType(e.typ, "StateEntered")
-		n := x.openNode(&node{kind: kindState, id: EventSpanID(x.arn, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
+		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
 			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.String("stepwise.state.type", st)}})
-		x.ctx[e.id] = n
+		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
 		n := up(cur, kindState, e.name)
 		if n == nil {
-			x.ctx[e.id] = cur
+			x.setCtx(e.id, cur)
 			return
 		}
 		// Spans opened inside it and never closed (a task's failure
@@ -236,7 +249,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 			b.end(x, c, e.at)
 		}
 		b.end(x, n, e.at)
-		x.ctx[e.id] = n.parent
+		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventTaskScheduled || e.typ == history.EventLambdaFunctionScheduled || e.typ == history.EventActivityScheduled:
 		st := up(cur, kindState, "")
 		name, attempt := "", 0
@@ -249,6 +262,9 @@ func (b *builder) apply(x *execTrace, e *event) {
 			// An integration's resource: "lambda:invoke", "states:startExecution.sync:2".
 			spanName = e.resType + ":" + e.resource
 		}
+		if x.invoked == nil {
+			x.invoked = map[string]int{}
+		}
 		inv := x.invoked[name]
 		x.invoked[name] = inv + 1
 		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: trace.SpanKindClient,
@@ -257,11 +273,11 @@ func (b *builder) apply(x *execTrace, e *event) {
 				attribute.Int("stepwise.task.attempt", attempt), attribute.Int("stepwise.task.invocation", inv),
 				attribute.String("stepwise.state.name", name),
 			}})
-		x.ctx[e.id] = n
+		x.setCtx(e.id, n)
 	case e.typ == history.EventTaskStarted || e.typ == history.EventTaskSubmitted ||
 		e.typ == history.EventLambdaFunctionStarted || e.typ == history.EventActivityStarted:
 		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
-		x.ctx[e.id] = cur
+		x.setCtx(e.id, cur)
 	case e.typ == history.EventTaskSucceeded || e.typ == history.EventTaskFailed || e.typ == history.EventTaskTimedOut ||
 		e.typ == history.EventTaskStartFailed || e.typ == history.EventTaskSubmitFailed ||
 		e.typ == history.EventLambdaFunctionSucceeded || e.typ == history.EventLambdaFunctionFailed || e.typ == history.EventLambdaFunctionTimedOut ||
@@ -269,7 +285,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		e.typ == history.EventActivitySucceeded || e.typ == history.EventActivityFailed || e.typ == history.EventActivityTimedOut:
 		n := up(cur, kindTask, "")
 		if n == nil {
-			x.ctx[e.id] = cur
+			x.setCtx(e.id, cur)
 			return
 		}
 		if e.hasFailure {
@@ -279,19 +295,19 @@ func (b *builder) apply(x *execTrace, e *event) {
 			}
 		}
 		b.end(x, n, e.at)
-		x.ctx[e.id] = n.parent
+		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapIterationStarted:
 		m := up(cur, kindState, "")
-		n := x.openNode(&node{kind: kindIteration, id: EventSpanID(x.arn, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
+		n := x.openNode(&node{kind: kindIteration, id: eventSpanID(x.eventBase, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
 			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.Int("stepwise.map.iteration.index", e.index)}})
 		if m != nil {
 			n.parent = m
 		}
-		x.ctx[e.id] = n
+		x.setCtx(e.id, n)
 	case e.typ == history.EventMapIterationSucceeded || e.typ == history.EventMapIterationFailed || e.typ == history.EventMapIterationAborted:
 		n := up(cur, kindIteration, "")
 		if n == nil {
-			x.ctx[e.id] = cur
+			x.setCtx(e.id, cur)
 			return
 		}
 		for c := cur; c != nil && c != n; c = c.parent {
@@ -301,22 +317,22 @@ func (b *builder) apply(x *execTrace, e *event) {
 			b.fail(n, e)
 		}
 		b.end(x, n, e.at)
-		x.ctx[e.id] = n.parent
+		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapRunStarted:
 		n := x.openNode(&node{kind: kindMapRun, id: MapRunSpanID(e.mapRunArn), parent: cur, name: "Map run", start: e.at,
 			attrs: []attribute.KeyValue{attribute.String("stepwise.map_run.arn", e.mapRunArn)}})
-		x.ctx[e.id] = n
+		x.setCtx(e.id, n)
 	case e.typ == history.EventMapRunSucceeded || e.typ == history.EventMapRunFailed || e.typ == history.EventMapRunAborted:
 		n := up(cur, kindMapRun, "")
 		if n == nil {
-			x.ctx[e.id] = cur
+			x.setCtx(e.id, cur)
 			return
 		}
 		if e.hasFailure {
 			b.fail(n, e)
 		}
 		b.end(x, n, e.at)
-		x.ctx[e.id] = n.parent
+		x.setCtx(e.id, n.parent)
 	case strings.HasSuffix(t, "StateFailed") || strings.HasSuffix(t, "StateAborted") || e.typ == history.EventEvaluationFailed:
 		// A state that failed (its Catch, or the execution's end, comes
 		// next).
@@ -327,15 +343,15 @@ func (b *builder) apply(x *execTrace, e *event) {
 			}
 			b.fail(n, e)
 			b.end(x, n, e.at)
-			x.ctx[e.id] = n.parent
+			x.setCtx(e.id, n.parent)
 			return
 		}
-		x.ctx[e.id] = cur
+		x.setCtx(e.id, cur)
 	default:
 		// MapStateStarted, ParallelStateStarted, their successes, and the
 		// rest belong to the state they are in.
 		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
-		x.ctx[e.id] = cur
+		x.setCtx(e.id, cur)
 	}
 }
 
@@ -361,10 +377,10 @@ func (b *builder) fail(n *node, e *event) {
 
 // end closes a span (once) and hands it on.
 func (b *builder) end(x *execTrace, n *node, at time.Time) {
-	if _, ok := x.open[n]; !ok {
+	if n.ended {
 		return
 	}
-	delete(x.open, n)
+	n.ended = true
 	attrs := n.attrs
 	if n.kind == kindState && n.attempts > 0 {
 		attrs = append(attrs, attribute.Int("stepwise.state.attempts", n.attempts), attribute.Int("stepwise.state.retries", n.attempts-1))

@@ -322,7 +322,7 @@ func (t *Tracer) take(st *step) {
 		}
 		t.b.apply(x, e)
 	}
-	if _, open := x.open[x.root]; !open {
+	if x.root.ended {
 		delete(t.execs, st.arn)
 	}
 }
