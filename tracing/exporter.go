@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -86,4 +87,31 @@ func Resource(ctx context.Context, version string) *resource.Resource {
 		r = env
 	}
 	return r
+}
+
+// RatioFromEnv reads OpenTelemetry's OTEL_TRACES_SAMPLER and
+// OTEL_TRACES_SAMPLER_ARG as Config.Ratio: always_on (the default) and
+// parentbased_always_on trace every execution traced (0);
+// traceidratio and parentbased_traceidratio the share ARG (default 1) of
+// them.
+func RatioFromEnv() (float64, error) {
+	switch name := os.Getenv("OTEL_TRACES_SAMPLER"); name {
+	case "", "always_on", "parentbased_always_on":
+		return 0, nil
+	case "traceidratio", "parentbased_traceidratio":
+		arg := os.Getenv("OTEL_TRACES_SAMPLER_ARG")
+		if arg == "" {
+			return 0, nil
+		}
+		r, err := strconv.ParseFloat(arg, 64)
+		if err != nil || r <= 0 || r > 1 {
+			return 0, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG %q: a ratio in (0, 1] is expected", arg)
+		}
+		if r == 1 {
+			return 0, nil
+		}
+		return r, nil
+	default:
+		return 0, fmt.Errorf("OTEL_TRACES_SAMPLER %q: supported are always_on, traceidratio and their parentbased_ forms", name)
+	}
 }

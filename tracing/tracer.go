@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -61,6 +62,11 @@ type Config struct {
 	Resource *resource.Resource
 	// Logger is told of exports that failed; nil discards.
 	Logger *slog.Logger
+	// Ratio, when in (0, 1), traces that share of the executions traced
+	// (OpenTelemetry's traceidratio sampler): the choice is made by the
+	// trace id, so it is the same after a restart and for every span of
+	// a trace, a nested execution's included. 0 traces them all.
+	Ratio float64
 }
 
 // Tracer makes every traced execution an OpenTelemetry trace, from the
@@ -73,6 +79,8 @@ type Tracer struct {
 
 	mu       sync.RWMutex
 	settings map[settingsKey]bool
+	// bound samples: see sampled (0: every trace).
+	bound uint64
 
 	queue   chan *step
 	closed  atomic.Bool
@@ -122,6 +130,9 @@ func New(cfg Config) (*Tracer, error) {
 		mapRuns:  map[string]trace.SpanContext{},
 	}
 	t.b.ended = t.ended
+	if cfg.Ratio > 0 && cfg.Ratio < 1 {
+		t.bound = uint64(cfg.Ratio * (1 << 63))
+	}
 	go t.run()
 	return t, nil
 }
@@ -154,12 +165,23 @@ func Enabled(text string) bool {
 // when its revision's settings are yet to be read.
 func (t *Tracer) traced(row *store.Execution) (on, known bool) {
 	if t.cfg.All {
-		return true, true
+		on, known = true, true
+	} else {
+		t.mu.RLock()
+		on, known = t.settings[settingsKey{row.StateMachineArn, row.RevisionID}]
+		t.mu.RUnlock()
 	}
-	t.mu.RLock()
-	on, known = t.settings[settingsKey{row.StateMachineArn, row.RevisionID}]
-	t.mu.RUnlock()
+	if on && t.bound != 0 && !t.sampled(Parent(row.Arn, row.TraceHeader).TraceID()) {
+		return false, true
+	}
 	return on, known
+}
+
+// sampled is the traceidratio sampler's choice (as the SDK's
+// TraceIDRatioBased makes it): the trace id's last 8 bytes, shifted right
+// once, below the ratio's share of 2^63.
+func (t *Tracer) sampled(id trace.TraceID) bool {
+	return binary.BigEndian.Uint64(id[8:])>>1 < t.bound
 }
 
 // StepCommitted queues a step's events. It copies what it keeps and never
@@ -296,7 +318,7 @@ func (t *Tracer) ended(s tracetest.SpanStub) {
 
 // take turns a step's events into spans.
 func (t *Tracer) take(st *step) {
-	if !st.known && !t.lookUp(st) {
+	if !st.known && (!t.lookUp(st) || (t.bound != 0 && !t.sampled(Parent(st.arn, st.traceHeader).TraceID()))) {
 		return
 	}
 	x := t.execs[st.arn]

@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
@@ -61,12 +62,14 @@ type bundle struct {
 	runner *flaky
 }
 
-func setup(t *testing.T, all bool) *bundle {
+func setup(t *testing.T, all bool) *bundle { return setupRatio(t, all, 0) }
+
+func setupRatio(t *testing.T, all bool, ratio float64) *bundle {
 	t.Helper()
 	b := &bundle{ctx: context.Background(), exp: tracetest.NewInMemoryExporter(), runner: &flaky{parents: map[string][]string{}}}
 	drv, err := sqlitestore.Open(b.ctx, sqlitestore.Memory, sqlitestore.Options{})
 	require.NoError(t, err)
-	b.tracer, err = tracing.New(tracing.Config{Exporter: b.exp, Store: drv.Executor(), All: all})
+	b.tracer, err = tracing.New(tracing.Config{Exporter: b.exp, Store: drv.Executor(), All: all, Ratio: ratio})
 	require.NoError(t, err)
 	b.eng, err = engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0, Observer: b.tracer, Tasks: b.runner, TaskTrace: b.tracer.TaskTraceParent})
 	require.NoError(t, err)
@@ -288,5 +291,67 @@ func TestMapRunLinks(t *testing.T) {
 		require.Equal(t, run.SpanContext.TraceID(), c.Links[0].SpanContext.TraceID())
 		require.NotEqual(t, run.SpanContext.TraceID(), c.SpanContext.TraceID(), "a child execution is a trace of its own")
 		require.False(t, c.Parent.IsValid())
+	}
+}
+
+// With a ratio, an execution is traced whole or not at all, by its trace
+// id, and an untraced one's tasks get no traceparent.
+func TestSampledByTraceID(t *testing.T) {
+	b := setupRatio(t, true, 0.5)
+	smArn := b.create(t, "sampled", child, false)
+	traced := map[string]bool{}
+	for range 16 {
+		d := b.run(t, smArn, `{}`)
+		require.Equal(t, "SUCCEEDED", d.Status)
+		id := tracing.Parent(d.ExecutionArn, "").TraceID()
+		traced[id.String()] = binary.BigEndian.Uint64(id[8:])>>1 < 1<<62
+	}
+	require.NoError(t, b.tracer.Flush(b.ctx))
+	got := map[string]int{}
+	for _, s := range b.exp.GetSpans() {
+		got[s.SpanContext.TraceID().String()]++
+	}
+	want := map[string]int{}
+	n := 0
+	for id, on := range traced {
+		if on {
+			want[id] = 3
+			n++
+		}
+	}
+	require.Equal(t, want, got)
+	require.Greater(t, n, 0)
+	require.Less(t, n, 16)
+	empty := 0
+	for _, tp := range b.runner.parents["Inner"] {
+		if tp == "" {
+			empty++
+		}
+	}
+	require.Equal(t, 16-n, empty)
+}
+
+func TestRatioFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		sampler, arg string
+		want         float64
+		err          string
+	}{
+		{"", "", 0, ""},
+		{"always_on", "", 0, ""},
+		{"traceidratio", "0.25", 0.25, ""},
+		{"parentbased_traceidratio", "1", 0, ""},
+		{"traceidratio", "2", 0, `OTEL_TRACES_SAMPLER_ARG "2": a ratio in (0, 1] is expected`},
+		{"jaeger_remote", "", 0, `OTEL_TRACES_SAMPLER "jaeger_remote": supported are always_on, traceidratio and their parentbased_ forms`},
+	} {
+		t.Setenv("OTEL_TRACES_SAMPLER", c.sampler)
+		t.Setenv("OTEL_TRACES_SAMPLER_ARG", c.arg)
+		r, err := tracing.RatioFromEnv()
+		if c.err != "" {
+			require.EqualError(t, err, c.err)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, c.want, r)
 	}
 }

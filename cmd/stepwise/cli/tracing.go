@@ -37,11 +37,15 @@ func (t *traceFlags) start(ctx context.Context, st tracing.Store, log *slog.Logg
 	if !t.on() {
 		return nil, func() {}, nil
 	}
+	ratio, err := tracing.RatioFromEnv()
+	if err != nil {
+		return nil, nil, &UsageError{err.Error()}
+	}
 	exp, err := tracing.NewExporter(ctx, t.endpoint)
 	if err != nil {
 		return nil, nil, &UsageError{err.Error()}
 	}
-	tr, err := tracing.New(tracing.Config{Exporter: exp, Store: st, All: t.all, Resource: tracing.Resource(ctx, Version), Logger: log})
+	tr, err := tracing.New(tracing.Config{Exporter: exp, Store: st, All: t.all, Resource: tracing.Resource(ctx, Version), Logger: log, Ratio: ratio})
 	if err != nil {
 		return nil, nil, err
 	}
