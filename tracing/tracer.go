@@ -334,8 +334,15 @@ func (t *Tracer) take(st *step) {
 			t.replay(x, first)
 		}
 	}
+	ended := false
 	for i := range st.events {
 		e := &st.events[i]
+		switch e.typ {
+		case history.EventExecutionSucceeded, history.EventExecutionFailed, history.EventExecutionAborted, history.EventExecutionTimedOut:
+			ended = true
+		case history.EventExecutionRedriven:
+			ended = false
+		}
 		if x.root.start.IsZero() {
 			x.root.start = e.at
 		}
@@ -344,7 +351,8 @@ func (t *Tracer) take(st *step) {
 		}
 		t.b.apply(x, e)
 	}
-	if x.root.ended {
+	if ended {
+		// A redrive later finds its spans again in the history.
 		delete(t.execs, st.arn)
 	}
 }

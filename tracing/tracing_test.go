@@ -355,3 +355,31 @@ func TestRatioFromEnv(t *testing.T) {
 		require.Equal(t, c.want, r)
 	}
 }
+
+// A redriven execution goes on in its trace: a Redrive span under the
+// execution's, the states run again under it.
+func TestRedriveContinuesTrace(t *testing.T) {
+	b := setup(t, true)
+	smArn := b.create(t, "redriven", `{"StartAt":"Work","States":{"Work":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:work","End":true}}}`, false)
+	d := b.run(t, smArn, `{}`)
+	require.Equal(t, "FAILED", d.Status)
+	_, err := b.svc.RedriveExecution(b.ctx, &service.RedriveExecutionInput{ExecutionArn: d.ExecutionArn})
+	require.NoError(t, err)
+	testwait.Until(t, func() bool {
+		d, err := b.svc.DescribeExecution(b.ctx, &service.DescribeExecutionInput{ExecutionArn: d.ExecutionArn})
+		require.NoError(t, err)
+		require.NoError(t, b.tracer.Flush(b.ctx))
+		return d.Status == "SUCCEEDED" && len(b.exp.GetSpans()) == 6
+	}, 10*time.Second, 10*time.Millisecond)
+	byName := map[string][]tracetest.SpanStub{}
+	for _, s := range b.exp.GetSpans() {
+		byName[s.Name] = append(byName[s.Name], s)
+		require.Equal(t, tracing.Parent(d.ExecutionArn, "").TraceID(), s.SpanContext.TraceID())
+	}
+	root, redrive := byName["redriven"][0], byName["Redrive"][0]
+	require.Equal(t, "FAILED", attr(root, "stepwise.execution.status").AsString())
+	require.Equal(t, root.SpanContext.SpanID(), redrive.Parent.SpanID())
+	require.Len(t, byName["Work"], 2)
+	parents := []trace.SpanID{byName["Work"][0].Parent.SpanID(), byName["Work"][1].Parent.SpanID()}
+	require.ElementsMatch(t, []trace.SpanID{root.SpanContext.SpanID(), redrive.SpanContext.SpanID()}, parents)
+}
