@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"stepwise/engine"
 	"stepwise/history"
@@ -23,7 +22,7 @@ func untraced(tb testing.TB) (*tracing.Tracer, *engine.CommittedStep) {
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, sqlitestore.Memory, sqlitestore.Options{})
 	require.NoError(tb, err)
-	tr, err := tracing.New(tracing.Config{Exporter: tracetest.NewInMemoryExporter(), Store: drv.Executor()})
+	tr, err := tracing.New(tracing.Config{Client: newMemClient(), Store: drv.Executor()})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = tr.Close(ctx); drv.Close() })
 	const sm = "arn:aws:states:us-east-1:123456789012:stateMachine:m"
@@ -62,7 +61,7 @@ func BenchmarkStepCommittedUntraced(b *testing.B) {
 
 func BenchmarkStepCommittedTraced(b *testing.B) {
 	ctx := context.Background()
-	tr, err := tracing.New(tracing.Config{Exporter: tracetest.NewNoopExporter(), All: true})
+	tr, err := tracing.New(tracing.Config{Client: newMemClient(), All: true})
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = tr.Close(ctx) })
 	_, step := untraced(b)

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // The standard variables of the OTLP exporter that turn tracing on
@@ -47,13 +47,13 @@ func protocol() (string, error) {
 	return "", fmt.Errorf("OTLP protocol %q: supported are grpc and http/protobuf", p)
 }
 
-// NewExporter makes the OTLP exporter of traces. endpoint, when not
+// NewClient makes the OTLP client of traces. endpoint, when not
 // empty, is the collector's base URL as OTEL_EXPORTER_OTLP_ENDPOINT gives
 // it (http://localhost:4318: traces go to its /v1/traces over HTTP, or to
 // it over gRPC); else the standard OTEL_EXPORTER_OTLP_* variables
 // configure it, and without them it sends to localhost as the exporters
 // do.
-func NewExporter(ctx context.Context, endpoint string) (sdktrace.SpanExporter, error) {
+func NewClient(endpoint string) (otlptrace.Client, error) {
 	proto, err := protocol()
 	if err != nil {
 		return nil, err
@@ -64,15 +64,15 @@ func NewExporter(ctx context.Context, endpoint string) (sdktrace.SpanExporter, e
 			return nil, fmt.Errorf("otel-endpoint %q: not an http or https URL", endpoint)
 		}
 		if proto == "grpc" {
-			return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(endpoint))
+			return otlptracegrpc.NewClient(otlptracegrpc.WithEndpointURL(endpoint)), nil
 		}
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
-		return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u.String()))
+		return otlptracehttp.NewClient(otlptracehttp.WithEndpointURL(u.String())), nil
 	}
 	if proto == "grpc" {
-		return otlptracegrpc.New(ctx)
+		return otlptracegrpc.NewClient(), nil
 	}
-	return otlptracehttp.New(ctx)
+	return otlptracehttp.NewClient(), nil
 }
 
 // Resource describes the server in its spans: service.name "stepwise"

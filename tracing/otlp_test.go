@@ -29,12 +29,12 @@ func TestOTLPExport(t *testing.T) {
 				endpoint = "http://" + rcv.GRPC
 			}
 			ctx := context.Background()
-			exp, err := tracing.NewExporter(ctx, endpoint)
+			exp, err := tracing.NewClient(endpoint)
 			require.NoError(t, err)
 			drv, err := sqlitestore.Open(ctx, sqlitestore.Memory, sqlitestore.Options{})
 			require.NoError(t, err)
 			defer drv.Close()
-			tr, err := tracing.New(tracing.Config{Exporter: exp, Store: drv.Executor(), All: true, Resource: tracing.Resource(ctx, "test")})
+			tr, err := tracing.New(tracing.Config{Client: exp, Store: drv.Executor(), All: true, Resource: tracing.Resource(ctx, "test")})
 			require.NoError(t, err)
 			eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Observer: tr, TaskTrace: tr.TaskTraceParent})
 			require.NoError(t, err)

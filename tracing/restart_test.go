@@ -43,11 +43,11 @@ func TestRestartContinuesTrace(t *testing.T) {
 	def := `{"StartAt":"Prepare","States":{"Prepare":{"Type":"Pass","Next":"Work"},
 	 "Work":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:w","End":true}}}`
 
-	boot := func(runner engine.TaskRunner) (*engine.Engine, *service.Service, *tracing.Tracer, *tracetest.InMemoryExporter, func()) {
+	boot := func(runner engine.TaskRunner) (*engine.Engine, *service.Service, *tracing.Tracer, *memClient, func()) {
 		drv, err := sqlitestore.Open(ctx, db, sqlitestore.Options{})
 		require.NoError(t, err)
-		exp := tracetest.NewInMemoryExporter()
-		tr, err := tracing.New(tracing.Config{Exporter: exp, Store: drv.Executor(), All: true})
+		exp := newMemClient()
+		tr, err := tracing.New(tracing.Config{Client: exp, Store: drv.Executor(), All: true})
 		require.NoError(t, err)
 		eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Observer: tr, Tasks: runner, TaskTrace: tr.TaskTraceParent})
 		require.NoError(t, err)

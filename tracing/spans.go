@@ -4,11 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"stepwise/history"
 )
@@ -108,16 +106,16 @@ type node struct {
 	parent   *node
 	name     string
 	start    time.Time
-	attrs    []attribute.KeyValue
-	events   []sdktrace.Event
-	links    []sdktrace.Link
+	attrs    []*commonpb.KeyValue
+	events   []*tracepb.Span_Event
+	links    []*tracepb.Span_Link
 	state    string // a state's name, the Map of an iteration
 	stype    string // a state's type
 	attempts int    // a state's tasks scheduled in this entry
 	errName  string
 	cause    string
 	failed   bool
-	spanKind trace.SpanKind
+	spanKind tracepb.Span_SpanKind
 	ended    bool
 }
 
@@ -136,17 +134,37 @@ type execTrace struct {
 
 // builder makes the spans of executions' events.
 type builder struct {
-	ended func(tracetest.SpanStub)
+	ended func(*tracepb.Span)
+	// kvs are attributes of few values (states' names and types, task
+	// resources), shared by the spans: OTLP messages are only read once
+	// made.
+	kvs map[[2]string]*commonpb.KeyValue
+}
+
+// maxKVs bounds builder.kvs; past it the cache starts again.
+const maxKVs = 4096
+
+// kv is the attribute key=value, shared.
+func (b *builder) kv(key, value string) *commonpb.KeyValue {
+	if a := b.kvs[[2]string{key, value}]; a != nil {
+		return a
+	}
+	if b.kvs == nil || len(b.kvs) >= maxKVs {
+		b.kvs = map[[2]string]*commonpb.KeyValue{}
+	}
+	a := kvString(key, value)
+	b.kvs[[2]string{key, value}] = a
+	return a
 }
 
 // newExecTrace starts the spans of an execution: its trace header, when it
 // names one, is the remote parent of its root span.
-func newExecTrace(arn, stateMachineArn, traceHeader string) *execTrace {
+func (b *builder) newExecTrace(arn, stateMachineArn, traceHeader string) *execTrace {
 	remote := Parent(arn, traceHeader)
 	x := &execTrace{arn: arn, traceID: remote.TraceID(), eventBase: arnHash(seedEvent, arn), remote: remote}
 	smName := stateMachineArn[strings.LastIndexByte(stateMachineArn, ':')+1:]
-	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []attribute.KeyValue{
-		attribute.String("stepwise.execution.arn", arn), attribute.String("stepwise.state_machine.arn", stateMachineArn),
+	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []*commonpb.KeyValue{
+		kvString("stepwise.execution.arn", arn), b.kv("stepwise.state_machine.arn", stateMachineArn),
 	}}
 	x.nodes = append(x.nodes, x.root)
 	return x
@@ -221,7 +239,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 				b.end(x, n, e.at)
 			}
 		}
-		x.root.attrs = append(x.root.attrs, attribute.String("stepwise.execution.status", statusOf(e.typ)))
+		x.root.attrs = append(x.root.attrs, b.kv("stepwise.execution.status", statusOf(e.typ)))
 		if e.hasFailure {
 			b.fail(x.root, e)
 		}
@@ -235,7 +253,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		st := stateType(e.typ, "StateEntered")
 		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
-			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.String("stepwise.state.type", st)}})
+			attrs: []*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}})
 		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
 		n := up(cur, kindState, e.name)
@@ -267,16 +285,16 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		inv := x.invoked[name]
 		x.invoked[name] = inv + 1
-		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: trace.SpanKindClient,
-			attrs: []attribute.KeyValue{
-				attribute.String("stepwise.task.resource", e.resource), attribute.String("stepwise.task.resource_type", e.resType),
-				attribute.Int("stepwise.task.attempt", attempt), attribute.Int("stepwise.task.invocation", inv),
-				attribute.String("stepwise.state.name", name),
+		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: tracepb.Span_SPAN_KIND_CLIENT,
+			attrs: []*commonpb.KeyValue{
+				b.kv("stepwise.task.resource", e.resource), b.kv("stepwise.task.resource_type", e.resType),
+				kvInt("stepwise.task.attempt", attempt), kvInt("stepwise.task.invocation", inv),
+				b.kv("stepwise.state.name", name),
 			}})
 		x.setCtx(e.id, n)
 	case e.typ == history.EventTaskStarted || e.typ == history.EventTaskSubmitted ||
 		e.typ == history.EventLambdaFunctionStarted || e.typ == history.EventActivityStarted:
-		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
+		cur.events = append(cur.events, &tracepb.Span_Event{Name: t, TimeUnixNano: unixNano(e.at)})
 		x.setCtx(e.id, cur)
 	case e.typ == history.EventTaskSucceeded || e.typ == history.EventTaskFailed || e.typ == history.EventTaskTimedOut ||
 		e.typ == history.EventTaskStartFailed || e.typ == history.EventTaskSubmitFailed ||
@@ -299,7 +317,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 	case e.typ == history.EventMapIterationStarted:
 		m := up(cur, kindState, "")
 		n := x.openNode(&node{kind: kindIteration, id: eventSpanID(x.eventBase, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
-			attrs: []attribute.KeyValue{attribute.String("stepwise.state.name", e.name), attribute.Int("stepwise.map.iteration.index", e.index)}})
+			attrs: []*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), kvInt("stepwise.map.iteration.index", e.index)}})
 		if m != nil {
 			n.parent = m
 		}
@@ -320,7 +338,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapRunStarted:
 		n := x.openNode(&node{kind: kindMapRun, id: MapRunSpanID(e.mapRunArn), parent: cur, name: "Map run", start: e.at,
-			attrs: []attribute.KeyValue{attribute.String("stepwise.map_run.arn", e.mapRunArn)}})
+			attrs: []*commonpb.KeyValue{kvString("stepwise.map_run.arn", e.mapRunArn)}})
 		x.setCtx(e.id, n)
 	case e.typ == history.EventMapRunSucceeded || e.typ == history.EventMapRunFailed || e.typ == history.EventMapRunAborted:
 		n := up(cur, kindMapRun, "")
@@ -350,7 +368,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 	default:
 		// MapStateStarted, ParallelStateStarted, their successes, and the
 		// rest belong to the state they are in.
-		cur.events = append(cur.events, sdktrace.Event{Name: t, Time: e.at})
+		cur.events = append(cur.events, &tracepb.Span_Event{Name: t, TimeUnixNano: unixNano(e.at)})
 		x.setCtx(e.id, cur)
 	}
 }
@@ -383,43 +401,61 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	n.ended = true
 	attrs := n.attrs
 	if n.kind == kindState && n.attempts > 0 {
-		attrs = append(attrs, attribute.Int("stepwise.state.attempts", n.attempts), attribute.Int("stepwise.state.retries", n.attempts-1))
+		attrs = append(attrs, kvInt("stepwise.state.attempts", n.attempts), kvInt("stepwise.state.retries", n.attempts-1))
 	}
-	status := sdktrace.Status{Code: codes.Unset}
+	var status *tracepb.Status
 	if n.failed {
 		errName := n.errName
 		if errName == "" {
 			errName = "States.Failed"
 		}
-		attrs = append(attrs, attribute.String("error.type", errName), attribute.String("stepwise.error", n.errName))
+		attrs = append(attrs, kvString("error.type", errName), kvString("stepwise.error", n.errName))
 		if n.cause != "" {
-			attrs = append(attrs, attribute.String("stepwise.cause", n.cause))
+			attrs = append(attrs, kvString("stepwise.cause", n.cause))
 		}
-		status = sdktrace.Status{Code: codes.Error, Description: errName}
+		status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: errName}
 	}
-	parent := trace.SpanContext{}
+	var parent []byte
 	if n.parent != nil {
-		parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: n.parent.id, TraceFlags: trace.FlagsSampled})
+		parent = n.parent.id[:]
 	} else if n == x.root && x.remote.SpanID().IsValid() {
-		parent = x.remote
+		rid := x.remote.SpanID()
+		parent = rid[:]
 	}
 	if at.Before(n.start) {
 		at = n.start
 	}
 	kind := n.spanKind
-	if kind == trace.SpanKindUnspecified {
-		kind = trace.SpanKindInternal
+	if kind == tracepb.Span_SPAN_KIND_UNSPECIFIED {
+		kind = tracepb.Span_SPAN_KIND_INTERNAL
 	}
-	b.ended(tracetest.SpanStub{
-		Name:        n.name,
-		SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: n.id, TraceFlags: trace.FlagsSampled}),
-		Parent:      parent,
-		SpanKind:    kind,
-		StartTime:   n.start,
-		EndTime:     at,
-		Attributes:  attrs,
-		Events:      n.events,
-		Links:       n.links,
-		Status:      status,
+	b.ended(&tracepb.Span{
+		TraceId:           x.traceID[:],
+		SpanId:            n.id[:],
+		ParentSpanId:      parent,
+		Flags:             uint32(trace.FlagsSampled),
+		Name:              n.name,
+		Kind:              kind,
+		StartTimeUnixNano: unixNano(n.start),
+		EndTimeUnixNano:   unixNano(at),
+		Attributes:        attrs,
+		Events:            n.events,
+		Links:             n.links,
+		Status:            status,
 	})
+}
+
+func kvString(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+func kvInt(k string, v int) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: int64(v)}}}
+}
+
+func unixNano(t time.Time) uint64 {
+	if t.IsZero() {
+		return 0
+	}
+	return uint64(t.UnixNano())
 }

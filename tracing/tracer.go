@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"stepwise/engine"
 	"stepwise/history"
@@ -49,8 +50,9 @@ type Store interface {
 
 // Config configures a Tracer.
 type Config struct {
-	// Exporter takes the spans (an OTLP exporter).
-	Exporter sdktrace.SpanExporter
+	// Client sends the spans (an OTLP client: NewClient), started by
+	// New and stopped by Close.
+	Client otlptrace.Client
 	// Store reads state machines' tracing configurations and histories.
 	// Required unless All.
 	Store Store
@@ -73,9 +75,8 @@ type Config struct {
 // history events the engine commits. It is an engine.Observer; make one
 // with New and end it with Close.
 type Tracer struct {
-	cfg   Config
-	log   *slog.Logger
-	scope instrumentation.Scope
+	cfg Config
+	log *slog.Logger
 
 	mu       sync.RWMutex
 	settings map[settingsKey]bool
@@ -92,8 +93,9 @@ type Tracer struct {
 	// Owned by the worker.
 	execs   map[string]*execTrace
 	mapRuns map[string]trace.SpanContext
-	spans   []sdktrace.ReadOnlySpan
+	spans   []*tracepb.Span
 	b       builder
+	res     *resourcepb.Resource
 }
 
 var _ engine.Observer = (*Tracer)(nil)
@@ -109,8 +111,8 @@ type step struct {
 
 // New starts a Tracer.
 func New(cfg Config) (*Tracer, error) {
-	if cfg.Exporter == nil || (cfg.Store == nil && !cfg.All) {
-		return nil, errors.New("tracing: Exporter, and Store unless All, are required")
+	if cfg.Client == nil || (cfg.Store == nil && !cfg.All) {
+		return nil, errors.New("tracing: Client, and Store unless All, are required")
 	}
 	if cfg.Resource == nil {
 		cfg.Resource = resource.Default()
@@ -120,7 +122,7 @@ func New(cfg Config) (*Tracer, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	t := &Tracer{
-		cfg: cfg, log: log, scope: instrumentation.Scope{Name: "stepwise/tracing"},
+		cfg: cfg, log: log,
 		settings: map[settingsKey]bool{},
 		queue:    make(chan *step, queueSteps),
 		flush:    make(chan chan struct{}),
@@ -130,6 +132,14 @@ func New(cfg Config) (*Tracer, error) {
 		mapRuns:  map[string]trace.SpanContext{},
 	}
 	t.b.ended = t.ended
+	t.res = &resourcepb.Resource{}
+	for it := cfg.Resource.Iter(); it.Next(); {
+		kv := it.Attribute()
+		t.res.Attributes = append(t.res.Attributes, &commonpb.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
+	}
+	if err := cfg.Client.Start(context.Background()); err != nil {
+		return nil, err
+	}
 	if cfg.Ratio > 0 && cfg.Ratio < 1 {
 		t.bound = uint64(cfg.Ratio * (1 << 63))
 	}
@@ -259,7 +269,7 @@ func (t *Tracer) Close(ctx context.Context) error {
 	case <-t.done:
 	case <-ctx.Done():
 	}
-	return t.cfg.Exporter.Shutdown(ctx)
+	return t.cfg.Client.Stop(ctx)
 }
 
 func (t *Tracer) run() {
@@ -304,16 +314,31 @@ func (t *Tracer) export() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := t.cfg.Exporter.ExportSpans(ctx, t.spans); err != nil {
+	batch := []*tracepb.ResourceSpans{{Resource: t.res, ScopeSpans: []*tracepb.ScopeSpans{{
+		Scope: &commonpb.InstrumentationScope{Name: scopeName}, Spans: t.spans,
+	}}}}
+	if err := t.cfg.Client.UploadTraces(ctx, batch); err != nil {
 		t.log.Warn("tracing: export failed", "spans", len(t.spans), "error", err)
 	}
-	t.spans = t.spans[:0]
+	t.spans = nil
 }
 
-func (t *Tracer) ended(s tracetest.SpanStub) {
-	s.Resource = t.cfg.Resource
-	s.InstrumentationScope = t.scope
-	t.spans = append(t.spans, s.Snapshot())
+func (t *Tracer) ended(s *tracepb.Span) { t.spans = append(t.spans, s) }
+
+// scopeName is the instrumentation scope of the spans.
+const scopeName = "stepwise/tracing"
+
+// anyValue is a resource attribute's value in OTLP.
+func anyValue(v attribute.Value) *commonpb.AnyValue {
+	switch v.Type() {
+	case attribute.BOOL:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
+	case attribute.INT64:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
+	case attribute.FLOAT64:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
+	}
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.Emit()}}
 }
 
 // take turns a step's events into spans.
@@ -323,10 +348,12 @@ func (t *Tracer) take(st *step) {
 	}
 	x := t.execs[st.arn]
 	if x == nil {
-		x = newExecTrace(st.arn, st.stateMachineArn, st.traceHeader)
+		x = t.b.newExecTrace(st.arn, st.stateMachineArn, st.traceHeader)
 		if st.mapRunArn != "" {
 			if sc, ok := t.mapRun(st.mapRunArn); ok {
-				x.root.links = append(x.root.links, sdktrace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("stepwise.link", "map_run")}})
+				tid, sid := sc.TraceID(), sc.SpanID()
+				x.root.links = append(x.root.links, &tracepb.Span_Link{TraceId: tid[:], SpanId: sid[:], Flags: uint32(trace.FlagsSampled),
+					Attributes: []*commonpb.KeyValue{kvString("stepwise.link", "map_run")}})
 			}
 		}
 		t.execs[st.arn] = x
@@ -367,7 +394,7 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
 	quiet := t.b
-	quiet.ended = func(tracetest.SpanStub) {}
+	quiet.ended = func(*tracepb.Span) {}
 	for after := int64(0); after < first-1; {
 		page, err := t.cfg.Store.EventList(ctx, &store.EventListParams{ExecutionArn: x.arn, AfterID: after, Limit: 1000})
 		if err != nil {

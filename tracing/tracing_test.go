@@ -57,7 +57,7 @@ type bundle struct {
 	ctx    context.Context
 	svc    *service.Service
 	eng    *engine.Engine
-	exp    *tracetest.InMemoryExporter
+	exp    *memClient
 	tracer *tracing.Tracer
 	runner *flaky
 }
@@ -66,10 +66,10 @@ func setup(t *testing.T, all bool) *bundle { return setupRatio(t, all, 0) }
 
 func setupRatio(t *testing.T, all bool, ratio float64) *bundle {
 	t.Helper()
-	b := &bundle{ctx: context.Background(), exp: tracetest.NewInMemoryExporter(), runner: &flaky{parents: map[string][]string{}}}
+	b := &bundle{ctx: context.Background(), exp: newMemClient(), runner: &flaky{parents: map[string][]string{}}}
 	drv, err := sqlitestore.Open(b.ctx, sqlitestore.Memory, sqlitestore.Options{})
 	require.NoError(t, err)
-	b.tracer, err = tracing.New(tracing.Config{Exporter: b.exp, Store: drv.Executor(), All: all, Ratio: ratio})
+	b.tracer, err = tracing.New(tracing.Config{Client: b.exp, Store: drv.Executor(), All: all, Ratio: ratio})
 	require.NoError(t, err)
 	b.eng, err = engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0, Observer: b.tracer, Tasks: b.runner, TaskTrace: b.tracer.TaskTraceParent})
 	require.NoError(t, err)

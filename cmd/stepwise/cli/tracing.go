@@ -41,11 +41,11 @@ func (t *traceFlags) start(ctx context.Context, st tracing.Store, log *slog.Logg
 	if err != nil {
 		return nil, nil, &UsageError{err.Error()}
 	}
-	exp, err := tracing.NewExporter(ctx, t.endpoint)
+	client, err := tracing.NewClient(t.endpoint)
 	if err != nil {
 		return nil, nil, &UsageError{err.Error()}
 	}
-	tr, err := tracing.New(tracing.Config{Exporter: exp, Store: st, All: t.all, Resource: tracing.Resource(ctx, Version), Logger: log, Ratio: ratio})
+	tr, err := tracing.New(tracing.Config{Client: client, Store: st, All: t.all, Resource: tracing.Resource(ctx, Version), Logger: log, Ratio: ratio})
 	if err != nil {
 		return nil, nil, err
 	}
