@@ -389,7 +389,11 @@ func stringList(v any, where string) ([]string, error) {
 }
 
 // kind names a value's JSON type, for messages.
-func kind(v any) string {
+func kind(v any) string { return TypeName(v) }
+
+// TypeName names the JSON type of a template's value ("a string", "a
+// list", "an object", ...), for messages.
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

@@ -79,20 +79,30 @@ func (p resProps) num(key string, def int) (int, error) {
 // flag is a boolean property, def when absent; "true" and "false" as
 // strings are taken.
 func (p resProps) flag(key string, def bool) (bool, error) {
-	switch v := p.m[key].(type) {
-	case nil:
+	if p.m[key] == nil {
 		return def, nil
+	}
+	if b, ok := boolOf(p.m[key]); ok {
+		return b, nil
+	}
+	return false, p.errorf(key, "true or false, not %v", p.m[key])
+}
+
+// boolOf reads a boolean written as true/false or "true"/"false" (a
+// parameter's value is a string).
+func boolOf(v any) (b, ok bool) {
+	switch v := v.(type) {
 	case bool:
-		return v, nil
+		return v, true
 	case string:
 		switch strings.ToLower(v) {
 		case "true":
-			return true, nil
+			return true, true
 		case "false":
-			return false, nil
+			return false, true
 		}
 	}
-	return false, p.errorf(key, "true or false, not %v", p.m[key])
+	return false, false
 }
 
 // obj is a map property: nil and no error when absent.
