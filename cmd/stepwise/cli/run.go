@@ -36,6 +36,8 @@ const (
 
 type runCommand struct {
 	*CommandBase
+	// closers stop what the run started (local functions' processes).
+	closers []func()
 	input     string
 	inputFile string
 	scale     float64
@@ -204,6 +206,11 @@ func (c *runCommand) run(file string) error {
 		smName = c.stateMachine
 	}
 	resolver, err := c.resolver(smName, mocks)
+	defer func() {
+		for _, stop := range c.closers {
+			stop()
+		}
+	}()
 	if err != nil {
 		return err
 	}
@@ -303,6 +310,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
+	c.closers = append(c.closers, local.Close)
 	var services *integration.Registry
 	if c.awsEndpoint != "" || len(c.endpoints) > 0 {
 		for service := range c.endpoints {
@@ -316,6 +324,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 		if err != nil {
 			return nil, &UsageError{err.Error()}
 		}
+		c.closers = append(c.closers, services.Close)
 	}
 	c.callsOut = len(fns) > 0 || services != nil
 	smArn := workflowtest.StateMachineArn(smName)
