@@ -399,7 +399,7 @@ func TypeName(v any) string {
 		return "null"
 	case string:
 		return "a string"
-	case json.Number:
+	case json.Number, float64, int:
 		return "a number"
 	case bool:
 		return "a boolean"

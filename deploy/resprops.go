@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"stepwise/cfn"
 )
 
 // resProps reads a resource's resolved properties (or a part of them),
@@ -47,7 +49,7 @@ func (p resProps) str(key string) (string, error) {
 	case int:
 		return strconv.Itoa(v), nil
 	default:
-		return "", p.errorf(key, "a string, not %s", kindOfValue(v))
+		return "", p.errorf(key, "a string, not %s", cfn.TypeName(v))
 	}
 }
 
@@ -67,7 +69,7 @@ func (p resProps) num(key string, def int) (int, error) {
 	case int:
 		return v, nil
 	default:
-		return 0, p.errorf(key, "a number, not %s", kindOfValue(v))
+		return 0, p.errorf(key, "a number, not %s", cfn.TypeName(v))
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -113,7 +115,7 @@ func (p resProps) obj(key string) (resProps, bool, error) {
 	case map[string]any:
 		return resProps{m: v, at: p.path(key)}, true, nil
 	default:
-		return resProps{}, false, p.errorf(key, "an object, not %s", kindOfValue(v))
+		return resProps{}, false, p.errorf(key, "an object, not %s", cfn.TypeName(v))
 	}
 }
 
@@ -250,22 +252,4 @@ func cloneValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func kindOfValue(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number, float64, int:
-		return "a number"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -253,19 +253,10 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 	return nil
 }
 
-// smString reads an optional string property (a number is taken as
-// its text).
+// smString reads an optional string property (a number or a boolean is
+// taken as its text).
 func smString(props map[string]any, name string) (string, error) {
-	switch v := props[name].(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case json.Number:
-		return v.String(), nil
-	default:
-		return "", fmt.Errorf("Properties.%s: a string, got %s", name, cfn.TypeName(v))
-	}
+	return resProps{m: props, at: "Properties"}.str(name)
 }
 
 // smBool reads a boolean written as true/false or "true"/"false".
