@@ -24,7 +24,9 @@ import (
 // (a string that is the task's token matches any string), whatever the
 // order the tasks came in: concurrent Map iterations and Parallel
 // branches get their own answers. A task no such response answers has
-// none.
+// none. A response with Input may be {"Pending": true} instead of
+// Return or Throw: the task does not end (it was still running when the
+// recorded execution ended, as another iteration's failure ended it).
 type StateMocks struct {
 	byState map[string][]*jsonvalue.Object
 	order   []string
@@ -65,8 +67,11 @@ func ParseStateMocks(v any) (*StateMocks, error) {
 		var resps []*jsonvalue.Object
 		for i, e := range list {
 			o, ok := e.(*jsonvalue.Object)
-			if !ok || (!o.Has("Return") && !o.Has("Throw")) {
+			if !ok || (!o.Has("Return") && !o.Has("Throw") && !o.Has("Pending")) {
 				return nil, fmt.Errorf("state %q response %d must be an object with Return or Throw", name, i)
+			}
+			if p, ok := o.Get("Pending"); ok && (p != true || !o.Has("Input")) {
+				return nil, fmt.Errorf("state %q response %d: \"Pending\" is true, beside \"Input\"", name, i)
 			}
 			if i > 0 && o.Has("Input") != resps[0].Has("Input") {
 				return nil, fmt.Errorf("state %q response %d: give \"Input\" in all of the state's responses or in none", name, i)
@@ -123,6 +128,9 @@ func (m *StateMocks) Answer(req *interp.TaskRequest, used Used) (out any, fl *fa
 		}
 	} else {
 		o = list[min(req.Invocation, len(list)-1)]
+	}
+	if o.Has("Pending") {
+		return nil, interp.Pending, true
 	}
 	if ret, ok := o.Get("Return"); ok {
 		return ret, nil, true

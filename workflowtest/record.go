@@ -155,6 +155,7 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
 		}
 		return nil
 	}
+	ended := map[int64]bool{}
 	for _, ev := range events {
 		resp := taskResponse(ev)
 		if resp == nil {
@@ -168,20 +169,46 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
 		if entered == nil {
 			return fmt.Errorf("event %d (%s) follows no state entered", sched.ID, sched.Type)
 		}
-		in, err := jsonvalue.Parse([]byte(*scheduledInput(sched)))
-		if err != nil {
-			return fmt.Errorf("event %d (%s): the task's input is not JSON: %v", sched.ID, sched.Type, err)
+		ended[sched.ID] = true
+		if err := addResponse(mocks, entered, sched, resp); err != nil {
+			return err
 		}
-		r := jsonvalue.NewObject(0)
-		r.Set("Input", in)
-		for k, v := range resp.All() {
-			r.Set(k, v)
-		}
-		state := entered.StateEnteredEventDetails.Name
-		list, _ := mocks.Get(state)
-		arr, _ := list.([]any)
-		mocks.Set(state, append(arr, r))
 	}
+	// Tasks still running when the execution ended (another iteration's
+	// failure ended it) never end in a replay either.
+	for _, ev := range events {
+		if scheduledInput(ev) == nil || ended[ev.ID] {
+			continue
+		}
+		entered := back(ev, func(e *history.Event) bool { return e.StateEnteredEventDetails != nil })
+		if entered == nil {
+			return fmt.Errorf("event %d (%s) follows no state entered", ev.ID, ev.Type)
+		}
+		pending := jsonvalue.NewObject(1)
+		pending.Set("Pending", true)
+		if err := addResponse(mocks, entered, ev, pending); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addResponse adds a task's response to its state's in mocks, with its
+// input.
+func addResponse(mocks *jsonvalue.Object, entered, sched *history.Event, resp *jsonvalue.Object) error {
+	in, err := jsonvalue.Parse([]byte(*scheduledInput(sched)))
+	if err != nil {
+		return fmt.Errorf("event %d (%s): the task's input is not JSON: %v", sched.ID, sched.Type, err)
+	}
+	r := jsonvalue.NewObject(0)
+	r.Set("Input", in)
+	for k, v := range resp.All() {
+		r.Set(k, v)
+	}
+	state := entered.StateEnteredEventDetails.Name
+	list, _ := mocks.Get(state)
+	arr, _ := list.([]any)
+	mocks.Set(state, append(arr, r))
 	return nil
 }
 

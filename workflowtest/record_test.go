@@ -262,3 +262,32 @@ func mustParse(s string) any {
 	}
 	return v
 }
+
+// TestRecordStillRunning records a Map whose failing iteration ended the
+// execution while another's task still ran: replayed, that task does not
+// end either, whatever order the iterations' tasks come in.
+func TestRecordStillRunning(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "Jobs", "States": {"Jobs": {"Type": "Map", "ItemsPath": "$.jobs", "End": true,
+	  "ItemProcessor": {"StartAt": "Run", "States": {"Run": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"job.$": "$"}, "End": true}}}}}}`
+	m, diags := asl.Parse([]byte(def))
+	require.NotNil(t, m, "%v", diags)
+	o := (&Exec{Machine: m, StateMachineName: "jobs", ExecutionName: "x", Input: mustParse(`{"jobs": ["slow", "load"]}`), Start: time.Now(), MaxSteps: 100,
+		Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
+			if job, _ := req.Parameters.(*jsonvalue.Object).Get("job"); job == "slow" {
+				return nil, interp.Pending
+			}
+			return nil, &failure.Failure{Name: "JobFailed", Cause: "load is broken", HasCause: true}
+		})}).Run()
+	require.Equal(t, history.StatusFailed, o.Status)
+	data, err := Record(&Source{Definition: def, Events: o.Events})
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"Input": {
+              "job": "slow"
+            },
+            "Pending": true`)
+	f, err := LoadData("jobs.test.json", data)
+	require.NoError(t, err)
+	res := (&Runner{}).Run(f, f.Cases[0])
+	require.True(t, res.Passed, res.Failure)
+}
