@@ -97,6 +97,9 @@ func (c *replayCommand) replay(args []string) error {
 		if d := res.Divergence; d != nil {
 			diverged = true
 			fmt.Fprintf(c.Out, "%s: first divergence at %s\n", tc.Name, d)
+			if u := res.Replayed.Unmocked; u != nil && u.StateName != d.State {
+				fmt.Fprintf(c.Out, "    then state %s has no recorded result: the replay stopped there\n", u.StateName)
+			}
 			for _, g := range res.Replayed.Got {
 				fmt.Fprintf(c.Out, "    replayed %s\n", g)
 			}
