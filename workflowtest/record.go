@@ -80,17 +80,14 @@ func Record(src *Source) ([]byte, error) {
 			return nil, fmt.Errorf("the execution's output is not JSON: %v", err)
 		}
 		expect.Set("output", out)
-	case history.EventExecutionFailed, history.EventExecutionTimedOut, history.EventExecutionAborted:
-		status := map[history.EventType]history.ExecutionStatus{history.EventExecutionFailed: history.StatusFailed,
-			history.EventExecutionTimedOut: history.StatusTimedOut, history.EventExecutionAborted: history.StatusAborted}[last.Type]
-		if last.Type == history.EventExecutionAborted {
-			return nil, fmt.Errorf("the execution was aborted (stopped from outside): a replay cannot stop it where it stopped")
+	case history.EventExecutionAborted:
+		return nil, fmt.Errorf("the execution was stopped (aborted): a replay cannot stop where it was stopped")
+	case history.EventExecutionFailed, history.EventExecutionTimedOut:
+		status, d := history.StatusFailed, last.ExecutionFailedEventDetails
+		if last.Type == history.EventExecutionTimedOut {
+			status, d = history.StatusTimedOut, last.ExecutionTimedOutEventDetails
 		}
 		expect.Set("status", string(status))
-		d := last.ExecutionFailedEventDetails
-		if d == nil {
-			d = last.ExecutionTimedOutEventDetails
-		}
 		if d != nil && d.Error != nil {
 			expect.Set("error", *d.Error)
 		}

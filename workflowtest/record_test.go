@@ -291,3 +291,34 @@ func TestRecordStillRunning(t *testing.T) {
 	res := (&Runner{}).Run(f, f.Cases[0])
 	require.True(t, res.Passed, res.Failure)
 }
+
+// Activities and Lambda functions called by their ARN are recorded from
+// their own events.
+func TestRecordActivitiesAndFunctions(t *testing.T) {
+	t.Parallel()
+	def := `{"StartAt": "Approve", "States": {
+	  "Approve": {"Type": "Task", "Resource": "arn:aws:states:us-east-1:123456789012:activity:approve", "ResultPath": "$.approved", "Next": "Count"},
+	  "Count": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:count", "Retry": [{"ErrorEquals": ["States.ALL"]}], "End": true}}}`
+	m, diags := asl.Parse([]byte(def))
+	require.NotNil(t, m, "%v", diags)
+	counts := 0
+	o := (&Exec{Machine: m, StateMachineName: "approve", ExecutionName: "x", Input: mustParse(`{"n": 1}`), Start: time.Now(), MaxSteps: 100,
+		Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
+			if req.StateName == "Approve" {
+				return mustParse(`{"by": "ada"}`), nil
+			}
+			if counts++; counts == 1 {
+				return nil, &failure.Failure{Name: "Lambda.ServiceException", Cause: "busy", HasCause: true}
+			}
+			return mustParse(`{"counted": 2}`), nil
+		})}).Run()
+	require.Equal(t, history.StatusSucceeded, o.Status)
+	data, err := Record(&Source{Definition: def, Events: o.Events})
+	require.NoError(t, err)
+	f, err := LoadData("approve.test.json", data)
+	require.NoError(t, err)
+	require.Len(t, f.Cases[0].Mocks.byState["Count"], 2)
+	require.Len(t, f.Cases[0].Mocks.byState["Approve"], 1)
+	res := (&Runner{}).Run(f, f.Cases[0])
+	require.True(t, res.Passed, res.Failure)
+}
