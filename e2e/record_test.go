@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
@@ -131,4 +134,69 @@ func TestRecordAFailedJobNetAndReplayItsFix(t *testing.T) {
 	out, _, code = stepwiseCmd(t, "test", proof)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, `Task state "Report" (resource arn:aws:states:::states:startExecution.sync:2) has no mocked response`)
+}
+
+// TestRecordAndReplayAWeekend records, from a server that skips time and
+// answers tasks from a mock configuration, an execution with a retried
+// task, a Parallel whose branch waits for an activity worker, a Wait of
+// three days and a distributed Map whose children call a task; the
+// recording passes as a test and replays with the same path and output,
+// and an edit inside the Parallel diverges there.
+func TestRecordAndReplayAWeekend(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mockFile := filepath.Join(dir, "mocks.json")
+	require.NoError(t, os.WriteFile(mockFile, []byte(`{
+  "StateMachines": {"weekend": {"TestCases": {"Calm": {"Fetch": "afterRetry", "Left": "left", "Child": "child"}}}},
+  "MockedResponses": {
+    "afterRetry": {"0": {"Throw": {"Error": "Lambda.ServiceException", "Cause": "busy"}}, "1": {"Return": {"Payload": {"items": [1, 2, 3]}}}},
+    "left": {"0": {"Return": {"Payload": "left"}}},
+    "child": {"0": {"Return": {"Payload": "done"}}}
+  }
+}`), 0o600))
+	s := startServer(t, filepath.Join(dir, "weekend.db"), "--time-skip", "--mock-config", mockFile)
+	c := s.client(t)
+	ctx := context.Background()
+	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("approve")})
+	require.NoError(t, err)
+	def := fmt.Sprintf(`{"StartAt": "Fetch", "States": {
+  "Fetch": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "fetch"},
+    "Retry": [{"ErrorEquals": ["Lambda.ServiceException"], "IntervalSeconds": 60}], "ResultSelector": {"items.$": "$.Payload.items"}, "Next": "Both"},
+  "Both": {"Type": "Parallel", "ResultPath": "$.both", "Next": "Weekend", "Branches": [
+    {"StartAt": "Left", "States": {"Left": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "left"}, "OutputPath": "$.Payload", "End": true}}},
+    {"StartAt": "Approve", "States": {"Approve": {"Type": "Task", "Resource": %q, "End": true}}}]},
+  "Weekend": {"Type": "Wait", "Seconds": 259200, "Next": "Fan"},
+  "Fan": {"Type": "Map", "ItemsPath": "$.items", "ResultPath": "$.fanned", "End": true,
+    "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "Child", "States": {
+      "Child": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "child", "Payload.$": "$"}, "OutputPath": "$.Payload", "End": true}}}}}}`,
+		aws.ToString(act.ActivityArn))
+	sm := createMachine(t, c, "weekend", def)
+	exec := startExecution(t, c, sm+"#Calm", "calm", `{}`)
+	task, err := c.GetActivityTask(ctx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String("w")})
+	require.NoError(t, err)
+	require.NotEmpty(t, aws.ToString(task.TaskToken))
+	_, err = c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(`{"by": "ada"}`)})
+	require.NoError(t, err)
+	done := waitDone(t, c, exec)
+	require.Equal(t, "SUCCEEDED", string(done.Status), "%s: %s", aws.ToString(done.Error), aws.ToString(done.Cause))
+
+	recording := filepath.Join(dir, "weekend.test.json")
+	out, errOut, code := stepwiseCmd(t, "test", "--record", exec, "--endpoint", s.url(), "--out", recording)
+	require.Equal(t, 0, code, out+errOut)
+	data, err := os.ReadFile(recording)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"Error": "Lambda.ServiceException"`)
+	require.Contains(t, string(data), `"Child": [`)
+	out, errOut, code = stepwiseCmd(t, "test", recording)
+	require.Equal(t, 0, code, out+errOut)
+	out, errOut, code = stepwiseCmd(t, "replay", exec, "--endpoint", s.url())
+	require.Equal(t, 0, code, out+errOut)
+	require.Equal(t, "calm: same path, same output\n", out)
+
+	edited := filepath.Join(dir, "edited.asl.json")
+	require.NoError(t, os.WriteFile(edited, []byte(strings.Replace(def, `"OutputPath": "$.Payload", "End": true}}},`, `"End": true}}},`, 1)), 0o644))
+	out, errOut, code = stepwiseCmd(t, "replay", "--recording", recording, "--definition", edited)
+	require.Equal(t, 1, code, out+errOut)
+	require.Contains(t, out, "calm: first divergence at state Left, event ")
+	require.Contains(t, out, `(TaskStateExited): output differs: output: recorded "left", got {"Payload":"left"}`)
 }
