@@ -64,8 +64,9 @@ func Record(src *Source) ([]byte, error) {
 	}
 
 	mocks := jsonvalue.NewObject(0)
+	all := allStates(m)
 	for _, h := range append([][]*history.Event{events}, src.Children...) {
-		if err := recordTasks(mocks, h); err != nil {
+		if err := recordTasks(mocks, h, all); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +76,11 @@ func Record(src *Source) ([]byte, error) {
 	switch last.Type {
 	case history.EventExecutionSucceeded:
 		expect.Set("status", string(history.StatusSucceeded))
-		out, err := jsonvalue.Parse([]byte(last.ExecutionSucceededEventDetails.Output))
+		d := last.ExecutionSucceededEventDetails
+		if d == nil {
+			return nil, fmt.Errorf("event %d (%s) has no output", last.ID, last.Type)
+		}
+		out, err := jsonvalue.Parse([]byte(d.Output))
 		if err != nil {
 			return nil, fmt.Errorf("the execution's output is not JSON: %v", err)
 		}
@@ -136,7 +141,7 @@ func Record(src *Source) ([]byte, error) {
 
 // recordTasks adds the results of a history's tasks to mocks, by state,
 // in the order they ended, each with its input.
-func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
+func recordTasks(mocks *jsonvalue.Object, events []*history.Event, all map[string]*asl.State) error {
 	byID := make(map[int64]*history.Event, len(events))
 	for _, ev := range events {
 		byID[ev.ID] = ev
@@ -167,7 +172,7 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
 			return fmt.Errorf("event %d (%s) follows no state entered", sched.ID, sched.Type)
 		}
 		ended[sched.ID] = true
-		if err := addResponse(mocks, entered, sched, resp); err != nil {
+		if err := addResponse(mocks, entered, sched, resp, all); err != nil {
 			return err
 		}
 	}
@@ -183,7 +188,7 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
 		}
 		pending := jsonvalue.NewObject(1)
 		pending.Set("Pending", true)
-		if err := addResponse(mocks, entered, ev, pending); err != nil {
+		if err := addResponse(mocks, entered, ev, pending, all); err != nil {
 			return err
 		}
 	}
@@ -192,7 +197,11 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event) error {
 
 // addResponse adds a task's response to its state's in mocks, with its
 // input.
-func addResponse(mocks *jsonvalue.Object, entered, sched *history.Event, resp *jsonvalue.Object) error {
+func addResponse(mocks *jsonvalue.Object, entered, sched *history.Event, resp *jsonvalue.Object, all map[string]*asl.State) error {
+	state := entered.StateEnteredEventDetails.Name
+	if s := all[state]; s == nil || (s.Type != asl.TypeTask && s.Type != asl.TypeMap) {
+		return fmt.Errorf("event %d (%s) is a task of %q, not a Task state of the definition", sched.ID, sched.Type, state)
+	}
 	in, err := jsonvalue.Parse([]byte(*scheduledInput(sched)))
 	if err != nil {
 		return fmt.Errorf("event %d (%s): the task's input is not JSON: %v", sched.ID, sched.Type, err)
@@ -202,7 +211,6 @@ func addResponse(mocks *jsonvalue.Object, entered, sched *history.Event, resp *j
 	for k, v := range resp.All() {
 		r.Set(k, v)
 	}
-	state := entered.StateEnteredEventDetails.Name
 	list, _ := mocks.Get(state)
 	arr, _ := list.([]any)
 	mocks.Set(state, append(arr, r))
@@ -228,20 +236,34 @@ func scheduledInput(ev *history.Event) *string {
 func taskResponse(ev *history.Event) *jsonvalue.Object {
 	var out *string
 	var fail *history.FailureEventDetails
+	task := func(d *history.TaskEventDetails) *history.TaskEventDetails {
+		if d == nil {
+			return &history.TaskEventDetails{}
+		}
+		return d
+	}
+	output := func(d *history.OutputEventDetails) *string {
+		if d == nil {
+			return new(string)
+		}
+		return &d.Output
+	}
 	switch ev.Type {
 	case history.EventTaskSucceeded:
-		out = ev.TaskSucceededEventDetails.Output
+		out = task(ev.TaskSucceededEventDetails).Output
 		if out == nil {
 			out = new(string)
 		}
 	case history.EventTaskFailed:
-		fail = &history.FailureEventDetails{Error: ev.TaskFailedEventDetails.Error, Cause: ev.TaskFailedEventDetails.Cause}
+		d := task(ev.TaskFailedEventDetails)
+		fail = &history.FailureEventDetails{Error: d.Error, Cause: d.Cause}
 	case history.EventTaskTimedOut:
-		fail = &history.FailureEventDetails{Error: ev.TaskTimedOutEventDetails.Error, Cause: ev.TaskTimedOutEventDetails.Cause}
+		d := task(ev.TaskTimedOutEventDetails)
+		fail = &history.FailureEventDetails{Error: d.Error, Cause: d.Cause}
 	case history.EventLambdaFunctionSucceeded:
-		out = &ev.LambdaFunctionSucceededEventDetails.Output
+		out = output(ev.LambdaFunctionSucceededEventDetails)
 	case history.EventActivitySucceeded:
-		out = &ev.ActivitySucceededEventDetails.Output
+		out = output(ev.ActivitySucceededEventDetails)
 	case history.EventLambdaFunctionFailed:
 		fail = ev.LambdaFunctionFailedEventDetails
 	case history.EventLambdaFunctionTimedOut:

@@ -322,3 +322,31 @@ func TestRecordActivitiesAndFunctions(t *testing.T) {
 	res := (&Runner{}).Run(f, f.Cases[0])
 	require.True(t, res.Passed, res.Failure)
 }
+
+// FuzzRecord records histories of any events: an error or a test file
+// that loads, never a panic.
+func FuzzRecord(f *testing.F) {
+	f.Add(`{"type":"ExecutionStarted","id":1,"executionStartedEventDetails":{"input":"{}"}}
+{"type":"TaskStateEntered","id":2,"previousEventId":1,"stateEnteredEventDetails":{"name":"A","input":"{}"}}
+{"type":"TaskScheduled","id":3,"previousEventId":2,"taskScheduledEventDetails":{"parameters":"{}"}}
+{"type":"TaskSucceeded","id":4,"previousEventId":3}
+{"type":"ExecutionSucceeded","id":5,"previousEventId":4,"executionSucceededEventDetails":{"output":"1"}}`)
+	def := `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`
+	f.Fuzz(func(t *testing.T, lines string) {
+		var events []*history.Event
+		for _, l := range strings.Split(lines, "\n") {
+			ev, err := ParseEvent([]byte(l))
+			if err != nil {
+				return
+			}
+			events = append(events, ev)
+		}
+		data, err := Record(&Source{Definition: def, Events: events})
+		if err != nil {
+			return
+		}
+		if _, err := LoadData("fuzz.test.json", data); err != nil && !strings.Contains(err.Error(), "payload limit") {
+			t.Fatalf("a recording that does not load: %v\n%s", err, data)
+		}
+	})
+}
