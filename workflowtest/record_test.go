@@ -350,3 +350,17 @@ func FuzzRecord(f *testing.F) {
 		}
 	})
 }
+
+func TestReplayEndsInAState(t *testing.T) {
+	t.Parallel()
+	// The Map's task now fails on what it was given: the replay ends in
+	// the Map, which the recording left.
+	res := replayNight(t, `{"night": "2026-11-24"}`, func(s string) string {
+		return strings.Replace(s, `"Parameters": {"job.$": "$"}, "End": true`, `"Parameters": {"job.$": "$"}, "ResultSelector": {"rows.$": "$.Payload.nothing"}, "End": true`, 1)
+	})
+	d := res.Divergence
+	require.NotNil(t, d)
+	require.Equal(t, "Run", d.State)
+	require.Contains(t, d.What, `the execution ended in it (FAILED, error "States.Runtime"`)
+	require.Contains(t, d.What, `recorded: exited with output {"Payload":{"job":"a","rows":1}}`)
+}

@@ -118,7 +118,7 @@ func compareRuns(rec, got *Outcome, gotRes *Result, edited *asl.StateMachine) *D
 	for _, e := range recList {
 		byName[e.name] = append(byName[e.name], e)
 	}
-	_, gotEntered, gotExit := entries(got.Events)
+	gotList, gotEntered, gotExit := entries(got.Events)
 	all := allStates(edited)
 	for _, ev := range got.Events {
 		if d := ev.StateEnteredEventDetails; d != nil {
@@ -184,6 +184,26 @@ func compareRuns(rec, got *Outcome, gotRes *Result, edited *asl.StateMachine) *D
 			last = got.Events[n-1]
 		}
 		return &Divergence{State: u.StateName, Event: last, What: fmt.Sprintf("state %s has no recorded result for its input %s", u.StateName, show(u.Parameters))}
+	}
+	// The state it ended in: the first on the way back from its end,
+	// along the events' links, that it entered and did not leave.
+	byID := map[int64]*history.Event{}
+	for _, ev := range got.Events {
+		byID[ev.ID] = ev
+	}
+	var endedIn []*entry
+	if n := len(got.Events); n > 0 {
+		for ev, k := got.Events[n-1], 0; ev != nil && k < n; ev, k = byID[ev.PreviousEventID], k+1 {
+			if e := gotEntered[ev.ID]; e != nil && e.exit == nil {
+				endedIn = append(endedIn, e)
+			}
+		}
+	}
+	for _, e := range append(endedIn, gotList...) {
+		if e.match != nil && e.exit == nil && e.match.exit != nil {
+			return &Divergence{State: e.name, Event: e.entered, What: fmt.Sprintf("the execution ended in it (%s); recorded: exited with output %s",
+				endOf(got), clip(e.match.exit.StateExitedEventDetails.Output, maxShown))}
+		}
 	}
 	for _, e := range recList {
 		if !e.used {
