@@ -71,7 +71,7 @@ func ParseStateMocks(v any) (*StateMocks, error) {
 				return nil, fmt.Errorf("state %q response %d must be an object with Return or Throw", name, i)
 			}
 			if p, ok := o.Get("Pending"); ok && (p != true || !o.Has("Input")) {
-				return nil, fmt.Errorf("state %q response %d: \"Pending\" is true, beside \"Input\"", name, i)
+				return nil, fmt.Errorf("state %q response %d: \"Pending\" must be true, beside \"Input\"", name, i)
 			}
 			if i > 0 && o.Has("Input") != resps[0].Has("Input") {
 				return nil, fmt.Errorf("state %q response %d: give \"Input\" in all of the state's responses or in none", name, i)

@@ -364,3 +364,11 @@ func TestReplayEndsInAState(t *testing.T) {
 	require.Contains(t, d.What, `the execution ended in it (FAILED, error "States.Runtime"`)
 	require.Contains(t, d.What, `recorded: exited with output {"Payload":{"job":"a","rows":1}}`)
 }
+
+func TestMocksByInputRefusedWhenMixed(t *testing.T) {
+	t.Parallel()
+	_, err := ParseStateMocks(mustParse(`{"A": [{"Input": 1, "Return": 1}, {"Return": 2}]}`))
+	require.ErrorContains(t, err, `state "A" response 1: give "Input" in all of the state's responses or in none`)
+	_, err = ParseStateMocks(mustParse(`{"A": [{"Pending": true}]}`))
+	require.ErrorContains(t, err, `state "A" response 0: "Pending" must be true, beside "Input"`)
+}
