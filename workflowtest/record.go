@@ -37,7 +37,8 @@ type Source struct {
 // (.waitForTaskToken, activities) are recorded with the answer they got,
 // and a nested execution (states:startExecution.sync) with its result: a
 // replay does not run it again. Of an execution that was redriven, the
-// run up to the first redrive is recorded.
+// run up to the first redrive is recorded. The items a distributed Map's
+// ItemReader read are in no history and are not recorded.
 func Record(src *Source) ([]byte, error) {
 	def, err := jsonvalue.Parse([]byte(src.Definition))
 	if err != nil {
