@@ -17,6 +17,11 @@ type Resolver interface {
 	Resolve(req *TaskRequest) (any, *failure.Failure)
 }
 
+// Pending is what a Resolver answers for a task that does not end: the
+// Driver leaves it running (a recorded task that was still running when
+// its execution ended).
+var Pending = &failure.Failure{Name: "stepwise.Pending"}
+
 // ResolverFunc adapts a function to Resolver.
 type ResolverFunc func(req *TaskRequest) (any, *failure.Failure)
 
@@ -101,7 +106,9 @@ func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 				}
 			} else if d.Resolver == nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: failure.TaskFailed, Cause: "no resolver for task " + c.Task.Resource}
-			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
+			} else if out, fl := d.Resolver.Resolve(c.Task); fl == Pending {
+				continue
+			} else if fl != nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 			} else {
 				ev.Output = out
