@@ -37,7 +37,7 @@ const (
 type runCommand struct {
 	*CommandBase
 	// closers stop what the run started (local functions' processes).
-	closers []func()
+	closers   []func()
 	input     string
 	inputFile string
 	scale     float64
@@ -46,10 +46,10 @@ type runCommand struct {
 	history   bool
 	// record, when set, is a file the run is written to as a test
 	// (stepwise test's format), as `stepwise test --record` writes one.
-	record string
-	mockFile  string
-	name      string
-	maxSteps  int
+	record   string
+	mockFile string
+	name     string
+	maxSteps int
 
 	mockConfig   string
 	testCase     string
