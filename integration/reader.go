@@ -111,6 +111,9 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 			return err
 		}
 		defer body.Close()
+		if cfg.ManifestType == "ATHENA_DATA" {
+			return r.streamAthena(ctx, t, body, cfg, emit)
+		}
 		if cfg.InputType == "MANIFEST" {
 			return r.streamInventory(ctx, t, body, cfg.MaxItems, emit)
 		}
@@ -254,6 +257,51 @@ func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest
 			return err
 		}
 		if maxItems > 0 && n >= maxItems {
+			return nil
+		}
+	}
+	return nil
+}
+
+// streamAthena reads the items of an Athena data manifest: the rows of
+// every data file it names, in order, each read as it arrives as cfg's
+// InputType says, MaxItems across them all.
+func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io.Reader, cfg *interp.ReaderConfig, emit func([]any) error) error {
+	if err := itemreader.CheckAthena(cfg); err != nil {
+		return err
+	}
+	text, err := io.ReadAll(manifest)
+	if err != nil {
+		return err
+	}
+	files, err := itemreader.ParseAthenaManifest(text)
+	if err != nil {
+		return err
+	}
+	var n int64
+	counted := func(items []any) error {
+		n += int64(len(items))
+		return emit(items)
+	}
+	for _, f := range files {
+		params := jsonvalue.NewObject(2)
+		params.Set("Bucket", f.Bucket)
+		params.Set("Key", f.Key)
+		body, err := r.openObject(ctx, t, params)
+		if err != nil {
+			return err
+		}
+		fileCfg := *cfg
+		fileCfg.ManifestType = ""
+		if cfg.MaxItems > 0 {
+			fileCfg.MaxItems = cfg.MaxItems - n
+		}
+		err = itemreader.StreamAthenaFile(body, &fileCfg, counted)
+		body.Close()
+		if err != nil {
+			return err
+		}
+		if cfg.MaxItems > 0 && n >= cfg.MaxItems {
 			return nil
 		}
 	}
