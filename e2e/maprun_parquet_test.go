@@ -69,8 +69,10 @@ func distributedOver(readerConfig string) string {
 // The distributed Map's 2025 data plane against a server and S3 (moto):
 // a Parquet object's rows are the items of a map run that succeeds; an
 // Athena data manifest names Parquet data files read in turn (MaxItems
-// across them); ItemsPointer takes the array inside a JSON object; an
-// object that is not Parquet fails the read as States.ItemReaderFailed;
+// across them); ItemsPointer takes the array (or the object's members)
+// inside a JSON object; what cannot be read (not Parquet, not what the
+// pointer names, not a manifest) fails the read as
+// States.ItemReaderFailed;
 // a ReaderConfig that reads nothing is refused at creation; and /metrics
 // shows the open map runs, their limit and the backlog.
 func TestDistributedMapParquetAthenaItemsPointer(t *testing.T) {
@@ -124,21 +126,31 @@ func TestDistributedMapParquetAthenaItemsPointer(t *testing.T) {
 	pointerSM := createMachine(t, c, "pointer", distributedOver(`{"InputType": "JSON", "ItemsPointer": "/export/rows"}`))
 	succeeded(run(pointerSM, `{"bucket": "data", "key": "export.json"}`), []string{`{"n":1}`, `{"n":2}`})
 
+	// An object's members are items too, as AWS iterates an object.
+	s3Do(t, http.MethodPut, moto+"/data/by-name.json", strings.NewReader(`{"export": {"rows": {"north": 1, "south": 2}}}`))
+	succeeded(run(pointerSM, `{"bucket": "data", "key": "by-name.json"}`), []string{`{"Key":"north","Value":1}`, `{"Key":"south","Value":2}`})
+
 	// What cannot be read fails the Map state as AWS's reader fails it.
+	s3Do(t, http.MethodPut, moto+"/data/athena/q2-manifest.csv", strings.NewReader("s3://data/athena/q1/part-a\ns3://data/athena/q2/gone\n"))
+	s3Do(t, http.MethodPut, moto+"/data/count.json", strings.NewReader(`{"export": {"rows": 2}}`))
 	for _, c := range []struct{ sm, key, cause string }{
 		{parquetSM, "export.json", "The object is not a valid Parquet file"},
-		{pointerSM, "sensors/part-0.parquet", "The object is not valid JSON, so ItemsPointer '/export/rows' cannot be followed in it."},
+		{pointerSM, "sensors/part-0.parquet", "Attempting to map over non-iterable node."},
+		{pointerSM, "count.json", "Attempting to map over non-iterable node."},
+		{pointerSM, "athena/q1-manifest.csv", "Attempting to map over non-iterable node."},
+		{athenaSM, "export.json", "The Athena data manifest is not valid: line 1 is not an S3 URI (s3://bucket/key)."},
+		{athenaSM, "athena/q2-manifest.csv", "The Athena data manifest names s3://data/athena/q2/gone, which could not be read: S3."},
 	} {
 		d := run(c.sm, `{"bucket": "data", "key": "`+c.key+`"}`)
-		require.Equal(t, types.ExecutionStatusFailed, d.Status)
-		require.Equal(t, "States.ItemReaderFailed", aws.ToString(d.Error))
-		require.Contains(t, aws.ToString(d.Cause), c.cause)
+		require.Equal(t, types.ExecutionStatusFailed, d.Status, c.key)
+		require.Equal(t, "States.ItemReaderFailed", aws.ToString(d.Error), c.key)
+		require.Contains(t, aws.ToString(d.Cause), c.cause, c.key)
 	}
-	s3Do(t, http.MethodPut, moto+"/data/not-rows.json", strings.NewReader(`{"export": {"rows": {"n": 1}}}`))
-	d = run(pointerSM, `{"bucket": "data", "key": "not-rows.json"}`)
+	s3Do(t, http.MethodPut, moto+"/data/elsewhere.json", strings.NewReader(`{"other": []}`))
+	d = run(pointerSM, `{"bucket": "data", "key": "elsewhere.json"}`)
 	require.Equal(t, types.ExecutionStatusFailed, d.Status)
 	require.Equal(t, "States.ItemReaderFailed", aws.ToString(d.Error))
-	require.Equal(t, "The ItemsPointer '/export/rows' does not point at a JSON array: it points at an object.", aws.ToString(d.Cause))
+	require.Equal(t, "The provided ReaderConfig.ItemsPointer does not match any valid path in the JSON structure.", aws.ToString(d.Cause))
 
 	// A ReaderConfig that reads nothing is refused when it is created.
 	_, err = c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("bad"), RoleArn: aws.String(roleArn),

@@ -288,6 +288,12 @@ func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io
 		params.Set("Bucket", f.Bucket)
 		params.Set("Key", f.Key)
 		body, err := r.openObject(ctx, t, params)
+		var fl *failure.Failure
+		if errors.As(err, &fl) && fl.Name != failure.ItemReaderFailed {
+			// The data file's failure (NoSuchKey, AccessDenied) is the read's.
+			return failure.Newf(failure.ItemReaderFailed, "The Athena data manifest names s3://%s/%s, which could not be read: %s: %s",
+				f.Bucket, f.Key, fl.Name, fl.Cause)
+		}
 		if err != nil {
 			return err
 		}

@@ -181,10 +181,27 @@ func parseItems(src io.Reader, cfg *interp.ReaderConfig, out *sink) error {
 	case "CSV":
 		return streamCSV(br, cfg, out)
 	}
-	if cfg.ItemsPointer != "" {
+	if cfg.ItemsPointer != "" || firstNonSpace(br) == '{' {
 		return streamPointed(br, cfg.ItemsPointer, out)
 	}
 	return streamJSON(br, out)
+}
+
+// firstNonSpace is the first byte of br that is not JSON white space,
+// looked at without reading it; 0 when there is none in br's buffer.
+func firstNonSpace(br *bufio.Reader) byte {
+	for n := 1; n <= br.Size(); n *= 2 {
+		head, err := br.Peek(n)
+		for _, c := range head {
+			if !isSpace(c) {
+				return c
+			}
+		}
+		if err != nil {
+			return 0
+		}
+	}
+	return 0
 }
 
 // The states of a JSON array's reader.

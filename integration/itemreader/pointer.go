@@ -8,11 +8,14 @@ import (
 	"stepwise/jsonvalue"
 )
 
-// ReaderConfig.ItemsPointer is a JSON Pointer (RFC 6901) to the array of
-// items inside a JSON object: {"data": {"rows": [...]}} with ItemsPointer
-// "/data/rows" is the items of rows. The object is read whole (the array
-// it holds may be anywhere in it), then its array handed over a batch at
-// a time.
+// ReaderConfig.ItemsPointer is a JSON Pointer (RFC 6901) to the items
+// inside a JSON document: {"data": {"rows": [...]}} with ItemsPointer
+// "/data/rows" is the items of rows. What it points at, like the whole
+// document without one, is an array (its elements are the items) or an
+// object (its members are, each {"Key": name, "Value": value}). A
+// document with a pointer, or an object, is read whole (what the pointer
+// names may be anywhere in it), then its items handed over a batch at a
+// time; an array without a pointer is read an item at a time (streamJSON).
 
 // CheckPointer refuses a text that is not a JSON Pointer: "" or a
 // sequence of "/"-prefixed reference tokens, '~' only in "~0" or "~1".
@@ -59,42 +62,42 @@ func Resolve(doc any, ptr string) (any, bool) {
 	return cur, true
 }
 
-// PointedItems is the array ptr points at in doc, or
-// States.ItemReaderFailed where it points at nothing or at something else.
+// PointedItems is the items of what ptr points at in doc: an array's
+// elements, or an object's members as {"Key": name, "Value": value}
+// objects in the object's order, as AWS iterates an object; where it
+// points at nothing or at a value of another type, the read fails as
+// AWS's does.
 func PointedItems(doc any, ptr string) ([]any, error) {
 	if err := CheckPointer(ptr); err != nil {
 		return nil, err
 	}
 	v, ok := Resolve(doc, ptr)
 	if !ok {
-		return nil, readerFailure("The ItemsPointer '%s' points at nothing in the JSON object.", ptr)
+		return nil, readerFailure("The provided ReaderConfig.ItemsPointer does not match any valid path in the JSON structure.")
 	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, readerFailure("The ItemsPointer '%s' does not point at a JSON array: it points at %s.", ptr, kindOf(v))
+	switch t := v.(type) {
+	case []any:
+		return t, nil
+	case *jsonvalue.Object:
+		return Entries(t), nil
 	}
-	return arr, nil
+	return nil, readerFailure("Attempting to map over non-iterable node.")
 }
 
-// kindOf names a JSON value's type, with an article.
-func kindOf(v any) string {
-	switch v.(type) {
-	case *jsonvalue.Object:
-		return "an object"
-	case string:
-		return "a string"
-	case jsonvalue.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
+// Entries are an object's members as items: {"Key": name, "Value": value}.
+func Entries(obj *jsonvalue.Object) []any {
+	items := make([]any, 0, obj.Len())
+	for k, v := range obj.All() {
+		e := jsonvalue.NewObject(2)
+		e.Set("Key", k)
+		e.Set("Value", v)
+		items = append(items, e)
 	}
-	return "a value"
+	return items
 }
 
 // streamPointed reads the JSON document r whole and hands over the items
-// of the array its ItemsPointer points at.
+// of what ptr points at.
 func streamPointed(r io.Reader, ptr string, out *sink) error {
 	if err := CheckPointer(ptr); err != nil {
 		return err
@@ -105,7 +108,7 @@ func streamPointed(r io.Reader, ptr string, out *sink) error {
 	}
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {
-		return readerFailure("The object is not valid JSON, so ItemsPointer '%s' cannot be followed in it.", ptr)
+		return readerFailure("Attempting to map over non-iterable node.")
 	}
 	items, err := PointedItems(doc, ptr)
 	if err != nil {
