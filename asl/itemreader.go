@@ -20,13 +20,10 @@ var csvFields = []string{"CSVHeaderLocation", "CSVHeaders", "CSVDelimiter"}
 
 // itemsPointer checks ReaderConfig.ItemsPointer: a JSON Pointer (RFC
 // 6901), "" or "/"-prefixed reference tokens with '~' only as "~0" or
-// "~1" (in a JSONata definition, or a JSONata expression).
-func (p *parser) itemsPointer(v any, loc string, lang QueryLanguage) {
+// "~1". It is a pointer in both query languages, never an expression.
+func (p *parser) itemsPointer(v any, loc string) {
 	s, ok := p.str(v, loc)
 	if !ok || s == "" {
-		return
-	}
-	if lang == JSONata && strings.HasPrefix(s, "{%") {
 		return
 	}
 	bad := s[0] != '/'

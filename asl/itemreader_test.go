@@ -40,7 +40,9 @@ func TestReaderConfig2025(t *testing.T) {
 	} {
 		require.Empty(t, asl.Validate([]byte(distributed(ok, "")), asl.Options{}), ok)
 	}
-	require.Empty(t, asl.Validate([]byte(distributed(`{"InputType": "JSON", "ItemsPointer": "{% $states.input.where %}"}`, "JSONata")), asl.Options{}))
+	require.Empty(t, asl.Validate([]byte(distributed(`{"InputType": "JSON", "ItemsPointer": "/rows"}`, "JSONata")), asl.Options{}))
+	require.Len(t, asl.Validate([]byte(distributed(`{"InputType": "JSON", "ItemsPointer": "{% $states.input.where %}"}`, "JSONata")), asl.Options{}), 1,
+		"a pointer, not an expression")
 
 	for _, c := range []struct {
 		config string

@@ -274,7 +274,7 @@ func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 			"ManifestType": {check: p.enumCheck("ATHENA_DATA", "CSV", "S3_INVENTORY")},
 			"MaxItems":     {check: p.countField(lang, "MaxItems")},
 			"MaxItemsPath": {lang: JSONPath, check: p.pathCheck("MaxItemsPath")},
-			"ItemsPointer": {check: func(v any, loc string) { p.itemsPointer(v, loc, lang) }},
+			"ItemsPointer": {check: func(v any, loc string) { p.itemsPointer(v, loc) }},
 		})
 		if ok {
 			p.readerCombinations(cfg, loc)
