@@ -1,6 +1,7 @@
 package asl
 
 import (
+	"fmt"
 	"strings"
 
 	"stepwise/jsonvalue"
@@ -69,5 +70,38 @@ func (p *parser) readerCombinations(cfg *jsonvalue.Object, loc string) {
 				p.add(schemaError(loc, "Field '%s' is supported only when InputType is CSV", f))
 			}
 		}
+	}
+}
+
+// flattenInputTypes are the InputTypes of the objects a listing's
+// LOAD_AND_FLATTEN reads.
+var flattenInputTypes = []string{"CSV", "JSON", "JSONL", "PARQUET"}
+
+// flatten refuses a ReaderConfig.Transformation LOAD_AND_FLATTEN that
+// cannot read: it reads the objects an s3:listObjectsV2 listing names,
+// each as its InputType says.
+func (p *parser) flatten(reader *jsonvalue.Object, loc string) {
+	cfgV, _ := reader.Get("ReaderConfig")
+	cfg, _ := cfgV.(*jsonvalue.Object)
+	if cfg == nil {
+		return
+	}
+	if t, _ := cfg.Get("Transformation"); t != "LOAD_AND_FLATTEN" {
+		return
+	}
+	cloc := loc + "/ReaderConfig"
+	if res, _ := reader.Get("Resource"); !strings.HasSuffix(fmt.Sprint(res), ":states:::s3:listObjectsV2") {
+		p.add(schemaError(cloc, "Transformation LOAD_AND_FLATTEN requires the Resource arn:<partition>:states:::s3:listObjectsV2"))
+	}
+	input, _ := cfg.Get("InputType")
+	ok := false
+	for _, t := range flattenInputTypes {
+		ok = ok || input == t
+	}
+	if !ok {
+		p.add(schemaError(cloc, "Transformation LOAD_AND_FLATTEN requires InputType to be one of the following: [%s]", strings.Join(flattenInputTypes, ", ")))
+	}
+	if cfg.Has("ManifestType") {
+		p.add(schemaError(cloc, "These fields cannot be specified together: [Transformation, ManifestType]"))
 	}
 }

@@ -1,6 +1,7 @@
 package asl_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,38 @@ func distributed(config, lang string) string {
 		def = `{"QueryLanguage": "` + lang + `", ` + def[1:]
 	}
 	return def
+}
+
+// A listing's LOAD_AND_FLATTEN reads the objects listed, each as its
+// InputType says: only with s3:listObjectsV2, and an InputType of data.
+func TestReaderConfigLoadAndFlatten(t *testing.T) {
+	const loc = "/States/A/ItemReader/ReaderConfig"
+	listing := func(config string) string {
+		return strings.Replace(distributed(config, ""), "s3:getObject", "s3:listObjectsV2", 1)
+	}
+	for _, ok := range []string{
+		`{"InputType": "JSONL", "Transformation": "LOAD_AND_FLATTEN"}`,
+		`{"InputType": "PARQUET", "Transformation": "LOAD_AND_FLATTEN", "MaxItems": 3}`,
+		`{"InputType": "JSON", "Transformation": "LOAD_AND_FLATTEN", "ItemsPointer": "/rows"}`,
+		`{"Transformation": "NONE"}`,
+	} {
+		require.Empty(t, asl.Validate([]byte(listing(ok)), asl.Options{}), ok)
+	}
+	for _, c := range []struct {
+		def  string
+		want []asl.Diagnostic
+	}{
+		{distributed(`{"InputType": "JSONL", "Transformation": "LOAD_AND_FLATTEN"}`, ""), []asl.Diagnostic{
+			schemaDiag("Transformation LOAD_AND_FLATTEN requires the Resource arn:<partition>:states:::s3:listObjectsV2", loc)}},
+		{listing(`{"Transformation": "LOAD_AND_FLATTEN"}`), []asl.Diagnostic{
+			schemaDiag("Transformation LOAD_AND_FLATTEN requires InputType to be one of the following: [CSV, JSON, JSONL, PARQUET]", loc)}},
+		{listing(`{"InputType": "PARQUET", "ManifestType": "ATHENA_DATA", "Transformation": "LOAD_AND_FLATTEN"}`), []asl.Diagnostic{
+			schemaDiag("These fields cannot be specified together: [Transformation, ManifestType]", loc)}},
+		{listing(`{"Transformation": "FLATTEN"}`), []asl.Diagnostic{
+			schemaDiag("Value should be one of the following: [NONE, LOAD_AND_FLATTEN]", loc+"/Transformation")}},
+	} {
+		require.Equal(t, c.want, asl.Validate([]byte(c.def), asl.Options{}), c.def)
+	}
 }
 
 func TestReaderConfig2025(t *testing.T) {

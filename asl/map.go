@@ -270,11 +270,12 @@ func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 					}
 				}
 			}},
-			"CSVDelimiter": {check: p.enumCheck("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")},
-			"ManifestType": {check: p.enumCheck("ATHENA_DATA", "CSV", "S3_INVENTORY")},
-			"MaxItems":     {check: p.countField(lang, "MaxItems")},
-			"MaxItemsPath": {lang: JSONPath, check: p.pathCheck("MaxItemsPath")},
-			"ItemsPointer": {check: func(v any, loc string) { p.itemsPointer(v, loc) }},
+			"CSVDelimiter":   {check: p.enumCheck("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")},
+			"ManifestType":   {check: p.enumCheck("ATHENA_DATA", "CSV", "S3_INVENTORY")},
+			"MaxItems":       {check: p.countField(lang, "MaxItems")},
+			"MaxItemsPath":   {lang: JSONPath, check: p.pathCheck("MaxItemsPath")},
+			"ItemsPointer":   {check: func(v any, loc string) { p.itemsPointer(v, loc) }},
+			"Transformation": {check: p.enumCheck("NONE", "LOAD_AND_FLATTEN")},
 		})
 		if ok {
 			p.readerCombinations(cfg, loc)
@@ -288,6 +289,9 @@ func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 	})
 	if ok && !obj.Has("Resource") {
 		p.add(errRequired(loc, "Resource"))
+	}
+	if ok {
+		p.flatten(obj, loc)
 	}
 	return ok
 }

@@ -69,7 +69,8 @@ func distributedOver(readerConfig string) string {
 // The distributed Map's 2025 data plane against a server and S3 (moto):
 // a Parquet object's rows are the items of a map run that succeeds; an
 // Athena data manifest names Parquet data files read in turn (MaxItems
-// across them); ItemsPointer takes the array (or the object's members)
+// across them); a listing's objects are read in turn (LOAD_AND_FLATTEN);
+// ItemsPointer takes the array (or the object's members)
 // inside a JSON object; what cannot be read (not Parquet, not what the
 // pointer names, not a manifest) fails the read as
 // States.ItemReaderFailed;
@@ -125,6 +126,16 @@ func TestDistributedMapParquetAthenaItemsPointer(t *testing.T) {
 	s3Do(t, http.MethodPut, moto+"/data/export.json", strings.NewReader(`{"export": {"count": 2, "rows": [{"n": 1}, {"n": 2}]}}`))
 	pointerSM := createMachine(t, c, "pointer", distributedOver(`{"InputType": "JSON", "ItemsPointer": "/export/rows"}`))
 	succeeded(run(pointerSM, `{"bucket": "data", "key": "export.json"}`), []string{`{"n":1}`, `{"n":2}`})
+
+	// A listing's objects, each read as its InputType says, a folder's
+	// marker skipped (Transformation LOAD_AND_FLATTEN).
+	s3Do(t, http.MethodPut, moto+"/data/daily/", nil)
+	s3Do(t, http.MethodPut, moto+"/data/daily/1.jsonl", strings.NewReader("{\"d\":1}\n{\"d\":2}\n"))
+	s3Do(t, http.MethodPut, moto+"/data/daily/2.jsonl", strings.NewReader("{\"d\":3}\n"))
+	flattenSM := createMachine(t, c, "flatten", strings.Replace(strings.Replace(
+		distributedOver(`{"InputType": "JSONL", "Transformation": "LOAD_AND_FLATTEN"}`),
+		"s3:getObject", "s3:listObjectsV2", 1), `"Key.$": "$.key"`, `"Prefix.$": "$.prefix"`, 1))
+	succeeded(run(flattenSM, `{"bucket": "data", "prefix": "daily/"}`), []string{`{"d":1}`, `{"d":2}`, `{"d":3}`})
 
 	// An object's members are items too, as AWS iterates an object.
 	s3Do(t, http.MethodPut, moto+"/data/by-name.json", strings.NewReader(`{"export": {"rows": {"north": 1, "south": 2}}}`))

@@ -120,6 +120,9 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 		return itemreader.Stream(body, cfg, emit)
 	case readerListObjectsV2:
 		params, _ := t.Request.Parameters.(*jsonvalue.Object)
+		if cfg.Transformation == "LOAD_AND_FLATTEN" {
+			return r.streamFlattened(ctx, t, params, cfg, emit)
+		}
 		var n int64
 		for {
 			out, err := r.callS3(ctx, t, "listObjectsV2", params)
@@ -312,4 +315,64 @@ func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io
 		}
 	}
 	return nil
+}
+
+// streamFlattened reads the objects a listing names (Transformation
+// LOAD_AND_FLATTEN): page after page, each object's items as cfg's
+// InputType says, in the listing's order, MaxItems across them all. A
+// key ending in "/" (a folder's marker) is no object of data.
+func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *jsonvalue.Object, cfg *interp.ReaderConfig, emit func([]any) error) error {
+	if params == nil {
+		params = jsonvalue.NewObject(0)
+	}
+	bucket, _ := params.Get("Bucket")
+	var n int64
+	counted := func(items []any) error {
+		n += int64(len(items))
+		return emit(items)
+	}
+	for {
+		out, err := r.callS3(ctx, t, "listObjectsV2", params)
+		if err != nil {
+			return err
+		}
+		contents, _ := out.Get("Contents")
+		list, _ := contents.([]any)
+		for _, o := range list {
+			obj, _ := o.(*jsonvalue.Object)
+			k, _ := obj.Get("Key")
+			key, _ := k.(string)
+			if key == "" || strings.HasSuffix(key, "/") {
+				continue
+			}
+			get := jsonvalue.NewObject(2)
+			get.Set("Bucket", bucket)
+			get.Set("Key", key)
+			body, err := r.openObject(ctx, t, get)
+			if err != nil {
+				return err
+			}
+			fileCfg := *cfg
+			fileCfg.Transformation = ""
+			if cfg.MaxItems > 0 {
+				fileCfg.MaxItems = cfg.MaxItems - n
+			}
+			err = itemreader.Stream(body, &fileCfg, counted)
+			body.Close()
+			if err != nil {
+				return err
+			}
+			if cfg.MaxItems > 0 && n >= cfg.MaxItems {
+				return nil
+			}
+		}
+		next, _ := out.Get("NextContinuationToken")
+		tok, _ := next.(string)
+		if tok == "" {
+			return nil
+		}
+		p := params.Clone()
+		p.Set("ContinuationToken", tok)
+		params = p
+	}
 }

@@ -481,6 +481,7 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 	str("CSVDelimiter", &rc.CSVDelimiter)
 	str("ManifestType", &rc.ManifestType)
 	str("ItemsPointer", &rc.ItemsPointer)
+	str("Transformation", &rc.Transformation)
 	if v, ok := cfg.Get("CSVHeaders"); ok {
 		arr, _ := v.([]any)
 		for _, h := range arr {
