@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
 	"stepwise/failure"
@@ -28,7 +29,8 @@ import (
 // ENUM, JSON and UUID columns strings; other byte arrays a string when
 // they are UTF-8, else their base64; DATE "2006-01-02"; TIMESTAMP an
 // RFC 3339 time in UTC with as many fraction digits as it has; TIME
-// "15:04:05" with its fraction; a null null; LIST an array, MAP an
+// "15:04:05" with its fraction; INT96 (the timestamps of Hive, Spark and
+// Athena) as TIMESTAMP; a null null; LIST an array, MAP an
 // object, a group an object of its fields.
 //
 // Parquet needs the end of the object first (its footer names the row
@@ -301,10 +303,25 @@ func valueJSON(n parquet.Node, v any) any {
 			}
 		}
 	}
-	if ts, ok := v.(time.Time); ok {
-		return ts.UTC().Format(time.RFC3339Nano)
+	switch t := v.(type) {
+	case time.Time:
+		return t.UTC().Format(time.RFC3339Nano)
+	case deprecated.Int96:
+		return int96Time(t).Format(time.RFC3339Nano)
 	}
 	return goJSON(v)
+}
+
+// julianUnixEpoch is the Julian day number of 1970-01-01.
+const julianUnixEpoch = 2440588
+
+// int96Time is the time of an INT96 timestamp, as Hive, Impala, Spark and
+// Athena write them: the nanoseconds of the day (the low 64 bits), then
+// the Julian day.
+func int96Time(v deprecated.Int96) time.Time {
+	nanos := int64(uint64(v[1])<<32 | uint64(v[0]))
+	days := int64(v[2]) - julianUnixEpoch
+	return time.Unix(days*86400, 0).Add(time.Duration(nanos)).UTC()
 }
 
 // instant is the time ticks units after the Unix epoch, in UTC.

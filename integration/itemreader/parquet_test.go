@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/failure"
@@ -84,6 +85,16 @@ func TestParquetDatesAndTimes(t *testing.T) {
 	items, err := ParseParquet(parquetFile(t, []row{{Day: 20332, Clock: (13*3600 + 5*60 + 7) * 1e6, Micro: 1756728000000001}}, 0), 0)
 	require.NoError(t, err)
 	require.Equal(t, `[{"day":"2025-09-01","clock":"13:05:07","micro":"2025-09-01T12:00:00.000001Z"}]`, jsonvalue.String(items))
+
+	// INT96, as Athena and Spark write timestamps: nanoseconds of the day,
+	// then the Julian day.
+	type legacy struct {
+		At deprecated.Int96 `parquet:"at"`
+	}
+	nanos := uint64((12*3600+30*60)*1e9 + 5)
+	items, err = ParseParquet(parquetFile(t, []legacy{{At: deprecated.Int96{uint32(nanos), uint32(nanos >> 32), 2440588 + 20332}}}, 0), 0)
+	require.NoError(t, err)
+	require.Equal(t, `[{"at":"2025-09-01T12:30:00.000000005Z"}]`, jsonvalue.String(items))
 }
 
 // onlyReader hides everything of a reader but Read, as an S3 body is.
