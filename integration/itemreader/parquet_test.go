@@ -3,6 +3,7 @@ package itemreader
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -191,4 +192,33 @@ func FuzzParquetReader(f *testing.F) {
 			require.True(t, ok, "each row is an object")
 		}
 	})
+}
+
+// A body read as it arrives goes to a temporary file, read from there
+// and removed once read, failed or not.
+func TestParquetSpoolsToATemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	spooled := func() []string {
+		names, err := filepath.Glob(filepath.Join(dir, "stepwise-parquet-*"))
+		require.NoError(t, err)
+		return names
+	}
+	body := parquetFile(t, sensorRows(10), 4)
+	var during []string
+	err := StreamParquet(onlyReader{bytes.NewReader(body)}, 0, func([]any) error {
+		during = spooled()
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, during, 1, "the rows are read from the file")
+	require.Empty(t, spooled(), "and the file is removed")
+
+	err = StreamParquet(onlyReader{bytes.NewReader(body[:20])}, 0, func([]any) error { return nil })
+	require.Error(t, err)
+	require.Empty(t, spooled())
+
+	_, err = ParseParquet(body, 0)
+	require.NoError(t, err)
+	require.Empty(t, spooled(), "a body in memory is read where it is")
 }
