@@ -2,8 +2,12 @@ package itemreader
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,4 +225,64 @@ func TestParquetSpoolsToATemporaryFile(t *testing.T) {
 	_, err = ParseParquet(body, 0)
 	require.NoError(t, err)
 	require.Empty(t, spooled(), "a body in memory is read where it is")
+}
+
+// A large Parquet object read as it arrives is read with the heap bounded
+// by a row group and a batch, not by the object: 40 MB in row groups of
+// 20,000 rows, the batches dropped as they come.
+func TestParquetHeapBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 40 MB")
+	}
+	type wide struct {
+		ID      int64  `parquet:"id"`
+		Payload string `parquet:"payload"`
+	}
+	const rows = 400_000
+	path := filepath.Join(t.TempDir(), "wide.parquet")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[wide](f, parquet.MaxRowsPerRowGroup(20_000))
+	batch := make([]wide, 0, 1000)
+	for i := range rows {
+		batch = append(batch, wide{ID: int64(i), Payload: fmt.Sprintf("%08d-%s", i, strings.Repeat(fmt.Sprintf("%x", i*7919), 12))})
+		if len(batch) == cap(batch) {
+			_, err := w.Write(batch)
+			require.NoError(t, err)
+			batch = batch[:0]
+		}
+	}
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	size := info.Size()
+	require.Greater(t, size, int64(30<<20))
+
+	in, err := os.Open(path)
+	require.NoError(t, err)
+	defer in.Close()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak uint64
+	n, batches := 0, 0
+	var last any
+	err = StreamParquet(onlyReader{in}, 0, func(items []any) error {
+		n += len(items)
+		last = items[len(items)-1]
+		if batches++; batches%5 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, rows, n)
+	id, _ := last.(*jsonvalue.Object).Get("id")
+	require.Equal(t, jsonvalue.Number(fmt.Sprint(rows-1)), id)
+	growth := int64(peak) - int64(base)
+	t.Logf("object %d MB; heap in use grew by at most %.1f MB", size>>20, float64(growth)/(1<<20))
+	require.Less(t, growth, size/4, "the heap grew with the object")
 }
