@@ -260,7 +260,7 @@ func (p *parser) checkS3Resource(v any, loc string, actions ...string) {
 // itemReader checks the shape of a Map state's ItemReader.
 func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 	readerConfig := func(v any, loc string) {
-		p.checkObject(v, loc, lang, map[string]subField{
+		cfg, ok := p.checkObject(v, loc, lang, map[string]subField{
 			"InputType":         {check: p.enumCheck("CSV", "JSON", "JSONL", "MANIFEST", "PARQUET")},
 			"CSVHeaderLocation": {check: p.enumCheck("FIRST_ROW", "GIVEN")},
 			"CSVHeaders": {check: func(v any, loc string) {
@@ -270,11 +270,16 @@ func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 					}
 				}
 			}},
-			"CSVDelimiter": {check: p.enumCheck("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")},
-			"ManifestType": {check: p.enumCheck("ATHENA_DATA", "CSV", "S3_INVENTORY")},
-			"MaxItems":     {check: p.countField(lang, "MaxItems")},
-			"MaxItemsPath": {lang: JSONPath, check: p.pathCheck("MaxItemsPath")},
+			"CSVDelimiter":   {check: p.enumCheck("COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB")},
+			"ManifestType":   {check: p.enumCheck("ATHENA_DATA", "CSV", "S3_INVENTORY")},
+			"MaxItems":       {check: p.countField(lang, "MaxItems")},
+			"MaxItemsPath":   {lang: JSONPath, check: p.pathCheck("MaxItemsPath")},
+			"ItemsPointer":   {check: func(v any, loc string) { p.itemsPointer(v, loc) }},
+			"Transformation": {check: p.enumCheck("NONE", "LOAD_AND_FLATTEN")},
 		})
+		if ok {
+			p.readerCombinations(cfg, loc)
+		}
 	}
 	obj, ok := p.checkObject(v, loc, lang, map[string]subField{
 		"Resource":     {check: func(v any, loc string) { p.checkS3Resource(v, loc, "getObject", "listObjectsV2") }},
@@ -284,6 +289,9 @@ func (p *parser) itemReader(v any, loc string, lang QueryLanguage) bool {
 	})
 	if ok && !obj.Has("Resource") {
 		p.add(errRequired(loc, "Resource"))
+	}
+	if ok {
+		p.flatten(obj, loc)
 	}
 	return ok
 }

@@ -389,13 +389,17 @@ func stringList(v any, where string) ([]string, error) {
 }
 
 // kind names a value's JSON type, for messages.
-func kind(v any) string {
+func kind(v any) string { return TypeName(v) }
+
+// TypeName names the JSON type of a template's value ("a string", "a
+// list", "an object", ...), for messages.
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
 	case string:
 		return "a string"
-	case json.Number:
+	case json.Number, float64, int:
 		return "a number"
 	case bool:
 		return "a boolean"

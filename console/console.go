@@ -148,6 +148,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 		c.scheduleRoutes()
 	}
 	c.mux.HandleFunc("GET /console/executions/status", c.executionStatus)
+	c.mux.HandleFunc("GET /console/executions/recording", c.recording)
 	c.mux.HandleFunc("GET /console/executions/state", c.stateDetails)
 	c.mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { c.notFound(w, r, r.URL.Path) })
 	return c, nil

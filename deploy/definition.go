@@ -52,7 +52,7 @@ func cfnDefinition(props map[string]any) (*definitionSource, error) {
 		n++
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("Properties.Definition: the definition is an object, got %s", defKind(v))
+			return nil, fmt.Errorf("Properties.Definition: the definition is an object, got %s", cfn.TypeName(v))
 		}
 		src.Object, src.Where = m, "Definition"
 	}
@@ -60,7 +60,7 @@ func cfnDefinition(props map[string]any) (*definitionSource, error) {
 		n++
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("Properties.DefinitionString: a string, got %s", defKind(v))
+			return nil, fmt.Errorf("Properties.DefinitionString: a string, got %s", cfn.TypeName(v))
 		}
 		src.Text, src.Where = &s, "DefinitionString"
 	}
@@ -95,7 +95,7 @@ func samDefinition(props map[string]any) (*definitionSource, error) {
 	case hasDef:
 		m, ok := def.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("Properties.Definition: the definition is an object, got %s", defKind(def))
+			return nil, fmt.Errorf("Properties.Definition: the definition is an object, got %s", cfn.TypeName(def))
 		}
 		src.Object, src.Where = m, "Definition"
 	case hasURI:
@@ -123,7 +123,7 @@ func samDefinition(props map[string]any) (*definitionSource, error) {
 func definitionS3Of(v any, where string) (*definitionS3, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("Properties.%s: {Bucket, Key, Version}, got %s", where, defKind(v))
+		return nil, fmt.Errorf("Properties.%s: {Bucket, Key, Version}, got %s", where, cfn.TypeName(v))
 	}
 	loc := &definitionS3{}
 	loc.Bucket, _ = m["Bucket"].(string)
@@ -145,13 +145,13 @@ func substitutionsOf(v any) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("Properties.DefinitionSubstitutions: a map of names to values, got %s", defKind(v))
+		return nil, fmt.Errorf("Properties.DefinitionSubstitutions: a map of names to values, got %s", cfn.TypeName(v))
 	}
 	for _, k := range sortedKeys(m) {
 		switch m[k].(type) {
 		case string, json.Number, bool:
 		default:
-			return nil, fmt.Errorf("Properties.DefinitionSubstitutions.%s: a value is a string, a number or a boolean, got %s", k, defKind(m[k]))
+			return nil, fmt.Errorf("Properties.DefinitionSubstitutions.%s: a value is a string, a number or a boolean, got %s", k, cfn.TypeName(m[k]))
 		}
 	}
 	return m, nil
@@ -333,23 +333,4 @@ func defText(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
-}
-
-// defKind names a value's JSON type, for messages.
-func defKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -268,7 +268,7 @@ func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error
 		return nil, fmt.Errorf("stack %s does not exist", stackName)
 	}
 	x := &run{d: d, opts: Options{StackName: stackName}, prev: prev,
-		rec:    &stackRecord{Name: stackName, Parameters: prev.Parameters, Resources: maps(prev.Resources), Order: prev.Order},
+		rec:    &stackRecord{Name: stackName, Parameters: prev.Parameters, Resources: maps.Clone(prev.Resources), Order: prev.Order},
 		report: &Report{Stack: stackName, Changes: []Change{}}}
 	for _, id := range slices.Backward(prev.Order) {
 		if err := x.removeOne(ctx, id, prev.Resources[id]); err != nil {
@@ -366,23 +366,8 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func maps[V any](m map[string]V) map[string]V {
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // outputText is an output's value as text: a list joined by commas.
 func outputText(v any) string {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"stepwise/cfn"
 )
 
 // resProps reads a resource's resolved properties (or a part of them),
@@ -47,7 +49,7 @@ func (p resProps) str(key string) (string, error) {
 	case int:
 		return strconv.Itoa(v), nil
 	default:
-		return "", p.errorf(key, "a string, not %s", kindOfValue(v))
+		return "", p.errorf(key, "a string, not %s", cfn.TypeName(v))
 	}
 }
 
@@ -67,7 +69,7 @@ func (p resProps) num(key string, def int) (int, error) {
 	case int:
 		return v, nil
 	default:
-		return 0, p.errorf(key, "a number, not %s", kindOfValue(v))
+		return 0, p.errorf(key, "a number, not %s", cfn.TypeName(v))
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -79,20 +81,30 @@ func (p resProps) num(key string, def int) (int, error) {
 // flag is a boolean property, def when absent; "true" and "false" as
 // strings are taken.
 func (p resProps) flag(key string, def bool) (bool, error) {
-	switch v := p.m[key].(type) {
-	case nil:
+	if p.m[key] == nil {
 		return def, nil
+	}
+	if b, ok := boolOf(p.m[key]); ok {
+		return b, nil
+	}
+	return false, p.errorf(key, "true or false, not %v", p.m[key])
+}
+
+// boolOf reads a boolean written as true/false or "true"/"false" (a
+// parameter's value is a string).
+func boolOf(v any) (b, ok bool) {
+	switch v := v.(type) {
 	case bool:
-		return v, nil
+		return v, true
 	case string:
 		switch strings.ToLower(v) {
 		case "true":
-			return true, nil
+			return true, true
 		case "false":
-			return false, nil
+			return false, true
 		}
 	}
-	return false, p.errorf(key, "true or false, not %v", p.m[key])
+	return false, false
 }
 
 // obj is a map property: nil and no error when absent.
@@ -103,7 +115,7 @@ func (p resProps) obj(key string) (resProps, bool, error) {
 	case map[string]any:
 		return resProps{m: v, at: p.path(key)}, true, nil
 	default:
-		return resProps{}, false, p.errorf(key, "an object, not %s", kindOfValue(v))
+		return resProps{}, false, p.errorf(key, "an object, not %s", cfn.TypeName(v))
 	}
 }
 
@@ -240,22 +252,4 @@ func cloneValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func kindOfValue(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number, float64, int:
-		return "a number"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
+	"stepwise/cfn"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )
@@ -192,7 +192,7 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 	if logging != nil {
 		m, ok := logging.(map[string]any)
 		if !ok {
-			return fmt.Errorf("Properties.%s: an object, got %s", lName, defKind(logging))
+			return fmt.Errorf("Properties.%s: an object, got %s", lName, cfn.TypeName(logging))
 		}
 		l := &service.LoggingConfiguration{}
 		if v, ok := m["Level"]; ok {
@@ -209,7 +209,7 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 		if v, ok := m["Destinations"]; ok {
 			list, ok := v.([]any)
 			if !ok {
-				return fmt.Errorf("Properties.%s.Destinations: a list, got %s", lName, defKind(v))
+				return fmt.Errorf("Properties.%s.Destinations: a list, got %s", lName, cfn.TypeName(v))
 			}
 			for i, d := range list {
 				dm, _ := d.(map[string]any)
@@ -226,7 +226,7 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 	if tracing != nil {
 		m, ok := tracing.(map[string]any)
 		if !ok {
-			return fmt.Errorf("Properties.%s: an object, got %s", tName, defKind(tracing))
+			return fmt.Errorf("Properties.%s: an object, got %s", tName, cfn.TypeName(tracing))
 		}
 		t := &service.TracingConfiguration{}
 		if v, ok := m["Enabled"]; ok {
@@ -241,7 +241,7 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 	if encryption != nil {
 		m, ok := encryption.(map[string]any)
 		if !ok {
-			return fmt.Errorf("Properties.%s: an object, got %s", eName, defKind(encryption))
+			return fmt.Errorf("Properties.%s: an object, got %s", eName, cfn.TypeName(encryption))
 		}
 		typ := defText(m["Type"])
 		if typ == "CUSTOMER_MANAGED_KMS_KEY" {
@@ -253,33 +253,16 @@ func (x *run) smConfigurations(id string, spec *stateMachineSpec, logging, traci
 	return nil
 }
 
-// smString reads an optional string property (a number is taken as
-// its text).
+// smString reads an optional string property (a number or a boolean is
+// taken as its text).
 func smString(props map[string]any, name string) (string, error) {
-	switch v := props[name].(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case json.Number:
-		return v.String(), nil
-	default:
-		return "", fmt.Errorf("Properties.%s: a string, got %s", name, defKind(v))
-	}
+	return resProps{m: props, at: "Properties"}.str(name)
 }
 
 // smBool reads a boolean written as true/false or "true"/"false".
 func smBool(v any, where string) (bool, error) {
-	switch v := v.(type) {
-	case bool:
-		return v, nil
-	case string:
-		switch strings.ToLower(v) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		}
+	if b, ok := boolOf(v); ok {
+		return b, nil
 	}
-	return false, errors.New("Properties." + where + ": true or false, got " + defKind(v))
+	return false, errors.New("Properties." + where + ": true or false, got " + cfn.TypeName(v))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"stepwise/cfn"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )
@@ -158,7 +159,7 @@ func (aliasKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	case hasRouting:
 		list, ok := routing.([]any)
 		if !ok || len(list) == 0 {
-			return nil, "", fmt.Errorf("Properties.RoutingConfiguration: a list of {StateMachineVersionArn, Weight}, got %s", defKind(routing))
+			return nil, "", fmt.Errorf("Properties.RoutingConfiguration: a list of {StateMachineVersionArn, Weight}, got %s", cfn.TypeName(routing))
 		}
 		for i, e := range list {
 			m, _ := e.(map[string]any)

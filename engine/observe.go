@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"stepwise/engine/maprunner"
 	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/store"
@@ -88,6 +89,9 @@ type Load struct {
 	// PendingTimers is the number of timers armed (Wait states, retry
 	// back-offs, timeouts).
 	PendingTimers int
+	// MapRuns are the distributed Maps' map runs open on this node, the
+	// most that may be (AWS's quota) and those waiting for one to end.
+	MapRuns maprunner.Gauges
 }
 
 // Load says what the engine holds now.
@@ -95,5 +99,5 @@ func (e *Engine) Load() Load {
 	e.mu.Lock()
 	running := len(e.live)
 	e.mu.Unlock()
-	return Load{Running: running, PendingTimers: e.timers.len()}
+	return Load{Running: running, PendingTimers: e.timers.len(), MapRuns: e.mapRuns.Gauges()}
 }

@@ -111,12 +111,18 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 			return err
 		}
 		defer body.Close()
+		if cfg.ManifestType == "ATHENA_DATA" {
+			return r.streamAthena(ctx, t, body, cfg, emit)
+		}
 		if cfg.InputType == "MANIFEST" {
 			return r.streamInventory(ctx, t, body, cfg.MaxItems, emit)
 		}
 		return itemreader.Stream(body, cfg, emit)
 	case readerListObjectsV2:
 		params, _ := t.Request.Parameters.(*jsonvalue.Object)
+		if cfg.Transformation == "LOAD_AND_FLATTEN" {
+			return r.streamFlattened(ctx, t, params, cfg, emit)
+		}
 		var n int64
 		for {
 			out, err := r.callS3(ctx, t, "listObjectsV2", params)
@@ -258,4 +264,115 @@ func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest
 		}
 	}
 	return nil
+}
+
+// streamAthena reads the items of an Athena data manifest: the rows of
+// every data file it names, in order, each read as it arrives as cfg's
+// InputType says, MaxItems across them all.
+func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io.Reader, cfg *interp.ReaderConfig, emit func([]any) error) error {
+	if err := itemreader.CheckAthena(cfg); err != nil {
+		return err
+	}
+	text, err := io.ReadAll(manifest)
+	if err != nil {
+		return err
+	}
+	files, err := itemreader.ParseAthenaManifest(text)
+	if err != nil {
+		return err
+	}
+	var n int64
+	counted := func(items []any) error {
+		n += int64(len(items))
+		return emit(items)
+	}
+	for _, f := range files {
+		params := jsonvalue.NewObject(2)
+		params.Set("Bucket", f.Bucket)
+		params.Set("Key", f.Key)
+		body, err := r.openObject(ctx, t, params)
+		var fl *failure.Failure
+		if errors.As(err, &fl) && fl.Name != failure.ItemReaderFailed {
+			// The data file's failure (NoSuchKey, AccessDenied) is the read's.
+			return failure.Newf(failure.ItemReaderFailed, "The Athena data manifest names s3://%s/%s, which could not be read: %s: %s",
+				f.Bucket, f.Key, fl.Name, fl.Cause)
+		}
+		if err != nil {
+			return err
+		}
+		fileCfg := *cfg
+		fileCfg.ManifestType = ""
+		if cfg.MaxItems > 0 {
+			fileCfg.MaxItems = cfg.MaxItems - n
+		}
+		err = itemreader.StreamAthenaFile(body, &fileCfg, counted)
+		body.Close()
+		if err != nil {
+			return err
+		}
+		if cfg.MaxItems > 0 && n >= cfg.MaxItems {
+			return nil
+		}
+	}
+	return nil
+}
+
+// streamFlattened reads the objects a listing names (Transformation
+// LOAD_AND_FLATTEN): page after page, each object's items as cfg's
+// InputType says, in the listing's order, MaxItems across them all. A
+// key ending in "/" (a folder's marker) is no object of data.
+func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *jsonvalue.Object, cfg *interp.ReaderConfig, emit func([]any) error) error {
+	if params == nil {
+		params = jsonvalue.NewObject(0)
+	}
+	bucket, _ := params.Get("Bucket")
+	var n int64
+	counted := func(items []any) error {
+		n += int64(len(items))
+		return emit(items)
+	}
+	for {
+		out, err := r.callS3(ctx, t, "listObjectsV2", params)
+		if err != nil {
+			return err
+		}
+		contents, _ := out.Get("Contents")
+		list, _ := contents.([]any)
+		for _, o := range list {
+			obj, _ := o.(*jsonvalue.Object)
+			k, _ := obj.Get("Key")
+			key, _ := k.(string)
+			if key == "" || strings.HasSuffix(key, "/") {
+				continue
+			}
+			get := jsonvalue.NewObject(2)
+			get.Set("Bucket", bucket)
+			get.Set("Key", key)
+			body, err := r.openObject(ctx, t, get)
+			if err != nil {
+				return err
+			}
+			fileCfg := *cfg
+			fileCfg.Transformation = ""
+			if cfg.MaxItems > 0 {
+				fileCfg.MaxItems = cfg.MaxItems - n
+			}
+			err = itemreader.Stream(body, &fileCfg, counted)
+			body.Close()
+			if err != nil {
+				return err
+			}
+			if cfg.MaxItems > 0 && n >= cfg.MaxItems {
+				return nil
+			}
+		}
+		next, _ := out.Get("NextContinuationToken")
+		tok, _ := next.(string)
+		if tok == "" {
+			return nil
+		}
+		p := params.Clone()
+		p.Set("ContinuationToken", tok)
+		params = p
+	}
 }

@@ -479,6 +479,9 @@ func (f *frame) readerRequest(x *Execution, env *jsonpath.Env, jenv *payload.JSO
 	str("InputType", &rc.InputType)
 	str("CSVHeaderLocation", &rc.CSVHeaderLocation)
 	str("CSVDelimiter", &rc.CSVDelimiter)
+	str("ManifestType", &rc.ManifestType)
+	str("ItemsPointer", &rc.ItemsPointer)
+	str("Transformation", &rc.Transformation)
 	if v, ok := cfg.Get("CSVHeaders"); ok {
 		arr, _ := v.([]any)
 		for _, h := range arr {

@@ -17,6 +17,11 @@ type Resolver interface {
 	Resolve(req *TaskRequest) (any, *failure.Failure)
 }
 
+// Pending is what a Resolver answers for a task that does not end: the
+// Driver leaves it running (a recorded task that was still running when
+// its execution ended).
+var Pending = &failure.Failure{Name: "stepwise.Pending"}
+
 // ResolverFunc adapts a function to Resolver.
 type ResolverFunc func(req *TaskRequest) (any, *failure.Failure)
 
@@ -41,6 +46,9 @@ type Driver struct {
 	// moves on to it when it is later, so the history shows how long
 	// the call took. Unset, tasks take no time.
 	Now func() time.Time
+	// Child, when set, is told of each child execution of a distributed
+	// Map's map run, with its history, once it ended.
+	Child func(x *Execution, events []*history.Event)
 }
 
 // Run starts x at start and runs it until it ends or MaxSteps is reached.
@@ -101,7 +109,9 @@ func (d *Driver) Run(x *Execution, start time.Time) []*history.Event {
 				}
 			} else if d.Resolver == nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: failure.TaskFailed, Cause: "no resolver for task " + c.Task.Resource}
-			} else if out, fl := d.Resolver.Resolve(c.Task); fl != nil {
+			} else if out, fl := d.Resolver.Resolve(c.Task); fl == Pending {
+				continue
+			} else if fl != nil {
 				ev = Event{Kind: TaskFailed, ID: c.ID, Error: fl.Name, Cause: fl.Cause}
 			} else {
 				ev.Output = out
@@ -194,8 +204,11 @@ func (d *Driver) mapRun(parent *Execution, task *TaskRequest, now time.Time) (an
 		info.StartTime = now
 		info.RedriveCount = 0
 		child := New(r.Processor, info, s.Input, parent.Opts)
-		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt, Now: d.Now}
-		sub.Run(child, now)
+		sub := &Driver{Resolver: d.Resolver, MaxSteps: d.MaxSteps, Halt: d.Halt, Now: d.Now, Child: d.Child}
+		events := sub.Run(child, now)
+		if d.Child != nil {
+			d.Child(child, events)
+		}
 		sum := &maprun.ChildSummary{Arn: info.ExecutionArn, Name: info.Name, StateMachineArn: info.StateMachineArn,
 			Status: child.Status, Input: jsonvalue.String(s.Input), OutputValue: child.Output, StartDate: now, StopDate: &now}
 		if child.Failure != nil {

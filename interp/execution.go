@@ -240,7 +240,10 @@ type TaskRequest struct {
 
 // ReaderConfig is an ItemReader's ReaderConfig, evaluated.
 type ReaderConfig struct {
-	InputType         string // CSV, JSON, JSONL, MANIFEST
+	InputType         string // CSV, JSON, JSONL, PARQUET, MANIFEST
+	ManifestType      string // S3_INVENTORY (for MANIFEST), ATHENA_DATA (for CSV, JSONL, PARQUET data files)
+	ItemsPointer      string // a JSON Pointer to the array of a JSON object's items
+	Transformation    string // LOAD_AND_FLATTEN: a listing's objects are read as InputType says
 	CSVHeaderLocation string // FIRST_ROW or GIVEN
 	CSVHeaders        []string
 	CSVDelimiter      string // COMMA (default), PIPE, SEMICOLON, SPACE, TAB

@@ -156,6 +156,12 @@ func (m *Metrics) WatchEngine(e *engine.Engine) {
 			func() float64 { return float64(e.Load().Running) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_pending_timers", Help: "Timers armed: Wait states, retry back-offs, timeouts."},
 			func() float64 { return float64(e.Load().PendingTimers) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_open_map_runs", Help: "Map runs open: started and not ended (AWS: ApproximateOpenMapRunCount)."},
+			func() float64 { return float64(e.Load().MapRuns.Open) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_open_map_run_limit", Help: "The most map runs open at once; more wait in the backlog (AWS: OpenMapRunLimit)."},
+			func() float64 { return float64(e.Load().MapRuns.Limit) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stepwise_map_run_backlog_size", Help: "Map runs waiting for an open one to end (AWS: ApproximateMapRunBacklogSize)."},
+			func() float64 { return float64(e.Load().MapRuns.Backlog) }),
 	)
 }
 

@@ -30,7 +30,8 @@
 // File members:
 //
 //   - definition (required): the definition's path, relative to the test
-//     file (a .yaml or .yml definition is read as YAML).
+//     file (a .yaml or .yml definition is read as YAML), or the
+//     definition itself, inline (as recordings write it).
 //   - stateMachine: the state machine's name, what test cases of the
 //     mock configuration are looked up under and what $$.StateMachine.Name
 //     says; by default the definition's file name without its extensions,
@@ -61,6 +62,17 @@
 // the state and each Map iteration or Parallel branch that runs it taking
 // the next number. A mock configuration's response without an answer for
 // an invocation fails the execution with States.Runtime.
+//
+// A response in a mocks array may give "Input" (a Stepwise extension):
+// the task input (its parameters, evaluated) it answers. When a state's
+// responses give it, each task of the state is answered by the first
+// response of its execution not yet used whose Input equals the task's
+// input (a string that is the task's own token, $$.Task.Token, matches
+// any string), not by its invocation number: the invocation order of
+// concurrent Map iterations and Parallel branches differs from run to
+// run, their inputs do not. Retries of one input take its responses in
+// order. {"Input": ..., "Pending": true} is a task that does not end
+// (it was still running when the recorded execution ended).
 //
 // Expectations, all optional; every one given must hold:
 //
@@ -96,6 +108,30 @@
 // "path: expected [A B C], got [A B D] (...)") and what the execution
 // did, "--- PASS: ..." for passing cases when verbose, and the closing
 // line "N passed, N failed". WriteJUnit writes JUnit XML.
+//
+// # Recording and replaying
+//
+// Record makes a test file of an execution from what the Step Functions
+// API says of it (DescribeStateMachineForExecution's definition,
+// GetExecutionHistory's events, and the histories of its distributed
+// Maps' child executions): the definition inline, one case named after
+// the execution with its input and start, "mocks" holding every task's
+// result or error with its input (from TaskScheduled's parameters,
+// LambdaFunctionScheduled's and ActivityScheduled's input; a callback's
+// or an activity's answer, a nested execution's result as the .sync task
+// returned it), and "expect" with the status, the output or the error and
+// cause, and the path. Of a redriven execution, the run before its first
+// redrive is recorded; an execution stopped from outside is not.
+//
+// Replay runs a recorded case on its own definition (it must pass) and on
+// an edited one, and compares the histories entry by entry: each state
+// entered is matched to a recorded entry into the same state with the
+// same input, then its output and the state it went on to are compared.
+// The first difference is the divergence: a state's input or output, a
+// Choice (or any state) that went elsewhere, a state the recording never
+// entered (a Task there "has no recorded result"), a recorded state not
+// entered, or the execution's end. The children of a distributed Map run
+// in the replay but are compared through the Map's output.
 //
 // # Coverage
 //

@@ -55,6 +55,9 @@ type Outcome struct {
 	Error, Cause *string
 	Events       []*history.Event
 	Execution    *interp.Execution
+	// Children are the histories of its distributed Maps' child
+	// executions, in the order they ended.
+	Children [][]*history.Event
 }
 
 // where is where in-process state machines and executions live.
@@ -90,9 +93,11 @@ func (e *Exec) Run() *Outcome {
 	}
 	x := interp.New(e.Machine, info, e.Input, interp.Options{PayloadLimit: e.PayloadLimit})
 	x.InputText = e.InputText
-	d := &interp.Driver{Resolver: e.Resolver, MaxSteps: e.MaxSteps, Sleep: e.Sleep, Halt: e.Halt, Now: e.Now}
+	var children [][]*history.Event
+	d := &interp.Driver{Resolver: e.Resolver, MaxSteps: e.MaxSteps, Sleep: e.Sleep, Halt: e.Halt, Now: e.Now,
+		Child: func(_ *interp.Execution, events []*history.Event) { children = append(children, events) }}
 	events := d.Run(x, e.Start)
-	o := &Outcome{Status: x.Status, Events: events, Execution: x}
+	o := &Outcome{Status: x.Status, Events: events, Execution: x, Children: children}
 	if x.Status == history.StatusRunning {
 		o.Error = ptr("States.Runtime")
 		o.Cause = ptr(fmt.Sprintf("the execution did not end within %d steps", e.MaxSteps))

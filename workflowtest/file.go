@@ -94,6 +94,8 @@ type loader struct {
 	// hasMockConfig is set when the file gives a mock configuration,
 	// valid or not.
 	hasMockConfig bool
+	// data, when set, is the file's content (LoadData).
+	data []byte
 }
 
 func (l *loader) fail(at, format string, args ...any) {
@@ -116,6 +118,18 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
+// LoadData is Load of a test file's content; path names it (its
+// extension says whether it is YAML) and is what relative paths in it
+// are relative to.
+func LoadData(path string, data []byte) (*File, error) {
+	l := &loader{path: path, dir: filepath.Dir(path), data: data}
+	f := l.load()
+	if len(l.problems) > 0 {
+		return nil, &FileError{Path: path, Problems: l.problems}
+	}
+	return f, nil
+}
+
 var (
 	fileMembers   = []string{"definition", "stateMachine", "mockConfig", "mocks", "startTime", "cases"}
 	caseMembers   = []string{"name", "input", "inputFile", "testCase", "mocks", "startTime", "expect"}
@@ -123,7 +137,13 @@ var (
 )
 
 func (l *loader) load() *File {
-	v, err := readValue(l.path)
+	var v any
+	var err error
+	if l.data != nil {
+		v, err = parseValue(l.path, l.data)
+	} else {
+		v, err = readValue(l.path)
+	}
 	if err != nil {
 		l.fail("", "%s", readError(err))
 		return nil
@@ -135,10 +155,16 @@ func (l *loader) load() *File {
 	}
 	l.members(root, "", fileMembers)
 	f := &File{Path: l.path}
-	defName, ok := l.str(root, "", "definition", true)
-	if ok {
-		f.Definition = l.rel(defName)
-		f.Machine = l.definition(f.Definition)
+	if inline, ok := root.Get("definition"); ok {
+		if o, isObj := inline.(*jsonvalue.Object); isObj {
+			f.Definition = l.path
+			f.Machine = l.parseDefinition("the inline definition", jsonvalue.Marshal(o))
+		} else if defName, ok := l.str(root, "", "definition", true); ok {
+			f.Definition = l.rel(defName)
+			f.Machine = l.definition(f.Definition)
+		}
+	} else {
+		l.fail("", "%q is missing", "definition")
 	}
 	f.StateMachine = CleanName(trimExt(filepath.Base(f.Definition)))
 	if sm, ok := l.str(root, "", "stateMachine", false); ok {
@@ -261,6 +287,11 @@ func (l *loader) definition(path string) *asl.StateMachine {
 		}
 		data = jsonvalue.Marshal(v)
 	}
+	return l.parseDefinition(path, data)
+}
+
+// parseDefinition parses a definition; what names it in messages.
+func (l *loader) parseDefinition(what string, data []byte) *asl.StateMachine {
 	m, diags := asl.Parse(data)
 	if m == nil {
 		for _, d := range diags {
@@ -268,7 +299,7 @@ func (l *loader) definition(path string) *asl.StateMachine {
 			if loc == "" {
 				loc = "/"
 			}
-			l.fail("definition", "%s: %s %s %s: %s", path, d.Severity, d.Code, loc, d.Message)
+			l.fail("definition", "%s: %s %s %s: %s", what, d.Severity, d.Code, loc, d.Message)
 		}
 	}
 	return m

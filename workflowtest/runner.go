@@ -48,6 +48,8 @@ type Result struct {
 	Outcome  *Outcome
 	// Path is the sequence of top-level states entered.
 	Path []string
+	// Unmocked is the task that had no mocked response, if one had none.
+	Unmocked *interp.TaskRequest
 }
 
 // Selected reports whether the runner runs the case.
@@ -101,6 +103,7 @@ func (r *Runner) Run(f *File, c *Case) (res *Result) {
 	res.Path = topLevelPath(f, o.Events)
 	res.Got = got(o, res.Path)
 	if unmocked != nil {
+		res.Unmocked = unmocked
 		res.Failure = unmockedMessage(f, c, unmocked)
 		return res
 	}
@@ -115,8 +118,9 @@ func (r *Runner) Run(f *File, c *Case) (res *Result) {
 // All of them number a state's responses by the task's invocation of it.
 func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver {
 	smArn := StateMachineArn(f.StateMachine)
+	used := Used{}
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
-		if out, fl, ok := c.Mocks.Lookup(req); ok {
+		if out, fl, ok := c.Mocks.Answer(req, used); ok {
 			return out, fl
 		}
 		if f.MockConfig != nil && c.TestCase != "" {
@@ -124,7 +128,7 @@ func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver 
 				return r.Output, r.Failure
 			}
 		}
-		if out, fl, ok := f.Mocks.Lookup(req); ok {
+		if out, fl, ok := f.Mocks.Answer(req, used); ok {
 			return out, fl
 		}
 		if *unmocked == nil {
@@ -138,6 +142,10 @@ func unmockedMessage(f *File, c *Case, req *interp.TaskRequest) string {
 	what := "Task state"
 	if req.Reader != nil {
 		what = "ItemReader of Map state"
+	}
+	if c.Mocks.Has(req.StateName) || f.Mocks.Has(req.StateName) {
+		return fmt.Sprintf("%s %q (resource %s) has no mocked response for its input %s: its responses are for other inputs (\"Input\") or were used",
+			what, req.StateName, req.Resource, show(req.Parameters))
 	}
 	where := `"mocks"`
 	if c.TestCase != "" {

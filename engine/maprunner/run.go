@@ -107,6 +107,9 @@ type Config struct {
 	// it committed would (the child is not stored, its start never
 	// returns).
 	LoseStart func(mapRunArn string, index int) bool
+	// OpenLimit is the most map runs open at once (open.go); 0 for
+	// DefaultOpenLimit, AWS's.
+	OpenLimit int
 }
 
 // Runner carries out map-run tasks (a task.KindRunner).
@@ -114,14 +117,16 @@ type Runner struct {
 	host Host
 	cfg  Config
 
-	mu   sync.Mutex
-	runs map[string]*mapRun // by ARN
-	sem  chan struct{}      // child starts in flight
+	mu      sync.Mutex
+	runs    map[string]*mapRun // by ARN
+	open    map[string]bool    // the ARNs of the open runs (open.go)
+	backlog []waiter           // the runs waiting to open, in order
+	sem     chan struct{}      // child starts in flight
 }
 
 // New returns a runner on its host.
 func New(h Host, cfg Config) *Runner {
-	return &Runner{host: h, cfg: cfg, runs: map[string]*mapRun{}, sem: make(chan struct{}, Starters)}
+	return &Runner{host: h, cfg: cfg, runs: map[string]*mapRun{}, open: map[string]bool{}, sem: make(chan struct{}, Starters)}
 }
 
 // Takes takes a map run's task.
@@ -186,6 +191,9 @@ func (rn *Runner) run(ctx context.Context, t *task.Task, done func(task.Result))
 	batched, per := req.BatchSize()
 	src := &spoolReader{ctx: h.Context(), ex: h.Executor(), arn: req.Arn}
 	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(src.read))
+	if !rn.admit(req.Arn) {
+		return // the engine stopped: the task is dispatched again when the parent resumes
+	}
 	rn.mu.Lock()
 	old := rn.runs[req.Arn]
 	rn.runs[req.Arn] = r
@@ -231,6 +239,7 @@ func (r *mapRun) unregister() {
 	rn.mu.Lock()
 	if rn.runs[r.req.Arn] == r {
 		delete(rn.runs, r.req.Arn)
+		rn.closeLocked(r.req.Arn)
 	}
 	rn.mu.Unlock()
 }

@@ -1,6 +1,8 @@
 // Package itemreader parses what a Map state's ItemReader reads into its
-// items, as AWS does for each ReaderConfig.InputType: a JSON array, JSON
-// Lines, or CSV rows made objects by their headers.
+// items, as AWS does for each ReaderConfig.InputType: a JSON array (or
+// the array a JSON object holds at ItemsPointer), JSON Lines, CSV rows
+// made objects by their headers, or the rows of a Parquet file; and the
+// manifests that name data files (S3 inventories, Athena data manifests).
 //
 // Stream reads them as they arrive, a batch at a time, holding one batch
 // and one item whatever the size of what it reads; Parse is Stream over a
@@ -66,6 +68,9 @@ func Stream(r io.Reader, cfg *interp.ReaderConfig, emit func(items []any) error)
 }
 
 func stream(r io.Reader, cfg *interp.ReaderConfig, size int, emit func([]any) error) error {
+	if cfg.InputType == "PARQUET" {
+		return streamParquet(r, cfg.MaxItems, size, emit)
+	}
 	src := &source{r: r}
 	out := &sink{emit: emit, size: size, max: cfg.MaxItems}
 	err := parseItems(src, cfg, out)
@@ -141,8 +146,13 @@ func check(cfg *interp.ReaderConfig) error {
 	if cfg.InputType == "CSV" && cfg.CSVHeaderLocation == "GIVEN" && len(cfg.CSVHeaders) == 0 {
 		return readerFailure("CSVHeaders must be given when CSVHeaderLocation is GIVEN.")
 	}
+	if cfg.ItemsPointer != "" && cfg.InputType != "" && cfg.InputType != "JSON" {
+		return readerFailure("ItemsPointer is supported only with InputType JSON, not %s.", cfg.InputType)
+	}
 	switch cfg.InputType {
-	case "", "JSON", "JSONL":
+	case "", "JSON":
+		return CheckPointer(cfg.ItemsPointer)
+	case "JSONL", "PARQUET":
 		return nil
 	case "CSV":
 		if _, ok := delimiters[cfg.CSVDelimiter]; !ok {
@@ -170,9 +180,28 @@ func parseItems(src io.Reader, cfg *interp.ReaderConfig, out *sink) error {
 		return streamJSONL(br, out)
 	case "CSV":
 		return streamCSV(br, cfg, out)
-	default:
-		return streamJSON(br, out)
 	}
+	if cfg.ItemsPointer != "" || firstNonSpace(br) == '{' {
+		return streamPointed(br, cfg.ItemsPointer, out)
+	}
+	return streamJSON(br, out)
+}
+
+// firstNonSpace is the first byte of br that is not JSON white space,
+// looked at without reading it; 0 when there is none in br's buffer.
+func firstNonSpace(br *bufio.Reader) byte {
+	for n := 1; n <= br.Size(); n *= 2 {
+		head, err := br.Peek(n)
+		for _, c := range head {
+			if !isSpace(c) {
+				return c
+			}
+		}
+		if err != nil {
+			return 0
+		}
+	}
+	return 0
 }
 
 // The states of a JSON array's reader.

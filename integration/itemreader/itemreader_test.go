@@ -30,6 +30,8 @@ func TestParse(t *testing.T) {
 	require.Equal(t, `[1]`, parse(t, "\ufeff[1]", interp.ReaderConfig{InputType: "JSON"}))
 	require.Equal(t, `[1,{"a":2}]`, parse(t, `[1, {"a": 2}, 3]`, interp.ReaderConfig{InputType: "JSON", MaxItems: 2}))
 	require.Equal(t, `[1,{"a":2},"x"]`, parse(t, "1\n\n{\"a\": 2}\n\"x\"\n", interp.ReaderConfig{InputType: "JSONL"}))
+	require.Equal(t, `[{"Key":"b","Value":[1]},{"Key":"a","Value":{"x":2}}]`, parse(t, ` {"b": [1], "a": {"x": 2}, "c": 3}`, interp.ReaderConfig{InputType: "JSON", MaxItems: 2}),
+		"an object's members are the items, in order, as AWS iterates an object")
 
 	for _, c := range []struct {
 		body  string
@@ -39,7 +41,8 @@ func TestParse(t *testing.T) {
 		{"a,b\n", interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"H", "H"}}, "CSV headers cannot contain duplicates."},
 		{"a,a\n1,2\n", interp.ReaderConfig{InputType: "CSV"}, "CSV headers cannot contain duplicates."},
 		{"1,2\n", interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN"}, "CSVHeaders must be given when CSVHeaderLocation is GIVEN."},
-		{`{"not": "an array"}`, interp.ReaderConfig{InputType: "JSON"}, "Attempting to map over non-iterable node."},
+		{`"not an array"`, interp.ReaderConfig{InputType: "JSON"}, "Attempting to map over non-iterable node."},
+		{`{"a": 1`, interp.ReaderConfig{InputType: "JSON"}, "Attempting to map over non-iterable node."},
 		{"1\n{\n", interp.ReaderConfig{InputType: "JSONL"}, "Item #2 is not valid JSON."},
 	} {
 		_, err := Parse([]byte(c.body), &c.cfg)

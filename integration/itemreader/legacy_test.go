@@ -48,6 +48,9 @@ func legacyParseJSON(body []byte) ([]any, error) {
 	if err != nil {
 		return nil, readerFailure("Attempting to map over non-iterable node.")
 	}
+	if obj, ok := v.(*jsonvalue.Object); ok {
+		return Entries(obj), nil // an object's members, as AWS iterates them
+	}
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, readerFailure("Attempting to map over non-iterable node.")

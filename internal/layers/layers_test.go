@@ -120,7 +120,7 @@ var rules = []rule{
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
-	{pkg: "console", layer: "console: the web console, above the service", may: with("service", "asl")},
+	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
 

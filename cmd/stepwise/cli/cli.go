@@ -73,6 +73,7 @@ func (c *CLI) Execute(args []string) int {
 		(&evalCommand{CommandBase: base}).command(),
 		(&backupCommand{CommandBase: base}).command(),
 		(&testCommand{CommandBase: base}).command(),
+		(&replayCommand{CommandBase: base}).command(),
 		(&deployCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)

@@ -36,15 +36,20 @@ const (
 
 type runCommand struct {
 	*CommandBase
+	// closers stop what the run started (local functions' processes).
+	closers   []func()
 	input     string
 	inputFile string
 	scale     float64
 	scaleSet  bool // --wait-time-scale was given
 	realTime  bool
 	history   bool
-	mockFile  string
-	name      string
-	maxSteps  int
+	// record, when set, is a file the run is written to as a test
+	// (stepwise test's format), as `stepwise test --record` writes one.
+	record   string
+	mockFile string
+	name     string
+	maxSteps int
 
 	mockConfig   string
 	testCase     string
@@ -114,6 +119,7 @@ States.TaskFailed.`,
 	f.BoolVar(&c.realTime, "real-time", false, "wait for real for each Wait state, retry back-off and timeout (default: virtual time, they pass at once)")
 	f.Float64Var(&c.scale, "wait-time-scale", 0, "scale of real time spent in Wait states and retry back-offs: 1 is --real-time, 0 (the default) virtual time, where the history's timestamps still advance")
 	f.BoolVar(&c.history, "history", false, "include the execution history")
+	f.StringVar(&c.record, "record", "", "write the run to FILE as a test (the definition, the input, every task's result as mocks, the status, output and path), as stepwise test --record does for a server's execution")
 	f.StringVar(&c.mockFile, "mock", "", "JSON file of mocked Task results by state name")
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration in Step Functions Local's MockConfigFile format")
 	f.StringVar(&c.testCase, "test-case", "", "test case of --mock-config to run")
@@ -204,6 +210,11 @@ func (c *runCommand) run(file string) error {
 		smName = c.stateMachine
 	}
 	resolver, err := c.resolver(smName, mocks)
+	defer func() {
+		for _, stop := range c.closers {
+			stop()
+		}
+	}()
 	if err != nil {
 		return err
 	}
@@ -241,6 +252,16 @@ func (c *runCommand) run(file string) error {
 		e.Now = func() time.Time { return clock().UTC().Add(skipped) }
 	}
 	o := e.Run()
+	if c.record != "" {
+		text, err := workflowtest.Record(&workflowtest.Source{StateMachineName: smName, Definition: string(def),
+			ExecutionName: execName, Events: o.Events, Children: o.Children})
+		if err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+		if err := os.WriteFile(c.record, text, 0o644); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
 	res := runResult{Status: o.Status, Output: json.RawMessage("null"), Error: o.Error, Cause: o.Cause}
 	if o.Status == history.StatusSucceeded {
 		res.Output = jsonvalue.Marshal(o.Output)
@@ -303,6 +324,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 	if err != nil {
 		return nil, &UsageError{err.Error()}
 	}
+	c.closers = append(c.closers, local.Close)
 	var services *integration.Registry
 	if c.awsEndpoint != "" || len(c.endpoints) > 0 {
 		for service := range c.endpoints {
@@ -316,6 +338,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 		if err != nil {
 			return nil, &UsageError{err.Error()}
 		}
+		c.closers = append(c.closers, services.Close)
 	}
 	c.callsOut = len(fns) > 0 || services != nil
 	smArn := workflowtest.StateMachineArn(smName)

@@ -606,3 +606,27 @@ func s3Services(t *testing.T, moto string) *integration.Registry {
 	require.NoError(t, err)
 	return reg
 }
+
+// A run written with --record passes as a test and replays the same,
+// its distributed Map's children included.
+func TestRunRecorded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "sm.json", `{"StartAt":"T","States":{
+		"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Retry":[{"ErrorEquals":["Flaky"]}],"ResultSelector":{"v.$":"$.Payload"},"ResultPath":"$.t","Next":"M"},
+		"M":{"Type":"Map","ItemsPath":"$.items","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},
+			"StartAt":"Double","States":{"Double":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","OutputPath":"$.Payload","End":true}}},"End":true}}}`)
+	mock := b.write(t, "mock.json", `{"T":[{"Throw":{"Error":"Flaky","Cause":"again"}},{"Return":{"Payload":7}}],"Double":[{"Return":{"Payload":2}}]}`)
+	rec := filepath.Join(b.dir, "night.test.json")
+	out, errOut, code := execute("run", def, "--mock", mock, "--input", `{"items":[1,2]}`, "--record", rec)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"output":[2,2]`)
+	text, err := os.ReadFile(rec)
+	require.NoError(t, err)
+	require.Contains(t, string(text), `"Flaky"`, "the retried error is recorded")
+	out, errOut, code = execute("test", rec)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	out, errOut, code = execute("replay", "--recording", rec)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	require.Contains(t, out, "same path, same output")
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -17,6 +18,9 @@ type testCommand struct {
 	junit    string
 	cover    bool
 	maxSteps int
+	record   string
+	endpoint string
+	out      string
 }
 
 func (c *testCommand) command() *cobra.Command {
@@ -36,8 +40,20 @@ that failed ("--- PASS" too with -v), then "N passed, N failed".
 
 Exit status: 0 when every case passed, 1 when some failed, 2 for bad usage
 or a test file that cannot run (unreadable, invalid, an invalid
-definition: diagnostics on stderr).`,
-		RunE: func(cmd *cobra.Command, args []string) error { return c.runTests(args) },
+definition: diagnostics on stderr).
+
+With --record EXECUTION_ARN --endpoint URL --out FILE, writes a test file
+of an execution read from a server instead: its definition inline, its
+input, every task's result or error (with the input it was given), and
+its status, output or error, and path as expectations. "stepwise test
+FILE" passes on it; "stepwise replay --recording FILE" replays it on an
+edited definition.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.record != "" || c.endpoint != "" || c.out != "" {
+				return c.recordExecution(args)
+			}
+			return c.runTests(args)
+		},
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&c.verbose, "verbose", "v", false, "list passing cases too, and every state's count with --cover")
@@ -45,7 +61,28 @@ definition: diagnostics on stderr).`,
 	f.StringVar(&c.junit, "junit", "", "also write the results to this file as JUnit XML")
 	f.BoolVar(&c.cover, "cover", false, "report the states entered and the Choice rules taken, per definition")
 	f.IntVar(&c.maxSteps, "max-steps", workflowtest.DefaultMaxSteps, "stop an execution after this many steps (a guard against endless loops)")
+	f.StringVar(&c.record, "record", "", "record this execution (its ARN) as a test file, from the server at --endpoint, into --out")
+	f.StringVar(&c.endpoint, "endpoint", "", "with --record: the server's URL (its Step Functions API)")
+	f.StringVar(&c.out, "out", "", "with --record: the test file to write (*.test.json)")
 	return cmd
+}
+
+func (c *testCommand) recordExecution(args []string) error {
+	switch {
+	case len(args) > 0:
+		return &UsageError{"--record takes no test files"}
+	case c.record == "" || c.endpoint == "" || c.out == "":
+		return &UsageError{"give --record EXECUTION_ARN, --endpoint URL and --out FILE together"}
+	}
+	data, err := recordFromServer(context.Background(), c.endpoint, c.record)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.out, data, 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	fmt.Fprintf(c.Err, "recorded %s in %s\n", c.record, c.out)
+	return nil
 }
 
 func (c *testCommand) runTests(args []string) error {

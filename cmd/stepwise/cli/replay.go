@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/spf13/cobra"
+
+	"stepwise/asl"
+	"stepwise/history"
+	"stepwise/jsonvalue"
+	"stepwise/workflowtest"
+)
+
+type replayCommand struct {
+	*CommandBase
+	endpoint   string
+	recording  string
+	definition string
+}
+
+func (c *replayCommand) command() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "replay [EXECUTION_ARN] --endpoint URL | --recording FILE [--definition EDITED.json]",
+		Short: "Replay a recorded execution on an edited definition and show where it first diverges",
+		Long: `Replay an execution with its recorded input and task results on an
+edited definition, in-process and in virtual time, and print the first
+divergence: the state, the replay's history event and the difference
+(of the state's input or output, of the state it went on to, or of the
+execution's end). A Task the edit added has no recorded result: it is
+named. The execution is read from a server through the Step Functions
+API (EXECUTION_ARN with --endpoint), or from a file "stepwise test
+--record" wrote (--recording). Without --definition the recorded
+definition is replayed.
+
+Exit status: 0 for "same path, same output", 1 at a divergence, 2 for
+bad usage, an execution that cannot be read or a file that is not a
+recording.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return c.replay(args) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.endpoint, "endpoint", "", "the server's URL (its Step Functions API)")
+	f.StringVar(&c.recording, "recording", "", "replay this recording (a file stepwise test --record wrote) instead of an execution on a server")
+	f.StringVar(&c.definition, "definition", "", "the edited definition (JSON or YAML) to replay on")
+	return cmd
+}
+
+func (c *replayCommand) replay(args []string) error {
+	var (
+		data []byte
+		name string
+		err  error
+	)
+	switch {
+	case c.recording != "" && (len(args) > 0 || c.endpoint != ""):
+		return &UsageError{"give an EXECUTION_ARN with --endpoint, or --recording, not both"}
+	case c.recording != "":
+		name = c.recording
+		if data, err = os.ReadFile(c.recording); err != nil {
+			return &UsageError{"--recording: " + err.Error()}
+		}
+	case len(args) == 1 && c.endpoint != "":
+		name = "recording.test.json"
+		if data, err = recordFromServer(context.Background(), c.endpoint, args[0]); err != nil {
+			return &UsageError{err.Error()}
+		}
+	default:
+		return &UsageError{"give an EXECUTION_ARN with --endpoint URL, or --recording FILE"}
+	}
+	f, err := workflowtest.LoadData(name, data)
+	if err != nil {
+		return &UsageError{fmt.Sprintf("%s is not a recording:\n%v", name, err)}
+	}
+	edited := f.Machine
+	if c.definition != "" {
+		if edited, err = readDefinition(c.definition); err != nil {
+			return &UsageError{err.Error()}
+		}
+	}
+	diverged := false
+	for _, tc := range f.Cases {
+		res, err := workflowtest.Replay(f, tc, edited)
+		if err != nil {
+			return &UsageError{fmt.Sprintf("%s: %v", tc.Name, err)}
+		}
+		if d := res.Divergence; d != nil {
+			diverged = true
+			fmt.Fprintf(c.Out, "%s: first divergence at %s\n", tc.Name, d)
+			if u := res.Replayed.Unmocked; u != nil && u.StateName != d.State {
+				fmt.Fprintf(c.Out, "    then state %s has no recorded result: the replay stopped there\n", u.StateName)
+			}
+			for _, g := range res.Replayed.Got {
+				fmt.Fprintf(c.Out, "    replayed %s\n", g)
+			}
+			for _, g := range res.Recorded.Got {
+				fmt.Fprintf(c.Out, "    recorded %s\n", g)
+			}
+			continue
+		}
+		fmt.Fprintf(c.Out, "%s: same path, same output\n", tc.Name)
+	}
+	if diverged {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// readDefinition reads and parses a definition file.
+func readDefinition(path string) (*asl.StateMachine, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--definition: %w", err)
+	}
+	if ext := filepath.Ext(path); ext == ".yaml" || ext == ".yml" {
+		v, err := workflowtest.ParseYAML(data)
+		if err != nil {
+			return nil, fmt.Errorf("--definition %s: %w", path, err)
+		}
+		data = jsonvalue.Marshal(v)
+	}
+	m, diags := asl.Parse(data)
+	if m == nil {
+		msg := fmt.Sprintf("--definition %s is not a valid definition:", path)
+		for _, d := range diags {
+			msg += fmt.Sprintf("\n%s %s %s: %s", d.Severity, d.Code, d.Location, d.Message)
+		}
+		return nil, errors.New(msg)
+	}
+	return m, nil
+}
+
+// recordFromServer records an execution read through the Step Functions
+// API of the server at endpoint.
+func recordFromServer(ctx context.Context, endpoint, arn string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	client, err := apiClient(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	x, err := client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+	if err != nil {
+		return nil, apiError(endpoint, arn, err)
+	}
+	sm, err := client.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{ExecutionArn: aws.String(arn)})
+	if err != nil {
+		return nil, apiError(endpoint, arn, err)
+	}
+	events, err := executionHistory(ctx, client, arn)
+	if err != nil {
+		return nil, apiError(endpoint, arn, err)
+	}
+	src := &workflowtest.Source{StateMachineName: aws.ToString(sm.Name), Definition: aws.ToString(sm.Definition),
+		ExecutionName: aws.ToString(x.Name), Events: events}
+	for _, ev := range events {
+		if ev.MapRunStartedEventDetails == nil {
+			continue
+		}
+		in := &sfn.ListExecutionsInput{MapRunArn: aws.String(ev.MapRunStartedEventDetails.MapRunArn), MaxResults: 1000}
+		for p := sfn.NewListExecutionsPaginator(client, in); p.HasMorePages(); {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, apiError(endpoint, ev.MapRunStartedEventDetails.MapRunArn, err)
+			}
+			for _, child := range page.Executions {
+				h, err := executionHistory(ctx, client, aws.ToString(child.ExecutionArn))
+				if err != nil {
+					return nil, apiError(endpoint, aws.ToString(child.ExecutionArn), err)
+				}
+				src.Children = append(src.Children, h)
+			}
+		}
+	}
+	data, err := workflowtest.Record(src)
+	if err != nil {
+		return nil, fmt.Errorf("cannot record %s: %w", arn, err)
+	}
+	return data, nil
+}
+
+// apiClient is an SDK client of the server at endpoint: the usual AWS
+// credentials and region when there are some, else a placeholder key and
+// the default region.
+func apiClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = DefaultRegion
+	}
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		cfg.Credentials = credentials.NewStaticCredentialsProvider("stepwise", "stepwise", "")
+	}
+	return sfn.NewFromConfig(cfg, func(o *sfn.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.RetryMaxAttempts = 2
+	}), nil
+}
+
+// apiError words an error of the API: an execution that is not there, a
+// server that does not answer.
+func apiError(endpoint, arn string, err error) error {
+	var missing *sfntypes.ExecutionDoesNotExist
+	var badArn *sfntypes.InvalidArn
+	var netErr *net.OpError
+	switch {
+	case errors.As(err, &missing):
+		return fmt.Errorf("no execution %s at %s", arn, endpoint)
+	case errors.As(err, &badArn):
+		return fmt.Errorf("%s is not an execution's ARN: %s", arn, aws.ToString(badArn.Message))
+	case errors.As(err, &netErr):
+		return fmt.Errorf("no server answers at %s: %v", endpoint, netErr.Err)
+	}
+	return fmt.Errorf("reading %s from %s: %w", arn, endpoint, err)
+}
+
+// executionHistory reads an execution's whole history, oldest first.
+func executionHistory(ctx context.Context, client *sfn.Client, arn string) ([]*history.Event, error) {
+	var events []*history.Event
+	in := &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), MaxResults: 1000}
+	for p := sfn.NewGetExecutionHistoryPaginator(client, in); p.HasMorePages(); {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for i := range page.Events {
+			events = append(events, historyEvent(&page.Events[i]))
+		}
+	}
+	return events, nil
+}
+
+// historyEvent is the part of an SDK history event a recording reads.
+func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
+	ev := &history.Event{Type: history.EventType(e.Type), ID: e.Id, PreviousEventID: e.PreviousEventId, Timestamp: aws.ToTime(e.Timestamp)}
+	s := aws.ToString
+	fail := func(errp, cause *string) *history.FailureEventDetails {
+		return &history.FailureEventDetails{Error: errp, Cause: cause}
+	}
+	if d := e.ExecutionStartedEventDetails; d != nil {
+		ev.ExecutionStartedEventDetails = &history.ExecutionStartedEventDetails{Input: s(d.Input), RoleArn: s(d.RoleArn)}
+	}
+	if d := e.ExecutionSucceededEventDetails; d != nil {
+		ev.ExecutionSucceededEventDetails = &history.OutputEventDetails{Output: s(d.Output)}
+	}
+	if d := e.ExecutionFailedEventDetails; d != nil {
+		ev.ExecutionFailedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ExecutionTimedOutEventDetails; d != nil {
+		ev.ExecutionTimedOutEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ExecutionAbortedEventDetails; d != nil {
+		ev.ExecutionAbortedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ExecutionRedrivenEventDetails; d != nil {
+		ev.ExecutionRedrivenEventDetails = &history.ExecutionRedrivenEventDetails{RedriveCount: int(aws.ToInt32(d.RedriveCount))}
+	}
+	if d := e.StateEnteredEventDetails; d != nil {
+		ev.StateEnteredEventDetails = &history.StateEnteredEventDetails{Name: s(d.Name), Input: s(d.Input)}
+	}
+	if d := e.StateExitedEventDetails; d != nil {
+		ev.StateExitedEventDetails = &history.StateExitedEventDetails{Name: s(d.Name), Output: s(d.Output)}
+	}
+	if d := e.MapRunStartedEventDetails; d != nil {
+		ev.MapRunStartedEventDetails = &history.MapRunStartedEventDetails{MapRunArn: s(d.MapRunArn)}
+	}
+	if d := e.TaskScheduledEventDetails; d != nil {
+		ev.TaskScheduledEventDetails = &history.TaskScheduledEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Parameters: s(d.Parameters)}
+	}
+	if d := e.TaskSucceededEventDetails; d != nil {
+		ev.TaskSucceededEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Output: d.Output}
+	}
+	if d := e.TaskFailedEventDetails; d != nil {
+		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+	}
+	if d := e.TaskTimedOutEventDetails; d != nil {
+		ev.TaskTimedOutEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+	}
+	if d := e.LambdaFunctionScheduledEventDetails; d != nil {
+		ev.LambdaFunctionScheduledEventDetails = &history.LambdaFunctionScheduledEventDetails{Resource: s(d.Resource), Input: s(d.Input)}
+	}
+	if d := e.LambdaFunctionSucceededEventDetails; d != nil {
+		ev.LambdaFunctionSucceededEventDetails = &history.OutputEventDetails{Output: s(d.Output)}
+	}
+	if d := e.LambdaFunctionFailedEventDetails; d != nil {
+		ev.LambdaFunctionFailedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.LambdaFunctionTimedOutEventDetails; d != nil {
+		ev.LambdaFunctionTimedOutEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ActivityScheduledEventDetails; d != nil {
+		ev.ActivityScheduledEventDetails = &history.ActivityScheduledEventDetails{Resource: s(d.Resource), Input: s(d.Input)}
+	}
+	if d := e.ActivitySucceededEventDetails; d != nil {
+		ev.ActivitySucceededEventDetails = &history.OutputEventDetails{Output: s(d.Output)}
+	}
+	if d := e.ActivityFailedEventDetails; d != nil {
+		ev.ActivityFailedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ActivityTimedOutEventDetails; d != nil {
+		ev.ActivityTimedOutEventDetails = fail(d.Error, d.Cause)
+	}
+	return ev
+}
