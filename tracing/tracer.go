@@ -36,6 +36,11 @@ const (
 	lookupTimeout = 5 * time.Second
 	// maxSettings is how many state machine revisions' settings are kept.
 	maxSettings = 4096
+	// maxExecs bounds the executions whose open spans are held: past it
+	// one is let go, its spans rebuilt from its history at its next step
+	// (as after a restart; so are those of an execution another node
+	// took over, which never end here).
+	maxExecs = 65536
 )
 
 // Store is what the tracer reads: state machines' tracing configurations,
@@ -354,6 +359,12 @@ func (t *Tracer) take(st *step) {
 				tid, sid := sc.TraceID(), sc.SpanID()
 				x.root.links = append(x.root.links, &tracepb.Span_Link{TraceId: tid[:], SpanId: sid[:], Flags: uint32(trace.FlagsSampled),
 					Attributes: []*commonpb.KeyValue{kvString("stepwise.link", "map_run")}})
+			}
+		}
+		if len(t.execs) >= maxExecs {
+			for arn := range t.execs {
+				delete(t.execs, arn)
+				break
 			}
 		}
 		t.execs[st.arn] = x
