@@ -148,3 +148,33 @@ func TestTraceReachesReceiver(t *testing.T) {
 		}
 	}
 }
+
+// Without --trace-all, the state machines whose tracingConfiguration is
+// enabled are traced, and only they.
+func TestTracingConfigurationServed(t *testing.T) {
+	t.Parallel()
+	rcv := otlptest.Start(t)
+	srv := startServer(t, ":memory:", "--otel-endpoint", rcv.HTTP)
+	c := srv.client(t)
+	ctx := context.Background()
+	def := aws.String(`{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}`)
+	traced, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("on"), RoleArn: aws.String(roleArn), Definition: def,
+		TracingConfiguration: &types.TracingConfiguration{Enabled: true}})
+	require.NoError(t, err)
+	plain, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("off"), RoleArn: aws.String(roleArn), Definition: def})
+	require.NoError(t, err)
+	for _, sm := range []*string{plain.StateMachineArn, traced.StateMachineArn} {
+		out, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm})
+		require.NoError(t, err)
+		require.Equal(t, types.ExecutionStatusSucceeded, waitDone(t, c, aws.ToString(out.ExecutionArn)).Status)
+	}
+	testwait.Until(t, func() bool { return len(rcv.Spans()) >= 2 }, 30*time.Second, 100*time.Millisecond)
+	// The untraced execution ran first: had it been traced, its spans
+	// would have come with the other's.
+	var names []string
+	for _, s := range rcv.Spans() {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	require.Equal(t, []string{"P", "on"}, names)
+}
