@@ -128,7 +128,6 @@ type execTrace struct {
 	ctx       []*node        // event id → the open span the events after it belong to
 	nodes     []*node        // the spans made, ended or not
 	invoked   map[string]int // tasks scheduled per state name
-	last      int64          // the last event id seen
 	remote    trace.SpanContext
 }
 
@@ -215,9 +214,6 @@ func canHold(n *node) bool {
 
 // apply adds an event to the execution's spans.
 func (b *builder) apply(x *execTrace, e *event) {
-	if e.id > x.last {
-		x.last = e.id
-	}
 	cur := x.parentOf(e.prev)
 	t := string(e.typ)
 	switch {
@@ -291,6 +287,14 @@ func (b *builder) apply(x *execTrace, e *event) {
 				kvInt("stepwise.task.attempt", attempt), kvInt("stepwise.task.invocation", inv),
 				b.kv("stepwise.state.name", name),
 			}})
+		if e.typ == history.EventLambdaFunctionScheduled {
+			// OpenTelemetry's conventions for a call of a function.
+			fn := e.resource[strings.LastIndexByte(e.resource, ':')+1:]
+			if parts := strings.Split(e.resource, ":"); len(parts) >= 7 && parts[5] == "function" {
+				fn = parts[6]
+			}
+			n.attrs = append(n.attrs, b.kv("faas.invoked_provider", "aws"), b.kv("faas.invoked_name", fn))
+		}
 		x.setCtx(e.id, n)
 	case e.typ == history.EventTaskStarted || e.typ == history.EventTaskSubmitted ||
 		e.typ == history.EventLambdaFunctionStarted || e.typ == history.EventActivityStarted:

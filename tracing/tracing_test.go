@@ -212,6 +212,8 @@ func TestExecutionIsOneTrace(t *testing.T) {
 	require.Equal(t, codes.Unset, work[1].Status.Code)
 	require.Equal(t, fn+"work", attr(work[1], "stepwise.task.resource").AsString())
 	require.Equal(t, trace.SpanKindClient, work[1].SpanKind)
+	require.Equal(t, "work", attr(work[1], "faas.invoked_name").AsString())
+	require.Equal(t, "aws", attr(work[1], "faas.invoked_provider").AsString())
 
 	// The runner was given each attempt's own span.
 	b.runner.mu.Lock()
