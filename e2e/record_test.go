@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testkit/otlptest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // stepwiseCmd runs the binary and returns its stdout, stderr and exit
@@ -54,7 +57,10 @@ func TestRecordAFailedJobNetAndReplayItsFix(t *testing.T) {
 	moto := integrationtest.Moto(t)
 	job, err := filepath.Abs(filepath.Join("..", "examples", "jobnet", "job.py"))
 	require.NoError(t, err)
-	s := startServer(t, filepath.Join(t.TempDir(), "jobnet.db"), "--aws-endpoint", moto, "--function", "jobnet-job=python3 "+job)
+	// Traced, to a real OTLP receiver.
+	recv := otlptest.Start(t)
+	s := startServer(t, filepath.Join(t.TempDir(), "jobnet.db"), "--aws-endpoint", moto, "--function", "jobnet-job=python3 "+job,
+		"--trace-all", "--otel-endpoint", recv.HTTP)
 	c := s.client(t)
 	seed, err := os.ReadFile(filepath.Join("..", "examples", "jobnet", "jobnet.asl.json"))
 	require.NoError(t, err)
@@ -71,6 +77,41 @@ func TestRecordAFailedJobNetAndReplayItsFix(t *testing.T) {
 	failed := waitDone(t, c, exec)
 	require.Equal(t, "FAILED", string(failed.Status), "%s", aws.ToString(failed.Cause))
 	require.Equal(t, "JobFailed", aws.ToString(failed.Error))
+
+	// Its trace is in the receiver, with a span for every state the
+	// history entered.
+	entered := map[string]bool{}
+	hist, err := c.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(exec), MaxResults: 1000})
+	require.NoError(t, err)
+	for _, ev := range hist.Events {
+		if d := ev.StateEnteredEventDetails; d != nil {
+			entered[aws.ToString(d.Name)] = true
+		}
+	}
+	require.True(t, entered["Run"] && entered["RunJobs"], "%v", entered)
+	testwait.Until(t, func() bool {
+		traceID := ""
+		for _, sp := range recv.Spans() {
+			if sp.Attributes["stepwise.execution.arn"] == exec && sp.ParentSpanID == "" {
+				traceID = sp.TraceID
+			}
+		}
+		if traceID == "" {
+			return false
+		}
+		spanned := map[string]bool{}
+		for _, sp := range recv.Spans() {
+			if name, ok := sp.Attributes["stepwise.state.name"].(string); ok && sp.TraceID == traceID {
+				spanned[name] = true
+			}
+		}
+		for name := range entered {
+			if !spanned[name] {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 100*time.Millisecond, "the night's trace has a span for every state it entered: %v", entered)
 
 	// Recorded from the server, it passes as a test.
 	dir := t.TempDir()
