@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,7 +184,7 @@ func (t *Tracer) traced(row *store.Execution) (on, known bool) {
 		on, known = true, true
 	} else {
 		t.mu.RLock()
-		on, known = t.settings[settingsKey{row.StateMachineArn, row.RevisionID}]
+		on, known = t.settings[keyOf(row.StateMachineArn, row.RevisionID)]
 		t.mu.RUnlock()
 	}
 	if on && t.bound != 0 && !t.sampled(Parent(row.Arn, row.TraceHeader).TraceID()) {
@@ -234,7 +235,10 @@ func (t *Tracer) Resumed(string, time.Duration) {}
 // "" when the execution is not traced. It is what the span made of the
 // task's scheduled event will be, whatever happens in between.
 func (t *Tracer) TaskTraceParent(row *store.Execution, req *interp.TaskRequest) string {
-	if on, known := t.traced(row); known && !on {
+	// Not known to be traced (its settings not read yet, as right after
+	// a restart): nothing is passed on rather than a span that may
+	// never be exported.
+	if on, known := t.traced(row); !known || !on {
 		return ""
 	}
 	parent := Parent(row.Arn, row.TraceHeader)
@@ -470,7 +474,7 @@ func (t *Tracer) mapRun(arn string) (trace.SpanContext, bool) {
 
 // lookUp reads whether a step's revision is traced, caching the answer.
 func (t *Tracer) lookUp(st *step) bool {
-	key := settingsKey{st.stateMachineArn, st.revision}
+	key := keyOf(st.stateMachineArn, st.revision)
 	t.mu.RLock()
 	on, known := t.settings[key]
 	t.mu.RUnlock()
@@ -479,9 +483,17 @@ func (t *Tracer) lookUp(st *step) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
-	sm, err := t.cfg.Store.StateMachineGet(ctx, st.stateMachineArn)
+	sm, err := t.cfg.Store.StateMachineGet(ctx, key.arn)
+	if errors.Is(err, store.ErrNotFound) {
+		// Deleted since: its executions are not traced (and not looked
+		// up again).
+		t.mu.Lock()
+		t.settings[key] = false
+		t.mu.Unlock()
+		return false
+	}
 	if err != nil {
-		t.log.Warn("tracing: reading a state machine's tracing configuration failed", "state_machine_arn", st.stateMachineArn, "error", err)
+		t.log.Warn("tracing: reading a state machine's tracing configuration failed", "state_machine_arn", key.arn, "error", err)
 		return false
 	}
 	on = Enabled(sm.TracingConfiguration)
@@ -494,4 +506,15 @@ func (t *Tracer) lookUp(st *step) bool {
 		t.mu.Unlock()
 	}
 	return on
+}
+
+// keyOf is the settings' key of an execution's state machine and
+// revision: a distributed Map's child execution runs under its parent
+// state machine's ARN with "/<Map label>" added, and is traced as its
+// parent's revision is.
+func keyOf(stateMachineArn, revision string) settingsKey {
+	if i := strings.LastIndexByte(stateMachineArn, '/'); i > 0 {
+		stateMachineArn = stateMachineArn[:i]
+	}
+	return settingsKey{stateMachineArn, revision}
 }

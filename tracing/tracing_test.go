@@ -266,10 +266,18 @@ func TestParseHeader(t *testing.T) {
 // A distributed Map's map run is a span under its Map state; each child
 // execution is a trace of its own whose root links to the map run's span.
 func TestMapRunLinks(t *testing.T) {
-	b := setup(t, true)
+	// Traced by --trace-all, or by the state machine's own tracing
+	// configuration: its children are traced as it is.
+	for _, all := range []bool{true, false} {
+		t.Run(fmt.Sprintf("all=%v", all), func(t *testing.T) { mapRunLinks(t, all) })
+	}
+}
+
+func mapRunLinks(t *testing.T, all bool) {
+	b := setup(t, all)
 	smArn := b.create(t, "dist", `{"StartAt":"Fan","States":{"Fan":{"Type":"Map","ItemsPath":"$.items",
 	 "ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"One","States":{"One":{"Type":"Pass","End":true}}},
-	 "End":true}}}`, false)
+	 "End":true}}}`, !all)
 	d := b.run(t, smArn, `{"items":[1,2,3]}`)
 	require.Equal(t, "SUCCEEDED", d.Status, "%+v", d)
 	var run tracetest.SpanStub
