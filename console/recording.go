@@ -32,29 +32,16 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src := &workflowtest.Source{StateMachineName: sm.Name, Definition: sm.Definition, ExecutionName: x.Name, Events: events}
-	for _, ev := range events {
-		if ev.MapRunStartedEventDetails == nil {
-			continue
-		}
-		in := &service.ListExecutionsInput{MapRunArn: ev.MapRunStartedEventDetails.MapRunArn, MaxResults: ptr(1000)}
-		for {
-			out, err := c.svc.ListExecutions(r.Context(), in)
-			if err != nil {
-				c.jsonError(w, err)
-				return
-			}
-			for _, child := range out.Executions {
-				h, err := c.rawHistory(r, child.ExecutionArn)
-				if err != nil {
-					c.jsonError(w, err)
-					return
-				}
-				src.Children = append(src.Children, h)
-			}
-			if out.NextToken == "" {
-				break
-			}
-			in.NextToken = &out.NextToken
+	// The map runs of the execution and, in turn, of its children (a
+	// distributed Map inside a distributed Map's processor).
+	if err := c.recordChildren(r, src, events); err != nil {
+		c.jsonError(w, err)
+		return
+	}
+	for i := 0; i < len(src.Children); i++ {
+		if err := c.recordChildren(r, src, src.Children[i]); err != nil {
+			c.jsonError(w, err)
+			return
 		}
 	}
 	data, err := workflowtest.Record(src)
@@ -63,6 +50,7 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(x.Name)+".test.json"))
 	w.Write(data)
 }
@@ -92,4 +80,33 @@ func (c *Console) rawHistory(r *http.Request, arn string) ([]*history.Event, err
 		}
 		in.NextToken = &out.NextToken
 	}
+}
+
+// recordChildren adds to src the histories of the child executions of
+// the map runs that events started.
+func (c *Console) recordChildren(r *http.Request, src *workflowtest.Source, events []*history.Event) error {
+	for _, ev := range events {
+		if ev.MapRunStartedEventDetails == nil {
+			continue
+		}
+		in := &service.ListExecutionsInput{MapRunArn: ev.MapRunStartedEventDetails.MapRunArn, MaxResults: ptr(1000)}
+		for {
+			out, err := c.svc.ListExecutions(r.Context(), in)
+			if err != nil {
+				return err
+			}
+			for _, child := range out.Executions {
+				h, err := c.rawHistory(r, child.ExecutionArn)
+				if err != nil {
+					return err
+				}
+				src.Children = append(src.Children, h)
+			}
+			if out.NextToken == "" {
+				return nil
+			}
+			in.NextToken = &out.NextToken
+		}
+	}
+	return nil
 }

@@ -48,13 +48,7 @@ func Record(src *Source) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the definition the execution ran with is not valid: %v", diags)
 	}
-	events := src.Events
-	for i, ev := range events {
-		if ev.Type == history.EventExecutionRedriven {
-			events = events[:i]
-			break
-		}
-	}
+	events := beforeRedrive(src.Events)
 	if len(events) == 0 || events[0].ExecutionStartedEventDetails == nil {
 		return nil, fmt.Errorf("the history does not start with ExecutionStarted")
 	}
@@ -67,6 +61,7 @@ func Record(src *Source) ([]byte, error) {
 	mocks := jsonvalue.NewObject(0)
 	all := allStates(m)
 	for _, h := range append([][]*history.Event{events}, src.Children...) {
+		h = beforeRedrive(h)
 		if err := recordTasks(mocks, h, all); err != nil {
 			return nil, err
 		}
@@ -255,7 +250,9 @@ func taskResponse(ev *history.Event) *jsonvalue.Object {
 		if out == nil {
 			out = new(string)
 		}
-	case history.EventTaskFailed:
+	case history.EventTaskFailed, history.EventTaskStartFailed, history.EventTaskSubmitFailed:
+		// (AWS's histories: a task that failed to start or be submitted
+		// carries its error as a failed one does.)
 		d := task(ev.TaskFailedEventDetails)
 		fail = &history.FailureEventDetails{Error: d.Error, Cause: d.Cause}
 	case history.EventTaskTimedOut:
@@ -265,11 +262,11 @@ func taskResponse(ev *history.Event) *jsonvalue.Object {
 		out = output(ev.LambdaFunctionSucceededEventDetails)
 	case history.EventActivitySucceeded:
 		out = output(ev.ActivitySucceededEventDetails)
-	case history.EventLambdaFunctionFailed:
+	case history.EventLambdaFunctionFailed, "LambdaFunctionStartFailed", "LambdaFunctionScheduleFailed":
 		fail = ev.LambdaFunctionFailedEventDetails
 	case history.EventLambdaFunctionTimedOut:
 		fail = ev.LambdaFunctionTimedOutEventDetails
-	case history.EventActivityFailed:
+	case history.EventActivityFailed, "ActivityScheduleFailed":
 		fail = ev.ActivityFailedEventDetails
 	case history.EventActivityTimedOut:
 		fail = ev.ActivityTimedOutEventDetails
@@ -313,4 +310,15 @@ func ParseEvent(raw []byte) (*history.Event, error) {
 	ev := history.Event(e.plain)
 	ev.Timestamp = time.Time(e.Timestamp)
 	return &ev, nil
+}
+
+// beforeRedrive is a history up to its first redrive: what a recording
+// holds of an execution (or a child execution) that was redriven.
+func beforeRedrive(events []*history.Event) []*history.Event {
+	for i, ev := range events {
+		if ev.Type == history.EventExecutionRedriven {
+			return events[:i]
+		}
+	}
+	return events
 }

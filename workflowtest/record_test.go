@@ -1,6 +1,7 @@
 package workflowtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -371,4 +372,34 @@ func TestMocksByInputRefusedWhenMixed(t *testing.T) {
 	require.ErrorContains(t, err, `state "A" response 1: give "Input" in all of the state's responses or in none`)
 	_, err = ParseStateMocks(mustParse(`{"A": [{"Pending": true}]}`))
 	require.ErrorContains(t, err, `state "A" response 0: "Pending" must be true, beside "Input"`)
+}
+
+// A task that failed to start, as AWS's histories tell it
+// (TaskStartFailed), is recorded as the error it failed with, not as a
+// task still running.
+func TestRecordATaskThatFailedToStart(t *testing.T) {
+	t.Parallel()
+	m, _ := asl.Parse([]byte(night))
+	o := (&Exec{Machine: m, StateMachineName: "night", ExecutionName: "x", Input: mustParse(`{"night": "x"}`), Start: time.Now(), MaxSteps: 100,
+		Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
+			return nil, &failure.Failure{Name: "States.Runtime", Cause: "could not start", HasCause: true}
+		})}).Run()
+	started := 0
+	for _, ev := range o.Events {
+		if ev.Type == history.EventTaskFailed {
+			ev.Type = history.EventTaskStartFailed
+			started++
+		}
+	}
+	require.Positive(t, started)
+	data, err := Record(&Source{Definition: night, Events: o.Events})
+	require.NoError(t, err)
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, data))
+	require.Contains(t, compact.String(), `"Throw":{"Error":"States.Runtime","Cause":"could not start"}`)
+	require.NotContains(t, compact.String(), `"Pending"`)
+	f, err := LoadData("night.test.json", data)
+	require.NoError(t, err)
+	res := (&Runner{}).Run(f, f.Cases[0])
+	require.True(t, res.Passed, res.Failure)
 }

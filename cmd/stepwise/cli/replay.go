@@ -163,23 +163,14 @@ func recordFromServer(ctx context.Context, endpoint, arn string) ([]byte, error)
 	}
 	src := &workflowtest.Source{StateMachineName: aws.ToString(sm.Name), Definition: aws.ToString(sm.Definition),
 		ExecutionName: aws.ToString(x.Name), Events: events}
-	for _, ev := range events {
-		if ev.MapRunStartedEventDetails == nil {
-			continue
-		}
-		in := &sfn.ListExecutionsInput{MapRunArn: aws.String(ev.MapRunStartedEventDetails.MapRunArn), MaxResults: 1000}
-		for p := sfn.NewListExecutionsPaginator(client, in); p.HasMorePages(); {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, apiError(endpoint, ev.MapRunStartedEventDetails.MapRunArn, err)
-			}
-			for _, child := range page.Executions {
-				h, err := executionHistory(ctx, client, aws.ToString(child.ExecutionArn))
-				if err != nil {
-					return nil, apiError(endpoint, aws.ToString(child.ExecutionArn), err)
-				}
-				src.Children = append(src.Children, h)
-			}
+	// The map runs of the execution and, in turn, of its children (a
+	// distributed Map inside a distributed Map's processor).
+	if err := recordChildren(ctx, client, endpoint, src, events); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(src.Children); i++ {
+		if err := recordChildren(ctx, client, endpoint, src, src.Children[i]); err != nil {
+			return nil, err
 		}
 	}
 	data, err := workflowtest.Record(src)
@@ -285,6 +276,25 @@ func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
 	if d := e.TaskFailedEventDetails; d != nil {
 		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
 	}
+	// A task that failed to start or to be submitted (and a Lambda
+	// function or an activity that could not be scheduled or started,
+	// AWS's other failures before a task runs) is recorded as failed
+	// with its error: the events keep their own types.
+	if d := e.TaskStartFailedEventDetails; d != nil {
+		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+	}
+	if d := e.TaskSubmitFailedEventDetails; d != nil {
+		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+	}
+	if d := e.LambdaFunctionStartFailedEventDetails; d != nil {
+		ev.LambdaFunctionFailedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.LambdaFunctionScheduleFailedEventDetails; d != nil {
+		ev.LambdaFunctionFailedEventDetails = fail(d.Error, d.Cause)
+	}
+	if d := e.ActivityScheduleFailedEventDetails; d != nil {
+		ev.ActivityFailedEventDetails = fail(d.Error, d.Cause)
+	}
 	if d := e.TaskTimedOutEventDetails; d != nil {
 		ev.TaskTimedOutEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
 	}
@@ -313,4 +323,29 @@ func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
 		ev.ActivityTimedOutEventDetails = fail(d.Error, d.Cause)
 	}
 	return ev
+}
+
+// recordChildren adds to src the histories of the child executions of
+// the map runs that events started.
+func recordChildren(ctx context.Context, client *sfn.Client, endpoint string, src *workflowtest.Source, events []*history.Event) error {
+	for _, ev := range events {
+		if ev.MapRunStartedEventDetails == nil {
+			continue
+		}
+		in := &sfn.ListExecutionsInput{MapRunArn: aws.String(ev.MapRunStartedEventDetails.MapRunArn), MaxResults: 1000}
+		for p := sfn.NewListExecutionsPaginator(client, in); p.HasMorePages(); {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return apiError(endpoint, ev.MapRunStartedEventDetails.MapRunArn, err)
+			}
+			for _, child := range page.Executions {
+				h, err := executionHistory(ctx, client, aws.ToString(child.ExecutionArn))
+				if err != nil {
+					return apiError(endpoint, aws.ToString(child.ExecutionArn), err)
+				}
+				src.Children = append(src.Children, h)
+			}
+		}
+	}
+	return nil
 }
