@@ -43,10 +43,14 @@ func (rn *Runner) Gauges() Gauges {
 }
 
 // admit opens the run arn, waiting in the backlog while the limit is
-// reached; false when the engine stopped first.
-func (rn *Runner) admit(arn string) bool {
+// reached; false when the engine stopped first. A nested run (its Map
+// runs in a child execution of another map run) is opened at once,
+// counted but never queued: its parent run holds a slot and waits on
+// it, so queueing it behind runs that wait for that slot would never
+// end.
+func (rn *Runner) admit(arn string, nested bool) bool {
 	rn.mu.Lock()
-	if rn.open[arn] || len(rn.open) < rn.openLimit() && len(rn.backlog) == 0 {
+	if rn.open[arn] || nested || len(rn.open) < rn.openLimit() && len(rn.backlog) == 0 {
 		rn.open[arn] = true
 		rn.mu.Unlock()
 		return true

@@ -12,6 +12,7 @@ import (
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/maprun"
+	"stepwise/store"
 )
 
 // Past the open-run limit a map run waits in the backlog, starting no
@@ -51,4 +52,29 @@ func TestOpenLimitBacklogsRuns(t *testing.T) {
 		}
 	}
 	require.Equal(t, Gauges{Limit: 1}, rn.Gauges())
+}
+
+// A nested map run (its Map runs in a child execution of another map
+// run) is opened at once, past the limit: its parent run holds a slot
+// and waits on it, so queueing it would never end.
+func TestNestedRunIsNotQueued(t *testing.T) {
+	h := newFakeHost(t)
+	rn := New(h, Config{Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
+	const childArn = "arn:aws:states:us-east-1:123456789012:execution:fan/M:child-0"
+	h.st.mu.Lock()
+	h.st.execs[childArn] = &store.Execution{Arn: childArn, Name: "child-0", Status: history.StatusRunning, MapRunArn: mapRunArn,
+		StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:fan/M", RevisionID: "r1"}
+	h.st.mu.Unlock()
+	first := mapRunTask([]any{"a"}, 1)
+	rn.Run(context.Background(), first, func(task.Result) {})
+	names := maprun.NewNames(mapRunArn, "us-east-1", "123456789012", "fan", "M", false)
+	testwait.Until(t, func() bool { return slices.Contains(h.running(), names.Arn(0)) }, 10*time.Second, time.Millisecond)
+
+	const innerArn = "arn:aws:states:us-east-1:123456789012:mapRun:fan/M/N:2e7f1b7e-7d1c-3b5a-9c1e-2f4a5b6c7d8e"
+	inner := mapRunTask([]any{"x"}, 1)
+	inner.ExecutionArn, inner.ID = childArn, "t2"
+	inner.Request.MapRun.Arn = innerArn
+	rn.Run(context.Background(), inner, func(task.Result) {})
+	testwait.Until(t, func() bool { return rn.Gauges().Open == 2 }, 10*time.Second, time.Millisecond, "the nested run is open")
+	require.Equal(t, 0, rn.Gauges().Backlog)
 }

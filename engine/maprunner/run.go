@@ -191,7 +191,7 @@ func (rn *Runner) run(ctx context.Context, t *task.Task, done func(task.Result))
 	batched, per := req.BatchSize()
 	src := &spoolReader{ctx: h.Context(), ex: h.Executor(), arn: req.Arn}
 	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(src.read))
-	if !rn.admit(req.Arn) {
+	if !rn.admit(req.Arn, parent.MapRunArn != "") {
 		return // the engine stopped: the task is dispatched again when the parent resumes
 	}
 	rn.mu.Lock()
