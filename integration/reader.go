@@ -114,7 +114,9 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 		if cfg.ManifestType == "ATHENA_DATA" {
 			return r.streamAthena(ctx, t, body, cfg, emit)
 		}
-		if cfg.InputType == "MANIFEST" {
+		if cfg.InputType == "MANIFEST" || cfg.ManifestType == "S3_INVENTORY" {
+			// (An S3 inventory's manifest.json, whether or not InputType
+			// says MANIFEST too.)
 			return r.streamInventory(ctx, t, body, cfg.MaxItems, emit)
 		}
 		return itemreader.Stream(body, cfg, emit)
