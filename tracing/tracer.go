@@ -92,6 +92,8 @@ type Tracer struct {
 	queue   chan *step
 	closed  atomic.Bool
 	dropped atomic.Uint64
+	// warned is when dropping was last logged (Unix seconds).
+	warned atomic.Int64
 	flush   chan chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
@@ -219,7 +221,12 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	select {
 	case t.queue <- st:
 	default:
-		t.dropped.Add(uint64(len(st.events)))
+		n := t.dropped.Add(uint64(len(st.events)))
+		// Told at most once a minute: the exporter (or the collector)
+		// is behind, and these executions' traces will miss spans.
+		if now := time.Now().Unix(); now-t.warned.Load() >= 60 && t.warned.Swap(now) != now {
+			t.log.Warn("tracing: the span queue is full; events are dropped and traces miss spans", "dropped_events_total", n)
+		}
 	}
 }
 
