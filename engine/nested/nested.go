@@ -261,7 +261,7 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 		childArn = where.Express(sm.Name, name, awsarn.DerivedID([]byte(t.ExecutionArn+"\x00"+t.ID+"\x00express")))
 	}
 	row, err := r.host.Start(ctx, &Child{StateMachine: sm, VersionArn: versionArn, AliasArn: aliasArn,
-		Arn: childArn, Name: name, Input: input, InputValue: value, TraceHeader: xrayHeader(t.TraceParent)})
+		Arn: childArn, Name: name, Input: input, InputValue: value, TraceHeader: sfnapi.XRayTraceHeader(t.TraceParent)})
 	if !errors.Is(err, store.ErrAlreadyExists) {
 		return row, err
 	}
@@ -364,19 +364,4 @@ func (r *Runner) Cancel(parentArn, taskID string) {
 	if child != "" {
 		r.host.Stop(child)
 	}
-}
-
-// xrayHeader writes a W3C traceparent (00-TRACEID-SPANID-FLAGS) as X-Ray's
-// trace header, the form StartExecution's traceHeader takes; "" for
-// anything else.
-func xrayHeader(traceparent string) string {
-	p := strings.Split(traceparent, "-")
-	if len(p) != 4 || len(p[1]) != 32 || len(p[2]) != 16 {
-		return ""
-	}
-	sampled := "0"
-	if p[3] == "01" {
-		sampled = "1"
-	}
-	return "Root=1-" + p[1][:8] + "-" + p[1][8:] + ";Parent=" + p[2] + ";Sampled=" + sampled
 }

@@ -2,11 +2,12 @@ package lambda
 
 import (
 	"context"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"stepwise/sfnapi"
 )
 
 // traceContext is the trace a function is invoked in: the W3C
@@ -22,7 +23,7 @@ type traceKey struct{}
 // (and Traceparent), and an Invoke sent to Lambda carries it as
 // X-Amzn-Trace-Id. An empty traceparent leaves ctx as it is.
 func WithTraceParent(ctx context.Context, traceparent string) context.Context {
-	xray := xrayHeader(traceparent)
+	xray := sfnapi.XRayTraceHeader(traceparent)
 	if xray == "" {
 		return ctx
 	}
@@ -32,20 +33,6 @@ func WithTraceParent(ctx context.Context, traceparent string) context.Context {
 func traceOf(ctx context.Context) traceContext {
 	tc, _ := ctx.Value(traceKey{}).(traceContext)
 	return tc
-}
-
-// xrayHeader writes a W3C traceparent (00-TRACEID-SPANID-FLAGS) as X-Ray's
-// trace header; "" for anything else.
-func xrayHeader(traceparent string) string {
-	p := strings.Split(traceparent, "-")
-	if len(p) != 4 || len(p[1]) != 32 || len(p[2]) != 16 {
-		return ""
-	}
-	sampled := "0"
-	if p[3] == "01" {
-		sampled = "1"
-	}
-	return "Root=1-" + p[1][:8] + "-" + p[1][8:] + ";Parent=" + p[2] + ";Sampled=" + sampled
 }
 
 // traceHeaderOption sets X-Amzn-Trace-Id on an Invoke request, as AWS
