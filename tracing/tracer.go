@@ -94,9 +94,9 @@ type Tracer struct {
 	dropped atomic.Uint64
 	// warned is when dropping was last logged (Unix seconds).
 	warned atomic.Int64
-	flush   chan chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	flush  chan chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
 
 	// Owned by the worker.
 	execs   map[string]*execTrace
