@@ -21,10 +21,12 @@ type Gauges struct {
 	Open, Limit, Backlog int
 }
 
-// waiter is a run in the backlog: admitted when ready is closed.
+// waiter is a run in the backlog: admitted when ready is closed, given
+// up when gone is closed (its task was cancelled while it waited).
 type waiter struct {
-	arn   string
-	ready chan struct{}
+	arn               string
+	parentArn, taskID string
+	ready, gone       chan struct{}
 }
 
 func (rn *Runner) openLimit() int {
@@ -48,19 +50,21 @@ func (rn *Runner) Gauges() Gauges {
 // counted but never queued: its parent run holds a slot and waits on
 // it, so queueing it behind runs that wait for that slot would never
 // end.
-func (rn *Runner) admit(arn string, nested bool) bool {
+func (rn *Runner) admit(arn string, nested bool, parentArn, taskID string) bool {
 	rn.mu.Lock()
 	if rn.open[arn] || nested || len(rn.open) < rn.openLimit() && len(rn.backlog) == 0 {
 		rn.open[arn] = true
 		rn.mu.Unlock()
 		return true
 	}
-	w := waiter{arn: arn, ready: make(chan struct{})}
+	w := waiter{arn: arn, parentArn: parentArn, taskID: taskID, ready: make(chan struct{}), gone: make(chan struct{})}
 	rn.backlog = append(rn.backlog, w)
 	rn.mu.Unlock()
 	select {
 	case <-w.ready:
 		return true
+	case <-w.gone:
+		return false
 	case <-rn.host.Context().Done():
 		rn.mu.Lock()
 		defer rn.mu.Unlock()
@@ -89,4 +93,17 @@ func (rn *Runner) closeLocked(arn string) {
 		rn.open[w.arn] = true
 		close(w.ready)
 	}
+}
+
+// dropWaiterLocked takes a cancelled task's run out of the backlog; false when
+// it is not there. rn.mu is held.
+func (rn *Runner) dropWaiterLocked(parentArn, taskID string) bool {
+	for i, w := range rn.backlog {
+		if w.parentArn == parentArn && w.taskID == taskID {
+			rn.backlog = append(rn.backlog[:i], rn.backlog[i+1:]...)
+			close(w.gone)
+			return true
+		}
+	}
+	return false
 }

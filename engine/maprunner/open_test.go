@@ -78,3 +78,28 @@ func TestNestedRunIsNotQueued(t *testing.T) {
 	testwait.Until(t, func() bool { return rn.Gauges().Open == 2 }, 10*time.Second, time.Millisecond, "the nested run is open")
 	require.Equal(t, 0, rn.Gauges().Backlog)
 }
+
+// A run whose task is cancelled while it waits in the backlog leaves it:
+// it never opens, and the next run is admitted when a slot frees.
+func TestCancelledWhileQueued(t *testing.T) {
+	h := newFakeHost(t)
+	rn := New(h, Config{Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
+	first := mapRunTask([]any{"a"}, 1)
+	rn.Run(context.Background(), first, func(task.Result) {})
+	names := maprun.NewNames(mapRunArn, "us-east-1", "123456789012", "fan", "M", false)
+	testwait.Until(t, func() bool { return slices.Contains(h.running(), names.Arn(0)) }, 10*time.Second, time.Millisecond)
+
+	const secondArn = "arn:aws:states:us-east-1:123456789012:mapRun:fan/M:3e7f1b7e-7d1c-3b5a-9c1e-2f4a5b6c7d8e"
+	second := mapRunTask([]any{"b"}, 1)
+	second.ID = "t2"
+	second.Request.MapRun.Arn = secondArn
+	rn.Run(context.Background(), second, func(task.Result) {})
+	testwait.Until(t, func() bool { return rn.Gauges().Backlog == 1 }, 10*time.Second, time.Millisecond)
+	rn.Cancel(parentArn, "t2")
+	require.Equal(t, Gauges{Open: 1, Limit: 1}, rn.Gauges(), "the cancelled run left the backlog")
+
+	h.end(rn, names.Arn(0), history.StatusSucceeded, `"a"`)
+	testwait.Until(t, func() bool { return rn.Gauges().Open == 0 }, 10*time.Second, time.Millisecond)
+	secondNames := maprun.NewNames(secondArn, "us-east-1", "123456789012", "fan", "M", false)
+	require.NotContains(t, h.running(), secondNames.Arn(0), "the cancelled run never started a child")
+}

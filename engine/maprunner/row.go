@@ -82,6 +82,12 @@ func (r *mapRun) save(row store.MapRun, seq uint64) error {
 func (rn *Runner) Cancel(parentArn, taskID string) {
 	h := rn.host
 	rn.mu.Lock()
+	if rn.dropWaiterLocked(parentArn, taskID) {
+		// Still in the backlog: it never opened, so it has nothing to
+		// stop and no row.
+		rn.mu.Unlock()
+		return
+	}
 	var r *mapRun
 	for _, c := range rn.runs {
 		if c.parent.Arn == parentArn && c.taskID == taskID {

@@ -191,8 +191,11 @@ func (rn *Runner) run(ctx context.Context, t *task.Task, done func(task.Result))
 	batched, per := req.BatchSize()
 	src := &spoolReader{ctx: h.Context(), ex: h.Executor(), arn: req.Arn}
 	r.run = maprun.NewRun(req.Count, batched, per, req.Tolerance, req.Planner(src.read))
-	if !rn.admit(req.Arn, parent.MapRunArn != "") {
-		return // the engine stopped: the task is dispatched again when the parent resumes
+	if !rn.admit(req.Arn, parent.MapRunArn != "", t.ExecutionArn, t.ID) {
+		// The engine stopped (the task is dispatched again when the
+		// parent resumes), or the task was cancelled while its run
+		// waited in the backlog.
+		return
 	}
 	rn.mu.Lock()
 	old := rn.runs[req.Arn]
