@@ -222,6 +222,9 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 		rec:    &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
 		report: &Report{Stack: opts.StackName, Changes: []Change{}}}
 	x.rec.Parameters = opts.Parameters
+	if prev != nil {
+		x.written, _ = json.Marshal(prev)
+	}
 	err = x.apply(ctx)
 	if err == nil {
 		err = x.removeGone(ctx)
@@ -232,20 +235,14 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 		x.cleanUp(ctx)
 		err = x.outputs()
 	}
-	if err != nil && prev != nil {
-		// What this deploy did not reach stays as the last one left it,
-		// and recorded, so that the next deploy (or a delete) finds it.
-		for _, id := range prev.Order {
-			if _, done := x.rec.Resources[id]; !done {
-				x.rec.Resources[id] = prev.Resources[id]
-				x.rec.Order = append(x.rec.Order, id)
-			}
-		}
-		x.rec.Outputs = prev.Outputs
+	// What a failed deploy did not reach stays as the last one left it,
+	// and recorded, so that the next deploy (or a delete) finds it. The
+	// record is written even when the deploy was cancelled.
+	final := x.rec
+	if err != nil {
+		final = x.merged()
 	}
-	// The record is written even when the deploy was cancelled: what it
-	// made is found again.
-	if perr := d.writeRecord(context.WithoutCancel(ctx), x.rec, prev); perr != nil {
+	if perr := x.checkpoint(ctx, final); perr != nil {
 		err = errors.Join(err, perr)
 	}
 	d.logReport(x.report, err)

@@ -303,3 +303,40 @@ func TestLongNamesStayApart(t *testing.T) {
 	require.NotEqual(t, a, b)
 	require.Equal(t, "app-Short", (&run{opts: Options{StackName: "app"}}).name("Short", 64))
 }
+
+// Each resource is recorded as soon as it is made: a server stopped
+// mid-deploy has recorded what it made (the record after the second of
+// three resources holds the first two).
+func TestRecordedAsItGoes(t *testing.T) {
+	b := newTestBed(t)
+	var bodies []string
+	rec := &hookRecords{memRecords: b.records, put: func(body []byte) { bodies = append(bodies, string(body)) }}
+	b.d.Records = rec
+	tmpl := "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\n  B: {Type: AWS::StepFunctions::Activity, DependsOn: A, Properties: {Name: b}}\n  C: {Type: AWS::StepFunctions::Activity, DependsOn: B, Properties: {Name: c}}\n"
+	_, err := b.deploy(t, tmpl, nil)
+	require.NoError(t, err)
+	require.Len(t, bodies, 3, "one write per resource made, none more at the end")
+	require.Contains(t, bodies[1], `"A"`)
+	require.Contains(t, bodies[1], `"B"`)
+	require.NotContains(t, bodies[1], `"C"`)
+
+	// As if the server stopped there: the next deploy finds A and B, and
+	// makes only C.
+	b.records.stacks["app"] = []byte(bodies[1])
+	_, err = b.svc.DeleteActivity(context.Background(), &service.DeleteActivityInput{ActivityArn: "arn:aws:states:us-east-1:123456789012:activity:c"})
+	require.NoError(t, err)
+	r, err := b.deploy(t, tmpl, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"A unchanged", "B unchanged", "C created"}, actions(r))
+}
+
+// hookRecords tells of each record written.
+type hookRecords struct {
+	*memRecords
+	put func([]byte)
+}
+
+func (h *hookRecords) PutStack(ctx context.Context, name string, body []byte) error {
+	h.put(body)
+	return h.memRecords.PutStack(ctx, name, body)
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -97,6 +98,44 @@ func (d *Deployer) readRecord(ctx context.Context, name string) (*stackRecord, e
 	return &rec, nil
 }
 
+// merged is the stack's record as it stands: what this deploy made so
+// far and, of the last deploy's, what it has not reached (nor removed).
+func (x *run) merged() *stackRecord {
+	rec := &stackRecord{Name: x.rec.Name, Parameters: x.rec.Parameters, Resources: maps.Clone(x.rec.Resources),
+		Order: slices.Clone(x.rec.Order), Outputs: x.rec.Outputs}
+	if x.prev != nil {
+		for _, id := range x.prev.Order {
+			if _, done := rec.Resources[id]; !done && !x.gone[id] {
+				rec.Resources[id] = x.prev.Resources[id]
+				rec.Order = append(rec.Order, id)
+			}
+		}
+		if rec.Outputs == nil {
+			rec.Outputs = x.prev.Outputs
+		}
+	}
+	return rec
+}
+
+// checkpoint writes rec when it differs from what was last written, even
+// when ctx was cancelled: after each resource a deploy makes or removes,
+// so that a server that stops mid-deploy (killed, or its database lost)
+// has recorded everything it made.
+func (x *run) checkpoint(ctx context.Context, rec *stackRecord) error {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(body, x.written) {
+		return nil
+	}
+	if err := x.d.Records.PutStack(context.WithoutCancel(ctx), rec.Name, body); err != nil {
+		return err
+	}
+	x.written = body
+	return nil
+}
+
 // writeRecord keeps rec, unless it equals prev.
 func (d *Deployer) writeRecord(ctx context.Context, rec, prev *stackRecord) error {
 	body, err := json.Marshal(rec)
@@ -113,12 +152,16 @@ func (d *Deployer) writeRecord(ctx context.Context, rec, prev *stackRecord) erro
 
 // run is one deploy or delete.
 type run struct {
-	d      *Deployer
-	stack  *cfn.Stack // nil in a delete
-	opts   Options
-	prev   *stackRecord // nil for a new stack
-	rec    *stackRecord // what this run made so far
-	report *Report
+	// written is the record as last written (or read), gone the ids
+	// this deploy removed: checkpoint writes only what changed.
+	written []byte
+	gone    map[string]bool
+	d       *Deployer
+	stack   *cfn.Stack // nil in a delete
+	opts    Options
+	prev    *stackRecord // nil for a new stack
+	rec     *stackRecord // what this run made so far
+	report  *Report
 	// later are deletions left for the end of a deploy, when nothing
 	// made in it refers to the old resource any more (a replaced
 	// version, which an alias routes to until the alias is updated):
@@ -198,6 +241,7 @@ func (x *run) apply(ctx context.Context) error {
 				rec.Retain = def.DeletionPolicy == "Retain"
 				x.rec.Resources[id] = rec
 				x.rec.Order = slices.Insert(x.rec.Order, order, id)
+				_ = x.checkpoint(ctx, x.merged()) // the deploy's end writes it again, and says if it cannot
 			}
 			return &ResourceError{LogicalID: id, Type: r.Type, Err: err}
 		}
@@ -208,6 +252,9 @@ func (x *run) apply(ctx context.Context) error {
 		// machine's schedules), which goes first when it is deleted.
 		x.rec.Order = slices.Insert(x.rec.Order, order, id)
 		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
+		if err := x.checkpoint(ctx, x.merged()); err != nil {
+			return err
+		}
 		if action == Skipped && !quiet[r.Type] {
 			x.warn("%s (%s) is not made here: Ref gives %s", id, r.Type, rec.Physical)
 		}
@@ -260,6 +307,17 @@ func (x *run) removeOne(ctx context.Context, id string, rec *Record) error {
 	if x.rec != nil && x.stack == nil { // a delete: the record shrinks as it goes
 		delete(x.rec.Resources, id)
 		x.rec.Order = slices.DeleteFunc(x.rec.Order, func(s string) bool { return s == id })
+	}
+	if x.stack != nil {
+		if x.gone == nil {
+			x.gone = map[string]bool{}
+		}
+		x.gone[id] = true
+		if _, remade := x.rec.Resources[id]; !remade { // (a type changed: made again next)
+			if err := x.checkpoint(ctx, x.merged()); err != nil {
+				return err
+			}
+		}
 	}
 	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action, Note: note})
 	return nil
