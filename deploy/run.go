@@ -252,8 +252,12 @@ func (x *run) apply(ctx context.Context) error {
 		// machine's schedules), which goes first when it is deleted.
 		x.rec.Order = slices.Insert(x.rec.Order, order, id)
 		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
-		if err := x.checkpoint(ctx, x.merged()); err != nil {
-			return err
+		// (Nothing made or changed, nothing to record yet: the end
+		// writes what an unchanged resource's record may have new.)
+		if action != Unchanged && action != Skipped {
+			if err := x.checkpoint(ctx, x.merged()); err != nil {
+				return err
+			}
 		}
 		if action == Skipped && !quiet[r.Type] {
 			x.warn("%s (%s) is not made here: Ref gives %s", id, r.Type, rec.Physical)
