@@ -117,7 +117,16 @@ type node struct {
 	failed   bool
 	spanKind tracepb.Span_SpanKind
 	ended    bool
+	slot     int     // its index in execTrace.open
+	ids      []int64 // the latest events whose ctx is it (at most maxCtxPerNode)
 }
+
+// maxCtxPerNode bounds the events a span is remembered as the context of:
+// an event links to the last event of its branch (or to the Map or
+// Parallel state's started event, or a sibling's failure), so only a
+// span's latest events are linked to later; an older one, forgotten,
+// falls back to the execution's span.
+const maxCtxPerNode = 32
 
 // execTrace is the spans of one execution being built.
 type execTrace struct {
@@ -125,10 +134,13 @@ type execTrace struct {
 	traceID   trace.TraceID
 	eventBase uint64 // the ARN's hash in the ids of events' spans
 	root      *node
-	ctx       []*node        // event id → the open span the events after it belong to
-	nodes     []*node        // the spans made, ended or not
-	invoked   map[string]int // tasks scheduled per state name
-	remote    trace.SpanContext
+	ctx       map[int64]*node // event id → the span the events after it belong to (none: the root)
+	open      []*node         // the spans not ended yet
+	// ending is set while the execution's end closes its spans: their
+	// contexts are kept, for a redrive links to them.
+	ending  bool
+	invoked map[string]int // tasks scheduled per state name
+	remote  trace.SpanContext
 }
 
 // builder makes the spans of executions' events.
@@ -165,19 +177,33 @@ func (b *builder) newExecTrace(arn, stateMachineArn, traceHeader string) *execTr
 	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []*commonpb.KeyValue{
 		kvString("stepwise.execution.arn", arn), b.kv("stepwise.state_machine.arn", stateMachineArn),
 	}}
-	x.nodes = append(x.nodes, x.root)
+	x.openNode(x.root)
 	return x
 }
 
-// setCtx says which open span the events after id belong to.
+// setCtx says which span the events after id belong to. Only what may
+// still be linked to is kept: the root is the default, a span's older
+// events are forgotten past maxCtxPerNode and all of them when it ends.
 func (x *execTrace) setCtx(id int64, n *node) {
-	if id < 0 {
+	if id < 0 || n == x.root || n == nil {
 		return
 	}
-	for int64(len(x.ctx)) <= id {
-		x.ctx = append(x.ctx, nil)
+	if len(n.ids) == maxCtxPerNode {
+		x.forget(n, n.ids[0])
+		n.ids = append(n.ids[:0], n.ids[1:]...)
+	}
+	if x.ctx == nil {
+		x.ctx = map[int64]*node{}
 	}
 	x.ctx[id] = n
+	n.ids = append(n.ids, id)
+}
+
+// forget drops the context of event id if it is still n.
+func (x *execTrace) forget(n *node, id int64) {
+	if x.ctx[id] == n {
+		delete(x.ctx, id)
+	}
 }
 
 func stateType(t history.EventType, suffix string) string {
@@ -186,15 +212,49 @@ func stateType(t history.EventType, suffix string) string {
 
 // parentOf is the open span events after id belong to.
 func (x *execTrace) parentOf(id int64) *node {
-	if id >= 0 && id < int64(len(x.ctx)) && x.ctx[id] != nil {
-		return x.ctx[id]
+	if n := x.ctx[id]; n != nil {
+		return n
 	}
 	return x.root
 }
 
 func (x *execTrace) openNode(n *node) *node {
-	x.nodes = append(x.nodes, n)
+	n.slot = len(x.open)
+	x.open = append(x.open, n)
 	return n
+}
+
+// closeNode lets an ended span go, exported: the events whose span it was
+// are the context of its nearest open ancestor from then on (an iteration
+// of a Map starts after the last event of the one before it, and belongs
+// to the Map). An ending execution's are kept, for a redrive links to
+// them.
+func (x *execTrace) closeNode(n *node) {
+	if i := n.slot; i < len(x.open) && x.open[i] == n {
+		last := x.open[len(x.open)-1]
+		x.open[i], last.slot = last, i
+		x.open[len(x.open)-1] = nil
+		x.open = x.open[:len(x.open)-1]
+	}
+	if x.ending {
+		return
+	}
+	p := n.parent
+	for p != nil && p.ended {
+		p = p.parent
+	}
+	ids := n.ids
+	n.ids = nil
+	for _, id := range ids {
+		if x.ctx[id] != n {
+			continue
+		}
+		if p == nil || p == x.root {
+			delete(x.ctx, id)
+		} else {
+			x.setCtx(id, p)
+		}
+	}
 }
 
 // up walks from n to the nearest node of the kind (and name, when given).
@@ -222,15 +282,18 @@ func (b *builder) apply(x *execTrace, e *event) {
 		x.setCtx(e.id, x.root)
 	case e.typ == history.EventExecutionRedriven:
 		n := x.openNode(&node{kind: kindRedrive, id: eventSpanID(x.eventBase, e.id), parent: x.root, name: "Redrive", start: e.at})
+		x.ending = false
 		x.setCtx(e.id, n)
 	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
 		e.typ == history.EventExecutionAborted || e.typ == history.EventExecutionTimedOut:
-		for _, n := range x.nodes {
+		x.ending = true
+		open := append([]*node(nil), x.open...)
+		for _, n := range open {
 			if n.kind != kindRedrive && n != x.root {
 				b.end(x, n, e.at)
 			}
 		}
-		for _, n := range x.nodes {
+		for _, n := range open {
 			if n != x.root {
 				b.end(x, n, e.at)
 			}
@@ -403,6 +466,7 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 		return
 	}
 	n.ended = true
+	x.closeNode(n)
 	attrs := n.attrs
 	if n.kind == kindState && n.attempts > 0 {
 		attrs = append(attrs, kvInt("stepwise.state.attempts", n.attempts), kvInt("stepwise.state.retries", n.attempts-1))

@@ -1,0 +1,12 @@
+package tracing
+
+// Held is what the tracer holds of a running execution: its open spans
+// and the events it remembers the span of. Read it after a Flush, with
+// no step coming in.
+func (t *Tracer) Held(arn string) (open, ctx int, ok bool) {
+	x := t.execs[arn]
+	if x == nil {
+		return 0, 0, false
+	}
+	return len(x.open), len(x.ctx), true
+}
