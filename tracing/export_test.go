@@ -10,3 +10,9 @@ func (t *Tracer) Held(arn string) (open, ctx int, ok bool) {
 	}
 	return len(x.open), len(x.ctx), true
 }
+
+// QueuedSteps is how many steps wait for the worker.
+func (t *Tracer) QueuedSteps() int { return len(t.queue) }
+
+// QueueBatches is how many batches the export queue holds at most.
+const QueueBatches = queueBatches
