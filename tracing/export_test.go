@@ -8,7 +8,7 @@ func (t *Tracer) Held(arn string) (open, ctx int, ok bool) {
 	if x == nil {
 		return 0, 0, false
 	}
-	return len(x.open), len(x.ctx), true
+	return len(x.open), x.ctx.len(), true
 }
 
 // QueuedSteps is how many steps wait for the worker.

@@ -119,6 +119,11 @@ type node struct {
 	ended    bool
 	slot     int     // its index in execTrace.open
 	ids      []int64 // the latest events whose ctx is it (at most maxCtxPerNode)
+	idBuf    [2]int64
+	attrBuf  [2]*commonpb.KeyValue
+	// span is the span sent when it ends (made with the node: one
+	// allocation less a span).
+	span tracepb.Span
 }
 
 // maxCtxPerNode bounds the events a span is remembered as the context of:
@@ -134,8 +139,8 @@ type execTrace struct {
 	traceID   trace.TraceID
 	eventBase uint64 // the ARN's hash in the ids of events' spans
 	root      *node
-	ctx       map[int64]*node // event id → the span the events after it belong to (none: the root)
-	open      []*node         // the spans not ended yet
+	ctx       ctxMap  // event id → the span the events after it belong to (none: the root)
+	open      []*node // the spans not ended yet
 	// ending is set while the execution's end closes its spans: their
 	// contexts are kept, for a redrive links to them.
 	ending  bool
@@ -192,17 +197,17 @@ func (x *execTrace) setCtx(id int64, n *node) {
 		x.forget(n, n.ids[0])
 		n.ids = append(n.ids[:0], n.ids[1:]...)
 	}
-	if x.ctx == nil {
-		x.ctx = map[int64]*node{}
+	if n.ids == nil {
+		n.ids = n.idBuf[:0]
 	}
-	x.ctx[id] = n
+	x.ctx.set(id, n)
 	n.ids = append(n.ids, id)
 }
 
 // forget drops the context of event id if it is still n.
 func (x *execTrace) forget(n *node, id int64) {
-	if x.ctx[id] == n {
-		delete(x.ctx, id)
+	if x.ctx.get(id) == n {
+		x.ctx.del(id)
 	}
 }
 
@@ -212,7 +217,7 @@ func stateType(t history.EventType, suffix string) string {
 
 // parentOf is the open span events after id belong to.
 func (x *execTrace) parentOf(id int64) *node {
-	if n := x.ctx[id]; n != nil {
+	if n := x.ctx.get(id); n != nil {
 		return n
 	}
 	return x.root
@@ -246,11 +251,11 @@ func (x *execTrace) closeNode(n *node) {
 	ids := n.ids
 	n.ids = nil
 	for _, id := range ids {
-		if x.ctx[id] != n {
+		if x.ctx.get(id) != n {
 			continue
 		}
 		if p == nil || p == x.root {
-			delete(x.ctx, id)
+			x.ctx.del(id)
 		} else {
 			x.setCtx(id, p)
 		}
@@ -311,8 +316,9 @@ func (b *builder) apply(x *execTrace, e *event) {
 			cur = cur.parent
 		}
 		st := stateType(e.typ, "StateEntered")
-		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
-			attrs: []*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}})
+		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st})
+		n.attrBuf = [2]*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}
+		n.attrs = n.attrBuf[:]
 		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
 		n := up(cur, kindState, e.name)
@@ -497,20 +503,12 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	if kind == tracepb.Span_SPAN_KIND_UNSPECIFIED {
 		kind = tracepb.Span_SPAN_KIND_INTERNAL
 	}
-	b.ended(&tracepb.Span{
-		TraceId:           x.traceID[:],
-		SpanId:            n.id[:],
-		ParentSpanId:      parent,
-		Flags:             uint32(trace.FlagsSampled),
-		Name:              n.name,
-		Kind:              kind,
-		StartTimeUnixNano: unixNano(n.start),
-		EndTimeUnixNano:   unixNano(at),
-		Attributes:        attrs,
-		Events:            n.events,
-		Links:             n.links,
-		Status:            status,
-	})
+	s := &n.span
+	s.TraceId, s.SpanId, s.ParentSpanId = x.traceID[:], n.id[:], parent
+	s.Flags, s.Name, s.Kind = uint32(trace.FlagsSampled), n.name, kind
+	s.StartTimeUnixNano, s.EndTimeUnixNano = unixNano(n.start), unixNano(at)
+	s.Attributes, s.Events, s.Links, s.Status = attrs, n.events, n.links, status
+	b.ended(s)
 }
 
 func kvString(k, v string) *commonpb.KeyValue {
