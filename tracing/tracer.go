@@ -358,7 +358,11 @@ func (t *Tracer) run() {
 				t.export()
 			}
 		case <-tick.C:
-			t.export()
+			// While the exporter is behind, spans gather into full
+			// batches rather than fill its queue with small ones.
+			if len(t.batches) == 0 {
+				t.export()
+			}
 		case ch := <-t.flush:
 			t.drain()
 			t.export()
