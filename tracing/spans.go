@@ -141,6 +141,7 @@ type execTrace struct {
 	root      *node
 	ctx       ctxMap  // event id → the span the events after it belong to (none: the root)
 	open      []*node // the spans not ended yet
+	openBuf   [4]*node
 	// ending is set while the execution's end closes its spans: their
 	// contexts are kept, for a redrive links to them.
 	ending  bool
@@ -155,6 +156,8 @@ type builder struct {
 	// resources), shared by the spans: OTLP messages are only read once
 	// made.
 	kvs map[[2]string]*commonpb.KeyValue
+	// scratch is the open spans an execution's end closes.
+	scratch []*node
 }
 
 // maxKVs bounds builder.kvs; past it the cache starts again.
@@ -224,6 +227,9 @@ func (x *execTrace) parentOf(id int64) *node {
 }
 
 func (x *execTrace) openNode(n *node) *node {
+	if x.open == nil {
+		x.open = x.openBuf[:0]
+	}
 	n.slot = len(x.open)
 	x.open = append(x.open, n)
 	return n
@@ -292,7 +298,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
 		e.typ == history.EventExecutionAborted || e.typ == history.EventExecutionTimedOut:
 		x.ending = true
-		open := append([]*node(nil), x.open...)
+		open := append(b.scratch[:0], x.open...)
 		for _, n := range open {
 			if n.kind != kindRedrive && n != x.root {
 				b.end(x, n, e.at)
@@ -303,6 +309,8 @@ func (b *builder) apply(x *execTrace, e *event) {
 				b.end(x, n, e.at)
 			}
 		}
+		clear(open)
+		b.scratch = open[:0]
 		x.root.attrs = append(x.root.attrs, b.kv("stepwise.execution.status", statusOf(e.typ)))
 		if e.hasFailure {
 			b.fail(x.root, e)
@@ -511,8 +519,19 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	b.ended(s)
 }
 
+// kvStringParts is a string attribute's messages, made at once.
+type kvStringParts struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	sv commonpb.AnyValue_StringValue
+}
+
 func kvString(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	p := &kvStringParts{}
+	p.sv.StringValue = v
+	p.av.Value = &p.sv
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvInt(k string, v int) *commonpb.KeyValue {
