@@ -117,7 +117,21 @@ type node struct {
 	failed   bool
 	spanKind tracepb.Span_SpanKind
 	ended    bool
+	slot     int     // its index in execTrace.open
+	ids      []int64 // the latest events whose ctx is it (at most maxCtxPerNode)
+	idBuf    [2]int64
+	attrBuf  [2]*commonpb.KeyValue
+	// span is the span sent when it ends (made with the node: one
+	// allocation less a span).
+	span tracepb.Span
 }
+
+// maxCtxPerNode bounds the events a span is remembered as the context of:
+// an event links to the last event of its branch (or to the Map or
+// Parallel state's started event, or a sibling's failure), so only a
+// span's latest events are linked to later; an older one, forgotten,
+// falls back to the execution's span.
+const maxCtxPerNode = 32
 
 // execTrace is the spans of one execution being built.
 type execTrace struct {
@@ -125,10 +139,14 @@ type execTrace struct {
 	traceID   trace.TraceID
 	eventBase uint64 // the ARN's hash in the ids of events' spans
 	root      *node
-	ctx       []*node        // event id → the open span the events after it belong to
-	nodes     []*node        // the spans made, ended or not
-	invoked   map[string]int // tasks scheduled per state name
-	remote    trace.SpanContext
+	ctx       ctxMap  // event id → the span the events after it belong to (none: the root)
+	open      []*node // the spans not ended yet
+	openBuf   [4]*node
+	// ending is set while the execution's end closes its spans: their
+	// contexts are kept, for a redrive links to them.
+	ending  bool
+	invoked map[string]int // tasks scheduled per state name
+	remote  trace.SpanContext
 }
 
 // builder makes the spans of executions' events.
@@ -138,6 +156,8 @@ type builder struct {
 	// resources), shared by the spans: OTLP messages are only read once
 	// made.
 	kvs map[[2]string]*commonpb.KeyValue
+	// scratch is the open spans an execution's end closes.
+	scratch []*node
 }
 
 // maxKVs bounds builder.kvs; past it the cache starts again.
@@ -165,19 +185,33 @@ func (b *builder) newExecTrace(arn, stateMachineArn, traceHeader string) *execTr
 	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []*commonpb.KeyValue{
 		kvString("stepwise.execution.arn", arn), b.kv("stepwise.state_machine.arn", stateMachineArn),
 	}}
-	x.nodes = append(x.nodes, x.root)
+	x.openNode(x.root)
 	return x
 }
 
-// setCtx says which open span the events after id belong to.
+// setCtx says which span the events after id belong to. Only what may
+// still be linked to is kept: the root is the default, a span's older
+// events are forgotten past maxCtxPerNode and all of them when it ends.
 func (x *execTrace) setCtx(id int64, n *node) {
-	if id < 0 {
+	if id < 0 || n == x.root || n == nil {
 		return
 	}
-	for int64(len(x.ctx)) <= id {
-		x.ctx = append(x.ctx, nil)
+	if len(n.ids) == maxCtxPerNode {
+		x.forget(n, n.ids[0])
+		n.ids = append(n.ids[:0], n.ids[1:]...)
 	}
-	x.ctx[id] = n
+	if n.ids == nil {
+		n.ids = n.idBuf[:0]
+	}
+	x.ctx.set(id, n)
+	n.ids = append(n.ids, id)
+}
+
+// forget drops the context of event id if it is still n.
+func (x *execTrace) forget(n *node, id int64) {
+	if x.ctx.get(id) == n {
+		x.ctx.del(id)
+	}
 }
 
 func stateType(t history.EventType, suffix string) string {
@@ -186,15 +220,52 @@ func stateType(t history.EventType, suffix string) string {
 
 // parentOf is the open span events after id belong to.
 func (x *execTrace) parentOf(id int64) *node {
-	if id >= 0 && id < int64(len(x.ctx)) && x.ctx[id] != nil {
-		return x.ctx[id]
+	if n := x.ctx.get(id); n != nil {
+		return n
 	}
 	return x.root
 }
 
 func (x *execTrace) openNode(n *node) *node {
-	x.nodes = append(x.nodes, n)
+	if x.open == nil {
+		x.open = x.openBuf[:0]
+	}
+	n.slot = len(x.open)
+	x.open = append(x.open, n)
 	return n
+}
+
+// closeNode lets an ended span go, exported: the events whose span it was
+// are the context of its nearest open ancestor from then on (an iteration
+// of a Map starts after the last event of the one before it, and belongs
+// to the Map). An ending execution's are kept, for a redrive links to
+// them.
+func (x *execTrace) closeNode(n *node) {
+	if i := n.slot; i < len(x.open) && x.open[i] == n {
+		last := x.open[len(x.open)-1]
+		x.open[i], last.slot = last, i
+		x.open[len(x.open)-1] = nil
+		x.open = x.open[:len(x.open)-1]
+	}
+	if x.ending {
+		return
+	}
+	p := n.parent
+	for p != nil && p.ended {
+		p = p.parent
+	}
+	ids := n.ids
+	n.ids = nil
+	for _, id := range ids {
+		if x.ctx.get(id) != n {
+			continue
+		}
+		if p == nil || p == x.root {
+			x.ctx.del(id)
+		} else {
+			x.setCtx(id, p)
+		}
+	}
 }
 
 // up walks from n to the nearest node of the kind (and name, when given).
@@ -222,19 +293,24 @@ func (b *builder) apply(x *execTrace, e *event) {
 		x.setCtx(e.id, x.root)
 	case e.typ == history.EventExecutionRedriven:
 		n := x.openNode(&node{kind: kindRedrive, id: eventSpanID(x.eventBase, e.id), parent: x.root, name: "Redrive", start: e.at})
+		x.ending = false
 		x.setCtx(e.id, n)
 	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
 		e.typ == history.EventExecutionAborted || e.typ == history.EventExecutionTimedOut:
-		for _, n := range x.nodes {
+		x.ending = true
+		open := append(b.scratch[:0], x.open...)
+		for _, n := range open {
 			if n.kind != kindRedrive && n != x.root {
 				b.end(x, n, e.at)
 			}
 		}
-		for _, n := range x.nodes {
+		for _, n := range open {
 			if n != x.root {
 				b.end(x, n, e.at)
 			}
 		}
+		clear(open)
+		b.scratch = open[:0]
 		x.root.attrs = append(x.root.attrs, b.kv("stepwise.execution.status", statusOf(e.typ)))
 		if e.hasFailure {
 			b.fail(x.root, e)
@@ -248,8 +324,9 @@ func (b *builder) apply(x *execTrace, e *event) {
 			cur = cur.parent
 		}
 		st := stateType(e.typ, "StateEntered")
-		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st,
-			attrs: []*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}})
+		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st})
+		n.attrBuf = [2]*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}
+		n.attrs = n.attrBuf[:]
 		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
 		n := up(cur, kindState, e.name)
@@ -403,6 +480,7 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 		return
 	}
 	n.ended = true
+	x.closeNode(n)
 	attrs := n.attrs
 	if n.kind == kindState && n.attempts > 0 {
 		attrs = append(attrs, kvInt("stepwise.state.attempts", n.attempts), kvInt("stepwise.state.retries", n.attempts-1))
@@ -433,24 +511,27 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	if kind == tracepb.Span_SPAN_KIND_UNSPECIFIED {
 		kind = tracepb.Span_SPAN_KIND_INTERNAL
 	}
-	b.ended(&tracepb.Span{
-		TraceId:           x.traceID[:],
-		SpanId:            n.id[:],
-		ParentSpanId:      parent,
-		Flags:             uint32(trace.FlagsSampled),
-		Name:              n.name,
-		Kind:              kind,
-		StartTimeUnixNano: unixNano(n.start),
-		EndTimeUnixNano:   unixNano(at),
-		Attributes:        attrs,
-		Events:            n.events,
-		Links:             n.links,
-		Status:            status,
-	})
+	s := &n.span
+	s.TraceId, s.SpanId, s.ParentSpanId = x.traceID[:], n.id[:], parent
+	s.Flags, s.Name, s.Kind = uint32(trace.FlagsSampled), n.name, kind
+	s.StartTimeUnixNano, s.EndTimeUnixNano = unixNano(n.start), unixNano(at)
+	s.Attributes, s.Events, s.Links, s.Status = attrs, n.events, n.links, status
+	b.ended(s)
+}
+
+// kvStringParts is a string attribute's messages, made at once.
+type kvStringParts struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	sv commonpb.AnyValue_StringValue
 }
 
 func kvString(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	p := &kvStringParts{}
+	p.sv.StringValue = v
+	p.av.Value = &p.sv
+	p.kv.Key, p.kv.Value = k, &p.av
+	return &p.kv
 }
 
 func kvInt(k string, v int) *commonpb.KeyValue {

@@ -33,6 +33,11 @@ const (
 	// exported.
 	batchSpans = 512
 	flushEvery = 500 * time.Millisecond
+	// queueBatches bounds the batches waiting for the exporter; past it
+	// a batch is dropped (and its spans counted).
+	queueBatches = 64
+	// exportTimeout bounds an export.
+	exportTimeout = 10 * time.Second
 	// lookupTimeout bounds a read of the store.
 	lookupTimeout = 5 * time.Second
 	// maxSettings is how many state machine revisions' settings are kept.
@@ -98,6 +103,14 @@ type Tracer struct {
 	stop   chan struct{}
 	done   chan struct{}
 
+	// The exporter's: batches of ended spans, sent by the worker (and
+	// Flush's marks); exported ends once done is and they are sent;
+	// cancel stops an export under way when Close gives up.
+	batches  chan batch
+	exported chan struct{}
+	cancel   context.CancelFunc
+	exportCx context.Context
+
 	// Owned by the worker.
 	execs   map[string]*execTrace
 	mapRuns map[string]trace.SpanContext
@@ -115,6 +128,12 @@ type step struct {
 	arn, stateMachineArn, revision, traceHeader, mapRunArn string
 	known                                                  bool // the revision's settings were known to trace it
 	events                                                 []event
+}
+
+// batch is spans to export, or (done not nil) a mark Flush waits for.
+type batch struct {
+	spans []*tracepb.Span
+	done  chan struct{}
 }
 
 // New starts a Tracer.
@@ -138,7 +157,10 @@ func New(cfg Config) (*Tracer, error) {
 		done:     make(chan struct{}),
 		execs:    map[string]*execTrace{},
 		mapRuns:  map[string]trace.SpanContext{},
+		batches:  make(chan batch, queueBatches),
+		exported: make(chan struct{}),
 	}
+	t.exportCx, t.cancel = context.WithCancel(context.Background())
 	t.b.ended = t.ended
 	t.res = &resourcepb.Resource{}
 	for it := cfg.Resource.Iter(); it.Next(); {
@@ -152,6 +174,7 @@ func New(cfg Config) (*Tracer, error) {
 		t.bound = uint64(cfg.Ratio * (1 << 63))
 	}
 	go t.run()
+	go t.exporter()
 	return t, nil
 }
 
@@ -221,12 +244,17 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	select {
 	case t.queue <- st:
 	default:
-		n := t.dropped.Add(uint64(len(st.events)))
-		// Told at most once a minute: the exporter (or the collector)
-		// is behind, and these executions' traces will miss spans.
-		if now := time.Now().Unix(); now-t.warned.Load() >= 60 && t.warned.Swap(now) != now {
-			t.log.Warn("tracing: the span queue is full; events are dropped and traces miss spans", "dropped_events_total", n)
-		}
+		t.drop(uint64(len(st.events)), "tracing: the span queue is full; events are dropped and traces miss spans")
+	}
+}
+
+// drop counts n events or spans dropped, and says so at most once a
+// minute: the tracer (or the collector) is behind, and these executions'
+// traces will miss spans.
+func (t *Tracer) drop(n uint64, msg string) {
+	total := t.dropped.Add(n)
+	if now := time.Now().Unix(); now-t.warned.Load() >= 60 && t.warned.Swap(now) != now {
+		t.log.Warn(msg, "dropped_total", total)
 	}
 }
 
@@ -254,7 +282,8 @@ func (t *Tracer) TaskTraceParent(row *store.Execution, req *interp.TaskRequest) 
 	}))
 }
 
-// Dropped is how many events were dropped because the queue was full.
+// Dropped is how many events (their step queue full) and spans (the
+// export queue full) were dropped.
 func (t *Tracer) Dropped() uint64 { return t.dropped.Load() }
 
 // Flush exports what has been queued so far.
@@ -263,19 +292,46 @@ func (t *Tracer) Flush(ctx context.Context) error {
 	select {
 	case t.flush <- ch:
 	case <-t.done:
-		return nil
+		return t.waitExported(ctx)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
 	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// The spans are queued for export: a mark behind them says when
+	// they are sent.
+	mark := make(chan struct{})
+	select {
+	case t.batches <- batch{done: mark}:
+	case <-t.exported:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-mark:
+		return nil
+	case <-t.exported:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// Close exports what is queued and shuts the exporter down.
+func (t *Tracer) waitExported(ctx context.Context) error {
+	select {
+	case <-t.exported:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close exports what is queued and shuts the exporter down; what is not
+// sent when ctx ends is given up.
 func (t *Tracer) Close(ctx context.Context) error {
 	if t.closed.Swap(true) {
 		return nil
@@ -285,6 +341,8 @@ func (t *Tracer) Close(ctx context.Context) error {
 	case <-t.done:
 	case <-ctx.Done():
 	}
+	_ = t.waitExported(ctx)
+	t.cancel()
 	return t.cfg.Client.Stop(ctx)
 }
 
@@ -300,7 +358,11 @@ func (t *Tracer) run() {
 				t.export()
 			}
 		case <-tick.C:
-			t.export()
+			// While the exporter is behind, spans gather into full
+			// batches rather than fill its queue with small ones.
+			if len(t.batches) == 0 {
+				t.export()
+			}
 		case ch := <-t.flush:
 			t.drain()
 			t.export()
@@ -324,19 +386,58 @@ func (t *Tracer) drain() {
 	}
 }
 
+// export hands the ended spans to the exporter, never waiting for it: a
+// batch it has no room for is dropped.
 func (t *Tracer) export() {
 	if len(t.spans) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	batch := []*tracepb.ResourceSpans{{Resource: t.res, ScopeSpans: []*tracepb.ScopeSpans{{
-		Scope: &commonpb.InstrumentationScope{Name: scopeName}, Spans: t.spans,
-	}}}}
-	if err := t.cfg.Client.UploadTraces(ctx, batch); err != nil {
-		t.log.Warn("tracing: export failed", "spans", len(t.spans), "error", err)
+	select {
+	case t.batches <- batch{spans: t.spans}:
+	default:
+		t.drop(uint64(len(t.spans)), "tracing: the export queue is full (the collector is slow or down); spans are dropped and traces miss them")
 	}
 	t.spans = nil
+}
+
+// exporter sends the batches, one at a time, until the worker is done
+// and they are all sent (or Close gives up on them).
+func (t *Tracer) exporter() {
+	defer close(t.exported)
+	for {
+		select {
+		case b := <-t.batches:
+			t.send(b)
+		case <-t.done:
+			// The worker sends nothing more: what is queued is all.
+			for {
+				select {
+				case b := <-t.batches:
+					t.send(b)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (t *Tracer) send(b batch) {
+	if b.done != nil {
+		close(b.done)
+		return
+	}
+	if t.exportCx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.exportCx, exportTimeout)
+	defer cancel()
+	rs := []*tracepb.ResourceSpans{{Resource: t.res, ScopeSpans: []*tracepb.ScopeSpans{{
+		Scope: &commonpb.InstrumentationScope{Name: scopeName}, Spans: b.spans,
+	}}}}
+	if err := t.cfg.Client.UploadTraces(ctx, rs); err != nil {
+		t.log.Warn("tracing: export failed", "spans", len(b.spans), "error", err)
+	}
 }
 
 func (t *Tracer) ended(s *tracepb.Span) { t.spans = append(t.spans, s) }
