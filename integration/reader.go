@@ -283,16 +283,9 @@ func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io
 	if err != nil {
 		return err
 	}
-	var n int64
-	counted := func(items []any) error {
-		n += int64(len(items))
-		return emit(items)
-	}
+	m := &multiRead{cfg: cfg, emit: emit}
 	for _, f := range files {
-		params := jsonvalue.NewObject(2)
-		params.Set("Bucket", f.Bucket)
-		params.Set("Key", f.Key)
-		body, err := r.openObject(ctx, t, params)
+		body, err := r.openObject(ctx, t, objectParams(f.Bucket, f.Key))
 		var fl *failure.Failure
 		if errors.As(err, &fl) && fl.Name != failure.ItemReaderFailed {
 			// The data file's failure (NoSuchKey, AccessDenied) is the read's.
@@ -304,19 +297,41 @@ func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io
 		}
 		fileCfg := *cfg
 		fileCfg.ManifestType = ""
-		if cfg.MaxItems > 0 {
-			fileCfg.MaxItems = cfg.MaxItems - n
-		}
-		err = itemreader.StreamAthenaFile(body, &fileCfg, counted)
-		body.Close()
-		if err != nil {
+		if done, err := m.object(body, fileCfg, itemreader.StreamAthenaFile); done || err != nil {
 			return err
-		}
-		if cfg.MaxItems > 0 && n >= cfg.MaxItems {
-			return nil
 		}
 	}
 	return nil
+}
+
+// multiRead reads the items of several objects in turn, MaxItems across
+// them all.
+type multiRead struct {
+	cfg  *interp.ReaderConfig
+	emit func([]any) error
+	n    int64 // items emitted so far
+}
+
+// object reads one object's items with read, under fileCfg with what is
+// left of MaxItems, and closes it; done once MaxItems is reached.
+func (m *multiRead) object(body io.ReadCloser, fileCfg interp.ReaderConfig, read func(io.Reader, *interp.ReaderConfig, func([]any) error) error) (done bool, err error) {
+	defer body.Close()
+	if m.cfg.MaxItems > 0 {
+		fileCfg.MaxItems = m.cfg.MaxItems - m.n
+	}
+	err = read(body, &fileCfg, func(items []any) error {
+		m.n += int64(len(items))
+		return m.emit(items)
+	})
+	return err == nil && m.cfg.MaxItems > 0 && m.n >= m.cfg.MaxItems, err
+}
+
+// objectParams are getObject's parameters for one object.
+func objectParams(bucket any, key string) *jsonvalue.Object {
+	params := jsonvalue.NewObject(2)
+	params.Set("Bucket", bucket)
+	params.Set("Key", key)
+	return params
 }
 
 // streamFlattened reads the objects a listing names (Transformation
@@ -328,11 +343,7 @@ func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *
 		params = jsonvalue.NewObject(0)
 	}
 	bucket, _ := params.Get("Bucket")
-	var n int64
-	counted := func(items []any) error {
-		n += int64(len(items))
-		return emit(items)
-	}
+	m := &multiRead{cfg: cfg, emit: emit}
 	for {
 		out, err := r.callS3(ctx, t, "listObjectsV2", params)
 		if err != nil {
@@ -347,25 +358,14 @@ func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *
 			if key == "" || strings.HasSuffix(key, "/") {
 				continue
 			}
-			get := jsonvalue.NewObject(2)
-			get.Set("Bucket", bucket)
-			get.Set("Key", key)
-			body, err := r.openObject(ctx, t, get)
+			body, err := r.openObject(ctx, t, objectParams(bucket, key))
 			if err != nil {
 				return err
 			}
 			fileCfg := *cfg
 			fileCfg.Transformation = ""
-			if cfg.MaxItems > 0 {
-				fileCfg.MaxItems = cfg.MaxItems - n
-			}
-			err = itemreader.Stream(body, &fileCfg, counted)
-			body.Close()
-			if err != nil {
+			if done, err := m.object(body, fileCfg, itemreader.Stream); done || err != nil {
 				return err
-			}
-			if cfg.MaxItems > 0 && n >= cfg.MaxItems {
-				return nil
 			}
 		}
 		next, _ := out.Get("NextContinuationToken")
