@@ -240,6 +240,9 @@ func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
 	fail := func(errp, cause *string) *history.FailureEventDetails {
 		return &history.FailureEventDetails{Error: errp, Cause: cause}
 	}
+	taskFail := func(resource, resourceType, errp, cause *string) *history.TaskEventDetails {
+		return &history.TaskEventDetails{Resource: s(resource), ResourceType: s(resourceType), Error: errp, Cause: cause}
+	}
 	if d := e.ExecutionStartedEventDetails; d != nil {
 		ev.ExecutionStartedEventDetails = &history.ExecutionStartedEventDetails{Input: s(d.Input), RoleArn: s(d.RoleArn)}
 	}
@@ -274,17 +277,17 @@ func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
 		ev.TaskSucceededEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Output: d.Output}
 	}
 	if d := e.TaskFailedEventDetails; d != nil {
-		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+		ev.TaskFailedEventDetails = taskFail(d.Resource, d.ResourceType, d.Error, d.Cause)
 	}
 	// A task that failed to start or to be submitted (and a Lambda
 	// function or an activity that could not be scheduled or started,
 	// AWS's other failures before a task runs) is recorded as failed
 	// with its error: the events keep their own types.
 	if d := e.TaskStartFailedEventDetails; d != nil {
-		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+		ev.TaskFailedEventDetails = taskFail(d.Resource, d.ResourceType, d.Error, d.Cause)
 	}
 	if d := e.TaskSubmitFailedEventDetails; d != nil {
-		ev.TaskFailedEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+		ev.TaskFailedEventDetails = taskFail(d.Resource, d.ResourceType, d.Error, d.Cause)
 	}
 	if d := e.LambdaFunctionStartFailedEventDetails; d != nil {
 		ev.LambdaFunctionFailedEventDetails = fail(d.Error, d.Cause)
@@ -296,7 +299,7 @@ func historyEvent(e *sfntypes.HistoryEvent) *history.Event {
 		ev.ActivityFailedEventDetails = fail(d.Error, d.Cause)
 	}
 	if d := e.TaskTimedOutEventDetails; d != nil {
-		ev.TaskTimedOutEventDetails = &history.TaskEventDetails{Resource: s(d.Resource), ResourceType: s(d.ResourceType), Error: d.Error, Cause: d.Cause}
+		ev.TaskTimedOutEventDetails = taskFail(d.Resource, d.ResourceType, d.Error, d.Cause)
 	}
 	if d := e.LambdaFunctionScheduledEventDetails; d != nil {
 		ev.LambdaFunctionScheduledEventDetails = &history.LambdaFunctionScheduledEventDetails{Resource: s(d.Resource), Input: s(d.Input)}
