@@ -219,3 +219,31 @@ func TestDeployRefusesBadTemplates(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, list.StateMachines)
 }
+
+// With --credentials, a deploy is taken only signed with a key of the
+// server's: `stepwise deploy` signs with the environment's AWS keys.
+func TestDeploySigned(t *testing.T) {
+	s := startAuthServer(t)
+	template := filepath.Join(t.TempDir(), "app.yaml")
+	require.NoError(t, os.WriteFile(template, []byte("Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: signed}}\n"), 0o644))
+	deploy := func(env ...string) (string, int) {
+		cmd := exec.Command(binary, "deploy", template, "--endpoint", s.url())
+		cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_PROFILE=", "AWS_REGION=us-east-1")
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "%s", out)
+			return string(out), exit.ExitCode()
+		}
+		return string(out), 0
+	}
+	out, code := deploy()
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "deploy: ")
+	out, code = deploy("AWS_ACCESS_KEY_ID="+authKeyID, "AWS_SECRET_ACCESS_KEY=not-the-secret")
+	require.Equal(t, 1, code, out)
+	out, code = deploy("AWS_ACCESS_KEY_ID="+authKeyID, "AWS_SECRET_ACCESS_KEY="+authSecret)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "created   A (AWS::StepFunctions::Activity)")
+}
