@@ -73,7 +73,7 @@ var rules = []rule{
 	// cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with()},
 
-	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl")},
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl", "internal/boundedfile")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
 
@@ -90,6 +90,7 @@ var rules = []rule{
 	{pkg: "internal/recent", layer: "internal: the names found lately, for the hot paths of the engine and the service"},
 	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
+	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
 	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
@@ -102,10 +103,10 @@ var rules = []rule{
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "interp", "asl/...", "integration/itemreader")},
 	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp")},
-	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner", may: with("engine", "interp")},
+	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner", may: with("engine", "interp", "internal/boundedfile")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
 	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
@@ -116,7 +117,7 @@ var rules = []rule{
 	{pkg: "tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
-	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock")},
+	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock", "internal/boundedfile")},
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
