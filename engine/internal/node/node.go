@@ -9,13 +9,17 @@
 // # Lease
 //
 // The node registers a lease with a new epoch (its fence) and renews it
-// every Lease/3. A node that cannot renew in time, or finds its lease
+// every Lease/3; a renewal that fails is tried again every 20–200 ms
+// until one goes through, so short outages of the database, however
+// many, cost nothing while some renewal gets through within every Lease.
+// A node that cannot renew in time, or finds its lease
 // gone (it was paused past it), has lost it: Lost is closed and the node
 // must stop (Config.OnLost); its steps are refused from then on, as
 // every step carries the fence and the store checks it.
 //
 //	Join ─► KeepLease: renew every Lease/3 ──fenced, or not renewed for Lease──► OnLost, Lost closed
-//	                        ▲        │
+//	                        ▲        │  ▲        │
+//	                        │        │  └ failed: again in 20–200 ms
 //	                        └─ Fenced (a step was refused: renew now)
 //
 // # Requests
@@ -231,11 +235,20 @@ func (c *Node) Lose(err error) {
 }
 
 // KeepLease renews the node's lease every third of it, until ctx ends or
-// the lease is lost.
+// the lease is lost. A renewal that fails is tried again soon (every
+// retryEvery), each try bounded by what is left of the lease, so a
+// database that comes back between two short outages is found while the
+// lease still runs: the node loses its lease only when no renewal went
+// through for a whole lease.
 func (c *Node) KeepLease(ctx context.Context) {
-	t := time.NewTicker(c.cfg.Lease / 3)
+	every := c.cfg.Lease / 3
+	retry := retryEvery(c.cfg.Lease)
+	t := time.NewTimer(every)
 	defer t.Stop()
+	// The lease runs from the start of the last renewal that went
+	// through: the store stamped its expiry during the call.
 	renewed := time.Now()
+	failures := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -245,12 +258,27 @@ func (c *Node) KeepLease(ctx context.Context) {
 		case <-t.C:
 		case <-c.renew:
 		}
-		rctx, cancel := context.WithTimeout(ctx, c.cfg.Lease/3)
+		left := c.cfg.Lease - time.Since(renewed)
+		timeout := every
+		if failures > 0 {
+			// A try that hangs on a dead connection must not use up the
+			// lease's last seconds: the next one may find the database.
+			timeout = min(every, max(retry, c.cfg.Lease/10))
+		}
+		if left > 0 {
+			timeout = min(timeout, left)
+		}
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, timeout)
 		err := c.nodes.NodeRenew(rctx, c.fence, c.cfg.Lease)
 		cancel()
+		next := every
 		switch {
 		case err == nil:
-			renewed = time.Now()
+			if failures > 0 {
+				c.log.Info("engine: lease renewed again", "failed_tries", failures, "unrenewed_for", start.Sub(renewed).Round(time.Millisecond))
+			}
+			renewed, failures = start, 0
 		case ctx.Err() != nil:
 			return
 		case c.left.Load():
@@ -259,12 +287,27 @@ func (c *Node) KeepLease(ctx context.Context) {
 			c.Lose(err)
 			return
 		case time.Since(renewed) >= c.cfg.Lease:
-			c.Lose(fmt.Errorf("not renewed for %v: %w", time.Since(renewed).Round(time.Millisecond), err))
+			c.Lose(fmt.Errorf("not renewed for %v (%d tries failed): %w", time.Since(renewed).Round(time.Millisecond), failures+1, err))
 			return
 		default:
-			c.log.Warn("engine: lease not renewed; trying again", "error", err)
+			if failures == 0 {
+				c.log.Warn("engine: lease not renewed; trying again until it would run out", "error", err, "left", (c.cfg.Lease - time.Since(renewed)).Round(time.Millisecond))
+			} else {
+				c.log.Debug("engine: lease not renewed; trying again", "error", err, "tries", failures+1)
+			}
+			failures++
+			// Soon, and at the latest as the lease runs out.
+			next = max(0, min(retry, c.cfg.Lease-time.Since(renewed)))
 		}
+		t.Reset(next)
 	}
+}
+
+// retryEvery is how soon a failed renewal of a lease is tried again: a
+// fiftieth of the lease, between 20 ms and 200 ms (200 ms for the
+// default lease of 10 s).
+func retryEvery(lease time.Duration) time.Duration {
+	return min(max(lease/50, 20*time.Millisecond), 200*time.Millisecond)
 }
 
 // Fenced is called when a step was refused as fenced: the lease may be
