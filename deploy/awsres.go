@@ -27,7 +27,8 @@ import (
 // DynamoDB tables, S3 buckets, SQS queues, SNS topics and EventBridge
 // buses are made at the AWS endpoint (Deployer.AWS), so that Ref and
 // Fn::GetAtt give their real names, URLs and ARNs. One of the same name
-// already there is adopted as it is. A changed name makes a new one and
+// already there that the stack did not make is refused, or taken over as
+// it is with Options.Adopt (own.go). A changed name makes a new one and
 // deletes the old; other changes are made in place where the service
 // allows it (a table's keys or indexes: the table is made again).
 // Without an endpoint each is named, with its ARN of its service's form,

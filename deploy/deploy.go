@@ -11,7 +11,11 @@
 // made and with what: a second deploy of an unchanged template changes
 // nothing, a changed resource is updated (a state machine gets a new
 // revision), a resource gone from the template is deleted, and Delete
-// deletes the stack's resources, the last created first.
+// deletes the stack's resources, the last created first. A stack owns
+// only what it made (or took over with Options.Adopt): a named resource
+// found there that it did not make fails the deploy, and the intent of
+// each create is recorded before the call, so a deploy stopped part way
+// leaves nothing unowned (own.go).
 package deploy
 
 import (
