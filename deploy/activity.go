@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,10 +22,30 @@ type activitySpec struct {
 	Encryption map[string]any    `json:"encryption,omitempty"`
 }
 
-func (activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+func (activityKind) nameOf(_ *run, r *resource) (string, error) {
 	name, _ := r.Props["Name"].(string)
 	if name == "" {
-		return nil, "", fmt.Errorf("Properties.Name: an activity needs a Name")
+		return "", fmt.Errorf("Properties.Name: an activity needs a Name")
+	}
+	return name, nil
+}
+
+func (activityKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	arn := x.prefix("activity") + name
+	_, err := x.d.Service.DescribeActivity(ctx, &service.DescribeActivityInput{ActivityArn: arn})
+	switch {
+	case isCode(err, sfnapi.CodeActivityDoesNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+}
+
+func (k activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	name, err := k.nameOf(x, r)
+	if err != nil {
+		return nil, "", err
 	}
 	tags, err := tagsOf(r.Props["Tags"])
 	if err != nil {
@@ -56,6 +77,33 @@ func (activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		}
 		return rec, Updated, nil
 	}
+	found, err := k.find(ctx, x, r.Type, name)
+	if err != nil {
+		return nil, "", err
+	}
+	own, err := x.claim(ctx, r, name, found, rec)
+	if err != nil {
+		return nil, "", err
+	}
+	if own != nil {
+		// There already, and the stack's: brought to the template's.
+		var was activitySpec
+		oldSpec(own, &was)
+		if err := x.syncTags(ctx, arn, was.Tags, tags); err != nil {
+			return nil, "", err
+		}
+		action := Updated
+		if bytes.Equal(own.Spec, rec.Spec) {
+			action = Unchanged
+		}
+		if exists {
+			if err := k.remove(ctx, x, r.ID, prev); err != nil {
+				return nil, "", err
+			}
+			action = Replaced
+		}
+		return rec, action, nil
+	}
 	in := &service.CreateActivityInput{Name: name, Tags: serviceTags(tags)}
 	if enc != nil {
 		in.EncryptionConfiguration = &enc
@@ -64,7 +112,7 @@ func (activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		return nil, "", err
 	}
 	if exists { // renamed: the old one goes
-		if err := (activityKind{}).remove(ctx, x, r.ID, prev); err != nil {
+		if err := k.remove(ctx, x, r.ID, prev); err != nil {
 			return nil, "", err
 		}
 		return rec, Replaced, nil

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,8 @@ import (
 // DynamoDB tables, S3 buckets, SQS queues, SNS topics and EventBridge
 // buses are made at the AWS endpoint (Deployer.AWS), so that Ref and
 // Fn::GetAtt give their real names, URLs and ARNs. One of the same name
-// already there is adopted as it is. A changed name makes a new one and
+// already there that the stack did not make is refused, or taken over as
+// it is with Options.Adopt (own.go). A changed name makes a new one and
 // deletes the old; other changes are made in place where the service
 // allows it (a table's keys or indexes: the table is made again).
 // Without an endpoint each is named, with its ARN of its service's form,
@@ -117,8 +119,8 @@ type atEndpoint struct {
 	remove func(ctx context.Context, rec *Record) error
 }
 
-// applyAt creates, adopts, updates or replaces a resource at the
-// endpoint.
+// applyAt creates, updates or replaces a resource at the endpoint, or
+// takes over one of its name there (claim).
 func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpoint) (*Record, Action, error) {
 	spec := specOf(e.spec)
 	made := prev != nil && !prev.Skipped
@@ -141,40 +143,61 @@ func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpo
 		rec.Spec = spec
 		return rec, a, nil
 	}
-	switch {
-	case made && prevName == e.name && cur != nil:
-		if sameSpec(prev, spec) {
-			cur.Spec, cur.Adopted = spec, prev.Adopted
+	// update brings the resource, made with old, to spec in place.
+	update := func(old json.RawMessage, keep *Record) (*Record, Action, error) {
+		if bytes.Equal(old, spec) {
+			cur.Spec, cur.Adopted = spec, keep != nil && keep.Adopted
 			return cur, Unchanged, nil
 		}
-		replace, err := e.update(ctx, prev.Spec)
+		replace, err := e.update(ctx, old)
 		if err != nil {
 			return nil, "", err
 		}
-		if !replace {
-			rec, action, err := found(Updated)
-			if rec != nil {
-				rec.Adopted = prev.Adopted
-			}
-			return rec, action, err
+		if replace {
+			// Made again under the same name, it would lose what it
+			// holds: refused, as CloudFormation refuses to replace a
+			// resource of a custom name.
+			return nil, "", fmt.Errorf("%s cannot be changed in place and would be made again under the same name, losing what it holds: give it a new name (or delete it first) and deploy again", e.name)
 		}
-		// Made again under the same name, it would lose what it holds:
-		// refused, as CloudFormation refuses to replace a resource of a
-		// custom name.
-		return nil, "", fmt.Errorf("%s cannot be changed in place and would be made again under the same name, losing what it holds: give it a new name (or delete it first) and deploy again", e.name)
-	case cur != nil && !(made && prevName == e.name):
-		// Not made by this stack: used as it is, and left when the
-		// stack is deleted.
-		x.warn("%s (%s): %s is already at %s: used as it is, and kept when the stack is deleted", r.ID, r.Type, e.name, x.d.AWS.URL)
-		cur.Spec = spec
-		cur.Adopted = true
-		if made {
+		rec, action, err := found(Updated)
+		if rec != nil && keep != nil {
+			rec.Adopted = keep.Adopted
+		}
+		return rec, action, err
+	}
+	switch {
+	case made && prevName == e.name && cur != nil:
+		return update(prev.Spec, prev)
+	case cur != nil:
+		// There, and not where the last deploy left it.
+		own, err := x.claim(ctx, r, e.name, cur, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		var rec *Record
+		var action Action
+		if specName(own.Spec) == e.name {
+			// Made by the stack with the spec it recorded.
+			rec, action, err = update(own.Spec, nil)
+		} else {
+			// Taken over: what it holds and how it is set are kept.
+			x.warn("%s (%s): %s at %s is taken over as it is: its properties are not brought to the template's", r.ID, r.Type, e.name, x.d.AWS.URL)
+			cur.Spec = spec
+			rec, action = cur, Unchanged
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if made && prevName != e.name {
 			if err := e.remove(ctx, prev); err != nil {
 				return nil, "", err
 			}
-			return cur, Replaced, nil
+			return rec, Replaced, nil
 		}
-		return cur, Unchanged, nil
+		return rec, action, nil
+	}
+	if _, err := x.claim(ctx, r, e.name, nil, &Record{Spec: spec}); err != nil {
+		return nil, "", err
 	}
 	if err := e.create(ctx); err != nil {
 		return nil, "", err
@@ -186,6 +209,16 @@ func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpo
 		return found(Replaced)
 	}
 	return found(Created) // new, or deleted by hand
+}
+
+// isAtEndpoint says whether a type's resources are made at the AWS
+// endpoint.
+func isAtEndpoint(typ string) bool {
+	switch typ {
+	case s3Bucket, sqsQueue, snsTopic, eventBus, dynamoTable, samSimpleTbl:
+		return true
+	}
+	return false
 }
 
 // specName is the name a spec recorded.
@@ -248,13 +281,34 @@ func (x *run) bucketAttrs(name string) map[string]any {
 	}
 }
 
-func (bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+func (bucketKind) nameOf(x *run, r *resource) (string, error) {
 	name, err := propsOf(r).str("BucketName")
+	return cmpOr(name, lowerName(x.name(r.ID, 63))), err
+}
+
+func (bucketKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return x.findBucket(ctx, s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = x.d.AWS.URL != "" }), name)
+}
+
+func (x *run) findBucket(ctx context.Context, client *s3.Client, name string) (*Record, error) {
+	_, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
+	var nf *s3types.NotFound
+	if errors.As(err, &nf) || errorCode(err) == "NotFound" || errorCode(err) == "NoSuchBucket" {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return &Record{Physical: name, Attrs: x.bucketAttrs(name)}, nil
+}
+
+func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	name, err := k.nameOf(x, r)
 	if err != nil {
 		return nil, "", err
-	}
-	if name == "" {
-		name = lowerName(x.name(r.ID, 63))
 	}
 	if x.d.AWS == nil {
 		return x.skipAWS(r, name, x.bucketAttrs(name))
@@ -268,16 +322,7 @@ func (bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record) 
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
 		spec: bucketSpec{Name: name},
-		find: func(ctx context.Context, name string) (*Record, error) {
-			_, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
-			var nf *s3types.NotFound
-			if errors.As(err, &nf) || errorCode(err) == "NotFound" || errorCode(err) == "NoSuchBucket" {
-				return nil, nil
-			} else if err != nil {
-				return nil, err
-			}
-			return &Record{Physical: name, Attrs: x.bucketAttrs(name)}, nil
-		},
+		find: func(ctx context.Context, name string) (*Record, error) { return x.findBucket(ctx, client, name) },
 		create: func(ctx context.Context) error {
 			in := &s3.CreateBucketInput{Bucket: aws.String(name)}
 			if cfg.Region != "us-east-1" {
@@ -358,15 +403,15 @@ func (x *run) queueAttrs(name string) (string, map[string]any) {
 	return url, map[string]any{"Arn": "arn:" + x.partition() + ":sqs:" + x.region() + ":" + x.account() + ":" + name, "QueueName": name, "QueueUrl": url}
 }
 
-func (queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+func (queueKind) nameOf(x *run, r *resource) (string, error) {
 	p := propsOf(r)
 	name, err := p.str("QueueName")
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	fifo, err := p.flag("FifoQueue", false)
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if name == "" {
 		if fifo {
@@ -376,8 +421,42 @@ func (queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		}
 	}
 	if fifo != strings.HasSuffix(name, ".fifo") {
-		return nil, "", p.errorf("QueueName", "%s: a FIFO queue's name ends in .fifo, and only a FIFO queue's does", name)
+		return "", p.errorf("QueueName", "%s: a FIFO queue's name ends in .fifo, and only a FIFO queue's does", name)
 	}
+	return name, nil
+}
+
+func (queueKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return findQueue(ctx, sqs.NewFromConfig(cfg), name)
+}
+
+func findQueue(ctx context.Context, client *sqs.Client, name string) (*Record, error) {
+	out, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	var nf *sqstypes.QueueDoesNotExist
+	if errors.As(err, &nf) || errorCode(err) == "AWS.SimpleQueueService.NonExistentQueue" {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	url := aws.ToString(out.QueueUrl)
+	a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		return nil, err
+	}
+	return &Record{Physical: url, Attrs: map[string]any{"Arn": a.Attributes["QueueArn"], "QueueName": name, "QueueUrl": url}}, nil
+}
+
+func (k queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	name, err := k.nameOf(x, r)
+	if err != nil {
+		return nil, "", err
+	}
+	fifo := strings.HasSuffix(name, ".fifo")
 	if x.d.AWS == nil {
 		url, attrs := x.queueAttrs(name)
 		return x.skipAWS(r, url, attrs)
@@ -403,21 +482,7 @@ func (queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	return x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
 		spec: spec,
-		find: func(ctx context.Context, name string) (*Record, error) {
-			out, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
-			var nf *sqstypes.QueueDoesNotExist
-			if errors.As(err, &nf) || errorCode(err) == "AWS.SimpleQueueService.NonExistentQueue" {
-				return nil, nil
-			} else if err != nil {
-				return nil, err
-			}
-			url := aws.ToString(out.QueueUrl)
-			a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-			if err != nil {
-				return nil, err
-			}
-			return &Record{Physical: url, Attrs: map[string]any{"Arn": a.Attributes["QueueArn"], "QueueName": name, "QueueUrl": url}}, nil
-		},
+		find: func(ctx context.Context, name string) (*Record, error) { return findQueue(ctx, client, name) },
 		create: func(ctx context.Context) error {
 			_, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs, Tags: tags})
 			return err
@@ -510,15 +575,15 @@ type topicSpec struct {
 
 var topicAttributes = []string{"ArchivePolicy", "ContentBasedDeduplication", "DisplayName", "FifoTopic", "KmsMasterKeyId", "SignatureVersion", "TracingConfig"}
 
-func (topicKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+func (topicKind) nameOf(x *run, r *resource) (string, error) {
 	p := propsOf(r)
 	name, err := p.str("TopicName")
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	fifo, err := p.flag("FifoTopic", false)
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if name == "" {
 		if fifo {
@@ -527,6 +592,40 @@ func (topicKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 			name = x.name(r.ID, 256)
 		}
 	}
+	return name, nil
+}
+
+func (topicKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return findTopic(ctx, sns.NewFromConfig(cfg), name)
+}
+
+func findTopic(ctx context.Context, client *sns.Client, name string) (*Record, error) {
+	pages := sns.NewListTopicsPaginator(client, &sns.ListTopicsInput{})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range page.Topics {
+			if a := aws.ToString(t.TopicArn); strings.HasSuffix(a, ":"+name) {
+				return &Record{Physical: a, Attrs: map[string]any{"TopicArn": a, "TopicName": name}}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (k topicKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	name, err := k.nameOf(x, r)
+	if err != nil {
+		return nil, "", err
+	}
+	fifo, _ := p.flag("FifoTopic", false)
 	if x.d.AWS == nil {
 		arn := "arn:" + x.partition() + ":sns:" + x.region() + ":" + x.account() + ":" + name
 		return x.skipAWS(r, arn, map[string]any{"TopicArn": arn, "TopicName": name})
@@ -553,20 +652,11 @@ func (topicKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 		name: name,
 		spec: topicSpec{Name: name, Attrs: attrs, Tags: tags},
 		find: func(ctx context.Context, name string) (*Record, error) {
-			pages := sns.NewListTopicsPaginator(client, &sns.ListTopicsInput{})
-			for pages.HasMorePages() {
-				page, err := pages.NextPage(ctx)
-				if err != nil {
-					return nil, err
-				}
-				for _, t := range page.Topics {
-					if a := aws.ToString(t.TopicArn); strings.HasSuffix(a, ":"+name) {
-						arn = a
-						return &Record{Physical: a, Attrs: map[string]any{"TopicArn": a, "TopicName": name}}, nil
-					}
-				}
+			rec, err := findTopic(ctx, client, name)
+			if rec != nil {
+				arn = rec.Physical
 			}
-			return nil, nil
+			return rec, err
 		},
 		create: func(ctx context.Context) error {
 			var st []snstypes.Tag
@@ -635,14 +725,40 @@ type busSpec struct {
 	Tags        map[string]string `json:"tags,omitempty"`
 }
 
-func (busKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+func (busKind) nameOf(_ *run, r *resource) (string, error) {
 	p := propsOf(r)
 	name, err := p.str("Name")
+	if err == nil && name == "" {
+		err = p.errorf("Name", "an event bus needs a Name")
+	}
+	return name, err
+}
+
+func (busKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return findBus(ctx, eventbridge.NewFromConfig(cfg), name)
+}
+
+func findBus(ctx context.Context, client *eventbridge.Client, name string) (*Record, error) {
+	out, err := client.DescribeEventBus(ctx, &eventbridge.DescribeEventBusInput{Name: aws.String(name)})
+	var nf *ebtypes.ResourceNotFoundException
+	if errors.As(err, &nf) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	arn := aws.ToString(out.Arn)
+	return &Record{Physical: name, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+}
+
+func (k busKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	name, err := k.nameOf(x, r)
 	if err != nil {
 		return nil, "", err
-	}
-	if name == "" {
-		return nil, "", p.errorf("Name", "an event bus needs a Name")
 	}
 	if x.d.AWS == nil {
 		arn := "arn:" + x.partition() + ":events:" + x.region() + ":" + x.account() + ":event-bus/" + name
@@ -671,15 +787,11 @@ func (busKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*R
 		name: name,
 		spec: busSpec{Name: name, Description: desc, KmsKey: kms, Tags: tags},
 		find: func(ctx context.Context, name string) (*Record, error) {
-			out, err := client.DescribeEventBus(ctx, &eventbridge.DescribeEventBusInput{Name: aws.String(name)})
-			var nf *ebtypes.ResourceNotFoundException
-			if errors.As(err, &nf) {
-				return nil, nil
-			} else if err != nil {
-				return nil, err
+			rec, err := findBus(ctx, client, name)
+			if rec != nil {
+				arn, _ = rec.Attrs["Arn"].(string)
 			}
-			arn = aws.ToString(out.Arn)
-			return &Record{Physical: name, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+			return rec, err
 		},
 		create: func(ctx context.Context) error {
 			in := &eventbridge.CreateEventBusInput{Name: aws.String(name)}

@@ -234,27 +234,6 @@ func TestAWSResourcesAtMoto(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestAWSResourceOfTheSameNameIsAdopted(t *testing.T) {
-	b := newTestBed(t)
-	cfg := withMoto(t, b)
-	ctx := context.Background()
-	sq := sqs.NewFromConfig(cfg)
-	made, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("jobs"), Attributes: map[string]string{"VisibilityTimeout": "90"}})
-	require.NoError(t, err)
-	r, err := b.deploy(t, "Resources:\n  Q: {Type: AWS::SQS::Queue, Properties: {QueueName: jobs, VisibilityTimeout: 10}}\n", nil)
-	require.NoError(t, err)
-	require.Equal(t, []string{"Q unchanged"}, actions(r))
-	require.Equal(t, aws.ToString(made.QueueUrl), r.Changes[0].Physical)
-	require.Len(t, r.Warnings, 1)
-	require.Contains(t, r.Warnings[0], "Q (AWS::SQS::Queue): jobs is already at http://127.0.0.1:")
-	require.Contains(t, r.Warnings[0], ": used as it is, and kept when the stack is deleted")
-	r, err = b.d.Delete(ctx, "app")
-	require.NoError(t, err)
-	require.Equal(t, []string{"Q retained"}, actions(r))
-	_, err = sq.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
-	require.NoError(t, err, "a queue the stack did not make outlives it")
-}
-
 func TestFunctionCodeFromS3AtTheEndpoint(t *testing.T) {
 	b := newTestBed(t)
 	base := codeFolder(t)

@@ -187,6 +187,22 @@ func (tableKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	})
 }
 
+func (tableKind) nameOf(x *run, r *resource) (string, error) {
+	t, err := x.tableOf(r)
+	if err != nil {
+		return "", err
+	}
+	return t.Name, nil
+}
+
+func (tableKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return findTable(ctx, dynamodb.NewFromConfig(cfg), name)
+}
+
 func (tableKind) remove(ctx context.Context, x *run, id string, rec *Record) error {
 	return x.removeAt(ctx, id, rec, func(ctx context.Context, cfg aws.Config) error {
 		return deleteTable(ctx, dynamodb.NewFromConfig(cfg), rec.Physical)

@@ -11,7 +11,11 @@
 // made and with what: a second deploy of an unchanged template changes
 // nothing, a changed resource is updated (a state machine gets a new
 // revision), a resource gone from the template is deleted, and Delete
-// deletes the stack's resources, the last created first.
+// deletes the stack's resources, the last created first. A stack owns
+// only what it made (or took over with Options.Adopt): a named resource
+// found there that it did not make fails the deploy, and the intent of
+// each create is recorded before the call, so a deploy stopped part way
+// leaves nothing unowned (own.go).
 package deploy
 
 import (
@@ -55,6 +59,11 @@ type Options struct {
 	// BaseDir is the folder a template's relative paths (DefinitionUri,
 	// CodeUri, a CDK asset) are read from.
 	BaseDir string
+	// Adopt takes over a named resource that is there and that the
+	// stack has no record of (made by hand): it becomes the stack's own,
+	// deleted with it. Without it such a resource fails the deploy with
+	// an AlreadyExistsError.
+	Adopt bool
 }
 
 // Functions is where a template's Lambda functions go: the server's
@@ -111,6 +120,7 @@ const (
 	Unchanged Action = "unchanged"
 	Deleted   Action = "deleted"
 	Retained  Action = "retained" // DeletionPolicy Retain: left as it is
+	Adopted   Action = "adopted"  // there already, taken over (Options.Adopt)
 	Skipped   Action = "skipped"  // a type not made here: named only
 )
 
@@ -219,15 +229,26 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 		return nil, err
 	}
 	x := &run{d: d, stack: stack, opts: opts, prev: prev,
-		rec:    &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
-		report: &Report{Stack: opts.StackName, Changes: []Change{}}}
+		rec:     &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
+		report:  &Report{Stack: opts.StackName, Changes: []Change{}},
+		adopted: map[string]bool{}}
 	x.rec.Parameters = opts.Parameters
 	if prev != nil {
 		x.written, _ = json.Marshal(prev)
+		x.pending = slices.Clone(prev.Creating)
+	}
+	// A resource there that the stack did not make is refused before
+	// anything is made.
+	if err := x.preflight(ctx); err != nil {
+		d.logReport(x.report, err)
+		return x.report, err
 	}
 	err = x.apply(ctx)
 	if err == nil {
 		err = x.removeGone(ctx)
+	}
+	if err == nil {
+		err = x.removePending(ctx)
 	}
 	if err == nil {
 		// (After a failure, what the deletions left for the end were
@@ -265,8 +286,22 @@ func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error
 		return nil, fmt.Errorf("stack %s does not exist", stackName)
 	}
 	x := &run{d: d, opts: Options{StackName: stackName}, prev: prev,
-		rec:    &stackRecord{Name: stackName, Parameters: prev.Parameters, Resources: maps.Clone(prev.Resources), Order: prev.Order},
-		report: &Report{Stack: stackName, Changes: []Change{}}}
+		rec:     &stackRecord{Name: stackName, Parameters: prev.Parameters, Resources: maps.Clone(prev.Resources), Order: prev.Order},
+		report:  &Report{Stack: stackName, Changes: []Change{}},
+		pending: slices.Clone(prev.Creating)}
+	// What deploys that stopped were making goes first: it was made
+	// last.
+	if err := x.removePending(ctx); err != nil {
+		x.rec.Creating = x.pending
+		if perr := d.writeRecord(context.WithoutCancel(ctx), x.rec, prev); perr != nil {
+			err = errors.Join(err, perr)
+		}
+		return x.report, err
+	}
+	if len(x.pending) > 0 {
+		x.warn("%d resources that deploys that stopped may have made could not be looked for; they are left as they are", len(x.pending))
+	}
+	x.rec.Creating = x.pending
 	for _, id := range slices.Backward(prev.Order) {
 		if err := x.removeOne(ctx, id, prev.Resources[id]); err != nil {
 			if perr := d.writeRecord(context.WithoutCancel(ctx), x.rec, prev); perr != nil {
@@ -324,7 +359,7 @@ func (d *Deployer) logReport(r *Report, err error) {
 		counts[c.Action]++
 	}
 	attrs := []any{"stack", r.Stack}
-	for _, a := range []Action{Created, Updated, Replaced, Unchanged, Deleted, Retained, Skipped} {
+	for _, a := range []Action{Created, Adopted, Updated, Replaced, Unchanged, Deleted, Retained, Skipped} {
 		if counts[a] > 0 {
 			attrs = append(attrs, string(a), counts[a])
 		}

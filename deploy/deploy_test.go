@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -289,7 +290,7 @@ func TestMovedToAnotherLogicalIDIsKept(t *testing.T) {
 	require.NoError(t, err)
 	r, err := b.deploy(t, "Resources:\n  B: {Type: AWS::StepFunctions::Activity, Properties: {Name: shared}}\n", nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"B created", "A retained"}, actions(r))
+	require.Equal(t, []string{"B unchanged", "A retained"}, actions(r))
 	require.Equal(t, "now B's", r.Changes[1].Note)
 	require.Equal(t, []string{"shared"}, b.activities(t))
 }
@@ -304,9 +305,10 @@ func TestLongNamesStayApart(t *testing.T) {
 	require.Equal(t, "app-Short", (&run{opts: Options{StackName: "app"}}).name("Short", 64))
 }
 
-// Each resource is recorded as soon as it is made: a server stopped
-// mid-deploy has recorded what it made (the record after the second of
-// three resources holds the first two).
+// Each resource is recorded as soon as it is made, and its intent before
+// it is: a server stopped mid-deploy has recorded what it made or was
+// making (the record before the third of three resources is made holds
+// the first two, and the third's intent).
 func TestRecordedAsItGoes(t *testing.T) {
 	b := newTestBed(t)
 	var bodies []string
@@ -315,14 +317,16 @@ func TestRecordedAsItGoes(t *testing.T) {
 	tmpl := "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\n  B: {Type: AWS::StepFunctions::Activity, DependsOn: A, Properties: {Name: b}}\n  C: {Type: AWS::StepFunctions::Activity, DependsOn: B, Properties: {Name: c}}\n"
 	_, err := b.deploy(t, tmpl, nil)
 	require.NoError(t, err)
-	require.Len(t, bodies, 3, "one write per resource made, none more at the end")
-	require.Contains(t, bodies[1], `"A"`)
-	require.Contains(t, bodies[1], `"B"`)
-	require.NotContains(t, bodies[1], `"C"`)
+	require.Len(t, bodies, 4, "one write before each resource is made (its intent, with what was made before it), one at the end")
+	var before stackRecord
+	require.NoError(t, json.Unmarshal([]byte(bodies[2]), &before))
+	require.Equal(t, []string{"A", "B"}, before.Order)
+	require.Len(t, before.Creating, 1)
+	require.Equal(t, "C", before.Creating[0].LogicalID)
 
-	// As if the server stopped there: the next deploy finds A and B, and
-	// makes only C.
-	b.records.stacks["app"] = []byte(bodies[1])
+	// As if the server stopped before C was made: the next deploy finds
+	// A and B, and makes only C.
+	b.records.stacks["app"] = []byte(bodies[2])
 	_, err = b.svc.DeleteActivity(context.Background(), &service.DeleteActivityInput{ActivityArn: "arn:aws:states:us-east-1:123456789012:activity:c"})
 	require.NoError(t, err)
 	r, err := b.deploy(t, tmpl, nil)

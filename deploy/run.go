@@ -66,8 +66,10 @@ type Record struct {
 	Function *Function `json:"function,omitempty"`
 	// Retain is DeletionPolicy Retain: the resource outlives the stack.
 	Retain bool `json:"retain,omitempty"`
-	// Adopted: the resource was there before the stack named it (at the
-	// AWS endpoint); it outlives the stack too.
+	// Adopted: found at the AWS endpoint and used as it was by a deploy
+	// of an earlier version, which took what was there unasked; such a
+	// resource outlives the stack too. (One taken over with
+	// Options.Adopt is the stack's own.)
 	Adopted bool `json:"adopted,omitempty"`
 	// Skipped: a type not made here, named only.
 	Skipped bool `json:"skipped,omitempty"`
@@ -81,6 +83,9 @@ type stackRecord struct {
 	// Order is the order the resources were made in.
 	Order   []string `json:"order"`
 	Outputs []Output `json:"outputs,omitempty"`
+	// Creating are the resources whose create call was (or was about
+	// to be) made and whose record was not written yet (own.go).
+	Creating []*intent `json:"creating,omitempty"`
 }
 
 func (d *Deployer) readRecord(ctx context.Context, name string) (*stackRecord, error) {
@@ -103,6 +108,9 @@ func (d *Deployer) readRecord(ctx context.Context, name string) (*stackRecord, e
 func (x *run) merged() *stackRecord {
 	rec := &stackRecord{Name: x.rec.Name, Parameters: x.rec.Parameters, Resources: maps.Clone(x.rec.Resources),
 		Order: slices.Clone(x.rec.Order), Outputs: x.rec.Outputs}
+	// The intents: this deploy's, and the last deploy's it has not
+	// settled.
+	rec.Creating = append(slices.Clone(x.rec.Creating), x.pending...)
 	if x.prev != nil {
 		for _, id := range x.prev.Order {
 			if _, done := rec.Resources[id]; !done && !x.gone[id] {
@@ -167,6 +175,32 @@ type run struct {
 	// version, which an alias routes to until the alias is updated):
 	// CloudFormation's cleanup. A failure there is a warning.
 	later []func(context.Context) error
+	// pending are the last deploy's intents not settled yet (own.go);
+	// adopted the logical ids taken over with Options.Adopt; notes what
+	// a resource's change is reported with.
+	pending []*intent
+	adopted map[string]bool
+	notes   map[string]string
+}
+
+// made drops a resource's intent, its record has it now; it says whether
+// there was one.
+func (x *run) made(id string) bool {
+	n := len(x.rec.Creating)
+	x.rec.Creating = slices.DeleteFunc(x.rec.Creating, func(it *intent) bool { return it.LogicalID == id })
+	return len(x.rec.Creating) < n
+}
+
+// reported is the action and note a resource made by its kind's apply is
+// reported with: taken over, or made by a deploy that stopped.
+func (x *run) reported(id string, action Action) (Action, string) {
+	switch {
+	case x.adopted[id]:
+		return Adopted, "taken over: now the stack's own, deleted with it"
+	case x.notes[id] != "" && action == Unchanged:
+		return Created, x.notes[id]
+	}
+	return action, x.notes[id]
 }
 
 // cleanUp runs the deletions left for the end of the deploy.
@@ -237,6 +271,7 @@ func (x *run) apply(ctx context.Context) error {
 		if err != nil {
 			if rec != nil {
 				// Made before it failed: recorded, for the next deploy.
+				x.made(id)
 				rec.Type = r.Type
 				rec.Retain = def.DeletionPolicy == "Retain"
 				x.rec.Resources[id] = rec
@@ -245,16 +280,20 @@ func (x *run) apply(ctx context.Context) error {
 			}
 			return &ResourceError{LogicalID: id, Type: r.Type, Err: err}
 		}
+		intended := x.made(id)
+		action, note := x.reported(id, action)
 		rec.Type = r.Type
 		rec.Retain = def.DeletionPolicy == "Retain"
 		x.rec.Resources[id] = rec
 		// Before what its apply made on its behalf (a SAM state
 		// machine's schedules), which goes first when it is deleted.
 		x.rec.Order = slices.Insert(x.rec.Order, order, id)
-		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action})
+		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action, Note: note})
 		// (Nothing made or changed, nothing to record yet: the end
-		// writes what an unchanged resource's record may have new.)
-		if action != Unchanged && action != Skipped {
+		// writes what an unchanged resource's record may have new. One
+		// created as its intent said is written with the next write,
+		// the next intent's: until then the intent has it.)
+		if action != Unchanged && action != Skipped && !(action == Created && intended) {
 			if err := x.checkpoint(ctx, x.merged()); err != nil {
 				return err
 			}

@@ -28,7 +28,18 @@ import (
 // ScheduleV2 events into schedules.
 type samStateMachineKind struct{}
 
-func init() { register(samStateMachineKind{}, "AWS::Serverless::StateMachine") }
+const samStateMachine = "AWS::Serverless::StateMachine"
+
+func init() { register(samStateMachineKind{}, samStateMachine) }
+
+func (samStateMachineKind) nameOf(x *run, r *resource) (string, error) {
+	name, err := smString(r.Props, "Name")
+	return cmpOr(name, x.name(r.ID, 80)), err
+}
+
+func (samStateMachineKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	return x.findStateMachine(ctx, name)
+}
 
 // samEvents, when set (by deploy/schedule.go's init), makes a SAM state
 // machine's Events (r.Props["Events"], as the template has them, already
@@ -101,7 +112,7 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 		_ = json.Unmarshal(prev.Spec, &old)
 		oldSM, prevArn = &old.StateMachine, prev.Physical
 	}
-	arn, rev, action, err := x.applyStateMachine(ctx, sm, prevArn, oldSM)
+	arn, rev, action, err := x.applyStateMachine(ctx, r, sm, prevArn, oldSM)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,10 +1,12 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"stepwise/cfn"
@@ -53,13 +55,9 @@ func (scheduleGroupKind) apply(ctx context.Context, x *run, r *resource, prev *R
 	if x.d.Scheduler == nil {
 		return nil, "", errNoScheduler
 	}
-	p := propsOf(r)
-	name, err := p.str("Name")
+	name, err := scheduleGroupKind{}.nameOf(x, r)
 	if err != nil {
 		return nil, "", err
-	}
-	if name == "" {
-		name = x.name(r.ID, 64)
 	}
 	tags, err := tagsOf(r.Props["Tags"])
 	if err != nil {
@@ -99,6 +97,33 @@ func (scheduleGroupKind) apply(ctx context.Context, x *run, r *resource, prev *R
 		}
 		return record(Updated)
 	}
+	found, err := scheduleGroupKind{}.find(ctx, x, r.Type, name)
+	if err != nil {
+		return nil, "", err
+	}
+	own, err := x.claim(ctx, r, name, found, &Record{Physical: name, Spec: specOf(spec)})
+	if err != nil {
+		return nil, "", err
+	}
+	if own != nil {
+		// There already, and the stack's: brought to the template's.
+		var was scheduleGroupSpec
+		oldSpec(own, &was)
+		if err := syncSchedulerTags(ctx, sched, sched.GroupArn(name), was.Tags, tags); err != nil {
+			return nil, "", err
+		}
+		action := Updated
+		if bytes.Equal(own.Spec, specOf(spec)) {
+			action = Unchanged
+		}
+		if exists {
+			if err := sched.DeleteScheduleGroup(ctx, old.Name); err != nil && !isSchedulerCode(err, "ResourceNotFoundException") {
+				return nil, "", err
+			}
+			action = Replaced
+		}
+		return record(action)
+	}
 	var st []scheduler.Tag
 	for _, k := range sortedKeys(tags) {
 		st = append(st, scheduler.Tag{Key: k, Value: tags[k]})
@@ -113,6 +138,25 @@ func (scheduleGroupKind) apply(ctx context.Context, x *run, r *resource, prev *R
 		return record(Replaced)
 	}
 	return record(Created)
+}
+
+func (scheduleGroupKind) nameOf(x *run, r *resource) (string, error) {
+	name, err := propsOf(r).str("Name")
+	return cmpOr(name, x.name(r.ID, 64)), err
+}
+
+func (scheduleGroupKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	if x.d.Scheduler == nil {
+		return nil, errNoScheduler
+	}
+	_, err := x.d.Scheduler.GetScheduleGroup(ctx, name)
+	switch {
+	case isSchedulerCode(err, "ResourceNotFoundException"):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Record{Physical: name}, nil
 }
 
 func (scheduleGroupKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
@@ -150,15 +194,9 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	if x.d.Scheduler == nil {
 		return nil, "", errNoScheduler
 	}
-	var s scheduler.Schedule
-	if err := propsOf(r).decodeInto("", &s); err != nil {
+	s, err := x.scheduleOf(r)
+	if err != nil {
 		return nil, "", err
-	}
-	if s.Name == "" {
-		s.Name = x.name(r.ID, 64)
-	}
-	if s.GroupName == "" {
-		s.GroupName = scheduler.DefaultGroup
 	}
 	spec := specOf(s)
 	sched := x.d.Scheduler
@@ -175,7 +213,7 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		}
 	}
 	rec := &Record{Physical: s.Name, Attrs: map[string]any{"Arn": sched.ScheduleArn(s.GroupName, s.Name)}, Spec: spec}
-	in := s // the service fills in its defaults
+	in := *s // the service fills in its defaults
 	if exists && old.Name == s.Name && old.GroupName == s.GroupName {
 		if sameSpec(prev, spec) {
 			return rec, Unchanged, nil
@@ -184,6 +222,31 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 			return nil, "", err
 		}
 		return rec, Updated, nil
+	}
+	key := s.GroupName + "/" + s.Name
+	found, err := scheduleKind{}.find(ctx, x, r.Type, key)
+	if err != nil {
+		return nil, "", err
+	}
+	own, err := x.claim(ctx, r, key, found, rec)
+	if err != nil {
+		return nil, "", err
+	}
+	if own != nil {
+		// There already, and the stack's: brought to the template's.
+		action := Updated
+		if bytes.Equal(own.Spec, spec) {
+			action = Unchanged
+		} else if _, err := sched.UpdateSchedule(ctx, &in); err != nil {
+			return nil, "", err
+		}
+		if exists {
+			if err := sched.DeleteSchedule(ctx, old.GroupName, old.Name); err != nil && !isSchedulerCode(err, "ResourceNotFoundException") {
+				return nil, "", err
+			}
+			action = Replaced
+		}
+		return rec, action, nil
 	}
 	if _, err := sched.CreateSchedule(ctx, &in); err != nil {
 		return nil, "", err
@@ -195,6 +258,46 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		return rec, Replaced, nil
 	}
 	return rec, Created, nil
+}
+
+// scheduleOf reads a schedule's properties, its name and group given
+// their defaults.
+func (x *run) scheduleOf(r *resource) (*scheduler.Schedule, error) {
+	var s scheduler.Schedule
+	if err := propsOf(r).decodeInto("", &s); err != nil {
+		return nil, err
+	}
+	if s.Name == "" {
+		s.Name = x.name(r.ID, 64)
+	}
+	if s.GroupName == "" {
+		s.GroupName = scheduler.DefaultGroup
+	}
+	return &s, nil
+}
+
+// A schedule's name, for its intent and find, is GROUP/NAME.
+func (scheduleKind) nameOf(x *run, r *resource) (string, error) {
+	s, err := x.scheduleOf(r)
+	if err != nil {
+		return "", err
+	}
+	return s.GroupName + "/" + s.Name, nil
+}
+
+func (scheduleKind) find(ctx context.Context, x *run, _, key string) (*Record, error) {
+	if x.d.Scheduler == nil {
+		return nil, errNoScheduler
+	}
+	group, name, _ := strings.Cut(key, "/")
+	_, err := x.d.Scheduler.GetSchedule(ctx, group, name)
+	switch {
+	case isSchedulerCode(err, "ResourceNotFoundException"):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Record{Physical: name, Attrs: map[string]any{"Arn": x.d.Scheduler.ScheduleArn(group, name)}}, nil
 }
 
 func (scheduleKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
@@ -295,11 +398,13 @@ func (x *run) applyGenerated(ctx context.Context, sm *resource, id string, props
 	if err != nil {
 		return fmt.Errorf("Properties.Events, the schedule %s: %w", id, err)
 	}
+	x.made(id)
+	action, note := x.reported(id, action)
 	rec.Type = scheduleType
 	rec.Retain = sm.Def.DeletionPolicy == "Retain"
 	x.rec.Resources[id] = rec
 	x.rec.Order = append(x.rec.Order, id)
-	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: scheduleType, Physical: rec.Physical, Action: action})
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: scheduleType, Physical: rec.Physical, Action: action, Note: note})
 	return nil
 }
 

@@ -70,11 +70,33 @@ func (stateMachineKind) apply(ctx context.Context, x *run, r *resource, prev *Re
 		_ = json.Unmarshal(prev.Spec, old)
 		prevArn = prev.Physical
 	}
-	arn, rev, action, err := x.applyStateMachine(ctx, spec, prevArn, old)
+	arn, rev, action, err := x.applyStateMachine(ctx, r, spec, prevArn, old)
 	if err != nil {
 		return nil, "", err
 	}
 	return stateMachineRecord(arn, spec, rev, specOf(spec)), action, nil
+}
+
+func (stateMachineKind) nameOf(x *run, r *resource) (string, error) {
+	name, err := smString(r.Props, "StateMachineName")
+	return cmpOr(name, x.name(r.ID, 80)), err
+}
+
+func (stateMachineKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	return x.findStateMachine(ctx, name)
+}
+
+// findStateMachine looks a state machine up by its name.
+func (x *run) findStateMachine(ctx context.Context, name string) (*Record, error) {
+	arn := x.prefix("stateMachine") + name
+	_, err := x.d.Service.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: arn, IncludedData: "METADATA_ONLY"})
+	switch {
+	case isCode(err, sfnapi.CodeStateMachineDoesNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
 }
 
 func (stateMachineKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
@@ -91,10 +113,10 @@ func (x *run) madeUpRole(id string) string {
 	return x.guessArn("AWS::IAM::Role", x.name(id+"Role", 64))
 }
 
-// applyStateMachine makes the state machine spec, or brings the one at
-// prevArn (made with old) to it. It returns the state machine's ARN and
-// its current revision ("INITIAL" for the first).
-func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, prevArn string, old *stateMachineSpec) (string, string, Action, error) {
+// applyStateMachine makes the state machine spec for r, or brings the
+// one at prevArn (made with old) to it. It returns the state machine's
+// ARN and its current revision ("INITIAL" for the first).
+func (x *run) applyStateMachine(ctx context.Context, r *resource, spec *stateMachineSpec, prevArn string, old *stateMachineSpec) (string, string, Action, error) {
 	svc := x.d.Service
 	exists := false
 	revision := ""
@@ -143,6 +165,17 @@ func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, pre
 		}
 		exists, deleted = false, true
 	}
+	if !deleted {
+		arn, rev, action, done, err := x.claimStateMachine(ctx, r, spec)
+		if done {
+			if err == nil && exists { // renamed onto one the stack has: the old one goes
+				if err = x.deleteStateMachine(ctx, prevArn); err == nil {
+					action = Replaced
+				}
+			}
+			return arn, rev, action, err
+		}
+	}
 	out, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{Name: spec.Name, Definition: spec.Definition, RoleArn: spec.Role,
 		Type: spec.Type, LoggingConfiguration: spec.Logging, TracingConfiguration: spec.Tracing, EncryptionConfiguration: spec.Encryption,
 		Tags: serviceTags(spec.Tags)})
@@ -159,6 +192,38 @@ func (x *run) applyStateMachine(ctx context.Context, spec *stateMachineSpec, pre
 		return "", "", "", err
 	}
 	return out.StateMachineArn, "INITIAL", Replaced, nil
+}
+
+// claimStateMachine looks for a state machine of spec's name before it
+// is created (claim): done when one is there, brought to spec as the
+// stack's, or refused.
+func (x *run) claimStateMachine(ctx context.Context, r *resource, spec *stateMachineSpec) (arn, rev string, action Action, done bool, err error) {
+	arn = x.prefix("stateMachine") + spec.Name
+	found, err := x.findStateMachine(ctx, spec.Name)
+	if err != nil {
+		return "", "", "", true, err
+	}
+	own, err := x.claim(ctx, r, spec.Name, found, &Record{Physical: arn, Spec: specOf(spec)})
+	if err != nil || own == nil {
+		return "", "", "", err != nil, err
+	}
+	// What is there, with the tags the stack knows it by.
+	out, err := x.d.Service.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: arn})
+	if err != nil {
+		return "", "", "", true, err
+	}
+	was := &stateMachineSpec{}
+	if !oldSpec(own, was) || was.Name != spec.Name {
+		var sam samSpec
+		if oldSpec(own, &sam) && sam.StateMachine.Name == spec.Name {
+			*was = sam.StateMachine
+		} else {
+			*was = stateMachineSpec{Name: spec.Name}
+		}
+	}
+	was.Type, was.Definition, was.Role = out.Type, out.Definition, out.RoleArn
+	arn, rev, action, err = x.applyStateMachine(ctx, r, spec, arn, was)
+	return arn, rev, action, true, err
 }
 
 // sameMachineType says whether two StateMachineType values are the same type

@@ -46,6 +46,7 @@ type deployCommand struct {
 	params    []string
 	stacks    []string
 	delete    bool
+	adopt     bool
 	timeout   time.Duration
 }
 
@@ -65,7 +66,10 @@ skipped.
 
 A second deploy of the same template changes nothing; a changed one
 updates what changed and deletes what left it. --delete deletes the
-stack's resources. The server reads the code and definition files named
+stack's resources. A stack owns what it made: a named resource that is
+there already and that the stack did not make (made by hand) fails the
+deploy, before anything is made, unless --adopt takes it over (it is then
+the stack's own, and --delete deletes it). The server reads the code and definition files named
 by the template, so it runs on this machine; deploys are taken from this
 machine only.
 
@@ -80,6 +84,7 @@ machine only.
 	cmd.Flags().StringArrayVar(&c.params, "parameter-overrides", nil, "a template parameter, KEY=VALUE or ParameterKey=KEY,ParameterValue=VALUE (repeatable)")
 	cmd.Flags().StringArrayVar(&c.stacks, "stack", nil, "of a cdk.out, deploy only this stack (repeatable; default: all)")
 	cmd.Flags().BoolVar(&c.delete, "delete", false, "delete the stack and its resources")
+	cmd.Flags().BoolVar(&c.adopt, "adopt", false, "take over a named resource that is there and that the stack did not make: it becomes the stack's own, deleted with it")
 	cmd.Flags().DurationVar(&c.timeout, "timeout", 10*time.Minute, "how long to wait for the server")
 	return cmd
 }
@@ -92,6 +97,8 @@ type deployRequest struct {
 	BaseDir      string            `json:"baseDir,omitempty"`
 	Parameters   map[string]string `json:"parameters,omitempty"`
 	Delete       bool              `json:"delete,omitempty"`
+	// Adopt takes over what is there that the stack did not make.
+	Adopt bool `json:"adopt,omitempty"`
 }
 
 // deployResponse is what the server answers: the report, and the error
@@ -203,6 +210,9 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if c.delete && c.adopt {
+		return &UsageError{"--adopt takes over resources in a deploy; --delete deletes what the stack has"}
+	}
 	params, err := parseParameterOverrides(c.params)
 	if err != nil {
 		return err
@@ -220,7 +230,7 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	for _, u := range units {
-		req := deployRequest{StackName: u.stackName, Delete: c.delete}
+		req := deployRequest{StackName: u.stackName, Delete: c.delete, Adopt: c.adopt}
 		if !c.delete {
 			text, err := os.ReadFile(u.templatePath)
 			if err != nil {
@@ -365,7 +375,7 @@ func runDeploy(ctx context.Context, dep *deploy.Deployer, req *deployRequest) (*
 	if req.BaseDir == "" || !filepath.IsAbs(req.BaseDir) {
 		return nil, fmt.Errorf("%s: the folder its paths are relative to must be absolute, got %q", where, req.BaseDir)
 	}
-	report, err := dep.Deploy(ctx, t, deploy.Options{StackName: req.StackName, Parameters: req.Parameters, BaseDir: req.BaseDir})
+	report, err := dep.Deploy(ctx, t, deploy.Options{StackName: req.StackName, Parameters: req.Parameters, BaseDir: req.BaseDir, Adopt: req.Adopt})
 	if err != nil {
 		return report, fmt.Errorf("%s: %w", where, err)
 	}

@@ -42,8 +42,8 @@ func newDeployer(cfg *config.Serve, api *apiServer, records store.StackStore, lo
 }
 
 // deployTemplates deploys serve's --template files (or cdk.outs) as the
-// server starts.
-func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []string, out func(*deploy.Report)) error {
+// server starts; adopt is --adopt.
+func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []string, adopt bool, out func(*deploy.Report)) error {
 	overrides, err := parseParameterOverrides(params)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []
 				return fmt.Errorf("--template: %w", err)
 			}
 			report, err := runDeploy(ctx, dep, &deployRequest{StackName: u.stackName, Template: string(text),
-				TemplatePath: u.templatePath, BaseDir: u.baseDir, Parameters: u.params})
+				TemplatePath: u.templatePath, BaseDir: u.baseDir, Parameters: u.params, Adopt: adopt})
 			if report != nil {
 				out(report)
 			}

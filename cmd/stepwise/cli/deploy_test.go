@@ -77,3 +77,14 @@ func TestTemplateFunctionsLeaveGivenOnes(t *testing.T) {
 	err = fns.PutFunction(context.Background(), &deploy.Function{Name: "j", Runtime: "java21", Handler: "a.B", Code: dir})
 	require.ErrorContains(t, err, "runtime java21 does not run here")
 }
+
+// --adopt is a deploy's: with --delete it is refused before the server
+// is asked.
+func TestDeployAdoptIsNotForADelete(t *testing.T) {
+	t.Parallel()
+	c := &deployCommand{adopt: true, delete: true, endpoint: "http://127.0.0.1:1"}
+	err := c.run(context.Background(), "template.yaml")
+	var usage *UsageError
+	require.ErrorAs(t, err, &usage)
+	require.EqualError(t, err, "--adopt takes over resources in a deploy; --delete deletes what the stack has")
+}

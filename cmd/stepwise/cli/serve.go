@@ -68,6 +68,7 @@ type serveCommand struct {
 	// start, with the --parameter-overrides values.
 	templates      []string
 	templateParams []string
+	templateAdopt  bool
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -170,6 +171,7 @@ does not load is logged and the server keeps what it had.`,
 	f.StringVar(&c.quotaPreset, "quotas", "", `throttle with AWS's default quotas: "aws" (default: no quotas)`)
 	f.StringArrayVar(&c.templates, "template", nil, "deploy a CloudFormation or SAM template, or a CDK app's cdk.out, as the server starts (repeatable; see `stepwise deploy`)")
 	f.StringArrayVar(&c.templateParams, "parameter-overrides", nil, "a parameter of the --template templates, KEY=VALUE (repeatable)")
+	f.BoolVar(&c.templateAdopt, "adopt", false, "a --template stack takes over a named resource that is there and that it did not make, and deletes it with the stack (without it such a resource fails the deploy)")
 	f.StringArrayVar(&c.quotaSpecs, "quota", nil, "throttle an API operation, or StateTransition, by a token bucket: OPERATION=BUCKET/REFILL_PER_SECOND (repeatable; overrides --quotas)")
 	f.Var(daysValue{&c.cfg.Retention}, "retention", "delete executions this long after they ended, with their history: a duration or days, e.g. 90d or 2160h (0: keep every execution)")
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
@@ -384,7 +386,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		log.Warn("serve: a deployed stack's functions are not back", "error", err)
 	}
 	api.handleDeploy(dep)
-	if err := deployTemplates(ctx, dep, c.templates, c.templateParams, func(r *deploy.Report) { r.WriteText(c.Err) }); err != nil {
+	if err := deployTemplates(ctx, dep, c.templates, c.templateParams, c.templateAdopt, func(r *deploy.Report) { r.WriteText(c.Err) }); err != nil {
 		return err
 	}
 	// Schedules fire on the leader, in execution time.

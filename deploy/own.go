@@ -1,0 +1,316 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A stack owns what it made, and only that.
+//
+// A kind that is about to create a named resource first looks for one of
+// that name (claim). One that is there and that the stack has no record
+// of fails the resource with AlreadyExistsError, as CloudFormation's
+// create handlers fail with AlreadyExists, unless the deploy was asked to
+// take it over (Options.Adopt): then it is the stack's own, recorded and
+// deleted with it. Before any resource is made, every resource whose name
+// is known before its turn is looked for the same way (preflight), so a
+// deploy refused for one changes nothing.
+//
+// The intent to create is recorded before the create call (an intent:
+// the logical id, the type, the name, the spec, state "creating"), so a
+// deploy stopped between the call and its record (a server killed) leaves
+// nothing unowned:
+//
+//	intent recorded ──create call──▶ made ──record written──▶ recorded
+//	      │                            │
+//	      │ stopped                    │ stopped
+//	      ▼                            ▼
+//	next deploy: not there,      next deploy: there, and the intent
+//	created as any new one       says it is the stack's: taken as made
+//
+// A delete removes the intended resources that are there; a deploy
+// removes those its template no longer names.
+
+// stateCreating is an intent's state: the create call may have been made.
+const stateCreating = "creating"
+
+// intent is a resource a deploy is about to create, recorded before the
+// call.
+type intent struct {
+	LogicalID string `json:"logicalId"`
+	// Name is what it is created under, as its kind's find looks it up
+	// (a schedule's is GROUP/NAME).
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Record
+}
+
+// AlreadyExistsError is a resource the deploy would create that is there
+// already, made by hand or by another stack: the stack does not take what
+// it did not make unless asked to (--adopt).
+type AlreadyExistsError struct {
+	Name string
+	// Stack is the other stack that has it, "" when none does.
+	Stack string
+}
+
+func (e *AlreadyExistsError) Error() string {
+	if e.Stack != "" {
+		return fmt.Sprintf("%s already exists (HandlerErrorCode: AlreadyExists): it is stack %s's", e.Name, e.Stack)
+	}
+	return fmt.Sprintf("%s already exists (HandlerErrorCode: AlreadyExists); deploy with --adopt to take it over", e.Name)
+}
+
+// A finder looks a resource up by the name it is created under.
+type finder interface {
+	// nameOf is the name apply would create r under.
+	nameOf(x *run, r *resource) (string, error)
+	// find returns the resource of that name as a record (its Physical
+	// and Attrs), nil when it is not there.
+	find(ctx context.Context, x *run, typ, name string) (*Record, error)
+}
+
+// family is what a type makes: SAM's types make what the CloudFormation
+// types they stand for make.
+func family(typ string) string {
+	switch typ {
+	case samStateMachine:
+		return "AWS::StepFunctions::StateMachine"
+	case samSimpleTbl:
+		return dynamoTable
+	case samFunction:
+		return lambdaFunction
+	}
+	return typ
+}
+
+// ownedAs returns what this stack has of the resource of that type, name
+// and Ref value: the record of the last deploy that has it under another
+// logical id (its physical id the same), or an intent of a deploy that
+// stopped (its name the same). Nil when the stack has no record of it.
+func (x *run) ownedAs(typ, name, physical string) *Record {
+	fam := family(typ)
+	if x.prev != nil && physical != "" {
+		for _, id := range x.prev.Order {
+			if rec := x.prev.Resources[id]; rec != nil && !rec.Skipped && family(rec.Type) == fam && rec.Physical == physical {
+				return rec
+			}
+		}
+	}
+	for _, it := range x.pending {
+		if family(it.Type) == fam && it.Name == name {
+			return &it.Record
+		}
+	}
+	return nil
+}
+
+// claim is what a kind does before it creates resource r under name:
+// found is the resource of that name that is there now (nil when none
+// is), made the record the create would give (Physical as known before
+// the call, Spec). With none there, the intent is recorded and claim
+// returns nil: create it. With one there that this stack has a record
+// of, or that the deploy takes over (Options.Adopt), claim returns what
+// the stack knows of it (its Spec, empty when nothing): bring it to the
+// template's. Otherwise it returns an AlreadyExistsError.
+func (x *run) claim(ctx context.Context, r *resource, name string, found, made *Record) (*Record, error) {
+	if found == nil {
+		x.settle(r.Type, name)
+		it := &intent{LogicalID: r.ID, Name: name, State: stateCreating, Record: Record{Type: r.Type, Physical: made.Physical, Spec: made.Spec}}
+		x.rec.Creating = append(slices.DeleteFunc(x.rec.Creating, func(o *intent) bool { return o.LogicalID == r.ID }), it)
+		if err := x.checkpoint(ctx, x.merged()); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if own := x.ownedAs(r.Type, name, found.Physical); own != nil {
+		if x.settle(r.Type, name) {
+			x.note(r.ID, "made by a deploy that stopped before recording it")
+		}
+		return own, nil
+	}
+	if x.opts.Adopt {
+		if other := x.otherStack(r.Type, found.Physical); other != "" {
+			return nil, &AlreadyExistsError{Name: name, Stack: other}
+		}
+		x.adopted[r.ID] = true
+		return &Record{Physical: found.Physical}, nil
+	}
+	return nil, &AlreadyExistsError{Name: name, Stack: x.otherStack(r.Type, found.Physical)}
+}
+
+// settle drops the intents of the last deploy for the resource of that
+// type and name: it is this deploy's to make or take. It says whether
+// there was one.
+func (x *run) settle(typ, name string) bool {
+	n := len(x.pending)
+	x.pending = slices.DeleteFunc(x.pending, func(it *intent) bool { return family(it.Type) == family(typ) && it.Name == name })
+	return len(x.pending) < n
+}
+
+// note adds a note to the change a resource is reported with.
+func (x *run) note(id, text string) {
+	if x.notes == nil {
+		x.notes = map[string]string{}
+	}
+	x.notes[id] = text
+}
+
+// otherStack names the other stack deployed here whose record has the
+// resource of that type and Ref value, "" when none has.
+func (x *run) otherStack(typ, physical string) string {
+	stacks, err := x.d.Records.ListStacks(context.Background())
+	if err != nil {
+		return ""
+	}
+	for _, s := range stacks {
+		if s == x.opts.StackName {
+			continue
+		}
+		rec, err := x.d.readRecord(context.Background(), s)
+		if err != nil || rec == nil {
+			continue
+		}
+		for _, r := range rec.Resources {
+			if r != nil && !r.Skipped && family(r.Type) == family(typ) && r.Physical == physical {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// removeIntent deletes the resource an intent names, when it is there.
+// It says whether the intent is settled: false when it cannot be looked
+// up (no AWS endpoint is set).
+func (x *run) removeIntent(ctx context.Context, it *intent) (bool, error) {
+	k, _ := kinds[it.Type].(finder)
+	if k == nil {
+		return true, nil
+	}
+	if isAtEndpoint(it.Type) && x.d.AWS == nil {
+		x.warn("%s (%s) %s may have been made by a deploy that stopped: no AWS endpoint is set to look for it at", it.LogicalID, it.Type, it.Name)
+		return false, nil
+	}
+	found, err := k.find(ctx, x, it.Type, it.Name)
+	if err != nil || found == nil {
+		return err == nil, err
+	}
+	rec := it.Record
+	rec.Physical, rec.Attrs = found.Physical, found.Attrs
+	if err := kinds[it.Type].remove(ctx, x, it.LogicalID, &rec); err != nil {
+		return false, &ResourceError{LogicalID: it.LogicalID, Type: it.Type, Err: err}
+	}
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: it.LogicalID, Type: it.Type, Physical: rec.Physical, Action: Deleted,
+		Note: "made by a deploy that stopped before recording it"})
+	return true, nil
+}
+
+// removePending deletes what the last deploy's unsettled intents made:
+// resources this deploy's template no longer names under those names.
+func (x *run) removePending(ctx context.Context) error {
+	for _, it := range slices.Backward(slices.Clone(x.pending)) {
+		if x.recordedAs(it) {
+			x.settle(it.Type, it.Name)
+			continue
+		}
+		done, err := x.removeIntent(ctx, it)
+		if err != nil {
+			return err
+		}
+		if !done {
+			continue
+		}
+		x.settle(it.Type, it.Name)
+		if x.stack != nil { // (a delete writes its record at its end)
+			if err := x.checkpoint(ctx, x.merged()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordedAs says whether this deploy recorded the resource an intent
+// names (its Ref value the same): it is not removed.
+func (x *run) recordedAs(it *intent) bool {
+	for _, rec := range x.rec.Resources {
+		if rec != nil && family(rec.Type) == family(it.Type) && it.Physical != "" && rec.Physical == it.Physical {
+			return true
+		}
+	}
+	return false
+}
+
+// preflightRefs resolves a resource's properties before anything is
+// made: a Ref or Fn::GetAtt to a resource gives unresolved, and a name
+// that holds it is not looked for until its turn.
+type preflightRefs struct{ x *run }
+
+const unresolved = "\x00unresolved\x00"
+
+func (preflightRefs) Ref(string) (string, error)         { return unresolved, nil }
+func (preflightRefs) GetAtt(string, string) (any, error) { return unresolved, nil }
+func (p preflightRefs) ImportValue(name string) (string, error) {
+	return p.x.ImportValue(name)
+}
+
+// preflight looks, before anything of the deploy is made, for each
+// resource whose name is known already: one there that the stack has no
+// record of fails the deploy (every one found is named).
+func (x *run) preflight(ctx context.Context) error {
+	if x.opts.Adopt {
+		return nil // taken over as each comes
+	}
+	quietRun := *x
+	quietRun.report = &Report{}
+	t := x.stack.Template()
+	var errs []error
+	for _, id := range x.stack.Order {
+		def := t.Resources[id]
+		k, ok := kinds[def.Type].(finder)
+		if !ok || (isAtEndpoint(def.Type) && x.d.AWS == nil) {
+			continue
+		}
+		if prev := x.prevOf(id); prev != nil && !prev.Skipped && family(prev.Type) == family(def.Type) {
+			// Made by the stack: a new name is looked for at its turn.
+			continue
+		}
+		props, err := x.stack.Properties(id, preflightRefs{x})
+		if err != nil {
+			continue // told at its turn
+		}
+		r := &resource{ID: id, Type: def.Type, Props: props, Def: def}
+		name, err := k.nameOf(&quietRun, r)
+		if err != nil || name == "" || strings.Contains(name, unresolved) {
+			continue
+		}
+		found, err := k.find(ctx, x, def.Type, name)
+		if err != nil || found == nil {
+			continue
+		}
+		if x.ownedAs(def.Type, name, found.Physical) != nil {
+			continue
+		}
+		errs = append(errs, &ResourceError{LogicalID: id, Type: def.Type, Err: &AlreadyExistsError{Name: name, Stack: x.otherStack(def.Type, found.Physical)}})
+	}
+	return errors.Join(errs...)
+}
+
+// prevOf is the last deploy's record of a logical id, nil when none.
+func (x *run) prevOf(id string) *Record {
+	if x.prev == nil {
+		return nil
+	}
+	return x.prev.Resources[id]
+}
+
+// oldSpec decodes the spec the stack knows a taken-over resource by into
+// v; it says whether there was one.
+func oldSpec(own *Record, v any) bool {
+	return own != nil && len(own.Spec) > 0 && json.Unmarshal(own.Spec, v) == nil
+}

@@ -1,0 +1,284 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/cfn"
+	"stepwise/service"
+)
+
+const handMadeTemplate = `
+Resources:
+  Other: {Type: AWS::StepFunctions::Activity, Properties: {Name: other}}
+  Approve: {Type: AWS::StepFunctions::Activity, DependsOn: Other, Properties: {Name: approve}}
+  Flow:
+    Type: AWS::StepFunctions::StateMachine
+    DependsOn: Approve
+    Properties:
+      StateMachineName: flow
+      DefinitionString: '{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}'
+`
+
+const handMadeDefinition = `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 1, "End": true}}}`
+
+// makeByHand makes the activity "approve" and the state machine "flow"
+// through the service, as a user would.
+func (b *testBed) makeByHand(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := b.svc.CreateActivity(ctx, &service.CreateActivityInput{Name: "approve"})
+	require.NoError(t, err)
+	_, err = b.svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{Name: "flow", Definition: handMadeDefinition,
+		RoleArn: "arn:aws:iam::123456789012:role/by-hand"})
+	require.NoError(t, err)
+}
+
+// A named resource that is there and that the stack did not make fails
+// the deploy before anything is made; --adopt takes it over, and the
+// stack's delete then deletes it.
+func TestHandMadeResourcesAreRefusedThenAdopted(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	ctx := context.Background()
+	b.makeByHand(t)
+	flowArn := "arn:aws:states:us-east-1:123456789012:stateMachine:flow"
+
+	r, err := b.deploy(t, handMadeTemplate, nil)
+	require.EqualError(t, err, "resource Approve (AWS::StepFunctions::Activity): approve already exists (HandlerErrorCode: AlreadyExists); deploy with --adopt to take it over\n"+
+		"resource Flow (AWS::StepFunctions::StateMachine): flow already exists (HandlerErrorCode: AlreadyExists); deploy with --adopt to take it over")
+	var exists *AlreadyExistsError
+	require.ErrorAs(t, err, &exists)
+	require.Empty(t, r.Changes)
+	require.Equal(t, []string{"approve"}, b.activities(t), "nothing is made: not even the resource before them")
+	require.JSONEq(t, handMadeDefinition, b.smDefinition(t, flowArn).Definition)
+	require.Empty(t, b.records.stacks)
+
+	tp, err := cfn.Parse([]byte(handMadeTemplate))
+	require.NoError(t, err)
+	r, err = b.d.Deploy(ctx, tp, Options{StackName: "app", Adopt: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Other created", "Approve adopted", "Flow adopted"}, actions(r))
+	require.Equal(t, "taken over: now the stack's own, deleted with it", r.Changes[1].Note)
+	require.JSONEq(t, `{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}`, b.smDefinition(t, flowArn).Definition,
+		"the state machine taken over is brought to the template's definition")
+
+	// Now the stack's: an unchanged deploy changes nothing.
+	r, err = b.deploy(t, handMadeTemplate, nil)
+	require.NoError(t, err)
+	require.False(t, r.Changed(), "%v", actions(r))
+
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Flow deleted", "Approve deleted", "Other deleted"}, actions(r))
+	require.Empty(t, b.activities(t))
+	require.Empty(t, b.smNames(t))
+}
+
+// Without --adopt, a stack's delete never deletes what was made by hand,
+// even when a later template names it.
+func TestDeleteLeavesWhatTheStackDidNotMake(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	ctx := context.Background()
+	_, err := b.deploy(t, "Resources:\n  Other: {Type: AWS::StepFunctions::Activity, Properties: {Name: other}}\n", nil)
+	require.NoError(t, err)
+	b.makeByHand(t)
+
+	// Renamed onto the hand-made one: refused at its turn.
+	_, err = b.deploy(t, "Resources:\n  Other: {Type: AWS::StepFunctions::Activity, Properties: {Name: approve}}\n", nil)
+	require.ErrorContains(t, err, "resource Other (AWS::StepFunctions::Activity): approve already exists (HandlerErrorCode: AlreadyExists)")
+	// A new resource naming it: refused before anything is made.
+	_, err = b.deploy(t, "Resources:\n  Other: {Type: AWS::StepFunctions::Activity, Properties: {Name: other2}}\n  Flow: {Type: AWS::StepFunctions::StateMachine, Properties: {StateMachineName: flow, DefinitionString: '{}'}}\n", nil)
+	require.ErrorContains(t, err, "resource Flow (AWS::StepFunctions::StateMachine): flow already exists")
+	require.ElementsMatch(t, []string{"approve", "other"}, b.activities(t))
+
+	r, err := b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Other deleted"}, actions(r))
+	require.Equal(t, []string{"approve"}, b.activities(t))
+	require.Equal(t, []string{"flow"}, b.smNames(t))
+}
+
+// Another stack's resource is refused, naming that stack, even with
+// --adopt.
+func TestAnotherStacksResourceIsNotTaken(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	ctx := context.Background()
+	tp, err := cfn.Parse([]byte("Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: shared}}\n"))
+	require.NoError(t, err)
+	_, err = b.d.Deploy(ctx, tp, Options{StackName: "base"})
+	require.NoError(t, err)
+	for _, adopt := range []bool{false, true} {
+		_, err = b.d.Deploy(ctx, tp, Options{StackName: "app", Adopt: adopt})
+		require.ErrorContains(t, err, "resource A (AWS::StepFunctions::Activity): shared already exists (HandlerErrorCode: AlreadyExists): it is stack base's")
+	}
+}
+
+// stoppedAfterCreate returns the record as a server killed right after
+// the create call of logical id stopAt (before its record was written)
+// left it: the last body written that had its intent.
+func stoppedAfterCreate(t *testing.T, bodies []string, stopAt string) []byte {
+	t.Helper()
+	var last string
+	for _, body := range bodies {
+		var rec stackRecord
+		require.NoError(t, json.Unmarshal([]byte(body), &rec))
+		for _, it := range rec.Creating {
+			if it.LogicalID == stopAt {
+				require.Equal(t, stateCreating, it.State)
+				require.Nil(t, rec.Resources[stopAt])
+				last = body
+			}
+		}
+	}
+	require.NotEmpty(t, last, "no intent of %s was recorded", stopAt)
+	return []byte(last)
+}
+
+const threeActivities = "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\n" +
+	"  B: {Type: AWS::StepFunctions::Activity, DependsOn: A, Properties: {Name: b}}\n" +
+	"  C: {Type: AWS::StepFunctions::Activity, DependsOn: B, Properties: {Name: c}}\n"
+
+// The intent to create is recorded before the create call: a deploy
+// stopped after the call and before its record leaves the resource the
+// stack's. The next deploy takes it as made (not made twice, not
+// refused), and the stack's delete deletes it: nothing is left over.
+func TestAResourceMadeBeforeAStopIsTheStacks(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	ctx := context.Background()
+	var bodies []string
+	b.d.Records = &hookRecords{memRecords: b.records, put: func(body []byte) { bodies = append(bodies, string(body)) }}
+	_, err := b.deploy(t, threeActivities, nil)
+	require.NoError(t, err)
+
+	for _, stopAt := range []string{"A", "C"} {
+		b.records.stacks["app"] = stoppedAfterCreate(t, bodies, stopAt)
+		if stopAt == "A" { // B and C were not made yet
+			for _, name := range []string{"b", "c"} {
+				_, err := b.svc.DeleteActivity(ctx, &service.DeleteActivityInput{ActivityArn: "arn:aws:states:us-east-1:123456789012:activity:" + name})
+				require.NoError(t, err)
+			}
+		}
+
+		// The next deploy: taken as made.
+		r, err := b.deploy(t, threeActivities, nil)
+		require.NoError(t, err)
+		require.Contains(t, r.Changes, Change{LogicalID: stopAt, Type: "AWS::StepFunctions::Activity",
+			Physical: "arn:aws:states:us-east-1:123456789012:activity:" + strings.ToLower(stopAt), Action: Created,
+			Note: "made by a deploy that stopped before recording it"})
+		require.Equal(t, []string{"a", "b", "c"}, b.activities(t))
+		rec, err := b.d.readRecord(ctx, "app")
+		require.NoError(t, err)
+		require.Empty(t, rec.Creating)
+		require.Len(t, rec.Resources, 3)
+	}
+
+	// Stopped again, then deleted: the intended resource goes too.
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "C")
+	r, err := b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"C deleted", "B deleted", "A deleted"}, actions(r))
+	require.Empty(t, b.activities(t), "no orphan")
+
+	// Stopped, and the template no longer names it: deleted as gone.
+	_, err = b.deploy(t, threeActivities, nil)
+	require.NoError(t, err)
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "C")
+	r, err = b.deploy(t, strings.Split(threeActivities, "  C:")[0], nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"A unchanged", "B unchanged", "C deleted"}, actions(r))
+	require.Equal(t, []string{"a", "b"}, b.activities(t))
+}
+
+// An intent whose create never happened (stopped before the call): the
+// next deploy creates the resource as any new one.
+func TestAnIntentNeverCreatedIsCreated(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	ctx := context.Background()
+	var bodies []string
+	b.d.Records = &hookRecords{memRecords: b.records, put: func(body []byte) { bodies = append(bodies, string(body)) }}
+	_, err := b.deploy(t, threeActivities, nil)
+	require.NoError(t, err)
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "C")
+	_, err = b.svc.DeleteActivity(ctx, &service.DeleteActivityInput{ActivityArn: "arn:aws:states:us-east-1:123456789012:activity:c"})
+	require.NoError(t, err)
+
+	r, err := b.deploy(t, threeActivities, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"A unchanged", "B unchanged", "C created"}, actions(r))
+	require.Empty(t, r.Changes[2].Note)
+	require.Equal(t, []string{"a", "b", "c"}, b.activities(t))
+
+	// Deleted while its intent stands: nothing there, nothing to do.
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "C")
+	_, err = b.svc.DeleteActivity(ctx, &service.DeleteActivityInput{ActivityArn: "arn:aws:states:us-east-1:123456789012:activity:c"})
+	require.NoError(t, err)
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"B deleted", "A deleted"}, actions(r))
+	require.Empty(t, b.activities(t))
+}
+
+// At the AWS endpoint: a hand-made queue is refused, then taken over
+// with Adopt and deleted with the stack; a queue made just before the
+// server stopped is the stack's, deleted with it.
+func TestQueueOwnership(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	cfg := withMoto(t, b)
+	ctx := context.Background()
+	sq := sqs.NewFromConfig(cfg)
+	queues := func() []string {
+		out, err := sq.ListQueues(ctx, &sqs.ListQueuesInput{})
+		require.NoError(t, err)
+		return out.QueueUrls
+	}
+	made, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("jobs"), Attributes: map[string]string{"VisibilityTimeout": "90"}})
+	require.NoError(t, err)
+	tmpl := "Resources:\n  Q: {Type: AWS::SQS::Queue, Properties: {QueueName: jobs, VisibilityTimeout: 10}}\n"
+	_, err = b.deploy(t, tmpl, nil)
+	require.EqualError(t, err, "resource Q (AWS::SQS::Queue): jobs already exists (HandlerErrorCode: AlreadyExists); deploy with --adopt to take it over")
+	require.Empty(t, b.records.stacks)
+
+	tp, err := cfn.Parse([]byte(tmpl))
+	require.NoError(t, err)
+	r, err := b.d.Deploy(ctx, tp, Options{StackName: "app", Adopt: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Q adopted"}, actions(r))
+	require.Equal(t, aws.ToString(made.QueueUrl), r.Changes[0].Physical)
+	require.Len(t, r.Warnings, 1)
+	require.Contains(t, r.Warnings[0], ": jobs at http://127.0.0.1:")
+	require.Contains(t, r.Warnings[0], " is taken over as it is")
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Q deleted"}, actions(r))
+	require.Empty(t, queues(), "a queue taken over is deleted with the stack")
+
+	// Made, and the server stopped before it recorded it.
+	var bodies []string
+	b.d.Records = &hookRecords{memRecords: b.records, put: func(body []byte) { bodies = append(bodies, string(body)) }}
+	_, err = b.deploy(t, tmpl, nil)
+	require.NoError(t, err)
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "Q")
+	r, err = b.deploy(t, tmpl, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Q created"}, actions(r))
+	require.Equal(t, "made by a deploy that stopped before recording it", r.Changes[0].Note)
+	require.Len(t, queues(), 1)
+
+	b.records.stacks["app"] = stoppedAfterCreate(t, bodies, "Q")
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Q deleted"}, actions(r))
+	require.Empty(t, queues(), "no orphan")
+}
