@@ -155,6 +155,9 @@ func taskArgument(r *integration.Request, in *glue.StartJobRunInput) string {
 // recorded. The answer is StartJobRun's for that run, nil when there is
 // none.
 func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.Object, error) {
+	if token == "" {
+		return nil, nil
+	}
 	pages := glue.NewGetJobRunsPaginator(c.client, &glue.GetJobRunsInput{JobName: aws.String(job), MaxResults: aws.Int32(200)})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
