@@ -504,7 +504,7 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			if running {
 				l.tasks[c.ID] = c.Task
 				e.work.taskRunning(l.arn, c.ID)
-				e.dispatch(&l.row, c.ID, c.Task, nil)
+				e.dispatch(&l.row, c.ID, c.Task, nil, false)
 			}
 		case interp.CancelTask:
 			delete(l.tasks, c.ID)
@@ -548,13 +548,15 @@ func (e *Engine) fire(arn, id string, done func()) {
 // The token calls of a .waitForTaskToken task are held back until the
 // runner's first result is applied (or the task is cancelled). submitted
 // is the service's answer the task's TaskSubmitted recorded before a
-// restart (nil when none).
-func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskRequest, submitted any) {
+// restart (nil when none); resumed says the task is dispatched again
+// after a restart or a takeover (Task.Resumed).
+func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskRequest, submitted any, resumed bool) {
 	arn := row.Arn
 	if isCallback(req) {
 		e.gates.hold(arn, id)
 	}
-	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted}
+	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted, Resumed: resumed,
+		ExecutionStart: row.StartDate.Truncate(time.Millisecond)}
 	if e.cfg.TaskTrace != nil {
 		task.TraceParent = e.cfg.TaskTrace(row, req)
 	}

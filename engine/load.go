@@ -205,7 +205,7 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		}
 		// A .sync job whose start was recorded is followed, not
 		// started again.
-		e.dispatch(&l.row, id, r, jobs[id])
+		e.dispatch(&l.row, id, r, jobs[id], true)
 	}
 	return nil
 }

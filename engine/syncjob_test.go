@@ -67,3 +67,38 @@ func TestSyncJobFollowedAfterRestart(t *testing.T) {
 	}
 	require.Equal(t, 1, submitted, "%v", types)
 }
+
+// A task whose start was not recorded is dispatched again after a restart
+// as a resumption (Task.Resumed), with the same id and execution start,
+// so that the runner can look for a job its first dispatch started; a
+// first dispatch is not one.
+func TestTaskResumedAfterRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	sm, m := b.machine(t, "job", `{"StartAt": "Run", "States": {
+		"Run": {"Type": "Task", "Resource": "arn:aws:states:::glue:startJobRun.sync",
+			"Parameters": {"JobName": "n"}, "End": true}}}`)
+	row := b.start(t, sm, m, "e1", `{}`)
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	var key string
+	for k := range b.tasks.pending {
+		key = k
+	}
+	first := b.tasks.tasks[key]
+	b.tasks.mu.Unlock()
+	require.False(t, first.Resumed, "a first dispatch")
+	require.False(t, first.ExecutionStart.IsZero())
+
+	b.close() // the server dies before the start is recorded
+	b.open(t, 0)
+	b.tasks.waitPending(t, 1)
+	b.tasks.mu.Lock()
+	again := b.tasks.tasks[key]
+	b.tasks.mu.Unlock()
+	require.True(t, again.Resumed, "dispatched again after the restart")
+	require.Nil(t, again.Submitted)
+	require.Equal(t, first.ID, again.ID)
+	require.Equal(t, first.ExecutionStart.UnixMilli(), again.ExecutionStart.UnixMilli())
+	require.Equal(t, row.Arn, again.ExecutionArn)
+}

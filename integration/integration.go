@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"stepwise/engine"
 	"stepwise/failure"
@@ -50,8 +51,11 @@ type Request struct {
 	Parameters any
 	// Token is the task's $$.Task.Token.
 	Token string
-	// ExecutionArn and TaskID name the task.
+	// ExecutionArn and TaskID name the task, and ExecutionStart (when
+	// its execution started) tells it from a task of an earlier
+	// execution of the same name.
 	ExecutionArn, TaskID string
+	ExecutionStart       time.Time
 	// Submit records the answer to the request that started a job
 	// (.sync), as AWS writes it in TaskSubmitted, and returns once it is
 	// recorded (or the task is cancelled); Call then goes on waiting for
@@ -62,6 +66,11 @@ type Request struct {
 	// dispatched again (after a restart or a takeover): the job started
 	// then is followed, never started a second time. Nil otherwise.
 	Submitted any
+	// Resumed says the task is dispatched again after a restart or a
+	// takeover (engine.Task.Resumed): its request may have been sent
+	// before and its answer lost with the node. A module that starts a
+	// job and cannot make the start idempotent looks for that job first.
+	Resumed bool
 	// TraceParent is the W3C traceparent of the task's span when its
 	// execution is traced, "" otherwise (see engine.Config.TaskTrace).
 	TraceParent string
@@ -357,7 +366,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 	req := &Request{
 		Resource: t.Request.Resource, Service: service, Action: action, Pattern: pattern,
 		Parameters: t.Request.Parameters, Token: t.Request.Token, ExecutionArn: t.ExecutionArn, TaskID: t.ID, TraceParent: t.TraceParent,
-		Submitted: t.Submitted,
+		Submitted: t.Submitted, Resumed: t.Resumed, ExecutionStart: t.ExecutionStart,
 	}
 	key := t.ExecutionArn + "\x00" + t.ID
 	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -9,6 +9,7 @@ package task
 import (
 	"context"
 	"errors"
+	"time"
 
 	"stepwise/failure"
 	"stepwise/interp"
@@ -24,6 +25,10 @@ type Task struct {
 	// StartParams.TestCase).
 	StateMachineArn string
 	TestCase        string
+	// ExecutionStart is when the execution started (to the millisecond,
+	// as stored): with ExecutionArn and ID it names the task apart from
+	// those of an earlier execution of the same name.
+	ExecutionStart time.Time
 	// Started, when set, is called by a runner as it sends the task's
 	// request (at most once, before done): the engine records the task
 	// started then (TaskStarted, LambdaFunctionStarted), as AWS does,
@@ -36,6 +41,11 @@ type Task struct {
 	// task it names the job started already: the runner follows that job
 	// instead of starting another.
 	Submitted any
+	// Resumed says the task is dispatched again after a restart, or on
+	// the node that took its execution over: its request may have been
+	// sent before, its answer not recorded. A runner that starts a job
+	// looks for the job started then before it starts one.
+	Resumed bool
 	// TraceParent is the W3C traceparent of the task's span when its
 	// execution is traced ("" otherwise): the runner passes it on to
 	// what it calls.

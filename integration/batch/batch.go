@@ -17,6 +17,12 @@
 //	                   DescribeJobs with back-off until the job SUCCEEDED or
 //	                   FAILED; the result is the job's description
 //
+// The job gets the parameter StepwiseTask (TaskParameter) naming the
+// task, unless the Parameters give it: a task dispatched again after a
+// restart, its submission not recorded, looks in the job queue among the
+// jobs of its name (ListJobs, DescribeJobs) for the one with its
+// parameter and follows it instead of submitting another.
+//
 // A FAILED job fails the task with States.TaskFailed and the job's
 // description, as JSON text, as the cause. When the task is cancelled (it
 // timed out, or its execution ended) the job is ended with TerminateJob.
@@ -33,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -48,6 +55,12 @@ import (
 
 // Resource is the resource ARN of SubmitJob.
 const Resource = integration.ResourcePrefix + "batch:submitJob"
+
+// TaskParameter is the job parameter that names, in the jobs a task
+// submits, the task (sdkjob.StartToken): SubmitJob takes no idempotency
+// token, so a task dispatched again after a restart looks for its job by
+// it. A parameter no command refers to changes nothing in the job.
+const TaskParameter = "StepwiseTask"
 
 const (
 	// managedBy is the environment variable AWS adds to the jobs .sync
@@ -96,17 +109,63 @@ func (c *submitJob) Call(ctx context.Context, r *integration.Request) (any, erro
 	if sdkjob.Started(r, &started) && started.JobId != "" {
 		return c.wait(ctx, started.JobId) // submitted before a restart
 	}
-	startCtx, cancel := sdkjob.StartContext(ctx)
-	res, err := c.client.SubmitJob(startCtx, in)
-	cancel()
-	if err != nil {
-		return nil, serviceFailure(err)
+	var out *jsonvalue.Object
+	if sdkjob.LookFirst(r) {
+		if out, err = c.find(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	if out == nil {
+		startCtx, cancel := sdkjob.StartContext(ctx)
+		res, err := c.client.SubmitJob(startCtx, in)
+		cancel()
+		if err != nil {
+			return nil, serviceFailure(err)
+		}
+		out = sdkjob.WithMetadata(render.Object(res), res.ResultMetadata)
 	}
 	if r.Pattern == integration.Sync {
-		r.Submit(sdkjob.WithMetadata(render.Object(res), res.ResultMetadata))
-		return c.wait(ctx, aws.ToString(res.JobId))
+		r.Submit(out)
+		id, _ := out.Get("JobId")
+		jobID, _ := id.(string)
+		return c.wait(ctx, jobID)
 	}
-	return sdkjob.WithMetadata(render.Object(res), res.ResultMetadata), nil
+	return out, nil
+}
+
+// find looks in the job queue, among the jobs of the job's name, for the
+// one whose TaskParameter is the request's: a job the task submitted
+// before a restart, its submission not recorded. The answer is
+// SubmitJob's for that job, nil when there is none.
+func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonvalue.Object, error) {
+	token := in.Parameters[TaskParameter]
+	if token == "" {
+		return nil, nil
+	}
+	pages := batch.NewListJobsPaginator(c.client, &batch.ListJobsInput{JobQueue: in.JobQueue,
+		Filters: []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{aws.ToString(in.JobName)}}}})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, serviceFailure(err)
+		}
+		ids := make([]string, 0, len(page.JobSummaryList))
+		for _, j := range page.JobSummaryList {
+			ids = append(ids, aws.ToString(j.JobId))
+		}
+		for chunk := range slices.Chunk(ids, 100) {
+			res, err := c.client.DescribeJobs(ctx, &batch.DescribeJobsInput{Jobs: chunk})
+			if err != nil {
+				return nil, serviceFailure(err)
+			}
+			for _, j := range res.Jobs {
+				if j.Parameters[TaskParameter] == token {
+					return sdkjob.WithMetadata(render.Object(&batch.SubmitJobOutput{JobArn: j.JobArn, JobId: j.JobId, JobName: j.JobName}), res.ResultMetadata), nil
+				}
+			}
+		}
+	}
+	return nil, nil
 }
 
 // request is the SubmitJob request of the Parameters.
@@ -122,6 +181,14 @@ func request(r *integration.Request) (*batch.SubmitJobInput, error) {
 	for _, f := range required {
 		if f.value == nil {
 			return nil, sdkjob.ParamsFailure("The field '%s' is required but was missing", f.name)
+		}
+	}
+	if _, ok := in.Parameters[TaskParameter]; !ok {
+		if token := sdkjob.StartToken(r); token != "" {
+			if in.Parameters == nil {
+				in.Parameters = map[string]string{}
+			}
+			in.Parameters[TaskParameter] = token
 		}
 	}
 	if r.Pattern == integration.Sync {

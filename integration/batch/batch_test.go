@@ -1,20 +1,24 @@
 package batch_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
 	"stepwise/integration"
 	_ "stepwise/integration/batch"
 	"stepwise/integration/integrationtest"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 )
 
@@ -24,7 +28,8 @@ const resource = "arn:aws:states:::batch:submitJob"
 // SubmitJob, DescribeJobs and TerminateJob. A job is RUNNABLE, then
 // RUNNING, then SUCCEEDED, one step per DescribeJobs; a job named "fails"
 // ends FAILED, one named "forever" stays RUNNING. The queue "nope" does
-// not exist.
+// not exist. ListJobs lists the jobs of a queue whose name a JOB_NAME
+// filter gives.
 type standIn struct {
 	mu         sync.Mutex
 	submitted  []map[string]any
@@ -33,9 +38,9 @@ type standIn struct {
 }
 
 type job struct {
-	name, status string
-	params       map[string]any
-	polls        int
+	name, queue, status string
+	params              map[string]any
+	polls               int
 }
 
 var schedule = map[string][]string{
@@ -66,6 +71,8 @@ func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.submit(w, body)
 	case "/v1/describejobs":
 		s.describe(w, body)
+	case "/v1/listjobs":
+		s.list(w, body)
 	case "/v1/terminatejob":
 		s.terminated[body["jobId"].(string)] = body["reason"].(string)
 		fmt.Fprint(w, `{}`)
@@ -85,7 +92,7 @@ func (s *standIn) submit(w http.ResponseWriter, body map[string]any) {
 	id := fmt.Sprintf("job-%d", len(s.submitted))
 	name := body["jobName"].(string)
 	params, _ := body["parameters"].(map[string]any)
-	s.jobs[id] = &job{name: name, status: "SUBMITTED", params: params}
+	s.jobs[id] = &job{name: name, queue: body["jobQueue"].(string), status: "SUBMITTED", params: params}
 	fmt.Fprintf(w, `{"jobArn": "arn:aws:batch:us-east-1:123456789012:job/%s", "jobName": %q, "jobId": %q}`, id, name, id)
 }
 
@@ -99,7 +106,7 @@ func (s *standIn) describe(w http.ResponseWriter, body map[string]any) {
 		}
 		j.status = steps[min(j.polls, len(steps)-1)]
 		j.polls++
-		d := map[string]any{"jobId": id, "jobName": j.name, "jobQueue": "arn:aws:batch:us-east-1:123456789012:job-queue/nightly",
+		d := map[string]any{"jobId": id, "jobArn": "arn:aws:batch:us-east-1:123456789012:job/" + id.(string), "jobName": j.name, "jobQueue": "arn:aws:batch:us-east-1:123456789012:job-queue/nightly",
 			"jobDefinition": "arn:aws:batch:us-east-1:123456789012:job-definition/etl:1", "status": j.status,
 			"createdAt": 1700000000000, "parameters": j.params, "tags": map[string]any{"team": "data"}}
 		if j.status == "FAILED" {
@@ -109,6 +116,22 @@ func (s *standIn) describe(w http.ResponseWriter, body map[string]any) {
 		jobs = append(jobs, d)
 	}
 	json.NewEncoder(w).Encode(map[string]any{"jobs": jobs})
+}
+
+func (s *standIn) list(w http.ResponseWriter, body map[string]any) {
+	filters, _ := body["filters"].([]any)
+	if len(filters) != 1 || filters[0].(map[string]any)["name"] != "JOB_NAME" {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	name := filters[0].(map[string]any)["values"].([]any)[0]
+	summaries := []any{}
+	for id, j := range s.jobs {
+		if j.queue == body["jobQueue"] && strings.EqualFold(j.name, name.(string)) {
+			summaries = append(summaries, map[string]any{"jobId": id, "jobName": j.name})
+		}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"jobSummaryList": summaries})
 }
 
 func jobParams(name string) string {
@@ -126,7 +149,8 @@ func TestSubmitJobRequestResponse(t *testing.T) {
 	require.Equal(t, "job-1", integrationtest.Member(t, out, "JobId"))
 	require.Equal(t, "req-1", integrationtest.Member(t, integrationtest.Member(t, out, "SdkResponseMetadata"), "RequestId"))
 	sent := s.submitted[0]
-	require.Equal(t, map[string]any{"date": "2024-01-01"}, sent["parameters"])
+	require.Equal(t, "2024-01-01", sent["parameters"].(map[string]any)["date"])
+	require.Regexp(t, `^stepwise-[0-9a-f]{40}$`, sent["parameters"].(map[string]any)["StepwiseTask"], "the job names its task")
 	require.Equal(t, []any{map[string]any{"name": "MODE", "value": "full"}}, sent["containerOverrides"].(map[string]any)["environment"],
 		"request-response leaves the environment as it is")
 
@@ -224,4 +248,46 @@ func TestSubmitJobSyncResumed(t *testing.T) {
 	require.Equal(t, "job-1", integrationtest.Member(t, res.Output, "JobId"))
 	require.Len(t, s.submitted, 1, "jobs submitted")
 	require.Equal(t, 3, s.jobs["job-1"].polls, "polled until SUCCEEDED")
+}
+
+// A task dispatched again after a restart whose job was submitted but its
+// submission not recorded (a crash between SubmitJob's answer and the
+// commit of TaskSubmitted) finds that job in the queue by the parameter
+// naming the task, records it and follows it: no second job is
+// submitted. Another task's job of the same name is not taken for it.
+func TestSubmitJobSyncRedispatchedFindsItsJob(t *testing.T) {
+	t.Parallel()
+	s, reg := newStandIn(t)
+	p, err := jsonvalue.ParseString(jobParams("nightly-etl"))
+	require.NoError(t, err)
+	other := make(chan engine.TaskResult, 1)
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t0", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r engine.TaskResult) { other <- r })
+	require.Nil(t, (<-other).Failure)
+	first := integrationtest.Call(t, reg, resource, jobParams("nightly-etl")) // the submission whose answer was lost
+	require.Nil(t, first.Failure)
+	require.Equal(t, "job-2", integrationtest.Member(t, first.Output, "JobId"))
+
+	submitted, res := integrationtest.Redispatch(t, reg, resource+".sync", jobParams("nightly-etl"))
+	require.Nil(t, res.Failure)
+	require.NotNil(t, submitted, "the job's submission is recorded")
+	require.Equal(t, "job-2", integrationtest.Member(t, submitted, "JobId"))
+	require.Equal(t, "nightly-etl", integrationtest.Member(t, submitted, "JobName"))
+	require.Equal(t, "arn:aws:batch:us-east-1:123456789012:job/job-2", integrationtest.Member(t, submitted, "JobArn"))
+	require.Equal(t, "job-2", integrationtest.Member(t, res.Output, "JobId"))
+	require.Equal(t, "SUCCEEDED", integrationtest.Member(t, res.Output, "Status"))
+	require.Len(t, s.submitted, 2, "jobs submitted")
+
+	// A .waitForTaskToken task alike: the job found is its submission.
+	_, res = integrationtest.Redispatch(t, reg, resource+".waitForTaskToken", jobParams("nightly-etl"))
+	require.Nil(t, res.Failure)
+	require.True(t, res.Submitted)
+	require.Equal(t, "job-2", integrationtest.Member(t, res.Output, "JobId"))
+	require.Len(t, s.submitted, 2, "jobs submitted")
+
+	// Dispatched again with no job of its own in the queue: submitted.
+	_, res = integrationtest.Redispatch(t, reg, resource+".sync", jobParams("other-name"))
+	require.Nil(t, res.Failure)
+	require.Equal(t, "job-3", integrationtest.Member(t, res.Output, "JobId"))
+	require.Len(t, s.submitted, 3, "jobs submitted")
 }

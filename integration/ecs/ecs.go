@@ -15,6 +15,11 @@
 //	                   then DescribeTasks with back-off until the task is
 //	                   STOPPED; the result is the task's description
 //
+// RunTask's ClientToken, unless the Parameters give one, names the task
+// (sdkjob.StartToken): a task dispatched again after a restart whose
+// answer was not recorded sends the same token, and ECS answers with the
+// tasks the first request ran instead of running others.
+//
 // With .sync and .waitForTaskToken, a RunTask response that lists Failures
 // fails the task with AmazonECS.Unknown, as AWS does. A stopped task one of
 // whose containers exited with a non-zero code, or never ran, fails the
@@ -132,6 +137,14 @@ func request(r *integration.Request) (*ecs.RunTaskInput, error) {
 	}
 	if r.Pattern == integration.Sync && in.StartedBy == nil {
 		in.StartedBy = aws.String(startedBy)
+	}
+	if in.ClientToken == nil {
+		// The same each time the task is dispatched: ECS answers a
+		// second RunTask with the token (within 24 hours) with the tasks
+		// of the first instead of running others.
+		if token := sdkjob.StartToken(r); token != "" {
+			in.ClientToken = aws.String(token)
+		}
 	}
 	return in, nil
 }

@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +21,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine"
 	"stepwise/integration"
 	_ "stepwise/integration/ecs"
 	"stepwise/integration/integrationtest"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 )
 
@@ -31,11 +35,25 @@ const resource = "arn:aws:states:::ecs:runTask"
 // motoECS starts moto with a cluster and a task definition.
 func motoECS(t *testing.T) (*integration.Registry, *ecs.Client, string) {
 	t.Helper()
+	return motoECSBehind(t, func(endpoint string) string { return endpoint })
+}
+
+// motoECSBehind is motoECS whose registry calls ECS at front(endpoint).
+func motoECSBehind(t *testing.T, front func(endpoint string) string) (*integration.Registry, *ecs.Client, string) {
+	t.Helper()
 	moto := integrationtest.Moto(t)
 	endpoint := fixContainers(t, moto)
-	cfg := integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"ecs": endpoint}}
+	cfg := integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"ecs": front(endpoint)}}
 	reg, err := integration.New(cfg)
 	require.NoError(t, err)
+	client := motoECSSetup(t, cfg, endpoint)
+	return reg, client, moto
+}
+
+// motoECSSetup creates the cluster "jobs" and the task definition
+// "nightly" in moto and returns a client of it.
+func motoECSSetup(t *testing.T, cfg integration.Config, endpoint string) *ecs.Client {
+	t.Helper()
 	awsCfg, _, err := cfg.AWSConfig(context.Background(), "ecs")
 	require.NoError(t, err)
 	client := ecs.NewFromConfig(awsCfg, func(o *ecs.Options) { o.BaseEndpoint = aws.String(endpoint) })
@@ -47,7 +65,7 @@ func motoECS(t *testing.T) (*integration.Registry, *ecs.Client, string) {
 		ContainerDefinitions: []types.ContainerDefinition{{Name: aws.String("main"), Image: aws.String("busybox"), Memory: aws.Int32(128)}},
 	})
 	require.NoError(t, err)
-	return reg, client, moto
+	return client
 }
 
 // fixContainers puts a proxy in front of moto that answers the Cpu and
@@ -292,4 +310,108 @@ func TestRunTaskSyncResumed(t *testing.T) {
 		all = append(all, out.TaskArns...)
 	}
 	require.Equal(t, []string{arn.(string)}, all, "ECS tasks run")
+}
+
+// clientTokens stands in front of ECS for what moto leaves out: RunTask's
+// idempotency. A RunTask whose clientToken it saw before in the cluster
+// is answered with the first request's answer, as ECS answers it, and
+// nothing is run; the tokens of all RunTask requests are kept.
+type clientTokens struct {
+	mu      sync.Mutex
+	tokens  []string
+	answers map[string][]byte
+}
+
+func (c *clientTokens) front(t *testing.T) func(endpoint string) string {
+	return func(endpoint string) string {
+		target, err := url.Parse(endpoint)
+		require.NoError(t, err)
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".RunTask") {
+				proxy.ServeHTTP(w, r)
+				return
+			}
+			body, err := io.ReadAll(r.Body)
+			require.NoError(t, err)
+			var req struct{ Cluster, ClientToken string }
+			require.NoError(t, json.Unmarshal(body, &req))
+			key := req.Cluster + "\x00" + req.ClientToken
+			c.mu.Lock()
+			c.tokens = append(c.tokens, req.ClientToken)
+			answer, seen := c.answers[key]
+			c.mu.Unlock()
+			if seen {
+				w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+				w.Write(answer)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r)
+			if rec.Code == http.StatusOK {
+				c.mu.Lock()
+				c.answers[key] = rec.Body.Bytes()
+				c.mu.Unlock()
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+}
+
+func (c *clientTokens) sent() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.tokens)
+}
+
+// A task dispatched again after a restart, its first RunTask made and its
+// answer not recorded, sends the same client token, so ECS (which moto
+// does not stand in for here: clientTokens does) runs no second task; the
+// task follows the first one. The token names the task: another task's
+// differs, and a ClientToken in the Parameters is sent as it is.
+func TestRunTaskSyncRedispatchedSameClientToken(t *testing.T) {
+	t.Parallel()
+	front := &clientTokens{answers: map[string][]byte{}}
+	reg, client, _ := motoECSBehind(t, front.front(t))
+	first := integrationtest.Call(t, reg, resource, params) // the start whose answer was lost
+	require.Nil(t, first.Failure)
+	arn := integrationtest.Member(t, integrationtest.Member(t, first.Output, "Tasks").([]any)[0], "TaskArn")
+
+	submitted, res := integrationtest.Redispatch(t, reg, resource+".sync", params)
+	require.Nil(t, res.Failure)
+	require.NotNil(t, submitted, "the start is recorded")
+	require.Equal(t, arn, integrationtest.Member(t, res.Output, "TaskArn"))
+	tokens := front.sent()
+	require.Len(t, tokens, 2)
+	require.Regexp(t, `^stepwise-[0-9a-f]{40}$`, tokens[0])
+	require.Equal(t, tokens[0], tokens[1], "the same token each dispatch")
+	var all []string
+	for _, status := range []types.DesiredStatus{types.DesiredStatusRunning, types.DesiredStatusStopped} {
+		out, err := client.ListTasks(context.Background(), &ecs.ListTasksInput{Cluster: aws.String("jobs"), DesiredStatus: status})
+		require.NoError(t, err)
+		all = append(all, out.TaskArns...)
+	}
+	require.Equal(t, []string{arn.(string)}, all, "ECS tasks run")
+
+	// Another task of the execution has a token of its own; the
+	// Parameters' token is kept.
+	p, err := jsonvalue.ParseString(params)
+	require.NoError(t, err)
+	done := make(chan engine.TaskResult, 1)
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t2", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r engine.TaskResult) { done <- r })
+	require.Nil(t, (<-done).Failure)
+	require.Nil(t, integrationtest.Call(t, reg, resource, strings.Replace(params, "{", `{"ClientToken": "mine", `, 1)).Failure)
+	tokens = front.sent()
+	require.Len(t, tokens, 4)
+	require.NotEqual(t, tokens[0], tokens[2])
+	require.Regexp(t, `^stepwise-[0-9a-f]{40}$`, tokens[2])
+	require.Equal(t, "mine", tokens[3])
 }

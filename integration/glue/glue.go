@@ -13,6 +13,12 @@
 //	.sync              StartJobRun, then GetJobRun with back-off until the run
 //	                   ends; the result is the run (GetJobRun's JobRun)
 //
+// The run gets the argument --stepwise-task (TaskArgument) naming the
+// task, unless the Parameters give it: a task dispatched again after a
+// restart, its start not recorded, looks among the job's runs
+// (GetJobRuns) for the one with its argument and follows it instead of
+// starting another.
+//
 // A run that ends other than SUCCEEDED (FAILED, TIMEOUT, STOPPED, ERROR,
 // EXPIRED) fails the task with States.TaskFailed and the run, as JSON
 // text, as the cause. When the task is cancelled (it timed out, or its
@@ -40,6 +46,11 @@ import (
 
 // Resource is the resource ARN of StartJobRun.
 const Resource = integration.ResourcePrefix + "glue:startJobRun"
+
+// TaskArgument is the argument that names, in the runs a task starts, the
+// task (sdkjob.StartToken): StartJobRun takes no idempotency token, so a
+// task dispatched again after a restart looks for its run by it.
+const TaskArgument = "--stepwise-task"
 
 var render = sdkjob.Encoder{}
 
@@ -92,20 +103,76 @@ func (c *startJobRun) Call(ctx context.Context, r *integration.Request) (any, er
 	if sdkjob.Started(r, &started) && started.JobRunId != "" {
 		return c.wait(ctx, *in.JobName, started.JobRunId) // started before a restart
 	}
-	startCtx, cancel := sdkjob.StartContext(ctx)
-	res, err := c.client.StartJobRun(startCtx, in)
-	cancel()
-	if err != nil {
-		return nil, serviceFailure(err)
+	token := taskArgument(r, in)
+	var out *jsonvalue.Object
+	if sdkjob.LookFirst(r) {
+		found, err := c.find(ctx, *in.JobName, token)
+		if err != nil {
+			return nil, err
+		}
+		out = found
 	}
-	out := render.Object(res)
-	out.Set("JobName", *in.JobName)
-	out = sdkjob.WithMetadata(out, res.ResultMetadata)
+	if out == nil {
+		startCtx, cancel := sdkjob.StartContext(ctx)
+		res, err := c.client.StartJobRun(startCtx, in)
+		cancel()
+		if err != nil {
+			return nil, serviceFailure(err)
+		}
+		out = render.Object(res)
+		out.Set("JobName", *in.JobName)
+		out = sdkjob.WithMetadata(out, res.ResultMetadata)
+	}
 	if r.Pattern == integration.Sync {
 		r.Submit(out)
-		return c.wait(ctx, *in.JobName, aws.ToString(res.JobRunId))
+		id, _ := out.Get("JobRunId")
+		runID, _ := id.(string)
+		return c.wait(ctx, *in.JobName, runID)
 	}
 	return out, nil
+}
+
+// taskArgument adds the task's start token to the run's arguments as
+// TaskArgument, unless the Parameters give that argument, and returns the
+// value the run carries ("" outside an execution).
+func taskArgument(r *integration.Request, in *glue.StartJobRunInput) string {
+	if v, ok := in.Arguments[TaskArgument]; ok {
+		return v
+	}
+	token := sdkjob.StartToken(r)
+	if token == "" {
+		return ""
+	}
+	if in.Arguments == nil {
+		in.Arguments = map[string]string{}
+	}
+	in.Arguments[TaskArgument] = token
+	return token
+}
+
+// find looks among the job's runs for the one whose TaskArgument is
+// token: a run the task started before a restart, its start not
+// recorded. The answer is StartJobRun's for that run, nil when there is
+// none.
+func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.Object, error) {
+	if token == "" {
+		return nil, nil
+	}
+	pages := glue.NewGetJobRunsPaginator(c.client, &glue.GetJobRunsInput{JobName: aws.String(job), MaxResults: aws.Int32(200)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, serviceFailure(err)
+		}
+		for _, run := range page.JobRuns {
+			if run.Arguments[TaskArgument] == token {
+				out := render.Object(&glue.StartJobRunOutput{JobRunId: run.Id})
+				out.Set("JobName", job)
+				return sdkjob.WithMetadata(out, page.ResultMetadata), nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 // wait waits for the run to end and answers as AWS does: the run, or a

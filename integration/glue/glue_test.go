@@ -197,3 +197,65 @@ func TestStartJobRunSyncResumed(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, runs.JobRuns, 1, "job runs started")
 }
+
+// A .sync task dispatched again after a restart whose run was started but
+// its start not recorded (a crash between StartJobRun's answer and the
+// commit of TaskSubmitted) finds that run by the argument naming the task,
+// records its start and follows it: no second run is started.
+func TestStartJobRunSyncRedispatchedFindsItsRun(t *testing.T) {
+	t.Parallel()
+	reg, client := motoGlueClient(t)
+	first := integrationtest.Call(t, reg, resource, params) // the start whose answer was lost
+	require.Nil(t, first.Failure)
+	id := integrationtest.Member(t, first.Output, "JobRunId")
+
+	submitted, res := integrationtest.Redispatch(t, reg, resource+".sync", params)
+	require.Nil(t, res.Failure)
+	require.NotNil(t, submitted, "the run's start is recorded")
+	require.Equal(t, id, integrationtest.Member(t, submitted, "JobRunId"))
+	require.Equal(t, "etl", integrationtest.Member(t, submitted, "JobName"))
+	require.Equal(t, id, integrationtest.Member(t, res.Output, "Id"))
+	require.Equal(t, "2024-01-01", integrationtest.Member(t, res.Output, "Arguments", "--date"))
+	runs, err := client.GetJobRuns(context.Background(), &glue.GetJobRunsInput{JobName: aws.String("etl")})
+	require.NoError(t, err)
+	require.Len(t, runs.JobRuns, 1, "job runs started")
+	require.True(t, strings.HasPrefix(runs.JobRuns[0].Arguments["--stepwise-task"], "stepwise-"), "the run names its task: %v", runs.JobRuns[0].Arguments)
+
+	// Request-response alike: the run is answered, not started again.
+	_, res = integrationtest.Redispatch(t, reg, resource, params)
+	require.Nil(t, res.Failure)
+	require.Equal(t, id, integrationtest.Member(t, res.Output, "JobRunId"))
+	runs, err = client.GetJobRuns(context.Background(), &glue.GetJobRunsInput{JobName: aws.String("etl")})
+	require.NoError(t, err)
+	require.Len(t, runs.JobRuns, 1, "job runs started")
+}
+
+// A task dispatched again whose first dispatch started nothing starts its
+// run; a run of another task, or one whose Parameters name the task
+// themselves, is not taken for it.
+func TestStartJobRunSyncRedispatchedStartsOnce(t *testing.T) {
+	t.Parallel()
+	reg, client := motoGlueClient(t)
+	other := integrationtest.Call(t, reg, resource, `{"JobName": "etl", "Arguments": {"--stepwise-task": "another"}}`)
+	require.Nil(t, other.Failure)
+	submitted, res := integrationtest.Redispatch(t, reg, resource+".sync", params)
+	require.Nil(t, res.Failure)
+	require.NotNil(t, submitted)
+	require.NotEqual(t, integrationtest.Member(t, other.Output, "JobRunId"), integrationtest.Member(t, submitted, "JobRunId"))
+	runs, err := client.GetJobRuns(context.Background(), &glue.GetJobRunsInput{JobName: aws.String("etl")})
+	require.NoError(t, err)
+	require.Len(t, runs.JobRuns, 2, "job runs started")
+	args := map[string]bool{}
+	for _, run := range runs.JobRuns {
+		args[run.Arguments["--stepwise-task"]] = true
+	}
+	require.True(t, args["another"], "the Parameters' argument is kept: %v", args)
+
+	// Dispatched again once more: its run is found.
+	_, res = integrationtest.Redispatch(t, reg, resource+".sync", params)
+	require.Nil(t, res.Failure)
+	require.Equal(t, integrationtest.Member(t, submitted, "JobRunId"), integrationtest.Member(t, res.Output, "Id"))
+	runs, err = client.GetJobRuns(context.Background(), &glue.GetJobRunsInput{JobName: aws.String("etl")})
+	require.NoError(t, err)
+	require.Len(t, runs.JobRuns, 2, "job runs started")
+}

@@ -93,3 +93,41 @@ func Resume(t testing.TB, reg *integration.Registry, resource, params string, su
 		return engine.TaskResult{}
 	}
 }
+
+// Redispatch carries out a task dispatched again after a restart whose
+// earlier dispatch recorded no answer (engine.Task.Resumed, no
+// Submitted): its request may have been made before, as a task of the
+// same execution and id ("arn:x", "t1", as Start's) makes it. It waits
+// for the result (30 s at the most) and returns it with the job's start
+// as the task records it (nil when none is).
+func Redispatch(t testing.TB, reg *integration.Registry, resource, params string) (submitted any, result engine.TaskResult) {
+	t.Helper()
+	p, err := jsonvalue.ParseString(params)
+	if err != nil {
+		t.Fatalf("parameters %s: %v", params, err)
+	}
+	ch := make(chan engine.TaskResult, 2)
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+		Resumed: true}, func(r engine.TaskResult) {
+		if r.Recorded != nil {
+			r.Recorded(nil)
+		}
+		ch <- r
+	})
+	for {
+		select {
+		case r := <-ch:
+			if r.Submitted && strings.HasSuffix(resource, ".sync") {
+				if submitted != nil {
+					t.Fatalf("the job's start was recorded twice: %s", jsonvalue.String(r.Output))
+				}
+				submitted = r.Output
+				continue
+			}
+			return submitted, r
+		case <-time.After(30 * time.Second):
+			t.Fatal("no result")
+			return nil, engine.TaskResult{}
+		}
+	}
+}

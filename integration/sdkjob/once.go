@@ -1,0 +1,35 @@
+package sdkjob
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"stepwise/integration"
+)
+
+// StartToken names the start of a task's job: the same each time the
+// task is dispatched (again after a restart, or on the node that took its
+// execution over), another for every other task, a retry's included. A
+// start carries it (as the service's idempotency token, or where the
+// service has none as a member of the job that a lookup finds again), so
+// that a task whose start was made but not recorded before a crash does
+// not start a second job. It is 49 characters of [a-z0-9-]; "" for a
+// call made outside an execution (TestState), which is never dispatched
+// again.
+func StartToken(r *integration.Request) string {
+	if r.ExecutionArn == "" || r.TaskID == "" {
+		return ""
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d", r.ExecutionArn, r.TaskID, r.ExecutionStart.UnixMilli()))
+	return "stepwise-" + hex.EncodeToString(sum[:20])
+}
+
+// LookFirst says a task's job may have been started by an earlier
+// dispatch whose answer was not recorded: the task is dispatched again
+// after a restart or a takeover, with no start recorded. A module whose
+// service has no idempotency token looks for the job carrying the task's
+// StartToken before it starts one.
+func LookFirst(r *integration.Request) bool {
+	return r.Resumed && r.Submitted == nil && StartToken(r) != ""
+}
