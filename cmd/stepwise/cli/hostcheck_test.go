@@ -120,7 +120,7 @@ func TestHostCheckRebinding(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 	require.NotEmpty(t, rec.Header().Get("x-amzn-RequestId"))
 	require.JSONEq(t, fmt.Sprintf(`{"__type": "com.amazon.coral.service#AccessDeniedException", "message": %q}`, message), rec.Body.String())
-	execution := fmt.Sprintf(`{"executionArn": "arn:aws:states:us-east-1:123456789012:execution:target:rebound"}`)
+	execution := `{"executionArn": "arn:aws:states:us-east-1:123456789012:execution:target:rebound"}`
 	require.Equal(t, http.StatusBadRequest, b.call("DescribeExecution", execution, "127.0.0.1:8083").Code, "no execution started")
 
 	// The console's pages, which show every execution's input.
