@@ -17,6 +17,7 @@ import (
 
 	"stepwise/asl/budget"
 	"stepwise/history"
+	"stepwise/internal/security/hostcheck"
 	"stepwise/internal/security/quota"
 )
 
@@ -127,6 +128,14 @@ type Serve struct {
 	// Insecure allows serving on an address other than a loopback one
 	// without Credentials.
 	Insecure bool
+	// AllowedHosts are the names, besides localhost, IP addresses and
+	// Addr's host, that a server without Credentials answers requests to
+	// (their Host): a request to any other name is refused, so that a page
+	// whose name re-resolves to the server (DNS rebinding) cannot use it.
+	// Each is a host name, ".domain" (the domain and the names under it)
+	// or "*" (any name: the check is off). With Credentials, requests are
+	// signed or carry a session instead, and Host is not checked.
+	AllowedHosts []string
 	// TLSCert and TLSKey are PEM files of the server's certificate
 	// (chain) and private key: when set, the server speaks HTTPS
 	// (HTTP/1.1 and HTTP/2). Both or neither.
@@ -297,6 +306,11 @@ func (s *Serve) Validate() error {
 	if s.Credentials == "" && !s.Insecure {
 		if host, _, _ := net.SplitHostPort(s.Addr); !LoopbackHost(host) {
 			return NotLoopbackError(s.Addr)
+		}
+	}
+	for _, name := range s.AllowedHosts {
+		if _, err := hostcheck.ParseName(name); err != nil {
+			return fmt.Errorf("allowed-host %w", err)
 		}
 	}
 	for _, op := range slices.Sorted(maps.Keys(s.Quotas)) {

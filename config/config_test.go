@@ -21,6 +21,8 @@ func TestValidate(t *testing.T) {
 	require.NoError(t, ok.Validate())
 	ok.Quotas = quota.AWS()
 	require.NoError(t, ok.Validate())
+	ok.AllowedHosts = []string{"stepwise.internal", ".corp.example", "*"}
+	require.NoError(t, ok.Validate())
 	for _, tc := range []struct {
 		change func(*Serve)
 		msg    string
@@ -54,6 +56,8 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
 			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
 		{func(s *Serve) { s.ExecutionLogs.To = "syslog" }, `execution-logs "syslog": must be auto, files, cloudwatch or off`},
+		{func(s *Serve) { s.AllowedHosts = []string{"ok.example", "stepwise.internal:8083"} },
+			`allowed-host "stepwise.internal:8083": not a host name such as stepwise.internal (without a port), .example.com for a domain and the names under it, or * for any`},
 		{func(s *Serve) { s.TLSCert = "cert.pem" }, "tls-cert and tls-key: give both (the certificate and its private key) or neither"},
 		{func(s *Serve) { s.TLSKey = "key.pem" }, "tls-cert and tls-key: give both (the certificate and its private key) or neither"},
 		{func(s *Serve) { s.Addr = "0.0.0.0:8083" }, "addr 0.0.0.0:8083: refusing to serve on an address other than a loopback one without authentication: " +

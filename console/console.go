@@ -15,6 +15,7 @@
 //	GET /schedule-list/<group>/<name>      a schedule, its next runs and executions (POST: enable, disable)
 //	GET /console/executions/status?arn=    JSON for the live graph
 //	GET /console/executions/state?arn=&state=  JSON of one state's input, output, error
+//	GET /console/executions/recording?arn= the execution as a test file (same origin only, bounded)
 //	GET /static/<file>                     embedded assets
 //
 // With Options.SignIn (serve --credentials), SignIn renders the sign-in
@@ -63,6 +64,8 @@ type Console struct {
 	schedules func(ctx context.Context) ([]ScheduleView, error)
 	scheduler Scheduler
 	now       func() time.Time
+	// recordingLimits bound an execution's download as a test.
+	recordingLimits RecordingLimits
 }
 
 // Options configure the console.
@@ -85,6 +88,9 @@ type Options struct {
 	// Now is the execution time (the engine's clock), which a running
 	// execution's duration is measured to; nil means time.Now.
 	Now func() time.Time
+	// Recording bounds an execution's download as a test; a zero field
+	// takes DefaultRecordingLimits'.
+	Recording RecordingLimits
 }
 
 // ScheduleView is a schedule on the schedules page.
@@ -128,7 +134,13 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 		now = time.Now
 	}
 	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now,
-		pages: map[string]*template.Template{}, mux: http.NewServeMux()}
+		pages: map[string]*template.Template{}, mux: http.NewServeMux(), recordingLimits: opts.Recording}
+	if c.recordingLimits.Children <= 0 {
+		c.recordingLimits.Children = DefaultRecordingLimits.Children
+	}
+	if c.recordingLimits.Events <= 0 {
+		c.recordingLimits.Events = DefaultRecordingLimits.Events
+	}
 	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {

@@ -30,6 +30,12 @@ type bundle struct {
 // setup runs the console over a real store, engine and service.
 func setup(t testing.TB) *bundle {
 	t.Helper()
+	return setupWith(t, console.Options{})
+}
+
+// setupWith is setup with the console's options.
+func setupWith(t testing.TB, opts console.Options) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
 	require.NoError(t, err)
@@ -38,7 +44,7 @@ func setup(t testing.TB) *bundle {
 	require.NoError(t, eng.Start(ctx))
 	svc, err := service.New(drv, eng, service.Config{})
 	require.NoError(t, err)
-	con, err := console.New(svc, nil)
+	con, err := console.NewWith(svc, opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(con)
 	t.Cleanup(func() {

@@ -2,19 +2,56 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 
 	"stepwise/history"
+	"stepwise/internal/security/crossorigin"
 	"stepwise/service"
 	"stepwise/workflowtest"
 )
 
+// RecordingLimits bound what an execution's download as a test reads:
+// a GET any page could make (an <img> of another site's, when the
+// browser does not say where it comes from) must not cost the server
+// more than this.
+type RecordingLimits struct {
+	// Children is the most child executions (of its distributed Maps,
+	// nested ones included) a recording holds.
+	Children int
+	// Events is the most history events, the execution's and its
+	// children's together, a recording reads.
+	Events int
+}
+
+// DefaultRecordingLimits are the console's limits: 1,000 child
+// executions (a recording reads about 10 KB a child) and 100,000 events.
+var DefaultRecordingLimits = RecordingLimits{Children: 1000, Events: 100000}
+
+// recordingTooLarge is the refusal of an execution whose recording would
+// pass the limits.
+type recordingTooLarge struct{ what string }
+
+func (e *recordingTooLarge) Error() string { return e.what }
+
 // recording answers an execution's page's download: the execution as a
 // test file of `stepwise test` (workflowtest.Record), read from the
 // service in process as `stepwise test --record` reads it over HTTP.
+// Only the console's own page may ask (a browser that says the request
+// comes from another site is refused), and it reads at most the
+// RecordingLimits, a page of histories and of child executions at a
+// time: an execution past them is refused whole, with a message naming
+// `stepwise test --record`, since a recording without some children's
+// tasks would not replay.
 func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
+	if crossorigin.Refused(r) {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Error(w, "The download of an execution as a test is only for the console's own page: "+crossorigin.Message, http.StatusForbidden)
+		return
+	}
 	arn := r.URL.Query().Get("arn")
 	x, err := c.svc.DescribeExecution(r.Context(), &service.DescribeExecutionInput{ExecutionArn: arn})
 	if err != nil {
@@ -26,23 +63,17 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 		c.jsonError(w, err)
 		return
 	}
-	events, err := c.rawHistory(r, arn)
+	rec := &recorder{c: c, r: r, limits: c.recordingLimits}
+	src, err := rec.read(arn, sm.Name, sm.Definition, x.Name)
+	var large *recordingTooLarge
+	if errors.As(err, &large) {
+		writeJSON(w, http.StatusConflict, map[string]string{"message": fmt.Sprintf("cannot record %s here: %s; "+
+			"record it with `stepwise test --record %s --endpoint URL --out FILE`", arn, large.what, arn)})
+		return
+	}
 	if err != nil {
 		c.jsonError(w, err)
 		return
-	}
-	src := &workflowtest.Source{StateMachineName: sm.Name, Definition: sm.Definition, ExecutionName: x.Name, Events: events}
-	// The map runs of the execution and, in turn, of its children (a
-	// distributed Map inside a distributed Map's processor).
-	if err := c.recordChildren(r, src, events); err != nil {
-		c.jsonError(w, err)
-		return
-	}
-	for i := 0; i < len(src.Children); i++ {
-		if err := c.recordChildren(r, src, src.Children[i]); err != nil {
-			c.jsonError(w, err)
-			return
-		}
 	}
 	data, err := workflowtest.Record(src)
 	if err != nil {
@@ -55,18 +86,49 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 	w.Write(data)
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+// recorder reads an execution for its recording, counting what it read
+// against the limits.
+type recorder struct {
+	c                *Console
+	r                *http.Request
+	limits           RecordingLimits
+	children, events int
+}
 
-func fileName(s string) string { return unsafeName.ReplaceAllString(s, "-") }
+// read reads the execution and, in turn, the children of its map runs
+// and of theirs (a distributed Map inside a distributed Map's
+// processor).
+func (rc *recorder) read(arn, machine, definition, name string) (*workflowtest.Source, error) {
+	events, err := rc.history(arn)
+	if err != nil {
+		return nil, err
+	}
+	src := &workflowtest.Source{StateMachineName: machine, Definition: definition, ExecutionName: name, Events: events}
+	if err := rc.mapChildren(src, events); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(src.Children); i++ {
+		if err := rc.mapChildren(src, src.Children[i]); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
 
-// rawHistory is an execution's whole history as workflowtest reads it.
-func (c *Console) rawHistory(r *http.Request, arn string) ([]*history.Event, error) {
+// history is an execution's whole history as workflowtest reads it, a
+// page at a time, within the limit of events.
+func (rc *recorder) history(arn string) ([]*history.Event, error) {
 	var events []*history.Event
 	in := &service.GetExecutionHistoryInput{ExecutionArn: arn, MaxResults: ptr(1000)}
 	for {
-		out, err := c.svc.GetExecutionHistory(r.Context(), in)
+		out, err := rc.c.svc.GetExecutionHistory(rc.r.Context(), in)
 		if err != nil {
 			return nil, err
+		}
+		rc.events += len(out.Events)
+		if rc.events > rc.limits.Events {
+			return nil, &recordingTooLarge{fmt.Sprintf("its history and its child executions' hold more than %d events, "+
+				"the most a recording made by the console reads", rc.limits.Events)}
 		}
 		for _, raw := range out.Events {
 			ev, err := workflowtest.ParseEvent(json.RawMessage(raw))
@@ -82,31 +144,58 @@ func (c *Console) rawHistory(r *http.Request, arn string) ([]*history.Event, err
 	}
 }
 
-// recordChildren adds to src the histories of the child executions of
-// the map runs that events started.
-func (c *Console) recordChildren(r *http.Request, src *workflowtest.Source, events []*history.Event) error {
+// tooManyChildren is the refusal of more than the limit of children.
+func (rc *recorder) tooManyChildren(more string) error {
+	return &recordingTooLarge{fmt.Sprintf("its distributed Maps ran %s child executions, and a recording made by the console holds at most %d",
+		more, rc.limits.Children)}
+}
+
+// mapChildren adds to src the histories of the child executions of the
+// map runs that events started: a map run whose count of executions
+// passes the limit is refused before any is read, and the children are
+// listed a page at a time.
+func (rc *recorder) mapChildren(src *workflowtest.Source, events []*history.Event) error {
 	for _, ev := range events {
 		if ev.MapRunStartedEventDetails == nil {
 			continue
 		}
-		in := &service.ListExecutionsInput{MapRunArn: ev.MapRunStartedEventDetails.MapRunArn, MaxResults: ptr(1000)}
+		run := ev.MapRunStartedEventDetails.MapRunArn
+		d, err := rc.c.svc.DescribeMapRun(rc.r.Context(), &service.DescribeMapRunInput{MapRunArn: run})
+		if err != nil {
+			return err
+		}
+		var counts struct {
+			Total int64 `json:"total"`
+		}
+		if json.Unmarshal(d.ExecutionCounts, &counts) == nil && int64(rc.children)+counts.Total > int64(rc.limits.Children) {
+			return rc.tooManyChildren(strconv.FormatInt(int64(rc.children)+counts.Total, 10))
+		}
+		in := &service.ListExecutionsInput{MapRunArn: run}
 		for {
-			out, err := c.svc.ListExecutions(r.Context(), in)
+			in.MaxResults = ptr(min(1000, rc.limits.Children-rc.children+1))
+			out, err := rc.c.svc.ListExecutions(rc.r.Context(), in)
 			if err != nil {
 				return err
 			}
 			for _, child := range out.Executions {
-				h, err := c.rawHistory(r, child.ExecutionArn)
+				if rc.children++; rc.children > rc.limits.Children {
+					return rc.tooManyChildren("more than " + strconv.Itoa(rc.limits.Children))
+				}
+				h, err := rc.history(child.ExecutionArn)
 				if err != nil {
 					return err
 				}
 				src.Children = append(src.Children, h)
 			}
 			if out.NextToken == "" {
-				return nil
+				break
 			}
 			in.NextToken = &out.NextToken
 		}
 	}
 	return nil
 }
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func fileName(s string) string { return unsafeName.ReplaceAllString(s, "-") }

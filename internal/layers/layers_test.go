@@ -75,7 +75,7 @@ var rules = []rule{
 
 	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl", "internal/boundedfile")},
 
-	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/quota")},
+	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
 	// internal: machinery below the engine, grouped by what it does: the
 	// server's security (internal/security/...), the test helpers
@@ -121,7 +121,7 @@ var rules = []rule{
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
-	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest")},
+	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/security/crossorigin")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
 

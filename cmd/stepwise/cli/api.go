@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +27,7 @@ import (
 	"stepwise/internal/defcache"
 	"stepwise/internal/security/authn"
 	"stepwise/internal/security/crossorigin"
+	"stepwise/internal/security/hostcheck"
 	"stepwise/internal/security/quota"
 	"stepwise/internal/security/sigv4auth"
 	"stepwise/metrics"
@@ -143,7 +146,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	if auth == nil {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
-			route{pattern: "POST /schedule-list/", handler: sameOrigin(con), refuse: refuseForm},
+			route{pattern: "POST /schedule-list/", handler: sameOrigin(con), refuse: refusePlain},
 			route{pattern: "/", handler: s.self, refuse: refuseAPI})
 	} else {
 		s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
@@ -157,10 +160,10 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		routes = append(routes,
 			route{pattern: "GET /static/", handler: con},
 			route{pattern: "GET " + authn.SignInPath, handler: s.gate.SignInPage()},
-			route{pattern: "POST " + authn.SignInPath, handler: s.gate.SignIn(), refuse: refuseForm},
-			route{pattern: "POST " + authn.SignOutPath, handler: s.gate.SignOut(), refuse: refuseForm},
+			route{pattern: "POST " + authn.SignInPath, handler: s.gate.SignIn(), refuse: refusePlain},
+			route{pattern: "POST " + authn.SignOutPath, handler: s.gate.SignOut(), refuse: refusePlain},
 			route{pattern: "GET /", handler: s.gate.Console(con)},
-			route{pattern: "POST /schedule-list/", handler: sameOrigin(s.gate.Console(con)), refuse: refuseForm},
+			route{pattern: "POST /schedule-list/", handler: sameOrigin(s.gate.Console(con)), refuse: refusePlain},
 			route{pattern: "/", handler: metered(awsjson.RequireAuth(plain, s.gate, log)), refuse: refuseAPI})
 	}
 	s.mux = http.NewServeMux()
@@ -174,8 +177,42 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 			return
 		}
 		s.mux.ServeHTTP(w, r)
-	}), s.refuseCrossOrigin)
+	}), func(w http.ResponseWriter, r *http.Request) { s.refuse(w, r, crossorigin.Message) })
+	if auth == nil {
+		// Without authentication, the server answers only its own names
+		// (DNS rebinding); with it, a request is signed or carries a
+		// session, which a page of another name cannot have.
+		names, err := serverNames(cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.handler = hostcheck.Guard(s.handler, names, isProbe, s.refuse)
+	}
 	return s, nil
+}
+
+// serverNames are the names a server without authentication answers
+// besides localhost and IP addresses: its --addr host and the
+// --allowed-host names.
+func serverNames(cfg *config.Serve) (*hostcheck.Names, error) {
+	names := slices.Clone(cfg.AllowedHosts)
+	if host, _, err := net.SplitHostPort(cfg.Addr); err == nil && host != "" {
+		if _, err := hostcheck.ParseName(host); err == nil {
+			names = append(names, host)
+		}
+	}
+	return hostcheck.NewNames(names...)
+}
+
+// probePaths are the probes' paths and /metrics: answered whatever a
+// request's Host, as they are without a signature, since they show none
+// of the executions and change nothing, and monitors (a load balancer, a
+// Kubernetes probe, Prometheus) name the server as they please.
+var probePaths = map[string]bool{"/healthz": true, "/readyz": true, "/health": true, "/metrics": true}
+
+// isProbe reports whether r reads a probe or /metrics.
+func isProbe(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && probePaths[r.URL.Path]
 }
 
 // route is one of the routes of the server's mux.
@@ -184,36 +221,37 @@ type route struct {
 	pattern string
 	handler http.Handler
 	// refuse answers, in the words of the route's protocol, a request
-	// the cross-origin guard refuses: set on every route that takes a
-	// method other than GET and HEAD.
-	refuse http.HandlerFunc
+	// the cross-origin guard or the Host check refuses, with message:
+	// set on every route that takes a method other than GET and HEAD
+	// (the others' refusal is plain text, refusePlain).
+	refuse func(w http.ResponseWriter, r *http.Request, message string)
 }
 
-// refuseCrossOrigin answers a request from a page of another origin that
-// may change something (crossorigin.Guard), as the route that would have
-// served it words its errors.
-func (s *apiServer) refuseCrossOrigin(w http.ResponseWriter, r *http.Request) {
+// refuse answers a request refused before it reached its route (the
+// cross-origin guard, the Host check) with 403 and message, as the route
+// that would have served it words its errors.
+func (s *apiServer) refuse(w http.ResponseWriter, r *http.Request, message string) {
 	if scheduler.HandlesPath(r.URL.Path) {
-		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, crossorigin.Message)
+		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
 		return
 	}
 	_, pattern := s.mux.Handler(r)
 	for _, rt := range s.routes {
 		if rt.pattern == pattern && rt.refuse != nil {
-			rt.refuse(w, r)
+			rt.refuse(w, r, message)
 			return
 		}
 	}
-	refuseAPI(w, r)
+	refusePlain(w, r, message)
 }
 
-// codeAccessDenied is the error code of a cross-origin refusal, as AWS
+// codeAccessDenied is the error code of a refusal before the API, as AWS
 // names a refusal to act.
 const codeAccessDenied = "AccessDeniedException"
 
 // refuseAPI refuses a request of the Step Functions API.
-func refuseAPI(w http.ResponseWriter, r *http.Request) {
-	awsjson.Refuse(w, r, http.StatusForbidden, codeAccessDenied, crossorigin.Message)
+func refuseAPI(w http.ResponseWriter, r *http.Request, message string) {
+	awsjson.Refuse(w, r, http.StatusForbidden, codeAccessDenied, message)
 }
 
 // sameOrigin lets through the console's forms that change something (a
@@ -235,11 +273,11 @@ func sameOrigin(next http.Handler) http.Handler {
 // the console's page.
 const notFromConsole = "The console's forms act only from the console's own page (its Origin or Sec-Fetch-Site: same-origin)"
 
-// refuseForm refuses a form of the console's (sign-in, sign-out, a
-// schedule's state).
-func refuseForm(w http.ResponseWriter, r *http.Request) {
+// refusePlain refuses in plain text a console's page or form (sign-in,
+// sign-out, a schedule's state).
+func refusePlain(w http.ResponseWriter, r *http.Request, message string) {
 	w.Header().Set("Cache-Control", "no-store")
-	http.Error(w, crossorigin.Message, http.StatusForbidden)
+	http.Error(w, message, http.StatusForbidden)
 }
 
 // The quotas hold back the engine's state transitions.

@@ -142,6 +142,7 @@ func TestProbeRoutes(t *testing.T) {
 	defs := defcache.New(0)
 	log := slog.New(slog.DiscardHandler)
 	cfg := config.DefaultServe()
+	cfg.AllowedHosts = []string{"example.com"} // httptest.NewRequest's host
 	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
 	require.NoError(t, err)
 	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, nil, log)
@@ -234,6 +235,9 @@ func newAPIParts(t *testing.T) *apiParts {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, drv.Close()) })
 	p := &apiParts{cfg: config.DefaultServe(), drv: drv, defs: defcache.New(0), log: slog.New(slog.DiscardHandler)}
+	// The hosts of the tests' requests (httptest.NewRequest's, guardHost),
+	// which a server without credentials answers only when given them.
+	p.cfg.AllowedHosts = []string{"example.com", "stepwise.test"}
 	p.eng, err = engine.New(drv, engine.Config{Definitions: p.defs, Region: p.cfg.Region, Account: p.cfg.Account, Logger: p.log})
 	require.NoError(t, err)
 	require.NoError(t, p.eng.Start(ctx))

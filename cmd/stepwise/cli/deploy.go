@@ -23,7 +23,6 @@ import (
 
 	"stepwise/cfn"
 	"stepwise/deploy"
-	"stepwise/internal/security/crossorigin"
 )
 
 // deployPath is where a server takes deploys.
@@ -403,8 +402,8 @@ func (s *apiServer) handleDeploy(dep *deploy.Deployer) {
 	if s.gate != nil {
 		h.auth = s.gate.ForService(deploySigningName)
 	}
-	rt := route{pattern: "POST " + deployPath, handler: h, refuse: func(w http.ResponseWriter, r *http.Request) {
-		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: crossorigin.Message})
+	rt := route{pattern: "POST " + deployPath, handler: h, refuse: func(w http.ResponseWriter, r *http.Request, message string) {
+		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: message})
 	}}
 	s.mux.Handle(rt.pattern, rt.handler)
 	s.routes = append(s.routes, rt)

@@ -126,6 +126,11 @@ one of its keys, as AWS does; the console asks to sign in with one of
 them. The probes (/healthz, /readyz, /health) and /metrics stay open.
 Without --credentials the server listens only on a loopback address
 (--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given.
+Without --credentials the server also answers only requests sent to its
+own names (their Host header): localhost, an IP address, the --addr host
+and the names given with --allowed-host NAME; others are refused 403, so
+that no web page whose name re-resolves to this machine (DNS rebinding)
+can use it. The probes and /metrics answer any Host.
 
 HTTP Tasks (arn:aws:states:::http:invoke) call public https:// endpoints
 only, as on AWS: plain http:// and loopback, private, link-local and other
@@ -177,6 +182,7 @@ does not load is logged and the server keeps what it had.`,
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
 	f.StringVar(&c.cfg.Credentials, "credentials", "", "AWS shared-credentials file: require every API request to be signed (SigV4) with one of its access keys, and a sign-in to the console")
 	f.BoolVar(&c.cfg.Insecure, "insecure", false, "allow serving without --credentials on an address other than a loopback one")
+	f.StringArrayVar(&c.cfg.AllowedHosts, "allowed-host", nil, "without --credentials, also answer requests to this host name (their Host), besides localhost, IP addresses and the --addr host: NAME, .DOMAIN for the domain and the names under it, or * for any (repeatable)")
 	f.StringVar(&c.cfg.TLSCert, "tls-cert", "", "PEM file of the server's certificate (chain): serve HTTPS (with --tls-key)")
 	f.StringVar(&c.cfg.TLSKey, "tls-key", "", "PEM file of the certificate's private key (with --tls-cert)")
 	c.events.register(f)
