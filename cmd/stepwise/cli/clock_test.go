@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -14,11 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/internal/defcache"
+	"stepwise/internal/security/sigv4auth"
 	"stepwise/store/sqlitestore"
 )
 
@@ -261,4 +266,39 @@ func TestClockCommand(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "give a DURATION (24h) or --to TIME")
 	require.Len(t, b.nights(t), 1)
+}
+
+// TestClockSigned: with credentials, the clock's routes take requests
+// signed for "states" only.
+func TestClockSigned(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newClockParts(t, engine.Config{TimeSkip: true})
+	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDCLOCK": "secret"}), sessionKey: make([]byte, 32)}
+	api := p.api(t, nil, auth)
+	send := func(method, body, service string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, clockPath, strings.NewReader(body))
+		if service != "" {
+			sum := sha256.Sum256([]byte(body))
+			creds := aws.Credentials{AccessKeyID: "AKIDCLOCK", SecretAccessKey: "secret"}
+			require.NoError(t, v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), service, p.cfg.Region, time.Now()))
+		}
+		rec := httptest.NewRecorder()
+		api.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	before := p.eng.Now()
+	for _, service := range []string{"", "scheduler"} {
+		rec := send(http.MethodPost, `{"advance": "1h"}`, service)
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		require.Contains(t, rec.Body.String(), `"error":"clock: `)
+		rec = send(http.MethodGet, "", service)
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	}
+	require.Less(t, p.eng.Now().Sub(before), time.Hour)
+	rec := send(http.MethodPost, `{"advance": "1h"}`, "states")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.GreaterOrEqual(t, p.eng.Now().Sub(before), time.Hour)
+	rec = send(http.MethodGet, "", "states")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }
