@@ -8,7 +8,8 @@ import (
 
 // alarms are deadlines in execution time of work outside the executions
 // (a schedule's next slot). They are armed in the timer queue under the
-// empty execution ARN, so that the clock skips to them as to any timer.
+// empty execution ARN, so that they fire in order with the executions'
+// timers; the clock never jumps to one for its own sake (timers.go).
 type alarms struct {
 	mu   sync.Mutex
 	fire map[string]func(ctx context.Context)
@@ -16,9 +17,10 @@ type alarms struct {
 
 // Alarm arms the alarm called name for execution time at, in place of
 // the one of that name: fire is called, in a goroutine of its own, once
-// the clock reaches at. Under time skipping (and at a wait-time scale of
-// 0) the alarm counts as a timer: an idle engine jumps to it, and does not
-// jump again until fire returns. A zero at disarms the alarm.
+// the clock reaches at: by its run, by a jump to an execution's timer
+// past it (time skipping, a wait-time scale of 0), or by AdvanceClock. A
+// jump past it stops at it first, and does not go on until fire returns.
+// A zero at disarms the alarm.
 func (e *Engine) Alarm(name string, at time.Time, fire func(ctx context.Context)) {
 	e.alarms.mu.Lock()
 	defer e.alarms.mu.Unlock()

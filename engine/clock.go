@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -25,7 +26,15 @@ import (
 //	              and no task waiting on the outside world (see work)
 //
 // In every mode timers fire in the order of their virtual deadlines, and
-// the timers of one execution one at a time.
+// the timers of one execution one at a time. A jump is only ever on the
+// way to a timer of an execution: the engine's alarms (a schedule's next
+// slot) fire when the clock reaches them, by its run or by such a jump,
+// one at a time and each at its own time, but are never jumped to for
+// their own sake. An idle engine with nothing but a nightly schedule
+// stays where it is.
+//
+// A virtual clock is also moved by hand (AdvanceClock): to a goal, the
+// same way, deadline by deadline, alarms included.
 //
 // # A clock that never goes back
 //
@@ -243,6 +252,85 @@ func (e *Engine) holdClock(ctx context.Context) error {
 		return nil
 	}
 	return e.storeClock(ctx)
+}
+
+// ErrRealClock is an advance of a clock that runs in real time: only a
+// virtual clock (TimeSkip, or a WaitTimeScale other than 1) is advanced.
+var ErrRealClock = errors.New("the clock is real time, which cannot be advanced: " +
+	"advancing needs a virtual clock (serve --time-skip or --wait-time-scale)")
+
+// ErrClusterClock is an advance of the clock of a cluster's node: the
+// nodes share one clock, which none moves alone.
+var ErrClusterClock = errors.New("the clock of a cluster's node cannot be advanced: the nodes share one clock")
+
+// ClockBackError is an advance to a time before the clock's reading.
+type ClockBackError struct{ To, Now time.Time }
+
+func (e *ClockBackError) Error() string {
+	return fmt.Sprintf("the clock never goes back: %s is before its reading %s",
+		e.To.UTC().Format(time.RFC3339Nano), e.Now.UTC().Format(time.RFC3339Nano))
+}
+
+// VirtualClock says whether the engine's clock is virtual (and may be
+// advanced): TimeSkip, or a WaitTimeScale other than 1.
+func (e *Engine) VirtualClock() bool { return e.stored() }
+
+// AdvanceClock moves the virtual clock forward to to, as time skipping
+// does, deadline by deadline: the timers of the executions and the
+// engine's alarms (a schedule's slots) that fall due on the way fire in
+// the order of their deadlines, each at its own time, and what they
+// start runs before the clock moves on. It returns the clock's reading
+// once it reached to and nothing due by then is left, or when ctx ends
+// (the clock stays where it got to). The stored ceiling moves past to
+// first, so that nothing stamped on the way is ahead of the clock after
+// a restart.
+//
+// As when it skips by itself, the clock moves only between steps and,
+// under TimeSkip, only while no task waits on the outside: meanwhile it
+// runs at its own rate. An advance waits for the one before.
+func (e *Engine) AdvanceClock(ctx context.Context, to time.Time) (time.Time, error) {
+	switch {
+	case !e.stored():
+		return time.Time{}, ErrRealClock
+	case e.cl != nil:
+		return time.Time{}, ErrClusterClock
+	case e.clockKick == nil:
+		return time.Time{}, ErrStopped
+	}
+	e.advanceMu.Lock()
+	defer e.advanceMu.Unlock()
+	if now := e.now(); to.Before(now) {
+		return now, &ClockBackError{To: to, Now: now}
+	}
+	if err := e.raiseCeiling(ctx, to); err != nil {
+		return e.now(), fmt.Errorf("engine: store the execution time: %w", err)
+	}
+	done := e.timers.advanceTo(to)
+	select {
+	case <-done:
+		return e.now(), nil
+	case <-ctx.Done():
+		e.timers.endAdvance(done)
+		return e.now(), ctx.Err()
+	case <-e.ctx.Done():
+		e.timers.endAdvance(done)
+		return e.now(), ErrStopped
+	}
+}
+
+// raiseCeiling stores a ceiling at least clockAhead past t.
+func (e *Engine) raiseCeiling(ctx context.Context, t time.Time) error {
+	e.clockMu.Lock()
+	defer e.clockMu.Unlock()
+	ceiling := t.Add(e.clock.ahead())
+	if !ceiling.After(e.clockCeiling) {
+		return nil
+	}
+	if err := e.store.Executor().ClockAdvance(ctx, &store.ClockAdvanceParams{Ceiling: ceiling, Renewed: e.cfg.Now()}); err != nil {
+		return err
+	}
+	e.clockCeiling = ceiling
+	return nil
 }
 
 // work is what the engine waits for from outside its timers: steps in

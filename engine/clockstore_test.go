@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/history"
 	"stepwise/internal/testkit/pgtest"
 	"stepwise/jsonvalue"
 	"stepwise/store"
@@ -35,9 +36,9 @@ func TestClockResumesAfterRestart(t *testing.T) {
 	require.False(t, after.Before(before), "after a restart the clock reads %v, before it read %v", after, before)
 }
 
-// TestClockSkipResumesAfterRestart: a skipping clock that jumped eight
-// hours (to an alarm, on an idle engine, with a clock that does not move
-// by itself) is there still after a restart.
+// TestClockSkipResumesAfterRestart: a skipping clock advanced nine hours
+// (past an alarm, with a clock that does not move by itself) is there
+// still after a restart.
 func TestClockSkipResumesAfterRestart(t *testing.T) {
 	t.Parallel()
 	clk := &fakeClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -47,11 +48,13 @@ func TestClockSkipResumesAfterRestart(t *testing.T) {
 	at := clk.Now().Add(8 * time.Hour)
 	fired := make(chan time.Time, 1)
 	b.engine.Alarm("nightly", at, func(context.Context) { fired <- b.engine.Now() })
+	_, err := b.engine.AdvanceClock(context.Background(), at.Add(time.Hour))
+	require.NoError(t, err)
 	select {
 	case got := <-fired:
-		require.False(t, got.Before(at), "the alarm fired at %v, before %v", got, at)
+		require.Equal(t, at, got, "the alarm fires at its time")
 	case <-time.After(30 * time.Second):
-		t.Fatal("the idle engine did not skip to its alarm")
+		t.Fatal("the advance did not fire the alarm it passed")
 	}
 	b.close()
 
@@ -60,18 +63,18 @@ func TestClockSkipResumesAfterRestart(t *testing.T) {
 }
 
 // TestAlarmDisarmed: a disarmed alarm does not fire, and does not count
-// among the execution timers.
+// among the execution timers. The alarms fire when the clock passes them.
 func TestAlarmDisarmed(t *testing.T) {
 	t.Parallel()
 	clk := &fakeClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	b := &testBundle{path: filepath.Join(t.TempDir(), "stepwise.db"), tasks: newFakeTasks()}
 	b.config = func(c *Config) { c.TimeSkip, c.Now = true, clk.Now }
 	b.open(t, 0)
-	// A task outstanding holds the skipping clock: the alarms are armed
-	// and disarmed before the engine is idle and skips to the next.
+	// A task outstanding holds the skipping clock while the alarms are
+	// armed and disarmed.
 	sm, m := b.machine(t, "busy", `{"StartAt": "T", "States": {
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`)
-	b.start(t, sm, m, "e1", `{}`)
+	row := b.start(t, sm, m, "e1", `{}`)
 	b.tasks.waitPending(t, 1)
 	fired := make(chan string, 2)
 	b.engine.Alarm("off", clk.Now().Add(time.Hour), func(context.Context) { fired <- "off" })
@@ -79,6 +82,8 @@ func TestAlarmDisarmed(t *testing.T) {
 	b.engine.Alarm("off", time.Time{}, nil)
 	b.engine.Alarm("on", clk.Now().Add(2*time.Hour), func(context.Context) { fired <- "on" })
 	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)})
+	b.waitStatus(t, row.Arn, history.StatusSucceeded)
+	clk.advance(b.engine, 3*time.Hour)
 	select {
 	case got := <-fired:
 		require.Equal(t, "on", got)

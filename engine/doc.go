@@ -82,6 +82,7 @@
 //
 // Any clock but real time is kept in the store and resumes where it
 // stopped after a restart, shared by a cluster's nodes; Alarm arms a
-// deadline of outside work (a schedule's slot) the clock skips to like a
-// timer.
+// deadline of outside work (a schedule's slot), which fires in order with
+// the timers when the clock reaches it, but which the clock never jumps
+// to for its own sake. AdvanceClock moves a virtual clock by hand.
 package engine

@@ -150,6 +150,7 @@ type Engine struct {
 	clockMu      sync.Mutex
 	clockCeiling time.Time
 	clockKick    chan struct{}
+	advanceMu    sync.Mutex // one AdvanceClock at a time
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
@@ -245,7 +246,12 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.clock = newClock(cfg.Now, cfg.WaitTimeScale)
 		e.timers = newTimerQueue(e.clock, nil)
 	}
-	if e.timers.jump != nil {
+	e.timers.step = e.timers.jump
+	if e.timers.step == nil && e.stored() {
+		// A scaled clock moves only when advanced, between steps.
+		e.timers.step = func(to time.Time) bool { return e.work.jump(e.clock, to, false) }
+	}
+	if e.timers.step != nil {
 		e.work.idle = e.timers.poke // the clock may jump now
 	}
 	return e, nil

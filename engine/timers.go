@@ -14,10 +14,18 @@ import (
 // the step of the one before is done.
 //
 // When the earliest timer is not due yet and no timer is firing, jump may
-// move the clock to its deadline (time skipping); nil never moves it.
+// move the clock to its deadline (time skipping); nil never moves it. The
+// engine's alarms (arn "") are never jumped to for their own sake: only
+// on the way to an execution's timer, so that an idle engine with a
+// schedule stays where it is, and the slots a jump passes fire in turn.
+//
+// An advance (advanceTo) moves the clock to a goal the same way, deadline
+// by deadline, alarms included, with step in place of jump; it is over
+// once the clock reached the goal and nothing due by then is left to fire.
 type timerQueue struct {
 	clock *clock
 	jump  func(to time.Time) bool
+	step  func(to time.Time) bool
 
 	mu       sync.Mutex
 	h        timerHeap
@@ -27,7 +35,14 @@ type timerQueue struct {
 	busy     map[string]bool          // executions with a timer firing
 	deferred map[string][]*timerEntry // due timers of busy executions
 	alarms   int                      // armed entries of the engine's alarms (arn "")
+	goal     *clockGoal               // the advance under way, if any
 	wake     chan struct{}
+}
+
+// clockGoal is an advance of the clock: done is closed once it is over.
+type clockGoal struct {
+	at   time.Time
+	done chan struct{}
 }
 
 type timerKey struct{ arn, id string }
@@ -135,7 +150,17 @@ func (q *timerQueue) run(ctx context.Context, fire func(arn, id string, done fun
 func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.h.Len() > 0 && q.firing == 0 && q.jump != nil && q.clock.until(q.h[0].at) > 0 {
+	reached := false // the goal, with nothing in flight
+	switch {
+	case q.goal != nil && q.firing == 0:
+		to := q.goal.at
+		if q.h.Len() > 0 && q.h[0].at.Before(to) {
+			to = q.h[0].at
+		}
+		reached = q.step(to) && to.Equal(q.goal.at)
+	case q.h.Len() > 0 && q.firing == 0 && q.jump != nil && len(q.byKey) > q.alarms && q.clock.until(q.h[0].at) > 0:
+		// With no timer firing, none is deferred: an execution's timer
+		// is in the heap, at or after the earliest.
 		q.jump(q.h[0].at)
 	}
 	var due []*timerEntry
@@ -154,11 +179,46 @@ func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 		due = append(due, e)
 	}
 	q.firing += len(due)
+	if reached && len(due) == 0 {
+		close(q.goal.done)
+		q.goal = nil
+	}
 	wait := time.Hour
 	if q.h.Len() > 0 {
 		wait = min(wait, q.clock.until(q.h[0].at))
 	}
+	if q.goal != nil {
+		if d := q.clock.until(q.goal.at); d > 0 {
+			wait = min(wait, d) // reached by the clock's own run
+		}
+	}
 	return due, wait
+}
+
+// advanceTo moves the clock to at, firing in order what falls due on the
+// way: the returned channel is closed once the clock is there and what
+// fell due has fired (see timerQueue). An advance under way is replaced.
+func (q *timerQueue) advanceTo(at time.Time) <-chan struct{} {
+	q.mu.Lock()
+	if q.goal != nil {
+		close(q.goal.done)
+	}
+	q.goal = &clockGoal{at: at, done: make(chan struct{})}
+	done := q.goal.done
+	q.mu.Unlock()
+	q.poke()
+	return done
+}
+
+// endAdvance gives up the advance whose channel is done, if it is still
+// under way: the clock stays where it got to.
+func (q *timerQueue) endAdvance(done <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.goal != nil && q.goal.done == done {
+		close(q.goal.done)
+		q.goal = nil
+	}
 }
 
 // fired says the step of a timer of execution arn is done: its next timer

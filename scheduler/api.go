@@ -44,6 +44,9 @@ type Service struct {
 	fireMu  sync.Mutex
 	lastErr map[string]string // the last error logged of each schedule
 	retries map[string]*retry // by schedule ARN: its slot whose start failed
+
+	lookMu sync.Mutex
+	look   func(ctx context.Context) // Run's look, while it runs (Look)
 }
 
 // New returns the service.

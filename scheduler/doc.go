@@ -16,7 +16,9 @@
 //
 // Run, on the cluster's leader, fires the slots that are due in execution
 // time (so --wait-time-scale and --time-skip apply; the next slot is an
-// engine alarm, which time skipping jumps to):
+// engine alarm, which fires when the clock reaches it: time skipping
+// stops at it on the way to an execution's timer, never jumps to it for
+// its own sake, and `stepwise clock advance` passes it):
 //
 //	slot due ──► StartExecution (named from the schedule and the slot:
 //	             │                once per slot, whoever fires it)

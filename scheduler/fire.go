@@ -39,8 +39,10 @@ type FireConfig struct {
 	Interval time.Duration
 	// Alarm, when set, arms the engine's alarm for the next time a look
 	// has something to do (a slot due, a retry), in execution time: fire
-	// then looks at once, and under time skipping the engine counts the
-	// alarm as a timer and jumps to it. A zero at disarms it.
+	// then looks at once, when the clock reaches it. A skipping clock
+	// never jumps to the alarm for its own sake, but stops at it on the
+	// way to an execution's timer (or an advance's goal), so each slot
+	// passed fires at its own time, in order. A zero at disarms it.
 	Alarm func(at time.Time, fire func(ctx context.Context))
 	// DeadLetter sends a dead-letter event to an SQS queue (a target's
 	// DeadLetterConfig); nil logs the event and drops it.
@@ -132,6 +134,14 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 			})
 		}
 	}
+	s.lookMu.Lock()
+	s.look = look
+	s.lookMu.Unlock()
+	defer func() {
+		s.lookMu.Lock()
+		s.look = nil
+		s.lookMu.Unlock()
+	}()
 	t := time.NewTicker(cfg.Interval)
 	defer t.Stop()
 	for {
@@ -141,6 +151,19 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// Look looks at the schedules at once, as Run does every Interval: it
+// fires what is due and arms the alarm for what comes next, so that a
+// schedule made a moment ago has its alarm armed before the clock is
+// advanced past its slot. It does nothing while Run does not run.
+func (s *Service) Look(ctx context.Context) {
+	s.lookMu.Lock()
+	look := s.look
+	s.lookMu.Unlock()
+	if look != nil {
+		look(ctx)
 	}
 }
 

@@ -166,6 +166,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 			route{pattern: "POST /schedule-list/", handler: sameOrigin(s.gate.Console(con)), refuse: refusePlain},
 			route{pattern: "/", handler: metered(awsjson.RequireAuth(plain, s.gate, log)), refuse: refuseAPI})
 	}
+	routes = append(routes, clockRoutes(eng, s.gate, sched.Look)...)
 	s.mux = http.NewServeMux()
 	for _, rt := range routes {
 		s.mux.Handle(rt.pattern, rt.handler)

@@ -75,6 +75,7 @@ func (c *CLI) Execute(args []string) int {
 		(&testCommand{CommandBase: base}).command(),
 		(&replayCommand{CommandBase: base}).command(),
 		(&deployCommand{CommandBase: base}).command(),
+		(&clockCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -9,10 +9,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
+	"stepwise/engine"
 	"stepwise/internal/security/authn"
 	"stepwise/internal/security/crossorigin"
 	"stepwise/internal/security/sigv4auth"
@@ -68,6 +70,7 @@ type guardRequest struct {
 // guardBundle is a server, with what its requests act on.
 type guardBundle struct {
 	api *apiServer
+	eng *engine.Engine
 	// machine is a state machine with a tag "keep", group a schedule
 	// group with a schedule "keep" and a tag "keep", for requests to act
 	// on; doomedMachine and doomedGroup are for the deletes.
@@ -78,8 +81,9 @@ type guardBundle struct {
 func setupGuard(t *testing.T, auth *apiAuth) *guardBundle {
 	t.Helper()
 	ctx := context.Background()
-	api := newAPIParts(t).api(t, nil, auth)
-	b := &guardBundle{api: api, group: "guarded", doomedGroup: "doomed"}
+	parts := newAPIParts(t)
+	api := parts.api(t, nil, auth)
+	b := &guardBundle{api: api, eng: parts.eng, group: "guarded", doomedGroup: "doomed"}
 	b.machine = b.self(t, "CreateStateMachine", b.machineBody("guarded"))["stateMachineArn"].(string)
 	b.doomedMachine = b.self(t, "CreateStateMachine", b.machineBody("doomed"))["stateMachineArn"].(string)
 	_, err := api.schedules.CreateScheduleGroup(ctx, b.doomedGroup, "", nil)
@@ -232,6 +236,31 @@ func (b *guardBundle) apiRequests(n string) []guardRequest {
 	return out
 }
 
+// clockRequests are the requests of the clock's advance by an hour (the
+// server's clock is virtual: a wait-time scale of 0): done once the
+// clock is an hour past its reading now.
+func (b *guardBundle) clockRequests() []guardRequest {
+	before := b.eng.Now()
+	r := guardRequest{method: http.MethodPost, path: clockPath, body: `{"advance": "1h"}`}
+	r.refusal = func(t *testing.T, rec *httptest.ResponseRecorder) {
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		require.JSONEq(t, fmt.Sprintf(`{"virtual": false, "error": %q}`, crossorigin.Message), rec.Body.String())
+	}
+	r.done = func(t *testing.T) bool { return !b.eng.Now().Before(before.Add(time.Hour)) }
+	r.reached = func(t *testing.T, _ string, rec *httptest.ResponseRecorder) {
+		var resp clockResponse
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &resp), rec.Body.String())
+		if b.api.gate != nil { // unsigned
+			require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+			require.Contains(t, resp.Error, "clock: ")
+			return
+		}
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		require.True(t, resp.Virtual)
+	}
+	return []guardRequest{r}
+}
+
 // formRequests are the requests of a route of the console's forms: the
 // sign-in form signs in (when the body is a form), the sign-out form
 // sends to the sign-in page.
@@ -277,6 +306,8 @@ func (b *guardBundle) muxRequests(t *testing.T, n string) map[string][]guardRequ
 			out[rt.pattern] = b.apiRequests(n)
 		case "POST " + authn.SignInPath, "POST " + authn.SignOutPath:
 			out[rt.pattern] = formRequests(strings.TrimPrefix(rt.pattern, "POST "))
+		case "POST " + clockPath:
+			out[rt.pattern] = b.clockRequests()
 		case "POST /schedule-list/":
 			out[rt.pattern] = b.scheduleFormRequests()
 		default:

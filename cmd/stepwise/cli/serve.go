@@ -109,7 +109,9 @@ TimeoutSeconds and HeartbeatSeconds hold as on AWS. --wait-time-scale F is
 a plain scale instead: timers take F times their time and execution time
 runs 1/F times as fast, for tasks too; 0 fires every timer at once, task
 timeouts included. Such a clock is kept in the database: after a restart it
-resumes where it stopped, and a cluster's servers share it.
+resumes where it stopped, and a cluster's servers share it. The clock never
+jumps to a schedule's slot for its own sake (an idle server stays put);
+stepwise clock advance moves it by hand, running the slots it passes.
 
 Quotas (off by default) throttle the server as AWS throttles an account,
 with token buckets: --quotas aws sets AWS's default quotas (us-east-1),
