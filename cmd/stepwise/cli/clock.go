@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/spf13/cobra"
 
 	"stepwise/engine"
 	"stepwise/internal/security/authn"
-	"stepwise/internal/security/crossorigin"
 )
 
 // clockPath is where a server shows its execution time and takes
@@ -147,7 +141,7 @@ func (c *clockCommand) call(ctx context.Context, method string, req *clockReques
 		hreq.Header.Set("Content-Type", "application/json")
 	}
 	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != "" {
-		if err := signClock(ctx, hreq, body); err != nil {
+		if err := signFor(ctx, clockSigningName, hreq, body); err != nil {
 			return nil, err
 		}
 	}
@@ -180,20 +174,6 @@ func (c *clockCommand) print(resp *clockResponse) {
 		kind = "virtual"
 	}
 	fmt.Fprintf(c.Out, "%s (%s)\n", resp.Now.UTC().Format(time.RFC3339Nano), kind)
-}
-
-func signClock(ctx context.Context, r *http.Request, body []byte) error {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return fmt.Errorf("aws credentials: %w", err)
-	}
-	creds, err := cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		return fmt.Errorf("aws credentials: %w", err)
-	}
-	sum := sha256.Sum256(body)
-	region := cmpOrString(cfg.Region, "us-east-1")
-	return v4.NewSigner().SignHTTP(ctx, aws.Credentials(creds), r, hex.EncodeToString(sum[:]), clockSigningName, region, time.Now())
 }
 
 // clockRequest is an advance: by a duration, or to a time.
@@ -252,8 +232,8 @@ func clockRoutes(eng *engine.Engine, gate *authn.Gate, look func(ctx context.Con
 	}
 	return []route{
 		{pattern: "GET " + clockPath, handler: http.HandlerFunc(h.read)},
-		{pattern: "POST " + clockPath, handler: http.HandlerFunc(h.advance), refuse: func(w http.ResponseWriter, r *http.Request) {
-			writeClock(w, http.StatusForbidden, &clockResponse{Error: crossorigin.Message})
+		{pattern: "POST " + clockPath, handler: http.HandlerFunc(h.advance), refuse: func(w http.ResponseWriter, r *http.Request, message string) {
+			writeClock(w, http.StatusForbidden, &clockResponse{Error: message})
 		}},
 	}
 }

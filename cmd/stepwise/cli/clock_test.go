@@ -56,6 +56,7 @@ func newClockParts(t *testing.T, cfg engine.Config) *apiParts {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, drv.Close()) })
 	p := &apiParts{cfg: config.DefaultServe(), drv: drv, defs: defcache.New(0), log: slog.New(slog.DiscardHandler)}
+	p.cfg.AllowedHosts = []string{"example.com"} // httptest.NewRequest's host
 	p.cfg.TimeSkip, p.cfg.WaitTimeScale = cfg.TimeSkip, cfg.WaitTimeScale
 	cfg.Definitions, cfg.Region, cfg.Account, cfg.Logger = p.defs, p.cfg.Region, p.cfg.Account, p.log
 	p.eng, err = engine.New(drv, cfg)

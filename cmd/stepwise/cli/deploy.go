@@ -273,7 +273,7 @@ func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*depl
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != "" {
-		if err := signDeploy(ctx, hreq, body); err != nil {
+		if err := signFor(ctx, deploySigningName, hreq, body); err != nil {
 			return nil, err
 		}
 	}
@@ -293,7 +293,10 @@ func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*depl
 	return &resp, nil
 }
 
-func signDeploy(ctx context.Context, r *http.Request, body []byte) error {
+// signFor signs a request to one of the server's own routes (deploy, the
+// clock) with SigV4 for service, with the AWS SDK's default credentials
+// and region (us-east-1 when none is set).
+func signFor(ctx context.Context, service string, r *http.Request, body []byte) error {
 	cfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return fmt.Errorf("aws credentials: %w", err)
@@ -304,7 +307,7 @@ func signDeploy(ctx context.Context, r *http.Request, body []byte) error {
 	}
 	sum := sha256.Sum256(body)
 	region := cmpOrString(cfg.Region, "us-east-1")
-	return v4.NewSigner().SignHTTP(ctx, aws.Credentials(creds), r, hex.EncodeToString(sum[:]), deploySigningName, region, time.Now())
+	return v4.NewSigner().SignHTTP(ctx, aws.Credentials(creds), r, hex.EncodeToString(sum[:]), service, region, time.Now())
 }
 
 func cmpOrString(a, b string) string {
