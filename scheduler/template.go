@@ -23,7 +23,8 @@ import (
 // Friday without one: -1bd is the business day before the date). A
 // night's run at 02:00 on the 28th named by the day before:
 // <stepwise.scheduled-date:yyyyMMdd:-1d> is 20261127; by the business day
-// before, over a weekend: <stepwise.scheduled-date::-1bd>.
+// before, over a weekend: <stepwise.scheduled-date::-1bd>. The offsets
+// of one text add up to at most MaxOffsetDays.
 type placeholder struct {
 	format []string // tokens and separators
 	steps  []offsetStep
