@@ -164,4 +164,11 @@ func TestAliasBombIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("error %v, want the expansion refused", err)
 	}
+
+	// Few values, but their JSON gigabytes long.
+	src = "a: &a \"" + strings.Repeat("x", 1<<20) + "\"\nb: &b [" + strings.Repeat("*a,", 1023) + "*a]\n"
+	_, err = Decode([]byte(src + "States: {S: {Type: Pass, Result: *b}}\n"))
+	if err == nil || err.Error() != "template: line 2: the document expands to more than 67108864 bytes of text (aliases within aliases?)" {
+		t.Fatalf("error %v, want the expansion refused", err)
+	}
 }

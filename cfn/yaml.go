@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"stepwise/internal/yamlsize"
 )
 
 // shortForms maps CloudFormation's short-form YAML tags to the long form's
@@ -40,24 +42,22 @@ func decodeYAML(data []byte) (any, error) {
 	if doc.Kind == 0 {
 		return nil, fmt.Errorf("template: the template is empty")
 	}
+	// Aliases expanding aliases must not build an exponentially large
+	// value (nor one whose JSON is).
+	if err := yamlsize.Check(&doc, yamlsize.Default); err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
 	return (&converter{}).fromNode(&doc, 0)
 }
 
-// converter turns YAML nodes into plain values, counting them so that
-// aliases expanding aliases cannot build an exponentially large value.
-type converter struct{ nodes int }
-
-// maxNodes bounds the values one template expands to.
-const maxNodes = 1_000_000
+// converter turns YAML nodes into plain values.
+type converter struct{}
 
 // maxDepth bounds nesting (and alias expansion) so a hostile template
 // cannot exhaust the stack.
 const maxDepth = 200
 
 func (c *converter) fromNode(n *yaml.Node, depth int) (any, error) {
-	if c.nodes++; c.nodes > maxNodes {
-		return nil, fmt.Errorf("template: line %d: the template expands to more than %d values (aliases within aliases?)", n.Line, maxNodes)
-	}
 	if depth > maxDepth {
 		return nil, fmt.Errorf("template: line %d: nested more than %d levels deep", n.Line, maxDepth)
 	}

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"stepwise/internal/boundedfile"
 )
 
 // A CDK app's `cdk synth` (or its own app.synth()) writes a cloud assembly,
@@ -213,8 +216,11 @@ func (r *assemblyReader) read(dir string, depth int) error {
 	return nil
 }
 
+// maxManifestFile bounds a cloud assembly's manifest.json.
+const maxManifestFile = 16 << 20
+
 func readManifest(mpath string) (*manifest, error) {
-	data, err := os.ReadFile(mpath)
+	data, err := boundedfile.Read(context.Background(), mpath, maxManifestFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file: not a cloud assembly (run `cdk synth`, or the app with CDK_OUTDIR set, to write one)", mpath)
 	}

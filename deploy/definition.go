@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"stepwise/cfn"
+	"stepwise/internal/boundedfile"
 )
 
 // maxDefinitionFile is the largest definition file CloudFormation reads
@@ -213,12 +214,15 @@ func (x *run) definitionFile(ctx context.Context, r *resource, src *definitionSo
 		if !filepath.IsAbs(full) {
 			full = filepath.Join(x.opts.BaseDir, path)
 		}
-		data, err := os.ReadFile(full)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, "", fmt.Errorf("Properties.%s: the definition file %s does not exist", src.Where, full)
-			}
-			return nil, "", fmt.Errorf("Properties.%s: %w", src.Where, err)
+		data, err := boundedfile.Read(ctx, full, maxDefinitionFile)
+		var tooLarge *boundedfile.TooLargeError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, "", fmt.Errorf("Properties.%s: the definition file %s does not exist", src.Where, full)
+		case errors.As(err, &tooLarge):
+			return nil, "", fmt.Errorf("Properties.%s: %s: State Machine definition file cannot exceed 1MB.", src.Where, full)
+		case err != nil:
+			return nil, "", fmt.Errorf("Properties.%s: the definition file: %w", src.Where, err)
 		}
 		return data, full, nil
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"stepwise/internal/boundedfile"
 )
 
 // codeSource is where a function's code is on this machine.
@@ -192,8 +194,10 @@ func digestOf(path string, dir bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// hashFile hashes a regular file; a FIFO or a device is refused, not
+// read.
 func hashFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -111,15 +112,16 @@ func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]
 			return err
 		}
 		defer body.Close()
+		name := objectName(t.Request.Parameters)
 		if cfg.ManifestType == "ATHENA_DATA" {
-			return r.streamAthena(ctx, t, body, cfg, emit)
+			return r.streamAthena(ctx, t, body, name, cfg, emit)
 		}
 		if cfg.InputType == "MANIFEST" || cfg.ManifestType == "S3_INVENTORY" {
 			// (An S3 inventory's manifest.json, whether or not InputType
 			// says MANIFEST too.)
-			return r.streamInventory(ctx, t, body, cfg.MaxItems, emit)
+			return r.streamInventory(ctx, t, body, name, cfg.MaxItems, emit)
 		}
-		return itemreader.Stream(body, cfg, emit)
+		return inObject(itemreader.Stream(body, cfg, emit), name)
 	case readerListObjectsV2:
 		params, _ := t.Request.Parameters.(*jsonvalue.Object)
 		if cfg.Transformation == "LOAD_AND_FLATTEN" {
@@ -227,11 +229,49 @@ func (r *Registry) openObject(ctx context.Context, t *engine.Task, params any) (
 	return io.NopCloser(strings.NewReader(text)), nil
 }
 
-// streamInventory reads the items of an S3 inventory from its manifest:
-// every line of every data file the manifest names, in order, each file
-// read as it arrives.
-func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest io.Reader, maxItems int64, emit func([]any) error) error {
-	text, err := io.ReadAll(manifest)
+// MaxManifestSize bounds a manifest (an S3 inventory's manifest.json, an
+// Athena data manifest): it is read whole, at most this much.
+const MaxManifestSize = 16 << 20
+
+// readManifest reads the manifest object name (s3://bucket/key) whole, at
+// most MaxManifestSize.
+func readManifest(manifest io.Reader, name string) ([]byte, error) {
+	text, err := io.ReadAll(io.LimitReader(manifest, MaxManifestSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > MaxManifestSize {
+		return nil, failure.Newf(failure.ItemReaderFailed, "The manifest %s is larger than %d MiB, the most read of a manifest.", name, MaxManifestSize>>20)
+	}
+	return text, nil
+}
+
+// objectName is s3://bucket/key of getObject's parameters.
+func objectName(params any) string {
+	p, _ := params.(*jsonvalue.Object)
+	if p == nil {
+		return "s3://"
+	}
+	b, _ := p.Get("Bucket")
+	k, _ := p.Get("Key")
+	return fmt.Sprintf("s3://%v/%v", b, k)
+}
+
+// inObject is err, an item too large named in the object name
+// (s3://bucket/key) it is in.
+func inObject(err error, name string) error {
+	var tl *itemreader.ItemTooLargeError
+	if errors.As(err, &tl) {
+		return tl.Failure(name)
+	}
+	return err
+}
+
+// streamInventory reads the items of an S3 inventory from its manifest
+// (the object name): every line of every data file the manifest names, in
+// order, each file read as it arrives.
+func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest io.Reader, name string, maxItems int64, emit func([]any) error) error {
+	text, err := readManifest(manifest, name)
 	if err != nil {
 		return err
 	}
@@ -259,7 +299,7 @@ func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest
 		err = m.StreamInventory(body, left, counted)
 		body.Close()
 		if err != nil {
-			return err
+			return inObject(err, objectName(params))
 		}
 		if maxItems > 0 && n >= maxItems {
 			return nil
@@ -271,11 +311,11 @@ func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest
 // streamAthena reads the items of an Athena data manifest: the rows of
 // every data file it names, in order, each read as it arrives as cfg's
 // InputType says, MaxItems across them all.
-func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io.Reader, cfg *interp.ReaderConfig, emit func([]any) error) error {
+func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io.Reader, name string, cfg *interp.ReaderConfig, emit func([]any) error) error {
 	if err := itemreader.CheckAthena(cfg); err != nil {
 		return err
 	}
-	text, err := io.ReadAll(manifest)
+	text, err := readManifest(manifest, name)
 	if err != nil {
 		return err
 	}
@@ -297,7 +337,7 @@ func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io
 		}
 		fileCfg := *cfg
 		fileCfg.ManifestType = ""
-		if done, err := m.object(body, fileCfg, itemreader.StreamAthenaFile); done || err != nil {
+		if done, err := m.object(body, "s3://"+f.Bucket+"/"+f.Key, fileCfg, itemreader.StreamAthenaFile); done || err != nil {
 			return err
 		}
 	}
@@ -312,9 +352,10 @@ type multiRead struct {
 	n    int64 // items emitted so far
 }
 
-// object reads one object's items with read, under fileCfg with what is
-// left of MaxItems, and closes it; done once MaxItems is reached.
-func (m *multiRead) object(body io.ReadCloser, fileCfg interp.ReaderConfig, read func(io.Reader, *interp.ReaderConfig, func([]any) error) error) (done bool, err error) {
+// object reads one object's items (the object name, s3://bucket/key) with
+// read, under fileCfg with what is left of MaxItems, and closes it; done
+// once MaxItems is reached.
+func (m *multiRead) object(body io.ReadCloser, name string, fileCfg interp.ReaderConfig, read func(io.Reader, *interp.ReaderConfig, func([]any) error) error) (done bool, err error) {
 	defer body.Close()
 	if m.cfg.MaxItems > 0 {
 		fileCfg.MaxItems = m.cfg.MaxItems - m.n
@@ -323,7 +364,7 @@ func (m *multiRead) object(body io.ReadCloser, fileCfg interp.ReaderConfig, read
 		m.n += int64(len(items))
 		return m.emit(items)
 	})
-	return err == nil && m.cfg.MaxItems > 0 && m.n >= m.cfg.MaxItems, err
+	return err == nil && m.cfg.MaxItems > 0 && m.n >= m.cfg.MaxItems, inObject(err, name)
 }
 
 // objectParams are getObject's parameters for one object.
@@ -364,7 +405,7 @@ func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *
 			}
 			fileCfg := *cfg
 			fileCfg.Transformation = ""
-			if done, err := m.object(body, fileCfg, itemreader.Stream); done || err != nil {
+			if done, err := m.object(body, fmt.Sprintf("s3://%v/%s", bucket, key), fileCfg, itemreader.Stream); done || err != nil {
 				return err
 			}
 		}

@@ -2,14 +2,16 @@ package scheduler
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"stepwise/internal/boundedfile"
 )
 
 // Calendar is a business calendar: the weekdays that are not business
@@ -138,6 +140,10 @@ func ParseCalendar(name string, r io.Reader) (*Calendar, error) {
 
 var calendarNamePattern = regexp.MustCompile(`^[0-9A-Za-z_.-]{1,64}$`)
 
+// MaxCalendarFile bounds a calendar file: only a regular file is read, at
+// most this much (a century of holidays is a few thousand lines).
+const MaxCalendarFile = 1 << 20
+
 // LoadCalendars reads the calendar files given as name → path.
 func LoadCalendars(files map[string]string) (map[string]*Calendar, error) {
 	out := make(map[string]*Calendar, len(files))
@@ -145,12 +151,11 @@ func LoadCalendars(files map[string]string) (map[string]*Calendar, error) {
 		if !calendarNamePattern.MatchString(name) {
 			return nil, fmt.Errorf("calendar %q: a name is 1 to 64 of [0-9A-Za-z_.-]", name)
 		}
-		f, err := os.Open(path)
+		data, err := boundedfile.Read(context.Background(), path, MaxCalendarFile)
 		if err != nil {
 			return nil, fmt.Errorf("calendar %s: %w", name, err)
 		}
-		c, err := ParseCalendar(name, f)
-		f.Close()
+		c, err := ParseCalendar(name, bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("calendar %s (%s): %w", name, path, err)
 		}

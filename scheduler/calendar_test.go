@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +63,28 @@ func TestParseCalendar(t *testing.T) {
 	require.False(t, cals["jp"].Business(day(23)))
 	_, err = scheduler.LoadCalendars(map[string]string{"jp": filepath.Join(dir, "nope.txt")})
 	require.ErrorIs(t, err, os.ErrNotExist)
+	// Only a regular file is read, at most 1 MiB.
+	fifo := filepath.Join(dir, "fifo.txt")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(dir, "big.txt")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("2026-11-23 Labour Thanksgiving Day\n", 40_000)), 0o600))
+	for file, want := range map[string]string{
+		"/dev/zero": "calendar jp: /dev/zero is not a regular file (a device)",
+		fifo:        "calendar jp: " + fifo + " is not a regular file (a named pipe)",
+		big:         "calendar jp: " + big + " is larger than 1 MiB, the most read of such a file",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := scheduler.LoadCalendars(map[string]string{"jp": file})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			require.EqualError(t, err, want)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("reading %s: still running after 10s", file)
+		}
+	}
 	_, err = scheduler.LoadCalendars(map[string]string{"j p": path})
 	require.EqualError(t, err, `calendar "j p": a name is 1 to 64 of [0-9A-Za-z_.-]`)
 	require.NoError(t, os.WriteFile(path, []byte("weekend caturday\n"), 0o600))

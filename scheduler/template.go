@@ -23,7 +23,8 @@ import (
 // Friday without one: -1bd is the business day before the date). A
 // night's run at 02:00 on the 28th named by the day before:
 // <stepwise.scheduled-date:yyyyMMdd:-1d> is 20261127; by the business day
-// before, over a weekend: <stepwise.scheduled-date::-1bd>.
+// before, over a weekend: <stepwise.scheduled-date::-1bd>. The offsets
+// of one text add up to at most MaxOffsetDays.
 type placeholder struct {
 	format []string // tokens and separators
 	steps  []offsetStep
@@ -157,13 +158,39 @@ func (p *placeholder) render(local time.Time, cal *Calendar) string {
 	return b.String()
 }
 
+// MaxOffsetDays bounds the offsets of one text's placeholders together:
+// their steps add up to at most this many days (ten years), a business
+// day counted as a day and an hour as a twenty-fourth of one, so that a
+// firing renders its name and input in little time.
+const MaxOffsetDays = 3660
+
+// days is how far the offset moves, in days, for MaxOffsetDays.
+func (p *placeholder) days() int {
+	total := 0
+	for _, s := range p.steps {
+		n := max(s.n, -s.n)
+		if s.unit == "h" {
+			n = (n + 23) / 24
+		}
+		total += n
+	}
+	return total
+}
+
 // CheckTemplate refuses a text (an execution name template or an input)
-// whose Stepwise placeholders do not parse, saying which and why.
+// whose Stepwise placeholders do not parse, saying which and why, or
+// whose offsets add up to more than MaxOffsetDays.
 func CheckTemplate(text string) error {
+	days := 0
 	for _, m := range placeholderPattern.FindAllString(text, -1) {
-		if _, err := parsePlaceholder(m[1 : len(m)-1]); err != nil {
+		p, err := parsePlaceholder(m[1 : len(m)-1])
+		if err != nil {
 			return fmt.Errorf("the placeholder %s is not valid: %v", m, err)
 		}
+		days += p.days()
+	}
+	if days > MaxOffsetDays {
+		return fmt.Errorf("the offsets of its placeholders add up to %d days, more than the %d (ten years) they may (a business day counts as a day, 24 hours as a day)", days, MaxOffsetDays)
 	}
 	return nil
 }
@@ -180,15 +207,20 @@ func usesBusinessDays(text string) bool {
 }
 
 // expandPlaceholders substitutes Stepwise's placeholders in text for a
-// firing at local (in the schedule's zone); one that does not parse
-// (refused when the schedule was written) stays as it is.
+// firing at local (in the schedule's zone); one that does not parse, or
+// whose offset goes past MaxOffsetDays with those before it (refused when
+// the schedule was written), stays as it is.
 func expandPlaceholders(text string, local time.Time, cal *Calendar) string {
 	if !strings.Contains(text, "<stepwise.") {
 		return text
 	}
+	days := 0
 	return placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
 		p, err := parsePlaceholder(m[1 : len(m)-1])
 		if err != nil {
+			return m
+		}
+		if days += p.days(); days > MaxOffsetDays {
 			return m
 		}
 		return p.render(local, cal)

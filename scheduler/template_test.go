@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +155,46 @@ func TestExecutionNameAcrossDST(t *testing.T) {
 	require.Equal(t, "20260310T0230", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm:+1d>", sch, slot, nil))
 	require.Equal(t, "20260308T0130", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm:-24h>", sch, slot, nil))
 	require.Equal(t, "20260309T0230", scheduler.ExecutionName("<stepwise.scheduled-local-time:yyyyMMddTHHmm>", sch, slot, nil))
+}
+
+// The offsets of a text's placeholders add up to at most ten years of
+// days: a placeholder of a thousand steps of -9999bd is refused when the
+// schedule is written, and, written before, is left as it is when it
+// fires rather than walked day by day.
+func TestTemplateOffsetsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	message := func(err error) string {
+		var ae interface{ ErrorMessage() string }
+		require.True(t, errors.As(err, &ae), "%v", err)
+		return ae.ErrorMessage()
+	}
+	const tooFar = "the offsets of its placeholders add up to %d days, more than the 3660 (ten years) they may (a business day counts as a day, 24 hours as a day)"
+	bomb := "<stepwise.scheduled-date::" + strings.Repeat("-9999bd", 1000) + ">"
+	require.EqualError(t, scheduler.CheckTemplate(bomb), fmt.Sprintf(tooFar, 9999000))
+	require.NoError(t, scheduler.CheckTemplate("<stepwise.scheduled-date::-3000d><stepwise.scheduled-date::-600bd-1440h>"))
+	require.EqualError(t, scheduler.CheckTemplate("<stepwise.scheduled-date::-3000d><stepwise.scheduled-date::-600bd-1441h>"), fmt.Sprintf(tooFar, 3661))
+
+	in := createInput("nightly")
+	in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+	in.Target.Input = aws.String(`{"StateMachineArn":"` + smArn + `","Name":"` + bomb + `"}`)
+	_, err := b.client.CreateSchedule(ctx, in)
+	require.Equal(t, "ValidationException", apiCode(err))
+	require.Equal(t, "The Name in the Input of the target arn:aws:scheduler:::aws-sdk:sfn:startExecution: "+fmt.Sprintf(tooFar, 9999000)+".", message(err))
+
+	in.Target.Input = aws.String(`{"StateMachineArn":"` + smArn + `","Name":"jobnet-<stepwise.scheduled-date::-1bd>"}`)
+	_, err = b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	_, err = b.client.UpdateSchedule(ctx, &sdk.UpdateScheduleInput{Name: in.Name, ScheduleExpression: in.ScheduleExpression,
+		FlexibleTimeWindow: in.FlexibleTimeWindow,
+		Target:             &types.Target{Arn: aws.String(smArn), RoleArn: aws.String(role), Input: aws.String(`{"dates":"` + bomb + `"}`)}})
+	require.Equal(t, "ValidationException", apiCode(err), "%v", err)
+	require.Equal(t, "The Input of the target "+smArn+": "+fmt.Sprintf(tooFar, 9999000)+".", message(err))
+
+	sch := &scheduler.Schedule{Arn: "arn:aws:scheduler:us-east-1:123456789012:schedule/default/nightly", Name: "nightly", GroupName: "default", ScheduleExpressionTimezone: "UTC"}
+	start := time.Now()
+	name := scheduler.ExecutionName("a-<stepwise.scheduled-date::-1bd>-"+bomb, sch, time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC), nil)
+	require.Less(t, time.Since(start), time.Second)
+	require.Equal(t, "a-20261123-"+bomb, name)
 }

@@ -13,6 +13,7 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/history"
 	"stepwise/integration/mock"
+	"stepwise/internal/boundedfile"
 	"stepwise/jsonvalue"
 )
 
@@ -217,6 +218,15 @@ func readError(err error) string {
 	if errors.As(err, &pe) {
 		return "cannot read: " + pe.Err.Error()
 	}
+	// The path is said before the error.
+	var nr *boundedfile.NotRegularError
+	if errors.As(err, &nr) {
+		return "cannot read: " + strings.TrimPrefix(err.Error(), nr.Path+" is ")
+	}
+	var tl *boundedfile.TooLargeError
+	if errors.As(err, &tl) {
+		return "cannot read: larger than " + boundedfile.Size(tl.Limit) + ", the most read of such a file"
+	}
 	return err.Error()
 }
 
@@ -274,7 +284,7 @@ func (l *loader) time(at, s string) time.Time {
 }
 
 func (l *loader) definition(path string) *asl.StateMachine {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxDefinitionSize)
 	if err != nil {
 		l.fail("definition", "%s: %s", path, readError(err))
 		return nil
@@ -385,7 +395,7 @@ func (l *loader) testCase(f *File, at string, v any, start time.Time) *Case {
 			l.fail(at, "give \"input\" or \"inputFile\", not both")
 		}
 		p = l.rel(p)
-		data, err := os.ReadFile(p)
+		data, err := ReadFile(p, MaxFileSize)
 		if err == nil {
 			in, err = parseValue(p, data)
 			if err == nil && !isYAML(p) {

@@ -2,7 +2,6 @@ package workflowtest
 
 import (
 	"fmt"
-	"os"
 
 	"stepwise/failure"
 	"stepwise/interp"
@@ -37,7 +36,7 @@ func LoadStateMocks(file string) (*StateMocks, error) {
 	if file == "" {
 		return &StateMocks{byState: map[string][]*jsonvalue.Object{}}, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -2,16 +2,33 @@ package workflowtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"stepwise/internal/boundedfile"
+	"stepwise/internal/yamlsize"
 	"stepwise/jsonvalue"
 )
+
+// MaxFileSize bounds the files a test reads (test files, mocks, mock
+// configurations, input files, recordings): only regular files are read,
+// at most this much.
+const MaxFileSize = 32 << 20
+
+// MaxDefinitionSize bounds a definition file, as AWS bounds a definition.
+const MaxDefinitionSize = 1 << 20
+
+// ReadFile reads a file a test names: a regular file of at most limit
+// bytes. The files are regular and bounded, so their reads end; they are
+// not stopped halfway.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	return boundedfile.Read(context.Background(), path, limit)
+}
 
 // isYAML reports whether a file's name says it holds YAML.
 func isYAML(path string) bool {
@@ -22,7 +39,7 @@ func isYAML(path string) bool {
 // readValue reads a JSON file, or a YAML file by its extension, as a JSON
 // value.
 func readValue(path string) (any, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +59,9 @@ func parseValue(path string, data []byte) (any, error) {
 // objects in the order written, numbers keep their literal form when it is
 // a JSON number, anchors, aliases and merge keys (<<) are resolved, and
 // timestamps stay the strings written. A value JSON cannot hold (.inf,
-// .nan, a non-scalar key) is an error naming its line.
+// .nan, a non-scalar key) is an error naming its line, and so is a
+// document whose aliases expand past yamlsize.Default (a million values,
+// 64 MiB of text).
 func ParseYAML(data []byte) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -52,6 +71,9 @@ func ParseYAML(data []byte) (any, error) {
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
 		return nil, fmt.Errorf("line %d: more than one YAML document", next.Line)
+	}
+	if err := yamlsize.Check(&doc, yamlsize.Default); err != nil {
+		return nil, err
 	}
 	return yamlValue(&doc, 0)
 }

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -202,8 +204,32 @@ func TestConnectionsFileErrors(t *testing.T) {
 		require.ErrorContains(t, err, path, "the error names the file")
 	}
 
+	// Only a regular file is read, at most 1 MiB: a FIFO does not hang the
+	// server's start, /dev/zero does not fill its memory.
+	fifo := filepath.Join(t.TempDir(), "connections.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(t.TempDir(), "connections.json")
+	require.NoError(t, os.WriteFile(big, []byte(`{"a": {"AuthorizationType": "BASIC", "Username": "`+strings.Repeat("u", 1<<20)+`", "Password": "p"}}`), 0o600))
+	for file, want := range map[string]string{
+		"/dev/zero": "connections file: /dev/zero is not a regular file (a device)",
+		fifo:        "connections file: " + fifo + " is not a regular file (a named pipe)",
+		big:         "connections file: " + big + " is larger than 1 MiB, the most read of such a file",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := integration.New(integration.Config{ConnectionsFile: file})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			require.ErrorContains(t, err, want)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("reading %s: still running after 10s", file)
+		}
+	}
+
 	_, err := integration.New(integration.Config{ConnectionsFile: filepath.Join(t.TempDir(), "missing.json")})
-	require.ErrorContains(t, err, "connections file: open ")
+	require.ErrorContains(t, err, "missing.json: no such file or directory")
 
 	path := filepath.Join(t.TempDir(), "connections.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{"a": {"AuthorizationType": "DIGEST"}, "b": {"AuthorizationType": "BASIC"}}`), 0o600))

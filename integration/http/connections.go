@@ -2,16 +2,17 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
 
 	"stepwise/failure"
+	"stepwise/internal/boundedfile"
 )
 
 // The authorization types of a connection, as EventBridge names them.
@@ -70,12 +71,16 @@ var (
 	connectionNameRE = regexp.MustCompile(`^[.\-_A-Za-z0-9]{1,64}$`)
 )
 
+// maxConnectionsFile bounds a connections file: only a regular file is
+// read, at most this much.
+const maxConnectionsFile = 1 << 20
+
 // loadConnections reads and checks a connections file; "" is none.
 func loadConnections(path string) (connections, error) {
 	if path == "" {
 		return connections{}, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(context.Background(), path, maxConnectionsFile)
 	if err != nil {
 		return nil, fmt.Errorf("connections file: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -28,10 +29,44 @@ const BatchSize = 1000
 // delimiters are the CSVDelimiter values and the runes they stand for.
 var delimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON": ';', "SPACE": ' ', "TAB": '\t'}
 
-// maxLineSize bounds a line of JSON Lines: one this long or longer (the
-// newline not counted) fails the read as bufio.Scanner's "token too long",
-// as the line reader before Stream (a bufio.Scanner of this limit) did.
-var maxLineSize = 256 * 1024 * 1024
+// MaxItemSize bounds an item's text, as AWS caps an item at 256 KiB: a
+// CSV record or a JSON Lines line of more than this, its line ending
+// counted (a line of this many bytes or more without it), or an element
+// of a JSON array of more than this, fails the read with an
+// *ItemTooLargeError. Nothing larger is held, however long the record a
+// file (a decompressed one too) runs on.
+const MaxItemSize = 256 << 10
+
+// maxItemSize is MaxItemSize, lowered by tests.
+var maxItemSize = MaxItemSize
+
+// ItemTooLargeError is the failure of an item larger than MaxItemSize.
+// Failure names the object it is in.
+type ItemTooLargeError struct {
+	Line  int64 // where the item begins, from 1
+	Limit int
+}
+
+func (e *ItemTooLargeError) Error() string {
+	return fmt.Sprintf("The item at line %d is larger than %s, the most an item may be.", e.Line, size(e.Limit))
+}
+
+// Failure is the States.ItemReaderFailed of the item in object
+// (s3://bucket/key).
+func (e *ItemTooLargeError) Failure(object string) *failure.Failure {
+	return failure.Newf(failure.ItemReaderFailed, "The item at line %d of %s is larger than %s, the most an item may be.", e.Line, object, size(e.Limit))
+}
+
+// size writes n bytes for people: 64 MiB, 256 KiB, 1000 bytes.
+func size(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // readBuffer is the size of the buffer items are read through.
 const readBuffer = 64 * 1024
@@ -245,19 +280,38 @@ func streamJSON(r io.Reader, out *sink) error {
 		return out.add(v)
 	}
 	var (
-		buf     = make([]byte, readBuffer)
-		pending []byte // the start of an item read before buf
-		state   = beforeArray
-		depth   int // brackets open in the item
-		inStr   bool
-		escaped bool
+		buf      = make([]byte, readBuffer)
+		pending  []byte // the start of an item read before buf
+		state    = beforeArray
+		depth    int // brackets open in the item
+		inStr    bool
+		escaped  bool
+		line     = int64(1) // of the byte looked at
+		itemLine int64      // where the item's text begins
 	)
+	// tooLarge is the failure of the item whose text begins with text;
+	// the item begins after its white space.
+	tooLarge := func(text []byte) error {
+		at := itemLine
+		for _, c := range text {
+			if !isSpace(c) {
+				break
+			}
+			if c == '\n' {
+				at++
+			}
+		}
+		return &ItemTooLargeError{Line: at, Limit: maxItemSize}
+	}
 	// end finishes the item that ends at buf[:i] (from buf[start:]).
 	end := func(start, i int) error {
 		text := buf[start:i]
 		if len(pending) > 0 {
 			pending = append(pending, text...)
 			text = pending
+		}
+		if len(text) > maxItemSize {
+			return tooLarge(text)
 		}
 		err := item(text)
 		pending = pending[:0]
@@ -271,6 +325,9 @@ func streamJSON(r io.Reader, out *sink) error {
 		start := 0
 		for i := 0; i < n; i++ {
 			c := buf[i]
+			if c == '\n' {
+				line++
+			}
 			switch state {
 			case beforeArray:
 				if isSpace(c) {
@@ -294,7 +351,7 @@ func streamJSON(r io.Reader, out *sink) error {
 					state = afterArray
 					continue
 				}
-				state, start = inItem, i
+				state, start, itemLine = inItem, i, line
 			}
 			// inItem
 			if inStr {
@@ -334,10 +391,13 @@ func streamJSON(r io.Reader, out *sink) error {
 				if err := end(start, i); err != nil {
 					return err
 				}
-				start = i + 1
+				start, itemLine = i+1, line
 			}
 		}
 		if state == inItem {
+			if len(pending)+n-start > maxItemSize {
+				return tooLarge(append(pending, buf[start:n]...))
+			}
 			pending = append(pending, buf[start:n]...)
 		}
 		if rerr == io.EOF {
@@ -355,10 +415,15 @@ func streamJSON(r io.Reader, out *sink) error {
 // streamJSONL reads JSON Lines: each line not blank is an item.
 func streamJSONL(br *bufio.Reader, out *sink) error {
 	var long []byte
+	var n int64 // lines read
 	for !out.full() {
 		line, err := readLine(br, &long)
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		n++
+		if errors.Is(err, errLineTooLong) {
+			return &ItemTooLargeError{Line: n, Limit: maxItemSize}
 		}
 		if err != nil {
 			return err
@@ -378,11 +443,16 @@ func streamJSONL(br *bufio.Reader, out *sink) error {
 	return nil
 }
 
+// errLineTooLong is readLine's error of a line past maxItemSize.
+var errLineTooLong = errors.New("line too long")
+
 // readLine reads a line without its '\n', io.EOF after the last. A line
 // that does not fit in the reader's buffer is gathered in *long; one of
-// maxLineSize bytes or more fails.
+// maxItemSize bytes or more fails with errLineTooLong, having read no
+// more than it of the line.
 func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	tooLong := func() error { return readerFailure("%v", bufio.ErrTooLong) }
+	tooLong := func() error { return errLineTooLong }
+	maxLineSize := maxItemSize
 	*long = (*long)[:0]
 	if cap(*long) > 1<<20 {
 		*long = nil
@@ -435,16 +505,31 @@ func uniqueHeaders(headers []string) error {
 // streamCSV reads CSV rows, each an object of the headers: extra fields
 // dropped, missing ones empty.
 func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
-	r := csv.NewReader(br)
+	g := &recordGuard{r: br}
+	r := csv.NewReader(g)
 	r.Comma = delimiters[cfg.CSVDelimiter]
 	r.FieldsPerRecord = -1 // rows may have more or fewer fields than headers
 	r.LazyQuotes = true
 	r.ReuseRecord = true
+	read := func() ([]string, error) {
+		row, err := r.Read()
+		if err == nil {
+			err = g.record(r)
+		}
+		if errors.Is(err, errRecordTooLarge) {
+			return nil, &ItemTooLargeError{Line: g.recordLine(), Limit: maxItemSize}
+		}
+		return row, err
+	}
 	headers := cfg.CSVHeaders
 	if cfg.CSVHeaderLocation != "GIVEN" {
-		first, err := r.Read()
+		first, err := read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		var tl *ItemTooLargeError
+		if errors.As(err, &tl) {
+			return err
 		}
 		if err != nil {
 			return readerFailure("%v", err)
@@ -455,9 +540,13 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 		}
 	}
 	for !out.full() {
-		row, err := r.Read()
+		row, err := read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		var tl *ItemTooLargeError
+		if errors.As(err, &tl) {
+			return err
 		}
 		if err != nil {
 			return readerFailure("%v", err)
@@ -474,5 +563,73 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// errRecordTooLarge is recordGuard's error of a CSV record past
+// maxItemSize.
+var errRecordTooLarge = errors.New("record too large")
+
+// csvReadAhead is the most a csv.Reader reads past the end of the record
+// it returned (its buffer).
+const csvReadAhead = 4096
+
+// recordGuard is what a csv.Reader reads from: it hands over no more than
+// maxItemSize (and the reader's read-ahead) past the end of the last
+// record, so that a record that runs on is refused before it is held, and
+// it counts the lines before that end.
+type recordGuard struct {
+	r     io.Reader
+	read  int64   // bytes handed over
+	end   int64   // where the last record ended
+	lines int64   // the lines before end
+	nl    []int64 // where the newlines handed over at or past end are
+}
+
+func (g *recordGuard) Read(p []byte) (int, error) {
+	limit := g.end + int64(maxItemSize) + csvReadAhead
+	if g.read >= limit {
+		return 0, errRecordTooLarge
+	}
+	if int64(len(p)) > limit-g.read {
+		p = p[:limit-g.read]
+	}
+	n, err := g.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		g.nl = append(g.nl, g.read+int64(i+j))
+		i += j + 1
+	}
+	g.read += int64(n)
+	return n, err
+}
+
+// recordLine is the line the record after the last one begins on: past
+// the blank lines the reader skips.
+func (g *recordGuard) recordLine() int64 {
+	blank := 0
+	for blank < len(g.nl) && g.nl[blank] == g.end+int64(blank) {
+		blank++
+	}
+	return g.lines + 1 + int64(blank)
+}
+
+// record takes note of the end of the record r returned last, and refuses
+// the record if it is larger than maxItemSize.
+func (g *recordGuard) record(r *csv.Reader) error {
+	end := r.InputOffset()
+	k := 0
+	for k < len(g.nl) && g.nl[k] < end {
+		k++
+	}
+	if end-g.end > int64(maxItemSize) {
+		return errRecordTooLarge
+	}
+	g.lines += int64(k)
+	g.nl = append(g.nl[:0], g.nl[k:]...)
+	g.end = end
 	return nil
 }

@@ -61,8 +61,10 @@ func legacyParseJSON(body []byte) ([]any, error) {
 func legacyParseJSONL(body []byte, max int64) ([]any, error) {
 	var items []any
 	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 0, min(64*1024, maxLineSize)), maxLineSize)
+	sc.Buffer(make([]byte, 0, min(64*1024, maxItemSize)), maxItemSize)
+	var lines int64
 	for sc.Scan() {
+		lines++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -76,7 +78,9 @@ func legacyParseJSONL(body []byte, max int64) ([]any, error) {
 			break
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, &ItemTooLargeError{Line: lines + 1, Limit: maxItemSize}
+	} else if err != nil {
 		return nil, readerFailure("%v", err)
 	}
 	return items, nil

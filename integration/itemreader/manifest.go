@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"strings"
 
@@ -133,6 +134,10 @@ func (m *Manifest) streamInventory(r io.Reader, maxItems int64, size int, emit f
 	})
 	if emitErr != nil {
 		return emitErr
+	}
+	var tl *ItemTooLargeError
+	if errors.As(err, &tl) {
+		return err // what is left may run on as long
 	}
 	if data.err == nil {
 		_, _ = io.Copy(io.Discard, data) // the rest must decompress too

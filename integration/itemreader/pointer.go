@@ -96,15 +96,26 @@ func Entries(obj *jsonvalue.Object) []any {
 	return items
 }
 
+// MaxPointedSize bounds a JSON object whose items are found at
+// ItemsPointer (or its members'): it is read whole, at most this much. A
+// JSON array, JSON Lines and CSV are read an item at a time, of any size.
+const MaxPointedSize = 64 << 20
+
+// maxPointedSize is MaxPointedSize, lowered by tests.
+var maxPointedSize = MaxPointedSize
+
 // streamPointed reads the JSON document r whole and hands over the items
 // of what ptr points at.
 func streamPointed(r io.Reader, ptr string, out *sink) error {
 	if err := CheckPointer(ptr); err != nil {
 		return err
 	}
-	text, err := io.ReadAll(r)
+	text, err := io.ReadAll(io.LimitReader(r, int64(maxPointedSize)+1))
 	if err != nil {
 		return err
+	}
+	if len(text) > maxPointedSize {
+		return readerFailure("The JSON object is larger than %s, the most read whole to find the items in (a JSON array, JSON Lines or CSV are read an item at a time).", size(maxPointedSize))
 	}
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {

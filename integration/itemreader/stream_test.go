@@ -169,9 +169,9 @@ func FuzzStreamInventoryMatches(f *testing.F) {
 // bufio.Scanner before it refused it, whether it fits in the read buffer
 // or not.
 func TestStreamJSONLLineLimit(t *testing.T) {
-	defer func(old int) { maxLineSize = old }(maxLineSize)
+	defer func(old int) { maxItemSize = old }(maxItemSize)
 	for _, limit := range []int{8, 200_000} {
-		maxLineSize = limit
+		maxItemSize = limit
 		for _, l := range []int{limit - 2, limit - 1, limit, limit + 1, 3 * limit} {
 			for _, end := range []string{"", "\n", "\r\n", "\n2\n"} {
 				line := `"` + strings.Repeat("x", max(l-2, 0)) + `"`

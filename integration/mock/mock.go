@@ -32,8 +32,8 @@
 package mock
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +41,7 @@ import (
 	"stepwise/awsarn"
 	"stepwise/engine"
 	"stepwise/failure"
+	"stepwise/internal/boundedfile"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 )
@@ -71,9 +72,13 @@ type entry struct {
 
 var _ engine.Mocks = (*Config)(nil)
 
+// MaxFileSize bounds a mock configuration file: only a regular file is
+// read, at most this much.
+const MaxFileSize = 32 << 20
+
 // Load reads a mock configuration file.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(context.Background(), path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("mock configuration: %w", err)
 	}

@@ -1,6 +1,10 @@
 package mock_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -196,4 +200,30 @@ func TestMockedByInvocation(t *testing.T) {
 		"Done": {"Type": "Succeed"}}}`)
 	require.Equal(t, history.StatusSucceeded, x.Status, "%v", x.Failure)
 	require.Equal(t, `{"last":["second","second"]}`, jsonvalue.String(x.Output), "each branch's state counts its own invocations")
+}
+
+func TestLoadReadsOnlyARegularFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "mocks.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(dir, "big.json")
+	require.NoError(t, os.WriteFile(big, []byte(`{"MockedResponses": {"r": {"0": {"Return": "`+strings.Repeat("x", mock.MaxFileSize)+`"}}}}`), 0o600))
+	for file, want := range map[string]string{
+		"/dev/zero": "mock configuration: /dev/zero is not a regular file (a device)",
+		fifo:        "mock configuration: " + fifo + " is not a regular file (a named pipe)",
+		big:         "mock configuration: " + big + " is larger than 32 MiB, the most read of such a file",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := mock.Load(file)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			require.EqualError(t, err, want)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("reading %s: still running after 10s", file)
+		}
+	}
 }

@@ -71,7 +71,7 @@ var rules = []rule{
 
 	// config: the settings as plain structs, below what takes them.
 	// cfn: templates read and resolved, knowing nothing of the engine.
-	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with()},
+	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize")},
 
 	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl", "internal/boundedfile")},
 
@@ -91,6 +91,7 @@ var rules = []rule{
 	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
+	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
 
 	// engine: below the service and the wire (docs/design.md, The API).
 	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
@@ -115,9 +116,9 @@ var rules = []rule{
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
 	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
 	{pkg: "tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation", "internal/boundedfile")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
-	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock", "internal/boundedfile")},
+	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},

@@ -35,5 +35,6 @@ func TestCalendarFlag(t *testing.T) {
 
 	parts.cfg.Calendars = map[string]string{"jp": filepath.Join(t.TempDir(), "none.txt")}
 	_, err := newAPI(&parts.cfg, parts.drv, parts.eng, parts.defs, nil, nil, nil, nil, nil, parts.log)
-	require.ErrorContains(t, err, "calendar jp: open ")
+	require.ErrorContains(t, err, "calendar jp: stat ")
+	require.ErrorContains(t, err, "none.txt: no such file or directory")
 }

@@ -231,7 +231,7 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 	for _, u := range units {
 		req := deployRequest{StackName: u.stackName, Delete: c.delete, Adopt: c.adopt}
 		if !c.delete {
-			text, err := os.ReadFile(u.templatePath)
+			text, err := readFile(u.templatePath, maxTemplateFile)
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []
 			return fmt.Errorf("--template %s: %w", path, err)
 		}
 		for _, u := range units {
-			text, err := os.ReadFile(u.templatePath)
+			text, err := readFile(u.templatePath, maxTemplateFile)
 			if err != nil {
 				return fmt.Errorf("--template: %w", err)
 			}

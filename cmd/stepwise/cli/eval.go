@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -123,7 +122,7 @@ func (c *evalCommand) run() error {
 func (c *evalCommand) readInput() (any, bool, error) {
 	text := c.input
 	if c.inputFile != "" {
-		b, err := os.ReadFile(c.inputFile)
+		b, err := readFile(c.inputFile, maxDataFile)
 		if err != nil {
 			return nil, false, &UsageError{err.Error()}
 		}

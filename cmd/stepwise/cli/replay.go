@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -67,7 +66,7 @@ func (c *replayCommand) replay(args []string) error {
 		return &UsageError{"give an EXECUTION_ARN with --endpoint, or --recording, not both"}
 	case c.recording != "":
 		name = c.recording
-		if data, err = os.ReadFile(c.recording); err != nil {
+		if data, err = readFile(c.recording, maxDataFile); err != nil {
 			return &UsageError{"--recording: " + err.Error()}
 		}
 	case len(args) == 1 && c.endpoint != "":
@@ -118,7 +117,7 @@ func (c *replayCommand) replay(args []string) error {
 
 // readDefinition reads and parses a definition file.
 func readDefinition(path string) (*asl.StateMachine, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, maxDefinitionFile)
 	if err != nil {
 		return nil, fmt.Errorf("--definition: %w", err)
 	}

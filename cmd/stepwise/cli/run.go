@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"stepwise/integration/lambda"
 	"stepwise/integration/mock"
 	"stepwise/integration/standard"
+	"stepwise/internal/boundedfile"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/workflowtest"
@@ -169,7 +171,7 @@ func (c *runCommand) run(file string) error {
 		}
 		c.scale = 1
 	}
-	def, err := os.ReadFile(file)
+	def, err := readFile(file, maxDefinitionFile)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
@@ -185,7 +187,11 @@ func (c *runCommand) run(file string) error {
 	case c.input != "":
 		inText = []byte(c.input)
 	case c.inputFile != "":
-		if inText, err = os.ReadFile(c.inputFile); err != nil {
+		if inText, err = readFile(c.inputFile, int64(c.payloadLimit)); err != nil {
+			var tl *boundedfile.TooLargeError
+			if errors.As(err, &tl) {
+				return &UsageError{fmt.Sprintf("--input-file %s is more than the payload limit of %d bytes", c.inputFile, c.payloadLimit)}
+			}
 			return &UsageError{err.Error()}
 		}
 	}
@@ -364,6 +370,25 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 		}
 		return services.Resolve(req)
 	}), nil
+}
+
+// maxDefinitionFile bounds a definition file the commands read, as AWS
+// bounds a definition.
+const maxDefinitionFile = workflowtest.MaxDefinitionSize
+
+// maxTemplateFile bounds a template, as CloudFormation bounds one read
+// from S3.
+const maxTemplateFile = 1 << 20
+
+// maxDataFile bounds the other files they read: recordings, an input to
+// evaluate.
+const maxDataFile = workflowtest.MaxFileSize
+
+// readFile reads a file a command names: only a regular file (a FIFO or a
+// device is refused, not opened), at most limit bytes. Such a read ends
+// by itself.
+func readFile(path string, limit int64) ([]byte, error) {
+	return boundedfile.Read(context.Background(), path, limit)
 }
 
 // mockResolver answers Task states from a mock file.

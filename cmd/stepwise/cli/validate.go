@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -88,7 +87,7 @@ func (c *validateCommand) run(files []string) error {
 	enc := json.NewEncoder(c.Out)
 	enc.SetEscapeHTML(false)
 	for _, file := range files {
-		def, err := os.ReadFile(file)
+		def, err := readFile(file, maxDefinitionFile)
 		if err != nil {
 			return &UsageError{err.Error()}
 		}
