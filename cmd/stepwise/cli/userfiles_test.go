@@ -105,7 +105,7 @@ func TestServeTemplateIsReadOnlyIfRegular(t *testing.T) {
 	fifo := filepath.Join(dir, "template.yaml")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	done := make(chan error, 1)
-	go func() { done <- deployTemplates(t.Context(), nil, []string{fifo}, nil, nil) }()
+	go func() { done <- deployTemplates(t.Context(), nil, []string{fifo}, nil, false, nil) }()
 	select {
 	case err := <-done:
 		require.EqualError(t, err, "--template: "+fifo+" is not a regular file (a named pipe)")
