@@ -88,6 +88,7 @@ func localOf(cfg *integration.Config) (*Local, error) {
 		if cfg.Account != "" {
 			l.account = cfg.Account
 		}
+		l.setEndpoints(cfg.Endpoint, cfg.Endpoints)
 		return l, nil
 	})
 	if err != nil {

@@ -63,6 +63,8 @@ type Local struct {
 	slots           chan struct{}
 	log             *slog.Logger
 	region, account string
+	// env is what every function's environment starts from (env.go).
+	env []string
 }
 
 // Function is one local function.
@@ -90,7 +92,7 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
-		region: "us-east-1", account: "123456789012"}
+		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil)}
 	l.fns.Store(&map[string]*Function{})
 	for name, cmd := range specs {
 		if err := checkName(name); err != nil {
@@ -355,7 +357,8 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []by
 	defer func() { <-f.local.slots }()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name)
+	cmd.Env = append(slices.Clip(f.local.env), "AWS_LAMBDA_FUNCTION_NAME="+f.Name,
+		"AWS_REGION="+f.local.region, "AWS_DEFAULT_REGION="+f.local.region)
 	if tc := traceOf(ctx); tc.parent != "" {
 		cmd.Env = append(cmd.Env, "_X_AMZN_TRACE_ID="+tc.xray, "TRACEPARENT="+tc.parent)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,11 +153,11 @@ func (f *Function) died(p *warm) []byte {
 	return errorPayload("Runtime.ExitError", msg)
 }
 
-// env is the environment of a handler's process: ours, Lambda's
-// variables, the function's own.
+// env is the environment of a handler's process: the allowed part of
+// ours (env.go), Lambda's variables, the function's own.
 func (f *Function) env(dir string) []string {
 	h := f.Handler
-	env := append(os.Environ(),
+	env := append(slices.Clip(f.local.env),
 		"AWS_LAMBDA_FUNCTION_NAME="+f.Name,
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE="+strconv.Itoa(h.memory()),
