@@ -283,14 +283,14 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 				_, _, _, _ = f.runHandler(context.WithoutCancel(ctx), payload, requestID, clientContext(in))
 				return
 			}
-			_, _, _ = f.run(context.WithoutCancel(ctx), payload)
+			_, _, _, _ = f.run(context.WithoutCancel(ctx), payload)
 		}()
 		return out, nil
 	}
 	if f.Handler != nil {
 		return f.invokeHandler(ctx, in, out, payload, requestID)
 	}
-	stdout, stderr, err := f.run(ctx, payload)
+	stdout, size, stderr, err := f.run(ctx, payload)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -307,6 +307,9 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 		out.Payload = exitPayload(stdout, stderr, exitErr)
 	case err != nil:
 		return nil, fmt.Errorf("local function %s: %w", f.Name, err)
+	case size > maxResponse:
+		out.FunctionError = aws.String("Unhandled")
+		out.Payload = tooLarge()
 	case !jsonvalue.Valid(stdout) && len(stdout) <= f.local.limit:
 		out.FunctionError = aws.String("Unhandled")
 		out.Payload = errorPayload("Runtime.MarshalError", "the function's output is not JSON: "+snippet(stdout))
@@ -346,13 +349,16 @@ func clientContext(in *lambda.InvokeInput) string {
 }
 
 // run runs the command with payload on its standard input, returning its
-// standard output (up to one byte over the limit) and the end of its
-// standard error.
-func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []byte, err error) {
+// standard output (up to one byte over the limit) and its whole size,
+// and the end of its standard error. Its standard output is read until
+// it exits and for commandGrace more: a child it left running with the
+// output open does not hold the invoke, and is killed with the rest of
+// its process group.
+func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size int64, stderr []byte, err error) {
 	select {
 	case f.local.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, 0, nil, ctx.Err()
 	}
 	defer func() { <-f.local.slots }()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
@@ -363,15 +369,24 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []by
 		cmd.Env = append(cmd.Env, "_X_AMZN_TRACE_ID="+tc.xray, "TRACEPARENT="+tc.parent)
 	}
 	// The command and whatever it starts are one process group, killed
-	// together when the task ends first.
+	// together when the task ends first, or once the command exited.
 	killAsGroup(cmd)
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = commandGrace
 	out := &capped{limit: f.local.limit + 1}
 	errTail := &tail{limit: logTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
 	err = cmd.Run()
-	return out.buf.Bytes(), errTail.bytes(), err
+	killGroup(cmd)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// It exited 0, a child of its kept the output open: what it
+		// wrote before it exited is its answer.
+		err = nil
+	}
+	return out.buf.Bytes(), out.n, errTail.bytes(), err
 }
+
+// commandGrace is how long a command's output is read after it exited.
+const commandGrace = 250 * time.Millisecond
 
 // exitPayload is the error payload of a command that exited non-zero: the
 // error object it printed, or Runtime.ExitError.
@@ -404,13 +419,16 @@ func snippet(b []byte) string {
 	return string(b)
 }
 
-// capped keeps the first limit bytes written and discards the rest.
+// capped keeps the first limit bytes written and discards the rest,
+// counting them all.
 type capped struct {
 	buf   bytes.Buffer
 	limit int
+	n     int64
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
 	if room := c.limit - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(room, len(p))])
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -71,10 +71,12 @@ type invocation struct {
 }
 
 // errTimedOut marks an invoke that ran past the function's timeout;
-// errGone a process that ended or stopped answering.
+// errGone a process that ended or stopped answering; errTooLarge an
+// answer longer than Lambda takes.
 var (
 	errTimedOut = errors.New("timed out")
 	errGone     = errors.New("the runtime process is gone")
+	errTooLarge = errors.New("the answer is too large")
 )
 
 // runHandler serves one invoke on the function's warm process, starting
@@ -107,7 +109,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 		case err != nil && ctx.Err() != nil:
 			return nil, false, p.stderr.bytes(), ctx.Err()
 		case err != nil:
-			return f.died(p), true, p.stderr.bytes(), nil
+			return f.died(p, requestID), true, p.stderr.bytes(), nil
 		case failed != nil:
 			p.stop()
 			return failed, true, p.stderr.bytes(), nil
@@ -124,7 +126,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 	case err != nil && ctx.Err() != nil:
 		return nil, false, p.stderr.bytes(), ctx.Err()
 	case err != nil:
-		return f.died(p), true, p.stderr.bytes(), nil
+		return f.died(p, requestID), true, p.stderr.bytes(), nil
 	}
 	if !fnErr && len(out) > f.local.limit {
 		// Kept up to one byte over: the task fails with
@@ -141,16 +143,33 @@ func (h *Handler) memory() int {
 	return h.MemoryMB
 }
 
-// died is the error payload of a process that ended: Runtime.ExitError
-// with the end of its standard error. The next invoke starts another.
-func (f *Function) died(p *warm) []byte {
+// died is the error payload of a process that ended, as Lambda words
+// it: Runtime.ExitError, "RequestId: ... Error: Runtime exited with
+// error: exit status 3" (or "signal: killed"; "Runtime exited without
+// providing a reason" for an exit status of 0). A process that closed
+// its end is given exitGrace to exit, so that its own exit status, not
+// our kill, is reported. The next invoke starts another.
+func (f *Function) died(p *warm, requestID string) []byte {
+	timer := time.NewTimer(exitGrace)
+	select {
+	case <-p.done:
+	case <-timer.C:
+	}
+	timer.Stop()
 	p.stop()
 	<-p.done
-	msg := fmt.Sprintf("Runtime exited with error: %s", p.cmd.ProcessState)
-	if s := strings.TrimSpace(string(p.stderr.bytes())); s != "" {
-		msg += ": " + snippet([]byte(s))
+	return errorPayload("Runtime.ExitError", exitMessage(requestID, p.cmd.ProcessState))
+}
+
+// exitGrace is how long a runtime that stopped answering has to exit.
+const exitGrace = time.Second
+
+// exitMessage is Lambda's errorMessage for a runtime that exited.
+func exitMessage(requestID string, st *os.ProcessState) string {
+	if st != nil && st.Success() {
+		return fmt.Sprintf("RequestId: %s Error: Runtime exited without providing a reason", requestID)
 	}
-	return errorPayload("Runtime.ExitError", msg)
+	return fmt.Sprintf("RequestId: %s Error: Runtime exited with error: %s", requestID, st)
 }
 
 // env is the environment of a handler's process: the allowed part of
