@@ -65,6 +65,26 @@ type Local struct {
 	region, account string
 	// env is what every function's environment starts from (env.go).
 	env []string
+	// groups records the process groups of the functions (groups_linux.go).
+	groups atomic.Pointer[groupRecord]
+	// idle is how long a warm process is kept without an invoke.
+	idle atomic.Int64
+}
+
+// DefaultIdleTimeout is how long a handler's process is kept warm
+// without an invoke before it is stopped (Lambda, too, reclaims an idle
+// instance after some minutes).
+const DefaultIdleTimeout = 10 * time.Minute
+
+// IdleTimeout is how long a warm process is kept without an invoke.
+func (l *Local) IdleTimeout() time.Duration { return time.Duration(l.idle.Load()) }
+
+// SetIdleTimeout sets how long a warm process is kept without an invoke
+// (d > 0); it holds for the processes that go idle after it.
+func (l *Local) SetIdleTimeout(d time.Duration) {
+	if d > 0 {
+		l.idle.Store(int64(d))
+	}
 }
 
 // Function is one local function.
@@ -94,6 +114,7 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
 		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil)}
 	l.fns.Store(&map[string]*Function{})
+	l.idle.Store(int64(DefaultIdleTimeout))
 	for name, cmd := range specs {
 		if err := checkName(name); err != nil {
 			return nil, err
@@ -255,6 +276,7 @@ func (l *Local) Close() {
 	for _, f := range fns {
 		f.close()
 	}
+	l.groups.Load().close()
 }
 
 // arn is a local function's ARN.
@@ -375,8 +397,13 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size
 	out := &capped{limit: f.local.limit + 1}
 	errTail := &tail{limit: logTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	err = cmd.Run()
-	killGroup(cmd)
+	if err = startLocked(cmd); err == nil {
+		rec := f.local.groups.Load()
+		rec.add(cmd.Process.Pid)
+		err = cmd.Wait()
+		killGroup(cmd)
+		rec.remove(cmd.Process.Pid)
+	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// It exited 0, a child of its kept the output open: what it
 		// wrote before it exited is its answer.

@@ -40,6 +40,9 @@ type warm struct {
 	stamp string
 	// stopped: killed, never used again (only its invoke touches it).
 	stopped bool
+	// reap stops it once it has been idle for the function's idle
+	// timeout (set while it is idle).
+	reap *time.Timer
 }
 
 // talker carries invokes to a process. Both calls give up within limit
@@ -195,7 +198,7 @@ func (f *Function) env(dir string) []string {
 
 // startProcess starts cmd as a handler's process, its standard error
 // (and its standard output unless set) kept as its log.
-func startProcess(cmd *exec.Cmd, talk talker) (*warm, error) {
+func startProcess(cmd *exec.Cmd, talk talker, rec *groupRecord) (*warm, error) {
 	p := &warm{cmd: cmd, talk: talk, stderr: &syncTail{tail: tail{limit: logTail}}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if cmd.Stdout == nil {
@@ -203,11 +206,15 @@ func startProcess(cmd *exec.Cmd, talk talker) (*warm, error) {
 	}
 	cmd.WaitDelay = time.Second
 	killAsGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startLocked(cmd); err != nil {
 		return nil, err
 	}
+	rec.add(cmd.Process.Pid)
 	go func() {
 		_ = cmd.Wait()
+		// What it started goes with it.
+		killGroup(cmd)
+		rec.remove(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil
@@ -245,6 +252,10 @@ func (f *Function) take() (*warm, error) {
 	for len(f.idle) > 0 {
 		p := f.idle[len(f.idle)-1]
 		f.idle = f.idle[:len(f.idle)-1]
+		if p.reap != nil {
+			p.reap.Stop()
+			p.reap = nil
+		}
 		if p.stamp == stamp && !p.ended() {
 			f.mu.Unlock()
 			return p, nil
@@ -261,7 +272,8 @@ func (f *Function) take() (*warm, error) {
 }
 
 // put gives back a process after an invoke: idle, for the next one,
-// unless it was stopped or the function closed.
+// unless it was stopped or the function closed. One left idle for the
+// idle timeout is stopped (reapIdle).
 func (f *Function) put(p *warm) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -270,6 +282,18 @@ func (f *Function) put(p *warm) {
 		return
 	}
 	f.idle = append(f.idle, p)
+	p.reap = time.AfterFunc(f.local.IdleTimeout(), func() { f.reapIdle(p) })
+}
+
+// reapIdle stops a process still idle.
+func (f *Function) reapIdle(p *warm) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i := slices.Index(f.idle, p); i >= 0 {
+		f.idle = slices.Delete(f.idle, i, i+1)
+		p.reap = nil
+		p.stop()
+	}
 }
 
 // close stops the function's idle processes, and those serving an invoke
@@ -279,6 +303,9 @@ func (f *Function) close() {
 	defer f.mu.Unlock()
 	f.closed = true
 	for _, p := range f.idle {
+		if p.reap != nil {
+			p.reap.Stop()
+		}
 		p.stop()
 	}
 	f.idle = nil
