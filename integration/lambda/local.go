@@ -69,6 +69,10 @@ type Local struct {
 	groups atomic.Pointer[groupRecord]
 	// idle is how long a warm process is kept without an invoke.
 	idle atomic.Int64
+	// given are the names of the functions NewLocal was given.
+	given map[string]bool
+	// held, while set, is closed when invokes may go on (Hold).
+	held atomic.Pointer[chan struct{}]
 }
 
 // DefaultIdleTimeout is how long a handler's process is kept warm
@@ -112,13 +116,14 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
-		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil)}
+		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil), given: map[string]bool{}}
 	l.fns.Store(&map[string]*Function{})
 	l.idle.Store(int64(DefaultIdleTimeout))
 	for name, cmd := range specs {
 		if err := checkName(name); err != nil {
 			return nil, err
 		}
+		l.given[name] = true
 		if strings.TrimSpace(cmd) == "" {
 			return nil, fmt.Errorf("local function %s: no command", name)
 		}
@@ -232,6 +237,42 @@ func (l *Local) set(name string, f *Function, replace bool) error {
 	l.mu.Unlock()
 	if old != nil {
 		old.close()
+	}
+	return nil
+}
+
+// Given tells a function NewLocal was given (serve's --function), not
+// one put since.
+func (l *Local) Given(name string) bool { return l != nil && l.given[name] }
+
+// Hold makes invokes wait, before they look for a local function, until
+// release is called: a server holds them while it puts the functions of
+// its templates, so that an execution resumed meanwhile does not send
+// an invoke of one of them to the Lambda API. release may be called more
+// than once.
+func (l *Local) Hold() (release func()) {
+	ch := make(chan struct{})
+	l.held.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.held.CompareAndSwap(&ch, nil)
+			close(ch)
+		})
+	}
+}
+
+// wait waits while invokes are held.
+func (l *Local) wait(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	if ch := l.held.Load(); ch != nil {
+		select {
+		case <-*ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return nil
 }
