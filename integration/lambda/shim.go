@@ -127,7 +127,9 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 	}
 	// The shim also ends when its standard input closes.
 	cmd := exec.CommandContext(ctx, program, filepath.Join(shims, shim), dir, h.Name)
-	cmd.Env = append(f.env(dir), "PYTHONUNBUFFERED=1")
+	// No bytecode written into the code's folder: Lambda's is read-only,
+	// and a deploy would see the code changed.
+	cmd.Env = append(f.env(dir), "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
