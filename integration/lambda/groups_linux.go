@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -22,7 +23,7 @@ import (
 // the thread that started the process ends, so every process is started
 // from one goroutine locked to its thread for good (startLocked). What
 // the process started gets no such signal, so the groups are recorded:
-// each server keeps a file, <dir>/<pid>.groups, of its live groups (the
+// each server keeps a file, <dir>/<pid>-<n>.groups, of its live groups (the
 // leader's id and start time), written as they start and end, and
 // removed when the server stops. A server starting (RecordGroups) kills
 // the groups of every file whose server is gone — the same process id
@@ -34,6 +35,9 @@ import (
 // folder of the user's (see DefaultGroupsDir) for an in-memory or a
 // PostgreSQL database; servers sharing one tell their files apart by
 // process id.
+
+// records counts the records this process made.
+var records atomic.Int64
 
 // starts carries the processes to start to the goroutine locked to its
 // thread.
@@ -121,7 +125,10 @@ func (l *Local) RecordGroups(dir string) (killed int, err error) {
 	}
 	self := os.Getpid()
 	start, _ := procStart(self)
-	r := &groupRecord{path: filepath.Join(dir, strconv.Itoa(self)+".groups"),
+	// Named by process id, and a count for the servers one process runs
+	// (tests).
+	name := fmt.Sprintf("%d-%d.groups", self, records.Add(1))
+	r := &groupRecord{path: filepath.Join(dir, name),
 		header: fmt.Sprintf("stepwise %d %d %s\n", self, start, boot), groups: map[int]uint64{}}
 	if err := r.write(); err != nil {
 		return killed, errors.Join(append(errs, err)...)

@@ -93,7 +93,10 @@ def handler(event, context):
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:h", `{}`)
 	require.Nil(t, res.Failure, "%+v", res.Failure)
 	pid, _ := get(t, res.Output, "pid").(jsonvalue.Number).Int64()
-	record := filepath.Join(dir, strconv.Itoa(os.Getpid())+".groups")
+	records, err := filepath.Glob(filepath.Join(dir, strconv.Itoa(os.Getpid())+"-*.groups"))
+	require.NoError(t, err)
+	require.Len(t, records, 1)
+	record := records[0]
 	b, err := os.ReadFile(record)
 	require.NoError(t, err)
 	require.Regexp(t, fmt.Sprintf(`(?m)^%d \d+$`, pid), string(b), "the warm process's group is recorded")
