@@ -88,6 +88,7 @@ func localOf(cfg *integration.Config) (*Local, error) {
 		if cfg.Account != "" {
 			l.account = cfg.Account
 		}
+		l.setEndpoints(cfg.Endpoint, cfg.Endpoints)
 		return l, nil
 	})
 	if err != nil {
@@ -177,6 +178,9 @@ func answer(r *integration.Request, res *lambda.InvokeOutput) (any, error) {
 
 // invoke runs the function locally when one is configured for it.
 func (iv *invoker) invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.InvokeOutput, error) {
+	if err := iv.local.wait(ctx); err != nil {
+		return nil, err
+	}
 	if fn := iv.local.Lookup(aws.ToString(in.FunctionName)); fn != nil {
 		return fn.Invoke(ctx, in)
 	}

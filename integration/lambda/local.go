@@ -63,6 +63,32 @@ type Local struct {
 	slots           chan struct{}
 	log             *slog.Logger
 	region, account string
+	// env is what every function's environment starts from (env.go).
+	env []string
+	// groups records the process groups of the functions (groups_linux.go).
+	groups atomic.Pointer[groupRecord]
+	// idle is how long a warm process is kept without an invoke.
+	idle atomic.Int64
+	// given are the names of the functions NewLocal was given.
+	given map[string]bool
+	// held, while set, is closed when invokes may go on (Hold).
+	held atomic.Pointer[chan struct{}]
+}
+
+// DefaultIdleTimeout is how long a handler's process is kept warm
+// without an invoke before it is stopped (Lambda, too, reclaims an idle
+// instance after some minutes).
+const DefaultIdleTimeout = 10 * time.Minute
+
+// IdleTimeout is how long a warm process is kept without an invoke.
+func (l *Local) IdleTimeout() time.Duration { return time.Duration(l.idle.Load()) }
+
+// SetIdleTimeout sets how long a warm process is kept without an invoke
+// (d > 0); it holds for the processes that go idle after it.
+func (l *Local) SetIdleTimeout(d time.Duration) {
+	if d > 0 {
+		l.idle.Store(int64(d))
+	}
 }
 
 // Function is one local function.
@@ -90,12 +116,14 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
-		region: "us-east-1", account: "123456789012"}
+		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil), given: map[string]bool{}}
 	l.fns.Store(&map[string]*Function{})
+	l.idle.Store(int64(DefaultIdleTimeout))
 	for name, cmd := range specs {
 		if err := checkName(name); err != nil {
 			return nil, err
 		}
+		l.given[name] = true
 		if strings.TrimSpace(cmd) == "" {
 			return nil, fmt.Errorf("local function %s: no command", name)
 		}
@@ -213,6 +241,42 @@ func (l *Local) set(name string, f *Function, replace bool) error {
 	return nil
 }
 
+// Given tells a function NewLocal was given (serve's --function), not
+// one put since.
+func (l *Local) Given(name string) bool { return l != nil && l.given[name] }
+
+// Hold makes invokes wait, before they look for a local function, until
+// release is called: a server holds them while it puts the functions of
+// its templates, so that an execution resumed meanwhile does not send
+// an invoke of one of them to the Lambda API. release may be called more
+// than once.
+func (l *Local) Hold() (release func()) {
+	ch := make(chan struct{})
+	l.held.Store(&ch)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.held.CompareAndSwap(&ch, nil)
+			close(ch)
+		})
+	}
+}
+
+// wait waits while invokes are held.
+func (l *Local) wait(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	if ch := l.held.Load(); ch != nil {
+		select {
+		case <-*ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Names returns the names of the local functions, sorted.
 func (l *Local) Names() []string {
 	if l == nil {
@@ -253,6 +317,7 @@ func (l *Local) Close() {
 	for _, f := range fns {
 		f.close()
 	}
+	l.groups.Load().close()
 }
 
 // arn is a local function's ARN.
@@ -281,14 +346,14 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 				_, _, _, _ = f.runHandler(context.WithoutCancel(ctx), payload, requestID, clientContext(in))
 				return
 			}
-			_, _, _ = f.run(context.WithoutCancel(ctx), payload)
+			_, _, _, _ = f.run(context.WithoutCancel(ctx), payload)
 		}()
 		return out, nil
 	}
 	if f.Handler != nil {
 		return f.invokeHandler(ctx, in, out, payload, requestID)
 	}
-	stdout, stderr, err := f.run(ctx, payload)
+	stdout, size, stderr, err := f.run(ctx, payload)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -305,6 +370,9 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 		out.Payload = exitPayload(stdout, stderr, exitErr)
 	case err != nil:
 		return nil, fmt.Errorf("local function %s: %w", f.Name, err)
+	case size > maxResponse:
+		out.FunctionError = aws.String("Unhandled")
+		out.Payload = tooLarge()
 	case !jsonvalue.Valid(stdout) && len(stdout) <= f.local.limit:
 		out.FunctionError = aws.String("Unhandled")
 		out.Payload = errorPayload("Runtime.MarshalError", "the function's output is not JSON: "+snippet(stdout))
@@ -344,31 +412,49 @@ func clientContext(in *lambda.InvokeInput) string {
 }
 
 // run runs the command with payload on its standard input, returning its
-// standard output (up to one byte over the limit) and the end of its
-// standard error.
-func (f *Function) run(ctx context.Context, payload []byte) (stdout, stderr []byte, err error) {
+// standard output (up to one byte over the limit) and its whole size,
+// and the end of its standard error. Its standard output is read until
+// it exits and for commandGrace more: a child it left running with the
+// output open does not hold the invoke, and is killed with the rest of
+// its process group.
+func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size int64, stderr []byte, err error) {
 	select {
 	case f.local.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, 0, nil, ctx.Err()
 	}
 	defer func() { <-f.local.slots }()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.Env = append(os.Environ(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name)
+	cmd.Env = append(slices.Clip(f.local.env), "AWS_LAMBDA_FUNCTION_NAME="+f.Name,
+		"AWS_REGION="+f.local.region, "AWS_DEFAULT_REGION="+f.local.region)
 	if tc := traceOf(ctx); tc.parent != "" {
 		cmd.Env = append(cmd.Env, "_X_AMZN_TRACE_ID="+tc.xray, "TRACEPARENT="+tc.parent)
 	}
 	// The command and whatever it starts are one process group, killed
-	// together when the task ends first.
+	// together when the task ends first, or once the command exited.
 	killAsGroup(cmd)
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = commandGrace
 	out := &capped{limit: f.local.limit + 1}
 	errTail := &tail{limit: logTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	err = cmd.Run()
-	return out.buf.Bytes(), errTail.bytes(), err
+	if err = startLocked(cmd); err == nil {
+		rec := f.local.groups.Load()
+		rec.add(cmd.Process.Pid)
+		err = cmd.Wait()
+		killGroup(cmd)
+		rec.remove(cmd.Process.Pid)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// It exited 0, a child of its kept the output open: what it
+		// wrote before it exited is its answer.
+		err = nil
+	}
+	return out.buf.Bytes(), out.n, errTail.bytes(), err
 }
+
+// commandGrace is how long a command's output is read after it exited.
+const commandGrace = 250 * time.Millisecond
 
 // exitPayload is the error payload of a command that exited non-zero: the
 // error object it printed, or Runtime.ExitError.
@@ -401,13 +487,16 @@ func snippet(b []byte) string {
 	return string(b)
 }
 
-// capped keeps the first limit bytes written and discards the rest.
+// capped keeps the first limit bytes written and discards the rest,
+// counting them all.
 type capped struct {
 	buf   bytes.Buffer
 	limit int
+	n     int64
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
 	if room := c.limit - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(room, len(p))])
 	}

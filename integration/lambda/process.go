@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -40,6 +40,9 @@ type warm struct {
 	stamp string
 	// stopped: killed, never used again (only its invoke touches it).
 	stopped bool
+	// reap stops it once it has been idle for the function's idle
+	// timeout (set while it is idle).
+	reap *time.Timer
 }
 
 // talker carries invokes to a process. Both calls give up within limit
@@ -71,10 +74,12 @@ type invocation struct {
 }
 
 // errTimedOut marks an invoke that ran past the function's timeout;
-// errGone a process that ended or stopped answering.
+// errGone a process that ended or stopped answering; errTooLarge an
+// answer longer than Lambda takes.
 var (
 	errTimedOut = errors.New("timed out")
 	errGone     = errors.New("the runtime process is gone")
+	errTooLarge = errors.New("the answer is too large")
 )
 
 // runHandler serves one invoke on the function's warm process, starting
@@ -107,7 +112,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 		case err != nil && ctx.Err() != nil:
 			return nil, false, p.stderr.bytes(), ctx.Err()
 		case err != nil:
-			return f.died(p), true, p.stderr.bytes(), nil
+			return f.died(p, requestID), true, p.stderr.bytes(), nil
 		case failed != nil:
 			p.stop()
 			return failed, true, p.stderr.bytes(), nil
@@ -124,7 +129,7 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 	case err != nil && ctx.Err() != nil:
 		return nil, false, p.stderr.bytes(), ctx.Err()
 	case err != nil:
-		return f.died(p), true, p.stderr.bytes(), nil
+		return f.died(p, requestID), true, p.stderr.bytes(), nil
 	}
 	if !fnErr && len(out) > f.local.limit {
 		// Kept up to one byte over: the task fails with
@@ -141,23 +146,40 @@ func (h *Handler) memory() int {
 	return h.MemoryMB
 }
 
-// died is the error payload of a process that ended: Runtime.ExitError
-// with the end of its standard error. The next invoke starts another.
-func (f *Function) died(p *warm) []byte {
+// died is the error payload of a process that ended, as Lambda words
+// it: Runtime.ExitError, "RequestId: ... Error: Runtime exited with
+// error: exit status 3" (or "signal: killed"; "Runtime exited without
+// providing a reason" for an exit status of 0). A process that closed
+// its end is given exitGrace to exit, so that its own exit status, not
+// our kill, is reported. The next invoke starts another.
+func (f *Function) died(p *warm, requestID string) []byte {
+	timer := time.NewTimer(exitGrace)
+	select {
+	case <-p.done:
+	case <-timer.C:
+	}
+	timer.Stop()
 	p.stop()
 	<-p.done
-	msg := fmt.Sprintf("Runtime exited with error: %s", p.cmd.ProcessState)
-	if s := strings.TrimSpace(string(p.stderr.bytes())); s != "" {
-		msg += ": " + snippet([]byte(s))
-	}
-	return errorPayload("Runtime.ExitError", msg)
+	return errorPayload("Runtime.ExitError", exitMessage(requestID, p.cmd.ProcessState))
 }
 
-// env is the environment of a handler's process: ours, Lambda's
-// variables, the function's own.
+// exitGrace is how long a runtime that stopped answering has to exit.
+const exitGrace = time.Second
+
+// exitMessage is Lambda's errorMessage for a runtime that exited.
+func exitMessage(requestID string, st *os.ProcessState) string {
+	if st != nil && st.Success() {
+		return fmt.Sprintf("RequestId: %s Error: Runtime exited without providing a reason", requestID)
+	}
+	return fmt.Sprintf("RequestId: %s Error: Runtime exited with error: %s", requestID, st)
+}
+
+// env is the environment of a handler's process: the allowed part of
+// ours (env.go), Lambda's variables, the function's own.
 func (f *Function) env(dir string) []string {
 	h := f.Handler
-	env := append(os.Environ(),
+	env := append(slices.Clip(f.local.env),
 		"AWS_LAMBDA_FUNCTION_NAME="+f.Name,
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE="+strconv.Itoa(h.memory()),
@@ -176,7 +198,7 @@ func (f *Function) env(dir string) []string {
 
 // startProcess starts cmd as a handler's process, its standard error
 // (and its standard output unless set) kept as its log.
-func startProcess(cmd *exec.Cmd, talk talker) (*warm, error) {
+func startProcess(cmd *exec.Cmd, talk talker, rec *groupRecord) (*warm, error) {
 	p := &warm{cmd: cmd, talk: talk, stderr: &syncTail{tail: tail{limit: logTail}}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if cmd.Stdout == nil {
@@ -184,11 +206,15 @@ func startProcess(cmd *exec.Cmd, talk talker) (*warm, error) {
 	}
 	cmd.WaitDelay = time.Second
 	killAsGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := startLocked(cmd); err != nil {
 		return nil, err
 	}
+	rec.add(cmd.Process.Pid)
 	go func() {
 		_ = cmd.Wait()
+		// What it started goes with it.
+		killGroup(cmd)
+		rec.remove(cmd.Process.Pid)
 		close(p.done)
 	}()
 	return p, nil
@@ -226,6 +252,10 @@ func (f *Function) take() (*warm, error) {
 	for len(f.idle) > 0 {
 		p := f.idle[len(f.idle)-1]
 		f.idle = f.idle[:len(f.idle)-1]
+		if p.reap != nil {
+			p.reap.Stop()
+			p.reap = nil
+		}
 		if p.stamp == stamp && !p.ended() {
 			f.mu.Unlock()
 			return p, nil
@@ -242,7 +272,8 @@ func (f *Function) take() (*warm, error) {
 }
 
 // put gives back a process after an invoke: idle, for the next one,
-// unless it was stopped or the function closed.
+// unless it was stopped or the function closed. One left idle for the
+// idle timeout is stopped (reapIdle).
 func (f *Function) put(p *warm) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -251,6 +282,18 @@ func (f *Function) put(p *warm) {
 		return
 	}
 	f.idle = append(f.idle, p)
+	p.reap = time.AfterFunc(f.local.IdleTimeout(), func() { f.reapIdle(p) })
+}
+
+// reapIdle stops a process still idle.
+func (f *Function) reapIdle(p *warm) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i := slices.Index(f.idle, p); i >= 0 {
+		f.idle = slices.Delete(f.idle, i, i+1)
+		p.reap = nil
+		p.stop()
+	}
 }
 
 // close stops the function's idle processes, and those serving an invoke
@@ -260,6 +303,9 @@ func (f *Function) close() {
 	defer f.mu.Unlock()
 	f.closed = true
 	for _, p := range f.idle {
+		if p.reap != nil {
+			p.reap.Stop()
+		}
 		p.stop()
 	}
 	f.idle = nil

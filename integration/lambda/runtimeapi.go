@@ -40,6 +40,14 @@ import (
 // maxResponse is Lambda's limit on a synchronous invoke's response.
 const maxResponse = 6291556
 
+// tooLargeMessage is Lambda's error message for a larger response.
+var tooLargeMessage = fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", maxResponse)
+
+// tooLarge is the error payload of a response larger than Lambda takes:
+// Function.ResponseSizeTooLarge. Whatever the runtime, the answer is
+// read no further than that.
+func tooLarge() []byte { return errorPayload("Function.ResponseSizeTooLarge", tooLargeMessage) }
+
 // checkBootstrap names what is wrong with a provided runtime's bootstrap.
 func checkBootstrap(dir string) error {
 	path := filepath.Join(dir, "bootstrap")
@@ -108,7 +116,7 @@ func (f *Function) startBootstrap(ctx context.Context, dir string) (*warm, error
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "bootstrap"))
 	cmd.Dir = dir
 	cmd.Env = append(f.env(dir), "AWS_LAMBDA_RUNTIME_API="+ln.Addr().String())
-	p, err := startProcess(cmd, t)
+	p, err := startProcess(cmd, t, f.local.groups.Load())
 	if err != nil {
 		t.close()
 		return nil, err
@@ -252,9 +260,8 @@ func (t *apiTalk) serveResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body) > t.limit {
-		msg := fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", t.limit)
-		apiError(w, http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", msg)
-		inv.answer <- apiAnswer{out: errorPayload("Function.ResponseSizeTooLarge", msg), fnErr: true}
+		apiError(w, http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", tooLargeMessage)
+		inv.answer <- apiAnswer{out: tooLarge(), fnErr: true}
 		return
 	}
 	accepted(w)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,7 +127,9 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 	}
 	// The shim also ends when its standard input closes.
 	cmd := exec.CommandContext(ctx, program, filepath.Join(shims, shim), dir, h.Name)
-	cmd.Env = append(f.env(dir), "PYTHONUNBUFFERED=1")
+	// No bytecode written into the code's folder: Lambda's is read-only,
+	// and a deploy would see the code changed.
+	cmd.Env = append(f.env(dir), "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -139,7 +142,7 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 	}
 	cmd.Stdout = w
 	t := &shimTalk{stdin: stdin, stdout: stdout, lines: bufio.NewReaderSize(stdout, 64*1024)}
-	p, err := startProcess(cmd, t)
+	p, err := startProcess(cmd, t, f.local.groups.Load())
 	w.Close()
 	if err != nil {
 		stdout.Close()
@@ -153,6 +156,9 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 // error).
 func (t *shimTalk) init(ctx context.Context, p *warm, limit time.Duration) ([]byte, error) {
 	line, err := t.exchange(ctx, p, nil, limit)
+	if errors.Is(err, errTooLarge) {
+		return errorPayload("Runtime.MarshalError", "the runtime's first answer is not {\"ready\": true}"), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +178,9 @@ func (t *shimTalk) invoke(ctx context.Context, p *warm, inv *invocation, limit t
 		TraceID: inv.trace.xray, TraceParent: inv.trace.parent,
 	})
 	line, err := t.exchange(ctx, p, req, limit)
+	if errors.Is(err, errTooLarge) {
+		return tooLarge(), true, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -183,6 +192,9 @@ func (t *shimTalk) invoke(ctx context.Context, p *warm, inv *invocation, limit t
 	if rep.Error != nil {
 		return rep.Error, true, nil
 	}
+	if len(rep.Payload) > maxResponse {
+		return tooLarge(), true, nil
+	}
 	return rep.Payload, false, nil
 }
 
@@ -190,8 +202,9 @@ func (t *shimTalk) close() { t.stdout.Close() }
 
 // exchange sends req (nil: nothing) to the process and reads its answer
 // line within limit. The process is stopped when the time runs out
-// (errTimedOut), the context ends (its error) or it answers no more
-// (errGone).
+// (errTimedOut), the context ends (its error) or its answer is longer
+// than an answer may be (errTooLarge: it is not read further); one that
+// answers no more (errGone) is left to exit (see died).
 func (t *shimTalk) exchange(ctx context.Context, p *warm, req []byte, limit time.Duration) ([]byte, error) {
 	type result struct {
 		line []byte
@@ -201,27 +214,49 @@ func (t *shimTalk) exchange(ctx context.Context, p *warm, req []byte, limit time
 	go func() {
 		if req != nil {
 			if _, err := t.stdin.Write(append(req, '\n')); err != nil {
-				got <- result{err: err}
+				got <- result{err: fmt.Errorf("%w: %w", errGone, err)}
 				return
 			}
 		}
-		line, err := t.lines.ReadBytes('\n')
+		line, err := readLine(t.lines, maxShimLine)
+		if err != nil && !errors.Is(err, errTooLarge) {
+			err = fmt.Errorf("%w: %w", errGone, err)
+		}
 		got <- result{line, err}
 	}()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case r := <-got:
-		if r.err != nil {
+		if errors.Is(r.err, errTooLarge) {
 			p.stop()
-			return nil, fmt.Errorf("%w: %w", errGone, r.err)
 		}
-		return r.line, nil
+		return r.line, r.err
 	case <-timer.C:
 		p.stop()
 		return nil, errTimedOut
 	case <-ctx.Done():
 		p.stop()
 		return nil, ctx.Err()
+	}
+}
+
+// maxShimLine is the longest answer line of the shim: a payload of
+// Lambda's largest response in {"payload": ...}, with room to spare.
+const maxShimLine = maxResponse + 1024
+
+// readLine reads a line of at most max bytes (its newline included);
+// past that it stops reading, with errTooLarge.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errTooLarge
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
 	}
 }

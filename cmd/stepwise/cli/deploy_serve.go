@@ -25,11 +25,7 @@ func newDeployer(cfg *config.Serve, api *apiServer, records store.StackStore, lo
 		Log:       log,
 	}
 	if local != nil {
-		given := map[string]bool{}
-		for _, name := range local.Names() {
-			given[name] = true
-		}
-		d.Functions = localFunctions{local: local, given: given}
+		d.Functions = localFunctions{local: local}
 	}
 	if ep := cfg.Integrations.AWSEndpoint; ep != "" {
 		d.AWS = &deploy.AWSEndpoint{URL: ep, Region: cfg.Region,
@@ -39,6 +35,18 @@ func newDeployer(cfg *config.Serve, api *apiServer, records store.StackStore, lo
 		}
 	}
 	return d
+}
+
+// restoreFunctions puts back the local functions of the stacks deployed
+// before (they live in memory). It needs only the records, not the
+// service: a server calls it before the engine resumes its executions,
+// whose tasks may invoke them.
+func restoreFunctions(ctx context.Context, records store.StackStore, local *lambda.Local) error {
+	if local == nil {
+		return nil
+	}
+	d := &deploy.Deployer{Records: stackRecords{records}, Functions: localFunctions{local: local}}
+	return d.Restore(ctx)
 }
 
 // deployTemplates deploys serve's --template files (or cdk.outs) as the
@@ -112,11 +120,10 @@ func (s stackRecords) ListStacks(ctx context.Context) ([]string, error) {
 // functions; those given by --function stay as they are.
 type localFunctions struct {
 	local *lambda.Local
-	given map[string]bool
 }
 
 func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error {
-	if l.given[f.Name] {
+	if l.local.Given(f.Name) {
 		return fmt.Errorf("function %s is given by serve --function: the template's is not put over it (rename one of them)", f.Name)
 	}
 	if _, ok := lambda.RuntimeFor(f.Runtime); !ok {
@@ -127,7 +134,7 @@ func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error
 }
 
 func (l localFunctions) DeleteFunction(_ context.Context, name string) error {
-	if !l.given[name] {
+	if !l.local.Given(name) {
 		l.local.Remove(name)
 	}
 	return nil

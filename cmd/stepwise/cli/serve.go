@@ -271,6 +271,18 @@ func (c *serveCommand) run(ctx context.Context) error {
 	// Deferred before the engine stops: local functions' processes are
 	// stopped after the last task that may use them.
 	defer tasks.Close()
+	local := lambda.LocalOf(tasks)
+	if local != nil {
+		// Before any invoke: what functions of a server that died left
+		// running is killed, and this server's are recorded.
+		killed, err := local.RecordGroups(c.cfg.FunctionGroupsDir())
+		if err != nil {
+			log.Warn("serve: the local functions' processes are not recorded", "error", err)
+		}
+		if killed > 0 {
+			log.Info("serve: killed the local functions' processes a server that died left", "groups", killed)
+		}
+	}
 	mocks, err := loadMockConfig(c.mockConfig)
 	if err != nil {
 		return err
@@ -356,10 +368,24 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if met != nil {
 		met.WatchEngine(eng)
 	}
+	// The functions of the stacks deployed before are back before an
+	// execution resumes: a task re-dispatched after a restart invokes
+	// the local function, never the Lambda API. Those of --template
+	// deploy once the service is up: until then invokes wait.
+	if err := restoreFunctions(ctx, drv.Executor(), local); err != nil {
+		log.Warn("serve: a deployed stack's functions are not back", "error", err)
+	}
+	releaseInvokes := func() {}
+	if len(c.templates) > 0 && local != nil {
+		releaseInvokes = local.Hold()
+	}
 	if err := eng.Start(ctx); err != nil {
+		releaseInvokes()
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
+	// Run before the engine stops, which waits for the tasks held.
+	defer releaseInvokes()
 	if c.cfg.Retention > 0 {
 		stopRetention, err := startRetention(ctx, &c.cfg, drv.Executor(), eng, met, log)
 		if err != nil {
@@ -387,16 +413,13 @@ func (c *serveCommand) run(ctx context.Context) error {
 	}
 	// The server's own Task states call the API in-process, unsigned.
 	tasks.SetSelf(api.self)
-	// Templates deploy onto it (stepwise deploy, --template); the
-	// functions of those deployed before come back first.
-	dep := newDeployer(&c.cfg, api, drv.Executor(), lambda.LocalOf(tasks), log)
-	if err := dep.Restore(ctx); err != nil {
-		log.Warn("serve: a deployed stack's functions are not back", "error", err)
-	}
+	// Templates deploy onto it (stepwise deploy, --template).
+	dep := newDeployer(&c.cfg, api, drv.Executor(), local, log)
 	api.handleDeploy(dep)
 	if err := deployTemplates(ctx, dep, c.templates, c.templateParams, c.templateAdopt, func(r *deploy.Report) { r.WriteText(c.Err) }); err != nil {
 		return err
 	}
+	releaseInvokes()
 	// Schedules fire on the leader, in execution time.
 	defer api.startSchedules(ctx, eng)()
 	ln, err := net.Listen("tcp", c.cfg.Addr)

@@ -1,0 +1,4 @@
+package lambda
+
+// ProcStart is a process's start time, for tests.
+var ProcStart = procStart
