@@ -102,30 +102,43 @@ func (e *startError) Error() string { return "StartExecution: " + e.Code + ": " 
 const maxSlotsPerTick = 100
 
 // Run fires the ENABLED schedules' slots until ctx ends.
-func (s *Service) Run(ctx context.Context, cfg FireConfig) {
+func (s *Service) Run(ctx context.Context, cfg FireConfig) { <-s.Start(ctx, cfg) }
+
+// Start fires the ENABLED schedules' slots, on a goroutine of its own,
+// until ctx ends, and returns a channel closed when it has stopped. Look
+// works as soon as Start returns.
+func (s *Service) Start(ctx context.Context, cfg FireConfig) (done <-chan struct{}) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
-	if cfg.Ready != nil {
+	// Look works from the start, waiting as Run does for the engine to
+	// be ready: an advance of the clock just after a start looks first.
+	ready := func(ctx context.Context) bool {
+		if cfg.Ready == nil {
+			return true
+		}
 		select {
 		case <-cfg.Ready:
+			return true
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
 	look := func(ctx context.Context) {
+		if !ready(ctx) {
+			return
+		}
 		if cfg.Leads == nil || cfg.Leads(ctx) {
 			if err := s.FireDue(ctx, cfg); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("scheduler: firing schedules failed", "error", err)
 			}
 		}
 	}
-	if cfg.Alarm != nil {
-		alarm := cfg.Alarm
-		defer alarm(time.Time{}, nil)
+	alarm := cfg.Alarm
+	if alarm != nil {
 		cfg.Alarm = func(at time.Time, _ func(context.Context)) {
 			alarm(at, func(context.Context) {
 				if ctx.Err() == nil {
@@ -137,27 +150,39 @@ func (s *Service) Run(ctx context.Context, cfg FireConfig) {
 	s.lookMu.Lock()
 	s.look = look
 	s.lookMu.Unlock()
-	defer func() {
-		s.lookMu.Lock()
-		s.look = nil
-		s.lookMu.Unlock()
-	}()
-	t := time.NewTicker(cfg.Interval)
-	defer t.Stop()
-	for {
-		look(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer func() {
+			s.lookMu.Lock()
+			s.look = nil
+			s.lookMu.Unlock()
+		}()
+		if alarm != nil {
+			defer alarm(time.Time{}, nil)
 		}
-	}
+		if !ready(ctx) {
+			return
+		}
+		t := time.NewTicker(cfg.Interval)
+		defer t.Stop()
+		for {
+			look(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return stopped
 }
 
 // Look looks at the schedules at once, as Run does every Interval: it
 // fires what is due and arms the alarm for what comes next, so that a
 // schedule made a moment ago has its alarm armed before the clock is
-// advanced past its slot. It does nothing while Run does not run.
+// advanced past its slot. It does nothing before Start or after its
+// loop stopped.
 func (s *Service) Look(ctx context.Context) {
 	s.lookMu.Lock()
 	look := s.look

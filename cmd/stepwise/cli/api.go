@@ -410,23 +410,19 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 	}
 }
 
-// startSchedules fires the schedules' slots (scheduler.Service.Run) until
+// startSchedules fires the schedules' slots (scheduler.Service.Start) until
 // the returned function is called, which waits for the loop to end.
 func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (stop func()) {
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.schedules.Run(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
-			Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
-			DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
-				attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))
-				for _, a := range m.Attributes {
-					attrs[a.Name] = sqstypes.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: aws.String(a.Value)}
-				}
-				return s.deadLetters.Send(ctx, m.QueueArn, m.Body, attrs)
-			}})
-	}()
+	done := s.schedules.Start(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
+		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
+			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))
+			for _, a := range m.Attributes {
+				attrs[a.Name] = sqstypes.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: aws.String(a.Value)}
+			}
+			return s.deadLetters.Send(ctx, m.QueueArn, m.Body, attrs)
+		}})
 	return func() { cancel(); <-done }
 }
 
