@@ -18,7 +18,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/spf13/cobra"
 
 	"stepwise/cfn"
@@ -297,7 +296,7 @@ func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*depl
 // clock) with SigV4 for service, with the AWS SDK's default credentials
 // and region (us-east-1 when none is set).
 func signFor(ctx context.Context, service string, r *http.Request, body []byte) error {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	cfg, err := loadOwnConfig(ctx)
 	if err != nil {
 		return fmt.Errorf("aws credentials: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/spf13/cobra"
@@ -183,7 +184,7 @@ func recordFromServer(ctx context.Context, endpoint, arn string) ([]byte, error)
 // credentials and region when there are some, else a placeholder key and
 // the default region.
 func apiClient(ctx context.Context, endpoint string) (*sfn.Client, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	cfg, err := loadOwnConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("AWS configuration: %w", err)
 	}
@@ -350,4 +351,12 @@ func recordChildren(ctx context.Context, client *sfn.Client, endpoint string, sr
 		}
 	}
 	return nil
+}
+
+// loadOwnConfig is the AWS SDK's configuration for a client of a Stepwise
+// server (its API, deploy, the clock): the environment's and the shared
+// files' credentials and region. Never an instance's metadata service:
+// a server's keys are in its credentials file, not an instance role.
+func loadOwnConfig(ctx context.Context) (aws.Config, error) {
+	return awsconfig.LoadDefaultConfig(ctx, awsconfig.WithEC2IMDSClientEnableState(imds.ClientDisabled))
 }
