@@ -468,5 +468,5 @@ func TestServeListenRefusals(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	code, _, stderr = serveBriefly(t, "--addr", "127.0.0.1:0", "--credentials", missing)
 	require.Equal(t, 1, code, stderr)
-	require.Contains(t, stderr, "credentials: open "+missing)
+	require.Contains(t, stderr, "credentials: stat "+missing)
 }

@@ -27,7 +27,7 @@ func TestBenchKey(t *testing.T) {
 		require.Equal(t, "sa", secret)
 	}
 	_, _, err = benchKey([]string{"--credentials", path + ".missing"})
-	require.ErrorContains(t, err, "credentials: open")
+	require.ErrorContains(t, err, "credentials: stat")
 }
 
 // The model's line says per unit what the database did between two

@@ -3,11 +3,13 @@ package sigv4auth
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
+
+	"stepwise/internal/boundedfile"
 )
 
 // Credentials are the access keys a server accepts: secret access keys by
@@ -65,9 +67,13 @@ func NewCredentials(secrets map[string]string) *Credentials {
 	return c
 }
 
-// LoadCredentials reads a shared-credentials file (see ParseCredentials).
+// MaxCredentialsFile is the largest shared-credentials file read.
+const MaxCredentialsFile = 1 << 20
+
+// LoadCredentials reads a shared-credentials file (see ParseCredentials):
+// a regular file of at most MaxCredentialsFile bytes.
 func LoadCredentials(path string) (*Credentials, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(context.Background(), path, MaxCredentialsFile)
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}

@@ -68,7 +68,7 @@ func TestLoadCredentials(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, c.Len())
 	_, err = sigv4auth.LoadCredentials(filepath.Join(dir, "missing"))
-	require.ErrorContains(t, err, "credentials: open ")
+	require.ErrorContains(t, err, "credentials: stat ")
 	require.NoError(t, os.WriteFile(path, []byte("[default]\naws_access_key_id=K\n"), 0o600))
 	_, err = sigv4auth.LoadCredentials(path)
 	require.EqualError(t, err, "credentials "+path+": profile default: aws_access_key_id without aws_secret_access_key")
