@@ -144,7 +144,7 @@ func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonva
 	}
 	pages := batch.NewListJobsPaginator(c.client, &batch.ListJobsInput{JobQueue: in.JobQueue,
 		Filters: []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{aws.ToString(in.JobName)}}}})
-	for pages.HasMorePages() {
+	for n := 0; pages.HasMorePages() && n < sdkjob.MaxLookupPages; n++ {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, serviceFailure(err)

@@ -159,7 +159,7 @@ func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.O
 		return nil, nil
 	}
 	pages := glue.NewGetJobRunsPaginator(c.client, &glue.GetJobRunsInput{JobName: aws.String(job), MaxResults: aws.Int32(200)})
-	for pages.HasMorePages() {
+	for n := 0; pages.HasMorePages() && n < sdkjob.MaxLookupPages; n++ {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, serviceFailure(err)

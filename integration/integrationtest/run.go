@@ -12,6 +12,10 @@ import (
 	"stepwise/jsonvalue"
 )
 
+// testStart is the start of the execution the tasks of these helpers
+// belong to: a durable execution's, so their starts carry a token.
+var testStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 // Start carries out a task through a registry, with params as its JSON
 // Parameters, and returns a channel that gets its result. A .sync job's
 // start, recorded first as submitted, is left out: the job's end is the
@@ -23,7 +27,7 @@ func Start(t testing.TB, reg *integration.Registry, resource, params string) <-c
 		t.Fatalf("parameters %s: %v", params, err)
 	}
 	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
 		func(r engine.TaskResult) {
 			if r.Recorded != nil {
 				r.Recorded(nil)
@@ -75,7 +79,7 @@ func Resume(t testing.TB, reg *integration.Registry, resource, params string, su
 		t.Fatalf("parameters %s: %v", params, err)
 	}
 	ch := make(chan engine.TaskResult, 2)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
 		Submitted: submitted}, func(r engine.TaskResult) {
 		if r.Recorded != nil {
 			r.Recorded(nil)
@@ -107,7 +111,7 @@ func Redispatch(t testing.TB, reg *integration.Registry, resource, params string
 		t.Fatalf("parameters %s: %v", params, err)
 	}
 	ch := make(chan engine.TaskResult, 2)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
 		Resumed: true}, func(r engine.TaskResult) {
 		if r.Recorded != nil {
 			r.Recorded(nil)

@@ -15,15 +15,20 @@ import (
 // service has none as a member of the job that a lookup finds again), so
 // that a task whose start was made but not recorded before a crash does
 // not start a second job. It is 49 characters of [a-z0-9-]; "" for a
-// call made outside an execution (TestState), which is never dispatched
-// again.
+// call made outside a durable execution (TestState, a synchronous
+// Express run, whose ids start again with every process), which is never
+// dispatched again.
 func StartToken(r *integration.Request) string {
-	if r.ExecutionArn == "" || r.TaskID == "" {
+	if r.ExecutionArn == "" || r.TaskID == "" || r.ExecutionStart.IsZero() {
 		return ""
 	}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d", r.ExecutionArn, r.TaskID, r.ExecutionStart.UnixMilli()))
 	return "stepwise-" + hex.EncodeToString(sum[:20])
 }
+
+// MaxLookupPages bounds the pages of a job's runs that a lookup reads
+// (newest first): a run started before a crash is among the latest.
+const MaxLookupPages = 5
 
 // LookFirst says a task's job may have been started by an earlier
 // dispatch whose answer was not recorded: the task is dispatched again

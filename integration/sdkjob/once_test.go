@@ -32,13 +32,16 @@ func TestStartToken(t *testing.T) {
 		require.NotEqual(t, token, sdkjob.StartToken(&other))
 	}
 	require.Empty(t, sdkjob.StartToken(&integration.Request{}), "TestState")
+	// A synchronous Express run's ids ("sync-1", "task-1") start again
+	// with every process: its tasks carry no token.
+	require.Empty(t, sdkjob.StartToken(&integration.Request{ExecutionArn: "sync-1", TaskID: "task-1"}), "a synchronous run")
 }
 
 // A task looks for its job first only when it is dispatched again with
 // no start recorded, in an execution.
 func TestLookFirst(t *testing.T) {
 	t.Parallel()
-	r := &integration.Request{ExecutionArn: "arn:e", TaskID: "task-1"}
+	r := &integration.Request{ExecutionArn: "arn:e", TaskID: "task-1", ExecutionStart: time.Now()}
 	require.False(t, sdkjob.LookFirst(r), "a first dispatch")
 	r.Resumed = true
 	require.True(t, sdkjob.LookFirst(r))
