@@ -405,7 +405,7 @@ func TestRunTaskSyncRedispatchedSameClientToken(t *testing.T) {
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
 	done := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t2", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), ID: "t2", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
 		func(r engine.TaskResult) { done <- r })
 	require.Nil(t, (<-done).Failure)
 	require.Nil(t, integrationtest.Call(t, reg, resource, strings.Replace(params, "{", `{"ClientToken": "mine", `, 1)).Failure)
