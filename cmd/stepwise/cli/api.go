@@ -205,13 +205,15 @@ func serverNames(cfg *config.Serve) (*hostcheck.Names, error) {
 	return hostcheck.NewNames(names...)
 }
 
-// probePaths are the probes' paths and /metrics: answered whatever a
-// request's Host, as they are without a signature, since they show none
-// of the executions and change nothing, and monitors (a load balancer, a
-// Kubernetes probe, Prometheus) name the server as they please.
-var probePaths = map[string]bool{"/healthz": true, "/readyz": true, "/health": true, "/metrics": true}
+// probePaths are the probes' paths: answered whatever a request's Host,
+// as they are without a signature, since they show nothing but the
+// server's health and change nothing, and monitors (a load balancer, a
+// Kubernetes probe) name the server as they please. /metrics is not one:
+// it names state machines, activities and functions, and Prometheus
+// scrapes by address, which the Host check answers.
+var probePaths = map[string]bool{"/healthz": true, "/readyz": true, "/health": true}
 
-// isProbe reports whether r reads a probe or /metrics.
+// isProbe reports whether r reads a probe.
 func isProbe(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && probePaths[r.URL.Path]
 }

@@ -139,12 +139,16 @@ func TestHostCheckRebinding(t *testing.T) {
 	require.Equal(t, "AccessDeniedException", rec.Header().Get("X-Amzn-ErrorType"))
 	require.JSONEq(t, fmt.Sprintf(`{"Message": %q}`, message), rec.Body.String())
 
-	// The probes and /metrics answer any Host: monitors name the server
-	// as they please, and they change and show nothing of the executions.
-	for _, path := range []string{"/healthz", "/readyz", "/health", "/metrics"} {
+	// The probes answer any Host: monitors name the server as they
+	// please, and they change and show nothing of the executions.
+	for _, path := range []string{"/healthz", "/readyz", "/health"} {
 		require.Equal(t, http.StatusOK, b.serve(http.MethodGet, path, "", rebindHost, nil).Code, path)
 		require.Equal(t, http.StatusOK, b.serve(http.MethodHead, path, "", rebindHost, nil).Code, path)
 	}
+	// /metrics names the state machines and functions: not to a
+	// rebinding page, but to a scraper that names the server by address.
+	require.Equal(t, http.StatusForbidden, b.serve(http.MethodGet, "/metrics", "", rebindHost, nil).Code)
+	require.Equal(t, http.StatusOK, b.serve(http.MethodGet, "/metrics", "", "10.1.2.3:8083", nil).Code)
 
 	// Every route of the server's and the Scheduler API's tables refuses
 	// the rebinding Host, whatever its method.
