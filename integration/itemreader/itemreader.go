@@ -31,8 +31,9 @@ var delimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON"
 
 // MaxItemSize bounds an item's text, as AWS caps an item at 256 KiB: a
 // CSV record or a JSON Lines line of more than this, its line ending
-// counted (a line of this many bytes or more without it), or an element
-// of a JSON array of more than this, fails the read with an
+// counted (a line of this many bytes or more without it), an element
+// of a JSON array of more than this, or a CSV row whose object (every
+// header with its value, as JSON) would be, fails the read with an
 // *ItemTooLargeError. Nothing larger is held, however long the record a
 // file (a decompressed one too) runs on.
 const MaxItemSize = 256 << 10
@@ -539,6 +540,13 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 			return err
 		}
 	}
+	// An item is an object of every header: its size is the headers'
+	// and the row's values', so that a wide header over short rows makes
+	// no item larger than a record may be.
+	headerSize := 1 // {"h":"v","h":"v"} without the values, escapes aside
+	for _, h := range headers {
+		headerSize += len(h) + 6
+	}
 	for !out.full() {
 		row, err := read()
 		if errors.Is(err, io.EOF) {
@@ -550,6 +558,14 @@ func streamCSV(br *bufio.Reader, cfg *interp.ReaderConfig, out *sink) error {
 		}
 		if err != nil {
 			return readerFailure("%v", err)
+		}
+		itemSize := headerSize
+		for _, v := range row[:min(len(row), len(headers))] {
+			itemSize += len(v)
+		}
+		if itemSize > maxItemSize {
+			line, _ := r.FieldPos(0)
+			return &ItemTooLargeError{Line: int64(line), Limit: maxItemSize}
 		}
 		obj := jsonvalue.NewObject(len(headers))
 		for i, h := range headers {

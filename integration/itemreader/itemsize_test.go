@@ -2,6 +2,7 @@ package itemreader
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -123,10 +124,11 @@ func TestItemOf256KiB(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		cfg  interp.ReaderConfig
-		item func(n int) string // an item whose text, its line ending counted, is n bytes
+		item func(n int) string // an item of n bytes: its text, its line ending counted, or its object
 		line int64
 	}{
-		{interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"a"}}, func(n int) string { return strings.Repeat("x", n-1) + "\n" }, 2},
+		// A CSV item is its object: {"a":"x…"} of n bytes.
+		{interp.ReaderConfig{InputType: "CSV", CSVHeaderLocation: "GIVEN", CSVHeaders: []string{"a"}}, func(n int) string { return strings.Repeat("x", n-8) + "\n" }, 2},
 		{interp.ReaderConfig{InputType: "JSONL"}, func(n int) string { return `"` + strings.Repeat("x", n-3) + "\"\n" }, 2},
 		{interp.ReaderConfig{InputType: "JSON"}, func(n int) string { return `"` + strings.Repeat("x", n-2) + `"` }, 1},
 	} {
@@ -153,4 +155,28 @@ func TestPointedObjectBounded(t *testing.T) {
 	items, err := Parse([]byte(`{"rows": [1, 2]}`), &interp.ReaderConfig{InputType: "JSON", ItemsPointer: "/rows"})
 	require.NoError(t, err)
 	require.Len(t, items, 2)
+}
+
+// A CSV header of many columns over rows of a byte each: each row would
+// be an object as wide as the header, so a row whose object passes 256
+// KiB fails the read at its line, though its text is short.
+func TestCSVRowObjectLargerThan256KiB(t *testing.T) {
+	var b strings.Builder
+	for i := range 30000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "c%05d", i)
+	}
+	header := b.String()
+	require.Less(t, len(header), MaxItemSize, "the header itself is a record AWS takes")
+	body := header + "\n" + strings.Repeat(",", 29999) + "\n"
+	err := Stream(strings.NewReader(body), &interp.ReaderConfig{InputType: "CSV"}, drop)
+	require.Equal(t, int64(2), tooLarge(t, err))
+
+	// A narrower header of the same rows is read.
+	var items int
+	err = Stream(strings.NewReader("a,b\n1,2\n3,4\n"), &interp.ReaderConfig{InputType: "CSV"}, func(batch []any) error { items += len(batch); return nil })
+	require.NoError(t, err)
+	require.Equal(t, 2, items)
 }
