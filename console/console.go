@@ -141,6 +141,9 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if c.recordingLimits.Events <= 0 {
 		c.recordingLimits.Events = DefaultRecordingLimits.Events
 	}
+	if c.recordingLimits.Bytes <= 0 {
+		c.recordingLimits.Bytes = DefaultRecordingLimits.Bytes
+	}
 	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {

@@ -25,11 +25,15 @@ type RecordingLimits struct {
 	// Events is the most history events, the execution's and its
 	// children's together, a recording reads.
 	Events int
+	// Bytes is the most bytes of those events (an event may hold 256 KiB
+	// of input or output).
+	Bytes int
 }
 
 // DefaultRecordingLimits are the console's limits: 1,000 child
-// executions (a recording reads about 10 KB a child) and 100,000 events.
-var DefaultRecordingLimits = RecordingLimits{Children: 1000, Events: 100000}
+// executions (a recording reads about 10 KB a child), 100,000 events and
+// 64 MiB of them.
+var DefaultRecordingLimits = RecordingLimits{Children: 1000, Events: 100000, Bytes: 64 << 20}
 
 // recordingTooLarge is the refusal of an execution whose recording would
 // pass the limits.
@@ -93,6 +97,7 @@ type recorder struct {
 	r                *http.Request
 	limits           RecordingLimits
 	children, events int
+	bytes            int
 }
 
 // read reads the execution and, in turn, the children of its map runs
@@ -131,6 +136,10 @@ func (rc *recorder) history(arn string) ([]*history.Event, error) {
 				"the most a recording made by the console reads", rc.limits.Events)}
 		}
 		for _, raw := range out.Events {
+			if rc.bytes += len(raw); rc.bytes > rc.limits.Bytes {
+				return nil, &recordingTooLarge{fmt.Sprintf("its history and its child executions' events hold more than %s, "+
+					"the most a recording made by the console reads", sizeOf(rc.limits.Bytes))}
+			}
 			ev, err := workflowtest.ParseEvent(json.RawMessage(raw))
 			if err != nil {
 				return nil, err
@@ -199,3 +208,11 @@ func (rc *recorder) mapChildren(src *workflowtest.Source, events []*history.Even
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func fileName(s string) string { return unsafeName.ReplaceAllString(s, "-") }
+
+// sizeOf writes n bytes for people: 64 MiB, 300 bytes.
+func sizeOf(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

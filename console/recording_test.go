@@ -137,4 +137,17 @@ func TestRecordingBounded(t *testing.T) {
 	resp, body = small.download(t, x, nil)
 	require.Equal(t, http.StatusConflict, resp.StatusCode, body)
 	require.Contains(t, body, "its history and its child executions' hold more than 5 events, the most a recording made by the console reads")
+
+	// Bytes: a few events whose input is larger than the limit.
+	tight := setupWith(t, console.Options{Recording: console.RecordingLimits{Bytes: 4000}})
+	pass := tight.create(t, "pass", `{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}`)
+	x = tight.start(t, pass, "wide", `{"pad": "`+strings.Repeat("x", 3000)+`"}`)
+	require.Equal(t, "SUCCEEDED", tight.wait(t, x))
+	resp, body = tight.download(t, x, nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode, body)
+	require.Contains(t, body, "its history and its child executions' events hold more than 4000 bytes, the most a recording made by the console reads")
+	x = tight.start(t, pass, "narrow", `{}`)
+	require.Equal(t, "SUCCEEDED", tight.wait(t, x))
+	resp, body = tight.download(t, x, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 }
