@@ -40,7 +40,8 @@ import (
 //   - Lambda's variables (AWS_LAMBDA_FUNCTION_NAME, AWS_REGION,
 //     _HANDLER, ... see Function.env), the trace of its invoke
 //     (_X_AMZN_TRACE_ID, TRACEPARENT), and its own Environment, which
-//     comes last and so wins.
+//     comes last and so wins — but for the run's token (runVar, see
+//     groups_linux.go), appended when the process starts.
 
 // passedVars are the variables of the server's environment a function
 // gets.

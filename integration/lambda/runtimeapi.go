@@ -116,7 +116,7 @@ func (f *Function) startBootstrap(ctx context.Context, dir string) (*warm, error
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "bootstrap"))
 	cmd.Dir = dir
 	cmd.Env = append(f.env(dir), "AWS_LAMBDA_RUNTIME_API="+ln.Addr().String())
-	p, err := startProcess(cmd, t, f.local.groups.Load())
+	p, err := startProcess(cmd, t, f.local)
 	if err != nil {
 		t.close()
 		return nil, err
