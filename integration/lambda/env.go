@@ -28,14 +28,29 @@ import (
 //     LocalAccessKeyID), which emulators accept: the server's own keys
 //     are never handed on. Without an endpoint a function gets no
 //     credentials, as a function without a role;
+//   - always, noCredentials: an AWS SDK in the function reads no shared
+//     credentials or config file (AWS_SHARED_CREDENTIALS_FILE and
+//     AWS_CONFIG_FILE are /dev/null: HOME is passed on, and
+//     ~/.aws/credentials holds the operator's keys, ~/.aws/config their
+//     profiles and SSO sessions) and never asks an instance metadata
+//     service (AWS_EC2_METADATA_DISABLED: on EC2 it would hand on the
+//     instance role's credentials). A function's own Environment may
+//     still name a file or a profile: it is set by whoever deploys the
+//     function, on purpose;
 //   - Lambda's variables (AWS_LAMBDA_FUNCTION_NAME, AWS_REGION,
 //     _HANDLER, ... see Function.env), the trace of its invoke
 //     (_X_AMZN_TRACE_ID, TRACEPARENT), and its own Environment, which
-//     comes last and so wins.
+//     comes last and so wins — but for the run's token (runVar, see
+//     groups_linux.go), appended when the process starts.
 
 // passedVars are the variables of the server's environment a function
 // gets.
 var passedVars = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+
+// noCredentials keeps an AWS SDK in a function off the credentials of the
+// server's user and machine.
+var noCredentials = []string{"AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_CONFIG_FILE=/dev/null",
+	"AWS_EC2_METADATA_DISABLED=true"}
 
 // baseEnv is what every function's process starts from: passedVars of
 // environ, and the endpoints (with local credentials) calls to AWS go to.
@@ -49,6 +64,7 @@ func baseEnv(environ []string, endpoint string, endpoints map[string]string) []s
 			}
 		}
 	}
+	env = append(env, noCredentials...)
 	if endpoint != "" {
 		env = append(env, "AWS_ENDPOINT_URL="+endpoint)
 	}

@@ -3,7 +3,9 @@ package lambda
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +69,9 @@ type Local struct {
 	env []string
 	// groups records the process groups of the functions (groups_linux.go).
 	groups atomic.Pointer[groupRecord]
+	// run is this server run's token: every function's process gets it
+	// as runVar, and its children inherit it (groups_linux.go).
+	run string
 	// idle is how long a warm process is kept without an invoke.
 	idle atomic.Int64
 	// given are the names of the functions NewLocal was given.
@@ -116,7 +121,8 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
-		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil), given: map[string]bool{}}
+		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil), given: map[string]bool{},
+		run: randomHex(16)}
 	l.fns.Store(&map[string]*Function{})
 	l.idle.Store(int64(DefaultIdleTimeout))
 	for name, cmd := range specs {
@@ -438,7 +444,7 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size
 	out := &capped{limit: f.local.limit + 1}
 	errTail := &tail{limit: logTail}
 	cmd.Stdout, cmd.Stderr = out, errTail
-	if err = startLocked(cmd); err == nil {
+	if err = f.local.startCmd(cmd); err == nil {
 		rec := f.local.groups.Load()
 		rec.add(cmd.Process.Pid)
 		err = cmd.Wait()
@@ -520,3 +526,22 @@ func (t *tail) Write(p []byte) (int, error) {
 func (t *tail) bytes() []byte { return t.buf }
 
 var _ io.Writer = (*capped)(nil)
+
+// runVar names, in a function's process, the run of the server that
+// started it (Local.run): what a server that died left is told apart by
+// it.
+const runVar = "STEPWISE_FUNCTIONS_RUN"
+
+// startCmd starts a function's process: it gets the run's token, last,
+// so that no Environment of the function's takes it off.
+func (l *Local) startCmd(cmd *exec.Cmd) error {
+	cmd.Env = append(cmd.Env, runVar+"="+l.run)
+	return startLocked(cmd)
+}
+
+// randomHex is n random bytes, in hexadecimal.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -198,7 +198,7 @@ func (f *Function) env(dir string) []string {
 
 // startProcess starts cmd as a handler's process, its standard error
 // (and its standard output unless set) kept as its log.
-func startProcess(cmd *exec.Cmd, talk talker, rec *groupRecord) (*warm, error) {
+func startProcess(cmd *exec.Cmd, talk talker, l *Local) (*warm, error) {
 	p := &warm{cmd: cmd, talk: talk, stderr: &syncTail{tail: tail{limit: logTail}}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if cmd.Stdout == nil {
@@ -206,9 +206,10 @@ func startProcess(cmd *exec.Cmd, talk talker, rec *groupRecord) (*warm, error) {
 	}
 	cmd.WaitDelay = time.Second
 	killAsGroup(cmd)
-	if err := startLocked(cmd); err != nil {
+	if err := l.startCmd(cmd); err != nil {
 		return nil, err
 	}
+	rec := l.groups.Load()
 	rec.add(cmd.Process.Pid)
 	go func() {
 		_ = cmd.Wait()

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,8 +35,11 @@ import (
 // /2018-06-01/runtime/init/error): the invoke fails with that payload,
 // named after its errorType, and the process is stopped. A response
 // larger than Lambda's 6 MB is refused (413) and the invoke fails with
-// Function.ResponseSizeTooLarge. Warm processes, timeouts and exits are
-// those of every handler (process.go).
+// Function.ResponseSizeTooLarge. A call whose Host is not the address it
+// listens on (127.0.0.1, localhost or [::1] and its port) is refused
+// (403): a web page that found the port does not get events or answer
+// them. Warm processes, timeouts and exits are those of every handler
+// (process.go).
 
 // maxResponse is Lambda's limit on a synchronous invoke's response.
 const maxResponse = 6291556
@@ -110,18 +114,34 @@ func (f *Function) startBootstrap(ctx context.Context, dir string) (*warm, error
 	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", t.serveResponse)
 	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/error", t.serveError)
 	mux.HandleFunc("POST /2018-06-01/runtime/init/error", t.serveInitError)
-	t.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	t.srv = &http.Server{Handler: loopbackOnly(ln.Addr().(*net.TCPAddr).Port, mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = t.srv.Serve(ln) }()
 
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "bootstrap"))
 	cmd.Dir = dir
 	cmd.Env = append(f.env(dir), "AWS_LAMBDA_RUNTIME_API="+ln.Addr().String())
-	p, err := startProcess(cmd, t, f.local.groups.Load())
+	p, err := startProcess(cmd, t, f.local)
 	if err != nil {
 		t.close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// loopbackOnly serves only calls whose Host is the loopback address on
+// port (127.0.0.1, localhost or [::1]); others get 403. A web page a
+// browser loads may reach the port under a name of its own that resolves
+// to loopback (DNS rebinding): it names its own host.
+func loopbackOnly(port int, h http.Handler) http.Handler {
+	p := strconv.Itoa(port)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch strings.ToLower(r.Host) {
+		case "127.0.0.1:" + p, "localhost:" + p, "[::1]:" + p:
+			h.ServeHTTP(w, r)
+		default:
+			apiError(w, http.StatusForbidden, "AccessDenied", "the Runtime API answers only calls to "+net.JoinHostPort("127.0.0.1", p))
+		}
+	})
 }
 
 // init waits for the bootstrap's first call for an invocation, or its

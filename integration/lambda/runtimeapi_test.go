@@ -237,3 +237,35 @@ done
 		require.JSONEq(t, `{"got": {"n": [1, 2]}, "handler": "function.sh"}`, jsonvalue.String(res.Output))
 	}
 }
+
+// The Runtime API answers only calls to the loopback address it listens
+// on by name (127.0.0.1, localhost, [::1] and its port): a page of
+// another host that reached it (DNS rebinding) is refused, neither
+// handed an event nor let answer one.
+func TestRuntimeAPIHostChecked(t *testing.T) {
+	t.Parallel()
+	slowtest.Require(t, "a provided runtime's bootstrap is run")
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed: the shell bootstrap calls the Runtime API with it")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bootstrap"), []byte(`#!/bin/sh
+set -eu
+api="http://${AWS_LAMBDA_RUNTIME_API}/2018-06-01/runtime"
+port="${AWS_LAMBDA_RUNTIME_API##*:}"
+headers="$(mktemp)"
+while true; do
+  event="$(curl -sS -D "$headers" "$api/invocation/next")"
+  id="$(grep -i '^Lambda-Runtime-Aws-Request-Id:' "$headers" | cut -d: -f2 | tr -d '[:space:]')"
+  next="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -H "Host: evil.example:$port" "$api/invocation/next" || true)"
+  answer="$(curl -s -o /dev/null -w '%{http_code}' -H "Host: evil.example:$port" -X POST "$api/invocation/$id/response" -d '"forged"' || true)"
+  other="$(curl -s -o /dev/null -w '%{http_code}' -H "Host: 127.0.0.1:1$port" -X POST "$api/invocation/$id/response" -d '"forged"' || true)"
+  curl -sS -o /dev/null -H "Host: localhost:$port" -X POST "$api/invocation/$id/response" -d "{\"next\": \"$next\", \"answer\": \"$answer\", \"other\": \"$other\"}"
+done
+`), 0o755))
+	reg := localRegistry(t, map[string]string{"sh": "provided:" + dir + ":function.sh"}, 0)
+	t.Cleanup(reg.Close)
+	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:sh", `{}`)
+	require.Nil(t, res.Failure, "%+v", res.Failure)
+	require.JSONEq(t, `{"next": "403", "answer": "403", "other": "403"}`, jsonvalue.String(res.Output))
+}

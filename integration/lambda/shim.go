@@ -142,7 +142,7 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 	}
 	cmd.Stdout = w
 	t := &shimTalk{stdin: stdin, stdout: stdout, lines: bufio.NewReaderSize(stdout, 64*1024)}
-	p, err := startProcess(cmd, t, f.local.groups.Load())
+	p, err := startProcess(cmd, t, f.local)
 	w.Close()
 	if err != nil {
 		stdout.Close()

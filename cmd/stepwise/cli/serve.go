@@ -280,7 +280,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 			log.Warn("serve: the local functions' processes are not recorded", "error", err)
 		}
 		if killed > 0 {
-			log.Info("serve: killed the local functions' processes a server that died left", "groups", killed)
+			log.Info("serve: killed the local functions' processes a server that died left", "processes", killed)
 		}
 	}
 	mocks, err := loadMockConfig(c.mockConfig)
