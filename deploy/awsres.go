@@ -461,8 +461,9 @@ func findQueue(ctx context.Context, client *sqs.Client, name string) (*Record, e
 		return nil, err
 	}
 	rec := &Record{Physical: url, Attrs: map[string]any{"Arn": a.Attributes["QueueArn"], "QueueName": name, "QueueUrl": url}}
-	if secs, err := strconv.ParseInt(a.Attributes["CreatedTimestamp"], 10, 64); err == nil {
-		rec.created = time.Unix(secs, 0)
+	// Epoch seconds (a stand-in may give fractions).
+	if secs, err := strconv.ParseFloat(a.Attributes["CreatedTimestamp"], 64); err == nil && secs > 0 {
+		rec.created = time.UnixMilli(int64(secs * 1000))
 	}
 	return rec, nil
 }

@@ -11,6 +11,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
@@ -457,4 +462,79 @@ func TestAdoptFailsWhenTheRecordsCannotBeRead(t *testing.T) {
 	// Without --adopt too, the deploy is refused before anything.
 	_, err = b.deploy(t, tmpl, nil)
 	require.ErrorContains(t, err, "approve already exists, and whose it is cannot be told: stack other's record cannot be read")
+}
+
+// At the endpoint, an intent takes nothing made before it where the
+// service tells when a resource was made (SQS, DynamoDB, EventBridge,
+// S3); SNS tells no time: there the name decides.
+func TestIntentsAtTheEndpointAndWhenTheirResourcesWereMade(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	cfg := withMoto(t, b)
+	ctx := context.Background()
+	sq, ddb, eb, sn := sqs.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg), eventbridge.NewFromConfig(cfg), sns.NewFromConfig(cfg)
+	s3c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	_, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = ddb.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("jobs"), BillingMode: ddbtypes.BillingModePayPerRequest,
+		KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: ddbtypes.KeyTypeHash}},
+		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: ddbtypes.ScalarAttributeTypeS}}})
+	require.NoError(t, err)
+	_, err = eb.CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = sn.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("jobs")})
+	require.NoError(t, err)
+
+	// A stack whose deploy stopped meaning to make each, a minute after
+	// they were made.
+	at := time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano)
+	var creating []string
+	for _, it := range [][2]string{{"Queue", sqsQueue}, {"Table", dynamoTable}, {"Bus", eventBus}, {"Bucket", s3Bucket}, {"Topic", snsTopic}} {
+		creating = append(creating, `{"logicalId":"`+it[0]+`","name":"jobs","state":"creating","at":"`+at+`","type":"`+it[1]+`"}`)
+	}
+	b.records.stacks["app"] = []byte(`{"name":"app","resources":{},"order":[],"creating":[` + strings.Join(creating, ",") + `]}`)
+	r, err := b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Topic deleted"}, actions(r))
+	require.Len(t, r.Warnings, 4)
+	for _, w := range r.Warnings {
+		require.Contains(t, w, "jobs is left as it is: a deploy that stopped meant to make it, but it was made at ")
+	}
+	_, err = sq.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = eb.DescribeEventBus(ctx, &eventbridge.DescribeEventBusInput{Name: aws.String("jobs")})
+	require.NoError(t, err)
+	_, err = s3c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("jobs")})
+	require.NoError(t, err)
+}
+
+// A resource an earlier version found at the endpoint and used unasked
+// (recorded "adopted") still outlives the stack after its logical id is
+// renamed.
+func TestAnAdoptedResourceKeepsItsFlagWhenItsIdMoves(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	cfg := withMoto(t, b)
+	ctx := context.Background()
+	sq := sqs.NewFromConfig(cfg)
+	_, err := b.deploy(t, "Resources:\n  Jobs: {Type: AWS::SQS::Queue, Properties: {QueueName: jobs}}\n", nil)
+	require.NoError(t, err)
+	// As an earlier version recorded a queue it found there.
+	b.records.stacks["app"] = []byte(strings.Replace(string(b.records.stacks["app"]), `"type":"AWS::SQS::Queue"`, `"type":"AWS::SQS::Queue","adopted":true`, 1))
+	rec, err := b.d.readRecord(ctx, "app")
+	require.NoError(t, err)
+	require.True(t, rec.Resources["Jobs"].Adopted)
+
+	r, err := b.deploy(t, "Resources:\n  Work: {Type: AWS::SQS::Queue, Properties: {QueueName: jobs}}\n", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Work unchanged", "Jobs retained"}, actions(r))
+	r, err = b.d.Delete(ctx, "app")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Work retained"}, actions(r))
+	_, err = sq.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
+	require.NoError(t, err, "the queue found there outlives the stack")
 }
