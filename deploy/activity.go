@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"stepwise/service"
 	"stepwise/sfnapi"
@@ -32,14 +33,14 @@ func (activityKind) nameOf(_ *run, r *resource) (string, error) {
 
 func (activityKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
 	arn := x.prefix("activity") + name
-	_, err := x.d.Service.DescribeActivity(ctx, &service.DescribeActivityInput{ActivityArn: arn})
+	out, err := x.d.Service.DescribeActivity(ctx, &service.DescribeActivityInput{ActivityArn: arn})
 	switch {
 	case isCode(err, sfnapi.CodeActivityDoesNotExist):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}, created: time.Time(out.CreationDate)}, nil
 }
 
 func (k activityKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {

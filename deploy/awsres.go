@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -177,8 +179,9 @@ func (x *run) applyAt(ctx context.Context, r *resource, prev *Record, e *atEndpo
 		var rec *Record
 		var action Action
 		if specName(own.Spec) == e.name {
-			// Made by the stack with the spec it recorded.
-			rec, action, err = update(own.Spec, nil)
+			// Made by the stack with the spec it recorded (an old
+			// record's Adopted flag carries over to the new id).
+			rec, action, err = update(own.Spec, own)
 		} else {
 			// Taken over: what it holds and how it is set are kept.
 			x.warn("%s (%s): %s at %s is taken over as it is: its properties are not brought to the template's", r.ID, r.Type, e.name, x.d.AWS.URL)
@@ -302,7 +305,16 @@ func (x *run) findBucket(ctx context.Context, client *s3.Client, name string) (*
 	} else if err != nil {
 		return nil, err
 	}
-	return &Record{Physical: name, Attrs: x.bucketAttrs(name)}, nil
+	rec := &Record{Physical: name, Attrs: x.bucketAttrs(name)}
+	// When it was made, if the keys may list the buckets.
+	if list, err := client.ListBuckets(ctx, &s3.ListBucketsInput{Prefix: aws.String(name)}); err == nil {
+		for _, b := range list.Buckets {
+			if aws.ToString(b.Name) == name && b.CreationDate != nil {
+				rec.created = *b.CreationDate
+			}
+		}
+	}
+	return rec, nil
 }
 
 func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
@@ -443,11 +455,17 @@ func findQueue(ctx context.Context, client *sqs.Client, name string) (*Record, e
 		return nil, err
 	}
 	url := aws.ToString(out.QueueUrl)
-	a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	a, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn, sqstypes.QueueAttributeNameCreatedTimestamp}})
 	if err != nil {
 		return nil, err
 	}
-	return &Record{Physical: url, Attrs: map[string]any{"Arn": a.Attributes["QueueArn"], "QueueName": name, "QueueUrl": url}}, nil
+	rec := &Record{Physical: url, Attrs: map[string]any{"Arn": a.Attributes["QueueArn"], "QueueName": name, "QueueUrl": url}}
+	// Epoch seconds (a stand-in may give fractions).
+	if secs, err := strconv.ParseFloat(a.Attributes["CreatedTimestamp"], 64); err == nil && secs > 0 {
+		rec.created = time.UnixMilli(int64(secs * 1000))
+	}
+	return rec, nil
 }
 
 func (k queueKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
@@ -751,7 +769,7 @@ func findBus(ctx context.Context, client *eventbridge.Client, name string) (*Rec
 		return nil, err
 	}
 	arn := aws.ToString(out.Arn)
-	return &Record{Physical: name, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+	return &Record{Physical: name, Attrs: map[string]any{"Arn": arn, "Name": name}, created: aws.ToTime(out.CreationTime)}, nil
 }
 
 func (k busKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {

@@ -221,7 +221,7 @@ func findTable(ctx context.Context, client *dynamodb.Client, name string) (*Reco
 	if s := aws.ToString(out.Table.LatestStreamArn); s != "" {
 		attrs["StreamArn"] = s
 	}
-	return &Record{Physical: name, Attrs: attrs}, nil
+	return &Record{Physical: name, Attrs: attrs, created: aws.ToTime(out.Table.CreationDateTime)}, nil
 }
 
 // tableWait bounds the wait for a table to be made or deleted.

@@ -74,6 +74,10 @@ type Functions interface {
 	// DeleteFunction removes a function; removing one that is not there
 	// is not an error.
 	DeleteFunction(ctx context.Context, name string) error
+	// HasFunction says whether a function of that name is there that
+	// PutFunction would replace (one it refuses to, as a server's own,
+	// is not counted: PutFunction says why).
+	HasFunction(ctx context.Context, name string) (bool, error)
 }
 
 // Function is a Lambda function run locally.

@@ -67,6 +67,12 @@ func (m *memFunctions) PutFunction(_ context.Context, f *Function) error {
 	return nil
 }
 
+func (m *memFunctions) HasFunction(_ context.Context, name string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.fns[name] != nil, nil
+}
+
 func (m *memFunctions) DeleteFunction(_ context.Context, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -12,8 +12,10 @@ import (
 // AWS::Lambda::Function and AWS::Serverless::Function: a local function
 // (Functions), whose code is a folder or a .zip on this machine. Ref is
 // its name; Fn::GetAtt gives Arn. A changed function is put again; a new
-// name replaces it. Without Functions, or with PackageType Image, the
-// function is named and skipped.
+// name replaces it. A local function of that name that the stack did
+// not make (another stack's) is refused as any named resource is
+// (own.go). Without Functions, or with PackageType Image, the function
+// is named and skipped.
 type functionKind struct{}
 
 // AWS::Lambda::Version and AWS::Lambda::Alias: named, so that a
@@ -75,24 +77,59 @@ func (x *run) functionArn(name string) string {
 	return "arn:" + x.partition() + ":lambda:" + x.region() + ":" + x.account() + ":function:" + name
 }
 
-func (functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+// functionName is the name a function is put under, "" for one not put
+// here (a container image).
+func functionName(x *run, r *resource) (string, error) {
 	p := propsOf(r)
 	name, err := p.str("FunctionName")
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	if name == "" {
-		name = x.name(r.ID, 64)
-	}
-	arn := x.functionArn(name)
-	named := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Skipped: true}
+	return cmpOr(name, x.name(r.ID, 64)), nil
+}
+
+// isImage says whether a function is a container image's.
+func isImage(p resProps) (bool, error) {
 	pkg, err := p.str("PackageType")
 	if err != nil {
-		return nil, "", err
+		return false, err
 	}
 	image := pkg == "Image" || p.has("ImageUri")
 	if code, ok, _ := p.obj("Code"); ok && code.has("ImageUri") {
 		image = true
+	}
+	return image, nil
+}
+
+func (functionKind) nameOf(x *run, r *resource) (string, error) {
+	if image, err := isImage(propsOf(r)); err != nil || image || x.d.Functions == nil {
+		return "", err // not put here: nothing to look for
+	}
+	return functionName(x, r)
+}
+
+func (functionKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+	if x.d.Functions == nil {
+		return nil, nil
+	}
+	there, err := x.d.Functions.HasFunction(ctx, name)
+	if err != nil || !there {
+		return nil, err
+	}
+	return &Record{Physical: name, Attrs: map[string]any{"Arn": x.functionArn(name)}}, nil
+}
+
+func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	name, err := functionName(x, r)
+	if err != nil {
+		return nil, "", err
+	}
+	arn := x.functionArn(name)
+	named := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Skipped: true}
+	image, err := isImage(p)
+	if err != nil {
+		return nil, "", err
 	}
 	if image {
 		x.warn("%s (%s) is a container image function: only zip functions run here (Python, Node.js, provided); Ref gives %s", r.ID, r.Type, name)
@@ -115,26 +152,56 @@ func (functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest})
 	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Spec: spec, Function: f}
 	made := prev != nil && !prev.Skipped && prev.Function != nil
-	if made && sameSpec(prev, spec) {
-		return rec, Unchanged, nil
+	if made && prev.Physical == name {
+		if sameSpec(prev, spec) {
+			return rec, Unchanged, nil
+		}
+		if err := x.d.Functions.PutFunction(ctx, f); err != nil {
+			return nil, "", err
+		}
+		return rec, Updated, nil
+	}
+	// A name new to this resource: one there is the stack's, or refused.
+	found, err := k.find(ctx, x, r.Type, name)
+	if err != nil {
+		return nil, "", err
+	}
+	own, err := x.claim(ctx, r, name, found, &Record{Physical: name, Spec: spec, Function: f})
+	if err != nil {
+		return nil, "", err
 	}
 	if err := x.d.Functions.PutFunction(ctx, f); err != nil {
 		return nil, "", err
 	}
-	switch {
-	case !made:
-		return rec, Created, nil
-	case prev.Physical != name: // renamed: the old one goes
+	action := Created
+	if own != nil {
+		action = Updated
+		if sameSpec(own, spec) {
+			action = Unchanged
+		}
+	}
+	if made { // renamed: the old one goes
 		if err := x.d.Functions.DeleteFunction(ctx, prev.Physical); err != nil {
 			return nil, "", err
 		}
 		return rec, Replaced, nil
 	}
-	return rec, Updated, nil
+	return rec, action, nil
 }
 
-func (functionKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
+// remove deletes a local function, unless another stack's record has it
+// too (two stacks deployed before a stack owned only what it made may
+// both have recorded it): it is left to that stack.
+func (functionKind) remove(ctx context.Context, x *run, id string, rec *Record) error {
 	if x.d.Functions == nil || rec.Function == nil {
+		return nil
+	}
+	other, err := x.otherStack(ctx, rec.Type, rec.Physical)
+	if err != nil {
+		return err
+	}
+	if other != "" {
+		x.warn("%s (%s) %s is left as it is: stack %s's record has it too", id, rec.Type, rec.Physical, other)
 		return nil
 	}
 	return x.d.Functions.DeleteFunction(ctx, rec.Function.Name)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // A stack owns what it made, and only that.
@@ -34,6 +35,14 @@ import (
 //
 // A delete removes the intended resources that are there; a deploy
 // removes those its template no longer names.
+//
+// An intent is matched by its name, so it is honoured (the resource
+// taken, or deleted) only when it can be the intent's: never when
+// another stack's record has it, nor when the service tells that it was
+// made before the intent was recorded (its creation time earlier than
+// the intent's, less intentSkew). Where the service tells no creation
+// time (an SNS topic, a local function) the name and the other stacks'
+// records decide.
 
 // stateCreating is an intent's state: the create call may have been made.
 const stateCreating = "creating"
@@ -46,8 +55,16 @@ type intent struct {
 	// (a schedule's is GROUP/NAME).
 	Name  string `json:"name"`
 	State string `json:"state"`
+	// At is when the intent was recorded (zero in a record of an
+	// earlier version).
+	At time.Time `json:"at,omitzero"`
 	Record
 }
+
+// intentSkew is how much earlier than its intent a resource may tell it
+// was made and still be the intent's: the clocks of this server and of
+// the AWS endpoint may differ a little.
+const intentSkew = 5 * time.Second
 
 // AlreadyExistsError is a resource the deploy would create that is there
 // already, made by hand or by another stack: the stack does not take what
@@ -70,7 +87,8 @@ type finder interface {
 	// nameOf is the name apply would create r under.
 	nameOf(x *run, r *resource) (string, error)
 	// find returns the resource of that name as a record (its Physical
-	// and Attrs), nil when it is not there.
+	// and Attrs, and its created time when the service tells it), nil
+	// when it is not there.
 	find(ctx context.Context, x *run, typ, name string) (*Record, error)
 }
 
@@ -88,25 +106,50 @@ func family(typ string) string {
 	return typ
 }
 
-// ownedAs returns what this stack has of the resource of that type, name
-// and Ref value: the record of the last deploy that has it under another
+// ownedAs returns what this stack has of the resource found under that
+// type and name: the record of the last deploy that has it under another
 // logical id (its physical id the same), or an intent of a deploy that
-// stopped (its name the same). Nil when the stack has no record of it.
-func (x *run) ownedAs(typ, name, physical string) *Record {
+// stopped (its name the same) that can have made it (intentHas). Nil
+// when the stack has no record of it.
+func (x *run) ownedAs(ctx context.Context, typ, name string, found *Record) (*Record, error) {
 	fam := family(typ)
-	if x.prev != nil && physical != "" {
+	if x.prev != nil && found.Physical != "" {
 		for _, id := range x.prev.Order {
-			if rec := x.prev.Resources[id]; rec != nil && !rec.Skipped && family(rec.Type) == fam && rec.Physical == physical {
-				return rec
+			if rec := x.prev.Resources[id]; rec != nil && !rec.Skipped && family(rec.Type) == fam && rec.Physical == found.Physical {
+				return rec, nil
 			}
 		}
 	}
 	for _, it := range x.pending {
 		if family(it.Type) == fam && it.Name == name {
-			return &it.Record
+			why, err := x.intentHas(ctx, it, found)
+			if err != nil {
+				return nil, err
+			}
+			if why == "" {
+				return &it.Record, nil
+			}
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// intentHas says why the resource found under an intent's name is not
+// the one the intent's create made, "" when it can be: another stack's
+// record has it, or it was made before the intent was recorded.
+func (x *run) intentHas(ctx context.Context, it *intent, found *Record) (string, error) {
+	if !it.At.IsZero() && !found.created.IsZero() && found.created.Before(it.At.Add(-intentSkew)) {
+		return fmt.Sprintf("it was made at %s, before the deploy that stopped meant to make it (%s)",
+			found.created.UTC().Format(time.RFC3339), it.At.UTC().Format(time.RFC3339)), nil
+	}
+	other, err := x.otherStack(ctx, it.Type, found.Physical)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", it.Name, err)
+	}
+	if other != "" {
+		return "it is stack " + other + "'s", nil
+	}
+	return "", nil
 }
 
 // claim is what a kind does before it creates resource r under name:
@@ -120,27 +163,34 @@ func (x *run) ownedAs(typ, name, physical string) *Record {
 func (x *run) claim(ctx context.Context, r *resource, name string, found, made *Record) (*Record, error) {
 	if found == nil {
 		x.settle(r.Type, name)
-		it := &intent{LogicalID: r.ID, Name: name, State: stateCreating, Record: Record{Type: r.Type, Physical: made.Physical, Spec: made.Spec}}
+		it := &intent{LogicalID: r.ID, Name: name, State: stateCreating, At: time.Now().UTC(),
+			Record: Record{Type: r.Type, Physical: made.Physical, Spec: made.Spec, Function: made.Function}}
 		x.rec.Creating = append(slices.DeleteFunc(x.rec.Creating, func(o *intent) bool { return o.LogicalID == r.ID }), it)
 		if err := x.checkpoint(ctx, x.merged()); err != nil {
 			return nil, err
 		}
 		return nil, nil
 	}
-	if own := x.ownedAs(r.Type, name, found.Physical); own != nil {
+	own, err := x.ownedAs(ctx, r.Type, name, found)
+	if err != nil {
+		return nil, err
+	}
+	if own != nil {
 		if x.settle(r.Type, name) {
 			x.note(r.ID, "made by a deploy that stopped before recording it")
 		}
 		return own, nil
 	}
-	if x.opts.Adopt {
-		if other := x.otherStack(r.Type, found.Physical); other != "" {
-			return nil, &AlreadyExistsError{Name: name, Stack: other}
-		}
-		x.adopted[r.ID] = true
-		return &Record{Physical: found.Physical}, nil
+	other, err := x.otherStack(ctx, r.Type, found.Physical)
+	if err != nil {
+		return nil, fmt.Errorf("%s already exists, and whose it is cannot be told: %w", name, err)
 	}
-	return nil, &AlreadyExistsError{Name: name, Stack: x.otherStack(r.Type, found.Physical)}
+	if other != "" || !x.opts.Adopt {
+		return nil, &AlreadyExistsError{Name: name, Stack: other}
+	}
+	x.adopted[r.ID] = true
+	x.settle(r.Type, name)
+	return &Record{Physical: found.Physical}, nil
 }
 
 // settle drops the intents of the last deploy for the resource of that
@@ -161,32 +211,39 @@ func (x *run) note(id, text string) {
 }
 
 // otherStack names the other stack deployed here whose record has the
-// resource of that type and Ref value, "" when none has.
-func (x *run) otherStack(typ, physical string) string {
-	stacks, err := x.d.Records.ListStacks(context.Background())
+// resource of that type and Ref value, "" when none has. A record that
+// cannot be read is an error: what it holds is not known, so nothing is
+// taken on the strength of it.
+func (x *run) otherStack(ctx context.Context, typ, physical string) (string, error) {
+	ctx = context.WithoutCancel(ctx)
+	stacks, err := x.d.Records.ListStacks(ctx)
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("the stacks deployed here cannot be listed: %w", err)
 	}
 	for _, s := range stacks {
 		if s == x.opts.StackName {
 			continue
 		}
-		rec, err := x.d.readRecord(context.Background(), s)
-		if err != nil || rec == nil {
+		rec, err := x.d.readRecord(ctx, s)
+		if err != nil {
+			return "", fmt.Errorf("stack %s's record cannot be read: %w", s, err)
+		}
+		if rec == nil {
 			continue
 		}
 		for _, r := range rec.Resources {
 			if r != nil && !r.Skipped && family(r.Type) == family(typ) && r.Physical == physical {
-				return s
+				return s, nil
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
-// removeIntent deletes the resource an intent names, when it is there.
-// It says whether the intent is settled: false when it cannot be looked
-// up (no AWS endpoint is set).
+// removeIntent deletes the resource an intent names, when it is there
+// and can be the intent's (intentHas: one that is not is left, with a
+// warning). It says whether the intent is settled: false when it cannot
+// be looked up (no AWS endpoint is set).
 func (x *run) removeIntent(ctx context.Context, it *intent) (bool, error) {
 	k, _ := kinds[it.Type].(finder)
 	if k == nil {
@@ -199,6 +256,14 @@ func (x *run) removeIntent(ctx context.Context, it *intent) (bool, error) {
 	found, err := k.find(ctx, x, it.Type, it.Name)
 	if err != nil || found == nil {
 		return err == nil, err
+	}
+	why, err := x.intentHas(ctx, it, found)
+	if err != nil {
+		return false, &ResourceError{LogicalID: it.LogicalID, Type: it.Type, Err: err}
+	}
+	if why != "" {
+		x.warn("%s (%s) %s is left as it is: a deploy that stopped meant to make it, but %s", it.LogicalID, it.Type, it.Name, why)
+		return true, nil
 	}
 	rec := it.Record
 	rec.Physical, rec.Attrs = found.Physical, found.Attrs
@@ -293,10 +358,19 @@ func (x *run) preflight(ctx context.Context) error {
 		if err != nil || found == nil {
 			continue
 		}
-		if x.ownedAs(def.Type, name, found.Physical) != nil {
+		own, err := x.ownedAs(ctx, def.Type, name, found)
+		if err == nil && own != nil {
 			continue
 		}
-		errs = append(errs, &ResourceError{LogicalID: id, Type: def.Type, Err: &AlreadyExistsError{Name: name, Stack: x.otherStack(def.Type, found.Physical)}})
+		if err == nil {
+			var other string
+			if other, err = x.otherStack(ctx, def.Type, found.Physical); err == nil {
+				err = &AlreadyExistsError{Name: name, Stack: other}
+			} else {
+				err = fmt.Errorf("%s already exists, and whose it is cannot be told: %w", name, err)
+			}
+		}
+		errs = append(errs, &ResourceError{LogicalID: id, Type: def.Type, Err: err})
 	}
 	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"stepwise/cfn"
 )
@@ -73,6 +74,10 @@ type Record struct {
 	Adopted bool `json:"adopted,omitempty"`
 	// Skipped: a type not made here, named only.
 	Skipped bool `json:"skipped,omitempty"`
+
+	// created is when the resource a finder found was made, zero when
+	// its service does not tell (not recorded).
+	created time.Time
 }
 
 // stackRecord is a stack's record, the JSON kept in Records.

@@ -149,14 +149,18 @@ func (scheduleGroupKind) find(ctx context.Context, x *run, _, name string) (*Rec
 	if x.d.Scheduler == nil {
 		return nil, errNoScheduler
 	}
-	_, err := x.d.Scheduler.GetScheduleGroup(ctx, name)
+	g, err := x.d.Scheduler.GetScheduleGroup(ctx, name)
 	switch {
 	case isSchedulerCode(err, "ResourceNotFoundException"):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	return &Record{Physical: name}, nil
+	rec := &Record{Physical: name}
+	if g.CreationDate != nil {
+		rec.created = g.CreationDate.Time
+	}
+	return rec, nil
 }
 
 func (scheduleGroupKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {
@@ -290,14 +294,18 @@ func (scheduleKind) find(ctx context.Context, x *run, _, key string) (*Record, e
 		return nil, errNoScheduler
 	}
 	group, name, _ := strings.Cut(key, "/")
-	_, err := x.d.Scheduler.GetSchedule(ctx, group, name)
+	s, err := x.d.Scheduler.GetSchedule(ctx, group, name)
 	switch {
 	case isSchedulerCode(err, "ResourceNotFoundException"):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	return &Record{Physical: name, Attrs: map[string]any{"Arn": x.d.Scheduler.ScheduleArn(group, name)}}, nil
+	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": x.d.Scheduler.ScheduleArn(group, name)}}
+	if s.CreationDate != nil {
+		rec.created = s.CreationDate.Time
+	}
+	return rec, nil
 }
 
 func (scheduleKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"stepwise/cfn"
 	"stepwise/service"
@@ -89,14 +90,14 @@ func (stateMachineKind) find(ctx context.Context, x *run, _, name string) (*Reco
 // findStateMachine looks a state machine up by its name.
 func (x *run) findStateMachine(ctx context.Context, name string) (*Record, error) {
 	arn := x.prefix("stateMachine") + name
-	_, err := x.d.Service.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: arn, IncludedData: "METADATA_ONLY"})
+	out, err := x.d.Service.DescribeStateMachine(ctx, &service.DescribeStateMachineInput{StateMachineArn: arn, IncludedData: "METADATA_ONLY"})
 	switch {
 	case isCode(err, sfnapi.CodeStateMachineDoesNotExist):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}}, nil
+	return &Record{Physical: arn, Attrs: map[string]any{"Arn": arn, "Name": name}, created: time.Time(out.CreationDate)}, nil
 }
 
 func (stateMachineKind) remove(ctx context.Context, x *run, _ string, rec *Record) error {

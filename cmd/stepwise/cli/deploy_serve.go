@@ -133,6 +133,10 @@ func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error
 		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env})
 }
 
+func (l localFunctions) HasFunction(_ context.Context, name string) (bool, error) {
+	return !l.local.Given(name) && l.local.Lookup(name) != nil, nil
+}
+
 func (l localFunctions) DeleteFunction(_ context.Context, name string) error {
 	if !l.local.Given(name) {
 		l.local.Remove(name)

@@ -70,10 +70,21 @@ func TestTemplateFunctionsLeaveGivenOnes(t *testing.T) {
 	require.NotNil(t, local.Lookup("price"))
 	require.Equal(t, "cat", local.Lookup("price").Command)
 
+	// A given one is not there to the deploy's claim: PutFunction says why.
+	there, err := fns.HasFunction(context.Background(), "price")
+	require.NoError(t, err)
+	require.False(t, there)
+
 	require.NoError(t, fns.PutFunction(context.Background(), &deploy.Function{Name: "other", Runtime: "python3.12", Handler: "app.handler", Code: dir}))
 	require.NotNil(t, local.Lookup("other"))
+	there, err = fns.HasFunction(context.Background(), "other")
+	require.NoError(t, err)
+	require.True(t, there)
 	require.NoError(t, fns.DeleteFunction(context.Background(), "other"))
 	require.Nil(t, local.Lookup("other"))
+	there, err = fns.HasFunction(context.Background(), "other")
+	require.NoError(t, err)
+	require.False(t, there)
 	err = fns.PutFunction(context.Background(), &deploy.Function{Name: "j", Runtime: "java21", Handler: "a.B", Code: dir})
 	require.ErrorContains(t, err, "runtime java21 does not run here")
 }
