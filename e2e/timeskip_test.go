@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,4 +104,42 @@ func TestExecutionTimeoutAroundLongerWaitServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTimeSkipAdvanceEndsOnSIGTERM: SIGTERM ends a server whose clock an
+// advance holds (a task waits on a worker under --time-skip): the advance
+// is answered at once and the server exits cleanly, not when the
+// shutdown's 30 s run out.
+func TestTimeSkipAdvanceEndsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, filepath.Join(t.TempDir(), "advance.db"), "--time-skip")
+	c := s.client(t)
+	ctx := context.Background()
+	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("held")})
+	require.NoError(t, err)
+	_, err = c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+		Name: aws.String("held"), RoleArn: aws.String(roleArn),
+		Definition: aws.String(fmt.Sprintf(`{"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": %q, "End": true}}}`, aws.ToString(act.ActivityArn))),
+	})
+	require.NoError(t, err)
+	_, err = c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(smArn("held")), Name: aws.String("e1")})
+	require.NoError(t, err)
+	advance := exec.Command(binary, "clock", "advance", "1h", "--endpoint", s.url())
+	var out bytes.Buffer
+	advance.Stdout, advance.Stderr = &out, &out
+	require.NoError(t, advance.Start())
+	advanced := make(chan error, 1)
+	go func() { advanced <- advance.Wait() }()
+	time.Sleep(time.Second) // the advance holds the clock
+	sent := time.Now()
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, s.stderr.String())
+		require.Less(t, time.Since(sent), 10*time.Second)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit within 20 s of SIGTERM while an advance held its clock")
+	}
+	require.Error(t, <-advanced)
+	require.Contains(t, out.String(), "the server is stopping")
 }

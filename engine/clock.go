@@ -188,6 +188,9 @@ func (e *Engine) kickClock() {
 func (e *Engine) storeClock(ctx context.Context) error {
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
+	if e.clockStopped {
+		return ErrStopped
+	}
 	ceiling := e.clock.now().Add(e.clock.ahead())
 	if ceiling.Before(e.clockCeiling) {
 		ceiling = e.clockCeiling
@@ -234,6 +237,7 @@ func (e *Engine) stopClock() {
 	defer cancel()
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
+	e.clockStopped = true
 	if err := e.store.Executor().ClockStop(ctx, e.now()); err != nil {
 		e.log.Warn("engine: storing where the execution time stopped failed", "error", err)
 	}
@@ -281,14 +285,29 @@ func (e *Engine) VirtualClock() bool { return e.stored() }
 // the order of their deadlines, each at its own time, and what they
 // start runs before the clock moves on. It returns the clock's reading
 // once it reached to and nothing due by then is left, or when ctx ends
-// (the clock stays where it got to). The stored ceiling moves past to
-// first, so that nothing stamped on the way is ahead of the clock after
-// a restart.
+// or the engine halts (the clock stays where it got to). Before each
+// step the stored ceiling moves past the step's target (no further), so
+// that nothing stamped on the way is ahead of the clock after a restart,
+// and a crash on the way resumes where the advance had got to.
 //
 // As when it skips by itself, the clock moves only between steps and,
-// under TimeSkip, only while no task waits on the outside: meanwhile it
-// runs at its own rate. An advance waits for the one before.
+// under TimeSkip or at a WaitTimeScale, only while no task waits on the
+// outside: meanwhile it runs at its own rate, and the advance is over
+// once that run reaches to. An advance waits for the one before (or
+// until ctx ends, or the engine halts).
 func (e *Engine) AdvanceClock(ctx context.Context, to time.Time) (time.Time, error) {
+	return e.advanceClock(ctx, func(time.Time) time.Time { return to })
+}
+
+// AdvanceClockBy is AdvanceClock by d from the clock's reading once the
+// advances before it are over.
+func (e *Engine) AdvanceClockBy(ctx context.Context, d time.Duration) (time.Time, error) {
+	return e.advanceClock(ctx, func(now time.Time) time.Time { return now.Add(d) })
+}
+
+// advanceClock advances the clock to goal(its reading), once it is this
+// advance's turn.
+func (e *Engine) advanceClock(ctx context.Context, goal func(now time.Time) time.Time) (time.Time, error) {
 	switch {
 	case !e.stored():
 		return time.Time{}, ErrRealClock
@@ -297,31 +316,52 @@ func (e *Engine) AdvanceClock(ctx context.Context, to time.Time) (time.Time, err
 	case e.clockKick == nil:
 		return time.Time{}, ErrStopped
 	}
-	e.advanceMu.Lock()
-	defer e.advanceMu.Unlock()
-	if now := e.now(); to.Before(now) {
+	select {
+	case e.advancing <- struct{}{}:
+	case <-ctx.Done():
+		return e.now(), ctx.Err()
+	case <-e.halted:
+		return e.now(), ErrStopped
+	}
+	defer func() { <-e.advancing }()
+	if e.halting.Load() {
+		return e.now(), ErrStopped
+	}
+	now := e.now()
+	to := goal(now)
+	if to.Before(now) {
 		return now, &ClockBackError{To: to, Now: now}
 	}
-	if err := e.raiseCeiling(ctx, to); err != nil {
-		return e.now(), fmt.Errorf("engine: store the execution time: %w", err)
-	}
-	done := e.timers.advanceTo(to)
-	select {
-	case <-done:
-		return e.now(), nil
-	case <-ctx.Done():
-		e.timers.endAdvance(done)
-		return e.now(), ctx.Err()
-	case <-e.ctx.Done():
-		e.timers.endAdvance(done)
-		return e.now(), ErrStopped
+	done, need := e.timers.advanceTo(to)
+	defer e.timers.endAdvance(done)
+	for {
+		select {
+		case <-done:
+			return e.now(), nil
+		case at := <-need:
+			if err := e.raiseCeiling(ctx, at); err != nil {
+				if errors.Is(err, ErrStopped) {
+					return e.now(), err
+				}
+				return e.now(), fmt.Errorf("engine: store the execution time: %w", err)
+			}
+			e.timers.allow(done, at)
+		case <-ctx.Done():
+			return e.now(), ctx.Err()
+		case <-e.halted:
+			return e.now(), ErrStopped
+		}
 	}
 }
 
-// raiseCeiling stores a ceiling at least clockAhead past t.
+// raiseCeiling stores a ceiling at least clockAhead past t, unless the
+// engine stored where its clock stopped.
 func (e *Engine) raiseCeiling(ctx context.Context, t time.Time) error {
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
+	if e.clockStopped {
+		return ErrStopped
+	}
 	ceiling := t.Add(e.clock.ahead())
 	if !ceiling.After(e.clockCeiling) {
 		return nil
@@ -483,6 +523,14 @@ func (w *work) toOutside(k timerKey, t *taskWork) {
 	}
 	t.child = ""
 	w.outside++
+}
+
+// quiet says whether no step is in flight and, with outside, no task
+// waits on the outside either: whether jump would move the clock now.
+func (w *work) quiet(outside bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.steps == 0 && !(outside && w.outside > 0)
 }
 
 // jump moves c to t when no step is in flight and, with outside, no task

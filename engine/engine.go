@@ -150,7 +150,8 @@ type Engine struct {
 	clockMu      sync.Mutex
 	clockCeiling time.Time
 	clockKick    chan struct{}
-	advanceMu    sync.Mutex // one AdvanceClock at a time
+	clockStopped bool          // stopClock stored where it stopped: no more storing
+	advancing    chan struct{} // one AdvanceClock at a time (a semaphore)
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
@@ -212,6 +213,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		releasePolls:  make(chan struct{}),
 		resumed:       make(chan struct{}),
 		halted:        make(chan struct{}),
+		advancing:     make(chan struct{}, 1),
 		cfg:           cfg,
 		store:         drv,
 		log:           cfg.Logger,
@@ -235,11 +237,15 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer
 	e.work = newWork()
+	// outside: whether the clock waits for the tasks waiting on the
+	// outside before it jumps (skip) or an advance steps it.
+	outside := true
 	switch {
 	case cfg.TimeSkip:
 		e.clock = newClock(cfg.Now, 1)
 		e.timers = newTimerQueue(e.clock, func(to time.Time) bool { return e.work.jump(e.clock, to, true) })
 	case cfg.WaitTimeScale == 0:
+		outside = false
 		e.clock = newClock(cfg.Now, 0)
 		e.timers = newTimerQueue(e.clock, func(to time.Time) bool { return e.work.jump(e.clock, to, false) })
 	default:
@@ -247,12 +253,17 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.timers = newTimerQueue(e.clock, nil)
 	}
 	e.timers.step = e.timers.jump
-	if e.timers.step == nil && e.stored() {
-		// A scaled clock moves only when advanced, between steps.
-		e.timers.step = func(to time.Time) bool { return e.work.jump(e.clock, to, false) }
-	}
-	if e.timers.step != nil {
+	e.timers.ready = func() bool { return e.work.quiet(outside) }
+	switch {
+	case e.timers.jump != nil:
 		e.work.idle = e.timers.poke // the clock may jump now
+	case e.stored():
+		// A scaled clock moves only when advanced, between steps and,
+		// as under skip, while no task waits on the outside (so that an
+		// advance does not time out a task that is running); the timer
+		// loop need not wake when the engine goes idle otherwise.
+		e.timers.step = func(to time.Time) bool { return e.work.jump(e.clock, to, true) }
+		e.work.idle = e.timers.pokeAdvancing
 	}
 	return e, nil
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +22,20 @@ import (
 //
 // An advance (advanceTo) moves the clock to a goal the same way, deadline
 // by deadline, alarms included, with step in place of jump; it is over
-// once the clock reached the goal and nothing due by then is left to fire.
+// once the clock reached the goal (by a step or by its own run) and
+// nothing due by then is left to fire. Before each step the advancing
+// goroutine stores the clock's ceiling past the step's target (asked on
+// the goal's need, granted by allow), outside q.mu.
 type timerQueue struct {
 	clock *clock
 	jump  func(to time.Time) bool
 	step  func(to time.Time) bool
+	// ready says whether step may move the clock now (with ready, an
+	// advance asks for the ceiling of its next step).
+	ready func() bool
+	// advancing is set while an advance is under way (goal != nil), for
+	// pokeAdvancing to read without q.mu.
+	advancing atomic.Bool
 
 	mu       sync.Mutex
 	h        timerHeap
@@ -40,9 +50,28 @@ type timerQueue struct {
 }
 
 // clockGoal is an advance of the clock: done is closed once it is over.
+// A step goes no further than allowed, up to which the ceiling is
+// stored; due asks for more on need (the latest target only).
 type clockGoal struct {
-	at   time.Time
-	done chan struct{}
+	at      time.Time
+	done    chan struct{}
+	allowed time.Time
+	asked   time.Time
+	need    chan time.Time
+}
+
+// ask asks the advancing goroutine for the ceiling past to; q.mu is held
+// (due is the only sender).
+func (g *clockGoal) ask(to time.Time) {
+	if g.asked.Equal(to) {
+		return
+	}
+	g.asked = to
+	select {
+	case <-g.need:
+	default:
+	}
+	g.need <- to
 }
 
 type timerKey struct{ arn, id string }
@@ -124,6 +153,15 @@ func (q *timerQueue) poke() {
 	}
 }
 
+// pokeAdvancing pokes only while an advance is under way: a clock that
+// moves only when advanced has nothing to do when the engine goes idle
+// otherwise.
+func (q *timerQueue) pokeAdvancing() {
+	if q.advancing.Load() {
+		q.poke()
+	}
+}
+
 // run fires due timers until ctx ends: fire must start the timer's step
 // and call done once it is over.
 func (q *timerQueue) run(ctx context.Context, fire func(arn, id string, done func())) {
@@ -153,11 +191,23 @@ func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 	reached := false // the goal, with nothing in flight
 	switch {
 	case q.goal != nil && q.firing == 0:
-		to := q.goal.at
+		g := q.goal
+		to := g.at
 		if q.h.Len() > 0 && q.h[0].at.Before(to) {
 			to = q.h[0].at
 		}
-		reached = q.step(to) && to.Equal(q.goal.at)
+		switch {
+		case q.clock.until(to) == 0: // there already, by its own run
+		case to.After(g.allowed):
+			if q.ready() {
+				g.ask(to) // allow pokes once the ceiling is stored
+			}
+		default:
+			q.step(to)
+		}
+		// Reached by a step, or by the clock's own run while the
+		// steps or the tasks waiting on the outside held it.
+		reached = q.clock.until(g.at) == 0
 	case q.h.Len() > 0 && q.firing == 0 && q.jump != nil && len(q.byKey) > q.alarms && q.clock.until(q.h[0].at) > 0:
 		// With no timer firing, none is deferred: an execution's timer
 		// is in the heap, at or after the earliest.
@@ -180,8 +230,7 @@ func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 	}
 	q.firing += len(due)
 	if reached && len(due) == 0 {
-		close(q.goal.done)
-		q.goal = nil
+		q.endGoal()
 	}
 	wait := time.Hour
 	if q.h.Len() > 0 {
@@ -196,18 +245,32 @@ func (q *timerQueue) due() ([]*timerEntry, time.Duration) {
 }
 
 // advanceTo moves the clock to at, firing in order what falls due on the
-// way: the returned channel is closed once the clock is there and what
-// fell due has fired (see timerQueue). An advance under way is replaced.
-func (q *timerQueue) advanceTo(at time.Time) <-chan struct{} {
+// way: the returned channel done is closed once the clock is there and
+// what fell due has fired (see timerQueue). Each step's target comes on
+// need first: the caller stores the ceiling past it, then allows it. An
+// advance under way is replaced.
+func (q *timerQueue) advanceTo(at time.Time) (done <-chan struct{}, need <-chan time.Time) {
 	q.mu.Lock()
 	if q.goal != nil {
 		close(q.goal.done)
 	}
-	q.goal = &clockGoal{at: at, done: make(chan struct{})}
-	done := q.goal.done
+	q.goal = &clockGoal{at: at, done: make(chan struct{}), need: make(chan time.Time, 1)}
+	q.advancing.Store(true)
+	done, need = q.goal.done, q.goal.need
 	q.mu.Unlock()
 	q.poke()
-	return done
+	return done, need
+}
+
+// allow lets the advance whose channel is done step the clock up to to
+// (its ceiling is stored).
+func (q *timerQueue) allow(done <-chan struct{}, to time.Time) {
+	q.mu.Lock()
+	if g := q.goal; g != nil && g.done == done && to.After(g.allowed) {
+		g.allowed = to
+	}
+	q.mu.Unlock()
+	q.poke()
 }
 
 // endAdvance gives up the advance whose channel is done, if it is still
@@ -216,9 +279,15 @@ func (q *timerQueue) endAdvance(done <-chan struct{}) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.goal != nil && q.goal.done == done {
-		close(q.goal.done)
-		q.goal = nil
+		q.endGoal()
 	}
+}
+
+// endGoal ends the advance under way; q.mu is held.
+func (q *timerQueue) endGoal() {
+	close(q.goal.done)
+	q.goal = nil
+	q.advancing.Store(false)
 }
 
 // fired says the step of a timer of execution arn is done: its next timer

@@ -66,9 +66,11 @@ executions (Wait states, retry back-offs, timeouts) and the schedules'
 slots fire in the order of their times, each slot once, at its own time:
 advancing past 02:00 runs a nightly schedule's night, and the execution
 it starts has 02:00 as its start date. The command returns once the clock
-is there and what fell due on the way has run (under --time-skip the clock
-waits, as when it skips, for tasks that wait on a worker, a callback or a
-service). The clock never goes back; real time is not advanced.
+is there and what fell due on the way has run (under --time-skip, and at a
+--wait-time-scale above 0, the clock waits, as when it skips, for tasks that
+wait on a worker, a callback or a service, running at its own rate
+meanwhile). Advances take turns: a DURATION counts from where the one
+before left the clock. The clock never goes back; real time is not advanced.
 
   stepwise clock advance 24h
   stepwise clock advance --to 2026-12-01T02:00:00Z --endpoint http://127.0.0.1:8083`,
@@ -261,18 +263,19 @@ func (h *clockHandler) advance(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, http.StatusBadRequest, `a clock request is JSON, {"advance": "24h"} or {"to": "2026-12-01T02:00:00Z"}: `+err.Error())
 		return
 	}
-	var to time.Time
+	var (
+		to time.Time
+		by time.Duration
+	)
 	switch {
 	case (req.Advance == "") == (req.To == ""):
 		h.answer(w, http.StatusBadRequest, `a clock request names one of "advance" (a duration: 24h) and "to" (a time: 2026-12-01T02:00:00Z)`)
 		return
 	case req.Advance != "":
-		d, err := parseAdvance(req.Advance)
-		if err != nil {
+		if by, err = parseAdvance(req.Advance); err != nil {
 			h.answer(w, http.StatusBadRequest, "advance: "+err.Error())
 			return
 		}
-		to = h.eng.Now().Add(d)
 	default:
 		if to, err = parseClockTo(req.To); err != nil {
 			h.answer(w, http.StatusBadRequest, "to: "+err.Error())
@@ -282,7 +285,12 @@ func (h *clockHandler) advance(w http.ResponseWriter, r *http.Request) {
 	if h.look != nil && h.eng.VirtualClock() {
 		h.look(r.Context())
 	}
-	_, err = h.eng.AdvanceClock(r.Context(), to)
+	if by > 0 {
+		// From the reading once the advances before it are over.
+		_, err = h.eng.AdvanceClockBy(r.Context(), by)
+	} else {
+		_, err = h.eng.AdvanceClock(r.Context(), to)
+	}
 	var back *engine.ClockBackError
 	switch {
 	case err == nil:

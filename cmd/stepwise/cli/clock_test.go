@@ -209,6 +209,31 @@ func TestClockAdvanceRoute(t *testing.T) {
 	}
 }
 
+// TestClockAdvanceConcurrent: two advances by a day at the same time
+// move the clock by two days: the second counts from where the first
+// left it.
+func TestClockAdvanceConcurrent(t *testing.T) {
+	t.Parallel()
+	b := setupClock(t)
+	before := b.parts.eng.Now()
+	codes := make(chan string, 2)
+	for range 2 {
+		go func() {
+			rec := b.serve(http.MethodPost, clockPath, `{"advance": "24h"}`)
+			codes <- fmt.Sprint(rec.Code, " ", rec.Body.String())
+		}()
+	}
+	for range 2 {
+		require.Regexp(t, "^200 ", <-codes)
+	}
+	moved := b.parts.eng.Now().Sub(before)
+	require.GreaterOrEqual(t, moved, 48*time.Hour)
+	require.Less(t, moved, 48*time.Hour+time.Minute)
+	ns := b.nights(t)
+	require.Len(t, ns, 2, "nights %v", ns)
+	requireAtSlots(t, ns)
+}
+
 // TestClockAdvanceRealTime: a server in real time refuses an advance.
 func TestClockAdvanceRealTime(t *testing.T) {
 	t.Parallel()
