@@ -9,21 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testkit/hostile"
 	"stepwise/jsonvalue"
 )
-
-// aliasBomb is a YAML mapping of a few hundred bytes whose "i" expands to
-// 9⁹ strings.
-func aliasBomb() string {
-	var b strings.Builder
-	b.WriteString(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
-	prev := "a"
-	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		b.WriteString(n + ": &" + n + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n")
-		prev = n
-	}
-	return b.String()
-}
 
 // loadPromptly is Load, failing the test if it has not returned within a
 // few seconds.
@@ -46,7 +34,7 @@ func loadPromptly(t *testing.T, path string) error {
 func TestParseYAMLBoundsAliasExpansion(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	_, err := ParseYAML([]byte(aliasBomb()))
+	_, err := ParseYAML([]byte(hostile.AliasBomb()))
 	require.EqualError(t, err, "line 7: the document expands to more than 1000000 values (aliases within aliases?)")
 	require.Less(t, time.Since(start), 2*time.Second)
 
@@ -66,7 +54,7 @@ func TestLoadReadsOnlyRegularFilesOfBoundedSize(t *testing.T) {
 	dir := write(t, map[string]string{
 		"sm.json":              `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`,
 		"big.json":             `{"Comment":"` + strings.Repeat("x", 1<<20) + `","StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`,
-		"bomb.test.yaml":       "definition: sm.json\nbomb:\n  " + strings.ReplaceAll(aliasBomb(), "\n", "\n  ") + "\ncases: [{name: boom, input: *i}]\n",
+		"bomb.test.yaml":       "definition: sm.json\nbomb:\n  " + strings.ReplaceAll(hostile.AliasBomb(), "\n", "\n  ") + "\ncases: [{name: boom, input: *i}]\n",
 		"zerodef.test.json":    `{"definition": "/dev/zero", "cases": [{"name": "x"}]}`,
 		"bigdef.test.json":     `{"definition": "big.json", "cases": [{"name": "x"}]}`,
 		"fifodef.test.json":    `{"definition": "fifo.json", "cases": [{"name": "x"}]}`,
@@ -76,7 +64,7 @@ func TestLoadReadsOnlyRegularFilesOfBoundedSize(t *testing.T) {
 		"fifoconfig.test.json": `{"definition": "sm.json", "mockConfig": "fifo.json", "cases": [{"name": "x"}]}`,
 		"casemocks.test.json":  `{"definition": "sm.json", "cases": [{"name": "x", "mocks": "fifo.json"}]}`,
 		"bombdef.test.json":    `{"definition": "bomb.yaml", "cases": [{"name": "x"}]}`,
-		"bomb.yaml":            aliasBomb(),
+		"bomb.yaml":            hostile.AliasBomb(),
 		"bombinput.test.json":  `{"definition": "sm.json", "cases": [{"name": "x", "inputFile": "bomb.yaml"}]}`,
 		"bombmocks.test.json":  `{"definition": "sm.json", "mocks": "bomb.yaml", "cases": [{"name": "x"}]}`,
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"stepwise/internal/testkit/hostile"
 	"stepwise/internal/yamlsize"
 )
 
@@ -22,12 +23,7 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	// Nine levels of nine aliases: 9⁹ strings from a few hundred bytes,
 	// measured without being expanded.
-	bomb := `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n"
-	prev := "a"
-	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		bomb += n + ": &" + n + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n"
-		prev = n
-	}
+	bomb := hostile.AliasBomb()
 	start := time.Now()
 	err := yamlsize.Check(parse(t, bomb), yamlsize.Default)
 	require.EqualError(t, err, "line 7: the document expands to more than 1000000 values (aliases within aliases?)")

@@ -9,20 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-)
 
-// aliasBomb is a YAML document of a few hundred bytes whose aliases
-// expand to 9⁹ strings.
-func aliasBomb() string {
-	var b strings.Builder
-	b.WriteString(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
-	prev := "a"
-	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		b.WriteString(n + ": &" + n + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n")
-		prev = n
-	}
-	return b.String()
-}
+	"stepwise/internal/testkit/hostile"
+)
 
 // executePromptly is execute, failing the test if the command has not
 // ended within a few seconds (a read of a FIFO hangs, one of /dev/zero
@@ -56,7 +45,7 @@ func TestCommandsReadOnlyRegularFilesOfBoundedSize(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifoTest, 0o600))
 	def := b.write(t, "sm.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
 	bigDef := b.write(t, "big.json", `{"Comment":"`+strings.Repeat("x", 1<<20)+`","StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
-	bomb := b.write(t, "bomb.test.yaml", "definition: sm.json\nbomb:\n  "+strings.ReplaceAll(aliasBomb(), "\n", "\n  ")+"\ncases: [{name: boom, input: *i}]\n")
+	bomb := b.write(t, "bomb.test.yaml", "definition: sm.json\nbomb:\n  "+strings.ReplaceAll(hostile.AliasBomb(), "\n", "\n  ")+"\ncases: [{name: boom, input: *i}]\n")
 	zeroDef := b.write(t, "zerodef.test.json", `{"definition": "/dev/zero", "cases": [{"name": "x"}]}`)
 	zeroInput := b.write(t, "zeroinput.test.json", `{"definition": "sm.json", "cases": [{"name": "x", "inputFile": "/dev/zero"}]}`)
 	fifoInput := b.write(t, "fifoinput.test.json", `{"definition": "sm.json", "cases": [{"name": "x", "inputFile": "fifo.json"}]}`)
