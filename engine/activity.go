@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"stepwise/engine/activity"
+	"stepwise/engine/task"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/store"
@@ -130,7 +131,7 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 	if e.cl != nil {
 		return e.pollCluster(ctx, activityArn, worker, wait)
 	}
-	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *Task) (*ActivityTask, error) {
+	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *task.Task) (*ActivityTask, error) {
 		return e.handOut(ctx, t, worker)
 	})
 }
@@ -139,7 +140,7 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 // returns nil when the task ended meanwhile (its execution stopped, or it
 // timed out), or when the poller left (the task is queued again); a task
 // whose hand-out failed is queued again too.
-func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*ActivityTask, error) {
+func (e *Engine) handOut(ctx context.Context, t *task.Task, worker string) (*ActivityTask, error) {
 	if err := e.beginStep(); err != nil {
 		e.queueActivity(t, true)
 		return nil, err
@@ -171,7 +172,7 @@ func (e *Engine) handOut(ctx context.Context, t *Task, worker string) (*Activity
 }
 
 // handOutLocked is handOut with the task's execution locked.
-func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *Task, worker string) (*ActivityTask, error) {
+func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *task.Task, worker string) (*ActivityTask, error) {
 	if l.tasks[t.ID] == nil {
 		return nil, nil // the task ended
 	}
@@ -208,7 +209,7 @@ func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t
 // release undoes the hand-out of a task whose poller left before it was
 // answered: TaskReleased in the replay log, and the task back at the front
 // of the queue. l.mu is held.
-func (e *Engine) release(ctx context.Context, l *liveExecution, t *Task) {
+func (e *Engine) release(ctx context.Context, l *liveExecution, t *task.Task) {
 	if err := e.recordLocked(ctx, l, interp.Event{Kind: interp.TaskReleased, ID: t.ID}); err != nil {
 		// The store still says a worker holds the task: it is left to
 		// its timeouts, as one whose worker crashed.
@@ -252,7 +253,7 @@ func (e *Engine) ReleasePolls() {
 // mocked completes a task with its mocked result. A task whose result
 // comes later on AWS (.sync, .waitForTaskToken) has its request recorded
 // as submitted first, as the call it stands for would have.
-func (e *Engine) mocked(ctx context.Context, t *Task, res TaskResult, done func(TaskResult)) {
+func (e *Engine) mocked(ctx context.Context, t *task.Task, res task.Result, done func(task.Result)) {
 	if r := t.Request.Resource; strings.HasSuffix(r, ".sync") || strings.HasSuffix(r, ".sync:2") || strings.HasSuffix(r, ".waitForTaskToken") {
 		_, _ = e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: jsonvalue.NewObject(0)})
 	}

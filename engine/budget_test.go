@@ -12,6 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
@@ -57,7 +58,7 @@ func TestStopInterruptsRunaway(t *testing.T) {
 	sm, m := b.machine(t, "runaway", runawayDef)
 	row := b.start(t, sm, m, "e1", `{}`)
 	b.tasks.waitPending(t, 1)
-	go b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)}) // its step runs forever
+	go b.tasks.complete(task.Result{Output: jsonvalue.NumberFromInt(1)}) // its step runs forever
 
 	<-evaluating
 	stopped := make(chan error, 1)
@@ -99,7 +100,7 @@ func TestTimeLimitAcrossRestart(t *testing.T) {
 	sm, m := b.machine(t, "slow", runawayDef)
 	row := b.start(t, sm, m, "e1", `{}`)
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NumberFromInt(1)})
 	testwait.Until(t, func() bool {
 		h := b.history(t, row.Arn)
 		return h[len(h)-1] == "WaitStateEntered"
@@ -136,7 +137,7 @@ func TestHaltAbandonsStart(t *testing.T) {
 	b.engine.Halt()
 	select {
 	case err := <-started:
-		require.ErrorIs(t, err, ErrStopped)
+		require.ErrorIs(t, err, task.ErrStopped)
 	case <-time.After(20 * time.Second):
 		t.Fatal("StartExecution did not return after Halt")
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"stepwise/engine/task"
 	"stepwise/store"
 )
 
@@ -189,7 +190,7 @@ func (e *Engine) storeClock(ctx context.Context) error {
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
 	if e.clockStopped {
-		return ErrStopped
+		return task.ErrStopped
 	}
 	ceiling := e.clock.now().Add(e.clock.ahead())
 	if ceiling.Before(e.clockCeiling) {
@@ -314,18 +315,18 @@ func (e *Engine) advanceClock(ctx context.Context, goal func(now time.Time) time
 	case e.cl != nil:
 		return time.Time{}, ErrClusterClock
 	case e.clockKick == nil:
-		return time.Time{}, ErrStopped
+		return time.Time{}, task.ErrStopped
 	}
 	select {
 	case e.advancing <- struct{}{}:
 	case <-ctx.Done():
 		return e.now(), ctx.Err()
 	case <-e.halted:
-		return e.now(), ErrStopped
+		return e.now(), task.ErrStopped
 	}
 	defer func() { <-e.advancing }()
 	if e.halting.Load() {
-		return e.now(), ErrStopped
+		return e.now(), task.ErrStopped
 	}
 	now := e.now()
 	to := goal(now)
@@ -340,7 +341,7 @@ func (e *Engine) advanceClock(ctx context.Context, goal func(now time.Time) time
 			return e.now(), nil
 		case at := <-need:
 			if err := e.raiseCeiling(ctx, at); err != nil {
-				if errors.Is(err, ErrStopped) {
+				if errors.Is(err, task.ErrStopped) {
 					return e.now(), err
 				}
 				return e.now(), fmt.Errorf("engine: store the execution time: %w", err)
@@ -349,7 +350,7 @@ func (e *Engine) advanceClock(ctx context.Context, goal func(now time.Time) time
 		case <-ctx.Done():
 			return e.now(), ctx.Err()
 		case <-e.halted:
-			return e.now(), ErrStopped
+			return e.now(), task.ErrStopped
 		}
 	}
 }
@@ -360,7 +361,7 @@ func (e *Engine) raiseCeiling(ctx context.Context, t time.Time) error {
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
 	if e.clockStopped {
-		return ErrStopped
+		return task.ErrStopped
 	}
 	ceiling := t.Add(e.clock.ahead())
 	if !ceiling.After(e.clockCeiling) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
@@ -239,12 +240,12 @@ func TestAdvanceEndsOnHalt(t *testing.T) {
 	b.engine.Halt()
 	select {
 	case err := <-held:
-		require.ErrorIs(t, err, ErrStopped)
+		require.ErrorIs(t, err, task.ErrStopped)
 	case <-time.After(5 * time.Second):
 		require.Fail(t, "the advance held the halted engine")
 	}
 	_, err = b.engine.AdvanceClock(context.Background(), clk.Now().Add(time.Hour))
-	require.ErrorIs(t, err, ErrStopped)
+	require.ErrorIs(t, err, task.ErrStopped)
 	require.Equal(t, clk.Now(), b.engine.Now())
 }
 
@@ -301,7 +302,7 @@ func TestRaiseCeilingAfterStop(t *testing.T) {
 	b := setupTime(t, skipMode, clk.Now)
 	<-b.engine.Resumed()
 	b.engine.Stop()
-	require.ErrorIs(t, b.engine.raiseCeiling(context.Background(), clk.Now().Add(time.Hour)), ErrStopped)
+	require.ErrorIs(t, b.engine.raiseCeiling(context.Background(), clk.Now().Add(time.Hour)), task.ErrStopped)
 	c, err := b.drv.Executor().ClockStart(context.Background(), &store.ClockStartParams{Real: clk.Now()})
 	require.NoError(t, err)
 	require.Equal(t, clk.Now(), c.Ceiling, "the clock stopped where it was")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/store"
@@ -169,14 +170,14 @@ func TestTimeSkipDayLongWait(t *testing.T) {
 	b := setupTime(t, skipMode, nil)
 	var mu sync.Mutex
 	attempts := 0
-	b.tasks.auto = func(*Task) *TaskResult {
+	b.tasks.auto = func(*task.Task) *task.Result {
 		mu.Lock()
 		defer mu.Unlock()
 		attempts++
 		if attempts == 1 {
-			return &TaskResult{Failure: failure.New("Flaky", "try again")}
+			return &task.Result{Failure: failure.New("Flaky", "try again")}
 		}
-		return &TaskResult{Output: "ok"}
+		return &task.Result{Output: "ok"}
 	}
 	sm, m := b.machine(t, "day", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 86400, "Next": "T"},
@@ -214,11 +215,11 @@ func TestTimersOfManyExecutionsFireInDeadlineOrder(t *testing.T) {
 			b := setupTime(t, mode, nil)
 			var mu sync.Mutex
 			var fired []string // executions in the order their Wait ended
-			b.tasks.auto = func(task *Task) *TaskResult {
+			b.tasks.auto = func(tk *task.Task) *task.Result {
 				mu.Lock()
-				fired = append(fired, task.ExecutionArn)
+				fired = append(fired, tk.ExecutionArn)
 				mu.Unlock()
-				return &TaskResult{Output: "ok"}
+				return &task.Result{Output: "ok"}
 			}
 			blocker, bm := b.machine(t, "blocker", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
 			sm, m := b.machine(t, "waits", `{"StartAt": "W", "States": {
@@ -317,7 +318,7 @@ func TestTimeSkipThroughChildExecutions(t *testing.T) {
 func TestTimeSkipSyncExecution(t *testing.T) {
 	t.Parallel()
 	b := setupTime(t, skipMode, nil)
-	b.tasks.auto = func(t *Task) *TaskResult { return &TaskResult{Output: t.Request.Parameters} }
+	b.tasks.auto = func(t *task.Task) *task.Result { return &task.Result{Output: t.Request.Parameters} }
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 86400, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 60, "Parameters": {"x.$": "$.x"}, "End": true}}}`)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/pgtest"
 	"stepwise/jsonvalue"
@@ -81,7 +82,7 @@ func TestAlarmDisarmed(t *testing.T) {
 	require.Zero(t, b.engine.timers.len())
 	b.engine.Alarm("off", time.Time{}, nil)
 	b.engine.Alarm("on", clk.Now().Add(2*time.Hour), func(context.Context) { fired <- "on" })
-	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(1)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NumberFromInt(1)})
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	clk.advance(b.engine, 3*time.Hour)
 	select {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stepwise/engine/internal/node"
+	"stepwise/engine/task"
 	"stepwise/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // queueActivity queues an activity task for a worker: in memory on one
 // node, in the store's queue in a cluster (see node.EnqueueLoop). front puts it
 // ahead of the others (one a poller took and gave back).
-func (e *Engine) queueActivity(t *Task, front bool) {
+func (e *Engine) queueActivity(t *task.Task, front bool) {
 	if e.cl == nil {
 		e.activities.Add(t, front)
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/pgtest"
 	"stepwise/internal/testkit/testwait"
@@ -275,17 +276,17 @@ func TestClusterFencing(t *testing.T) {
 	ctx := context.Background()
 	sm, m := c.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
 	x := c.start(t, 0, sm, m, "x", `{}`)
-	task, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 10*time.Second)
+	tk, err := c.nodes[0].PollActivity(ctx, activityArn, "w", 10*time.Second)
 	require.NoError(t, err)
-	require.NotNil(t, task)
+	require.NotNil(t, tk)
 
 	_, err = c.drvs[1].Pool().Exec(ctx, `UPDATE stepwise_node SET expires_at = 0 WHERE id = 'node-0'`)
 	require.NoError(t, err)
 	testwait.Until(t, func() bool { return c.owner(t, x.Arn) == "node-1" }, 30*time.Second, 10*time.Millisecond)
 
-	err = c.nodes[0].SendTaskSuccess(ctx, task.Token, `{"from": "node-0"}`)
+	err = c.nodes[0].SendTaskSuccess(ctx, tk.Token, `{"from": "node-0"}`)
 	require.Error(t, err, "the former owner's step is not written")
-	require.True(t, errors.Is(err, store.ErrFenced) || errors.Is(err, ErrStopped), "got %v", err)
+	require.True(t, errors.Is(err, store.ErrFenced) || errors.Is(err, task.ErrStopped), "got %v", err)
 	select {
 	case <-c.nodes[0].Lost():
 		require.ErrorIs(t, c.nodes[0].LostErr(), store.ErrFenced)
@@ -294,7 +295,7 @@ func TestClusterFencing(t *testing.T) {
 	}
 	b := c.bundle()
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted"}, b.history(t, x.Arn))
-	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, task.Token, `{"from": "node-1"}`))
+	require.NoError(t, c.nodes[1].SendTaskSuccess(ctx, tk.Token, `{"from": "node-1"}`))
 	row := b.waitStatus(t, x.Arn, history.StatusSucceeded)
 	require.JSONEq(t, `{"from": "node-1"}`, *row.Output)
 }

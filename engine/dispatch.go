@@ -5,6 +5,7 @@ import (
 
 	"stepwise/engine/activity"
 	"stepwise/engine/maprunner"
+	"stepwise/engine/task"
 )
 
 // # Dispatch
@@ -27,20 +28,20 @@ import (
 
 // chooser is the one place a task's runner is chosen (see Dispatch).
 type chooser struct {
-	runners []KindRunner
+	runners []task.KindRunner
 }
 
 // newChooser lists the engine's runners, in order, with calls, the
 // configured runner, last.
-func newChooser(e *Engine, calls TaskRunner) *chooser {
-	rs := []KindRunner{mockRunner{e}, e.mapRuns}
-	if st, ok := calls.(ItemStreamer); ok {
+func newChooser(e *Engine, calls task.Runner) *chooser {
+	rs := []task.KindRunner{mockRunner{e}, e.mapRuns}
+	if st, ok := calls.(task.ItemStreamer); ok {
 		rs = append(rs, maprunner.Spool{Store: e.store, Items: st})
 	}
-	if w, ok := calls.(ResultWriter); ok {
+	if w, ok := calls.(task.ResultWriter); ok {
 		rs = append(rs, writeRunner{w: w})
 	}
-	if r, ok := calls.(ItemReader); ok {
+	if r, ok := calls.(task.ItemReader); ok {
 		rs = append(rs, readRunner{r: r})
 	}
 	rs = append(rs, activity.Runner{Backlog: backlog{e}}, e.nested, callRunner{calls})
@@ -48,7 +49,7 @@ func newChooser(e *Engine, calls TaskRunner) *chooser {
 }
 
 // Run hands the task to the first runner that takes it.
-func (c *chooser) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+func (c *chooser) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	for _, r := range c.runners {
 		if r.Takes(t) {
 			r.Run(ctx, t, done)
@@ -72,7 +73,7 @@ func (noCancel) Cancel(string, string) {}
 // mockRunner answers the tasks a mock test case mocks.
 type mockRunner struct{ e *Engine }
 
-func (r mockRunner) Takes(t *Task) bool {
+func (r mockRunner) Takes(t *task.Task) bool {
 	if t.TestCase == "" || r.e.cfg.Mocks == nil || t.Request.MapRun != nil || t.Request.Write != nil || t.Request.Reader != nil {
 		return false
 	}
@@ -80,7 +81,7 @@ func (r mockRunner) Takes(t *Task) bool {
 	return ok
 }
 
-func (r mockRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+func (r mockRunner) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	res, _ := r.e.cfg.Mocks.Mocked(t)
 	go r.e.mocked(ctx, t, res, done)
 }
@@ -89,25 +90,25 @@ func (mockRunner) Cancel(string, string) {}
 
 // writeRunner writes a map run's results.
 type writeRunner struct {
-	w ResultWriter
+	w task.ResultWriter
 	noCancel
 }
 
-func (writeRunner) Takes(t *Task) bool { return t.Request.Write != nil }
+func (writeRunner) Takes(t *task.Task) bool { return t.Request.Write != nil }
 
-func (r writeRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+func (r writeRunner) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	r.w.WriteResults(ctx, t, done)
 }
 
 // readRunner reads an ItemReader's items at once.
 type readRunner struct {
-	r ItemReader
+	r task.ItemReader
 	noCancel
 }
 
-func (readRunner) Takes(t *Task) bool { return t.Request.Reader != nil }
+func (readRunner) Takes(t *task.Task) bool { return t.Request.Reader != nil }
 
-func (r readRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
+func (r readRunner) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	r.r.ReadItems(ctx, t, done)
 }
 
@@ -115,10 +116,10 @@ func (r readRunner) Run(ctx context.Context, t *Task, done func(TaskResult)) {
 // the in-memory queue, or the store's in a cluster.
 type backlog struct{ e *Engine }
 
-func (b backlog) Add(t *Task, front bool) { b.e.queueActivity(t, front) }
-func (b backlog) Remove(arn, id string)   { b.e.unqueueActivity(arn, id) }
+func (b backlog) Add(t *task.Task, front bool) { b.e.queueActivity(t, front) }
+func (b backlog) Remove(arn, id string)        { b.e.unqueueActivity(arn, id) }
 
 // callRunner is the configured runner: it takes every task left.
-type callRunner struct{ TaskRunner }
+type callRunner struct{ task.Runner }
 
-func (callRunner) Takes(*Task) bool { return true }
+func (callRunner) Takes(*task.Task) bool { return true }

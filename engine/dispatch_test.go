@@ -10,6 +10,7 @@ import (
 	"stepwise/engine/activity"
 	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
+	"stepwise/engine/task"
 	"stepwise/interp"
 	"stepwise/maprun"
 )
@@ -17,14 +18,14 @@ import (
 // mockAll mocks every task of a test case.
 type mockAll struct{}
 
-func (mockAll) Mocked(*Task) (TaskResult, bool) { return TaskResult{Output: "mocked"}, true }
+func (mockAll) Mocked(*task.Task) (task.Result, bool) { return task.Result{Output: "mocked"}, true }
 
 // callsRunner is a configured runner that also writes results and reads
 // items, as integration.Registry does.
-type callsRunner struct{ NoIntegrations }
+type callsRunner struct{ task.NoIntegrations }
 
-func (callsRunner) WriteResults(context.Context, *Task, func(TaskResult)) {}
-func (callsRunner) ReadItems(context.Context, *Task, func(TaskResult))    {}
+func (callsRunner) WriteResults(context.Context, *task.Task, func(task.Result)) {}
+func (callsRunner) ReadItems(context.Context, *task.Task, func(task.Result))    {}
 
 // The chooser gives each kind of task to its runner, mocks first.
 func TestChooserPicksOneRunner(t *testing.T) {
@@ -32,7 +33,7 @@ func TestChooserPicksOneRunner(t *testing.T) {
 	e.nested = nested.New(nil, nested.Config{})
 	e.mapRuns = maprunner.New(nil, maprunner.Config{})
 	c := newChooser(e, callsRunner{})
-	chosen := func(tk *Task) string {
+	chosen := func(tk *task.Task) string {
 		for _, r := range c.runners {
 			if r.Takes(tk) {
 				return fmt.Sprintf("%T", r)
@@ -44,17 +45,17 @@ func TestChooserPicksOneRunner(t *testing.T) {
 	activityArn := "arn:aws:states:us-east-1:123456789012:activity:work"
 	start := "arn:aws:states:::states:startExecution.sync"
 	for name, c := range map[string]struct {
-		task *Task
+		task *task.Task
 		want string
 	}{
-		"mocked activity":     {&Task{TestCase: "happy", Request: req(activityArn)}, "engine.mockRunner"},
-		"mocked child":        {&Task{TestCase: "happy", Request: req(start)}, "engine.mockRunner"},
-		"map run, not mocked": {&Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprunner.Runner"},
-		"result write":        {&Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &maprun.Write{}}}, "engine.writeRunner"},
-		"item read":           {&Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:getObject", Reader: &interp.ReaderConfig{}}}, "engine.readRunner"},
-		"activity":            {&Task{Request: req(activityArn)}, fmt.Sprintf("%T", activity.Runner{})},
-		"child":               {&Task{Request: req(start)}, "*nested.Runner"},
-		"a service call":      {&Task{Request: req("arn:aws:states:::sqs:sendMessage")}, "engine.callRunner"},
+		"mocked activity":     {&task.Task{TestCase: "happy", Request: req(activityArn)}, "engine.mockRunner"},
+		"mocked child":        {&task.Task{TestCase: "happy", Request: req(start)}, "engine.mockRunner"},
+		"map run, not mocked": {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprunner.Runner"},
+		"result write":        {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &maprun.Write{}}}, "engine.writeRunner"},
+		"item read":           {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:getObject", Reader: &interp.ReaderConfig{}}}, "engine.readRunner"},
+		"activity":            {&task.Task{Request: req(activityArn)}, fmt.Sprintf("%T", activity.Runner{})},
+		"child":               {&task.Task{Request: req(start)}, "*nested.Runner"},
+		"a service call":      {&task.Task{Request: req("arn:aws:states:::sqs:sendMessage")}, "engine.callRunner"},
 	} {
 		require.Equal(t, c.want, chosen(c.task), name)
 	}

@@ -19,6 +19,7 @@ import (
 	"stepwise/engine/internal/node"
 	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
+	"stepwise/engine/task"
 	"stepwise/internal/defcache"
 	"stepwise/internal/recent"
 	"stepwise/interp"
@@ -61,10 +62,10 @@ type Config struct {
 	EvalClock func() time.Time
 	// Tasks carries out Task states other than activities; nil fails
 	// every such task.
-	Tasks TaskRunner
+	Tasks task.Runner
 	// Mocks, when set, answers the tasks of executions started with a
 	// mock test case (StartParams.TestCase).
-	Mocks Mocks
+	Mocks task.Mocks
 	// TokenKey keys the hash that makes task tokens unguessable. It must
 	// stay the same across restarts for tokens handed out before one to
 	// work after; nil means a random key for this process only.
@@ -197,7 +198,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		cfg.Definitions = defcache.New(0)
 	}
 	if cfg.Tasks == nil {
-		cfg.Tasks = NoIntegrations{}
+		cfg.Tasks = task.NoIntegrations{}
 	}
 	if len(cfg.TokenKey) == 0 {
 		cfg.TokenKey = make([]byte, 32)
@@ -540,7 +541,7 @@ func (e *Engine) remember(smArn, revision string, m *asl.StateMachine) {
 }
 
 // errStopped is returned for work offered after Stop.
-var errStopped = ErrStopped
+var errStopped = task.ErrStopped
 
 // beginStep registers a step in flight; it fails once the engine stops.
 func (e *Engine) beginStep() error {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -39,18 +40,18 @@ type testBundle struct {
 // fakeTasks is a TaskRunner whose tasks complete when the test says so.
 type fakeTasks struct {
 	mu      sync.Mutex
-	pending map[string]func(TaskResult) // "arn/id" → done
-	tasks   map[string]*Task            // "arn/id" → the task last run
+	pending map[string]func(task.Result) // "arn/id" → done
+	tasks   map[string]*task.Task        // "arn/id" → the task last run
 	runs    map[string]int
 	cancels []string
-	auto    func(t *Task) *TaskResult // when set, answers at once
+	auto    func(t *task.Task) *task.Result // when set, answers at once
 }
 
 func newFakeTasks() *fakeTasks {
-	return &fakeTasks{pending: map[string]func(TaskResult){}, tasks: map[string]*Task{}, runs: map[string]int{}}
+	return &fakeTasks{pending: map[string]func(task.Result){}, tasks: map[string]*task.Task{}, runs: map[string]int{}}
 }
 
-func (f *fakeTasks) Run(_ context.Context, t *Task, done func(TaskResult)) {
+func (f *fakeTasks) Run(_ context.Context, t *task.Task, done func(task.Result)) {
 	f.mu.Lock()
 	key := t.ExecutionArn + "/" + t.ID
 	f.runs[key]++
@@ -73,10 +74,10 @@ func (f *fakeTasks) Cancel(arn, id string) {
 }
 
 // complete answers every pending task.
-func (f *fakeTasks) complete(r TaskResult) int {
+func (f *fakeTasks) complete(r task.Result) int {
 	f.mu.Lock()
 	pending := f.pending
-	f.pending = map[string]func(TaskResult){}
+	f.pending = map[string]func(task.Result){}
 	f.mu.Unlock()
 	for _, done := range pending {
 		done(r)
@@ -217,7 +218,7 @@ func TestTimersAndTasks(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	require.Equal(t, history.StatusRunning, row.Status)
 	b.tasks.waitPending(t, 1)
-	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "done"}))
+	require.Equal(t, 1, b.tasks.complete(task.Result{Output: "done"}))
 	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `"done"`, *done.Output)
 	require.Equal(t, []string{"ExecutionStarted", "WaitStateEntered", "WaitStateExited", "TaskStateEntered",
@@ -241,11 +242,11 @@ func TestTaskStartedWhenSent(t *testing.T) {
 	row := b.start(t, sm, m, "e1", `{}`)
 	b.tasks.waitPending(t, 1)
 	b.tasks.mu.Lock()
-	task := b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	tk := b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
 	b.tasks.mu.Unlock()
-	require.NotNil(t, task.Started)
-	task.Started()
-	task.Started() // once only
+	require.NotNil(t, tk.Started)
+	tk.Started()
+	tk.Started() // once only
 	testwait.Until(t, func() bool { return len(b.history(t, row.Arn)) == 4 }, 30*time.Second, 5*time.Millisecond)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted"}, b.history(t, row.Arn))
 
@@ -253,16 +254,16 @@ func TestTaskStartedWhenSent(t *testing.T) {
 	b.open(t, 0)
 	b.tasks.waitPending(t, 1)
 	b.tasks.mu.Lock()
-	task = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	tk = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
 	b.tasks.mu.Unlock()
-	task.Started() // sent again after the restart: already started
-	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "one"}))
+	tk.Started() // sent again after the restart: already started
+	require.Equal(t, 1, b.tasks.complete(task.Result{Output: "one"}))
 	b.tasks.waitPending(t, 1)
 	b.tasks.mu.Lock()
-	task = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
+	tk = b.tasks.tasks[row.Arn+"/"+firstKey(b.tasks.pending)]
 	b.tasks.mu.Unlock()
-	task.Started()
-	require.Equal(t, 1, b.tasks.complete(TaskResult{Output: "two"}))
+	tk.Started()
+	require.Equal(t, 1, b.tasks.complete(task.Result{Output: "two"}))
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited",
 		"TaskStateEntered", "LambdaFunctionScheduled", "LambdaFunctionStarted", "LambdaFunctionSucceeded", "TaskStateExited", "ExecutionSucceeded"},
@@ -270,7 +271,7 @@ func TestTaskStartedWhenSent(t *testing.T) {
 }
 
 // firstKey is the task id of the one pending task ("arn/id").
-func firstKey(m map[string]func(TaskResult)) string {
+func firstKey(m map[string]func(task.Result)) string {
 	for k := range m {
 		return k[strings.LastIndex(k, "/")+1:]
 	}
@@ -316,15 +317,15 @@ func TestResumeAfterRestart(t *testing.T) {
 	b.open(t, 0)
 	for round := 0; round < 3; round++ {
 		b.tasks.waitPending(t, len(arns))
-		require.Equal(t, len(arns), b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)}))
+		require.Equal(t, len(arns), b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)}))
 		if round == 1 {
 			// Restart again with tasks outstanding: they are dispatched again.
 			b.tasks.waitPending(t, len(arns))
 			b.close()
-			b.tasks.complete(TaskResult{}) // results that arrive after the stop are lost...
-			b.open(t, 0)                   // ...and the tasks are dispatched again.
+			b.tasks.complete(task.Result{}) // results that arrive after the stop are lost...
+			b.open(t, 0)                    // ...and the tasks are dispatched again.
 			b.tasks.waitPending(t, len(arns))
-			require.Equal(t, len(arns), b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)}))
+			require.Equal(t, len(arns), b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)}))
 			round++
 		}
 	}
@@ -366,7 +367,7 @@ func TestManyConcurrentStarts(t *testing.T) {
 func TestStartSync(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 0)
-	b.tasks.auto = func(t *Task) *TaskResult { return &TaskResult{Output: t.Request.Parameters} }
+	b.tasks.auto = func(t *task.Task) *task.Result { return &task.Result{Output: t.Request.Parameters} }
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 30, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"x.$": "$.x"}, "End": true}}}`)
@@ -395,7 +396,7 @@ func TestRedrive(t *testing.T) {
 	require.Equal(t, history.StatusRunning, notRedrivable.Status)
 
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Failure: failure.New("Broken", "fix me")})
+	b.tasks.complete(task.Result{Failure: failure.New("Broken", "fix me")})
 	failed := b.waitStatus(t, row.Arn, history.StatusFailed)
 	require.Equal(t, "Broken", *failed.Error)
 
@@ -412,7 +413,7 @@ func TestRedrive(t *testing.T) {
 	b.close()
 	b.open(t, 0)
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Output: jsonvalue.NumberFromInt(2)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NumberFromInt(2)})
 	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	require.Equal(t, `{"first":1,"t":2}`, *done.Output)
 	require.Equal(t, 1, done.RedriveCount)
@@ -459,14 +460,14 @@ func TestTaskInvocationSurvivesRestart(t *testing.T) {
 		return -1
 	}
 	require.Equal(t, 0, pending())
-	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)})
 	require.Equal(t, 1, pending())
 	b.close()
-	b.tasks.complete(TaskResult{}) // lost with the stop
+	b.tasks.complete(task.Result{}) // lost with the stop
 	b.open(t, 0)
 	require.Equal(t, 1, pending(), "the task dispatched again keeps its number")
-	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)})
 	require.Equal(t, 2, pending())
-	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)})
 	b.waitStatus(t, arn, history.StatusSucceeded)
 }

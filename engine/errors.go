@@ -4,17 +4,14 @@ import (
 	"errors"
 	"fmt"
 
-	"stepwise/engine/task"
 	"stepwise/history"
 )
 
-// The errors the engine returns to the layer above. They say what went
-// wrong in the engine's terms; the service maps them to AWS's error codes
-// and wording (service/errors.go).
+// The errors the engine returns to the layer above, with task.ErrStopped
+// (work offered to an engine that is stopping) of the runners' seam. They
+// say what went wrong in the engine's terms; the service maps them to
+// AWS's error codes and wording (service/errors.go).
 var (
-	// ErrStopped is work offered to an engine that is stopping, or a step
-	// it abandoned because it is.
-	ErrStopped = task.ErrStopped
 	// ErrInvalidToken is a task token the engine did not make.
 	ErrInvalidToken = errors.New("invalid task token")
 	// ErrTaskOver is a token whose task has ended: it completed, timed

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -40,8 +41,8 @@ type liveExecution struct {
 }
 
 // task is the Task of one of l's task requests.
-func (l *liveExecution) task(id string, r *interp.TaskRequest) *Task {
-	return &Task{ExecutionArn: l.arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
+func (l *liveExecution) task(id string, r *interp.TaskRequest) *task.Task {
+	return &task.Task{ExecutionArn: l.arn, ID: id, Request: r, StateMachineArn: l.row.StateMachineArn, TestCase: l.row.TestCase}
 }
 
 // watch makes l's interpreter cut its steps short when the engine stops
@@ -555,10 +556,10 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 	if isCallback(req) {
 		e.gates.hold(arn, id)
 	}
-	task := &Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted, Resumed: resumed,
+	tk := &task.Task{ExecutionArn: arn, ID: id, Request: req, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase, Submitted: submitted, Resumed: resumed,
 		ExecutionStart: row.StartDate.Truncate(time.Millisecond)}
 	if e.cfg.TaskTrace != nil {
-		task.TraceParent = e.cfg.TaskTrace(row, req)
+		tk.TraceParent = e.cfg.TaskTrace(row, req)
 	}
 	// The TaskStarted step of a request being sent, applied before the
 	// task's result (which waits for it) so the history keeps its order.
@@ -566,7 +567,7 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 		startMu sync.Mutex
 		started chan struct{}
 	)
-	task.Started = func() {
+	tk.Started = func() {
 		startMu.Lock()
 		defer startMu.Unlock()
 		if started != nil {
@@ -585,7 +586,7 @@ func (e *Engine) dispatch(row *store.Execution, id string, req *interp.TaskReque
 		defer startMu.Unlock()
 		return started
 	}
-	e.cfg.Tasks.Run(e.ctx, task, func(r TaskResult) {
+	e.cfg.Tasks.Run(e.ctx, tk, func(r task.Result) {
 		if r.Waiting {
 			e.gates.release(arn, id)
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -17,7 +18,7 @@ const callbackMachine = `{"StartAt": "Ask", "States": {"Ask": {"Type": "Task",
 	"Parameters": {"QueueUrl": "q", "MessageBody": {"Token.$": "$$.Task.Token"}}, "End": true}}}`
 
 // callbackTask waits for the single task the runner was given.
-func callbackTask(t *testing.T, b *testBundle) *Task {
+func callbackTask(t *testing.T, b *testBundle) *task.Task {
 	t.Helper()
 	b.tasks.waitPending(t, 1)
 	b.tasks.mu.Lock()
@@ -64,7 +65,7 @@ func requireReturns(t *testing.T, errc <-chan error) error {
 type heldCallback struct {
 	b    *testBundle
 	arn  string // the execution's
-	task *Task
+	task *task.Task
 	errc <-chan error
 }
 
@@ -84,7 +85,7 @@ func holdCallback(t *testing.T, output string) *heldCallback {
 func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
 	t.Parallel()
 	h := holdCallback(t, `"answer"`)
-	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Submitted: true, Output: "sent"}))
+	require.Equal(t, 1, h.b.tasks.complete(task.Result{Submitted: true, Output: "sent"}))
 	require.NoError(t, requireReturns(t, h.errc))
 	done := h.b.waitStatus(t, h.arn, history.StatusSucceeded)
 	require.Equal(t, `"answer"`, *done.Output)
@@ -96,7 +97,7 @@ func TestCallbackAnswerWaitsForItsSubmission(t *testing.T) {
 func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
 	t.Parallel()
 	h := holdCallback(t, `1`)
-	require.Equal(t, 1, h.b.tasks.complete(TaskResult{Waiting: true}))
+	require.Equal(t, 1, h.b.tasks.complete(task.Result{Waiting: true}))
 	require.NoError(t, requireReturns(t, h.errc))
 	h.b.waitStatus(t, h.arn, history.StatusSucceeded)
 	require.NotContains(t, h.b.history(t, h.arn), "TaskSubmitted")
@@ -106,7 +107,7 @@ func TestCallbackWithoutRequestLetsTheTokenThrough(t *testing.T) {
 func TestCallbackAnswerAfterAFailedRequest(t *testing.T) {
 	t.Parallel()
 	h := holdCallback(t, `1`)
-	h.b.tasks.complete(TaskResult{Failure: failure.Newf("SQS.QueueDoesNotExistException", "no queue")})
+	h.b.tasks.complete(task.Result{Failure: failure.Newf("SQS.QueueDoesNotExistException", "no queue")})
 	require.ErrorIs(t, requireReturns(t, h.errc), ErrTaskOver)
 	failed := h.b.waitStatus(t, h.arn, history.StatusFailed)
 	require.Equal(t, "SQS.QueueDoesNotExistException", *failed.Error)
@@ -129,14 +130,14 @@ func TestSubmittedCallbackIsNotRequestedAgainAfterRestart(t *testing.T) {
 	b := setup(t, 1)
 	sm, m := b.machine(t, "restart", callbackMachine)
 	row := b.start(t, sm, m, "e1", `{}`)
-	task := callbackTask(t, b)
-	key := task.ExecutionArn + "/" + task.ID
-	b.tasks.complete(TaskResult{Submitted: true, Output: "sent"})
+	tk := callbackTask(t, b)
+	key := tk.ExecutionArn + "/" + tk.ID
+	b.tasks.complete(task.Result{Submitted: true, Output: "sent"})
 	testwait.Until(t, func() bool { return len(b.history(t, row.Arn)) == 5 }, 30*time.Second, 5*time.Millisecond,
 		"TaskSubmitted is written")
 	b.close()
 	b.open(t, 1)
-	require.NoError(t, requireReturns(t, sendAsync(b, task.Request.Token, `"late"`)))
+	require.NoError(t, requireReturns(t, sendAsync(b, tk.Request.Token, `"late"`)))
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	b.tasks.mu.Lock()
 	defer b.tasks.mu.Unlock()
@@ -150,15 +151,15 @@ func TestUnsubmittedCallbackIsRequestedAgainAfterRestart(t *testing.T) {
 	b := setup(t, 1)
 	sm, m := b.machine(t, "again", callbackMachine)
 	row := b.start(t, sm, m, "e1", `{}`)
-	task := callbackTask(t, b)
-	key := task.ExecutionArn + "/" + task.ID
+	tk := callbackTask(t, b)
+	key := tk.ExecutionArn + "/" + tk.ID
 	b.close()
-	b.tasks.complete(TaskResult{}) // the old engine's runner: no longer heard
+	b.tasks.complete(task.Result{}) // the old engine's runner: no longer heard
 	b.open(t, 1)
 	b.tasks.waitPending(t, 1)
-	errc := sendAsync(b, task.Request.Token, `"again"`)
+	errc := sendAsync(b, tk.Request.Token, `"again"`)
 	requireHeld(t, errc)
-	b.tasks.complete(TaskResult{Submitted: true, Output: "sent again"})
+	b.tasks.complete(task.Result{Submitted: true, Output: "sent again"})
 	require.NoError(t, requireReturns(t, errc))
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	b.tasks.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"stepwise/engine/maprunner"
+	"stepwise/engine/task"
 	"stepwise/store"
 )
 
@@ -19,7 +20,7 @@ func (h mapRunHost) Context() context.Context { return h.e.ctx }
 func (h mapRunHost) Executor() store.Executor { return h.e.store.Executor() }
 func (h mapRunHost) Now() time.Time           { return h.e.now() }
 func (h mapRunHost) Logger() *slog.Logger     { return h.e.log }
-func (h mapRunHost) Tasks() TaskRunner        { return h.e.cfg.Tasks }
+func (h mapRunHost) Tasks() task.Runner       { return h.e.cfg.Tasks }
 
 // Start starts a child on the ItemProcessor the map-run task carries.
 func (h mapRunHost) Start(ctx context.Context, c *maprunner.Child) (*store.Execution, error) {

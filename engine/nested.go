@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"stepwise/engine/nested"
+	"stepwise/engine/task"
 	"stepwise/interp"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -34,13 +35,13 @@ func (h nestedHost) Start(ctx context.Context, c *nested.Child) (*store.Executio
 		return e.StartExecution(ctx, &StartParams{StateMachine: c.StateMachine, Machine: m, ExecutionArn: c.Arn, Name: c.Name,
 			Input: c.Input, InputValue: c.InputValue, InputParsed: true, VersionArn: c.VersionArn, AliasArn: c.AliasArn, Policies: policies, TraceHeader: c.TraceHeader})
 	}()
-	if errors.Is(err, ErrStopped) {
+	if errors.Is(err, task.ErrStopped) {
 		return nil, sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")
 	}
 	return row, err
 }
 
-func (h nestedHost) Submitted(ctx context.Context, t *Task, output any) {
+func (h nestedHost) Submitted(ctx context.Context, t *task.Task, output any) {
 	_, _ = h.e.applyEvent(ctx, t.ExecutionArn, interp.Event{Kind: interp.TaskSubmitted, ID: t.ID, Output: output})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -81,7 +82,7 @@ func TestStatusChangeNotices(t *testing.T) {
 	x := b.start(t, sm2, m2, "x", `{}`)
 	b.tasks.waitPending(t, 1)
 	require.Equal(t, []string{"RUNNING"}, statuses(b.notices(t), x.Arn), "a step that keeps the status tells nothing")
-	b.tasks.complete(TaskResult{Failure: failure.New("Broken", "fix me")})
+	b.tasks.complete(task.Result{Failure: failure.New("Broken", "fix me")})
 	b.waitStatus(t, x.Arn, history.StatusFailed)
 	_, err := b.engine.RedriveExecution(context.Background(), x.Arn)
 	require.NoError(t, err)
@@ -182,7 +183,7 @@ func TestObserverSeesTheHistory(t *testing.T) {
 	b.close()
 	b.open(t, 0)
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Output: "done"})
+	b.tasks.complete(task.Result{Output: "done"})
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	// The observer is told of a step once its commit returns: a moment
 	// after a reader of the store can see it.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/interp"
 )
@@ -103,8 +104,8 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 				tasks[id] = c.Task
 				work.taskRunning(runID, id)
 				e.work.taskRunning(runID, id)
-				task := &Task{ExecutionArn: runID, ID: id, Request: c.Task, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
-				e.cfg.Tasks.Run(ctx, task, func(r TaskResult) {
+				tk := &task.Task{ExecutionArn: runID, ID: id, Request: c.Task, StateMachineArn: row.StateMachineArn, TestCase: row.TestCase}
+				e.cfg.Tasks.Run(ctx, tk, func(r task.Result) {
 					if r.Recorded != nil {
 						r.Recorded(nil) // nothing outlives the run to record it in
 					}

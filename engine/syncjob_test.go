@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/jsonvalue"
 )
@@ -34,7 +35,7 @@ func TestSyncJobFollowedAfterRestart(t *testing.T) {
 	started, err := jsonvalue.ParseString(`{"JobId": "job-1", "JobName": "n"}`)
 	require.NoError(t, err)
 	recorded := make(chan error, 1)
-	done(TaskResult{Output: started, Submitted: true, Recorded: func(err error) { recorded <- err }})
+	done(task.Result{Output: started, Submitted: true, Recorded: func(err error) { recorded <- err }})
 	select {
 	case err := <-recorded:
 		require.NoError(t, err)
@@ -56,7 +57,7 @@ func TestSyncJobFollowedAfterRestart(t *testing.T) {
 	require.Equal(t, 2, runs, "dispatched again after the restart")
 	require.Equal(t, jsonvalue.String(started), jsonvalue.String(again.Submitted), "with the job it started")
 
-	b.tasks.complete(TaskResult{Output: jsonvalue.NewObject(0)})
+	b.tasks.complete(task.Result{Output: jsonvalue.NewObject(0)})
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	types = b.history(t, row.Arn)
 	submitted := 0

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -78,10 +79,10 @@ func TestThrottleCountsTransitions(t *testing.T) {
 	row = b.start(t, sm, m, "e2", `{}`)
 	for range 2 {
 		b.tasks.waitPending(t, 1)
-		b.tasks.complete(TaskResult{Failure: &failure.Failure{Name: "Flaky"}})
+		b.tasks.complete(task.Result{Failure: &failure.Failure{Name: "Flaky"}})
 	}
 	b.tasks.waitPending(t, 1)
-	b.tasks.complete(TaskResult{Output: "ok"})
+	b.tasks.complete(task.Result{Output: "ok"})
 	b.waitStatus(t, row.Arn, history.StatusSucceeded)
 	// The failures' steps arm the retry timers (no transition), the
 	// timers' steps schedule the task again, and the result enters Done.

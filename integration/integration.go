@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 )
 
@@ -67,7 +67,7 @@ type Request struct {
 	// then is followed, never started a second time. Nil otherwise.
 	Submitted any
 	// Resumed says the task is dispatched again after a restart or a
-	// takeover (engine.Task.Resumed): its request may have been sent
+	// takeover (task.Task.Resumed): its request may have been sent
 	// before and its answer lost with the node. A module that starts a
 	// job and cannot make the start idempotent looks for that job first.
 	Resumed bool
@@ -217,7 +217,7 @@ type entry struct {
 }
 
 // Registry routes tasks to integrations by resource ARN. It implements
-// engine.TaskRunner.
+// task.Runner.
 type Registry struct {
 	cfg     Config
 	exact   map[string]*entry
@@ -228,10 +228,10 @@ type Registry struct {
 }
 
 var (
-	_ engine.TaskRunner   = (*Registry)(nil)
-	_ engine.ResultWriter = (*Registry)(nil)
-	_ engine.ItemReader   = (*Registry)(nil)
-	_ engine.ItemStreamer = (*Registry)(nil)
+	_ task.Runner       = (*Registry)(nil)
+	_ task.ResultWriter = (*Registry)(nil)
+	_ task.ItemReader   = (*Registry)(nil)
+	_ task.ItemStreamer = (*Registry)(nil)
 )
 
 // New instantiates every registered module for cfg.
@@ -310,15 +310,15 @@ func (r *Registry) lookup(base string) *entry {
 	return nil
 }
 
-// WriteResults writes a map run's results (engine.ResultWriter): the
+// WriteResults writes a map run's results (task.ResultWriter): the
 // engine's chooser sends it the tasks with Task.Request.Write set.
-func (r *Registry) WriteResults(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (r *Registry) WriteResults(ctx context.Context, t *task.Task, done func(task.Result)) {
 	r.writeResults(ctx, t, done)
 }
 
-// ReadItems reads a Map state's ItemReader (engine.ItemReader): the
+// ReadItems reads a Map state's ItemReader (task.ItemReader): the
 // engine's chooser sends it the tasks with Task.Request.Reader set.
-func (r *Registry) ReadItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (r *Registry) ReadItems(ctx context.Context, t *task.Task, done func(task.Result)) {
 	r.readItems(ctx, t, done)
 }
 
@@ -348,18 +348,18 @@ func noIntegration(resource string) *failure.Failure {
 // service's answer as a submitted result: the token completes the task).
 // What kind of task it is (an activity, a map run, a result write, ...)
 // the engine's chooser decided: Run gets the service calls.
-func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (r *Registry) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	e, service, action, pattern, base := r.route(t.Request.Resource)
 	switch {
 	case e == nil && pattern == WaitForTaskToken:
 		r.log.DebugContext(ctx, "integration: waiting for the task token, no call made", "resource", t.Request.Resource, "execution_arn", t.ExecutionArn)
-		done(engine.TaskResult{Waiting: true})
+		done(task.Result{Waiting: true})
 		return
 	case e == nil:
-		done(engine.TaskResult{Failure: noIntegration(t.Request.Resource)})
+		done(task.Result{Failure: noIntegration(t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
-		done(engine.TaskResult{Failure: failure.Newf(failure.TaskFailed,
+		done(task.Result{Failure: failure.Newf(failure.TaskFailed,
 			"The resource '%s' does not support the integration pattern '%s'.", base, strings.TrimPrefix(string(pattern), "."))})
 		return
 	}
@@ -382,7 +382,7 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 			// The job is followed once its start is recorded: a restart
 			// then follows it too, and never starts another.
 			recorded := make(chan struct{})
-			done(engine.TaskResult{Output: out, Submitted: true, Recorded: func(error) { close(recorded) }})
+			done(task.Result{Output: out, Submitted: true, Recorded: func(error) { close(recorded) }})
 			select {
 			case <-recorded:
 			case <-callCtx.Done():
@@ -407,12 +407,12 @@ func (r *Registry) Run(ctx context.Context, t *engine.Task, done func(engine.Tas
 			return // cancelled: the result is no longer wanted
 		}
 		if err != nil {
-			done(engine.TaskResult{Failure: AsFailure(err)})
+			done(task.Result{Failure: AsFailure(err)})
 			return
 		}
 		// A .waitForTaskToken task now waits for its token; AWS records
 		// the service's answer in TaskSubmitted.
-		done(engine.TaskResult{Output: out, Submitted: pattern == WaitForTaskToken})
+		done(task.Result{Output: out, Submitted: pattern == WaitForTaskToken})
 	}()
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/internal/testkit/testwait"
@@ -71,19 +71,19 @@ func init() {
 }
 
 type result struct {
-	ch chan engine.TaskResult
+	ch chan task.Result
 }
 
-func (r *result) done(res engine.TaskResult) { r.ch <- res }
+func (r *result) done(res task.Result) { r.ch <- res }
 
-func (r *result) wait(t *testing.T) engine.TaskResult {
+func (r *result) wait(t *testing.T) task.Result {
 	t.Helper()
 	select {
 	case res := <-r.ch:
 		return res
 	case <-time.After(10 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 
@@ -100,8 +100,8 @@ func run(t *testing.T, reg *integration.Registry, id, resource, params string) *
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	r := &result{ch: make(chan engine.TaskResult, 1)}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{
+	r := &result{ch: make(chan task.Result, 1)}
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{
 		Resource: resource, Parameters: p, Token: "tok-" + id,
 	}}, r.done)
 	return r
@@ -136,7 +136,7 @@ func TestRegistryRoutesByResource(t *testing.T) {
 	// No integration: a callback waits for its token (with no request to
 	// wait for first), anything else fails.
 	res = run(t, reg, "t4", "arn:aws:states:::lambda:invoke.waitForTaskToken", `{}`).wait(t)
-	require.Equal(t, engine.TaskResult{Waiting: true}, res)
+	require.Equal(t, task.Result{Waiting: true}, res)
 	res = run(t, reg, "t5", "arn:aws:states:::lambda:invoke", `{}`).wait(t)
 	require.Equal(t, failure.New("States.TaskFailed", "No integration is configured for the resource 'arn:aws:states:::lambda:invoke'."), res.Failure)
 
@@ -220,22 +220,22 @@ func TestSyncJobSubmitsItsStart(t *testing.T) {
 	t.Parallel()
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
 	require.NoError(t, err)
-	r := &result{ch: make(chan engine.TaskResult, 3)}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "s1", Request: &interp.TaskRequest{
+	r := &result{ch: make(chan task.Result, 3)}
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "s1", Request: &interp.TaskRequest{
 		Resource: "arn:aws:states:::test:job.sync", Parameters: jsonvalue.NewObject(0)}}, r.done)
 	res := r.wait(t)
 	require.NotNil(t, res.Recorded, "the start is followed once it is recorded")
 	recorded := res.Recorded
 	res.Recorded = nil
-	require.Equal(t, engine.TaskResult{Output: "started", Submitted: true}, res)
+	require.Equal(t, task.Result{Output: "started", Submitted: true}, res)
 	r.none(t) // the job is not followed before its start is recorded
 	recorded(nil)
-	require.Equal(t, engine.TaskResult{Output: "ended"}, r.wait(t))
+	require.Equal(t, task.Result{Output: "ended"}, r.wait(t))
 	r.none(t)
 
-	r = &result{ch: make(chan engine.TaskResult, 3)}
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "s2", Request: &interp.TaskRequest{
+	r = &result{ch: make(chan task.Result, 3)}
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "s2", Request: &interp.TaskRequest{
 		Resource: "arn:aws:states:::test:job", Parameters: jsonvalue.NewObject(0)}}, r.done)
-	require.Equal(t, engine.TaskResult{Output: "ended"}, r.wait(t))
+	require.Equal(t, task.Result{Output: "ended"}, r.wait(t))
 	r.none(t)
 }

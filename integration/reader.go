@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration/itemreader"
 	"stepwise/interp"
@@ -29,7 +29,7 @@ type PayloadOpener interface {
 	OpenPayload(ctx context.Context, r *Request) (io.ReadCloser, error)
 }
 
-var _ engine.ItemStreamer = (*Registry)(nil)
+var _ task.ItemStreamer = (*Registry)(nil)
 
 // noS3Reader is the failure of an ItemReader without an S3 client.
 func noS3Reader() *failure.Failure {
@@ -41,7 +41,7 @@ func noS3Reader() *failure.Failure {
 // and parses an object, listObjectsV2 lists the objects under a prefix
 // (each listed object an item). The answer is all the items: StreamItems
 // hands them over a batch at a time instead.
-func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (r *Registry) readItems(ctx context.Context, t *task.Task, done func(task.Result)) {
 	go func() {
 		items, err := r.read(context.WithoutCancel(ctx), t)
 		if err != nil {
@@ -49,15 +49,15 @@ func (r *Registry) readItems(ctx context.Context, t *engine.Task, done func(engi
 			if !errors.As(err, &fl) {
 				fl = failure.Newf(failure.ItemReaderFailed, "%v", err)
 			}
-			done(engine.TaskResult{Failure: fl})
+			done(task.Result{Failure: fl})
 			return
 		}
-		done(engine.TaskResult{Output: items})
+		done(task.Result{Output: items})
 	}()
 }
 
 // read is all the items an ItemReader streams.
-func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
+func (r *Registry) read(ctx context.Context, t *task.Task) ([]any, error) {
 	items := []any{}
 	err := r.streamItems(ctx, t, func(batch []any) error {
 		items = append(items, batch...)
@@ -76,7 +76,7 @@ func (r *Registry) read(ctx context.Context, t *engine.Task) ([]any, error) {
 // readItems answers with; emit's error, and the context's once ctx is
 // done, are returned as they are. Items may have been handed over before
 // a failure.
-func (r *Registry) StreamItems(ctx context.Context, t *engine.Task, emit func(items []any) error) error {
+func (r *Registry) StreamItems(ctx context.Context, t *task.Task, emit func(items []any) error) error {
 	var emitErr error
 	err := r.streamItems(ctx, t, func(items []any) error {
 		if err := emit(items); err != nil {
@@ -100,7 +100,7 @@ func (r *Registry) StreamItems(ctx context.Context, t *engine.Task, emit func(it
 	return fl
 }
 
-func (r *Registry) streamItems(ctx context.Context, t *engine.Task, emit func([]any) error) error {
+func (r *Registry) streamItems(ctx context.Context, t *task.Task, emit func([]any) error) error {
 	cfg := t.Request.Reader
 	if cfg == nil {
 		cfg = &interp.ReaderConfig{}
@@ -177,7 +177,7 @@ func inAWSPartition(resource string) string {
 // s3Client is the integration that makes an S3 call for an ItemReader
 // or a ResultWriter, and its request; without one, the task fails with
 // missing.
-func (r *Registry) s3Client(t *engine.Task, action string, params any, missing *failure.Failure) (Integration, *Request, error) {
+func (r *Registry) s3Client(t *task.Task, action string, params any, missing *failure.Failure) (Integration, *Request, error) {
 	resource := "arn:aws:states:::aws-sdk:s3:" + action
 	e := r.lookup(resource)
 	if e == nil {
@@ -188,7 +188,7 @@ func (r *Registry) s3Client(t *engine.Task, action string, params any, missing *
 }
 
 // callS3 makes an S3 call and returns its result.
-func (r *Registry) callS3(ctx context.Context, t *engine.Task, action string, params any) (*jsonvalue.Object, error) {
+func (r *Registry) callS3(ctx context.Context, t *task.Task, action string, params any) (*jsonvalue.Object, error) {
 	impl, req, err := r.s3Client(t, action, params, noS3Reader())
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (r *Registry) callS3(ctx context.Context, t *engine.Task, action string, pa
 // openObject opens the body of an S3 object (getObject with params) to
 // read as it arrives, where the S3 client can hand it over so; else it is
 // the Body of getObject's result.
-func (r *Registry) openObject(ctx context.Context, t *engine.Task, params any) (io.ReadCloser, error) {
+func (r *Registry) openObject(ctx context.Context, t *task.Task, params any) (io.ReadCloser, error) {
 	const action = "getObject"
 	impl, req, err := r.s3Client(t, action, params, noS3Reader())
 	if err != nil {
@@ -270,7 +270,7 @@ func inObject(err error, name string) error {
 // streamInventory reads the items of an S3 inventory from its manifest
 // (the object name): every line of every data file the manifest names, in
 // order, each file read as it arrives.
-func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest io.Reader, name string, maxItems int64, emit func([]any) error) error {
+func (r *Registry) streamInventory(ctx context.Context, t *task.Task, manifest io.Reader, name string, maxItems int64, emit func([]any) error) error {
 	text, err := readManifest(manifest, name)
 	if err != nil {
 		return err
@@ -311,7 +311,7 @@ func (r *Registry) streamInventory(ctx context.Context, t *engine.Task, manifest
 // streamAthena reads the items of an Athena data manifest: the rows of
 // every data file it names, in order, each read as it arrives as cfg's
 // InputType says, MaxItems across them all.
-func (r *Registry) streamAthena(ctx context.Context, t *engine.Task, manifest io.Reader, name string, cfg *interp.ReaderConfig, emit func([]any) error) error {
+func (r *Registry) streamAthena(ctx context.Context, t *task.Task, manifest io.Reader, name string, cfg *interp.ReaderConfig, emit func([]any) error) error {
 	if err := itemreader.CheckAthena(cfg); err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func objectParams(bucket any, key string) *jsonvalue.Object {
 // LOAD_AND_FLATTEN): page after page, each object's items as cfg's
 // InputType says, in the listing's order, MaxItems across them all. A
 // key ending in "/" (a folder's marker) is no object of data.
-func (r *Registry) streamFlattened(ctx context.Context, t *engine.Task, params *jsonvalue.Object, cfg *interp.ReaderConfig, emit func([]any) error) error {
+func (r *Registry) streamFlattened(ctx context.Context, t *task.Task, params *jsonvalue.Object, cfg *interp.ReaderConfig, emit func([]any) error) error {
 	if params == nil {
 		params = jsonvalue.NewObject(0)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -110,7 +110,7 @@ func TestItemReaderItemTooLarge(t *testing.T) {
 		n := 0
 		done := make(chan error, 1)
 		go func() {
-			done <- reg.StreamItems(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "reader",
+			done <- reg.StreamItems(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "reader",
 				Request: &interp.TaskRequest{Resource: resource, Parameters: p, Reader: &cfg}}, func(items []any) error {
 				n += len(items)
 				return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/interp"
 )
@@ -16,9 +16,9 @@ import (
 // .waitForTaskToken task) is not resolved: nobody in-process sends its
 // token.
 func (r *Registry) Resolve(req *interp.TaskRequest) (any, *failure.Failure) {
-	ch := make(chan engine.TaskResult, 2) // a submitted result, then the end
-	t := &engine.Task{ExecutionArn: "in-process", ID: req.StateName, Request: req}
-	send := func(res engine.TaskResult) { ch <- res }
+	ch := make(chan task.Result, 2) // a submitted result, then the end
+	t := &task.Task{ExecutionArn: "in-process", ID: req.StateName, Request: req}
+	send := func(res task.Result) { ch <- res }
 	switch {
 	case req.Write != nil:
 		r.WriteResults(context.Background(), t, send)

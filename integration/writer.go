@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/jsonvalue"
 )
@@ -18,7 +18,7 @@ const writerPutObject = "arn:aws:states:::s3:putObject"
 // per status with results then the manifest. The answer is the Map
 // state's result (maprun.Write.Answer), or a States.ResultWriterFailed
 // failure.
-func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (r *Registry) writeResults(ctx context.Context, t *task.Task, done func(task.Result)) {
 	go func() {
 		out, err := r.write(context.WithoutCancel(ctx), t)
 		if err != nil {
@@ -26,14 +26,14 @@ func (r *Registry) writeResults(ctx context.Context, t *engine.Task, done func(e
 			if !errors.As(err, &fl) {
 				fl = failure.Newf(failure.ResultWriterFailed, "%v", err)
 			}
-			done(engine.TaskResult{Failure: fl})
+			done(task.Result{Failure: fl})
 			return
 		}
-		done(engine.TaskResult{Output: out})
+		done(task.Result{Output: out})
 	}()
 }
 
-func (r *Registry) write(ctx context.Context, t *engine.Task) (*jsonvalue.Object, error) {
+func (r *Registry) write(ctx context.Context, t *task.Task) (*jsonvalue.Object, error) {
 	w := t.Request.Write
 	if inAWSPartition(w.Resource) != writerPutObject {
 		return nil, failure.Newf(failure.ResultWriterFailed, "The resource '%s' cannot write results.", w.Resource)

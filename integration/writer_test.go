@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/interp"
@@ -20,12 +20,12 @@ import (
 func TestResultWriterWithoutS3Client(t *testing.T) {
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
+	ch := make(chan task.Result, 1)
 	w := &maprun.Write{Resource: "arn:aws:states:::s3:putObject", Bucket: "b", Prefix: "p",
 		OutputType: "JSON", MapRunArn: "arn:aws:states:us-east-1:123456789012:mapRun:sm/Map:run1",
 		Files: map[string][]any{"SUCCEEDED": {"x"}}}
-	reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
-		Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
+	reg.WriteResults(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "writer",
+		Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		require.NotNil(t, r.Failure)

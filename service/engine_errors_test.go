@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )
@@ -19,7 +20,7 @@ func TestEngineErrorsAsAWSErrors(t *testing.T) {
 		err           error
 		code, message string
 	}{
-		{"stopping", engine.ErrStopped, sfnapi.CodeServiceUnavailable, "the server is shutting down"},
+		{"stopping", task.ErrStopped, sfnapi.CodeServiceUnavailable, "the server is shutting down"},
 		{"invalid token", engine.ErrInvalidToken, sfnapi.CodeInvalidToken, "Invalid Token: 'Invalid token'"},
 		{"task over", engine.ErrTaskOver, sfnapi.CodeTaskTimedOut, "Task Timed Out: 'Provided task does not exist anymore'"},
 		{"invalid output", &engine.InvalidOutputError{Err: errors.New("unexpected end")}, sfnapi.CodeInvalidOutput, "Invalid Output: 'unexpected end'"},

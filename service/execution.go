@@ -10,6 +10,7 @@ import (
 	"stepwise/asl"
 	"stepwise/awsarn"
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/defcache"
 	"stepwise/internal/startrule"
@@ -267,7 +268,7 @@ func engineError(op string, err error) error {
 		redrive *engine.NotRedrivableError
 	)
 	switch {
-	case errors.Is(err, engine.ErrStopped):
+	case errors.Is(err, task.ErrStopped):
 		return sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")
 	case errors.Is(err, engine.ErrInvalidToken):
 		return sfnapi.NewError(sfnapi.CodeInvalidToken, "Invalid Token: 'Invalid token'")

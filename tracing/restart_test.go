@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -20,7 +21,7 @@ import (
 // hanging never answers its tasks.
 type hanging struct{ got chan string }
 
-func (h hanging) Run(_ context.Context, t *engine.Task, _ func(engine.TaskResult)) {
+func (h hanging) Run(_ context.Context, t *task.Task, _ func(task.Result)) {
 	h.got <- t.TraceParent
 }
 func (hanging) Cancel(string, string) {}
@@ -28,9 +29,9 @@ func (hanging) Cancel(string, string) {}
 // answering answers every task at once.
 type answering struct{ got chan string }
 
-func (a answering) Run(_ context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (a answering) Run(_ context.Context, t *task.Task, done func(task.Result)) {
 	a.got <- t.TraceParent
-	go done(engine.TaskResult{Output: jsonvalue.NewObject(0)})
+	go done(task.Result{Output: jsonvalue.NewObject(0)})
 }
 func (answering) Cancel(string, string) {}
 
@@ -43,7 +44,7 @@ func TestRestartContinuesTrace(t *testing.T) {
 	def := `{"StartAt":"Prepare","States":{"Prepare":{"Type":"Pass","Next":"Work"},
 	 "Work":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:w","End":true}}}`
 
-	boot := func(runner engine.TaskRunner) (*engine.Engine, *service.Service, *tracing.Tracer, *memClient, func()) {
+	boot := func(runner task.Runner) (*engine.Engine, *service.Service, *tracing.Tracer, *memClient, func()) {
 		drv, err := sqlitestore.Open(ctx, db, sqlitestore.Options{})
 		require.NoError(t, err)
 		exp := newMemClient()
@@ -97,11 +98,11 @@ func TestRestartContinuesTrace(t *testing.T) {
 		got[s.Name] = s
 		require.Equal(t, prepare.SpanContext.TraceID(), s.SpanContext.TraceID())
 	}
-	root, work, task := got["resumed"], got["Work"], got["arn:aws:lambda:us-east-1:123456789012:function:w"]
+	root, work, call := got["resumed"], got["Work"], got["arn:aws:lambda:us-east-1:123456789012:function:w"]
 	require.Equal(t, prepare.Parent.SpanID(), root.SpanContext.SpanID(), "the root span is the one Prepare's names")
 	require.Equal(t, root.SpanContext.SpanID(), work.Parent.SpanID())
-	require.Equal(t, work.SpanContext.SpanID(), task.Parent.SpanID())
-	require.Equal(t, after, tracing.TraceParent(task.SpanContext))
+	require.Equal(t, work.SpanContext.SpanID(), call.Parent.SpanID())
+	require.Equal(t, after, tracing.TraceParent(call.SpanContext))
 	require.Equal(t, prepare.EndTime, work.StartTime, "Work's span starts when it was entered, before the restart")
 	require.True(t, root.StartTime.Equal(prepare.StartTime) || root.StartTime.Before(prepare.StartTime))
 }

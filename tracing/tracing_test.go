@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
@@ -36,18 +37,18 @@ type flaky struct {
 	tries   atomic.Int32
 }
 
-func (f *flaky) Run(_ context.Context, t *engine.Task, done func(engine.TaskResult)) {
+func (f *flaky) Run(_ context.Context, t *task.Task, done func(task.Result)) {
 	f.mu.Lock()
 	f.parents[t.Request.StateName] = append(f.parents[t.Request.StateName], t.TraceParent)
 	f.mu.Unlock()
 	go func() {
 		if t.Request.StateName == "Work" && f.tries.Add(1) == 1 {
-			done(engine.TaskResult{Failure: failure.Newf("Flaky", "first try")})
+			done(task.Result{Failure: failure.Newf("Flaky", "first try")})
 			return
 		}
 		out := jsonvalue.NewObject(1)
 		out.Set("tp", t.TraceParent)
-		done(engine.TaskResult{Output: out})
+		done(task.Result{Output: out})
 	}()
 }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"stepwise/asl/dataflow"
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/interp"
@@ -124,7 +124,7 @@ func (f *File) resolver(c *Case, unmocked **interp.TaskRequest) interp.Resolver 
 			return out, fl
 		}
 		if f.MockConfig != nil && c.TestCase != "" {
-			if r, ok := f.MockConfig.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.TestCase, Request: req}); ok {
+			if r, ok := f.MockConfig.Mocked(&task.Task{StateMachineArn: smArn, TestCase: c.TestCase, Request: req}); ok {
 				return r.Output, r.Failure
 			}
 		}

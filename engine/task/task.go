@@ -1,9 +1,10 @@
 // Package task holds what the engine and its task runners share: the
 // work of a Task state (Task), how it ended (Result), and the runners'
 // seam (Runner, and KindRunner for the runners the engine's chooser
-// picks from). The engine names them again (engine.Task,
-// engine.TaskResult, engine.TaskRunner, ...); a runner in a package of
-// its own (engine/nested) imports this package, below the engine.
+// picks from). They are named only here: the engine, a runner in a
+// package of its own (engine/nested, below the engine), the registry of
+// runners above it (integration) and whatever builds a task import this
+// package.
 package task
 
 import (
@@ -137,6 +138,6 @@ type ItemReader interface {
 }
 
 // ErrStopped is work offered to an engine that is stopping, or a step it
-// abandoned because it is (engine.ErrStopped): what a runner asks of the
-// engine fails with it then.
+// abandoned because it is: the engine returns it to the layer above, and
+// what a runner asks of the engine fails with it then.
 var ErrStopped = errors.New("the engine is stopping")

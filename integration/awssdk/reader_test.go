@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
@@ -40,18 +40,18 @@ func TestItemReaderOnMoto(t *testing.T) {
 	}
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoint: moto})
 	require.NoError(t, err)
-	read := func(resource, params string, cfg interp.ReaderConfig) engine.TaskResult {
+	read := func(resource, params string, cfg interp.ReaderConfig) task.Result {
 		p, err := jsonvalue.ParseString(params)
 		require.NoError(t, err)
-		ch := make(chan engine.TaskResult, 1)
-		reg.ReadItems(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{
-			Resource: resource, Parameters: p, Reader: &cfg}}, func(r engine.TaskResult) { ch <- r })
+		ch := make(chan task.Result, 1)
+		reg.ReadItems(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{
+			Resource: resource, Parameters: p, Reader: &cfg}}, func(r task.Result) { ch <- r })
 		select {
 		case r := <-ch:
 			return r
 		case <-time.After(30 * time.Second):
 			t.Fatal("no answer")
-			return engine.TaskResult{}
+			return task.Result{}
 		}
 	}
 

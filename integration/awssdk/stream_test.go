@@ -20,7 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
@@ -30,11 +30,11 @@ import (
 )
 
 // readerTask is the task of a Map state's ItemReader.
-func readerTask(t *testing.T, resource, params string, cfg interp.ReaderConfig) *engine.Task {
+func readerTask(t *testing.T, resource, params string, cfg interp.ReaderConfig) *task.Task {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	return &engine.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{Resource: resource, Parameters: p, Reader: &cfg}}
+	return &task.Task{ExecutionArn: "arn:x", ID: "reader", Request: &interp.TaskRequest{Resource: resource, Parameters: p, Reader: &cfg}}
 }
 
 // streamed is what StreamItems hands over: the batches' sizes and all
@@ -45,12 +45,12 @@ type streamed struct {
 	err   error
 }
 
-func streamItems(t *testing.T, reg *integration.Registry, task *engine.Task) streamed {
+func streamItems(t *testing.T, reg *integration.Registry, tk *task.Task) streamed {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var s streamed
-	s.err = reg.StreamItems(ctx, task, func(items []any) error {
+	s.err = reg.StreamItems(ctx, tk, func(items []any) error {
 		s.sizes = append(s.sizes, len(items))
 		s.items = append(s.items, items...)
 		return nil
@@ -59,16 +59,16 @@ func streamItems(t *testing.T, reg *integration.Registry, task *engine.Task) str
 }
 
 // run is the answer of the registry's ReadItems to the same task.
-func run(t *testing.T, reg *integration.Registry, task *engine.Task) engine.TaskResult {
+func run(t *testing.T, reg *integration.Registry, tk *task.Task) task.Result {
 	t.Helper()
-	ch := make(chan engine.TaskResult, 1)
-	reg.ReadItems(context.Background(), task, func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	reg.ReadItems(context.Background(), tk, func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(time.Minute):
 		t.Fatal("no answer")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 
@@ -153,14 +153,14 @@ func TestStreamItemsOnMoto(t *testing.T) {
 			[]int{2, 1}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			task := readerTask(t, c.resource, c.params, c.cfg)
-			s := streamItems(t, reg, task)
+			tk := readerTask(t, c.resource, c.params, c.cfg)
+			s := streamItems(t, reg, tk)
 			require.NoError(t, s.err)
 			require.Equal(t, c.sizes, s.sizes)
 			if c.last != "" {
 				require.Equal(t, c.last, jsonvalue.String(s.items[len(s.items)-1]))
 			}
-			res := run(t, reg, task)
+			res := run(t, reg, tk)
 			require.Nil(t, res.Failure)
 			require.Equal(t, jsonvalue.String(res.Output), jsonvalue.String(s.items), "ReadItems answers with what StreamItems hands over")
 		})
@@ -191,10 +191,10 @@ func TestStreamItemsOnMoto(t *testing.T) {
 		{`{"Bucket": "items", "Key": "rows.csv"}`, interp.ReaderConfig{InputType: "MANIFEST"},
 			failure.New(failure.ItemReaderFailed, "The manifest is not an S3 inventory manifest: it is not a JSON object.")},
 	} {
-		task := readerTask(t, getObject, c.params, c.cfg)
-		s := streamItems(t, reg, task)
+		tk := readerTask(t, getObject, c.params, c.cfg)
+		s := streamItems(t, reg, tk)
 		sameFailure(t, c.want, s.err)
-		res := run(t, reg, task)
+		res := run(t, reg, tk)
 		require.NotNil(t, res.Failure)
 		sameFailure(t, c.want, res.Failure)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
@@ -29,16 +29,16 @@ func TestResultWriterOnMoto(t *testing.T) {
 	b.ok(t, "s3", "createBucket", `{"Bucket": "results"}`)
 	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoint: moto})
 	require.NoError(t, err)
-	write := func(w *maprun.Write) engine.TaskResult {
-		ch := make(chan engine.TaskResult, 1)
-		reg.WriteResults(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "writer",
-			Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r engine.TaskResult) { ch <- r })
+	write := func(w *maprun.Write) task.Result {
+		ch := make(chan task.Result, 1)
+		reg.WriteResults(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "writer",
+			Request: &interp.TaskRequest{Resource: w.Resource, Write: w}}, func(r task.Result) { ch <- r })
 		select {
 		case r := <-ch:
 			return r
 		case <-time.After(30 * time.Second):
 			t.Fatal("no answer")
-			return engine.TaskResult{}
+			return task.Result{}
 		}
 	}
 	parse := func(s string) any {

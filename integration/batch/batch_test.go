@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	_ "stepwise/integration/batch"
 	"stepwise/integration/integrationtest"
@@ -260,9 +260,9 @@ func TestSubmitJobSyncRedispatchedFindsItsJob(t *testing.T) {
 	s, reg := newStandIn(t)
 	p, err := jsonvalue.ParseString(jobParams("nightly-etl"))
 	require.NoError(t, err)
-	other := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t0", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { other <- r })
+	other := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t0", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { other <- r })
 	require.Nil(t, (<-other).Failure)
 	first := integrationtest.Call(t, reg, resource, jobParams("nightly-etl")) // the submission whose answer was lost
 	require.Nil(t, first.Failure)

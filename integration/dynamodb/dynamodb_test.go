@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	_ "stepwise/integration/dynamodb"
 	"stepwise/integration/integrationtest"
@@ -45,20 +45,20 @@ func setup(t *testing.T) *testBundle {
 }
 
 // call runs arn:aws:states:::dynamodb:<action> with params.
-func (b *testBundle) call(t *testing.T, action, params string) engine.TaskResult {
+func (b *testBundle) call(t *testing.T, action, params string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	b.reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{
+	ch := make(chan task.Result, 1)
+	b.reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{
 		Resource: "arn:aws:states:::dynamodb:" + action, Parameters: p,
-	}}, func(r engine.TaskResult) { ch <- r })
+	}}, func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	_ "stepwise/integration/ecs"
 	"stepwise/integration/integrationtest"
@@ -243,7 +243,7 @@ func TestRunTaskBadParameters(t *testing.T) {
 // its container exited with 1.
 func ecsStandIn(t *testing.T) string {
 	t.Helper()
-	const task = `{"taskArn": "arn:aws:ecs:us-east-1:123456789012:task/jobs/1", "clusterArn": "arn:aws:ecs:us-east-1:123456789012:cluster/jobs"`
+	const taskJSON = `{"taskArn": "arn:aws:ecs:us-east-1:123456789012:task/jobs/1", "clusterArn": "arn:aws:ecs:us-east-1:123456789012:cluster/jobs"`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
@@ -251,9 +251,9 @@ func ecsStandIn(t *testing.T) string {
 		case strings.HasSuffix(target, ".RunTask") && strings.Contains(string(body), "unplaceable"):
 			io.WriteString(w, `{"tasks": [], "failures": [{"arn": "arn:aws:ecs:us-east-1:123456789012:container-instance/1", "reason": "RESOURCE:MEMORY"}]}`)
 		case strings.HasSuffix(target, ".RunTask"):
-			io.WriteString(w, `{"tasks": [`+task+`, "lastStatus": "PROVISIONING"}], "failures": []}`)
+			io.WriteString(w, `{"tasks": [`+taskJSON+`, "lastStatus": "PROVISIONING"}], "failures": []}`)
 		case strings.HasSuffix(target, ".DescribeTasks"):
-			io.WriteString(w, `{"tasks": [`+task+`, "lastStatus": "STOPPED", "stopCode": "EssentialContainerExited",
+			io.WriteString(w, `{"tasks": [`+taskJSON+`, "lastStatus": "STOPPED", "stopCode": "EssentialContainerExited",
 				"stoppedReason": "Essential container in task exited", "stoppedAt": 1680596504.771,
 				"containers": [{"name": "main", "exitCode": 1, "lastStatus": "STOPPED"}]}], "failures": []}`)
 		default:
@@ -404,9 +404,9 @@ func TestRunTaskSyncRedispatchedSameClientToken(t *testing.T) {
 	// Parameters' token is kept.
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	done := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), ID: "t2", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { done <- r })
+	done := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ExecutionStart: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), ID: "t2", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { done <- r })
 	require.Nil(t, (<-done).Failure)
 	require.Nil(t, integrationtest.Call(t, reg, resource, strings.Replace(params, "{", `{"ClientToken": "mine", `, 1)).Failure)
 	tokens = front.sent()

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	_ "stepwise/integration/events"
 	"stepwise/integration/integrationtest"
@@ -58,19 +58,19 @@ func setup(t *testing.T) *testBundle {
 	return &testBundle{reg: reg, sqs: sq, queueURL: *q.QueueUrl}
 }
 
-func (b *testBundle) call(t *testing.T, resource, params string) engine.TaskResult {
+func (b *testBundle) call(t *testing.T, resource, params string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	b.reg.Run(context.Background(), &engine.Task{ExecutionArn: executionArn, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	b.reg.Run(context.Background(), &task.Task{ExecutionArn: executionArn, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 

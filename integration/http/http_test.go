@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	httptask "stepwise/integration/http"
 	"stepwise/interp"
@@ -52,19 +52,19 @@ func setupWith(t *testing.T, connections string, allow ...string) *testBundle {
 }
 
 // call runs an HTTP Task with the parameters through the registry.
-func (b *testBundle) call(t *testing.T, params string) engine.TaskResult {
+func (b *testBundle) call(t *testing.T, params string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	b.reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}},
-		func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	b.reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}},
+		func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 
@@ -286,9 +286,9 @@ func TestCancelledCallAbandonsRequest(t *testing.T) {
 	p, err := jsonvalue.ParseString(params(srv.URL, "GET", ""))
 	require.NoError(t, err)
 
-	done := make(chan engine.TaskResult, 1)
-	b.reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}},
-		func(r engine.TaskResult) { done <- r })
+	done := make(chan task.Result, 1)
+	b.reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}},
+		func(r task.Result) { done <- r })
 	time.Sleep(50 * time.Millisecond)
 	b.reg.Cancel("arn:x", "t1")
 	select {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	httptask "stepwise/integration/http"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -24,9 +24,9 @@ func TestTraceParentSent(t *testing.T) {
 	call := func(params, traceparent string) {
 		p, err := jsonvalue.ParseString(params)
 		require.NoError(t, err)
-		ch := make(chan engine.TaskResult, 1)
-		b.reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", TraceParent: traceparent,
-			Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}}, func(r engine.TaskResult) { ch <- r })
+		ch := make(chan task.Result, 1)
+		b.reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", TraceParent: traceparent,
+			Request: &interp.TaskRequest{Resource: httptask.Resource, Parameters: p}}, func(r task.Result) { ch <- r })
 		select {
 		case r := <-ch:
 			require.Nil(t, r.Failure, "%+v", r.Failure)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -20,15 +20,15 @@ var testStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // Parameters, and returns a channel that gets its result. A .sync job's
 // start, recorded first as submitted, is left out: the job's end is the
 // result.
-func Start(t testing.TB, reg *integration.Registry, resource, params string) <-chan engine.TaskResult {
+func Start(t testing.TB, reg *integration.Registry, resource, params string) <-chan task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	if err != nil {
 		t.Fatalf("parameters %s: %v", params, err)
 	}
-	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) {
+	ch := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) {
 			if r.Recorded != nil {
 				r.Recorded(nil)
 			}
@@ -40,14 +40,14 @@ func Start(t testing.TB, reg *integration.Registry, resource, params string) <-c
 }
 
 // Call is Start that waits for the result (30 s at the most).
-func Call(t testing.TB, reg *integration.Registry, resource, params string) engine.TaskResult {
+func Call(t testing.TB, reg *integration.Registry, resource, params string) task.Result {
 	t.Helper()
 	select {
 	case r := <-Start(t, reg, resource, params):
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 
@@ -72,15 +72,15 @@ func Member(t testing.TB, v any, path ...string) any {
 // answer reads) as Task.Submitted, and waits for its result (30 s at the
 // most). The task must follow that job: a start recorded again fails
 // the test.
-func Resume(t testing.TB, reg *integration.Registry, resource, params string, submitted any) engine.TaskResult {
+func Resume(t testing.TB, reg *integration.Registry, resource, params string, submitted any) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	if err != nil {
 		t.Fatalf("parameters %s: %v", params, err)
 	}
-	ch := make(chan engine.TaskResult, 2)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
-		Submitted: submitted}, func(r engine.TaskResult) {
+	ch := make(chan task.Result, 2)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+		Submitted: submitted}, func(r task.Result) {
 		if r.Recorded != nil {
 			r.Recorded(nil)
 		}
@@ -94,25 +94,25 @@ func Resume(t testing.TB, reg *integration.Registry, resource, params string, su
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 
 // Redispatch carries out a task dispatched again after a restart whose
-// earlier dispatch recorded no answer (engine.Task.Resumed, no
+// earlier dispatch recorded no answer (task.Task.Resumed, no
 // Submitted): its request may have been made before, as a task of the
 // same execution and id ("arn:x", "t1", as Start's) makes it. It waits
 // for the result (30 s at the most) and returns it with the job's start
 // as the task records it (nil when none is).
-func Redispatch(t testing.TB, reg *integration.Registry, resource, params string) (submitted any, result engine.TaskResult) {
+func Redispatch(t testing.TB, reg *integration.Registry, resource, params string) (submitted any, result task.Result) {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	if err != nil {
 		t.Fatalf("parameters %s: %v", params, err)
 	}
-	ch := make(chan engine.TaskResult, 2)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
-		Resumed: true}, func(r engine.TaskResult) {
+	ch := make(chan task.Result, 2)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ExecutionStart: testStart, ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p},
+		Resumed: true}, func(r task.Result) {
 		if r.Recorded != nil {
 			r.Recorded(nil)
 		}
@@ -131,7 +131,7 @@ func Redispatch(t testing.TB, reg *integration.Registry, resource, params string
 			return submitted, r
 		case <-time.After(30 * time.Second):
 			t.Fatal("no result")
-			return nil, engine.TaskResult{}
+			return nil, task.Result{}
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
@@ -23,19 +23,19 @@ import (
 )
 
 // run carries out one task through the registry and waits for its result.
-func run(t *testing.T, reg *integration.Registry, resource, params string) engine.TaskResult {
+func run(t *testing.T, reg *integration.Registry, resource, params string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(60 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration/lambda"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
@@ -60,7 +60,7 @@ func TestPutWhileInvoking(t *testing.T) {
 	// An invoke in flight on the first process, and a second process
 	// idle.
 	started, release := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "release")
-	inFlight := make(chan engine.TaskResult, 1)
+	inFlight := make(chan task.Result, 1)
 	go func() {
 		inFlight <- run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": "`+release+`", "started": "`+started+`"}`)
 	}()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/integration"
@@ -356,7 +357,7 @@ def handler(event, context):
 `})
 	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler"}, 0)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	first := make(chan engine.TaskResult, 1)
+	first := make(chan task.Result, 1)
 	go func() {
 		first <- run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"wait": true, "mine": "`+a+`", "theirs": "`+b+`"}`)
 	}()

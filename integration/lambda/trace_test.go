@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -20,19 +20,19 @@ const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 const xray = "Root=1-0af76519-16cd43dd8448eb211c80319c;Parent=b7ad6b7169203331;Sampled=1"
 
 // runTraced runs a task whose span's traceparent is tp.
-func runTraced(t *testing.T, reg *integration.Registry, resource, params, tp string) engine.TaskResult {
+func runTraced(t *testing.T, reg *integration.Registry, resource, params, tp string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", TraceParent: tp, Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", TraceParent: tp, Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(60 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 

@@ -39,7 +39,7 @@ import (
 	"strings"
 
 	"stepwise/awsarn"
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/internal/boundedfile"
 	"stepwise/interp"
@@ -70,7 +70,7 @@ type entry struct {
 	failure  *failure.Failure
 }
 
-var _ engine.Mocks = (*Config)(nil)
+var _ task.Mocks = (*Config)(nil)
 
 // MaxFileSize bounds a mock configuration file: only a regular file is
 // read, at most this much.
@@ -254,10 +254,10 @@ func (c *Config) HasTestCase(stateMachine, testCase string) bool {
 
 // Mocked answers a task of an execution that runs a test case, when the
 // test case mocks its state: by the task's invocation of the state.
-func (c *Config) Mocked(t *engine.Task) (engine.TaskResult, bool) {
+func (c *Config) Mocked(t *task.Task) (task.Result, bool) {
 	r := c.cases[machineName(t.StateMachineArn)][t.TestCase][t.Request.StateName]
 	if r == nil {
-		return engine.TaskResult{}, false
+		return task.Result{}, false
 	}
 	n := t.Request.Invocation
 	for _, e := range r.entries {
@@ -266,11 +266,11 @@ func (c *Config) Mocked(t *engine.Task) (engine.TaskResult, bool) {
 		}
 		if e.failure != nil {
 			fl := *e.failure
-			return engine.TaskResult{Failure: &fl}, true
+			return task.Result{Failure: &fl}, true
 		}
-		return engine.TaskResult{Output: result(t.Request.Resource, e.output)}, true
+		return task.Result{Output: result(t.Request.Resource, e.output)}, true
 	}
-	return engine.TaskResult{Failure: failure.Newf(failure.Runtime,
+	return task.Result{Failure: failure.Newf(failure.Runtime,
 		"The mocked response %s has no answer for invocation %d of state '%s' in test case %s (invocations count from 0, retries included).",
 		r.Name, n, t.Request.StateName, t.TestCase)}, true
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/integration/mock"
@@ -34,8 +34,8 @@ const config = `{
   }
 }`
 
-func task(testCase, state, resource string, invocation int) *engine.Task {
-	return &engine.Task{
+func taskOf(testCase, state, resource string, invocation int) *task.Task {
+	return &task.Task{
 		StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:jobs", TestCase: testCase,
 		Request: &interp.TaskRequest{StateName: state, Resource: resource, Invocation: invocation},
 	}
@@ -52,12 +52,12 @@ func TestMocked(t *testing.T) {
 	require.False(t, c.HasTestCase("jobs", "Nope"))
 	require.False(t, c.HasTestCase("other", "HappyPath"))
 
-	r, ok := c.Mocked(task("HappyPath", "Fetch", "arn:aws:states:::dynamodb:getItem", 0))
+	r, ok := c.Mocked(taskOf("HappyPath", "Fetch", "arn:aws:states:::dynamodb:getItem", 0))
 	require.True(t, ok)
 	require.Equal(t, `{"Item":{"id":{"S":"1"}}}`, jsonvalue.String(r.Output))
 
 	for n, want := range []string{"Busy", "Busy", ""} {
-		r, ok = c.Mocked(task("HappyPath", "Notify", "arn:aws:states:::sns:publish", n))
+		r, ok = c.Mocked(taskOf("HappyPath", "Notify", "arn:aws:states:::sns:publish", n))
 		require.True(t, ok)
 		if want == "" {
 			require.Nil(t, r.Failure)
@@ -69,21 +69,21 @@ func TestMocked(t *testing.T) {
 	}
 	// Past its last answer a response fails the execution (States.Runtime
 	// is neither retried nor caught), naming the state and the invocation.
-	r, ok = c.Mocked(task("HappyPath", "Notify", "arn:aws:states:::sns:publish", 3))
+	r, ok = c.Mocked(taskOf("HappyPath", "Notify", "arn:aws:states:::sns:publish", 3))
 	require.True(t, ok)
 	require.Equal(t, "States.Runtime", r.Failure.Name)
 	require.Equal(t, "The mocked response retryThenOk has no answer for invocation 3 of state 'Notify' in test case HappyPath (invocations count from 0, retries included).", r.Failure.Cause)
 
-	r, _ = c.Mocked(task("HappyPath", "Work", "arn:aws:lambda:us-east-1:123456789012:function:work", 0))
+	r, _ = c.Mocked(taskOf("HappyPath", "Work", "arn:aws:lambda:us-east-1:123456789012:function:work", 0))
 	require.Equal(t, `{"done":true}`, jsonvalue.String(r.Output))
-	r, _ = c.Mocked(task("HappyPath", "Work", "arn:aws:states:::lambda:invoke", 0))
+	r, _ = c.Mocked(taskOf("HappyPath", "Work", "arn:aws:states:::lambda:invoke", 0))
 	require.Equal(t, `{"StatusCode":200,"Payload":{"done":true}}`, jsonvalue.String(r.Output))
 
-	r, _ = c.Mocked(task("Broken", "Fetch", "arn:aws:states:::dynamodb:getItem", 0))
+	r, _ = c.Mocked(taskOf("Broken", "Fetch", "arn:aws:states:::dynamodb:getItem", 0))
 	require.Equal(t, "States.TaskFailed", r.Failure.Name)
 	require.False(t, r.Failure.HasCause)
 
-	_, ok = c.Mocked(task("HappyPath", "Unmocked", "arn:aws:states:::sqs:sendMessage", 0))
+	_, ok = c.Mocked(taskOf("HappyPath", "Unmocked", "arn:aws:states:::sqs:sendMessage", 0))
 	require.False(t, ok)
 }
 
@@ -119,7 +119,7 @@ func runCase(t *testing.T, c *mock.Config, testCase, def string) (*interp.Execut
 		StateMachineArn: arn, StateMachineName: "jobs", Region: "us-east-1", Account: "123456789012"}
 	x := interp.New(m, info, jsonvalue.NewObject(0), interp.Options{})
 	d := &interp.Driver{MaxSteps: 1000, Resolver: interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
-		r, ok := c.Mocked(&engine.Task{StateMachineArn: arn, TestCase: testCase, Request: req})
+		r, ok := c.Mocked(&task.Task{StateMachineArn: arn, TestCase: testCase, Request: req})
 		require.True(t, ok, "state %s is not mocked", req.StateName)
 		return r.Output, r.Failure
 	})}

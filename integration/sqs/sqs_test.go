@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	_ "stepwise/integration/sqs"
@@ -24,19 +24,19 @@ import (
 	"stepwise/jsonvalue"
 )
 
-func call(t *testing.T, reg *integration.Registry, resource, params string) engine.TaskResult {
+func call(t *testing.T, reg *integration.Registry, resource, params string) task.Result {
 	t.Helper()
 	p, err := jsonvalue.ParseString(params)
 	require.NoError(t, err)
-	ch := make(chan engine.TaskResult, 1)
-	reg.Run(context.Background(), &engine.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
-		func(r engine.TaskResult) { ch <- r })
+	ch := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "t1", Request: &interp.TaskRequest{Resource: resource, Parameters: p}},
+		func(r task.Result) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(30 * time.Second):
 		t.Fatal("no result")
-		return engine.TaskResult{}
+		return task.Result{}
 	}
 }
 

@@ -102,15 +102,15 @@ var rules = []rule{
 	{pkg: "engine/maprunner", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "maprun", "interp", "asl", "store")},
 
 	// integration: the task runners' registry, above the engine.
-	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "interp", "asl/...", "integration/itemreader")},
+	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "integration/itemreader")},
 	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp")},
-	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner", may: with("engine", "interp", "internal/boundedfile")},
+	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner, below the engine", may: with("engine/task", "interp", "internal/boundedfile")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
-	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
+	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "engine/task", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
@@ -118,7 +118,7 @@ var rules = []rule{
 	{pkg: "tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation", "internal/boundedfile")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
-	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases on the engine, beside the service", may: with("engine", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
+	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases with their mocks, beside the service (linking neither the engine nor the store)", may: with("engine/task", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
@@ -128,7 +128,7 @@ var rules = []rule{
 
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
-		"asl/...", "interp", "engine", "store/...", "config", "internal/...",
+		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
 		"integration/...", "service", "execlog", "metrics", "notify", "tracing", "scheduler",
 		"workflowtest", "awsjson", "console", "service/teststate", "cfn", "deploy")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/internal/security/authn"
 )
 
@@ -299,7 +300,7 @@ func (h *clockHandler) advance(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, http.StatusConflict, err.Error())
 	case errors.As(err, &back):
 		h.answer(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, engine.ErrStopped):
+	case errors.Is(err, task.ErrStopped):
 		h.answer(w, http.StatusServiceUnavailable, "the server is stopping")
 	case r.Context().Err() != nil:
 		// The client left: the clock stays where the advance got to.

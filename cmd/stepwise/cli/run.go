@@ -16,7 +16,7 @@ import (
 	"stepwise/asl"
 	"stepwise/asl/dataflow"
 	"stepwise/config"
-	"stepwise/engine"
+	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/integration"
@@ -350,7 +350,7 @@ func (c *runCommand) resolver(smName string, mocks *mockResolver) (interp.Resolv
 	smArn := workflowtest.StateMachineArn(smName)
 	return interp.ResolverFunc(func(req *interp.TaskRequest) (any, *failure.Failure) {
 		if cfg != nil {
-			if r, ok := cfg.Mocked(&engine.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
+			if r, ok := cfg.Mocked(&task.Task{StateMachineArn: smArn, TestCase: c.testCase, Request: req}); ok {
 				return r.Output, r.Failure
 			}
 		}
