@@ -148,7 +148,8 @@ func TestAbandonedStep(t *testing.T) {
 // nested, or a template naming the input again and again) fails its
 // state without being written out whole.
 func TestSharedValuesFailWithoutExpanding(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures the process's allocations, which other
+	// tests running beside it would add to.
 	arr := "$.s"
 	for range 10 {
 		arr = "States.Array(" + arr + ", " + arr + ")"

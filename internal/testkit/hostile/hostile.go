@@ -2,12 +2,7 @@
 // user-named files give them: a YAML alias bomb, a FIFO no one writes.
 package hostile
 
-import (
-	"path/filepath"
-	"strings"
-	"syscall"
-	"testing"
-)
+import "strings"
 
 // AliasBomb is a YAML mapping of a few hundred bytes whose last key, "i",
 // expands to 9⁹ strings: nine levels of nine aliases.
@@ -20,15 +15,4 @@ func AliasBomb() string {
 		prev = n
 	}
 	return b.String()
-}
-
-// FIFO makes a named pipe called name in a temporary folder of the
-// test's, which no one writes: a reader that opens it blocks.
-func FIFO(t testing.TB, name string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatalf("mkfifo %s: %v", path, err)
-	}
-	return path
 }
