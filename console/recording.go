@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"stepwise/history"
+	"stepwise/internal/boundedfile"
 	"stepwise/internal/security/crossorigin"
 	"stepwise/service"
 	"stepwise/workflowtest"
@@ -138,7 +139,7 @@ func (rc *recorder) history(arn string) ([]*history.Event, error) {
 		for _, raw := range out.Events {
 			if rc.bytes += len(raw); rc.bytes > rc.limits.Bytes {
 				return nil, &recordingTooLarge{fmt.Sprintf("its history and its child executions' events hold more than %s, "+
-					"the most a recording made by the console reads", sizeOf(rc.limits.Bytes))}
+					"the most a recording made by the console reads", boundedfile.Size(int64(rc.limits.Bytes)))}
 			}
 			ev, err := workflowtest.ParseEvent(json.RawMessage(raw))
 			if err != nil {
@@ -208,11 +209,3 @@ func (rc *recorder) mapChildren(src *workflowtest.Source, events []*history.Even
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func fileName(s string) string { return unsafeName.ReplaceAllString(s, "-") }
-
-// sizeOf writes n bytes for people: 64 MiB, 300 bytes.
-func sizeOf(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

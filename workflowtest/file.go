@@ -284,7 +284,7 @@ func (l *loader) time(at, s string) time.Time {
 }
 
 func (l *loader) definition(path string) *asl.StateMachine {
-	data, err := ReadFile(path, MaxDefinitionSize)
+	data, err := readFile(path, MaxDefinitionSize)
 	if err != nil {
 		l.fail("definition", "%s: %s", path, readError(err))
 		return nil
@@ -395,7 +395,7 @@ func (l *loader) testCase(f *File, at string, v any, start time.Time) *Case {
 			l.fail(at, "give \"input\" or \"inputFile\", not both")
 		}
 		p = l.rel(p)
-		data, err := ReadFile(p, MaxFileSize)
+		data, err := readFile(p, MaxFileSize)
 		if err == nil {
 			in, err = parseValue(p, data)
 			if err == nil && !isYAML(p) {

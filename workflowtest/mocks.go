@@ -36,7 +36,7 @@ func LoadStateMocks(file string) (*StateMocks, error) {
 	if file == "" {
 		return &StateMocks{byState: map[string][]*jsonvalue.Object{}}, nil
 	}
-	data, err := ReadFile(file, MaxFileSize)
+	data, err := readFile(file, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,10 @@ const MaxFileSize = 32 << 20
 // MaxDefinitionSize bounds a definition file, as AWS bounds a definition.
 const MaxDefinitionSize = 1 << 20
 
-// ReadFile reads a file a test names: a regular file of at most limit
+// readFile reads a file a test names: a regular file of at most limit
 // bytes. The files are regular and bounded, so their reads end; they are
 // not stopped halfway.
-func ReadFile(path string, limit int64) ([]byte, error) {
+func readFile(path string, limit int64) ([]byte, error) {
 	return boundedfile.Read(context.Background(), path, limit)
 }
 
@@ -39,7 +39,7 @@ func isYAML(path string) bool {
 // readValue reads a JSON file, or a YAML file by its extension, as a JSON
 // value.
 func readValue(path string) (any, error) {
-	data, err := ReadFile(path, MaxFileSize)
+	data, err := readFile(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

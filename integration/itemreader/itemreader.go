@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"stepwise/failure"
+	"stepwise/internal/boundedfile"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 )
@@ -49,24 +50,13 @@ type ItemTooLargeError struct {
 }
 
 func (e *ItemTooLargeError) Error() string {
-	return fmt.Sprintf("The item at line %d is larger than %s, the most an item may be.", e.Line, size(e.Limit))
+	return fmt.Sprintf("The item at line %d is larger than %s, the most an item may be.", e.Line, boundedfile.Size(int64(e.Limit)))
 }
 
 // Failure is the States.ItemReaderFailed of the item in object
 // (s3://bucket/key).
 func (e *ItemTooLargeError) Failure(object string) *failure.Failure {
-	return failure.Newf(failure.ItemReaderFailed, "The item at line %d of %s is larger than %s, the most an item may be.", e.Line, object, size(e.Limit))
-}
-
-// size writes n bytes for people: 64 MiB, 256 KiB, 1000 bytes.
-func size(n int) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	if n >= 1<<10 && n%(1<<10) == 0 {
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return failure.Newf(failure.ItemReaderFailed, "The item at line %d of %s is larger than %s, the most an item may be.", e.Line, object, boundedfile.Size(int64(e.Limit)))
 }
 
 // readBuffer is the size of the buffer items are read through.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stepwise/internal/boundedfile"
 	"stepwise/jsonvalue"
 )
 
@@ -115,7 +116,7 @@ func streamPointed(r io.Reader, ptr string, out *sink) error {
 		return err
 	}
 	if len(text) > maxPointedSize {
-		return readerFailure("The JSON object is larger than %s, the most read whole to find the items in (a JSON array, JSON Lines or CSV are read an item at a time).", size(maxPointedSize))
+		return readerFailure("The JSON object is larger than %s, the most read whole to find the items in (a JSON array, JSON Lines or CSV are read an item at a time).", boundedfile.Size(int64(maxPointedSize)))
 	}
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {

@@ -103,7 +103,7 @@ var rules = []rule{
 
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "integration/itemreader")},
-	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp")},
+	{pkg: "integration/itemreader", layer: "integration: Map item readers, above interp", may: with("interp", "internal/boundedfile")},
 	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner, below the engine", may: with("engine/task", "interp", "internal/boundedfile")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
 	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "engine/task", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
@@ -122,7 +122,7 @@ var rules = []rule{
 
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
-	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/security/crossorigin")},
+	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/boundedfile", "internal/security/crossorigin")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
 

@@ -22,6 +22,7 @@ import (
 
 	"stepwise/cfn"
 	"stepwise/deploy"
+	"stepwise/internal/boundedfile"
 )
 
 // deployPath is where a server takes deploys.
@@ -230,7 +231,7 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 	for _, u := range units {
 		req := deployRequest{StackName: u.stackName, Delete: c.delete, Adopt: c.adopt}
 		if !c.delete {
-			text, err := readFile(u.templatePath, maxTemplateFile)
+			text, err := boundedfile.Read(ctx, u.templatePath, maxTemplateFile)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"stepwise/deploy"
 	"stepwise/integration"
 	"stepwise/integration/lambda"
+	"stepwise/internal/boundedfile"
 	"stepwise/store"
 )
 
@@ -62,7 +63,7 @@ func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []
 			return fmt.Errorf("--template %s: %w", path, err)
 		}
 		for _, u := range units {
-			text, err := readFile(u.templatePath, maxTemplateFile)
+			text, err := boundedfile.Read(ctx, u.templatePath, maxTemplateFile)
 			if err != nil {
 				return fmt.Errorf("--template: %w", err)
 			}

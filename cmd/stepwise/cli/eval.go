@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"stepwise/asl/jsonatafn"
 	"stepwise/asl/jsonpath"
 	"stepwise/failure"
+	"stepwise/internal/boundedfile"
 	"stepwise/jsonvalue"
 )
 
@@ -122,7 +124,7 @@ func (c *evalCommand) run() error {
 func (c *evalCommand) readInput() (any, bool, error) {
 	text := c.input
 	if c.inputFile != "" {
-		b, err := readFile(c.inputFile, maxDataFile)
+		b, err := boundedfile.Read(context.Background(), c.inputFile, maxDataFile)
 		if err != nil {
 			return nil, false, &UsageError{err.Error()}
 		}

@@ -18,6 +18,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/history"
+	"stepwise/internal/boundedfile"
 	"stepwise/jsonvalue"
 	"stepwise/workflowtest"
 )
@@ -67,7 +68,7 @@ func (c *replayCommand) replay(args []string) error {
 		return &UsageError{"give an EXECUTION_ARN with --endpoint, or --recording, not both"}
 	case c.recording != "":
 		name = c.recording
-		if data, err = readFile(c.recording, maxDataFile); err != nil {
+		if data, err = boundedfile.Read(context.Background(), c.recording, maxDataFile); err != nil {
 			return &UsageError{"--recording: " + err.Error()}
 		}
 	case len(args) == 1 && c.endpoint != "":
@@ -118,7 +119,7 @@ func (c *replayCommand) replay(args []string) error {
 
 // readDefinition reads and parses a definition file.
 func readDefinition(path string) (*asl.StateMachine, error) {
-	data, err := readFile(path, maxDefinitionFile)
+	data, err := boundedfile.Read(context.Background(), path, maxDefinitionFile)
 	if err != nil {
 		return nil, fmt.Errorf("--definition: %w", err)
 	}

@@ -171,7 +171,7 @@ func (c *runCommand) run(file string) error {
 		}
 		c.scale = 1
 	}
-	def, err := readFile(file, maxDefinitionFile)
+	def, err := boundedfile.Read(context.Background(), file, maxDefinitionFile)
 	if err != nil {
 		return &UsageError{err.Error()}
 	}
@@ -187,7 +187,7 @@ func (c *runCommand) run(file string) error {
 	case c.input != "":
 		inText = []byte(c.input)
 	case c.inputFile != "":
-		if inText, err = readFile(c.inputFile, int64(c.payloadLimit)); err != nil {
+		if inText, err = boundedfile.Read(context.Background(), c.inputFile, int64(c.payloadLimit)); err != nil {
 			var tl *boundedfile.TooLargeError
 			if errors.As(err, &tl) {
 				return &UsageError{fmt.Sprintf("--input-file %s is more than the payload limit of %d bytes", c.inputFile, c.payloadLimit)}
@@ -383,13 +383,6 @@ const maxTemplateFile = 1 << 20
 // maxDataFile bounds the other files they read: recordings, an input to
 // evaluate.
 const maxDataFile = workflowtest.MaxFileSize
-
-// readFile reads a file a command names: only a regular file (a FIFO or a
-// device is refused, not opened), at most limit bytes. Such a read ends
-// by itself.
-func readFile(path string, limit int64) ([]byte, error) {
-	return boundedfile.Read(context.Background(), path, limit)
-}
 
 // mockResolver answers Task states from a mock file.
 type mockResolver struct{ mocks *workflowtest.StateMocks }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"stepwise/asl"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
+	"stepwise/internal/boundedfile"
 	"stepwise/interp"
 )
 
@@ -87,7 +89,7 @@ func (c *validateCommand) run(files []string) error {
 	enc := json.NewEncoder(c.Out)
 	enc.SetEscapeHTML(false)
 	for _, file := range files {
-		def, err := readFile(file, maxDefinitionFile)
+		def, err := boundedfile.Read(context.Background(), file, maxDefinitionFile)
 		if err != nil {
 			return &UsageError{err.Error()}
 		}
