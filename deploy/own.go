@@ -213,31 +213,47 @@ func (x *run) note(id, text string) {
 // otherStack names the other stack deployed here whose record has the
 // resource of that type and Ref value, "" when none has. A record that
 // cannot be read is an error: what it holds is not known, so nothing is
-// taken on the strength of it.
+// taken on the strength of it. The other stacks' records are read once a
+// deploy (othersOwn).
 func (x *run) otherStack(ctx context.Context, typ, physical string) (string, error) {
-	ctx = context.WithoutCancel(ctx)
+	if x.others == nil && x.othersErr == nil {
+		x.others, x.othersErr = x.othersOwn(context.WithoutCancel(ctx))
+	}
+	if x.othersErr != nil {
+		return "", x.othersErr
+	}
+	return x.others[family(typ)+"\x00"+physical], nil
+}
+
+// othersOwn is what the other stacks deployed here own: the stack of
+// each resource, by its type's family and Ref value.
+func (x *run) othersOwn(ctx context.Context) (map[string]string, error) {
 	stacks, err := x.d.Records.ListStacks(ctx)
 	if err != nil {
-		return "", fmt.Errorf("the stacks deployed here cannot be listed: %w", err)
+		return nil, fmt.Errorf("the stacks deployed here cannot be listed: %w", err)
 	}
+	own := map[string]string{}
 	for _, s := range stacks {
 		if s == x.opts.StackName {
 			continue
 		}
 		rec, err := x.d.readRecord(ctx, s)
 		if err != nil {
-			return "", fmt.Errorf("stack %s's record cannot be read: %w", s, err)
+			return nil, fmt.Errorf("stack %s's record cannot be read: %w", s, err)
 		}
 		if rec == nil {
 			continue
 		}
 		for _, r := range rec.Resources {
-			if r != nil && !r.Skipped && family(r.Type) == family(typ) && r.Physical == physical {
-				return s, nil
+			if r != nil && !r.Skipped {
+				key := family(r.Type) + "\x00" + r.Physical
+				if _, ok := own[key]; !ok {
+					own[key] = s
+				}
 			}
 		}
 	}
-	return "", nil
+	return own, nil
 }
 
 // removeIntent deletes the resource an intent names, when it is there

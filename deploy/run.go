@@ -165,6 +165,10 @@ func (d *Deployer) writeRecord(ctx context.Context, rec, prev *stackRecord) erro
 
 // run is one deploy or delete.
 type run struct {
+	// others is what the other stacks own (othersOwn), read at the first
+	// need; othersErr, why it could not be.
+	others    map[string]string
+	othersErr error
 	// written is the record as last written (or read), gone the ids
 	// this deploy removed: checkpoint writes only what changed.
 	written []byte
