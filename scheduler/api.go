@@ -46,7 +46,7 @@ type Service struct {
 	retries map[string]*retry // by schedule ARN: its slot whose start failed
 
 	lookMu sync.Mutex
-	look   func(ctx context.Context) // Run's look, while it runs (Look)
+	look   func(ctx context.Context) // Start's look, while its loop runs (Look)
 }
 
 // New returns the service.

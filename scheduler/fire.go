@@ -101,9 +101,6 @@ func (e *startError) Error() string { return "StartExecution: " + e.Code + ": " 
 // maxSlotsPerTick bounds the slots one schedule fires in one look.
 const maxSlotsPerTick = 100
 
-// Run fires the ENABLED schedules' slots until ctx ends.
-func (s *Service) Run(ctx context.Context, cfg FireConfig) { <-s.Start(ctx, cfg) }
-
 // Start fires the ENABLED schedules' slots, on a goroutine of its own,
 // until ctx ends, and returns a channel closed when it has stopped. Look
 // works as soon as Start returns.
@@ -114,7 +111,7 @@ func (s *Service) Start(ctx context.Context, cfg FireConfig) (done <-chan struct
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
-	// Look works from the start, waiting as Run does for the engine to
+	// Look works from the start, waiting as the loop does for the engine to
 	// be ready: an advance of the clock just after a start looks first.
 	ready := func(ctx context.Context) bool {
 		if cfg.Ready == nil {
@@ -178,7 +175,7 @@ func (s *Service) Start(ctx context.Context, cfg FireConfig) (done <-chan struct
 	return stopped
 }
 
-// Look looks at the schedules at once, as Run does every Interval: it
+// Look looks at the schedules at once, as Start's loop does every Interval: it
 // fires what is due and arms the alarm for what comes next, so that a
 // schedule made a moment ago has its alarm armed before the clock is
 // advanced past its slot. It does nothing before Start or after its

@@ -2,9 +2,9 @@ package lambda
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"stepwise/internal/boundedfile"
 )
 
 // Processes that outlive the server
@@ -226,7 +228,7 @@ func readRecord(path string) ([]byte, error) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || !ok || st.Uid != uint32(os.Geteuid()) {
 		return nil, fmt.Errorf("%s: not a record of this user's (not a regular file of uid %d)", path, os.Geteuid())
 	}
-	return io.ReadAll(io.LimitReader(f, maxRecord))
+	return boundedfile.ReadFrom(context.Background(), f, path, maxRecord)
 }
 
 // writeRecord writes a record: aside, in a file of a new name, then
