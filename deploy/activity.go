@@ -31,7 +31,7 @@ func (activityKind) nameOf(_ *run, r *resource) (string, error) {
 	return name, nil
 }
 
-func (activityKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (activityKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	arn := x.prefix("activity") + name
 	out, err := x.d.Service.DescribeActivity(ctx, &service.DescribeActivityInput{ActivityArn: arn})
 	switch {
@@ -78,7 +78,7 @@ func (k activityKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 		}
 		return rec, Updated, nil
 	}
-	found, err := k.find(ctx, x, r.Type, name)
+	found, err := k.find(ctx, x, name)
 	if err != nil {
 		return nil, "", err
 	}

@@ -289,7 +289,7 @@ func (bucketKind) nameOf(x *run, r *resource) (string, error) {
 	return cmpOr(name, lowerName(x.name(r.ID, 63))), err
 }
 
-func (bucketKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (bucketKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -438,7 +438,7 @@ func (queueKind) nameOf(x *run, r *resource) (string, error) {
 	return name, nil
 }
 
-func (queueKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (queueKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -613,7 +613,7 @@ func (topicKind) nameOf(x *run, r *resource) (string, error) {
 	return name, nil
 }
 
-func (topicKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (topicKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -752,7 +752,7 @@ func (busKind) nameOf(_ *run, r *resource) (string, error) {
 	return name, err
 }
 
-func (busKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (busKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, err

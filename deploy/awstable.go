@@ -195,7 +195,7 @@ func (tableKind) nameOf(x *run, r *resource) (string, error) {
 	return t.Name, nil
 }
 
-func (tableKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (tableKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, err

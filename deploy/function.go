@@ -108,7 +108,7 @@ func (functionKind) nameOf(x *run, r *resource) (string, error) {
 	return functionName(x, r)
 }
 
-func (functionKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (functionKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	if x.d.Functions == nil {
 		return nil, nil
 	}
@@ -162,7 +162,7 @@ func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 		return rec, Updated, nil
 	}
 	// A name new to this resource: one there is the stack's, or refused.
-	found, err := k.find(ctx, x, r.Type, name)
+	found, err := k.find(ctx, x, name)
 	if err != nil {
 		return nil, "", err
 	}

@@ -89,7 +89,7 @@ type finder interface {
 	// find returns the resource of that name as a record (its Physical
 	// and Attrs, and its created time when the service tells it), nil
 	// when it is not there.
-	find(ctx context.Context, x *run, typ, name string) (*Record, error)
+	find(ctx context.Context, x *run, name string) (*Record, error)
 }
 
 // family is what a type makes: SAM's types make what the CloudFormation
@@ -181,9 +181,9 @@ func (x *run) claim(ctx context.Context, r *resource, name string, found, made *
 		}
 		return own, nil
 	}
-	other, err := x.otherStack(ctx, r.Type, found.Physical)
+	other, err := x.whose(ctx, r.Type, name, found)
 	if err != nil {
-		return nil, fmt.Errorf("%s already exists, and whose it is cannot be told: %w", name, err)
+		return nil, err
 	}
 	if other != "" || !x.opts.Adopt {
 		return nil, &AlreadyExistsError{Name: name, Stack: other}
@@ -208,6 +208,17 @@ func (x *run) note(id, text string) {
 		x.notes = map[string]string{}
 	}
 	x.notes[id] = text
+}
+
+// whose names the other stack whose record has the resource found under
+// name, "" when none has (it is no stack's); an error when that cannot be
+// told.
+func (x *run) whose(ctx context.Context, typ, name string, found *Record) (string, error) {
+	other, err := x.otherStack(ctx, typ, found.Physical)
+	if err != nil {
+		return "", fmt.Errorf("%s already exists, and whose it is cannot be told: %w", name, err)
+	}
+	return other, nil
 }
 
 // otherStack names the other stack deployed here whose record has the
@@ -269,7 +280,7 @@ func (x *run) removeIntent(ctx context.Context, it *intent) (bool, error) {
 		x.warn("%s (%s) %s may have been made by a deploy that stopped: no AWS endpoint is set to look for it at", it.LogicalID, it.Type, it.Name)
 		return false, nil
 	}
-	found, err := k.find(ctx, x, it.Type, it.Name)
+	found, err := k.find(ctx, x, it.Name)
 	if err != nil || found == nil {
 		return err == nil, err
 	}
@@ -370,7 +381,7 @@ func (x *run) preflight(ctx context.Context) error {
 		if err != nil || name == "" || strings.Contains(name, unresolved) {
 			continue
 		}
-		found, err := k.find(ctx, x, def.Type, name)
+		found, err := k.find(ctx, x, name)
 		if err != nil || found == nil {
 			continue
 		}
@@ -380,10 +391,8 @@ func (x *run) preflight(ctx context.Context) error {
 		}
 		if err == nil {
 			var other string
-			if other, err = x.otherStack(ctx, def.Type, found.Physical); err == nil {
+			if other, err = x.whose(ctx, def.Type, name, found); err == nil {
 				err = &AlreadyExistsError{Name: name, Stack: other}
-			} else {
-				err = fmt.Errorf("%s already exists, and whose it is cannot be told: %w", name, err)
 			}
 		}
 		errs = append(errs, &ResourceError{LogicalID: id, Type: def.Type, Err: err})

@@ -37,7 +37,7 @@ func (samStateMachineKind) nameOf(x *run, r *resource) (string, error) {
 	return cmpOr(name, x.name(r.ID, 80)), err
 }
 
-func (samStateMachineKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (samStateMachineKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	return x.findStateMachine(ctx, name)
 }
 

@@ -97,7 +97,7 @@ func (scheduleGroupKind) apply(ctx context.Context, x *run, r *resource, prev *R
 		}
 		return record(Updated)
 	}
-	found, err := scheduleGroupKind{}.find(ctx, x, r.Type, name)
+	found, err := scheduleGroupKind{}.find(ctx, x, name)
 	if err != nil {
 		return nil, "", err
 	}
@@ -145,7 +145,7 @@ func (scheduleGroupKind) nameOf(x *run, r *resource) (string, error) {
 	return cmpOr(name, x.name(r.ID, 64)), err
 }
 
-func (scheduleGroupKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (scheduleGroupKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	if x.d.Scheduler == nil {
 		return nil, errNoScheduler
 	}
@@ -228,7 +228,7 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		return rec, Updated, nil
 	}
 	key := s.GroupName + "/" + s.Name
-	found, err := scheduleKind{}.find(ctx, x, r.Type, key)
+	found, err := scheduleKind{}.find(ctx, x, key)
 	if err != nil {
 		return nil, "", err
 	}
@@ -289,7 +289,7 @@ func (scheduleKind) nameOf(x *run, r *resource) (string, error) {
 	return s.GroupName + "/" + s.Name, nil
 }
 
-func (scheduleKind) find(ctx context.Context, x *run, _, key string) (*Record, error) {
+func (scheduleKind) find(ctx context.Context, x *run, key string) (*Record, error) {
 	if x.d.Scheduler == nil {
 		return nil, errNoScheduler
 	}

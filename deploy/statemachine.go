@@ -83,7 +83,7 @@ func (stateMachineKind) nameOf(x *run, r *resource) (string, error) {
 	return cmpOr(name, x.name(r.ID, 80)), err
 }
 
-func (stateMachineKind) find(ctx context.Context, x *run, _, name string) (*Record, error) {
+func (stateMachineKind) find(ctx context.Context, x *run, name string) (*Record, error) {
 	return x.findStateMachine(ctx, name)
 }
 
