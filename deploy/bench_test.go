@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 )
 
 // BenchmarkDeploy times deploying a template of 50 state machines, each

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/internal/testkit/cdkapp"
 )
 

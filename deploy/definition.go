@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/internal/boundedfile"
 )
 

@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/scheduler"
 	"stepwise/service"
 )

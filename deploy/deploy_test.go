@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/engine"
 	"stepwise/scheduler"
 	"stepwise/service"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 )
 
 // resProps reads a resource's resolved properties (or a part of them),

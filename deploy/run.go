@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 )
 
 // A kind makes the resources of one or more types.

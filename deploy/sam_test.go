@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/scheduler"
 )
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )

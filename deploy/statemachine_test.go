@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/service"
 )
 

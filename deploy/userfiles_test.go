@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 )
 
 // promptly runs f and fails the test if it has not returned within a few

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )

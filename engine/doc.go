@@ -30,7 +30,7 @@
 // # Tasks
 //
 // A dispatched task goes to the runner chosen in one place (dispatch.go):
-// mocked, map run and item spool (package maprunner, with the engine as
+// mocked, map run and item spool (package runner, with the engine as
 // its host), result write, item read, activity (package activity: the
 // queue, its pollers and the task tokens; the hand-out is a step, here),
 // states:startExecution (package nested, with the engine as its host),

@@ -10,7 +10,7 @@ import (
 	"stepwise/store"
 )
 
-// A distributed Map's map runs are package maprunner's task runner; the
+// A distributed Map's map runs are package runner's task runner; the
 // engine is its host: it starts, redrives and stops the children
 // durably, keeps the clock's count of the runs' work, and says when a
 // child ends (childEnded).

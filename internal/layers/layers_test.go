@@ -70,10 +70,10 @@ var rules = []rule{
 	{pkg: "store/...", layer: "store: a driver or the drivers' test suite", may: with("store", "store/internal/...", "store/migrate")},
 
 	// config: the settings as plain structs, below what takes them.
-	// cfn: templates read and resolved, knowing nothing of the engine.
-	{pkg: "cfn", layer: "cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize")},
+	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
+	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize")},
 
-	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("cfn", "service", "scheduler", "asl", "internal/boundedfile")},
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
@@ -112,10 +112,10 @@ var rules = []rule{
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
-	{pkg: "execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
-	{pkg: "metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "notify")},
-	{pkg: "notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
-	{pkg: "tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
+	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
+	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
+	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
+	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation", "internal/boundedfile")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases with their mocks, beside the service (linking neither the engine nor the store)", may: with("engine/task", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
@@ -129,8 +129,8 @@ var rules = []rule{
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
-		"integration/...", "service", "execlog", "metrics", "notify", "tracing", "scheduler",
-		"workflowtest", "awsjson", "console", "service/teststate", "cfn", "deploy")},
+		"integration/...", "service", "observe/...", "scheduler",
+		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 
 	// Tests of the whole: their code is in test files.

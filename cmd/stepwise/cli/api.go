@@ -30,7 +30,7 @@ import (
 	"stepwise/internal/security/hostcheck"
 	"stepwise/internal/security/quota"
 	"stepwise/internal/security/sigv4auth"
-	"stepwise/metrics"
+	"stepwise/observe/metrics"
 	"stepwise/scheduler"
 	"stepwise/service"
 	"stepwise/service/teststate"

@@ -19,7 +19,7 @@ import (
 	"stepwise/engine"
 	"stepwise/internal/defcache"
 	"stepwise/internal/security/sigv4auth"
-	"stepwise/metrics"
+	"stepwise/observe/metrics"
 	"stepwise/store/sqlitestore"
 )
 

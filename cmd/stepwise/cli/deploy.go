@@ -20,8 +20,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/spf13/cobra"
 
-	"stepwise/cfn"
 	"stepwise/deploy"
+	"stepwise/deploy/cfn"
 	"stepwise/internal/boundedfile"
 )
 

@@ -24,7 +24,7 @@ import (
 	"stepwise/awsjson"
 	"stepwise/internal/security/hostcheck"
 	"stepwise/internal/security/sigv4auth"
-	"stepwise/metrics"
+	"stepwise/observe/metrics"
 )
 
 // The Host of a page whose name re-resolves to the server (DNS

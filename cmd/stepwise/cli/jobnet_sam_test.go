@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/cfn"
+	"stepwise/deploy/cfn"
 	"stepwise/internal/testkit/slowtest"
 )
 

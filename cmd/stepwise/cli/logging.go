@@ -13,10 +13,10 @@ import (
 
 	"stepwise/config"
 	"stepwise/engine"
-	"stepwise/execlog"
 	"stepwise/history"
 	"stepwise/integration"
-	"stepwise/metrics"
+	"stepwise/observe/execlog"
+	"stepwise/observe/metrics"
 	"stepwise/service"
 	"stepwise/store"
 )

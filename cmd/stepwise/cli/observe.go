@@ -15,8 +15,8 @@ import (
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration"
-	"stepwise/metrics"
-	"stepwise/notify"
+	"stepwise/observe/metrics"
+	"stepwise/observe/notify"
 	"stepwise/store"
 )
 

@@ -33,8 +33,8 @@ import (
 	"stepwise/internal/security/certfile"
 	"stepwise/internal/security/quota"
 	"stepwise/internal/security/sigv4auth"
-	"stepwise/metrics"
-	"stepwise/notify"
+	"stepwise/observe/metrics"
+	"stepwise/observe/notify"
 	"stepwise/store"
 )
 

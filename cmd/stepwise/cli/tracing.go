@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"stepwise/engine"
+	"stepwise/observe/tracing"
 	"stepwise/service"
 	"stepwise/store"
-	"stepwise/tracing"
 )
 
 // traceFlags turn executions' traces on.

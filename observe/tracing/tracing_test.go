@@ -22,9 +22,9 @@ import (
 	"stepwise/failure"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
+	"stepwise/observe/tracing"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
-	"stepwise/tracing"
 )
 
 const roleArn = "arn:aws:iam::123456789012:role/r"

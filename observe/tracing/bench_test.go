@@ -13,8 +13,8 @@ import (
 
 	"stepwise/engine"
 	"stepwise/history"
+	"stepwise/observe/tracing"
 	"stepwise/store"
-	"stepwise/tracing"
 )
 
 // BenchmarkTraceExecution is what the tracer spends on an execution of

@@ -16,8 +16,8 @@ import (
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/observe/tracing"
 	"stepwise/store"
-	"stepwise/tracing"
 )
 
 // stuckClient is a collector that answers no export until released (or

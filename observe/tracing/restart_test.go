@@ -13,9 +13,9 @@ import (
 	"stepwise/engine/task"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
+	"stepwise/observe/tracing"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
-	"stepwise/tracing"
 )
 
 // hanging never answers its tasks.

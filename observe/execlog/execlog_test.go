@@ -17,8 +17,8 @@ import (
 	"go.uber.org/goleak"
 
 	"stepwise/engine"
-	"stepwise/execlog"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/observe/execlog"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
 )

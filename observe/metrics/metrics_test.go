@@ -11,7 +11,7 @@ import (
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/interp"
-	"stepwise/metrics"
+	"stepwise/observe/metrics"
 	"stepwise/store"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine"
-	"stepwise/execlog"
 	"stepwise/history"
+	"stepwise/observe/execlog"
 	"stepwise/store"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"stepwise/engine"
 	"stepwise/history"
+	"stepwise/observe/tracing"
 	"stepwise/store"
-	"stepwise/tracing"
 )
 
 // looper writes the history of an execution one step at a time.

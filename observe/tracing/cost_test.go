@@ -10,9 +10,9 @@ import (
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/interp"
+	"stepwise/observe/tracing"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
-	"stepwise/tracing"
 )
 
 // untraced is a tracer and a step of an execution whose state machine's

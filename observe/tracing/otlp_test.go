@@ -11,9 +11,9 @@ import (
 	"stepwise/internal/testkit/otlptest"
 	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/observe/tracing"
 	"stepwise/service"
 	"stepwise/store/sqlitestore"
-	"stepwise/tracing"
 )
 
 // The spans reach the OpenTelemetry Collector's own OTLP receiver, over

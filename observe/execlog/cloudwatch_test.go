@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs/types"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/execlog"
+	"stepwise/observe/execlog"
 )
 
 // cloudWatch is a func-field fake of execlog.CloudWatchAPI.

@@ -27,7 +27,7 @@ import (
 	"stepwise/history"
 	"stepwise/integration/integrationtest"
 	"stepwise/internal/testkit/testwait"
-	"stepwise/notify"
+	"stepwise/observe/notify"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"stepwise/notify"
+	"stepwise/observe/notify"
 	"stepwise/sfnapi"
 )
 

@@ -443,7 +443,7 @@ func (t *Tracer) send(b batch) {
 func (t *Tracer) ended(s *tracepb.Span) { t.spans = append(t.spans, s) }
 
 // scopeName is the instrumentation scope of the spans.
-const scopeName = "stepwise/tracing"
+const scopeName = "stepwise/observe/tracing"
 
 // anyValue is a resource attribute's value in OTLP.
 func anyValue(v attribute.Value) *commonpb.AnyValue {

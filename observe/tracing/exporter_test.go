@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/tracing"
+	"stepwise/observe/tracing"
 )
 
 func TestClientRefusesBadSettings(t *testing.T) {
