@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -165,4 +166,34 @@ func RequireString(params any, name string) (string, error) {
 			"The field '%s' is required but was missing", name)
 	}
 	return s, nil
+}
+
+// MessageAttributes converts a task's {"name": {"DataType": ...,
+// "StringValue": ..., "BinaryValue": base64}} into the message attributes
+// of SQS or SNS, whose SDK types differ only by package: attr makes one.
+func MessageAttributes[T any](v any, attr func(dataType, stringValue *string, binaryValue []byte) T) (map[string]T, error) {
+	obj, ok := v.(*jsonvalue.Object)
+	if !ok {
+		return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes' must be an object")
+	}
+	attrs := make(map[string]T, obj.Len())
+	for name, a := range obj.All() {
+		var dataType, stringValue *string
+		var binary []byte
+		if s, ok := StringParam(a, "DataType"); ok {
+			dataType = &s
+		}
+		if s, ok := StringParam(a, "StringValue"); ok {
+			stringValue = &s
+		}
+		if s, ok := StringParam(a, "BinaryValue"); ok {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
+			}
+			binary = b
+		}
+		attrs[name] = attr(dataType, stringValue, binary)
+	}
+	return attrs, nil
 }

@@ -5,13 +5,11 @@ package sns
 
 import (
 	"context"
-	"encoding/base64"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 
-	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
 )
@@ -62,7 +60,7 @@ func publish(ctx context.Context, client *sns.Client, params any) (any, error) {
 	}
 	obj, _ := params.(*jsonvalue.Object)
 	if v, ok := obj.Get("MessageAttributes"); ok {
-		attrs, err := messageAttributes(v)
+		attrs, err := integration.MessageAttributes(v, messageAttribute)
 		if err != nil {
 			return nil, err
 		}
@@ -81,30 +79,7 @@ func publish(ctx context.Context, client *sns.Client, params any) (any, error) {
 	return out, nil
 }
 
-// messageAttributes converts {"name": {"DataType": ..., "StringValue": ...,
-// "BinaryValue": base64}}.
-func messageAttributes(v any) (map[string]types.MessageAttributeValue, error) {
-	obj, ok := v.(*jsonvalue.Object)
-	if !ok {
-		return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes' must be an object")
-	}
-	attrs := make(map[string]types.MessageAttributeValue, obj.Len())
-	for name, a := range obj.All() {
-		var mv types.MessageAttributeValue
-		if s, ok := integration.StringParam(a, "DataType"); ok {
-			mv.DataType = aws.String(s)
-		}
-		if s, ok := integration.StringParam(a, "StringValue"); ok {
-			mv.StringValue = aws.String(s)
-		}
-		if s, ok := integration.StringParam(a, "BinaryValue"); ok {
-			b, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes.%s.BinaryValue' is not base64: %v", name, err)
-			}
-			mv.BinaryValue = b
-		}
-		attrs[name] = mv
-	}
-	return attrs, nil
+// messageAttribute is one message attribute, for integration.MessageAttributes.
+func messageAttribute(dataType, stringValue *string, binaryValue []byte) types.MessageAttributeValue {
+	return types.MessageAttributeValue{DataType: dataType, StringValue: stringValue, BinaryValue: binaryValue}
 }
