@@ -2,7 +2,15 @@ package jsonvalue
 
 // Equal reports whether a and b are the same JSON value: object member order
 // does not matter and numbers compare by value (1 equals 1.0).
-func Equal(a, b any) bool {
+func Equal(a, b any) bool { return EqualWith(a, b, numbersEqual) }
+
+func numbersEqual(x, y Number) bool { return CompareNumbers(x, y) == 0 }
+
+// EqualWith is Equal with numbers compared by numbers (called only for two
+// numbers of different text): a caller with its own idea of equal
+// numbers, such as Java's equals() between its number classes, keeps the
+// rest of JSON's equality.
+func EqualWith(a, b any, numbers func(x, y Number) bool) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -14,14 +22,14 @@ func Equal(a, b any) bool {
 		return ok && x == y
 	case Number:
 		y, ok := b.(Number)
-		return ok && CompareNumbers(x, y) == 0
+		return ok && (x == y || numbers(x, y))
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
 			return false
 		}
 		for i := range x {
-			if !Equal(x[i], y[i]) {
+			if !EqualWith(x[i], y[i], numbers) {
 				return false
 			}
 		}
@@ -33,7 +41,7 @@ func Equal(a, b any) bool {
 		}
 		for k, v := range x.All() {
 			w, ok := y.Get(k)
-			if !ok || !Equal(v, w) {
+			if !ok || !EqualWith(v, w, numbers) {
 				return false
 			}
 		}

@@ -263,61 +263,20 @@ func javaBigIntegerHash(b *big.Int) int32 {
 
 // javaEqual is equals() between the Java objects a and b become: numbers of
 // different Java classes differ, doubles compare by bits, maps ignore order.
-func javaEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case jsonvalue.Number:
-		y, ok := b.(jsonvalue.Number)
-		if !ok {
-			return false
-		}
-		if x == y {
-			return true
-		}
-		m, n := toJavaNumber(x), toJavaNumber(y)
-		if m.kind != n.kind {
-			return false
-		}
-		switch m.kind {
-		case javaInteger, javaLong:
-			return m.i == n.i
-		case javaBigInteger:
-			return m.big.Cmp(n.big) == 0
-		default:
-			return math.Float64bits(m.f) == math.Float64bits(n.f) || m.f != m.f && n.f != n.f
-		}
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !javaEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *jsonvalue.Object:
-		y, ok := b.(*jsonvalue.Object)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		for k, e := range x.All() {
-			f, ok := y.Get(k)
-			if !ok || !javaEqual(e, f) {
-				return false
-			}
-		}
-		return true
-	default:
+func javaEqual(a, b any) bool { return jsonvalue.EqualWith(a, b, javaNumbersEqual) }
+
+func javaNumbersEqual(x, y jsonvalue.Number) bool {
+	m, n := toJavaNumber(x), toJavaNumber(y)
+	if m.kind != n.kind {
 		return false
+	}
+	switch m.kind {
+	case javaInteger, javaLong:
+		return m.i == n.i
+	case javaBigInteger:
+		return m.big.Cmp(n.big) == 0
+	default:
+		return math.Float64bits(m.f) == math.Float64bits(n.f) || m.f != m.f && n.f != n.f
 	}
 }
 
