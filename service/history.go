@@ -92,3 +92,19 @@ func stripExecutionData(body []byte) []byte {
 	}
 	return jsonvalue.Marshal(ev)
 }
+
+// GetExecutionHistoryInput is the request of GetExecutionHistory.
+type GetExecutionHistoryInput struct {
+	ExecutionArn         string  `json:"executionArn"`
+	MaxResults           *int    `json:"maxResults,omitempty"`
+	ReverseOrder         bool    `json:"reverseOrder,omitempty"`
+	NextToken            *string `json:"nextToken,omitempty"`
+	IncludeExecutionData *bool   `json:"includeExecutionData,omitempty"`
+}
+
+// GetExecutionHistoryOutput is the response of GetExecutionHistory. Each
+// event is the JSON the store keeps for it.
+type GetExecutionHistoryOutput struct {
+	Events    []json.RawMessage `json:"events"`
+	NextToken string            `json:"nextToken,omitempty"`
+}

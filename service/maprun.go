@@ -297,3 +297,57 @@ func processorDefinition(def, label string) string {
 	}
 	return jsonvalue.String(p)
 }
+
+// DescribeMapRunInput is the request of DescribeMapRun.
+type DescribeMapRunInput struct {
+	MapRunArn string `json:"mapRunArn"`
+}
+
+// DescribeMapRunOutput is the response of DescribeMapRun.
+type DescribeMapRunOutput struct {
+	MapRunArn                  string          `json:"mapRunArn"`
+	ExecutionArn               string          `json:"executionArn"`
+	Status                     string          `json:"status"`
+	StartDate                  Time            `json:"startDate"`
+	StopDate                   *Time           `json:"stopDate,omitempty"`
+	MaxConcurrency             int             `json:"maxConcurrency"`
+	ToleratedFailurePercentage float64         `json:"toleratedFailurePercentage"`
+	ToleratedFailureCount      int64           `json:"toleratedFailureCount"`
+	ItemCounts                 json.RawMessage `json:"itemCounts"`
+	ExecutionCounts            json.RawMessage `json:"executionCounts"`
+	RedriveCount               int             `json:"redriveCount"`
+	RedriveDate                *Time           `json:"redriveDate,omitempty"`
+}
+
+// ListMapRunsInput is the request of ListMapRuns.
+type ListMapRunsInput struct {
+	ExecutionArn string  `json:"executionArn"`
+	MaxResults   *int    `json:"maxResults,omitempty"`
+	NextToken    *string `json:"nextToken,omitempty"`
+}
+
+// MapRunListItem is one map run in a list.
+type MapRunListItem struct {
+	ExecutionArn    string `json:"executionArn"`
+	MapRunArn       string `json:"mapRunArn"`
+	StateMachineArn string `json:"stateMachineArn"`
+	StartDate       Time   `json:"startDate"`
+	StopDate        *Time  `json:"stopDate,omitempty"`
+}
+
+// ListMapRunsOutput is the response of ListMapRuns.
+type ListMapRunsOutput struct {
+	MapRuns   []MapRunListItem `json:"mapRuns"`
+	NextToken string           `json:"nextToken,omitempty"`
+}
+
+// UpdateMapRunInput is the request of UpdateMapRun.
+type UpdateMapRunInput struct {
+	MapRunArn                  string   `json:"mapRunArn"`
+	MaxConcurrency             *int     `json:"maxConcurrency,omitempty"`
+	ToleratedFailurePercentage *float64 `json:"toleratedFailurePercentage,omitempty"`
+	ToleratedFailureCount      *int64   `json:"toleratedFailureCount,omitempty"`
+}
+
+// UpdateMapRunOutput is the (empty) response of UpdateMapRun.
+type UpdateMapRunOutput struct{}

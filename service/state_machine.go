@@ -551,3 +551,123 @@ func checkIncludedData(s string) error {
 	v.enum("includedData", s, includedAllData, includedMetadataOnly)
 	return v.err()
 }
+
+// CreateStateMachineInput is the request of CreateStateMachine.
+type CreateStateMachineInput struct {
+	Name                    string                   `json:"name" awsjson:"name"`
+	Definition              string                   `json:"definition"`
+	RoleArn                 string                   `json:"roleArn"`
+	Type                    string                   `json:"type,omitempty"`
+	LoggingConfiguration    *LoggingConfiguration    `json:"loggingConfiguration,omitempty"`
+	Tags                    []Tag                    `json:"tags,omitempty"`
+	TracingConfiguration    *TracingConfiguration    `json:"tracingConfiguration,omitempty"`
+	Publish                 bool                     `json:"publish,omitempty"`
+	VersionDescription      string                   `json:"versionDescription,omitempty"`
+	EncryptionConfiguration *EncryptionConfiguration `json:"encryptionConfiguration,omitempty"`
+}
+
+// CreateStateMachineOutput is the response of CreateStateMachine.
+type CreateStateMachineOutput struct {
+	StateMachineArn        string `json:"stateMachineArn"`
+	CreationDate           Time   `json:"creationDate"`
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+}
+
+// DescribeStateMachineInput is the request of DescribeStateMachine.
+type DescribeStateMachineInput struct {
+	StateMachineArn string `json:"stateMachineArn"`
+	IncludedData    string `json:"includedData,omitempty"`
+}
+
+// VariableReferences maps state names to the variables they read.
+type VariableReferences map[string][]string
+
+// DescribeStateMachineOutput is the response of DescribeStateMachine.
+type DescribeStateMachineOutput struct {
+	StateMachineArn         string                   `json:"stateMachineArn"`
+	Name                    string                   `json:"name"`
+	Status                  string                   `json:"status,omitempty"`
+	Definition              string                   `json:"definition,omitempty"`
+	RoleArn                 string                   `json:"roleArn"`
+	Type                    string                   `json:"type"`
+	CreationDate            Time                     `json:"creationDate"`
+	LoggingConfiguration    *LoggingConfiguration    `json:"loggingConfiguration,omitempty"`
+	TracingConfiguration    *TracingConfiguration    `json:"tracingConfiguration,omitempty"`
+	Label                   string                   `json:"label,omitempty"`
+	RevisionID              string                   `json:"revisionId,omitempty"`
+	Description             string                   `json:"description,omitempty"`
+	EncryptionConfiguration *EncryptionConfiguration `json:"encryptionConfiguration,omitempty"`
+	VariableReferences      VariableReferences       `json:"variableReferences,omitempty"`
+}
+
+// UpdateStateMachineInput is the request of UpdateStateMachine.
+type UpdateStateMachineInput struct {
+	StateMachineArn         string                   `json:"stateMachineArn"`
+	Definition              *string                  `json:"definition,omitempty"`
+	RoleArn                 *string                  `json:"roleArn,omitempty"`
+	LoggingConfiguration    *LoggingConfiguration    `json:"loggingConfiguration,omitempty"`
+	TracingConfiguration    *TracingConfiguration    `json:"tracingConfiguration,omitempty"`
+	Publish                 bool                     `json:"publish,omitempty"`
+	VersionDescription      string                   `json:"versionDescription,omitempty"`
+	EncryptionConfiguration *EncryptionConfiguration `json:"encryptionConfiguration,omitempty"`
+}
+
+// UpdateStateMachineOutput is the response of UpdateStateMachine.
+type UpdateStateMachineOutput struct {
+	UpdateDate             Time   `json:"updateDate"`
+	RevisionID             string `json:"revisionId,omitempty"`
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+}
+
+// DeleteStateMachineInput is the request of DeleteStateMachine.
+type DeleteStateMachineInput struct {
+	StateMachineArn string `json:"stateMachineArn"`
+}
+
+// DeleteStateMachineOutput is the (empty) response of DeleteStateMachine.
+type DeleteStateMachineOutput struct{}
+
+// ListStateMachinesInput is the request of ListStateMachines.
+type ListStateMachinesInput struct {
+	MaxResults *int    `json:"maxResults,omitempty"`
+	NextToken  *string `json:"nextToken,omitempty"`
+}
+
+// StateMachineListItem is one state machine in a list.
+type StateMachineListItem struct {
+	StateMachineArn string `json:"stateMachineArn"`
+	Name            string `json:"name"`
+	Type            string `json:"type"`
+	CreationDate    Time   `json:"creationDate"`
+}
+
+// ListStateMachinesOutput is the response of ListStateMachines.
+type ListStateMachinesOutput struct {
+	StateMachines []StateMachineListItem `json:"stateMachines"`
+	NextToken     string                 `json:"nextToken,omitempty"`
+}
+
+// ValidateStateMachineDefinitionInput is the request of
+// ValidateStateMachineDefinition.
+type ValidateStateMachineDefinitionInput struct {
+	Definition string `json:"definition"`
+	Type       string `json:"type,omitempty"`
+	Severity   string `json:"severity,omitempty"`
+	MaxResults *int   `json:"maxResults,omitempty"`
+}
+
+// ValidateStateMachineDefinitionDiagnostic is one diagnostic.
+type ValidateStateMachineDefinitionDiagnostic struct {
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	Location string `json:"location,omitempty"`
+}
+
+// ValidateStateMachineDefinitionOutput is the response of
+// ValidateStateMachineDefinition.
+type ValidateStateMachineDefinitionOutput struct {
+	Result      string                                     `json:"result"`
+	Diagnostics []ValidateStateMachineDefinitionDiagnostic `json:"diagnostics"`
+	Truncated   bool                                       `json:"truncated"`
+}

@@ -262,3 +262,37 @@ func (s *Service) ListTagsForResource(ctx context.Context, in *ListTagsForResour
 	}
 	return out, nil
 }
+
+// Tag is a resource tag.
+type Tag struct {
+	Key   *string `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+}
+
+// TagResourceInput is the request of TagResource.
+type TagResourceInput struct {
+	ResourceArn string `json:"resourceArn"`
+	Tags        []Tag  `json:"tags"`
+}
+
+// TagResourceOutput is the (empty) response of TagResource.
+type TagResourceOutput struct{}
+
+// UntagResourceInput is the request of UntagResource.
+type UntagResourceInput struct {
+	ResourceArn string   `json:"resourceArn"`
+	TagKeys     []string `json:"tagKeys"`
+}
+
+// UntagResourceOutput is the (empty) response of UntagResource.
+type UntagResourceOutput struct{}
+
+// ListTagsForResourceInput is the request of ListTagsForResource.
+type ListTagsForResourceInput struct {
+	ResourceArn string `json:"resourceArn"`
+}
+
+// ListTagsForResourceOutput is the response of ListTagsForResource.
+type ListTagsForResourceOutput struct {
+	Tags []Tag `json:"tags"`
+}

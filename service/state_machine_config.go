@@ -7,7 +7,9 @@ import (
 	"strings"
 )
 
-// The configuration blocks of a state machine are stored as the JSON of
+// A state machine's own configuration: its logging (where its execution
+// logs go, package observe/execlog), tracing and encryption settings, with
+// their shapes. The blocks are stored as the JSON of
 // their normalised form (defaults filled in), so that equal
 // configurations have equal text.
 
@@ -131,4 +133,33 @@ func defaultTracing() *TracingConfiguration { return &TracingConfiguration{Enabl
 
 func defaultEncryption() *EncryptionConfiguration {
 	return &EncryptionConfiguration{Type: encryptionAWSOwned}
+}
+
+// LoggingConfiguration is a state machine's logging configuration.
+type LoggingConfiguration struct {
+	Level                *string          `json:"level,omitempty"`
+	IncludeExecutionData *bool            `json:"includeExecutionData,omitempty"`
+	Destinations         []LogDestination `json:"destinations,omitzero"`
+}
+
+// LogDestination is one logging destination.
+type LogDestination struct {
+	CloudWatchLogsLogGroup *CloudWatchLogsLogGroup `json:"cloudWatchLogsLogGroup,omitempty"`
+}
+
+// CloudWatchLogsLogGroup names a log group.
+type CloudWatchLogsLogGroup struct {
+	LogGroupArn *string `json:"logGroupArn,omitempty"`
+}
+
+// TracingConfiguration is a state machine's X-Ray tracing configuration.
+type TracingConfiguration struct {
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// EncryptionConfiguration is a state machine's encryption configuration.
+type EncryptionConfiguration struct {
+	KmsKeyID                     *string `json:"kmsKeyId,omitempty"`
+	KmsDataKeyReusePeriodSeconds *int    `json:"kmsDataKeyReusePeriodSeconds,omitempty"`
+	Type                         string  `json:"type"`
 }
