@@ -81,6 +81,9 @@ func Lookup(service, operation string) (*Operation, bool) {
 	return nil, false
 }
 
+// Shape is the operation's output shape, a shape of the embedded model.
+func (op *Operation) Shape() *awsmodel.Shape { return op.output }
+
 // Validate checks a mocked result (a jsonvalue value) against the
 // operation's output shape. Fields the shape does not know are accepted,
 // as are JSON nulls; the top-level members named in anyJSON may hold any
