@@ -2,7 +2,6 @@ package awsmodel
 
 import (
 	"encoding/json"
-	"io"
 	"slices"
 	"testing"
 
@@ -14,13 +13,12 @@ import (
 // operations' outputs and nothing else.
 func TestEmbeddedSet(t *testing.T) {
 	t.Parallel()
-	f, err := archive.Open("models/" + Archive)
+	files, err := index()
 	require.NoError(t, err)
-	defer f.Close()
 	var names []string
-	require.NoError(t, walkArchive(f, func(name string, body io.Reader) (bool, error) {
+	for name, f := range files {
 		names = append(names, name)
-		data, err := io.ReadAll(body)
+		data, err := readEntry(f)
 		require.NoError(t, err)
 		m, err := Parse(data)
 		require.NoError(t, err, name)
@@ -40,9 +38,9 @@ func TestEmbeddedSet(t *testing.T) {
 		} else {
 			require.Zero(t, inputs, name)
 		}
-		return false, nil
-	}))
-	require.Equal(t, Services(), names, "the archive's services are the listed ones, in order")
+	}
+	slices.Sort(names)
+	require.Equal(t, Services(), names, "the archive's services are the listed ones")
 	require.Len(t, names, len(Called())+len(OutputsOnly()))
 }
 

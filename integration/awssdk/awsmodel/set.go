@@ -1,10 +1,10 @@
 package awsmodel
 
 import (
-	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
-	"embed"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -21,12 +21,12 @@ import (
 
 //go:generate go run ./gen -out models
 
-// Archive is the name of the embedded set in models/: a tar of
-// <service>.json files, brotli-compressed.
-const Archive = "models.tar.br"
+// Archive is the name of the embedded set in models/: a zip of
+// <service>.json.br files, each a model's JSON brotli-compressed, stored.
+const Archive = "models.zip"
 
-//go:embed models/models.tar.br
-var archive embed.FS
+//go:embed models/models.zip
+var archive string
 
 // called are the services whose whole models ship (botocore names): the
 // aws-sdk integration calls them, and TestState checks their results.
@@ -60,89 +60,85 @@ func OutputsOnly() []string { return slices.Sorted(slices.Values(checked)) }
 // Services lists every embedded service (botocore names), sorted.
 func Services() []string { return slices.Sorted(slices.Values(slices.Concat(called, checked))) }
 
-// raw caches the JSON of the embedded models asked for.
-var raw sync.Map // service → []byte
+// index is the embedded archive's table of contents.
+var index = sync.OnceValues(func() (map[string]*zip.File, error) {
+	return readIndex(strings.NewReader(archive), int64(len(archive)))
+})
+
+// readIndex reads the table of contents of an archive WriteArchive wrote:
+// the entries by service name.
+func readIndex(r io.ReaderAt, size int64) (map[string]*zip.File, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("models archive: %w", err)
+	}
+	files := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".json.br")
+		if !ok || f.Method != zip.Store {
+			return nil, fmt.Errorf("models archive: unexpected entry %q", f.Name)
+		}
+		files[name] = f
+	}
+	return files, nil
+}
 
 // embeddedJSON returns the JSON of the embedded model of a service
-// (botocore name); ok is false when there is none. A model is read out of
-// the archive the first time it is asked for, and kept; the archive is
-// not kept decompressed.
+// (botocore name); ok is false when there is none.
 func embeddedJSON(service string) (data []byte, ok bool, err error) {
-	if !slices.Contains(called, service) && !slices.Contains(checked, service) {
+	files, err := index()
+	if err != nil {
+		return nil, false, err
+	}
+	f, ok := files[service]
+	if !ok {
 		return nil, false, nil
 	}
-	if v, ok := raw.Load(service); ok {
-		return v.([]byte), true, nil
-	}
-	f, err := archive.Open("models/" + Archive)
+	data, err = readEntry(f)
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
-	err = walkArchive(f, func(name string, body io.Reader) (bool, error) {
-		if name != service {
-			return false, nil
-		}
-		data, err = io.ReadAll(body)
-		return true, err
-	})
+	return data, true, nil
+}
+
+// readEntry decompresses a model of the archive.
+func readEntry(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
 	if err != nil {
-		return nil, false, err
+		return nil, fmt.Errorf("models archive: %s: %w", f.Name, err)
 	}
-	if data == nil {
-		return nil, false, fmt.Errorf("models archive: no model of %s", service)
+	defer rc.Close()
+	data, err := io.ReadAll(brotli.NewReader(rc))
+	if err != nil {
+		return nil, fmt.Errorf("models archive: %s: %w", f.Name, err)
 	}
-	v, _ := raw.LoadOrStore(service, data)
-	return v.([]byte), true, nil
+	return data, nil
 }
 
-// walkArchive calls f with each model of an archive WriteArchive wrote,
-// in order, until f says it is done.
-func walkArchive(r io.Reader, f func(service string, body io.Reader) (done bool, err error)) error {
-	tr := tar.NewReader(brotli.NewReader(r))
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("models archive: %w", err)
-		}
-		name, ok := strings.CutSuffix(h.Name, ".json")
-		if !ok || h.Typeflag != tar.TypeReg {
-			return fmt.Errorf("models archive: unexpected entry %q", h.Name)
-		}
-		done, err := f(name, tr)
-		if err != nil {
-			return fmt.Errorf("models archive: %s: %w", h.Name, err)
-		}
-		if done {
-			return nil
-		}
-	}
-}
-
-// WriteArchive writes a set of models (service name → the model's JSON),
-// sorted by name, as a tar of <service>.json, brotli-compressed at its
-// best with a 1 MiB window (the window is what a reader allocates). The
-// same models always give the same bytes.
+// WriteArchive writes a set of models (service name → the model's JSON)
+// as a zip of <service>.json.br, sorted by name, each brotli-compressed
+// at its best and stored: a model is read without the others. The same
+// models always give the same bytes.
 func WriteArchive(w io.Writer, models map[string][]byte) error {
-	bw := brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 20})
-	tw := tar.NewWriter(bw)
+	zw := zip.NewWriter(w)
 	for _, name := range slices.Sorted(maps.Keys(models)) {
-		data := models[name]
-		h := &tar.Header{Name: name + ".json", Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}
-		if err := tw.WriteHeader(h); err != nil {
+		var buf bytes.Buffer
+		bw := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: brotli.BestCompression, LGWin: 22})
+		if _, err := bw.Write(models[name]); err != nil {
 			return err
 		}
-		if _, err := tw.Write(data); err != nil {
+		if err := bw.Close(); err != nil {
+			return err
+		}
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".json.br", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		if _, err := fw.Write(buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return bw.Close()
+	return zw.Close()
 }
 
 // embeddedShapes caches the parsed embedded models of Embedded.

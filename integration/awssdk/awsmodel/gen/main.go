@@ -1,5 +1,5 @@
 // Command gen writes the AWS API models package awsmodel embeds,
-// models/models.tar.br, from botocore's service models (the newest API
+// models/models.zip, from botocore's service models (the newest API
 // version of each service's service-2.json). Run it in the awsmodel
 // directory (go generate ./integration/awssdk/awsmodel/ does) with
 // botocore's data directory:
@@ -165,9 +165,10 @@ func override(m *awsmodel.Model, maxima map[string]float64) error {
 
 // outputs is the model reduced to its operations' outputs: the shapes
 // they reach, with their types, members, required members, enums and
-// limits.
+// limits, and of the metadata only the endpoint prefix (which tells a
+// model).
 func outputs(m *awsmodel.Model) *awsmodel.Model {
-	r := &awsmodel.Model{Metadata: m.Metadata, Operations: map[string]*awsmodel.Operation{}, Shapes: map[string]*awsmodel.Shape{}}
+	r := &awsmodel.Model{Metadata: awsmodel.Metadata{EndpointPrefix: m.Metadata.EndpointPrefix}, Operations: map[string]*awsmodel.Operation{}, Shapes: map[string]*awsmodel.Shape{}}
 	ref := func(from *awsmodel.Ref) *awsmodel.Ref { return &awsmodel.Ref{ShapeName: from.ShapeName} }
 	var walk func(name string)
 	walk = func(name string) {

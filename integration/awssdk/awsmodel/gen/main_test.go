@@ -1,7 +1,7 @@
 package main
 
 import (
-	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -124,8 +124,8 @@ func TestRun(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is written when a model is missing")
 }
 
-// The archive is a brotli-compressed tar of <service>.json, the same
-// bytes for the same models.
+// The archive is a zip of <service>.json.br, each stored, the same bytes
+// for the same models.
 func TestWriteArchive(t *testing.T) {
 	t.Parallel()
 	models, err := build(botocoreDir(t), []string{"whole"}, []string{"outs"})
@@ -134,19 +134,18 @@ func TestWriteArchive(t *testing.T) {
 	require.NoError(t, awsmodel.WriteArchive(&a, models))
 	require.NoError(t, awsmodel.WriteArchive(&b, models))
 	require.Equal(t, a.Bytes(), b.Bytes())
-	tr := tar.NewReader(brotli.NewReader(&a))
+	zr, err := zip.NewReader(bytes.NewReader(a.Bytes()), int64(a.Len()))
+	require.NoError(t, err)
 	got := map[string][]byte{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
+	for _, f := range zr.File {
+		require.Equal(t, zip.Store, f.Method)
+		rc, err := f.Open()
 		require.NoError(t, err)
-		data, err := io.ReadAll(tr)
+		data, err := io.ReadAll(brotli.NewReader(rc))
 		require.NoError(t, err)
-		got[h.Name] = data
+		got[f.Name] = data
 	}
-	require.Equal(t, map[string][]byte{"outs.json": models["outs"], "whole.json": models["whole"]}, got)
+	require.Equal(t, map[string][]byte{"outs.json.br": models["outs"], "whole.json.br": models["whole"]}, got)
 }
 
 // With BOTOCORE_DATA naming botocore's data directory of the pinned
