@@ -39,7 +39,7 @@ func addChecksum(r *request, op *Operation, in *structValue) {
 		}
 		r.header.Set(header, sum(newHash(), r.body))
 		if hasMember && member.Location == "header" {
-			r.header.Set(member.wireName(), strings.ToUpper(algorithm))
+			r.header.Set(member.WireName(), strings.ToUpper(algorithm))
 		}
 	case op.HTTPChecksumRequired && r.header.Get("Content-MD5") == "":
 		r.header.Set("Content-MD5", sum(md5.New(), r.body))

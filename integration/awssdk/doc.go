@@ -6,12 +6,12 @@
 // # Models
 //
 // The models are botocore's (the AWS SDK for Python's) service-2.json
-// files: operations, shapes, protocol and endpoint metadata. Those of the
-// services workflows call most ship in the binary (models/, stripped of
-// documentation and compressed by models/generate.py; botocore is
-// Apache-2.0, see models/NOTICE). A directory named by STEPWISE_AWS_MODELS
-// holding <service>.json[.gz] files in the same format adds services or
-// replaces the shipped models.
+// files: operations, shapes, protocol and endpoint metadata, parsed by
+// package awsmodel. Those of the services workflows call most ship in the
+// binary (awsmodel's embedded set, which TestState's shape checks read
+// too; botocore is Apache-2.0, see awsmodel/models/NOTICE). A directory
+// named by STEPWISE_AWS_MODELS holding <service>.json[.gz] files in the
+// same format adds services or replaces the shipped models.
 //
 // The service of a resource is the one Step Functions names (the AWS SDK
 // for Java v2 service id in lower case); where botocore names it

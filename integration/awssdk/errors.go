@@ -39,8 +39,8 @@ func parseError(m *Model, op *Operation, resp *response) apiError {
 		// The query protocol's code names the error where the model
 		// knows it by that code only.
 		if code, _, _ := strings.Cut(resp.header.Get("X-Amzn-Query-Error"), ";"); code != "" {
-			if _, modeled := m.errorShape(e.code); !modeled {
-				if _, ok := m.errorShape(code); ok {
+			if _, modeled := m.ErrorShape(e.code); !modeled {
+				if _, ok := m.ErrorShape(code); ok {
 					e.code = code
 				}
 			}
@@ -124,7 +124,7 @@ func codeWithoutBody(op *Operation, status int) string {
 func (e apiError) failure(m *Model) *failure.Failure {
 	prefix := m.ErrorPrefix()
 	name := prefix + "." + prefix + "Exception"
-	if shape, ok := m.errorShape(e.code); ok {
+	if shape, ok := m.ErrorShape(e.code); ok {
 		name = prefix + "." + integration.ExceptionName(shape)
 	}
 	cause := fmt.Sprintf("%s (Service: %s, Status Code: %d, Request ID: %s", orNull(e.message), prefix, e.status, orNull(e.requestID))

@@ -49,7 +49,7 @@ func toJSON(v any, ref *Ref, s *Shape) any {
 		o := jsonvalue.NewObject(len(t.fields))
 		for _, f := range t.fields {
 			if f.Location == "" {
-				o.Set(f.wireName(), toJSON(f.value, f.Ref, f.Shape))
+				o.Set(f.WireName(), toJSON(f.value, f.Ref, f.Shape))
 			}
 		}
 		return o
@@ -130,7 +130,7 @@ func structFromJSON(fs *outFields, v any, s *Shape) {
 		if m.Location != "" {
 			continue
 		}
-		if val, ok := obj.Get(m.wireName()); ok && val != nil {
+		if val, ok := obj.Get(m.WireName()); ok && val != nil {
 			fs.add(m.Name, fromJSON(val, m.Shape))
 		}
 	}

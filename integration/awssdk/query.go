@@ -50,12 +50,12 @@ func (w queryWriter) structure(prefix string, sv *structValue) {
 // name is a member's name in the query.
 func (w queryWriter) name(m Member) string {
 	if !w.ec2 {
-		return m.wireName()
+		return m.WireName()
 	}
 	if m.QueryName != "" {
 		return m.QueryName
 	}
-	return pascal(m.wireName())
+	return pascal(m.WireName())
 }
 
 func (w queryWriter) list(prefix string, items []any, ref *Ref) {

@@ -31,10 +31,10 @@ func marshalREST(m *Model, op *Operation, in *structValue, isXML bool) (*request
 		case "querystring":
 			addQueryMember(r.query, f)
 		case "header":
-			r.header.Set(f.wireName(), headerText(f))
+			r.header.Set(f.WireName(), headerText(f))
 		case "headers":
 			for _, e := range f.value.(mapValue) {
-				r.header.Set(f.wireName()+e.key, scalarText(e.value, "", ""))
+				r.header.Set(f.WireName()+e.key, scalarText(e.value, "", ""))
 			}
 		}
 	}
@@ -76,7 +76,7 @@ func expandURI(uri string, in *structValue) (string, error) {
 // labelValue is the text of the member bound to a URI label.
 func labelValue(label string, in *structValue) (string, error) {
 	for _, f := range in.fields {
-		if f.Location == "uri" && f.wireName() == label {
+		if f.Location == "uri" && f.WireName() == label {
 			if s := scalarText(f.value, timestampFormat(f.Ref, f.Shape, ""), "iso8601"); s != "" {
 				return s, nil
 			}
@@ -85,7 +85,7 @@ func labelValue(label string, in *structValue) (string, error) {
 		}
 	}
 	for _, m := range in.shape.Members {
-		if m.Location == "uri" && m.wireName() == label {
+		if m.Location == "uri" && m.WireName() == label {
 			label = pascal(m.Name)
 		}
 	}
@@ -119,7 +119,7 @@ func addQueryMember(q url.Values, f field) {
 	switch t := f.value.(type) {
 	case []any:
 		for _, e := range t {
-			q.Add(f.wireName(), scalarText(e, format, ""))
+			q.Add(f.WireName(), scalarText(e, format, ""))
 		}
 	case mapValue:
 		for _, e := range t {
@@ -132,7 +132,7 @@ func addQueryMember(q url.Values, f field) {
 			q.Set(e.key, scalarText(e.value, "", ""))
 		}
 	default:
-		q.Set(f.wireName(), scalarText(f.value, format, ""))
+		q.Set(f.WireName(), scalarText(f.value, format, ""))
 	}
 }
 
@@ -256,7 +256,7 @@ func unmarshalREST(s *Shape, resp *response, isXML bool) (any, error) {
 				fs.add(m.Name, v)
 			}
 		case "headers":
-			fs.add(m.Name, prefixedHeaders(resp.header, m.wireName()))
+			fs.add(m.Name, prefixedHeaders(resp.header, m.WireName()))
 		}
 	}
 	if err := restBody(&fs, s, resp.body, isXML); err != nil {
@@ -322,7 +322,7 @@ func payloadValue(mem Member, body []byte, isXML bool) (any, error) {
 
 // headerValue reads a header member.
 func headerValue(h http.Header, m Member) (any, bool) {
-	vals := h.Values(m.wireName())
+	vals := h.Values(m.WireName())
 	if len(vals) == 0 {
 		return nil, false
 	}

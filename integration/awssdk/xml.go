@@ -129,7 +129,7 @@ func structFromXML(fs *outFields, n *xmlNode, s *Shape) {
 		if m.Location != "" {
 			continue
 		}
-		name := m.wireName()
+		name := m.WireName()
 		switch {
 		case m.XMLAttribute:
 			if text, ok := n.attr(name); ok {
@@ -219,7 +219,7 @@ func (w *xmlWriter) attributes(sv *structValue) {
 		if f.XMLNamespace != nil && f.XMLNamespace.Prefix != "" {
 			w.attr("xmlns:"+f.XMLNamespace.Prefix, f.XMLNamespace.URI)
 		}
-		w.attr(f.wireName(), scalarText(f.value, timestampFormat(f.Ref, f.Shape, ""), "iso8601"))
+		w.attr(f.WireName(), scalarText(f.value, timestampFormat(f.Ref, f.Shape, ""), "iso8601"))
 	}
 }
 
@@ -229,7 +229,7 @@ func (w *xmlWriter) content(v any, ref *Ref, s *Shape) {
 	case *structValue:
 		for _, f := range t.fields {
 			if f.Location == "" && !f.XMLAttribute {
-				w.member(f.wireName(), f.value, f.Ref)
+				w.member(f.WireName(), f.value, f.Ref)
 			}
 		}
 	case []any:

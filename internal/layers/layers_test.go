@@ -107,7 +107,9 @@ var rules = []rule{
 	{pkg: "integration/mock", layer: "integration: the mocked task runner of the test runner, below the engine", may: with("engine/task", "interp", "internal/boundedfile")},
 	{pkg: "integration/standard", layer: "integration: the built-in runners, assembled", may: with("integration/...", "config")},
 	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "engine/task", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress", "internal/boundedfile")},
+	{pkg: "integration/awssdk/awsmodel", layer: "integration: the AWS API models and their parser, shared by the aws-sdk integration and TestState", may: with()},
+	{pkg: "integration/awssdk/awsmodel/gen", layer: "integration: the generator of the embedded AWS API models", may: with("integration/awssdk/awsmodel")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
@@ -124,7 +126,7 @@ var rules = []rule{
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/boundedfile", "internal/security/crossorigin")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
-	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
+	{pkg: "service/teststate/apishape", layer: "service/teststate: the checks of results against the API's output shapes", may: with("integration/awssdk/awsmodel")},
 
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(

@@ -68,8 +68,9 @@
 // Map's afterItemSelector (when it has one), maxConcurrency and tolerated
 // failures, errorDetails and variables.
 //
-// Mocked results of service integrations are checked against the API
-// output shapes of package apishape.
+// Mocked results of service integrations are checked by package apishape
+// against the API output shapes of the embedded models the aws-sdk
+// integration calls with (package awsmodel).
 //
 // The package is pure: no I/O but Config.Invoke, no logging, the clock
 // and ids injected through Config.

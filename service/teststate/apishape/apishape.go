@@ -2,32 +2,22 @@
 // against the output shape of the API operation it stands for, as the
 // TestState API does with the fieldValidationMode of a mock.
 //
-// The shapes come from botocore's service models (Apache-2.0, Amazon.com,
-// Inc.), reduced by gen.go to what validation needs and embedded one file
-// per service; a service's file is decoded the first time it is used.
+// The shapes are the embedded API models of package awsmodel, the same
+// the aws-sdk integration calls with: whole models for the services it
+// calls, the output shapes only for the others TestState checks.
 //
-// The package is pure: no I/O beyond the embedded files, no logging.
+// The package is pure: no I/O beyond the embedded models, no logging.
 package apishape
 
-//go:generate sh -c "go run gen.go -botocore \"$(python3 -c 'import botocore,os;print(os.path.dirname(botocore.__file__))')/data\""
-
 import (
-	"bytes"
-	"compress/gzip"
-	"embed"
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
-
-//go:embed shapes/*.json.gz
-var files embed.FS
 
 // Mode is how strictly a result is checked.
 type Mode int
@@ -64,95 +54,13 @@ func errRequired(field string) *Error {
 // the operation returns a structure.
 var ErrNotObject = &Error{Message: "Mocked result must be a JSON object."}
 
-type shape struct {
-	T        string            `json:"t"`
-	Members  map[string]string `json:"m"`
-	List     string            `json:"l"`
-	Value    string            `json:"v"`
-	Required []string          `json:"r"`
-	Enum     []string          `json:"e"`
-	Min      *float64          `json:"min"`
-	Max      *float64          `json:"max"`
-
-	// byKey maps a normalized member name (see normKey) to the member.
-	byKey map[string]string
-}
-
-type model struct {
-	Ops    map[string]string `json:"ops"`
-	Shapes map[string]*shape `json:"shapes"`
-
-	opsByKey map[string]string // lower-case operation name → output shape
-}
-
-var models sync.Map // service name → *model, or error
-
-func load(service string) (*model, error) {
-	if v, ok := models.Load(service); ok {
-		if err, isErr := v.(error); isErr {
-			return nil, err
-		}
-		return v.(*model), nil
-	}
-	m, err := decode(service)
-	if err != nil {
-		models.Store(service, err)
-		return nil, err
-	}
-	v, _ := models.LoadOrStore(service, m)
-	return v.(*model), nil
-}
-
-func decode(service string) (*model, error) {
-	raw, err := files.ReadFile("shapes/" + service + ".json.gz")
-	if err != nil {
-		return nil, err
-	}
-	z, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		return nil, err
-	}
-	m := &model{}
-	if err := json.Unmarshal(data, m); err != nil {
-		return nil, fmt.Errorf("apishape: %s: %w", service, err)
-	}
-	m.opsByKey = make(map[string]string, len(m.Ops))
-	for name, out := range m.Ops {
-		m.opsByKey[strings.ToLower(name)] = out
-	}
-	for _, s := range m.Shapes {
-		if s.T != "structure" {
-			continue
-		}
-		s.byKey = make(map[string]string, len(s.Members))
-		for name, ref := range s.Members {
-			s.byKey[normKey(name)] = ref
-		}
-	}
-	return m, nil
-}
-
 // Services lists the services whose shapes are embedded (botocore names),
 // sorted.
-func Services() []string { return slices.Clone(services()) }
-
-var services = sync.OnceValue(func() []string {
-	entries, _ := files.ReadDir("shapes")
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, strings.TrimSuffix(e.Name(), ".json.gz"))
-	}
-	return out
-})
+func Services() []string { return awsmodel.Services() }
 
 // Operation is the output shape of one API operation.
 type Operation struct {
-	m      *model
-	output string
+	output *awsmodel.Shape
 }
 
 // Lookup finds an operation of a service: service is botocore's name
@@ -160,16 +68,21 @@ type Operation struct {
 // without regard to case ("putItem" finds PutItem). ok is false when the
 // service or operation is unknown or the operation has no output.
 func Lookup(service, operation string) (*Operation, bool) {
-	m, err := load(service)
+	m, err := awsmodel.Embedded(service)
 	if err != nil {
 		return nil, false
 	}
-	out, ok := m.opsByKey[strings.ToLower(operation)]
-	if !ok {
-		return nil, false
+	want := strings.ToLower(operation)
+	for name, op := range m.Operations {
+		if op.Output != nil && strings.ToLower(name) == want {
+			return &Operation{output: op.Output.Shape}, true
+		}
 	}
-	return &Operation{m: m, output: out}, true
+	return nil, false
 }
+
+// Shape is the operation's output shape, a shape of the embedded model.
+func (op *Operation) Shape() *awsmodel.Shape { return op.output }
 
 // Validate checks a mocked result (a jsonvalue value) against the
 // operation's output shape. Fields the shape does not know are accepted,
@@ -177,25 +90,23 @@ func Lookup(service, operation string) (*Operation, bool) {
 // value (an optimised integration's decoded payload, such as the Payload
 // of lambda:invoke). It returns nil or an *Error.
 func (op *Operation) Validate(v any, mode Mode, anyJSON ...string) error {
-	s := op.m.Shapes[op.output]
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
 		return ErrNotObject
 	}
-	c := &checker{m: op.m, mode: mode}
+	c := &checker{mode: mode}
 	skip := make(map[string]bool, len(anyJSON))
 	for _, k := range anyJSON {
 		skip[normKey(k)] = true
 	}
-	return c.structure(s, obj, skip)
+	return c.structure(op.output, obj, skip)
 }
 
 type checker struct {
-	m    *model
 	mode Mode
 }
 
-func (c *checker) structure(s *shape, obj *jsonvalue.Object, skip map[string]bool) error {
+func (c *checker) structure(s *awsmodel.Shape, obj *jsonvalue.Object, skip map[string]bool) error {
 	if c.mode == Strict {
 		for _, req := range s.Required {
 			if !hasKey(obj, req) {
@@ -205,11 +116,11 @@ func (c *checker) structure(s *shape, obj *jsonvalue.Object, skip map[string]boo
 	}
 	for key, fv := range obj.All() {
 		nk := normKey(key)
-		ref, ok := s.byKey[nk]
+		member, ok := memberByKey(s, nk)
 		if !ok || skip[nk] {
 			continue
 		}
-		if err := c.value(c.m.Shapes[ref], key, fv); err != nil {
+		if err := c.value(member.Shape, key, fv); err != nil {
 			return err
 		}
 	}
@@ -217,13 +128,11 @@ func (c *checker) structure(s *shape, obj *jsonvalue.Object, skip map[string]boo
 }
 
 // value checks v, the value of the field named field, against s.
-func (c *checker) value(s *shape, field string, v any) error {
-	if s == nil || v == nil {
+func (c *checker) value(s *awsmodel.Shape, field string, v any) error {
+	if s == nil || v == nil || s.Document {
 		return nil
 	}
-	switch s.T {
-	case "document":
-		return nil
+	switch s.Type {
 	case "structure":
 		obj, ok := v.(*jsonvalue.Object)
 		if !ok {
@@ -239,7 +148,7 @@ func (c *checker) value(s *shape, field string, v any) error {
 			return err
 		}
 		for _, e := range arr {
-			if err := c.value(c.m.Shapes[s.List], field, e); err != nil {
+			if err := c.value(s.Member.Shape, field, e); err != nil {
 				return err
 			}
 		}
@@ -250,7 +159,7 @@ func (c *checker) value(s *shape, field string, v any) error {
 			return errField(field, "must be an object")
 		}
 		for _, e := range obj.All() {
-			if err := c.value(c.m.Shapes[s.Value], field, e); err != nil {
+			if err := c.value(s.Value.Shape, field, e); err != nil {
 				return err
 			}
 		}
@@ -296,7 +205,7 @@ func (c *checker) value(s *shape, field string, v any) error {
 	return nil
 }
 
-func checkLength(s *shape, field string, n int) error {
+func checkLength(s *awsmodel.Shape, field string, n int) error {
 	switch {
 	case s.Min != nil && float64(n) < *s.Min:
 		return errField(field, "is smaller than the minimum length")
@@ -306,7 +215,7 @@ func checkLength(s *shape, field string, n int) error {
 	return nil
 }
 
-func checkRange(s *shape, field string, f float64) error {
+func checkRange(s *awsmodel.Shape, field string, f float64) error {
 	switch {
 	case s.Min != nil && f < *s.Min:
 		return errField(field, "is less than the minimum value")
@@ -314,6 +223,17 @@ func checkRange(s *shape, field string, f float64) error {
 		return errField(field, "exceeds the maximum value")
 	}
 	return nil
+}
+
+// memberByKey finds the member of a structure whose normalized name (see
+// normKey) is key.
+func memberByKey(s *awsmodel.Shape, key string) (awsmodel.Member, bool) {
+	for _, m := range s.Members {
+		if normKey(m.Name) == key {
+			return m, true
+		}
+	}
+	return awsmodel.Member{}, false
 }
 
 func hasKey(obj *jsonvalue.Object, member string) bool {
