@@ -136,6 +136,7 @@ var rules = []rule{
 	// Tests of the whole: their code is in test files.
 	{pkg: "e2e", layer: "end-to-end tests: test files only"},
 	{pkg: "examples/...", layer: "examples: test files only"},
+	{pkg: "docs", layer: "the documents' tests: test files only"},
 }
 
 // testHelpers are the packages that only tests use: no package outside
