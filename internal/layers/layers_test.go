@@ -31,7 +31,7 @@ var base = []string{"jsonvalue", "failure", "history", "sfnapi", "awsarn"}
 
 func with(patterns ...string) []string { return append(slices.Clone(base), patterns...) }
 
-// rules is the layering (docs/design.md, its opening paragraph): awsjson →
+// rules is the layering (docs/design/README.md, its opening paragraph): awsjson →
 // service → engine → interp → asl → the shared names and jsonvalue, with the store
 // the engine's driver seam, integration the registry of task runners above
 // the engine, the engine's observers beside the service, and cli assembling
@@ -39,10 +39,10 @@ func with(patterns ...string) []string { return append(slices.Clone(base), patte
 // either fits the layering (add it to the rule) or goes into exceptions.
 var rules = []rule{
 	// The bottom: nothing of the module.
-	{pkg: "failure", layer: "bottom: imports nothing else (docs/design.md, Values)"},
-	{pkg: "history", layer: "bottom: imports nothing else (docs/design.md, Values)"},
-	{pkg: "sfnapi", layer: "bottom: imports nothing else (docs/design.md, Values)"},
-	{pkg: "awsarn", layer: "bottom: imports nothing else (docs/design.md, Values)"},
+	{pkg: "failure", layer: "bottom: imports nothing else (docs/design/values-and-asl.md, Values)"},
+	{pkg: "history", layer: "bottom: imports nothing else (docs/design/values-and-asl.md, Values)"},
+	{pkg: "sfnapi", layer: "bottom: imports nothing else (docs/design/values-and-asl.md, Values)"},
+	{pkg: "awsarn", layer: "bottom: imports nothing else (docs/design/values-and-asl.md, Values)"},
 	{pkg: "jsonvalue", layer: "bottom: imports nothing else"},
 
 	// asl: the language, its expression languages, bottom up.
@@ -93,7 +93,7 @@ var rules = []rule{
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
 
-	// engine: below the service and the wire (docs/design.md, The API).
+	// engine: below the service and the wire (docs/design/api.md, The API).
 	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
@@ -138,6 +138,7 @@ var rules = []rule{
 	// Tests of the whole: their code is in test files.
 	{pkg: "e2e", layer: "end-to-end tests: test files only"},
 	{pkg: "examples/...", layer: "examples: test files only"},
+	{pkg: "docs", layer: "the documents' tests: test files only"},
 }
 
 // testHelpers are the packages that only tests use: no package outside
@@ -279,7 +280,7 @@ func TestLayerImports(t *testing.T) {
 			if len(r.may) > 0 {
 				may = strings.Join(r.may, ", ")
 			}
-			t.Errorf("%s/%s imports %s/%s, which its rule does not allow:\n\trule %q (%s) may import: %s\n\tif the import fits the layering of docs/design.md, add it to the rule; if it goes against it, list it in exceptions with why",
+			t.Errorf("%s/%s imports %s/%s, which its rule does not allow:\n\trule %q (%s) may import: %s\n\tif the import fits the layering of docs/design/README.md, add it to the rule; if it goes against it, list it in exceptions with why",
 				module, pkg, module, imp, r.pkg, r.layer, may)
 		}
 	}
@@ -377,8 +378,8 @@ func TestLayerFoldersHaveNoCycles(t *testing.T) {
 }
 
 // The engine sits below the service and the wire: it declares the types
-// it exchanges, and the service adapts to them (docs/design.md, its opening
-// paragraph and The API). Not even indirectly does it depend on them.
+// it exchanges, and the service adapts to them (docs/design/README.md, its
+// opening paragraph, and docs/design/api.md). Not even indirectly does it depend on them.
 func TestLayerEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	g := load(t)

@@ -8,5 +8,5 @@
 // runner is given at dispatch (Tracer.TaskTraceParent, through
 // engine.Config.TaskTrace) names the span later made of its events, and
 // an execution resumed after a restart continues its trace. See
-// docs/design.md, Traces.
+// docs/design/observing.md, Traces.
 package tracing

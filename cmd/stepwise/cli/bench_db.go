@@ -16,7 +16,7 @@ import (
 )
 
 // dbProbe reads, on a PostgreSQL database the servers share, what the
-// scale-out model of docs/design.md needs besides the servers' own CPU:
+// scale-out model of docs/design/store.md needs besides the servers' own CPU:
 // the database's write transactions (the transaction ids it handed out),
 // its top-level statements (pg_stat_statements, when installed), its WAL
 // bytes (the WAL position) and flushes (pg_stat_wal) and, when the
