@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"stepwise/engine/internal/node"
-	"stepwise/interp"
 	"stepwise/store"
 )
 
@@ -143,33 +141,4 @@ func (e *Engine) handOutHere(ctx context.Context, req *node.Request) (*ActivityT
 		return task, err
 	}
 	return nil, fmt.Errorf("execution %s: could not be loaded", req.Arn)
-}
-
-// maxReroutes bounds the times a request is sent again to an execution's
-// owner (see rerouteWait): about 30 s, long enough for a node that is
-// stopping to release its executions, or a dead one's lease to run out.
-const maxReroutes = 130
-
-// rerouteWait waits before a request is sent again to an execution's
-// owner, a little longer each time; false when the engine stops.
-func (e *Engine) rerouteWait(try int) bool {
-	select {
-	case <-time.After(min(time.Duration(try)*20*time.Millisecond, 250*time.Millisecond)):
-		return true
-	case <-e.halted:
-		return false
-	}
-}
-
-// remoteStep asks the owner of execution arn to take a step.
-func (e *Engine) remoteStep(ctx context.Context, to, arn string, ev interp.Event, send bool) (bool, error) {
-	kind := node.ReqStep
-	if send {
-		kind = node.ReqSend
-	}
-	a, err := e.ask(ctx, to, &node.Request{Kind: kind, Arn: arn, Event: encodeEntry(&entry{Event: ev})})
-	if err != nil {
-		return false, err
-	}
-	return a.Applied, nil
 }

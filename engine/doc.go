@@ -12,6 +12,33 @@
 //	                               commands carried out only after the commit:
 //	                               arm timers, dispatch tasks
 //
+// A step is a pipeline: the step loop (exec.go) calls its stages in this
+// order, each in a file of its own, and a stage calls only helpers below
+// it, never a stage before it:
+//
+//	load       load.go       the execution: a new one (a start), the one in memory, or
+//	                         one rebuilt from the store by replaying its log
+//	own        own.go        the step is taken here, under the execution's lock, or sent
+//	                         to the node of a cluster that owns the execution
+//	interpret  interpret.go  the interpreter takes the event: history events, commands
+//	throttle   throttle.go   the transition quota holds the step back
+//	write      write.go      the store work of the step and the row it leaves
+//	commit     commit.go     the step made durable (the committer); the live execution
+//	                         moves on to the row it left
+//	observe    observe.go    the observer told of the committed step
+//	effects    effects.go    the commands carried out: timers armed, tasks dispatched
+//
+// StartExecution takes a new execution through them (nothing to own);
+// every other outside event enters at apply (a timer's, a task's result,
+// SendTask*, StopExecution), and the loop (stepVia, then stepLocked and
+// commitLocked, where the activity hand-out joins it) takes it through all
+// of them. What the effects set going comes back as an outside event: a
+// step of its own, from the top of the loop. The helpers below the stages
+// are the clock and the work it waits for (clock.go), the timer queue
+// (timers.go), the call gates (gate.go), the replay log's entries
+// (replaylog.go), the store's health (health.go) and a cluster's ownership
+// (cluster.go).
+//
 // Writes from many executions are grouped into one transaction by the
 // committer, so throughput comes from doing less per step, not from
 // skipping durability.

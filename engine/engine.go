@@ -492,6 +492,9 @@ func (e *Engine) interruptHalting() *interp.Interruption {
 	return nil
 }
 
+// isExpressArn says whether an execution ARN names an EXPRESS execution.
+func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
+
 // arnName returns the last ":"-separated part of an ARN.
 func arnName(arn string) string {
 	if i := strings.LastIndexByte(arn, ':'); i >= 0 {

@@ -1,14 +1,10 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"stepwise/store"
 )
 
 // Commits that fail because the store cannot write now (a full disk, an
@@ -109,46 +105,4 @@ func (e *Engine) Health() Health {
 		h.mu.Unlock()
 	}
 	return out
-}
-
-// commit writes a step, retrying it while the store cannot write (see
-// above).
-func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
-	began := time.Now()
-	err := e.commits.commit(ctx, arn, w)
-	if err == nil {
-		e.health.success(began)
-		return nil
-	}
-	if !errors.Is(err, store.ErrUnavailable) {
-		return err
-	}
-	internal := ctx.Value(internalKey{}) != nil
-	e.health.retrying.Add(1)
-	defer e.health.retrying.Add(-1)
-	ctx = context.WithoutCancel(ctx)
-	delay := commitRetryFirst
-	giveUp := e.cfg.EvalClock().Add(commitRetryLimit)
-	for {
-		e.health.failure(err, began, time.Now())
-		if !internal && !e.cfg.EvalClock().Before(giveUp) {
-			return err
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-e.halted:
-			t.Stop()
-			return errStopped
-		}
-		delay = min(2*delay, commitRetryMax)
-		began = time.Now()
-		if err = e.commits.commit(ctx, arn, w); err == nil {
-			e.health.success(began)
-			return nil
-		}
-		if !errors.Is(err, store.ErrUnavailable) {
-			return err
-		}
-	}
 }

@@ -12,18 +12,68 @@ import (
 	"stepwise/store"
 )
 
-// Loading an execution: a RUNNING execution not in memory is rebuilt from
-// the store by replaying its log (fill), its timers re-armed and its
-// unfinished tasks dispatched again.
+// The load stage: the execution a step is for. A new one for a start
+// (newLive); otherwise the one in memory, or a RUNNING execution not in
+// memory rebuilt from the store by replaying its log (fill), its timers
+// re-armed and its unfinished tasks dispatched again. In a cluster, an
+// execution is loaded only by the node that owns it (own, cluster.go).
 
-// drop removes l from the live executions.
-func (e *Engine) drop(l *liveExecution) {
-	l.gone = true
-	e.mu.Lock()
-	if e.live[l.arn] == l {
-		delete(e.live, l.arn)
+// newLive makes the live execution of a new one started at now; it joins
+// the live executions once its start is committed.
+func (e *Engine) newLive(p *StartParams, now time.Time) (*liveExecution, error) {
+	x, row, err := e.newExecution(p, now)
+	if err != nil {
+		return nil, err
 	}
-	e.mu.Unlock()
+	l := &liveExecution{arn: row.Arn, x: x, row: *row, timers: map[string]time.Time{}, tasks: map[string]*interp.TaskRequest{}}
+	e.watch(l)
+	return l, nil
+}
+
+// newExecution makes the interpreter's execution and the row of a new
+// execution started at now.
+func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
+	input := p.InputValue
+	if !p.InputParsed {
+		var err error
+		if input, err = jsonvalue.ParseString(p.Input); err != nil {
+			return nil, nil, &InvalidInputError{Err: err}
+		}
+	}
+	row := &store.Execution{
+		Arn:             p.ExecutionArn,
+		StateMachineArn: p.StateMachine.Arn,
+		RevisionID:      p.StateMachine.RevisionID,
+		Name:            p.Name,
+		Status:          history.StatusRunning,
+		Input:           p.Input,
+		StartDate:       now,
+		RoleArn:         p.StateMachine.RoleArn,
+		TraceHeader:     p.TraceHeader,
+		TestCase:        p.TestCase,
+		VersionArn:      p.VersionArn,
+		AliasArn:        p.AliasArn,
+		MapRunArn:       p.MapRunArn,
+		Policies:        p.Policies.Text(),
+	}
+	opts := e.options()
+	opts.Policies = p.Policies
+	x := interp.New(p.Machine, e.info(row), input, opts)
+	x.InputText = p.Input
+	return x, row, nil
+}
+
+// watch makes l's interpreter cut its steps short when the engine stops
+// (abandoned) or a stop is asked for (stopped where the step is), and
+// time its evaluations with the wall clock.
+func (e *Engine) watch(l *liveExecution) {
+	l.x.Opts.Clock = e.cfg.EvalClock
+	l.x.Opts.Interrupt = func() *interp.Interruption {
+		if e.halting.Load() {
+			return abandon
+		}
+		return l.stop.Load()
+	}
 }
 
 // get returns the live execution, loading it from the store when needed.
@@ -58,6 +108,16 @@ func (e *Engine) get(ctx context.Context, arn string) (*liveExecution, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// drop removes l from the live executions.
+func (e *Engine) drop(l *liveExecution) {
+	l.gone = true
+	e.mu.Lock()
+	if e.live[l.arn] == l {
+		delete(e.live, l.arn)
+	}
+	e.mu.Unlock()
 }
 
 // load makes a stored execution live (used on start).

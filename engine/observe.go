@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strings"
 	"time"
 
 	"stepwise/engine/maprunner"
@@ -45,29 +44,6 @@ type CommittedStep struct {
 	// Task is the task whose start, heartbeat or result the step took,
 	// if any.
 	Task *interp.TaskRequest
-}
-
-// isExpressArn says whether an execution ARN names an EXPRESS execution.
-func isExpressArn(arn string) bool { return strings.Contains(arn, ":express:") }
-
-// statusNotices are the notices of a step of an execution whose status
-// was previous (ev nil: its start), which left its row as next: none when
-// the status stays as it was, RUNNING for a start or a redrive, and the
-// end when it ended (a start or redrive that ends at once tells of both).
-// render makes a notice's body.
-func statusNotices(render func(*store.Execution, time.Time) []byte, previous history.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
-	began := ev == nil || ev.Kind == interp.Redrive
-	if !began && next.Status == previous {
-		return nil
-	}
-	var out []*store.OutboxEvent
-	if began && next.Status != history.StatusRunning {
-		running := *next
-		running.Status = history.StatusRunning
-		running.StopDate, running.Output, running.Error, running.Cause = nil, nil, nil, nil
-		out = append(out, &store.OutboxEvent{CreatedAt: now, Body: render(&running, now)})
-	}
-	return append(out, &store.OutboxEvent{CreatedAt: now, Body: render(next, now)})
 }
 
 // observe tells the observer of a committed step.

@@ -7,8 +7,81 @@ import (
 	"runtime"
 	"time"
 
+	"stepwise/interp"
 	"stepwise/store"
 )
+
+// The commit stage: the step's store work is written durably, in a
+// transaction the committer shares among the steps of many executions;
+// a store that cannot write has the commit retried (see health.go). Only
+// then does the live execution move on to the row the step left.
+
+// commitStep commits the store work w of a step of l (on event ev; nil
+// for the start), then moves l on to next, the row the step left: the
+// replay log's next entry, and the activity tasks a worker holds. l
+// (when it is live) is locked. On an error, l is as it was.
+func (e *Engine) commitStep(ctx context.Context, l *liveExecution, ev *interp.Event, w *store.Step, next *store.Execution) error {
+	if err := e.commit(ctx, l.arn, w); err != nil {
+		return err
+	}
+	l.row = *next
+	if ev == nil {
+		return nil
+	}
+	l.seq++
+	switch ev.Kind {
+	case interp.TaskStarted:
+		if l.started == nil {
+			l.started = map[string]bool{}
+		}
+		l.started[ev.ID] = true
+	case interp.TaskReleased, interp.TaskSucceeded, interp.TaskFailed:
+		delete(l.started, ev.ID)
+	}
+	return nil
+}
+
+// commit writes a step, retrying it while the store cannot write (see
+// health.go).
+func (e *Engine) commit(ctx context.Context, arn string, w *store.Step) error {
+	began := time.Now()
+	err := e.commits.commit(ctx, arn, w)
+	if err == nil {
+		e.health.success(began)
+		return nil
+	}
+	if !errors.Is(err, store.ErrUnavailable) {
+		return err
+	}
+	internal := ctx.Value(internalKey{}) != nil
+	e.health.retrying.Add(1)
+	defer e.health.retrying.Add(-1)
+	ctx = context.WithoutCancel(ctx)
+	delay := commitRetryFirst
+	giveUp := e.cfg.EvalClock().Add(commitRetryLimit)
+	for {
+		e.health.failure(err, began, time.Now())
+		if !internal && !e.cfg.EvalClock().Before(giveUp) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-e.halted:
+			t.Stop()
+			return errStopped
+		}
+		delay = min(2*delay, commitRetryMax)
+		began = time.Now()
+		if err = e.commits.commit(ctx, arn, w); err == nil {
+			e.health.success(began)
+			return nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) {
+			return err
+		}
+	}
+}
 
 type commitRequest struct {
 	step *store.Step
