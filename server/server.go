@@ -192,7 +192,9 @@ func (s *Server) buildTasks() error {
 		}
 		s.tasks = tasks
 	}
-	s.local = lambda.LocalOf(s.tasks)
+	if s.tasks != nil {
+		s.local = lambda.LocalOf(s.tasks)
+	}
 	if s.local != nil && s.opts.tasks == nil {
 		// Before any invoke: what functions of a server that died left
 		// running is killed, and this server's are recorded.

@@ -15,7 +15,9 @@ import (
 
 	"stepwise/config"
 	"stepwise/deploy"
+	"stepwise/engine/task"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/jsonvalue"
 	"stepwise/server"
 	"stepwise/server/servertest"
 	"stepwise/service"
@@ -143,4 +145,26 @@ func TestDeployAtStart(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	require.ErrorIs(t, srv.Start(context.Background()), broken)
 	require.Empty(t, srv.URL(), "a failed start does not listen")
+}
+
+// answer answers every task with its state's name.
+type answer struct{}
+
+func (answer) Run(_ context.Context, t *task.Task, done func(task.Result)) {
+	out := jsonvalue.NewObject(1)
+	out.Set("by", t.Request.StateName)
+	go done(task.Result{Output: out})
+}
+
+func (answer) Cancel(string, string) {}
+
+// WithTasks runs the tasks with the runner given, which need not be an
+// integration registry.
+func TestWithTasks(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t, servertest.WithOptions(server.WithTasks(answer{})))
+	d := run(t, s, "answered", `{"StartAt": "Work", "States": {"Work": {"Type": "Task",
+		"Resource": "arn:aws:lambda:us-east-1:123456789012:function:nowhere", "End": true}}}`)
+	require.Equal(t, types.ExecutionStatusSucceeded, d.Status)
+	require.JSONEq(t, `{"by": "Work"}`, aws.ToString(d.Output))
 }
