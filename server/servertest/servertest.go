@@ -15,6 +15,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,7 +125,7 @@ func (w *testWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.done {
-		w.t.Log(string(p[:len(p)-min(len(p), 1)]))
+		w.t.Log(strings.TrimSuffix(string(p), "\n"))
 	}
 	return len(p), nil
 }
