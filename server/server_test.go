@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"stepwise/config"
 	"stepwise/deploy"
 	"stepwise/engine/task"
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/server"
@@ -46,6 +49,10 @@ func run(t *testing.T, s *servertest.Server, name, def string) *sfn.DescribeExec
 	return d
 }
 
+// The PostgreSQL cluster of the tests that ask for one is stopped once
+// they ran.
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
 // A server built from a configuration serves the Step Functions API: an
 // AWS SDK client creates a state machine and runs it to SUCCEEDED.
 func TestServesTheAPI(t *testing.T) {
@@ -58,6 +65,17 @@ func TestServesTheAPI(t *testing.T) {
 	sms, err := s.Service().ListStateMachines(context.Background(), &service.ListStateMachinesInput{})
 	require.NoError(t, err)
 	require.Len(t, sms.StateMachines, 1)
+}
+
+// A server on PostgreSQL serves the same API as one on SQLite.
+func TestServesTheAPIOnPostgres(t *testing.T) {
+	t.Parallel()
+	slowtest.Require(t, "it runs a PostgreSQL cluster")
+	s := servertest.New(t, servertest.WithPostgres())
+	require.True(t, strings.HasPrefix(s.Where(), "postgres"), s.Where())
+	d := run(t, s, "hello", passDef)
+	require.Equal(t, types.ExecutionStatusSucceeded, d.Status)
+	require.JSONEq(t, `{"done": true}`, aws.ToString(d.Output))
 }
 
 // Two servers on two stores share nothing: a state machine of one is
