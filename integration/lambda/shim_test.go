@@ -18,9 +18,9 @@ import (
 	"stepwise/integration/lambda"
 	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/jsonvalue"
 	"stepwise/server"
 	"stepwise/server/servertest"
-	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/store"
 )
