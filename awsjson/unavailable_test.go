@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/awsjson"
-	"stepwise/engine"
-	"stepwise/service"
+	"stepwise/config"
+	"stepwise/server"
+	"stepwise/server/servertest"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -64,15 +62,8 @@ func TestStoreUnavailable(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { real.Close() })
 	broken := &atomic.Bool{}
-	drv := brokenDisk{real, broken}
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	t.Cleanup(eng.Stop)
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
-	srv := httptest.NewServer(awsjson.New(svc, slog.New(slog.DiscardHandler)))
-	t.Cleanup(srv.Close)
+	srv := servertest.New(t, servertest.WithConfig(func(c *config.Serve) { c.WaitTimeScale = 0 }),
+		servertest.WithOptions(server.WithStore(brokenDisk{real, broken})))
 
 	call := func(op, body string) (int, string) {
 		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))

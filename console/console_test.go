@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,10 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/console"
-	"stepwise/engine"
 	"stepwise/internal/testkit/testwait"
+	"stepwise/server/servertest"
 	"stepwise/service"
-	"stepwise/store/sqlitestore"
 )
 
 type bundle struct {
@@ -36,22 +34,12 @@ func setup(t testing.TB) *bundle {
 // setupWith is setup with the console's options.
 func setupWith(t testing.TB, opts console.Options) *bundle {
 	t.Helper()
-	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 1})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
+	st := servertest.New(t)
+	svc := st.Service()
 	con, err := console.NewWith(svc, opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(con)
-	t.Cleanup(func() {
-		srv.Close()
-		eng.Stop()
-		drv.Close()
-	})
+	t.Cleanup(srv.Close)
 	return &bundle{svc: svc, srv: srv}
 }
 

@@ -4,17 +4,16 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/config"
 	"stepwise/console"
-	"stepwise/engine"
+	"stepwise/server/servertest"
 	"stepwise/service"
-	"stepwise/store/sqlitestore"
 )
 
 var durationRE = regexp.MustCompile(`<dt>Duration</dt><dd>([^<]*)</dd>`)
@@ -27,17 +26,8 @@ var durationRE = regexp.MustCompile(`<dt>Duration</dt><dd>([^<]*)</dd>`)
 func TestRunningDurationNeverNegative(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0.001})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		eng.Stop()
-		drv.Close()
-	})
+	st := servertest.New(t, servertest.WithConfig(func(c *config.Serve) { c.WaitTimeScale = 0.001 }))
+	svc := st.Service()
 	page := func(con *console.Console, arn string) string {
 		t.Helper()
 		rec := httptest.NewRecorder()
@@ -67,7 +57,7 @@ func TestRunningDurationNeverNegative(t *testing.T) {
 	require.Equal(t, time.Duration(0), duration(page(realTime, x.ExecutionArn)), "a start date ahead of real time")
 
 	time.Sleep(10 * time.Millisecond) // 10 s of execution time
-	executionTime, err := console.NewWith(svc, console.Options{Now: eng.Now})
+	executionTime, err := console.NewWith(svc, console.Options{Now: st.Engine().Now})
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, duration(page(executionTime, x.ExecutionArn)), 10*time.Second)
 }

@@ -16,10 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/console"
-	"stepwise/engine"
 	"stepwise/scheduler"
-	"stepwise/service"
-	"stepwise/store/sqlitestore"
+	"stepwise/server/servertest"
 )
 
 // schedules is the console's Scheduler over a real scheduler.Service,
@@ -88,30 +86,20 @@ func (s schedules) get(ctx context.Context, group, name string) (*scheduler.Sche
 // day off.
 func setupSchedules(t *testing.T, now time.Time) (*bundle, *scheduler.Service) {
 	t.Helper()
-	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 1})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
+	st := servertest.New(t)
+	svc := st.Service()
 	cal := filepath.Join(t.TempDir(), "jp.txt")
 	require.NoError(t, os.WriteFile(cal, []byte("2026-11-26 # a day off\n"), 0o600))
 	calendars, err := scheduler.LoadCalendars(map[string]string{"jp": cal})
 	require.NoError(t, err)
-	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: "us-east-1", Account: "123456789012", Calendars: calendars,
+	sched := scheduler.New(st.Store().Executor(), scheduler.Config{Region: "us-east-1", Account: "123456789012", Calendars: calendars,
 		Now: func() time.Time { return now }})
 	s := schedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Schedules: s.list, Scheduler: s})
 	require.NoError(t, err)
 	b := &bundle{svc: svc}
 	b.srv = httptest.NewServer(con)
-	t.Cleanup(func() {
-		b.srv.Close()
-		eng.Stop()
-		drv.Close()
-	})
+	t.Cleanup(b.srv.Close)
 	return b, sched
 }
 

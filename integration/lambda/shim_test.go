@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
@@ -20,9 +19,10 @@ import (
 	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
+	"stepwise/server"
+	"stepwise/server/servertest"
 	"stepwise/service"
 	"stepwise/store"
-	"stepwise/store/sqlitestore"
 )
 
 // needs skips the test unless the slow suite runs (it starts the host's
@@ -371,17 +371,8 @@ def handler(event, context):
 func execute(t *testing.T, reg *integration.Registry, definition, input string) *store.Execution {
 	t.Helper()
 	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: reg, WaitTimeScale: 1})
-	require.NoError(t, err)
-	require.NoError(t, eng.Start(ctx))
-	svc, err := service.New(drv, eng, service.Config{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		eng.Stop()
-		drv.Close()
-	})
+	s := servertest.New(t, servertest.WithOptions(server.WithTasks(reg)))
+	svc, drv := s.Service(), s.Store()
 	sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{
 		Name: "orders", RoleArn: "arn:aws:iam::123456789012:role/r", Definition: definition,
 	})

@@ -128,11 +128,21 @@ var rules = []rule{
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the checks of results against the API's output shapes", may: with("integration/awssdk/awsmodel")},
 
-	// The command's cli assembles everything; its main runs cli.
-	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
+	// The server package is the composition root: it assembles
+	// everything; servertest starts it for tests.
+	{pkg: "server", layer: "server: the composition root, assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
 		"integration/...", "service", "observe/...", "scheduler",
 		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...")},
+	{pkg: "server/servertest", layer: "server: its test helpers, an in-process server for any package's tests", may: with("server", "config", "internal/testkit/...")},
+
+	// The command's cli parses flags into the server's configuration and
+	// runs the server, and the commands that need no server; its main
+	// runs cli.
+	{pkg: "cmd/stepwise/cli", layer: "cli: the commands, above the server", may: with(
+		"server", "config", "asl/...", "interp", "engine/task", "workflowtest", "deploy/...",
+		"integration/...", "observe/tracing", "store/sqlitestore",
+		"internal/boundedfile", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 
 	// Tests of the whole: their code is in test files.
@@ -147,6 +157,7 @@ var rules = []rule{
 var testHelpers = []string{
 	"internal/testkit/...",
 	"service/servicetest", "store/storetest", "integration/integrationtest",
+	"server/servertest",
 }
 
 // exceptions are today's imports that go against the layering: each one
@@ -383,7 +394,7 @@ func TestLayerFoldersHaveNoCycles(t *testing.T) {
 func TestLayerEngineDependsOnNothingAbove(t *testing.T) {
 	t.Parallel()
 	g := load(t)
-	above := []string{"service/...", "awsjson/...", "cmd/...", "integration/...", "service/teststate/..."}
+	above := []string{"service/...", "awsjson/...", "cmd/...", "server/...", "integration/...", "service/teststate/..."}
 	seen := map[string]string{"engine": ""} // package → the package that imported it
 	queue := []string{"engine"}
 	for len(queue) > 0 {

@@ -7,13 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/internal/testkit/otlptest"
 	"stepwise/internal/testkit/slowtest"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/observe/tracing"
+	"stepwise/server"
+	"stepwise/server/servertest"
 	"stepwise/service"
-	"stepwise/store/sqlitestore"
 )
 
 // The spans reach the OpenTelemetry Collector's own OTLP receiver, over
@@ -29,18 +29,8 @@ func TestOTLPExport(t *testing.T) {
 				endpoint = "http://" + rcv.GRPC
 			}
 			ctx := context.Background()
-			exp, err := tracing.NewClient(endpoint)
-			require.NoError(t, err)
-			drv, err := sqlitestore.Open(ctx, sqlitestore.Memory, sqlitestore.Options{})
-			require.NoError(t, err)
-			defer drv.Close()
-			tr, err := tracing.New(tracing.Config{Client: exp, Store: drv.Executor(), All: true, Resource: tracing.Resource(ctx, "test")})
-			require.NoError(t, err)
-			eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Observer: tr, TaskTrace: tr.TaskTraceParent})
-			require.NoError(t, err)
-			require.NoError(t, eng.Start(ctx))
-			svc, err := service.New(drv, eng, service.Config{})
-			require.NoError(t, err)
+			s := servertest.New(t, servertest.WithOptions(server.WithTracing(server.Tracing{Endpoint: endpoint, All: true, Version: "test"})))
+			svc, tr := s.Service(), s.Tracer()
 			sm, err := svc.CreateStateMachine(ctx, &service.CreateStateMachineInput{Name: "otlp-" + proto[:4], RoleArn: roleArn,
 				Definition: `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Fail","Error":"Broken","Cause":"on purpose"}}}`})
 			require.NoError(t, err)
@@ -58,8 +48,7 @@ func TestOTLPExport(t *testing.T) {
 				}
 				return len(got) == 3
 			}, 20*time.Second, 50*time.Millisecond)
-			eng.Stop()
-			require.NoError(t, tr.Close(ctx))
+			require.NoError(t, s.Close())
 			byName := map[string]otlptest.Span{}
 			for _, s := range got {
 				byName[s.Name] = s

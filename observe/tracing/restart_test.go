@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/engine/task"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/observe/tracing"
+	"stepwise/server"
+	"stepwise/server/servertest"
 	"stepwise/service"
-	"stepwise/store/sqlitestore"
 )
 
 // hanging never answers its tasks.
@@ -45,17 +47,10 @@ func TestRestartContinuesTrace(t *testing.T) {
 	 "Work":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:w","End":true}}}`
 
 	boot := func(runner task.Runner) (*engine.Engine, *service.Service, *tracing.Tracer, *memClient, func()) {
-		drv, err := sqlitestore.Open(ctx, db, sqlitestore.Options{})
-		require.NoError(t, err)
 		exp := newMemClient()
-		tr, err := tracing.New(tracing.Config{Client: exp, Store: drv.Executor(), All: true})
-		require.NoError(t, err)
-		eng, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Observer: tr, Tasks: runner, TaskTrace: tr.TaskTraceParent})
-		require.NoError(t, err)
-		require.NoError(t, eng.Start(ctx))
-		svc, err := service.New(drv, eng, service.Config{})
-		require.NoError(t, err)
-		return eng, svc, tr, exp, func() { eng.Stop(); _ = tr.Close(ctx); drv.Close() }
+		s := servertest.New(t, servertest.WithConfig(func(c *config.Serve) { c.DB = db }),
+			servertest.WithOptions(server.WithTasks(runner), server.WithTracing(server.Tracing{Client: exp, All: true})))
+		return s.Engine(), s.Service(), s.Tracer(), exp, func() { require.NoError(t, s.Close()) }
 	}
 
 	first := hanging{got: make(chan string, 1)}

@@ -17,14 +17,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/jsonvalue"
 	"stepwise/observe/tracing"
+	"stepwise/server"
+	"stepwise/server/servertest"
 	"stepwise/service"
-	"stepwise/store/sqlitestore"
 )
 
 const roleArn = "arn:aws:iam::123456789012:role/r"
@@ -68,20 +70,9 @@ func setup(t *testing.T, all bool) *bundle { return setupRatio(t, all, 0) }
 func setupRatio(t *testing.T, all bool, ratio float64) *bundle {
 	t.Helper()
 	b := &bundle{ctx: context.Background(), exp: newMemClient(), runner: &flaky{parents: map[string][]string{}}}
-	drv, err := sqlitestore.Open(b.ctx, sqlitestore.Memory, sqlitestore.Options{})
-	require.NoError(t, err)
-	b.tracer, err = tracing.New(tracing.Config{Client: b.exp, Store: drv.Executor(), All: all, Ratio: ratio})
-	require.NoError(t, err)
-	b.eng, err = engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", WaitTimeScale: 0, Observer: b.tracer, Tasks: b.runner, TaskTrace: b.tracer.TaskTraceParent})
-	require.NoError(t, err)
-	require.NoError(t, b.eng.Start(b.ctx))
-	b.svc, err = service.New(drv, b.eng, service.Config{OnStateMachine: b.tracer.Prime})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		b.eng.Stop()
-		_ = b.tracer.Close(context.Background())
-		drv.Close()
-	})
+	s := servertest.New(t, servertest.WithConfig(func(c *config.Serve) { c.WaitTimeScale = 0 }),
+		servertest.WithOptions(server.WithTasks(b.runner), server.WithTracing(server.Tracing{Client: b.exp, All: all, Ratio: ratio})))
+	b.tracer, b.eng, b.svc = s.Tracer(), s.Engine(), s.Service()
 	return b
 }
 

@@ -94,6 +94,20 @@ func (c *CLI) Execute(args []string) int {
 	return 1
 }
 
+// newLogger makes the server's logger: text or JSON lines on w, from the
+// level given up.
+func newLogger(w io.Writer, l config.ServerLog) (*slog.Logger, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	level, _ := l.SlogLevel()
+	opts := &slog.HandlerOptions{Level: level}
+	if l.Format == config.LogFormatJSON {
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), nil
+}
+
 // isCobraUsage reports whether cobra rejected the command line.
 func isCobraUsage(err error) bool {
 	msg := err.Error()

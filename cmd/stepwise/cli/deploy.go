@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,20 +22,8 @@ import (
 	"stepwise/deploy"
 	"stepwise/deploy/cfn"
 	"stepwise/internal/boundedfile"
+	"stepwise/server"
 )
-
-// deployPath is where a server takes deploys.
-const deployPath = "/stepwise/deploy"
-
-// deploySigningName is the service a deploy request is signed for when
-// the server takes signed requests only.
-const deploySigningName = "cloudformation"
-
-// deployBound bounds a deploy on the server.
-const deployBound = 30 * time.Minute
-
-// maxDeployBody bounds a deploy request (CDK templates run to megabytes).
-const maxDeployBody = 16 << 20
 
 type deployCommand struct {
 	*CommandBase
@@ -86,25 +73,6 @@ machine only.
 	cmd.Flags().BoolVar(&c.adopt, "adopt", false, "take over a named resource that is there and that the stack did not make: it becomes the stack's own, deleted with it")
 	cmd.Flags().DurationVar(&c.timeout, "timeout", 10*time.Minute, "how long to wait for the server")
 	return cmd
-}
-
-// deployRequest is what deploy sends the server.
-type deployRequest struct {
-	StackName    string            `json:"stackName"`
-	Template     string            `json:"template,omitempty"`
-	TemplatePath string            `json:"templatePath,omitempty"`
-	BaseDir      string            `json:"baseDir,omitempty"`
-	Parameters   map[string]string `json:"parameters,omitempty"`
-	Delete       bool              `json:"delete,omitempty"`
-	// Adopt takes over what is there that the stack did not make.
-	Adopt bool `json:"adopt,omitempty"`
-}
-
-// deployResponse is what the server answers: the report, and the error
-// that stopped the deploy, if one did.
-type deployResponse struct {
-	Report *deploy.Report `json:"report,omitempty"`
-	Error  string         `json:"error,omitempty"`
 }
 
 // deployUnit is one stack to deploy: a template, or a stack of a
@@ -229,7 +197,7 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	for _, u := range units {
-		req := deployRequest{StackName: u.stackName, Delete: c.delete, Adopt: c.adopt}
+		req := server.DeployRequest{StackName: u.stackName, Delete: c.delete, Adopt: c.adopt}
 		if !c.delete {
 			text, err := boundedfile.Read(ctx, u.templatePath, maxTemplateFile)
 			if err != nil {
@@ -261,19 +229,19 @@ func (c *deployCommand) run(ctx context.Context, path string) error {
 // postDeploy sends a deploy to the server, signed when the environment
 // names AWS credentials (a server with --credentials takes only signed
 // ones).
-func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*deployResponse, error) {
+func postDeploy(ctx context.Context, endpoint string, req *server.DeployRequest) (*server.DeployResponse, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	url := strings.TrimSuffix(endpoint, "/") + deployPath
+	url := strings.TrimSuffix(endpoint, "/") + server.DeployPath
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &UsageError{fmt.Sprintf("--endpoint %q: %v", endpoint, err)}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != "" {
-		if err := signFor(ctx, deploySigningName, hreq, body); err != nil {
+		if err := signFor(ctx, server.DeploySigningName, hreq, body); err != nil {
 			return nil, err
 		}
 	}
@@ -282,11 +250,11 @@ func postDeploy(ctx context.Context, endpoint string, req *deployRequest) (*depl
 		return nil, fmt.Errorf("no server at %s (start one with `stepwise serve`): %w", endpoint, err)
 	}
 	defer hresp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxDeployBody))
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, server.MaxDeployBody))
 	if err != nil {
 		return nil, err
 	}
-	var resp deployResponse
+	var resp server.DeployResponse
 	if err := json.Unmarshal(data, &resp); err != nil || (resp.Report == nil && resp.Error == "") {
 		return nil, fmt.Errorf("%s answered %s: %s", url, hresp.Status, strings.TrimSpace(string(data)))
 	}
@@ -315,99 +283,4 @@ func cmpOrString(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// deployHandler takes deploys (POST /stepwise/deploy) from this
-// machine: a deploy runs code from the machine's folders (its
-// functions), so it is refused from any other. With authentication on,
-// the request is signed (for "cloudformation") or carries a console
-// session.
-type deployHandler struct {
-	dep  *deploy.Deployer
-	auth interface {
-		Authenticate(r *http.Request, body []byte) error
-	}
-}
-
-func (h *deployHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !fromLoopback(r) {
-		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: "deploys are taken from this machine only: a deploy runs code from the machine's folders"})
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDeployBody))
-	if err != nil {
-		writeDeploy(w, http.StatusRequestEntityTooLarge, &deployResponse{Error: fmt.Sprintf("a deploy request is at most %d bytes", maxDeployBody)})
-		return
-	}
-	if h.auth != nil {
-		if err := h.auth.Authenticate(r, body); err != nil {
-			writeDeploy(w, http.StatusForbidden, &deployResponse{Error: "deploy: " + err.Error()})
-			return
-		}
-	}
-	var req deployRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeDeploy(w, http.StatusBadRequest, &deployResponse{Error: "a deploy request is JSON: " + err.Error()})
-		return
-	}
-	// A deploy runs to its end even when its client leaves (as a
-	// CloudFormation stack update does), within a bound.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), deployBound)
-	defer cancel()
-	report, err := runDeploy(ctx, h.dep, &req)
-	resp := &deployResponse{Report: report}
-	status := http.StatusOK
-	if err != nil {
-		resp.Error = err.Error()
-		status = http.StatusBadRequest
-	}
-	writeDeploy(w, status, resp)
-}
-
-// runDeploy deploys or deletes what a request says.
-func runDeploy(ctx context.Context, dep *deploy.Deployer, req *deployRequest) (*deploy.Report, error) {
-	if req.Delete {
-		return dep.Delete(ctx, req.StackName)
-	}
-	where := cmpOrString(req.TemplatePath, "the template")
-	t, err := cfn.Parse([]byte(req.Template))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if req.BaseDir == "" || !filepath.IsAbs(req.BaseDir) {
-		return nil, fmt.Errorf("%s: the folder its paths are relative to must be absolute, got %q", where, req.BaseDir)
-	}
-	report, err := dep.Deploy(ctx, t, deploy.Options{StackName: req.StackName, Parameters: req.Parameters, BaseDir: req.BaseDir, Adopt: req.Adopt})
-	if err != nil {
-		return report, fmt.Errorf("%s: %w", where, err)
-	}
-	return report, nil
-}
-
-func writeDeploy(w http.ResponseWriter, status int, resp *deployResponse) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(resp)
-}
-
-func fromLoopback(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// handleDeploy serves deploys on the server's port.
-func (s *apiServer) handleDeploy(dep *deploy.Deployer) {
-	h := &deployHandler{dep: dep}
-	if s.gate != nil {
-		h.auth = s.gate.ForService(deploySigningName)
-	}
-	rt := route{pattern: "POST " + deployPath, handler: h, refuse: func(w http.ResponseWriter, r *http.Request, message string) {
-		writeDeploy(w, http.StatusForbidden, &deployResponse{Error: message})
-	}}
-	s.mux.Handle(rt.pattern, rt.handler)
-	s.routes = append(s.routes, rt)
 }

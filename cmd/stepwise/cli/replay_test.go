@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/testkit/testwait"
+	"stepwise/server/servertest"
 )
 
 const sortDef = `{"StartAt": "Split", "States": {
@@ -28,9 +28,7 @@ const sortDef = `{"StartAt": "Split", "States": {
 // execution's ARN.
 func serveAPI(t *testing.T, def, input string) (string, string) {
 	t.Helper()
-	p := newAPIParts(t)
-	srv := httptest.NewServer(p.api(t, nil, nil).handler)
-	t.Cleanup(srv.Close)
+	srv := servertest.New(t)
 	ctx := context.Background()
 	c, err := apiClient(ctx, srv.URL)
 	require.NoError(t, err)

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	httppprof "net/http/pprof"
@@ -14,28 +12,19 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"stepwise/awsjson"
 	"stepwise/config"
 	"stepwise/deploy"
-	"stepwise/engine"
-	"stepwise/integration/lambda"
 	"stepwise/integration/mock"
-	"stepwise/integration/standard"
-	"stepwise/internal/defcache"
-	"stepwise/internal/retention"
-	"stepwise/internal/security/authn"
-	"stepwise/internal/security/certfile"
+	"stepwise/internal/boundedfile"
 	"stepwise/internal/security/quota"
-	"stepwise/internal/security/sigv4auth"
-	"stepwise/observe/metrics"
-	"stepwise/observe/notify"
-	"stepwise/store"
+	"stepwise/observe/tracing"
+	"stepwise/server"
 )
 
 type serveCommand struct {
@@ -220,19 +209,6 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	log := c.Logger
-	var creds *sigv4auth.Credentials
-	if c.cfg.Credentials != "" {
-		if creds, err = loadCredentials(c.cfg.Credentials, log); err != nil {
-			return err
-		}
-	}
-	var cert *certfile.Holder
-	if c.cfg.TLSCert != "" {
-		if cert, err = certfile.Load(c.cfg.TLSCert, c.cfg.TLSKey); err != nil {
-			return err
-		}
-	}
 	tuneGC()
 	go returnIdleMemory(ctx, idleMemoryEvery, readHeap, debug.FreeOSMemory)
 	stopProfile, err := startCPUProfile(c.cpuProfile)
@@ -245,340 +221,191 @@ func (c *serveCommand) run(ctx context.Context) error {
 			return err
 		}
 	}
-	node := nodeID(&c.cfg)
-	if c.cfg.Postgres() {
-		log = log.With("node", node)
-	}
-	drv, where, err := openStore(ctx, &c.cfg, log)
+	opts, err := c.options()
 	if err != nil {
 		return err
 	}
-	defer drv.Close()
-	// The key of task tokens lives with the data, so tokens handed out
-	// before a restart still work after it.
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return err
-	}
-	tokenKey, err := drv.Executor().MetaGetOrPut(ctx, "task-token-key", fresh)
+	srv, err := server.New(c.cfg, opts...)
 	if err != nil {
-		return fmt.Errorf("task token key: %w", err)
+		return usage(err)
 	}
-	tasks, err := standard.ForServe(&c.cfg, log)
-	if err != nil {
-		return err
+	defer srv.Close()
+	if err := srv.Start(ctx); err != nil {
+		return usage(err)
 	}
-	// Deferred before the engine stops: local functions' processes are
-	// stopped after the last task that may use them.
-	defer tasks.Close()
-	local := lambda.LocalOf(tasks)
-	if local != nil {
-		// Before any invoke: what functions of a server that died left
-		// running is killed, and this server's are recorded.
-		killed, err := local.RecordGroups(c.cfg.FunctionGroupsDir())
-		if err != nil {
-			log.Warn("serve: the local functions' processes are not recorded", "error", err)
-		}
-		if killed > 0 {
-			log.Info("serve: killed the local functions' processes a server that died left", "processes", killed)
-		}
+	if err := srv.Listen(); err != nil {
+		return usage(err)
 	}
-	mocks, err := loadMockConfig(c.mockConfig)
-	if err != nil {
-		return err
-	}
-	var met *metrics.Metrics
-	if c.metrics {
-		met = metrics.New()
-		met.SetPrices(c.cfg.Prices)
-		met.Node(node)
-	}
-	// Executions' logs are written until the engine has stopped.
-	logs, err := startLogs(ctx, &c.cfg, drv, met, log)
-	if err != nil {
-		return err
-	}
-	defer logs.close()
-	// The engine and the service share one cache of parsed definitions.
-	defs := defcache.New(0)
-	engCfg := engine.Config{
-		Definitions:   defs,
-		Tasks:         tasks,
-		Region:        c.cfg.Region,
-		Account:       c.cfg.Account,
-		WaitTimeScale: c.cfg.WaitTimeScale,
-		TimeSkip:      c.cfg.TimeSkip,
-		PayloadLimit:  c.cfg.PayloadLimit,
-		EvalLimits:    c.cfg.Eval.Budget(),
-		TokenKey:      tokenKey,
-		Logger:        log,
-	}
-	if c.cfg.Postgres() {
-		engCfg.Cluster = &engine.ClusterConfig{Node: node, Lease: c.cfg.Lease}
-	}
-	// A virtual clock starts after every slot fired, even those fired
-	// before the store kept the clock.
-	engCfg.ClockFloor = func(ctx context.Context) (time.Time, error) { return lastFired(ctx, drv.Executor()) }
-	if mocks != nil {
-		engCfg.Mocks = mocks
-	}
-	var observers observers
-	if met != nil {
-		observers = append(observers, met)
-	}
-	// Of the servers sharing a database, one delivers the events: the
-	// engine, made below, knows which.
-	var leader atomic.Pointer[engine.Engine]
-	leads := func(ctx context.Context) bool {
-		e := leader.Load()
-		return e != nil && e.Leads(ctx)
-	}
-	deliverer, err := c.events.deliverer(ctx, &c.cfg, drv.Executor(), met, leads, log)
-	if err != nil {
-		return &UsageError{err.Error()}
-	}
-	if deliverer != nil {
-		engCfg.StatusNotice = notify.Notice
-		observers = append(observers, nudger{deliverer})
-		deliveries, stopDeliveries := context.WithCancel(context.WithoutCancel(ctx))
-		delivered := make(chan struct{})
-		go func() { deliverer.Run(deliveries); close(delivered) }()
-		defer func() { stopDeliveries(); <-delivered }()
-	}
-	observers = append(observers, logs.observers()...)
-	// Traces are exported until the engine has stopped.
-	tracer, stopTracer, err := c.traces.start(ctx, drv.Executor(), log)
-	if err != nil {
-		return err
-	}
-	defer stopTracer()
-	wireTracer(tracer, &engCfg, &observers)
-	if len(observers) > 0 {
-		engCfg.Observer = observers
-	}
-	quotas := newQuotas(c.cfg.Quotas, met)
-	if quotas.Transitions() {
-		engCfg.Transitions = quotas
-	}
-	eng, err := engine.New(drv, engCfg)
-	if err != nil {
-		return err
-	}
-	leader.Store(eng)
-	if met != nil {
-		met.WatchEngine(eng)
-	}
-	// The functions of the stacks deployed before are back before an
-	// execution resumes: a task re-dispatched after a restart invokes
-	// the local function, never the Lambda API. Those of --template
-	// deploy once the service is up: until then invokes wait.
-	if err := restoreFunctions(ctx, drv.Executor(), local); err != nil {
-		log.Warn("serve: a deployed stack's functions are not back", "error", err)
-	}
-	releaseInvokes := func() {}
-	if len(c.templates) > 0 && local != nil {
-		releaseInvokes = local.Hold()
-	}
-	if err := eng.Start(ctx); err != nil {
-		releaseInvokes()
-		return fmt.Errorf("start engine: %w", err)
-	}
-	defer eng.Stop()
-	// Run before the engine stops, which waits for the tasks held.
-	defer releaseInvokes()
-	if c.cfg.Retention > 0 {
-		stopRetention, err := startRetention(ctx, &c.cfg, drv.Executor(), eng, met, log)
-		if err != nil {
-			return err
-		}
-		defer stopRetention()
-	}
-	var auth *apiAuth
-	if creds != nil {
-		// The key of session cookies lives with the data, as the task
-		// tokens' does: sessions outlive a restart.
-		fresh := make([]byte, 32)
-		if _, err := rand.Read(fresh); err != nil {
-			return err
-		}
-		key, err := drv.Executor().MetaGetOrPut(ctx, "console-session-key", fresh)
-		if err != nil {
-			return fmt.Errorf("session key: %w", err)
-		}
-		auth = &apiAuth{credentials: creds, sessionKey: key}
-	}
-	api, err := newAPI(&c.cfg, drv, eng, defs, tasks, mocks, met, quotas, auth, log, logs.service, tracerHook(tracer))
-	if err != nil {
-		return err
-	}
-	// The server's own Task states call the API in-process, unsigned.
-	tasks.SetSelf(api.self)
-	// Templates deploy onto it (stepwise deploy, --template).
-	dep := newDeployer(&c.cfg, api, drv.Executor(), local, log)
-	api.handleDeploy(dep)
-	if err := deployTemplates(ctx, dep, c.templates, c.templateParams, c.templateAdopt, func(r *deploy.Report) { r.WriteText(c.Err) }); err != nil {
-		return err
-	}
-	releaseInvokes()
-	// Schedules fire on the leader, in execution time.
-	defer api.startSchedules(ctx, eng)()
-	ln, err := net.Listen("tcp", c.cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", c.cfg.Addr, err)
-	}
-	if creds == nil && !c.cfg.Insecure {
-		// A name (checked only now) may stand for an address others
-		// can reach.
-		if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
-			ln.Close()
-			return &UsageError{config.NotLoopbackError(c.cfg.Addr).Error()}
-		}
-	}
-	srv := &http.Server{
-		Handler:           requestLog(log, api.handler),
-		ReadHeaderTimeout: c.cfg.ReadHeaderTimeout,
-		// Bounds reading the header block and the body; the server lifts
-		// the deadline once the body is read, so a long poll outlasts it.
-		ReadTimeout:    c.cfg.ReadTimeout,
-		IdleTimeout:    c.cfg.IdleTimeout,
-		MaxHeaderBytes: c.cfg.MaxHeaderBytes,
-		// Long polls look at their connection to see a client leave.
-		ConnContext: awsjson.ConnContext,
-		// No WriteTimeout: a GetActivityTask long poll answers after up
-		// to a minute and StartSyncExecution when its execution ends.
-	}
-	ln = awsjson.Listener(ln, c.cfg.MaxHeaderBytes)
-	// Long polls end at once on shutdown rather than holding it for up to
-	// a minute.
-	srv.RegisterOnShutdown(eng.ReleasePolls)
-	scheme := "http"
-	if cert != nil {
-		scheme = "https"
-		srv.TLSConfig = cert.Config()
-		log.Info("serve: TLS", "certificate", cert.Describe(time.Now()))
-	}
-	if creds != nil {
-		log.Info("serve: requests must be signed", "credentials", c.cfg.Credentials, "access_keys", creds.Len())
-	}
-	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s://%s (data in %s, node %s)\n", scheme, ln.Addr(), where, node)
+	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s (data in %s, node %s)\n", srv.URL(), srv.Where(), srv.Node())
 	if c.ready != nil {
-		c.ready(ln.Addr().String())
+		c.ready(srv.Addr().String())
 	}
 
-	errc := make(chan error, 1)
-	go func() {
-		if cert != nil {
-			errc <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		errc <- srv.Serve(ln)
-	}()
+	stop, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(stop) }()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	// SIGHUP reloads what can be reloaded; without anything to reload it
 	// keeps its default (ending the process).
 	var hup chan os.Signal
-	if cert != nil || creds != nil {
+	if srv.Reloadable() {
 		hup = make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		defer signal.Stop(hup)
 	}
-loop:
 	for {
 		select {
-		case err := <-errc:
-			return fmt.Errorf("serve: %w", err)
+		case err := <-served:
+			// The HTTP server failed, or this server lost its lease on
+			// the database (a supervisor starts it again, and it rejoins).
+			return err
 		case s := <-sig:
 			fmt.Fprintf(c.Out, "stepwise: %s received, shutting down\n", s)
-			break loop
+			cancel()
+			return <-served
 		case <-c.stop:
-			break loop
+			cancel()
+			return <-served
 		case <-hup:
-			c.reload(cert, api.gate, log)
-		case <-eng.Lost():
-			// Another server may own this one's executions now: stop at
-			// once (a supervisor starts it again, and it rejoins).
-			eng.Halt()
-			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(shutdown)
-			return fmt.Errorf("serve: this server lost its lease on the database: %w", eng.LostErr())
+			srv.Reload()
 		}
 	}
-	// Evaluations in flight are abandoned (their steps are not committed,
-	// and run again after a restart), so no expression holds the
-	// shutdown up.
-	eng.Halt()
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
+}
+
+// options are the server's options the flags give besides c.cfg.
+func (c *serveCommand) options() ([]server.Option, error) {
+	opts := []server.Option{server.WithLogger(c.Logger), server.WithMetrics(c.metrics)}
+	mocks, err := loadMockConfig(c.mockConfig)
+	if err != nil {
+		return nil, err
+	}
+	if mocks != nil {
+		opts = append(opts, server.WithMocks(mocks))
+	}
+	if e := c.events.destinations(); e != nil {
+		opts = append(opts, server.WithEvents(*e))
+	}
+	t, err := c.traces.tracing()
+	if err != nil {
+		return nil, err
+	}
+	if t != nil {
+		opts = append(opts, server.WithTracing(*t))
+	}
+	if len(c.templates) > 0 || len(c.templateParams) > 0 {
+		opts = append(opts, server.WithDeployAtStart(func(ctx context.Context, d *deploy.Deployer) error {
+			return deployTemplates(ctx, d, c.templates, c.templateParams, c.templateAdopt, func(r *deploy.Report) { r.WriteText(c.Err) })
+		}))
+	}
+	return opts, nil
+}
+
+// usage is err, as bad usage when it is a setting the server could not
+// take.
+func usage(err error) error {
+	var cfgErr *server.ConfigError
+	if errors.As(err, &cfgErr) {
+		return &UsageError{err.Error()}
+	}
+	return err
+}
+
+// loadMockConfig reads the mock configuration named by path, or else by
+// $SFN_MOCK_CONFIG; nil when neither names one.
+func loadMockConfig(path string) (*mock.Config, error) {
+	if path == "" {
+		path = os.Getenv(mock.EnvFile)
+	}
+	if path == "" {
+		return nil, nil
+	}
+	return mock.Load(path)
+}
+
+// deployTemplates deploys serve's --template files (or cdk.outs) as the
+// server starts; adopt is --adopt.
+func deployTemplates(ctx context.Context, dep *deploy.Deployer, paths, params []string, adopt bool, out func(*deploy.Report)) error {
+	overrides, err := parseParameterOverrides(params)
+	if err != nil {
+		return err
+	}
+	for _, path := range paths {
+		units, err := deployUnits(path, "", overrides, nil)
+		if err != nil {
+			return fmt.Errorf("--template %s: %w", path, err)
+		}
+		for _, u := range units {
+			text, err := boundedfile.Read(ctx, u.templatePath, maxTemplateFile)
+			if err != nil {
+				return fmt.Errorf("--template: %w", err)
+			}
+			report, err := server.Deploy(ctx, dep, &server.DeployRequest{StackName: u.stackName, Template: string(text),
+				TemplatePath: u.templatePath, BaseDir: u.baseDir, Parameters: u.params, Adopt: adopt})
+			if report != nil {
+				out(report)
+			}
+			if err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// startRetention runs the deletion of old executions until the returned
-// function is called, which waits for a batch under way.
-func startRetention(ctx context.Context, cfg *config.Serve, st retention.Store, eng *engine.Engine, met *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
-	var onDeleted func(int, time.Duration)
-	if met != nil {
-		onDeleted = met.RetentionDeleted
-	}
-	cleaner, err := retention.New(retention.Config{
-		OnDeleted: onDeleted,
-		Store:     st,
-		Period:    cfg.Retention,
-		Interval:  cfg.RetentionInterval,
-		Ready:     eng.Resumed(),
-		Leads:     eng.Leads,
-		// Stop dates are stamped in execution time.
-		Now:    eng.Now,
-		Logger: log,
-	})
-	if err != nil {
-		return nil, err
-	}
-	log.Info("retention: executions are deleted after they ended", "retention", config.FormatDays(cfg.Retention),
-		"interval", config.FormatDays(cfg.RetentionInterval))
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() { cleaner.Run(rctx); close(done) }()
-	return func() { cancel(); <-done }, nil
+// eventFlags are the destinations of status-change events.
+type eventFlags struct {
+	webhooks []string
+	secret   string
+	bus      string
+	file     string
 }
 
-// reload reads the certificate and the credentials again (SIGHUP); what
-// does not load is logged, and what the server had stays.
-func (c *serveCommand) reload(cert *certfile.Holder, gate *authn.Gate, log *slog.Logger) {
-	if cert != nil {
-		if err := cert.Reload(); err != nil {
-			log.Error("serve: certificate not reloaded, the previous one stays", "error", err)
-		} else {
-			log.Info("serve: certificate reloaded", "certificate", cert.Describe(time.Now()))
-		}
-	}
-	if gate != nil {
-		creds, err := loadCredentials(c.cfg.Credentials, log)
-		if err != nil {
-			log.Error("serve: credentials not reloaded, the previous ones stay", "error", err)
-		} else {
-			gate.SetCredentials(creds)
-			log.Info("serve: credentials reloaded", "credentials", c.cfg.Credentials, "access_keys", creds.Len())
-		}
-	}
+func (e *eventFlags) register(f *pflag.FlagSet) {
+	f.StringArrayVar(&e.webhooks, "events-webhook", nil, "POST every execution status-change event (EventBridge's shape) to this URL (repeatable)")
+	f.StringVar(&e.secret, "events-webhook-secret", "", "sign webhook requests with HMAC-SHA256 under this secret (default $STEPWISE_EVENTS_WEBHOOK_SECRET)")
+	f.StringVar(&e.bus, "events-bus", "", "put every execution status-change event on this EventBridge event bus (name or ARN), at the endpoint configured for events")
+	f.StringVar(&e.file, "events-file", "", "append every execution status-change event to this file, a JSON object a line")
 }
 
-// loadCredentials reads a shared-credentials file, and warns when others
-// than its owner may read it.
-func loadCredentials(path string, log *slog.Logger) (*sigv4auth.Credentials, error) {
-	creds, err := sigv4auth.LoadCredentials(path)
+// destinations are the events' destinations the flags name; nil when
+// there is none.
+func (e *eventFlags) destinations() *server.Events {
+	if len(e.webhooks) == 0 && e.bus == "" && e.file == "" {
+		return nil
+	}
+	secret := e.secret
+	if secret == "" {
+		secret = os.Getenv("STEPWISE_EVENTS_WEBHOOK_SECRET")
+	}
+	return &server.Events{Webhooks: e.webhooks, Secret: secret, Bus: e.bus, File: e.file}
+}
+
+// traceFlags turn executions' traces on.
+type traceFlags struct {
+	all      bool
+	endpoint string
+}
+
+func (t *traceFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&t.all, "trace-all", false, "trace every execution, whatever its state machine's tracingConfiguration says (OpenTelemetry, over OTLP)")
+	f.StringVar(&t.endpoint, "otel-endpoint", "", "OTLP collector's base URL the traces of executions go to, e.g. http://localhost:4318 (default: the standard OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and _PROTOCOL, _HEADERS variables)")
+}
+
+// tracing is the server's tracing: --trace-all, or an OTLP endpoint given
+// by the flag or the environment (state machines whose
+// tracingConfiguration is enabled are then traced); nil when off.
+func (t *traceFlags) tracing() (*server.Tracing, error) {
+	if !t.all && t.endpoint == "" && !tracing.EndpointFromEnv() {
+		return nil, nil
+	}
+	ratio, err := tracing.RatioFromEnv()
 	if err != nil {
-		return nil, err
+		return nil, &UsageError{err.Error()}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		log.Warn("serve: the credentials file can be read by others than its owner", "credentials", path, "mode", fi.Mode().Perm().String())
-	}
-	return creds, nil
+	return &server.Tracing{All: t.all, Endpoint: t.endpoint, Ratio: ratio, Version: Version}, nil
 }
 
 // startCPUProfile writes a CPU profile to path ("": none) until stop is
@@ -617,25 +444,4 @@ func servePprof(addr string) error {
 	mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
 	go http.Serve(ln, mux)
 	return nil
-}
-
-// lastFired is the latest slot any schedule fired (zero when none).
-func lastFired(ctx context.Context, exec store.ScheduleStore) (time.Time, error) {
-	var last time.Time
-	p := &store.ScheduleListParams{Limit: 500}
-	for {
-		rows, err := exec.ScheduleList(ctx, p)
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, row := range rows {
-			if row.LastFired != nil && row.LastFired.After(last) {
-				last = *row.LastFired
-			}
-		}
-		if len(rows) < p.Limit {
-			return last, nil
-		}
-		p.AfterGroup, p.AfterName = rows[len(rows)-1].GroupName, rows[len(rows)-1].Name
-	}
 }

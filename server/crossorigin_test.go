@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"stepwise/engine"
 	"stepwise/internal/security/authn"
 	"stepwise/internal/security/crossorigin"
-	"stepwise/internal/security/sigv4auth"
 )
 
 // The server's host in the table's requests.
@@ -69,7 +68,7 @@ type guardRequest struct {
 
 // guardBundle is a server, with what its requests act on.
 type guardBundle struct {
-	api *apiServer
+	api *Server
 	eng *engine.Engine
 	// machine is a state machine with a tag "keep", group a schedule
 	// group with a schedule "keep" and a tag "keep", for requests to act
@@ -82,14 +81,14 @@ func setupGuard(t *testing.T, auth *apiAuth) *guardBundle {
 	t.Helper()
 	ctx := context.Background()
 	parts := newAPIParts(t)
-	api := parts.api(t, nil, auth)
+	api := parts.api(t, false, auth)
 	b := &guardBundle{api: api, eng: parts.eng, group: "guarded", doomedGroup: "doomed"}
 	b.machine = b.self(t, "CreateStateMachine", b.machineBody("guarded"))["stateMachineArn"].(string)
 	b.doomedMachine = b.self(t, "CreateStateMachine", b.machineBody("doomed"))["stateMachineArn"].(string)
-	_, err := api.schedules.CreateScheduleGroup(ctx, b.doomedGroup, "", nil)
+	_, err := api.sched.CreateScheduleGroup(ctx, b.doomedGroup, "", nil)
 	require.NoError(t, err)
 	b.self(t, "TagResource", fmt.Sprintf(`{"resourceArn": %q, "tags": [{"key": "keep", "value": "v"}]}`, b.machine))
-	b.groupArn, err = api.schedules.CreateScheduleGroup(ctx, b.group, "", nil)
+	b.groupArn, err = api.sched.CreateScheduleGroup(ctx, b.group, "", nil)
 	require.NoError(t, err)
 	rec := b.schedules(t, "POST", "/tags/"+b.groupArn, `{"Tags": [{"Key": "keep", "Value": "v"}]}`)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -134,12 +133,15 @@ func (b *guardBundle) exists(op, member, arn string) func(t *testing.T) bool {
 func (b *guardBundle) schedules(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	b.api.schedules.ServeHTTP(rec, httptest.NewRequest(method, "http://"+guardHost+path, strings.NewReader(body)))
+	b.api.sched.ServeHTTP(rec, httptest.NewRequest(method, "http://"+guardHost+path, strings.NewReader(body)))
 	return rec
 }
 
+// scheduleBody makes a schedule whose one slot does not come while the
+// test runs: the server fires its schedules, and an execution started
+// meanwhile would change the fingerprint.
 func (b *guardBundle) scheduleBody() string {
-	return fmt.Sprintf(`{"GroupName": %q, "ScheduleExpression": "rate(1 minute)", "FlexibleTimeWindow": {"Mode": "OFF"},
+	return fmt.Sprintf(`{"GroupName": %q, "ScheduleExpression": "at(2099-01-01T00:00:00)", "FlexibleTimeWindow": {"Mode": "OFF"},
 		"Target": {"Arn": %q, "RoleArn": "arn:aws:iam::123456789012:role/r"}}`, b.group, b.machine)
 }
 
@@ -241,14 +243,14 @@ func (b *guardBundle) apiRequests(n string) []guardRequest {
 // clock is an hour past its reading now.
 func (b *guardBundle) clockRequests() []guardRequest {
 	before := b.eng.Now()
-	r := guardRequest{method: http.MethodPost, path: clockPath, body: `{"advance": "1h"}`}
+	r := guardRequest{method: http.MethodPost, path: ClockPath, body: `{"advance": "1h"}`}
 	r.refusal = func(t *testing.T, rec *httptest.ResponseRecorder) {
 		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 		require.JSONEq(t, fmt.Sprintf(`{"virtual": false, "error": %q}`, crossorigin.Message), rec.Body.String())
 	}
 	r.done = func(t *testing.T) bool { return !b.eng.Now().Before(before.Add(time.Hour)) }
 	r.reached = func(t *testing.T, _ string, rec *httptest.ResponseRecorder) {
-		var resp clockResponse
+		var resp ClockResponse
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &resp), rec.Body.String())
 		if b.api.gate != nil { // unsigned
 			require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
@@ -257,6 +259,22 @@ func (b *guardBundle) clockRequests() []guardRequest {
 		}
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 		require.True(t, resp.Virtual)
+	}
+	return []guardRequest{r}
+}
+
+// deployRequests are the requests of a deploy: sent from httptest's
+// address, which is not this machine's, one that reaches its handler is
+// refused there, in its own words.
+func deployRequests() []guardRequest {
+	r := guardRequest{method: http.MethodPost, path: DeployPath, body: `{}`}
+	r.refusal = func(t *testing.T, rec *httptest.ResponseRecorder) {
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		require.JSONEq(t, fmt.Sprintf(`{"error": %q}`, crossorigin.Message), rec.Body.String())
+	}
+	r.reached = func(t *testing.T, _ string, rec *httptest.ResponseRecorder) {
+		require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+		require.Contains(t, rec.Body.String(), "deploys are taken from this machine only")
 	}
 	return []guardRequest{r}
 }
@@ -306,10 +324,12 @@ func (b *guardBundle) muxRequests(t *testing.T, n string) map[string][]guardRequ
 			out[rt.pattern] = b.apiRequests(n)
 		case "POST " + authn.SignInPath, "POST " + authn.SignOutPath:
 			out[rt.pattern] = formRequests(strings.TrimPrefix(rt.pattern, "POST "))
-		case "POST " + clockPath:
+		case "POST " + ClockPath:
 			out[rt.pattern] = b.clockRequests()
 		case "POST /schedule-list/":
 			out[rt.pattern] = b.scheduleFormRequests()
+		case "POST " + DeployPath:
+			out[rt.pattern] = deployRequests()
 		default:
 			require.Failf(t, "a route the table does not know", "%q: add its requests to TestCrossOriginGuard", rt.pattern)
 		}
@@ -321,7 +341,7 @@ func (b *guardBundle) muxRequests(t *testing.T, n string) map[string][]guardRequ
 // Scheduler API.
 func (b *guardBundle) schedulerRequests(t *testing.T, n string) map[string][]guardRequest {
 	out := map[string][]guardRequest{}
-	for _, pattern := range b.api.schedules.Patterns() {
+	for _, pattern := range b.api.sched.Patterns() {
 		if !mutating(pattern) {
 			continue
 		}
@@ -373,7 +393,7 @@ func (b *guardBundle) schedulerRequests(t *testing.T, n string) map[string][]gua
 // added without a place in the table fails the test.
 func TestCrossOriginGuard(t *testing.T) {
 	t.Parallel()
-	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDGUARD": "secret"}), sessionKey: make([]byte, 32)}
+	auth := &apiAuth{keys: map[string]string{"AKIDGUARD": "secret"}}
 	for _, server := range []struct {
 		name string
 		auth *apiAuth
@@ -411,7 +431,7 @@ func TestCrossOriginGuard(t *testing.T) {
 								}
 								req.Header.Set("Content-Type", ct)
 								rec := httptest.NewRecorder()
-								b.api.handler.ServeHTTP(rec, req)
+								b.api.Handler().ServeHTTP(rec, req)
 								refusedHere := rec.Code == http.StatusForbidden && strings.Contains(rec.Body.String(), crossorigin.Message)
 								if !allowed {
 									t.Run(name, func(t *testing.T) { r.refusal(t, rec) })
@@ -437,7 +457,7 @@ func TestCrossOriginGuard(t *testing.T) {
 			for _, rt := range b.api.routes {
 				require.Equal(t, mutating(rt.pattern), seen[rt.pattern], rt.pattern)
 			}
-			for _, pattern := range b.api.schedules.Patterns() {
+			for _, pattern := range b.api.sched.Patterns() {
 				require.Equal(t, mutating(pattern), seen["scheduler "+pattern], pattern)
 			}
 		})

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -23,8 +23,6 @@ import (
 
 	"stepwise/awsjson"
 	"stepwise/internal/security/hostcheck"
-	"stepwise/internal/security/sigv4auth"
-	"stepwise/observe/metrics"
 )
 
 // The Host of a page whose name re-resolves to the server (DNS
@@ -44,16 +42,16 @@ func rebound(r *http.Request) *http.Request {
 // hostBundle is a server without credentials, given an --addr host and an
 // --allowed-host, taking deploys.
 type hostBundle struct {
-	api *apiServer
+	api *Server
 }
 
 func setupHostCheck(t *testing.T) *hostBundle {
 	t.Helper()
 	p := newAPIParts(t)
 	p.cfg.Addr = "stepwise-addr.test:8083"
+	p.cfg.Insecure = true // a name that is not a loopback one; the tests do not listen
 	p.cfg.AllowedHosts = []string{"stepwise.internal", ".corp.example"}
-	api := p.api(t, metrics.New(), nil)
-	api.handleDeploy(newDeployer(&p.cfg, api, p.drv.Executor(), nil, p.log))
+	api := p.api(t, true, nil)
 	return &hostBundle{api: api}
 }
 
@@ -69,7 +67,7 @@ func (b *hostBundle) serve(method, path, body string, host string, header http.H
 	}
 	r.Host = host
 	rec := httptest.NewRecorder()
-	b.api.handler.ServeHTTP(rec, r)
+	b.api.Handler().ServeHTTP(rec, r)
 	return rec
 }
 
@@ -82,7 +80,7 @@ func deployBody(t *testing.T, name string) string {
 	t.Helper()
 	tmpl := fmt.Sprintf("Resources:\n  M:\n    Type: AWS::StepFunctions::StateMachine\n    Properties:\n      StateMachineName: %s\n"+
 		"      RoleArn: arn:aws:iam::123456789012:role/r\n      DefinitionString: '{\"StartAt\": \"P\", \"States\": {\"P\": {\"Type\": \"Pass\", \"End\": true}}}'\n", name)
-	body, err := json.Marshal(deployRequest{StackName: name, Template: tmpl, BaseDir: t.TempDir()})
+	body, err := json.Marshal(DeployRequest{StackName: name, Template: tmpl, BaseDir: t.TempDir()})
 	require.NoError(t, err)
 	return string(body)
 }
@@ -105,7 +103,7 @@ func TestHostCheckRebinding(t *testing.T) {
 	}
 
 	// A deploy (which runs code from the machine's folders).
-	rec := b.serve(http.MethodPost, deployPath, deployBody(t, "rebound"), rebindHost, nil)
+	rec := b.serve(http.MethodPost, DeployPath, deployBody(t, "rebound"), rebindHost, nil)
 	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 	require.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 	require.JSONEq(t, fmt.Sprintf(`{"error": %q}`, message), rec.Body.String())
@@ -165,7 +163,7 @@ func TestHostCheckRebinding(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, rec.Code, rt.pattern)
 		require.Contains(t, rec.Body.String(), "--allowed-host rebind.attacker.test", rt.pattern)
 	}
-	for _, pattern := range b.api.schedules.Patterns() {
+	for _, pattern := range b.api.sched.Patterns() {
 		method, path, ok := strings.Cut(pattern, " ")
 		if !ok {
 			method, path = http.MethodPatch, "/schedules/x"
@@ -184,7 +182,7 @@ func TestHostCheckRebinding(t *testing.T) {
 		if host != "" {
 			page.Set("Origin", "http://"+host)
 		}
-		rec := b.serve(http.MethodPost, deployPath, deployBody(t, name), host, page)
+		rec := b.serve(http.MethodPost, DeployPath, deployBody(t, name), host, page)
 		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", host, rec.Body.String())
 		require.True(t, exists(name), host)
 		rec = b.call("StartExecution", fmt.Sprintf(`{"stateMachineArn": %q, "name": %q}`, machine(name), name), host)
@@ -199,7 +197,7 @@ func TestHostCheckRebinding(t *testing.T) {
 func TestHostCheckSDK(t *testing.T) {
 	t.Parallel()
 	b := setupHostCheck(t)
-	srv := httptest.NewServer(b.api.handler)
+	srv := httptest.NewServer(b.api.Handler())
 	t.Cleanup(srv.Close)
 	_, port, err := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	require.NoError(t, err)
@@ -235,11 +233,11 @@ func TestHostCheckWithCredentials(t *testing.T) {
 	t.Parallel()
 	p := newAPIParts(t)
 	p.cfg.AllowedHosts = nil
-	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDHOST": "secret"}), sessionKey: make([]byte, 32)}
-	api := p.api(t, nil, auth)
+	auth := &apiAuth{keys: map[string]string{"AKIDHOST": "secret"}}
+	api := p.api(t, false, auth)
 	serve := func(r *http.Request) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		api.handler.ServeHTTP(rec, r)
+		api.Handler().ServeHTTP(rec, r)
 		return rec
 	}
 	call := func(sign bool) *httptest.ResponseRecorder {

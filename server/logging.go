@@ -1,9 +1,8 @@
-package cli
+package server
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,20 +23,6 @@ import (
 // Execution logs can go to CloudWatch Logs at a configured endpoint:
 // --endpoint logs=URL names a service no Task integration calls.
 func init() { integration.RegisterServices("logs") }
-
-// newLogger makes the server's logger: text or JSON lines on w, from the
-// level given up.
-func newLogger(w io.Writer, l config.ServerLog) (*slog.Logger, error) {
-	if err := l.Validate(); err != nil {
-		return nil, err
-	}
-	level, _ := l.SlogLevel()
-	opts := &slog.HandlerOptions{Level: level}
-	if l.Format == config.LogFormatJSON {
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
-	}
-	return slog.New(slog.NewTextHandler(w, opts)), nil
-}
 
 // requestLog logs each request at debug level: method, path, operation
 // (from X-Amz-Target), status, duration and the request ID the API

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/internal/security/authn"
-	"stepwise/internal/security/sigv4auth"
 	"stepwise/scheduler"
 )
 
@@ -36,7 +35,7 @@ func (b *guardBundle) scheduleFormRequests() []guardRequest {
 			require.False(t, b.scheduleExists(t, "keep"))
 		default:
 			require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
-			sc, err := b.api.schedules.GetSchedule(context.Background(), b.group, "keep")
+			sc, err := b.api.sched.GetSchedule(context.Background(), b.group, "keep")
 			require.NoError(t, err)
 			require.Equal(t, "DISABLED", sc.State)
 		}
@@ -51,11 +50,11 @@ func (b *guardBundle) scheduleFormRequests() []guardRequest {
 func TestConsoleSchedule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, auth := range []*apiAuth{nil, {credentials: sigv4auth.NewCredentials(map[string]string{"AKIDCONSOLE": "secret"}), sessionKey: make([]byte, 32)}} {
-		b := &guardBundle{api: newAPIParts(t).api(t, nil, auth)}
+	for _, auth := range []*apiAuth{nil, {keys: map[string]string{"AKIDCONSOLE": "secret"}}} {
+		b := &guardBundle{api: newAPIParts(t).api(t, false, auth)}
 		sm := b.self(t, "CreateStateMachine", b.machineBody("jobnet"))["stateMachineArn"].(string)
 		input := `{"StateMachineArn": "` + sm + `", "Name": "jobnet-<stepwise.scheduled-date>", "Input": "{}"}`
-		_, err := b.api.schedules.CreateSchedule(ctx, &scheduler.Schedule{Name: "nightly", ScheduleExpression: "cron(0 2 * * ? *)",
+		_, err := b.api.sched.CreateSchedule(ctx, &scheduler.Schedule{Name: "nightly", ScheduleExpression: "cron(0 2 * * ? *)",
 			FlexibleTimeWindow: &scheduler.FlexibleTimeWindow{Mode: "OFF"},
 			Target:             &scheduler.Target{Arn: scheduler.UniversalStartExecution, RoleArn: "arn:aws:iam::123456789012:role/r", Input: &input}})
 		require.NoError(t, err)
@@ -70,17 +69,17 @@ func TestConsoleSchedule(t *testing.T) {
 				form := url.Values{"access_key_id": {"AKIDCONSOLE"}, "secret_access_key": {"secret"}}
 				signIn := httptest.NewRequest(http.MethodPost, "http://"+guardHost+authn.SignInPath, strings.NewReader(form.Encode()))
 				signIn.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				b.api.handler.ServeHTTP(rec, signIn)
+				b.api.Handler().ServeHTTP(rec, signIn)
 				for _, c := range rec.Result().Cookies() {
 					req.AddCookie(c)
 				}
 			}
 			rec := httptest.NewRecorder()
-			b.api.handler.ServeHTTP(rec, req)
+			b.api.Handler().ServeHTTP(rec, req)
 			return rec
 		}
 		state := func() string {
-			sc, err := b.api.schedules.GetSchedule(ctx, "default", "nightly")
+			sc, err := b.api.sched.GetSchedule(ctx, "default", "nightly")
 			require.NoError(t, err)
 			return sc.State
 		}
@@ -120,7 +119,7 @@ func TestConsoleSchedule(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, "http://"+guardHost+"/schedule-list/default/nightly", strings.NewReader(url.Values{"state": {"ENABLED"}}.Encode()))
 			req.Header = own.Clone()
 			rec = httptest.NewRecorder()
-			b.api.handler.ServeHTTP(rec, req)
+			b.api.Handler().ServeHTTP(rec, req)
 			require.Equal(t, http.StatusSeeOther, rec.Code)
 			require.True(t, strings.HasPrefix(rec.Header().Get("Location"), authn.SignInPath+"?"), rec.Header().Get("Location"))
 			require.Equal(t, "DISABLED", state())

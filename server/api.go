@@ -1,12 +1,11 @@
-package cli
+package server
 
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
+	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"stepwise/engine"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
-	"stepwise/integration/mock"
 	sqsint "stepwise/integration/sqs"
 	"stepwise/integration/standard"
 	"stepwise/internal/defcache"
@@ -29,58 +27,25 @@ import (
 	"stepwise/internal/security/crossorigin"
 	"stepwise/internal/security/hostcheck"
 	"stepwise/internal/security/quota"
-	"stepwise/internal/security/sigv4auth"
 	"stepwise/observe/metrics"
 	"stepwise/scheduler"
 	"stepwise/service"
 	"stepwise/service/teststate"
-	"stepwise/store"
 )
 
-// apiAuth is what the server authenticates with (serve --credentials):
-// nil when it does not.
-type apiAuth struct {
-	credentials *sigv4auth.Credentials
-	// sessionKey signs the console's session cookies.
-	sessionKey []byte
-}
-
-// apiServer is the HTTP side of the server.
-type apiServer struct {
-	// handler serves everything: the API, the console, the probes and
-	// /metrics, behind the cross-origin guard.
-	handler http.Handler
-	// self is the API without authentication, for the server's own Task
-	// states (aws-sdk:sfn) to call in-process.
-	self http.Handler
-	// gate authenticates, when auth is set.
-	gate *authn.Gate
-	// svc is the Step Functions API in process.
-	svc *service.Service
-	// schedules is the EventBridge Scheduler API, served on the same
-	// port (requests whose path HandlesPath says is its own).
-	schedules *scheduler.Service
-	// mux serves the other requests, by routes.
-	mux    *http.ServeMux
-	routes []route
-	// deadLetters sends the schedules' dead-letter events, to the SQS
-	// endpoint the sendMessage Task uses.
-	deadLetters *sqsint.Queues
-}
-
-// newAPI builds the Step Functions API over a store and an engine; auth,
-// when set, puts it behind authentication; hooks complete the service's
-// configuration.
-func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defcache.Cache, tasks *integration.Registry, mocks *mock.Config, met *metrics.Metrics, quotas *quota.Quotas, auth *apiAuth, log *slog.Logger,
-	hooks ...func(*service.Config)) (*apiServer, error) {
+// buildAPI builds the HTTP side over the engine: the Step Functions
+// service (with TestState), the Scheduler API, the console, the probes
+// and /metrics, behind authentication when the server has credentials.
+func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
+	cfg, log := &s.cfg, s.log
 	svcCfg := service.Config{
 		Region:       cfg.Region,
 		Account:      cfg.Account,
 		PayloadLimit: cfg.PayloadLimit,
 		Definitions:  defs,
 	}
-	if mocks != nil {
-		svcCfg.TestCase = mocks.HasTestCase
+	if s.opts.mocks != nil {
+		svcCfg.TestCase = s.opts.mocks.HasTestCase
 	}
 	svcCfg.KnowsResource = awssdk.KnowsResource
 	svcCfg.OnDefinition = func(arn string, m *asl.StateMachine) {
@@ -89,15 +54,17 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 				"resource", u.Resource, "consequence", u.Consequence())
 		}
 	}
-	for _, hook := range hooks {
-		hook(&svcCfg)
-	}
-	svc, err := service.New(drv, eng, svcCfg)
+	// The execution logs' writer, then the tracer, learn each revision's
+	// settings as it is stored.
+	s.logs.service(&svcCfg)
+	tracerHook(s.tracer)(&svcCfg)
+	svc, err := service.New(s.drv, s.eng, svcCfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	s.svc = svc
 	tsCfg := teststate.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit}
-	if tasks != nil {
+	if tasks := s.tasks; tasks != nil {
 		// A Task state tested without a mock calls its resource for real.
 		tsCfg.Invoke = func(ctx context.Context, call *teststate.Call) (any, error) {
 			if call.TimeoutSeconds > 0 {
@@ -111,14 +78,16 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	svc.TestState = teststate.New(tsCfg).TestState
 	calendars, err := scheduler.LoadCalendars(cfg.Calendars)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sched := scheduler.New(drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now, Calendars: calendars})
+	eng := s.eng
+	sched := scheduler.New(s.drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now, Calendars: calendars})
+	s.sched = sched
 	schedView := consoleSchedules{sched: sched}
-	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: auth != nil, Prices: cfg.Prices, Now: eng.Now,
+	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: s.creds != nil, Prices: cfg.Prices, Now: eng.Now,
 		Schedules: schedView.list, Scheduler: schedView})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The probes and /metrics are more specific than the console's
 	// "GET /", so never shadowed by it.
@@ -127,31 +96,39 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		{pattern: "GET /healthz", handler: livenessHandler()},
 	}
 	var ping func(context.Context) error
-	if p, ok := drv.(interface{ Ping(context.Context) error }); ok {
+	if p, ok := s.drv.(interface{ Ping(context.Context) error }); ok {
 		ping = cachedPing(p.Ping, time.Second)
 	}
 	routes = append(routes, route{pattern: "GET /readyz", handler: readinessHandler(eng.Resumed(), eng.Health, ping)})
+	met := s.met
 	if met != nil {
 		routes = append(routes, route{pattern: "GET /metrics", handler: met.Handler()})
 	}
-	plain := awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: quotas})
+	plain := awsjson.NewWith(svc, awsjson.Options{Logger: log, Quotas: s.quotas})
 	metered := func(h http.Handler) http.Handler {
 		if met != nil {
 			return met.API(h)
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
+	s.self = metered(plain)
+	s.deadLetters = sqsint.NewQueues(standard.Config(cfg, log))
 	var schedules http.Handler = sched
-	if auth == nil {
+	if s.creds == nil {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
 			route{pattern: "POST /schedule-list/", handler: sameOrigin(con), refuse: refusePlain},
 			route{pattern: "/", handler: s.self, refuse: refuseAPI})
 	} else {
-		s.gate, err = authn.New(authn.Config{Credentials: auth.credentials, SessionKey: auth.sessionKey, SignInPage: con.SignIn, Logger: log})
+		// The key of session cookies lives with the data, as the task
+		// tokens' does: sessions outlive a restart.
+		key, err := metaKey(ctx, s.drv.Executor(), "console-session-key")
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("session key: %w", err)
+		}
+		s.gate, err = authn.New(authn.Config{Credentials: s.creds, SessionKey: key, SignInPage: con.SignIn, Logger: log})
+		if err != nil {
+			return err
 		}
 		// The console's assets are public; its pages and their JSON take a
 		// session (or a signature); the API takes a signature (or, from the
@@ -179,17 +156,17 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		s.mux.ServeHTTP(w, r)
 	}), func(w http.ResponseWriter, r *http.Request) { s.refuse(w, r, crossorigin.Message) })
-	if auth == nil {
+	if s.creds == nil {
 		// Without authentication, the server answers only its own names
 		// (DNS rebinding); with it, a request is signed or carries a
 		// session, which a page of another name cannot have.
 		names, err := serverNames(cfg)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.handler = hostcheck.Guard(s.handler, names, isProbe, s.refuse)
 	}
-	return s, nil
+	return nil
 }
 
 // serverNames are the names a server without authentication answers
@@ -233,7 +210,7 @@ type route struct {
 // refuse answers a request refused before it reached its route (the
 // cross-origin guard, the Host check) with 403 and message, as the route
 // that would have served it words its errors.
-func (s *apiServer) refuse(w http.ResponseWriter, r *http.Request, message string) {
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, message string) {
 	if scheduler.HandlesPath(r.URL.Path) {
 		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
 		return
@@ -299,18 +276,6 @@ func newQuotas(limits map[string]quota.Limit, met *metrics.Metrics) *quota.Quota
 		q.OnThrottled = met.ExecutionThrottled
 	}
 	return q
-}
-
-// loadMockConfig reads the mock configuration named by path, or else by
-// $SFN_MOCK_CONFIG; nil when neither names one.
-func loadMockConfig(path string) (*mock.Config, error) {
-	if path == "" {
-		path = os.Getenv(mock.EnvFile)
-	}
-	if path == "" {
-		return nil, nil
-	}
-	return mock.Load(path)
 }
 
 // healthHandler answers GET /health: 200 while the store takes the
@@ -414,9 +379,10 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 
 // startSchedules fires the schedules' slots (scheduler.Service.Start) until
 // the returned function is called, which waits for the loop to end.
-func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (stop func()) {
+func (s *Server) startSchedules(ctx context.Context) (stop func()) {
+	eng := s.eng
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := s.schedules.Start(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+	done := s.sched.Start(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
 		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
 		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
 			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))

@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/internal/security/sigv4auth"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -42,24 +41,24 @@ func TestScheduleRoutes(t *testing.T) {
 		return rec
 	}
 
-	open := parts.api(t, nil, nil)
-	rec := get(open.handler, "/schedules", "")
+	open := parts.api(t, false, nil)
+	rec := get(open.Handler(), "/schedules", "")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	require.JSONEq(t, `{"Schedules":[]}`, rec.Body.String())
-	rec = get(open.handler, "/schedule-groups/default", "")
+	rec = get(open.Handler(), "/schedule-groups/default", "")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	rec = get(open.handler, "/", "")
+	rec = get(open.Handler(), "/", "")
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Contains(t, rec.Header().Get("Content-Type"), "text/html")
 
-	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
-	closed := parts.api(t, nil, auth)
-	rec = get(closed.handler, "/schedules", "")
+	auth := &apiAuth{keys: map[string]string{"AKIDROUTES": "secret"}}
+	closed := parts.api(t, false, auth)
+	rec = get(closed.Handler(), "/schedules", "")
 	require.Equal(t, http.StatusForbidden, rec.Code)
 	require.Equal(t, "MissingAuthenticationTokenException", rec.Header().Get("X-Amzn-ErrorType"))
-	rec = get(closed.handler, "/schedules", "states")
+	rec = get(closed.Handler(), "/schedules", "states")
 	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
-	rec = get(closed.handler, "/schedules", "scheduler")
+	rec = get(closed.Handler(), "/schedules", "scheduler")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }
 

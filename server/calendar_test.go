@@ -1,4 +1,4 @@
-package cli
+package server
 
 import (
 	"net/http"
@@ -19,12 +19,12 @@ func TestCalendarFlag(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("2026-11-23 # Labor Thanksgiving Day\n"), 0o600))
 	parts := newAPIParts(t)
 	parts.cfg.Calendars = map[string]string{"jp": path}
-	api := parts.api(t, nil, nil)
+	api := parts.api(t, false, nil)
 	tag := func(value string) *httptest.ResponseRecorder {
 		body := `{"Tags":[{"Key":"stepwise:calendar","Value":"` + value + `"}]}`
 		req := httptest.NewRequest(http.MethodPost, "/tags/arn:aws:scheduler:"+parts.cfg.Region+":"+parts.cfg.Account+":schedule-group/default", strings.NewReader(body))
 		rec := httptest.NewRecorder()
-		api.handler.ServeHTTP(rec, req)
+		api.Handler().ServeHTTP(rec, req)
 		return rec
 	}
 	rec := tag("jp:next")
@@ -34,7 +34,7 @@ func TestCalendarFlag(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `names the calendar \"us\", which the server does not have; its calendars: jp.`)
 
 	parts.cfg.Calendars = map[string]string{"jp": filepath.Join(t.TempDir(), "none.txt")}
-	_, err := newAPI(&parts.cfg, parts.drv, parts.eng, parts.defs, nil, nil, nil, nil, nil, parts.log)
+	_, err := parts.new(t, false, nil)
 	require.ErrorContains(t, err, "calendar jp: stat ")
 	require.ErrorContains(t, err, "none.txt: no such file or directory")
 }

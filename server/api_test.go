@@ -1,26 +1,19 @@
-package cli
+package server
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/config"
 	"stepwise/engine"
-	"stepwise/internal/defcache"
-	"stepwise/internal/security/sigv4auth"
-	"stepwise/observe/metrics"
-	"stepwise/store/sqlitestore"
 )
 
 // probe sends method path to h and returns the status and the JSON body.
@@ -136,18 +129,11 @@ func TestProbeRoutes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
+	p := newAPIParts(t)
+	p.cfg.AllowedHosts = []string{"example.com"} // httptest.NewRequest's host
+	srv, err := p.new(t, false, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, drv.Close()) })
-	defs := defcache.New(0)
-	log := slog.New(slog.DiscardHandler)
-	cfg := config.DefaultServe()
-	cfg.AllowedHosts = []string{"example.com"} // httptest.NewRequest's host
-	eng, err := engine.New(drv, engine.Config{Definitions: defs, Region: cfg.Region, Account: cfg.Account, Logger: log})
-	require.NoError(t, err)
-	api, err := newAPI(&cfg, drv, eng, defs, nil, nil, nil, nil, nil, log)
-	require.NoError(t, err)
-	h := api.handler
+	h := srv.Handler()
 
 	// Not started: alive, not ready.
 	code, _ := probe(t, h, http.MethodGet, "/healthz")
@@ -156,10 +142,9 @@ func TestProbeRoutes(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, code)
 	require.Equal(t, "not ready", body["status"])
 
-	require.NoError(t, eng.Start(ctx))
-	t.Cleanup(eng.Stop)
+	require.NoError(t, srv.Start(ctx))
 	select {
-	case <-eng.Resumed():
+	case <-srv.Engine().Resumed():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the engine did not resume")
 	}
@@ -191,8 +176,8 @@ func TestProbeRoutes(t *testing.T) {
 // signature, and the handler the server's own Task states call does not.
 func TestAuthRoutes(t *testing.T) {
 	t.Parallel()
-	auth := &apiAuth{credentials: sigv4auth.NewCredentials(map[string]string{"AKIDROUTES": "secret"}), sessionKey: make([]byte, 32)}
-	api := newAPIParts(t).api(t, metrics.New(), auth)
+	auth := &apiAuth{keys: map[string]string{"AKIDROUTES": "secret"}}
+	api := newAPIParts(t).api(t, true, auth)
 	require.NotNil(t, api.gate)
 
 	serve := func(h http.Handler, method, path, target string) *httptest.ResponseRecorder {
@@ -206,50 +191,14 @@ func TestAuthRoutes(t *testing.T) {
 		return rec
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/health", "/metrics", "/static/style.css", "/signin"} {
-		require.Equal(t, http.StatusOK, serve(api.handler, http.MethodGet, path, "").Code, path)
+		require.Equal(t, http.StatusOK, serve(api.Handler(), http.MethodGet, path, "").Code, path)
 	}
-	rec := serve(api.handler, http.MethodGet, "/activities", "")
+	rec := serve(api.Handler(), http.MethodGet, "/activities", "")
 	require.Equal(t, http.StatusSeeOther, rec.Code)
 	require.Equal(t, "/signin?next=%2Factivities", rec.Header().Get("Location"))
-	rec = serve(api.handler, http.MethodPost, "/", "ListStateMachines")
+	rec = serve(api.Handler(), http.MethodPost, "/", "ListStateMachines")
 	require.Equal(t, http.StatusBadRequest, rec.Code)
 	require.Contains(t, rec.Body.String(), "MissingAuthenticationTokenException")
 	rec = serve(api.self, http.MethodPost, "/", "ListStateMachines")
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-}
-
-// apiParts is what newAPI is built from in the tests: a store in a new
-// SQLite file and an engine over it, started and resumed.
-type apiParts struct {
-	cfg  config.Serve
-	drv  *sqlitestore.Driver
-	eng  *engine.Engine
-	defs *defcache.Cache
-	log  *slog.Logger
-}
-
-func newAPIParts(t *testing.T) *apiParts {
-	t.Helper()
-	ctx := context.Background()
-	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, drv.Close()) })
-	p := &apiParts{cfg: config.DefaultServe(), drv: drv, defs: defcache.New(0), log: slog.New(slog.DiscardHandler)}
-	// The hosts of the tests' requests (httptest.NewRequest's, guardHost),
-	// which a server without credentials answers only when given them.
-	p.cfg.AllowedHosts = []string{"example.com", "stepwise.test"}
-	p.eng, err = engine.New(drv, engine.Config{Definitions: p.defs, Region: p.cfg.Region, Account: p.cfg.Account, Logger: p.log})
-	require.NoError(t, err)
-	require.NoError(t, p.eng.Start(ctx))
-	t.Cleanup(p.eng.Stop)
-	<-p.eng.Resumed()
-	return p
-}
-
-// api builds the server's handler over the parts.
-func (p *apiParts) api(t *testing.T, met *metrics.Metrics, auth *apiAuth) *apiServer {
-	t.Helper()
-	api, err := newAPI(&p.cfg, p.drv, p.eng, p.defs, nil, nil, met, nil, auth, p.log)
-	require.NoError(t, err)
-	return api
 }
