@@ -230,6 +230,11 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return usage(err)
 	}
 	defer srv.Close()
+	// A SIGINT or SIGTERM from here on, even one that comes before the
+	// server says it serves, shuts it down in order.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	if err := srv.Start(ctx); err != nil {
 		return usage(err)
 	}
@@ -245,9 +250,6 @@ func (c *serveCommand) run(ctx context.Context) error {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(stop) }()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	// SIGHUP reloads what can be reloaded; without anything to reload it
 	// keeps its default (ending the process).
 	var hup chan os.Signal
