@@ -1,12 +1,7 @@
 package jsonatafn
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
-	"hash"
 	"math"
 	"math/rand/v2"
 
@@ -117,23 +112,13 @@ func rangeFn(args []any) (any, error) {
 	return out, nil
 }
 
-// hashAlgorithms are the algorithm names $hash accepts, spelled exactly.
-var hashAlgorithms = map[string]func() hash.Hash{
-	"MD5":     md5.New,
-	"SHA-1":   sha1.New,
-	"SHA-256": sha256.New,
-	"SHA-384": sha512.New384,
-	"SHA-512": sha512.New,
-}
-
 func hashFn(args []any) (any, error) {
 	data, _ := arg(args, 0).(string)
 	alg, _ := arg(args, 1).(string)
-	newHash := hashAlgorithms[alg]
-	if newHash == nil {
+	h := intrinsic.NewHash(alg)
+	if h == nil {
 		return nil, fail("Invalid arguments in $hash: the algorithm must be one of MD5, SHA-1, SHA-256, SHA-384, SHA-512")
 	}
-	h := newHash()
 	h.Write([]byte(data))
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
