@@ -88,6 +88,7 @@ var rules = []rule{
 	{pkg: "internal/startrule", layer: "internal: StartExecution's checks and messages, below the engine's runners and the service", may: with("asl", "store")},
 	{pkg: "internal/retention", layer: "internal: retention over the store, below the engine", may: with("store")},
 	{pkg: "internal/recent", layer: "internal: the names found lately, for the hot paths of the engine and the service"},
+	{pkg: "internal/frontdoor", layer: "internal: what every request to an AWS API passes through (request ids, body limits, panics, error shapes, page tokens), below the wires and the operations"},
 	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
@@ -121,7 +122,7 @@ var rules = []rule{
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases with their mocks, beside the service (linking neither the engine nor the store)", may: with("engine/task", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
 
 	// Above the service: the wire, the console, TestState.
-	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
+	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/frontdoor", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/boundedfile", "internal/security/crossorigin")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the API's shapes", may: with()},
