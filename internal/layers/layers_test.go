@@ -111,7 +111,7 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
