@@ -117,7 +117,8 @@ var rules = []rule{
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
 	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation", "internal/boundedfile")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler's operations over the store, beside the service", may: with("scheduler/expr", "store", "internal/frontdoor", "internal/validation", "internal/boundedfile")},
+	{pkg: "scheduler/restjson", layer: "scheduler: the Scheduler API's wire (REST-JSON), above its operations, as awsjson is above the service", may: with("scheduler", "internal/frontdoor", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases with their mocks, beside the service (linking neither the engine nor the store)", may: with("engine/task", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
 
@@ -130,7 +131,7 @@ var rules = []rule{
 	// The command's cli assembles everything; its main runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
-		"integration/...", "service", "observe/...", "scheduler",
+		"integration/...", "service", "observe/...", "scheduler", "scheduler/restjson",
 		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},
 

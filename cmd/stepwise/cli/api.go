@@ -32,6 +32,7 @@ import (
 	"stepwise/internal/security/sigv4auth"
 	"stepwise/observe/metrics"
 	"stepwise/scheduler"
+	"stepwise/scheduler/restjson"
 	"stepwise/service"
 	"stepwise/service/teststate"
 	"stepwise/store"
@@ -57,9 +58,11 @@ type apiServer struct {
 	gate *authn.Gate
 	// svc is the Step Functions API in process.
 	svc *service.Service
-	// schedules is the EventBridge Scheduler API, served on the same
-	// port (requests whose path HandlesPath says is its own).
-	schedules *scheduler.Service
+	// schedules is the EventBridge Scheduler's operations; scheduleAPI
+	// serves them on the same port (requests whose path
+	// restjson.HandlesPath says is its own).
+	schedules   *scheduler.Service
+	scheduleAPI *restjson.Handler
 	// mux serves the other requests, by routes.
 	mux    *http.ServeMux
 	routes []route
@@ -141,8 +144,8 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
-	var schedules http.Handler = sched
+	s := &apiServer{self: metered(plain), svc: svc, schedules: sched, scheduleAPI: restjson.New(sched, log), deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
+	var schedules http.Handler = s.scheduleAPI
 	if auth == nil {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
@@ -156,7 +159,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		// The console's assets are public; its pages and their JSON take a
 		// session (or a signature); the API takes a signature (or, from the
 		// console's own page, a session).
-		schedules = scheduler.RequireAuth(sched, s.gate.ForService("scheduler"))
+		schedules = restjson.RequireAuth(s.scheduleAPI, s.gate.ForService("scheduler"))
 		routes = append(routes,
 			route{pattern: "GET /static/", handler: con},
 			route{pattern: "GET " + authn.SignInPath, handler: s.gate.SignInPage()},
@@ -173,7 +176,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 	}
 	s.routes = routes
 	s.handler = crossorigin.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if scheduler.HandlesPath(r.URL.Path) {
+		if restjson.HandlesPath(r.URL.Path) {
 			schedules.ServeHTTP(w, r)
 			return
 		}
@@ -234,8 +237,8 @@ type route struct {
 // cross-origin guard, the Host check) with 403 and message, as the route
 // that would have served it words its errors.
 func (s *apiServer) refuse(w http.ResponseWriter, r *http.Request, message string) {
-	if scheduler.HandlesPath(r.URL.Path) {
-		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
+	if restjson.HandlesPath(r.URL.Path) {
+		restjson.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
 		return
 	}
 	_, pattern := s.mux.Handler(r)
