@@ -2,7 +2,6 @@ package awsjson
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
+	"stepwise/internal/frontdoor"
 	"stepwise/internal/security/sigv4auth"
 	"stepwise/sfnapi"
 )
@@ -37,17 +35,15 @@ func RequireAuth(next http.Handler, auth Authenticator, logger *slog.Logger) htt
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &authHandler{next: next, auth: auth, h: &handler{log: logger}}
+	return &authHandler{next: next, auth: auth, log: logger, door: newDoor(logger)}
 }
 
 type authHandler struct {
 	next http.Handler
 	auth Authenticator
-	h    *handler
+	log  *slog.Logger
+	door *frontdoor.Door
 }
-
-// bodyKey holds in a request's context the body RequireAuth read.
-type bodyKey struct{}
 
 func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > MaxBodySize {
@@ -71,18 +67,15 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.reject(w, r, authError(err))
 		return
 	}
-	a.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyKey{}, body)))
+	a.next.ServeHTTP(w, frontdoor.WithBody(r, body))
 }
 
 // reject answers a request refused before the API saw it.
 func (a *authHandler) reject(w http.ResponseWriter, r *http.Request, err error) {
-	reqID := uuid.NewString()
-	w.Header().Set("x-amzn-RequestId", reqID)
-	opName := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix)
-	status := a.h.handleError(w, r, reqID, opName, err)
-	if a.h.log.Enabled(r.Context(), slog.LevelDebug) {
-		a.h.log.DebugContext(r.Context(), "awsjson: request refused", logOperation, opName, logRequestID, reqID,
-			logStatus, status, logError, err)
+	status := a.door.Fail(w, r, err)
+	if a.log.Enabled(r.Context(), slog.LevelDebug) {
+		a.log.DebugContext(r.Context(), "awsjson: request refused", logOperation, strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix),
+			logRequestID, w.Header().Get(frontdoor.RequestIDHeader), logStatus, status, logError, err)
 	}
 }
 

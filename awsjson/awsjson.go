@@ -15,9 +15,11 @@
 //
 // Every response carries x-amzn-RequestId. The Host header is not looked
 // at: SDKs send StartSyncExecution and TestState to a "sync-" prefixed
-// host. Handlers return errors; handleError renders them, once. Listener
-// gives net/http's own refusal of an oversized header block, written
-// before any handler runs, the same shape.
+// host. Handlers return errors; the API's front door (internal/frontdoor)
+// renders them, once, in the shape above, as it gives every answer its
+// request id, bounds the body and answers a panic. Listener gives
+// net/http's own refusal of an oversized header block, written before any
+// handler runs, the same shape.
 //
 // With quotas (Options.Quotas), a request its operation's token bucket
 // refuses is answered before the operation runs, as AWS answers it:
@@ -52,19 +54,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/google/uuid"
-
+	"stepwise/internal/frontdoor"
 	"stepwise/internal/security/quota"
 	"stepwise/jsonvalue"
 	"stepwise/service"
@@ -84,13 +82,12 @@ const (
 // TargetPrefix is the X-Amz-Target prefix of Step Functions operations.
 const TargetPrefix = "AWSStepFunctions."
 
-// Log keys.
+// Log keys (the front door's add request_id, status, error, panic).
 const (
 	logOperation = "operation"
 	logRequestID = "request_id"
 	logStatus    = "status"
 	logError     = "error"
-	logPanic     = "panic"
 )
 
 // operation decodes a request body and runs the operation.
@@ -98,7 +95,7 @@ type operation func(ctx context.Context, body []byte) (any, error)
 
 // handler is the HTTP handler of the API.
 type handler struct {
-	log    *slog.Logger
+	door   *frontdoor.Door
 	ops    map[string]operation
 	quotas *quota.Quotas
 }
@@ -123,11 +120,7 @@ func New(svc *service.Service, logger *slog.Logger) http.Handler {
 
 // NewWith is New with options.
 func NewWith(svc *service.Service, opts Options) http.Handler {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &handler{log: logger, ops: operations(svc), quotas: opts.Quotas}
+	return &handler{door: newDoor(opts.Logger), ops: operations(svc), quotas: opts.Quotas}
 }
 
 // operations maps operation names to the service methods.
@@ -212,38 +205,23 @@ func withStatus(status int, code, format string, args ...any) error {
 	return &statusError{status: status, err: sfnapi.NewError(code, format, args...)}
 }
 
-// ServeHTTP answers one request. The server logs each request (at debug
-// level, with the request ID this sets); this logs panics and server
-// errors.
+// ServeHTTP answers one request through the API's front door: a request
+// id, the body's limit, panics and errors in the API's shape. The server
+// logs each request (at debug level, with the request ID this sets); the
+// door logs panics and server errors.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := uuid.NewString()
-	w.Header().Set("x-amzn-RequestId", reqID)
-	opName := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix)
-	defer func() {
-		if rec := recover(); rec != nil {
-			if rec == http.ErrAbortHandler {
-				panic(rec)
-			}
-			h.log.ErrorContext(r.Context(), "awsjson: panic", logOperation, opName, logRequestID, reqID,
-				logPanic, fmt.Sprint(rec), "stack", string(debug.Stack()))
-			h.handleError(w, r, reqID, opName, sfnapi.NewError(sfnapi.CodeInternalFailure,
-				"An internal error occurred (request %s)", reqID))
-		}
-	}()
-	if err := h.serve(w, r); err != nil {
-		h.handleError(w, r, reqID, opName, err)
-	}
+	h.door.Serve(w, r, h.serve)
 }
 
 // Refuse answers a request refused before it reached the API (by the
 // server's cross-origin guard): status, with code and message in the
 // API's error shape and a request id.
 func Refuse(w http.ResponseWriter, r *http.Request, status int, code, message string) {
-	reqID := uuid.NewString()
-	w.Header().Set("x-amzn-RequestId", reqID)
-	h := &handler{log: slog.New(slog.DiscardHandler)}
-	h.handleError(w, r, reqID, strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix), withStatus(status, code, "%s", message))
+	refuser.Fail(w, r, withStatus(status, code, "%s", message))
 }
+
+// refuser is the door of Refuse: refusals are not logged.
+var refuser = newDoor(nil)
 
 // serve answers one request, or returns the error to render.
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
@@ -273,12 +251,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("x-amz-retry-after", strconv.FormatInt(after.Milliseconds(), 10))
 		return errThrottled
 	}
-	body, ok := r.Context().Value(bodyKey{}).([]byte) // read by RequireAuth
-	if !ok {
-		var err error
-		if body, err = readBody(r); err != nil {
-			return err
-		}
+	body, err := h.door.ReadBody(r) // or the one RequireAuth read
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	if longPolls[name] {
@@ -291,46 +266,6 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, out)
-}
-
-// readBody reads a request body of at most MaxBodySize bytes, without
-// reading more than that of a larger one.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength > MaxBodySize {
-		return nil, errTooLarge()
-	}
-	var body []byte
-	if r.ContentLength > 0 {
-		body = make([]byte, 0, r.ContentLength+1) // +1 to see the end without growing
-	}
-	body, err := readAll(body, io.LimitReader(r.Body, MaxBodySize+1))
-	if err != nil {
-		return nil, sfnapi.NewError(sfnapi.CodeSerialization, "Could not read the request body: %v", err)
-	}
-	if len(body) > MaxBodySize {
-		return nil, errTooLarge()
-	}
-	return body, nil
-}
-
-// readAll is io.ReadAll into buf.
-func readAll(buf []byte, r io.Reader) ([]byte, error) {
-	if buf == nil {
-		return io.ReadAll(r)
-	}
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // grow
-		}
-	}
 }
 
 // errThrottled is AWS's answer to a request its quota refused.
@@ -436,29 +371,8 @@ func typeName(t reflect.Type) string {
 // writeJSON writes a response body; HTML characters are not escaped, so
 // definitions and payloads come back as they were sent.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			buf.Reset()
-			buffers.Put(buf)
-		}
-	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode response: %w", err)
-	}
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.WriteHeader(status)
-	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return nil
+	return frontdoor.WriteJSON(w, status, frontdoor.ContentTypeJSON10, v)
 }
-
-// buffers hold responses being encoded; those that grew past
-// maxPooledBuffer (a large history page) are left to the collector.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooledBuffer = 64 * 1024
 
 // Error type prefixes: AWS's framework errors are Coral's, the others the
 // service's model's.
@@ -501,43 +415,54 @@ func statusOf(code string) int {
 	return http.StatusBadRequest
 }
 
-// errorBody is the JSON of an error response.
-type errorBody struct {
-	Type    string   `json:"__type"`
-	Message wireText `json:"message"`
-}
-
-// errorBodyOf is the error response of apiErr.
-func errorBodyOf(apiErr *sfnapi.Error) errorBody {
-	prefix := typePrefixModel
+// typeOf is the __type of an error code: AWS's framework errors are
+// Coral's, the others the service's model's.
+func typeOf(code string) string {
 	switch {
-	case coralCodes[apiErr.Code]:
-		prefix = typePrefixCoral
-	case apiErr.Code == sfnapi.CodeThrottling:
-		prefix = typePrefixAvailability
+	case coralCodes[code]:
+		return typePrefixCoral + code
+	case code == sfnapi.CodeThrottling:
+		return typePrefixAvailability + code
 	}
-	return errorBody{Type: prefix + apiErr.Code, Message: wireText(apiErr.Message)}
+	return typePrefixModel + code
 }
 
-// handleError renders err, the one place errors are written. An error
-// that is not an API error is an internal failure: it is logged and the
-// client is told only the request id.
-func (h *handler) handleError(w http.ResponseWriter, r *http.Request, reqID, opName string, err error) int {
+// shape is the API's error shape: AWS JSON 1.0.
+var shape = frontdoor.JSON10{TypeOf: typeOf}
+
+// newDoor is the API's front door. A nil logger discards.
+func newDoor(logger *slog.Logger) *frontdoor.Door {
+	return &frontdoor.Door{
+		Name:   "awsjson",
+		Log:    logger,
+		Shape:  shape,
+		Limit:  MaxBodySize,
+		Answer: answer,
+		Internal: func(reqID string) frontdoor.Failure {
+			f, _ := answer(sfnapi.NewError(sfnapi.CodeInternalFailure, "An internal error occurred (request %s)", reqID))
+			return f
+		},
+		TooLarge: func(int64) error { return errTooLarge() },
+		Unreadable: func(err error) error {
+			return sfnapi.NewError(sfnapi.CodeSerialization, "Could not read the request body: %v", err)
+		},
+		Attrs: func(r *http.Request) []any {
+			return []any{logOperation, strings.TrimPrefix(r.Header.Get("X-Amz-Target"), TargetPrefix)}
+		},
+	}
+}
+
+// answer is the failure of an API error (*sfnapi.Error): its status is
+// its code's, or a statusError's. Any other error is an internal failure.
+func answer(err error) (frontdoor.Failure, bool) {
 	var apiErr *sfnapi.Error
 	if !errors.As(err, &apiErr) {
-		h.log.ErrorContext(r.Context(), "awsjson: internal failure", logOperation, opName, logRequestID, reqID, logError, err)
-		apiErr = sfnapi.NewError(sfnapi.CodeInternalFailure, "An internal error occurred (request %s)", reqID)
+		return frontdoor.Failure{}, false
 	}
 	status := statusOf(apiErr.Code)
 	var se *statusError
 	if errors.As(err, &se) {
 		status = se.status
 	}
-	if status >= 500 {
-		h.log.WarnContext(r.Context(), "awsjson: server error", logOperation, opName, logRequestID, reqID, logStatus, status, logError, apiErr.Message)
-	}
-	if werr := writeJSON(w, status, errorBodyOf(apiErr)); werr != nil {
-		h.log.ErrorContext(r.Context(), "awsjson: write error", logRequestID, reqID, logError, werr)
-	}
-	return status
+	return frontdoor.Failure{Status: status, Code: apiErr.Code, Message: apiErr.Message}, true
 }

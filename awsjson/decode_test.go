@@ -56,20 +56,3 @@ func TestScanBodyUnpairedSurrogates(t *testing.T) {
 		require.Equal(t, tt.unpaired, unpaired, tt.body)
 	}
 }
-
-func TestWireText(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		text string
-		want string
-	}{
-		{"plain <b> & é", `"plain <b> & é"`},
-		{"Invalid Name: 'a\xed\xa0\x80'", `"Invalid Name: 'a\ud800'"`},
-		{"\xed\xbf\xbf\xed\xa0\x80x\"", `"\udfff\ud800x\""`},
-		{"\xff", `"\ufffd"`}, // other invalid UTF-8 as encoding/json writes it
-	} {
-		got, err := wireText(tt.text).MarshalJSON()
-		require.NoError(t, err)
-		require.Equal(t, tt.want, string(got), tt.text)
-	}
-}

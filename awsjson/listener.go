@@ -2,7 +2,6 @@ package awsjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -10,7 +9,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/google/uuid"
+	"stepwise/internal/frontdoor"
 	"stepwise/sfnapi"
 )
 
@@ -86,19 +85,15 @@ func (c *conn) CloseWrite() error {
 // headerTooLargeResponse is the whole HTTP answer to an oversized header
 // block.
 func (c *conn) headerTooLargeResponse() []byte {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(errorBodyOf(sfnapi.NewError(sfnapi.CodeRequestHeaderFieldsTooLarge,
-		"Request header fields exceed the maximum size of %d bytes", c.maxHeaderBytes)))
-	body.Truncate(body.Len() - 1) // the encoder's newline
-	var b bytes.Buffer
 	status := http.StatusRequestHeaderFieldsTooLarge
+	body, _ := shape.Encode(frontdoor.Failure{Status: status, Code: sfnapi.CodeRequestHeaderFieldsTooLarge,
+		Message: fmt.Sprintf("Request header fields exceed the maximum size of %d bytes", c.maxHeaderBytes)})
+	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
-	b.WriteString("Content-Type: application/x-amz-json-1.0\r\n")
-	b.WriteString("Content-Length: " + strconv.Itoa(body.Len()) + "\r\n")
+	b.WriteString("Content-Type: " + frontdoor.ContentTypeJSON10 + "\r\n")
+	b.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n")
 	b.WriteString("Connection: close\r\n")
-	b.WriteString("x-amzn-RequestId: " + uuid.NewString() + "\r\n\r\n")
-	b.Write(body.Bytes())
+	b.WriteString(frontdoor.RequestIDHeader + ": " + frontdoor.NewRequestID() + "\r\n\r\n")
+	b.Write(body)
 	return b.Bytes()
 }

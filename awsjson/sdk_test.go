@@ -290,3 +290,64 @@ func TestSDKEngineErrorsAndUnsupported(t *testing.T) {
 	require.Equal(t, `{"a":1}`, aws.ToString(ts.Output))
 
 }
+
+// A NextToken pages only the list it was given for: another state
+// machine, other filters or another list refuse it with InvalidToken, in
+// AWS's words; the SDK's paginator, which sends the same filters back,
+// pages on.
+func TestSDKPageTokenScope(t *testing.T) {
+	t.Parallel()
+	b := setupSDK(t)
+	ctx := b.ctx
+	var machines []*string
+	for _, name := range []string{"one", "two"} {
+		created, err := b.client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{
+			Name: aws.String(name), Definition: aws.String(passDefinition), RoleArn: aws.String(roleArn),
+		})
+		require.NoError(t, err)
+		machines = append(machines, created.StateMachineArn)
+	}
+	for _, run := range []string{"a", "b", "c"} {
+		_, err := b.client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: machines[0], Name: aws.String(run)})
+		require.NoError(t, err)
+	}
+
+	page, err := b.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machines[0], MaxResults: 1})
+	require.NoError(t, err)
+	token := page.NextToken
+	require.NotNil(t, token)
+	next, err := b.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machines[0], MaxResults: 1, NextToken: token})
+	require.NoError(t, err)
+	require.Len(t, next.Executions, 1)
+
+	refused := func(err error, reason string) {
+		t.Helper()
+		e := requireErrorAs[*types.InvalidToken](t, err)
+		require.Equal(t, "Invalid Token: '"+reason+"'", aws.ToString(e.Message))
+	}
+	_, err = b.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machines[1], NextToken: token})
+	refused(err, "Invalid token: it belongs to another resource")
+	_, err = b.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machines[0], StatusFilter: types.ExecutionStatusRunning, NextToken: token})
+	refused(err, "Invalid token: it belongs to another resource")
+	_, err = b.client.ListStateMachines(ctx, &sfn.ListStateMachinesInput{NextToken: token})
+	refused(err, "Invalid token")
+	_, err = b.client.ListActivities(ctx, &sfn.ListActivitiesInput{NextToken: token})
+	refused(err, "Invalid token")
+
+	machinesPage, err := b.client.ListStateMachines(ctx, &sfn.ListStateMachinesInput{MaxResults: 1})
+	require.NoError(t, err)
+	require.NotNil(t, machinesPage.NextToken)
+	_, err = b.client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machines[0], NextToken: machinesPage.NextToken})
+	refused(err, "Invalid token")
+
+	var names []string
+	pager := sfn.NewListExecutionsPaginator(b.client, &sfn.ListExecutionsInput{StateMachineArn: machines[0], MaxResults: 1})
+	for pager.HasMorePages() {
+		page, err := pager.NextPage(ctx)
+		require.NoError(t, err)
+		for _, x := range page.Executions {
+			names = append(names, aws.ToString(x.Name))
+		}
+	}
+	require.ElementsMatch(t, []string{"a", "b", "c"}, names)
+}

@@ -1,13 +1,10 @@
 package awsjson
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"stepwise/jsonvalue"
 )
@@ -23,7 +20,8 @@ import (
 // unit, not valid UTF-8), and the service refuses the name. Other members
 // are decoded as encoding/json does; an escape inside a member's JSON
 // text (an execution's input) is that text's own and stays as it is.
-// Errors write such a name back with the escape it came with (wireText).
+// Errors write such a name back with the escape it came with
+// (frontdoor.Text).
 
 // scanBody reports whether body is one JSON object of valid UTF-8 nested
 // at most maxDepth deep, and whether a string in it escapes an unpaired
@@ -110,58 +108,4 @@ func keepNames(body []byte, in any) {
 			fv.Elem().SetString(f.value)
 		}
 	}
-}
-
-// wireText is text written to a client. Where it holds a surrogate in
-// WTF-8 form (a name as a client sent it), the JSON has the \uXXXX
-// escape the client sent, where encoding/json would write U+FFFD.
-type wireText string
-
-func (t wireText) MarshalJSON() ([]byte, error) {
-	s := string(t)
-	if utf8.ValidString(s) {
-		return quote(s)
-	}
-	out := []byte{'"'}
-	for s != "" {
-		i := wtf8Surrogate(s)
-		if i < 0 {
-			i = len(s)
-		}
-		q, err := quote(s[:i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, q[1:len(q)-1]...)
-		if i == len(s) {
-			break
-		}
-		r := rune(s[i]&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
-		out = append(out, `\u`...)
-		out = append(out, "0123456789abcdef"[r>>12], "0123456789abcdef"[r>>8&0xf], "0123456789abcdef"[r>>4&0xf], "0123456789abcdef"[r&0xf])
-		s = s[i+3:]
-	}
-	return append(out, '"'), nil
-}
-
-// wtf8Surrogate is the index of the first surrogate in WTF-8 form in s, or
-// -1.
-func wtf8Surrogate(s string) int {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == 0xed && s[i+1] >= 0xa0 && s[i+1] <= 0xbf && s[i+2] >= 0x80 && s[i+2] <= 0xbf {
-			return i
-		}
-	}
-	return -1
-}
-
-// quote is s as a JSON string, without escaping HTML characters.
-func quote(s string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -2,13 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"stepwise/internal/frontdoor"
 	"stepwise/store"
 )
 
@@ -38,8 +35,6 @@ type Service struct {
 	exec         store.Executor
 	cfg          Config
 	defaultReady atomic.Bool
-	mux          *http.ServeMux
-	patterns     []string // of mux, in the order registered
 
 	fireMu  sync.Mutex
 	lastErr map[string]string // the last error logged of each schedule
@@ -57,21 +52,7 @@ func New(exec store.Executor, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{exec: exec, cfg: cfg}
-	s.routes()
-	return s
-}
-
-// HandlesPath says whether a request path is the Scheduler API's:
-// /schedules, /schedule-groups and /tags/ of a scheduler ARN.
-func HandlesPath(path string) bool {
-	switch {
-	case path == "/schedules" || strings.HasPrefix(path, "/schedules/"),
-		path == "/schedule-groups" || strings.HasPrefix(path, "/schedule-groups/"),
-		strings.HasPrefix(path, "/tags/arn:") && strings.Contains(path, ":scheduler:"):
-		return true
-	}
-	return false
+	return &Service{exec: exec, cfg: cfg}
 }
 
 // ScheduleArn is the ARN of a schedule.
@@ -254,22 +235,32 @@ type ListSchedulesOutput struct {
 
 const maxPage = 100
 
-func encodeToken(parts ...string) *string {
-	b, _ := json.Marshal(parts)
-	t := base64.RawURLEncoding.EncodeToString(b)
+// Page tokens are the front door's (frontdoor.PageToken): each names its
+// list and what was listed (the group, prefix and state asked for), and
+// is refused by another list, or the same list with other filters.
+const (
+	tokenSchedules = "schedules"
+	tokenGroups    = "groups"
+)
+
+// after is where a page of a list starts: after this schedule or group.
+type after struct {
+	Group string `json:"g,omitempty"`
+	Name  string `json:"n"`
+}
+
+func encodeToken(kind, scope string, pos after) *string {
+	t := frontdoor.PageToken(kind, scope, pos)
 	return &t
 }
 
-func decodeToken(token string, n int) ([]string, error) {
-	var parts []string
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err == nil {
-		err = json.Unmarshal(b, &parts)
+// decodeToken reads a NextToken given for the list kind over scope.
+func decodeToken(token, kind, scope string) (after, error) {
+	var pos after
+	if err := frontdoor.ReadPageToken(token, kind, scope, &pos); err != nil {
+		return after{}, validationError("Invalid NextToken.")
 	}
-	if err != nil || len(parts) != n {
-		return nil, validationError("Invalid NextToken.")
-	}
-	return parts, nil
+	return pos, nil
 }
 
 func pageSize(n int) (int, error) {
@@ -302,12 +293,13 @@ func (s *Service) ListSchedules(ctx context.Context, in *ListSchedulesInput) (*L
 		return nil, err
 	}
 	p := &store.ScheduleListParams{GroupName: in.GroupName, NamePrefix: in.NamePrefix, State: in.State, Limit: size + 1}
+	scope := strings.Join([]string{in.GroupName, in.NamePrefix, in.State}, "|")
 	if in.NextToken != "" {
-		parts, err := decodeToken(in.NextToken, 2)
+		pos, err := decodeToken(in.NextToken, tokenSchedules, scope)
 		if err != nil {
 			return nil, err
 		}
-		p.AfterGroup, p.AfterName = parts[0], parts[1]
+		p.AfterGroup, p.AfterName = pos.Group, pos.Name
 	}
 	rows, err := s.exec.ScheduleList(ctx, p)
 	if err != nil {
@@ -317,7 +309,7 @@ func (s *Service) ListSchedules(ctx context.Context, in *ListSchedulesInput) (*L
 	if len(rows) > size {
 		rows = rows[:size]
 		last := rows[size-1]
-		out.NextToken = encodeToken(last.GroupName, last.Name)
+		out.NextToken = encodeToken(tokenSchedules, scope, after{Group: last.GroupName, Name: last.Name})
 	}
 	for _, row := range rows {
 		sch, err := s.decode(row)
@@ -470,25 +462,23 @@ func (s *Service) ListScheduleGroups(ctx context.Context, prefix, nextToken stri
 	if err != nil {
 		return nil, err
 	}
-	after := ""
+	var from after
 	if nextToken != "" {
-		parts, err := decodeToken(nextToken, 1)
-		if err != nil {
+		if from, err = decodeToken(nextToken, tokenGroups, prefix); err != nil {
 			return nil, err
 		}
-		after = parts[0]
 	}
 	if err := s.ensureDefault(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := s.exec.ScheduleGroupList(ctx, prefix, after, size+1)
+	rows, err := s.exec.ScheduleGroupList(ctx, prefix, from.Name, size+1)
 	if err != nil {
 		return nil, err
 	}
 	out := &ListScheduleGroupsOutput{ScheduleGroups: []ScheduleGroup{}}
 	if len(rows) > size {
 		rows = rows[:size]
-		out.NextToken = encodeToken(rows[size-1].Name)
+		out.NextToken = encodeToken(tokenGroups, prefix, after{Name: rows[size-1].Name})
 	}
 	for _, g := range rows {
 		out.ScheduleGroups = append(out.ScheduleGroups, s.group(g))
@@ -562,156 +552,4 @@ func (s *Service) UntagResource(ctx context.Context, arn string, keys []string) 
 		return err
 	}
 	return s.exec.TagDelete(ctx, arn, keys)
-}
-
-// Patterns are the routes the API registers ("POST /schedules/{name}",
-// ...), for a test to walk every one.
-func (s *Service) Patterns() []string { return slices.Clone(s.patterns) }
-
-// Refuse answers a request refused before it reached the API (by the
-// server's cross-origin guard): status, with code and message as the API
-// words its errors.
-func Refuse(w http.ResponseWriter, status int, code, message string) {
-	w.Header().Set("x-amzn-RequestId", uuid.NewString())
-	writeError(w, &Error{Code: code, Status: status, Message: message})
-}
-
-// ServeHTTP serves the Scheduler API (REST-JSON).
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("x-amzn-RequestId", uuid.NewString())
-	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Service) routes() {
-	m := http.NewServeMux()
-	handle := func(pattern string, h http.HandlerFunc) {
-		m.HandleFunc(pattern, h)
-		s.patterns = append(s.patterns, pattern)
-	}
-	handle("POST /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
-		var in Schedule
-		if err := decodeBody(body, &in); err != nil {
-			return nil, err
-		}
-		in.Name = r.PathValue("name")
-		arn, err := s.CreateSchedule(r.Context(), &in)
-		return map[string]string{"ScheduleArn": arn}, err
-	}))
-	handle("PUT /schedules/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
-		var in Schedule
-		if err := decodeBody(body, &in); err != nil {
-			return nil, err
-		}
-		in.Name = r.PathValue("name")
-		arn, err := s.UpdateSchedule(r.Context(), &in)
-		return map[string]string{"ScheduleArn": arn}, err
-	}))
-	handle("GET /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		return s.GetSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
-	}))
-	handle("DELETE /schedules/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		return struct{}{}, s.DeleteSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
-	}))
-	handle("GET /schedules", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		q := r.URL.Query()
-		max, err := queryInt(q.Get("MaxResults"))
-		if err != nil {
-			return nil, err
-		}
-		return s.ListSchedules(r.Context(), &ListSchedulesInput{GroupName: q.Get("ScheduleGroup"), NamePrefix: q.Get("NamePrefix"),
-			State: q.Get("State"), NextToken: q.Get("NextToken"), MaxResults: max})
-	}))
-	handle("POST /schedule-groups/{name}", s.serve(func(r *http.Request, body []byte) (any, error) {
-		var in struct {
-			ClientToken string
-			Tags        []Tag
-		}
-		if err := decodeBody(body, &in); err != nil {
-			return nil, err
-		}
-		arn, err := s.CreateScheduleGroup(r.Context(), r.PathValue("name"), in.ClientToken, in.Tags)
-		return map[string]string{"ScheduleGroupArn": arn}, err
-	}))
-	handle("GET /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		return s.GetScheduleGroup(r.Context(), r.PathValue("name"))
-	}))
-	handle("DELETE /schedule-groups/{name}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		return struct{}{}, s.DeleteScheduleGroup(r.Context(), r.PathValue("name"))
-	}))
-	handle("GET /schedule-groups", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		q := r.URL.Query()
-		max, err := queryInt(q.Get("MaxResults"))
-		if err != nil {
-			return nil, err
-		}
-		return s.ListScheduleGroups(r.Context(), q.Get("NamePrefix"), q.Get("NextToken"), max)
-	}))
-	handle("GET /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		tags, err := s.ListTagsForResource(r.Context(), r.PathValue("arn"))
-		return map[string][]Tag{"Tags": tags}, err
-	}))
-	handle("POST /tags/{arn...}", s.serve(func(r *http.Request, body []byte) (any, error) {
-		var in struct{ Tags []Tag }
-		if err := decodeBody(body, &in); err != nil {
-			return nil, err
-		}
-		if in.Tags == nil {
-			return nil, validationError("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
-		}
-		return struct{}{}, s.TagResource(r.Context(), r.PathValue("arn"), in.Tags)
-	}))
-	handle("DELETE /tags/{arn...}", s.serve(func(r *http.Request, _ []byte) (any, error) {
-		return struct{}{}, s.UntagResource(r.Context(), r.PathValue("arn"), r.URL.Query()["TagKeys"])
-	}))
-	handle("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &Error{Code: "UnknownOperationException", Status: http.StatusNotFound, Message: "No operation matches " + r.Method + " " + r.URL.Path + "."})
-	})
-	s.mux = m
-}
-
-// MaxBodySize bounds a request's body.
-const MaxBodySize = 1 << 20
-
-func (s *Service) serve(op func(r *http.Request, body []byte) (any, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodySize+1))
-		if err == nil && len(body) > MaxBodySize {
-			err = validationError("The request body is larger than %d bytes.", MaxBodySize)
-		}
-		var out any
-		if err == nil {
-			out, err = op(r, body)
-		}
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) {
-				s.cfg.Logger.ErrorContext(r.Context(), "scheduler: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-			}
-			writeError(w, err)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(out)
-	}
-}
-
-func decodeBody(body []byte, v any) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return validationError("Could not read the request body: %v", err)
-	}
-	return nil
-}
-
-func queryInt(s string) (int, error) {
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, validationError("MaxResults must be an integer: %q.", s)
-	}
-	return n, nil
 }

@@ -3,8 +3,6 @@ package scheduler_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/scheduler"
+	"stepwise/scheduler/restjson"
 	"stepwise/store"
 	"stepwise/store/sqlitestore"
 )
@@ -53,7 +52,7 @@ func setupWith(t *testing.T, calendars map[string]*scheduler.Calendar) *bundle {
 	b := &bundle{now: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), exec: drv.Executor()}
 	b.cfg = scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }, Calendars: calendars}
 	b.svc = scheduler.New(drv.Executor(), b.cfg)
-	b.srv = httptest.NewServer(b.svc)
+	b.srv = httptest.NewServer(restjson.New(b.svc, nil))
 	t.Cleanup(b.srv.Close)
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")))
@@ -323,22 +322,68 @@ func TestListAndGroups(t *testing.T) {
 	require.ErrorAs(t, err, &nf)
 }
 
-func TestErrorShape(t *testing.T) {
+// A NextToken pages only the list it was given for: the same list with
+// other filters, or the other list, refuses it as AWS refuses a token
+// that is not its own; the SDK's paginator, which sends the same filters
+// back, pages on.
+func TestListTokenScope(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	b := setup(t)
-	resp, err := http.Get(b.srv.URL + "/schedules/nope")
+	_, err := b.client.CreateScheduleGroup(ctx, &sdk.CreateScheduleGroupInput{Name: aws.String("etl")})
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-	require.Equal(t, "ResourceNotFoundException", resp.Header.Get("X-Amzn-ErrorType"))
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.JSONEq(t, `{"Message":"Schedule nope does not exist."}`, string(body))
+	for _, name := range []string{"a1", "a2", "a3", "b1"} {
+		_, err := b.client.CreateSchedule(ctx, createInput(name))
+		require.NoError(t, err)
+	}
 
-	require.True(t, scheduler.HandlesPath("/schedules"))
-	require.True(t, scheduler.HandlesPath("/schedule-groups/x"))
-	require.True(t, scheduler.HandlesPath("/tags/arn:aws:scheduler:us-east-1:123456789012:schedule-group/x"))
-	require.False(t, scheduler.HandlesPath("/tags/arn:aws:states:us-east-1:123456789012:stateMachine:x"))
-	require.False(t, scheduler.HandlesPath("/"))
-	require.False(t, scheduler.HandlesPath("/schedulesx"))
+	page, err := b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NamePrefix: aws.String("a"), MaxResults: aws.Int32(1)})
+	require.NoError(t, err)
+	require.NotNil(t, page.NextToken)
+	token := page.NextToken
+	next, err := b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NamePrefix: aws.String("a"), MaxResults: aws.Int32(2), NextToken: token})
+	require.NoError(t, err)
+	require.Len(t, next.Schedules, 2)
+	require.Equal(t, "a2", aws.ToString(next.Schedules[0].Name))
+
+	refused := func(err error) {
+		t.Helper()
+		var ve *types.ValidationException
+		require.ErrorAs(t, err, &ve)
+		require.Equal(t, "Invalid NextToken.", aws.ToString(ve.Message))
+	}
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NamePrefix: aws.String("b"), NextToken: token})
+	refused(err)
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NextToken: token})
+	refused(err)
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NamePrefix: aws.String("a"), State: types.ScheduleStateDisabled, NextToken: token})
+	refused(err)
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NamePrefix: aws.String("a"), GroupName: aws.String("etl"), NextToken: token})
+	refused(err)
+	_, err = b.client.ListScheduleGroups(ctx, &sdk.ListScheduleGroupsInput{NextToken: token})
+	refused(err)
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NextToken: aws.String("not-a-token")})
+	refused(err)
+
+	groups, err := b.client.ListScheduleGroups(ctx, &sdk.ListScheduleGroupsInput{MaxResults: aws.Int32(1)})
+	require.NoError(t, err)
+	require.NotNil(t, groups.NextToken)
+	_, err = b.client.ListScheduleGroups(ctx, &sdk.ListScheduleGroupsInput{NamePrefix: aws.String("e"), NextToken: groups.NextToken})
+	refused(err)
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NextToken: groups.NextToken})
+	refused(err)
+	more, err := b.client.ListScheduleGroups(ctx, &sdk.ListScheduleGroupsInput{NextToken: groups.NextToken})
+	require.NoError(t, err)
+	require.Equal(t, "etl", aws.ToString(more.ScheduleGroups[0].Name))
+
+	var names []string
+	p := sdk.NewListSchedulesPaginator(b.client, &sdk.ListSchedulesInput{NamePrefix: aws.String("a"), MaxResults: aws.Int32(1)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		require.NoError(t, err)
+		for _, s := range page.Schedules {
+			names = append(names, aws.ToString(s.Name))
+		}
+	}
+	require.Equal(t, []string{"a1", "a2", "a3"}, names)
 }

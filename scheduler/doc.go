@@ -1,16 +1,18 @@
 // Package scheduler is EventBridge Scheduler on Stepwise's own port: its
 // API, its schedules, and their firing, which starts the executions.
 //
-// # The API (api.go, schedule.go, errors.go, auth.go)
+// # The API (api.go, schedule.go, errors.go)
 //
-// Service answers CreateSchedule, GetSchedule, UpdateSchedule,
-// DeleteSchedule, ListSchedules, the schedule groups and their tags, as
-// REST-JSON with AWS's validation, wording and error shape; requests whose
-// path HandlesPath says is the Scheduler API's go to it. Schedules and
-// groups are stored through the store seam (store.Schedule). RequireAuth
-// puts the API behind SigV4 for the service "scheduler" when the server
-// checks credentials. Expressions (cron, rate, at, in a time zone) are
-// package expr.
+// Service's operations are CreateSchedule, GetSchedule, UpdateSchedule,
+// DeleteSchedule, ListSchedules, the schedule groups and their tags, with
+// AWS's validation and wording; they take and return typed values and
+// fail with *Error (the exception's code, status and message). Their wire,
+// REST-JSON over HTTP (routes, decoding, the error shape, RequireAuth), is
+// package scheduler/restjson, as awsjson is the Step Functions API's over
+// package service. Schedules and groups are stored through the store seam
+// (store.Schedule); a list's NextToken is the front door's page token
+// (internal/frontdoor), refused by another list or other filters.
+// Expressions (cron, rate, at, in a time zone) are package expr.
 //
 // # Firing (fire.go)
 //

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 )
@@ -27,17 +25,4 @@ func conflictError(format string, args ...any) error {
 
 func notFoundError(format string, args ...any) error {
 	return &Error{Code: "ResourceNotFoundException", Status: http.StatusNotFound, Message: fmt.Sprintf(format, args...)}
-}
-
-// writeError answers with err as REST-JSON services do: the code in the
-// X-Amzn-ErrorType header and {"Message": ...} in the body.
-func writeError(w http.ResponseWriter, err error) {
-	var e *Error
-	if !errors.As(err, &e) {
-		e = &Error{Code: "InternalServerException", Status: http.StatusInternalServerError, Message: err.Error()}
-	}
-	w.Header().Set("X-Amzn-ErrorType", e.Code)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.Status)
-	json.NewEncoder(w).Encode(map[string]string{"Message": e.Message})
 }

@@ -29,6 +29,7 @@ import (
 	"stepwise/internal/security/quota"
 	"stepwise/observe/metrics"
 	"stepwise/scheduler"
+	"stepwise/scheduler/restjson"
 	"stepwise/service"
 	"stepwise/service/teststate"
 )
@@ -113,7 +114,8 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	}
 	s.self = metered(plain)
 	s.deadLetters = sqsint.NewQueues(standard.Config(cfg, log))
-	var schedules http.Handler = sched
+	s.scheduleAPI = restjson.New(sched, log)
+	var schedules http.Handler = s.scheduleAPI
 	if s.creds == nil {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
@@ -133,7 +135,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 		// The console's assets are public; its pages and their JSON take a
 		// session (or a signature); the API takes a signature (or, from the
 		// console's own page, a session).
-		schedules = scheduler.RequireAuth(sched, s.gate.ForService("scheduler"))
+		schedules = restjson.RequireAuth(s.scheduleAPI, s.gate.ForService("scheduler"))
 		routes = append(routes,
 			route{pattern: "GET /static/", handler: con},
 			route{pattern: "GET " + authn.SignInPath, handler: s.gate.SignInPage()},
@@ -150,7 +152,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	}
 	s.routes = routes
 	s.handler = crossorigin.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if scheduler.HandlesPath(r.URL.Path) {
+		if restjson.HandlesPath(r.URL.Path) {
 			schedules.ServeHTTP(w, r)
 			return
 		}
@@ -211,8 +213,8 @@ type route struct {
 // cross-origin guard, the Host check) with 403 and message, as the route
 // that would have served it words its errors.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, message string) {
-	if scheduler.HandlesPath(r.URL.Path) {
-		scheduler.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
+	if restjson.HandlesPath(r.URL.Path) {
+		restjson.Refuse(w, http.StatusForbidden, codeAccessDenied, message)
 		return
 	}
 	_, pattern := s.mux.Handler(r)

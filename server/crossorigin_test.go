@@ -133,7 +133,7 @@ func (b *guardBundle) exists(op, member, arn string) func(t *testing.T) bool {
 func (b *guardBundle) schedules(t *testing.T, method, path, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	b.api.sched.ServeHTTP(rec, httptest.NewRequest(method, "http://"+guardHost+path, strings.NewReader(body)))
+	b.api.scheduleAPI.ServeHTTP(rec, httptest.NewRequest(method, "http://"+guardHost+path, strings.NewReader(body)))
 	return rec
 }
 
@@ -341,7 +341,7 @@ func (b *guardBundle) muxRequests(t *testing.T, n string) map[string][]guardRequ
 // Scheduler API.
 func (b *guardBundle) schedulerRequests(t *testing.T, n string) map[string][]guardRequest {
 	out := map[string][]guardRequest{}
-	for _, pattern := range b.api.sched.Patterns() {
+	for _, pattern := range b.api.scheduleAPI.Patterns() {
 		if !mutating(pattern) {
 			continue
 		}
@@ -457,7 +457,7 @@ func TestCrossOriginGuard(t *testing.T) {
 			for _, rt := range b.api.routes {
 				require.Equal(t, mutating(rt.pattern), seen[rt.pattern], rt.pattern)
 			}
-			for _, pattern := range b.api.sched.Patterns() {
+			for _, pattern := range b.api.scheduleAPI.Patterns() {
 				require.Equal(t, mutating(pattern), seen["scheduler "+pattern], pattern)
 			}
 		})

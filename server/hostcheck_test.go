@@ -163,7 +163,7 @@ func TestHostCheckRebinding(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, rec.Code, rt.pattern)
 		require.Contains(t, rec.Body.String(), "--allowed-host rebind.attacker.test", rt.pattern)
 	}
-	for _, pattern := range b.api.sched.Patterns() {
+	for _, pattern := range b.api.scheduleAPI.Patterns() {
 		method, path, ok := strings.Cut(pattern, " ")
 		if !ok {
 			method, path = http.MethodPatch, "/schedules/x"

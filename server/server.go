@@ -30,6 +30,7 @@ import (
 	"stepwise/observe/notify"
 	"stepwise/observe/tracing"
 	"stepwise/scheduler"
+	"stepwise/scheduler/restjson"
 	"stepwise/service"
 	"stepwise/store"
 )
@@ -60,7 +61,10 @@ type Server struct {
 	eng       *engine.Engine
 	svc       *service.Service
 	sched     *scheduler.Service
-	dep       *deploy.Deployer
+	// scheduleAPI serves the Scheduler's operations on the same port
+	// (requests whose path restjson.HandlesPath says is its own).
+	scheduleAPI *restjson.Handler
+	dep         *deploy.Deployer
 
 	// The HTTP side (api.go).
 	// handler serves everything: the API, the console, the probes and

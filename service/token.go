@@ -1,17 +1,19 @@
 package service
 
 import (
-	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"time"
+
+	"stepwise/internal/frontdoor"
 )
 
-// Pagination tokens are opaque to clients: the base64 of a small JSON
-// cursor. A cursor names the list it belongs to (Kind and Scope), so a
-// token of one list is refused by another.
+// Pagination tokens are the front door's (frontdoor.PageToken): opaque
+// to clients, each names the list it belongs to (Kind) and what was listed
+// (Scope: the resource and the filters), so a token of one list or scope
+// is refused by another. cursor is where the next page starts.
 type cursor struct {
-	Kind  string `json:"k"`
-	Scope string `json:"s,omitempty"` // the state machine or execution listed
+	Kind  string `json:"-"`
+	Scope string `json:"-"`           // the state machine or execution listed, and the filters
 	After string `json:"a,omitempty"` // a name or ARN
 	Time  int64  `json:"t,omitempty"` // unix milliseconds
 	ID    int64  `json:"i,omitempty"`
@@ -25,28 +27,23 @@ const (
 	cursorMapRuns       = "mr"
 )
 
-func encodeToken(c cursor) string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+func encodeToken(c cursor) string { return frontdoor.PageToken(c.Kind, c.Scope, c) }
 
 // decodeToken reads a token given by a client for a list of the given kind
-// and scope. A token that is not one of ours is InvalidToken.
+// and scope. A token that is not one of ours, or is another list's or
+// scope's, is InvalidToken.
 func decodeToken(token *string, kind, scope string) (*cursor, error) {
 	if token == nil {
 		return nil, nil
 	}
-	b, err := base64.RawURLEncoding.DecodeString(*token)
-	if err != nil {
-		return nil, errInvalidToken("Invalid token")
-	}
 	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.Kind != kind {
+	switch err := frontdoor.ReadPageToken(*token, kind, scope, &c); {
+	case errors.Is(err, frontdoor.ErrOtherScope):
+		return nil, errInvalidToken("Invalid token: it belongs to another resource")
+	case err != nil:
 		return nil, errInvalidToken("Invalid token")
 	}
-	if c.Scope != scope {
-		return nil, errInvalidToken("Invalid token: it belongs to another resource")
-	}
+	c.Kind, c.Scope = kind, scope
 	return &c, nil
 }
 

@@ -88,6 +88,7 @@ var rules = []rule{
 	{pkg: "internal/startrule", layer: "internal: StartExecution's checks and messages, below the engine's runners and the service", may: with("asl", "store")},
 	{pkg: "internal/retention", layer: "internal: retention over the store, below the engine", may: with("store")},
 	{pkg: "internal/recent", layer: "internal: the names found lately, for the hot paths of the engine and the service"},
+	{pkg: "internal/frontdoor", layer: "internal: what every request to an AWS API passes through (request ids, body limits, panics, error shapes, page tokens), below the wires and the operations"},
 	{pkg: "internal/validation", layer: "internal: AWS's wording of a request's constraint violations, below every API"},
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
@@ -112,18 +113,19 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
 	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
-	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler over the store, beside the service", may: with("scheduler/expr", "store", "internal/security/sigv4auth", "internal/validation", "internal/boundedfile")},
+	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler's operations over the store, beside the service", may: with("scheduler/expr", "store", "internal/frontdoor", "internal/validation", "internal/boundedfile")},
+	{pkg: "scheduler/restjson", layer: "scheduler: the Scheduler API's wire (REST-JSON), above its operations, as awsjson is above the service", may: with("scheduler", "internal/frontdoor", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
 	{pkg: "workflowtest", layer: "workflowtest: `stepwise test`, workflows' test cases with their mocks, beside the service (linking neither the engine nor the store)", may: with("engine/task", "interp", "asl/...", "integration/mock", "internal/boundedfile", "internal/yamlsize")},
 
 	// Above the service: the wire, the console, TestState.
-	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/security/quota", "internal/security/sigv4auth")},
+	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/frontdoor", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/boundedfile", "internal/security/crossorigin")},
 	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the checks of results against the API's output shapes", may: with("integration/awssdk/awsmodel")},
@@ -132,7 +134,7 @@ var rules = []rule{
 	// everything; servertest starts it for tests.
 	{pkg: "server", layer: "server: the composition root, assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
-		"integration/...", "service", "observe/...", "scheduler",
+		"integration/...", "service", "observe/...", "scheduler", "scheduler/restjson",
 		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...")},
 	{pkg: "server/servertest", layer: "server: its test helpers, an in-process server for any package's tests", may: with("server", "config", "internal/testkit/...")},
 

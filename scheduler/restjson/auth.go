@@ -1,12 +1,12 @@
-package scheduler
+package restjson
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"net/http"
 
+	"stepwise/internal/frontdoor"
 	"stepwise/internal/security/sigv4auth"
+	"stepwise/scheduler"
 )
 
 // Authenticator decides whether a request may use the API; body is its
@@ -15,21 +15,22 @@ type Authenticator interface {
 	Authenticate(r *http.Request, body []byte) error
 }
 
-// RequireAuth returns next behind auth: a refused request is answered
-// 403 as AWS's REST-JSON services answer it, and never reaches next.
+// RequireAuth returns next, the API's handler, behind auth: a refused
+// request is answered 403 as AWS's REST-JSON services answer it, and
+// never reaches next. The body is read once, here, through the front
+// door (a body past MaxBodySize is refused before it is authenticated).
 func RequireAuth(next http.Handler, auth Authenticator) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodySize+1))
+		body, err := refuser.ReadBody(r)
 		if err != nil {
-			writeError(w, validationError("Could not read the request body: %v", err))
+			refuser.Fail(w, r, err)
 			return
 		}
 		if err := auth.Authenticate(r, body); err != nil {
-			writeError(w, authError(err))
+			refuser.Fail(w, r, authError(err))
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, frontdoor.WithBody(r, body))
 	})
 }
 
@@ -38,7 +39,9 @@ func authError(err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	forbidden := func(code, msg string) error { return &Error{Code: code, Status: http.StatusForbidden, Message: msg} }
+	forbidden := func(code, msg string) error {
+		return &scheduler.Error{Code: code, Status: http.StatusForbidden, Message: msg}
+	}
 	switch e.Reason {
 	case sigv4auth.Missing:
 		return forbidden("MissingAuthenticationTokenException", "Missing Authentication Token")
