@@ -158,6 +158,7 @@ type Engine struct {
 	work         *work
 	timers       *timerQueue
 	activities   *activity.Queue   // a single node's activity tasks, and every node's pollers
+	activity     *activity.Runner  // activity tasks, on activities or (in a cluster) the store's queue
 	starter      *start.Starter    // the one way in, for the children of nested and map runs
 	nested       *nested.Runner    // states:startExecution tasks
 	mapRuns      *maprunner.Runner // distributed Maps' map runs
@@ -234,6 +235,10 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.cl = cl
 	}
 	e.health.log = cfg.Logger
+	e.activity = &activity.Runner{Queue: activities}
+	if e.cl != nil {
+		e.activity.Shared = sharedQueue{cl: e.cl, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
+	}
 	e.starter = start.New(start.Config{Store: drv.Executor(), Runs: e, Region: cfg.Region, Account: cfg.Account,
 		PayloadLimit: cfg.PayloadLimit, Definitions: cfg.Definitions})
 	e.nested = nested.New(childHost{e}, nested.Config{PayloadLimit: cfg.PayloadLimit, Logger: cfg.Logger})
