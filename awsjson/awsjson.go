@@ -99,7 +99,7 @@ type operation func(ctx context.Context, body []byte) (any, error)
 // handler is the HTTP handler of the API.
 type handler struct {
 	log    *slog.Logger
-	ops    map[string]operation
+	api    *API // the operations (call.go)
 	quotas *quota.Quotas
 }
 
@@ -127,7 +127,8 @@ func NewWith(svc *service.Service, opts Options) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &handler{log: logger, ops: operations(svc), quotas: opts.Quotas}
+	opts.Logger = logger
+	return &handler{log: logger, api: NewAPI(svc, opts), quotas: opts.Quotas}
 }
 
 // operations maps operation names to the service methods.
@@ -265,8 +266,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
-	run := h.ops[name]
-	if run == nil {
+	if !h.api.has(name) {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	if ok, after := h.quotas.Allow(name); !ok {
@@ -286,7 +286,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		ctx, cancel = withHangUp(ctx)
 		defer cancel()
 	}
-	out, err := run(ctx, body)
+	out, err := h.api.run(ctx, name, body)
 	if err != nil {
 		return err
 	}

@@ -50,9 +50,11 @@ type apiServer struct {
 	// handler serves everything: the API, the console, the probes and
 	// /metrics, behind the cross-origin guard.
 	handler http.Handler
-	// self is the API without authentication, for the server's own Task
-	// states (aws-sdk:sfn) to call in-process.
+	// self is the API's HTTP handler without authentication.
 	self http.Handler
+	// calls is the API in process, without HTTP, for the server's own
+	// Task states (aws-sdk:sfn).
+	calls *awsjson.API
 	// gate authenticates, when auth is set.
 	gate *authn.Gate
 	// svc is the Step Functions API in process.
@@ -141,7 +143,7 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
+	s := &apiServer{self: metered(plain), calls: awsjson.NewAPI(svc, awsjson.Options{Logger: log, Quotas: quotas}), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
 	var schedules http.Handler = sched
 	if auth == nil {
 		routes = append(routes,
@@ -412,11 +414,21 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 	}
 }
 
+// scheduleStarter starts the schedules' executions: the service's
+// StartExecution, in process.
+func scheduleStarter(svc *service.Service) scheduler.StarterFunc {
+	return func(ctx context.Context, r *scheduler.StartExecution) error {
+		_, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: r.StateMachineArn,
+			Name: r.Name, Input: r.Input, TraceHeader: r.TraceHeader})
+		return err
+	}
+}
+
 // startSchedules fires the schedules' slots (scheduler.Service.Start) until
 // the returned function is called, which waits for the loop to end.
 func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (stop func()) {
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := s.schedules.Start(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+	done := s.schedules.Start(sctx, scheduler.FireConfig{Starter: scheduleStarter(s.svc), Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
 		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
 		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
 			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))

@@ -412,7 +412,7 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return err
 	}
 	// The server's own Task states call the API in-process, unsigned.
-	tasks.SetSelf(api.self)
+	tasks.SetSelf(api.calls.Call)
 	// Templates deploy onto it (stepwise deploy, --template).
 	dep := newDeployer(&c.cfg, api, drv.Executor(), local, log)
 	api.handleDeploy(dep)
