@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -351,4 +352,56 @@ func TestFireRetriesAcrossRestart(t *testing.T) {
 	sent := dl.all()
 	require.Len(t, sent, 1)
 	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/String"])
+}
+
+// A slot's start that fails is a typed error: the Starter's *sfnapi.Error
+// as it is (its code and message go to the dead-letter queue), any other
+// failure InternalFailure; a universal target whose request has a member
+// of the wrong type is refused as the API refuses it.
+func TestFireStartFailureIsTyped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		input         string
+		err           error
+		code, message string
+	}{
+		"refused": {`{"StateMachineArn":"` + smArn + `"}`, sfnapi.NewError(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", smArn),
+			sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '" + smArn + "'"},
+		"internal": {`{"StateMachineArn":"` + smArn + `"}`, errors.New("the disk is full"),
+			sfnapi.CodeInternalFailure, "An internal error occurred"},
+		"object input": {`{"StateMachineArn":"` + smArn + `","Input":{"a":1}}`, nil,
+			sfnapi.CodeSerialization, "Start of structure or map found where not expected. (member input)"},
+		"number trace header": {`{"StateMachineArn":"` + smArn + `","TraceHeader":7}`, nil,
+			sfnapi.CodeSerialization, "NUMBER_VALUE can not be converted to a String (member traceHeader)"},
+	} {
+		b := setup(t)
+		in := createInput("typed")
+		in.ScheduleExpression = aws.String("rate(5 minutes)")
+		in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+		in.Target.Input = aws.String(tc.input)
+		in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}
+		const dlq = "arn:aws:sqs:us-east-1:123456789012:scheduler-dlq"
+		in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String(dlq)}
+		_, err := b.client.CreateSchedule(ctx, in)
+		require.NoError(t, err, name)
+		var got []*scheduler.StartExecution
+		starter := scheduler.StarterFunc(func(_ context.Context, r *scheduler.StartExecution) error {
+			got = append(got, r)
+			return tc.err
+		})
+		dl := &deadLetters{}
+		require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{Starter: starter, Now: func() time.Time { return b.now }, DeadLetter: dl.send}), name)
+		sent := dl.all()
+		require.Len(t, sent, 1, name)
+		require.Equal(t, tc.code, attrs(sent[0])["ERROR_CODE/String"], name)
+		require.Equal(t, tc.message, attrs(sent[0])["ERROR_MESSAGE/String"], name)
+		if tc.err != nil {
+			require.Len(t, got, 1, name)
+			require.Equal(t, smArn, got[0].StateMachineArn, name)
+			require.Equal(t, "typed-20261124T080000", *got[0].Name, name)
+		} else {
+			require.Empty(t, got, "a request the API would not decode is not started: "+name)
+		}
+	}
 }

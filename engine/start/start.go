@@ -290,7 +290,11 @@ func (s *Starter) Params(ctx context.Context, r *Request) (*Params, error) {
 	if arn == "" {
 		arn = s.prefix.Execution(t.StateMachine.Name, name)
 		if r.Sync || t.StateMachine.Type == asl.TypeExpress {
-			arn = s.prefix.Express(t.StateMachine.Name, name, cmp.Or(r.ExpressID, s.cfg.NewID()))
+			id := r.ExpressID
+			if id == "" {
+				id = s.cfg.NewID()
+			}
+			arn = s.prefix.Express(t.StateMachine.Name, name, id)
 		}
 	}
 	if r.Target == nil {
