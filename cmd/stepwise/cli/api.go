@@ -34,6 +34,7 @@ import (
 	"stepwise/scheduler"
 	"stepwise/service"
 	"stepwise/service/teststate"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
@@ -53,8 +54,9 @@ type apiServer struct {
 	// self is the API's HTTP handler without authentication.
 	self http.Handler
 	// calls is the API in process, without HTTP, for the server's own
-	// Task states (aws-sdk:sfn).
-	calls *awsjson.API
+	// Task states (aws-sdk:sfn); starts starts the schedules' executions.
+	calls  *awsjson.API
+	starts scheduler.Starter
 	// gate authenticates, when auth is set.
 	gate *authn.Gate
 	// svc is the Step Functions API in process.
@@ -143,7 +145,8 @@ func newAPI(cfg *config.Serve, drv store.Driver, eng *engine.Engine, defs *defca
 		}
 		return h
 	}
-	s := &apiServer{self: metered(plain), calls: awsjson.NewAPI(svc, awsjson.Options{Logger: log, Quotas: quotas}), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
+	s := &apiServer{self: metered(plain), calls: awsjson.NewAPI(svc, awsjson.Options{Logger: log, Quotas: quotas}),
+		starts: scheduleStarter(svc, quotas), svc: svc, schedules: sched, deadLetters: sqsint.NewQueues(standard.Config(cfg, log))}
 	var schedules http.Handler = sched
 	if auth == nil {
 		routes = append(routes,
@@ -415,9 +418,14 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 }
 
 // scheduleStarter starts the schedules' executions: the service's
-// StartExecution, in process.
-func scheduleStarter(svc *service.Service) scheduler.StarterFunc {
+// StartExecution, in process, counted against its quota as the API's
+// are (a start refused is ThrottlingException, retried as a slot's
+// other refusals).
+func scheduleStarter(svc *service.Service, quotas *quota.Quotas) scheduler.StarterFunc {
 	return func(ctx context.Context, r *scheduler.StartExecution) error {
+		if ok, _ := quotas.Allow("StartExecution"); !ok {
+			return sfnapi.NewError(sfnapi.CodeThrottling, "Rate exceeded")
+		}
 		_, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: r.StateMachineArn,
 			Name: r.Name, Input: r.Input, TraceHeader: r.TraceHeader})
 		return err
@@ -428,7 +436,7 @@ func scheduleStarter(svc *service.Service) scheduler.StarterFunc {
 // the returned function is called, which waits for the loop to end.
 func (s *apiServer) startSchedules(ctx context.Context, eng *engine.Engine) (stop func()) {
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := s.schedules.Start(sctx, scheduler.FireConfig{Starter: scheduleStarter(s.svc), Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+	done := s.schedules.Start(sctx, scheduler.FireConfig{Starter: s.starts, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
 		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
 		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
 			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))

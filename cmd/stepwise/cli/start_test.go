@@ -48,7 +48,7 @@ func setupStarts(t *testing.T) *startBundle {
 		eng.Stop()
 		drv.Close()
 	})
-	return &startBundle{drv: drv, svc: svc, starter: scheduleStarter(svc)}
+	return &startBundle{drv: drv, svc: svc, starter: scheduleStarter(svc, nil)}
 }
 
 func (b *startBundle) create(t *testing.T, name, def string) *service.CreateStateMachineOutput {
