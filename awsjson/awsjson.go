@@ -96,7 +96,7 @@ type operation func(ctx context.Context, body []byte) (any, error)
 // handler is the HTTP handler of the API.
 type handler struct {
 	door   *frontdoor.Door
-	ops    map[string]operation
+	api    *API // the operations (call.go)
 	quotas *quota.Quotas
 }
 
@@ -120,7 +120,7 @@ func New(svc *service.Service, logger *slog.Logger) http.Handler {
 
 // NewWith is New with options.
 func NewWith(svc *service.Service, opts Options) http.Handler {
-	return &handler{door: newDoor(opts.Logger), ops: operations(svc), quotas: opts.Quotas}
+	return &handler{door: newDoor(opts.Logger), api: NewAPI(svc, opts), quotas: opts.Quotas}
 }
 
 // operations maps operation names to the service methods.
@@ -243,8 +243,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
-	run := h.ops[name]
-	if run == nil {
+	if !h.api.has(name) {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	if ok, after := h.quotas.Allow(name); !ok {
@@ -261,7 +260,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		ctx, cancel = withHangUp(ctx)
 		defer cancel()
 	}
-	out, err := run(ctx, body)
+	out, err := h.api.run(ctx, name, body)
 	if err != nil {
 		return err
 	}

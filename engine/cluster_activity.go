@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"stepwise/engine/internal/node"
@@ -14,28 +15,30 @@ import (
 // Activity tasks in a cluster: queued in the store, taken by any node's
 // pollers, handed out by their execution's owner.
 
-// queueActivity queues an activity task for a worker: in memory on one
-// node, in the store's queue in a cluster (see node.EnqueueLoop). front puts it
-// ahead of the others (one a poller took and gave back).
-func (e *Engine) queueActivity(t *task.Task, front bool) {
-	if e.cl == nil {
-		e.activities.Add(t, front)
-		return
-	}
-	e.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: e.cl.ID(), Front: front})
+// queueActivity queues an activity task for a worker, front ahead of
+// the others (one a poller took and gave back): on the activity runner's
+// queue.
+func (e *Engine) queueActivity(t *task.Task, front bool) { e.activity.Add(t, front) }
+
+// sharedQueue is a cluster's queue of activity tasks, in the store (see
+// node.EnqueueLoop): the activity runner's queue in a cluster.
+type sharedQueue struct {
+	cl  *node.Node
+	log *slog.Logger
+	ctx func() context.Context // the engine's
 }
 
-// unqueueActivity removes a task that is no longer wanted from the queue.
-func (e *Engine) unqueueActivity(arn, id string) {
-	if e.cl == nil {
-		e.activities.Remove(arn, id)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
+func (q sharedQueue) Enqueue(t *task.Task, front bool) {
+	q.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: q.cl.ID(), Front: front})
+}
+
+// Dequeue removes a task that is no longer wanted from the queue.
+func (q sharedQueue) Dequeue(arn, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(q.ctx()), 5*time.Second)
 	defer cancel()
 	// One left behind is taken by a poller, and found ended.
-	if err := e.cl.Store().ActivityDequeue(ctx, arn, id); err != nil {
-		e.log.Warn("engine: an ended activity task was not removed from the queue", "execution_arn", arn, "task_id", id, "error", err)
+	if err := q.cl.Store().ActivityDequeue(ctx, arn, id); err != nil {
+		q.log.Warn("engine: an ended activity task was not removed from the queue", "execution_arn", arn, "task_id", id, "error", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"stepwise/engine/activity"
 	"stepwise/engine/maprunner"
 	"stepwise/engine/task"
 )
@@ -44,7 +43,7 @@ func newChooser(e *Engine, calls task.Runner) *chooser {
 	if r, ok := calls.(task.ItemReader); ok {
 		rs = append(rs, readRunner{r: r})
 	}
-	rs = append(rs, activity.Runner{Backlog: backlog{e}}, e.nested, callRunner{calls})
+	rs = append(rs, e.activity, e.nested, callRunner{calls})
 	return &chooser{runners: rs}
 }
 
@@ -111,13 +110,6 @@ func (readRunner) Takes(t *task.Task) bool { return t.Request.Reader != nil }
 func (r readRunner) Run(ctx context.Context, t *task.Task, done func(task.Result)) {
 	r.r.ReadItems(ctx, t, done)
 }
-
-// backlog is where the activity runner queues its tasks (queueActivity):
-// the in-memory queue, or the store's in a cluster.
-type backlog struct{ e *Engine }
-
-func (b backlog) Add(t *task.Task, front bool) { b.e.queueActivity(t, front) }
-func (b backlog) Remove(arn, id string)        { b.e.unqueueActivity(arn, id) }
 
 // callRunner is the configured runner: it takes every task left.
 type callRunner struct{ task.Runner }

@@ -53,7 +53,7 @@ func TestChooserPicksOneRunner(t *testing.T) {
 		"map run, not mocked": {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprunner.Runner"},
 		"result write":        {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &maprun.Write{}}}, "engine.writeRunner"},
 		"item read":           {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:getObject", Reader: &interp.ReaderConfig{}}}, "engine.readRunner"},
-		"activity":            {&task.Task{Request: req(activityArn)}, fmt.Sprintf("%T", activity.Runner{})},
+		"activity":            {&task.Task{Request: req(activityArn)}, fmt.Sprintf("%T", &activity.Runner{})},
 		"child":               {&task.Task{Request: req(start)}, "*nested.Runner"},
 		"a service call":      {&task.Task{Request: req("arn:aws:states:::sqs:sendMessage")}, "engine.callRunner"},
 	} {

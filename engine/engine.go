@@ -19,6 +19,7 @@ import (
 	"stepwise/engine/internal/node"
 	"stepwise/engine/maprunner"
 	"stepwise/engine/nested"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/internal/defcache"
 	"stepwise/internal/recent"
@@ -157,6 +158,8 @@ type Engine struct {
 	work         *work
 	timers       *timerQueue
 	activities   *activity.Queue   // a single node's activity tasks, and every node's pollers
+	activity     *activity.Runner  // activity tasks, on activities or (in a cluster) the store's queue
+	starter      *start.Starter    // the one way in, for the children of nested and map runs
 	nested       *nested.Runner    // states:startExecution tasks
 	mapRuns      *maprunner.Runner // distributed Maps' map runs
 	gates        callGates
@@ -232,8 +235,15 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 		e.cl = cl
 	}
 	e.health.log = cfg.Logger
-	e.nested = nested.New(nestedHost{e}, nested.Config{Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit})
-	e.mapRuns = maprunner.New(mapRunHost{e}, maprunner.Config{Region: cfg.Region, Account: cfg.Account, LoseStart: cfg.loseChildStart})
+	e.activity = &activity.Runner{Queue: activities}
+	if e.cl != nil {
+		e.activity.Shared = sharedQueue{cl: e.cl, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
+	}
+	e.starter = start.New(start.Config{Store: drv.Executor(), Runs: e, Region: cfg.Region, Account: cfg.Account,
+		PayloadLimit: cfg.PayloadLimit, Definitions: cfg.Definitions})
+	e.nested = nested.New(childHost{e}, nested.Config{PayloadLimit: cfg.PayloadLimit, Logger: cfg.Logger})
+	e.mapRuns = maprunner.New(childHost{e}, maprunner.Config{Region: cfg.Region, Account: cfg.Account, Now: e.now, Logger: cfg.Logger,
+		Clustered: e.cl != nil, LoseStart: cfg.loseChildStart})
 	e.cfg.Tasks = newChooser(e, cfg.Tasks)
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
 	e.commits.observer = cfg.Observer

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -169,34 +168,41 @@ func (c *Config) EndpointFor(service string) string {
 	return c.Endpoint
 }
 
-// SelfAPI is a handler of the Step Functions API set once the server's
-// API exists (it needs the engine, which needs the registry). Calls made
-// before that, by executions the engine resumes at start, wait for it.
+// SelfCall runs one operation of the server's own Step Functions API in
+// process, without HTTP: the operation's name (StartExecution) and its
+// request as JSON in, the response as JSON out, or the operation's error
+// (an API error is an *sfnapi.Error to errors.As, and answers
+// HTTPStatus() int and RequestID() string as the HTTP API would).
+type SelfCall func(ctx context.Context, operation string, body []byte) ([]byte, error)
+
+// SelfAPI is the server's own Step Functions API, set once it exists (it
+// needs the engine, which needs the registry). Calls made before that,
+// by executions the engine resumes at start, wait for it.
 type SelfAPI struct {
 	once  sync.Once
 	ready chan struct{}
 	mu    sync.RWMutex
-	h     http.Handler
+	call  SelfCall
 }
 
 func (s *SelfAPI) init() { s.once.Do(func() { s.ready = make(chan struct{}) }) }
 
-// Set sets the handler (nil is ignored).
-func (s *SelfAPI) Set(h http.Handler) {
-	if h == nil {
+// Set sets the API (nil is ignored).
+func (s *SelfAPI) Set(call SelfCall) {
+	if call == nil {
 		return
 	}
 	s.init()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.h == nil {
+	if s.call == nil {
 		close(s.ready)
 	}
-	s.h = h
+	s.call = call
 }
 
-// Handler returns the handler, waiting until it is set or ctx ends.
-func (s *SelfAPI) Handler(ctx context.Context) (http.Handler, error) {
+// Caller returns the API, waiting until it is set or ctx ends.
+func (s *SelfAPI) Caller(ctx context.Context) (SelfCall, error) {
 	s.init()
 	select {
 	case <-s.ready:
@@ -205,7 +211,7 @@ func (s *SelfAPI) Handler(ctx context.Context) (http.Handler, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.h, nil
+	return s.call, nil
 }
 
 // entry is an instantiated module.
@@ -267,7 +273,7 @@ func New(cfg Config) (*Registry, error) {
 }
 
 // SetSelf sets the server's own Step Functions API.
-func (r *Registry) SetSelf(h http.Handler) { r.cfg.Self.Set(h) }
+func (r *Registry) SetSelf(call SelfCall) { r.cfg.Self.Set(call) }
 
 // ParseResource splits a service integration ARN into its service,
 // action and pattern; ok is false for other resources (activities, Lambda

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -186,17 +185,20 @@ func TestSelfAPIWaitsUntilSet(t *testing.T) {
 	var s integration.SelfAPI
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := s.Handler(ctx)
+	_, err := s.Caller(ctx)
 	require.EqualError(t, err, "the server's Step Functions API is not available")
-	got := make(chan http.Handler, 1)
+	got := make(chan integration.SelfCall, 1)
 	go func() {
-		h, err := s.Handler(context.Background())
+		call, err := s.Caller(context.Background())
 		require.NoError(t, err)
-		got <- h
+		got <- call
 	}()
-	h := http.NotFoundHandler()
-	s.Set(h)
-	require.NotNil(t, <-got)
+	s.Set(func(context.Context, string, []byte) ([]byte, error) { return []byte("{}"), nil })
+	call := <-got
+	require.NotNil(t, call)
+	out, err := call(context.Background(), "ListActivities", nil)
+	require.NoError(t, err)
+	require.Equal(t, "{}", string(out))
 }
 
 // A service error is named as the AWS SDK for Java names it: a modeled

@@ -158,7 +158,7 @@ func TestCalendarRules(t *testing.T) {
 			got := map[string]string{}
 			for end := time.Date(2026, 12, 1, 12, 0, 0, 0, tokyo); b.now.Before(end); b.now = b.now.Add(30 * time.Minute) {
 				svc := scheduler.New(b.exec, b.cfg) // as after a restart: nothing kept in memory
-				require.NoError(t, svc.FireDue(ctx, scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now }}))
+				require.NoError(t, svc.FireDue(ctx, scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return b.now }}))
 				for _, name := range sfn.names_() {
 					if _, ok := got[name]; !ok {
 						got[name] = b.now.In(tokyo).Format("2006-01-02T15:04")
@@ -276,7 +276,7 @@ func TestCalendarPreviousBeforeCreation(t *testing.T) {
 	require.NoError(t, err)
 	sfn := &fakeSFN{}
 	for end := time.Date(2026, 11, 28, 12, 0, 0, 0, tokyo); b.now.Before(end); b.now = b.now.Add(time.Hour) {
-		require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now }}))
+		require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return b.now }}))
 	}
 	// Saturday the 21st's folded; Saturday the 28th's fired on Friday the 27th.
 	require.Equal(t, []string{"jobnet-20261127T020000"}, sfn.names_())
@@ -329,7 +329,7 @@ func TestCalendarFoldedOneTime(t *testing.T) {
 
 	sfn := &fakeSFN{}
 	var alarm time.Time
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now },
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return b.now },
 		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	require.Equal(t, time.Date(2026, 11, 21, 2, 0, 0, 0, tokyo), alarm.In(tokyo))

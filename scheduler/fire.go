@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -9,8 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"time"
@@ -18,14 +15,37 @@ import (
 	"github.com/google/uuid"
 
 	"stepwise/scheduler/expr"
+	"stepwise/sfnapi"
 	"stepwise/store"
 )
 
+// Starter starts the executions of the slots: the server's
+// StartExecution, in process (which starts through the engine's Starter,
+// the one way in). A start it refuses fails with an *sfnapi.Error, whose
+// code and message a slot's dead-letter event carries; an execution of
+// the slot's name that exists already (ExecutionAlreadyExists) means the
+// slot fired before.
+type Starter interface {
+	StartExecution(ctx context.Context, r *StartExecution) error
+}
+
+// StarterFunc is a function as a Starter.
+type StarterFunc func(ctx context.Context, r *StartExecution) error
+
+// StartExecution calls f.
+func (f StarterFunc) StartExecution(ctx context.Context, r *StartExecution) error { return f(ctx, r) }
+
+// StartExecution is the StartExecution request of a slot: its members as
+// the API takes them (nil for a member not given).
+type StartExecution struct {
+	StateMachineArn          string
+	Name, Input, TraceHeader *string
+}
+
 // FireConfig configures the firing of schedules.
 type FireConfig struct {
-	// API serves the Step Functions API (awsjson) in-process: the
-	// executions are started with its StartExecution.
-	API http.Handler
+	// Starter starts the executions.
+	Starter Starter
 	// Now is the clock slots are compared with (the engine's execution
 	// time, so that time skipping applies); time.Now when nil.
 	Now func() time.Time
@@ -89,14 +109,9 @@ type retry struct {
 	slot      time.Time
 	attempts  int
 	next      time.Time
-	err       *startError
+	err       *sfnapi.Error
 	exhausted string
 }
-
-// startError is a StartExecution that failed: its error code and message.
-type startError struct{ Code, Message string }
-
-func (e *startError) Error() string { return "StartExecution: " + e.Code + ": " + e.Message }
 
 // maxSlotsPerTick bounds the slots one schedule fires in one look.
 const maxSlotsPerTick = 100
@@ -406,7 +421,7 @@ func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedu
 	if err == nil {
 		return nil, nil
 	}
-	var se *startError
+	var se *sfnapi.Error
 	if !errors.As(err, &se) {
 		return nil, err
 	}
@@ -565,12 +580,16 @@ func ExecutionName(template string, sch *Schedule, slot time.Time, cal *Calendar
 }
 
 // StartRequest is the StartExecution request of a slot's attempt (1, 2,
-// ...), business days counted on cal.
-func StartRequest(sch *Schedule, slot time.Time, attempt int, cal *Calendar) (map[string]any, error) {
+// ...), business days counted on cal. The universal target's Input is the
+// request, its members named in any case (as the API reads them); one
+// that is not a string is refused as the API refuses it
+// (SerializationException).
+func StartRequest(sch *Schedule, slot time.Time, attempt int, cal *Calendar) (*StartExecution, error) {
 	t := sch.Target
-	req := map[string]any{}
+	r := &StartExecution{}
 	template := ""
 	if t.Arn == UniversalStartExecution {
+		var req map[string]any
 		if err := json.Unmarshal([]byte(*t.Input), &req); err != nil {
 			return nil, err
 		}
@@ -580,63 +599,81 @@ func StartRequest(sch *Schedule, slot time.Time, attempt int, cal *Calendar) (ma
 		if in, ok := req["Input"].(string); ok {
 			req["Input"] = contextAttributes(in, sch, slot, attempt, cal)
 		}
+		for k, v := range req {
+			var err error
+			switch {
+			case strings.EqualFold(k, "stateMachineArn"):
+				var arn *string
+				if arn, err = member("stateMachineArn", v); arn != nil {
+					r.StateMachineArn = *arn
+				}
+			case strings.EqualFold(k, "input"):
+				r.Input, err = member("input", v)
+			case strings.EqualFold(k, "traceHeader"):
+				r.TraceHeader, err = member("traceHeader", v)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
 	} else {
-		req["StateMachineArn"] = t.Arn
+		r.StateMachineArn = t.Arn
 		if t.Input != nil {
-			req["Input"] = contextAttributes(*t.Input, sch, slot, attempt, cal)
+			in := contextAttributes(*t.Input, sch, slot, attempt, cal)
+			r.Input = &in
 		}
 	}
-	req["Name"] = ExecutionName(template, sch, slot, cal)
-	// The API's JSON names its members in lower camel case.
-	out := map[string]any{}
-	for k, v := range req {
-		if k != "" {
-			k = strings.ToLower(k[:1]) + k[1:]
-		}
-		out[k] = v
+	name := ExecutionName(template, sch, slot, cal)
+	r.Name = &name
+	return r, nil
+}
+
+// member is a string member of a request (nil for null), or the API's
+// refusal of a value of another type.
+func member(name string, v any) (*string, error) {
+	var what string
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return &t, nil
+	case map[string]any:
+		return nil, sfnapi.NewError(sfnapi.CodeSerialization, "Start of structure or map found where not expected. (member %s)", name)
+	case []any:
+		return nil, sfnapi.NewError(sfnapi.CodeSerialization, "Start of list found where not expected. (member %s)", name)
+	case bool:
+		what = "BOOLEAN_VALUE"
+	default:
+		what = "NUMBER_VALUE"
 	}
-	return out, nil
+	return nil, sfnapi.NewError(sfnapi.CodeSerialization, "%s can not be converted to a String (member %s)", what, name)
 }
 
 // start starts the execution of a slot; an execution of that name that
 // exists already means the slot fired before (exactly once). A refusal
-// is a *startError.
+// is an *sfnapi.Error: the Starter's, or InternalFailure for a start
+// that failed otherwise.
 func (s *Service) start(ctx context.Context, cfg FireConfig, sch *Schedule, f firing, attempt int) error {
 	slot := f.at
 	req, err := StartRequest(sch, slot, attempt, f.cal)
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
-	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	r.Header.Set("X-Amz-Target", "AWSStepFunctions.StartExecution")
-	rec := httptest.NewRecorder()
-	cfg.API.ServeHTTP(rec, r)
-	if rec.Code == http.StatusOK {
-		s.cfg.Logger.Info("scheduler: fired", "schedule_arn", sch.Arn, "slot", slot, "execution_name", req["name"])
+	err = cfg.Starter.StartExecution(ctx, req)
+	if err == nil {
+		s.cfg.Logger.Info("scheduler: fired", "schedule_arn", sch.Arn, "slot", slot, "execution_name", *req.Name)
 		return nil
 	}
-	var e struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(rec.Body.Bytes(), &e)
-	if strings.HasSuffix(e.Type, "ExecutionAlreadyExists") {
+	var refused *sfnapi.Error
+	if errors.As(err, &refused) && refused.Code == sfnapi.CodeExecutionAlreadyExists {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	code := e.Type
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
+	if refused == nil {
+		s.cfg.Logger.Warn("scheduler: start failed inside the server", "schedule_arn", sch.Arn, "slot", slot, "error", err)
+		refused = sfnapi.NewError(sfnapi.CodeInternalFailure, "An internal error occurred")
 	}
-	if code == "" {
-		code = http.StatusText(rec.Code)
-	}
-	return &startError{Code: code, Message: e.Message}
+	return refused
 }

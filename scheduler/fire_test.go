@@ -2,9 +2,7 @@ package scheduler_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/scheduler"
+	"stepwise/sfnapi"
 )
 
 // fakeSFN is a StartExecution that refuses a name twice.
@@ -24,23 +23,30 @@ type fakeSFN struct {
 	names   map[string]bool
 }
 
-func (f *fakeSFN) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *fakeSFN) StartExecution(_ context.Context, r *scheduler.StartExecution) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]string
-	json.Unmarshal(body, &req)
+	req := requestMap(r)
 	if f.names == nil {
 		f.names = map[string]bool{}
 	}
 	if f.names[req["name"]] {
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"__type":"com.amazonaws.swf.service.v2.model#ExecutionAlreadyExists","message":"Execution Already Exists"}`))
-		return
+		return sfnapi.NewError(sfnapi.CodeExecutionAlreadyExists, "Execution Already Exists")
 	}
 	f.names[req["name"]] = true
 	f.started = append(f.started, req)
-	w.Write([]byte(`{"executionArn":"x","startDate":1}`))
+	return nil
+}
+
+// requestMap is a start's members by their names in the API.
+func requestMap(r *scheduler.StartExecution) map[string]string {
+	m := map[string]string{"stateMachineArn": r.StateMachineArn}
+	for k, v := range map[string]*string{"name": r.Name, "input": r.Input, "traceHeader": r.TraceHeader} {
+		if v != nil {
+			m[k] = *v
+		}
+	}
+	return m
 }
 
 func (f *fakeSFN) names_() []string {
@@ -66,7 +72,7 @@ func TestFireRate(t *testing.T) {
 
 	sfn := &fakeSFN{}
 	now := b.now.Add(150 * time.Second)
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	// 08:00 is 150 s old: older than MaximumEventAgeInSeconds, dropped.
 	require.Equal(t, []string{"every-20261124T080100", "every-20261124T080200"}, sfn.names_())
@@ -117,7 +123,7 @@ func TestFireAtUniversalDelete(t *testing.T) {
 
 	sfn := &fakeSFN{}
 	now := b.now.Add(29 * time.Minute)
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	require.Empty(t, sfn.names_())
 	now = now.Add(time.Minute)
@@ -142,7 +148,7 @@ func TestFlexibleWindow(t *testing.T) {
 	require.NoError(t, err)
 	sfn := &fakeSFN{}
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }}
 	var firedAt time.Time
 	for ; now.Before(time.Date(2026, 11, 24, 9, 16, 0, 0, time.UTC)); now = now.Add(10 * time.Second) {
 		require.NoError(t, b.svc.FireDue(ctx, cfg))
@@ -162,15 +168,11 @@ type failingSFN struct {
 	inputs []string
 }
 
-func (f *failingSFN) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *failingSFN) StartExecution(_ context.Context, r *scheduler.StartExecution) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]string
-	json.Unmarshal(body, &req)
-	f.inputs = append(f.inputs, req["input"])
-	w.WriteHeader(http.StatusBadRequest)
-	w.Write([]byte(`{"__type":"com.amazonaws.swf.service.v2.model#StateMachineDoesNotExist","message":"State Machine Does Not Exist: '` + smArn + `'"}`))
+	f.inputs = append(f.inputs, requestMap(r)["input"])
+	return sfnapi.NewError(sfnapi.CodeStateMachineDoesNotExist, "State Machine Does Not Exist: '%s'", smArn)
 }
 
 func (f *failingSFN) calls() []string {
@@ -228,7 +230,7 @@ func TestFireRetriesThenDeadLetter(t *testing.T) {
 	sfn, dl := &failingSFN{}, &deadLetters{}
 	now := b.now
 	var alarm time.Time
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send,
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send,
 		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	require.Len(t, sfn.calls(), 1)
@@ -288,7 +290,7 @@ func TestFireRetriesUntilEventAge(t *testing.T) {
 	require.NoError(t, err)
 	sfn, dl := &failingSFN{}, &deadLetters{}
 	now := b.now
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
 	for ; now.Before(b.now.Add(2 * time.Minute)); now = now.Add(time.Second) {
 		_ = b.svc.FireDue(ctx, cfg)
 	}
@@ -311,7 +313,7 @@ func TestFireAlarmNextSlot(t *testing.T) {
 	_, err := b.client.CreateSchedule(ctx, in)
 	require.NoError(t, err)
 	var alarm time.Time
-	cfg := scheduler.FireConfig{API: &fakeSFN{}, Now: func() time.Time { return b.now },
+	cfg := scheduler.FireConfig{Starter: &fakeSFN{}, Now: func() time.Time { return b.now },
 		Alarm: func(at time.Time, _ func(context.Context)) { alarm = at }}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	// 02:30 in Tokyo on the 25th is 17:30 UTC on the 24th.
@@ -334,7 +336,7 @@ func TestFireRetriesAcrossRestart(t *testing.T) {
 	require.NoError(t, err)
 	sfn, dl := &failingSFN{}, &deadLetters{}
 	now := b.now
-	cfg := scheduler.FireConfig{API: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }, DeadLetter: dl.send}
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
 	now = now.Add(time.Second)
 	require.NoError(t, b.svc.FireDue(ctx, cfg))
@@ -350,4 +352,56 @@ func TestFireRetriesAcrossRestart(t *testing.T) {
 	sent := dl.all()
 	require.Len(t, sent, 1)
 	require.Equal(t, "2", attrs(sent[0])["RETRY_ATTEMPTS/String"])
+}
+
+// A slot's start that fails is a typed error: the Starter's *sfnapi.Error
+// as it is (its code and message go to the dead-letter queue), any other
+// failure InternalFailure; a universal target whose request has a member
+// of the wrong type is refused as the API refuses it.
+func TestFireStartFailureIsTyped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		input         string
+		err           error
+		code, message string
+	}{
+		"refused": {`{"StateMachineArn":"` + smArn + `"}`, sfnapi.NewError(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", smArn),
+			sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '" + smArn + "'"},
+		"internal": {`{"StateMachineArn":"` + smArn + `"}`, errors.New("the disk is full"),
+			sfnapi.CodeInternalFailure, "An internal error occurred"},
+		"object input": {`{"StateMachineArn":"` + smArn + `","Input":{"a":1}}`, nil,
+			sfnapi.CodeSerialization, "Start of structure or map found where not expected. (member input)"},
+		"number trace header": {`{"StateMachineArn":"` + smArn + `","TraceHeader":7}`, nil,
+			sfnapi.CodeSerialization, "NUMBER_VALUE can not be converted to a String (member traceHeader)"},
+	} {
+		b := setup(t)
+		in := createInput("typed")
+		in.ScheduleExpression = aws.String("rate(5 minutes)")
+		in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+		in.Target.Input = aws.String(tc.input)
+		in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}
+		const dlq = "arn:aws:sqs:us-east-1:123456789012:scheduler-dlq"
+		in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String(dlq)}
+		_, err := b.client.CreateSchedule(ctx, in)
+		require.NoError(t, err, name)
+		var got []*scheduler.StartExecution
+		starter := scheduler.StarterFunc(func(_ context.Context, r *scheduler.StartExecution) error {
+			got = append(got, r)
+			return tc.err
+		})
+		dl := &deadLetters{}
+		require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{Starter: starter, Now: func() time.Time { return b.now }, DeadLetter: dl.send}), name)
+		sent := dl.all()
+		require.Len(t, sent, 1, name)
+		require.Equal(t, tc.code, attrs(sent[0])["ERROR_CODE/String"], name)
+		require.Equal(t, tc.message, attrs(sent[0])["ERROR_MESSAGE/String"], name)
+		if tc.err != nil {
+			require.Len(t, got, 1, name)
+			require.Equal(t, smArn, got[0].StateMachineArn, name)
+			require.Equal(t, "typed-20261124T080000", *got[0].Name, name)
+		} else {
+			require.Empty(t, got, "a request the API would not decode is not started: "+name)
+		}
+	}
 }

@@ -88,7 +88,7 @@ func TestInputPlaceholders(t *testing.T) {
 	require.NoError(t, err)
 	sfn := &fakeSFN{}
 	b.now = time.Date(2026, 11, 24, 17, 0, 0, 0, time.UTC) // 02:00 on the 25th in Tokyo
-	require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{API: sfn, Now: func() time.Time { return b.now }}))
+	require.NoError(t, b.svc.FireDue(ctx, scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return b.now }}))
 	require.Equal(t, []string{"nightly-20261125T020000"}, sfn.names_())
 	require.JSONEq(t, `{"businessDate":"2026-11-24"}`, sfn.started[0]["input"])
 }

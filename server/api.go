@@ -32,6 +32,7 @@ import (
 	"stepwise/scheduler/restjson"
 	"stepwise/service"
 	"stepwise/service/teststate"
+	"stepwise/sfnapi"
 )
 
 // buildAPI builds the HTTP side over the engine: the Step Functions
@@ -113,6 +114,8 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 		return h
 	}
 	s.self = metered(plain)
+	s.calls = awsjson.NewAPI(svc, awsjson.Options{Logger: log, Quotas: s.quotas})
+	s.starts = scheduleStarter(svc, s.quotas)
 	s.deadLetters = sqsint.NewQueues(standard.Config(cfg, log))
 	s.scheduleAPI = restjson.New(sched, log)
 	var schedules http.Handler = s.scheduleAPI
@@ -379,12 +382,27 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 	}
 }
 
+// scheduleStarter starts the schedules' executions: the service's
+// StartExecution, in process, counted against its quota as the API's
+// are (a start refused is ThrottlingException, retried as a slot's
+// other refusals).
+func scheduleStarter(svc *service.Service, quotas *quota.Quotas) scheduler.StarterFunc {
+	return func(ctx context.Context, r *scheduler.StartExecution) error {
+		if ok, _ := quotas.Allow("StartExecution"); !ok {
+			return sfnapi.NewError(sfnapi.CodeThrottling, "Rate exceeded")
+		}
+		_, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: r.StateMachineArn,
+			Name: r.Name, Input: r.Input, TraceHeader: r.TraceHeader})
+		return err
+	}
+}
+
 // startSchedules fires the schedules' slots (scheduler.Service.Start) until
 // the returned function is called, which waits for the loop to end.
 func (s *Server) startSchedules(ctx context.Context) (stop func()) {
 	eng := s.eng
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := s.sched.Start(sctx, scheduler.FireConfig{API: s.self, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+	done := s.sched.Start(sctx, scheduler.FireConfig{Starter: s.starts, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
 		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
 		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
 			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))

@@ -70,9 +70,12 @@ type Server struct {
 	// handler serves everything: the API, the console, the probes and
 	// /metrics, behind the cross-origin guard.
 	handler http.Handler
-	// self is the API without authentication, for the server's own Task
-	// states (aws-sdk:sfn) to call in-process.
+	// self is the API's HTTP handler without authentication.
 	self http.Handler
+	// calls is the API in process, without HTTP, for the server's own
+	// Task states (aws-sdk:sfn); starts starts the schedules' executions.
+	calls  *awsjson.API
+	starts scheduler.Starter
 	// gate authenticates, when the server has credentials.
 	gate *authn.Gate
 	// mux serves the requests that are not the Scheduler API's, by
@@ -162,7 +165,7 @@ func New(cfg config.Serve, opts ...Option) (_ *Server, err error) {
 	}
 	// The server's own Task states call the API in-process, unsigned.
 	if s.tasks != nil {
-		s.tasks.SetSelf(s.self)
+		s.tasks.SetSelf(s.calls.Call)
 	}
 	// Templates deploy onto it (stepwise deploy, WithDeployAtStart).
 	s.dep = newDeployer(&s.cfg, s.svc, s.sched, s.drv.Executor(), s.local, s.log)

@@ -80,9 +80,7 @@ func errTooManyTags(arn string, limit int) error {
 }
 
 // errTypeNotSupported (AWS).
-func errTypeNotSupported() error {
-	return apiErr(sfnapi.CodeStateMachineTypeNotSupp, "This operation is not supported by this type of state machine")
-}
+func errTypeNotSupported() error { return startrule.TypeNotSupported() }
 
 // errLoggingDestination (AWS).
 func errLoggingDestination() error {

@@ -3,16 +3,14 @@ package service
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 	"unicode/utf8"
 
-	"stepwise/asl"
 	"stepwise/awsarn"
 	"stepwise/engine"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
-	"stepwise/internal/defcache"
 	"stepwise/internal/startrule"
 	"stepwise/jsonvalue"
 	"stepwise/sfnapi"
@@ -64,80 +62,18 @@ func isASCII(s string) bool {
 	return true
 }
 
-// prepared is a validated start request.
-type prepared struct {
-	// testCase is the mock test case the execution runs ("" for none).
-	testCase string
-	sm       *store.StateMachine
-	machine  *asl.StateMachine
-	name     string
-	input    string
-	// inputValue is input parsed.
-	inputValue any
-	trace      string
-	// versionArn and aliasArn: the version the execution runs and the
-	// alias it was started on, when it was started on one.
-	versionArn, aliasArn string
-}
-
-// prepareStart checks a start request against the state machine it names.
-// A synchronous start needs an EXPRESS state machine.
-func (s *Service) prepareStart(ctx context.Context, r *startRequest, sync bool) (*prepared, error) {
-	smArn, testCase := r.stateMachineArn, ""
-	if s.cfg.TestCase != nil {
-		if i := strings.LastIndexByte(smArn, '#'); i >= 0 {
-			smArn, testCase = smArn[:i], smArn[i+1:]
-		}
-	}
-	ref, err := s.parseStateMachineArn(smArn)
-	if err != nil {
-		return nil, err
-	}
-	p := &prepared{testCase: testCase}
+// request is the start the Starter (engine/start, the one way in)
+// resolves, checks and runs: the stateMachineArn may end in
+// "#<test case>" (Config.TestCase).
+func (r *startRequest) request(sync bool) *start.Request {
+	q := &start.Request{StateMachineArn: r.stateMachineArn, TestCases: true, Sync: sync, Input: r.input}
 	if r.name != nil {
-		p.name = *r.name
-		if err := startrule.Name(p.name); err != nil {
-			return nil, err
-		}
-	} else {
-		p.name = s.cfg.NewID()
+		q.Name = *r.name
 	}
 	if r.traceHeader != nil {
-		p.trace = *r.traceHeader
+		q.TraceHeader = *r.traceHeader
 	}
-	if p.sm, p.versionArn, p.aliasArn, err = s.resolveStart(ctx, ref); err != nil {
-		return nil, err
-	}
-	if sync && p.sm.Type != typeExpress {
-		return nil, errTypeNotSupported()
-	}
-	if err := startrule.Runnable(p.sm); err != nil {
-		return nil, err
-	}
-	if testCase != "" && !s.cfg.TestCase(p.sm.Name, testCase) {
-		return nil, apiErr(sfnapi.CodeValidation, "The mock configuration has no test case '%s' for state machine '%s'", testCase, p.sm.Name)
-	}
-	if p.input, p.inputValue, err = s.checkInput(r.input); err != nil {
-		return nil, err
-	}
-	if p.machine, err = s.machine(p.sm); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// checkInput validates an execution input (startrule.Input) and returns
-// the text to run with ("{}" when absent) and its value, parsed once for
-// the engine too.
-func (s *Service) checkInput(input *string) (string, any, error) {
-	if input == nil {
-		return "{}", jsonvalue.NewObject(0), nil
-	}
-	v, err := startrule.Input(*input, s.cfg.PayloadLimit)
-	if err != nil {
-		return "", nil, err
-	}
-	return *input, v, nil
+	return q
 }
 
 // StartExecution starts an execution. STANDARD executions are idempotent
@@ -151,24 +87,14 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	p, err := s.prepareStart(ctx, r, false)
-	if err != nil {
-		return nil, err
-	}
-	execArn := s.prefix().Execution(p.sm.Name, p.name)
-	if p.sm.Type == typeExpress {
-		execArn = s.prefix().Express(p.sm.Name, p.name, s.cfg.NewID())
-	}
-	policies, err := s.policiesOf(ctx, p.sm.Arn)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.engine.StartExecution(ctx, &engine.StartParams{
-		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
-		TestCase: p.testCase, VersionArn: p.versionArn, AliasArn: p.aliasArn, Policies: policies,
-	})
-	if errors.Is(err, store.ErrAlreadyExists) {
-		return s.idempotentStart(ctx, execArn, p.input)
+	row, err := s.starter.Start(ctx, r.request(false))
+	var taken *start.ExistsError
+	if errors.As(err, &taken) {
+		input := "{}"
+		if r.input != nil {
+			input = *r.input
+		}
+		return s.idempotentStart(ctx, taken.Arn, input)
 	}
 	if err != nil {
 		return nil, engineError("start execution", err)
@@ -202,19 +128,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	p, err := s.prepareStart(ctx, r, true)
-	if err != nil {
-		return nil, err
-	}
-	execArn := s.prefix().Express(p.sm.Name, p.name, s.cfg.NewID())
-	policies, err := s.policiesOf(ctx, p.sm.Arn)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.engine.StartSyncExecution(ctx, &engine.StartParams{
-		StateMachine: p.sm, Machine: p.machine, ExecutionArn: execArn, Name: p.name, Input: p.input, InputValue: p.inputValue, InputParsed: true, TraceHeader: p.trace,
-		TestCase: p.testCase, Policies: policies,
-	})
+	res, err := s.starter.StartSync(ctx, r.request(true))
 	if err != nil {
 		return nil, engineError("start sync execution", err)
 	}
@@ -620,7 +534,7 @@ func (s *Service) RedriveExecution(ctx context.Context, in *RedriveExecutionInpu
 	if x.MapRunArn != "" {
 		return nil, errExecutionNotRedrivable(x.Arn, "Execution was started by a Map Run and can be redriven only with it: redrive its parent execution")
 	}
-	row, err := s.engine.RedriveExecution(ctx, ref.arn)
+	row, err := s.starter.Redrive(ctx, ref.arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errExecutionDoesNotExist(ref.arn)
 	}
@@ -643,48 +557,13 @@ func printableASCII(s string) bool {
 	return s != ""
 }
 
-// machineCache keeps parsed definitions by state machine revision, so that
-// starting an execution does not parse its definition again.
-// machine returns the parsed definition a state machine runs, from the
-// cache of parsed definitions the service shares with the engine.
-func (s *Service) machine(sm *store.StateMachine) (*asl.StateMachine, error) {
-	return s.cfg.Definitions.Get(defcache.Key(sm.Arn, sm.RevisionID), func() (*asl.StateMachine, error) {
-		// Stored definitions were checked when they were written.
-		m, diags := asl.ParseWith([]byte(sm.Definition), asl.Options{Type: sm.Type})
-		if m == nil {
-			return nil, sfnapi.NewError(sfnapi.CodeInvalidDefinition, "%s", asl.InvalidDefinitionMessage(diags))
-		}
-		return m, nil
-	})
-}
-
-// machineCacheSize bounds the short-lived cache of state machines read
-// for starts.
-const machineCacheSize = defcache.DefaultSize
-
-// startCacheTTL is how long a state machine read for a start is reused.
-// Starts are the hot path; AWS documents that executions started shortly
-// after UpdateStateMachine may still run the previous definition, and this
+// startCacheTTL is how long a state machine read for a start, and its
+// failure policies, are reused (start.Config.CacheFor). Starts are the
+// hot path; AWS documents that executions started shortly after
+// UpdateStateMachine may still run the previous definition, and this
 // node forgets its copy at once on its own updates and deletes.
 const startCacheTTL = time.Second
 
-// startStateMachine returns the state machine an execution starts on,
-// from a short-lived cache.
-func (s *Service) startStateMachine(ctx context.Context, ref *stateMachineRef) (*store.StateMachine, error) {
-	if sm, ok := s.startMachines.Get(ref.arn); ok && ref.local && ref.qualifier == "" {
-		return sm, nil
-	}
-	look := s.startMachines.Look()
-	sm, err := s.getStateMachine(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	s.startMachines.Put(ref.arn, sm, look)
-	return sm, nil
-}
-
-// forgetStateMachine drops a state machine from the start cache.
-func (s *Service) forgetStateMachine(arn string) {
-	s.startMachines.Forget(arn)
-	s.startPolicies.Forget(arn)
-}
+// forgetStateMachine drops a state machine, and its failure policies,
+// from the Starter's cache.
+func (s *Service) forgetStateMachine(arn string) { s.starter.Forget(arn) }

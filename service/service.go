@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 
 	"stepwise/asl"
+	"stepwise/engine/start"
 	"stepwise/internal/defcache"
 	"stepwise/internal/recent"
-	"stepwise/interp"
 	"stepwise/store"
 )
 
@@ -90,12 +90,12 @@ type Service struct {
 	store  store.Driver
 	engine Engine
 
-	// What starts and GetActivityTask read lately (startCacheTTL,
-	// activityCacheTTL): state machines, their failure policies (from
-	// their tags), activities found.
-	startMachines *recent.Cache[*store.StateMachine]
-	startPolicies *recent.Cache[interp.Policies]
-	activities    *recent.Cache[struct{}]
+	// starter starts executions (the one way in), reusing the state
+	// machines and policies it read for startCacheTTL.
+	starter *start.Starter
+	// activities are the activities GetActivityTask found lately
+	// (activityCacheTTL).
+	activities *recent.Cache[struct{}]
 
 	// TestState runs the TestState operation; nil makes it unsupported.
 	// HOOK: set by package teststate (see RunTestState).
@@ -123,10 +123,11 @@ func New(drv store.Driver, eng Engine, cfg Config) (*Service, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.NewString() }
 	}
-	return &Service{cfg: cfg, store: drv, engine: eng,
-		startMachines: recent.New[*store.StateMachine](startCacheTTL, machineCacheSize, cfg.Now),
-		startPolicies: recent.New[interp.Policies](startCacheTTL, machineCacheSize, cfg.Now),
-		activities:    recent.New[struct{}](activityCacheTTL, machineCacheSize, cfg.Now)}, nil
+	starter := start.New(start.Config{Store: drv.Executor(), Runs: eng,
+		Partition: cfg.Partition, Region: cfg.Region, Account: cfg.Account, PayloadLimit: cfg.PayloadLimit,
+		NewID: cfg.NewID, Definitions: cfg.Definitions, TestCase: cfg.TestCase, CacheFor: startCacheTTL, Now: cfg.Now})
+	return &Service{cfg: cfg, store: drv, engine: eng, starter: starter,
+		activities: recent.New[struct{}](activityCacheTTL, defcache.DefaultSize, cfg.Now)}, nil
 }
 
 // Config returns the service's configuration with defaults applied.

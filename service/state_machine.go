@@ -112,7 +112,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 		}
 		return nil
 	})
-	s.startPolicies.Forget(sm.Arn)
+	s.starter.Forget(sm.Arn)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		existing, getErr := s.db().StateMachineGet(ctx, sm.Arn)
 		if getErr != nil {

@@ -10,7 +10,6 @@ import (
 
 	"stepwise/asl"
 	"stepwise/awsarn"
-	"stepwise/engine"
 	"stepwise/interp"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -89,20 +88,6 @@ func tagsOf(stored []store.Tag) []Tag {
 		out = append(out, Tag{Key: &t.Key, Value: &t.Value})
 	}
 	return out
-}
-
-// policiesOf reads the failure policies a state machine's tags set.
-func (s *Service) policiesOf(ctx context.Context, smArn string) (interp.Policies, error) {
-	if ps, ok := s.startPolicies.Get(smArn); ok {
-		return ps, nil
-	}
-	look := s.startPolicies.Look()
-	ps, err := engine.PoliciesOf(ctx, s.db(), smArn)
-	if err != nil {
-		return nil, storeError("list tags", err)
-	}
-	s.startPolicies.Put(smArn, ps, look)
-	return ps, nil
 }
 
 func storeTags(tags []Tag) []store.Tag {
@@ -210,7 +195,7 @@ func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagRe
 		}
 		return tx.TagPut(ctx, in.ResourceArn, storeTags(in.Tags))
 	})
-	s.startPolicies.Forget(in.ResourceArn)
+	s.starter.Forget(in.ResourceArn)
 	if err != nil {
 		return nil, storeError("tag resource", err)
 	}
@@ -235,7 +220,7 @@ func (s *Service) UntagResource(ctx context.Context, in *UntagResourceInput) (*U
 		return nil, err
 	}
 	err := s.db().TagDelete(ctx, in.ResourceArn, in.TagKeys)
-	s.startPolicies.Forget(in.ResourceArn)
+	s.starter.Forget(in.ResourceArn)
 	if err != nil {
 		return nil, storeError("untag resource", err)
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"stepwise/internal/startrule"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -637,26 +635,4 @@ func (s *Service) ListStateMachineAliases(ctx context.Context, in *ListStateMach
 		out.StateMachineAliases = append(out.StateMachineAliases, StateMachineAliasListItem{StateMachineAliasArn: a.Arn(), CreationDate: Time(a.CreatedAt)})
 	}
 	return out, nil
-}
-
-// resolveStart returns the state machine an execution started on ref
-// runs (for a version or an alias: the version's revision), and the
-// version and alias ARNs it records.
-func (s *Service) resolveStart(ctx context.Context, ref *stateMachineRef) (sm *store.StateMachine, versionArn, aliasArn string, err error) {
-	if ref.qualifier == "" {
-		sm, err = s.startStateMachine(ctx, ref)
-		return sm, "", "", err
-	}
-	if !ref.local {
-		return nil, "", "", errStateMachineDoesNotExist(ref.arn)
-	}
-	sm, versionArn, aliasArn, err = startrule.Resolve(ctx, s.db(), ref.arn, rand.IntN(100))
-	var refused *sfnapi.Error
-	if errors.As(err, &refused) {
-		return nil, "", "", refused
-	}
-	if err != nil {
-		return nil, "", "", storeError("resolve state machine", err)
-	}
-	return sm, versionArn, aliasArn, nil
 }

@@ -26,11 +26,15 @@
 //
 // # The host
 //
-// The runner starts, redrives and stops children through the engine:
-// the engine starts a child durably, keeps the clock's count of the
-// run's work (a start in flight is work; the parent's task waits on the
-// children, not on the outside), and tells the runner when a child ends
-// (ChildEnded). On a cluster, a run also watches its row for another
+// The runner starts, redrives and stops children through the engine, its
+// Host: start.Children, the host it shares with the nested runner, and
+// what a run needs beside its children (the engine's context, its task
+// runners, whether a child runs on this node). The engine starts a child
+// durably through the Starter (its target resolved already: the
+// ItemProcessor at the parent's revision), keeps the clock's count of
+// the run's work (Host.Go: a start in flight is work; the parent's task
+// waits on the children, not on the outside), and tells the runner when
+// a child ends (ChildEnded). On a cluster, a run also watches its row for another
 // node's UpdateMapRun and the store for children that ended on other
 // nodes.
 //

@@ -19,9 +19,9 @@ import (
 // child, until an open one ends; the gauges count both.
 func TestOpenLimitBacklogsRuns(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
 	require.Equal(t, Gauges{Limit: 1}, rn.Gauges())
-	require.Equal(t, DefaultOpenLimit, New(h, Config{}).Gauges().Limit, "AWS's quota by default")
+	require.Equal(t, DefaultOpenLimit, New(h, Config{Now: h.Now}).Gauges().Limit, "AWS's quota by default")
 
 	const secondArn = "arn:aws:states:us-east-1:123456789012:mapRun:fan/M:1d6f1b7e-7d1c-3b5a-9c1e-2f4a5b6c7d8e"
 	first := mapRunTask([]any{"a"}, 1)
@@ -59,7 +59,7 @@ func TestOpenLimitBacklogsRuns(t *testing.T) {
 // and waits on it, so queueing it would never end.
 func TestNestedRunIsNotQueued(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
 	const childArn = "arn:aws:states:us-east-1:123456789012:execution:fan/M:child-0"
 	h.st.mu.Lock()
 	h.st.execs[childArn] = &store.Execution{Arn: childArn, Name: "child-0", Status: history.StatusRunning, MapRunArn: mapRunArn,
@@ -83,7 +83,7 @@ func TestNestedRunIsNotQueued(t *testing.T) {
 // it never opens, and the next run is admitted when a slot frees.
 func TestCancelledWhileQueued(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012", OpenLimit: 1})
 	first := mapRunTask([]any{"a"}, 1)
 	rn.Run(context.Background(), first, func(task.Result) {})
 	names := maprun.NewNames(mapRunArn, "us-east-1", "123456789012", "fan", "M", false)

@@ -47,7 +47,7 @@ func (r *mapRun) stopAll(arns []string, cause string) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			if err := h.Stop(h.Context(), arn, cause); err != nil && !errors.Is(err, task.ErrStopped) {
-				h.Logger().DebugContext(h.Context(), "engine: stop map run child", "execution_arn", arn, "error", err)
+				r.rn.cfg.Logger.DebugContext(h.Context(), "engine: stop map run child", "execution_arn", arn, "error", err)
 			}
 		}()
 	}
@@ -109,19 +109,16 @@ func (rn *Runner) Cancel(parentArn, taskID string) {
 	}
 	stop := r.stopRunning()
 	r.ended = true
-	now := h.Now()
+	now := rn.cfg.Now()
 	r.row.Status, r.row.StopDate = "ABORTED", &now
 	row, seq := r.snapshot()
 	r.unregister()
-	h.WorkBegan()
-	go func() {
-		defer h.WorkEnded()
-		ctx := h.Context()
+	h.Go(func(ctx context.Context) {
 		r.stopAll(stop, "The Map Run was aborted.")
 		if err := r.save(row, seq); err != nil && ctx.Err() == nil {
-			h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+			rn.cfg.Logger.ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 		}
-	}()
+	})
 }
 
 // watch writes the run's row as it progresses, takes the settings an
@@ -140,7 +137,7 @@ func (r *mapRun) watch() {
 		case <-t.C:
 		}
 		polls++
-		if h.Clustered() {
+		if r.rn.cfg.Clustered {
 			r.adoptUpdate()
 		}
 		r.mu.Lock()
@@ -155,7 +152,7 @@ func (r *mapRun) watch() {
 			row, seq = r.snapshot()
 		}
 		var elsewhere []int
-		if polls%5 == 0 && h.Clustered() {
+		if polls%5 == 0 && r.rn.cfg.Clustered {
 			for _, i := range r.run.Running() {
 				if !h.Live(r.names.Arn(i)) {
 					elsewhere = append(elsewhere, i)
@@ -165,7 +162,7 @@ func (r *mapRun) watch() {
 		r.mu.Unlock()
 		if seq > 0 {
 			if err := r.save(row, seq); err != nil && ctx.Err() == nil {
-				h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+				r.rn.cfg.Logger.ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 			}
 		}
 		for _, i := range elsewhere {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stepwise/asl"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
@@ -42,66 +43,33 @@ const (
 	SaveEvery   = time.Second
 )
 
-// Host is what the runner needs of the engine.
+// Host is what the runner needs of the engine: its children
+// (start.Children, the host it shares with the nested runner), and what a
+// run needs beside them.
 type Host interface {
+	start.Children
 	// Context is the engine's: done when the engine stops. A run outlives
 	// the dispatch of its task and goes on under it.
 	Context() context.Context
-	// Executor reads and writes the store: executions, map runs, items.
-	Executor() store.Executor
-	// Now is the engine's execution time, to the millisecond.
-	Now() time.Time
-	// Logger logs what goes wrong out of any caller's sight.
-	Logger() *slog.Logger
 	// Tasks carries out a task of the parent's: the writing of a run's
 	// results (interp.TaskRequest.Write) goes through the engine's
 	// runners.
 	Tasks() task.Runner
-
-	// Start starts a child durably (its first step committed) and
-	// returns its row; store.ErrAlreadyExists when its ARN is taken.
-	// Start, Redrive and Stop fail with task.ErrStopped when the engine
-	// is stopping.
-	Start(ctx context.Context, c *Child) (*store.Execution, error)
-	// Redrive redrives a child that did not succeed.
-	Redrive(ctx context.Context, arn string) (*store.Execution, error)
-	// Stop stops an execution with cause.
-	Stop(ctx context.Context, arn, cause string) error
-	// Clustered says whether other nodes share the store: a child may
-	// run, and end, on another node, and an UpdateMapRun be made there.
-	Clustered() bool
 	// Live says whether an execution runs on this node.
 	Live(arn string) bool
-
-	// WorkBegan and WorkEnded bracket work the clock waits for (a child's
-	// start, a stop, a row's write): it does not skip ahead meanwhile.
-	WorkBegan()
-	WorkEnded()
-	// WaitOn says the parent's task waits on the run's children now (not
-	// on the outside), if the task is still wanted, and reports whether
-	// it is.
-	WaitOn(parentArn, taskID, mapRunArn string) bool
-	// Ended says the run's children no longer work for the parent's task:
-	// it waits on the outside until its result is applied.
-	Ended(mapRunArn string)
-}
-
-// Child is a child execution to start: the ItemProcessor's state machine
-// at the parent's revision, the child's ARN, name and input, the mock
-// test case and the failure policies it runs with, and its map run.
-type Child struct {
-	StateMachine     *store.StateMachine
-	Machine          *asl.StateMachine
-	Arn, Name, Input string
-	InputValue       any
-	TestCase         string
-	MapRunArn        string
-	Policies         interp.Policies
 }
 
 // Config is where the runner's children run.
 type Config struct {
 	Region, Account string
+	// Now is the engine's execution time, to the millisecond.
+	Now func() time.Time
+	// Logger logs what goes wrong out of any caller's sight; nil
+	// discards.
+	Logger *slog.Logger
+	// Clustered says other nodes share the store: a child may run, and
+	// end, on another node, and an UpdateMapRun be made there.
+	Clustered bool
 	// LoseStart, a test hook (nil outside tests), is asked before a run
 	// starts a child: true drops the start as a server that died before
 	// it committed would (the child is not stored, its start never
@@ -126,6 +94,9 @@ type Runner struct {
 
 // New returns a runner on its host.
 func New(h Host, cfg Config) *Runner {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Runner{host: h, cfg: cfg, runs: map[string]*mapRun{}, open: map[string]bool{}, sem: make(chan struct{}, Starters)}
 }
 
@@ -251,7 +222,7 @@ func (r *mapRun) unregister() {
 // children it finds by the run's ARN (maprun.Run.Resume). r.mu is held.
 func (r *mapRun) load(ctx context.Context) error {
 	ex := r.h.Executor()
-	now := r.h.Now()
+	now := r.rn.cfg.Now()
 	row, err := ex.MapRunGet(ctx, r.req.Arn)
 	if errors.Is(err, store.ErrNotFound) {
 		r.row = store.MapRun{Arn: r.req.Arn, ExecutionArn: r.parent.Arn, StateMachineArn: r.parent.StateMachineArn + "/" + r.req.Label,
@@ -349,14 +320,13 @@ func (r *mapRun) pump() {
 			input = jsonvalue.String(s.Input)
 			r.startBytes += len(input)
 		}
-		r.h.WorkBegan() // the start is work: the clock waits for it
-		go r.start(s, input)
+		r.h.Go(func(ctx context.Context) { r.start(ctx, s, input) }) // the start is work: the clock waits for it
 	}
 	if r.run.Done() {
 		if err := r.run.Check(); err != nil {
 			// A bug, not a result: the run must not answer for items
 			// it never ran.
-			r.h.Logger().ErrorContext(r.h.Context(), "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
+			r.rn.cfg.Logger.ErrorContext(r.h.Context(), "engine: map run would succeed with items not run", "map_run_arn", r.req.Arn, "error", err)
 			r.failWith(failure.Newf(failure.Runtime, "map run: %v", err))
 			return
 		}
@@ -367,10 +337,8 @@ func (r *mapRun) pump() {
 // start starts (or redrives) a child; input is its input's text. A start
 // lost (LoseStart) holds its place in the run's starts and their bytes,
 // as one in flight when its server died.
-func (r *mapRun) start(s maprun.Start, input string) {
+func (r *mapRun) start(ctx context.Context, s maprun.Start, input string) {
 	h := r.h
-	ctx := h.Context()
-	defer h.WorkEnded()
 	i := s.Index
 	if lose := r.rn.cfg.LoseStart; lose != nil && !s.Redrive && lose(r.req.Arn, i) {
 		return
@@ -382,12 +350,14 @@ func (r *mapRun) start(s maprun.Start, input string) {
 	if s.Redrive {
 		row, err = h.Redrive(ctx, arn)
 	} else {
-		row, err = h.Start(ctx, &Child{
-			StateMachine: &store.StateMachine{Arn: r.parent.StateMachineArn + "/" + r.req.Label, RevisionID: r.parent.RevisionID,
-				RoleArn: r.parent.RoleArn, Type: r.req.ExecutionType},
-			Machine: r.req.Processor, Arn: arn, Name: r.names.Name(i),
-			Input: input, InputValue: s.Input,
-			TestCase: r.parent.TestCase, MapRunArn: r.req.Arn, Policies: r.policies,
+		row, err = h.Start(ctx, &start.Request{
+			Target: &start.Target{
+				StateMachine: &store.StateMachine{Arn: r.parent.StateMachineArn + "/" + r.req.Label, RevisionID: r.parent.RevisionID,
+					RoleArn: r.parent.RoleArn, Type: r.req.ExecutionType},
+				Machine: r.req.Processor, TestCase: r.parent.TestCase, Policies: r.policies,
+			},
+			ExecutionArn: arn, Name: r.names.Name(i),
+			Input: &input, InputChecked: true, InputValue: s.Input, MapRunArn: r.req.Arn,
 		})
 		if errors.Is(err, store.ErrAlreadyExists) {
 			row, err = h.Executor().ExecutionGet(ctx, arn)
@@ -401,11 +371,7 @@ func (r *mapRun) start(s maprun.Start, input string) {
 		r.run.StartDropped(i)
 		if err == nil && row.Status == history.StatusRunning && !r.superseded {
 			// Started as the run ended: it stops with it.
-			h.WorkBegan()
-			go func() {
-				defer h.WorkEnded()
-				_ = h.Stop(ctx, arn, "The Map Run ended.")
-			}()
+			h.Go(func(ctx context.Context) { _ = h.Stop(ctx, arn, "The Map Run ended.") })
 		}
 		return
 	}
@@ -414,7 +380,7 @@ func (r *mapRun) start(s maprun.Start, input string) {
 			r.run.StartDropped(i)
 			return // picked up again when the parent's task is
 		}
-		h.Logger().ErrorContext(ctx, "engine: map run child start failed", "map_run_arn", r.req.Arn, "index", i, "error", err)
+		r.rn.cfg.Logger.ErrorContext(ctx, "engine: map run child start failed", "map_run_arn", r.req.Arn, "index", i, "error", err)
 		r.run.StartFailed(i)
 	} else {
 		r.run.Started(i, childSummary(row))
@@ -466,9 +432,7 @@ func (r *mapRun) succeed() {
 	}
 	// Writing needs the children's rows: the run ends once it is done.
 	r.writing = true
-	r.h.WorkBegan()
-	go func() {
-		defer r.h.WorkEnded()
+	r.h.Go(func(context.Context) {
 		res := r.write(w)
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -481,7 +445,7 @@ func (r *mapRun) succeed() {
 			status = "FAILED"
 		}
 		r.finishLocked(res, status, nil)
-	}()
+	})
 }
 
 // write carries out the run's ResultWriter (maprun.Run.Outcome): the
@@ -530,26 +494,23 @@ func (r *mapRun) finishLocked(res task.Result, status string, stop []string) {
 		return
 	}
 	r.ended = true
-	h := r.h
-	now := h.Now()
+	h, log := r.h, r.rn.cfg.Logger
+	now := r.rn.cfg.Now()
 	r.row.Status, r.row.StopDate = status, &now
 	row, seq := r.snapshot()
 	r.unregister()
-	h.WorkBegan()
-	go func() {
-		defer h.WorkEnded()
-		ctx := h.Context()
+	h.Go(func(ctx context.Context) {
 		r.stopAll(stop, "The Map Run failed.")
 		if err := r.save(row, seq); err != nil && ctx.Err() == nil {
-			h.Logger().ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
+			log.ErrorContext(ctx, "engine: map run row", "map_run_arn", row.Arn, "error", err)
 		}
 		if status == "SUCCEEDED" && r.req.Spooled {
 			// A run that succeeded is never run again: its spool goes.
 			if err := h.Executor().MapItemsDelete(ctx, r.req.Arn); err != nil && ctx.Err() == nil {
-				h.Logger().ErrorContext(ctx, "engine: map run items", "map_run_arn", row.Arn, "error", err)
+				log.ErrorContext(ctx, "engine: map run items", "map_run_arn", row.Arn, "error", err)
 			}
 		}
 		h.Ended(r.req.Arn)
 		r.done(res)
-	}()
+	})
 }

@@ -2,7 +2,6 @@ package maprunner
 
 import (
 	"context"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -102,12 +102,18 @@ func newFakeHost(t *testing.T) *fakeHost {
 func (h *fakeHost) Context() context.Context { return h.ctx }
 func (h *fakeHost) Executor() store.Executor { return h.st }
 func (h *fakeHost) Now() time.Time           { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-func (h *fakeHost) Logger() *slog.Logger     { return slog.New(slog.DiscardHandler) }
 func (h *fakeHost) Tasks() task.Runner       { return task.NoIntegrations{} }
-func (h *fakeHost) Clustered() bool          { return false }
 func (h *fakeHost) Live(string) bool         { return true }
 
-func (h *fakeHost) Start(_ context.Context, c *Child) (*store.Execution, error) {
+func (h *fakeHost) Go(fn func(context.Context)) {
+	h.WorkBegan()
+	go func() {
+		defer h.WorkEnded()
+		fn(h.ctx)
+	}()
+}
+
+func (h *fakeHost) Start(_ context.Context, r *start.Request) (*store.Execution, error) {
 	if h.gate != nil {
 		h.mu.Lock()
 		h.inFlight++
@@ -118,18 +124,18 @@ func (h *fakeHost) Start(_ context.Context, c *Child) (*store.Execution, error) 
 		h.inFlight--
 		h.mu.Unlock()
 	}
-	row := &store.Execution{Arn: c.Arn, Name: c.Name, StateMachineArn: c.StateMachine.Arn, Status: history.StatusRunning,
-		Input: c.Input, MapRunArn: c.MapRunArn, StartDate: h.Now()}
+	row := &store.Execution{Arn: r.ExecutionArn, Name: r.Name, StateMachineArn: r.Target.StateMachine.Arn, Status: history.StatusRunning,
+		Input: *r.Input, MapRunArn: r.MapRunArn, StartDate: h.Now()}
 	h.st.mu.Lock()
-	if _, ok := h.st.execs[c.Arn]; ok {
+	if _, ok := h.st.execs[r.ExecutionArn]; ok {
 		h.st.mu.Unlock()
-		return nil, store.ErrAlreadyExists
+		return nil, &start.ExistsError{Arn: r.ExecutionArn, Err: store.ErrAlreadyExists}
 	}
-	h.st.execs[c.Arn] = row
+	h.st.execs[r.ExecutionArn] = row
 	c2 := *row
 	h.st.mu.Unlock()
 	h.mu.Lock()
-	h.started = append(h.started, c.Name)
+	h.started = append(h.started, r.Name)
 	h.mu.Unlock()
 	return &c2, nil
 }
@@ -193,7 +199,7 @@ func mapRunTask(items []any, maxConcurrency int64) *task.Task {
 // work over.
 func TestRunStartsChildrenThroughItsHost(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012"})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012"})
 	tk := mapRunTask([]any{"a", "b", "c", "d", "e"}, 2)
 	require.True(t, rn.Takes(tk))
 	answered := make(chan task.Result, 1)
@@ -230,7 +236,7 @@ func TestRunStartsChildrenThroughItsHost(t *testing.T) {
 // stopped and the parent's task is not answered.
 func TestCancelAbortsTheRun(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012"})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012"})
 	tk := mapRunTask([]any{"1", "2", "3"}, 0)
 	rn.Run(context.Background(), tk, func(task.Result) { t.Error("a cancelled run answered") })
 	testwait.Until(t, func() bool { return len(h.running()) == 3 }, 10*time.Second, time.Millisecond)
@@ -250,7 +256,7 @@ func TestCancelAbortsTheRun(t *testing.T) {
 func TestRunOfATaskNoLongerWanted(t *testing.T) {
 	h := newFakeHost(t)
 	h.wanted = false
-	rn := New(h, Config{Region: "us-east-1", Account: "123456789012"})
+	rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012"})
 	rn.Run(context.Background(), mapRunTask([]any{"1"}, 0), func(task.Result) { t.Error("answered") })
 	testwait.Until(t, func() bool {
 		rn.mu.Lock()
@@ -265,7 +271,7 @@ func TestRunOfATaskNoLongerWanted(t *testing.T) {
 // Update changes the row of a run that is not in progress here.
 func TestUpdateARunNotHere(t *testing.T) {
 	h := newFakeHost(t)
-	rn := New(h, Config{})
+	rn := New(h, Config{Now: h.Now})
 	ctx := context.Background()
 	require.NoError(t, h.st.MapRunPut(ctx, &store.MapRun{Arn: mapRunArn, Status: "RUNNING", MaxConcurrency: 5}))
 	c, n := 7, int64(3)
@@ -285,7 +291,7 @@ func TestStartsInFlightByBytes(t *testing.T) {
 	}{{StartBytes/3 + 1, 3}, {2 * StartBytes, 1}, {10, 8}} {
 		h := newFakeHost(t)
 		h.gate = make(chan struct{})
-		rn := New(h, Config{Region: "us-east-1", Account: "123456789012"})
+		rn := New(h, Config{Now: h.Now, Region: "us-east-1", Account: "123456789012"})
 		items := make([]any, 8)
 		for i := range items {
 			items[i] = strings.Repeat("x", tc.size)

@@ -29,12 +29,13 @@
 // # The host
 //
 // The runner starts, watches and stops children through the engine, its
-// Host: the engine starts a child durably (its first step committed),
-// records the parent task's TaskSubmitted, and tells the runner when an
-// execution ends (ChildEnded), so that the parents waiting for it are
-// answered.
+// Host (start.Children, the host it shares with the map runs): the
+// engine starts a child durably (its first step committed) through the
+// Starter, which resolves and checks it as StartExecution does, records
+// the parent task's TaskSubmitted, and tells the runner when an execution
+// ends (ChildEnded), so that the parents waiting for it are answered.
 //
-//	Run ─► check and resolve (startrule) ─► Host.Start ─► TaskSubmitted (Host.Submitted)
+//	Run ─► check the Parameters (startrule) ─► Host.Start (the Starter) ─► TaskSubmitted (Host.Submitted)
 //	                                                            │
 //	          ┌──────────────────────┬──────────────────────────┤
 //	          ▼                      ▼                          ▼
@@ -47,7 +48,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	mathrand "math/rand/v2"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -55,6 +56,7 @@ import (
 	"github.com/google/uuid"
 
 	"stepwise/awsarn"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"
@@ -71,47 +73,20 @@ const Resource = "arn:aws:states:::states:startExecution"
 // StartedByMember is the Input member that links a child to its parent.
 const StartedByMember = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
 
-// Child is a child execution to start: its state machine as resolved
-// (for a version or an alias: that version's revision, with the version's
-// and the alias's ARNs), its ARN, name and checked input.
-type Child struct {
-	StateMachine         *store.StateMachine
-	VersionArn, AliasArn string
-	Arn, Name, Input     string
-	InputValue           any
-	// TraceHeader continues the parent task's trace in the child (X-Ray's
-	// header, as StartExecution's traceHeader takes it); "" when the
-	// parent is not traced.
-	TraceHeader string
-}
-
-// Host is what the runner needs of the engine.
+// Host is what the runner needs of the engine: its children
+// (start.Children), and the record of a parent task's TaskSubmitted with
+// output (the child is started, so the task is).
 type Host interface {
-	// Executor reads the store: state machines, executions, tags.
-	Executor() store.Executor
-	// Start starts a child durably and returns its row;
-	// store.ErrAlreadyExists when its ARN is taken. An engine that is
-	// stopping refuses it with a *sfnapi.Error
-	// (ServiceUnavailable).
-	Start(ctx context.Context, c *Child) (*store.Execution, error)
-	// Submitted records the parent task's TaskSubmitted with output: the
-	// child is started, so the task is.
+	start.Children
 	Submitted(ctx context.Context, t *task.Task, output any)
-	// WaitOn says the parent's task waits on the child's work now (not on
-	// the outside), and reports whether the task is still wanted.
-	WaitOn(parentArn, taskID, childArn string) bool
-	// NotRunning says a child the parent waits on is not running (it
-	// ended before it was watched).
-	NotRunning(childArn string)
-	// Stop stops a child whose parent task is no longer wanted.
-	Stop(childArn string)
 }
 
-// Config is where the runner's children start.
+// Config configures the runner.
 type Config struct {
-	Region, Account string
 	// PayloadLimit is the largest child input (0: startrule's default).
 	PayloadLimit int
+	// Logger logs a child's stop that failed; nil discards.
+	Logger *slog.Logger
 }
 
 // Runner carries out states:startExecution tasks (a task.KindRunner).
@@ -131,6 +106,9 @@ type waiter struct {
 
 // New returns the runner of a host.
 func New(host Host, cfg Config) *Runner {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Runner{host: host, cfg: cfg, waiters: map[string][]waiter{}}
 }
 
@@ -156,6 +134,9 @@ func (r *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) 
 		return
 	}
 	row, err := r.start(ctx, t)
+	if errors.Is(err, task.ErrStopped) {
+		err = sfnapi.NewError(sfnapi.CodeServiceUnavailable, "the server is shutting down")
+	}
 	if err != nil {
 		var refused *sfnapi.Error
 		if errors.As(err, &refused) {
@@ -198,7 +179,7 @@ func (r *Runner) run(ctx context.Context, t *task.Task, done func(task.Result)) 
 		// child ends, the task waits on the child's work.
 		r.host.WaitOn(t.ExecutionArn, t.ID, row.Arn)
 		if cur, err := r.host.Executor().ExecutionGet(ctx, row.Arn); err != nil || cur.Status != history.StatusRunning {
-			r.host.NotRunning(row.Arn)
+			r.host.Ended(row.Arn)
 		}
 		done(task.Result{Waiting: true})
 	}
@@ -245,36 +226,23 @@ func (r *Runner) start(ctx context.Context, t *task.Task) (*store.Execution, err
 	if !named {
 		name = awsarn.DerivedID([]byte(t.ExecutionArn + "\x00" + t.ID))
 	}
-	if _, refused := startrule.StateMachineArn(smArn); refused != nil {
-		return nil, refused
-	}
-	sm, versionArn, aliasArn, err := startrule.Resolve(ctx, r.host.Executor(), smArn, mathrand.IntN(100))
-	if err != nil {
-		return nil, err
-	}
-	if refused := startrule.Runnable(sm); refused != nil {
-		return nil, refused
-	}
-	where := awsarn.Prefix{Region: r.cfg.Region, Account: r.cfg.Account}
-	childArn := where.Execution(sm.Name, name)
-	if sm.Type == "EXPRESS" {
-		childArn = where.Express(sm.Name, name, awsarn.DerivedID([]byte(t.ExecutionArn+"\x00"+t.ID+"\x00express")))
-	}
-	row, err := r.host.Start(ctx, &Child{StateMachine: sm, VersionArn: versionArn, AliasArn: aliasArn,
-		Arn: childArn, Name: name, Input: input, InputValue: value, TraceHeader: sfnapi.XRayTraceHeader(t.TraceParent)})
-	if !errors.Is(err, store.ErrAlreadyExists) {
+	row, err := r.host.Start(ctx, &start.Request{StateMachineArn: smArn, Name: name,
+		ExpressID: awsarn.DerivedID([]byte(t.ExecutionArn + "\x00" + t.ID + "\x00express")),
+		Input:     &input, InputChecked: true, InputValue: value, TraceHeader: sfnapi.XRayTraceHeader(t.TraceParent)})
+	var taken *start.ExistsError
+	if !errors.As(err, &taken) {
 		return row, err
 	}
 	// The name is taken: by this task's child (a dispatch again after a
 	// restart), or by another execution.
-	row, err = r.host.Executor().ExecutionGet(ctx, childArn)
+	row, err = r.host.Executor().ExecutionGet(ctx, taken.Arn)
 	if err != nil {
 		return nil, err
 	}
 	if !named || r.ownChild(ctx, t, row, input) {
 		return row, nil
 	}
-	return nil, startrule.ExecutionAlreadyExists(childArn)
+	return nil, startrule.ExecutionAlreadyExists(taken.Arn)
 }
 
 // ownChild reports whether an execution holding the name a task asked for
@@ -362,6 +330,12 @@ func (r *Runner) Cancel(parentArn, taskID string) {
 	}
 	r.mu.Unlock()
 	if child != "" {
-		r.host.Stop(child)
+		// The stop is work: the clock must not skip the child on
+		// meanwhile.
+		r.host.Go(func(ctx context.Context) {
+			if err := r.host.Stop(ctx, child, "The parent execution stopped its child."); err != nil && !errors.Is(err, task.ErrStopped) {
+				r.cfg.Logger.ErrorContext(ctx, "engine: stop child failed", "execution_arn", child, "error", err)
+			}
+		})
 	}
 }

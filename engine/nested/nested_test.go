@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
@@ -25,32 +26,55 @@ const (
 	smArn   = "arn:aws:states:us-east-1:123456789012:stateMachine:child"
 )
 
-// fakeHost is a Host of func fields over a store: Start records the child
-// as a running execution.
+// fakeHost is a Host over a store whose children start through a real
+// Starter (resolved and checked there) onto fakeRuns, which records each
+// child as a running execution.
 type fakeHost struct {
 	ex      store.Executor
+	starter *start.Starter
 	mu      sync.Mutex
-	started []*Child
+	started []*start.Params
 	stopped []string
 }
 
 func (h *fakeHost) Executor() store.Executor { return h.ex }
 
-func (h *fakeHost) Start(ctx context.Context, c *Child) (*store.Execution, error) {
-	h.mu.Lock()
-	h.started = append(h.started, c)
-	h.mu.Unlock()
-	return &store.Execution{Arn: c.Arn, Name: c.Name, StateMachineArn: c.StateMachine.Arn, Input: c.Input,
-		Status: history.StatusRunning, StartDate: time.UnixMilli(1_700_000_000_000)}, nil
+func (h *fakeHost) Start(ctx context.Context, r *start.Request) (*store.Execution, error) {
+	return h.starter.Start(ctx, r)
+}
+
+func (h *fakeHost) Redrive(context.Context, string) (*store.Execution, error) {
+	panic("no child is redriven")
 }
 
 func (h *fakeHost) Submitted(context.Context, *task.Task, any) {}
 func (h *fakeHost) WaitOn(string, string, string) bool         { return true }
-func (h *fakeHost) NotRunning(string)                          {}
-func (h *fakeHost) Stop(childArn string) {
+func (h *fakeHost) Ended(string)                               {}
+func (h *fakeHost) Go(fn func(context.Context))                { fn(context.Background()) }
+func (h *fakeHost) Stop(_ context.Context, childArn, _ string) error {
 	h.mu.Lock()
 	h.stopped = append(h.stopped, childArn)
 	h.mu.Unlock()
+	return nil
+}
+
+// fakeRuns is the engine under the Starter: a start records the child.
+type fakeRuns struct{ h *fakeHost }
+
+func (r fakeRuns) StartExecution(_ context.Context, p *start.Params) (*store.Execution, error) {
+	r.h.mu.Lock()
+	r.h.started = append(r.h.started, p)
+	r.h.mu.Unlock()
+	return &store.Execution{Arn: p.ExecutionArn, Name: p.Name, StateMachineArn: p.StateMachine.Arn, Input: p.Input,
+		Status: history.StatusRunning, StartDate: time.UnixMilli(1_700_000_000_000)}, nil
+}
+
+func (fakeRuns) StartSyncExecution(context.Context, *start.Params) (*start.SyncResult, error) {
+	panic("no child runs synchronously")
+}
+
+func (fakeRuns) RedriveExecution(context.Context, string) (*store.Execution, error) {
+	panic("no child is redriven")
 }
 
 func setup(t *testing.T) (*Runner, *fakeHost) {
@@ -67,7 +91,8 @@ func setup(t *testing.T) (*Runner, *fakeHost) {
 	}})
 	require.NoError(t, err)
 	h := &fakeHost{ex: drv.Executor()}
-	return New(h, Config{Region: region, Account: account}), h
+	h.starter = start.New(start.Config{Store: drv.Executor(), Runs: fakeRuns{h}, Region: region, Account: account})
+	return New(h, Config{}), h
 }
 
 func run(t *testing.T, r *Runner, resource, params string) task.Result {

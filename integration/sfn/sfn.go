@@ -1,6 +1,7 @@
 // Package sfn is the AWS SDK integration for Step Functions itself,
-// arn:aws:states:::aws-sdk:sfn:<action>, carried out in-process against
-// the server's own API.
+// arn:aws:states:::aws-sdk:sfn:<action>, carried out in process against
+// the server's own API (integration.SelfCall: the operation run on its
+// JSON request, without HTTP).
 //
 // Any action of the service works: the action names the operation
 // (sendTaskSuccess → SendTaskSuccess), the Parameters are its request with
@@ -14,13 +15,11 @@
 package sfn
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
-	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -28,6 +27,7 @@ import (
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/jsonvalue"
+	"stepwise/sfnapi"
 )
 
 // Resource is the resource ARN prefix served.
@@ -47,54 +47,45 @@ type client struct {
 	self *integration.SelfAPI
 }
 
-// Call runs one operation of the server's API.
+// Call runs one operation of the server's API, in process.
 func (c *client) Call(ctx context.Context, r *integration.Request) (any, error) {
-	h, err := c.self.Handler(ctx)
+	call, err := c.self.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	op := upperFirst(r.Action)
 	body := jsonvalue.Marshal(toWire(r.Parameters, true))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://stepwise.internal/", bytes.NewReader(body))
+	resp, err := call(ctx, upperFirst(r.Action), body)
 	if err != nil {
-		return nil, err
+		return nil, apiFailure(err)
 	}
-	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("X-Amz-Target", "AWSStepFunctions."+op)
-	w := &recorder{header: http.Header{}, status: http.StatusOK}
-	h.ServeHTTP(w, req)
-	requestID := w.header.Get("x-amzn-RequestId")
-	if w.status != http.StatusOK {
-		return nil, apiFailure(w.status, requestID, w.body.Bytes())
-	}
-	out, err := jsonvalue.Parse(w.body.Bytes())
+	out, err := jsonvalue.Parse(resp)
 	if err != nil {
 		return nil, fmt.Errorf("aws-sdk:sfn:%s: response: %w", r.Action, err)
 	}
 	return fromWire(out), nil
 }
 
-// apiFailure is the task failure of an API error response.
-func apiFailure(status int, requestID string, body []byte) *failure.Failure {
-	var e struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-		Msg     string `json:"Message"`
+// apiFailure is the task failure of an API error: its code, message, and
+// the HTTP status and request id the API answered it with.
+func apiFailure(err error) error {
+	var refused *sfnapi.Error
+	if !errors.As(err, &refused) {
+		return err
 	}
-	_ = json.Unmarshal(body, &e)
-	code := e.Type
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
+	status, requestID := http.StatusBadRequest, ""
+	var wire interface {
+		HTTPStatus() int
+		RequestID() string
 	}
+	if errors.As(err, &wire) {
+		status, requestID = wire.HTTPStatus(), wire.RequestID()
+	}
+	code := refused.Code
 	if code == "" {
 		code = "SfnException"
 	}
-	msg := e.Message
-	if msg == "" {
-		msg = e.Msg
-	}
 	return failure.New("Sfn."+integration.ExceptionName(code),
-		fmt.Sprintf("%s (Service: Sfn, Status Code: %d, Request ID: %s)", msg, status, requestID))
+		fmt.Sprintf("%s (Service: Sfn, Status Code: %d, Request ID: %s)", refused.Message, status, requestID))
 }
 
 // jsonTextMembers are the string members that carry JSON text: a JSON
@@ -189,25 +180,4 @@ func upperFirst(s string) string {
 func lowerFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[size:]
-}
-
-// recorder collects the handler's response.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-	wrote  bool
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if !r.wrote {
-		r.status, r.wrote = status, true
-	}
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(p)
 }

@@ -41,7 +41,7 @@ func setup(t *testing.T) *testBundle {
 	require.NoError(t, eng.Start(ctx))
 	svc, err := service.New(drv, eng, service.Config{})
 	require.NoError(t, err)
-	reg.SetSelf(awsjson.New(svc, nil))
+	reg.SetSelf(awsjson.NewAPI(svc, awsjson.Options{}).Call)
 	t.Cleanup(func() {
 		eng.Stop()
 		drv.Close()

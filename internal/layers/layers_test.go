@@ -95,12 +95,13 @@ var rules = []rule{
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
 
 	// engine: below the service and the wire (docs/design/api.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/start", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
+	{pkg: "engine/start", layer: "engine: the one way in (the Starter, its request, the children's host), below the engine, its runners and the service", may: with("asl", "interp", "store", "internal/defcache", "internal/recent", "internal/startrule")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
-	{pkg: "engine/nested", layer: "engine: the states:startExecution runner, below the engine, its host", may: with("engine/task", "internal/startrule", "store")},
-	{pkg: "engine/maprunner", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "maprun", "interp", "asl", "store")},
+	{pkg: "engine/nested", layer: "engine: the states:startExecution runner, below the engine, its host", may: with("engine/task", "engine/start", "internal/startrule", "store")},
+	{pkg: "engine/maprunner", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "engine/start", "maprun", "interp", "asl", "store")},
 
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "integration/itemreader")},
@@ -113,7 +114,7 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},

@@ -1,9 +1,9 @@
 // Package startrule holds the checks StartExecution makes of a start and
-// the messages it refuses one with, written once for the two ways an
-// execution is started: the service's StartExecution and
-// StartSyncExecution, and a states:startExecution Task's child (the
-// engine's nested starts), which fails its task with the same code and
-// message as the API would answer.
+// the messages it refuses one with, written once for every way an
+// execution is started: the Starter (engine/start) applies them to the
+// API's starts and to a states:startExecution Task's child, which fails
+// its task with the same code and message as the API would answer; the
+// nested runner checks its Parameters' members with them first.
 //
 // Each check returns a *sfnapi.Error with AWS's code and
 // message, or nil; Resolve passes the store's other errors on as they are.
@@ -90,6 +90,12 @@ func StateMachineDoesNotExist(arn string) *sfnapi.Error {
 // (wording ours).
 func StateMachineDeleting(arn string) *sfnapi.Error {
 	return sfnapi.NewError(sfnapi.CodeStateMachineDeleting, "State Machine is being deleted: '%s'", arn)
+}
+
+// TypeNotSupported refuses a synchronous start of a STANDARD state
+// machine (AWS).
+func TypeNotSupported() *sfnapi.Error {
+	return sfnapi.NewError(sfnapi.CodeStateMachineTypeNotSupp, "This operation is not supported by this type of state machine")
 }
 
 // ExecutionAlreadyExists refuses a start whose execution ARN another
