@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
-	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/service/servicetest"
 	"stepwise/store"
@@ -269,7 +269,7 @@ func TestHandlerDoesNotReadHugeBodies(t *testing.T) {
 func TestHandlerRecoversPanics(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.engine.StartExecutionFunc = func(context.Context, *engine.StartParams) (*store.Execution, error) {
+	b.engine.StartExecutionFunc = func(context.Context, *start.Params) (*store.Execution, error) {
 		panic("engine exploded")
 	}
 	b.mustCall(t, "CreateStateMachine", map[string]any{"name": "sm", "definition": passDefinition, "roleArn": roleArn})
@@ -282,7 +282,7 @@ func TestHandlerRecoversPanics(t *testing.T) {
 
 	// Errors that are not API errors are internal failures too, and do not
 	// leak their text.
-	b.engine.StartExecutionFunc = func(context.Context, *engine.StartParams) (*store.Execution, error) {
+	b.engine.StartExecutionFunc = func(context.Context, *start.Params) (*store.Execution, error) {
 		return nil, fmt.Errorf("secret detail")
 	}
 	res = b.call(t, "StartExecution", map[string]any{"stateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:sm"})

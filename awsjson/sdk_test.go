@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"stepwise/engine/start"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,6 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -267,7 +267,7 @@ func TestSDKEngineErrorsAndUnsupported(t *testing.T) {
 	require.NoError(t, err)
 
 	// An API error of the engine reaches the SDK typed.
-	b.engine.StartExecutionFunc = func(context.Context, *engine.StartParams) (*store.Execution, error) {
+	b.engine.StartExecutionFunc = func(context.Context, *start.Params) (*store.Execution, error) {
 		return nil, sfnapi.NewError(sfnapi.CodeExecutionLimitExceeded, "Execution Limit Exceeded")
 	}
 	_, err = b.client.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: created.StateMachineArn})

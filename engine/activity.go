@@ -59,15 +59,9 @@ func (e *Engine) sendTask(ctx context.Context, token string, ev interp.Event) er
 	return nil
 }
 
-// An activity's waiting tasks and recent workers (package activity).
-type (
-	WorkerSeen     = activity.WorkerSeen
-	ActivityStatus = activity.Status
-)
-
 // ActivityStatus reports an activity's waiting tasks and recent workers
 // (the workers that polled this node).
-func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
+func (e *Engine) ActivityStatus(activityArn string) activity.Status {
 	if e.cl != nil {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(e.ctx), 5*time.Second)
 		defer cancel()
@@ -75,7 +69,7 @@ func (e *Engine) ActivityStatus(activityArn string) ActivityStatus {
 		if err != nil {
 			e.log.Warn("engine: counting an activity's tasks failed", "activity_arn", activityArn, "error", err)
 		}
-		return ActivityStatus{Waiting: n, Workers: e.activities.Workers(activityArn)}
+		return activity.Status{Waiting: n, Workers: e.activities.Workers(activityArn)}
 	}
 	return e.activities.Status(activityArn)
 }
@@ -85,7 +79,7 @@ const DefaultActivityPoll = 60 * time.Second
 
 // GetActivityTask hands the oldest task of an activity to one worker,
 // waiting up to DefaultActivityPoll for one.
-func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string) (*ActivityTask, error) {
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string) (*activity.Handout, error) {
 	return e.PollActivity(ctx, activityArn, worker, DefaultActivityPoll)
 }
 
@@ -126,12 +120,12 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // here, plus the network) is not seen. Such a task, and one whose release
 // a crash or a failed write prevented, stays with the worker as AWS leaves
 // it: TimeoutSeconds or HeartbeatSeconds end it.
-func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, wait time.Duration) (*activity.Handout, error) {
 	e.activities.Polled(activityArn, worker, e.now())
 	if e.cl != nil {
 		return e.pollCluster(ctx, activityArn, worker, wait)
 	}
-	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *task.Task) (*ActivityTask, error) {
+	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *task.Task) (*activity.Handout, error) {
 		return e.handOut(ctx, t, worker)
 	})
 }
@@ -140,7 +134,7 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 // returns nil when the task ended meanwhile (its execution stopped, or it
 // timed out), or when the poller left (the task is queued again); a task
 // whose hand-out failed is queued again too.
-func (e *Engine) handOut(ctx context.Context, t *task.Task, worker string) (*ActivityTask, error) {
+func (e *Engine) handOut(ctx context.Context, t *task.Task, worker string) (*activity.Handout, error) {
 	if err := e.beginStep(); err != nil {
 		e.queueActivity(t, true)
 		return nil, err
@@ -172,7 +166,7 @@ func (e *Engine) handOut(ctx context.Context, t *task.Task, worker string) (*Act
 }
 
 // handOutLocked is handOut with the task's execution locked.
-func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *task.Task, worker string) (*ActivityTask, error) {
+func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t *task.Task, worker string) (*activity.Handout, error) {
 	if l.tasks[t.ID] == nil {
 		return nil, nil // the task ended
 	}
@@ -203,7 +197,7 @@ func (e *Engine) handOutLocked(ctx, stepCtx context.Context, l *liveExecution, t
 		e.release(stepCtx, l, t)
 		return nil, nil
 	}
-	return &ActivityTask{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
+	return &activity.Handout{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
 }
 
 // release undoes the hand-out of a task whose poller left before it was

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,7 +75,7 @@ func TestPollerGoneBeforeHandOutKeepsTheTask(t *testing.T) {
 	mu.Lock() // the hand-out waits for the execution
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
-		task *ActivityTask
+		task *activity.Handout
 		err  error
 	}
 	got := make(chan result, 1)
@@ -114,7 +116,7 @@ func TestPollerGoneDuringHandOutReleasesTheTask(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	type result struct {
-		task *ActivityTask
+		task *activity.Handout
 		err  error
 	}
 	got := make(chan result, 1)
@@ -212,7 +214,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 		mu.Unlock()
 	}
 	// work completes a task a poll returned.
-	work := func(task *ActivityTask) {
+	work := func(task *activity.Handout) {
 		mu.Lock()
 		received[task.Token]++
 		mu.Unlock()
@@ -235,7 +237,7 @@ func TestPollersThatLeaveLoseNoTask(t *testing.T) {
 					return
 				default:
 				}
-				_, err := b.engine.StartExecution(bg, &StartParams{StateMachine: busySM, Machine: busyM,
+				_, err := b.engine.StartExecution(bg, &start.Params{StateMachine: busySM, Machine: busyM,
 					Name: fmt.Sprintf("b%d-%d", w, i), Input: `{}`,
 					ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:busy:b%d-%d", region, account, w, i)})
 				if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"stepwise/engine/activity"
 	"sync"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func TestStoppedActivityIsNotHandedOut(t *testing.T) {
 
 // mustPoll polls for a task that is there or on its way: a poll answers as
 // soon as one is, so the long wait costs only a loaded machine's time.
-func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
+func mustPoll(t *testing.T, b *testBundle, arn string) *activity.Handout {
 	t.Helper()
 	task, err := b.engine.PollActivity(context.Background(), arn, "w", 30*time.Second)
 	require.NoError(t, err)
@@ -115,7 +116,7 @@ func mustPoll(t *testing.T, b *testBundle, arn string) *ActivityTask {
 
 // pollNone polls briefly where no task may be handed out: one that is
 // queued is handed out at once.
-func pollNone(t *testing.T, b *testBundle, arn string) *ActivityTask {
+func pollNone(t *testing.T, b *testBundle, arn string) *activity.Handout {
 	t.Helper()
 	task, err := b.engine.PollActivity(context.Background(), arn, "w", 100*time.Millisecond)
 	require.NoError(t, err)
@@ -218,7 +219,7 @@ func TestPollersThatGaveUpDoNotTakeWakeUps(t *testing.T) {
 	require.Nil(t, task)
 
 	type result struct {
-		task *ActivityTask
+		task *activity.Handout
 		err  error
 	}
 	got := make(chan result, 1)

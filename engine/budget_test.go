@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -147,8 +148,8 @@ func TestHaltAbandonsStart(t *testing.T) {
 	require.Error(t, err, "the abandoned start was not committed")
 }
 
-func startParams(sm *store.StateMachine, m *asl.StateMachine, name string) *StartParams {
-	return &StartParams{
+func startParams(sm *store.StateMachine, m *asl.StateMachine, name string) *start.Params {
+	return &start.Params{
 		StateMachine: sm, Machine: m, Name: name, Input: `{}`,
 		ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, sm.Name, name),
 	}

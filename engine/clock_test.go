@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"stepwise/engine/start"
 	"sync"
 	"testing"
 	"time"
@@ -322,7 +323,7 @@ func TestTimeSkipSyncExecution(t *testing.T) {
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 86400, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSeconds": 60, "Parameters": {"x.$": "$.x"}, "End": true}}}`)
-	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{
+	res, err := b.engine.StartSyncExecution(context.Background(), &start.Params{
 		StateMachine: sm, Machine: m, Name: "s1", Input: `{"x": 42}`,
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"stepwise/engine/activity"
 	"time"
 
 	"stepwise/engine/internal/node"
@@ -44,7 +45,7 @@ func (q sharedQueue) Dequeue(arn, id string) {
 
 // pollCluster is PollActivity in a cluster: tasks come from the store's
 // queue, whichever node's execution they are of.
-func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*ActivityTask, error) {
+func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wait time.Duration) (*activity.Handout, error) {
 	take := func() (string, string, bool) {
 		// The take is not cut short by the poller leaving: a row
 		// deleted while the poller's call was cancelled would be a task
@@ -58,7 +59,7 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 		return arn, id, ok
 	}
 	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
-		func(arn, id string) (*ActivityTask, error) {
+		func(arn, id string) (*activity.Handout, error) {
 			return e.handOutAnywhere(ctx, activityArn, arn, id, worker)
 		})
 }
@@ -66,7 +67,7 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 // handOutAnywhere hands a task taken from the store's queue to the poller
 // of ctx: here when this node owns its execution, through its owner
 // otherwise. nil when the task ended meanwhile, or the poller left.
-func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, worker string) (*ActivityTask, error) {
+func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, worker string) (*activity.Handout, error) {
 	if err := e.beginStep(); err != nil {
 		e.requeue(activityArn, arn, id)
 		return nil, err
@@ -99,7 +100,7 @@ func (e *Engine) handOutAnywhere(ctx context.Context, activityArn, arn, id, work
 				e.releaseAnywhere(stepCtx, arn, id)
 				return nil, nil
 			}
-			return &ActivityTask{Token: a.Token, Input: a.Input}, nil
+			return &activity.Handout{Token: a.Token, Input: a.Input}, nil
 		case err != nil:
 			e.requeue(activityArn, arn, id)
 			return nil, err

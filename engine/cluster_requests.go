@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"stepwise/engine/activity"
 
 	"stepwise/engine/internal/node"
 	"stepwise/store"
@@ -104,7 +105,7 @@ func (e *Engine) carryOut(req *node.Request) node.Answer {
 
 // handOutHere hands an activity task out for a poller on another node
 // (node.ReqHandOut), or undoes that (node.ReqRelease), as the task's owner.
-func (e *Engine) handOutHere(ctx context.Context, req *node.Request) (*ActivityTask, error) {
+func (e *Engine) handOutHere(ctx context.Context, req *node.Request) (*activity.Handout, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func (e *Engine) handOutHere(ctx context.Context, req *node.Request) (*ActivityT
 			return nil, nil // the task ended
 		}
 		t := l.task(req.Task, r)
-		var task *ActivityTask
+		var task *activity.Handout
 		if req.Kind == node.ReqRelease {
 			e.release(ctx, l, t)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"stepwise/engine/activity"
 	"sync"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestClusterAcrossNodes(t *testing.T) {
 	// Started on node 0: node 0 owns it. A poller on node 1 is handed
 	// its task (woken by the queue, not a poll's timeout); the answer
 	// arrives on node 2.
-	polled := make(chan *ActivityTask, 1)
+	polled := make(chan *activity.Handout, 1)
 	go func() {
 		task, err := c.nodes[1].PollActivity(ctx, activityArn, "w1", 30*time.Second)
 		if err != nil {

@@ -65,7 +65,7 @@ type Config struct {
 	// every such task.
 	Tasks task.Runner
 	// Mocks, when set, answers the tasks of executions started with a
-	// mock test case (StartParams.TestCase).
+	// mock test case (start.Params.TestCase).
 	Mocks task.Mocks
 	// TokenKey keys the hash that makes task tokens unguessable. It must
 	// stay the same across restarts for tokens handed out before one to

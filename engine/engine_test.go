@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -152,7 +153,7 @@ func (b *testBundle) machine(t testing.TB, name, def string) (*store.StateMachin
 
 func (b *testBundle) start(t *testing.T, sm *store.StateMachine, m *asl.StateMachine, name, input string) *store.Execution {
 	t.Helper()
-	row, err := b.engine.StartExecution(context.Background(), &StartParams{
+	row, err := b.engine.StartExecution(context.Background(), &start.Params{
 		StateMachine: sm, Machine: m, Name: name, Input: input,
 		ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, sm.Name, name),
 	})
@@ -205,7 +206,7 @@ func TestStartRunsToTheEndInOneStep(t *testing.T) {
 	require.NotNil(t, stored.StopDate)
 	require.Equal(t, []string{"ExecutionStarted", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"}, b.history(t, row.Arn))
 
-	_, err := b.engine.StartExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: row.Arn})
+	_, err := b.engine.StartExecution(context.Background(), &start.Params{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: row.Arn})
 	require.ErrorIs(t, err, store.ErrAlreadyExists)
 }
 
@@ -371,7 +372,7 @@ func TestStartSync(t *testing.T) {
 	sm, m := b.machine(t, "sync", `{"StartAt": "W", "States": {
 		"W": {"Type": "Wait", "Seconds": 30, "Next": "T"},
 		"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"x.$": "$.x"}, "End": true}}}`)
-	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{
+	res, err := b.engine.StartSyncExecution(context.Background(), &start.Params{
 		StateMachine: sm, Machine: m, Name: "s1", Input: `{"x": 42}`,
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:sync:s1:x",
 	})

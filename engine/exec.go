@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,7 +68,7 @@ func (e *errEnded) Error() string { return "execution " + e.row.Arn + " is " + s
 
 // StartExecution creates the execution and commits its first step: the
 // stages of a step, with a new execution for load and nothing to own.
-func (e *Engine) StartExecution(ctx context.Context, p *StartParams) (*store.Execution, error) {
+func (e *Engine) StartExecution(ctx context.Context, p *start.Params) (*store.Execution, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"stepwise/engine/start"
 	"time"
 
 	"stepwise/history"
@@ -20,7 +21,7 @@ import (
 
 // newLive makes the live execution of a new one started at now; it joins
 // the live executions once its start is committed.
-func (e *Engine) newLive(p *StartParams, now time.Time) (*liveExecution, error) {
+func (e *Engine) newLive(p *start.Params, now time.Time) (*liveExecution, error) {
 	x, row, err := e.newExecution(p, now)
 	if err != nil {
 		return nil, err
@@ -32,7 +33,7 @@ func (e *Engine) newLive(p *StartParams, now time.Time) (*liveExecution, error) 
 
 // newExecution makes the interpreter's execution and the row of a new
 // execution started at now.
-func (e *Engine) newExecution(p *StartParams, now time.Time) (*interp.Execution, *store.Execution, error) {
+func (e *Engine) newExecution(p *start.Params, now time.Time) (*interp.Execution, *store.Execution, error) {
 	input := p.InputValue
 	if !p.InputParsed {
 		var err error

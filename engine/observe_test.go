@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"stepwise/engine/start"
 	"sync"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestStatusChangeNotices(t *testing.T) {
 	// Synchronous EXPRESS executions are not stored and tell nothing.
 	exp, expM := b.machine(t, "express", `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`)
 	exp.Type = "EXPRESS"
-	_, err = b.engine.StartSyncExecution(context.Background(), &StartParams{StateMachine: exp, Machine: expM,
+	_, err = b.engine.StartSyncExecution(context.Background(), &start.Params{StateMachine: exp, Machine: expM,
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:express:s:1", Name: "s", Input: "{}"})
 	require.NoError(t, err)
 	require.Len(t, b.notices(t), len(ns))

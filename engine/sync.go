@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +22,7 @@ var syncSeq atomic.Int64
 
 // StartSyncExecution runs an execution in memory to its end: nothing is
 // stored, as for AWS's synchronous Express workflows.
-func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncResult, error) {
+func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*start.SyncResult, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
 	}
@@ -29,8 +30,8 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 	// For the clock, the run is work only while it steps or has a task
 	// out (see step and handle), not while it waits on its timers.
 	e.work.stepEnded()
-	start := e.now()
-	x, row, err := e.newExecution(p, start)
+	began := e.now()
+	x, row, err := e.newExecution(p, began)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +203,6 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *StartParams) (*SyncR
 	}
 	stop := now()
 	setEnd(row, x, stop)
-	billed := history.BilledDuration(stop.Sub(start).Milliseconds())
-	return &SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
+	billed := history.BilledDuration(stop.Sub(began).Milliseconds())
+	return &start.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

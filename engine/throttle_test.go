@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"stepwise/engine/start"
 	"sync"
 	"testing"
 	"time"
@@ -108,11 +109,11 @@ func TestThrottleSkipsExpress(t *testing.T) {
 	lim := &fakeLimiter{wait: func(int) time.Duration { return time.Hour }}
 	b := setupThrottled(t, lim)
 	sm, m := b.machine(t, "chain", chainDef)
-	row, err := b.engine.StartExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "x", Input: "{}",
+	row, err := b.engine.StartExecution(context.Background(), &start.Params{StateMachine: sm, Machine: m, Name: "x", Input: "{}",
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:chain:x:1"})
 	require.NoError(t, err)
 	require.Equal(t, history.StatusSucceeded, row.Status)
-	res, err := b.engine.StartSyncExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "s", Input: "{}",
+	res, err := b.engine.StartSyncExecution(context.Background(), &start.Params{StateMachine: sm, Machine: m, Name: "s", Input: "{}",
 		ExecutionArn: "arn:aws:states:us-east-1:123456789012:express:chain:s:1"})
 	require.NoError(t, err)
 	require.Equal(t, history.StatusSucceeded, res.Execution.Status)
@@ -131,7 +132,7 @@ func TestThrottleWaitEndsOnHalt(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		row, err := b.engine.StartExecution(context.Background(), &StartParams{StateMachine: sm, Machine: m, Name: "e1", Input: "{}",
+		row, err := b.engine.StartExecution(context.Background(), &start.Params{StateMachine: sm, Machine: m, Name: "e1", Input: "{}",
 			ExecutionArn: fmt.Sprintf("arn:aws:states:%s:%s:execution:chain:e1", region, account)})
 		done <- result{row, err}
 	}()
@@ -170,7 +171,7 @@ func TestThrottleWaitEndsWithTheCaller(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	arn := fmt.Sprintf("arn:aws:states:%s:%s:execution:chain:e1", region, account)
-	_, err := b.engine.StartExecution(ctx, &StartParams{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: arn})
+	_, err := b.engine.StartExecution(ctx, &start.Params{StateMachine: sm, Machine: m, Name: "e1", Input: "{}", ExecutionArn: arn})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	_, err = b.drv.Executor().ExecutionGet(context.Background(), arn)
 	require.ErrorIs(t, err, store.ErrNotFound, "a start whose caller left is not committed")

@@ -3,10 +3,10 @@ package service
 import (
 	"context"
 	"errors"
+	"stepwise/engine/activity"
 	"time"
 
 	"stepwise/awsarn"
-	"stepwise/engine"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -365,6 +365,6 @@ func (s *Service) SendTaskHeartbeat(ctx context.Context, in *SendTaskHeartbeatIn
 // ActivityStatus reports the tasks of an activity waiting for a worker and
 // the workers that polled it lately (for the console; no AWS operation
 // answers this).
-func (s *Service) ActivityStatus(activityArn string) engine.ActivityStatus {
+func (s *Service) ActivityStatus(activityArn string) activity.Status {
 	return s.engine.ActivityStatus(activityArn)
 }

@@ -2,11 +2,11 @@ package service_test
 
 import (
 	"context"
+	"stepwise/engine/activity"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )
@@ -19,9 +19,9 @@ func TestGetActivityTask(t *testing.T) {
 		b := setup(t)
 
 		var polled []string
-		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*activity.Handout, error) {
 			polled = append(polled, activityArn+" "+workerName)
-			return &engine.ActivityTask{Token: "token", Input: `{}`}, nil
+			return &activity.Handout{Token: "token", Input: `{}`}, nil
 		}
 		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
 		require.NoError(t, err)
@@ -46,7 +46,7 @@ func TestGetActivityTask(t *testing.T) {
 		act, err := b.svc.CreateActivity(b.ctx, &service.CreateActivityInput{Name: "work"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(b.ctx)
-		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
+		b.engine.GetActivityTaskFunc = func(ctx context.Context, activityArn, workerName string) (*activity.Handout, error) {
 			cancel() // the worker leaves while the engine works
 			return nil, ctx.Err()
 		}

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 
 	"stepwise/engine"
 	"stepwise/store"
@@ -14,10 +16,10 @@ type Engine interface {
 	// StartExecution creates the execution and commits its first step in
 	// one transaction. It fails with an error wrapping store.ErrAlreadyExists
 	// when the execution ARN is taken.
-	StartExecution(ctx context.Context, p *engine.StartParams) (*store.Execution, error)
+	StartExecution(ctx context.Context, p *start.Params) (*store.Execution, error)
 	// StartSyncExecution runs an EXPRESS execution in memory to its end (or
 	// until ctx ends) and returns the result; nothing is stored.
-	StartSyncExecution(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error)
+	StartSyncExecution(ctx context.Context, p *start.Params) (*start.SyncResult, error)
 	// StopExecution aborts a RUNNING execution with an optional error and
 	// cause and returns its row (already ended executions are returned as
 	// they are).
@@ -27,7 +29,7 @@ type Engine interface {
 	RedriveExecution(ctx context.Context, arn string) (*store.Execution, error)
 	// GetActivityTask hands the oldest task of an activity to one worker,
 	// waiting up to 60 s (or until ctx ends); nil when none came.
-	GetActivityTask(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error)
+	GetActivityTask(ctx context.Context, activityArn, workerName string) (*activity.Handout, error)
 	// SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat report on the
 	// task of a token: InvalidToken for a token the engine did not make,
 	// TaskTimedOut for a task that is over, InvalidOutput for output that
@@ -37,7 +39,7 @@ type Engine interface {
 	SendTaskHeartbeat(ctx context.Context, token string) error
 	// ActivityStatus reports an activity's waiting tasks and the workers
 	// that polled it lately.
-	ActivityStatus(activityArn string) engine.ActivityStatus
+	ActivityStatus(activityArn string) activity.Status
 	// ForgetActivity says an activity is being deleted: a Task state
 	// scheduled on it from now on fails with ActivityDoesNotExist.
 	ForgetActivity(activityArn string)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"stepwise/engine/start"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/service"
 	"stepwise/service/servicetest"
@@ -27,11 +27,11 @@ func TestStartExecution(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		smArn := b.create(t, "sm", passDefinition)
-		var got *engine.StartParams
-		start := b.engine.StartExecutionFunc
-		b.engine.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
+		var got *start.Params
+		prev := b.engine.StartExecutionFunc
+		b.engine.StartExecutionFunc = func(ctx context.Context, p *start.Params) (*store.Execution, error) {
 			got = p
-			return start(ctx, p)
+			return prev(ctx, p)
 		}
 		out, err := b.svc.StartExecution(b.ctx, &service.StartExecutionInput{StateMachineArn: smArn, Name: ptr("run-1"), Input: ptr(`{"a": 1}`), TraceHeader: ptr("Root=1")})
 		require.NoError(t, err)
@@ -144,9 +144,9 @@ func TestStartSyncExecution(t *testing.T) {
 	require.Nil(t, meta.Output)
 	require.False(t, meta.OutputDetails.Included)
 
-	b.engine.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
+	b.engine.StartSyncExecutionFunc = func(ctx context.Context, p *start.Params) (*start.SyncResult, error) {
 		now := time.Now()
-		return &engine.SyncResult{Execution: &store.Execution{Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, Name: p.Name,
+		return &start.SyncResult{Execution: &store.Execution{Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, Name: p.Name,
 			Status: history.StatusAborted, Input: p.Input, StartDate: now, StopDate: &now, Error: ptr("E")}}, nil
 	}
 	failed, err := b.svc.StartSyncExecution(b.ctx, &service.StartSyncExecutionInput{StateMachineArn: ex})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine"
 	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/service/servicetest"
@@ -494,11 +494,11 @@ func TestStartSeesPolicyTagsAtOnce(t *testing.T) {
 	_, err := b.svc.CreateStateMachine(b.ctx, &service.CreateStateMachineInput{Name: "pol", Definition: def, RoleArn: roleArn})
 	require.NoError(t, err)
 	sm := smPrefix + "pol"
-	start := b.engine.StartExecutionFunc
+	prev := b.engine.StartExecutionFunc
 	var seen []interp.Policies
-	b.engine.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
+	b.engine.StartExecutionFunc = func(ctx context.Context, p *start.Params) (*store.Execution, error) {
 		seen = append(seen, p.Policies)
-		return start(ctx, p)
+		return prev(ctx, p)
 	}
 	run := func() {
 		t.Helper()

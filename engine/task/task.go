@@ -23,7 +23,7 @@ type Task struct {
 	Request      *interp.TaskRequest
 	// StateMachineArn is the execution's state machine, and TestCase the
 	// mock test case the execution runs with ("" for a real run: see
-	// StartParams.TestCase).
+	// start.Params.TestCase).
 	StateMachineArn string
 	TestCase        string
 	// ExecutionStart is when the execution started (to the millisecond,

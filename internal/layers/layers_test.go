@@ -114,8 +114,8 @@ var rules = []rule{
 	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
-	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "store")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "engine/activity", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
+	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "engine/start", "engine/activity", "store")},
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},

@@ -8,10 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 	"sync"
 	"time"
 
-	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/service"
 	"stepwise/store"
@@ -20,11 +21,11 @@ import (
 // Engine is a fake service.Engine: each method calls its func field, and
 // fails when the field is nil.
 type Engine struct {
-	StartExecutionFunc     func(ctx context.Context, p *engine.StartParams) (*store.Execution, error)
-	StartSyncExecutionFunc func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error)
+	StartExecutionFunc     func(ctx context.Context, p *start.Params) (*store.Execution, error)
+	StartSyncExecutionFunc func(ctx context.Context, p *start.Params) (*start.SyncResult, error)
 	StopExecutionFunc      func(ctx context.Context, arn, errName, cause string) (*store.Execution, error)
 	RedriveExecutionFunc   func(ctx context.Context, arn string) (*store.Execution, error)
-	GetActivityTaskFunc    func(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error)
+	GetActivityTaskFunc    func(ctx context.Context, activityArn, workerName string) (*activity.Handout, error)
 	SendTaskSuccessFunc    func(ctx context.Context, token, output string) error
 	SendTaskFailureFunc    func(ctx context.Context, token, errName, cause string) error
 	SendTaskHeartbeatFunc  func(ctx context.Context, token string) error
@@ -35,14 +36,14 @@ var _ service.Engine = (*Engine)(nil)
 
 var errNotSet = errors.New("servicetest: engine func not set")
 
-func (e *Engine) StartExecution(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
+func (e *Engine) StartExecution(ctx context.Context, p *start.Params) (*store.Execution, error) {
 	if e.StartExecutionFunc == nil {
 		return nil, errNotSet
 	}
 	return e.StartExecutionFunc(ctx, p)
 }
 
-func (e *Engine) StartSyncExecution(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
+func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*start.SyncResult, error) {
 	if e.StartSyncExecutionFunc == nil {
 		return nil, errNotSet
 	}
@@ -63,7 +64,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	return e.RedriveExecutionFunc(ctx, arn)
 }
 
-func (e *Engine) GetActivityTask(ctx context.Context, activityArn, workerName string) (*engine.ActivityTask, error) {
+func (e *Engine) GetActivityTask(ctx context.Context, activityArn, workerName string) (*activity.Handout, error) {
 	if e.GetActivityTaskFunc == nil {
 		return nil, errNotSet
 	}
@@ -104,7 +105,7 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 	clock := func() time.Time { return now().UTC().Truncate(time.Millisecond) }
 	var mu sync.Mutex // orders updates of one execution
 	e := &Engine{}
-	e.StartExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*store.Execution, error) {
+	e.StartExecutionFunc = func(ctx context.Context, p *start.Params) (*store.Execution, error) {
 		at := clock()
 		row := &store.Execution{
 			Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
@@ -161,10 +162,10 @@ func StoreEngine(drv store.Driver, now func() time.Time) *Engine {
 			Status: history.StatusRunning, RedriveCount: row.RedriveCount + 1, RedriveDate: &at,
 		})
 	}
-	e.StartSyncExecutionFunc = func(ctx context.Context, p *engine.StartParams) (*engine.SyncResult, error) {
+	e.StartSyncExecutionFunc = func(ctx context.Context, p *start.Params) (*start.SyncResult, error) {
 		at := clock()
 		out := p.Input
-		return &engine.SyncResult{
+		return &start.SyncResult{
 			Execution: &store.Execution{
 				Arn: p.ExecutionArn, StateMachineArn: p.StateMachine.Arn, RevisionID: p.StateMachine.RevisionID,
 				Name: p.Name, Status: history.StatusSucceeded, Input: p.Input, Output: &out,
@@ -270,7 +271,7 @@ func deref(s *string) string {
 }
 
 // ActivityStatus reports no waiting task and no worker.
-func (e *Engine) ActivityStatus(string) engine.ActivityStatus { return engine.ActivityStatus{} }
+func (e *Engine) ActivityStatus(string) activity.Status { return activity.Status{} }
 
 // ForgetActivity does nothing: the fake engine reads no activities.
 func (e *Engine) ForgetActivity(string) {}
