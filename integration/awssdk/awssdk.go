@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 	"sync"
 	"time"
@@ -38,12 +39,12 @@ const EnvModels = "STEPWISE_AWS_MODELS"
 const maxAttempts = 3
 
 func init() {
-	integration.RegisterServices(ServiceNames(os.Getenv(EnvModels))...)
+	integration.RegisterServices(awsmodel.ServiceNames(os.Getenv(EnvModels))...)
 	integration.Register(integration.Module{
 		Resource: Resource + "*",
 		Patterns: []integration.Pattern{integration.WaitForTaskToken},
 		New: func(cfg *integration.Config) (integration.Integration, error) {
-			return New(cfg, &Models{Dir: os.Getenv(EnvModels)}), nil
+			return New(cfg, &awsmodel.Models{Dir: os.Getenv(EnvModels)}), nil
 		},
 	})
 }
@@ -51,7 +52,7 @@ func init() {
 // Client calls AWS services as their models describe them.
 type Client struct {
 	cfg    *integration.Config
-	models *Models
+	models *awsmodel.Models
 	signer *v4.Signer
 	s3     *v4.Signer // S3 signs the path as sent
 
@@ -71,7 +72,7 @@ type target struct {
 // (the body unread when stream is set), or the failure it answered:
 // addressed, signed and retried alike for Call and OpenPayload. check,
 // when set, vets the operation before anything is sent.
-func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bool, check func(*Operation) error) (*Model, *Operation, *response, error) {
+func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bool, check func(*awsmodel.Operation) error) (*awsmodel.Model, *awsmodel.Operation, *response, error) {
 	service := strings.TrimPrefix(r.Service, "aws-sdk:")
 	m, op, err := c.operation(service, r.Action)
 	if err != nil {
@@ -104,7 +105,7 @@ func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bo
 }
 
 // New returns a client for the configured endpoints and credentials.
-func New(cfg *integration.Config, models *Models) *Client {
+func New(cfg *integration.Config, models *awsmodel.Models) *Client {
 	return &Client{
 		cfg:     cfg,
 		models:  models,
@@ -129,9 +130,9 @@ func (c *Client) Call(ctx context.Context, r *integration.Request) (any, error) 
 }
 
 // operation finds the model and operation of a resource.
-func (c *Client) operation(service, action string) (*Model, *Operation, error) {
+func (c *Client) operation(service, action string) (*awsmodel.Model, *awsmodel.Operation, error) {
 	m, err := c.models.Get(service)
-	if errors.Is(err, ErrUnknownService) {
+	if errors.Is(err, awsmodel.ErrUnknownService) {
 		return nil, nil, notRecognized(service, action)
 	}
 	if err != nil {
@@ -175,7 +176,7 @@ func (c *Client) target(ctx context.Context, service string) (*target, error) {
 // throttling or failing. An error is a task failure: the call never got
 // an answer. With stream set, a successful answer's body is left unread,
 // in the response's stream, for the caller to read and close.
-func (c *Client) send(ctx context.Context, service string, m *Model, req *request, stream bool) (*response, error) {
+func (c *Client) send(ctx context.Context, service string, m *awsmodel.Model, req *request, stream bool) (*response, error) {
 	t, err := c.target(ctx, service)
 	if err != nil {
 		return nil, clientFailure(m, "%v", err)
@@ -209,7 +210,7 @@ func retryable(resp *response) bool {
 
 // attempt sends a request once. With stream set, the body of a
 // successful (2xx) answer is not read: it is the response's stream.
-func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request, stream bool) (*response, error) {
+func (c *Client) attempt(ctx context.Context, t *target, m *awsmodel.Model, req *request, stream bool) (*response, error) {
 	hreq, region, err := c.httpRequest(ctx, t, m, req)
 	if err != nil {
 		return nil, err
@@ -249,7 +250,7 @@ func (c *Client) attempt(ctx context.Context, t *target, m *Model, req *request,
 // httpRequest addresses a request and returns it with the region it is
 // signed for: the configured endpoint (S3 path-style, no host prefix),
 // or AWS's own, https://<prefix>.<region>.amazonaws.com.
-func (c *Client) httpRequest(ctx context.Context, t *target, m *Model, req *request) (*http.Request, string, error) {
+func (c *Client) httpRequest(ctx context.Context, t *target, m *awsmodel.Model, req *request) (*http.Request, string, error) {
 	region := t.aws.Region
 	base := t.endpoint
 	if base == "" {
@@ -275,7 +276,7 @@ func (c *Client) httpRequest(ctx context.Context, t *target, m *Model, req *requ
 
 // awsHost is a service's host in a region, and the region calls to it
 // are signed for (us-east-1 for global services such as IAM).
-func awsHost(m *Model, region string) (string, string) {
+func awsHost(m *awsmodel.Model, region string) (string, string) {
 	if g := m.Metadata.GlobalEndpoint; g != "" && m.SigningName() != "s3" {
 		return g, "us-east-1"
 	}
@@ -287,7 +288,7 @@ func awsHost(m *Model, region string) (string, string) {
 }
 
 // knownModels are the models KnowsResource reads.
-var knownModels = sync.OnceValue(func() *Models { return &Models{Dir: os.Getenv(EnvModels)} })
+var knownModels = sync.OnceValue(func() *awsmodel.Models { return &awsmodel.Models{Dir: os.Getenv(EnvModels)} })
 
 // Diagnostics refuses the Task states of m whose resource names an AWS
 // SDK action that does not exist, as AWS does at create time.

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ var checksums = map[string]func() hash.Hash{
 // do: for operations with a checksum algorithm member (S3 PutObject) the
 // algorithm given or CRC32, in x-amz-checksum-<algorithm>; for the older
 // httpChecksumRequired operations, Content-MD5.
-func addChecksum(r *request, op *Operation, in *structValue) {
+func addChecksum(r *request, op *awsmodel.Operation, in *structValue) {
 	switch {
 	case op.HTTPChecksum != nil && (op.HTTPChecksum.RequestAlgorithmMember != "" || op.HTTPChecksum.RequestChecksumRequired):
 		algorithm := "CRC32"

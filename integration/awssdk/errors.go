@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"github.com/google/uuid"
@@ -23,7 +24,7 @@ type apiError struct {
 }
 
 // parseError reads an error response for the model's protocol.
-func parseError(m *Model, op *Operation, resp *response) apiError {
+func parseError(m *awsmodel.Model, op *awsmodel.Operation, resp *response) apiError {
 	e := apiError{
 		status:    resp.status,
 		requestID: firstHeader(resp.header, "X-Amzn-Requestid", "X-Amz-Request-Id"),
@@ -108,7 +109,7 @@ func (e *apiError) xmlBody(body []byte) {
 // codeWithoutBody is the code of an error response with no body (S3
 // answers HEAD requests so): the operation's one modeled error for a
 // 404, else the status text (NotFound).
-func codeWithoutBody(op *Operation, status int) string {
+func codeWithoutBody(op *awsmodel.Operation, status int) string {
 	if status == http.StatusNotFound && len(op.Errors) == 1 {
 		return op.Errors[0].ShapeName
 	}
@@ -121,7 +122,7 @@ func codeWithoutBody(op *Operation, status int) string {
 //	error: <Prefix>.<Exception>   the modeled error, with an Exception suffix;
 //	                              <Prefix>.<Prefix>Exception for any other code
 //	cause: <message> (Service: <Prefix>, Status Code: <n>, Request ID: <id>[, Extended Request ID: <id>])
-func (e apiError) failure(m *Model) *failure.Failure {
+func (e apiError) failure(m *awsmodel.Model) *failure.Failure {
 	prefix := m.ErrorPrefix()
 	name := prefix + "." + prefix + "Exception"
 	if shape, ok := m.ErrorShape(e.code); ok {
@@ -139,7 +140,7 @@ func orNull(s string) string { return cmp.Or(s, "null") }
 
 // clientFailure is the failure of a call that got no answer from the
 // service (the connection failed, the answer was unreadable).
-func clientFailure(m *Model, format string, args ...any) *failure.Failure {
+func clientFailure(m *awsmodel.Model, format string, args ...any) *failure.Failure {
 	return failure.Newf(m.ErrorPrefix()+".SdkClientException", format, args...)
 }
 
@@ -154,7 +155,7 @@ func clientFailure(m *Model, format string, args ...any) *failure.Failure {
 // protocols and the JSON services that answer as query services did
 // (awsQueryCompatible: SQS answers MissingParameter), which word it
 // otherwise: the call is made and the service answers.
-func missingRequired(m *Model, op *Operation, params any) *failure.Failure {
+func missingRequired(m *awsmodel.Model, op *awsmodel.Operation, params any) *failure.Failure {
 	if m.Protocol() != "json" || m.Metadata.AWSQueryCompatible != nil || op.Input == nil || op.Input.Shape == nil {
 		return nil
 	}
@@ -164,7 +165,7 @@ func missingRequired(m *Model, op *Operation, params any) *failure.Failure {
 		var v any
 		ok := false
 		if obj != nil {
-			v, ok = obj.Get(pascal(name))
+			v, ok = obj.Get(awsmodel.Pascal(name))
 			if !ok {
 				v, ok = obj.Get(name)
 			}

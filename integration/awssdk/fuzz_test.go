@@ -1,6 +1,7 @@
 package awssdk
 
 import (
+	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
 	"stepwise/jsonvalue"
@@ -21,7 +22,7 @@ func FuzzConvertParams(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	models := &Models{}
+	models := &awsmodel.Models{}
 	ops := [][2]string{
 		{"dynamodb", "putItem"}, {"s3", "putObject"}, {"s3", "deleteObjects"}, {"sns", "publish"},
 		{"lambda", "invoke"}, {"eventbridge", "putEvents"}, {"sqs", "sendMessageBatch"}, {"ecs", "runTask"},

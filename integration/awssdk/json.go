@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"net/http"
+	"stepwise/integration/awssdk/awsmodel"
 	"time"
 
 	"stepwise/jsonvalue"
@@ -11,7 +12,7 @@ import (
 
 // marshalJSONRPC builds a call of the "json" protocol: POST / with the
 // operation in X-Amz-Target and the input as a JSON document.
-func marshalJSONRPC(m *Model, op *Operation, in *structValue) *request {
+func marshalJSONRPC(m *awsmodel.Model, op *awsmodel.Operation, in *structValue) *request {
 	h := http.Header{}
 	h.Set("Content-Type", "application/x-amz-json-"+cmp.Or(m.Metadata.JSONVersion, "1.0"))
 	h.Set("X-Amz-Target", m.Metadata.TargetPrefix+"."+op.Name)
@@ -22,7 +23,7 @@ func marshalJSONRPC(m *Model, op *Operation, in *structValue) *request {
 }
 
 // unmarshalJSONRPC reads a "json" protocol response.
-func unmarshalJSONRPC(s *Shape, body []byte) (any, error) {
+func unmarshalJSONRPC(s *awsmodel.Shape, body []byte) (any, error) {
 	v, err := parseJSONBody(body)
 	if err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func parseJSONBody(body []byte) (any, error) {
 // toJSON is a request value as JSON: members by their wire names (only
 // those sent in the body), blobs in base64, timestamps in seconds since
 // the epoch unless the model says otherwise.
-func toJSON(v any, ref *Ref, s *Shape) any {
+func toJSON(v any, ref *awsmodel.Ref, s *awsmodel.Shape) any {
 	switch t := v.(type) {
 	case *structValue:
 		o := jsonvalue.NewObject(len(t.fields))
@@ -83,7 +84,7 @@ func toJSON(v any, ref *Ref, s *Shape) any {
 // in PascalCase, map keys as they are, timestamps in ISO 8601, blobs in
 // base64. Members the model does not know are dropped, as the AWS SDKs
 // drop them.
-func fromJSON(v any, s *Shape) any {
+func fromJSON(v any, s *awsmodel.Shape) any {
 	if v == nil || s.Document {
 		return v
 	}
@@ -124,7 +125,7 @@ func fromJSON(v any, s *Shape) any {
 }
 
 // structFromJSON adds the body members of a JSON object to fs.
-func structFromJSON(fs *outFields, v any, s *Shape) {
+func structFromJSON(fs *outFields, v any, s *awsmodel.Shape) {
 	obj, _ := v.(*jsonvalue.Object)
 	for _, m := range s.Members {
 		if m.Location != "" {

@@ -2,6 +2,7 @@ package awssdk
 
 import (
 	"net/http"
+	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,12 +12,12 @@ import (
 )
 
 type testBundle struct {
-	models *Models
+	models *awsmodel.Models
 }
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	return &testBundle{models: &Models{}}
+	return &testBundle{models: &awsmodel.Models{}}
 }
 
 // build converts Parameters and marshals the request of service:action.

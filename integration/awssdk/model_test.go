@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,7 @@ func TestModel_errorPrefix(t *testing.T) {
 		"DynamoDB": "DynamoDb", "Secrets Manager": "SecretsManager", "API Gateway": "ApiGateway",
 		"CloudWatch Logs": "CloudWatchLogs", "EC2": "Ec2", "SSM Contacts": "SsmContacts", "ACM PCA": "AcmPca", "Route 53": "Route53",
 	} {
-		m := &Model{Metadata: Metadata{ServiceID: id}}
+		m := &awsmodel.Model{Metadata: awsmodel.Metadata{ServiceID: id}}
 		require.Equal(t, want, m.ErrorPrefix(), id)
 	}
 }
@@ -71,7 +72,7 @@ func TestModels_directory(t *testing.T) {
 	require.NoError(t, f.Close())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sqs.json"), []byte(model), 0o644))
 
-	ms := &Models{Dir: dir}
+	ms := &awsmodel.Models{Dir: dir}
 	m, err := ms.Get("acmpca")
 	require.NoError(t, err)
 	require.Equal(t, "AcmPca", m.ErrorPrefix())
@@ -87,7 +88,7 @@ func TestModels_directory(t *testing.T) {
 	require.Equal(t, "dynamodb", m.Metadata.EndpointPrefix, "the embedded models remain")
 
 	_, err = ms.Get("nosuchservice")
-	require.ErrorIs(t, err, ErrUnknownService)
+	require.ErrorIs(t, err, awsmodel.ErrUnknownService)
 }
 
 // An AWS SDK resource naming an action its service's model lacks is

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ type testBundle struct {
 func setup(t *testing.T, endpoint string) *testBundle {
 	t.Helper()
 	cfg := &integration.Config{Region: "us-east-1", Account: "123456789012", Endpoint: endpoint}
-	return &testBundle{client: awssdk.New(cfg, &awssdk.Models{})}
+	return &testBundle{client: awssdk.New(cfg, &awsmodel.Models{})}
 }
 
 // call runs aws-sdk:<service>:<action> and returns its result object or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 	"time"
 
@@ -19,11 +20,11 @@ import (
 // []byte, a timestamp time.Time and a document a document.
 type (
 	structValue struct {
-		shape  *Shape
+		shape  *awsmodel.Shape
 		fields []field // in the model's member order
 	}
 	field struct {
-		Member
+		awsmodel.Member
 		value any
 	}
 	mapValue []mapEntry
@@ -57,9 +58,9 @@ type converter struct {
 // returns its request value, or a task failure listing what is wrong. A
 // null member is left out, and so is a missing required one: the service
 // answers for it, as it does on AWS.
-func convertParams(params any, input *Ref) (*structValue, error) {
+func convertParams(params any, input *awsmodel.Ref) (*structValue, error) {
 	if input == nil {
-		input = &Ref{Shape: &Shape{Type: "structure"}}
+		input = &awsmodel.Ref{Shape: &awsmodel.Shape{Type: "structure"}}
 	}
 	if params == nil {
 		params = jsonvalue.NewObject(0)
@@ -94,7 +95,7 @@ func displayPath(path string) string {
 
 // value converts v to the request value of shape s; payload says it is
 // the whole body of the request.
-func (c *converter) value(v any, s *Shape, path string, payload bool) any {
+func (c *converter) value(v any, s *awsmodel.Shape, path string, payload bool) any {
 	if s.Document {
 		return document{v}
 	}
@@ -133,7 +134,7 @@ func (c *converter) value(v any, s *Shape, path string, payload bool) any {
 	return nil
 }
 
-func (c *converter) structure(v any, s *Shape, path string) any {
+func (c *converter) structure(v any, s *awsmodel.Shape, path string) any {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
 		c.mismatch(path, "an object", v)
@@ -149,10 +150,10 @@ func (c *converter) structure(v any, s *Shape, path string) any {
 	}
 	out := &structValue{shape: s}
 	for _, m := range s.Members {
-		val, ok := given[pascal(m.Name)]
+		val, ok := given[awsmodel.Pascal(m.Name)]
 		switch {
 		case ok && val != nil:
-			out.fields = append(out.fields, field{m, c.value(val, m.Shape, join(path, pascal(m.Name)), s.Payload == m.Name)})
+			out.fields = append(out.fields, field{m, c.value(val, m.Shape, join(path, awsmodel.Pascal(m.Name)), s.Payload == m.Name)})
 		case m.IdempotencyToken:
 			// A random UUID, as the AWS SDKs fill an idempotency
 			// token in.
@@ -162,7 +163,7 @@ func (c *converter) structure(v any, s *Shape, path string) any {
 	return out
 }
 
-func (c *converter) list(v any, s *Shape, path string) any {
+func (c *converter) list(v any, s *awsmodel.Shape, path string) any {
 	arr, ok := v.([]any)
 	if !ok {
 		c.mismatch(path, "an array", v)
@@ -178,7 +179,7 @@ func (c *converter) list(v any, s *Shape, path string) any {
 	return out
 }
 
-func (c *converter) mapping(v any, s *Shape, path string) any {
+func (c *converter) mapping(v any, s *awsmodel.Shape, path string) any {
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
 		c.mismatch(path, "an object", v)
@@ -200,7 +201,7 @@ var intRange = map[string][2]int64{
 	"long":    {math.MinInt64, math.MaxInt64},
 }
 
-func (c *converter) integer(v any, s *Shape, path string) any {
+func (c *converter) integer(v any, s *awsmodel.Shape, path string) any {
 	n, ok := v.(jsonvalue.Number)
 	if !ok {
 		c.mismatch(path, "an integer", v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"stepwise/integration"
@@ -19,7 +20,7 @@ var _ integration.PayloadOpener = (*Client)(nil)
 // and an answer cut short, when it is read, with the SdkClientException
 // Call fails with when it cannot read the answer.
 func (c *Client) OpenPayload(ctx context.Context, r *integration.Request) (io.ReadCloser, error) {
-	m, _, resp, err := c.exchange(ctx, r, true, func(op *Operation) error {
+	m, _, resp, err := c.exchange(ctx, r, true, func(op *awsmodel.Operation) error {
 		if !hasRawPayload(op) {
 			return fmt.Errorf("the answer of %s:%s has no payload to read", strings.TrimPrefix(r.Service, "aws-sdk:"), r.Action)
 		}
@@ -33,7 +34,7 @@ func (c *Client) OpenPayload(ctx context.Context, r *integration.Request) (io.Re
 
 // hasRawPayload reports whether an operation answers with a blob or string
 // payload, which Call makes its result's member as text.
-func hasRawPayload(op *Operation) bool {
+func hasRawPayload(op *awsmodel.Operation) bool {
 	if op.Output == nil || op.Output.Shape == nil || op.Output.Shape.Payload == "" {
 		return false
 	}
@@ -47,7 +48,7 @@ func hasRawPayload(op *Operation) bool {
 type payload struct {
 	body io.ReadCloser
 	ctx  context.Context
-	m    *Model
+	m    *awsmodel.Model
 	err  error
 }
 

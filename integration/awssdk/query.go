@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"stepwise/integration/awssdk/awsmodel"
 	"strconv"
 	"strings"
 )
@@ -12,7 +13,7 @@ import (
 // its EC2 variant: a form POST of Action, Version and the input
 // flattened into dotted names (Attributes.entry.1.key, Tags.member.1.Key;
 // EC2: Filter.1.Name).
-func marshalQuery(m *Model, op *Operation, in *structValue, ec2 bool) *request {
+func marshalQuery(m *awsmodel.Model, op *awsmodel.Operation, in *structValue, ec2 bool) *request {
 	q := url.Values{}
 	q.Set("Action", op.Name)
 	q.Set("Version", m.Metadata.APIVersion)
@@ -28,7 +29,7 @@ type queryWriter struct {
 	ec2    bool
 }
 
-func (w queryWriter) value(prefix string, v any, ref *Ref) {
+func (w queryWriter) value(prefix string, v any, ref *awsmodel.Ref) {
 	switch t := v.(type) {
 	case *structValue:
 		w.structure(prefix, t)
@@ -48,17 +49,17 @@ func (w queryWriter) structure(prefix string, sv *structValue) {
 }
 
 // name is a member's name in the query.
-func (w queryWriter) name(m Member) string {
+func (w queryWriter) name(m awsmodel.Member) string {
 	if !w.ec2 {
 		return m.WireName()
 	}
 	if m.QueryName != "" {
 		return m.QueryName
 	}
-	return pascal(m.WireName())
+	return awsmodel.Pascal(m.WireName())
 }
 
-func (w queryWriter) list(prefix string, items []any, ref *Ref) {
+func (w queryWriter) list(prefix string, items []any, ref *awsmodel.Ref) {
 	member := ref.Shape.Member
 	if len(items) == 0 {
 		if !w.ec2 {
@@ -82,7 +83,7 @@ func (w queryWriter) list(prefix string, items []any, ref *Ref) {
 	}
 }
 
-func (w queryWriter) mapping(prefix string, entries mapValue, ref *Ref) {
+func (w queryWriter) mapping(prefix string, entries mapValue, ref *awsmodel.Ref) {
 	s := ref.Shape
 	if !flattened(ref) {
 		prefix += ".entry"
@@ -103,7 +104,7 @@ func dotted(prefix, name string) string {
 
 // unmarshalQuery reads a query protocol response: the output members
 // inside <OperationResponse><OperationResult> (EC2: <OperationResponse>).
-func unmarshalQuery(out *Ref, body []byte, ec2 bool) (any, error) {
+func unmarshalQuery(out *awsmodel.Ref, body []byte, ec2 bool) (any, error) {
 	var fs outFields
 	if len(body) == 0 {
 		return fs.object(""), nil

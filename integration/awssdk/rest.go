@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"stepwise/failure"
@@ -17,7 +18,7 @@ import (
 // method and URI of the operation with its labels filled in, members in
 // the query string and headers, and the payload member or the remaining
 // members as the body.
-func marshalREST(m *Model, op *Operation, in *structValue, isXML bool) (*request, error) {
+func marshalREST(m *awsmodel.Model, op *awsmodel.Operation, in *structValue, isXML bool) (*request, error) {
 	uri, static, _ := strings.Cut(op.HTTP.RequestURI, "?")
 	q, _ := url.ParseQuery(static)
 	r := &request{method: op.HTTP.Method, query: q, header: http.Header{}}
@@ -81,12 +82,12 @@ func labelValue(label string, in *structValue) (string, error) {
 				return s, nil
 			}
 			return "", failure.Newf(failure.TaskFailed,
-				"The Parameters could not be used to start the Task: [The field '%s' must not be empty]", pascal(f.Name))
+				"The Parameters could not be used to start the Task: [The field '%s' must not be empty]", awsmodel.Pascal(f.Name))
 		}
 	}
 	for _, m := range in.shape.Members {
 		if m.Location == "uri" && m.WireName() == label {
-			label = pascal(m.Name)
+			label = awsmodel.Pascal(m.Name)
 		}
 	}
 	return "", failure.Newf(failure.TaskFailed,
@@ -167,7 +168,7 @@ func bodyFields(in *structValue) []field {
 }
 
 // hasBodyMembers reports whether a shape has members that go in the body.
-func hasBodyMembers(s *Shape) bool {
+func hasBodyMembers(s *awsmodel.Shape) bool {
 	for _, m := range s.Members {
 		if m.Location == "" {
 			return true
@@ -211,7 +212,7 @@ func restJSONBody(r *request, in *structValue) {
 	}
 }
 
-func restXMLBody(r *request, m *Model, op *Operation, in *structValue) {
+func restXMLBody(r *request, m *awsmodel.Model, op *awsmodel.Operation, in *structValue) {
 	var w xmlWriter
 	if p := in.shape.Payload; p != "" {
 		v, ok := in.get(p)
@@ -235,7 +236,7 @@ func restXMLBody(r *request, m *Model, op *Operation, in *structValue) {
 		}
 		ns := op.Input.XMLNamespace
 		if ns == nil && m.Metadata.XMLNamespace != "" {
-			ns = &XMLNamespace{URI: m.Metadata.XMLNamespace}
+			ns = &awsmodel.XMLNamespace{URI: m.Metadata.XMLNamespace}
 		}
 		w.element(cmpName(op.Input.LocationName, op.Input.ShapeName), in, op.Input, in.shape, ns)
 	}
@@ -245,7 +246,7 @@ func restXMLBody(r *request, m *Model, op *Operation, in *structValue) {
 
 // unmarshalREST reads a rest-json or rest-xml response: the status code,
 // header members, and the payload member or the body's members.
-func unmarshalREST(s *Shape, resp *response, isXML bool) (any, error) {
+func unmarshalREST(s *awsmodel.Shape, resp *response, isXML bool) (any, error) {
 	var fs outFields
 	for _, m := range s.Members {
 		switch m.Location {
@@ -266,7 +267,7 @@ func unmarshalREST(s *Shape, resp *response, isXML bool) (any, error) {
 }
 
 // restBody adds the members the body carries.
-func restBody(fs *outFields, s *Shape, body []byte, isXML bool) error {
+func restBody(fs *outFields, s *awsmodel.Shape, body []byte, isXML bool) error {
 	if p := s.Payload; p != "" {
 		mem, _ := s.Members.Named(p)
 		if mem.Shape.Type != "structure" && !mem.Shape.Document {
@@ -305,7 +306,7 @@ func restBody(fs *outFields, s *Shape, body []byte, isXML bool) error {
 }
 
 // payloadValue decodes a structure or document payload.
-func payloadValue(mem Member, body []byte, isXML bool) (any, error) {
+func payloadValue(mem awsmodel.Member, body []byte, isXML bool) (any, error) {
 	if isXML {
 		root, err := parseXML(body)
 		if err != nil {
@@ -321,7 +322,7 @@ func payloadValue(mem Member, body []byte, isXML bool) (any, error) {
 }
 
 // headerValue reads a header member.
-func headerValue(h http.Header, m Member) (any, bool) {
+func headerValue(h http.Header, m awsmodel.Member) (any, bool) {
 	vals := h.Values(m.WireName())
 	if len(vals) == 0 {
 		return nil, false

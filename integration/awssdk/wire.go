@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"stepwise/integration/awssdk/awsmodel"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ type response struct {
 }
 
 // marshal builds the request of an operation for the model's protocol.
-func marshal(m *Model, op *Operation, in *structValue) (*request, error) {
+func marshal(m *awsmodel.Model, op *awsmodel.Operation, in *structValue) (*request, error) {
 	var (
 		r   *request
 		err error
@@ -65,8 +66,8 @@ func marshal(m *Model, op *Operation, in *structValue) (*request, error) {
 }
 
 // unmarshal turns a successful response into the task's result.
-func unmarshal(m *Model, op *Operation, resp *response) (any, error) {
-	out := &Ref{Shape: &Shape{Type: "structure"}}
+func unmarshal(m *awsmodel.Model, op *awsmodel.Operation, resp *response) (any, error) {
+	out := &awsmodel.Ref{Shape: &awsmodel.Shape{Type: "structure"}}
 	if op.Output != nil {
 		out = op.Output
 	}
@@ -83,7 +84,7 @@ func unmarshal(m *Model, op *Operation, resp *response) (any, error) {
 }
 
 // addHostPrefix fills in the operation's host prefix ("{AccountId}.").
-func addHostPrefix(r *request, op *Operation, in *structValue) error {
+func addHostPrefix(r *request, op *awsmodel.Operation, in *structValue) error {
 	if op.Endpoint == nil || op.Endpoint.HostPrefix == "" {
 		return nil
 	}
@@ -102,7 +103,7 @@ func addHostPrefix(r *request, op *Operation, in *structValue) error {
 
 // timestampFormat is the format of a timestamp: the member's, the
 // shape's, or the location's default.
-func timestampFormat(ref *Ref, s *Shape, def string) string {
+func timestampFormat(ref *awsmodel.Ref, s *awsmodel.Shape, def string) string {
 	if ref != nil && ref.TimestampFormat != "" {
 		return ref.TimestampFormat
 	}
@@ -188,7 +189,7 @@ func scalarText(v any, tsFormat, def string) string {
 }
 
 // scalarValue reads a scalar response value from text.
-func scalarValue(text string, s *Shape) (any, bool) {
+func scalarValue(text string, s *awsmodel.Shape) (any, bool) {
 	switch s.Type {
 	case "integer", "long", "float", "double":
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
@@ -217,13 +218,13 @@ type outField struct {
 }
 
 func (fs *outFields) add(name string, v any) {
-	*fs = append(*fs, outField{pascal(name), v})
+	*fs = append(*fs, outField{awsmodel.Pascal(name), v})
 }
 
 // object is the result structure: members in alphabetical order, as AWS
 // lists them, with the payload member last.
 func (fs outFields) object(payload string) *jsonvalue.Object {
-	payload = pascal(payload)
+	payload = awsmodel.Pascal(payload)
 	slices.SortStableFunc(fs, func(a, b outField) int {
 		if (a.name == payload) != (b.name == payload) {
 			if a.name == payload {

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"stepwise/jsonvalue"
@@ -105,10 +106,10 @@ func (n *xmlNode) attr(name string) (string, bool) {
 
 // flattened reports whether a list or map member repeats its items in
 // place of a wrapping element.
-func flattened(ref *Ref) bool { return ref.Flattened || ref.Shape.Flattened }
+func flattened(ref *awsmodel.Ref) bool { return ref.Flattened || ref.Shape.Flattened }
 
 // fromXML is a response element as the task's result.
-func fromXML(n *xmlNode, s *Shape) any {
+func fromXML(n *xmlNode, s *awsmodel.Shape) any {
 	switch s.Type {
 	case "structure":
 		var fs outFields
@@ -124,7 +125,7 @@ func fromXML(n *xmlNode, s *Shape) any {
 }
 
 // structFromXML adds the body members of an element to fs.
-func structFromXML(fs *outFields, n *xmlNode, s *Shape) {
+func structFromXML(fs *outFields, n *xmlNode, s *awsmodel.Shape) {
 	for _, m := range s.Members {
 		if m.Location != "" {
 			continue
@@ -155,7 +156,7 @@ func structFromXML(fs *outFields, n *xmlNode, s *Shape) {
 	}
 }
 
-func listFromXML(items []*xmlNode, s *Shape) []any {
+func listFromXML(items []*xmlNode, s *awsmodel.Shape) []any {
 	out := make([]any, 0, len(items))
 	for _, item := range items {
 		out = append(out, fromXML(item, s.Member.Shape))
@@ -163,7 +164,7 @@ func listFromXML(items []*xmlNode, s *Shape) []any {
 	return out
 }
 
-func mapFromXML(entries []*xmlNode, s *Shape) *jsonvalue.Object {
+func mapFromXML(entries []*xmlNode, s *awsmodel.Shape) *jsonvalue.Object {
 	out := jsonvalue.NewObject(len(entries))
 	for _, e := range entries {
 		k, v := e.child(cmpName(s.Key.LocationName, "key")), e.child(cmpName(s.Value.LocationName, "value"))
@@ -187,7 +188,7 @@ type xmlWriter struct {
 }
 
 // element writes v as the element name, with the namespace ns.
-func (w *xmlWriter) element(name string, v any, ref *Ref, s *Shape, ns *XMLNamespace) {
+func (w *xmlWriter) element(name string, v any, ref *awsmodel.Ref, s *awsmodel.Shape, ns *awsmodel.XMLNamespace) {
 	w.b.WriteString("<" + name)
 	if ns != nil && ns.URI != "" {
 		attr := "xmlns"
@@ -224,7 +225,7 @@ func (w *xmlWriter) attributes(sv *structValue) {
 }
 
 // content writes what goes inside v's element.
-func (w *xmlWriter) content(v any, ref *Ref, s *Shape) {
+func (w *xmlWriter) content(v any, ref *awsmodel.Ref, s *awsmodel.Shape) {
 	switch t := v.(type) {
 	case *structValue:
 		for _, f := range t.fields {
@@ -249,7 +250,7 @@ func (w *xmlWriter) content(v any, ref *Ref, s *Shape) {
 
 // member writes a structure member; flattened lists and maps repeat the
 // member's element for each item.
-func (w *xmlWriter) member(name string, v any, ref *Ref) {
+func (w *xmlWriter) member(name string, v any, ref *awsmodel.Ref) {
 	switch t := v.(type) {
 	case []any:
 		if flattened(ref) {
@@ -271,7 +272,7 @@ func (w *xmlWriter) member(name string, v any, ref *Ref) {
 	w.element(name, v, ref, ref.Shape, ref.XMLNamespace)
 }
 
-func (w *xmlWriter) mapEntry(e mapEntry, s *Shape) {
+func (w *xmlWriter) mapEntry(e mapEntry, s *awsmodel.Shape) {
 	w.element(cmpName(s.Key.LocationName, "key"), e.key, s.Key, s.Key.Shape, nil)
 	w.element(cmpName(s.Value.LocationName, "value"), e.value, s.Value, s.Value.Shape, nil)
 }
