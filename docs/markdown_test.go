@@ -321,3 +321,48 @@ $ stepwise eval --jsonata 1
 	_, err = blocks("y.md", []string{"```sh", "stepwise serve"})
 	require.EqualError(t, err, "y.md:1: a fenced block that is never closed")
 }
+
+// namedPath is a source file or folder a document names in code spans:
+// a path from the repository's top, ending in .go or /.
+var namedPath = regexp.MustCompile("`([a-z][a-z0-9_\\-]*(?:/[a-z0-9_.\\-]+)*/(?:[a-z0-9_\\-]+\\.go)?)`")
+
+// Every source file or folder a document names by its path from the top
+// exists, so that a move or a rename that leaves a document behind fails
+// here. A path given relative to another (`sqlcore/execution.go` after
+// `store/internal/`) is written in full.
+func TestNamedPathsExist(t *testing.T) {
+	t.Parallel()
+	var missing []string
+	for _, file := range documents(t) {
+		for n, line := range readDoc(t, file) {
+			for _, m := range namedPath.FindAllStringSubmatch(line, -1) {
+				p := m[1]
+				if strings.HasPrefix(p, "testdata/") || !strings.ContainsRune(strings.TrimSuffix(p, "/"), '/') && !strings.HasSuffix(p, ".go") {
+					continue // a test's own data folder, or a bare word such as `bin/`
+				}
+				if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+					missing = append(missing, fmt.Sprintf("%s:%d names %s, which is not there", file, n+1, p))
+				}
+			}
+		}
+	}
+	require.Empty(t, missing)
+}
+
+func TestNamedPath(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"in `server/api.go` and": "server/api.go",
+		"`engine/start/`":        "engine/start/",
+		"`store/`":               "store/",
+		"`go test ./...`":        "",
+		"`a/b.json`":             "",
+	} {
+		m := namedPath.FindStringSubmatch(text)
+		if want == "" {
+			require.Nil(t, m, text)
+			continue
+		}
+		require.Equal(t, want, m[1], text)
+	}
+}
