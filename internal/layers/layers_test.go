@@ -128,7 +128,7 @@ var rules = []rule{
 	// Above the service: the wire, the console, TestState.
 	{pkg: "awsjson", layer: "awsjson: the wire, above the service", may: with("service", "internal/frontdoor", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "console", layer: "console: the web console, above the service (an execution's recording as a test: workflowtest)", may: with("service", "asl", "workflowtest", "internal/boundedfile", "internal/security/crossorigin")},
-	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "service/teststate/apishape")},
+	{pkg: "service/teststate", layer: "service/teststate: the TestState API, a hook of the service", may: with("service", "interp", "asl/...", "internal/startrule", "service/teststate/apishape")},
 	{pkg: "service/teststate/apishape", layer: "service/teststate: the checks of results against the API's output shapes", may: with("integration/awssdk/awsmodel")},
 
 	// The server package is the composition root: it assembles

@@ -134,15 +134,16 @@ func Input(text string, limit int) (any, *sfnapi.Error) {
 	}
 	v, err := jsonvalue.ParseString(text)
 	if err != nil {
-		return nil, InvalidInput(jsonErrorMessage(text, err))
+		return nil, InvalidInput(JSONErrorMessage(text, err))
 	}
 	return v, nil
 }
 
-// jsonErrorMessage words a JSON syntax error the way Step Functions does
+// JSONErrorMessage words a JSON syntax error the way Step Functions does
 // (Jackson's words, without the location), using the definition parser's
-// rendering of Jackson errors.
-func jsonErrorMessage(text string, err error) string {
+// rendering of Jackson errors: for StartExecution's input, and TestState's
+// input, variables and context.
+func JSONErrorMessage(text string, err error) string {
 	for _, d := range asl.Validate([]byte(text), asl.Options{MaxDiagnostics: 1}) {
 		if d.Code == asl.CodeInvalidJSON {
 			msg, _, _ := strings.Cut(d.Message, "\n at ")

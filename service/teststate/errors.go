@@ -1,8 +1,6 @@
 package teststate
 
 import (
-	"strings"
-
 	"stepwise/asl"
 	"stepwise/sfnapi"
 )
@@ -110,17 +108,4 @@ func errNeedsMockPattern(resource string) error {
 // server has no integration to call.
 func errNoIntegration(resource string) error {
 	return validation("TestState cannot call '%s' on this server: no integration is configured. Specify a mock to test the state.", resource)
-}
-
-// jsonErrorMessage words a JSON syntax error the way Step Functions does
-// (Jackson's words, without the location), from the definition parser's
-// rendering of Jackson errors.
-func jsonErrorMessage(text string, err error) string {
-	for _, d := range asl.Validate([]byte(text), asl.Options{MaxDiagnostics: 1}) {
-		if d.Code == asl.CodeInvalidJSON {
-			msg, _, _ := strings.Cut(d.Message, "\n at ")
-			return msg
-		}
-	}
-	return err.Error()
 }

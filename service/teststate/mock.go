@@ -3,6 +3,7 @@ package teststate
 import (
 	"stepwise/asl"
 	"stepwise/failure"
+	"stepwise/internal/startrule"
 	"stepwise/jsonvalue"
 	"stepwise/service"
 	"stepwise/service/teststate/apishape"
@@ -118,7 +119,7 @@ var contextFields = map[string]map[string]string{
 func checkContext(text string, t *test) error {
 	v, err := jsonvalue.ParseString(text)
 	if err != nil {
-		return errInvalidContext(jsonErrorMessage(text, err))
+		return errInvalidContext(startrule.JSONErrorMessage(text, err))
 	}
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"stepwise/internal/startrule"
 	"strings"
 	"time"
 
@@ -210,7 +211,7 @@ func (r *Runner) parseInput(text string) (any, error) {
 	}
 	v, err := jsonvalue.ParseString(text)
 	if err != nil {
-		return nil, errInvalidInput(jsonErrorMessage(text, err))
+		return nil, errInvalidInput(startrule.JSONErrorMessage(text, err))
 	}
 	return v, nil
 }
@@ -223,7 +224,7 @@ func parseVariables(text *string) (*jsonvalue.Object, error) {
 	}
 	v, err := jsonvalue.ParseString(*text)
 	if err != nil {
-		return nil, errInvalidVariables(jsonErrorMessage(*text, err))
+		return nil, errInvalidVariables(startrule.JSONErrorMessage(*text, err))
 	}
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
