@@ -58,15 +58,7 @@ func (r *Registry) readItems(ctx context.Context, t *task.Task, done func(task.R
 
 // read is all the items an ItemReader streams.
 func (r *Registry) read(ctx context.Context, t *task.Task) ([]any, error) {
-	items := []any{}
-	err := r.streamItems(ctx, t, func(batch []any) error {
-		items = append(items, batch...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return items, nil
+	return itemreader.Collect(func(emit func([]any) error) error { return r.streamItems(ctx, t, emit) })
 }
 
 // StreamItems carries out a Map state's ItemReader as readItems does,

@@ -65,11 +65,11 @@ const readBuffer = 64 * 1024
 // bom is a UTF-8 byte order mark, which is not data.
 var bom = []byte("\ufeff")
 
-// Parse reads the items of body. A failure is States.ItemReaderFailed
-// with AWS's cause.
-func Parse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
+// Collect is every item a stream emits, in order: the items of a reader
+// that streams them, in memory.
+func Collect(stream func(emit func([]any) error) error) ([]any, error) {
 	items := []any{}
-	err := Stream(bytes.NewReader(body), cfg, func(batch []any) error {
+	err := stream(func(batch []any) error {
 		items = append(items, batch...)
 		return nil
 	})
@@ -77,6 +77,12 @@ func Parse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
 		return nil, err
 	}
 	return items, nil
+}
+
+// Parse reads the items of body. A failure is States.ItemReaderFailed
+// with AWS's cause.
+func Parse(body []byte, cfg *interp.ReaderConfig) ([]any, error) {
+	return Collect(func(emit func([]any) error) error { return Stream(bytes.NewReader(body), cfg, emit) })
 }
 
 // Stream reads the items of r as Parse reads them from the whole body

@@ -80,15 +80,7 @@ func ParseManifest(body []byte) (*Manifest, error) {
 // ParseInventory reads one data file of an inventory (gzip-compressed or
 // not): CSV rows whose fields are the manifest's schema.
 func (m *Manifest) ParseInventory(body []byte, maxItems int64) ([]any, error) {
-	items := []any{}
-	err := m.StreamInventory(bytes.NewReader(body), maxItems, func(batch []any) error {
-		items = append(items, batch...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return items, nil
+	return Collect(func(emit func([]any) error) error { return m.StreamInventory(bytes.NewReader(body), maxItems, emit) })
 }
 
 // StreamInventory is ParseInventory as Stream reads: the rows of r, at

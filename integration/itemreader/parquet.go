@@ -62,15 +62,7 @@ func StreamParquet(r io.Reader, maxItems int64, emit func(items []any) error) er
 
 // ParseParquet is StreamParquet over a body in memory, collected.
 func ParseParquet(body []byte, maxItems int64) ([]any, error) {
-	items := []any{}
-	err := StreamParquet(bytes.NewReader(body), maxItems, func(batch []any) error {
-		items = append(items, batch...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return items, nil
+	return Collect(func(emit func([]any) error) error { return StreamParquet(bytes.NewReader(body), maxItems, emit) })
 }
 
 func streamParquet(r io.Reader, maxItems int64, size int, emit func([]any) error) error {
