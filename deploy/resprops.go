@@ -175,7 +175,7 @@ func (p resProps) decodeInto(key string, v any) error {
 // decodeNumbers reads src into v as JSON; where v has a number and src
 // a string of one, the string is read as the number.
 func decodeNumbers(src, v any, strict bool) error {
-	src = cloneValue(src)
+	src = cfn.CopyValue(src)
 	for range 64 {
 		b, err := json.Marshal(src)
 		if err != nil {
@@ -233,23 +233,4 @@ func numbersAt(v any, path []string) bool {
 func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil && s != ""
-}
-
-// cloneValue copies a JSON value's maps and lists.
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
 }

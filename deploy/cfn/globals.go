@@ -142,7 +142,7 @@ func mergeGlobal(global, local any) any {
 	case gIsMap && lIsMap:
 		out := make(map[string]any, len(gm)+len(lm))
 		for k, v := range gm {
-			out[k] = copyValue(v)
+			out[k] = CopyValue(v)
 		}
 		for k, v := range lm {
 			if g, ok := gm[k]; ok {
@@ -158,7 +158,7 @@ func mergeGlobal(global, local any) any {
 	if gIsList && lIsList {
 		out := make([]any, 0, len(gl)+len(ll))
 		for _, v := range gl {
-			out = append(out, copyValue(v))
+			out = append(out, CopyValue(v))
 		}
 		return append(out, ll...)
 	}
@@ -177,20 +177,20 @@ func isIntrinsic(m map[string]any) bool {
 	return false
 }
 
-// copyValue is a deep copy, so that resources given one global value do
-// not share it.
-func copyValue(v any) any {
+// CopyValue is a deep copy of a template's value (its maps and lists), so
+// that resources given one global value do not share it.
+func CopyValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = copyValue(e)
+			out[k] = CopyValue(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = copyValue(e)
+			out[i] = CopyValue(e)
 		}
 		return out
 	}
