@@ -3,6 +3,7 @@ package asl
 import (
 	"errors"
 	"fmt"
+	"stepwise/asl/intrinsic"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -64,9 +65,9 @@ func jacksonMessage(data []byte, se *jsonvalue.SyntaxError) (string, int) {
 	case jsonvalue.ErrLeadingZero:
 		return "Invalid numeric value: Leading zeroes not allowed", at
 	case jsonvalue.ErrBadEscape:
-		return "Unrecognized character escape " + charDesc(r), at
+		return "Unrecognized character escape " + intrinsic.JacksonChar(r), at
 	case jsonvalue.ErrControl:
-		return "Illegal unquoted character (" + charDesc(r) + "): has to be escaped using backslash to be included in string value", at
+		return "Illegal unquoted character (" + intrinsic.JacksonChar(r) + "): has to be escaped using backslash to be included in string value", at
 	case jsonvalue.ErrMismatched:
 		if se.In == '{' {
 			return "Unexpected close marker ']': expected '}' (for Object starting at " + location(data, se.Open) + ")", at
@@ -76,7 +77,7 @@ func jacksonMessage(data []byte, se *jsonvalue.SyntaxError) (string, int) {
 		return fmt.Sprintf("Document nesting depth (%d) exceeds the maximum allowed (%d, from `StreamReadConstraints.getMaxNestingDepth()`)", se.Depth, se.Depth-1), at
 	case jsonvalue.ErrUnexpected:
 		if what, ok := jacksonExpected[se.Expect]; ok {
-			return "Unexpected character (" + charDesc(r) + ")" + what, at
+			return "Unexpected character (" + intrinsic.JacksonChar(r) + ")" + what, at
 		}
 	}
 	// Not a Jackson error (invalid UTF-8, trailing data): say what the
@@ -138,18 +139,6 @@ func source(data []byte) string {
 		}
 	}
 	return "(String)\"" + text + "\""
-}
-
-// charDesc describes a character the way Jackson does.
-func charDesc(r rune) string {
-	switch {
-	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		return fmt.Sprintf("(CTRL-CHAR, code %d)", r)
-	case r > 255:
-		return fmt.Sprintf("'%c' (code %d / 0x%x)", r, r, r)
-	default:
-		return fmt.Sprintf("'%c' (code %d)", r, r)
-	}
 }
 
 // invalidToken is the token Jackson quotes for an invalid token starting

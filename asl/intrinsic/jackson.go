@@ -103,7 +103,9 @@ func (j *jscan) runeAt(pos int) (rune, int) {
 	return utf8.DecodeRuneInString(j.s[pos:])
 }
 
-func charDesc(r rune) string {
+// JacksonChar describes a character the way Jackson does in its error
+// messages: (CTRL-CHAR, code 10), 'é' (code 233), '€' (code 8364 / 0x20ac).
+func JacksonChar(r rune) string {
 	switch {
 	case r < 0x20 || r >= 0x7f && r <= 0x9f:
 		return fmt.Sprintf("(CTRL-CHAR, code %d)", r)
@@ -118,7 +120,7 @@ func charDesc(r rune) string {
 // points at the character itself.
 func (j *jscan) unexpected(pos int, comment string) string {
 	r, _ := j.runeAt(pos)
-	msg := "Unexpected character (" + charDesc(r) + ")"
+	msg := "Unexpected character (" + JacksonChar(r) + ")"
 	if comment != "" {
 		msg += ": " + comment
 	}
@@ -127,7 +129,7 @@ func (j *jscan) unexpected(pos int, comment string) string {
 
 func (j *jscan) unexpectedInNumber(pos int, comment string) string {
 	r, _ := j.runeAt(pos)
-	return j.fail(pos, "Unexpected character ("+charDesc(r)+") in numeric value: "+comment)
+	return j.fail(pos, "Unexpected character ("+JacksonChar(r)+") in numeric value: "+comment)
 }
 
 func (j *jscan) eof(msg string) string {
@@ -306,12 +308,12 @@ func (j *jscan) str(name bool) string {
 				}
 			default:
 				r, size := j.runeAt(j.pos)
-				return j.fail(j.pos+size, "Unrecognized character escape "+charDesc(r))
+				return j.fail(j.pos+size, "Unrecognized character escape "+JacksonChar(r))
 			}
 		case c < 0x20:
 			// The parser has read the character but, inside a string,
 			// not counted a new line for it.
-			return "Illegal unquoted character (" + charDesc(rune(c)) + "): has to be escaped using backslash to be included in " + ctx +
+			return "Illegal unquoted character (" + JacksonChar(rune(c)) + "): has to be escaped using backslash to be included in " + ctx +
 				"\n at " + j.locShift(j.pos, 1)
 		default:
 			j.pos++
