@@ -136,3 +136,25 @@ func (n Number) MarshalJSON() ([]byte, error) {
 	}
 	return []byte(n), nil
 }
+
+// UTF16Len is the length of s in UTF-16 code units, as Java's
+// String.length() and JavaScript's string length count it (what AWS's
+// limits and JSONata's $length measure).
+func UTF16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}

@@ -203,3 +203,10 @@ func fromStd(v any) any {
 		return v
 	}
 }
+
+func TestUTF16Len(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]int{"": 0, "abc": 3, "é": 1, "€": 1, "😀": 2, "a😀b": 4, "\xff": 1} {
+		require.Equal(t, want, UTF16Len(s), "%q", s)
+	}
+}

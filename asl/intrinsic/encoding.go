@@ -2,6 +2,7 @@ package intrinsic
 
 import (
 	"encoding/base64"
+	"stepwise/jsonvalue"
 	"unicode/utf8"
 )
 
@@ -19,7 +20,7 @@ var encodingFunctions = []*function{
 // padded alphabet.
 func evalBase64Encode(c *Call, args []any) (any, error) {
 	s, ok := args[0].(string)
-	if !ok || utf16Len(s) > MaxEncodingInput {
+	if !ok || jsonvalue.UTF16Len(s) > MaxEncodingInput {
 		return nil, invalidArgs(c)
 	}
 	return base64.StdEncoding.EncodeToString([]byte(s)), nil
@@ -32,7 +33,7 @@ func evalBase64Encode(c *Call, args []any) (any, error) {
 // are read as UTF-8, malformed sequences becoming U+FFFD.
 func evalBase64Decode(c *Call, args []any) (any, error) {
 	s, ok := args[0].(string)
-	if !ok || utf16Len(s) > MaxEncodingInput {
+	if !ok || jsonvalue.UTF16Len(s) > MaxEncodingInput {
 		return nil, invalidArgs(c)
 	}
 	return javaUTF8String(lenientBase64Decode(s)), nil

@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"hash"
+	"stepwise/jsonvalue"
 )
 
 var hashFunctions = []*function{
@@ -45,7 +46,7 @@ func evalHash(c *Call, args []any) (any, error) {
 		return nil, invalidArgs(c)
 	}
 	data := javaString(args[0])
-	if utf16Len(data) > MaxEncodingInput {
+	if jsonvalue.UTF16Len(data) > MaxEncodingInput {
 		return nil, invalidArgs(c)
 	}
 	h := newHash()

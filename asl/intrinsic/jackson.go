@@ -2,6 +2,7 @@ package intrinsic
 
 import (
 	"fmt"
+	"stepwise/jsonvalue"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -92,7 +93,7 @@ func (j *jscan) locShift(pos, shift int) string {
 			rowStart = i + 1
 		}
 	}
-	return fmt.Sprintf(jacksonLocation, line, utf16Len(j.s[rowStart:min(pos, len(j.s))])+1+shift)
+	return fmt.Sprintf(jacksonLocation, line, jsonvalue.UTF16Len(j.s[rowStart:min(pos, len(j.s))])+1+shift)
 }
 
 func (j *jscan) fail(pos int, msg string) string {
@@ -172,7 +173,7 @@ func (j *jscan) value(depth int, in *container) string {
 // by the identifier characters that follow it.
 func (j *jscan) invalidToken(start, from int) string {
 	end := from
-	n := utf16Len(j.s[start:from])
+	n := jsonvalue.UTF16Len(j.s[start:from])
 	var tok strings.Builder
 	tok.WriteString(j.s[start:from])
 	for end < len(j.s) {

@@ -337,26 +337,6 @@ func javaRound(f float64) int64 {
 	return int64(r)
 }
 
-// utf16Len is String.length(): the number of UTF-16 code units in s.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // truncInt returns a number argument truncated toward zero, as AWS does for
 // counts, indexes and bounds. It fails for non-numbers and for values that
 // do not fit in a Java int.

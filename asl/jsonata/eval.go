@@ -1273,8 +1273,8 @@ func regexMatchObj(re interface {
 	}
 	o := jsonvalue.NewObject(4)
 	o.Set("match", s[offset+loc[0]:offset+loc[1]])
-	o.Set("start", float64(utf16Len(s[:offset+loc[0]])))
-	o.Set("end", float64(utf16Len(s[:offset+loc[1]])))
+	o.Set("start", float64(jsonvalue.UTF16Len(s[:offset+loc[0]])))
+	o.Set("end", float64(jsonvalue.UTF16Len(s[:offset+loc[1]])))
 	groups := &arr{}
 	for i := 2; i < len(loc); i += 2 {
 		if loc[i] < 0 {

@@ -21,18 +21,6 @@ func def(name, sig string, fn func(c *callCtx, args []any) (any, error)) {
 
 func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 func argErr(code string, c *callCtx, msg string) error {
 	return &Error{Code: code, Position: c.pos, Message: msg}
 }
@@ -577,7 +565,7 @@ var builtins = []builtin{
 		for _, loc := range re.re.FindAllStringSubmatchIndex(s, limit) {
 			o := jsonvalue.NewObject(3)
 			o.Set("match", s[loc[0]:loc[1]])
-			o.Set("index", float64(utf16Len(s[:loc[0]])))
+			o.Set("index", float64(jsonvalue.UTF16Len(s[:loc[0]])))
 			g := &arr{}
 			for i := 2; i < len(loc); i += 2 {
 				if loc[i] < 0 {
