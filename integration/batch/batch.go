@@ -144,11 +144,7 @@ func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonva
 	}
 	pages := batch.NewListJobsPaginator(c.client, &batch.ListJobsInput{JobQueue: in.JobQueue,
 		Filters: []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{aws.ToString(in.JobName)}}}})
-	for n := 0; pages.HasMorePages() && n < sdkjob.MaxLookupPages; n++ {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, serviceFailure(err)
-		}
+	return sdkjob.Lookup(ctx, pages, serviceFailure, func(page *batch.ListJobsOutput) (*jsonvalue.Object, error) {
 		ids := make([]string, 0, len(page.JobSummaryList))
 		for _, j := range page.JobSummaryList {
 			ids = append(ids, aws.ToString(j.JobId))
@@ -164,8 +160,8 @@ func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonva
 				}
 			}
 		}
-	}
-	return nil, nil
+		return nil, nil
+	})
 }
 
 // request is the SubmitJob request of the Parameters.

@@ -159,11 +159,7 @@ func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.O
 		return nil, nil
 	}
 	pages := glue.NewGetJobRunsPaginator(c.client, &glue.GetJobRunsInput{JobName: aws.String(job), MaxResults: aws.Int32(200)})
-	for n := 0; pages.HasMorePages() && n < sdkjob.MaxLookupPages; n++ {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, serviceFailure(err)
-		}
+	return sdkjob.Lookup(ctx, pages, serviceFailure, func(page *glue.GetJobRunsOutput) (*jsonvalue.Object, error) {
 		for _, run := range page.JobRuns {
 			if run.Arguments[TaskArgument] == token {
 				out := render.Object(&glue.StartJobRunOutput{JobRunId: run.Id})
@@ -171,8 +167,8 @@ func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.O
 				return sdkjob.WithMetadata(out, page.ResultMetadata), nil
 			}
 		}
-	}
-	return nil, nil
+		return nil, nil
+	})
 }
 
 // wait waits for the run to end and answers as AWS does: the run, or a

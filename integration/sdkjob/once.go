@@ -1,11 +1,13 @@
 package sdkjob
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 
 	"stepwise/integration"
+	"stepwise/jsonvalue"
 )
 
 // StartToken names the start of a task's job: the same each time the
@@ -29,6 +31,29 @@ func StartToken(r *integration.Request) string {
 // MaxLookupPages bounds the pages of a job's runs that a lookup reads
 // (newest first): a run started before a crash is among the latest.
 const MaxLookupPages = 5
+
+// Pager is an AWS SDK for Go paginator: its pages of P, with the
+// service's options O.
+type Pager[P, O any] interface {
+	HasMorePages() bool
+	NextPage(ctx context.Context, optFns ...func(*O)) (P, error)
+}
+
+// Lookup reads at most MaxLookupPages pages and returns what look finds
+// in the first page it finds anything in (nil when none has it); a page
+// that cannot be read is fail's failure.
+func Lookup[P, O any](ctx context.Context, pages Pager[P, O], fail func(error) error, look func(P) (*jsonvalue.Object, error)) (*jsonvalue.Object, error) {
+	for n := 0; pages.HasMorePages() && n < MaxLookupPages; n++ {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, fail(err)
+		}
+		if found, err := look(page); found != nil || err != nil {
+			return found, err
+		}
+	}
+	return nil, nil
+}
 
 // LookFirst says a task's job may have been started by an earlier
 // dispatch whose answer was not recorded: the task is dispatched again

@@ -1,6 +1,9 @@
 package sdkjob_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,6 +11,7 @@ import (
 
 	"stepwise/integration"
 	"stepwise/integration/sdkjob"
+	"stepwise/jsonvalue"
 )
 
 // The start token names a task: the same for every dispatch of it,
@@ -48,4 +52,53 @@ func TestLookFirst(t *testing.T) {
 	r.Submitted = "recorded"
 	require.False(t, sdkjob.LookFirst(r), "its start recorded: followed")
 	require.False(t, sdkjob.LookFirst(&integration.Request{Resumed: true}), "outside an execution")
+}
+
+// pager hands out numbered pages, forever, or fails.
+type pager struct {
+	read int
+	err  error
+}
+
+type noOptions struct{}
+
+func (p *pager) HasMorePages() bool { return true }
+func (p *pager) NextPage(context.Context, ...func(*noOptions)) (int, error) {
+	p.read++
+	return p.read, p.err
+}
+
+// A lookup reads pages until one has what it looks for, and no more than
+// MaxLookupPages of them; a page it cannot read is the caller's failure.
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fail := func(err error) error { return fmt.Errorf("service: %w", err) }
+	at := func(n int) func(int) (*jsonvalue.Object, error) {
+		return func(page int) (*jsonvalue.Object, error) {
+			if page != n {
+				return nil, nil
+			}
+			o := jsonvalue.NewObject(1)
+			o.Set("Page", jsonvalue.NumberFromInt(int64(page)))
+			return o, nil
+		}
+	}
+
+	p := &pager{}
+	found, err := sdkjob.Lookup(ctx, p, fail, at(3))
+	require.NoError(t, err)
+	page, _ := found.Get("Page")
+	require.Equal(t, jsonvalue.NumberFromInt(3), page)
+	require.Equal(t, 3, p.read)
+
+	p = &pager{}
+	found, err = sdkjob.Lookup(ctx, p, fail, at(sdkjob.MaxLookupPages+1))
+	require.NoError(t, err)
+	require.Nil(t, found)
+	require.Equal(t, sdkjob.MaxLookupPages, p.read)
+
+	p = &pager{err: errors.New("denied")}
+	_, err = sdkjob.Lookup(ctx, p, fail, at(1))
+	require.EqualError(t, err, "service: denied")
 }
