@@ -168,10 +168,15 @@ func RequireString(params any, name string) (string, error) {
 	return s, nil
 }
 
-// MessageAttributes converts a task's {"name": {"DataType": ...,
-// "StringValue": ..., "BinaryValue": base64}} into the message attributes
-// of SQS or SNS, whose SDK types differ only by package: attr makes one.
-func MessageAttributes[T any](v any, attr func(dataType, stringValue *string, binaryValue []byte) T) (map[string]T, error) {
+// MessageAttributes converts the MessageAttributes of a task's
+// parameters, {"name": {"DataType": ..., "StringValue": ..., "BinaryValue":
+// base64}}, into the message attributes of SQS or SNS, whose SDK types
+// differ only by package: attr makes one. Without any, it is nil.
+func MessageAttributes[T any](params *jsonvalue.Object, attr func(dataType, stringValue *string, binaryValue []byte) T) (map[string]T, error) {
+	v, ok := params.Get("MessageAttributes")
+	if !ok {
+		return nil, nil
+	}
 	obj, ok := v.(*jsonvalue.Object)
 	if !ok {
 		return nil, failure.Newf(failure.TaskFailed, "The field 'MessageAttributes' must be an object")

@@ -18,9 +18,12 @@ type attr struct {
 func TestMessageAttributes(t *testing.T) {
 	t.Parallel()
 	mk := func(d, s *string, b []byte) attr { return attr{d, s, b} }
-	v, err := jsonvalue.Parse([]byte(`{"color":{"DataType":"String","StringValue":"red"},"blob":{"DataType":"Binary","BinaryValue":"aGk="}}`))
-	require.NoError(t, err)
-	got, err := integration.MessageAttributes(v, mk)
+	params := func(text string) *jsonvalue.Object {
+		v, err := jsonvalue.Parse([]byte(text))
+		require.NoError(t, err)
+		return v.(*jsonvalue.Object)
+	}
+	got, err := integration.MessageAttributes(params(`{"MessageAttributes":{"color":{"DataType":"String","StringValue":"red"},"blob":{"DataType":"Binary","BinaryValue":"aGk="}}}`), mk)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Equal(t, "String", *got["color"].dataType)
@@ -29,14 +32,16 @@ func TestMessageAttributes(t *testing.T) {
 	require.Equal(t, []byte("hi"), got["blob"].binary)
 	require.Nil(t, got["blob"].value)
 
-	_, err = integration.MessageAttributes("x", mk)
+	none, err := integration.MessageAttributes(params(`{"MessageBody":"x"}`), mk)
+	require.NoError(t, err)
+	require.Nil(t, none)
+
+	_, err = integration.MessageAttributes(params(`{"MessageAttributes":"x"}`), mk)
 	var f *failure.Failure
 	require.ErrorAs(t, err, &f)
 	require.Contains(t, f.Error(), "'MessageAttributes' must be an object")
 
-	bad, err := jsonvalue.Parse([]byte(`{"blob":{"DataType":"Binary","BinaryValue":"***"}}`))
-	require.NoError(t, err)
-	_, err = integration.MessageAttributes(bad, mk)
+	_, err = integration.MessageAttributes(params(`{"MessageAttributes":{"blob":{"DataType":"Binary","BinaryValue":"***"}}}`), mk)
 	require.ErrorAs(t, err, &f)
 	require.Contains(t, f.Error(), "'MessageAttributes.blob.BinaryValue' is not base64")
 }

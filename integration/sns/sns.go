@@ -59,12 +59,8 @@ func publish(ctx context.Context, client *sns.Client, params any) (any, error) {
 		}
 	}
 	obj, _ := params.(*jsonvalue.Object)
-	if v, ok := obj.Get("MessageAttributes"); ok {
-		attrs, err := integration.MessageAttributes(v, messageAttribute)
-		if err != nil {
-			return nil, err
-		}
-		in.MessageAttributes = attrs
+	if in.MessageAttributes, err = integration.MessageAttributes(obj, messageAttribute); err != nil {
+		return nil, err
 	}
 	res, err := client.Publish(ctx, in)
 	if err != nil {

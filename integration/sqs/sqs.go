@@ -75,12 +75,8 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 	if s, ok := integration.StringParam(params, "MessageGroupId"); ok {
 		in.MessageGroupId = aws.String(s)
 	}
-	if v, ok := obj.Get("MessageAttributes"); ok {
-		attrs, err := integration.MessageAttributes(v, messageAttribute)
-		if err != nil {
-			return nil, err
-		}
-		in.MessageAttributes = attrs
+	if in.MessageAttributes, err = integration.MessageAttributes(obj, messageAttribute); err != nil {
+		return nil, err
 	}
 	res, err := client.SendMessage(ctx, in, opts...)
 	if err != nil {
