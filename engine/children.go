@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/engine/nested"
 	"stepwise/engine/start"
 	"stepwise/engine/task"
@@ -13,14 +13,14 @@ import (
 
 // childHost is the engine as the host of the runners whose tasks start
 // executions of their own: a states:startExecution Task's child (package
-// nested) and a distributed Map's map runs (package maprunner). Both
+// nested) and a distributed Map's map runs (package maprun (engine/maprun)). Both
 // start, redrive, stop and find their children through it
 // (start.Children); the engine says when a child ends (childEnded).
 type childHost struct{ e *Engine }
 
 var (
 	_ nested.Host    = childHost{}
-	_ maprunner.Host = childHost{}
+	_ maprun.Host    = childHost{}
 	_ start.Children = childHost{}
 )
 
@@ -63,7 +63,7 @@ func (h childHost) Submitted(ctx context.Context, t *task.Task, output any) {
 }
 
 // Context, Tasks and Live are what a map run needs beside its children
-// (package maprunner).
+// (package maprun (engine/maprun)).
 func (h childHost) Context() context.Context { return h.e.ctx }
 func (h childHost) Tasks() task.Runner       { return h.e.cfg.Tasks }
 

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/engine/task"
 )
 
@@ -35,7 +35,7 @@ type chooser struct {
 func newChooser(e *Engine, calls task.Runner) *chooser {
 	rs := []task.KindRunner{mockRunner{e}, e.mapRuns}
 	if st, ok := calls.(task.ItemStreamer); ok {
-		rs = append(rs, maprunner.Spool{Store: e.store, Items: st})
+		rs = append(rs, maprun.Spool{Store: e.store, Items: st})
 	}
 	if w, ok := calls.(task.ResultWriter); ok {
 		rs = append(rs, writeRunner{w: w})

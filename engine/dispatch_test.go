@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/engine/activity"
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/engine/nested"
 	"stepwise/engine/task"
 	"stepwise/interp"
-	"stepwise/maprun"
+	rules "stepwise/interp/maprun"
 )
 
 // mockAll mocks every task of a test case.
@@ -31,7 +31,7 @@ func (callsRunner) ReadItems(context.Context, *task.Task, func(task.Result))    
 func TestChooserPicksOneRunner(t *testing.T) {
 	e := &Engine{cfg: Config{Mocks: mockAll{}}}
 	e.nested = nested.New(nil, nested.Config{})
-	e.mapRuns = maprunner.New(nil, maprunner.Config{})
+	e.mapRuns = maprun.New(nil, maprun.Config{})
 	c := newChooser(e, callsRunner{})
 	chosen := func(tk *task.Task) string {
 		for _, r := range c.runners {
@@ -50,8 +50,8 @@ func TestChooserPicksOneRunner(t *testing.T) {
 	}{
 		"mocked activity":     {&task.Task{TestCase: "happy", Request: req(activityArn)}, "engine.mockRunner"},
 		"mocked child":        {&task.Task{TestCase: "happy", Request: req(start)}, "engine.mockRunner"},
-		"map run, not mocked": {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprunner.Runner"},
-		"result write":        {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &maprun.Write{}}}, "engine.writeRunner"},
+		"map run, not mocked": {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{MapRun: &interp.MapRunRequest{}}}, "*maprun.Runner"},
+		"result write":        {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:putObject", Write: &rules.Write{}}}, "engine.writeRunner"},
 		"item read":           {&task.Task{TestCase: "happy", Request: &interp.TaskRequest{Resource: "arn:aws:states:::s3:getObject", Reader: &interp.ReaderConfig{}}}, "engine.readRunner"},
 		"activity":            {&task.Task{Request: req(activityArn)}, fmt.Sprintf("%T", &activity.Runner{})},
 		"child":               {&task.Task{Request: req(start)}, "*nested.Runner"},

@@ -72,7 +72,7 @@
 //	engine/task            the seam between the step loop and the task runners
 //	engine/activity        activities: the runner, the queue and its pollers, task tokens
 //	engine/nested          states:startExecution: child executions, with the engine as host
-//	engine/maprunner       distributed Maps: a map run's children as executions, with the
+//	engine/maprun       distributed Maps: a map run's children as executions, with the
 //	                       engine as host; the item spool
 //	engine/internal/node   the protocol between a cluster's nodes: lease, wake-ups, requests
 //

@@ -17,7 +17,7 @@ import (
 	"stepwise/asl/budget"
 	"stepwise/engine/activity"
 	"stepwise/engine/internal/node"
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/engine/nested"
 	"stepwise/engine/start"
 	"stepwise/engine/task"
@@ -157,11 +157,11 @@ type Engine struct {
 	alarms       alarms
 	work         *work
 	timers       *timerQueue
-	activities   *activity.Queue   // a single node's activity tasks, and every node's pollers
-	activity     *activity.Runner  // activity tasks, on activities or (in a cluster) the store's queue
-	starter      *start.Starter    // the one way in, for the children of nested and map runs
-	nested       *nested.Runner    // states:startExecution tasks
-	mapRuns      *maprunner.Runner // distributed Maps' map runs
+	activities   *activity.Queue  // a single node's activity tasks, and every node's pollers
+	activity     *activity.Runner // activity tasks, on activities or (in a cluster) the store's queue
+	starter      *start.Starter   // the one way in, for the children of nested and map runs
+	nested       *nested.Runner   // states:startExecution tasks
+	mapRuns      *maprun.Runner   // distributed Maps' map runs
 	gates        callGates
 	tokens       *activity.Tokens
 
@@ -242,7 +242,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e.starter = start.New(start.Config{Store: drv.Executor(), Runs: e, Region: cfg.Region, Account: cfg.Account,
 		PayloadLimit: cfg.PayloadLimit, Definitions: cfg.Definitions})
 	e.nested = nested.New(childHost{e}, nested.Config{PayloadLimit: cfg.PayloadLimit, Logger: cfg.Logger})
-	e.mapRuns = maprunner.New(childHost{e}, maprunner.Config{Region: cfg.Region, Account: cfg.Account, Now: e.now, Logger: cfg.Logger,
+	e.mapRuns = maprun.New(childHost{e}, maprun.Config{Region: cfg.Region, Account: cfg.Account, Now: e.now, Logger: cfg.Logger,
 		Clustered: e.cl != nil, LoseStart: cfg.loseChildStart})
 	e.cfg.Tasks = newChooser(e, cfg.Tasks)
 	e.commits = newCommitter(drv, cfg.MaxBatch, cfg.Logger)
@@ -520,7 +520,7 @@ func arnName(arn string) string {
 // map run inside a child, on <state machine ARN>/<label>/<label>).
 func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.StateMachine, error) {
 	key := defcache.Key(smArn, revision)
-	if base, label := maprunner.SplitLabel(smArn); label != "" {
+	if base, label := maprun.SplitLabel(smArn); label != "" {
 		return e.machines.Get(key, func() (*asl.StateMachine, error) {
 			m, err := e.machine(ctx, base, revision)
 			if err != nil {
@@ -528,7 +528,7 @@ func (e *Engine) machine(ctx context.Context, smArn, revision string) (*asl.Stat
 			}
 			// A nested map run's children run on <machine>/<outer>/<inner>.
 			for _, l := range strings.Split(label, "/") {
-				if m = maprunner.Processor(m, l); m == nil {
+				if m = maprun.Processor(m, l); m == nil {
 					return nil, fmt.Errorf("revision %s has no distributed Map labelled %q", key, label)
 				}
 			}

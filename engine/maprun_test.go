@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
@@ -118,11 +118,11 @@ func recoveryRun(t *testing.T, items, perBatch int, rounds []func(i int) bool) {
 			b.open(t, 0)
 		}
 		// The round goes as far as it can: every child not stored is
-		// tried, or maprunner.Starters starts are lost (the run's starts in
+		// tried, or maprun.Starters starts are lost (the run's starts in
 		// flight, as at a crash); the starts that went through commit.
 		testwait.Until(t, func() bool {
 			c.mu.Lock()
-			stuck := c.lost == maprunner.Starters || c.tried == children-before
+			stuck := c.lost == maprun.Starters || c.tried == children-before
 			want := len(c.stored)
 			c.mu.Unlock()
 			return stuck && len(storedChildren()) == want

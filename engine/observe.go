@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"stepwise/engine/maprunner"
+	"stepwise/engine/maprun"
 	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/store"
@@ -67,7 +67,7 @@ type Load struct {
 	PendingTimers int
 	// MapRuns are the distributed Maps' map runs open on this node, the
 	// most that may be (AWS's quota) and those waiting for one to end.
-	MapRuns maprunner.Gauges
+	MapRuns maprun.Gauges
 }
 
 // Load says what the engine holds now.

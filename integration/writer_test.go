@@ -11,7 +11,7 @@ import (
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/interp"
-	"stepwise/maprun"
+	"stepwise/interp/maprun"
 )
 
 // Without the aws-sdk S3 client (not linked into this test), a

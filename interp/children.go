@@ -10,8 +10,8 @@ import (
 	"stepwise/asl/payload"
 	"stepwise/failure"
 	"stepwise/history"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // execChildren starts a Parallel or Map state: it works out the children's

@@ -7,8 +7,8 @@ import (
 	"stepwise/asl"
 	"stepwise/failure"
 	"stepwise/history"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // Resolver does the work of Task states for a Driver.

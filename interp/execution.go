@@ -16,8 +16,8 @@ import (
 	"stepwise/asl/jsonpath"
 	"stepwise/failure"
 	"stepwise/history"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // Info describes an execution: what the context object's Execution and

@@ -8,8 +8,8 @@ import (
 	"stepwise/asl/dataflow"
 	"stepwise/failure"
 	"stepwise/history"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 type frameKind int

@@ -5,8 +5,8 @@ import (
 
 	"stepwise/asl"
 	"stepwise/failure"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // Inspection runs an execution the way the TestState operation runs one

@@ -10,8 +10,8 @@ import (
 	"stepwise/awsarn"
 	"stepwise/failure"
 	"stepwise/history"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // A distributed Map runs its items as child executions of a map run. The

@@ -9,8 +9,8 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/interp"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 func distributedMap(extra string) string {

@@ -17,7 +17,7 @@ import (
 
 // The map runs of distributed Map states: DescribeMapRun, ListMapRuns,
 // UpdateMapRun, and ListExecutions of a map run's children. The engine
-// runs them (engine/maprunner); their rows hold what these show.
+// runs them (engine/maprun); their rows hold what these show.
 
 // mapRunArnInput checks a map run ARN given by a client:
 // arn:…:mapRun:<state machine>/<label>:<id>.

@@ -8,7 +8,7 @@ import (
 
 // Children is what a task runner whose tasks start executions of their
 // own (a states:startExecution Task's child, a map run's children) asks
-// of the engine: the one host of package nested and package maprunner.
+// of the engine: the one host of package nested and package maprun (engine/maprun).
 //
 //	Start ─► the child runs ─► the engine's ChildEnded ─► the runner answers the parent's task
 //	  │                                       ▲

@@ -3,7 +3,7 @@
 // StartExecution and StartSyncExecution (package service, which the
 // scheduler's slots and the aws-sdk:sfn integration call too), a
 // states:startExecution Task's child (engine/nested) and a map run's
-// child (engine/maprunner). The Starter resolves what a start names,
+// child (engine/maprun). The Starter resolves what a start names,
 // applies StartExecution's checks (internal/startrule) and builds the
 // engine's start parameters (Params), each in one place:
 //

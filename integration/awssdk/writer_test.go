@@ -13,8 +13,8 @@ import (
 	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // A Distributed Map's ResultWriter writes, through the registry's S3

@@ -57,10 +57,10 @@ var rules = []rule{
 
 	// maprun: a distributed Map's map run, the rules both its hosts (the
 	// engine, interp's Driver) share; it knows no definition.
-	{pkg: "maprun", layer: "maprun: the map run's rules, below interp and the engine", may: with()},
+	{pkg: "interp/maprun", layer: "interp: a map run's rules, below the interpreter and the engine's map-run runner", may: with()},
 
 	// interp: runs a definition, knows nothing of storage or the API.
-	{pkg: "interp", layer: "interp: below the engine, above asl and maprun", may: with("asl/...", "maprun")},
+	{pkg: "interp", layer: "interp: below the engine, above asl and its map runs' rules", may: with("asl/...", "interp/maprun")},
 
 	// store: the driver seam, below the engine; its drivers below it.
 	{pkg: "store", layer: "store: the driver seam", may: with()},
@@ -95,13 +95,13 @@ var rules = []rule{
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
 
 	// engine: below the service and the wire (docs/design/api.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "maprun", "engine/task", "engine/start", "engine/nested", "engine/activity", "engine/maprunner", "engine/internal/node")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "interp/maprun", "engine/task", "engine/start", "engine/nested", "engine/activity", "engine/maprun", "engine/internal/node")},
 	{pkg: "engine/start", layer: "engine: the one way in (the Starter, its request, the children's host), below the engine, its runners and the service", may: with("asl", "interp", "store", "internal/defcache", "internal/recent", "internal/startrule")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
 	{pkg: "engine/nested", layer: "engine: the states:startExecution runner, below the engine, its host", may: with("engine/task", "engine/start", "internal/startrule", "store")},
-	{pkg: "engine/maprunner", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "engine/start", "maprun", "interp", "asl", "store")},
+	{pkg: "engine/maprun", layer: "engine: the map-run runner and the item spool, below the engine, its host", may: with("engine/task", "engine/start", "interp/maprun", "interp", "asl", "store")},
 
 	// integration: the task runners' registry, above the engine.
 	{pkg: "integration", layer: "integration: the task runners' registry, above the engine", may: with("engine", "engine/task", "interp", "asl/...", "integration/itemreader")},

@@ -1,4 +1,4 @@
-package maprunner
+package maprun
 
 // AWS keeps at most a number of map runs open at once (the "Open Map
 // Runs" quota, 1000 by default): a distributed Map that would open one

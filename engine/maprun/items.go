@@ -1,4 +1,4 @@
-package maprunner
+package maprun
 
 import (
 	"context"

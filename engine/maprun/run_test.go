@@ -1,4 +1,4 @@
-package maprunner
+package maprun
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"
-	"stepwise/maprun"
+	"stepwise/interp/maprun"
 	"stepwise/store"
 )
 

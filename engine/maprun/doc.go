@@ -1,11 +1,12 @@
-// Package maprunner is the task runner of a distributed Map's map run
+// Package maprun (engine/maprun) is the task runner of a distributed Map's map run
 // (interp.MapRunRequest, task.Request.MapRun): it runs the run's children
 // as executions of their own on the engine, its Host. Beside it, Spool
 // is the runner that keeps a distributed Map's items in the store as they
 // are read (task.Request.Reader.Spool), for the map run to read a page at
 // a time.
 //
-// The run's rules are package maprun's, which the in-process Driver
+// The run's rules are package interp/maprun's (imported under its own
+// name, maprun), which the in-process Driver
 // shares: its bookkeeping (maprun.Run: which child starts next, the
 // items failed, the tolerance, the counts), its children's names
 // (maprun.Names) and its ResultWriter. What is the runner's is durability
@@ -45,4 +46,4 @@
 //
 //	pump, once every child ended: the parent's task answered (the results
 //	written first, with a ResultWriter), the row written
-package maprunner
+package maprun

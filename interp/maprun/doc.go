@@ -1,4 +1,4 @@
-// Package maprun is a distributed Map's map run, the part both of its
+// Package maprun (interp/maprun) is a distributed Map's map run, the part both of its
 // hosts share: the engine, which runs each child as a durable execution
 // of its own, and interp.Driver, which runs them in-process for `stepwise
 // run` and `stepwise test`.

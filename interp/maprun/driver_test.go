@@ -16,8 +16,8 @@ import (
 	_ "stepwise/integration/awssdk" // the S3 client the writer uses
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 )
 
 // writerMachine is a distributed Map whose ResultWriter writes to the

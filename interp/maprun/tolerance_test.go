@@ -3,7 +3,7 @@ package maprun_test
 import (
 	"testing"
 
-	"stepwise/maprun"
+	"stepwise/interp/maprun"
 )
 
 // The one tolerance rule, as AWS documents it: a bound set to 0 tolerates

@@ -1,4 +1,4 @@
-package maprunner
+package maprun
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
-	"stepwise/maprun"
+	"stepwise/interp/maprun"
 	"stepwise/store"
 )
 

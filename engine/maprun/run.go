@@ -1,4 +1,4 @@
-package maprunner
+package maprun
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/interp"
+	"stepwise/interp/maprun"
 	"stepwise/jsonvalue"
-	"stepwise/maprun"
 	"stepwise/store"
 )
 
