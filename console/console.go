@@ -283,8 +283,8 @@ func (c *Console) activities(w http.ResponseWriter, r *http.Request) {
 // funcs are the templates' functions.
 var funcs = template.FuncMap{
 	"t":       translate,
-	"time":    func(t service.Time) template.HTML { return timeHTML(time.Time(t)) },
-	"timePtr": func(t *service.Time) template.HTML { return clockHTML(t) },
+	"time":    func(t history.EpochTime) template.HTML { return timeHTML(time.Time(t)) },
+	"timePtr": func(t *history.EpochTime) template.HTML { return clockHTML(t) },
 	// clock writes a time.Time (or *time.Time) as the other times are.
 	"clock":   clockHTML,
 	"arnPath": func(arn string) string { return url.PathEscape(arn) },
@@ -309,7 +309,7 @@ func formatTime(t time.Time) string {
 
 // duration is how long an execution ran, or has run until now (execution
 // time): never negative.
-func (c *Console) duration(start service.Time, stop *service.Time) time.Duration {
+func (c *Console) duration(start history.EpochTime, stop *history.EpochTime) time.Duration {
 	end := c.now()
 	if stop != nil {
 		end = time.Time(*stop)

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"stepwise/history"
 	"strings"
 	"time"
-
-	"stepwise/service"
 )
 
 // The console speaks English and Japanese: the language comes from the
@@ -242,7 +241,7 @@ func init() {
 	funcs["zoned"] = zonedHTML
 }
 
-// clockHTML is timeHTML for a time.Time, *time.Time or *service.Time.
+// clockHTML is timeHTML for a time.Time, *time.Time or *history.EpochTime.
 func clockHTML(v any) template.HTML {
 	switch x := v.(type) {
 	case time.Time:
@@ -251,7 +250,7 @@ func clockHTML(v any) template.HTML {
 		if x != nil {
 			return timeHTML(*x)
 		}
-	case *service.Time:
+	case *history.EpochTime:
 		if x != nil {
 			return timeHTML(time.Time(*x))
 		}

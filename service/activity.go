@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"stepwise/engine/activity"
+	"stepwise/history"
 	"time"
 
 	"stepwise/awsarn"
@@ -26,8 +27,8 @@ type CreateActivityInput struct {
 
 // CreateActivityOutput is the response of CreateActivity.
 type CreateActivityOutput struct {
-	ActivityArn  string `json:"activityArn"`
-	CreationDate Time   `json:"creationDate"`
+	ActivityArn  string            `json:"activityArn"`
+	CreationDate history.EpochTime `json:"creationDate"`
 }
 
 // DescribeActivityInput is the request of DescribeActivity.
@@ -37,10 +38,10 @@ type DescribeActivityInput struct {
 
 // DescribeActivityOutput is the response of DescribeActivity.
 type DescribeActivityOutput struct {
-	ActivityArn             string         `json:"activityArn"`
-	Name                    string         `json:"name"`
-	CreationDate            Time           `json:"creationDate"`
-	EncryptionConfiguration map[string]any `json:"encryptionConfiguration"`
+	ActivityArn             string            `json:"activityArn"`
+	Name                    string            `json:"name"`
+	CreationDate            history.EpochTime `json:"creationDate"`
+	EncryptionConfiguration map[string]any    `json:"encryptionConfiguration"`
 }
 
 // DeleteActivityInput is the request of DeleteActivity.
@@ -59,9 +60,9 @@ type ListActivitiesInput struct {
 
 // ActivityListItem is one activity in ListActivities.
 type ActivityListItem struct {
-	ActivityArn  string `json:"activityArn"`
-	Name         string `json:"name"`
-	CreationDate Time   `json:"creationDate"`
+	ActivityArn  string            `json:"activityArn"`
+	Name         string            `json:"name"`
+	CreationDate history.EpochTime `json:"creationDate"`
 }
 
 // ListActivitiesOutput is the response of ListActivities.
@@ -182,7 +183,7 @@ func (s *Service) CreateActivity(ctx context.Context, in *CreateActivityInput) (
 			return nil, storeError("tag activity", err)
 		}
 	}
-	return &CreateActivityOutput{ActivityArn: a.Arn, CreationDate: Time(a.CreatedAt)}, nil
+	return &CreateActivityOutput{ActivityArn: a.Arn, CreationDate: history.EpochTime(a.CreatedAt)}, nil
 }
 
 // DescribeActivity describes an activity.
@@ -191,7 +192,7 @@ func (s *Service) DescribeActivity(ctx context.Context, in *DescribeActivityInpu
 	if err != nil {
 		return nil, err
 	}
-	return &DescribeActivityOutput{ActivityArn: a.Arn, Name: a.Name, CreationDate: Time(a.CreatedAt),
+	return &DescribeActivityOutput{ActivityArn: a.Arn, Name: a.Name, CreationDate: history.EpochTime(a.CreatedAt),
 		EncryptionConfiguration: map[string]any{"type": "AWS_OWNED_KEY"}}, nil
 }
 
@@ -247,7 +248,7 @@ func (s *Service) ListActivities(ctx context.Context, in *ListActivitiesInput) (
 			out.NextToken = &token
 			break
 		}
-		out.Activities = append(out.Activities, ActivityListItem{ActivityArn: a.Arn, Name: a.Name, CreationDate: Time(a.CreatedAt)})
+		out.Activities = append(out.Activities, ActivityListItem{ActivityArn: a.Arn, Name: a.Name, CreationDate: history.EpochTime(a.CreatedAt)})
 	}
 	return out, nil
 }

@@ -44,4 +44,16 @@
 // Versions, aliases and map runs are later operations. TestState is
 // implemented by package teststate and plugged in through
 // Service.TestState.
+//
+// # Shapes
+//
+// Each operation's request and response shapes sit beside it, in the
+// file of its area (state_machine.go, execution.go, version.go,
+// activity.go, tag.go, maprun.go, history.go, search.go; a state
+// machine's logging, tracing and encryption in state_machine_config.go),
+// named and tagged as the API model (botocore's
+// stepfunctions/2016-11-23/service-2.json) names them, so that the wire
+// decodes and encodes them as they are. Optional scalars are pointers
+// where the API tells absent from zero; a timestamp is a
+// history.EpochTime (epoch seconds with a fraction).
 package service

@@ -99,7 +99,7 @@ func (s *Service) StartExecution(ctx context.Context, in *StartExecutionInput) (
 	if err != nil {
 		return nil, engineError("start execution", err)
 	}
-	return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
+	return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: history.EpochTime(row.StartDate)}, nil
 }
 
 // idempotentStart answers a start whose execution ARN is taken: the same
@@ -113,7 +113,7 @@ func (s *Service) idempotentStart(ctx context.Context, execArn, input string) (*
 		return nil, storeError("get execution", err)
 	}
 	if row.Status == history.StatusRunning && jsonvalue.EqualText(row.Input, input) {
-		return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: Time(row.StartDate)}, nil
+		return &StartExecutionOutput{ExecutionArn: row.Arn, StartDate: history.EpochTime(row.StartDate)}, nil
 	}
 	return nil, errExecutionAlreadyExists(execArn)
 }
@@ -137,16 +137,16 @@ func (s *Service) StartSyncExecution(ctx context.Context, in *StartSyncExecution
 		ExecutionArn:    x.Arn,
 		StateMachineArn: x.StateMachineArn,
 		Name:            x.Name,
-		StartDate:       Time(x.StartDate),
+		StartDate:       history.EpochTime(x.StartDate),
 		Status:          syncStatus(x.Status),
 		Error:           x.Error,
 		Cause:           x.Cause,
 		BillingDetails:  &BillingDetails{BilledMemoryUsedInMB: res.BilledMemoryMB, BilledDurationInMilliseconds: res.BilledDurationMillis},
 	}
 	if x.StopDate != nil {
-		out.StopDate = Time(*x.StopDate)
+		out.StopDate = history.EpochTime(*x.StopDate)
 	} else {
-		out.StopDate = Time(s.now())
+		out.StopDate = history.EpochTime(s.now())
 	}
 	if x.TraceHeader != "" {
 		out.TraceHeader = ptr(x.TraceHeader)
@@ -245,7 +245,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 		StateMachineArn:        x.StateMachineArn,
 		Name:                   x.Name,
 		Status:                 string(x.Status),
-		StartDate:              Time(x.StartDate),
+		StartDate:              history.EpochTime(x.StartDate),
 		InputDetails:           &DataDetails{Included: included},
 		Error:                  x.Error,
 		Cause:                  x.Cause,
@@ -258,7 +258,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 		out.Input = ptr(x.Input)
 	}
 	if x.StopDate != nil {
-		out.StopDate = ptr(Time(*x.StopDate))
+		out.StopDate = ptr(history.EpochTime(*x.StopDate))
 	}
 	if x.Status == history.StatusSucceeded {
 		out.OutputDetails = &DataDetails{Included: included}
@@ -270,7 +270,7 @@ func (s *Service) DescribeExecution(ctx context.Context, in *DescribeExecutionIn
 		out.TraceHeader = ptr(x.TraceHeader)
 	}
 	if x.RedriveDate != nil {
-		out.RedriveDate = ptr(Time(*x.RedriveDate))
+		out.RedriveDate = ptr(history.EpochTime(*x.RedriveDate))
 	}
 	reason := s.notRedrivable(x, ref.express)
 	switch {
@@ -330,7 +330,7 @@ func (s *Service) DescribeStateMachineForExecution(ctx context.Context, in *Desc
 		Name:                    awsarn.StateMachineName(x.StateMachineArn),
 		Definition:              rev.Definition,
 		RoleArn:                 rev.RoleArn,
-		UpdateDate:              Time(rev.CreatedAt),
+		UpdateDate:              history.EpochTime(rev.CreatedAt),
 		LoggingConfiguration:    defaultLogging(),
 		TracingConfiguration:    defaultTracing(),
 		EncryptionConfiguration: defaultEncryption(),
@@ -450,16 +450,16 @@ func executionItem(x *store.Execution) ExecutionListItem {
 		StateMachineArn:        x.StateMachineArn,
 		Name:                   x.Name,
 		Status:                 string(x.Status),
-		StartDate:              Time(x.StartDate),
+		StartDate:              history.EpochTime(x.StartDate),
 		RedriveCount:           x.RedriveCount,
 		StateMachineVersionArn: x.VersionArn,
 		StateMachineAliasArn:   x.AliasArn,
 	}
 	if x.StopDate != nil {
-		it.StopDate = ptr(Time(*x.StopDate))
+		it.StopDate = ptr(history.EpochTime(*x.StopDate))
 	}
 	if x.RedriveDate != nil {
-		it.RedriveDate = ptr(Time(*x.RedriveDate))
+		it.RedriveDate = ptr(history.EpochTime(*x.RedriveDate))
 	}
 	return it
 }
@@ -501,7 +501,7 @@ func (s *Service) StopExecution(ctx context.Context, in *StopExecutionInput) (*S
 	if row != nil && row.StopDate != nil {
 		stop = *row.StopDate
 	}
-	return &StopExecutionOutput{StopDate: Time(stop)}, nil
+	return &StopExecutionOutput{StopDate: history.EpochTime(stop)}, nil
 }
 
 // RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED STANDARD
@@ -545,7 +545,7 @@ func (s *Service) RedriveExecution(ctx context.Context, in *RedriveExecutionInpu
 	if row != nil && row.RedriveDate != nil {
 		date = *row.RedriveDate
 	}
-	return &RedriveExecutionOutput{RedriveDate: Time(date)}, nil
+	return &RedriveExecutionOutput{RedriveDate: history.EpochTime(date)}, nil
 }
 
 func printableASCII(s string) bool {
@@ -567,3 +567,171 @@ const startCacheTTL = time.Second
 // forgetStateMachine drops a state machine, and its failure policies,
 // from the Starter's cache.
 func (s *Service) forgetStateMachine(arn string) { s.starter.Forget(arn) }
+
+// StartExecutionInput is the request of StartExecution.
+type StartExecutionInput struct {
+	StateMachineArn string  `json:"stateMachineArn"`
+	Name            *string `json:"name,omitempty" awsjson:"name"`
+	Input           *string `json:"input,omitempty"`
+	TraceHeader     *string `json:"traceHeader,omitempty"`
+}
+
+// StartExecutionOutput is the response of StartExecution.
+type StartExecutionOutput struct {
+	ExecutionArn string            `json:"executionArn"`
+	StartDate    history.EpochTime `json:"startDate"`
+}
+
+// StartSyncExecutionInput is the request of StartSyncExecution.
+type StartSyncExecutionInput struct {
+	StateMachineArn string  `json:"stateMachineArn"`
+	Name            *string `json:"name,omitempty" awsjson:"name"`
+	Input           *string `json:"input,omitempty"`
+	TraceHeader     *string `json:"traceHeader,omitempty"`
+	IncludedData    string  `json:"includedData,omitempty"`
+}
+
+// DataDetails says whether a payload is included in a response.
+type DataDetails struct {
+	Included bool `json:"included"`
+}
+
+// BillingDetails is what a synchronous execution is billed.
+type BillingDetails struct {
+	BilledMemoryUsedInMB         int64 `json:"billedMemoryUsedInMB"`
+	BilledDurationInMilliseconds int64 `json:"billedDurationInMilliseconds"`
+}
+
+// StartSyncExecutionOutput is the response of StartSyncExecution.
+type StartSyncExecutionOutput struct {
+	ExecutionArn    string            `json:"executionArn"`
+	StateMachineArn string            `json:"stateMachineArn,omitempty"`
+	Name            string            `json:"name,omitempty"`
+	StartDate       history.EpochTime `json:"startDate"`
+	StopDate        history.EpochTime `json:"stopDate"`
+	Status          string            `json:"status"`
+	Error           *string           `json:"error,omitempty"`
+	Cause           *string           `json:"cause,omitempty"`
+	Input           *string           `json:"input,omitempty"`
+	InputDetails    *DataDetails      `json:"inputDetails,omitempty"`
+	Output          *string           `json:"output,omitempty"`
+	OutputDetails   *DataDetails      `json:"outputDetails,omitempty"`
+	TraceHeader     *string           `json:"traceHeader,omitempty"`
+	BillingDetails  *BillingDetails   `json:"billingDetails,omitempty"`
+}
+
+// DescribeExecutionInput is the request of DescribeExecution.
+type DescribeExecutionInput struct {
+	ExecutionArn string `json:"executionArn"`
+	IncludedData string `json:"includedData,omitempty"`
+}
+
+// DescribeExecutionOutput is the response of DescribeExecution.
+type DescribeExecutionOutput struct {
+	ExecutionArn        string             `json:"executionArn"`
+	StateMachineArn     string             `json:"stateMachineArn"`
+	Name                string             `json:"name,omitempty"`
+	Status              string             `json:"status"`
+	StartDate           history.EpochTime  `json:"startDate"`
+	StopDate            *history.EpochTime `json:"stopDate,omitempty"`
+	Input               *string            `json:"input,omitempty"`
+	InputDetails        *DataDetails       `json:"inputDetails,omitempty"`
+	Output              *string            `json:"output,omitempty"`
+	OutputDetails       *DataDetails       `json:"outputDetails,omitempty"`
+	TraceHeader         *string            `json:"traceHeader,omitempty"`
+	Error               *string            `json:"error,omitempty"`
+	Cause               *string            `json:"cause,omitempty"`
+	RedriveCount        int                `json:"redriveCount"`
+	RedriveDate         *history.EpochTime `json:"redriveDate,omitempty"`
+	RedriveStatus       string             `json:"redriveStatus,omitempty"`
+	RedriveStatusReason *string            `json:"redriveStatusReason,omitempty"`
+	// StateMachineVersionArn and StateMachineAliasArn: the version the
+	// execution ran, and the alias it was started on.
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
+	// MapRunArn: the map run that started the execution.
+	MapRunArn string `json:"mapRunArn,omitempty"`
+}
+
+// DescribeStateMachineForExecutionInput is the request of
+// DescribeStateMachineForExecution.
+type DescribeStateMachineForExecutionInput struct {
+	ExecutionArn string `json:"executionArn"`
+	IncludedData string `json:"includedData,omitempty"`
+}
+
+// DescribeStateMachineForExecutionOutput is the response of
+// DescribeStateMachineForExecution.
+type DescribeStateMachineForExecutionOutput struct {
+	StateMachineArn         string                   `json:"stateMachineArn"`
+	Name                    string                   `json:"name"`
+	Definition              string                   `json:"definition,omitempty"`
+	RoleArn                 string                   `json:"roleArn"`
+	UpdateDate              history.EpochTime        `json:"updateDate"`
+	LoggingConfiguration    *LoggingConfiguration    `json:"loggingConfiguration,omitempty"`
+	TracingConfiguration    *TracingConfiguration    `json:"tracingConfiguration,omitempty"`
+	MapRunArn               string                   `json:"mapRunArn,omitempty"`
+	Label                   string                   `json:"label,omitempty"`
+	RevisionID              string                   `json:"revisionId,omitempty"`
+	EncryptionConfiguration *EncryptionConfiguration `json:"encryptionConfiguration,omitempty"`
+	VariableReferences      VariableReferences       `json:"variableReferences,omitempty"`
+}
+
+// ListExecutionsInput is the request of ListExecutions.
+type ListExecutionsInput struct {
+	StateMachineArn string  `json:"stateMachineArn,omitempty"`
+	StatusFilter    string  `json:"statusFilter,omitempty"`
+	MaxResults      *int    `json:"maxResults,omitempty"`
+	NextToken       *string `json:"nextToken,omitempty"`
+	MapRunArn       string  `json:"mapRunArn,omitempty"`
+	RedriveFilter   string  `json:"redriveFilter,omitempty"`
+}
+
+// ExecutionListItem is one execution in a list.
+type ExecutionListItem struct {
+	ExecutionArn    string             `json:"executionArn"`
+	StateMachineArn string             `json:"stateMachineArn"`
+	Name            string             `json:"name"`
+	Status          string             `json:"status"`
+	StartDate       history.EpochTime  `json:"startDate"`
+	StopDate        *history.EpochTime `json:"stopDate,omitempty"`
+	// RedriveCount is listed only for an execution that was redriven:
+	// AWS's items of the others carry none.
+	RedriveCount int                `json:"redriveCount,omitempty"`
+	RedriveDate  *history.EpochTime `json:"redriveDate,omitempty"`
+	// StateMachineVersionArn and StateMachineAliasArn: the version the
+	// execution ran, and the alias it was started on.
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
+	// MapRunArn: the map run, for its children listed by its ARN.
+	MapRunArn string `json:"mapRunArn,omitempty"`
+}
+
+// ListExecutionsOutput is the response of ListExecutions.
+type ListExecutionsOutput struct {
+	Executions []ExecutionListItem `json:"executions"`
+	NextToken  string              `json:"nextToken,omitempty"`
+}
+
+// StopExecutionInput is the request of StopExecution.
+type StopExecutionInput struct {
+	ExecutionArn string  `json:"executionArn"`
+	Error        *string `json:"error,omitempty"`
+	Cause        *string `json:"cause,omitempty"`
+}
+
+// StopExecutionOutput is the response of StopExecution.
+type StopExecutionOutput struct {
+	StopDate history.EpochTime `json:"stopDate"`
+}
+
+// RedriveExecutionInput is the request of RedriveExecution.
+type RedriveExecutionInput struct {
+	ExecutionArn string  `json:"executionArn"`
+	ClientToken  *string `json:"clientToken,omitempty"`
+}
+
+// RedriveExecutionOutput is the response of RedriveExecution.
+type RedriveExecutionOutput struct {
+	RedriveDate history.EpochTime `json:"redriveDate"`
+}

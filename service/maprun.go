@@ -69,17 +69,17 @@ func (s *Service) DescribeMapRun(ctx context.Context, in *DescribeMapRunInput) (
 		return nil, err
 	}
 	out := &DescribeMapRunOutput{
-		MapRunArn: m.Arn, ExecutionArn: m.ExecutionArn, Status: m.Status, StartDate: Time(m.StartDate),
+		MapRunArn: m.Arn, ExecutionArn: m.ExecutionArn, Status: m.Status, StartDate: history.EpochTime(m.StartDate),
 		MaxConcurrency: m.MaxConcurrency, ToleratedFailurePercentage: m.ToleratedFailurePercentage,
 		ToleratedFailureCount: m.ToleratedFailureCount, RedriveCount: m.RedriveCount,
 		ItemCounts: json.RawMessage(m.ItemCounts), ExecutionCounts: json.RawMessage(m.ExecutionCounts),
 	}
 	if m.StopDate != nil {
-		t := Time(*m.StopDate)
+		t := history.EpochTime(*m.StopDate)
 		out.StopDate = &t
 	}
 	if m.RedriveDate != nil {
-		t := Time(*m.RedriveDate)
+		t := history.EpochTime(*m.RedriveDate)
 		out.RedriveDate = &t
 	}
 	return out, nil
@@ -127,9 +127,9 @@ func (s *Service) ListMapRuns(ctx context.Context, in *ListMapRunsInput) (*ListM
 			out.NextToken = encodeToken(cursor{Kind: cursorMapRuns, Scope: x.Arn, After: last.Arn, Time: millis(last.StartDate)})
 			break
 		}
-		it := MapRunListItem{ExecutionArn: m.ExecutionArn, MapRunArn: m.Arn, StateMachineArn: m.StateMachineArn, StartDate: Time(m.StartDate)}
+		it := MapRunListItem{ExecutionArn: m.ExecutionArn, MapRunArn: m.Arn, StateMachineArn: m.StateMachineArn, StartDate: history.EpochTime(m.StartDate)}
 		if m.StopDate != nil {
-			t := Time(*m.StopDate)
+			t := history.EpochTime(*m.StopDate)
 			it.StopDate = &t
 		}
 		out.MapRuns = append(out.MapRuns, it)
@@ -212,7 +212,7 @@ func (s *Service) describeChildMachine(ctx context.Context, x *store.Execution, 
 	}
 	out := &DescribeStateMachineForExecutionOutput{
 		StateMachineArn: x.StateMachineArn, Name: awsarn.StateMachineName(x.StateMachineArn), Definition: def,
-		RoleArn: rev.RoleArn, UpdateDate: Time(rev.CreatedAt), MapRunArn: x.MapRunArn, Label: label,
+		RoleArn: rev.RoleArn, UpdateDate: history.EpochTime(rev.CreatedAt), MapRunArn: x.MapRunArn, Label: label,
 		LoggingConfiguration: defaultLogging(), TracingConfiguration: defaultTracing(), EncryptionConfiguration: defaultEncryption(),
 		VariableReferences: variableReferencesOf(def),
 	}
@@ -305,18 +305,18 @@ type DescribeMapRunInput struct {
 
 // DescribeMapRunOutput is the response of DescribeMapRun.
 type DescribeMapRunOutput struct {
-	MapRunArn                  string          `json:"mapRunArn"`
-	ExecutionArn               string          `json:"executionArn"`
-	Status                     string          `json:"status"`
-	StartDate                  Time            `json:"startDate"`
-	StopDate                   *Time           `json:"stopDate,omitempty"`
-	MaxConcurrency             int             `json:"maxConcurrency"`
-	ToleratedFailurePercentage float64         `json:"toleratedFailurePercentage"`
-	ToleratedFailureCount      int64           `json:"toleratedFailureCount"`
-	ItemCounts                 json.RawMessage `json:"itemCounts"`
-	ExecutionCounts            json.RawMessage `json:"executionCounts"`
-	RedriveCount               int             `json:"redriveCount"`
-	RedriveDate                *Time           `json:"redriveDate,omitempty"`
+	MapRunArn                  string             `json:"mapRunArn"`
+	ExecutionArn               string             `json:"executionArn"`
+	Status                     string             `json:"status"`
+	StartDate                  history.EpochTime  `json:"startDate"`
+	StopDate                   *history.EpochTime `json:"stopDate,omitempty"`
+	MaxConcurrency             int                `json:"maxConcurrency"`
+	ToleratedFailurePercentage float64            `json:"toleratedFailurePercentage"`
+	ToleratedFailureCount      int64              `json:"toleratedFailureCount"`
+	ItemCounts                 json.RawMessage    `json:"itemCounts"`
+	ExecutionCounts            json.RawMessage    `json:"executionCounts"`
+	RedriveCount               int                `json:"redriveCount"`
+	RedriveDate                *history.EpochTime `json:"redriveDate,omitempty"`
 }
 
 // ListMapRunsInput is the request of ListMapRuns.
@@ -328,11 +328,11 @@ type ListMapRunsInput struct {
 
 // MapRunListItem is one map run in a list.
 type MapRunListItem struct {
-	ExecutionArn    string `json:"executionArn"`
-	MapRunArn       string `json:"mapRunArn"`
-	StateMachineArn string `json:"stateMachineArn"`
-	StartDate       Time   `json:"startDate"`
-	StopDate        *Time  `json:"stopDate,omitempty"`
+	ExecutionArn    string             `json:"executionArn"`
+	MapRunArn       string             `json:"mapRunArn"`
+	StateMachineArn string             `json:"stateMachineArn"`
+	StartDate       history.EpochTime  `json:"startDate"`
+	StopDate        *history.EpochTime `json:"stopDate,omitempty"`
 }
 
 // ListMapRunsOutput is the response of ListMapRuns.

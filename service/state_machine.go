@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"stepwise/history"
 	"strings"
 	"time"
 
@@ -122,7 +123,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 			return nil, storeError("get state machine", getErr)
 		}
 		if sameStateMachine(existing, sm) {
-			out := &CreateStateMachineOutput{StateMachineArn: existing.Arn, CreationDate: Time(existing.CreatedAt)}
+			out := &CreateStateMachineOutput{StateMachineArn: existing.Arn, CreationDate: history.EpochTime(existing.CreatedAt)}
 			if in.Publish {
 				v, err := publish(ctx, s.db(), existing, in.VersionDescription, now)
 				if err != nil {
@@ -143,7 +144,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in *CreateStateMachine
 	if s.cfg.OnStateMachine != nil {
 		s.cfg.OnStateMachine(created)
 	}
-	out := &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: Time(created.CreatedAt)}
+	out := &CreateStateMachineOutput{StateMachineArn: created.Arn, CreationDate: history.EpochTime(created.CreatedAt)}
 	if version != nil {
 		out.StateMachineVersionArn = version.Arn()
 	}
@@ -261,7 +262,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, in *DescribeStateMac
 		Definition:              sm.Definition,
 		RoleArn:                 sm.RoleArn,
 		Type:                    sm.Type,
-		CreationDate:            Time(sm.CreatedAt),
+		CreationDate:            history.EpochTime(sm.CreatedAt),
 		LoggingConfiguration:    readConfig(sm.LoggingConfiguration, defaultLogging()),
 		TracingConfiguration:    readConfig(sm.TracingConfiguration, defaultTracing()),
 		EncryptionConfiguration: readConfig(sm.EncryptionConfiguration, defaultEncryption()),
@@ -273,7 +274,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, in *DescribeStateMac
 	if version != nil {
 		// A version is described as it was published: its ARN, date
 		// and description, and its revision unless it is the first.
-		out.StateMachineArn, out.CreationDate, out.Description = version.Arn(), Time(version.CreatedAt), version.Description
+		out.StateMachineArn, out.CreationDate, out.Description = version.Arn(), history.EpochTime(version.CreatedAt), version.Description
 		rev, err := s.db().RevisionGet(ctx, sm.Arn, version.RevisionID)
 		if err != nil {
 			return nil, storeError("get revision", err)
@@ -425,7 +426,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in *UpdateStateMachine
 	if s.cfg.OnStateMachine != nil {
 		s.cfg.OnStateMachine(updated)
 	}
-	out := &UpdateStateMachineOutput{UpdateDate: Time(updated.UpdatedAt)}
+	out := &UpdateStateMachineOutput{UpdateDate: history.EpochTime(updated.UpdatedAt)}
 	// As DescribeStateMachine, the first revision's id is not shown.
 	if out.RevisionID, err = s.publicRevision(ctx, updated); err != nil {
 		return nil, err
@@ -489,7 +490,7 @@ func (s *Service) ListStateMachines(ctx context.Context, in *ListStateMachinesIn
 			break
 		}
 		out.StateMachines = append(out.StateMachines, StateMachineListItem{
-			StateMachineArn: sm.Arn, Name: sm.Name, Type: sm.Type, CreationDate: Time(sm.CreatedAt),
+			StateMachineArn: sm.Arn, Name: sm.Name, Type: sm.Type, CreationDate: history.EpochTime(sm.CreatedAt),
 		})
 	}
 	return out, nil
@@ -568,9 +569,9 @@ type CreateStateMachineInput struct {
 
 // CreateStateMachineOutput is the response of CreateStateMachine.
 type CreateStateMachineOutput struct {
-	StateMachineArn        string `json:"stateMachineArn"`
-	CreationDate           Time   `json:"creationDate"`
-	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineArn        string            `json:"stateMachineArn"`
+	CreationDate           history.EpochTime `json:"creationDate"`
+	StateMachineVersionArn string            `json:"stateMachineVersionArn,omitempty"`
 }
 
 // DescribeStateMachineInput is the request of DescribeStateMachine.
@@ -590,7 +591,7 @@ type DescribeStateMachineOutput struct {
 	Definition              string                   `json:"definition,omitempty"`
 	RoleArn                 string                   `json:"roleArn"`
 	Type                    string                   `json:"type"`
-	CreationDate            Time                     `json:"creationDate"`
+	CreationDate            history.EpochTime        `json:"creationDate"`
 	LoggingConfiguration    *LoggingConfiguration    `json:"loggingConfiguration,omitempty"`
 	TracingConfiguration    *TracingConfiguration    `json:"tracingConfiguration,omitempty"`
 	Label                   string                   `json:"label,omitempty"`
@@ -614,9 +615,9 @@ type UpdateStateMachineInput struct {
 
 // UpdateStateMachineOutput is the response of UpdateStateMachine.
 type UpdateStateMachineOutput struct {
-	UpdateDate             Time   `json:"updateDate"`
-	RevisionID             string `json:"revisionId,omitempty"`
-	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	UpdateDate             history.EpochTime `json:"updateDate"`
+	RevisionID             string            `json:"revisionId,omitempty"`
+	StateMachineVersionArn string            `json:"stateMachineVersionArn,omitempty"`
 }
 
 // DeleteStateMachineInput is the request of DeleteStateMachine.
@@ -635,10 +636,10 @@ type ListStateMachinesInput struct {
 
 // StateMachineListItem is one state machine in a list.
 type StateMachineListItem struct {
-	StateMachineArn string `json:"stateMachineArn"`
-	Name            string `json:"name"`
-	Type            string `json:"type"`
-	CreationDate    Time   `json:"creationDate"`
+	StateMachineArn string            `json:"stateMachineArn"`
+	Name            string            `json:"name"`
+	Type            string            `json:"type"`
+	CreationDate    history.EpochTime `json:"creationDate"`
 }
 
 // ListStateMachinesOutput is the response of ListStateMachines.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"stepwise/history"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,8 @@ type PublishStateMachineVersionInput struct {
 
 // PublishStateMachineVersionOutput is the response of PublishStateMachineVersion.
 type PublishStateMachineVersionOutput struct {
-	CreationDate           Time   `json:"creationDate"`
-	StateMachineVersionArn string `json:"stateMachineVersionArn"`
+	CreationDate           history.EpochTime `json:"creationDate"`
+	StateMachineVersionArn string            `json:"stateMachineVersionArn"`
 }
 
 // ListStateMachineVersionsInput is the request of ListStateMachineVersions.
@@ -39,8 +40,8 @@ type ListStateMachineVersionsInput struct {
 
 // StateMachineVersionListItem is a version in ListStateMachineVersions.
 type StateMachineVersionListItem struct {
-	StateMachineVersionArn string `json:"stateMachineVersionArn"`
-	CreationDate           Time   `json:"creationDate"`
+	StateMachineVersionArn string            `json:"stateMachineVersionArn"`
+	CreationDate           history.EpochTime `json:"creationDate"`
 }
 
 // ListStateMachineVersionsOutput is the response of ListStateMachineVersions.
@@ -72,8 +73,8 @@ type CreateStateMachineAliasInput struct {
 
 // CreateStateMachineAliasOutput is the response of CreateStateMachineAlias.
 type CreateStateMachineAliasOutput struct {
-	StateMachineAliasArn string `json:"stateMachineAliasArn"`
-	CreationDate         Time   `json:"creationDate"`
+	StateMachineAliasArn string            `json:"stateMachineAliasArn"`
+	CreationDate         history.EpochTime `json:"creationDate"`
 }
 
 // DescribeStateMachineAliasInput is the request of DescribeStateMachineAlias.
@@ -87,8 +88,8 @@ type DescribeStateMachineAliasOutput struct {
 	Name                 string                         `json:"name"`
 	Description          string                         `json:"description,omitempty"`
 	RoutingConfiguration []RoutingConfigurationListItem `json:"routingConfiguration"`
-	CreationDate         Time                           `json:"creationDate"`
-	UpdateDate           Time                           `json:"updateDate"`
+	CreationDate         history.EpochTime              `json:"creationDate"`
+	UpdateDate           history.EpochTime              `json:"updateDate"`
 }
 
 // UpdateStateMachineAliasInput is the request of UpdateStateMachineAlias.
@@ -100,7 +101,7 @@ type UpdateStateMachineAliasInput struct {
 
 // UpdateStateMachineAliasOutput is the response of UpdateStateMachineAlias.
 type UpdateStateMachineAliasOutput struct {
-	UpdateDate Time `json:"updateDate"`
+	UpdateDate history.EpochTime `json:"updateDate"`
 }
 
 // DeleteStateMachineAliasInput is the request of DeleteStateMachineAlias.
@@ -120,8 +121,8 @@ type ListStateMachineAliasesInput struct {
 
 // StateMachineAliasListItem is an alias in ListStateMachineAliases.
 type StateMachineAliasListItem struct {
-	StateMachineAliasArn string `json:"stateMachineAliasArn"`
-	CreationDate         Time   `json:"creationDate"`
+	StateMachineAliasArn string            `json:"stateMachineAliasArn"`
+	CreationDate         history.EpochTime `json:"creationDate"`
 }
 
 // ListStateMachineAliasesOutput is the response of ListStateMachineAliases.
@@ -243,7 +244,7 @@ func (s *Service) PublishStateMachineVersion(ctx context.Context, in *PublishSta
 	if err != nil {
 		return nil, storeError("publish version", err)
 	}
-	return &PublishStateMachineVersionOutput{CreationDate: Time(ver.CreatedAt), StateMachineVersionArn: ver.Arn()}, nil
+	return &PublishStateMachineVersionOutput{CreationDate: history.EpochTime(ver.CreatedAt), StateMachineVersionArn: ver.Arn()}, nil
 }
 
 // ListStateMachineVersions lists the versions of a state machine, newest
@@ -268,7 +269,7 @@ func (s *Service) ListStateMachineVersions(ctx context.Context, in *ListStateMac
 			out.NextToken = encodeToken(cursor{Kind: cursorVersions, Scope: sm.Arn, ID: rows[i-1].Number})
 			break
 		}
-		out.StateMachineVersions = append(out.StateMachineVersions, StateMachineVersionListItem{StateMachineVersionArn: ver.Arn(), CreationDate: Time(ver.CreatedAt)})
+		out.StateMachineVersions = append(out.StateMachineVersions, StateMachineVersionListItem{StateMachineVersionArn: ver.Arn(), CreationDate: history.EpochTime(ver.CreatedAt)})
 	}
 	return out, nil
 }
@@ -460,7 +461,7 @@ func (s *Service) CreateStateMachineAlias(ctx context.Context, in *CreateStateMa
 	if errors.Is(err, store.ErrAlreadyExists) {
 		existing, getErr := s.db().AliasGet(ctx, smArn, in.Name)
 		if getErr == nil && existing.Description == a.Description && sameRoutes(existing.Routing, routes) {
-			return &CreateStateMachineAliasOutput{StateMachineAliasArn: existing.Arn(), CreationDate: Time(existing.CreatedAt)}, nil
+			return &CreateStateMachineAliasOutput{StateMachineAliasArn: existing.Arn(), CreationDate: history.EpochTime(existing.CreatedAt)}, nil
 		}
 		return nil, apiErr(sfnapi.CodeConflict, "Failed to create alias because an alias with the same name and a different routing configuration already exists.")
 	}
@@ -475,7 +476,7 @@ func (s *Service) CreateStateMachineAlias(ctx context.Context, in *CreateStateMa
 	if err != nil {
 		return nil, storeError("create alias", err)
 	}
-	return &CreateStateMachineAliasOutput{StateMachineAliasArn: a.Arn(), CreationDate: Time(a.CreatedAt)}, nil
+	return &CreateStateMachineAliasOutput{StateMachineAliasArn: a.Arn(), CreationDate: history.EpochTime(a.CreatedAt)}, nil
 }
 
 func sameRoutes(a, b []store.AliasRoute) bool {
@@ -536,7 +537,7 @@ func (s *Service) DescribeStateMachineAlias(ctx context.Context, in *DescribeSta
 	}
 	return &DescribeStateMachineAliasOutput{
 		StateMachineAliasArn: a.Arn(), Name: a.Name, Description: a.Description,
-		RoutingConfiguration: routingItems(a), CreationDate: Time(a.CreatedAt), UpdateDate: Time(a.UpdatedAt),
+		RoutingConfiguration: routingItems(a), CreationDate: history.EpochTime(a.CreatedAt), UpdateDate: history.EpochTime(a.UpdatedAt),
 	}, nil
 }
 
@@ -593,7 +594,7 @@ func (s *Service) UpdateStateMachineAlias(ctx context.Context, in *UpdateStateMa
 		}
 		return nil, storeError("update alias", err)
 	}
-	return &UpdateStateMachineAliasOutput{UpdateDate: Time(a.UpdatedAt)}, nil
+	return &UpdateStateMachineAliasOutput{UpdateDate: history.EpochTime(a.UpdatedAt)}, nil
 }
 
 // DeleteStateMachineAlias deletes an alias; deleting one that does not
@@ -632,7 +633,7 @@ func (s *Service) ListStateMachineAliases(ctx context.Context, in *ListStateMach
 			out.NextToken = encodeToken(cursor{Kind: cursorAliases, Scope: sm.Arn, After: rows[i-1].Name})
 			break
 		}
-		out.StateMachineAliases = append(out.StateMachineAliases, StateMachineAliasListItem{StateMachineAliasArn: a.Arn(), CreationDate: Time(a.CreatedAt)})
+		out.StateMachineAliases = append(out.StateMachineAliases, StateMachineAliasListItem{StateMachineAliasArn: a.Arn(), CreationDate: history.EpochTime(a.CreatedAt)})
 	}
 	return out, nil
 }
