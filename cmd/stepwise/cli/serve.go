@@ -230,14 +230,32 @@ func (c *serveCommand) run(ctx context.Context) error {
 		return usage(err)
 	}
 	defer srv.Close()
-	// A SIGINT or SIGTERM from here on, even one that comes before the
-	// server says it serves, shuts it down in order.
+	// A SIGINT or SIGTERM from here on shuts the server down in order:
+	// while it starts, by ending the start's context (a --template deploy
+	// waiting on a slow AWS endpoint, joining a cluster), then by the
+	// loop below.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	if err := srv.Start(ctx); err != nil {
+	starting, stopStarting := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stopStarting()
+	if c.stop != nil {
+		go func() {
+			select {
+			case <-c.stop:
+				stopStarting()
+			case <-starting.Done():
+			}
+		}()
+	}
+	if err := srv.Start(starting); err != nil {
+		if starting.Err() != nil && ctx.Err() == nil {
+			fmt.Fprintln(c.Out, "stepwise: stopped while starting")
+			return nil
+		}
 		return usage(err)
 	}
+	stopStarting()
 	if err := srv.Listen(); err != nil {
 		return usage(err)
 	}
