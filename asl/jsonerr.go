@@ -3,11 +3,11 @@ package asl
 import (
 	"errors"
 	"fmt"
-	"stepwise/asl/intrinsic"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"stepwise/asl/intrinsic"
 	"stepwise/jsonvalue"
 )
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
+	"stepwise/engine/start"
 	"stepwise/service"
 	"stepwise/service/servicetest"
 	"stepwise/store"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
-	"stepwise/engine/start"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/service"
 	"stepwise/sfnapi"
 	"stepwise/store"

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"stepwise/history"
 	"strings"
 	"time"
+
+	"stepwise/history"
 )
 
 // The console speaks English and Japanese: the language comes from the

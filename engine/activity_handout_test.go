@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"stepwise/engine/activity"
-	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/interp"

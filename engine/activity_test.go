@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"stepwise/engine/activity"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/activity"
 	"stepwise/failure"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"

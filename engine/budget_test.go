@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/asl/budget"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/testwait"

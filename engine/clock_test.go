@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"stepwise/engine/start"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"

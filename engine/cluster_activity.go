@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"stepwise/engine/activity"
 	"time"
 
+	"stepwise/engine/activity"
 	"stepwise/engine/internal/node"
 	"stepwise/engine/task"
 	"stepwise/store"

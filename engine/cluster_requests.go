@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"stepwise/engine/activity"
 
+	"stepwise/engine/activity"
 	"stepwise/engine/internal/node"
 	"stepwise/store"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"stepwise/engine/activity"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/engine/activity"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/internal/testkit/pgtest"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/asl"
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"

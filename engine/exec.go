@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/interp"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"stepwise/engine/start"
 	"time"
 
+	"stepwise/engine/start"
 	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"

@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"stepwise/engine/start"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/failure"
 	"stepwise/history"

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"stepwise/engine/start"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
 	"stepwise/interp"

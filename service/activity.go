@@ -3,11 +3,11 @@ package service
 import (
 	"context"
 	"errors"
-	"stepwise/engine/activity"
-	"stepwise/history"
 	"time"
 
 	"stepwise/awsarn"
+	"stepwise/engine/activity"
+	"stepwise/history"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )

@@ -2,11 +2,11 @@ package service_test
 
 import (
 	"context"
-	"stepwise/engine/activity"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/activity"
 	"stepwise/service"
 	"stepwise/sfnapi"
 )

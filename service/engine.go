@@ -2,10 +2,10 @@ package service
 
 import (
 	"context"
-	"stepwise/engine/activity"
-	"stepwise/engine/start"
 
 	"stepwise/engine"
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 	"stepwise/store"
 )
 

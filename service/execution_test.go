@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"stepwise/engine/start"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/history"
 	"stepwise/service"
 	"stepwise/service/servicetest"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"stepwise/engine/start"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/start"
 	"stepwise/interp"
 	"stepwise/service"
 	"stepwise/service/servicetest"

@@ -3,12 +3,12 @@ package service
 import (
 	"context"
 	"errors"
-	"stepwise/history"
 	"strings"
 	"time"
 
 	"stepwise/asl"
 	"stepwise/awsarn"
+	"stepwise/history"
 	"stepwise/internal/startrule"
 	"stepwise/sfnapi"
 	"stepwise/store"

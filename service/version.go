@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"stepwise/history"
 	"strconv"
 	"strings"
 	"time"
 
+	"stepwise/history"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )

@@ -2,8 +2,9 @@ package intrinsic
 
 import (
 	"encoding/base64"
-	"stepwise/jsonvalue"
 	"unicode/utf8"
+
+	"stepwise/jsonvalue"
 )
 
 // MaxEncodingInput is the longest string, in UTF-16 code units as Java

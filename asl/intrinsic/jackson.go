@@ -2,10 +2,11 @@ package intrinsic
 
 import (
 	"fmt"
-	"stepwise/jsonvalue"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"stepwise/jsonvalue"
 )
 
 // States.StringToJson parses with Jackson (ObjectMapper.readTree) and AWS

@@ -2,9 +2,9 @@ package jsonata
 
 import (
 	"sync"
+	"time"
 
 	"stepwise/asl/budget"
-	"time"
 )
 
 // Func is a host function bound into an evaluation as $Name. Its arguments

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"stepwise/asl"
 	"stepwise/failure"
 	"stepwise/integration"
+	"stepwise/integration/awssdk/awsmodel"
 )
 
 // Resource is the resource ARN prefix served: every AWS SDK integration

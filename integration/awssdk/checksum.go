@@ -8,8 +8,9 @@ import (
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
+
+	"stepwise/integration/awssdk/awsmodel"
 )
 
 // checksums are the request checksum algorithms, by name.

@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"net/http"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"github.com/google/uuid"
+
 	"stepwise/failure"
 	"stepwise/integration"
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

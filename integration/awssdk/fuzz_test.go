@@ -1,9 +1,9 @@
 package awssdk
 
 import (
-	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"encoding/base64"
 	"net/http"
-	"stepwise/integration/awssdk/awsmodel"
 	"time"
 
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

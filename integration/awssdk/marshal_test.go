@@ -2,12 +2,12 @@ package awssdk
 
 import (
 	"net/http"
-	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/failure"
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

@@ -4,10 +4,11 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
-	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/integration/awssdk/awsmodel"
 )
 
 func TestModels_embedded(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"stepwise/integration/awssdk/awsmodel"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/integration/integrationtest"
 	"stepwise/jsonvalue"
 )

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
 	"stepwise/failure"
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"stepwise/integration"
+	"stepwise/integration/awssdk/awsmodel"
 )
 
 var _ integration.PayloadOpener = (*Client)(nil)

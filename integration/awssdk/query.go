@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"stepwise/integration/awssdk/awsmodel"
 	"strconv"
 	"strings"
+
+	"stepwise/integration/awssdk/awsmodel"
 )
 
 // marshalQuery builds a call of the "query" protocol (SNS, older SQS) or

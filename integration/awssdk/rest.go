@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
 	"stepwise/failure"
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"stepwise/integration/awssdk/awsmodel"
 	"strconv"
 	"strings"
 	"time"
 
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

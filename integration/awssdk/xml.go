@@ -5,9 +5,9 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"stepwise/integration/awssdk/awsmodel"
 	"strings"
 
+	"stepwise/integration/awssdk/awsmodel"
 	"stepwise/jsonvalue"
 )
 

@@ -8,11 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"stepwise/engine/activity"
-	"stepwise/engine/start"
 	"sync"
 	"time"
 
+	"stepwise/engine/activity"
+	"stepwise/engine/start"
 	"stepwise/history"
 	"stepwise/service"
 	"stepwise/store"
