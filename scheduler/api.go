@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -254,13 +255,36 @@ func encodeToken(kind, scope string, pos after) *string {
 	return &t
 }
 
-// decodeToken reads a NextToken given for the list kind over scope.
+// decodeToken reads a NextToken given for the list kind over scope. A
+// token of the form before the front door's (the base64 of a JSON array:
+// [group, name] for schedules, [name] for groups) is still read, with
+// no scope to check, as it was then, so that a client paging across an
+// upgrade pages on.
 func decodeToken(token, kind, scope string) (after, error) {
 	var pos after
 	if err := frontdoor.ReadPageToken(token, kind, scope, &pos); err != nil {
+		if pos, ok := legacyToken(token, kind); ok {
+			return pos, nil
+		}
 		return after{}, validationError("Invalid NextToken.")
 	}
 	return pos, nil
+}
+
+// legacyToken reads a token of the array form.
+func legacyToken(token, kind string) (after, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	var parts []string
+	if err != nil || json.Unmarshal(b, &parts) != nil {
+		return after{}, false
+	}
+	switch {
+	case kind == tokenSchedules && len(parts) == 2:
+		return after{Group: parts[0], Name: parts[1]}, true
+	case kind == tokenGroups && len(parts) == 1:
+		return after{Name: parts[0]}, true
+	}
+	return after{}, false
 }
 
 func pageSize(n int) (int, error) {

@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"path/filepath"
@@ -386,4 +388,39 @@ func TestListTokenScope(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"a1", "a2", "a3"}, names)
+}
+
+// A NextToken of the form the Scheduler gave before its tokens were the
+// front door's (the base64 of [group, name], of [name] for groups) still
+// pages on, so that a client paging across an upgrade is not refused.
+func TestListTokenOfBefore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	for _, name := range []string{"a1", "a2", "a3"} {
+		_, err := b.client.CreateSchedule(ctx, createInput(name))
+		require.NoError(t, err)
+	}
+	for _, g := range []string{"g1", "g2"} {
+		_, err := b.client.CreateScheduleGroup(ctx, &sdk.CreateScheduleGroupInput{Name: aws.String(g)})
+		require.NoError(t, err)
+	}
+	old := func(parts ...string) *string {
+		b, err := json.Marshal(parts)
+		require.NoError(t, err)
+		return aws.String(base64.RawURLEncoding.EncodeToString(b))
+	}
+	next, err := b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NextToken: old("default", "a1")})
+	require.NoError(t, err)
+	require.Len(t, next.Schedules, 2)
+	require.Equal(t, "a2", aws.ToString(next.Schedules[0].Name))
+
+	groups, err := b.client.ListScheduleGroups(ctx, &sdk.ListScheduleGroupsInput{NextToken: old("g1")})
+	require.NoError(t, err)
+	require.Len(t, groups.ScheduleGroups, 1)
+	require.Equal(t, "g2", aws.ToString(groups.ScheduleGroups[0].Name))
+
+	var ve *types.ValidationException
+	_, err = b.client.ListSchedules(ctx, &sdk.ListSchedulesInput{NextToken: old("g1")})
+	require.ErrorAs(t, err, &ve, "a group's token is not a schedule's")
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -519,4 +520,24 @@ func TestStartSeesPolicyTagsAtOnce(t *testing.T) {
 	require.NotEmpty(t, seen[1], "the tag just put")
 	require.Equal(t, seen[1], seen[2])
 	require.Empty(t, seen[3], "the tag just taken off")
+}
+
+// A NextToken given out before the front door wrote the tokens,
+// {"k":"sm","a":<name>} in base64, pages on, and the tokens given now
+// have that very form.
+func TestListTokenOfBefore(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, name := range []string{"a", "b", "c"} {
+		b.create(t, name, passDefinition)
+	}
+	old := base64.RawURLEncoding.EncodeToString([]byte(`{"k":"sm","a":"a"}`))
+	out, err := b.svc.ListStateMachines(b.ctx, &service.ListStateMachinesInput{NextToken: &old})
+	require.NoError(t, err)
+	require.Len(t, out.StateMachines, 2)
+	require.Equal(t, "b", out.StateMachines[0].Name)
+
+	first, err := b.svc.ListStateMachines(b.ctx, &service.ListStateMachinesInput{MaxResults: ptr(1)})
+	require.NoError(t, err)
+	require.Equal(t, old, first.NextToken)
 }
