@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 
 	"stepwise/internal/frontdoor"
 	"stepwise/service"
@@ -91,3 +92,20 @@ func (a *API) run(ctx context.Context, name string, body []byte) (any, error) {
 
 // has reports whether name is an operation of the API.
 func (a *API) has(name string) bool { return a.ops[name] != nil }
+
+// StatusOf is the HTTP status the API answers an operation's outcome
+// with: 200 for none, an *Error's or an API error's own, 500 for any
+// other error.
+func StatusOf(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	if f, ok := answer(err); ok {
+		return f.Status
+	}
+	return http.StatusInternalServerError
+}

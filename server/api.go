@@ -115,7 +115,15 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	}
 	s.self = metered(plain)
 	s.calls = awsjson.NewAPI(svc, awsjson.Options{Logger: log, Quotas: s.quotas})
-	s.starts = scheduleStarter(svc, s.quotas)
+	s.selfCall = s.calls.Call
+	if met != nil { // the server's own calls count as a client's do
+		s.selfCall = func(ctx context.Context, op string, body []byte) ([]byte, error) {
+			out, err := s.calls.Call(ctx, op, body)
+			met.APICall(op, awsjson.StatusOf(err))
+			return out, err
+		}
+	}
+	s.starts = scheduleStarter(svc, s.quotas, met)
 	s.deadLetters = sqsint.NewQueues(standard.Config(cfg, log))
 	s.scheduleAPI = restjson.New(sched, log)
 	var schedules http.Handler = s.scheduleAPI
@@ -386,12 +394,15 @@ func cachedPing(ping func(context.Context) error, interval time.Duration) func(c
 // StartExecution, in process, counted against its quota as the API's
 // are (a start refused is ThrottlingException, retried as a slot's
 // other refusals).
-func scheduleStarter(svc *service.Service, quotas *quota.Quotas) scheduler.StarterFunc {
-	return func(ctx context.Context, r *scheduler.StartExecution) error {
+func scheduleStarter(svc *service.Service, quotas *quota.Quotas, met *metrics.Metrics) scheduler.StarterFunc {
+	return func(ctx context.Context, r *scheduler.StartExecution) (err error) {
+		if met != nil { // counted as a client's StartExecution is
+			defer func() { met.APICall("StartExecution", awsjson.StatusOf(err)) }()
+		}
 		if ok, _ := quotas.Allow("StartExecution"); !ok {
 			return sfnapi.NewError(sfnapi.CodeThrottling, "Rate exceeded")
 		}
-		_, err := svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: r.StateMachineArn,
+		_, err = svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: r.StateMachineArn,
 			Name: r.Name, Input: r.Input, TraceHeader: r.TraceHeader})
 		return err
 	}

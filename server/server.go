@@ -74,8 +74,9 @@ type Server struct {
 	self http.Handler
 	// calls is the API in process, without HTTP, for the server's own
 	// Task states (aws-sdk:sfn); starts starts the schedules' executions.
-	calls  *awsjson.API
-	starts scheduler.Starter
+	calls    *awsjson.API
+	selfCall integration.SelfCall // calls, counted in the metrics
+	starts   scheduler.Starter
 	// gate authenticates, when the server has credentials.
 	gate *authn.Gate
 	// mux serves the requests that are not the Scheduler API's, by
@@ -165,7 +166,7 @@ func New(cfg config.Serve, opts ...Option) (_ *Server, err error) {
 	}
 	// The server's own Task states call the API in-process, unsigned.
 	if s.tasks != nil {
-		s.tasks.SetSelf(s.calls.Call)
+		s.tasks.SetSelf(s.selfCall)
 	}
 	// Templates deploy onto it (stepwise deploy, WithDeployAtStart).
 	s.dep = newDeployer(&s.cfg, s.svc, s.sched, s.drv.Executor(), s.local, s.log)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -103,4 +105,32 @@ func TestSchedulerAndSdkStartsResolveAlike(t *testing.T) {
 	require.Equal(t, history.StatusFailed, failed.Status)
 	require.Equal(t, "Sfn.StateMachineDoesNotExistException", *failed.Error)
 	require.Regexp(t, `^State Machine Does Not Exist: '`+missing+`' \(Service: Sfn, Status Code: 400, Request ID: [0-9a-f-]{36}\)$`, *failed.Cause)
+}
+
+// The server's own calls count in /metrics as a client's do: an
+// aws-sdk:sfn Task's call, and a schedule's start, refused or not.
+func TestOwnCallsCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newAPIParts(t).api(t, true, nil)
+	b := &startBundle{drv: s.Store(), svc: s.Service(), starter: s.starts}
+	target := b.create(t, "target", `{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}`)
+	caller := b.create(t, "caller", `{"StartAt": "L", "States": {"L": {"Type": "Task",
+		"Resource": "arn:aws:states:::aws-sdk:sfn:listActivities", "End": true}}}`)
+	out, err := b.svc.StartExecution(ctx, &service.StartExecutionInput{StateMachineArn: caller.StateMachineArn})
+	require.NoError(t, err)
+	require.Equal(t, history.StatusSucceeded, b.wait(t, out.ExecutionArn).Status)
+
+	name := "slot-1"
+	require.NoError(t, b.starter.StartExecution(ctx, &scheduler.StartExecution{StateMachineArn: target.StateMachineArn, Name: &name}))
+	missing := target.StateMachineArn + "-gone"
+	require.Error(t, b.starter.StartExecution(ctx, &scheduler.StartExecution{StateMachineArn: missing, Name: &name}))
+
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/metrics", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	body := rec.Body.String()
+	require.Contains(t, body, `stepwise_api_requests_total{code="200",operation="ListActivities"} 1`)
+	require.Contains(t, body, `stepwise_api_requests_total{code="200",operation="StartExecution"} 1`)
+	require.Contains(t, body, `stepwise_api_requests_total{code="400",operation="StartExecution"} 1`)
 }

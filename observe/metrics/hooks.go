@@ -45,13 +45,20 @@ func (m *Metrics) API(next http.Handler) http.Handler {
 		if _, after, ok := strings.Cut(op, "."); ok {
 			op = after
 		}
-		if len(op) > 64 || !sfnapi.IsOperation(op) {
-			op = "other" // no unbounded label values from clients
-		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
-		m.apiRequests.WithLabelValues(op, statusCode(sw.status)).Inc()
+		m.APICall(op, sw.status)
 	})
+}
+
+// APICall counts one call of an operation by the HTTP status it was (or,
+// made in process, would have been) answered with: the server's own
+// calls (aws-sdk:sfn Tasks, schedules' starts) count as a client's do.
+func (m *Metrics) APICall(op string, status int) {
+	if len(op) > 64 || !sfnapi.IsOperation(op) {
+		op = "other" // no unbounded label values from clients
+	}
+	m.apiRequests.WithLabelValues(op, statusCode(status)).Inc()
 }
 
 func statusCode(c int) string { return strconv.Itoa(c) }
