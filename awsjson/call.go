@@ -53,7 +53,13 @@ func (e *Error) RequestID() string { return e.ID }
 // ThrottlingException, an internal failure InternalFailure (logged).
 func (a *API) Call(ctx context.Context, name string, body []byte) ([]byte, error) {
 	id := frontdoor.NewRequestID()
-	out, err := a.call(ctx, name, body)
+	var out any
+	var err error
+	if len(body) > MaxBodySize { // as the HTTP API refuses it
+		err = errTooLarge()
+	} else {
+		out, err = a.call(ctx, name, body)
+	}
 	if err != nil {
 		var apiErr *sfnapi.Error
 		if !errors.As(err, &apiErr) {

@@ -15,8 +15,8 @@ import (
 //	mocked ─► map run ─► item spool ─► result write ─► item read ─► activity ─► startExecution ─► calls
 //
 //	mocked          a mock test case answers it (Config.Mocks): first, so a mocked state calls nothing
-//	map run         a distributed Map's map run (Task.Request.MapRun): its children as executions (package runner)
-//	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer; package runner)
+//	map run         a distributed Map's map run (Task.Request.MapRun): its children as executions (package engine/maprun)
+//	item spool      an ItemReader whose items go to the store as they are read (the runner is an ItemStreamer; package engine/maprun)
 //	result write    a ResultWriter's writing of a map run's results (Task.Request.Write; the runner is a ResultWriter)
 //	item read       an ItemReader answered with all its items (the runner is an ItemReader)
 //	activity        a worker's task: queued until GetActivityTask hands it out, completed through SendTask* (package activity)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -599,7 +601,10 @@ func StartRequest(sch *Schedule, slot time.Time, attempt int, cal *Calendar) (*S
 		if in, ok := req["Input"].(string); ok {
 			req["Input"] = contextAttributes(in, sch, slot, attempt, cal)
 		}
-		for k, v := range req {
+		// In a fixed order, so that of several members of the wrong type
+		// the same one is named each time.
+		for _, k := range slices.Sorted(maps.Keys(req)) {
+			v := req[k]
 			var err error
 			switch {
 			case strings.EqualFold(k, "stateMachineArn"):
