@@ -70,13 +70,7 @@ func (r *Registry) read(ctx context.Context, t *task.Task) ([]any, error) {
 // a failure.
 func (r *Registry) StreamItems(ctx context.Context, t *task.Task, emit func(items []any) error) error {
 	var emitErr error
-	err := r.streamItems(ctx, t, func(items []any) error {
-		if err := emit(items); err != nil {
-			emitErr = err
-			return err
-		}
-		return nil
-	})
+	err := r.streamItems(ctx, t, itemreader.Watched(emit, &emitErr))
 	switch {
 	case err == nil:
 		return nil

@@ -296,26 +296,9 @@ func unexpectedType(t *payload.JSONata, field, want string, v any) error {
 	}
 	fl := failure.Newf(failure.QueryEvaluationError,
 		"The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
-		src, field, want, jsonTypeName(v), jsonvalue.String(v))
+		src, field, want, jsonvalue.TypeName(v), jsonvalue.String(v))
 	fl.Location = field
 	return fl
-}
-
-// jsonTypeName names a value's JSON type.
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case jsonvalue.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
 }
 
 // catchJSONata works out what catcher c of a JSONata state assigns and

@@ -159,7 +159,7 @@ func (f *frame) taskRole(x *Execution, env *jsonpath.Env) (string, error) {
 		return role, nil
 	}
 	return "", failure.Newf(failure.Runtime,
-		"The value for the field 'RoleArn' must be a string, but was %s: %s", jsonTypeName(v), jsonvalue.String(v))
+		"The value for the field 'RoleArn' must be a string, but was %s: %s", jsonvalue.TypeName(v), jsonvalue.String(v))
 }
 
 // armHeartbeat (re)starts the task's heartbeat timer.

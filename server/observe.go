@@ -5,12 +5,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/integration"
+	"stepwise/integration/events"
 	"stepwise/observe/metrics"
 	"stepwise/observe/notify"
 	"stepwise/store"
@@ -67,16 +65,11 @@ func deliverer(ctx context.Context, e Events, cfg *config.Serve, exec store.Exec
 		dests = append(dests, &notify.Webhook{URL: raw, Secret: []byte(e.Secret)})
 	}
 	if e.Bus != "" {
-		ic := integration.Config{Region: cfg.Region, Account: cfg.Account, Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints}
-		awsCfg, endpoint, err := ic.AWSConfig(ctx, "events")
+		client, err := events.NewClient(ctx, &integration.Config{Region: cfg.Region, Account: cfg.Account,
+			Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints})
 		if err != nil {
 			return nil, err
 		}
-		client := eventbridge.NewFromConfig(awsCfg, func(o *eventbridge.Options) {
-			if endpoint != "" {
-				o.BaseEndpoint = aws.String(endpoint)
-			}
-		})
 		dests = append(dests, &notify.Bus{Bus: e.Bus, Client: client})
 	}
 	if e.File != "" {

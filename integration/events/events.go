@@ -46,16 +46,26 @@ func init() {
 	})
 }
 
-func newPutEvents(cfg *integration.Config) (integration.Integration, error) {
-	awsCfg, endpoint, err := cfg.AWSConfig(context.Background(), "events")
+// NewClient is an EventBridge client as the integrations' settings give
+// it (the region, --aws-endpoint, --endpoint events=URL): the putEvents
+// Task's, and the server's status-change events' bus.
+func NewClient(ctx context.Context, cfg *integration.Config) (*eventbridge.Client, error) {
+	awsCfg, endpoint, err := cfg.AWSConfig(ctx, "events")
 	if err != nil {
 		return nil, err
 	}
-	client := eventbridge.NewFromConfig(awsCfg, func(o *eventbridge.Options) {
+	return eventbridge.NewFromConfig(awsCfg, func(o *eventbridge.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
-	})
+	}), nil
+}
+
+func newPutEvents(cfg *integration.Config) (integration.Integration, error) {
+	client, err := NewClient(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
 	return integration.Func(func(ctx context.Context, r *integration.Request) (any, error) {
 		return putEvents(ctx, client, r)
 	}), nil

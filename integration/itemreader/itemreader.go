@@ -65,6 +65,18 @@ const readBuffer = 64 * 1024
 // bom is a UTF-8 byte order mark, which is not data.
 var bom = []byte("\ufeff")
 
+// Watched is emit, keeping its error in *err, so that a reader's caller
+// tells emit's refusal from the reader's own failure.
+func Watched(emit func([]any) error, err *error) func([]any) error {
+	return func(items []any) error {
+		if e := emit(items); e != nil {
+			*err = e
+			return e
+		}
+		return nil
+	}
+}
+
 // Collect is every item a stream emits, in order: the items of a reader
 // that streams them, in memory.
 func Collect(stream func(emit func([]any) error) error) ([]any, error) {

@@ -117,13 +117,7 @@ func (m *Manifest) streamInventory(r io.Reader, maxItems int64, size int, emit f
 	}
 	data := &source{r: zr}
 	var emitErr error
-	err = stream(data, cfg, size, func(items []any) error {
-		if err := emit(items); err != nil {
-			emitErr = err
-			return err
-		}
-		return nil
-	})
+	err = stream(data, cfg, size, Watched(emit, &emitErr))
 	if emitErr != nil {
 		return emitErr
 	}
