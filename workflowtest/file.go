@@ -167,7 +167,7 @@ func (l *loader) load() *File {
 	} else {
 		l.fail("", "%q is missing", "definition")
 	}
-	f.StateMachine = CleanName(trimExt(filepath.Base(f.Definition)))
+	f.StateMachine = CleanName(TrimExt(filepath.Base(f.Definition)))
 	if sm, ok := l.str(root, "", "stateMachine", false); ok {
 		f.StateMachine = sm
 	}
@@ -554,7 +554,9 @@ func walk(m *asl.StateMachine, depth int, child bool, fn func(*asl.State, int, b
 	}
 }
 
-func trimExt(name string) string {
+// TrimExt is a file's name without any of its extensions
+// (order.asl.json: order), the name a workflow goes by.
+func TrimExt(name string) string {
 	for ext := filepath.Ext(name); ext != ""; ext = filepath.Ext(name) {
 		name = name[:len(name)-len(ext)]
 	}

@@ -211,7 +211,7 @@ func (c *runCommand) run(file string) error {
 		clock = time.Now
 	}
 	now := clock().UTC()
-	smName := nameCleaner.ReplaceAllString(trimExt(filepath.Base(file)), "-")
+	smName := nameCleaner.ReplaceAllString(workflowtest.TrimExt(filepath.Base(file)), "-")
 	if c.stateMachine != "" {
 		smName = c.stateMachine
 	}
@@ -289,13 +289,6 @@ func (c *runCommand) run(file string) error {
 		return &ExitError{Code: 1}
 	}
 	return nil
-}
-
-func trimExt(name string) string {
-	for ext := filepath.Ext(name); ext != ""; ext = filepath.Ext(name) {
-		name = name[:len(name)-len(ext)]
-	}
-	return name
 }
 
 func locationOrRoot(loc string) string {
