@@ -168,6 +168,18 @@ func RequireString(params any, name string) (string, error) {
 	return s, nil
 }
 
+// MessageSent completes the answer of a message sent (SQS's SendMessage,
+// SNS's Publish) as AWS writes it: the message's id, the SDK's metadata,
+// and for a FIFO queue or topic its sequence number.
+func MessageSent(out *jsonvalue.Object, id, sequence *string, md middleware.Metadata) *jsonvalue.Object {
+	out.Set("MessageId", aws.ToString(id))
+	SdkMetadata(out, md)
+	if sequence != nil {
+		out.Set("SequenceNumber", *sequence)
+	}
+	return out
+}
+
 // MessageAttributes converts the MessageAttributes of a task's
 // parameters, {"name": {"DataType": ..., "StringValue": ..., "BinaryValue":
 // base64}}, into the message attributes of SQS or SNS, whose SDK types

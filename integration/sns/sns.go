@@ -67,12 +67,7 @@ func publish(ctx context.Context, client *sns.Client, params any) (any, error) {
 		return nil, integration.ServiceFailure("SNS", "AmazonSNS", err)
 	}
 	out := jsonvalue.NewObject(4)
-	out.Set("MessageId", aws.ToString(res.MessageId))
-	integration.SdkMetadata(out, res.ResultMetadata)
-	if res.SequenceNumber != nil {
-		out.Set("SequenceNumber", *res.SequenceNumber)
-	}
-	return out, nil
+	return integration.MessageSent(out, res.MessageId, res.SequenceNumber, res.ResultMetadata), nil
 }
 
 // messageAttribute is one message attribute, for integration.MessageAttributes.

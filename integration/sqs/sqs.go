@@ -90,12 +90,7 @@ func sendMessage(ctx context.Context, client *sqs.Client, params any) (any, erro
 	if res.MD5OfMessageSystemAttributes != nil {
 		out.Set("MD5OfMessageSystemAttributes", *res.MD5OfMessageSystemAttributes)
 	}
-	out.Set("MessageId", aws.ToString(res.MessageId))
-	integration.SdkMetadata(out, res.ResultMetadata)
-	if res.SequenceNumber != nil {
-		out.Set("SequenceNumber", *res.SequenceNumber)
-	}
-	return out, nil
+	return integration.MessageSent(out, res.MessageId, res.SequenceNumber, res.ResultMetadata), nil
 }
 
 // skipInputValidation removes the SDK's check of required members, so the
