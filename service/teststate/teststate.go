@@ -21,18 +21,15 @@ import (
 	"stepwise/service"
 )
 
-// Defaults of Config.
-const (
-	DefaultRegion       = "us-east-1"
-	DefaultAccount      = "123456789012"
-	DefaultPartition    = "aws"
-	DefaultPayloadLimit = dataflow.DefaultPayloadLimit
-)
+// DefaultPayloadLimit is Config.PayloadLimit's default; the region,
+// account and partition default to the service's.
+const DefaultPayloadLimit = dataflow.DefaultPayloadLimit
 
 // Config configures a Runner.
 type Config struct {
 	// Region, Account and Partition make the ARNs of the context object
-	// (DefaultRegion, DefaultAccount, DefaultPartition when empty).
+	// (the service's DefaultRegion, DefaultAccount, DefaultPartition when
+	// empty).
 	Region    string
 	Account   string
 	Partition string
@@ -76,9 +73,9 @@ var _ func(context.Context, *service.TestStateInput) (*service.TestStateOutput, 
 
 // New returns a Runner.
 func New(cfg Config) *Runner {
-	cfg.Region = cmp.Or(cfg.Region, DefaultRegion)
-	cfg.Account = cmp.Or(cfg.Account, DefaultAccount)
-	cfg.Partition = cmp.Or(cfg.Partition, DefaultPartition)
+	cfg.Region = cmp.Or(cfg.Region, service.DefaultRegion)
+	cfg.Account = cmp.Or(cfg.Account, service.DefaultAccount)
+	cfg.Partition = cmp.Or(cfg.Partition, service.DefaultPartition)
 	cfg.PayloadLimit = cmp.Or(cfg.PayloadLimit, DefaultPayloadLimit)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
