@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -48,8 +47,8 @@ func TestSignalWhileStarting(t *testing.T) {
 	cmd := exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "stepwise.db"),
 		"--template", template, "--aws-endpoint", blackHole(t))
 	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{} // read while the process writes
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
