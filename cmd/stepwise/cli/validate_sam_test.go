@@ -181,3 +181,26 @@ Resources:
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "no AWS::StepFunctions::StateMachine or AWS::Serverless::StateMachine")
 }
+
+// A JSON DefinitionUri file's placeholders are substituted as text, as
+// CloudFormation does: one standing for a number may be unquoted.
+func TestValidateTemplateUnquotedPlaceholder(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.write(t, "flow.asl.json", samQueueDefinition)
+	tpl := b.write(t, "template.yaml", `Transform: AWS::Serverless-2016-10-31
+Resources:
+  Orders:
+    Type: AWS::SQS::Queue
+  Flow:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      DefinitionUri: flow.asl.json
+      DefinitionSubstitutions:
+        QueueUrl: !Ref Orders
+        Timeout: 30
+`)
+	out, _, code := execute("validate", "--template", tpl)
+	require.Equal(t, 0, code, out)
+	require.Empty(t, out)
+}
