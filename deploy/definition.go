@@ -182,13 +182,23 @@ func (x *run) definition(ctx context.Context, r *resource, src *definitionSource
 		if len(data) > maxDefinitionFile {
 			return "", fmt.Errorf("Properties.%s: %s: State Machine definition file cannot exceed 1MB.", src.Where, from)
 		}
+		if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n\ufeff"), []byte("{")) {
+			// JSON: as written, its placeholders substituted as text
+			// before it is read (a number's may stand unquoted).
+			text, err := substituteDefinition(string(data), src.Subs)
+			if err != nil {
+				return "", err
+			}
+			if _, err := cfn.Decode([]byte(text)); err != nil {
+				return "", fmt.Errorf("Properties.%s: %s: Invalid StateMachine definition file.\n%v", src.Where, from, strings.TrimPrefix(err.Error(), "template: "))
+			}
+			return text, nil
+		}
 		doc, err := cfn.Decode(data)
 		if err != nil {
 			return "", fmt.Errorf("Properties.%s: %s: Invalid StateMachine definition file.\n%v", src.Where, from, strings.TrimPrefix(err.Error(), "template: "))
 		}
-		if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n\ufeff"), []byte("{")) {
-			text = string(data) // JSON: as written
-		} else if text, err = marshalDefinition(doc); err != nil {
+		if text, err = marshalDefinition(doc); err != nil {
 			return "", fmt.Errorf("Properties.%s: %s: %w", src.Where, from, err)
 		}
 	}

@@ -230,11 +230,29 @@ func (x *run) warn(format string, args ...any) {
 // Stack is the stack's name; Pseudo a pseudo parameter's value.
 func (x *run) Stack() string { return x.opts.StackName }
 
-func (x *run) region() string { return x.d.Service.Config().Region }
+// A run without a service (a preview of the definitions) takes the
+// region, account and partition of the stack's pseudo parameters.
 
-func (x *run) account() string { return x.d.Service.Config().Account }
+func (x *run) region() string {
+	if x.d.Service == nil {
+		return x.stack.Pseudo("AWS::Region")
+	}
+	return x.d.Service.Config().Region
+}
 
-func (x *run) partition() string { return cmpOr(x.d.Service.Config().Partition, "aws") }
+func (x *run) account() string {
+	if x.d.Service == nil {
+		return x.stack.Pseudo("AWS::AccountId")
+	}
+	return x.d.Service.Config().Account
+}
+
+func (x *run) partition() string {
+	if x.d.Service == nil {
+		return x.stack.Pseudo("AWS::Partition")
+	}
+	return cmpOr(x.d.Service.Config().Partition, "aws")
+}
 
 // name is the name of a resource whose template gives none:
 // STACK-LogicalId, cut to max characters (CloudFormation adds a random

@@ -1,19 +1,28 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"stepwise/asl"
+	"stepwise/deploy"
+	"stepwise/deploy/cfn"
 	"stepwise/integration"
 	"stepwise/integration/awssdk"
 	"stepwise/internal/boundedfile"
 	"stepwise/interp"
+	"stepwise/jsonvalue"
+	"stepwise/workflowtest"
 )
 
 type validateCommand struct {
@@ -22,11 +31,16 @@ type validateCommand struct {
 	typ    string
 	tags   []string
 	aws    bool
+
+	substitutions []string
+	templates     []string
+	subs          map[string]any
+	enc           *json.Encoder
 }
 
 func (c *validateCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "validate FILE...",
+		Use:   "validate [FILE...] [--template TEMPLATE...]",
 		Short: "Validate state machine definitions",
 		Long: `Validate state machine definitions and print one line per diagnostic:
 FILE: SEVERITY CODE LOCATION: message
@@ -39,16 +53,28 @@ FILE:LINE:COLUMN: message, with the line and a caret under the column.
 With --format json, print the ValidateStateMachineDefinition response for
 each file instead. Exit status 1 if any definition has an error.
 
+A FILE whose name ends in .yaml or .yml is read as YAML. --substitutions
+gives the values of the definition's ${Name} placeholders, as a SAM
+template's DefinitionSubstitutions does: a JSON or YAML file of names to
+values, or NAME=VALUE. A placeholder left without a value is named:
+an error when the definition does not validate, a warning otherwise.
+--template validates each state machine of a CloudFormation or SAM
+template (its Definition, DefinitionString or DefinitionUri file), named
+TEMPLATE#LogicalId, with its DefinitionSubstitutions: a Ref or Fn::GetAtt
+to a resource gives the name or ARN a deploy would give it.
+
 --tag KEY=VALUE gives the state machine's tags: a failure policy tag
 (stepwise:policy/<state> = finish-running and/or retry-failed-items) must
 name a state it applies to. With --aws, each policy is also a warning:
 the state fails unlike it would on AWS.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.run(args) },
 	}
 	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&c.typ, "type", "STANDARD", "state machine type: STANDARD or EXPRESS")
 	cmd.Flags().StringArrayVar(&c.tags, "tag", nil, "a tag of the state machine, KEY=VALUE (repeatable): its failure policies (stepwise:policy/<state>) are checked against the definition")
+	cmd.Flags().StringArrayVar(&c.substitutions, "substitutions", nil, "values of the definition's ${Name} placeholders, as DefinitionSubstitutions gives them: a JSON or YAML file of names to values, or NAME=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&c.templates, "template", nil, "a CloudFormation or SAM template (JSON or YAML) whose state machines to validate, each with its DefinitionSubstitutions (repeatable)")
 	cmd.Flags().BoolVar(&c.aws, "aws", false, "warn of what would run differently on AWS: the failure policies the tags set")
 	return cmd
 }
@@ -85,51 +111,271 @@ func (c *validateCommand) run(files []string) error {
 	if c.typ != "STANDARD" && c.typ != "EXPRESS" {
 		return &UsageError{"--type must be STANDARD or EXPRESS"}
 	}
+	if len(files) == 0 && len(c.templates) == 0 {
+		return &UsageError{"validate needs a definition FILE or a --template FILE"}
+	}
+	subs, err := c.readSubstitutions()
+	if err != nil {
+		return err
+	}
+	c.subs = subs
+	ctx := context.Background()
 	failed := false
-	enc := json.NewEncoder(c.Out)
-	enc.SetEscapeHTML(false)
+	c.enc = json.NewEncoder(c.Out)
+	c.enc.SetEscapeHTML(false)
 	for _, file := range files {
-		def, err := boundedfile.Read(context.Background(), file, maxDefinitionFile)
+		src, err := readValidateDefinition(ctx, file)
 		if err != nil {
 			return &UsageError{err.Error()}
 		}
-		diags := asl.Validate(def, asl.Options{Type: c.typ})
+		bad, err := c.validateOne(src)
+		if err != nil {
+			return err
+		}
+		failed = failed || bad
+	}
+	for _, tpl := range c.templates {
+		bad, err := c.validateTemplate(ctx, tpl)
+		if err != nil {
+			return err
+		}
+		failed = failed || bad
+	}
+	if failed {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// validateSource is one definition to validate: label names it in the
+// output (the file, or TEMPLATE#LogicalId); def is its JSON text; raw
+// the file's text as written, where a placeholder's line is looked for
+// (nil: none); problem, when set, is why there is no definition (YAML
+// that does not parse, a template's state machine that cannot be read).
+type validateSource struct {
+	label   string
+	def     []byte
+	raw     []byte
+	rawName string // the file raw is, when not label
+	problem *asl.Diagnostic
+	// fromTemplate: the placeholders left are those the template's
+	// DefinitionSubstitutions do not give.
+	fromTemplate bool
+}
+
+// Codes of the diagnostics validate adds to AWS's.
+const (
+	codeMissingSubstitution = "MISSING_SUBSTITUTION"
+	codeInvalidYAML         = "INVALID_YAML"
+	codeInvalidDefinition   = "INVALID_DEFINITION"
+)
+
+// readValidateDefinition reads a definition file: JSON, or YAML (as
+// stepwise test reads it) when its name ends in .yaml or .yml.
+func readValidateDefinition(ctx context.Context, file string) (*validateSource, error) {
+	data, err := boundedfile.Read(ctx, file, maxDefinitionFile)
+	if err != nil {
+		return nil, err
+	}
+	src := &validateSource{label: file, def: data, raw: data}
+	if ext := strings.ToLower(filepath.Ext(file)); ext == ".yaml" || ext == ".yml" {
+		v, err := workflowtest.ParseYAML(data)
+		if err != nil {
+			src.problem = &asl.Diagnostic{Severity: asl.SeverityError, Code: codeInvalidYAML, Message: err.Error()}
+			return src, nil
+		}
+		src.def = jsonvalue.Marshal(v)
+	}
+	return src, nil
+}
+
+// validateOne validates one definition and prints what it found; it says
+// whether the definition has an error.
+func (c *validateCommand) validateOne(src *validateSource) (bool, error) {
+	file, def := src.label, src.def
+	var diags []asl.Diagnostic
+	var left []string
+	if src.problem != nil {
+		diags = []asl.Diagnostic{*src.problem}
+	} else {
+		text, err := deploy.SubstituteDefinition(string(def), c.subs)
+		if err != nil {
+			return false, &UsageError{"--substitutions: " + strings.TrimPrefix(err.Error(), "Properties.DefinitionSubstitutions: ")}
+		}
+		def = []byte(text)
+		left = deploy.Placeholders(text)
+		diags = asl.Validate(def, asl.Options{Type: c.typ})
 		if !asl.HasErrors(diags) {
 			if m, _ := asl.ParseWith(def, asl.Options{Type: c.typ}); m != nil {
 				diags = append(diags, awssdk.Diagnostics(m)...)
 				diags = append(diags, c.policyDiagnostics(m)...)
 			}
 		}
-		resp := validateResponse{File: file, Result: "OK", Diagnostics: []validateDiagnostic{}}
-		if asl.HasErrors(diags) {
-			resp.Result = "FAIL"
-			failed = true
+	}
+	// A placeholder left is an error when the definition does not
+	// validate (it is most likely why), a warning otherwise.
+	severity := asl.SeverityWarning
+	if asl.HasErrors(diags) {
+		severity = asl.SeverityError
+	}
+	var missing []asl.Diagnostic
+	for _, name := range left {
+		msg := fmt.Sprintf("${%s} has no value; give it with --substitutions %s=VALUE", name, name)
+		if src.fromTemplate {
+			msg = fmt.Sprintf("${%s} has no value: the template's DefinitionSubstitutions do not give it; give it with --substitutions %s=VALUE", name, name)
 		}
-		hints := asl.Hints(def, diags)
-		for i, d := range diags {
-			if c.format == "text" {
-				c.printDiagnostic(file, def, d, hints[i])
-			}
-			resp.Diagnostics = append(resp.Diagnostics, validateDiagnostic{
-				Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location, Hints: hints[i],
-			})
-		}
+		missing = append(missing, asl.Diagnostic{Severity: severity, Code: codeMissingSubstitution, Message: msg})
+	}
+	resp := validateResponse{File: file, Result: "OK", Diagnostics: []validateDiagnostic{}}
+	if asl.HasErrors(diags) {
+		resp.Result = "FAIL"
+	}
+	for i, d := range missing {
 		if c.format == "text" {
-			c.printHidden(file, def, diags)
-		}
-		if c.format == "text" && !asl.HasErrors(diags) {
-			c.warnUnserved(file, def)
-		}
-		if c.format == "json" {
-			if err := enc.Encode(resp); err != nil {
-				return err
+			line, col, ok := placeholderAt(src.raw, left[i])
+			switch {
+			case ok && src.rawName == "":
+				fmt.Fprintf(c.Out, "%s:%d:%d: %s %s: %s\n", file, line, col, d.Severity, d.Code, d.Message)
+			case ok:
+				fmt.Fprintf(c.Out, "%s: %s %s: %s (%s:%d:%d)\n", file, d.Severity, d.Code, d.Message, src.rawName, line, col)
+			default:
+				fmt.Fprintf(c.Out, "%s: %s %s: %s\n", file, d.Severity, d.Code, d.Message)
 			}
 		}
+		resp.Diagnostics = append(resp.Diagnostics, validateDiagnostic{Severity: string(d.Severity), Code: d.Code, Message: d.Message})
 	}
-	if failed {
-		return &ExitError{Code: 1}
+	var hints [][]string
+	if src.problem == nil {
+		hints = asl.Hints(def, diags)
+	} else {
+		hints = make([][]string, len(diags))
 	}
-	return nil
+	for i, d := range diags {
+		if c.format == "text" {
+			c.printDiagnostic(file, def, d, hints[i])
+		}
+		resp.Diagnostics = append(resp.Diagnostics, validateDiagnostic{
+			Severity: string(d.Severity), Code: d.Code, Message: d.Message, Location: d.Location, Hints: hints[i],
+		})
+	}
+	if c.format == "text" && src.problem == nil {
+		c.printHidden(file, def, diags)
+	}
+	if c.format == "text" && !asl.HasErrors(diags) {
+		c.warnUnserved(file, def)
+	}
+	if c.format == "json" {
+		if err := c.enc.Encode(resp); err != nil {
+			return false, err
+		}
+	}
+	return asl.HasErrors(diags), nil
+}
+
+// placeholderAt is the line and column where ${name} first comes in a
+// file's text.
+func placeholderAt(raw []byte, name string) (int, int, bool) {
+	i := bytes.Index(raw, []byte("${"+name+"}"))
+	if i < 0 {
+		return 0, 0, false
+	}
+	line := 1 + bytes.Count(raw[:i], []byte("\n"))
+	col := 1 + utf8.RuneCount(raw[bytes.LastIndexByte(raw[:i], '\n')+1:i])
+	return line, col, true
+}
+
+// validateTemplate validates each state machine of a CloudFormation or
+// SAM template, named TEMPLATE#LogicalId, its definition as a deploy
+// would make it (deploy.PreviewStateMachines); it says whether one has
+// an error.
+func (c *validateCommand) validateTemplate(ctx context.Context, path string) (bool, error) {
+	data, err := boundedfile.Read(ctx, path, maxTemplateFile)
+	if err != nil {
+		return false, &UsageError{"--template: " + err.Error()}
+	}
+	t, err := cfn.Parse(data)
+	if err != nil {
+		return false, &UsageError{fmt.Sprintf("--template %s: %v", path, err)}
+	}
+	base := filepath.Dir(path)
+	sms, err := deploy.PreviewStateMachines(ctx, t, deploy.Options{BaseDir: base})
+	if err != nil {
+		return false, &UsageError{fmt.Sprintf("--template %s: %v", path, err)}
+	}
+	if len(sms) == 0 {
+		return false, &UsageError{fmt.Sprintf("--template %s: no AWS::StepFunctions::StateMachine or AWS::Serverless::StateMachine in it", path)}
+	}
+	failed := false
+	for _, sm := range sms {
+		src := &validateSource{label: path + "#" + sm.LogicalID, def: []byte(sm.Definition), fromTemplate: true}
+		switch {
+		case sm.Err != nil:
+			src.problem = &asl.Diagnostic{Severity: asl.SeverityError, Code: codeInvalidDefinition, Message: sm.Err.Error()}
+		case sm.From != "":
+			full := sm.From
+			if !filepath.IsAbs(full) {
+				full = filepath.Join(base, full)
+			}
+			src.raw, _ = boundedfile.Read(ctx, full, maxDefinitionFile)
+			src.rawName = full
+		}
+		bad, err := c.validateOne(src)
+		if err != nil {
+			return false, err
+		}
+		failed = failed || bad
+	}
+	return failed, nil
+}
+
+// readSubstitutions reads the --substitutions: each a file (a JSON or
+// YAML object of names to values) or NAME=VALUE; a later one wins.
+func (c *validateCommand) readSubstitutions() (map[string]any, error) {
+	subs := map[string]any{}
+	for _, s := range c.substitutions {
+		if info, err := os.Stat(s); err == nil && !info.IsDir() || !strings.Contains(s, "=") {
+			m, err := readSubstitutionsFile(s)
+			if err != nil {
+				return nil, &UsageError{"--substitutions " + s + ": " + err.Error()}
+			}
+			for k, v := range m {
+				subs[k] = v
+			}
+			continue
+		}
+		k, v, _ := strings.Cut(s, "=")
+		if k == "" {
+			return nil, &UsageError{fmt.Sprintf("--substitutions %s: NAME=VALUE needs a name", s)}
+		}
+		subs[k] = v
+	}
+	return subs, nil
+}
+
+// readSubstitutionsFile reads a JSON or YAML object of names to values
+// (strings, numbers, booleans), as a template's DefinitionSubstitutions
+// gives them.
+func readSubstitutionsFile(path string) (map[string]any, error) {
+	data, err := boundedfile.Read(context.Background(), path, maxDefinitionFile)
+	if err != nil {
+		return nil, err
+	}
+	v, err := cfn.Decode(data)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "template: "))
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("an object of names to values, got %s", cfn.TypeName(v))
+	}
+	for k, v := range m {
+		switch v.(type) {
+		case string, json.Number, bool:
+		default:
+			return nil, fmt.Errorf("%s: a value is a string, a number or a boolean, got %s", k, cfn.TypeName(v))
+		}
+	}
+	return m, nil
 }
 
 // policyDiagnostics checks the failure policies the --tag flags set
