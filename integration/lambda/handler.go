@@ -32,6 +32,10 @@ type Handler struct {
 	// names are taken too: python3.12, nodejs20.x, provided.al2023, ...;
 	// see RuntimeFor).
 	Runtime string
+	// Declared is the Lambda runtime identifier Runtime was given as
+	// (python3.12), "" for a short name; it chooses the interpreter
+	// (see interp.go) and is AWS_EXECUTION_ENV's.
+	Declared string
 	// Dir is the folder of the code, or a .zip file of it (extracted
 	// once, see zip.go). Name is the handler: module.function (Python),
 	// file.function (Node.js), for a provided runtime anything (its
@@ -51,9 +55,9 @@ type Handler struct {
 // ruby3.3, ...). The short names themselves are taken as they are.
 func RuntimeFor(lambdaRuntime string) (runtime string, ok bool) {
 	switch {
-	case lambdaRuntime == RuntimePython || strings.HasPrefix(lambdaRuntime, "python3"):
+	case lambdaRuntime == RuntimePython || pythonID.MatchString(lambdaRuntime):
 		return RuntimePython, true
-	case lambdaRuntime == RuntimeNode || strings.HasPrefix(lambdaRuntime, "nodejs"):
+	case lambdaRuntime == RuntimeNode || nodeID.MatchString(lambdaRuntime):
 		return RuntimeNode, true
 	case lambdaRuntime == RuntimeProvided || strings.HasPrefix(lambdaRuntime, "provided."):
 		return RuntimeProvided, true
@@ -95,6 +99,9 @@ func (h *Handler) check() error {
 	runtime, ok := RuntimeFor(h.Runtime)
 	if !ok {
 		return fmt.Errorf("runtime %q: the runtimes are %s, %s and %s", h.Runtime, RuntimePython, RuntimeNode, RuntimeProvided)
+	}
+	if h.Runtime != runtime {
+		h.Declared = h.Runtime
 	}
 	h.Runtime = runtime
 	if runtime != RuntimeProvided {

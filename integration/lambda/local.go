@@ -67,6 +67,8 @@ type Local struct {
 	region, account string
 	// env is what every function's environment starts from (env.go).
 	env []string
+	// interpreters are the programs of declared runtimes (interp.go).
+	interpreters map[string]string
 	// groups records the process groups of the functions (groups_linux.go).
 	groups atomic.Pointer[groupRecord]
 	// run is this server run's token: every function's process gets it
