@@ -43,7 +43,7 @@ func init() {
 // Runtimes are the Lambda runtimes that run here: the Python 3 and
 // Node.js ones on the host's interpreter (or --runtime's), whatever
 // version they declare (a warning names the difference).
-const Runtimes = "python3.x (python3.7 ... python3.13), nodejsN.x (nodejs12.x ... nodejs22.x), provided, provided.al2, provided.al2023"
+const Runtimes = "python3.x (python3.7 ... python3.14), nodejsN.x (nodejs12.x ... nodejs24.x), provided, provided.al2, provided.al2023"
 
 var (
 	nodeRuntime   = regexp.MustCompile(`^nodejs\d+\.x$`)

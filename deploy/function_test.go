@@ -219,7 +219,7 @@ func TestFunctionErrorsNameTheResource(t *testing.T) {
 	base := codeFolder(t)
 	for _, c := range []struct{ props, want string }{
 		{`{Runtime: java21, Handler: a.B, CodeUri: src}`,
-			"resource Fn (AWS::Serverless::Function): Properties.Runtime: runtime java21 does not run here; the runtimes that do: python3.x (python3.7 ... python3.13), nodejsN.x (nodejs12.x ... nodejs22.x), provided, provided.al2, provided.al2023"},
+			"resource Fn (AWS::Serverless::Function): Properties.Runtime: runtime java21 does not run here; the runtimes that do: python3.x (python3.7 ... python3.14), nodejsN.x (nodejs12.x ... nodejs24.x), provided, provided.al2, provided.al2023"},
 		{`{Runtime: python2.7, Handler: a.b, CodeUri: src}`, "runtime python2.7 does not run here"},
 		{`{Handler: a.b, CodeUri: src}`, "Properties.Runtime: no Runtime"},
 		{`{Runtime: python3.12, CodeUri: src}`, "Properties.Handler: a python3.12 function needs a Handler"},

@@ -13,7 +13,7 @@ import (
 // Interpreters of Python and Node.js handlers
 //
 // Every Python 3 and Node.js runtime Lambda names (python3.7 ...
-// python3.13, nodejs12.x ... nodejs22.x, deprecated ones included) runs
+// python3.14, nodejs12.x ... nodejs24.x, deprecated ones included) runs
 // here on the host's interpreter: python3 and node from PATH, or the
 // program --runtime RUNTIME=PATH names for that runtime. When the
 // declared version is not the interpreter's, the function still runs;
