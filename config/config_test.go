@@ -18,6 +18,7 @@ func TestValidate(t *testing.T) {
 	ok.Integrations = Integrations{AWSEndpoint: "http://127.0.0.1:5000", Endpoints: map[string]string{"sqs": "https://sqs.example"}}
 	require.NoError(t, ok.Validate())
 	ok.Integrations.HTTPTaskAllow = []string{"localhost:9000,10.0.0.0/8", "::1"}
+	ok.Integrations.Runtimes = map[string]string{"python3.12": "/bin/sh", "nodejs14.x": "/bin/sh"}
 	require.NoError(t, ok.Validate())
 	ok.Quotas = quota.AWS()
 	require.NoError(t, ok.Validate())
@@ -53,6 +54,12 @@ func TestValidate(t *testing.T) {
 			`http-task-allow: "http://127.0.0.1:8080" is a URL: give its host, such as localhost or localhost:8080`},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"a/b": "cat"} }, "function a/b: not a Lambda function name (letters, digits, '-' and '_', at most 64)"},
 		{func(s *Serve) { s.Integrations.Functions = map[string]string{"f": " "} }, "function f: no command"},
+		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"python3.12": "/no/such/python"} },
+			"runtime python3.12=/no/such/python: stat /no/such/python: no such file or directory"},
+		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"python3.12": "/etc/passwd"} }, "runtime python3.12=/etc/passwd: not an executable file"},
+		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"python3.12": "/usr/bin"} }, "runtime python3.12=/usr/bin: not an executable file"},
+		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"java21": "/bin/sh"} },
+			"runtime java21=/bin/sh: the runtime is python3.N or nodejsN.x (e.g. python3.12, nodejs20.x)"},
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
 			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
 		{func(s *Serve) { s.ExecutionLogs.To = "syslog" }, `execution-logs "syslog": must be auto, files, cloudwatch or off`},

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -34,6 +35,11 @@ type Integrations struct {
 	// Without an entry, HTTP Tasks call public HTTPS endpoints only, as
 	// on AWS; see package internal/security/egress.
 	HTTPTaskAllow []string
+	// Runtimes maps a Python or Node.js Lambda runtime (python3.12,
+	// nodejs20.x) to the interpreter that runs its functions
+	// (--runtime python3.12=/usr/bin/python3.12); without one a
+	// function runs on python3 or node from PATH.
+	Runtimes map[string]string
 }
 
 // ParseFunctions reads --function values, NAME=COMMAND each, into a map;
@@ -95,6 +101,34 @@ func (i *Integrations) validate() error {
 		if strings.TrimSpace(i.Functions[name]) == "" {
 			return fmt.Errorf("function %s: no command", name)
 		}
+	}
+	runtimes := make([]string, 0, len(i.Runtimes))
+	for rt := range i.Runtimes {
+		runtimes = append(runtimes, rt)
+	}
+	sort.Strings(runtimes)
+	for _, rt := range runtimes {
+		if err := checkInterpreter(rt, i.Runtimes[rt]); err != nil {
+			return fmt.Errorf("runtime %s=%s: %w", rt, i.Runtimes[rt], err)
+		}
+	}
+	return nil
+}
+
+var interpretedRE = regexp.MustCompile(`^(python3\.\d+|nodejs\d+\.x)$`)
+
+// checkInterpreter checks a --runtime value: a Python or Node.js runtime
+// and an executable file.
+func checkInterpreter(rt, path string) error {
+	if !interpretedRE.MatchString(rt) {
+		return fmt.Errorf("the runtime is python3.N or nodejsN.x (e.g. python3.12, nodejs20.x)")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("not an executable file")
 	}
 	return nil
 }

@@ -40,25 +40,32 @@ func init() {
 	}
 }
 
-// Runtimes are the Lambda runtimes that run here.
-const Runtimes = "python3.x, nodejs18.x and later, provided, provided.al2, provided.al2023"
+// Runtimes are the Lambda runtimes that run here: the Python 3 and
+// Node.js ones on the host's interpreter (or --runtime's), whatever
+// version they declare (a warning names the difference).
+const Runtimes = "python3.x (python3.7 ... python3.14), nodejsN.x (nodejs12.x ... nodejs24.x), provided, provided.al2, provided.al2023"
 
-var nodeRuntime = regexp.MustCompile(`^nodejs(\d+)\.x$`)
+var (
+	nodeRuntime   = regexp.MustCompile(`^nodejs\d+\.x$`)
+	pythonRuntime = regexp.MustCompile(`^python3\.\d+$`)
+)
+
+// VersionNoter is what Functions may also do: say how the interpreter
+// that runs a runtime differs from the version it declares ("" when it
+// does not), for a deploy to warn.
+type VersionNoter interface {
+	VersionNote(runtime string) string
+}
 
 // checkRuntime says whether a function of runtime rt runs here.
 func checkRuntime(rt string) error {
 	switch {
 	case rt == "":
 		return fmt.Errorf("no Runtime: a function runs here with one of %s", Runtimes)
-	case strings.HasPrefix(rt, "python3.") && len(rt) > len("python3."):
+	case pythonRuntime.MatchString(rt) || nodeRuntime.MatchString(rt):
 		return nil
 	case rt == "provided" || rt == "provided.al2" || rt == "provided.al2023":
 		return nil
-	}
-	if m := nodeRuntime.FindStringSubmatch(rt); m != nil {
-		if n, _ := strconv.Atoi(m[1]); n >= 18 {
-			return nil
-		}
 	}
 	return fmt.Errorf("runtime %s does not run here; the runtimes that do: %s", rt, Runtimes)
 }
@@ -226,6 +233,11 @@ func (x *run) functionOf(ctx context.Context, r *resource, p resProps, name stri
 	}
 	if err := checkRuntime(runtime); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p.path("Runtime"), err)
+	}
+	if n, ok := x.d.Functions.(VersionNoter); ok {
+		if note := n.VersionNote(runtime); note != "" {
+			x.warn("%s (%s): %s", r.ID, r.Type, note)
+		}
 	}
 	handler, err := p.str("Handler")
 	if err != nil {

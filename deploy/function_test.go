@@ -219,8 +219,8 @@ func TestFunctionErrorsNameTheResource(t *testing.T) {
 	base := codeFolder(t)
 	for _, c := range []struct{ props, want string }{
 		{`{Runtime: java21, Handler: a.B, CodeUri: src}`,
-			"resource Fn (AWS::Serverless::Function): Properties.Runtime: runtime java21 does not run here; the runtimes that do: python3.x, nodejs18.x and later, provided, provided.al2, provided.al2023"},
-		{`{Runtime: nodejs16.x, Handler: a.b, CodeUri: src}`, "runtime nodejs16.x does not run here"},
+			"resource Fn (AWS::Serverless::Function): Properties.Runtime: runtime java21 does not run here; the runtimes that do: python3.x (python3.7 ... python3.14), nodejsN.x (nodejs12.x ... nodejs24.x), provided, provided.al2, provided.al2023"},
+		{`{Runtime: python2.7, Handler: a.b, CodeUri: src}`, "runtime python2.7 does not run here"},
 		{`{Handler: a.b, CodeUri: src}`, "Properties.Runtime: no Runtime"},
 		{`{Runtime: python3.12, CodeUri: src}`, "Properties.Handler: a python3.12 function needs a Handler"},
 		{`{Runtime: python3.12, Handler: a.b, CodeUri: nowhere}`, "Properties.CodeUri: nowhere does not exist (read from " + base + ")"},
@@ -273,4 +273,39 @@ Resources:
 	require.NoError(t, err)
 	require.Equal(t, []string{"Fn skipped", "Image deleted"}, actions(r))
 	require.Equal(t, []string{"Fn (AWS::Serverless::Function) is not run here: this server has no local functions; Ref gives app-Fn"}, r.Warnings)
+}
+
+// notedFunctions are local functions whose interpreters are not the
+// declared versions.
+type notedFunctions struct{ *memFunctions }
+
+func (notedFunctions) VersionNote(runtime string) string {
+	if runtime == "nodejs22.x" {
+		return ""
+	}
+	return "declared " + runtime + ", runs on the host's python3.11"
+}
+
+// Every Python 3 and Node.js runtime runs, deprecated ones included; a
+// declared version that is not the interpreter's is warned of.
+func TestFunctionRuntimesRunOnTheHostsInterpreter(t *testing.T) {
+	b := newTestBed(t)
+	b.d.Functions = notedFunctions{b.fns}
+	base := codeFolder(t)
+	r, err := b.deployAt(t, `Resources:
+  Old: {Type: AWS::Serverless::Function, Properties: {CodeUri: src, Handler: app.handler, Runtime: nodejs14.x}}
+  Py: {Type: AWS::Serverless::Function, Properties: {CodeUri: src, Handler: app.handler, Runtime: python3.7}}
+  New: {Type: AWS::Serverless::Function, Properties: {CodeUri: src, Handler: app.handler, Runtime: nodejs22.x}}
+`, base, nil)
+	require.NoError(t, err)
+	runtimes := map[string]string{}
+	for _, f := range b.fns.fns {
+		runtimes[f.Runtime] = f.Handler
+	}
+	require.Len(t, runtimes, 3, "every function is put")
+	require.Contains(t, runtimes, "nodejs14.x")
+	require.ElementsMatch(t, []string{
+		"Old (AWS::Serverless::Function): declared nodejs14.x, runs on the host's python3.11",
+		"Py (AWS::Serverless::Function): declared python3.7, runs on the host's python3.11",
+	}, r.Warnings)
 }

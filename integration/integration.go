@@ -140,6 +140,9 @@ type Config struct {
 	// Functions maps a Lambda function's name to the command line that
 	// runs it locally (--function NAME=COMMAND).
 	Functions map[string]string
+	// Runtimes maps a Python or Node.js Lambda runtime (python3.12) to
+	// the interpreter that runs its local functions (--runtime).
+	Runtimes map[string]string
 	// ConnectionsFile is the JSON file of the EventBridge connections
 	// (authorization and invocation parameters) HTTP Tasks name in
 	// Authentication.ConnectionArn; see package integration/http.

@@ -107,10 +107,16 @@ func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error
 		return fmt.Errorf("function %s is given by serve --function: the template's is not put over it (rename one of them)", f.Name)
 	}
 	if _, ok := lambda.RuntimeFor(f.Runtime); !ok {
-		return fmt.Errorf("runtime %s does not run here: python3.x, nodejs18.x and later, and provided (provided.al2, provided.al2023) do", f.Runtime)
+		return fmt.Errorf("runtime %s does not run here; the runtimes that do: %s", f.Runtime, deploy.Runtimes)
 	}
 	return l.local.Put(f.Name, &lambda.Handler{Runtime: f.Runtime, Dir: f.Code, Name: f.Handler,
 		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env})
+}
+
+// VersionNote says how the interpreter of a runtime differs from the
+// version it declares (see deploy.VersionNoter).
+func (l localFunctions) VersionNote(runtime string) string {
+	return l.local.VersionNote(runtime)
 }
 
 func (l localFunctions) HasFunction(_ context.Context, name string) (bool, error) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -401,6 +402,7 @@ func (s *Server) Listen() error {
 		s.log.Info("serve: requests must be signed", "credentials", s.cfg.Credentials, "access_keys", s.creds.Len())
 	}
 	s.ln, s.http = ln, srv
+	s.tellFunctions()
 	s.served = make(chan error, 1)
 	go func() {
 		if s.cert != nil {
@@ -544,6 +546,34 @@ func (s *Server) Scheduler() *scheduler.Service { return s.sched }
 
 // Tracer is the executions' tracer; nil without WithTracing.
 func (s *Server) Tracer() *tracing.Tracer { return s.tracer }
+
+// tellFunctions makes the local functions' calls to Step Functions come
+// here (AWS_ENDPOINT_URL_SFN), signed with a key the server takes: its
+// credentials' default profile's, else their first.
+func (s *Server) tellFunctions() {
+	if s.local == nil {
+		return
+	}
+	host := s.ln.Addr().String()
+	if a, ok := s.ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		// Listening on every address: the functions call the loopback one.
+		host = net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	var keyID, secret string
+	if s.creds != nil {
+		ids := s.creds.AccessKeyIDs()
+		for _, id := range ids {
+			if s.creds.Profile(id) == "default" {
+				keyID = id
+			}
+		}
+		if keyID == "" && len(ids) > 0 {
+			keyID = ids[0]
+		}
+		secret, _ = s.creds.Secret(keyID)
+	}
+	s.local.SetServer(s.scheme+"://"+host, keyID, secret)
+}
 
 // Addr is the address the server listens on; nil before Start.
 func (s *Server) Addr() net.Addr {

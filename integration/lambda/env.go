@@ -2,6 +2,7 @@ package lambda
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,10 +25,17 @@ import (
 //   - when calls to AWS go to an endpoint (--aws-endpoint, --endpoint
 //     SERVICE=URL): AWS_ENDPOINT_URL (and AWS_ENDPOINT_URL_<SERVICE>),
 //     so an AWS SDK in the function calls the services the server's
-//     tasks call, and fixed local credentials (integration's
-//     LocalAccessKeyID), which emulators accept: the server's own keys
-//     are never handed on. Without an endpoint a function gets no
-//     credentials, as a function without a role;
+//     tasks call;
+//   - once the server listens (SetServer): AWS_ENDPOINT_URL_SFN, the
+//     server itself, so that a function's SendTaskSuccess or
+//     StartExecution reaches the server that invoked it;
+//   - with an endpoint or the server's URL, credentials: the server's
+//     own access key when it takes signed requests only (--credentials:
+//     its default profile's, else its first), else fixed local
+//     credentials (integration's LocalAccessKeyID), which emulators
+//     accept. The keys the server itself calls AWS with are never
+//     handed on. Without either a function gets no credentials, as a
+//     function without a role;
 //   - always, noCredentials: an AWS SDK in the function reads no shared
 //     credentials or config file (AWS_SHARED_CREDENTIALS_FILE and
 //     AWS_CONFIG_FILE are /dev/null: HOME is passed on, and
@@ -52,9 +60,19 @@ var passedVars = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "T
 var noCredentials = []string{"AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_CONFIG_FILE=/dev/null",
 	"AWS_EC2_METADATA_DISABLED=true"}
 
+// calls is where a function's calls to AWS go, and with what key.
+type calls struct {
+	endpoint  string
+	endpoints map[string]string
+	// self is the server's own URL (AWS_ENDPOINT_URL_SFN), and keyID
+	// and secret the key it takes ("": local credentials).
+	self, keyID, secret string
+}
+
 // baseEnv is what every function's process starts from: passedVars of
-// environ, and the endpoints (with local credentials) calls to AWS go to.
-func baseEnv(environ []string, endpoint string, endpoints map[string]string) []string {
+// environ, and where calls to AWS go, with their credentials.
+func baseEnv(environ []string, c calls) []string {
+	endpoint, endpoints := c.endpoint, c.endpoints
 	var env []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -75,9 +93,18 @@ func baseEnv(environ []string, endpoint string, endpoints map[string]string) []s
 	sort.Strings(services)
 	for _, s := range services {
 		name := strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(s))
+		if name == "SFN" && c.self != "" {
+			continue
+		}
 		env = append(env, "AWS_ENDPOINT_URL_"+name+"="+endpoints[s])
 	}
-	if endpoint != "" || len(endpoints) > 0 {
+	if c.self != "" {
+		env = append(env, "AWS_ENDPOINT_URL_SFN="+c.self)
+	}
+	switch {
+	case c.keyID != "":
+		env = append(env, "AWS_ACCESS_KEY_ID="+c.keyID, "AWS_SECRET_ACCESS_KEY="+c.secret)
+	case endpoint != "" || len(endpoints) > 0 || c.self != "":
 		env = append(env, "AWS_ACCESS_KEY_ID="+integration.LocalAccessKeyID,
 			"AWS_SECRET_ACCESS_KEY="+integration.LocalSecretAccessKey)
 	}
@@ -85,8 +112,27 @@ func baseEnv(environ []string, endpoint string, endpoints map[string]string) []s
 }
 
 // setEndpoints makes functions' AWS SDKs call these endpoints (the
-// server's --aws-endpoint and --endpoint values), with local
-// credentials; see baseEnv. It is called before the first invoke.
+// server's --aws-endpoint and --endpoint values); see baseEnv. It is
+// called before the first invoke.
 func (l *Local) setEndpoints(endpoint string, endpoints map[string]string) {
-	l.env = baseEnv(os.Environ(), endpoint, endpoints)
+	l.envMu.Lock()
+	defer l.envMu.Unlock()
+	l.calls.endpoint, l.calls.endpoints = endpoint, endpoints
+	env := baseEnv(os.Environ(), l.calls)
+	l.env.Store(&env)
 }
+
+// SetServer makes functions' calls to Step Functions go to the server
+// at url (AWS_ENDPOINT_URL_SFN), signed with the access key keyID and
+// its secret (keyID "": local credentials, for a server that takes any
+// request). The processes started after it see it.
+func (l *Local) SetServer(url, keyID, secret string) {
+	l.envMu.Lock()
+	defer l.envMu.Unlock()
+	l.calls.self, l.calls.keyID, l.calls.secret = url, keyID, secret
+	env := baseEnv(os.Environ(), l.calls)
+	l.env.Store(&env)
+}
+
+// baseEnviron is what a function's environment starts from.
+func (l *Local) baseEnviron() []string { return slices.Clip(*l.env.Load()) }

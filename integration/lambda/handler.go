@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -17,9 +18,13 @@ const (
 	RuntimeProvided = "provided"
 )
 
-// Default settings of a handler function, Lambda's own.
+// Default settings of a handler function: the memory Lambda's own
+// default; the timeout Lambda's maximum, 15 minutes, so that a night's
+// job given by --function is not cut at Lambda's default of 3 s (a
+// template's function has its own Timeout, 3 s unless it says; a Task's
+// TimeoutSeconds still bounds the task).
 const (
-	DefaultTimeout  = 3 * time.Second
+	DefaultTimeout  = 15 * time.Minute
 	DefaultMemoryMB = 128
 	// InitTimeout bounds the handler's import, as Lambda's init phase.
 	InitTimeout = 10 * time.Second
@@ -32,6 +37,10 @@ type Handler struct {
 	// names are taken too: python3.12, nodejs20.x, provided.al2023, ...;
 	// see RuntimeFor).
 	Runtime string
+	// Declared is the Lambda runtime identifier Runtime was given as
+	// (python3.12), "" for a short name; it chooses the interpreter
+	// (see interp.go) and is AWS_EXECUTION_ENV's.
+	Declared string
 	// Dir is the folder of the code, or a .zip file of it (extracted
 	// once, see zip.go). Name is the handler: module.function (Python),
 	// file.function (Node.js), for a provided runtime anything (its
@@ -51,9 +60,9 @@ type Handler struct {
 // ruby3.3, ...). The short names themselves are taken as they are.
 func RuntimeFor(lambdaRuntime string) (runtime string, ok bool) {
 	switch {
-	case lambdaRuntime == RuntimePython || strings.HasPrefix(lambdaRuntime, "python3"):
+	case lambdaRuntime == RuntimePython || pythonID.MatchString(lambdaRuntime):
 		return RuntimePython, true
-	case lambdaRuntime == RuntimeNode || strings.HasPrefix(lambdaRuntime, "nodejs"):
+	case lambdaRuntime == RuntimeNode || nodeID.MatchString(lambdaRuntime):
 		return RuntimeNode, true
 	case lambdaRuntime == RuntimeProvided || strings.HasPrefix(lambdaRuntime, "provided."):
 		return RuntimeProvided, true
@@ -61,9 +70,11 @@ func RuntimeFor(lambdaRuntime string) (runtime string, ok bool) {
 	return "", false
 }
 
-// ParseHandler reads the RUNTIME:DIR:HANDLER form of a --function value
-// (RUNTIME python, node or provided); ok is false when spec is not of
-// that form (it is then a command line).
+// ParseHandler reads the RUNTIME:DIR:HANDLER[@TIMEOUT] form of a
+// --function value (RUNTIME python, node or provided; DIR absolute or
+// relative to the working directory; TIMEOUT a duration such as 900s or
+// 2h, DefaultTimeout without it); ok is false when spec is not of that
+// form (it is then a command line).
 func ParseHandler(spec string) (h *Handler, ok bool, err error) {
 	runtime, rest, found := strings.Cut(spec, ":")
 	if !found || (runtime != RuntimePython && runtime != RuntimeNode && runtime != RuntimeProvided) {
@@ -71,9 +82,23 @@ func ParseHandler(spec string) (h *Handler, ok bool, err error) {
 	}
 	i := strings.LastIndex(rest, ":")
 	if i < 0 {
-		return nil, true, fmt.Errorf("%q: give a handler as %s:DIR:%s", spec, runtime, handlerForm(runtime))
+		return nil, true, fmt.Errorf("%q: give a handler as %s:DIR:%s[@TIMEOUT]", spec, runtime, handlerForm(runtime))
 	}
 	h = &Handler{Runtime: runtime, Dir: rest[:i], Name: rest[i+1:]}
+	if name, timeout, found := cutLast(h.Name, "@"); found {
+		d, err := time.ParseDuration(timeout)
+		if err != nil || d <= 0 {
+			return nil, true, fmt.Errorf("%q: timeout %q: a positive duration such as 900s, 15m or 2h", spec, timeout)
+		}
+		h.Name, h.Timeout = name, d
+	}
+	if h.Dir != "" && !filepath.IsAbs(h.Dir) {
+		abs, err := filepath.Abs(h.Dir)
+		if err != nil {
+			return nil, true, fmt.Errorf("%q: the handler's folder: %w", spec, err)
+		}
+		h.Dir = abs
+	}
 	if err := h.check(); err != nil {
 		return nil, true, fmt.Errorf("%q: %w", spec, err)
 	}
@@ -95,6 +120,9 @@ func (h *Handler) check() error {
 	runtime, ok := RuntimeFor(h.Runtime)
 	if !ok {
 		return fmt.Errorf("runtime %q: the runtimes are %s, %s and %s", h.Runtime, RuntimePython, RuntimeNode, RuntimeProvided)
+	}
+	if h.Runtime != runtime {
+		h.Declared = h.Runtime
 	}
 	h.Runtime = runtime
 	if runtime != RuntimeProvided {

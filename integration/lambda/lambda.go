@@ -89,6 +89,7 @@ func localOf(cfg *integration.Config) (*Local, error) {
 			l.account = cfg.Account
 		}
 		l.setEndpoints(cfg.Endpoint, cfg.Endpoints)
+		l.SetInterpreters(cfg.Runtimes)
 		return l, nil
 	})
 	if err != nil {

@@ -65,8 +65,13 @@ type Local struct {
 	slots           chan struct{}
 	log             *slog.Logger
 	region, account string
-	// env is what every function's environment starts from (env.go).
-	env []string
+	// env is what every function's environment starts from (env.go),
+	// made of calls under envMu.
+	env   atomic.Pointer[[]string]
+	envMu sync.Mutex
+	calls calls
+	// interpreters are the programs of declared runtimes (interp.go).
+	interpreters map[string]string
 	// groups records the process groups of the functions (groups_linux.go).
 	groups atomic.Pointer[groupRecord]
 	// run is this server run's token: every function's process gets it
@@ -121,9 +126,11 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 		log = slog.New(slog.DiscardHandler)
 	}
 	l := &Local{limit: payloadLimit, slots: make(chan struct{}, maxLocalRuns), log: log,
-		region: "us-east-1", account: "123456789012", env: baseEnv(os.Environ(), "", nil), given: map[string]bool{},
+		region: "us-east-1", account: "123456789012", given: map[string]bool{},
 		run: randomHex(16)}
 	l.fns.Store(&map[string]*Function{})
+	env := baseEnv(os.Environ(), calls{})
+	l.env.Store(&env)
 	l.idle.Store(int64(DefaultIdleTimeout))
 	for name, cmd := range specs {
 		if err := checkName(name); err != nil {
@@ -432,7 +439,7 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size
 	defer func() { <-f.local.slots }()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.Env = append(slices.Clip(f.local.env), "AWS_LAMBDA_FUNCTION_NAME="+f.Name,
+	cmd.Env = append(f.local.baseEnviron(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name,
 		"AWS_REGION="+f.local.region, "AWS_DEFAULT_REGION="+f.local.region)
 	if tc := traceOf(ctx); tc.parent != "" {
 		cmd.Env = append(cmd.Env, "_X_AMZN_TRACE_ID="+tc.xray, "TRACEPARENT="+tc.parent)

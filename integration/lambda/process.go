@@ -179,7 +179,7 @@ func exitMessage(requestID string, st *os.ProcessState) string {
 // ours (env.go), Lambda's variables, the function's own.
 func (f *Function) env(dir string) []string {
 	h := f.Handler
-	env := append(slices.Clip(f.local.env),
+	env := append(f.local.baseEnviron(),
 		"AWS_LAMBDA_FUNCTION_NAME="+f.Name,
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE="+strconv.Itoa(h.memory()),
@@ -189,7 +189,15 @@ func (f *Function) env(dir string) []string {
 		"AWS_DEFAULT_REGION="+f.local.region,
 		"LAMBDA_TASK_ROOT="+dir,
 		"_HANDLER="+h.Name,
+		"AWS_LAMBDA_INITIALIZATION_TYPE=on-demand",
+		// Lambda's clock is UTC, whatever the server's TZ.
+		"TZ=:UTC",
 	)
+	if h.Runtime != RuntimeProvided && h.Declared != "" {
+		env = append(env, "AWS_EXECUTION_ENV=AWS_Lambda_"+h.Declared)
+	} else if h.Runtime != RuntimeProvided {
+		env = append(env, "AWS_EXECUTION_ENV=AWS_Lambda_"+map[string]string{RuntimePython: "python3", RuntimeNode: "nodejs"}[h.Runtime])
+	}
 	for k, v := range h.Env {
 		env = append(env, k+"="+v)
 	}

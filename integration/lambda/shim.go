@@ -121,9 +121,9 @@ func (f *Function) startShim(ctx context.Context, dir string) (*warm, error) {
 		return nil, fmt.Errorf("the runtime shim: %w", err)
 	}
 	h := f.Handler
-	program, shim := "python3", "shim.py"
+	program, shim := f.local.program(h), "shim.py"
 	if h.Runtime == RuntimeNode {
-		program, shim = "node", "shim.js"
+		shim = "shim.js"
 	}
 	// The shim also ends when its standard input closes.
 	cmd := exec.CommandContext(ctx, program, filepath.Join(shims, shim), dir, h.Name)

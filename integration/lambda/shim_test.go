@@ -96,7 +96,7 @@ func TestPythonHandler(t *testing.T) {
 	require.Equal(t, get(t, res.Output, "SdkResponseMetadata", "RequestId"), get(t, payload, "request"))
 	remaining, ok := get(t, payload, "remaining").(jsonvalue.Number).Int64()
 	require.True(t, ok)
-	require.True(t, remaining > 0 && remaining <= 3000, "the remaining time counts down from Lambda's 3 s: %d", remaining)
+	require.True(t, remaining > 3000 && remaining <= 15*60*1000, "the remaining time counts down from the default of 15 minutes: %d", remaining)
 
 	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:hello", `{"name": "Grace"}`)
 	require.Nil(t, res.Failure)
@@ -158,7 +158,7 @@ func TestHandlerTimeout(t *testing.T) {
 	t.Parallel()
 	needs(t, "python3")
 	dir := handlerDir(t, map[string]string{"app.py": pyHandlers})
-	reg := localRegistry(t, map[string]string{"slow": "python:" + dir + ":app.slow", "hello": "python:" + dir + ":app.hello"}, 0)
+	reg := localRegistry(t, map[string]string{"slow": "python:" + dir + ":app.slow@3s", "hello": "python:" + dir + ":app.hello"}, 0)
 	start := time.Now()
 	res := run(t, reg, "arn:aws:states:::lambda:invoke", `{"FunctionName": "slow"}`)
 	require.NotNil(t, res.Failure)
@@ -185,7 +185,7 @@ def handler(event, context):
         time.sleep(30)
     return calls
 `})
-	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler"}, 0)
+	reg := localRegistry(t, map[string]string{"f": "python:" + dir + ":app.handler@2s"}, 0)
 	res := run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{}`)
 	require.Equal(t, jsonvalue.NumberFromInt(1), res.Output)
 	res = run(t, reg, "arn:aws:lambda:us-east-1:123456789012:function:f", `{"sleep": true}`)
@@ -205,6 +205,8 @@ func TestHandlerSpecs(t *testing.T) {
 		"node:" + dir + ":index.":          "give it as file.function",
 		"python:/no/such/folder:app.h":     "the handler's folder",
 		"node:" + dir + "/missing:index.h": "no such file or directory",
+		"python:" + dir + ":app.h@soon":    `timeout "soon": a positive duration such as 900s, 15m or 2h`,
+		"python:" + dir + ":app.h@0s":      `timeout "0s": a positive duration`,
 	} {
 		_, err := integration.New(integration.Config{Functions: map[string]string{"f": spec}})
 		require.ErrorContains(t, err, "local function f: ", spec)

@@ -126,7 +126,7 @@ States.TaskFailed.`,
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration in Step Functions Local's MockConfigFile format")
 	f.StringVar(&c.testCase, "test-case", "", "test case of --mock-config to run")
 	f.StringVar(&c.stateMachine, "state-machine", "", "state machine name the test case is under in --mock-config (default: the file's name)")
-	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, or a handler run warm by python3 or node, NAME=python:DIR:module.function or NAME=node:DIR:file.function (repeatable)")
+	f.StringArrayVar(&c.functions, "function", nil, "run Lambda function NAME locally: NAME=COMMAND, or a handler run warm by python3 or node, NAME=python:DIR:module.function[@TIMEOUT] or NAME=node:DIR:file.function[@TIMEOUT], DIR relative to the working directory, TIMEOUT e.g. 900s (default 15m) (repeatable)")
 	f.StringVar(&c.awsEndpoint, "aws-endpoint", "", "URL the AWS service calls of the Task states no mock answers go to (e.g. a local emulator)")
 	f.StringToStringVar(&c.endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
 	f.StringVar(&c.name, "name", "", "execution name (default: a generated one)")

@@ -19,7 +19,9 @@ import sys
 import time
 import traceback
 
-proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
+# UTF-8 as it is (ensure_ascii=False below); a lone surrogate, which
+# UTF-8 cannot hold, is written as its JSON escape.
+proto = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="backslashreplace")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
@@ -51,7 +53,7 @@ def error_of(e, request_id="", tb=None):
 
 
 def reply(obj):
-    proto.write(json.dumps(obj) + "\n")
+    proto.write(json.dumps(obj, ensure_ascii=False) + "\n")
     proto.flush()
 
 
@@ -96,7 +98,7 @@ def main():
             reply({"error": error_of(e, req["requestId"], tb.tb_next or tb)})
             continue
         try:
-            out = json.dumps(result)
+            out = json.dumps(result, ensure_ascii=False)
         except Exception as e:
             reply({"error": {"errorType": "Runtime.MarshalError",
                              "errorMessage": "Unable to marshal response: %s" % e, "stackTrace": []}})
