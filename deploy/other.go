@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ func (otherKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 			break
 		}
 	}
+	if name == "" && r.Def.Implicit != "" && r.Type == "AWS::IAM::Role" {
+		name = x.roleName(r.ID)
+	}
 	if name == "" {
 		name = x.name(r.ID, 64)
 	}
@@ -35,7 +39,63 @@ func (otherKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	if strings.HasPrefix(r.Type, "AWS::IAM::Role") {
 		rec.Attrs["RoleId"] = "AROA" + strings.ToUpper(strings.ReplaceAll(name, "-", ""))
 	}
+	x.localAttrs(r, rec)
 	return rec, Skipped, nil
+}
+
+// roleName is the name CloudFormation gives a role the template does
+// not name: STACK-LogicalId-SUFFIX, the suffix fixed here (a hash of the
+// two) where CloudFormation's is random.
+func (x *run) roleName(id string) string {
+	return x.name(id, 64-13) + "-" + strings.ToUpper(idHash(x.opts.StackName+"/"+id, 12))
+}
+
+// idHash is n lowercase letters and digits from s's hash: a made-up id
+// that the same stack and logical id always get.
+func idHash(s string, n int) string {
+	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	sum := sha256.Sum256([]byte(s))
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = digits[int(sum[i%len(sum)])%len(digits)]
+	}
+	return string(out)
+}
+
+// localAttrs gives the resources of some types not made here the Ref and
+// attributes their service would: an API's id and root resource, a
+// stage's name, a function URL.
+func (x *run) localAttrs(r *resource, rec *Record) {
+	key := x.opts.StackName + "/" + r.ID
+	region := x.region()
+	switch r.Type {
+	case "AWS::ApiGateway::RestApi":
+		id := idHash(key, 10)
+		rec.Physical = id
+		rec.Attrs["RestApiId"] = id
+		rec.Attrs["RootResourceId"] = idHash(key+"/", 10)
+	case "AWS::ApiGatewayV2::Api":
+		id := idHash(key, 10)
+		rec.Physical = id
+		rec.Attrs["ApiId"] = id
+		rec.Attrs["ApiEndpoint"] = "https://" + id + ".execute-api." + region + ".amazonaws.com"
+	case "AWS::ApiGateway::Stage", "AWS::ApiGatewayV2::Stage":
+		if s, ok := r.Props["StageName"].(string); ok && s != "" {
+			rec.Physical = s
+		}
+	case "AWS::ApiGateway::Deployment":
+		id := idHash(key, 6)
+		rec.Physical = id
+		rec.Attrs["DeploymentId"] = id
+	case "AWS::Lambda::Url":
+		fn := x.functionArn(x.name(r.Def.Implicit, 64))
+		if target, ok := r.Props["TargetFunctionArn"].(string); ok && target != "" {
+			fn = target
+		}
+		rec.Physical = fn
+		rec.Attrs["FunctionArn"] = fn
+		rec.Attrs["FunctionUrl"] = "https://" + idHash(key, 32) + ".lambda-url." + region + ".on.aws/"
+	}
 }
 
 func (otherKind) remove(context.Context, *run, string, *Record) error { return nil }

@@ -61,6 +61,9 @@ type Resource struct {
 	// IgnoreGlobals is SAM's attribute: "*", or a list of the Globals
 	// properties the resource does not take.
 	IgnoreGlobals any
+	// Implicit is, for a resource SAM makes on its own (implicit.go),
+	// the logical id of the template's resource it comes from.
+	Implicit string
 }
 
 // Output is one of the template's Outputs.
@@ -168,6 +171,9 @@ func fromDocument(doc any) (*Template, error) {
 		if err := t.applyGlobals(); err != nil {
 			return nil, err
 		}
+	}
+	if t.IsSAM() {
+		t.addImplicit()
 	}
 	return t, nil
 }

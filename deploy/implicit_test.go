@@ -1,0 +1,69 @@
+package deploy
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/deploy/cfn"
+	"stepwise/service"
+)
+
+// outputsOf is a report's outputs by key.
+func outputsOf(r *Report) map[string]string {
+	out := map[string]string{}
+	for _, o := range r.Outputs {
+		out[o.Key] = o.Value
+	}
+	return out
+}
+
+// deployFile parses and deploys a template of testdata/templates as
+// stack "app", its paths read from there.
+func (b *testBed) deployFile(t *testing.T, name string) (*Report, error) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/templates/" + name)
+	require.NoError(t, err)
+	tp, err := cfn.Parse(data)
+	require.NoError(t, err)
+	return b.d.Deploy(context.Background(), tp, Options{StackName: "app", BaseDir: "testdata/templates"})
+}
+
+func TestSAMImplicitResourcesResolve(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	r, err := b.deployFile(t, "sam-implicit.yaml")
+	require.NoError(t, err)
+	out := outputsOf(r)
+	require.Regexp(t, `^arn:aws:iam::123456789012:role/app-ActivityStateMachineRole-[A-Z0-9]{12}$`, out["MachineRole"])
+	require.Regexp(t, `^arn:aws:iam::123456789012:role/app-HelloFunctionRole-[A-Z0-9]{12}$`, out["FunctionRole"])
+	require.Equal(t, "arn:aws:iam::123456789012:role/"+out["FunctionRoleName"], out["FunctionRole"])
+	require.Regexp(t, `^https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/Prod/hello$`, out["RestApi"])
+	require.Regexp(t, `^[a-z0-9]{10}$`, out["Root"])
+	require.Regexp(t, `^https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com$`, out["HttpApi"])
+	require.Equal(t, "$default", out["HttpStage"])
+	require.Regexp(t, `^https://[a-z0-9]{32}\.lambda-url\.us-east-1\.on\.aws/$`, out["Url"])
+
+	// The state machine runs as the role its GetAtt gives.
+	arn := ""
+	for _, c := range r.Changes {
+		if c.LogicalID == "ActivityStateMachine" {
+			arn = c.Physical
+		}
+	}
+	d, err := b.svc.DescribeStateMachine(context.Background(), &service.DescribeStateMachineInput{StateMachineArn: arn})
+	require.NoError(t, err)
+	require.Equal(t, out["MachineRole"], d.RoleArn)
+	// What SAM makes on its own is no warning.
+	for _, w := range r.Warnings {
+		require.NotRegexp(t, regexp.MustCompile(`Role|ServerlessRestApi|ServerlessHttpApi`), w)
+	}
+
+	// A second deploy changes nothing.
+	r, err = b.deployFile(t, "sam-implicit.yaml")
+	require.NoError(t, err)
+	require.False(t, r.Changed(), actions(r))
+}
