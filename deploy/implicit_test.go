@@ -67,3 +67,26 @@ func TestSAMImplicitResourcesResolve(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, r.Changed(), actions(r))
 }
+
+func TestGetAttOfATypeNotMadeHereGivesAnyAttribute(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	r, err := b.deployFile(t, "getatt-any.yaml")
+	require.NoError(t, err)
+	out := outputsOf(r)
+	require.Regexp(t, `^[a-z0-9]{12}\.us-east-1\.elasticloadbalancingv2\.amazonaws\.com$`, out["DNS"])
+	require.Regexp(t, `^eipalloc-[a-z0-9]{17}$`, out["Allocation"])
+	require.Equal(t, "arn:aws:rds:us-east-1:123456789012:dbcluster/app-Cluster", out["ClusterArn"])
+	require.Regexp(t, `^[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$`, out["ClusterHost"])
+	require.Equal(t, "443", out["ClusterPort"])
+	require.Regexp(t, `^[a-z0-9]{10}$`, out["Root"], "an API's root resource is known: no warning")
+	require.Equal(t, "work", out["WorkName"])
+	require.Contains(t, r.Warnings, "Balancer (AWS::ElasticLoadBalancingV2::LoadBalancer) is not made here: Fn::GetAtt Balancer.DNSName gives a made-up "+out["DNS"])
+	for _, w := range r.Warnings {
+		require.NotContains(t, w, "RootResourceId")
+	}
+
+	// A type made here has its own attributes only.
+	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\nOutputs:\n  X: {Value: !GetAtt A.DNSName}\n", nil)
+	require.ErrorContains(t, err, "has no attribute DNSName")
+}

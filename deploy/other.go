@@ -124,3 +124,48 @@ func (x *run) guessArn(typ, name string) string {
 	}
 	return "arn:" + p + ":" + service + ":" + region + ":" + account + ":" + res + "/" + name
 }
+
+// madeUpAttr is the value of an attribute of a resource not made here
+// that localAttrs did not give: an ARN for *Arn, an id for *Id, a host
+// name for DNSName, *Endpoint and *.Address, a port for *Port, a URL for
+// *Url, else STACK-LogicalId-Attribute.
+func (x *run) madeUpAttr(id string, rec *Record, attr string) string {
+	key := x.opts.StackName + "/" + id + "/" + attr
+	last := attr[strings.LastIndex(attr, ".")+1:]
+	lower := strings.ToLower(last)
+	switch {
+	case strings.HasSuffix(last, "Arn"):
+		return x.guessArn(rec.Type, rec.Physical)
+	case strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID"):
+		return idPrefix(rec.Type) + idHash(key, 17)
+	case last == "DNSName" || strings.HasSuffix(last, "Endpoint") || last == "Address" || strings.HasSuffix(last, "Host"):
+		service := "local"
+		if parts := strings.Split(rec.Type, "::"); len(parts) == 3 {
+			service = strings.ToLower(parts[1])
+		}
+		return idHash(key, 12) + "." + x.region() + "." + service + ".amazonaws.com"
+	case strings.HasSuffix(last, "Port"):
+		return "443"
+	case strings.HasSuffix(lower, "url"):
+		return "https://" + idHash(key, 12) + "." + x.region() + ".amazonaws.com/"
+	}
+	return x.name(id, 200) + "-" + attr
+}
+
+// idPrefix is what the ids of a type's service start with (eipalloc-,
+// vpc-, sg-...), for made-up ids.
+func idPrefix(typ string) string {
+	switch typ {
+	case "AWS::EC2::EIP":
+		return "eipalloc-"
+	case "AWS::EC2::VPC":
+		return "vpc-"
+	case "AWS::EC2::Subnet":
+		return "subnet-"
+	case "AWS::EC2::SecurityGroup":
+		return "sg-"
+	case "AWS::EC2::Instance":
+		return "i-"
+	}
+	return ""
+}

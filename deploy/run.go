@@ -192,6 +192,8 @@ type run struct {
 	pending []*intent
 	adopted map[string]bool
 	notes   map[string]string
+	// warned are the made-up attributes (id.attr) warned of.
+	warned map[string]bool
 }
 
 // made drops a resource's intent, its record has it now; it says whether
@@ -429,6 +431,19 @@ func (x *run) GetAtt(id, attr string) (any, error) {
 		return nil, fmt.Errorf("resource %s is not made yet", id)
 	}
 	v, ok := rec.Attrs[attr]
+	if !ok && rec.Skipped {
+		// A type not made here has whatever attribute its service
+		// documents: a made-up value, said in a warning.
+		v = x.madeUpAttr(id, rec, attr)
+		if x.warned == nil {
+			x.warned = map[string]bool{}
+		}
+		if key := id + "." + attr; !x.warned[key] {
+			x.warned[key] = true
+			x.warn("%s (%s) is not made here: Fn::GetAtt %s.%s gives a made-up %v", id, rec.Type, id, attr, v)
+		}
+		return v, nil
+	}
 	if !ok {
 		names := sortedKeys(rec.Attrs)
 		if len(names) == 0 {
