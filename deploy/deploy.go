@@ -213,6 +213,11 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if err := checkStackName(opts.StackName); err != nil {
 		return nil, err
 	}
+	// The files its AWS::Include transforms name, from its folder.
+	t, err := t.Include(ctx, opts.BaseDir)
+	if err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prev, err := d.readRecord(ctx, opts.StackName)

@@ -90,3 +90,36 @@ func TestGetAttOfATypeNotMadeHereGivesAnyAttribute(t *testing.T) {
 	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\nOutputs:\n  X: {Value: !GetAtt A.DNSName}\n", nil)
 	require.ErrorContains(t, err, "has no attribute DNSName")
 }
+
+func TestAWSIncludeSplicesLocalFiles(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	data, err := os.ReadFile("testdata/templates/include/main.yaml")
+	require.NoError(t, err)
+	tp, err := cfn.Parse(data)
+	require.NoError(t, err, "a template with includes parses before its folder is known")
+	r, err := b.d.Deploy(context.Background(), tp, Options{StackName: "app", BaseDir: "testdata/templates/include"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"First created", "Second created"}, actions(r))
+	require.Equal(t, "arn:aws:states:us-east-1:123456789012:activity:first-second", outputsOf(r)["SecondArn"])
+	tags, err := b.svc.ListTagsForResource(context.Background(), &service.ListTagsForResourceInput{ResourceArn: "arn:aws:states:us-east-1:123456789012:activity:first"})
+	require.NoError(t, err)
+	require.Len(t, tags.Tags, 1)
+	require.Equal(t, "orders", *tags.Tags[0].Value)
+
+	for _, c := range []struct{ tmpl, err string }{
+		{"Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Fn::Transform: {Name: AWS::Include, Parameters: {Location: missing.yaml}}}}\n",
+			"template: Resources.A.Properties.Fn::Transform: AWS::Include: "},
+		{"Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Fn::Transform: {Name: MyMacro}}}\n",
+			`template: Resources.A.Properties.Fn::Transform: transform "MyMacro" is not run here; the one that is: AWS::Include`},
+		{"Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/k.yaml}}}}\n",
+			"only a local file is read here"},
+		{"Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a, Fn::Transform: {Name: AWS::Include, Parameters: {Location: parts/tags.json}}}}\n",
+			"the included file must hold an object to go beside Name, got a list"},
+	} {
+		tp, err := cfn.Parse([]byte(c.tmpl))
+		require.NoError(t, err)
+		_, err = b.d.Deploy(context.Background(), tp, Options{StackName: "bad", BaseDir: "testdata/templates/include"})
+		require.ErrorContains(t, err, c.err)
+	}
+}

@@ -33,6 +33,10 @@ type Template struct {
 	// Globals is a SAM template's Globals section by its keys (Function,
 	// StateMachine...); Parse has merged it into the resources already.
 	Globals map[string]map[string]any
+
+	// raw is the document of a template with AWS::Include transforms,
+	// which Include splices in; nil for one without.
+	raw any
 }
 
 // Parameter is one of the template's Parameters.
@@ -93,6 +97,17 @@ func Parse(data []byte) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hasInclude(doc) || topIncludes(doc) {
+		// Read without its includes until Include has the folder to
+		// read them from.
+		raw := CopyValue(doc)
+		t, err := fromDocumentPartial(withoutIncludes(doc, true), true)
+		if err != nil {
+			return nil, err
+		}
+		t.raw = raw
+		return t, nil
+	}
 	return fromDocument(doc)
 }
 
@@ -120,7 +135,11 @@ func decode(data []byte) (any, error) {
 	return decodeYAML(data)
 }
 
-func fromDocument(doc any) (*Template, error) {
+func fromDocument(doc any) (*Template, error) { return fromDocumentPartial(doc, false) }
+
+// fromDocumentPartial reads a document; partial: its includes are left
+// out, so its Resources may be empty.
+func fromDocumentPartial(doc any, partial bool) (*Template, error) {
 	top, ok := doc.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("template: the template must be an object (a mapping), got %s", kind(doc))
@@ -164,7 +183,7 @@ func fromDocument(doc any) (*Template, error) {
 			return nil, err
 		}
 	}
-	if len(t.Resources) == 0 {
+	if len(t.Resources) == 0 && !partial {
 		return nil, fmt.Errorf("template: the Resources section is missing or empty; a template needs at least one resource")
 	}
 	if t.Globals != nil && t.IsSAM() {
