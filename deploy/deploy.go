@@ -239,7 +239,7 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	}
 	x := &run{d: d, stack: stack, opts: opts, prev: prev,
 		rec:     &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
-		report:  &Report{Stack: opts.StackName, Changes: []Change{}},
+		report:  &Report{Stack: opts.StackName, Changes: []Change{}, Warnings: slices.Clone(t.Warnings)},
 		adopted: map[string]bool{}}
 	x.rec.Parameters = opts.Parameters
 	if prev != nil {

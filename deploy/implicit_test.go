@@ -123,3 +123,13 @@ func TestAWSIncludeSplicesLocalFiles(t *testing.T) {
 		require.ErrorContains(t, err, c.err)
 	}
 }
+
+func TestDuplicateKeyIsADeployWarning(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	r, err := b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: old, Name: new}}\n", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"A created"}, actions(r))
+	require.Equal(t, "new", r.Changes[0].Physical[len(r.Changes[0].Physical)-3:])
+	require.Equal(t, []string{`template: line 2: duplicate key "Name": this one is taken, the one before is ignored`}, r.Warnings)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"stepwise/internal/boundedfile"
@@ -37,14 +38,23 @@ func (t *Template) Include(ctx context.Context, dir string) (*Template, error) {
 	if t.raw == nil {
 		return t, nil
 	}
-	doc, err := (&includer{ctx: ctx}).expand(CopyValue(t.raw), dir, "", 0)
+	in := &includer{ctx: ctx}
+	doc, err := in.expand(CopyValue(t.raw), dir, "", 0)
 	if err != nil {
 		return nil, err
 	}
-	return fromDocument(doc)
+	out, err := fromDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	out.Warnings = append(slices.Clone(t.Warnings), in.warnings...)
+	return out, nil
 }
 
-type includer struct{ ctx context.Context }
+type includer struct {
+	ctx      context.Context
+	warnings []string
+}
 
 // hasInclude says whether v has a Fn::Transform anywhere, or top is a
 // template whose Transform names AWS::Include.
@@ -276,9 +286,13 @@ func (in *includer) file(arg any, dir, where string, depth int) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template: %s: AWS::Include: %w", where, err)
 	}
-	v, err := decode(data)
+	var warnings []string
+	v, err := decodeTemplate(data, &warnings)
 	if err != nil {
 		return nil, fmt.Errorf("template: %s: AWS::Include of %s: %w", where, loc, err)
+	}
+	for _, w := range warnings {
+		in.warnings = append(in.warnings, loc+": "+w)
 	}
 	return in.expand(v, filepath.Dir(full), "", depth+1)
 }

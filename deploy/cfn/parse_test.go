@@ -83,7 +83,6 @@ func TestParseErrors(t *testing.T) {
 		{"unknown section", "Resource:\n  A: {Type: X}\n", `unknown top-level section "Resource"`},
 		{"bad pattern", "Parameters:\n  P: {AllowedPattern: \"[\"}\nResources:\n  A: {Type: X}\n", `Parameters.P.AllowedPattern "[" is not a regular expression`},
 		{"logical id", "Resources:\n  My-Table: {Type: X}\n", "Resource name My-Table is non alphanumeric"},
-		{"duplicate key", "Resources:\n  A: {Type: X}\n  A: {Type: Y}\n", `duplicate key "A"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.src))
@@ -205,4 +204,20 @@ Resources:
 	}, got)
 	require.Equal(t, "AWS::IAM::Role", tp.Resources["FnRole"].Type)
 	require.Empty(t, tp.Resources["FnRole"].Implicit, "the template's own FnRole is kept")
+}
+
+func TestDuplicateKeysTheLastWinsWithAWarning(t *testing.T) {
+	t.Parallel()
+	tp, err := Parse([]byte("Resources:\n  A: {Type: X}\n  B:\n    Type: Y\n    Type: Z\n  A: {Type: W}\n"))
+	require.NoError(t, err)
+	require.Equal(t, "W", tp.Resources["A"].Type)
+	require.Equal(t, "Z", tp.Resources["B"].Type)
+	require.Equal(t, []string{
+		`template: line 5: duplicate key "Type": this one is taken, the one before is ignored`,
+		`template: line 6: duplicate key "A": this one is taken, the one before is ignored`,
+	}, tp.Warnings)
+
+	// A state machine's definition file keeps refusing them.
+	_, err = Decode([]byte("StartAt: A\nStartAt: B\n"))
+	require.EqualError(t, err, `template: line 2: duplicate key "StartAt"`)
 }

@@ -33,6 +33,8 @@ type Template struct {
 	// Globals is a SAM template's Globals section by its keys (Function,
 	// StateMachine...); Parse has merged it into the resources already.
 	Globals map[string]map[string]any
+	// Warnings are what was read but is doubtful: a duplicate key.
+	Warnings []string
 
 	// raw is the document of a template with AWS::Include transforms,
 	// which Include splices in; nil for one without.
@@ -93,22 +95,25 @@ func (t *Template) ResourceIDs() []string { return sortedKeys(t.Resources) }
 
 // Parse reads a template written in JSON or YAML.
 func Parse(data []byte) (*Template, error) {
-	doc, err := decode(data)
+	var warnings []string
+	doc, err := decodeTemplate(data, &warnings)
 	if err != nil {
 		return nil, err
 	}
+	var t *Template
 	if hasInclude(doc) || topIncludes(doc) {
 		// Read without its includes until Include has the folder to
 		// read them from.
 		raw := CopyValue(doc)
-		t, err := fromDocumentPartial(withoutIncludes(doc, true), true)
-		if err != nil {
+		if t, err = fromDocumentPartial(withoutIncludes(doc, true), true); err != nil {
 			return nil, err
 		}
 		t.raw = raw
-		return t, nil
+	} else if t, err = fromDocument(doc); err != nil {
+		return nil, err
 	}
-	return fromDocument(doc)
+	t.Warnings = warnings
+	return t, nil
 }
 
 // Decode reads a JSON or YAML document (a state machine's definition
@@ -118,7 +123,12 @@ func Decode(data []byte) (any, error) { return decode(data) }
 
 // decode reads JSON (a document starting with "{") or YAML into plain Go
 // values: map[string]any, []any, string, json.Number, bool and nil.
-func decode(data []byte) (any, error) {
+func decode(data []byte) (any, error) { return decodeTemplate(data, nil) }
+
+// decodeTemplate is decode, but a duplicate YAML key, when warnings is
+// not nil, is a warning there (the last one wins) where decode refuses
+// it.
+func decodeTemplate(data []byte, warnings *[]string) (any, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
@@ -132,7 +142,7 @@ func decode(data []byte) (any, error) {
 		}
 		return v, nil
 	}
-	return decodeYAML(data)
+	return decodeYAML(data, warnings)
 }
 
 func fromDocument(doc any) (*Template, error) { return fromDocumentPartial(doc, false) }
