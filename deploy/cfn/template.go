@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 )
@@ -47,7 +46,7 @@ type Parameter struct {
 	Default       *string
 	AllowedValues []string
 	// AllowedPattern must match the whole value (a String's).
-	AllowedPattern *regexp.Regexp
+	AllowedPattern *Pattern
 	// The bounds of a String's length, of a Number's value.
 	MinLength, MaxLength *int
 	MinValue, MaxValue   *float64
@@ -234,7 +233,7 @@ func (t *Template) readParameters(v any) error {
 			case "AllowedPattern":
 				var pat string
 				if pat, err = plainString(pv, where+".AllowedPattern"); err == nil {
-					if p.AllowedPattern, err = regexp.Compile("^(?:" + pat + ")$"); err != nil {
+					if p.AllowedPattern, err = CompilePattern(pat); err != nil {
 						err = fmt.Errorf("template: %s.AllowedPattern %q is not a regular expression: %w", where, pat, err)
 					}
 				}
