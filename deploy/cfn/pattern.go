@@ -50,8 +50,12 @@ func (p *Pattern) MatchString(s string) bool {
 	return m.match(p.bt, 0, func(e int) bool { return e == in })
 }
 
-// btBudget bounds the steps of one match.
-const btBudget = 1_000_000
+// btBudget bounds the steps of one match (and so the depth of its
+// recursion).
+const btBudget = 100_000
+
+// btMaxRepeat bounds a {n,m}'s counts, as RE2 does.
+const btMaxRepeat = 1000
 
 type btKind int
 
@@ -254,6 +258,9 @@ func (p *btParser) quantified(atom *btNode) (*btNode, error) {
 					return nil, p.fail("bad repetition {%s}", body)
 				}
 			}
+		}
+		if lo > btMaxRepeat || hi > btMaxRepeat {
+			return nil, p.fail("repetition {%s} over %d", body, btMaxRepeat)
 		}
 		p.pos = end // the } is passed below
 	default:

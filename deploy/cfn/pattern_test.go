@@ -42,6 +42,7 @@ func TestPatternLookaroundsAsJavaHasThem(t *testing.T) {
 		{`(?=a)[b`, "unclosed character class"},
 		{`(?=a)\p{Alpha}`, `escape \p is not supported at offset 7`},
 		{`(?=a)a{3,1}`, "bad repetition {3,1} at offset 6"},
+		{`(?=a)a{1001}`, "repetition {1001} over 1000 at offset 6"},
 	} {
 		_, err := CompilePattern(c.pattern)
 		require.EqualError(t, err, c.err, c.pattern)
@@ -50,6 +51,9 @@ func TestPatternLookaroundsAsJavaHasThem(t *testing.T) {
 	p, err := CompilePattern(`(?=a)(a*)*b`)
 	require.NoError(t, err)
 	require.False(t, p.MatchString("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac"))
+	p, err = CompilePattern(`(?=a)(?:(?:a{1000}){1000}){1000}`)
+	require.NoError(t, err)
+	require.False(t, p.MatchString("aaaa"))
 }
 
 func TestParameterAllowedPatternWithALookahead(t *testing.T) {
@@ -60,4 +64,15 @@ func TestParameterAllowedPatternWithALookahead(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Prepare(tp, map[string]string{"Env": "prod"})
 	require.ErrorContains(t, err, "Parameter 'Env' must match pattern (?!prod$)[a-z]+")
+}
+
+func FuzzPattern(f *testing.F) {
+	f.Add(`(?=.*[A-Z])(?=.*\d).{8,}`, "Secret123")
+	f.Add(`(?<![\x41-\u005A-])\b\w+?(?>a|b)++{2,3}`, "xab")
+	f.Add(`[^\s\\-]$`, "a\n")
+	f.Fuzz(func(t *testing.T, pattern, value string) {
+		if p, err := CompilePattern(pattern); err == nil {
+			p.MatchString(value)
+		}
+	})
 }
