@@ -213,6 +213,11 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if err := checkStackName(opts.StackName); err != nil {
 		return nil, err
 	}
+	// The files its AWS::Include transforms name, from its folder.
+	t, err := t.Include(ctx, opts.BaseDir)
+	if err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prev, err := d.readRecord(ctx, opts.StackName)
@@ -234,7 +239,7 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	}
 	x := &run{d: d, stack: stack, opts: opts, prev: prev,
 		rec:     &stackRecord{Name: opts.StackName, Resources: map[string]*Record{}},
-		report:  &Report{Stack: opts.StackName, Changes: []Change{}},
+		report:  &Report{Stack: opts.StackName, Changes: []Change{}, Warnings: slices.Clone(t.Warnings)},
 		adopted: map[string]bool{}}
 	x.rec.Parameters = opts.Parameters
 	if prev != nil {

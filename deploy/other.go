@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ func (otherKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 			break
 		}
 	}
+	if name == "" && r.Def.Implicit != "" && r.Type == "AWS::IAM::Role" {
+		name = x.roleName(r.ID)
+	}
 	if name == "" {
 		name = x.name(r.ID, 64)
 	}
@@ -35,7 +39,63 @@ func (otherKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (
 	if strings.HasPrefix(r.Type, "AWS::IAM::Role") {
 		rec.Attrs["RoleId"] = "AROA" + strings.ToUpper(strings.ReplaceAll(name, "-", ""))
 	}
+	x.localAttrs(r, rec)
 	return rec, Skipped, nil
+}
+
+// roleName is the name CloudFormation gives a role the template does
+// not name: STACK-LogicalId-SUFFIX, the suffix fixed here (a hash of the
+// two) where CloudFormation's is random.
+func (x *run) roleName(id string) string {
+	return x.name(id, 64-13) + "-" + strings.ToUpper(idHash(x.opts.StackName+"/"+id, 12))
+}
+
+// idHash is n lowercase letters and digits from s's hash: a made-up id
+// that the same stack and logical id always get.
+func idHash(s string, n int) string {
+	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	sum := sha256.Sum256([]byte(s))
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = digits[int(sum[i%len(sum)])%len(digits)]
+	}
+	return string(out)
+}
+
+// localAttrs gives the resources of some types not made here the Ref and
+// attributes their service would: an API's id and root resource, a
+// stage's name, a function URL.
+func (x *run) localAttrs(r *resource, rec *Record) {
+	key := x.opts.StackName + "/" + r.ID
+	region := x.region()
+	switch r.Type {
+	case "AWS::ApiGateway::RestApi":
+		id := idHash(key, 10)
+		rec.Physical = id
+		rec.Attrs["RestApiId"] = id
+		rec.Attrs["RootResourceId"] = idHash(key+"/", 10)
+	case "AWS::ApiGatewayV2::Api":
+		id := idHash(key, 10)
+		rec.Physical = id
+		rec.Attrs["ApiId"] = id
+		rec.Attrs["ApiEndpoint"] = "https://" + id + ".execute-api." + region + ".amazonaws.com"
+	case "AWS::ApiGateway::Stage", "AWS::ApiGatewayV2::Stage":
+		if s, ok := r.Props["StageName"].(string); ok && s != "" {
+			rec.Physical = s
+		}
+	case "AWS::ApiGateway::Deployment":
+		id := idHash(key, 6)
+		rec.Physical = id
+		rec.Attrs["DeploymentId"] = id
+	case "AWS::Lambda::Url":
+		fn := x.functionArn(x.name(r.Def.Implicit, 64))
+		if target, ok := r.Props["TargetFunctionArn"].(string); ok && target != "" {
+			fn = target
+		}
+		rec.Physical = fn
+		rec.Attrs["FunctionArn"] = fn
+		rec.Attrs["FunctionUrl"] = "https://" + idHash(key, 32) + ".lambda-url." + region + ".on.aws/"
+	}
 }
 
 func (otherKind) remove(context.Context, *run, string, *Record) error { return nil }
@@ -63,4 +123,49 @@ func (x *run) guessArn(typ, name string) string {
 		return "arn:" + p + ":kms:" + region + ":" + account + ":key/" + name
 	}
 	return "arn:" + p + ":" + service + ":" + region + ":" + account + ":" + res + "/" + name
+}
+
+// madeUpAttr is the value of an attribute of a resource not made here
+// that localAttrs did not give: an ARN for *Arn, an id for *Id, a host
+// name for DNSName, *Endpoint and *.Address, a port for *Port, a URL for
+// *Url, else STACK-LogicalId-Attribute.
+func (x *run) madeUpAttr(id string, rec *Record, attr string) string {
+	key := x.opts.StackName + "/" + id + "/" + attr
+	last := attr[strings.LastIndex(attr, ".")+1:]
+	lower := strings.ToLower(last)
+	switch {
+	case strings.HasSuffix(last, "Arn"):
+		return x.guessArn(rec.Type, rec.Physical)
+	case strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID"):
+		return idPrefix(rec.Type) + idHash(key, 17)
+	case last == "DNSName" || strings.HasSuffix(last, "Endpoint") || last == "Address" || strings.HasSuffix(last, "Host"):
+		service := "local"
+		if parts := strings.Split(rec.Type, "::"); len(parts) == 3 {
+			service = strings.ToLower(parts[1])
+		}
+		return idHash(key, 12) + "." + x.region() + "." + service + ".amazonaws.com"
+	case strings.HasSuffix(last, "Port"):
+		return "443"
+	case strings.HasSuffix(lower, "url"):
+		return "https://" + idHash(key, 12) + "." + x.region() + ".amazonaws.com/"
+	}
+	return x.name(id, 200) + "-" + attr
+}
+
+// idPrefix is what the ids of a type's service start with (eipalloc-,
+// vpc-, sg-...), for made-up ids.
+func idPrefix(typ string) string {
+	switch typ {
+	case "AWS::EC2::EIP":
+		return "eipalloc-"
+	case "AWS::EC2::VPC":
+		return "vpc-"
+	case "AWS::EC2::Subnet":
+		return "subnet-"
+	case "AWS::EC2::SecurityGroup":
+		return "sg-"
+	case "AWS::EC2::Instance":
+		return "i-"
+	}
+	return ""
 }

@@ -74,6 +74,8 @@ type Record struct {
 	Adopted bool `json:"adopted,omitempty"`
 	// Skipped: a type not made here, named only.
 	Skipped bool `json:"skipped,omitempty"`
+	// Implicit: made by SAM on its own, for the resource it names.
+	Implicit string `json:"implicit,omitempty"`
 
 	// created is when the resource a finder found was made, zero when
 	// its service does not tell (not recorded).
@@ -190,6 +192,8 @@ type run struct {
 	pending []*intent
 	adopted map[string]bool
 	notes   map[string]string
+	// warned are the made-up attributes (id.attr) warned of.
+	warned map[string]bool
 }
 
 // made drops a resource's intent, its record has it now; it says whether
@@ -310,12 +314,17 @@ func (x *run) apply(ctx context.Context) error {
 		intended := x.made(id)
 		action, note := x.reported(id, action)
 		rec.Type = r.Type
+		rec.Implicit = def.Implicit
 		rec.Retain = def.DeletionPolicy == "Retain"
 		x.rec.Resources[id] = rec
 		// Before what its apply made on its behalf (a SAM state
 		// machine's schedules), which goes first when it is deleted.
 		x.rec.Order = slices.Insert(x.rec.Order, order, id)
-		x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action, Note: note})
+		if def.Implicit == "" || action != Skipped {
+			// (What SAM makes on its own and is only named here is no
+			// news: the template does not list it.)
+			x.report.Changes = slices.Insert(x.report.Changes, changes, Change{LogicalID: id, Type: r.Type, Physical: rec.Physical, Action: action, Note: note})
+		}
 		// (Nothing made or changed, nothing to record yet: the end
 		// writes what an unchanged resource's record may have new. One
 		// created as its intent said is written with the next write,
@@ -325,7 +334,7 @@ func (x *run) apply(ctx context.Context) error {
 				return err
 			}
 		}
-		if action == Skipped && !quiet[r.Type] {
+		if action == Skipped && !quiet[r.Type] && def.Implicit == "" {
 			x.warn("%s (%s) is not made here: Ref gives %s", id, r.Type, rec.Physical)
 		}
 	}
@@ -389,7 +398,9 @@ func (x *run) removeOne(ctx context.Context, id string, rec *Record) error {
 			}
 		}
 	}
-	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action, Note: note})
+	if rec.Implicit == "" || !rec.Skipped {
+		x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: rec.Type, Physical: rec.Physical, Action: action, Note: note})
+	}
 	return nil
 }
 
@@ -438,6 +449,19 @@ func (x *run) GetAtt(id, attr string) (any, error) {
 		return nil, fmt.Errorf("resource %s is not made yet", id)
 	}
 	v, ok := rec.Attrs[attr]
+	if !ok && rec.Skipped {
+		// A type not made here has whatever attribute its service
+		// documents: a made-up value, said in a warning.
+		v = x.madeUpAttr(id, rec, attr)
+		if x.warned == nil {
+			x.warned = map[string]bool{}
+		}
+		if key := id + "." + attr; !x.warned[key] {
+			x.warned[key] = true
+			x.warn("%s (%s) is not made here: Fn::GetAtt %s.%s gives a made-up %v", id, rec.Type, id, attr, v)
+		}
+		return v, nil
+	}
 	if !ok {
 		names := sortedKeys(rec.Attrs)
 		if len(names) == 0 {

@@ -87,7 +87,8 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 		return nil, "", err
 	}
 	if sm.Role == "" {
-		sm.Role = x.madeUpRole(r.ID)
+		// The role SAM makes for it, <Id>Role, which Fn::GetAtt gives.
+		sm.Role = x.guessArn("AWS::IAM::Role", x.roleName(r.ID+"Role"))
 	}
 	if err := x.smConfigurations(r.ID, sm, r.Props["Logging"], r.Props["Tracing"], nil, "Logging", "Tracing", ""); err != nil {
 		return nil, "", err

@@ -86,7 +86,7 @@ func TestSAMStateMachine(t *testing.T) {
 	d := b.smDefinition(t, arn)
 	require.Contains(t, d.Definition, `"table": "orders"`)
 	require.True(t, *d.TracingConfiguration.Enabled)
-	require.Equal(t, "arn:aws:iam::123456789012:role/app-NightlyRole", d.RoleArn)
+	require.Equal(t, "arn:aws:iam::123456789012:role/app-NightlyRole-OEY5KNSAHU9S", d.RoleArn)
 	tags, err := b.svc.ListTagsForResource(ctx, &service.ListTagsForResourceInput{ResourceArn: arn})
 	require.NoError(t, err)
 	var tagText []string

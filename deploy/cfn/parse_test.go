@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestShortFormsBecomeLongForms(t *testing.T) {
@@ -81,7 +83,6 @@ func TestParseErrors(t *testing.T) {
 		{"unknown section", "Resource:\n  A: {Type: X}\n", `unknown top-level section "Resource"`},
 		{"bad pattern", "Parameters:\n  P: {AllowedPattern: \"[\"}\nResources:\n  A: {Type: X}\n", `Parameters.P.AllowedPattern "[" is not a regular expression`},
 		{"logical id", "Resources:\n  My-Table: {Type: X}\n", "Resource name My-Table is non alphanumeric"},
-		{"duplicate key", "Resources:\n  A: {Type: X}\n  A: {Type: Y}\n", `duplicate key "A"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.src))
@@ -171,4 +172,52 @@ func TestAliasBombIsRefused(t *testing.T) {
 	if err == nil || err.Error() != "template: line 2: the document expands to more than 67108864 bytes of text (aliases within aliases?)" {
 		t.Fatalf("error %v, want the expansion refused", err)
 	}
+}
+
+func TestSAMImplicitResourcesAdded(t *testing.T) {
+	t.Parallel()
+	tp, err := Parse([]byte(`
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Machine: {Type: AWS::Serverless::StateMachine, Properties: {Events: {Get: {Type: Api, Properties: {Path: /, Method: get}}}}}
+  Owned: {Type: AWS::Serverless::StateMachine, Properties: {Role: arn:aws:iam::1:role/r}}
+  Fn: {Type: AWS::Serverless::Function, Properties: {Events: {H: {Type: HttpApi}}}}
+  Api: {Type: AWS::Serverless::Api, Properties: {StageName: Gamma}}
+  FnRole: {Type: AWS::IAM::Role, Properties: {RoleName: mine}}
+`))
+	require.NoError(t, err)
+	var got []string
+	for _, id := range tp.ResourceIDs() {
+		if r := tp.Resources[id]; r.Implicit != "" {
+			got = append(got, id+" "+r.Type+" from "+r.Implicit)
+		}
+	}
+	require.Equal(t, []string{
+		"ApiDeployment" + shortHash("Api") + " AWS::ApiGateway::Deployment from Api",
+		"ApiGammaStage AWS::ApiGateway::Stage from Api",
+		"MachineRole AWS::IAM::Role from Machine",
+		"ServerlessHttpApi AWS::ApiGatewayV2::Api from Fn",
+		"ServerlessHttpApiApiGatewayDefaultStage AWS::ApiGatewayV2::Stage from Fn",
+		"ServerlessRestApi AWS::ApiGateway::RestApi from Machine",
+		"ServerlessRestApiDeployment" + shortHash("ServerlessRestApi") + " AWS::ApiGateway::Deployment from Machine",
+		"ServerlessRestApiProdStage AWS::ApiGateway::Stage from Machine",
+	}, got)
+	require.Equal(t, "AWS::IAM::Role", tp.Resources["FnRole"].Type)
+	require.Empty(t, tp.Resources["FnRole"].Implicit, "the template's own FnRole is kept")
+}
+
+func TestDuplicateKeysTheLastWinsWithAWarning(t *testing.T) {
+	t.Parallel()
+	tp, err := Parse([]byte("Resources:\n  A: {Type: X}\n  B:\n    Type: Y\n    Type: Z\n  A: {Type: W}\n"))
+	require.NoError(t, err)
+	require.Equal(t, "W", tp.Resources["A"].Type)
+	require.Equal(t, "Z", tp.Resources["B"].Type)
+	require.Equal(t, []string{
+		`template: line 5: duplicate key "Type": this one is taken, the one before is ignored`,
+		`template: line 6: duplicate key "A": this one is taken, the one before is ignored`,
+	}, tp.Warnings)
+
+	// A state machine's definition file keeps refusing them.
+	_, err = Decode([]byte("StartAt: A\nStartAt: B\n"))
+	require.EqualError(t, err, `template: line 2: duplicate key "StartAt"`)
 }

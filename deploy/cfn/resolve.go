@@ -220,7 +220,7 @@ func parameterValue(name string, p Parameter, v string) (any, error) {
 		}
 	default:
 		if p.AllowedPattern != nil && !p.AllowedPattern.MatchString(v) {
-			pat := strings.TrimSuffix(strings.TrimPrefix(p.AllowedPattern.String(), "^(?:"), ")$")
+			pat := p.AllowedPattern.String()
 			return nil, &Error{Where: where, Msg: fmt.Sprintf("Parameter '%s' must match pattern %s", name, pat)}
 		}
 		if n := utf8.RuneCountInString(v); p.MinLength != nil && n < *p.MinLength {

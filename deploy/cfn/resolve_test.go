@@ -131,8 +131,8 @@ func asJSON(t *testing.T, v any) string {
 
 func TestResolveSAMApp(t *testing.T) {
 	r := resolveSAM(t, map[string]string{"AWS::StackName": "orders"})
-	if want := []string{"OrdersTable", "LoadFunction", "NightlyMachine"}; !slices.Equal(r.Order, want) {
-		t.Errorf("order %v, want %v (Alarms left out by its condition)", r.Order, want)
+	if want := []string{"LoadFunctionRole", "NightlyMachineRole", "OrdersTable", "LoadFunction", "NightlyMachine"}; !slices.Equal(r.Order, want) {
+		t.Errorf("order %v, want %v (Alarms left out by its condition; the roles SAM makes in)", r.Order, want)
 	}
 	if got, want := asJSON(t, r.Resources["LoadFunction"].Properties), `{"CodeUri":"src/","Environment":{"Variables":{"FIRST_ZONE":"a","REGION":"us-east-1","STREAM":"arn:aws:dynamodb:us-east-1:123456789012:table/OrdersTable/stream/1","TABLE":"ref-OrdersTable"}},"Handler":"app.handler","MemorySize":128,"Runtime":"python3.12"}`; got != want {
 		t.Errorf("function's properties\n got %s\nwant %s", got, want)

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 )
@@ -33,6 +32,12 @@ type Template struct {
 	// Globals is a SAM template's Globals section by its keys (Function,
 	// StateMachine...); Parse has merged it into the resources already.
 	Globals map[string]map[string]any
+	// Warnings are what was read but is doubtful: a duplicate key.
+	Warnings []string
+
+	// raw is the document of a template with AWS::Include transforms,
+	// which Include splices in; nil for one without.
+	raw any
 }
 
 // Parameter is one of the template's Parameters.
@@ -41,7 +46,7 @@ type Parameter struct {
 	Default       *string
 	AllowedValues []string
 	// AllowedPattern must match the whole value (a String's).
-	AllowedPattern *regexp.Regexp
+	AllowedPattern *Pattern
 	// The bounds of a String's length, of a Number's value.
 	MinLength, MaxLength *int
 	MinValue, MaxValue   *float64
@@ -61,6 +66,9 @@ type Resource struct {
 	// IgnoreGlobals is SAM's attribute: "*", or a list of the Globals
 	// properties the resource does not take.
 	IgnoreGlobals any
+	// Implicit is, for a resource SAM makes on its own (implicit.go),
+	// the logical id of the template's resource it comes from.
+	Implicit string
 }
 
 // Output is one of the template's Outputs.
@@ -86,11 +94,25 @@ func (t *Template) ResourceIDs() []string { return sortedKeys(t.Resources) }
 
 // Parse reads a template written in JSON or YAML.
 func Parse(data []byte) (*Template, error) {
-	doc, err := decode(data)
+	var warnings []string
+	doc, err := decodeTemplate(data, &warnings)
 	if err != nil {
 		return nil, err
 	}
-	return fromDocument(doc)
+	var t *Template
+	if hasInclude(doc) || topIncludes(doc) {
+		// Read without its includes until Include has the folder to
+		// read them from.
+		raw := CopyValue(doc)
+		if t, err = fromDocumentPartial(withoutIncludes(doc, true), true); err != nil {
+			return nil, err
+		}
+		t.raw = raw
+	} else if t, err = fromDocument(doc); err != nil {
+		return nil, err
+	}
+	t.Warnings = warnings
+	return t, nil
 }
 
 // Decode reads a JSON or YAML document (a state machine's definition
@@ -100,7 +122,12 @@ func Decode(data []byte) (any, error) { return decode(data) }
 
 // decode reads JSON (a document starting with "{") or YAML into plain Go
 // values: map[string]any, []any, string, json.Number, bool and nil.
-func decode(data []byte) (any, error) {
+func decode(data []byte) (any, error) { return decodeTemplate(data, nil) }
+
+// decodeTemplate is decode, but a duplicate YAML key, when warnings is
+// not nil, is a warning there (the last one wins) where decode refuses
+// it.
+func decodeTemplate(data []byte, warnings *[]string) (any, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
@@ -114,10 +141,14 @@ func decode(data []byte) (any, error) {
 		}
 		return v, nil
 	}
-	return decodeYAML(data)
+	return decodeYAML(data, warnings)
 }
 
-func fromDocument(doc any) (*Template, error) {
+func fromDocument(doc any) (*Template, error) { return fromDocumentPartial(doc, false) }
+
+// fromDocumentPartial reads a document; partial: its includes are left
+// out, so its Resources may be empty.
+func fromDocumentPartial(doc any, partial bool) (*Template, error) {
 	top, ok := doc.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("template: the template must be an object (a mapping), got %s", kind(doc))
@@ -161,13 +192,16 @@ func fromDocument(doc any) (*Template, error) {
 			return nil, err
 		}
 	}
-	if len(t.Resources) == 0 {
+	if len(t.Resources) == 0 && !partial {
 		return nil, fmt.Errorf("template: the Resources section is missing or empty; a template needs at least one resource")
 	}
 	if t.Globals != nil && t.IsSAM() {
 		if err := t.applyGlobals(); err != nil {
 			return nil, err
 		}
+	}
+	if t.IsSAM() {
+		t.addImplicit()
 	}
 	return t, nil
 }
@@ -199,7 +233,7 @@ func (t *Template) readParameters(v any) error {
 			case "AllowedPattern":
 				var pat string
 				if pat, err = plainString(pv, where+".AllowedPattern"); err == nil {
-					if p.AllowedPattern, err = regexp.Compile("^(?:" + pat + ")$"); err != nil {
+					if p.AllowedPattern, err = CompilePattern(pat); err != nil {
 						err = fmt.Errorf("template: %s.AllowedPattern %q is not a regular expression: %w", where, pat, err)
 					}
 				}

@@ -34,7 +34,9 @@ var shortForms = map[string]string{
 	"!Transform":   "Fn::Transform",
 }
 
-func decodeYAML(data []byte) (any, error) {
+// decodeYAML reads YAML; warnings, when not nil, takes a duplicate
+// key's warning (the last one wins), else a duplicate key is an error.
+func decodeYAML(data []byte, warnings *[]string) (any, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("template: not valid YAML: %w", err)
@@ -47,11 +49,13 @@ func decodeYAML(data []byte) (any, error) {
 	if err := yamlsize.Check(&doc, yamlsize.Default); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	return (&converter{}).fromNode(&doc, 0)
+	return (&converter{warnings: warnings}).fromNode(&doc, 0)
 }
 
 // converter turns YAML nodes into plain values.
-type converter struct{}
+type converter struct {
+	warnings *[]string // nil: a duplicate key is an error
+}
 
 // maxDepth bounds nesting (and alias expansion) so a hostile template
 // cannot exhaust the stack.
@@ -114,7 +118,11 @@ func (c *converter) untagged(n *yaml.Node, depth int) (any, error) {
 				return nil, fmt.Errorf("template: line %d: merge keys (<<) are not supported in templates", k.Line)
 			}
 			if _, dup := out[k.Value]; dup {
-				return nil, fmt.Errorf("template: line %d: duplicate key %q", k.Line, k.Value)
+				if c.warnings == nil {
+					return nil, fmt.Errorf("template: line %d: duplicate key %q", k.Line, k.Value)
+				}
+				// As CloudFormation and SAM read it: the last one wins.
+				*c.warnings = append(*c.warnings, fmt.Sprintf("template: line %d: duplicate key %q: this one is taken, the one before is ignored", k.Line, k.Value))
 			}
 			v, err := c.fromNode(val, depth+1)
 			if err != nil {

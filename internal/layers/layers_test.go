@@ -71,7 +71,7 @@ var rules = []rule{
 
 	// config: the settings as plain structs, below what takes them.
 	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
-	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize")},
+	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize", "internal/boundedfile")},
 
 	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile")},
 

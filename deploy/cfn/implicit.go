@@ -1,0 +1,72 @@
+package cfn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// addImplicit adds to a SAM template the resources SAM makes on its own
+// that a template may refer to by their logical ids (SAM's "generated
+// resources"): <Id>Role for a function or state machine without Role;
+// ServerlessRestApi, its ServerlessRestApiProdStage and
+// ServerlessRestApiDeployment<sha> for Api events with no RestApiId;
+// ServerlessHttpApi and ServerlessHttpApiApiGatewayDefaultStage for
+// HttpApi events with no ApiId; <Api><StageName>Stage and
+// <Api>Deployment<sha> for an AWS::Serverless::Api; <Id>Url for a
+// function's FunctionUrlConfig. A resource the template declares itself
+// is left as it is. Each is marked Implicit with the id of the resource
+// it comes from.
+func (t *Template) addImplicit() {
+	add := func(id, typ, from string, props map[string]any) {
+		if _, declared := t.Resources[id]; declared {
+			return
+		}
+		t.Resources[id] = Resource{Type: typ, Properties: props, Implicit: from}
+	}
+	for _, id := range sortedKeys(t.Resources) {
+		r := t.Resources[id]
+		if r.Implicit != "" {
+			continue
+		}
+		switch r.Type {
+		case "AWS::Serverless::Function", "AWS::Serverless::StateMachine":
+			if _, ok := r.Properties["Role"]; !ok {
+				add(id+"Role", "AWS::IAM::Role", id, nil)
+			}
+			if _, ok := r.Properties["FunctionUrlConfig"]; ok && r.Type == "AWS::Serverless::Function" {
+				add(id+"Url", "AWS::Lambda::Url", id, nil)
+			}
+			events, _ := r.Properties["Events"].(map[string]any)
+			for _, name := range sortedKeys(events) {
+				ev, _ := events[name].(map[string]any)
+				props, _ := ev["Properties"].(map[string]any)
+				switch ev["Type"] {
+				case "Api":
+					if _, ok := props["RestApiId"]; !ok {
+						add("ServerlessRestApi", "AWS::ApiGateway::RestApi", id, nil)
+						add("ServerlessRestApiProdStage", "AWS::ApiGateway::Stage", id, map[string]any{"StageName": "Prod"})
+						add("ServerlessRestApiDeployment"+shortHash("ServerlessRestApi"), "AWS::ApiGateway::Deployment", id, nil)
+					}
+				case "HttpApi":
+					if _, ok := props["ApiId"]; !ok {
+						add("ServerlessHttpApi", "AWS::ApiGatewayV2::Api", id, nil)
+						add("ServerlessHttpApiApiGatewayDefaultStage", "AWS::ApiGatewayV2::Stage", id, map[string]any{"StageName": "$default"})
+					}
+				}
+			}
+		case "AWS::Serverless::Api":
+			if stage, ok := r.Properties["StageName"].(string); ok && alphanumeric(stage) {
+				add(id+stage+"Stage", "AWS::ApiGateway::Stage", id, map[string]any{"StageName": stage})
+			}
+			add(id+"Deployment"+shortHash(id), "AWS::ApiGateway::Deployment", id, nil)
+		case "AWS::Serverless::HttpApi":
+			add(id+"ApiGatewayDefaultStage", "AWS::ApiGatewayV2::Stage", id, map[string]any{"StageName": "$default"})
+		}
+	}
+}
+
+// shortHash is the ten hex digits SAM's generated ids end with.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:5])
+}
