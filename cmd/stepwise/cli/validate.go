@@ -298,6 +298,10 @@ func (c *validateCommand) validateTemplate(ctx context.Context, path string) (bo
 		return false, &UsageError{fmt.Sprintf("--template %s: %v", path, err)}
 	}
 	base := filepath.Dir(path)
+	// Its AWS::Include files spliced in, as a deploy does.
+	if t, err = t.Include(ctx, base); err != nil {
+		return false, &UsageError{fmt.Sprintf("--template %s: %v", path, err)}
+	}
 	sms, err := deploy.PreviewStateMachines(ctx, t, deploy.Options{BaseDir: base})
 	if err != nil {
 		return false, &UsageError{fmt.Sprintf("--template %s: %v", path, err)}

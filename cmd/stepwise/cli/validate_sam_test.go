@@ -204,3 +204,30 @@ Resources:
 	require.Equal(t, 0, code, out)
 	require.Empty(t, out)
 }
+
+// --template splices a template's AWS::Include files in, as a deploy
+// does, so a state machine kept in an included file is validated.
+func TestValidateTemplateInclude(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.write(t, "machines.yaml", `Flow:
+  Type: AWS::StepFunctions::StateMachine
+  Properties:
+    RoleArn: arn:aws:iam::123456789012:role/r
+    Definition:
+      StartAt: P
+      States:
+        P:
+          Type: Pass
+          Next: Gone
+`)
+	tpl := b.write(t, "template.yaml", `Resources:
+  Fn::Transform:
+    Name: AWS::Include
+    Parameters:
+      Location: machines.yaml
+`)
+	out, _, code := execute("validate", "--template", tpl)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, tpl+"#Flow: ERROR MISSING_TRANSITION_TARGET /States/P/Next: Missing 'Next' target: Gone")
+}
