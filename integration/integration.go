@@ -100,6 +100,11 @@ type Module struct {
 	Patterns []Pattern
 	// New makes the integration for a configuration.
 	New func(cfg *Config) (Integration, error)
+	// Serves, when set, says whether the module can run a resource it
+	// matches (a "*" module may not run them all: the AWS SDK
+	// integration runs only services it has a model of), and if not,
+	// why and what to do.
+	Serves func(resource string) (ok bool, why string)
 }
 
 var (

@@ -14,16 +14,22 @@ import (
 // registered module serves with its pattern. Functions and services are
 // called at AWS's endpoints unless one is configured.
 func Served(resource string) bool {
+	ok, _ := served(resource)
+	return ok
+}
+
+// served is Served, with why not when its module says.
+func served(resource string) (bool, string) {
 	if interp.IsActivity(resource) || IsFunctionArn(resource) {
-		return true
+		return true, ""
 	}
 	_, _, pattern, ok := ParseResource(resource)
 	if !ok {
-		return false
+		return false, ""
 	}
 	base := strings.TrimSuffix(resource, string(pattern))
 	if strings.HasPrefix(base, ResourcePrefix+"states:startExecution") {
-		return true
+		return true, ""
 	}
 	modulesMu.Lock()
 	defer modulesMu.Unlock()
@@ -36,23 +42,29 @@ func Served(resource string) bool {
 		}
 	}
 	if !found {
-		return false
+		return false, ""
+	}
+	if m.Serves != nil {
+		if ok, why := m.Serves(base); !ok {
+			return false, why
+		}
 	}
 	if pattern == RequestResponse {
-		return true
+		return true, ""
 	}
 	for _, p := range m.Patterns {
 		if p == pattern {
-			return true
+			return true, ""
 		}
 	}
-	return false
+	return false, ""
 }
 
 // Unserved is a Task state whose resource nothing runs.
 type Unserved struct {
 	Location string // /States/Name/Resource
 	Resource string
+	Why      string // what its module says of it, "" when none serves it
 }
 
 // Consequence says what becomes of such a task: a .waitForTaskToken one
@@ -70,8 +82,8 @@ func (u Unserved) Consequence() string {
 func UnservedTasks(m *asl.StateMachine) []Unserved {
 	var out []Unserved
 	for _, t := range m.Tasks() {
-		if !Served(t.Resource) {
-			out = append(out, Unserved{Location: t.Location, Resource: t.Resource})
+		if ok, why := served(t.Resource); !ok {
+			out = append(out, Unserved{Location: t.Location, Resource: t.Resource, Why: why})
 		}
 	}
 	return out

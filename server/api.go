@@ -52,8 +52,11 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	svcCfg.KnowsResource = awssdk.KnowsResource
 	svcCfg.OnDefinition = func(arn string, m *asl.StateMachine) {
 		for _, u := range integration.UnservedTasks(m) {
-			log.Warn("no integration runs a Task state's resource", "state_machine_arn", arn, "location", u.Location,
-				"resource", u.Resource, "consequence", u.Consequence())
+			attrs := []any{"state_machine_arn", arn, "location", u.Location, "resource", u.Resource, "consequence", u.Consequence()}
+			if u.Why != "" {
+				attrs = append(attrs, "why", u.Why)
+			}
+			log.Warn("no integration runs a Task state's resource", attrs...)
 		}
 	}
 	// The execution logs' writer, then the tracer, learn each revision's

@@ -46,6 +46,7 @@ func init() {
 		New: func(cfg *integration.Config) (integration.Integration, error) {
 			return New(cfg, &awsmodel.Models{Dir: os.Getenv(EnvModels)}), nil
 		},
+		Serves: servesService,
 	})
 }
 
@@ -300,6 +301,21 @@ func Diagnostics(m *asl.StateMachine) []asl.Diagnostic {
 		}
 	}
 	return diags
+}
+
+// servesService says whether there is a model of the service an AWS SDK
+// resource calls (without one the call fails at run time), and if not
+// how to add one.
+func servesService(resource string) (bool, string) {
+	service, _, _, ok := integration.ParseResource(resource)
+	svc, isSDK := strings.CutPrefix(service, "aws-sdk:")
+	if !ok || !isSDK {
+		return true, ""
+	}
+	if _, err := knownModels().Get(svc); errors.Is(err, awsmodel.ErrUnknownService) {
+		return false, fmt.Sprintf("no model of the AWS service %s is built in; put botocore's %s service-2.json in a folder and name it with %s", svc, svc, EnvModels)
+	}
+	return true, ""
 }
 
 // KnowsResource reports whether a Task resource names something that may

@@ -100,7 +100,11 @@ type validateResponse struct {
 func (c *validateCommand) warnUnserved(file string, def []byte) {
 	m, _ := asl.ParseWith(def, asl.Options{Type: c.typ})
 	for _, u := range integration.UnservedTasks(m) {
-		fmt.Fprintf(c.Out, "%s: WARNING UNSERVED_RESOURCE %s: no integration runs %s: %s\n", file, u.Location, u.Resource, u.Consequence())
+		why := ""
+		if u.Why != "" {
+			why = " (" + u.Why + ")"
+		}
+		fmt.Fprintf(c.Out, "%s: WARNING UNSERVED_RESOURCE %s: no integration runs %s%s: %s\n", file, u.Location, u.Resource, why, u.Consequence())
 	}
 }
 

@@ -231,3 +231,18 @@ func TestValidateTemplateInclude(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, tpl+"#Flow: ERROR MISSING_TRANSITION_TARGET /States/P/Next: Missing 'Next' target: Gone")
 }
+
+// An aws-sdk Task of a service no built-in model describes passes AWS's
+// checks but would fail at run time: validate warns, naming how to add
+// the model; one of a service with a model is not warned of.
+func TestValidateWarnsOfAnAWSServiceWithoutModel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	def := b.write(t, "ec2.asl.json", `{"StartAt":"D","States":{"D":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:ec2:describeInstances","Next":"L"},
+		"L":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:s3:listBuckets","End":true}}}`)
+	out, _, code := execute("validate", def)
+	require.Equal(t, 0, code, out)
+	require.Equal(t, def+": WARNING UNSERVED_RESOURCE /States/D/Resource: no integration runs arn:aws:states:::aws-sdk:ec2:describeInstances"+
+		" (no model of the AWS service ec2 is built in; put botocore's ec2 service-2.json in a folder and name it with STEPWISE_AWS_MODELS)"+
+		": the task would fail with States.TaskFailed\n", out)
+}
