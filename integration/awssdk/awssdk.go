@@ -307,9 +307,8 @@ func Diagnostics(m *asl.StateMachine) []asl.Diagnostic {
 // resource calls (without one the call fails at run time), and if not
 // how to add one.
 func servesService(resource string) (bool, string) {
-	service, _, _, ok := integration.ParseResource(resource)
-	svc, isSDK := strings.CutPrefix(service, "aws-sdk:")
-	if !ok || !isSDK {
+	svc, _, isSDK := sdkAction(resource)
+	if !isSDK {
 		return true, ""
 	}
 	if _, err := knownModels().Get(svc); errors.Is(err, awsmodel.ErrUnknownService) {
@@ -318,14 +317,19 @@ func servesService(resource string) (bool, string) {
 	return true, ""
 }
 
+// sdkAction is the service and action an AWS SDK resource names
+// ("arn:aws:states:::aws-sdk:s3:getObject": s3, getObject); isSDK is false
+// for any other resource.
+func sdkAction(resource string) (service, action string, isSDK bool) {
+	name, action, _, ok := integration.ParseResource(resource)
+	service, isSDK = strings.CutPrefix(name, "aws-sdk:")
+	return service, action, ok && isSDK
+}
+
 // KnowsResource reports whether a Task resource names something that may
 // exist: false only for an AWS SDK integration whose service's model has
 // no such action (AWS refuses it at create time).
 func KnowsResource(resource string) bool {
-	service, action, _, ok := integration.ParseResource(resource)
-	svc, isSDK := strings.CutPrefix(service, "aws-sdk:")
-	if !ok || !isSDK {
-		return true
-	}
-	return knownModels().KnowsAction(svc, action)
+	svc, action, isSDK := sdkAction(resource)
+	return !isSDK || knownModels().KnowsAction(svc, action)
 }
