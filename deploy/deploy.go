@@ -43,6 +43,7 @@ type Deployer struct {
 	Functions Functions          // nil: Lambda functions are skipped
 	Records   Records
 	AWS       *AWSEndpoint // nil: AWS resources are named, not created
+	Wiring    Wiring       // nil: event sources are not delivered
 	Log       *slog.Logger // nil: not logged
 
 	mu sync.Mutex // one deploy or delete at a time
@@ -275,6 +276,7 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 	if perr := x.checkpoint(ctx, final); perr != nil {
 		err = errors.Join(err, perr)
 	}
+	x.setWires(ctx, final)
 	d.logReport(x.report, err)
 	return x.report, err
 }
@@ -322,6 +324,7 @@ func (d *Deployer) Delete(ctx context.Context, stackName string) (*Report, error
 	if err := d.Records.DeleteStack(ctx, stackName); err != nil {
 		return x.report, err
 	}
+	x.setWires(ctx, &stackRecord{Name: stackName})
 	d.logReport(x.report, nil)
 	return x.report, nil
 }
@@ -331,10 +334,11 @@ func (d *Deployer) Stacks(ctx context.Context) ([]string, error) {
 	return d.Records.ListStacks(ctx)
 }
 
-// Restore puts every recorded stack's functions back into Functions: a
-// server calls it when it starts, as local functions live in memory.
+// Restore puts every recorded stack's functions back into Functions and
+// its event sources into Wiring: a server calls it when it starts, as
+// both live in memory.
 func (d *Deployer) Restore(ctx context.Context) error {
-	if d.Functions == nil {
+	if d.Functions == nil && d.Wiring == nil {
 		return nil
 	}
 	names, err := d.Records.ListStacks(ctx)
@@ -349,11 +353,14 @@ func (d *Deployer) Restore(ctx context.Context) error {
 			continue
 		}
 		for _, id := range rec.Order {
-			if f := rec.Resources[id].Function; f != nil {
+			if f := rec.Resources[id].Function; f != nil && d.Functions != nil {
 				if err := d.Functions.PutFunction(ctx, f); err != nil {
 					errs = append(errs, fmt.Errorf("stack %s, resource %s: %w", name, id, err))
 				}
 			}
+		}
+		if err := d.restoreWires(ctx, name, rec); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

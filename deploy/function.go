@@ -156,8 +156,12 @@ func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 	if err != nil {
 		return nil, "", err
 	}
+	wires, err := x.eventWires(r, x.functionTarget(name))
+	if err != nil {
+		return nil, "", err
+	}
 	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest})
-	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Spec: spec, Function: f}
+	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Spec: spec, Function: f, Wires: wires}
 	made := prev != nil && !prev.Skipped && prev.Function != nil
 	if made && prev.Physical == name {
 		if sameSpec(prev, spec) {
@@ -219,9 +223,6 @@ func (functionKind) remove(ctx context.Context, x *run, id string, rec *Record) 
 func (x *run) samFunctionWarnings(r *resource, p resProps) {
 	if alias, _ := p.str("AutoPublishAlias"); alias != "" {
 		x.warn("%s (%s): AutoPublishAlias %s is accepted, not published: the function runs as it is deployed", r.ID, r.Type, alias)
-	}
-	if events, ok := r.Props["Events"].(map[string]any); ok && len(events) > 0 {
-		x.warn("%s (%s): Events (%s) are ignored: a local function runs when a workflow invokes it", r.ID, r.Type, strings.Join(sortedKeys(events), ", "))
 	}
 }
 

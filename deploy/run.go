@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"stepwise/deploy/cfn"
+	"stepwise/wiring"
 )
 
 // A kind makes the resources of one or more types.
@@ -65,6 +66,8 @@ type Record struct {
 	Spec json.RawMessage `json:"spec,omitempty"`
 	// Function is the local function this resource is, for Restore.
 	Function *Function `json:"function,omitempty"`
+	// Wires are the event sources the resource declares (wire.go).
+	Wires []wiring.Wire `json:"wires,omitempty"`
 	// Retain is DeletionPolicy Retain: the resource outlives the stack.
 	Retain bool `json:"retain,omitempty"`
 	// Adopted: found at the AWS endpoint and used as it was by a deploy

@@ -7,6 +7,7 @@ import (
 
 	"stepwise/service"
 	"stepwise/sfnapi"
+	"stepwise/wiring"
 )
 
 // AWS::Serverless::StateMachine, SAM's state machine, made as the
@@ -49,7 +50,10 @@ func (samStateMachineKind) find(ctx context.Context, x *run, name string) (*Reco
 // state machine's ARN, or its AutoPublishAlias's with
 // UseAliasAsEventTarget), prev the record of the last deploy (nil for a
 // new resource). An error fails the resource.
-var samEvents func(ctx context.Context, x *run, r *resource, smArn string, prev *Record) error
+//
+// It returns the wires of the events it does not make schedules of
+// (wire.go).
+var samEvents func(ctx context.Context, x *run, r *resource, smArn string, prev *Record) ([]wiring.Wire, error)
 
 // samEventsRemove, when set, deletes what samEvents made for a SAM state
 // machine, before the state machine is deleted (rec is its record).
@@ -128,12 +132,13 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 	if action == Unchanged && aliasAction != Unchanged {
 		action = Updated
 	}
+	var wires []wiring.Wire
 	if samEvents != nil {
 		target := arn
 		if use, _ := smBool(r.Props["UseAliasAsEventTarget"], "UseAliasAsEventTarget"); use && spec.AliasArn != "" {
 			target = spec.AliasArn
 		}
-		if err := samEvents(ctx, x, r, target, prev); err != nil {
+		if wires, err = samEvents(ctx, x, r, target, prev); err != nil {
 			// The next deploy makes the events again (the hook runs on
 			// every deploy), on the state machine recorded here.
 			return stateMachineRecord(arn, sm, rev, specOf(spec)), "", err
@@ -141,7 +146,9 @@ func (samStateMachineKind) apply(ctx context.Context, x *run, r *resource, prev 
 	} else if events, ok := r.Props["Events"].(map[string]any); ok && len(events) > 0 {
 		x.warn("%s: its Events (%d) are not made here", r.ID, len(events))
 	}
-	return stateMachineRecord(arn, sm, rev, specOf(spec)), action, nil
+	rec := stateMachineRecord(arn, sm, rev, specOf(spec))
+	rec.Wires = wires
+	return rec, action, nil
 }
 
 // autoPublish publishes the state machine's current revision (a

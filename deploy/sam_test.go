@@ -13,6 +13,7 @@ import (
 	"stepwise/deploy/cfn"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/service"
+	"stepwise/wiring"
 )
 
 const samMachine = `
@@ -150,12 +151,12 @@ func TestSAMEventsHook(t *testing.T) {
 	saved, savedRemove := samEvents, samEventsRemove
 	t.Cleanup(func() { samEvents, samEventsRemove = saved, savedRemove })
 	var made, removed []string
-	samEvents = func(_ context.Context, _ *run, r *resource, smArn string, prev *Record) error {
+	samEvents = func(_ context.Context, _ *run, r *resource, smArn string, prev *Record) ([]wiring.Wire, error) {
 		events, _ := r.Props["Events"].(map[string]any) // called for every SAM state machine, with Events or not
 		for name := range events {
 			made = append(made, r.ID+"/"+name+" "+smArn+" "+map[bool]string{true: "new", false: "again"}[prev == nil])
 		}
-		return nil
+		return nil, nil
 	}
 	samEventsRemove = func(_ context.Context, _ *run, id string, rec *Record) error {
 		removed = append(removed, id+" "+rec.Physical)

@@ -11,6 +11,7 @@ import (
 
 	"stepwise/deploy/cfn"
 	"stepwise/scheduler"
+	"stepwise/wiring"
 )
 
 // AWS::Scheduler::ScheduleGroup and AWS::Scheduler::Schedule, on the
@@ -332,28 +333,28 @@ func (scheduleKind) remove(ctx context.Context, x *run, _ string, rec *Record) e
 // AWS::Scheduler::Schedule: a second deploy finds it there, and a
 // schedule whose event (or state machine) left the template is deleted
 // with the resources that left it. It is called on every deploy of the
-// state machine, changed or not. Other event types are ignored with a
-// warning.
-func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *Record) error {
+// state machine, changed or not. The other event types are wires
+// (eventWires).
+func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *Record) ([]wiring.Wire, error) {
 	events, ok, err := propsOf(r).obj("Events")
 	if err != nil || !ok {
-		return err
+		return nil, err
 	}
 	for _, name := range sortedKeys(events.m) {
 		ev, ok, err := events.obj(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
-			return events.errorf(name, "an event is {Type, Properties}")
+			return nil, events.errorf(name, "an event is {Type, Properties}")
 		}
 		typ, err := ev.str("Type")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		props, _, err := ev.obj("Properties")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if props.m == nil {
 			props = resProps{m: map[string]any{}, at: ev.path("Properties")}
@@ -365,18 +366,17 @@ func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *R
 			sp, err = x.scheduleEvent(id, props, smArn)
 		case "ScheduleV2":
 			sp, err = x.scheduleV2Event(id, props, smArn)
-		default:
-			x.warn("%s (%s): event %s of type %s is ignored: only Schedule and ScheduleV2 events run here", r.ID, r.Type, name, typ)
+		default: // a wire (below)
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := x.applyGenerated(ctx, r, id, sp); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return x.eventWires(r, wiring.Target{Type: wiring.ToStateMachine, ARN: smArn, Name: r.ID}, "Schedule", "ScheduleV2")
 }
 
 // removeSAMEvents has nothing to do: the events' schedules are the

@@ -155,9 +155,10 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 		"Api": map[string]any{"Type": "Api", "Properties": map[string]any{"Path": "/"}},
 	}
 	x := b.eventsRun(nil)
-	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
+	_, err := applySAMEvents(ctx, x, eventsMachine(events), smArn, nil)
+	require.NoError(t, err)
 	require.Equal(t, []string{"MachineHourly created", "MachineNightly created"}, actions(x.report))
-	require.Equal(t, []string{"Machine (AWS::Serverless::StateMachine): event Api of type Api is ignored: only Schedule and ScheduleV2 events run here"}, x.report.Warnings)
+	require.Equal(t, []string{"Machine (AWS::Serverless::StateMachine): event Api of type Api is not delivered here"}, x.report.Warnings)
 
 	// SAM's names: a ScheduleV2's is its logical id; a Schedule (a rule
 	// in SAM) gets one as a resource without a name does.
@@ -181,7 +182,8 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 	// The next deploy finds them in the stack's record: unchanged.
 	prev := x.rec
 	x = b.eventsRun(prev)
-	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
+	_, err = applySAMEvents(ctx, x, eventsMachine(events), smArn, nil)
+	require.NoError(t, err)
 	require.Equal(t, []string{"MachineHourly unchanged", "MachineNightly unchanged"}, actions(x.report))
 
 	// An event changed, another gone: updated, and deleted with what
@@ -191,11 +193,12 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 	prev = x.rec
 	x = b.eventsRun(prev)
 	x.stack = nil
-	require.NoError(t, applySAMEvents(ctx, x, eventsMachine(events), smArn, nil))
+	_, err = applySAMEvents(ctx, x, eventsMachine(events), smArn, nil)
+	require.NoError(t, err)
 	require.NoError(t, x.removeGone(ctx))
 	require.Equal(t, []string{"MachineNightly updated", "MachineHourly deleted"}, actions(x.report))
 	require.Equal(t, "ENABLED", b.schedule(t, "default", "app-MachineNightly").State)
-	_, err := sched.GetSchedule(ctx, "default", "MachineHourly")
+	_, err = sched.GetSchedule(ctx, "default", "MachineHourly")
 	require.ErrorContains(t, err, "ResourceNotFoundException")
 	require.NoError(t, removeSAMEvents(ctx, x, "Machine", nil))
 }
@@ -212,7 +215,7 @@ func TestSAMScheduleEventErrors(t *testing.T) {
 		{map[string]any{"Type": "ScheduleV2", "Properties": map[string]any{"ScheduleExpression": "every day"}}, "Properties.Events, the schedule MachineE: ValidationException"},
 		{map[string]any{"Type": "Schedule", "Properties": map[string]any{"Schedule": "rate(1 hour)", "DeadLetterConfig": map[string]any{"Type": "SQS"}}}, "Properties.Events.E.Properties.DeadLetterConfig.Arn: a dead-letter queue is given by its Arn here"},
 	} {
-		err := applySAMEvents(ctx, b.eventsRun(nil), eventsMachine(map[string]any{"E": c.event}), smArn, nil)
+		_, err := applySAMEvents(ctx, b.eventsRun(nil), eventsMachine(map[string]any{"E": c.event}), smArn, nil)
 		require.Error(t, err)
 		require.True(t, strings.HasPrefix(err.Error(), c.want), "%v\nwant %s", err, c.want)
 	}

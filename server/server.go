@@ -34,6 +34,7 @@ import (
 	"stepwise/scheduler/restjson"
 	"stepwise/service"
 	"stepwise/store"
+	"stepwise/wiring"
 )
 
 // Server is a whole Stepwise server: its store, engine, service,
@@ -66,6 +67,8 @@ type Server struct {
 	// (requests whose path restjson.HandlesPath says is its own).
 	scheduleAPI *restjson.Handler
 	dep         *deploy.Deployer
+	// wiring delivers the deployed stacks' event sources (wiring.go).
+	wiring *wiring.Host
 
 	// The HTTP side (api.go).
 	// handler serves everything: the API, the console, the probes and
@@ -171,6 +174,7 @@ func New(cfg config.Serve, opts ...Option) (_ *Server, err error) {
 	}
 	// Templates deploy onto it (stepwise deploy, WithDeployAtStart).
 	s.dep = newDeployer(&s.cfg, s.svc, s.sched, s.drv.Executor(), s.local, s.log)
+	s.buildWiring()
 	s.handleDeploy(s.dep)
 	return s, nil
 }
@@ -342,6 +346,9 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.stopRetention = stop
 	}
+	if err := restoreWires(ctx, s.drv.Executor(), s.wiring); err != nil {
+		s.log.Warn("serve: a deployed stack's event sources are not back", "error", err)
+	}
 	if s.opts.deployAtStart != nil {
 		if err := s.opts.deployAtStart(ctx, s.dep); err != nil {
 			return err
@@ -472,6 +479,9 @@ func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		err = s.Shutdown()
+		if s.wiring != nil {
+			s.wiring.Close()
+		}
 		for _, stop := range []func(){s.stopSchedules, s.stopRetention, s.releaseInvokes} {
 			if stop != nil {
 				stop()

@@ -73,7 +73,11 @@ var rules = []rule{
 	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize", "internal/boundedfile")},
 
-	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile")},
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring")},
+
+	// wiring: a deployed stack's event sources, delivered; its kinds
+	// under it. They reach the server through wiring.Env only.
+	{pkg: "wiring", layer: "wiring: event sources' wires and their host, beside the service (reaching it through wiring.Env)", may: with()},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
@@ -136,7 +140,7 @@ var rules = []rule{
 	{pkg: "server", layer: "server: the composition root, assembles everything (but the test helpers)", may: with(
 		"asl/...", "interp", "engine", "engine/task", "store/...", "config", "internal/...",
 		"integration/...", "service", "observe/...", "scheduler", "scheduler/restjson",
-		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...")},
+		"workflowtest", "awsjson", "console", "service/teststate", "deploy/...", "wiring/...")},
 	{pkg: "server/servertest", layer: "server: its test helpers, an in-process server for any package's tests", may: with("server", "config", "internal/testkit/...")},
 
 	// The command's cli parses flags into the server's configuration and
