@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"stepwise/interp"
 )
@@ -13,10 +14,22 @@ import (
 // worker can answer before the service's answer is back; held, the answer
 // lands after TaskSubmitted, as on AWS, instead of ending the task before
 // the request it answers is recorded.
+//
+// A call is held at most gateBound: the request may be the one waiting
+// for the call (a function invoked with lambda:invoke.waitForTaskToken
+// that calls SendTaskSuccess with its own token before it returns, as
+// AWS lets it). After that the answer goes through, and ends the task
+// before its TaskSubmitted; the request's own answer, when it comes,
+// finds the task ended and is dropped.
 type callGates struct {
 	mu sync.Mutex
 	m  map[string]chan struct{} // "arn\x00task id" → closed on release
+	// bound is how long a call is held (0: gateBound).
+	bound time.Duration
 }
+
+// gateBound is how long a token call waits for its task's request.
+const gateBound = 2 * time.Second
 
 // isCallback says whether a task's result comes through its token after a
 // request is made: a .waitForTaskToken task.
@@ -58,8 +71,16 @@ func (g *callGates) wait(ctx, engineCtx context.Context, arn, id string) error {
 	if ch == nil {
 		return nil
 	}
+	bound := g.bound
+	if bound <= 0 {
+		bound = gateBound
+	}
+	t := time.NewTimer(bound)
+	defer t.Stop()
 	select {
 	case <-ch:
+		return nil
+	case <-t.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -166,3 +166,28 @@ func TestUnsubmittedCallbackIsRequestedAgainAfterRestart(t *testing.T) {
 	defer b.tasks.mu.Unlock()
 	require.Equal(t, 2, b.tasks.runs[key])
 }
+
+// The request may be what waits for the answer (a function invoked with
+// lambda:invoke.waitForTaskToken answering with its own token before it
+// returns): held no longer than the gate's bound, the answer goes through
+// and ends the task, and the request's late answer is dropped.
+func TestCallbackAnswerFromInsideItsRequestGoesThrough(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 1)
+	b.engine.gates.bound = 300 * time.Millisecond
+	sm, m := b.machine(t, "inside", callbackMachine)
+	row := b.start(t, sm, m, "e1", `{}`)
+	tk := callbackTask(t, b)
+	errc := sendAsync(b, tk.Request.Token, `"from inside"`)
+	requireHeld(t, errc)
+	require.NoError(t, requireReturns(t, errc))
+	done := b.waitStatus(t, row.Arn, history.StatusSucceeded)
+	require.Equal(t, `"from inside"`, *done.Output)
+	want := []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"}
+	require.Equal(t, want, b.history(t, row.Arn))
+
+	// The request returns: its answer finds the task ended.
+	b.tasks.complete(task.Result{Submitted: true, Output: "sent"})
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, want, b.history(t, row.Arn))
+}
