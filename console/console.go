@@ -63,7 +63,9 @@ type Console struct {
 	prices    history.Prices
 	schedules func(ctx context.Context) ([]ScheduleView, error)
 	scheduler Scheduler
-	now       func() time.Time
+	// eventSourceList lists the event sources (eventsources.go).
+	eventSourceList func(ctx context.Context) []EventSource
+	now             func() time.Time
 	// recordingLimits bound an execution's download as a test.
 	recordingLimits RecordingLimits
 }
@@ -91,6 +93,9 @@ type Options struct {
 	// Recording bounds an execution's download as a test; a zero field
 	// takes DefaultRecordingLimits'.
 	Recording RecordingLimits
+	// EventSources lists the deployed stacks' event sources for their
+	// page (eventsources.go); nil: the page is not served.
+	EventSources func(ctx context.Context) []EventSource
 }
 
 // ScheduleView is a schedule on the schedules page.
@@ -133,7 +138,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now,
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now, eventSourceList: opts.EventSources,
 		pages: map[string]*template.Template{}, mux: http.NewServeMux(), recordingLimits: opts.Recording}
 	if c.recordingLimits.Children <= 0 {
 		c.recordingLimits.Children = DefaultRecordingLimits.Children
@@ -144,7 +149,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if c.recordingLimits.Bytes <= 0 {
 		c.recordingLimits.Bytes = DefaultRecordingLimits.Bytes
 	}
-	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "notfound", "signin"} {
+	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "eventsources", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console template %s: %w", name, err)
@@ -161,6 +166,9 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 		// Not under /schedules: that is the Scheduler API's.
 		c.mux.HandleFunc("GET /schedule-list", c.scheduleList)
 		c.scheduleRoutes()
+	}
+	if c.eventSourceList != nil {
+		c.mux.HandleFunc("GET /event-sources", c.eventSources)
 	}
 	c.mux.HandleFunc("GET /console/executions/status", c.executionStatus)
 	c.mux.HandleFunc("GET /console/executions/recording", c.recording)
@@ -184,13 +192,15 @@ type page struct {
 	Lang, Title, Path string
 	Script            map[string]string // messages for the script
 	// SignOut shows the sign-out button; NoNav hides the navigation
-	// (the sign-in page); Schedules shows the schedules' link.
-	SignOut, NoNav, Schedules bool
+	// (the sign-in page); Schedules shows the schedules' link,
+	// EventSources the event sources'.
+	SignOut, NoNav, Schedules, EventSources bool
 }
 
 func (c *Console) newPage(r *http.Request, title string) page {
 	lang := language(r)
-	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}, SignOut: c.signIn, Schedules: c.schedules != nil}
+	p := page{Lang: lang, Title: title, Path: r.URL.Path, Script: map[string]string{}, SignOut: c.signIn, Schedules: c.schedules != nil,
+		EventSources: c.eventSourceList != nil}
 	for _, k := range scriptMessages {
 		p.Script[k] = translate(lang, k)
 	}

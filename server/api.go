@@ -90,7 +90,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	s.sched = sched
 	schedView := consoleSchedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: s.creds != nil, Prices: cfg.Prices, Now: eng.Now,
-		Schedules: schedView.list, Scheduler: schedView})
+		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	lambdasdk "github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"stepwise/console"
 	"stepwise/deploy"
 	"stepwise/integration"
 	"stepwise/store"
@@ -65,3 +66,26 @@ func restoreWires(ctx context.Context, records store.StackStore, host *wiring.Ho
 
 // Wiring is the host of the deployed stacks' event sources.
 func (s *Server) Wiring() *wiring.Host { return s.wiring }
+
+// eventSourceViews is the console's event sources' page.
+func (s *Server) eventSourceViews(context.Context) []console.EventSource {
+	if s.wiring == nil {
+		return nil
+	}
+	list := s.wiring.Wires()
+	out := make([]console.EventSource, len(list))
+	for i, w := range list {
+		src := string(w.Source)
+		if len(src) > 300 {
+			src = src[:300] + "…"
+		}
+		out[i] = console.EventSource{Stack: w.Stack, ID: w.ID, Kind: w.Kind, Source: src,
+			TargetType: w.Target.Type, Target: w.Target.ARN, Running: w.Running, Problem: w.Problem,
+			Delivered: w.Delivered, LastError: w.LastError}
+		if !w.LastDelivery.IsZero() {
+			at := w.LastDelivery
+			out[i].LastDelivery = &at
+		}
+	}
+	return out
+}
