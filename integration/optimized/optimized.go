@@ -339,4 +339,3 @@ func rename(pairs ...string) func(p *jsonvalue.Object) (*jsonvalue.Object, error
 		return o, nil
 	}
 }
-
