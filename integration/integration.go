@@ -304,6 +304,26 @@ func ParseResource(resource string) (service, action string, pattern Pattern, ok
 	return rest[:i], rest[i+1:], pattern, true
 }
 
+// Unqualified is a service integration ARN that names a region and an
+// account (arn:aws:states:us-east-1:123456789012:lambda:invoke) without
+// them, as the registry serves it when they are the server's; qualified
+// is false for any other resource.
+func Unqualified(resource string) (plain string, qualified bool) {
+	rest, ok := strings.CutPrefix(resource, "arn:aws:states:")
+	if !ok || strings.HasPrefix(rest, "::") {
+		return resource, false
+	}
+	parts := strings.SplitN(rest, ":", 3)
+	if len(parts) < 3 || parts[0] == "" || parts[1] == "" {
+		return resource, false
+	}
+	switch kind, _, _ := strings.Cut(parts[2], ":"); kind {
+	case "activity", "stateMachine", "execution", "express", "mapRun", "":
+		return resource, false
+	}
+	return ResourcePrefix + parts[2], true
+}
+
 // IsFunctionArn reports whether a resource is a Lambda function's ARN:
 // arn:<partition>:lambda:<region>:<account>:function:<name>[:<qualifier>].
 func IsFunctionArn(resource string) bool {
@@ -341,6 +361,14 @@ func (r *Registry) ReadItems(ctx context.Context, t *task.Task, done func(task.R
 // without its pattern as the module registered it (a Lambda function's
 // ARN is served by FunctionResource). Run and Invoke route alike.
 func (r *Registry) route(resource string) (e *entry, service, action string, pattern Pattern, base string) {
+	if plain, qualified := Unqualified(resource); qualified {
+		region, account, _ := strings.Cut(strings.TrimPrefix(resource, "arn:aws:states:"), ":")
+		account, _, _ = strings.Cut(account, ":")
+		if region != r.cfg.Region || account != r.cfg.Account {
+			return nil, "", "", "", resource // another region's or account's: served by none
+		}
+		resource = plain
+	}
 	service, action, pattern, ok := ParseResource(resource)
 	base = strings.TrimSuffix(resource, string(pattern))
 	if !ok && IsFunctionArn(resource) {
@@ -353,7 +381,12 @@ func (r *Registry) route(resource string) (e *entry, service, action string, pat
 }
 
 // noIntegration fails a task whose resource no integration serves.
-func noIntegration(resource string) *failure.Failure {
+func (r *Registry) noIntegration(resource string) *failure.Failure {
+	if _, qualified := Unqualified(resource); qualified {
+		return failure.Newf(failure.TaskFailed,
+			"The resource '%s' is not available in this region: a Task calls services in its state machine's region (%s) and account (%s) only.",
+			resource, r.cfg.Region, r.cfg.Account)
+	}
 	return failure.Newf(failure.TaskFailed, "No integration is configured for the resource '%s'.", resource)
 }
 
@@ -370,7 +403,7 @@ func (r *Registry) Run(ctx context.Context, t *task.Task, done func(task.Result)
 		done(task.Result{Waiting: true})
 		return
 	case e == nil:
-		done(task.Result{Failure: noIntegration(t.Request.Resource)})
+		done(task.Result{Failure: r.noIntegration(t.Request.Resource)})
 		return
 	case pattern != RequestResponse && !slices.Contains(e.patterns, pattern):
 		done(task.Result{Failure: failure.Newf(failure.TaskFailed,
@@ -437,7 +470,7 @@ func (r *Registry) Run(ctx context.Context, t *task.Task, done func(task.Result)
 func (r *Registry) Invoke(ctx context.Context, resource string, params any) (any, error) {
 	e, service, action, pattern, _ := r.route(resource)
 	if e == nil || (pattern != RequestResponse && !slices.Contains(e.patterns, pattern)) {
-		return nil, noIntegration(resource)
+		return nil, r.noIntegration(resource)
 	}
 	out, err := e.impl.Call(ctx, &Request{Resource: resource, Service: service, Action: action, Pattern: pattern, Parameters: params,
 		Submit: func(any) {}})

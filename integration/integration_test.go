@@ -241,3 +241,28 @@ func TestSyncJobSubmitsItsStart(t *testing.T) {
 	require.Equal(t, task.Result{Output: "ended"}, r.wait(t))
 	r.none(t)
 }
+
+// A resource that names the server's region and account is served as
+// the one that names neither; another region's or account's is refused.
+func TestRegistryQualifiedResource(t *testing.T) {
+	t.Parallel()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	require.NoError(t, err)
+
+	res := run(t, reg, "q1", "arn:aws:states:us-east-1:123456789012:test:echo", `{}`).wait(t)
+	require.Nil(t, res.Failure)
+	require.Equal(t, `{"Service":"test","Action":"echo"}`, jsonvalue.String(res.Output))
+	res = run(t, reg, "q2", "arn:aws:states:us-east-1:123456789012:aws-sdk:test:anyAction", `{}`).wait(t)
+	require.Equal(t, `{"Service":"aws-sdk:test","Action":"anyAction"}`, jsonvalue.String(res.Output))
+	res = run(t, reg, "q3", "arn:aws:states:us-east-1:123456789012:test:echo.waitForTaskToken", `{}`).wait(t)
+	require.True(t, res.Submitted)
+
+	for _, other := range []string{"arn:aws:states:eu-west-1:123456789012:test:echo", "arn:aws:states:us-east-1:999999999999:test:echo"} {
+		res = run(t, reg, "q4", other, `{}`).wait(t)
+		require.NotNil(t, res.Failure, other)
+		require.Equal(t, failure.TaskFailed, res.Failure.Name)
+		require.Contains(t, res.Failure.Cause, "not available in this region")
+	}
+	require.True(t, integration.Served("arn:aws:states:us-east-1:123456789012:test:echo"))
+	require.True(t, integration.Served("arn:aws:states:us-east-1:123456789012:activity:a1"))
+}

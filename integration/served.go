@@ -23,6 +23,7 @@ func served(resource string) (bool, string) {
 	if interp.IsActivity(resource) || IsFunctionArn(resource) {
 		return true, ""
 	}
+	resource, _ = Unqualified(resource)
 	_, _, pattern, ok := ParseResource(resource)
 	if !ok {
 		return false, ""

@@ -18,6 +18,7 @@ import (
 	_ "stepwise/integration/glue"
 	_ "stepwise/integration/http"
 	_ "stepwise/integration/lambda"
+	_ "stepwise/integration/optimized"
 	_ "stepwise/integration/sfn"
 	_ "stepwise/integration/sns"
 	_ "stepwise/integration/sqs"

@@ -68,7 +68,8 @@ func TestEmbeddedAndModels(t *testing.T) {
 	names := ServiceNames("")
 	require.Contains(t, names, "sfn")
 	require.Contains(t, names, "eventbridge")
-	require.NotContains(t, names, "sagemaker")
+	require.Contains(t, names, "sagemaker")
+	require.NotContains(t, names, "rds")
 	require.NotContains(t, names, "logs")
 	require.NotContains(t, names, "cloudwatchlogs")
 

@@ -31,7 +31,9 @@ var archive string
 // called are the services whose whole models ship (botocore names): the
 // aws-sdk integration calls them, and TestState checks their results.
 var called = []string{
-	"batch", "dynamodb", "ecs", "events", "glue", "kms", "lambda", "s3",
+	"athena", "batch", "bedrock", "bedrock-runtime", "codebuild", "databrew",
+	"dynamodb", "ecs", "eks", "emr", "emr-containers", "emr-serverless",
+	"events", "glue", "kms", "lambda", "mediaconvert", "s3", "sagemaker",
 	"secretsmanager", "sns", "sqs", "ssm", "stepfunctions",
 }
 
@@ -40,12 +42,10 @@ var called = []string{
 // integrations, but the aws-sdk integration does not call them (unless a
 // model directory adds them).
 var checked = []string{
-	"apigateway", "application-autoscaling", "athena", "autoscaling",
-	"bedrock", "bedrock-runtime", "cloudformation", "cloudwatch", "codebuild",
-	"comprehend", "databrew", "ec2", "ecr", "eks", "elbv2",
-	"emr", "emr-containers", "emr-serverless", "firehose",
-	"iam", "kinesis", "logs", "mediaconvert", "rds",
-	"redshift-data", "rekognition", "route53", "sagemaker", "scheduler",
+	"apigateway", "application-autoscaling", "autoscaling",
+	"cloudformation", "cloudwatch", "comprehend", "ec2", "ecr", "elbv2",
+	"firehose", "iam", "kinesis", "logs", "rds",
+	"redshift-data", "rekognition", "route53", "scheduler",
 	"ses", "sesv2", "sts", "textract", "translate",
 }
 

@@ -1,0 +1,215 @@
+package optimized
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"stepwise/failure"
+	"stepwise/integration"
+	"stepwise/integration/sdkjob"
+	"stepwise/jsonvalue"
+)
+
+// maxAPIResponse bounds the API Gateway response read.
+const maxAPIResponse = 10 << 20
+
+func init() {
+	integration.Register(integration.Module{
+		Resource: integration.ResourcePrefix + "apigateway:invoke",
+		Patterns: []integration.Pattern{integration.WaitForTaskToken},
+		New: func(cfg *integration.Config) (integration.Integration, error) {
+			return &apiGateway{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}, nil
+		},
+	})
+}
+
+// apiGateway calls an API Gateway endpoint: https://{ApiEndpoint}/{Stage}/{Path}.
+// An ApiEndpoint that names its scheme (http://host:port) or a port
+// (localhost:8080) is called as it says, over plain HTTP without a
+// scheme: a local stand-in of the API.
+type apiGateway struct {
+	cfg    *integration.Config
+	client *http.Client
+}
+
+type apiParams struct {
+	ApiEndpoint     string
+	Method          string
+	Stage           string
+	Path            string
+	Headers         map[string][]string
+	QueryParameters map[string][]string
+	RequestBody     any
+	AuthType        string
+	AllowNullValues bool
+}
+
+func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, error) {
+	var p apiParams
+	body, hasBody := any(nil), false
+	if o, ok := r.Parameters.(*jsonvalue.Object); ok {
+		body, hasBody = o.Get("RequestBody")
+		rest := jsonvalue.NewObject(0)
+		for _, k := range o.Keys() {
+			if k != "RequestBody" {
+				v, _ := o.Get(k)
+				rest.Set(k, v)
+			}
+		}
+		if err := sdkjob.DecodeParams(rest, &p); err != nil {
+			return nil, err
+		}
+	} else if err := sdkjob.DecodeParams(r.Parameters, &p); err != nil {
+		return nil, err
+	}
+	if p.ApiEndpoint == "" {
+		return nil, sdkjob.ParamsFailure("The field 'ApiEndpoint' is required but was missing")
+	}
+	switch p.Method {
+	case "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS":
+	case "":
+		return nil, sdkjob.ParamsFailure("The field 'Method' is required but was missing")
+	default:
+		return nil, sdkjob.ParamsFailure("The value of the field 'Method' has an invalid value: %s", p.Method)
+	}
+	switch p.AuthType {
+	case "", "NO_AUTH", "IAM_ROLE", "RESOURCE_POLICY":
+	default:
+		return nil, sdkjob.ParamsFailure("The value of the field 'AuthType' has an invalid value: %s", p.AuthType)
+	}
+	u, err := apiURL(p)
+	if err != nil {
+		return nil, sdkjob.ParamsFailure("%v", err)
+	}
+	var payload []byte
+	if hasBody && body != nil {
+		if s, ok := body.(string); ok {
+			payload = []byte(s)
+		} else {
+			payload = jsonvalue.Marshal(body)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, p.Method, u, bytes.NewReader(payload))
+	if err != nil {
+		return nil, sdkjob.ParamsFailure("%v", err)
+	}
+	for k, vs := range p.Headers {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if len(payload) > 0 && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if p.AuthType == "IAM_ROLE" || p.AuthType == "RESOURCE_POLICY" {
+		if err := g.sign(ctx, req, payload); err != nil {
+			return nil, failure.New("ApiGateway.SigningFailed", err.Error())
+		}
+	}
+	res, err := g.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, failure.New("ApiGateway.RequestFailed", err.Error())
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxAPIResponse))
+	if err != nil {
+		return nil, failure.New("ApiGateway.RequestFailed", err.Error())
+	}
+	out := obj(
+		"Headers", responseHeaders(res.Header),
+		"ResponseBody", responseBody(res.Header.Get("Content-Type"), data),
+		"StatusCode", jsonvalue.NumberFromInt(int64(res.StatusCode)),
+		"StatusText", strings.TrimSpace(strings.TrimPrefix(res.Status, fmt.Sprint(res.StatusCode))),
+	)
+	if res.StatusCode >= 400 {
+		return nil, failure.New(fmt.Sprintf("ApiGateway.%d", res.StatusCode), jsonvalue.String(out))
+	}
+	return out, nil
+}
+
+// apiURL is where a call goes: https://{ApiEndpoint}/{Stage}/{Path}?query,
+// or plain HTTP for an endpoint with a port or an http:// URL.
+func apiURL(p apiParams) (string, error) {
+	base := p.ApiEndpoint
+	switch {
+	case strings.HasPrefix(base, "http://"), strings.HasPrefix(base, "https://"):
+	case strings.Contains(base, ":"):
+		base = "http://" + base
+	default:
+		base = "https://" + base
+	}
+	u, err := url.Parse(strings.TrimSuffix(base, "/"))
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("The value of the field 'ApiEndpoint' is not a host name: %s", p.ApiEndpoint)
+	}
+	for _, part := range []string{p.Stage, p.Path} {
+		if part = strings.Trim(part, "/"); part != "" {
+			u.Path += "/" + part
+		}
+	}
+	q := url.Values{}
+	for k, vs := range p.QueryParameters {
+		q[k] = vs
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// sign signs a call with SigV4 for execute-api.
+func (g *apiGateway) sign(ctx context.Context, req *http.Request, payload []byte) error {
+	cfg, _, err := g.cfg.AWSConfig(ctx, "apigateway")
+	if err != nil {
+		return err
+	}
+	if cfg.Credentials == nil {
+		return fmt.Errorf("unable to load credentials: none configured")
+	}
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(payload)
+	return v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "execute-api", g.cfg.Region, time.Now().UTC())
+}
+
+// responseHeaders renders headers as lists of values, by name in order.
+func responseHeaders(h http.Header) *jsonvalue.Object {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	o := jsonvalue.NewObject(len(names))
+	for _, k := range names {
+		vs := make([]any, len(h[k]))
+		for i, v := range h[k] {
+			vs[i] = v
+		}
+		o.Set(k, vs)
+	}
+	return o
+}
+
+// responseBody is a JSON response parsed, any other as text.
+func responseBody(contentType string, data []byte) any {
+	if strings.Contains(contentType, "json") {
+		if v, err := jsonvalue.Parse(data); err == nil {
+			return v
+		}
+	}
+	return string(data)
+}
