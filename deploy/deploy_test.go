@@ -230,7 +230,7 @@ func TestErrorsNameTheResource(t *testing.T) {
 	_, err := b.deploy(t, "Resources:\n  NoName: {Type: AWS::StepFunctions::Activity, Properties: {}}\n", nil)
 	require.ErrorContains(t, err, "resource NoName (AWS::StepFunctions::Activity): Properties.Name")
 	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\nOutputs:\n  X: {Value: !GetAtt A.Nope}\n", nil)
-	require.ErrorContains(t, err, "A (AWS::StepFunctions::Activity) has no attribute Nope; it has Arn, Name")
+	require.ErrorContains(t, err, "Template error: resource A does not support attribute type Nope in Fn::GetAtt")
 	_, err = b.d.Deploy(context.Background(), &cfn.Template{}, Options{StackName: "1bad"})
 	require.ErrorContains(t, err, `stack name "1bad"`)
 }

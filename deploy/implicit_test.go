@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,14 +82,55 @@ func TestGetAttOfATypeNotMadeHereGivesAnyAttribute(t *testing.T) {
 	require.Equal(t, "443", out["ClusterPort"])
 	require.Regexp(t, `^[a-z0-9]{10}$`, out["Root"], "an API's root resource is known: no warning")
 	require.Equal(t, "work", out["WorkName"])
-	require.Contains(t, r.Warnings, "Balancer (AWS::ElasticLoadBalancingV2::LoadBalancer) is not made here: Fn::GetAtt Balancer.DNSName gives a made-up "+out["DNS"])
 	for _, w := range r.Warnings {
-		require.NotContains(t, w, "RootResourceId")
+		require.NotContains(t, w, "Fn::GetAtt", "a documented attribute is no warning")
 	}
 
 	// A type made here has its own attributes only.
 	_, err = b.deploy(t, "Resources:\n  A: {Type: AWS::StepFunctions::Activity, Properties: {Name: a}}\nOutputs:\n  X: {Value: !GetAtt A.DNSName}\n", nil)
-	require.ErrorContains(t, err, "has no attribute DNSName")
+	require.ErrorContains(t, err, "Template error: resource A does not support attribute type DNSName in Fn::GetAtt")
+}
+
+// Fn::GetAtt gives every attribute the specification documents for a
+// type not made here a value of its form, refuses one the type does not
+// have (also when a parameter names it, and in a preview), and gives a
+// type the specification does not know any attribute, with a warning.
+func TestGetAttFollowsTheSpecification(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	r, err := b.deployFile(t, "getatt-spec.yaml")
+	require.NoError(t, err)
+	out := outputsOf(r)
+	require.Regexp(t, `^eipalloc-[a-z0-9]{17}$`, out["Allocation"])
+	require.Regexp(t, `^203\.0\.113\.\d+$`, out["PublicIp"])
+	require.Regexp(t, `^[a-z0-9]{10}$`, out["Root"])
+	require.Regexp(t, `^https://[a-z0-9]{32}\.lambda-url\.us-east-1\.on\.aws/$`, out["Url"])
+	require.Regexp(t, `^[a-z0-9]{12}\.us-east-1\.elasticloadbalancingv2\.amazonaws\.com$`, out["DNS"])
+	require.Equal(t, "arn:aws:rds:us-east-1:123456789012:dbcluster/app-Cluster", out["ClusterArn"])
+	require.Regexp(t, `^[a-z0-9]{12}\.us-east-1\.rds\.amazonaws\.com$`, out["ClusterHost"])
+	require.Regexp(t, `^app-Balancer-SecurityGroups$`, out["Groups"], "a list attribute is a list")
+	require.Regexp(t, `^[a-z0-9]{12}\.us-east-1\.widget\.amazonaws\.com$`, out["Thing"])
+	require.Equal(t, []string{"Thing (Acme::Widget::Thing) is not made here: Fn::GetAtt Thing.Endpoint gives a made-up " + out["Thing"]}, getAttWarnings(r.Warnings))
+
+	// An attribute named by a parameter is checked when it is resolved.
+	_, err = b.deploy(t, "Parameters:\n  A: {Type: String, Default: Bogus}\nResources:\n  Address: {Type: AWS::EC2::EIP}\nOutputs:\n  X: {Value: {'Fn::GetAtt': [Address, !Ref A]}}\n", nil)
+	require.ErrorContains(t, err, "Template error: resource Address does not support attribute type Bogus in Fn::GetAtt")
+
+	// validate --template reads the template as a preview does.
+	tp, err := cfn.Parse([]byte("Resources:\n  Address: {Type: AWS::EC2::EIP}\n  M: {Type: AWS::StepFunctions::StateMachine, Properties: {DefinitionString: !Sub '{\"Comment\": \"${Address.Arn}\"}'}}\n"))
+	require.NoError(t, err)
+	_, err = PreviewStateMachines(context.Background(), tp, Options{})
+	require.ErrorContains(t, err, "Template error: resource Address does not support attribute type Arn in Fn::GetAtt")
+}
+
+func getAttWarnings(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if strings.Contains(w, "Fn::GetAtt") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func TestAWSIncludeSplicesLocalFiles(t *testing.T) {

@@ -3,7 +3,10 @@ package deploy
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"strings"
+
+	"stepwise/deploy/cfn"
 )
 
 // otherKind is every type not made here: the resource gets a name (its
@@ -125,29 +128,81 @@ func (x *run) guessArn(typ, name string) string {
 	return "arn:" + p + ":" + service + ":" + region + ":" + account + ":" + res + "/" + name
 }
 
-// madeUpAttr is the value of an attribute of a resource not made here
-// that localAttrs did not give: an ARN for *Arn, an id for *Id, a host
-// name for DNSName, *Endpoint and *.Address, a port for *Port, a URL for
-// *Url, else STACK-LogicalId-Attribute.
-func (x *run) madeUpAttr(id string, rec *Record, attr string) string {
-	key := x.opts.StackName + "/" + id + "/" + attr
+// skippedAttr is the value of attribute attr of a resource not made here
+// that localAttrs did not give. Of a type CloudFormation documents, it is
+// one of the form the attribute has, or CloudFormation's error when the
+// type has no such attribute; of a type it does not document (a
+// third-party or a new one), a value guessed from the attribute's name,
+// said in a warning.
+func (x *run) skippedAttr(id string, rec *Record, attr string) (any, error) {
+	form, known, ok := cfn.Attribute(rec.Type, attr)
+	if known && !ok {
+		return nil, cfn.AttributeError(id, attr)
+	}
+	if known {
+		return x.madeUpAttr(id, rec, attr, form), nil
+	}
+	v := x.madeUpAttr(id, rec, attr, nameForm(attr))
+	if x.warned == nil {
+		x.warned = map[string]bool{}
+	}
+	if key := id + "." + attr; !x.warned[key] {
+		x.warned[key] = true
+		x.warn("%s (%s) is not made here: Fn::GetAtt %s.%s gives a made-up %v", id, rec.Type, id, attr, v)
+	}
+	return v, nil
+}
+
+// nameForm is the form (as cfn.Attribute says) of an attribute of a type
+// the specification does not document, guessed from its name: an ARN for
+// *Arn, an id for *Id, a host name for DNSName, *Endpoint and *.Address,
+// a port for *Port, a URL for *Url, else text.
+func nameForm(attr string) byte {
 	last := attr[strings.LastIndex(attr, ".")+1:]
-	lower := strings.ToLower(last)
 	switch {
 	case strings.HasSuffix(last, "Arn"):
-		return x.guessArn(rec.Type, rec.Physical)
+		return 'a'
 	case strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID"):
-		return idPrefix(rec.Type) + idHash(key, 17)
+		return 'i'
 	case last == "DNSName" || strings.HasSuffix(last, "Endpoint") || last == "Address" || strings.HasSuffix(last, "Host"):
+		return 'h'
+	case strings.HasSuffix(last, "Port"):
+		return 'p'
+	case strings.HasSuffix(strings.ToLower(last), "url"):
+		return 'u'
+	}
+	return 's'
+}
+
+// madeUpAttr is a value of the given form (as cfn.Attribute says) for
+// attribute attr of a resource not made here: its ARN, an id of its
+// service's form, a host name, an IP address, a port, a URL, a number,
+// else STACK-LogicalId-Attribute; a list of one such for a list.
+func (x *run) madeUpAttr(id string, rec *Record, attr string, form byte) any {
+	if form >= 'A' && form <= 'Z' {
+		return []any{x.madeUpAttr(id, rec, attr, form-'A'+'a')}
+	}
+	key := x.opts.StackName + "/" + id + "/" + attr
+	switch form {
+	case 'a':
+		return x.guessArn(rec.Type, rec.Physical)
+	case 'i':
+		return idPrefix(rec.Type) + idHash(key, 17)
+	case 'h':
 		service := "local"
 		if parts := strings.Split(rec.Type, "::"); len(parts) == 3 {
 			service = strings.ToLower(parts[1])
 		}
 		return idHash(key, 12) + "." + x.region() + "." + service + ".amazonaws.com"
-	case strings.HasSuffix(last, "Port"):
+	case 't':
+		sum := sha256.Sum256([]byte(key))
+		return fmt.Sprintf("203.0.113.%d", 1+int(sum[0])%254)
+	case 'p':
 		return "443"
-	case strings.HasSuffix(lower, "url"):
+	case 'u':
 		return "https://" + idHash(key, 12) + "." + x.region() + ".amazonaws.com/"
+	case 'n':
+		return "1"
 	}
 	return x.name(id, 200) + "-" + attr
 }

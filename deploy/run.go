@@ -454,16 +454,8 @@ func (x *run) GetAtt(id, attr string) (any, error) {
 	v, ok := rec.Attrs[attr]
 	if !ok && rec.Skipped {
 		// A type not made here has whatever attribute its service
-		// documents: a made-up value, said in a warning.
-		v = x.madeUpAttr(id, rec, attr)
-		if x.warned == nil {
-			x.warned = map[string]bool{}
-		}
-		if key := id + "." + attr; !x.warned[key] {
-			x.warned[key] = true
-			x.warn("%s (%s) is not made here: Fn::GetAtt %s.%s gives a made-up %v", id, rec.Type, id, attr, v)
-		}
-		return v, nil
+		// documents.
+		return x.skippedAttr(id, rec, attr)
 	}
 	if !ok {
 		names := sortedKeys(rec.Attrs)

@@ -77,18 +77,26 @@ func (s *Stack) checkFunction(fn string, arg any, path string) *pathError {
 		}
 		return nil
 	case "Fn::GetAtt":
-		id := ""
+		id, attr := "", ""
 		switch a := arg.(type) {
 		case string:
-			id, _, _ = strings.Cut(a, ".")
+			id, attr, _ = strings.Cut(a, ".")
 		case []any:
 			if len(a) > 0 {
 				id, _ = a[0].(string)
+			}
+			if len(a) > 1 {
+				attr, _ = a[1].(string)
 			}
 		}
 		if id != "" {
 			if _, ok := s.t.Resources[id]; !ok {
 				return &pathError{path: path, msg: fmt.Sprintf("Fn::GetAtt to unknown resource %q", id)}
+			}
+			if attr != "" {
+				if err := s.checkAttribute(id, attr, path); err != nil {
+					return err
+				}
 			}
 		}
 		if a, ok := arg.([]any); ok && len(a) > 1 {
@@ -129,9 +137,12 @@ func (s *Stack) checkFunction(fn string, arg any, path string) *pathError {
 			if strings.HasPrefix(name, "!") || vars[name] {
 				continue
 			}
-			if id, _, dot := strings.Cut(name, "."); dot && !strings.HasPrefix(name, "AWS::") {
+			if id, attr, dot := strings.Cut(name, "."); dot && !strings.HasPrefix(name, "AWS::") {
 				if _, ok := s.t.Resources[id]; !ok {
 					return &pathError{path: path, msg: fmt.Sprintf("Fn::GetAtt to unknown resource %q", id)}
+				}
+				if err := s.checkAttribute(id, attr, path); err != nil {
+					return err
 				}
 				continue
 			}

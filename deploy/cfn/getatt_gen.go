@@ -1,0 +1,433 @@
+//go:build ignore
+
+// getatt_gen writes the attribute table cfn embeds (getatt.txt.gz and
+// getatt_source.go): for each resource type of the CloudFormation
+// registry, the attributes Fn::GetAtt accepts, each with the form of its
+// value. It reads them from the resource provider schemas cfn-lint
+// ships, the way cfn-lint reads them (src/cfnlint/schema/_getatts.py of
+// the same commit): a schema's readOnlyProperties, nested ones joined
+// with dots (/properties/Endpoint/Address is Endpoint.Address), plus
+// cfn-lint's exceptions, and every property for the types it lists as
+// taking any. Run it in deploy/cfn with the git directory of a clone of
+// https://github.com/aws-cloudformation/cfn-lint:
+//
+//	STEPWISE_CFNLINT_GIT=/path/to/cfn-lint/.git go generate ./deploy/cfn/
+//
+// STEPWISE_CFNLINT_REV picks the commit; by default it is the newest one
+// with the schemas in the repository (cfn-lint has since moved them out:
+// the parent of the commit that removed them).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+const (
+	providers = "src/cfnlint/data/schemas/providers/"
+	resources = "src/cfnlint/data/schemas/resources/"
+	getatts   = "src/cfnlint/schema/_getatts.py"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "getatt_gen:", err)
+		os.Exit(1)
+	}
+}
+
+var gitDir string
+
+func git(args ...string) (string, error) {
+	out, err := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		return "", fmt.Errorf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+func run() error {
+	gitDir = os.Getenv("STEPWISE_CFNLINT_GIT")
+	if gitDir == "" {
+		return fmt.Errorf("STEPWISE_CFNLINT_GIT is not set: it is the git directory of a clone of https://github.com/aws-cloudformation/cfn-lint")
+	}
+	rev := os.Getenv("STEPWISE_CFNLINT_REV")
+	if rev == "" {
+		if _, err := git("cat-file", "-e", "HEAD:"+providers+"us_east_1.py"); err == nil {
+			rev = "HEAD"
+		} else {
+			del, err := git("log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", providers+"us_east_1.py")
+			if err != nil || strings.TrimSpace(del) == "" {
+				return fmt.Errorf("no commit of %s has %sus_east_1.py", gitDir, providers)
+			}
+			rev = strings.TrimSpace(del) + "^"
+		}
+	}
+	out, err := git("log", "-1", "--format=%H %cs", rev)
+	if err != nil {
+		return err
+	}
+	commit, date, _ := strings.Cut(strings.TrimSpace(out), " ")
+	version, err := git("describe", "--tags", commit)
+	if err != nil {
+		return err
+	}
+	version = strings.TrimSpace(version)
+
+	// Each type's schema: us-east-1's, else the first region's that has it.
+	list, err := git("ls-tree", "--name-only", commit, providers)
+	if err != nil {
+		return err
+	}
+	regions := strings.Fields(list)
+	sort.SliceStable(regions, func(i, j int) bool {
+		return strings.HasSuffix(regions[i], "/us_east_1.py") && !strings.HasSuffix(regions[j], "/us_east_1.py")
+	})
+	line := regexp.MustCompile(`^\s*"([^"]+)": "([0-9a-f]+)",`)
+	hashes := map[string]string{}
+	for _, f := range regions {
+		if !strings.HasSuffix(f, ".py") || strings.HasSuffix(f, "__init__.py") {
+			continue
+		}
+		text, err := git("show", commit+":"+f)
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(text, "\n") {
+			if m := line.FindStringSubmatch(l); m != nil {
+				if _, ok := hashes[m[1]]; !ok {
+					hashes[m[1]] = m[2]
+				}
+			}
+		}
+	}
+	if len(hashes) == 0 {
+		return fmt.Errorf("%s at %s lists no resource types", providers, commit)
+	}
+
+	py, err := git("show", commit+":"+getatts)
+	if err != nil {
+		return err
+	}
+	allProps, exceptions, unnamed, err := readGetAtts(py)
+	if err != nil {
+		return err
+	}
+
+	types := make([]string, 0, len(hashes))
+	for t := range hashes {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	schemas, err := readSchemas(commit, types, hashes)
+	if err != nil {
+		return err
+	}
+
+	var table bytes.Buffer
+	n := 0
+	for _, t := range types {
+		if skip(t, unnamed) {
+			continue // any attribute: kept out, so read as a type not known
+		}
+		attrs := attributes(t, schemas[t], allProps[t], exceptions[t])
+		if len(attrs) == 0 {
+			attrs = map[string]byte{}
+		}
+		names := make([]string, 0, len(attrs))
+		for a := range attrs {
+			names = append(names, a)
+		}
+		sort.Strings(names)
+		table.WriteString(t)
+		for _, a := range names {
+			table.WriteString(" " + a + ":" + string(attrs[a]))
+		}
+		table.WriteString("\n")
+		n++
+	}
+
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(table.Bytes())
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile("getatt.txt.gz", gz.Bytes(), 0o644); err != nil {
+		return err
+	}
+	source := fmt.Sprintf("aws-cloudformation/cfn-lint %s (%s, %s), %d resource types", commit, version, date, n)
+	src := "// Code generated by getatt_gen.go; DO NOT EDIT.\n\npackage cfn\n\n" +
+		"// attrSource is where getatt.txt.gz comes from: cfn-lint's resource\n" +
+		"// provider schemas at this commit.\n" +
+		"const attrSource = " + strconv.Quote(source) + "\n"
+	if err := os.WriteFile("getatt_source.go", []byte(src), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("getatt.txt.gz: %d bytes (%d uncompressed) from %s\n", gz.Len(), table.Len(), source)
+	return nil
+}
+
+func skip(t string, unnamed []string) bool {
+	for _, p := range unnamed {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// readGetAtts reads cfn-lint's _all_property_types, _exceptions and
+// _unnamed_unknown_types.
+func readGetAtts(py string) (map[string]bool, map[string][]string, []string, error) {
+	quoted := regexp.MustCompile(`"([^"]*)"`)
+	block := func(start, end string) (string, error) {
+		i := strings.Index(py, "\n"+start)
+		if i < 0 {
+			return "", fmt.Errorf("%s has no %s", getatts, strings.TrimSpace(start))
+		}
+		rest := py[i+1+len(start):]
+		j := strings.Index(rest, "\n"+end)
+		if j < 0 {
+			return "", fmt.Errorf("%s: %s does not end", getatts, strings.TrimSpace(start))
+		}
+		return rest[:j], nil
+	}
+	b, err := block("_all_property_types = [", "]")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all := map[string]bool{}
+	for _, m := range quoted.FindAllStringSubmatch(b, -1) {
+		all[m[1]] = true
+	}
+	b, err = block("_exceptions = {", "}")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	exc := map[string][]string{}
+	entry := regexp.MustCompile(`(?s)"([^"]+)":\s*\[(.*?)\]`)
+	for _, m := range entry.FindAllStringSubmatch(b, -1) {
+		for _, a := range quoted.FindAllStringSubmatch(m[2], -1) {
+			exc[m[1]] = append(exc[m[1]], a[1])
+		}
+	}
+	b, err = block("_unnamed_unknown_types = (", ")")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var unnamed []string
+	for _, m := range quoted.FindAllStringSubmatch(b, -1) {
+		unnamed = append(unnamed, m[1])
+	}
+	if len(all) == 0 || len(exc) == 0 || len(unnamed) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s: could not read its lists", getatts)
+	}
+	return all, exc, unnamed, nil
+}
+
+// readSchemas reads the types' schemas with one git cat-file.
+func readSchemas(commit string, types []string, hashes map[string]string) (map[string]map[string]any, error) {
+	cmd := exec.Command("git", "--git-dir="+gitDir, "cat-file", "--batch")
+	var in bytes.Buffer
+	for _, t := range types {
+		in.WriteString(commit + ":" + resources + hashes[t] + ".json\n")
+	}
+	cmd.Stdin = &in
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(outPipe)
+	out := map[string]map[string]any{}
+	for _, t := range types {
+		head, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		f := strings.Fields(head)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s: %s", t, strings.TrimSpace(head))
+		}
+		size, _ := strconv.Atoi(f[2])
+		body := make([]byte, size+1)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, err
+		}
+		var s map[string]any
+		if err := json.Unmarshal(body[:size], &s); err != nil {
+			return nil, fmt.Errorf("%s: %v", t, err)
+		}
+		if s["typeName"] != t {
+			return nil, fmt.Errorf("%s: its schema names %v", t, s["typeName"])
+		}
+		out[t] = s
+	}
+	return out, cmd.Wait()
+}
+
+// attributes are a type's attributes, each with its form.
+func attributes(t string, schema map[string]any, allProps bool, exc []string) map[string]byte {
+	attrs := map[string]byte{}
+	props, _ := schema["properties"].(map[string]any)
+	if allProps {
+		for name, p := range props {
+			walk(schema, p, []string{name}, attrs, 0)
+		}
+		return attrs
+	}
+	for _, name := range exc {
+		attrs[name] = form([]string{name}, resolve(schema, props[name]))
+	}
+	switch t {
+	case "AWS::CloudFormation::Stack":
+		return map[string]byte{"Outputs.*": 's'}
+	}
+	ro, _ := schema["readOnlyProperties"].([]any)
+	for _, p := range ro {
+		ptr, _ := p.(string)
+		parts := strings.Split(ptr, "/")
+		if len(parts) < 3 || parts[1] != "properties" || strings.Contains(ptr, "*") {
+			continue
+		}
+		path := parts[2:]
+		if t == "AWS::ServiceCatalog::CloudFormationProvisionedProduct" && ptr == "/properties/Outputs" {
+			attrs["Outputs.*"] = 's'
+			continue
+		}
+		attrs[strings.Join(path, ".")] = form(path, lookup(schema, path))
+	}
+	return attrs
+}
+
+// walk adds a property and, in an object, its properties (not into an
+// array of objects or arrays).
+func walk(schema map[string]any, p any, path []string, attrs map[string]byte, depth int) {
+	s := resolve(schema, p)
+	if s == nil || depth > 8 {
+		return
+	}
+	switch typeOf(s) {
+	case "object":
+		sub, _ := s["properties"].(map[string]any)
+		for name, q := range sub {
+			walk(schema, q, append(append([]string{}, path...), name), attrs, depth+1)
+		}
+	case "array":
+		if it := resolve(schema, s["items"]); it != nil && (typeOf(it) == "object" || typeOf(it) == "array") {
+			return
+		}
+		attrs[strings.Join(path, ".")] = form(path, s)
+	default:
+		attrs[strings.Join(path, ".")] = form(path, s)
+	}
+}
+
+// resolve follows a local $ref.
+func resolve(schema map[string]any, p any) map[string]any {
+	s, _ := p.(map[string]any)
+	for i := 0; s != nil && i < 8; i++ {
+		ref, ok := s["$ref"].(string)
+		if !ok {
+			return s
+		}
+		var cur any = schema
+		for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+			m, _ := cur.(map[string]any)
+			cur = m[part]
+		}
+		s, _ = cur.(map[string]any)
+	}
+	return s
+}
+
+// lookup is the schema of a property path.
+func lookup(schema map[string]any, path []string) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	var s map[string]any
+	for i, name := range path {
+		s = resolve(schema, props[name])
+		if s == nil {
+			return nil
+		}
+		if i < len(path)-1 {
+			props, _ = s["properties"].(map[string]any)
+		}
+	}
+	return s
+}
+
+func typeOf(s map[string]any) string {
+	switch t := s["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, e := range t {
+			if e == "array" || e == "object" {
+				return e.(string)
+			}
+		}
+		if len(t) > 0 {
+			name, _ := t[0].(string)
+			return name
+		}
+	}
+	if _, ok := s["properties"]; ok {
+		return "object"
+	}
+	return ""
+}
+
+// form is the letter of an attribute's value form: a ARN, i id, h host
+// name, t IP address, p port, u URL, n number, s other text; upper case
+// for a list of them.
+func form(path []string, s map[string]any) byte {
+	last := path[len(path)-1]
+	typ := ""
+	if s != nil {
+		typ = typeOf(s)
+	}
+	if typ == "array" {
+		return bytes.ToUpper([]byte{nameForm(strings.TrimSuffix(last, "s"), "")})[0]
+	}
+	return nameForm(last, typ)
+}
+
+func nameForm(last, typ string) byte {
+	lower := strings.ToLower(last)
+	switch {
+	case typ == "object":
+		return 's'
+	case strings.HasSuffix(lower, "arn"):
+		return 'a'
+	case strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID"):
+		return 'i'
+	case strings.HasSuffix(last, "Port"):
+		return 'p'
+	case strings.HasSuffix(lower, "url"):
+		return 'u'
+	case last == "DNSName" || strings.HasSuffix(last, "Endpoint") || last == "Address" || strings.HasSuffix(last, "Host") || strings.HasSuffix(last, "DnsName"):
+		return 'h'
+	case strings.HasSuffix(last, "Ip") || strings.HasSuffix(last, "IpAddress") || strings.HasSuffix(last, "IP"):
+		return 't'
+	case typ == "integer" || typ == "number":
+		return 'n'
+	}
+	return 's'
+}
