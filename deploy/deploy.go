@@ -91,6 +91,8 @@ type Function struct {
 	Timeout  time.Duration     `json:"timeout,omitempty"`
 	MemoryMB int               `json:"memoryMB,omitempty"`
 	Env      map[string]string `json:"env,omitempty"`
+	// Layers are its layers' content, in order: folders or .zip files.
+	Layers []string `json:"layers,omitempty"`
 }
 
 // Records keeps the deployed stacks' records (the JSON is the deployer's

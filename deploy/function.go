@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -77,6 +78,24 @@ type functionSpec struct {
 	Function *Function `json:"function"`
 	Source   string    `json:"source"`
 	Digest   string    `json:"digest"`
+	// Layers are the digests of its layers' content (a layer edited in
+	// place is a change).
+	Layers []string `json:"layers,omitempty"`
+}
+
+// layerDigests are the digests of the stack's layers at paths.
+func (x *run) layerDigests(paths []string) []string {
+	var out []string
+	for _, path := range paths {
+		for _, rec := range x.rec.Resources {
+			var spec layerSpec
+			if rec != nil && (rec.Type == samLayer || rec.Type == lambdaLayer) && json.Unmarshal(rec.Spec, &spec) == nil && spec.Path == path {
+				out = append(out, spec.Digest)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // functionArn is a local function's ARN.
@@ -149,18 +168,18 @@ func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 	if r.Type == samFunction {
 		x.samFunctionWarnings(r, p)
 	}
-	if layers, ok := r.Props["Layers"].([]any); ok && len(layers) > 0 {
-		x.warn("%s (%s): Layers are not loaded here: the function runs with its own code only (package what it needs with it)", r.ID, r.Type)
-	}
 	f, src, err := x.functionOf(ctx, r, p, name)
 	if err != nil {
 		return nil, "", err
 	}
+	if f.Layers, err = x.functionLayers(r, p); err != nil {
+		return nil, "", err
+	}
+	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest, Layers: x.layerDigests(f.Layers)})
 	wires, err := x.eventWires(r, x.functionTarget(name))
 	if err != nil {
 		return nil, "", err
 	}
-	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest})
 	rec := &Record{Physical: name, Attrs: map[string]any{"Arn": arn}, Spec: spec, Function: f, Wires: wires}
 	made := prev != nil && !prev.Skipped && prev.Function != nil
 	if made && prev.Physical == name {

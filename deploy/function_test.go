@@ -263,7 +263,7 @@ Resources:
 	require.Equal(t, []string{"Fn created", "Image skipped"}, actions(r))
 	require.Len(t, r.Warnings, 4)
 	require.Contains(t, r.Warnings[0], "Fn (AWS::Serverless::Function): AutoPublishAlias live is accepted, not published")
-	require.Contains(t, r.Warnings[1], "Fn (AWS::Serverless::Function): Layers are not loaded here")
+	require.Contains(t, r.Warnings[1], "Fn (AWS::Serverless::Function): layer arn:aws:lambda:us-east-1:123456789012:layer:deps:1 is not available locally")
 	require.Contains(t, r.Warnings[2], "Fn (AWS::Serverless::Function): event Stream of type Kinesis is not delivered here")
 	require.Contains(t, r.Warnings[3], "Image (AWS::Serverless::Function) is a container image function: only zip functions run here")
 

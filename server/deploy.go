@@ -110,7 +110,7 @@ func (l localFunctions) PutFunction(_ context.Context, f *deploy.Function) error
 		return fmt.Errorf("runtime %s does not run here; the runtimes that do: %s", f.Runtime, deploy.Runtimes)
 	}
 	return l.local.Put(f.Name, &lambda.Handler{Runtime: f.Runtime, Dir: f.Code, Name: f.Handler,
-		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env})
+		Timeout: f.Timeout, MemoryMB: f.MemoryMB, Env: f.Env, Layers: f.Layers})
 }
 
 // VersionNote says how the interpreter of a runtime differs from the

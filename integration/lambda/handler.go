@@ -52,6 +52,9 @@ type Handler struct {
 	MemoryMB int
 	// Env is added to the process's environment.
 	Env map[string]string
+	// Layers are the function's layers, in order: folders or .zip files
+	// laid out as Lambda's /opt (see build.go).
+	Layers []string
 }
 
 // RuntimeFor is the runtime that runs a Lambda runtime identifier

@@ -81,6 +81,8 @@ type Local struct {
 	idle atomic.Int64
 	// given are the names of the functions NewLocal was given.
 	given map[string]bool
+	// builds are the installed dependencies of functions (build.go).
+	builds builds
 	// held, while set, is closed when invokes may go on (Hold).
 	held atomic.Pointer[chan struct{}]
 }
@@ -109,9 +111,11 @@ type Function struct {
 	Handler *Handler
 	local   *Local
 	code    *code
-	mu      sync.Mutex
-	idle    []*warm // processes of Handler waiting for an invoke
-	closed  bool
+	// paths are where its dependencies and layers are (build.go).
+	paths  *paths
+	mu     sync.Mutex
+	idle   []*warm // processes of Handler waiting for an invoke
+	closed bool
 }
 
 // NewLocal makes the local functions of specs (name → command line, or
@@ -215,6 +219,7 @@ func (l *Local) handlerFunction(name string, h *Handler) (*Function, error) {
 	}
 	copied := *h
 	copied.Env = maps.Clone(h.Env)
+	copied.Layers = slices.Clone(h.Layers)
 	h = &copied
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("local function %s: %w", name, err)
@@ -228,6 +233,11 @@ func (l *Local) handlerFunction(name string, h *Handler) (*Function, error) {
 		if err := checkBootstrap(dir); err != nil {
 			return nil, fmt.Errorf("local function %s: %w", name, err)
 		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), installBound)
+	defer cancel()
+	if f.paths, err = l.prepare(ctx, name, h, dir); err != nil {
+		return nil, fmt.Errorf("local function %s: %w", name, err)
 	}
 	return f, nil
 }

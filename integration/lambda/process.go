@@ -198,6 +198,7 @@ func (f *Function) env(dir string) []string {
 	} else if h.Runtime != RuntimeProvided {
 		env = append(env, "AWS_EXECUTION_ENV=AWS_Lambda_"+map[string]string{RuntimePython: "python3", RuntimeNode: "nodejs"}[h.Runtime])
 	}
+	env = f.paths.env(env)
 	for k, v := range h.Env {
 		env = append(env, k+"="+v)
 	}

@@ -12,6 +12,28 @@ const path = require('path');
 const readline = require('readline');
 const { pathToFileURL } = require('url');
 
+// ES modules do not read NODE_PATH: a bare specifier not found from the
+// importing file is looked for in NODE_PATH's folders (the function's
+// installed dependencies, its layers, the bundled SDK), as require does.
+const nodePath = (process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean);
+const nodeModule = require('module');
+if (nodePath.length && typeof nodeModule.register === 'function') {
+  const parents = nodePath.map((d) => pathToFileURL(path.join(d, '..', '.stepwise-resolve.mjs')).href);
+  const hook = `const parents = ${JSON.stringify(parents)};
+export async function resolve(specifier, context, next) {
+  try {
+    return await next(specifier, context);
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || /^[./]/.test(specifier) || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) throw e;
+    for (const parentURL of parents) {
+      try { return await next(specifier, { ...context, parentURL }); } catch {}
+    }
+    throw e;
+  }
+}`;
+  nodeModule.register('data:text/javascript,' + encodeURIComponent(hook));
+}
+
 const out = (obj) => fs.writeSync(1, JSON.stringify(obj) + '\n');
 for (const k of ['log', 'info', 'debug', 'trace']) console[k] = console.error;
 // What the handler writes to standard output goes to standard error too:

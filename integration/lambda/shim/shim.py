@@ -70,8 +70,12 @@ def main():
         failed = {"errorType": "Runtime.UserCodeSyntaxError",
                   "errorMessage": "Syntax error in module '%s': %s" % (module_name, e), "stackTrace": []}
     except ImportError as e:
-        failed = {"errorType": "Runtime.ImportModuleError",
-                  "errorMessage": "Unable to import module '%s': %s" % (module_name, e), "stackTrace": []}
+        message = "Unable to import module '%s': %s" % (module_name, e)
+        if (getattr(e, "name", None) or "").split(".")[0] in ("boto3", "botocore"):
+            message += (" (Lambda's Python runtime provides boto3; this interpreter, %s, has none:"
+                        " install it with %s -m pip install boto3, or run the function on an interpreter"
+                        " that has it with serve --runtime RUNTIME=PATH)" % (sys.executable, sys.executable))
+        failed = {"errorType": "Runtime.ImportModuleError", "errorMessage": message, "stackTrace": []}
     except AttributeError:
         failed = {"errorType": "Runtime.HandlerNotFound",
                   "errorMessage": "Handler '%s' missing on module '%s'" % (function_name, module_name), "stackTrace": []}
