@@ -14,8 +14,8 @@ import (
 
 	"stepwise/awsjson"
 	"stepwise/deploy"
-	"stepwise/internal/frontdoor"
 	"stepwise/integration"
+	"stepwise/internal/frontdoor"
 	"stepwise/store"
 	"stepwise/wiring"
 	"stepwise/wiring/bus"

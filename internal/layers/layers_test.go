@@ -73,7 +73,7 @@ var rules = []rule{
 	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize", "internal/boundedfile")},
 
-	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring")},
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring", "wiring/bus")},
 
 	// wiring: a deployed stack's event sources, delivered; its kinds
 	// under it. They reach the server through wiring.Env only.
