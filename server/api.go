@@ -134,7 +134,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 		routes = append(routes,
 			route{pattern: "GET /", handler: con},
 			route{pattern: "POST /schedule-list/", handler: sameOrigin(con), refuse: refusePlain},
-			route{pattern: "/", handler: s.self, refuse: refuseAPI})
+			route{pattern: "/", handler: s.withEvents(s.self, nil, log), refuse: refuseAPI})
 	} else {
 		// The key of session cookies lives with the data, as the task
 		// tokens' does: sessions outlive a restart.
@@ -157,7 +157,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 			route{pattern: "POST " + authn.SignOutPath, handler: s.gate.SignOut(), refuse: refusePlain},
 			route{pattern: "GET /", handler: s.gate.Console(con)},
 			route{pattern: "POST /schedule-list/", handler: sameOrigin(s.gate.Console(con)), refuse: refusePlain},
-			route{pattern: "/", handler: metered(awsjson.RequireAuth(plain, s.gate, log)), refuse: refuseAPI})
+			route{pattern: "/", handler: s.withEvents(metered(awsjson.RequireAuth(plain, s.gate, log)), s.gate.ForService("events"), log), refuse: refuseAPI})
 	}
 	routes = append(routes, clockRoutes(eng, s.gate, sched.Look)...)
 	s.mux = http.NewServeMux()

@@ -1,17 +1,25 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	lambdasdk "github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"stepwise/awsjson"
 	"stepwise/console"
 	"stepwise/deploy"
 	"stepwise/integration"
+	"stepwise/internal/frontdoor"
 	"stepwise/store"
 	"stepwise/wiring"
+	"stepwise/wiring/bus"
 )
 
 // buildWiring makes the host of the deployed stacks' event sources: a
@@ -88,4 +96,53 @@ func (s *Server) eventSourceViews(context.Context) []console.EventSource {
 		}
 	}
 	return out
+}
+
+// withEvents is api, but for EventBridge's operations (X-Amz-Target:
+// AWSEvents.*), which the local bus of the deployed rules answers
+// (PutEvents), signed for "events" when the server takes signatures.
+func (s *Server) withEvents(api http.Handler, auth awsjson.Authenticator, log *slog.Logger) http.Handler {
+	var events http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if body, err := eventsBodyDoor.ReadBody(r); err == nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		b, err := s.bus()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		b.ServeHTTP(w, r)
+	})
+	if auth != nil {
+		events = awsjson.RequireAuth(events, auth, log)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if bus.IsEventsRequest(r) {
+			events.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// eventsBodyDoor reads a PutEvents body, or gives the one the
+// authentication read.
+var eventsBodyDoor = &frontdoor.Door{Limit: bus.MaxRequestSize,
+	TooLarge:   func(int64) error { return errors.New("too large") },
+	Unreadable: func(err error) error { return err }}
+
+// bus is the local event bus of the deployed rules.
+func (s *Server) bus() (*bus.Bus, error) {
+	if s.wiring == nil {
+		return nil, errors.New("event sources are not run by this server")
+	}
+	k, err := s.wiring.Kind(bus.Kind)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := k.(*bus.Bus)
+	if !ok {
+		return nil, fmt.Errorf("the kind %s is not the local event bus", bus.Kind)
+	}
+	return b, nil
 }

@@ -210,3 +210,27 @@ func (h *Host) Close() {
 		k.Close()
 	}
 }
+
+// Kind is the host's instance of a kind, made now if no wire of it came
+// yet: what a kind serves besides its wires (the rules' bus takes
+// PutEvents) reaches it through here.
+func (h *Host) Kind(name string) (Kind, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if k, ok := h.kinds[name]; ok {
+		return k, nil
+	}
+	if h.closed {
+		return nil, fmt.Errorf("the wiring is closed")
+	}
+	newKind := constructor(name)
+	if newKind == nil {
+		return nil, fmt.Errorf("events of kind %s are not delivered here", name)
+	}
+	k, err := newKind(h.env)
+	if err != nil {
+		return nil, err
+	}
+	h.kinds[name] = k
+	return k, nil
+}

@@ -28,7 +28,9 @@ import (
 //     tasks call;
 //   - once the server listens (SetServer): AWS_ENDPOINT_URL_SFN, the
 //     server itself, so that a function's SendTaskSuccess or
-//     StartExecution reaches the server that invoked it;
+//     StartExecution reaches the server that invoked it, and
+//     AWS_ENDPOINT_URL_EVENTS and AWS_ENDPOINT_URL_EVENTBRIDGE, its
+//     local bus of the deployed rules (unless --endpoint events=URL);
 //   - with an endpoint or the server's URL, credentials: the server's
 //     own access key when it takes signed requests only (--credentials:
 //     its default profile's, else its first), else fixed local
@@ -100,6 +102,11 @@ func baseEnv(environ []string, c calls) []string {
 	}
 	if c.self != "" {
 		env = append(env, "AWS_ENDPOINT_URL_SFN="+c.self)
+		// The server's local bus takes PutEvents (its rules run there),
+		// unless the user sent the events elsewhere.
+		if _, given := endpoints["events"]; !given {
+			env = append(env, "AWS_ENDPOINT_URL_EVENTS="+c.self, "AWS_ENDPOINT_URL_EVENTBRIDGE="+c.self)
+		}
 	}
 	switch {
 	case c.keyID != "":

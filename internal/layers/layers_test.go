@@ -73,11 +73,12 @@ var rules = []rule{
 	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize", "internal/boundedfile")},
 
-	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring")},
+	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring", "wiring/bus")},
 
 	// wiring: a deployed stack's event sources, delivered; its kinds
 	// under it. They reach the server through wiring.Env only.
 	{pkg: "wiring", layer: "wiring: event sources' wires and their host, beside the service (reaching it through wiring.Env)", may: with()},
+	{pkg: "wiring/bus", layer: "wiring: the local event bus, its rules and PutEvents", may: with("wiring")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
