@@ -1,14 +1,19 @@
 package optimized_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/config"
 	"stepwise/failure"
 	"stepwise/integration/integrationtest"
 	"stepwise/jsonvalue"
+	"stepwise/server/servertest"
 )
 
 // emrServerlessJob is a job run's request on an application.
@@ -150,4 +155,40 @@ func TestMoto_BedrockCustomization(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the .sync did not end when its job was stopped")
 	}
+}
+
+// A state machine on a server whose AWS endpoint is moto runs an EMR
+// Serverless application's life, each .sync waiting for its state.
+func TestMoto_EMRServerlessOnServer(t *testing.T) {
+	t.Parallel()
+	endpoint := integrationtest.Moto(t)
+	s := servertest.New(t, servertest.WithConfig(func(c *config.Serve) { c.Integrations.AWSEndpoint = endpoint }))
+	ctx := context.Background()
+	sm, err := s.SFN.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("spark"),
+		RoleArn: aws.String("arn:aws:iam::123456789012:role/r"), Definition: aws.String(`{"StartAt": "Create", "States": {
+		"Create": {"Type": "Task", "Resource": "arn:aws:states:::emr-serverless:createApplication.sync",
+			"Parameters": {"Name": "a1", "ReleaseLabel": "emr-6.15.0", "Type": "SPARK"},
+			"ResultSelector": {"id.$": "$.Application.ApplicationId"}, "ResultPath": "$.app", "Next": "Run"},
+		"Run": {"Type": "Task", "Resource": "arn:aws:states:::emr-serverless:startJobRun.sync",
+			"Parameters": {"ApplicationId.$": "$.app.id", "ExecutionRoleArn": "arn:aws:iam::123456789012:role/r",
+				"JobDriver": {"SparkSubmit": {"EntryPoint": "s3://code/job.py"}}},
+			"ResultSelector": {"state.$": "$.JobRun.State"}, "ResultPath": "$.run", "Next": "Stop"},
+		"Stop": {"Type": "Task", "Resource": "arn:aws:states:::emr-serverless:stopApplication.sync",
+			"Parameters": {"ApplicationId.$": "$.app.id"}, "ResultPath": null, "Next": "Delete"},
+		"Delete": {"Type": "Task", "Resource": "arn:aws:states:::emr-serverless:deleteApplication.sync",
+			"Parameters": {"ApplicationId.$": "$.app.id"}, "ResultSelector": {"state.$": "$.Application.State"}, "ResultPath": "$.deleted", "End": true}}}`)})
+	require.NoError(t, err)
+	started, err := s.SFN.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Input: aws.String(`{}`)})
+	require.NoError(t, err)
+	var out *sfn.DescribeExecutionOutput
+	require.Eventually(t, func() bool {
+		out, err = s.SFN.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: started.ExecutionArn})
+		require.NoError(t, err)
+		return out.Status != "RUNNING"
+	}, 60*time.Second, 20*time.Millisecond)
+	require.Equal(t, "SUCCEEDED", string(out.Status), "%s: %s", aws.ToString(out.Error), aws.ToString(out.Cause))
+	got, err := jsonvalue.ParseString(aws.ToString(out.Output))
+	require.NoError(t, err)
+	require.Equal(t, "SUCCESS", integrationtest.Member(t, got, "run", "state"))
+	require.Equal(t, "TERMINATED", integrationtest.Member(t, got, "deleted", "state"))
 }
