@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,29 +19,50 @@ import (
 	"stepwise/failure"
 	"stepwise/integration"
 	"stepwise/integration/sdkjob"
+	"stepwise/internal/security/egress"
 	"stepwise/jsonvalue"
 )
 
 // maxAPIResponse bounds the API Gateway response read.
 const maxAPIResponse = 10 << 20
 
+// newAPIGateway reads the allow list HTTP Tasks share: an endpoint is
+// called as an HTTP Task's would be (package internal/security/egress).
+func newAPIGateway(cfg *integration.Config) (integration.Integration, error) {
+	allow, err := egress.ParseAllow(cfg.HTTPTaskAllow...)
+	if err != nil {
+		return nil, fmt.Errorf("http task allow list: %w", err)
+	}
+	guard := &egress.Guard{Allow: allow}
+	client := &http.Client{Timeout: 5 * time.Minute, Transport: guard.Transport(),
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return guard.CheckURL(req.URL)
+		}}
+	return &apiGateway{cfg: cfg, client: client, guard: guard}, nil
+}
+
 func init() {
 	integration.Register(integration.Module{
 		Resource: integration.ResourcePrefix + "apigateway:invoke",
 		Patterns: []integration.Pattern{integration.WaitForTaskToken},
-		New: func(cfg *integration.Config) (integration.Integration, error) {
-			return &apiGateway{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}, nil
-		},
+		New:      newAPIGateway,
 	})
 }
 
 // apiGateway calls an API Gateway endpoint: https://{ApiEndpoint}/{Stage}/{Path}.
 // An ApiEndpoint that names its scheme (http://host:port) or a port
 // (localhost:8080) is called as it says, over plain HTTP without a
-// scheme: a local stand-in of the API.
+// scheme: a local stand-in of the API. The HTTP Tasks' rules apply: plain
+// HTTP only to a host the allow list (serve --http-task-allow) names,
+// and no address that is not public unless allowed; a refused endpoint
+// fails the task with ApiGateway.RequestFailed saying so.
 type apiGateway struct {
 	cfg    *integration.Config
 	client *http.Client
+	guard  *egress.Guard
 }
 
 type apiParams struct {
@@ -92,6 +114,11 @@ func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, err
 	if err != nil {
 		return nil, sdkjob.ParamsFailure("%v", err)
 	}
+	if parsed, _ := url.Parse(u); parsed != nil {
+		if err := g.guard.CheckURL(parsed); err != nil {
+			return nil, refused(err)
+		}
+	}
 	var payload []byte
 	if hasBody && body != nil {
 		if s, ok := body.(string); ok {
@@ -122,6 +149,10 @@ func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, err
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		var r *egress.RefusedError
+		if errors.As(err, &r) {
+			return nil, refused(r)
+		}
 		return nil, failure.New("ApiGateway.RequestFailed", err.Error())
 	}
 	defer res.Body.Close()
@@ -139,6 +170,11 @@ func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, err
 		return nil, failure.New(fmt.Sprintf("ApiGateway.%d", res.StatusCode), jsonvalue.String(out))
 	}
 	return out, nil
+}
+
+// refused fails a task whose endpoint the HTTP Tasks' rules refuse.
+func refused(err error) error {
+	return failure.New("ApiGateway.RequestFailed", "apigateway:invoke follows the rules of HTTP Tasks: "+err.Error())
 }
 
 // apiURL is where a call goes: https://{ApiEndpoint}/{Stage}/{Path}?query,

@@ -59,8 +59,13 @@ func TestMoto_EMR(t *testing.T) {
 	cluster := ok(t, reg, res+"elasticmapreduce:createCluster.sync", `{"Name": "c1", "ReleaseLabel": "emr-6.15.0",
 		"Instances": {"KeepJobFlowAliveWhenNoSteps": true, "InstanceCount": 1, "MasterInstanceType": "m5.xlarge"},
 		"JobFlowRole": "EMR_EC2_DefaultRole", "ServiceRole": "EMR_DefaultRole"}`)
-	require.Contains(t, []any{"WAITING", "RUNNING"}, integrationtest.Member(t, cluster, "Cluster", "Status", "State"))
-	id := integrationtest.Member(t, cluster, "Cluster", "Id").(string)
+	// createCluster.sync answers as createCluster does, once the cluster
+	// is up: {"ClusterArn", "ClusterId"}, which the next states read.
+	require.Equal(t, []string{"ClusterArn", "ClusterId"}, cluster.Keys())
+	id := integrationtest.Member(t, cluster, "ClusterId").(string)
+	require.Regexp(t, `^j-`, id)
+	described := ok(t, reg, res+"aws-sdk:emr:describeCluster", `{"ClusterId": "`+id+`"}`)
+	require.Contains(t, []any{"WAITING", "RUNNING"}, integrationtest.Member(t, described, "Cluster", "Status", "State"))
 
 	step := ok(t, reg, res+"elasticmapreduce:addStep", `{"ClusterId": "`+id+`", "Step": {"Name": "s1",
 		"ActionOnFailure": "CONTINUE", "HadoopJarStep": {"Jar": "command-runner.jar", "Args": ["echo", "hi"]}}}`)

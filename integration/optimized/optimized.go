@@ -70,6 +70,10 @@ type job struct {
 	// result, when set, makes the task's result from the last
 	// description (the description itself otherwise).
 	result func(described *jsonvalue.Object) *jsonvalue.Object
+	// keepStarted makes the start's result the task's result when the
+	// job ends well, as AWS answers createCluster.sync: {"ClusterArn",
+	// "ClusterId"}, which the next states read ($.ClusterId).
+	keepStarted bool
 }
 
 // aliases are the API model names of the resources' services where they
@@ -219,6 +223,9 @@ func (c *caller) wait(ctx context.Context, p, started *jsonvalue.Object) (any, e
 			result = d
 			if j.result != nil {
 				result = j.result(d)
+			}
+			if j.keepStarted {
+				result = started
 			}
 			return true, nil
 		case contains(j.failed, status):

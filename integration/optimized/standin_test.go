@@ -60,7 +60,7 @@ func TestAPIGatewayInvoke(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"method": r.Method, "q": r.URL.Query().Get("k"), "h": r.Header.Get("X-Test"), "in": in})
 	}))
 	t.Cleanup(srv.Close)
-	reg, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	reg, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012", HTTPTaskAllow: []string{"127.0.0.1"}})
 	require.NoError(t, err)
 	host := strings.TrimPrefix(srv.URL, "http://")
 
@@ -81,4 +81,48 @@ func TestAPIGatewayInvoke(t *testing.T) {
 	r = integrationtest.Call(t, reg, res+"apigateway:invoke", `{"ApiEndpoint": "`+host+`", "Method": "FETCH"}`)
 	require.NotNil(t, r.Failure)
 	require.Contains(t, r.Failure.Cause, "'Method'")
+}
+
+// apigateway:invoke follows the HTTP Tasks' rules: plain HTTP, or an
+// address that is not public, only when the allow list names it, and a
+// refusal says how to allow it.
+func TestAPIGatewayInvokeEgress(t *testing.T) {
+	t.Parallel()
+	called := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called = true }))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	_, port, _ := strings.Cut(host, ":")
+	params := func(endpoint string) string {
+		return `{"ApiEndpoint": "` + endpoint + `", "Method": "GET", "Stage": "prod", "AuthType": "NO_AUTH"}`
+	}
+
+	closed, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	require.NoError(t, err)
+	for _, endpoint := range []string{host, srv.URL, "localhost:" + port} {
+		r := integrationtest.Call(t, closed, res+"apigateway:invoke", params(endpoint))
+		require.NotNil(t, r.Failure, endpoint)
+		require.Equal(t, "ApiGateway.RequestFailed", r.Failure.Name)
+		require.Contains(t, r.Failure.Cause, "plain HTTP")
+		require.Contains(t, r.Failure.Cause, "--http-task-allow")
+	}
+	// HTTPS to a loopback address is refused at the dial.
+	r := integrationtest.Call(t, closed, res+"apigateway:invoke", params("https://"+host))
+	require.NotNil(t, r.Failure)
+	require.Equal(t, "ApiGateway.RequestFailed", r.Failure.Name)
+	require.Contains(t, r.Failure.Cause, "loopback")
+	require.Contains(t, r.Failure.Cause, "--http-task-allow 127.0.0.1")
+	require.False(t, called, "a refused endpoint is not contacted")
+
+	for _, allow := range []string{"127.0.0.1", "127.0.0.1:" + port, "127.0.0.0/8"} {
+		open, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012", HTTPTaskAllow: []string{allow}})
+		require.NoError(t, err)
+		r := integrationtest.Call(t, open, res+"apigateway:invoke", params(host))
+		require.Nil(t, r.Failure, "%s: %+v", allow, r.Failure)
+		require.Equal(t, jsonvalue.Number("200"), integrationtest.Member(t, r.Output, "StatusCode"))
+	}
+	other, err := standard.New(integration.Config{Region: "us-east-1", Account: "123456789012", HTTPTaskAllow: []string{"127.0.0.1:1"}})
+	require.NoError(t, err)
+	r = integrationtest.Call(t, other, res+"apigateway:invoke", params(host))
+	require.NotNil(t, r.Failure, "an entry for another port does not allow this one")
 }

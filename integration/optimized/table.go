@@ -60,7 +60,7 @@ var table = []action{
 		out: func(_, a *jsonvalue.Object) *jsonvalue.Object {
 			return obj("ClusterArn", member(a, "ClusterArn"), "ClusterId", member(a, "JobFlowId"))
 		},
-		job: emrCluster([]string{"WAITING", "RUNNING"}, []string{"TERMINATED", "TERMINATED_WITH_ERRORS"}, "s:ClusterId")},
+		job: keepStarted(emrCluster([]string{"WAITING", "RUNNING"}, []string{"TERMINATED", "TERMINATED_WITH_ERRORS"}, "s:ClusterId"))},
 	{service: "elasticmapreduce", name: "terminateCluster", model: "emr", op: "terminateJobFlows",
 		in:  rename("ClusterId", "[JobFlowIds]"),
 		job: emrCluster([]string{"TERMINATED"}, []string{"TERMINATED_WITH_ERRORS"}, "p:ClusterId")},
@@ -151,15 +151,28 @@ var table = []action{
 		stop: "stopModelCustomizationJob"}},
 }
 
+// keepStarted makes a .sync answer the start's result once the job ends
+// well.
+func keepStarted(j *job) *job {
+	j.keepStarted = true
+	return j
+}
+
 // emrApplication is how a .sync on an EMR Serverless application waits
 // for it to reach a state.
 func emrApplication(from, state string) *job {
 	failed := []string{"TERMINATED"}
-	if state == "TERMINATED" {
+	succeeded := []string{state}
+	switch state {
+	case "TERMINATED":
 		failed = nil
+	case "CREATED":
+		// An application made with AutoStartConfiguration may be
+		// starting, or started, by the time it is first described.
+		succeeded = append(succeeded, "STARTING", "STARTED")
 	}
 	return &job{describe: "getApplication", describeIn: ids("ApplicationId", from),
-		status: []any{"Application", "State"}, succeeded: []string{state}, failed: failed}
+		status: []any{"Application", "State"}, succeeded: succeeded, failed: failed}
 }
 
 // eksJob is how a .sync on an EKS resource waits for it: to be ACTIVE, or
