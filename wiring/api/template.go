@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -325,11 +326,13 @@ func (r *ref) eval(req *request) (string, error) {
 			return "", err
 		}
 		if v, ok := jsonPath(v, args[0]); ok {
-			b, err := json.Marshal(v)
-			if err != nil {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
 				return "", err
 			}
-			s = string(b)
+			s = strings.TrimSuffix(b.String(), "\n")
 		}
 	case "input.params":
 		if v, ok := req.params[args[0]]; ok {
@@ -396,8 +399,13 @@ func (req *request) json() (any, error) {
 		return req.parsed, nil
 	}
 	var v any
-	if err := json.Unmarshal(req.body, &v); err != nil {
+	dec := json.NewDecoder(strings.NewReader(string(req.body)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
 		return nil, &BadBodyError{Err: err}
+	}
+	if dec.More() {
+		return nil, &BadBodyError{Err: errors.New("more than one JSON value")}
 	}
 	req.parsed = v
 	if v == nil {
