@@ -257,7 +257,9 @@ func TestLambdaProxyEventV1AndItsResponse(t *testing.T) {
 	require.JSONEq(t, `{"message": "Missing Authentication Token"}`, body)
 
 	// A function error, or an answer that is no proxy response: 502.
-	tk.answer = func([]byte) ([]byte, bool) { return []byte(`{"errorType": "ValueError", "errorMessage": "boom"}`), true }
+	tk.answer = func([]byte) ([]byte, bool) {
+		return []byte(`{"errorType": "ValueError", "errorMessage": "boom"}`), true
+	}
 	res, body = tk.do(t, "GET", "/hello/world", "", nil)
 	require.Equal(t, http.StatusBadGateway, res.StatusCode)
 	require.JSONEq(t, `{"message": "Internal server error"}`, body)
