@@ -401,7 +401,8 @@ type ServedAPI struct {
 	Routes []string `json:"routes"`
 }
 
-// servedAPIs are the stack's APIs and their routes, for the report.
+// servedAPIs are the stack's APIs and their routes that are served, for
+// the report (those that are not are warned of, with why).
 func (x *run) servedAPIs(rec *stackRecord) []ServedAPI {
 	if x.d.APIAddr == "" || x.d.Wiring == nil {
 		return nil
@@ -409,8 +410,10 @@ func (x *run) servedAPIs(rec *stackRecord) []ServedAPI {
 	byAPI := map[string]*ServedAPI{}
 	var order []string
 	for _, w := range stackWires(rec) {
-		if w.Kind != "api" {
-			continue
+		if w.Kind != "api" || slices.ContainsFunc(x.report.Warnings, func(warn string) bool {
+			return strings.HasPrefix(warn, "event source "+w.ID+" (api): ")
+		}) {
+			continue // not served: warned of why
 		}
 		var route apiRoute
 		if json.Unmarshal(w.Source, &route) != nil {
