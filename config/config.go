@@ -23,7 +23,10 @@ import (
 
 // Defaults of Serve.
 const (
-	DefaultAddr          = "127.0.0.1:8083"
+	DefaultAddr = "127.0.0.1:8083"
+	// DefaultAPIAddr is where the deployed APIs' routes are served, as
+	// sam local start-api does.
+	DefaultAPIAddr       = "127.0.0.1:3000"
 	DefaultDB            = "stepwise.db"
 	DefaultRegion        = "us-east-1"
 	DefaultAccount       = "123456789012"
@@ -44,6 +47,10 @@ const (
 type Serve struct {
 	// Addr is the host:port the API listens on.
 	Addr string
+	// APIAddr is the host:port the deployed stacks' APIs (API Gateway
+	// routes) are served on, from their first route. They take no
+	// credentials: an address other than a loopback one needs Insecure.
+	APIAddr string
 	// DB is where all data lives: a SQLite file (":memory:" keeps it in
 	// memory only) or a postgres:// (postgresql://) URL.
 	DB string
@@ -146,6 +153,7 @@ type Serve struct {
 func DefaultServe() Serve {
 	return Serve{
 		Addr:          DefaultAddr,
+		APIAddr:       DefaultAPIAddr,
 		DB:            DefaultDB,
 		Region:        DefaultRegion,
 		Account:       DefaultAccount,
@@ -306,6 +314,14 @@ func (s *Serve) Validate() error {
 	if s.Credentials == "" && !s.Insecure {
 		if host, _, _ := net.SplitHostPort(s.Addr); !LoopbackHost(host) {
 			return NotLoopbackError(s.Addr)
+		}
+	}
+	if s.APIAddr != "" && !s.Insecure {
+		if host, _, err := net.SplitHostPort(s.APIAddr); err != nil {
+			return fmt.Errorf("api-addr %s: %w", s.APIAddr, err)
+		} else if !LoopbackHost(host) {
+			return fmt.Errorf("api-addr %s: refusing to serve the APIs on an address other than a loopback one: "+
+				"their routes take no credentials; give a loopback address (127.0.0.1:3000), or --insecure to serve them anyway", s.APIAddr)
 		}
 	}
 	for _, name := range s.AllowedHosts {

@@ -171,3 +171,29 @@ func TestParseDays(t *testing.T) {
 		require.EqualError(t, err, tc.msg)
 	}
 }
+
+func TestValidateAPIAddress(t *testing.T) {
+	t.Parallel()
+	for addr, loopback := range map[string]bool{
+		"127.0.0.1:3000": true, "localhost:3000": true, "[::1]:0": true,
+		":3000": false, "0.0.0.0:3000": false, "192.168.1.20:3000": false,
+	} {
+		s := DefaultServe()
+		s.APIAddr = addr
+		err := s.Validate()
+		if loopback {
+			require.NoError(t, err, addr)
+			continue
+		}
+		require.ErrorContains(t, err, "api-addr "+addr+": refusing to serve the APIs on an address other than a loopback one", addr)
+		// Credentials sign the server's own API, not the routes.
+		s.Credentials = "credentials"
+		require.Error(t, s.Validate(), addr)
+		s.Credentials, s.Insecure = "", true
+		require.NoError(t, s.Validate(), addr)
+	}
+	s := DefaultServe()
+	require.Equal(t, "127.0.0.1:3000", s.APIAddr)
+	s.APIAddr = "3000"
+	require.ErrorContains(t, s.Validate(), "api-addr 3000:")
+}

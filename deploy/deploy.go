@@ -44,7 +44,10 @@ type Deployer struct {
 	Records   Records
 	AWS       *AWSEndpoint // nil: AWS resources are named, not created
 	Wiring    Wiring       // nil: event sources are not delivered
-	Log       *slog.Logger // nil: not logged
+	// APIAddr is where the Wiring serves the APIs' routes (host:port),
+	// for the report; empty: the APIs' local addresses are not reported.
+	APIAddr string
+	Log     *slog.Logger // nil: not logged
 
 	mu sync.Mutex // one deploy or delete at a time
 }
@@ -154,6 +157,8 @@ type Report struct {
 	Changes  []Change `json:"changes"`
 	Outputs  []Output `json:"outputs,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// APIs are where the stack's APIs are served locally (wire_api.go).
+	APIs []ServedAPI `json:"apis,omitempty"`
 }
 
 // Changed says whether the deploy changed anything.
@@ -200,6 +205,12 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "warning: "+warn)
+	}
+	if len(r.APIs) > 0 {
+		fmt.Fprintln(w, "APIs served locally:")
+		for _, a := range r.APIs {
+			fmt.Fprintf(w, "  %s %s/ (%s)\n", a.API, a.URL, strings.Join(a.Routes, ", "))
+		}
 	}
 	if len(r.Outputs) > 0 {
 		fmt.Fprintln(w, "outputs:")
@@ -279,6 +290,7 @@ func (d *Deployer) Deploy(ctx context.Context, t *cfn.Template, opts Options) (*
 		err = errors.Join(err, perr)
 	}
 	x.setWires(ctx, final)
+	x.report.APIs = x.servedAPIs(final)
 	d.logReport(x.report, err)
 	return x.report, err
 }

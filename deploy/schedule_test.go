@@ -152,13 +152,13 @@ func TestSAMScheduleEventsBecomeSchedules(t *testing.T) {
 			"RoleArn":            "arn:aws:iam::123456789012:role/own", "Input": `{"mode": "delta"}`,
 			"DeadLetterConfig": map[string]any{"Arn": "arn:aws:sqs:us-east-1:123456789012:dlq"},
 		}},
-		"Api": map[string]any{"Type": "Api", "Properties": map[string]any{"Path": "/"}},
+		"Other": map[string]any{"Type": "NoSuchSource", "Properties": map[string]any{"Path": "/"}},
 	}
 	x := b.eventsRun(nil)
 	_, err := applySAMEvents(ctx, x, eventsMachine(events), smArn, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"MachineHourly created", "MachineNightly created"}, actions(x.report))
-	require.Equal(t, []string{"Machine (AWS::Serverless::StateMachine): event Api of type Api is not delivered here"}, x.report.Warnings)
+	require.Equal(t, []string{"Machine (AWS::Serverless::StateMachine): event Other of type NoSuchSource is not delivered here"}, x.report.Warnings)
 
 	// SAM's names: a ScheduleV2's is its logical id; a Schedule (a rule
 	// in SAM) gets one as a resource without a name does.

@@ -19,6 +19,7 @@ import (
 	"stepwise/internal/frontdoor"
 	"stepwise/store"
 	"stepwise/wiring"
+	_ "stepwise/wiring/api" // APIs' routes
 	"stepwise/wiring/bus"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) buildWiring() {
 		Endpoint: s.cfg.Integrations.AWSEndpoint, Endpoints: s.cfg.Integrations.Endpoints}
 	env := &wiring.Env{
 		Call:   s.selfCall,
-		Region: s.cfg.Region, Account: s.cfg.Account,
+		Region: s.cfg.Region, Account: s.cfg.Account, APIAddr: s.cfg.APIAddr,
 		Log: s.log.With("component", "wiring"),
 		AWS: func(ctx context.Context, service string) (aws.Config, error) {
 			cfg, endpoint, err := ic.AWSConfig(ctx, service)
@@ -50,6 +51,7 @@ func (s *Server) buildWiring() {
 	}
 	s.wiring = wiring.NewHost(env)
 	s.dep.Wiring = s.wiring
+	s.dep.APIAddr = s.cfg.APIAddr
 }
 
 // invokeLocal invokes a local function as Lambda's event sources do.

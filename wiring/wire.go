@@ -84,6 +84,9 @@ type Env struct {
 	AWS func(ctx context.Context, service string) (aws.Config, error)
 	// Region and Account are the server's.
 	Region, Account string
+	// APIAddr is where the APIs' routes are served (serve --api-addr;
+	// empty: the api kind's default).
+	APIAddr string
 	// Log is where the kinds log.
 	Log *slog.Logger
 

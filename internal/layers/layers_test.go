@@ -79,6 +79,7 @@ var rules = []rule{
 	// under it. They reach the server through wiring.Env only.
 	{pkg: "wiring", layer: "wiring: event sources' wires and their host, beside the service (reaching it through wiring.Env)", may: with()},
 	{pkg: "wiring/bus", layer: "wiring: the local event bus, its rules and PutEvents", may: with("wiring")},
+	{pkg: "wiring/api", layer: "wiring: the APIs' routes, served on a local listener", may: with("wiring")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 

@@ -138,6 +138,7 @@ does not load is logged and the server keeps what it had.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
+	f.StringVar(&c.cfg.APIAddr, "api-addr", c.cfg.APIAddr, "address the deployed templates' APIs (their API Gateway routes) are served on, from the first route deployed, as sam local start-api (a loopback one unless --insecure)")
 	f.StringVar(&c.cfg.DB, "db", c.cfg.DB, "SQLite database file (\":memory:\" for a throwaway store), or a postgres:// URL (PG* environment variables fill in what it leaves out)")
 	f.IntVar(&c.cfg.DBPoolMax, "db-pool-max", 0, "most connections to a PostgreSQL database (0: the URL's pool_max_conns, else the larger of 4 and the CPUs)")
 	f.DurationVar(&c.cfg.Lease, "lease", 0, "on a postgres:// database, how long this server's executions stay its own without a renewal: the work of a server that dies is taken over within about this plus a second (default 10s)")
