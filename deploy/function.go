@@ -126,7 +126,22 @@ func (functionKind) find(ctx context.Context, x *run, name string) (*Record, err
 	return &Record{Physical: name, Attrs: map[string]any{"Arn": x.functionArn(name)}}, nil
 }
 
+// apply puts the function, then makes the schedules of its SAM Schedule
+// and ScheduleV2 events (eventSchedules), which target it.
 func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	rec, action, err := k.put(ctx, x, r, prev)
+	if err != nil || rec.Skipped {
+		return rec, action, err
+	}
+	if err := x.eventSchedules(ctx, r, x.functionArn(rec.Physical)); err != nil {
+		// The function is put: recorded, and its schedules made again by
+		// the next deploy.
+		return rec, "", err
+	}
+	return rec, action, nil
+}
+
+func (k functionKind) put(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
 	p := propsOf(r)
 	name, err := functionName(x, r)
 	if err != nil {
@@ -156,7 +171,7 @@ func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 	if err != nil {
 		return nil, "", err
 	}
-	wires, err := x.eventWires(r, x.functionTarget(name))
+	wires, err := x.eventWires(r, x.functionTarget(name), "Schedule", "ScheduleV2")
 	if err != nil {
 		return nil, "", err
 	}
