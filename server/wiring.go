@@ -39,6 +39,7 @@ func (s *Server) buildWiring() {
 	if s.local != nil {
 		env.Invoke = s.invokeLocal
 	}
+	s.wenv = env
 	s.wiring = wiring.NewHost(env)
 	s.dep.Wiring = s.wiring
 }
