@@ -187,9 +187,9 @@ func delivery(sch *Schedule, f firing, attempt int) *Delivery {
 }
 
 // deliver delivers a slot's attempt to a target that is not a state
-// machine. A failure is an *sfnapi.Error-like refusal for attempt (its
-// code the DeliveryError's, or TargetInvocationFailed); a target not
-// reached is errNotReached.
+// machine. A target not reached here is a *NotReachedError (the slot is
+// skipped); another failure is retried, its code the DeliveryError's or
+// TargetInvocationFailed (errorCode).
 func (s *Service) deliver(ctx context.Context, cfg FireConfig, sch *Schedule, f firing, attempt int) error {
 	kind, _, _, why := TargetKind(sch.Target.Arn)
 	if kind == "" {
