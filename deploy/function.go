@@ -145,7 +145,22 @@ func (functionKind) find(ctx context.Context, x *run, name string) (*Record, err
 	return &Record{Physical: name, Attrs: map[string]any{"Arn": x.functionArn(name)}}, nil
 }
 
+// apply puts the function, then makes the schedules of its SAM Schedule
+// and ScheduleV2 events (eventSchedules), which target it.
 func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	rec, action, err := k.put(ctx, x, r, prev)
+	if err != nil || rec.Skipped {
+		return rec, action, err
+	}
+	if err := x.eventSchedules(ctx, r, x.functionArn(rec.Physical)); err != nil {
+		// The function is put: recorded, and its schedules made again by
+		// the next deploy.
+		return rec, "", err
+	}
+	return rec, action, nil
+}
+
+func (k functionKind) put(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
 	p := propsOf(r)
 	name, err := functionName(x, r)
 	if err != nil {
@@ -176,7 +191,7 @@ func (k functionKind) apply(ctx context.Context, x *run, r *resource, prev *Reco
 		return nil, "", err
 	}
 	spec := specOf(functionSpec{Function: f, Source: src.source, Digest: src.digest, Layers: x.layerDigests(f.Layers)})
-	wires, err := x.eventWires(r, x.functionTarget(name))
+	wires, err := x.eventWires(r, x.functionTarget(name), "Schedule", "ScheduleV2")
 	if err != nil {
 		return nil, "", err
 	}

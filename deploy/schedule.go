@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"stepwise/deploy/cfn"
 	"stepwise/scheduler"
@@ -203,6 +206,12 @@ func (scheduleKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	if err != nil {
 		return nil, "", err
 	}
+	if s.Target != nil {
+		if _, _, _, why := scheduler.TargetKind(s.Target.Arn); why != "" {
+			// Made as AWS makes it; it does not fire here.
+			x.warn("%s (%s): %s", r.ID, r.Type, why)
+		}
+	}
 	spec := specOf(s)
 	sched := x.d.Scheduler
 	var old scheduler.Schedule
@@ -326,35 +335,45 @@ func (scheduleKind) remove(ctx context.Context, x *run, _ string, rec *Record) e
 }
 
 // applySAMEvents makes the schedules of an AWS::Serverless::StateMachine's
-// Events of type Schedule and ScheduleV2, each targeting the state
-// machine (smArn), as SAM makes an AWS::Scheduler::Schedule (or, for
-// Schedule, a rule) of logical id <StateMachine><Event>. Each is a
-// resource of the stack's record under that logical id, of type
-// AWS::Scheduler::Schedule: a second deploy finds it there, and a
-// schedule whose event (or state machine) left the template is deleted
-// with the resources that left it. It is called on every deploy of the
-// state machine, changed or not. The other event types are wires
+// Events of type Schedule and ScheduleV2 (eventSchedules), each
+// targeting the state machine (smArn). It is called on every deploy of
+// the state machine, changed or not. The other event types are wires
 // (eventWires).
 func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *Record) ([]wiring.Wire, error) {
+	if err := x.eventSchedules(ctx, r, smArn); err != nil {
+		return nil, err
+	}
+	return x.eventWires(r, wiring.Target{Type: wiring.ToStateMachine, ARN: smArn, Name: r.ID}, "Schedule", "ScheduleV2")
+}
+
+// eventSchedules makes the schedules of a SAM resource's (a state
+// machine's, a function's) Events of type Schedule and ScheduleV2, each
+// targeting targetArn, as SAM makes an AWS::Scheduler::Schedule (or, for
+// Schedule, a rule) of logical id <Resource><Event>. Each is a resource
+// of the stack's record under that logical id, of type
+// AWS::Scheduler::Schedule: a second deploy finds it there, and a
+// schedule whose event (or resource) left the template is deleted with
+// the resources that left it.
+func (x *run) eventSchedules(ctx context.Context, r *resource, targetArn string) error {
 	events, ok, err := propsOf(r).obj("Events")
 	if err != nil || !ok {
-		return nil, err
+		return err
 	}
 	for _, name := range sortedKeys(events.m) {
 		ev, ok, err := events.obj(name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
-			return nil, events.errorf(name, "an event is {Type, Properties}")
+			return events.errorf(name, "an event is {Type, Properties}")
 		}
 		typ, err := ev.str("Type")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		props, _, err := ev.obj("Properties")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if props.m == nil {
 			props = resProps{m: map[string]any{}, at: ev.path("Properties")}
@@ -363,28 +382,28 @@ func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *R
 		var sp map[string]any
 		switch typ {
 		case "Schedule":
-			sp, err = x.scheduleEvent(id, props, smArn)
+			sp, err = x.scheduleEvent(id, props, targetArn)
 		case "ScheduleV2":
-			sp, err = x.scheduleV2Event(id, props, smArn)
-		default: // a wire (below)
+			sp, err = x.scheduleV2Event(id, props, targetArn)
+		default: // a wire
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := x.applyGenerated(ctx, r, id, sp); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return x.eventWires(r, wiring.Target{Type: wiring.ToStateMachine, ARN: smArn, Name: r.ID}, "Schedule", "ScheduleV2")
+	return nil
 }
 
 // removeSAMEvents has nothing to do: the events' schedules are the
 // stack's own resources, deleted as any other.
 func removeSAMEvents(context.Context, *run, string, *Record) error { return nil }
 
-// applyGenerated makes the schedule of logical id id that a state
-// machine's event generates, and records it.
+// applyGenerated makes the schedule of logical id id that an event of
+// sm (a state machine, a function, a rule) generates, and records it.
 func (x *run) applyGenerated(ctx context.Context, sm *resource, id string, props map[string]any) error {
 	if x.stack != nil {
 		if _, clash := x.stack.Template().Resources[id]; clash {
@@ -543,4 +562,116 @@ func (x *run) eventTarget(p resProps, smArn, role string) (map[string]any, error
 		t["DeadLetterConfig"] = map[string]any{"Arn": arn}
 	}
 	return t, nil
+}
+
+// scheduledRule makes the schedules of an AWS::Events::Rule that has a
+// ScheduleExpression and no EventPattern: one per target (a state
+// machine, a function, a queue, a topic, a bus), of logical id
+// <Rule><Target Id>, recorded as eventSchedules records a SAM event's.
+// A target's Input is the schedule's input; without one the target gets
+// the rule's Scheduled Event, as EventBridge sends it. handled is false
+// for a rule of another form (an EventPattern), left to the rule's kind
+// for its wires; the rule's own record is the caller's.
+func (x *run) scheduledRule(ctx context.Context, r *resource) (handled bool, err error) {
+	p := propsOf(r)
+	expr, err := p.str("ScheduleExpression")
+	if err != nil || expr == "" || p.has("EventPattern") {
+		return false, err
+	}
+	if x.d.Scheduler == nil {
+		return true, errNoScheduler
+	}
+	name, err := p.str("Name")
+	if err != nil {
+		return true, err
+	}
+	ruleArn := x.guessArn("AWS::Events::Rule", cmpOr(name, x.name(r.ID, 64)))
+	state := "ENABLED"
+	if s, err := p.str("State"); err != nil {
+		return true, err
+	} else if s == "DISABLED" {
+		state = "DISABLED"
+	}
+	targets, _ := r.Props["Targets"].([]any)
+	if r.Props["Targets"] != nil && targets == nil {
+		return true, p.errorf("Targets", "a list of targets")
+	}
+	for i, raw := range targets {
+		m, ok := raw.(map[string]any)
+		at := p.path("Targets") + "[" + strconv.Itoa(i) + "]"
+		if !ok {
+			return true, fmt.Errorf("%s: a target is {Id, Arn, ...}", at)
+		}
+		t := resProps{m: m, at: at}
+		id, err := t.str("Id")
+		if err != nil {
+			return true, err
+		}
+		arn, err := t.str("Arn")
+		if err != nil {
+			return true, err
+		}
+		if id == "" || arn == "" {
+			return true, fmt.Errorf("%s: a target needs its Id and Arn", at)
+		}
+		for _, k := range []string{"InputPath", "InputTransformer"} {
+			if t.has(k) {
+				x.warn("%s (%s): target %s: %s is not applied here; the target gets the Scheduled Event", r.ID, r.Type, id, k)
+			}
+		}
+		sid := r.ID + scheduleIDPart(id)
+		if _, ok := m["Input"]; !ok {
+			m = maps.Clone(m)
+			m["Input"] = x.scheduledEvent(ruleArn)
+			t.m = m
+		}
+		role, err := t.str("RoleArn")
+		if err != nil {
+			return true, err
+		}
+		target, err := x.eventTarget(t, arn, cmpOr(role, x.eventRole(sid)))
+		if err != nil {
+			return true, err
+		}
+		if sqs, ok, err := t.obj("SqsParameters"); err != nil {
+			return true, err
+		} else if ok {
+			target["SqsParameters"] = sqs.m
+		}
+		if kind, _, _, _ := scheduler.TargetKind(arn); kind == scheduler.TargetBus {
+			target["EventBridgeParameters"] = map[string]any{"DetailType": "Scheduled Event", "Source": "aws.events"}
+		}
+		sp := map[string]any{"Name": x.name(sid, 64), "ScheduleExpression": expr, "State": state,
+			"FlexibleTimeWindow": map[string]any{"Mode": "OFF"}, "Target": target}
+		if d, err := p.str("Description"); err != nil {
+			return true, err
+		} else if d != "" {
+			sp["Description"] = d
+		}
+		if err := x.applyGenerated(ctx, r, sid, sp); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// scheduleIDPart is a rule target's Id as a part of a logical id: its
+// letters and digits.
+func scheduleIDPart(id string) string {
+	var b strings.Builder
+	for _, c := range id {
+		if c < 128 && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// scheduledEvent is the Scheduled Event a rule's schedule sends, with the
+// scheduler's placeholders of the firing's time and id.
+func (x *run) scheduledEvent(ruleArn string) string {
+	b, _ := json.Marshal(map[string]any{"version": "0", "id": "<aws.scheduler.execution-id>", "detail-type": "Scheduled Event",
+		"source": "aws.events", "account": x.account(), "time": "<aws.scheduler.scheduled-time>", "region": x.region(),
+		"resources": []string{ruleArn}, "detail": map[string]any{}})
+	return string(b)
 }

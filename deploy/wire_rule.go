@@ -28,7 +28,11 @@ type ruleKind struct{}
 
 func (ruleKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
 	p := propsOf(r)
-	if p.has("ScheduleExpression") || !p.has("EventPattern") {
+	// A scheduled rule's targets are schedules (deploy/schedule.go); the
+	// rule itself is named.
+	if handled, err := x.scheduledRule(ctx, r); err != nil {
+		return nil, "", err
+	} else if handled || !p.has("EventPattern") {
 		return otherKind{}.apply(ctx, x, r, prev)
 	}
 	name, err := p.str("Name")

@@ -62,6 +62,9 @@ func TestEventsRuleBecomesOneWirePerTarget(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, actions(r), "OnOrder created")
 	require.Contains(t, actions(r), "Nightly skipped")
+	// A scheduled rule's target is a schedule, not a wire.
+	require.Contains(t, actions(r), "NightlyT created")
+	require.Equal(t, "rate(1 day)", b.schedule(t, "default", "app-NightlyT").ScheduleExpression)
 	outs := map[string]string{}
 	for _, o := range r.Outputs {
 		outs[o.Key] = o.Value

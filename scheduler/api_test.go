@@ -197,9 +197,10 @@ func TestValidation(t *testing.T) {
 		}, "The EndDate must be after the StartDate."},
 		{"BadAction", func(in *sdk.CreateScheduleInput) { in.ActionAfterCompletion = "KEEP" },
 			"1 validation error detected: Value 'KEEP' at 'actionAfterCompletion' failed to satisfy constraint: Member must satisfy enum value set: [NONE, DELETE]"},
-		{"UnsupportedTarget", func(in *sdk.CreateScheduleInput) {
-			in.Target.Arn = aws.String("arn:aws:lambda:us-east-1:123456789012:function:f")
-		}, "Unsupported target arn:aws:lambda:us-east-1:123456789012:function:f: stepwise invokes Step Functions state machines only (a state machine ARN, or arn:aws:scheduler:::aws-sdk:sfn:startExecution)."},
+		{"EventBridgeParametersOnQueue", func(in *sdk.CreateScheduleInput) {
+			in.Target.Arn = aws.String("arn:aws:sqs:us-east-1:123456789012:q")
+			in.Target.EventBridgeParameters = &types.EventBridgeParameters{DetailType: aws.String("d"), Source: aws.String("s")}
+		}, "EventBridgeParameters are for an event bus target, not arn:aws:sqs:us-east-1:123456789012:q."},
 		{"UniversalWithoutMachine", func(in *sdk.CreateScheduleInput) {
 			in.Target.Arn, in.Target.Input = aws.String(scheduler.UniversalStartExecution), aws.String(`{"Input":"{}"}`)
 		}, "The Input of the target arn:aws:scheduler:::aws-sdk:sfn:startExecution must name the state machine: StateMachineArn."},

@@ -289,6 +289,11 @@ func (s *Service) logNotAWS(ctx context.Context, sch *Schedule) {
 	if err != nil {
 		s.cfg.Logger.Warn("scheduler: schedule will not fire", "schedule_arn", sch.Arn, "error", err)
 	}
+	if sch.Target != nil {
+		if _, _, _, why := TargetKind(sch.Target.Arn); why != "" {
+			s.cfg.Logger.Warn("scheduler: schedule will not fire: "+why, "schedule_arn", sch.Arn)
+		}
+	}
 	for _, w := range NotAWS(sch, att) {
 		s.cfg.Logger.Info("scheduler: not as on AWS: "+w.String(), "schedule_arn", sch.Arn)
 	}

@@ -66,6 +66,10 @@ type FireConfig struct {
 	// way to an execution's timer (or an advance's goal), so each slot
 	// passed fires at its own time, in order. A zero at disarms it.
 	Alarm func(at time.Time, fire func(ctx context.Context))
+	// Targets delivers the slots of the schedules whose target is not a
+	// state machine (a function, a queue, a topic, a bus, a universal
+	// target); nil skips them with a warning.
+	Targets Targets
 	// DeadLetter sends a dead-letter event to an SQS queue (a target's
 	// DeadLetterConfig); nil logs the event and drops it.
 	DeadLetter func(ctx context.Context, m *DeadLetter) error
@@ -419,12 +423,28 @@ func (s *Service) attempt(ctx context.Context, cfg FireConfig, row *store.Schedu
 	if r == nil {
 		r = &retry{slot: f.slot}
 	}
-	err := s.start(ctx, cfg, sch, f, r.attempts+1)
+	var err error
+	if kind, _, _, _ := TargetKind(sch.Target.Arn); kind == TargetStateMachine {
+		err = s.start(ctx, cfg, sch, f, r.attempts+1)
+	} else {
+		err = s.deliver(ctx, cfg, sch, f, r.attempts+1)
+	}
 	if err == nil {
 		return nil, nil
 	}
 	var se *sfnapi.Error
-	if !errors.As(err, &se) {
+	var nr *NotReachedError
+	switch {
+	case errors.As(err, &nr):
+		s.cfg.Logger.Warn("scheduler: slot skipped, its target is not reached here", "schedule_arn", sch.Arn, "slot", f.at, "reason", nr.Reason)
+		return nil, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &se):
+	case TargetKindOf(sch) != TargetStateMachine:
+		code, msg := errorCode(err)
+		se = sfnapi.NewError(code, "%s", msg)
+	default:
 		return nil, err
 	}
 	r.attempts++

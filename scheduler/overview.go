@@ -86,6 +86,9 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 			}
 			if sc.Target != nil {
 				o.Target = sc.Target.Arn
+				if _, _, _, why := TargetKind(sc.Target.Arn); why != "" {
+					o.NotAWS = append(o.NotAWS, Difference{Kind: DiffNotFired, Detail: why})
+				}
 			}
 			att, err := s.calendarOf(ctx, groupTags, row.GroupName, row.Name)
 			if err != nil {

@@ -304,8 +304,8 @@ func (s *Schedule) normalize(now time.Time) error {
 	return s.Target.check()
 }
 
-// check refuses targets stepwise cannot invoke: it starts Step Functions
-// executions only.
+// check checks a target: a state machine's input and name templates, the
+// input and parameters of the others (targets.go).
 func (t *Target) check() error {
 	switch {
 	case t.Arn == UniversalStartExecution:
@@ -339,7 +339,10 @@ func (t *Target) check() error {
 			}
 		}
 	default:
-		return validationError("Unsupported target %s: stepwise invokes Step Functions state machines only (a state machine ARN, or %s).", t.Arn, UniversalStartExecution)
+		// A function, a queue, a topic, a bus, a universal target; one
+		// not reached here is accepted as AWS accepts it, and warned of.
+		kind, _, _, _ := TargetKind(t.Arn)
+		return t.checkDelivered(kind)
 	}
 	return nil
 }

@@ -416,7 +416,7 @@ func scheduleStarter(svc *service.Service, quotas *quota.Quotas, met *metrics.Me
 func (s *Server) startSchedules(ctx context.Context) (stop func()) {
 	eng := s.eng
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := s.sched.Start(sctx, scheduler.FireConfig{Starter: s.starts, Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
+	done := s.sched.Start(sctx, scheduler.FireConfig{Starter: s.starts, Targets: s.scheduleTargets(s.wenv), Now: eng.Now, Leads: eng.Leads, Ready: eng.Resumed(), Interval: scheduleInterval,
 		Alarm: func(at time.Time, fire func(context.Context)) { eng.Alarm("scheduler", at, fire) },
 		DeadLetter: func(ctx context.Context, m *scheduler.DeadLetter) error {
 			attrs := make(map[string]sqstypes.MessageAttributeValue, len(m.Attributes))

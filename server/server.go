@@ -67,8 +67,13 @@ type Server struct {
 	// (requests whose path restjson.HandlesPath says is its own).
 	scheduleAPI *restjson.Handler
 	dep         *deploy.Deployer
-	// wiring delivers the deployed stacks' event sources (wiring.go).
+	// wiring delivers the deployed stacks' event sources (wiring.go);
+	// wenv is its Env, through which schedules reach their targets too
+	// (schedule_targets.go), bus a schedule's way to the event bus.
 	wiring *wiring.Host
+	wenv   *wiring.Env
+	busMu  sync.Mutex
+	bus    func(ctx context.Context, e *BusEvent) error
 
 	// The HTTP side (api.go).
 	// handler serves everything: the API, the console, the probes and

@@ -49,9 +49,20 @@ func (s *Server) buildWiring() {
 	if s.local != nil {
 		env.Invoke = s.invokeLocal
 	}
+	s.wenv = env
 	s.wiring = wiring.NewHost(env)
 	s.dep.Wiring = s.wiring
 	s.dep.APIAddr = s.cfg.APIAddr
+	// Schedules that target an event bus put their events on the local
+	// one, where the deployed rules are.
+	s.SetBusDelivery(func(_ context.Context, e *BusEvent) error {
+		b, err := s.localBus()
+		if err != nil {
+			return err
+		}
+		b.Put([]bus.Entry{{Source: e.Source, DetailType: e.DetailType, Detail: e.Detail, EventBusName: e.Bus, Resources: e.Resources}}, nil)
+		return nil
+	})
 }
 
 // invokeLocal invokes a local function as Lambda's event sources do.
@@ -108,7 +119,7 @@ func (s *Server) withEvents(api http.Handler, auth awsjson.Authenticator, log *s
 		if body, err := eventsBodyDoor.ReadBody(r); err == nil {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		b, err := s.bus()
+		b, err := s.localBus()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
@@ -133,8 +144,8 @@ var eventsBodyDoor = &frontdoor.Door{Limit: bus.MaxRequestSize,
 	TooLarge:   func(int64) error { return errors.New("too large") },
 	Unreadable: func(err error) error { return err }}
 
-// bus is the local event bus of the deployed rules.
-func (s *Server) bus() (*bus.Bus, error) {
+// localBus is the local event bus of the deployed rules.
+func (s *Server) localBus() (*bus.Bus, error) {
 	if s.wiring == nil {
 		return nil, errors.New("event sources are not run by this server")
 	}
