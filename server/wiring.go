@@ -11,6 +11,7 @@ import (
 	"stepwise/integration"
 	"stepwise/store"
 	"stepwise/wiring"
+	_ "stepwise/wiring/queue" // sqs, sns, s3
 )
 
 // buildWiring makes the host of the deployed stacks' event sources: a

@@ -78,6 +78,7 @@ var rules = []rule{
 	// wiring: a deployed stack's event sources, delivered; its kinds
 	// under it. They reach the server through wiring.Env only.
 	{pkg: "wiring", layer: "wiring: event sources' wires and their host, beside the service (reaching it through wiring.Env)", may: with()},
+	{pkg: "wiring/queue", layer: "wiring: queues, topics and buckets polled for local functions", may: with("wiring")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
