@@ -13,9 +13,11 @@ import (
 	"stepwise/wiring"
 )
 
-// longPoll is how long a receive waits for a message, as Lambda's
-// pollers do; a removed wire's receive is cut short.
-const longPoll = 20
+// longPoll is how long a receive waits for a message (seconds), as
+// Lambda's pollers do; a removed wire's receive is cut short. (A
+// message the queue gave to a receive cut short comes back after its
+// visibility timeout, as with any poller that goes away.)
+var longPoll int32 = 20
 
 // poller reads one queue and hands what it gets to handle.
 type poller struct {
@@ -102,13 +104,13 @@ func (p *poller) run(ctx context.Context) {
 			continue
 		}
 		keep, err := p.handle(ctx, msgs)
-		if ctx.Err() != nil {
-			return // stopping: the messages come back
-		}
 		if err != nil {
-			continue
+			continue // the messages come back after their visibility timeout
 		}
-		p.delete(ctx, msgs, keep)
+		// Delivered: deleted even when stopping.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		p.delete(dctx, msgs, keep)
+		cancel()
 	}
 }
 
@@ -118,13 +120,13 @@ func (p *poller) receive(ctx context.Context) ([]sqstypes.Message, error) {
 	var msgs []sqstypes.Message
 	var deadline time.Time
 	for {
-		wait := int32(longPoll)
+		wait := longPoll
 		if len(msgs) > 0 {
 			left := time.Until(deadline)
 			if left <= 0 || len(msgs) >= p.batch {
 				return msgs, nil
 			}
-			wait = int32(min((left+time.Second-1)/time.Second, longPoll))
+			wait = min(int32((left+time.Second-1)/time.Second), longPoll)
 		}
 		out, err := p.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 			QueueUrl:                    aws.String(p.url),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,14 @@ import (
 	"stepwise/integration/integrationtest"
 	"stepwise/wiring"
 )
+
+func TestMain(m *testing.M) {
+	// A receive cut short by a stop may still take a message at moto,
+	// which then waits out its visibility timeout: short polls keep
+	// the stop-and-start tests quick.
+	longPoll = 2
+	os.Exit(m.Run())
+}
 
 // testBundle is a moto endpoint and an Env whose one function answers
 // with what answer says, recording the events it got.
