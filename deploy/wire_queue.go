@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+
 	"stepwise/wiring"
 )
 
@@ -330,13 +333,7 @@ func (eventSourceMappingKind) apply(ctx context.Context, x *run, r *resource, pr
 	name := lambdaFunctionName(fn)
 	rec.Wires = []wiring.Wire{{ID: r.ID, Kind: "sqs", Source: src, Target: x.functionTarget(name)}}
 	rec.Spec = specOf(rec.Wires)
-	switch {
-	case prev == nil || prev.Skipped:
-		return rec, Created, nil
-	case sameSpec(prev, rec.Spec):
-		return rec, Unchanged, nil
-	}
-	return rec, Updated, nil
+	return rec, actionOf(prev, rec), nil
 }
 
 func (eventSourceMappingKind) remove(context.Context, *run, string, *Record) error { return nil }
@@ -364,4 +361,181 @@ func mappingUUID(key string) string {
 	}
 	s := string(b)
 	return s[:8] + "-" + s[8:12] + "-4" + s[13:16] + "-a" + s[17:20] + "-" + s[20:32]
+}
+
+// --- AWS::SNS::Subscription
+
+// subscriptionKind: a subscription of protocol lambda is a wire of the
+// function (an sns wire: its Ref is an ARN made up for it, the real
+// subscription being made by the wire); one of protocol sqs is made at
+// the AWS endpoint (Ref: its ARN); others are named and warned of.
+type subscriptionKind struct{}
+
+const snsSubscription = "AWS::SNS::Subscription"
+
+func init() {
+	register(subscriptionKind{}, snsSubscription)
+	quiet[snsSubscription] = true
+}
+
+type subscriptionSpec struct {
+	Protocol string            `json:"protocol"`
+	Topic    string            `json:"topic"`
+	Endpoint string            `json:"endpoint"`
+	Attrs    map[string]string `json:"attrs,omitempty"`
+}
+
+func (subscriptionKind) apply(ctx context.Context, x *run, r *resource, prev *Record) (*Record, Action, error) {
+	p := propsOf(r)
+	spec := subscriptionSpec{}
+	var err error
+	for key, dst := range map[string]*string{"Protocol": &spec.Protocol, "TopicArn": &spec.Topic, "Endpoint": &spec.Endpoint} {
+		if *dst, err = p.str(key); err != nil {
+			return nil, "", err
+		}
+		if *dst == "" {
+			return nil, "", p.errorf(key, "required")
+		}
+	}
+	fp, scope, err := filterPolicy(p)
+	if err != nil {
+		return nil, "", err
+	}
+	madeUp := spec.Topic + ":" + mappingUUID(x.opts.StackName+"/"+r.ID)
+	switch spec.Protocol {
+	case "lambda":
+		src, err := json.Marshal(snsSource{Topic: spec.Topic, FilterPolicy: fp, FilterPolicyScope: scope})
+		if err != nil {
+			return nil, "", err
+		}
+		rec := &Record{Physical: madeUp, Attrs: map[string]any{"Arn": madeUp},
+			Wires: []wiring.Wire{{ID: r.ID, Kind: "sns", Source: src, Target: x.functionTarget(lambdaFunctionName(spec.Endpoint))}}}
+		rec.Spec = specOf(struct {
+			subscriptionSpec
+			Wires []wiring.Wire `json:"wires"`
+		}{spec, rec.Wires})
+		return rec, actionOf(prev, rec), nil
+	case "sqs":
+	default:
+		x.warn("%s (%s): a subscription of protocol %s is not made here; Ref gives %s", r.ID, r.Type, spec.Protocol, madeUp)
+		return &Record{Physical: madeUp, Attrs: map[string]any{"Arn": madeUp}, Skipped: true}, Skipped, nil
+	}
+	if x.d.AWS == nil {
+		return x.skipAWS(r, madeUp, map[string]any{"Arn": madeUp})
+	}
+	spec.Attrs = map[string]string{}
+	if fp != nil {
+		spec.Attrs["FilterPolicy"] = string(fp)
+		spec.Attrs["FilterPolicyScope"] = cmpOr(scope, "MessageAttributes")
+	}
+	for _, k := range []string{"RawMessageDelivery", "RedrivePolicy", "DeliveryPolicy"} {
+		if p.has(k) {
+			a, err := attributesOf(p, []string{k})
+			if err != nil {
+				return nil, "", err
+			}
+			spec.Attrs[k] = a[k]
+		}
+	}
+	x.warnIgnored(r, "Protocol", "TopicArn", "Endpoint", "FilterPolicy", "FilterPolicyScope", "RawMessageDelivery", "RedrivePolicy", "DeliveryPolicy", "Region")
+	specJSON := specOf(spec)
+	if prev != nil && !prev.Skipped && sameSpec(prev, specJSON) {
+		return prev, Unchanged, nil
+	}
+	cfg, err := x.awsConfig(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	client := sns.NewFromConfig(cfg)
+	if prev != nil && !prev.Skipped {
+		if err := unsubscribe(ctx, client, prev.Physical); err != nil {
+			return nil, "", err
+		}
+	}
+	out, err := client.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(spec.Topic), Protocol: aws.String("sqs"),
+		Endpoint: aws.String(spec.Endpoint), Attributes: spec.Attrs, ReturnSubscriptionArn: true})
+	if err != nil {
+		return nil, "", fmt.Errorf("subscribe %s to %s: %w", spec.Endpoint, spec.Topic, err)
+	}
+	arn := aws.ToString(out.SubscriptionArn)
+	rec := &Record{Physical: arn, Attrs: map[string]any{"Arn": arn}, Spec: specJSON}
+	if prev == nil || prev.Skipped {
+		return rec, Created, nil
+	}
+	return rec, Updated, nil
+}
+
+// actionOf is Created, Unchanged or Updated, rec against prev.
+func actionOf(prev, rec *Record) Action {
+	switch {
+	case prev == nil || prev.Skipped:
+		return Created
+	case sameSpec(prev, rec.Spec):
+		return Unchanged
+	}
+	return Updated
+}
+
+func unsubscribe(ctx context.Context, client *sns.Client, arn string) error {
+	_, err := client.Unsubscribe(ctx, &sns.UnsubscribeInput{SubscriptionArn: aws.String(arn)})
+	if code := errorCode(err); code == "NotFound" || code == "InvalidParameter" {
+		return nil
+	}
+	return err
+}
+
+func (subscriptionKind) remove(ctx context.Context, x *run, id string, rec *Record) error {
+	var spec subscriptionSpec
+	if rec.Skipped || json.Unmarshal(rec.Spec, &spec) != nil || spec.Protocol != "sqs" {
+		return nil
+	}
+	return x.removeAt(ctx, id, rec, func(ctx context.Context, cfg aws.Config) error {
+		return unsubscribe(ctx, sns.NewFromConfig(cfg), rec.Physical)
+	})
+}
+
+// --- A bucket's NotificationConfiguration.LambdaConfigurations
+
+// bucketWires reads a bucket's LambdaConfigurations into s3 wires (ids
+// BUCKET/Lambda1, ...), and warns of the other notifications, not made
+// here.
+func (x *run) bucketWires(r *resource, bucket string) ([]wiring.Wire, error) {
+	nc, ok, err := propsOf(r).obj("NotificationConfiguration")
+	if err != nil || !ok {
+		return nil, err
+	}
+	if rest := nc.ignored("LambdaConfigurations"); rest != "" {
+		x.warn("%s (%s): NotificationConfiguration %s not applied here", r.ID, r.Type, rest)
+	}
+	list, ok := nc.m["LambdaConfigurations"].([]any)
+	if !ok && nc.m["LambdaConfigurations"] != nil {
+		return nil, nc.errorf("LambdaConfigurations", "a list")
+	}
+	var wires []wiring.Wire
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		lp := resProps{m: m, at: fmt.Sprintf("%s.LambdaConfigurations[%d]", nc.at, i)}
+		event, err := lp.str("Event")
+		if err != nil {
+			return nil, err
+		}
+		fn, err := lp.str("Function")
+		if err != nil {
+			return nil, err
+		}
+		if event == "" || fn == "" {
+			return nil, fmt.Errorf("%s: Event and Function are required", lp.at)
+		}
+		rules, err := keyRules(lp)
+		if err != nil {
+			return nil, err
+		}
+		src, err := json.Marshal(s3Source{Bucket: bucket, Events: []string{event}, Rules: rules})
+		if err != nil {
+			return nil, err
+		}
+		wires = append(wires, wiring.Wire{ID: fmt.Sprintf("%s/Lambda%d", r.ID, i+1), Kind: "s3", Source: src,
+			Target: x.functionTarget(lambdaFunctionName(fn))})
+	}
+	return wires, nil
 }
