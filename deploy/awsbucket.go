@@ -68,16 +68,25 @@ func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	if err != nil {
 		return nil, "", err
 	}
-	if x.d.AWS == nil {
-		return x.skipAWS(r, name, x.bucketAttrs(name))
+	// The functions its events go to (wire_queue.go).
+	wires, err := x.bucketWires(r, name)
+	if err != nil {
+		return nil, "", err
 	}
-	x.warnIgnored(r, "BucketName")
+	if x.d.AWS == nil {
+		rec, action, err := x.skipAWS(r, name, x.bucketAttrs(name))
+		if rec != nil {
+			rec.Wires = wires
+		}
+		return rec, action, err
+	}
+	x.warnIgnored(r, "BucketName", "NotificationConfiguration")
 	cfg, err := x.awsConfig(ctx)
 	if err != nil {
 		return nil, "", err
 	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = x.d.AWS.URL != "" })
-	return x.applyAt(ctx, r, prev, &atEndpoint{
+	rec, action, err := x.applyAt(ctx, r, prev, &atEndpoint{
 		name: name,
 		spec: bucketSpec{Name: name},
 		find: func(ctx context.Context, name string) (*Record, error) { return x.findBucket(ctx, client, name) },
@@ -95,6 +104,14 @@ func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		update: func(context.Context, json.RawMessage) (bool, error) { return false, nil },
 		remove: func(ctx context.Context, rec *Record) error { return deleteBucket(ctx, client, rec.Physical) },
 	})
+	if rec != nil && (len(wires) > 0 || len(rec.Wires) > 0) {
+		if rec == prev {
+			c := *prev
+			rec = &c
+		}
+		rec.Wires = wires
+	}
+	return rec, action, err
 }
 
 func deleteBucket(ctx context.Context, client *s3.Client, name string) error {

@@ -21,6 +21,7 @@ import (
 	"stepwise/wiring"
 	_ "stepwise/wiring/api" // APIs' routes
 	"stepwise/wiring/bus"
+	_ "stepwise/wiring/queue" // sqs, sns, s3
 )
 
 // buildWiring makes the host of the deployed stacks' event sources: a

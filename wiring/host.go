@@ -190,7 +190,9 @@ func (h *Host) Wires() []Status {
 	return out
 }
 
-// Close stops every wire and kind.
+// Close stops every wire and kind: each kind's Close stops its wires,
+// keeping what their Add made at the endpoint (a queue subscribed to a
+// topic), which a remove deletes, for the server's next start.
 func (h *Host) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -198,16 +200,13 @@ func (h *Host) Close() {
 		return
 	}
 	h.closed = true
-	for _, byID := range h.wires {
-		for _, r := range byID {
-			if r.remove != nil {
-				r.remove()
-				r.remove = nil
-			}
-		}
-	}
 	for _, k := range h.kinds {
 		k.Close()
+	}
+	for _, byID := range h.wires {
+		for _, r := range byID {
+			r.remove = nil
+		}
 	}
 }
 

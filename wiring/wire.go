@@ -104,10 +104,13 @@ func (e *Env) Delivered(w Wire, n int, err error) {
 
 // A Kind runs the wires of one kind.
 type Kind interface {
-	// Add starts delivering w's events. The returned remove stops it; a
-	// wire that cannot run (its queue is not there) returns an error
-	// saying why, and is listed with it.
+	// Add starts delivering w's events. The returned remove stops it
+	// and deletes what Add made for it (a subscription); a wire that
+	// cannot run (its queue is not there) returns an error saying why,
+	// and is listed with it.
 	Add(ctx context.Context, w Wire) (remove func(), err error)
-	// Close stops the kind's wires and anything it serves.
+	// Close stops the kind's wires and anything it serves, keeping what
+	// their Add made: the server stops, and its next start adds them
+	// again.
 	Close()
 }

@@ -80,6 +80,7 @@ var rules = []rule{
 	{pkg: "wiring", layer: "wiring: event sources' wires and their host, beside the service (reaching it through wiring.Env)", may: with()},
 	{pkg: "wiring/bus", layer: "wiring: the local event bus, its rules and PutEvents", may: with("wiring")},
 	{pkg: "wiring/api", layer: "wiring: the APIs' routes, served on a local listener", may: with("wiring")},
+	{pkg: "wiring/queue", layer: "wiring: queues, topics and buckets polled for local functions", may: with("wiring")},
 
 	{pkg: "config", layer: "config: settings, below the packages that take them", may: with("asl/budget", "internal/security/egress", "internal/security/hostcheck", "internal/security/quota")},
 
