@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,6 +20,10 @@ func TestValidate(t *testing.T) {
 	require.NoError(t, ok.Validate())
 	ok.Integrations.HTTPTaskAllow = []string{"localhost:9000,10.0.0.0/8", "::1"}
 	ok.Integrations.Runtimes = map[string]string{"python3.12": "/bin/sh", "nodejs14.x": "/bin/sh"}
+	require.NoError(t, ok.Validate())
+	ok.Integrations.BuildCache = t.TempDir()
+	require.NoError(t, ok.Validate())
+	ok.Integrations.BuildCache = filepath.Join(t.TempDir(), "not", "yet")
 	require.NoError(t, ok.Validate())
 	ok.Quotas = quota.AWS()
 	require.NoError(t, ok.Validate())
@@ -60,6 +65,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"python3.12": "/usr/bin"} }, "runtime python3.12=/usr/bin: not an executable file"},
 		{func(s *Serve) { s.Integrations.Runtimes = map[string]string{"java21": "/bin/sh"} },
 			"runtime java21=/bin/sh: the runtime is python3.N or nodejsN.x (e.g. python3.12, nodejs20.x)"},
+		{func(s *Serve) { s.Integrations.BuildCache = "/etc/passwd" }, "build-cache /etc/passwd: not a folder"},
 		{func(s *Serve) { s.Quotas = map[string]quota.Limit{"StartExecution": {Bucket: 0, Refill: 1}} },
 			"quota StartExecution=0/1: the bucket must be at least 1 and the refill positive"},
 		{func(s *Serve) { s.ExecutionLogs.To = "syslog" }, `execution-logs "syslog": must be auto, files, cloudwatch or off`},

@@ -40,6 +40,11 @@ type Integrations struct {
 	// (--runtime python3.12=/usr/bin/python3.12); without one a
 	// function runs on python3 or node from PATH.
 	Runtimes map[string]string
+	// BuildCache is the folder the dependencies of local functions
+	// (requirements.txt, package.json, the AWS SDK for JavaScript) are
+	// installed into (--build-cache); empty means stepwise/builds under
+	// the user's cache folder.
+	BuildCache string
 }
 
 // ParseFunctions reads --function values, NAME=COMMAND each, into a map;
@@ -110,6 +115,13 @@ func (i *Integrations) validate() error {
 	for _, rt := range runtimes {
 		if err := checkInterpreter(rt, i.Runtimes[rt]); err != nil {
 			return fmt.Errorf("runtime %s=%s: %w", rt, i.Runtimes[rt], err)
+		}
+	}
+	if i.BuildCache != "" {
+		if st, err := os.Stat(i.BuildCache); err == nil && !st.IsDir() {
+			return fmt.Errorf("build-cache %s: not a folder", i.BuildCache)
+		} else if err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("build-cache %s: %w", i.BuildCache, err)
 		}
 	}
 	return nil

@@ -94,7 +94,17 @@ var listenRE = regexp.MustCompile(`on (https?)://(\S+) `)
 // startServer runs "stepwise serve" on db with a free port.
 func startServer(t testing.TB, db string, args ...string) *server {
 	t.Helper()
+	return startServerEnv(t, nil, db, args...)
+}
+
+// startServerEnv is startServer with env (KEY=VALUE) added to the
+// server's environment.
+func startServerEnv(t testing.TB, env []string, db string, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	s := &server{cmd: cmd, done: make(chan error, 1), stderr: &lockedBuffer{}}

@@ -148,6 +148,10 @@ type Config struct {
 	// Runtimes maps a Python or Node.js Lambda runtime (python3.12) to
 	// the interpreter that runs its local functions (--runtime).
 	Runtimes map[string]string
+	// BuildCache is the folder local functions' dependencies are
+	// installed into (--build-cache; "": stepwise/builds under the
+	// user's cache folder).
+	BuildCache string
 	// ConnectionsFile is the JSON file of the EventBridge connections
 	// (authorization and invocation parameters) HTTP Tasks name in
 	// Authentication.ConnectionArn; see package integration/http.

@@ -268,7 +268,15 @@ func (l *Local) installDeps(ctx context.Context, h *Handler, dir, what string) (
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	target := filepath.Join(root, key)
-	err = l.builds.once(key, target, func(tmp string) error {
+	err = l.builds.once(key, target, func(tmp string) (err error) {
+		start := time.Now()
+		defer func() {
+			if err != nil {
+				return
+			}
+			l.log.Info("installed a function's dependencies", "for", what, "file", file, "into", target,
+				"took", time.Since(start).Round(time.Millisecond).String())
+		}()
 		if h.Runtime == RuntimePython {
 			return runInstall(ctx, dir, program, "pip", "python3 -m pip install -r requirements.txt --target "+target,
 				"-m", "pip", "install", "--disable-pip-version-check", "--no-input", "-r", file, "--target", tmp)
@@ -487,9 +495,12 @@ func (l *Local) bundledSDK(ctx context.Context, h *Handler, dir string, nodePath
 		}
 	}
 	l.builds.installs.Add(1)
+	start := time.Now()
 	args := append([]string{"install", "--no-audit", "--no-fund", "--save"}, absent...)
 	if err := runInstall(ctx, sdk, "npm", "npm", "npm install "+strings.Join(absent, " ")+" (the SDK Lambda's runtime bundles)", args...); err != nil {
 		return "", fmt.Errorf("install %s: %w", strings.Join(absent, ", "), err)
 	}
+	l.log.Info("installed the AWS SDK for JavaScript Lambda's runtime bundles", "modules", strings.Join(absent, " "), "into", mods,
+		"took", time.Since(start).Round(time.Millisecond).String())
 	return mods, nil
 }

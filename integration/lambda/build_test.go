@@ -11,6 +11,7 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/integration"
 	"stepwise/integration/integrationtest"
 	"stepwise/integration/lambda"
 )
@@ -41,6 +42,13 @@ func invoke(t *testing.T, l *lambda.Local, name, event string) (string, bool) {
 // findLinks makes a folder pip installs greeting 1.0 from (a wheel, no
 // index), and points the server's pip at it.
 func findLinks(t *testing.T) {
+	links := wheels(t)
+	t.Setenv("PIP_FIND_LINKS", links)
+	t.Setenv("PIP_NO_INDEX", "1")
+}
+
+// wheels makes a folder holding the wheel of greeting 1.0.
+func wheels(t *testing.T) string {
 	links := t.TempDir()
 	f, err := os.Create(filepath.Join(links, "greeting-1.0-py3-none-any.whl"))
 	require.NoError(t, err)
@@ -58,8 +66,7 @@ func findLinks(t *testing.T) {
 	}
 	require.NoError(t, zw.Close())
 	require.NoError(t, f.Close())
-	t.Setenv("PIP_FIND_LINKS", links)
-	t.Setenv("PIP_NO_INDEX", "1")
+	return links
 }
 
 func TestPythonRequirementsInstalledOnce(t *testing.T) {
@@ -235,4 +242,40 @@ func TestNodePackageJSONInstalled(t *testing.T) {
 	require.False(t, failed, got)
 	require.Equal(t, `120000`, got)
 	require.NoDirExists(t, filepath.Join(code, "node_modules"), "the code folder is left as it is")
+}
+
+// A --function handler of a declared runtime has its requirements
+// installed by that runtime's --runtime interpreter, into the build
+// cache set, as the registry is made.
+func TestFunctionOptionInstallsWithTheRuntimesInterpreter(t *testing.T) {
+	t.Parallel()
+	needs(t, "python3")
+	links := wheels(t)
+	used := filepath.Join(t.TempDir(), "used")
+	python := writeFiles(t, t.TempDir(), map[string]string{
+		"python": "#!/bin/sh\necho \"$*\" >> " + used + "\nPIP_NO_INDEX=1 PIP_FIND_LINKS=" + links + " exec python3 \"$@\"\n",
+	})
+	code := writeFiles(t, t.TempDir(), map[string]string{
+		"requirements.txt": "greeting\n",
+		"app.py":           "import greeting\ndef handler(event, context):\n    return greeting.hello(event['name'])\n",
+	})
+	cache := t.TempDir()
+	reg, err := integration.New(integration.Config{
+		Functions:  map[string]string{"greet": "python3.12:" + code + ":app.handler"},
+		Runtimes:   map[string]string{"python3.12": filepath.Join(python, "python")},
+		BuildCache: cache,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	ran, err := os.ReadFile(used)
+	require.NoError(t, err, "the --runtime interpreter ran no install")
+	require.Contains(t, string(ran), "-m pip install")
+	installed, err := filepath.Glob(filepath.Join(cache, "python-*", "greeting.py"))
+	require.NoError(t, err)
+	require.Len(t, installed, 1, "installed into the build cache set")
+	l := lambda.LocalOf(reg)
+	require.EqualValues(t, 1, l.Installs())
+	got, failed := invoke(t, l, "greet", `{"name": "ada"}`)
+	require.False(t, failed, got)
+	require.Equal(t, `"hello ada"`, got)
 }

@@ -74,18 +74,21 @@ func RuntimeFor(lambdaRuntime string) (runtime string, ok bool) {
 }
 
 // ParseHandler reads the RUNTIME:DIR:HANDLER[@TIMEOUT] form of a
-// --function value (RUNTIME python, node or provided; DIR absolute or
+// --function value (RUNTIME python, node or provided, or a Lambda
+// runtime identifier of them: python3.12, nodejs20.x, provided.al2023,
+// whose --runtime interpreter runs it; DIR absolute or
 // relative to the working directory; TIMEOUT a duration such as 900s or
 // 2h, DefaultTimeout without it); ok is false when spec is not of that
 // form (it is then a command line).
 func ParseHandler(spec string) (h *Handler, ok bool, err error) {
 	runtime, rest, found := strings.Cut(spec, ":")
-	if !found || (runtime != RuntimePython && runtime != RuntimeNode && runtime != RuntimeProvided) {
+	short, known := RuntimeFor(runtime)
+	if !found || !known {
 		return nil, false, nil
 	}
 	i := strings.LastIndex(rest, ":")
 	if i < 0 {
-		return nil, true, fmt.Errorf("%q: give a handler as %s:DIR:%s[@TIMEOUT]", spec, runtime, handlerForm(runtime))
+		return nil, true, fmt.Errorf("%q: give a handler as %s:DIR:%s[@TIMEOUT]", spec, runtime, handlerForm(short))
 	}
 	h = &Handler{Runtime: runtime, Dir: rest[:i], Name: rest[i+1:]}
 	if name, timeout, found := cutLast(h.Name, "@"); found {

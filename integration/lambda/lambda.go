@@ -78,10 +78,10 @@ type localKey struct{}
 
 func localOf(cfg *integration.Config) (*Local, error) {
 	v, err := cfg.Shared(localKey{}, func() (any, error) {
-		l, err := NewLocal(cfg.Functions, cfg.PayloadLimit, cfg.Logger)
-		if err != nil {
-			return nil, err
-		}
+		// The settings first: the handlers' dependencies are installed
+		// as they are added, by the interpreters of --runtime, into
+		// the build cache.
+		l := newLocal(cfg.PayloadLimit, cfg.Logger)
 		if cfg.Region != "" {
 			l.region = cfg.Region
 		}
@@ -90,6 +90,11 @@ func localOf(cfg *integration.Config) (*Local, error) {
 		}
 		l.setEndpoints(cfg.Endpoint, cfg.Endpoints)
 		l.SetInterpreters(cfg.Runtimes)
+		l.SetBuildCache(cfg.BuildCache)
+		if err := l.addSpecs(cfg.Functions); err != nil {
+			l.Close()
+			return nil, err
+		}
 		return l, nil
 	})
 	if err != nil {

@@ -123,6 +123,15 @@ type Function struct {
 // Output is kept up to payloadLimit bytes (0: 256 KiB); the standard
 // error of a failed invoke is logged to log (nil: not logged).
 func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Local, error) {
+	l := newLocal(payloadLimit, log)
+	if err := l.addSpecs(specs); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// newLocal makes local functions with none yet.
+func newLocal(payloadLimit int, log *slog.Logger) *Local {
 	if payloadLimit <= 0 {
 		payloadLimit = 256 * 1024
 	}
@@ -136,29 +145,37 @@ func NewLocal(specs map[string]string, payloadLimit int, log *slog.Logger) (*Loc
 	env := baseEnv(os.Environ(), calls{})
 	l.env.Store(&env)
 	l.idle.Store(int64(DefaultIdleTimeout))
-	for name, cmd := range specs {
+	return l
+}
+
+// addSpecs adds the functions of specs (see NewLocal); their
+// dependencies are installed now, with the interpreters and into the
+// build cache already set.
+func (l *Local) addSpecs(specs map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
+		cmd := specs[name]
 		if err := checkName(name); err != nil {
-			return nil, err
+			return err
 		}
 		l.given[name] = true
 		if strings.TrimSpace(cmd) == "" {
-			return nil, fmt.Errorf("local function %s: no command", name)
+			return fmt.Errorf("local function %s: no command", name)
 		}
 		h, isHandler, err := ParseHandler(cmd)
 		if err != nil {
-			return nil, fmt.Errorf("local function %s: %w", name, err)
+			return fmt.Errorf("local function %s: %w", name, err)
 		}
 		if isHandler {
 			if err := l.AddHandler(name, h); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		if err := l.set(name, &Function{Name: name, Command: cmd, local: l}, false); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return l, nil
+	return nil
 }
 
 func checkName(name string) error {

@@ -45,8 +45,9 @@ func Config(cfg *config.Serve, log *slog.Logger) integration.Config {
 	return integration.Config{
 		Region: cfg.Region, Account: cfg.Account,
 		Endpoint: cfg.Integrations.AWSEndpoint, Endpoints: cfg.Integrations.Endpoints,
-		Functions: cfg.Integrations.Functions, Runtimes: cfg.Integrations.Runtimes, ConnectionsFile: cfg.Integrations.ConnectionsFile,
-		HTTPTaskAllow: cfg.Integrations.HTTPTaskAllow, PayloadLimit: cfg.PayloadLimit,
+		Functions: cfg.Integrations.Functions, Runtimes: cfg.Integrations.Runtimes, BuildCache: cfg.Integrations.BuildCache,
+		ConnectionsFile: cfg.Integrations.ConnectionsFile,
+		HTTPTaskAllow:   cfg.Integrations.HTTPTaskAllow, PayloadLimit: cfg.PayloadLimit,
 		Logger: log,
 	}
 }
