@@ -135,7 +135,7 @@ func TestConvertReport(t *testing.T) {
 func TestCronOf(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		r          map[string]string
+		r         map[string]string
 		expr, why string
 	}{
 		{map[string]string{"sd": "2026/12/01", "st": "09:15"}, "at(2026-12-01T09:15:00)", ""},
