@@ -73,6 +73,10 @@ var rules = []rule{
 	// deploy/cfn: templates read and resolved, knowing nothing of the engine.
 	{pkg: "deploy/cfn", layer: "deploy/cfn: CloudFormation and SAM templates, beside config; the standard library and YAML only", may: with("internal/yamlsize", "internal/boundedfile")},
 
+	// convert: other schedulers' definitions turned into apps, beside
+	// deploy/cfn; they check what they write with asl.
+	{pkg: "convert/...", layer: "convert: importers of other schedulers' definitions, writing apps that deploy; asl to check them", may: with("asl", "internal/boundedfile")},
+
 	{pkg: "deploy", layer: "deploy: templates onto the service and the scheduler, in process", may: with("deploy/cfn", "service", "scheduler", "asl", "internal/boundedfile", "wiring", "wiring/bus")},
 
 	// wiring: a deployed stack's event sources, delivered; its kinds
@@ -150,7 +154,7 @@ var rules = []rule{
 	// runs the server, and the commands that need no server; its main
 	// runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: the commands, above the server", may: with(
-		"server", "config", "asl/...", "interp", "engine/task", "workflowtest", "deploy/...",
+		"server", "config", "asl/...", "interp", "engine/task", "workflowtest", "deploy/...", "convert/...",
 		"integration/...", "observe/tracing", "store/sqlitestore",
 		"internal/boundedfile", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},

@@ -76,6 +76,7 @@ func (c *CLI) Execute(args []string) int {
 		(&replayCommand{CommandBase: base}).command(),
 		(&deployCommand{CommandBase: base}).command(),
 		(&clockCommand{CommandBase: base}).command(),
+		(&importCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
