@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"stepwise/deploy/cfn"
 	"stepwise/wiring"
 	"stepwise/wiring/bus"
 )
@@ -171,12 +172,15 @@ func readTargetInput(tp resProps, spec *bus.Rule) error {
 		}
 	}
 	if tp.has("DeadLetterConfig") {
-		var dlq struct{ Arn, Type, QueueLogicalId string }
+		var dlq struct {
+			Arn, Type, QueueLogicalId string
+			ImplicitQueueLogicalId    string
+		}
 		if err := tp.decodeInto("DeadLetterConfig", &dlq); err != nil {
 			return err
 		}
 		if dlq.Arn == "" {
-			return tp.errorf("DeadLetterConfig", "needs the Arn of the queue (a queue SAM would make is not made here)")
+			return tp.errorf("DeadLetterConfig", "needs the Arn of the queue, or Type: SQS in a SAM event")
 		}
 		spec.DeadLetterArn = dlq.Arn
 	}
@@ -268,6 +272,16 @@ func readRuleEvent(x *run, r *resource, name string, p resProps, target wiring.T
 	}
 	if err := spec.Check(); err != nil {
 		return wiring.Wire{}, fmt.Errorf("%s: %w", p.at, err)
+	}
+	// The dead-letter queue SAM makes ({Type: SQS}) is made at the AWS
+	// endpoint; without one, the rule goes without.
+	if dlq, _ := p.m["DeadLetterConfig"].(map[string]any); dlq != nil {
+		if queue, _ := dlq[cfn.ImplicitQueue].(string); queue != "" {
+			if rec := x.rec.Resources[queue]; rec == nil || rec.Skipped {
+				x.warn("%s: the dead-letter queue %s is not made (no AWS endpoint is set): events the rule fails to deliver are logged, not kept", p.at, queue)
+				spec.DeadLetterArn = ""
+			}
+		}
 	}
 	src, err := json.Marshal(spec)
 	if err != nil {

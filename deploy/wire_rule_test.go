@@ -3,9 +3,12 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/wiring"
@@ -134,4 +137,60 @@ Resources:
 	require.NoError(t, json.Unmarshal(wires[0].Source, &spec))
 	require.Equal(t, "$.detail", spec.InputPath)
 	require.Equal(t, "DISABLED", spec.State)
+}
+
+// samDLQTemplate's event asks SAM to make its dead-letter queue.
+const samDLQTemplate = `
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Flow:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      Definition: {StartAt: P, States: {P: {Type: Pass, End: true}}}
+      Events:
+        Orders:
+          Type: EventBridgeRule
+          Properties:
+            Pattern: {source: [shop]}
+            DeadLetterConfig: {Type: SQS}
+`
+
+// A SAM event's DeadLetterConfig {Type: SQS} makes the queue SAM makes
+// (<Id><Event>Queue) at the AWS endpoint, and the rule's failed events
+// go there.
+func TestSAMEventDeadLetterQueueMade(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	cfg := withMoto(t, b)
+	rw := &recWiring{wires: map[string][]wiring.Wire{}}
+	b.d.Wiring = rw
+	r, err := b.deploy(t, samDLQTemplate, nil)
+	require.NoError(t, err)
+	require.Empty(t, r.Warnings)
+	require.Contains(t, actions(r), "FlowOrdersQueue created")
+	wires := rw.wires["app"]
+	require.Len(t, wires, 1)
+	var spec bus.Rule
+	require.NoError(t, json.Unmarshal(wires[0].Source, &spec))
+	require.Regexp(t, `^arn:aws:sqs:us-east-1:123456789012:app-FlowOrdersQueue`, spec.DeadLetterArn)
+	name := spec.DeadLetterArn[strings.LastIndex(spec.DeadLetterArn, ":")+1:]
+	_, err = sqs.NewFromConfig(cfg).GetQueueUrl(context.Background(), &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	require.NoError(t, err, "the queue is made at the endpoint")
+}
+
+// Without an AWS endpoint, the deploy warns and the rule goes without a
+// dead-letter queue.
+func TestSAMEventDeadLetterQueueWithoutEndpoint(t *testing.T) {
+	t.Parallel()
+	b := newTestBed(t)
+	rw := &recWiring{wires: map[string][]wiring.Wire{}}
+	b.d.Wiring = rw
+	r, err := b.deploy(t, samDLQTemplate, nil)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(r.Warnings, "\n"), "the dead-letter queue FlowOrdersQueue is not made")
+	wires := rw.wires["app"]
+	require.Len(t, wires, 1)
+	var spec bus.Rule
+	require.NoError(t, json.Unmarshal(wires[0].Source, &spec))
+	require.Empty(t, spec.DeadLetterArn)
 }

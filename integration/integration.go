@@ -142,6 +142,10 @@ type Config struct {
 	// Self is the server's own Step Functions API, which aws-sdk:sfn
 	// calls in-process. New makes one to be set with SetSelf when nil.
 	Self *SelfAPI
+	// LocalEvents is the server's local event bus, which the
+	// events:putEvents Task puts its entries on too. New makes one to be
+	// set with SetLocalEvents when nil.
+	LocalEvents *LocalEvents
 	// Functions maps a Lambda function's name to the command line that
 	// runs it locally (--function NAME=COMMAND).
 	Functions map[string]string
@@ -256,6 +260,9 @@ var (
 func New(cfg Config) (*Registry, error) {
 	if cfg.Self == nil {
 		cfg.Self = &SelfAPI{}
+	}
+	if cfg.LocalEvents == nil {
+		cfg.LocalEvents = &LocalEvents{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	lambdasdk "github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -64,6 +67,64 @@ func (s *Server) buildWiring() {
 		b.Put([]bus.Entry{{Source: e.Source, DetailType: e.DetailType, Detail: e.Detail, EventBusName: e.Bus, Resources: e.Resources}}, nil)
 		return nil
 	})
+	if b, err := s.localBus(); err == nil {
+		b.SetSelf(s.isSelf)
+		if s.tasks != nil {
+			s.tasks.SetLocalEvents(s.putLocalEvents(b, ic.EndpointFor("events")))
+		}
+	}
+}
+
+// putLocalEvents is the events:putEvents Task's way onto the local bus.
+// When the Task's endpoint for "events" is this server, its call put the
+// events on the bus already: they are not put twice.
+func (s *Server) putLocalEvents(b *bus.Bus, endpoint string) integration.PutLocalEvents {
+	return func(_ context.Context, entries []integration.Event, ids []string) ([]integration.EventResult, error) {
+		if endpoint != "" && s.isSelf(endpoint) {
+			return nil, nil
+		}
+		in := make([]bus.Entry, len(entries))
+		for i, e := range entries {
+			in[i] = bus.Entry{Source: e.Source, DetailType: e.DetailType, Detail: e.Detail,
+				EventBusName: e.EventBusName, Resources: e.Resources, Time: e.Time}
+		}
+		out := b.Take(in, ids)
+		res := make([]integration.EventResult, len(out.Entries))
+		for i, r := range out.Entries {
+			res[i] = integration.EventResult{EventID: r.EventID, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage}
+		}
+		return res, nil
+	}
+}
+
+// isSelf says whether an endpoint URL is this server's: the same port,
+// on the address it listens on or, when it listens on a loopback or
+// every address, on a loopback one (localhost, 127.0.0.1, ::1).
+func (s *Server) isSelf(endpoint string) bool {
+	addr, ok := s.Addr().(*net.TCPAddr)
+	if !ok || addr == nil {
+		return false
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if port != strconv.Itoa(addr.Port) {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return addr.IP.IsLoopback() || addr.IP.IsUnspecified()
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	return ip.Equal(addr.IP) || ip.IsLoopback() && (addr.IP.IsLoopback() || addr.IP.IsUnspecified())
 }
 
 // invokeLocal invokes a local function as Lambda's event sources do.

@@ -13,7 +13,10 @@ import (
 // ServerlessHttpApi and ServerlessHttpApiApiGatewayDefaultStage for
 // HttpApi events with no ApiId; <Api><StageName>Stage and
 // <Api>Deployment<sha> for an AWS::Serverless::Api; <Id>Url for a
-// function's FunctionUrlConfig. A resource the template declares itself
+// function's FunctionUrlConfig; <Id><Event>Queue (or its
+// QueueLogicalId) for an EventBridgeRule or CloudWatchEvent event whose
+// DeadLetterConfig is {Type: SQS} without an Arn, which then gets the
+// queue's Arn (and ImplicitQueue its logical id). A resource the template declares itself
 // is left as it is. Each is marked Implicit with the id of the resource
 // it comes from.
 func (t *Template) addImplicit() {
@@ -52,6 +55,17 @@ func (t *Template) addImplicit() {
 						add("ServerlessHttpApi", "AWS::ApiGatewayV2::Api", id, nil)
 						add("ServerlessHttpApiApiGatewayDefaultStage", "AWS::ApiGatewayV2::Stage", id, map[string]any{"StageName": "$default"})
 					}
+				case "EventBridgeRule", "CloudWatchEvent":
+					dlq, _ := props["DeadLetterConfig"].(map[string]any)
+					if _, hasArn := dlq["Arn"]; dlq != nil && dlq["Type"] == "SQS" && !hasArn {
+						queue, _ := dlq["QueueLogicalId"].(string)
+						if queue == "" {
+							queue = id + name + "Queue"
+						}
+						add(queue, "AWS::SQS::Queue", id, nil)
+						dlq["Arn"] = map[string]any{"Fn::GetAtt": []any{queue, "Arn"}}
+						dlq[ImplicitQueue] = queue
+					}
 				}
 			}
 		case "AWS::Serverless::Api":
@@ -64,6 +78,10 @@ func (t *Template) addImplicit() {
 		}
 	}
 }
+
+// ImplicitQueue is the member of an event's DeadLetterConfig that names
+// the dead-letter queue addImplicit made for it.
+const ImplicitQueue = "ImplicitQueueLogicalId"
 
 // shortHash is the ten hex digits SAM's generated ids end with.
 func shortHash(s string) string {

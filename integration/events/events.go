@@ -1,6 +1,9 @@
 // Package events is the optimized Amazon EventBridge integration:
 // arn:aws:states:::events:putEvents, request-response and
-// .waitForTaskToken, at the endpoint configured for "events".
+// .waitForTaskToken, at the endpoint configured for "events". When the
+// server runs a local event bus (Config.LocalEvents), the entries go on
+// it too: after EventBridge took them, with its ids, or on it alone when
+// no endpoint is given, with the bus's ids.
 //
 // The Parameters are {"Entries": [{"Detail", "DetailType", "Source",
 // "EventBusName", "Resources", "Time", "TraceHeader"}, ...]}. A Detail
@@ -18,6 +21,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -25,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"stepwise/awsarn"
 	"stepwise/failure"
@@ -66,20 +71,54 @@ func newPutEvents(cfg *integration.Config) (integration.Integration, error) {
 	if err != nil {
 		return nil, err
 	}
-	return integration.Func(func(ctx context.Context, r *integration.Request) (any, error) {
-		return putEvents(ctx, client, r)
-	}), nil
+	p := &putter{client: client, endpoint: cfg.EndpointFor("events"), local: cfg.LocalEvents, log: cfg.Logger}
+	return integration.Func(p.putEvents), nil
+}
+
+// ForwardedHeader marks the PutEvents requests of a Task whose entries
+// go on the server's local bus too: the local bus of a server that takes
+// them puts them on its own bus, but sends them on to no other (see
+// package wiring/bus, which names the same header).
+const ForwardedHeader = "X-Stepwise-Forwarded"
+
+// putter sends a Task's entries to EventBridge at the endpoint given for
+// "events", and onto the server's local bus when there is one: after
+// EventBridge took them, with its ids, or alone when no endpoint is
+// given.
+type putter struct {
+	client   *eventbridge.Client
+	endpoint string
+	local    *integration.LocalEvents
+	log      *slog.Logger
 }
 
 // putEvents sends the entries and answers as AWS does.
-func putEvents(ctx context.Context, client *eventbridge.Client, r *integration.Request) (any, error) {
+func (p *putter) putEvents(ctx context.Context, r *integration.Request) (any, error) {
 	entries, err := requestEntries(r.Parameters, sourceArns(r.ExecutionArn))
 	if err != nil {
 		return nil, err
 	}
-	res, err := client.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: entries})
-	if err != nil {
-		return nil, integration.ServiceFailure("EventBridge", "AmazonEventBridge", err)
+	local := p.local.Get()
+	var res *eventbridge.PutEventsOutput
+	if local != nil && p.endpoint == "" {
+		res, err = putLocal(ctx, local, entries)
+		if err != nil {
+			return nil, failure.Newf("EventBridge.InternalException", "The local event bus did not take the events: %v", err)
+		}
+	} else {
+		var opts []func(*eventbridge.Options)
+		if local != nil {
+			opts = append(opts, func(o *eventbridge.Options) {
+				o.APIOptions = append(o.APIOptions, smithyhttp.AddHeaderValue(ForwardedHeader, "events"))
+			})
+		}
+		res, err = p.client.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: entries}, opts...)
+		if err != nil {
+			return nil, integration.ServiceFailure("EventBridge", "AmazonEventBridge", err)
+		}
+		if local != nil {
+			p.alsoLocal(ctx, local, entries, res.Entries)
+		}
 	}
 	out := jsonvalue.NewObject(2)
 	results := make([]any, len(res.Entries))
@@ -92,6 +131,62 @@ func putEvents(ctx context.Context, client *eventbridge.Client, r *integration.R
 		return nil, failure.New(ErrorFailedEntry, jsonvalue.String(out))
 	}
 	return out, nil
+}
+
+// putLocal puts the entries on the local bus alone, answering as
+// EventBridge does with the bus's ids.
+func putLocal(ctx context.Context, local integration.PutLocalEvents, entries []types.PutEventsRequestEntry) (*eventbridge.PutEventsOutput, error) {
+	results, err := local(ctx, localEvents(entries), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(results) != len(entries) {
+		return nil, fmt.Errorf("%d results for %d entries", len(results), len(entries))
+	}
+	res := &eventbridge.PutEventsOutput{Entries: make([]types.PutEventsResultEntry, len(results))}
+	for i, r := range results {
+		e := &res.Entries[i]
+		if r.ErrorCode != "" {
+			e.ErrorCode, e.ErrorMessage = aws.String(r.ErrorCode), aws.String(r.ErrorMessage)
+			res.FailedEntryCount++
+			continue
+		}
+		e.EventId = aws.String(r.EventID)
+	}
+	return res, nil
+}
+
+// alsoLocal puts on the local bus the entries EventBridge took, with the
+// ids it gave them. The Task's result stays EventBridge's: a failure
+// here is logged.
+func (p *putter) alsoLocal(ctx context.Context, local integration.PutLocalEvents, entries []types.PutEventsRequestEntry, results []types.PutEventsResultEntry) {
+	var taken []types.PutEventsRequestEntry
+	var ids []string
+	for i, r := range results {
+		if i < len(entries) && r.EventId != nil && r.ErrorCode == nil {
+			taken = append(taken, entries[i])
+			ids = append(ids, *r.EventId)
+		}
+	}
+	if len(taken) == 0 {
+		return
+	}
+	if _, err := local(ctx, localEvents(taken), ids); err != nil && p.log != nil {
+		p.log.Warn("events:putEvents: the local event bus did not take the events", "error", err)
+	}
+}
+
+// localEvents are entries as the local bus takes them.
+func localEvents(entries []types.PutEventsRequestEntry) []integration.Event {
+	out := make([]integration.Event, len(entries))
+	for i, e := range entries {
+		out[i] = integration.Event{Source: aws.ToString(e.Source), DetailType: aws.ToString(e.DetailType),
+			Detail: aws.ToString(e.Detail), EventBusName: aws.ToString(e.EventBusName), Resources: e.Resources}
+		if e.Time != nil {
+			out[i].Time = *e.Time
+		}
+	}
+	return out
 }
 
 // resultEntry is a result entry with its members in alphabetical order.

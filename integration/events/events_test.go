@@ -17,7 +17,7 @@ import (
 
 	"stepwise/engine/task"
 	"stepwise/integration"
-	_ "stepwise/integration/events"
+	"stepwise/integration/events"
 	"stepwise/integration/integrationtest"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -200,4 +200,78 @@ func TestPutEventsServiceError(t *testing.T) {
 	require.NotNil(t, res.Failure)
 	require.Equal(t, "EventBridge.AmazonEventBridgeException", res.Failure.Name)
 	require.Equal(t, "1 validation error detected (Service: AmazonEventBridge; Status Code: 400; Error Code: ValidationException; Request ID: req-1; Proxy: null)", res.Failure.Cause)
+}
+
+// localBus records what the events:putEvents Task puts on the local bus,
+// answering as the bus does: its own ids, MalformedDetail for a Detail
+// that is not an object.
+type localBus struct {
+	entries []integration.Event
+	ids     []string
+}
+
+func (l *localBus) put(_ context.Context, entries []integration.Event, ids []string) ([]integration.EventResult, error) {
+	l.entries = append(l.entries, entries...)
+	l.ids = append(l.ids, ids...)
+	out := make([]integration.EventResult, len(entries))
+	for i, e := range entries {
+		if e.Detail == "[]" {
+			out[i] = integration.EventResult{ErrorCode: "MalformedDetail", ErrorMessage: "Detail is malformed."}
+			continue
+		}
+		out[i] = integration.EventResult{EventID: "local-" + e.DetailType}
+	}
+	return out, nil
+}
+
+// With no endpoint for "events", the entries go on the local bus alone
+// and the result carries its ids and failures, in AWS's shape.
+func TestPutEventsLocalBusAlone(t *testing.T) {
+	t.Parallel()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012"})
+	require.NoError(t, err)
+	bus := &localBus{}
+	reg.SetLocalEvents(bus.put)
+	b := &testBundle{reg: reg}
+	res := b.call(t, "arn:aws:states:::events:putEvents", `{"Entries": [{"Source": "s", "DetailType": "one", "Detail": {"n": 1}}]}`)
+	require.Nil(t, res.Failure)
+	require.Equal(t, `{"Entries":[{"EventId":"local-one"}],"FailedEntryCount":0}`, jsonvalue.String(res.Output))
+	require.Len(t, bus.entries, 1)
+	require.Equal(t, `{"n":1}`, bus.entries[0].Detail)
+	require.Equal(t, []string{"arn:aws:states:us-east-1:123456789012:stateMachine:machine", executionArn}, bus.entries[0].Resources)
+	require.Empty(t, bus.ids, "the bus makes the ids")
+
+	res = b.call(t, "arn:aws:states:::events:putEvents", `{"Entries": [{"Source": "s", "DetailType": "two", "Detail": {}},
+		{"Source": "s", "DetailType": "bad", "Detail": "[]"}]}`)
+	require.NotNil(t, res.Failure)
+	require.Equal(t, "EventBridge.FailedEntry", res.Failure.Name)
+	require.JSONEq(t, `{"Entries": [{"EventId": "local-two"}, {"ErrorCode": "MalformedDetail", "ErrorMessage": "Detail is malformed."}], "FailedEntryCount": 1}`, res.Failure.Cause)
+}
+
+// With an endpoint, the entries EventBridge took go on the local bus too,
+// with its ids, and the result is EventBridge's; the request is marked so
+// that a Stepwise bus at the endpoint does not send it on.
+func TestPutEventsLocalBusAfterAWS(t *testing.T) {
+	t.Parallel()
+	headers := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		headers <- r.Header.Get(events.ForwardedHeader)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		io.WriteString(w, `{"Entries": [{"EventId": "aws-1"}, {"ErrorCode": "InvalidArgument", "ErrorMessage": "no"}, {"EventId": "aws-3"}], "FailedEntryCount": 1}`)
+	}))
+	defer srv.Close()
+	reg, err := integration.New(integration.Config{Region: "us-east-1", Account: "123456789012", Endpoints: map[string]string{"events": srv.URL}})
+	require.NoError(t, err)
+	bus := &localBus{}
+	reg.SetLocalEvents(bus.put)
+	b := &testBundle{reg: reg}
+	res := b.call(t, "arn:aws:states:::events:putEvents", `{"Entries": [{"Source": "s", "DetailType": "one", "Detail": {}},
+		{"Source": "s", "DetailType": "two", "Detail": {}}, {"Source": "s", "DetailType": "three", "Detail": {}}]}`)
+	require.NotNil(t, res.Failure)
+	require.JSONEq(t, `{"Entries": [{"EventId": "aws-1"}, {"ErrorCode": "InvalidArgument", "ErrorMessage": "no"}, {"EventId": "aws-3"}], "FailedEntryCount": 1}`, res.Failure.Cause)
+	require.Equal(t, "events", <-headers)
+	require.Len(t, bus.entries, 2)
+	require.Equal(t, "one", bus.entries[0].DetailType)
+	require.Equal(t, "three", bus.entries[1].DetailType)
+	require.Equal(t, []string{"aws-1", "aws-3"}, bus.ids)
 }

@@ -120,6 +120,24 @@ type Bus struct {
 	// local schedule is bounded (RetryLimit, Backoff) where AWS's runs
 	// up to 185 attempts over 24 hours.
 	Backoff func(n int) time.Duration
+
+	// self says whether an endpoint URL is the server's own (SetSelf).
+	self func(endpoint string) bool
+}
+
+// SetSelf tells the bus how to know the server's own URL: events are
+// not sent on to an endpoint for "events" that is the server itself.
+func (b *Bus) SetSelf(isSelf func(endpoint string) bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.self = isSelf
+}
+
+func (b *Bus) isSelf(endpoint string) bool {
+	b.mu.Lock()
+	self := b.self
+	b.mu.Unlock()
+	return self != nil && self(endpoint)
 }
 
 // RetryLimit is the most retries a delivery gets here.

@@ -4,10 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/wiring"
@@ -119,4 +125,54 @@ func TestBusRefusesBadRequestsAndRules(t *testing.T) {
 	require.ErrorContains(t, err, "Event pattern is not valid")
 	_, err = b.Add(context.Background(), ruleWire(t, "Bad", Rule{Name: "bad", Pattern: `{"source": ["x"]}`, Input: "{}", InputPath: "$.detail"}))
 	require.ErrorContains(t, err, "only one of Input, InputPath and InputTransformer")
+}
+
+// The events a bus takes go on to the AWS endpoint's EventBridge, with
+// its ids, unless they were forwarded to it already (marked) or the
+// endpoint is the server itself: events do not go round.
+func TestBusForwardsOnceAndNotToItself(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var forwarded []string
+	aws := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		forwarded = append(forwarded, r.Header.Get(ForwardedHeader))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		io.WriteString(w, `{"Entries": [{"EventId": "aws-id"}], "FailedEntryCount": 0}`)
+	}))
+	defer aws.Close()
+	c := &calls{}
+	env := c.env()
+	env.AWS = func(context.Context, string) (awssdk.Config, error) {
+		return awssdk.Config{Region: "us-east-1", BaseEndpoint: awssdk.String(aws.URL),
+			Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, nil
+	}
+	b := New(env)
+	body := `{"Entries": [{"Source": "s", "DetailType": "d", "Detail": "{}"}]}`
+	request := func(mark bool) ResultEntry {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "AWSEvents.PutEvents")
+		if mark {
+			req.Header.Set(ForwardedHeader, "events")
+		}
+		rec := httptest.NewRecorder()
+		b.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var out PutEventsOutput
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out))
+		return out.Entries[0]
+	}
+
+	require.Equal(t, "aws-id", request(false).EventID, "sent on, with the endpoint's id")
+	require.Equal(t, []string{"events"}, forwarded, "marked as forwarded")
+
+	got := request(true)
+	require.NotEqual(t, "aws-id", got.EventID)
+	require.NotEmpty(t, got.EventID)
+	require.Len(t, forwarded, 1, "a forwarded request is not sent on again")
+
+	b.SetSelf(func(endpoint string) bool { return endpoint == aws.URL })
+	require.NotEqual(t, "aws-id", request(false).EventID)
+	require.Len(t, forwarded, 1, "not sent to the server itself")
 }

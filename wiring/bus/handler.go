@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // TargetPrefix is the X-Amz-Target prefix of EventBridge's operations.
@@ -74,8 +75,18 @@ func (b *Bus) serve(r *http.Request) (any, error) {
 	if len(body) > MaxRequestSize {
 		return nil, &apiError{status: http.StatusRequestEntityTooLarge, code: "ValidationException", message: "Total size of the entries in the request is over the limit."}
 	}
+	if r.Header.Get(ForwardedHeader) != "" {
+		return b.put(r.Context(), body, false)
+	}
 	return b.PutEvents(r.Context(), body)
 }
+
+// ForwardedHeader marks a PutEvents request a Stepwise server sends on
+// to the EventBridge of its endpoint for "events" (the bus forwarding
+// what it takes, the events:putEvents Task): a bus takes such events onto
+// its own rules but sends them on to no other, so that two servers each
+// the other's endpoint, or a server its own, do not send events round.
+const ForwardedHeader = "X-Stepwise-Forwarded"
 
 // putEventsInput is PutEvents' input.
 type putEventsInput struct {
@@ -105,6 +116,12 @@ type PutEventsOutput struct {
 // EventBridge when one is given for "events" (their ids are then its),
 // and onto the local bus.
 func (b *Bus) PutEvents(ctx context.Context, body []byte) (*PutEventsOutput, error) {
+	return b.put(ctx, body, true)
+}
+
+// put is PutEvents, sending the events on to the AWS endpoint when
+// forward says so.
+func (b *Bus) put(ctx context.Context, body []byte, forward bool) (*PutEventsOutput, error) {
 	var in putEventsInput
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&in); err != nil {
@@ -132,27 +149,45 @@ func (b *Bus) PutEvents(ctx context.Context, body []byte) (*PutEventsOutput, err
 	if size > MaxEventSize {
 		return nil, validation("Total size of the entries in the request is over the limit.")
 	}
+	var good []Entry
+	for _, e := range entries {
+		if code, _ := entryError(e); code == "" {
+			good = append(good, e)
+		}
+	}
+	var ids []string
+	if forward {
+		ids = b.forward(ctx, good)
+	}
+	return b.Take(entries, ids), nil
+}
+
+// Take puts entries on the local bus, each checked as PutEvents checks
+// it, and answers as PutEvents does. ids, when given, are the ids of the
+// good entries in their order ("" or none: the bus makes one).
+func (b *Bus) Take(entries []Entry, ids []string) *PutEventsOutput {
 	out := &PutEventsOutput{Entries: make([]ResultEntry, len(entries))}
 	var good []Entry
-	var goodAt []int
+	var goodIDs []string
 	for i, e := range entries {
 		if code, msg := entryError(e); code != "" {
 			out.Entries[i] = ResultEntry{ErrorCode: code, ErrorMessage: msg}
 			out.FailedEntryCount++
 			continue
 		}
-		good = append(good, e)
-		goodAt = append(goodAt, i)
-	}
-	ids := b.forward(ctx, good)
-	for j, i := range goodAt {
-		if ids[j] == "" {
-			ids[j] = newUUID()
+		id := ""
+		if j := len(good); j < len(ids) {
+			id = ids[j]
 		}
-		out.Entries[i] = ResultEntry{EventID: ids[j]}
+		if id == "" {
+			id = newUUID()
+		}
+		good = append(good, e)
+		goodIDs = append(goodIDs, id)
+		out.Entries[i] = ResultEntry{EventID: id}
 	}
-	b.Put(good, ids)
-	return out, nil
+	b.Put(good, goodIDs)
+	return out
 }
 
 // forward sends the entries on to the AWS endpoint's EventBridge, when
@@ -167,6 +202,9 @@ func (b *Bus) forward(ctx context.Context, entries []Entry) []string {
 	if err != nil {
 		return ids
 	}
+	if cfg.BaseEndpoint != nil && b.isSelf(*cfg.BaseEndpoint) {
+		return ids
+	}
 	in := &eventbridge.PutEventsInput{}
 	for _, e := range entries {
 		pe := ebtypes.PutEventsRequestEntry{Source: aws.String(e.Source), DetailType: aws.String(e.DetailType),
@@ -179,7 +217,9 @@ func (b *Bus) forward(ctx context.Context, entries []Entry) []string {
 		}
 		in.Entries = append(in.Entries, pe)
 	}
-	res, err := eventbridge.NewFromConfig(cfg).PutEvents(ctx, in)
+	res, err := eventbridge.NewFromConfig(cfg).PutEvents(ctx, in, func(o *eventbridge.Options) {
+		o.APIOptions = append(o.APIOptions, smithyhttp.AddHeaderValue(ForwardedHeader, "events"))
+	})
 	if err != nil {
 		b.log().Warn("events not sent on to the AWS endpoint", "error", err)
 		return ids
