@@ -54,7 +54,6 @@ func Convert(units []*Unit, opts Options) (*App, error) {
 	if len(c.roots) == 0 {
 		return nil, fmt.Errorf("no job net (ty=n) in the file")
 	}
-	c.exclusive()
 	c.app.Files["template.yaml"] = c.template()
 	c.app.Files["functions/runner.py"] = []byte(runnerPy)
 	c.app.Files["report.md"] = c.report()
@@ -267,6 +266,8 @@ func (c *conv) net(u *Unit, path string, groups []*Unit, parent *net) (*net, err
 		case "ejn":
 			if !n.root {
 				c.note(path, p.Key, p.Value, "exclusive schedules apply to root nets only")
+			} else {
+				c.note(path, p.Key, p.Value, "an exclusive schedule (the net does not run on the days "+p.Value+" runs) is not carried over: the schedules fire on their own days")
 			}
 		default:
 			c.note(path, p.Key, p.Value, "not carried over")

@@ -33,8 +33,14 @@ func TestConvertNet(t *testing.T) {
 	def := definition(t, app, "nightly")
 	states := def["States"].(map[string]any)
 
+	// The run's parameters first: an input without env gets an empty one.
+	require.Equal(t, "Run parameters", def["StartAt"])
+	choice := states["Run parameters"].(map[string]any)
+	require.Equal(t, "Parts", choice["Default"])
+	require.Equal(t, []any{map[string]any{"Variable": "$.env", "IsPresent": false, "Next": "No run parameters"}}, choice["Choices"])
+	require.Equal(t, map[string]any{"Type": "Pass", "Result": map[string]any{}, "ResultPath": "$.env", "Next": "Parts"}, states["No run parameters"])
+
 	// Two parts: W shares no relation with the rest.
-	require.Equal(t, "Parts", def["StartAt"])
 	parts := states["Parts"].(map[string]any)["Branches"].([]any)
 	require.Len(t, parts, 2)
 	main := parts[0].(map[string]any)
@@ -52,11 +58,12 @@ func TestConvertNet(t *testing.T) {
 	sub := st["SUB"].(map[string]any)
 	require.Equal(t, "arn:aws:states:::states:startExecution.sync:2", sub["Resource"])
 	require.Equal(t, "${NetNightlySUBArn}", sub["Parameters"].(map[string]any)["StateMachineArn"])
+	require.Equal(t, map[string]any{"env.$": "$.env", "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id"}, sub["Parameters"].(map[string]any)["Input"])
 	require.Equal(t, true, sub["End"])
 
 	// B's command line, work path and environment.
 	b := branches[0].(map[string]any)["States"].(map[string]any)["B"].(map[string]any)
-	require.Equal(t, map[string]any{"unit": "/batch/nightly/B", "command": "/bin/echo b", "workdir": "/tmp", "env": map[string]any{"STAGE": "b"}},
+	require.Equal(t, map[string]any{"unit": "/batch/nightly/B", "command": "/bin/echo b", "runEnv.$": "$.env", "workdir": "/tmp", "env": map[string]any{"STAGE": "b"}},
 		b["Parameters"].(map[string]any)["Payload"])
 	// C's recovery: R in its Catch, then the branch fails.
 	cStates := branches[1].(map[string]any)["States"].(map[string]any)
@@ -74,13 +81,14 @@ func TestConvertNet(t *testing.T) {
 
 	// The nested net.
 	subDef := definition(t, app, "nightly-SUB")
-	require.Equal(t, "S1", subDef["StartAt"])
+	require.Equal(t, "Run parameters", subDef["StartAt"])
+	require.Equal(t, "S1", subDef["States"].(map[string]any)["Run parameters"].(map[string]any)["Default"])
 
 	tpl := string(app.Files["template.yaml"])
-	// Policies on the Parallel states, the exclusive group on both roots.
+	// Policies on the Parallel states; no tag for the exclusive schedules.
 	require.Contains(t, tpl, `"stepwise:policy/Part 1 Stage 2": "finish-running"`)
 	require.Contains(t, tpl, `"stepwise:policy/Parts": "finish-running"`)
-	require.Equal(t, 2, countOf(tpl, `"stepwise:exclusive": "monthly"`))
+	require.NotContains(t, tpl, "exclusive")
 	require.Contains(t, tpl, `NetNightlySUBArn: {"Ref": "NetNightlySUB"}`)
 }
 
@@ -126,6 +134,8 @@ func TestConvertReport(t *testing.T) {
 		"| /batch/nightly | shd | `3` | a shifted slot moves to the nearest business day, however far |",
 		"| /batch/nightly/W | ty | `flwj` |",
 		"| /batch/nightly/W | flwf | `\"/data/in.csv\"` | not carried over |",
+		"| /batch/nightly | ejn | `monthly` | an exclusive schedule (the net does not run on the days monthly runs) is not carried over",
+		"| /batch/monthly | ejn | `nightly` | an exclusive schedule",
 		"| /batch/monthly | schedule rule 2 | `sd=*3 st= cy=(1,m)` | a start date counted from the base day",
 	} {
 		require.Contains(t, report, line)

@@ -184,6 +184,7 @@ func (b *builder) build(order []string, rels []relation) (map[string]any, error)
 			"Comment": "the parts of the net that share no relation"}
 		b.parallel = append(b.parallel, start)
 	}
+	start = b.runParameters(start)
 	for i, p := range b.parallel {
 		if i >= maxPolicyTags {
 			b.c.note(b.path, "(Parallel states)", p, "past the first 40 Parallel states, finish-running is not set (a state machine has at most 50 tags)")
@@ -195,6 +196,20 @@ func (b *builder) build(order []string, rels []relation) (map[string]any, error)
 }
 
 const maxPolicyTags = 40
+
+// runParameters puts before the net's first state a Choice that gives the
+// execution input an empty object env when it has none: the run's
+// parameters, which every job's command line gets in its environment and
+// every nested net in its input.
+func (b *builder) runParameters(first string) string {
+	choice, none := b.fresh("Run parameters"), b.fresh("No run parameters")
+	b.states[choice] = map[string]any{"Type": "Choice",
+		"Comment": "the run's parameters are the input's env, an object of NAME: VALUE",
+		"Choices": []any{map[string]any{"Variable": "$.env", "IsPresent": false, "Next": none}},
+		"Default": first}
+	b.states[none] = map[string]any{"Type": "Pass", "Result": map[string]any{}, "ResultPath": "$.env", "Next": first}
+	return choice
+}
 
 func (b *builder) comment() string {
 	s := "JP1/AJS3 job net " + b.path
@@ -282,7 +297,7 @@ func (b *builder) unitState(name, state string) map[string]any {
 		return map[string]any{"Type": "Task", "Resource": "arn:aws:states:::states:startExecution.sync:2",
 			"Comment": "nested net " + path,
 			"Parameters": map[string]any{"StateMachineArn": "${" + cn.logical + "Arn}",
-				"Input": map[string]any{"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id"}},
+				"Input": map[string]any{"env.$": "$.env", "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id"}},
 			"ResultPath": nil}
 	default:
 		b.c.note(path, "ty", ty, "a unit of this type is not converted: it is a Pass state, and the units after it run as if it had ended normally")
@@ -313,7 +328,7 @@ func (b *builder) job(u *Unit, path string) map[string]any {
 		b.c.note(path, "sc", "", "the job has no command (te= or sc=): it is a Pass state")
 		return map[string]any{"Type": "Pass", "Comment": "JP1/AJS3 job " + path + " without a command"}
 	}
-	payload := map[string]any{"unit": path, "command": command}
+	payload := map[string]any{"unit": path, "command": command, "runEnv.$": "$.env"}
 	if w := u.Get("wkp"); w != "" {
 		payload["workdir"] = w
 	}

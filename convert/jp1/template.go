@@ -128,8 +128,10 @@ func (c *conv) report() []byte {
 const runnerPy = `"""Runs a JP1/AJS3 job's command line, as the imported nets' Task states ask.
 
 The event: {"unit": path, "command": line, "workdir": dir, "env": {NAME: VALUE},
-"judgment": "cod" | "nm" | "ab", "abnormalThreshold": n, "warningThreshold": n}.
-The command runs with /bin/sh. With judgment cod (the default), an exit code
+"runEnv": {NAME: VALUE}, "judgment": "cod" | "nm" | "ab", "abnormalThreshold": n,
+"warningThreshold": n}. runEnv is the run's parameters (the execution input's
+env); the job's own env= wins over them. The command runs with /bin/sh, in the
+function's environment with both added. With judgment cod (the default), an exit code
 above abnormalThreshold (0 unless given), or a signal, ends the job
 abnormally: the function raises JobFailed and the Task fails.
 """
@@ -148,6 +150,10 @@ def tail(text, n=2000):
 def handler(event, context):
     unit = event.get("unit", "")
     env = dict(os.environ)
+    run_env = event.get("runEnv") or {}
+    if not isinstance(run_env, dict):
+        raise ValueError("the run's parameters (the execution input's env) are not an object of NAME: VALUE")
+    env.update({str(k): str(v) for k, v in run_env.items()})
     env.update({k: str(v) for k, v in (event.get("env") or {}).items()})
     proc = subprocess.run(event["command"], shell=True, cwd=event.get("workdir") or None,
                           env=env, capture_output=True, text=True)
