@@ -82,6 +82,18 @@ func (x *run) localAttrs(r *resource, rec *Record) {
 		rec.Physical = id
 		rec.Attrs["ApiId"] = id
 		rec.Attrs["ApiEndpoint"] = "https://" + id + ".execute-api." + region + ".amazonaws.com"
+	case "AWS::ApiGateway::Resource":
+		id := idHash(key, 6)
+		rec.Physical = id
+		rec.Attrs["ResourceId"] = id
+	case "AWS::ApiGatewayV2::Integration":
+		id := idHash(key, 7)
+		rec.Physical = id
+		rec.Attrs["IntegrationId"] = id
+	case "AWS::ApiGatewayV2::Route":
+		id := idHash(key, 7)
+		rec.Physical = id
+		rec.Attrs["RouteId"] = id
 	case "AWS::ApiGateway::Stage", "AWS::ApiGatewayV2::Stage":
 		if s, ok := r.Props["StageName"].(string); ok && s != "" {
 			rec.Physical = s
