@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ import (
 	"stepwise/internal/frontdoor"
 	"stepwise/store"
 	"stepwise/wiring"
-	_ "stepwise/wiring/api" // APIs' routes
+	"stepwise/wiring/api" // APIs' routes
 	"stepwise/wiring/bus"
 	_ "stepwise/wiring/queue" // sqs, sns, s3
 )
@@ -64,6 +65,20 @@ func (s *Server) buildWiring() {
 		b.Put([]bus.Entry{{Source: e.Source, DetailType: e.DetailType, Detail: e.Detail, EventBusName: e.Bus, Resources: e.Resources}}, nil)
 		return nil
 	})
+}
+
+// localAPI is the base URL of the API listener when it serves the API
+// of id (a route of it runs), for apigateway:invoke.
+func (s *Server) localAPI(id string) (string, bool) {
+	if s.wiring == nil || id == "" {
+		return "", false
+	}
+	for _, w := range s.wiring.Wires() {
+		if w.Kind == "api" && w.Running && api.IDOf(w.Wire) == id {
+			return "http://" + cmp.Or(s.cfg.APIAddr, api.DefaultAddr), true
+		}
+	}
+	return "", false
 }
 
 // invokeLocal invokes a local function as Lambda's event sources do.

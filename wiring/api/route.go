@@ -1,9 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"stepwise/wiring"
 )
 
 // Route is one route of a deployed API, a wire's Source: a method and
@@ -39,6 +42,19 @@ type Route struct {
 	// Parameters are an HTTP API's Step Functions integration's request
 	// parameters (Input, StateMachineArn, Name).
 	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// IDOf is the id of the API a wire of kind api is a route of; "" for
+// another wire.
+func IDOf(w wiring.Wire) string {
+	if w.Kind != "api" {
+		return ""
+	}
+	var r Route
+	if json.Unmarshal(w.Source, &r) != nil {
+		return ""
+	}
+	return r.APIID
 }
 
 // Route types and integrations.
