@@ -72,12 +72,12 @@ func (x *run) localAttrs(r *resource, rec *Record) {
 	key := x.opts.StackName + "/" + r.ID
 	region := x.region()
 	switch r.Type {
-	case "AWS::ApiGateway::RestApi":
+	case "AWS::ApiGateway::RestApi", samAPI:
 		id := idHash(key, 10)
 		rec.Physical = id
 		rec.Attrs["RestApiId"] = id
 		rec.Attrs["RootResourceId"] = idHash(key+"/", 10)
-	case "AWS::ApiGatewayV2::Api":
+	case "AWS::ApiGatewayV2::Api", samHTTPAPI:
 		id := idHash(key, 10)
 		rec.Physical = id
 		rec.Attrs["ApiId"] = id
