@@ -72,16 +72,28 @@ func (x *run) localAttrs(r *resource, rec *Record) {
 	key := x.opts.StackName + "/" + r.ID
 	region := x.region()
 	switch r.Type {
-	case "AWS::ApiGateway::RestApi":
+	case "AWS::ApiGateway::RestApi", samAPI:
 		id := idHash(key, 10)
 		rec.Physical = id
 		rec.Attrs["RestApiId"] = id
 		rec.Attrs["RootResourceId"] = idHash(key+"/", 10)
-	case "AWS::ApiGatewayV2::Api":
+	case "AWS::ApiGatewayV2::Api", samHTTPAPI:
 		id := idHash(key, 10)
 		rec.Physical = id
 		rec.Attrs["ApiId"] = id
 		rec.Attrs["ApiEndpoint"] = "https://" + id + ".execute-api." + region + ".amazonaws.com"
+	case "AWS::ApiGateway::Resource":
+		id := idHash(key, 6)
+		rec.Physical = id
+		rec.Attrs["ResourceId"] = id
+	case "AWS::ApiGatewayV2::Integration":
+		id := idHash(key, 7)
+		rec.Physical = id
+		rec.Attrs["IntegrationId"] = id
+	case "AWS::ApiGatewayV2::Route":
+		id := idHash(key, 7)
+		rec.Physical = id
+		rec.Attrs["RouteId"] = id
 	case "AWS::ApiGateway::Stage", "AWS::ApiGatewayV2::Stage":
 		if s, ok := r.Props["StageName"].(string); ok && s != "" {
 			rec.Physical = s

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,4 +109,49 @@ func TestAPIRoutesServedLocally(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	status, body := call(t, "GET", base+"/Prod/hello/ann", "")
 	require.Equal(t, http.StatusForbidden, status, body)
+}
+
+// TestRawAPIsServedLocally deploys APIs of raw CloudFormation and calls
+// them: a REST API shaped as CDK's LambdaRestApi (RestApi, a {proxy+}
+// Resource, ANY Methods, a Deployment and its Stage) answered by a
+// Python function on the API listener; an ApiGatewayV2 HTTP API whose
+// route starts an execution (StepFunctions-StartExecution); and a state
+// machine whose apigateway:invoke Task calls a SAM API deployed here by
+// its execute-api host name, with no --http-task-allow.
+func TestRawAPIsServedLocally(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "stepwise.db")
+	apiAddr := freeAddr(t)
+	s := startServer(t, db, "--api-addr", apiAddr)
+	c := s.client(t)
+	template := filepath.Join("testdata", "api-raw", "template.yaml")
+	out, code := stepwiseCLI(t, "deploy", template, "--endpoint", s.url(), "--stack-name", "raw")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "Endpoint8024A810 http://"+apiAddr+"/prod/ (ANY /, ANY /{proxy+})")
+	require.Contains(t, out, "Http http://"+apiAddr+"/ (POST /orders)")
+	require.Contains(t, out, "GreetApi http://"+apiAddr+"/v1/ (GET /greet/{name})")
+	require.NotContains(t, out, "event source")
+	require.NotContains(t, out, "not served")
+	base := "http://" + apiAddr
+
+	status, body := call(t, "GET", base+"/prod/books/7", "")
+	require.Equal(t, 200, status, body)
+	require.JSONEq(t, `{"path": "/books/7", "proxy": "books/7", "stage": "prod", "method": "GET"}`, body)
+	status, body = call(t, "DELETE", base+"/prod/", "")
+	require.Equal(t, 200, status, body)
+	require.JSONEq(t, `{"path": "/", "proxy": null, "stage": "prod", "method": "DELETE"}`, body)
+
+	status, body = call(t, "POST", base+"/orders", `{"item": "book"}`)
+	require.Equal(t, 200, status, body)
+	var started struct{ ExecutionArn string }
+	require.NoError(t, json.Unmarshal([]byte(body), &started), body)
+	require.Contains(t, started.ExecutionArn, ":execution:raw-orders:")
+	done := waitDone(t, c, started.ExecutionArn)
+	require.Equal(t, "SUCCEEDED", string(done.Status))
+	require.JSONEq(t, `{"item": "book"}`, aws.ToString(done.Output))
+
+	exec, err := c.StartExecution(t.Context(), &sfn.StartExecutionInput{StateMachineArn: aws.String(smArn("raw-caller")), Input: aws.String(`{"name": "ann"}`)})
+	require.NoError(t, err)
+	done = waitDone(t, c, aws.ToString(exec.ExecutionArn))
+	require.Equal(t, "SUCCEEDED", string(done.Status), aws.ToString(done.Cause))
+	require.JSONEq(t, `{"Status": 200, "Body": {"greeting": "hello ann"}}`, aws.ToString(done.Output))
 }

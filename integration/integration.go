@@ -146,6 +146,10 @@ type Config struct {
 	// events:putEvents Task puts its entries on too. New makes one to be
 	// set with SetLocalEvents when nil.
 	LocalEvents *LocalEvents
+	// LocalAPIs are the APIs this server serves itself, which
+	// apigateway:invoke calls on its own listener. New makes one to be
+	// set with SetLocalAPIs when nil.
+	LocalAPIs *LocalAPIs
 	// Functions maps a Lambda function's name to the command line that
 	// runs it locally (--function NAME=COMMAND).
 	Functions map[string]string
@@ -230,6 +234,36 @@ func (s *SelfAPI) Caller(ctx context.Context) (SelfCall, error) {
 	return s.call, nil
 }
 
+// LocalAPIs finds the API Gateway APIs deployed on this server: the
+// base URL (http://HOST:PORT) of the listener that serves the API of an
+// id, as execute-api's host names it ({apiId}.execute-api.REGION...).
+type LocalAPIs struct {
+	mu   sync.RWMutex
+	find func(apiID string) (string, bool)
+}
+
+// Set sets how an API's id is found.
+func (l *LocalAPIs) Set(find func(apiID string) (string, bool)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.find = find
+}
+
+// Find is the base URL of the local listener serving the API apiID;
+// false when no API of that id is deployed here.
+func (l *LocalAPIs) Find(apiID string) (string, bool) {
+	if l == nil {
+		return "", false
+	}
+	l.mu.RLock()
+	find := l.find
+	l.mu.RUnlock()
+	if find == nil {
+		return "", false
+	}
+	return find(apiID)
+}
+
 // entry is an instantiated module.
 type entry struct {
 	resource string
@@ -264,6 +298,9 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.LocalEvents == nil {
 		cfg.LocalEvents = &LocalEvents{}
 	}
+	if cfg.LocalAPIs == nil {
+		cfg.LocalAPIs = &LocalAPIs{}
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -293,6 +330,10 @@ func New(cfg Config) (*Registry, error) {
 
 // SetSelf sets the server's own Step Functions API.
 func (r *Registry) SetSelf(call SelfCall) { r.cfg.Self.Set(call) }
+
+// SetLocalAPIs sets how the APIs this server serves are found
+// (LocalAPIs).
+func (r *Registry) SetLocalAPIs(find func(apiID string) (string, bool)) { r.cfg.LocalAPIs.Set(find) }
 
 // ParseResource splits a service integration ARN into its service,
 // action and pattern; ok is false for other resources (activities, Lambda

@@ -180,6 +180,9 @@ func New(cfg config.Serve, opts ...Option) (_ *Server, err error) {
 	// Templates deploy onto it (stepwise deploy, WithDeployAtStart).
 	s.dep = newDeployer(&s.cfg, s.svc, s.sched, s.drv.Executor(), s.local, s.log)
 	s.buildWiring()
+	if s.tasks != nil {
+		s.tasks.SetLocalAPIs(s.localAPI)
+	}
 	s.handleDeploy(s.dep)
 	return s, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ import (
 	"stepwise/internal/frontdoor"
 	"stepwise/store"
 	"stepwise/wiring"
-	_ "stepwise/wiring/api" // APIs' routes
+	"stepwise/wiring/api" // APIs' routes
 	"stepwise/wiring/bus"
 	_ "stepwise/wiring/queue" // sqs, sns, s3
 )
@@ -125,6 +126,20 @@ func (s *Server) isSelf(endpoint string) bool {
 		return false
 	}
 	return ip.Equal(addr.IP) || ip.IsLoopback() && (addr.IP.IsLoopback() || addr.IP.IsUnspecified())
+}
+
+// localAPI is the base URL of the API listener when it serves the API
+// of id (a route of it runs), for apigateway:invoke.
+func (s *Server) localAPI(id string) (string, bool) {
+	if s.wiring == nil || id == "" {
+		return "", false
+	}
+	for _, w := range s.wiring.Wires() {
+		if w.Kind == "api" && w.Running && api.IDOf(w.Wire) == id {
+			return "http://" + cmp.Or(s.cfg.APIAddr, api.DefaultAddr), true
+		}
+	}
+	return "", false
 }
 
 // invokeLocal invokes a local function as Lambda's event sources do.

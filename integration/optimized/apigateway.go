@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -41,7 +42,12 @@ func newAPIGateway(cfg *integration.Config) (integration.Integration, error) {
 			}
 			return guard.CheckURL(req.URL)
 		}}
-	return &apiGateway{cfg: cfg, client: client, guard: guard}, nil
+	// The server's own API listener: no redirect leaves it.
+	local := &http.Client{Timeout: 5 * time.Minute,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			return errors.New("a redirect of a local API is not followed")
+		}}
+	return &apiGateway{cfg: cfg, client: client, local: local, guard: guard}, nil
 }
 
 func init() {
@@ -58,11 +64,29 @@ func init() {
 // scheme: a local stand-in of the API. The HTTP Tasks' rules apply: plain
 // HTTP only to a host the allow list (serve --http-task-allow) names,
 // and no address that is not public unless allowed; a refused endpoint
-// fails the task with ApiGateway.RequestFailed saying so.
+// fails the task with ApiGateway.RequestFailed saying so. An
+// ApiEndpoint {apiId}.execute-api.{region}.amazonaws.com of an API
+// deployed on this server is called on the server's own API listener
+// (integration.Config.LocalAPIs), which no allow list needs to name.
 type apiGateway struct {
 	cfg    *integration.Config
 	client *http.Client
+	local  *http.Client
 	guard  *egress.Guard
+}
+
+// executeAPIHost is an API's host on AWS: {apiId}.execute-api.{region}.amazonaws.com.
+var executeAPIHost = regexp.MustCompile(`^([a-z0-9]+)\.execute-api\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$`)
+
+// localAPI is the base URL of the local listener that serves the API
+// the endpoint names, if it is one deployed here.
+func (g *apiGateway) localAPI(endpoint string) (string, bool) {
+	host := strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(endpoint), "https://"), "/")
+	m := executeAPIHost.FindStringSubmatch(host)
+	if m == nil {
+		return "", false
+	}
+	return g.cfg.LocalAPIs.Find(m[1])
 }
 
 type apiParams struct {
@@ -110,11 +134,20 @@ func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, err
 	default:
 		return nil, sdkjob.ParamsFailure("The value of the field 'AuthType' has an invalid value: %s", p.AuthType)
 	}
-	u, err := apiURL(p)
+	client := g.client
+	target := p
+	base, local := g.localAPI(p.ApiEndpoint)
+	if local {
+		client, target.ApiEndpoint = g.local, base
+		if target.Stage == "$default" {
+			target.Stage = ""
+		}
+	}
+	u, err := apiURL(target)
 	if err != nil {
 		return nil, sdkjob.ParamsFailure("%v", err)
 	}
-	if parsed, _ := url.Parse(u); parsed != nil {
+	if parsed, _ := url.Parse(u); parsed != nil && !local {
 		if err := g.guard.CheckURL(parsed); err != nil {
 			return nil, refused(err)
 		}
@@ -139,12 +172,12 @@ func (g *apiGateway) Call(ctx context.Context, r *integration.Request) (any, err
 	if len(payload) > 0 && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if p.AuthType == "IAM_ROLE" || p.AuthType == "RESOURCE_POLICY" {
+	if !local && (p.AuthType == "IAM_ROLE" || p.AuthType == "RESOURCE_POLICY") {
 		if err := g.sign(ctx, req, payload); err != nil {
 			return nil, failure.New("ApiGateway.SigningFailed", err.Error())
 		}
 	}
-	res, err := g.client.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

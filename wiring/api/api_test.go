@@ -345,3 +345,30 @@ func TestStepFunctionsIntegrations(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, res.StatusCode)
 	require.Contains(t, body, "Could not parse request body into json")
 }
+
+// A greedy route at an API's root takes the path after the stage, not
+// the stage with it.
+func TestGreedyRootRouteLeavesTheStage(t *testing.T) {
+	t.Parallel()
+	e := &entry{route: Route{Type: REST, Stage: "prod", Method: "ANY", Path: "/{proxy+}", Integration: Lambda, PayloadFormat: "1.0"}}
+	f := find([]*entry{e}, "GET", "/prod/books/7")
+	require.NotNil(t, f)
+	require.True(t, f.staged)
+	require.Equal(t, "/books/7", f.path)
+	require.Equal(t, map[string]string{"proxy": "books/7"}, f.params)
+	f = find([]*entry{e}, "GET", "/books/7")
+	require.NotNil(t, f)
+	require.Equal(t, map[string]string{"proxy": "books/7"}, f.params)
+}
+
+// The root of a stage is the root route's, not a greedy one's.
+func TestStageRootIsTheRootRoutes(t *testing.T) {
+	t.Parallel()
+	proxy := &entry{route: Route{Type: REST, Stage: "prod", Method: "ANY", Path: "/{proxy+}", Integration: Lambda, PayloadFormat: "1.0"}}
+	root := &entry{route: Route{Type: REST, Stage: "prod", Method: "ANY", Path: "/", Integration: Lambda, PayloadFormat: "1.0"}}
+	for _, p := range []string{"/prod/", "/prod", "/"} {
+		f := find([]*entry{proxy, root}, "DELETE", p)
+		require.NotNil(t, f, p)
+		require.Same(t, root, f.entry, p)
+	}
+}

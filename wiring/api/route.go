@@ -1,9 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"stepwise/wiring"
 )
 
 // Route is one route of a deployed API, a wire's Source: a method and
@@ -39,6 +42,19 @@ type Route struct {
 	// Parameters are an HTTP API's Step Functions integration's request
 	// parameters (Input, StateMachineArn, Name).
 	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// IDOf is the id of the API a wire of kind api is a route of; "" for
+// another wire.
+func IDOf(w wiring.Wire) string {
+	if w.Kind != "api" {
+		return ""
+	}
+	var r Route
+	if json.Unmarshal(w.Source, &r) != nil {
+		return ""
+	}
+	return r.APIID
 }
 
 // Route types and integrations.
@@ -197,8 +213,9 @@ type found struct {
 
 // find picks the route of method and path among routes: a route
 // matches the path as it is, or without its first segment when that is
-// the route's stage; the most specific match wins (of two as specific,
-// the one that matches the path as it is).
+// the route's stage (and then only without it); the most specific
+// match wins (of two as
+// specific, the one that matches the path as it is).
 func find(entries []*entry, method, path string) *found {
 	var best *found
 	var bestRank []int
@@ -211,18 +228,21 @@ func find(entries []*entry, method, path string) *found {
 		}
 	}
 	for _, e := range entries {
-		if params, rank, ok := e.route.match(method, path); ok {
-			rank = append(rank, 1)
-			if best == nil || better(rank, bestRank) {
-				best, bestRank = &found{entry: e, params: params, path: path}, rank
-			}
-		}
 		if s := e.route.Stage; s != "" && s != Default && s == stage {
 			if params, rank, ok := e.route.match(method, rest); ok {
 				rank = append(rank, 0)
 				if best == nil || better(rank, bestRank) {
 					best, bestRank = &found{entry: e, params: params, staged: true, path: rest}, rank
 				}
+			}
+			// A path that starts with the route's stage is of that
+			// stage (a greedy parameter would take the stage in).
+			continue
+		}
+		if params, rank, ok := e.route.match(method, path); ok {
+			rank = append(rank, 1)
+			if best == nil || better(rank, bestRank) {
+				best, bestRank = &found{entry: e, params: params, path: path}, rank
 			}
 		}
 	}
