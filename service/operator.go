@@ -255,8 +255,10 @@ func (s *Service) applyHoldTags(ctx context.Context, op Operator, smArn string, 
 		}
 		for _, row := range rows {
 			for _, st := range states {
-				err := op.Hold(ctx, row.Arn, st, by)
-				if !hold {
+				var err error
+				if hold {
+					err = op.Hold(ctx, row.Arn, st, by)
+				} else {
 					err = op.Release(ctx, row.Arn, st, by)
 				}
 				var ended *engine.NotRunningError
