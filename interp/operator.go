@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"stepwise/asl"
@@ -250,35 +249,6 @@ func (x *Execution) kill(ev Event) error {
 		}
 		f.taskDone(x, Event{Kind: TaskFailed, ID: id, Error: ev.Error, Cause: ev.Cause})
 		x.push(func() { f.run(x) })
-	}
-	return nil
-}
-
-// FindState returns the state of a definition with the given name, in the
-// state machine itself, its Parallel branches or its Map's item processor
-// (nil when there is none).
-func FindState(m *asl.StateMachine, name string) *asl.State {
-	if m == nil {
-		return nil
-	}
-	if s := m.States[name]; s != nil {
-		return s
-	}
-	names := make([]string, 0, len(m.States))
-	for n := range m.States {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		s := m.States[n]
-		for _, b := range s.Branches {
-			if found := FindState(b, name); found != nil {
-				return found
-			}
-		}
-		if found := FindState(s.ItemProcessor, name); found != nil {
-			return found
-		}
 	}
 	return nil
 }
