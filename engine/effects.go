@@ -49,7 +49,13 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 				e.dispatch(&l.row, c.ID, c.Task, nil, false)
 			}
 		case interp.CancelTask:
+			// A kill (c.Kill) is a cancel: every runner's Cancel stops
+			// the work it started (a local function's process group is
+			// killed, a .sync job's stop call made, an activity's task
+			// taken from the queue, a child execution stopped).
 			delete(l.tasks, c.ID)
+			delete(l.started, c.ID)
+			delete(l.released, c.ID)
 			e.work.taskEnded(l.arn, c.ID)
 			e.cfg.Tasks.Cancel(l.arn, c.ID)
 			e.gates.release(l.arn, c.ID)

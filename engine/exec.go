@@ -205,7 +205,9 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		e.drop(l)
 		return nil, false, errStopped
 	}
-	if err != nil || len(events) == 0 && len(cmds) == 0 {
+	if err != nil || len(events) == 0 && len(cmds) == 0 && !interp.IsOperator(ev.Kind) {
+		// An operator's control is recorded even when it writes and
+		// asks for nothing (a hold, a suspension).
 		return untaken(l, ev, err)
 	}
 	if err := e.commitLocked(ctx, l, now, ev, events, cmds); err != nil {

@@ -17,7 +17,7 @@ import (
 // was. An entry is a JSON object:
 //
 //	{"kind":3,"id":"t1","output":"{\"a\":1}","error":"E","cause":"C",
-//	 "worker":"w","marks":[{"eval":2,"steps":5120,"stop":true,"error":"E","cause":"C"}],
+//	 "worker":"w","state":"S","by":"ops","marks":[{"eval":2,"steps":5120,"stop":true,"error":"E","cause":"C"}],
 //	 "missing":["arn:aws:states:us-east-1:123456789012:activity:gone"]}
 //
 // with the empty members left out. A task's output is its JSON text, as a
@@ -50,8 +50,8 @@ func (e *entry) replay(x *interp.Execution) {
 func encodeEntry(e *entry) []byte {
 	ev, marks := &e.Event, e.Marks
 	var out string
-	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName)
-	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted
+	n := 64 + len(ev.ID) + len(ev.Error) + len(ev.Cause) + len(ev.WorkerName) + len(ev.State) + len(ev.By)
+	withOutput := ev.Kind == interp.TaskSucceeded || ev.Kind == interp.TaskSubmitted || ev.Kind == interp.Skip
 	if withOutput {
 		out = jsonvalue.String(ev.Output)
 		n += len(out) + len(out)/8
@@ -67,6 +67,8 @@ func encodeEntry(e *entry) []byte {
 	b = appendMember(b, "error", ev.Error)
 	b = appendMember(b, "cause", ev.Cause)
 	b = appendMember(b, "worker", ev.WorkerName)
+	b = appendMember(b, "state", ev.State)
+	b = appendMember(b, "by", ev.By)
 	if len(marks) > 0 {
 		b = append(b, `,"marks":[`...)
 		for i, m := range marks {
@@ -124,6 +126,8 @@ func decodeEntry(b []byte) (*entry, error) {
 		Error:      e.string(o, "error"),
 		Cause:      e.string(o, "cause"),
 		WorkerName: e.string(o, "worker"),
+		State:      e.string(o, "state"),
+		By:         e.string(o, "by"),
 	}
 	if o.Has("output") {
 		if text := e.string(o, "output"); e.err == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -122,6 +123,12 @@ type Execution struct {
 	waiting     map[string]*frame // task and timer ids → the frame waiting on them
 	timeoutID   string            // the execution timeout timer
 	invocations map[string]int    // tasks issued so far, by state name (TaskRequest.Invocation)
+	// Operator controls (operator.go): the held states (nil for none),
+	// the suspension, and the frames parked before a state, in the order
+	// they parked.
+	held      map[string]bool
+	suspended bool
+	parked    []*frame
 
 	// Per step.
 	now    time.Time
@@ -202,6 +209,10 @@ type Command struct {
 	ID   string
 	At   time.Time    // StartTimer
 	Task *TaskRequest // RunTask
+	// Kill is set on a CancelTask an operator's Kill made: the runner
+	// must stop the work (a process killed, a job stopped, a child
+	// execution stopped), not only forget its result.
+	Kill bool
 }
 
 // TaskRequest is the work a Task state asks for.
@@ -283,6 +294,27 @@ const (
 	// no event; the replay log keeps it, so the engine knows after a
 	// restart that no worker holds the task.
 	TaskReleased
+	// Hold makes the execution hold State: a frame about to enter it
+	// parks, writing nothing, until a Release of the state. A state
+	// already running or ended is not affected (its later entries are).
+	Hold
+	// Release lets the frames parked before State enter it.
+	Release
+	// Suspend parks every frame about to enter any state; what runs goes
+	// on (tasks, timers, children) and their results are applied.
+	Suspend
+	// Resume lets the parked frames go on, but those before a held state.
+	Resume
+	// Skip ends the Task state State as succeeded with Output as its
+	// output: its running task is cancelled (its result, if it comes, is
+	// dropped), its retry's wait cancelled, or a frame parked before it
+	// enters it. Retry, Catch, ResultSelector, ResultPath and OutputPath
+	// do not apply.
+	Skip
+	// Kill fails the running task of the Task state State with Error and
+	// Cause, as a TaskFailed: Retry and Catch apply. The task is
+	// cancelled with Command.Kill set.
+	Kill
 )
 
 // ErrNotRedrivable is returned by Step for Redrive on an execution that is
@@ -298,6 +330,10 @@ type Event struct {
 	Cause  string // TaskFailed, Stop
 	// WorkerName names the activity worker (TaskStarted).
 	WorkerName string
+	// State names the state of an operator's control (Hold, Release,
+	// Skip, Kill), and By who did it (any operator event).
+	State string
+	By    string
 }
 
 // ErrInterrupted is returned by Start and Step when Options.Interrupt
@@ -328,6 +364,14 @@ func (x *Execution) Start(now time.Time) (evs []*history.Event, cmds []Command, 
 		},
 	})
 	x.root = &frame{machine: x.Machine, kind: rootFrame, vars: &scope{}}
+	for name, ps := range x.Opts.Policies {
+		if slices.Contains(ps, PolicyHeld) {
+			if x.held == nil {
+				x.held = map[string]bool{}
+			}
+			x.held[name] = true
+		}
+	}
 	if in := x.Opts.Inspect; in != nil {
 		for k, v := range in.Variables.All() {
 			x.varBytes += x.root.vars.set(k, v, len(x.text(v)))
@@ -403,6 +447,10 @@ func (x *Execution) Step(ev Event, now time.Time) (evs []*history.Event, cmds []
 	switch ev.Kind {
 	case Stop:
 		x.abort(ev.Error, ev.Cause)
+	case Hold, Release, Suspend, Resume, Skip, Kill:
+		if err := x.control(ev); err != nil {
+			return nil, nil, err
+		}
 	default:
 		f, ok := x.waiting[ev.ID]
 		if !ok {

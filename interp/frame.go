@@ -103,6 +103,10 @@ type frame struct {
 	readSpooled bool
 	readCount   int64
 
+	// parked: the frame waits before entering its next state (f.next),
+	// held or suspended (see operator.go).
+	parked bool
+
 	done    bool
 	aborted bool
 	output  any
@@ -112,6 +116,9 @@ type frame struct {
 // run executes states until the frame blocks or ends.
 func (f *frame) run(x *Execution) {
 	for f.next != "" && !f.done && !f.aborted && x.Status == history.StatusRunning {
+		if (x.held != nil || x.suspended) && x.park(f) {
+			return
+		}
 		name, input := f.next, f.nextInput
 		f.next, f.nextInput = "", nil
 		f.enterState(x, name, input)
@@ -121,8 +128,17 @@ func (f *frame) run(x *Execution) {
 // enterState enters the named state with input and runs it as far as it
 // goes without the outside world.
 func (f *frame) enterState(x *Execution, name string, input any) {
+	if f.enter(x, name, input) {
+		f.exec(x)
+	}
+}
+
+// enter writes the entered event of the named state and makes it the
+// frame's current state; false when the history is full (the execution
+// failed).
+func (f *frame) enter(x *Execution, name string, input any) bool {
 	if x.historyFull() {
-		return
+		return false
 	}
 	s := f.machine.States[name]
 	f.state = s
@@ -158,7 +174,7 @@ func (f *frame) enterState(x *Execution, name string, input any) {
 	d.Name, d.Input = s.Name, text
 	ev.StateEnteredEventDetails = d
 	f.enteredID = ev.ID
-	f.exec(x)
+	return true
 }
 
 // transition moves on after the current state produced output: to Next, or
@@ -368,6 +384,13 @@ func (f *frame) block(x *Execution, kind waitKind, id string) {
 // revives only the children that did not succeed and starts those not yet
 // started; any other state is entered again with the input it had.
 func (f *frame) revive(x *Execution) {
+	if f.parked {
+		// Stopped while parked before its next state: it goes on to it
+		// (and parks again if it is still held).
+		f.parked, f.done, f.aborted = false, false, false
+		x.push(func() { f.run(x) })
+		return
+	}
 	if f.state == nil {
 		return
 	}

@@ -33,7 +33,17 @@ const (
 	// A distributed Map's retry redrives its map run (MapRunRedriven)
 	// instead of starting a new one.
 	PolicyRetryFailedItems Policy = "retry-failed-items"
+	// PolicyHeld holds the state from the start (see Hold): set by a
+	// state machine's hold tag, stepwise:hold/<state name> = <who>, not
+	// by a policy tag. An execution started while the tag is there
+	// starts with the state held; the tag's placing and removal are
+	// applied to the running executions as Hold and Release events.
+	PolicyHeld Policy = "held"
 )
+
+// HoldTagPrefix is the prefix of the tags that hold a state of every
+// execution of a state machine.
+const HoldTagPrefix = "stepwise:hold/"
 
 // PolicyTagPrefix is the prefix of the tags that set policies.
 const PolicyTagPrefix = "stepwise:policy/"
@@ -55,6 +65,18 @@ func PoliciesFromTags(tags map[string]string) (Policies, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if state, ok := strings.CutPrefix(k, HoldTagPrefix); ok {
+			if state == "" {
+				return nil, fmt.Errorf("the tag %q names no state: write %s<state name>", k, HoldTagPrefix)
+			}
+			if ps == nil {
+				ps = Policies{}
+			}
+			if !ps.Has(state, PolicyHeld) {
+				ps[state] = append(ps[state], PolicyHeld)
+			}
+			continue
+		}
 		state, ok := strings.CutPrefix(k, PolicyTagPrefix)
 		if !ok {
 			continue

@@ -43,7 +43,7 @@ const PolicyTagPrefix = interp.PolicyTagPrefix
 func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
 	kv := map[string]string{}
 	for _, t := range tags {
-		if t.Key != nil && strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) {
+		if t.Key != nil && (strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(*t.Key, interp.HoldTagPrefix)) {
 			kv[*t.Key] = ""
 			if t.Value != nil {
 				kv[*t.Key] = *t.Value
@@ -59,11 +59,18 @@ func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
 	}
 	for _, state := range slices.Sorted(maps.Keys(ps)) {
 		st := m.Find(state)
+		if st == nil && slices.Contains(ps[state], interp.PolicyHeld) {
+			return apiErr(sfnapi.CodeValidation, "Invalid hold: the tag %q names the state %q, which the definition does not have",
+				interp.HoldTagPrefix+state, state)
+		}
 		if st == nil {
 			return apiErr(sfnapi.CodeValidation, "Invalid failure policy: the tag %q names the state %q, which the definition does not have",
 				interp.PolicyTagPrefix+state, state)
 		}
 		for _, p := range ps[state] {
+			if p == interp.PolicyHeld {
+				continue // any state can be held
+			}
 			ok := st.Type == asl.TypeMap || (p == interp.PolicyFinishRunning && st.Type == asl.TypeParallel)
 			if !ok {
 				return apiErr(sfnapi.CodeValidation, "Invalid failure policy: the tag %q sets %s on the state %q, a %s state: %s",
@@ -134,7 +141,9 @@ func (s *Service) taggable(ctx context.Context, resourceArn string) error {
 // checkPolicyStates checks the policy tags given to a state machine
 // against its definition (an activity's tags are not policies).
 func (s *Service) checkPolicyStates(ctx context.Context, resourceArn string, tags []Tag) error {
-	if !slices.ContainsFunc(tags, func(t Tag) bool { return t.Key != nil && strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) }) {
+	if !slices.ContainsFunc(tags, func(t Tag) bool {
+		return t.Key != nil && (strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(*t.Key, interp.HoldTagPrefix))
+	}) {
 		return nil
 	}
 	sm, err := s.db().StateMachineGet(ctx, resourceArn)
@@ -160,6 +169,16 @@ func resourceArnInput(v *validator, text string) {
 // TagResource adds tags to a state machine, replacing the values of keys it
 // already has. A resource has at most 50 tags.
 func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagResourceOutput, error) {
+	if _, err := s.tagResource(ctx, in, ""); err != nil {
+		return nil, err
+	}
+	return &TagResourceOutput{}, nil
+}
+
+// tagResource is TagResource; the holds its tags place
+// (stepwise:hold/<state>) are applied, by by, to the state machine's
+// running executions, which it returns.
+func (s *Service) tagResource(ctx context.Context, in *TagResourceInput, by string) ([]string, error) {
 	v := newValidator()
 	resourceArnInput(v, in.ResourceArn)
 	if in.Tags == nil {
@@ -199,12 +218,26 @@ func (s *Service) TagResource(ctx context.Context, in *TagResourceInput) (*TagRe
 	if err != nil {
 		return nil, storeError("tag resource", err)
 	}
-	return &TagResourceOutput{}, nil
+	keys := make([]string, 0, len(in.Tags))
+	for _, t := range in.Tags {
+		keys = append(keys, *t.Key)
+	}
+	return s.applyHoldTagsOf(ctx, in.ResourceArn, keys, by, true)
 }
 
 // UntagResource removes tags from a state machine; keys it does not have
 // are ignored.
 func (s *Service) UntagResource(ctx context.Context, in *UntagResourceInput) (*UntagResourceOutput, error) {
+	if _, err := s.untagResource(ctx, in, ""); err != nil {
+		return nil, err
+	}
+	return &UntagResourceOutput{}, nil
+}
+
+// untagResource is UntagResource; the holds whose tags it removes are
+// released, by by, in the state machine's running executions, which it
+// returns.
+func (s *Service) untagResource(ctx context.Context, in *UntagResourceInput, by string) ([]string, error) {
 	v := newValidator()
 	resourceArnInput(v, in.ResourceArn)
 	if in.TagKeys == nil {
@@ -224,7 +257,7 @@ func (s *Service) UntagResource(ctx context.Context, in *UntagResourceInput) (*U
 	if err != nil {
 		return nil, storeError("untag resource", err)
 	}
-	return &UntagResourceOutput{}, nil
+	return s.applyHoldTagsOf(ctx, in.ResourceArn, in.TagKeys, by, false)
 }
 
 // ListTagsForResource lists a state machine's tags by key.

@@ -420,7 +420,7 @@ func (s *Starter) policiesOf(ctx context.Context, smArn string) (interp.Policies
 }
 
 // PoliciesOf reads the failure policies a state machine's tags set
-// (interp.PoliciesFromTags); a tag that sets none that is known is
+// (interp.PoliciesFromTags), its holds (interp.HoldTagPrefix) among them; a tag that sets none that is known is
 // ignored, as TagResource refuses it.
 func PoliciesOf(ctx context.Context, ex store.Executor, smArn string) (interp.Policies, error) {
 	tags, err := ex.TagList(ctx, smArn)
@@ -429,7 +429,7 @@ func PoliciesOf(ctx context.Context, ex store.Executor, smArn string) (interp.Po
 	}
 	m := map[string]string{}
 	for _, t := range tags {
-		if strings.HasPrefix(t.Key, interp.PolicyTagPrefix) {
+		if strings.HasPrefix(t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(t.Key, interp.HoldTagPrefix) {
 			m[t.Key] = t.Value
 		}
 	}
