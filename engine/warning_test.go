@@ -30,7 +30,7 @@ func (o *warnObserver) StepCommitted(s *CommittedStep) {
 	o.mu.Unlock()
 }
 func (o *warnObserver) BatchCommitted([]*store.Step, time.Duration, error) {}
-func (o *warnObserver) Resumed(string, time.Duration)                     {}
+func (o *warnObserver) Resumed(string, time.Duration)                      {}
 
 // An execution keeps the warning rules its state machine's tags had at
 // its start with its policies; a Task whose result the rule judges a
