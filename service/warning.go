@@ -67,7 +67,7 @@ func hasRuleTag(tags []Tag) bool {
 // the order of their results, each with the event of its result and the
 // return code it carried. The history is not changed: the judgment is
 // made on it as it is.
-func (s *Service) ExecutionWarnings(ctx context.Context, executionArn string) ([]engine.Warning, error) {
+func (s *Service) ExecutionWarnings(ctx context.Context, executionArn string) ([]ExecutionWarning, error) {
 	ref, err := s.executionArnInput(executionArn)
 	if err != nil {
 		return nil, err
@@ -82,3 +82,6 @@ func (s *Service) ExecutionWarnings(ctx context.Context, executionArn string) ([
 	}
 	return ws, nil
 }
+
+// ExecutionWarning is a state of an execution that ended with warning.
+type ExecutionWarning = engine.Warning

@@ -55,7 +55,7 @@ type Range struct{ From, To int64 }
 type Rule struct {
 	text   string
 	path   *jsonpath.Path // nil: DefaultPaths
-	ranges []Range        // an rc rule
+	ranges Codes          // an rc rule
 	expr   *jsonata.Expression
 }
 
@@ -105,24 +105,11 @@ func parseRC(text, rest string) (*Rule, error) {
 	if strings.TrimSpace(codes) == "" {
 		return nil, fmt.Errorf("the rule %q has no codes: write them as 1-8 or 1-8,20", text)
 	}
-	for _, part := range strings.Split(codes, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		from, err := parseCode(lo)
-		if err != nil {
-			return nil, fmt.Errorf("the rule %q: %w", text, err)
-		}
-		to := from
-		if isRange {
-			if to, err = parseCode(hi); err != nil {
-				return nil, fmt.Errorf("the rule %q: %w", text, err)
-			}
-			if to < from {
-				return nil, fmt.Errorf("the rule %q: the range %s ends before it starts", text, part)
-			}
-		}
-		r.ranges = append(r.ranges, Range{from, to})
+	cs, err := ParseCodes(codes)
+	if err != nil {
+		return nil, fmt.Errorf("the rule %q: %w", text, err)
 	}
+	r.ranges = cs
 	return r, nil
 }
 
@@ -167,13 +154,7 @@ func (r *Rule) Judge(result any) Judgment {
 		j.Warning = err == nil && defined && v == true
 		return j
 	}
-	if j.HasRC {
-		for _, rg := range r.ranges {
-			if j.RC >= rg.From && j.RC <= rg.To {
-				j.Warning = true
-			}
-		}
-	}
+	j.Warning = j.HasRC && r.ranges.Contain(j.RC)
 	return j
 }
 
@@ -291,4 +272,45 @@ func FromPolicies(policies string) (Rules, error) {
 		rs[n] = r
 	}
 	return rs, nil
+}
+
+// Codes are return codes, as ranges.
+type Codes []Range
+
+// ParseCodes reads return codes written as an rc rule writes them:
+// "1-8", "3", "1-8,20".
+func ParseCodes(s string) (Codes, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("no codes: write them as 1-8 or 1-8,20")
+	}
+	var cs Codes
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		from, err := parseCode(lo)
+		if err != nil {
+			return nil, err
+		}
+		to := from
+		if isRange {
+			if to, err = parseCode(hi); err != nil {
+				return nil, err
+			}
+			if to < from {
+				return nil, fmt.Errorf("the range %s ends before it starts", part)
+			}
+		}
+		cs = append(cs, Range{from, to})
+	}
+	return cs, nil
+}
+
+// Contain says whether n is one of the codes.
+func (cs Codes) Contain(n int64) bool {
+	for _, r := range cs {
+		if n >= r.From && n <= r.To {
+			return true
+		}
+	}
+	return false
 }
