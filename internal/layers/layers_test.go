@@ -123,7 +123,7 @@ var rules = []rule{
 	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "engine/task", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
 	{pkg: "integration/awssdk/awsmodel", layer: "integration: the AWS API models and their parser, shared by the aws-sdk integration and TestState", may: with()},
 	{pkg: "integration/awssdk/awsmodel/gen", layer: "integration: the generator of the embedded AWS API models", may: with("integration/awssdk/awsmodel")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile", "internal/warnrule")},
 
 	// The service and what sits beside it on the engine.
 	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "engine/activity", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor", "internal/warnrule")},
