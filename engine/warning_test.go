@@ -11,6 +11,7 @@ import (
 	"stepwise/engine/start"
 	"stepwise/engine/task"
 	"stepwise/history"
+	"stepwise/internal/testkit/testwait"
 	"stepwise/internal/warnrule"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
@@ -99,7 +100,13 @@ func TestWarningsOfAnExecution(t *testing.T) {
 	require.Len(t, byState["Item"], 2, "each iteration's Task is judged")
 	require.Equal(t, int64(2), byState["Item"][0].RC)
 
-	// The observers saw the same warnings as the steps committed.
+	// The observers saw the same warnings as the steps committed (told
+	// of just after the commit).
+	testwait.Until(t, func() bool {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		return len(obs.warnings) >= len(got)
+	}, 30*time.Second, 5*time.Millisecond)
 	obs.mu.Lock()
 	seen := append([]Warning(nil), obs.warnings...)
 	obs.mu.Unlock()
