@@ -41,6 +41,8 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	runs, parent := c.mapRuns(r, x)
 	statuses := a.statuses()
 	showMapRuns(a, def, g, statuses, runs)
+	warnings := c.warnings(r, arn)
+	markWarnings(statuses, warnings)
 	var stop *time.Time
 	if x.StopDate != nil {
 		stop = (*time.Time)(x.StopDate)
@@ -76,10 +78,11 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		By       string // the execution that started this one (states:startExecution)
 		Cost     costView
 		Duration string
+		Warnings []service.ExecutionWarning
 	}{c.newPage(r, x.Name), x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
 		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
-		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String()})
+		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String(), warnings})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -184,7 +187,9 @@ func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
 		runs, _ := c.mapRuns(r, x)
 		showMapRuns(a, c.definitionOf(r, x), nil, statuses, runs)
 	}
-	out := map[string]any{"status": x.Status, "states": statuses, "retries": a.retries(),
+	warnings := c.warnings(r, arn)
+	markWarnings(statuses, warnings)
+	out := map[string]any{"status": x.Status, "states": statuses, "warnings": len(warnings), "retries": a.retries(),
 		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
 	if x.StopDate != nil {
 		out["stopDate"] = formatTime(time.Time(*x.StopDate))

@@ -21,6 +21,7 @@ var messages = map[string]map[string]string{
 		"title": "Stepwise", "stateMachines": "State machines", "activities": "Activities", "name": "Name", "type": "Type",
 		"created": "Created", "executions": "Executions", "status": "Status", "started": "Started", "stopped": "Stopped",
 		"duration": "Duration", "input": "Input", "output": "Output", "error": "Error", "cause": "Cause", "redriveCount": "Redrive count",
+		"warnings": "Warnings", "warningsCount": "warnings", "warningOne": "warning",
 		"definition": "Definition", "graph": "Graph", "history": "Event history", "startExecution": "Start execution",
 		"downloadTest":  "Download as a test",
 		"executionName": "Execution name (optional)", "start": "Start", "stop": "Stop", "redrive": "Redrive", "all": "All",
@@ -28,7 +29,7 @@ var messages = map[string]map[string]string{
 		"back": "Back to the state machines", "id": "ID", "step": "Step", "elapsed": "Elapsed (ms)", "timestamp": "Timestamp",
 		"details": "Details", "filter": "Filter events", "stateDetails": "State", "selectState": "Select a state in the graph to see its input, output and error.",
 		"waiting": "Tasks waiting", "workers": "Recent workers", "lastPoll": "Last poll", "stateMachine": "State machine",
-		"legend": "Legend", "succeeded": "Succeeded", "failed": "Failed", "caught": "Caught", "running": "Running",
+		"legend": "Legend", "succeeded": "Succeeded", "failed": "Failed", "caught": "Caught", "warning": "Ended with warning", "running": "Running",
 		"cancelled": "Cancelled", "notRun": "Not run", "events": "events", "showing": "Showing",
 		"invalidInput": "The input is not valid JSON.", "loading": "Loading…", "noDetails": "Nothing recorded for this state.",
 		"confirmStop": "Stop this execution?", "confirmRedrive": "Redrive this execution?", "requestFailed": "The request failed",
@@ -84,6 +85,7 @@ var messages = map[string]map[string]string{
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
 		"created": "作成日時", "executions": "実行", "status": "ステータス", "started": "開始", "stopped": "終了",
 		"duration": "所要時間", "input": "入力", "output": "出力", "error": "エラー", "cause": "原因", "redriveCount": "リドライブ回数",
+		"warnings": "警告", "warningsCount": "件の警告終了", "warningOne": "件の警告終了",
 		"definition": "定義", "graph": "グラフ", "history": "イベント履歴", "startExecution": "実行を開始",
 		"downloadTest":  "テストとしてダウンロード",
 		"executionName": "実行名 (任意)", "start": "開始", "stop": "停止", "redrive": "リドライブ", "all": "すべて",
@@ -91,7 +93,7 @@ var messages = map[string]map[string]string{
 		"back": "ステートマシン一覧へ戻る", "id": "ID", "step": "ステップ", "elapsed": "経過 (ms)", "timestamp": "タイムスタンプ",
 		"details": "詳細", "filter": "イベントを絞り込む", "stateDetails": "ステート", "selectState": "グラフのステートを選ぶと、その入力・出力・エラーが表示されます。",
 		"waiting": "待機中のタスク", "workers": "最近のワーカー", "lastPoll": "最後のポーリング", "stateMachine": "ステートマシン",
-		"legend": "凡例", "succeeded": "成功", "failed": "失敗", "caught": "キャッチ済み", "running": "実行中",
+		"legend": "凡例", "succeeded": "成功", "failed": "失敗", "caught": "キャッチ済み", "warning": "警告終了", "running": "実行中",
 		"cancelled": "キャンセル", "notRun": "未実行", "events": "件のイベント", "showing": "表示中",
 		"invalidInput": "入力が正しい JSON ではありません。", "loading": "読み込み中…", "noDetails": "このステートの記録はありません。",
 		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行をリドライブ (失敗したところから再開) しますか?", "requestFailed": "リクエストに失敗しました",
@@ -149,7 +151,7 @@ var messages = map[string]map[string]string{
 var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed",
 	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
 	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
-	"succeeded", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
+	"succeeded", "warning", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
 	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd"}
 
 // language picks the page's language for a request.

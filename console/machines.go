@@ -131,7 +131,9 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		Versions   []service.StateMachineVersionListItem
 		Aliases    []*service.DescribeStateMachineAliasOutput
 		Policies   []policyView
-	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, f, executionStatuses, versions, aliases, policies})
+		Warnings   map[string]int // by execution ARN
+	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, f, executionStatuses, versions, aliases, policies,
+		c.warningCounts(r, list.Executions)})
 }
 
 // policyView is a state's failure policies, as its state machine's tags

@@ -16,7 +16,8 @@ import (
 const (
 	statusSucceeded = "succeeded"
 	statusFailed    = "failed"
-	statusCaught    = "caught" // failed, and handled by a Catch
+	statusCaught    = "caught"  // failed, and handled by a Catch
+	statusWarning   = "warning" // succeeded, with a result its warning rule judges a warning
 	statusRunning   = "running"
 	statusCancelled = "cancelled" // stopped because a sibling failed, or the execution was stopped
 	statusNotRun    = "not-run"

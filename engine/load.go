@@ -55,7 +55,7 @@ func (e *Engine) newExecution(p *start.Params, now time.Time) (*interp.Execution
 		VersionArn:      p.VersionArn,
 		AliasArn:        p.AliasArn,
 		MapRunArn:       p.MapRunArn,
-		Policies:        p.Policies.Text(),
+		Policies:        policiesText(p),
 	}
 	opts := e.options()
 	opts.Policies = p.Policies

@@ -39,8 +39,12 @@ const PolicyTagPrefix = interp.PolicyTagPrefix
 // whose value is not a policy, and, given the state machine's definition
 // m, one that names a state m does not have or a policy that does not
 // apply to that state (finish-running: a Parallel or Map state;
-// retry-failed-items: a Map state).
+// retry-failed-items: a Map state); and the warning tags likewise
+// (checkWarningTags).
 func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
+	if err := checkWarningTags(tags, m); err != nil {
+		return err
+	}
 	kv := map[string]string{}
 	for _, t := range tags {
 		if t.Key != nil && (strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(*t.Key, interp.HoldTagPrefix)) {
@@ -138,12 +142,10 @@ func (s *Service) taggable(ctx context.Context, resourceArn string) error {
 	return nil
 }
 
-// checkPolicyStates checks the policy tags given to a state machine
-// against its definition (an activity's tags are not policies).
+// checkPolicyStates checks the policy and warning tags given to a state
+// machine against its definition (an activity's tags are not policies).
 func (s *Service) checkPolicyStates(ctx context.Context, resourceArn string, tags []Tag) error {
-	if !slices.ContainsFunc(tags, func(t Tag) bool {
-		return t.Key != nil && (strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(*t.Key, interp.HoldTagPrefix))
-	}) {
+	if !hasRuleTag(tags) {
 		return nil
 	}
 	sm, err := s.db().StateMachineGet(ctx, resourceArn)

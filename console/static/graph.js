@@ -27,6 +27,7 @@
     succeeded: "\u2713", // ✓
     failed: "\u2715", // ✕
     caught: "!",
+    warning: "\u26A0", // ⚠
     running: "\u25CF", // ●
     cancelled: "\u25A0", // ■
     "not-run": "",

@@ -133,7 +133,9 @@ The event: {"unit": path, "command": line, "workdir": dir, "env": {NAME: VALUE},
 env); the job's own env= wins over them. The command runs with /bin/sh, in the
 function's environment with both added. With judgment cod (the default), an exit code
 above abnormalThreshold (0 unless given), or a signal, ends the job
-abnormally: the function raises JobFailed and the Task fails.
+abnormally: the function raises JobFailed and the Task fails. Otherwise the
+result carries the exit code as rc, where a state's warning rule
+(stepwise:warning/<state>=rc:1-8) reads it ($.Payload.rc).
 """
 import os
 import subprocess
@@ -164,6 +166,6 @@ def handler(event, context):
     if abnormal:
         raise JobFailed("%s ended abnormally with exit code %d: %s" % (unit, code, tail(proc.stderr, 500).strip()))
     warning = "warningThreshold" in event and code > int(event["warningThreshold"])
-    return {"unit": unit, "exitCode": code, "warning": warning,
+    return {"unit": unit, "rc": code, "exitCode": code, "warning": warning,
             "stdout": tail(proc.stdout), "stderr": tail(proc.stderr)}
 `

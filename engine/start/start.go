@@ -46,6 +46,7 @@ import (
 	"stepwise/internal/defcache"
 	"stepwise/internal/recent"
 	"stepwise/internal/startrule"
+	"stepwise/internal/warnrule"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/sfnapi"
@@ -81,6 +82,10 @@ type Params struct {
 	// its state machine's tags (interp.PoliciesFromTags); recorded in its
 	// row, so that it keeps them however the tags change.
 	Policies interp.Policies
+	// Warnings are the warning rules of the execution's states, from its
+	// state machine's tags (warnrule.FromTags); recorded in its row with
+	// the policies (warnrule.Embed).
+	Warnings warnrule.Rules
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.
@@ -180,6 +185,7 @@ type Starter struct {
 	prefix   awsarn.Prefix
 	machines *recent.Cache[*store.StateMachine] // nil without CacheFor
 	policies *recent.Cache[interp.Policies]
+	warnings *recent.Cache[warnrule.Rules]
 }
 
 // New returns a Starter.
@@ -198,6 +204,7 @@ func New(cfg Config) *Starter {
 	if cfg.CacheFor > 0 {
 		s.machines = recent.New[*store.StateMachine](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 		s.policies = recent.New[interp.Policies](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
+		s.warnings = recent.New[warnrule.Rules](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 	}
 	return s
 }
@@ -246,6 +253,7 @@ func (s *Starter) Forget(stateMachineArn string) {
 	if s.machines != nil {
 		s.machines.Forget(stateMachineArn)
 		s.policies.Forget(stateMachineArn)
+		s.warnings.Forget(stateMachineArn)
 	}
 }
 
@@ -297,17 +305,22 @@ func (s *Starter) Params(ctx context.Context, r *Request) (*Params, error) {
 			arn = s.prefix.Express(t.StateMachine.Name, name, id)
 		}
 	}
+	var ws warnrule.Rules
 	if r.Target == nil {
 		ps, err := s.policiesOf(ctx, t.StateMachine.Arn)
 		if err != nil {
 			return nil, err
 		}
 		t.Policies = ps
+		if ws, err = s.warningsOf(ctx, t.StateMachine.Arn); err != nil {
+			return nil, err
+		}
 	}
 	return &Params{
 		StateMachine: t.StateMachine, Machine: t.Machine, ExecutionArn: arn, Name: name,
 		Input: input, InputValue: value, InputParsed: true, TraceHeader: r.TraceHeader,
 		TestCase: t.TestCase, VersionArn: t.VersionArn, AliasArn: t.AliasArn, MapRunArn: r.MapRunArn, Policies: t.Policies,
+		Warnings: ws,
 	}, nil
 }
 

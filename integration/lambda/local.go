@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/google/uuid"
 
+	"stepwise/internal/warnrule"
 	"stepwise/jsonvalue"
 )
 
@@ -41,6 +43,13 @@ import (
 // that is not JSON is Runtime.MarshalError. The result and the history
 // are those of a Lambda invoke, so a workflow moves between local
 // functions and Lambda unchanged.
+//
+// "NAME=rc:CODES:COMMAND" (CODES as 1-8 or 1-8,20) makes the exit code
+// the job's return code, as job schedulers judge it: an exit of 0 or one
+// of CODES succeeds with {"rc": N, "output": <the JSON it printed>} (or
+// "stdout": <the text>, when that is not JSON), which a state's warning
+// rule (stepwise:warning/<state>=rc:1-8) reads as $.Payload.rc; any
+// other exit fails the invoke as above.
 //
 // Invokes run at most maxLocalRuns at a time; the task's timeout (its
 // context) kills the command and what it started; output beyond the
@@ -109,8 +118,11 @@ type Function struct {
 	// Handler, when set, is the handler its runtime runs instead of
 	// Command (see handler.go).
 	Handler *Handler
-	local   *Local
-	code    *code
+	// Codes, when set (rc:CODES:COMMAND), are the non-zero exit codes
+	// that succeed with the return code in the result (rcPayload).
+	Codes warnrule.Codes
+	local *Local
+	code  *code
 	// paths are where its dependencies and layers are (build.go).
 	paths  *paths
 	mu     sync.Mutex
@@ -171,7 +183,11 @@ func (l *Local) addSpecs(specs map[string]string) error {
 			}
 			continue
 		}
-		if err := l.set(name, &Function{Name: name, Command: cmd, local: l}, false); err != nil {
+		codes, cmd, err := cutCodes(cmd)
+		if err != nil {
+			return fmt.Errorf("local function %s: %w", name, err)
+		}
+		if err := l.set(name, &Function{Name: name, Command: cmd, Codes: codes, local: l}, false); err != nil {
 			return err
 		}
 	}
@@ -401,6 +417,10 @@ func (f *Function) Invoke(ctx context.Context, in *lambda.InvokeInput) (*lambda.
 		out.LogResult = aws.String(base64.StdEncoding.EncodeToString(stderr))
 	}
 	var exitErr *exec.ExitError
+	if rc, ok := f.returnCode(err); ok && size <= int64(f.local.limit) && size <= maxResponse {
+		out.Payload = rcPayload(rc, stdout)
+		return out, nil
+	}
 	if err != nil {
 		f.local.log.WarnContext(ctx, "local function failed", "function", f.Name, "error", err, "stderr", string(stderr))
 	}
@@ -578,4 +598,52 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// cutCodes reads the rc:CODES: prefix of a function's command line:
+// the codes (nil without the prefix) and the command.
+func cutCodes(cmd string) (warnrule.Codes, string, error) {
+	rest, ok := strings.CutPrefix(cmd, "rc:")
+	if !ok {
+		return nil, cmd, nil
+	}
+	spec, command, ok := strings.Cut(rest, ":")
+	if !ok || strings.TrimSpace(command) == "" {
+		return nil, "", fmt.Errorf("%q has no command: write rc:CODES:COMMAND, such as rc:1-8:./job.sh", cmd)
+	}
+	codes, err := warnrule.ParseCodes(spec)
+	if err != nil {
+		return nil, "", fmt.Errorf("rc:%s: %w", spec, err)
+	}
+	return codes, command, nil
+}
+
+// returnCode is the exit code of a run of a function given rc:CODES:
+// when it is 0 or one of the codes.
+func (f *Function) returnCode(err error) (int, bool) {
+	if f.Codes == nil {
+		return 0, false
+	}
+	if err == nil {
+		return 0, true
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) && exitErr.ExitCode() > 0 && f.Codes.Contain(int64(exitErr.ExitCode())) {
+		return exitErr.ExitCode(), true
+	}
+	return 0, false
+}
+
+// rcPayload is the result of a function given rc:CODES: its return code,
+// and what it printed: as "output" when that is JSON, as "stdout" text
+// otherwise.
+func rcPayload(rc int, stdout []byte) []byte {
+	o := jsonvalue.NewObject(2)
+	o.Set("rc", jsonvalue.Number(strconv.Itoa(rc)))
+	if v, err := jsonvalue.Parse(stdout); err == nil && len(bytes.TrimSpace(stdout)) > 0 {
+		o.Set("output", v)
+	} else {
+		o.Set("stdout", strings.ToValidUTF8(string(stdout), "\uFFFD"))
+	}
+	return []byte(jsonvalue.String(o))
 }

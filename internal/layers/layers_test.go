@@ -104,10 +104,11 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
+	{pkg: "internal/warnrule", layer: "internal: warning thresholds on a Task's result, below the engine's starter, the observers and the service", may: with("asl/budget", "asl/jsonata", "asl/jsonpath")},
 
 	// engine: below the service and the wire (docs/design/api.md, The API).
-	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "interp/maprun", "engine/task", "engine/start", "engine/nested", "engine/activity", "engine/maprun", "engine/internal/node")},
-	{pkg: "engine/start", layer: "engine: the one way in (the Starter, its request, the children's host), below the engine, its runners and the service", may: with("asl", "interp", "store", "internal/defcache", "internal/recent", "internal/startrule")},
+	{pkg: "engine", layer: "engine: below the service and integration, above interp and the store", may: with("interp", "asl/...", "store", "internal/defcache", "internal/recent", "interp/maprun", "engine/task", "engine/start", "engine/nested", "engine/activity", "engine/maprun", "engine/internal/node", "internal/warnrule")},
+	{pkg: "engine/start", layer: "engine: the one way in (the Starter, its request, the children's host), below the engine, its runners and the service", may: with("asl", "interp", "store", "internal/defcache", "internal/recent", "internal/startrule", "internal/warnrule")},
 	{pkg: "engine/activity", layer: "engine: the activities' runner, queue and task tokens, below the engine", may: with("engine/task", "interp")},
 	{pkg: "engine/internal/node", layer: "engine: the protocol between a cluster's nodes, below the engine", may: with("store")},
 	{pkg: "engine/task", layer: "engine: the task runners' seam, below the engine and its runners", may: with("interp")},
@@ -122,13 +123,13 @@ var rules = []rule{
 	{pkg: "integration/integrationtest", layer: "integration: the runners' test helpers", may: with("integration", "engine", "engine/task", "interp", "internal/testkit/conformance", "internal/testkit/slowtest")},
 	{pkg: "integration/awssdk/awsmodel", layer: "integration: the AWS API models and their parser, shared by the aws-sdk integration and TestState", may: with()},
 	{pkg: "integration/awssdk/awsmodel/gen", layer: "integration: the generator of the embedded AWS API models", may: with("integration/awssdk/awsmodel")},
-	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile")},
+	{pkg: "integration/...", layer: "integration: a task runner, registered in integration", may: with("integration", "integration/sdkjob", "integration/awssdk", "integration/awssdk/awsmodel", "asl", "internal/security/egress", "internal/boundedfile", "internal/warnrule")},
 
 	// The service and what sits beside it on the engine.
-	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "engine/activity", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor")},
+	{pkg: "service", layer: "service: the API's operations, above the engine", may: with("engine", "engine/task", "engine/start", "engine/activity", "interp", "asl/...", "store", "internal/defcache", "internal/validation", "internal/startrule", "internal/recent", "internal/frontdoor", "internal/warnrule")},
 	{pkg: "service/servicetest", layer: "service: its test helpers", may: with("service", "engine", "engine/start", "engine/activity", "store")},
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
-	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify")},
+	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify", "internal/warnrule")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
 	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler's operations over the store, beside the service", may: with("scheduler/expr", "store", "internal/frontdoor", "internal/validation", "internal/boundedfile")},

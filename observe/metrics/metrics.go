@@ -34,8 +34,11 @@ type Metrics struct {
 	// transitions and cost count the billable state transitions of
 	// STANDARD executions and what they would cost on AWS at prices.
 	transitions, cost *prometheus.CounterVec
-	prices            history.Prices
-	execTime          *prometheus.HistogramVec
+	// warnings counts the Tasks that ended with warning, by state
+	// machine and state (engine.StepWarnings).
+	warnings *prometheus.CounterVec
+	prices   history.Prices
+	execTime *prometheus.HistogramVec
 
 	activities, lambdas, integrations kindMetrics
 
@@ -99,6 +102,7 @@ func New() *Metrics {
 	m.execThrottled = counter("stepwise_execution_throttled_total", "State transitions held back by the state-transition quota (AWS: ExecutionThrottled).", sm)
 	m.transitions = counter("stepwise_state_transitions_total", "Billable state transitions of STANDARD executions, as AWS counts them.", sm)
 	m.cost = counter("stepwise_estimated_aws_cost_usd_total", "What the STANDARD executions' state transitions would cost on AWS, in US dollars (at the server's --transition-price).", sm)
+	m.warnings = counter("stepwise_task_warnings_total", "Tasks that ended with warning: their result met their state's warning rule (stepwise:warning/<state> tags).", sm, "state")
 	m.prices = history.DefaultPrices
 	m.execTime = hist("stepwise_execution_time_seconds", "Time from an execution's start to its end (AWS: ExecutionTime).", sm)
 
@@ -202,6 +206,9 @@ func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 			m.transitions.WithLabelValues(sm).Add(float64(n))
 			m.cost.WithLabelValues(sm).Add(m.prices.Standard(n))
 		}
+	}
+	for _, w := range engine.StepWarnings(s) {
+		m.warnings.WithLabelValues(sm, w.State).Inc()
 	}
 	for _, ev := range s.Events {
 		switch ev.Type {

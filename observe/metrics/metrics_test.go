@@ -10,6 +10,7 @@ import (
 
 	"stepwise/engine"
 	"stepwise/history"
+	"stepwise/internal/warnrule"
 	"stepwise/interp"
 	"stepwise/observe/metrics"
 	"stepwise/store"
@@ -118,4 +119,30 @@ func TestStateTransitionsAndCost(t *testing.T) {
 	reg := m.Registry()
 	require.Equal(t, 3.0, value(t, reg, "stepwise_state_transitions_total", "state_machine_arn", smArn))
 	require.Equal(t, 1.5, value(t, reg, "stepwise_estimated_aws_cost_usd_total", "state_machine_arn", smArn))
+}
+
+// A Task whose result meets its state's warning rule, kept with the
+// execution, is counted by state machine and state; one that does not,
+// or a state without a rule, is not.
+func TestTaskWarnings(t *testing.T) {
+	m := metrics.New()
+	rules, err := warnrule.FromTags(map[string]string{"stepwise:warning/Job": "rc:1-8"})
+	require.NoError(t, err)
+	policies, err := warnrule.Embed("", rules)
+	require.NoError(t, err)
+	succeeded := func(id int64, state, output string) *engine.CommittedStep {
+		e := ev(id, id-1, history.EventTaskSucceeded, time.Second)
+		e.TaskSucceededEventDetails = &history.TaskEventDetails{Output: &output}
+		s := step("RUNNING", "RUNNING", &interp.TaskRequest{StateName: state, Resource: "arn:aws:states:::lambda:invoke"}, e)
+		s.Execution.Policies = policies
+		return s
+	}
+	m.StepCommitted(succeeded(5, "Job", `{"Payload": {"rc": 4}}`))
+	m.StepCommitted(succeeded(9, "Job", `{"rc": 8}`))
+	m.StepCommitted(succeeded(13, "Job", `{"rc": 9}`))
+	m.StepCommitted(succeeded(17, "Other", `{"rc": 4}`))
+	reg := m.Registry()
+	require.Equal(t, 2.0, value(t, reg, "stepwise_task_warnings_total", "state", "Job"))
+	require.Equal(t, 1, testutil.CollectAndCount(reg, "stepwise_task_warnings_total"), "one series: {%s, Job}", smArn)
+	require.Equal(t, 2.0, value(t, reg, "stepwise_task_warnings_total", "state_machine_arn", smArn))
 }
