@@ -11,6 +11,7 @@ import (
 
 	"stepwise/deploy/cfn"
 	"stepwise/service"
+	"stepwise/wiring"
 )
 
 // outputsOf is a report's outputs by key.
@@ -174,4 +175,53 @@ func TestDuplicateKeyIsADeployWarning(t *testing.T) {
 	require.Equal(t, []string{"A created"}, actions(r))
 	require.Equal(t, "new", r.Changes[0].Physical[len(r.Changes[0].Physical)-3:])
 	require.Equal(t, []string{`template: line 2: duplicate key "Name": this one is taken, the one before is ignored`}, r.Warnings)
+}
+
+// What SAM makes for a function's or a state machine's events (a rule,
+// an event source mapping, a subscription, their permissions and roles)
+// may be named by DependsOn, Ref and Fn::GetAtt; here they are named
+// only, the events being wires on the resources that declare them.
+func TestSAMEventResourcesAreNamed(t *testing.T) { // not parallel: codeFolder sets the environment
+	b := newTestBed(t)
+	b.d.Wiring = &recWiring{wires: map[string][]wiring.Wire{}}
+	r, err := b.deployAt(t, `
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  InitializeDatabase:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        EBTrigger:
+          Type: EventBridgeRule
+          Properties: {Pattern: {source: [app]}}
+        Jobs:
+          Type: SQS
+          Properties: {Queue: arn:aws:sqs:us-east-1:123456789012:jobs}
+  Machine:
+    Type: AWS::Serverless::StateMachine
+    Properties:
+      Definition: {StartAt: P, States: {P: {Type: Pass, End: true}}}
+      Events:
+        OnOrder:
+          Type: EventBridgeRule
+          Properties: {Pattern: {source: [shop]}}
+  Seed:
+    Type: AWS::SNS::Topic
+    DependsOn: [InitializeDatabaseEBTrigger, InitializeDatabaseJobs]
+Outputs:
+  Rule: {Value: !GetAtt InitializeDatabaseEBTrigger.Arn}
+  Mapping: {Value: !Ref InitializeDatabaseJobs}
+  Role: {Value: !GetAtt MachineOnOrderRole.Arn}
+`, codeFolder(t), nil)
+	require.NoError(t, err)
+	out := outputsOf(r)
+	require.Equal(t, "arn:aws:events:us-east-1:123456789012:rule/app-InitializeDatabaseEBTrigger", out["Rule"])
+	require.NotEmpty(t, out["Mapping"])
+	require.Contains(t, out["Role"], ":role/app-MachineOnOrderRole")
+	for _, c := range r.Changes {
+		require.NotContains(t, c.LogicalID, "EBTrigger", "named only: not in the report")
+	}
 }

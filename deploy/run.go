@@ -297,7 +297,7 @@ func (x *run) apply(ctx context.Context) error {
 			prev = nil
 		}
 		k := kinds[r.Type]
-		if k == nil {
+		if k == nil || def.NamedOnly {
 			k = otherKind{}
 		}
 		order, changes := len(x.rec.Order), len(x.report.Changes)

@@ -16,7 +16,14 @@ import (
 // function's FunctionUrlConfig; <Id><Event>Queue (or its
 // QueueLogicalId) for an EventBridgeRule or CloudWatchEvent event whose
 // DeadLetterConfig is {Type: SQS} without an Arn, which then gets the
-// queue's Arn (and ImplicitQueue its logical id). A resource the template declares itself
+// queue's Arn (and ImplicitQueue its logical id); and, named only
+// (NamedOnly: the event is a wire here), what SAM makes for an event:
+// <Id><Event> (an AWS::Events::Rule for an EventBridgeRule or
+// CloudWatchEvent event, an AWS::Lambda::EventSourceMapping for SQS,
+// Kinesis, DynamoDB, MQ, MSK and SelfManagedKafka, an
+// AWS::SNS::Subscription for SNS), <Id><Event>Permission (an
+// AWS::Lambda::Permission for a function's rule, topic and bucket
+// events) and <Id><Event>Role (the role of a state machine's rule). A resource the template declares itself
 // is left as it is. Each is marked Implicit with the id of the resource
 // it comes from.
 func (t *Template) addImplicit() {
@@ -25,6 +32,12 @@ func (t *Template) addImplicit() {
 			return
 		}
 		t.Resources[id] = Resource{Type: typ, Properties: props, Implicit: from}
+	}
+	named := func(id, typ, from string) {
+		if _, declared := t.Resources[id]; declared {
+			return
+		}
+		t.Resources[id] = Resource{Type: typ, Implicit: from, NamedOnly: true}
 	}
 	for _, id := range sortedKeys(t.Resources) {
 		r := t.Resources[id]
@@ -55,7 +68,28 @@ func (t *Template) addImplicit() {
 						add("ServerlessHttpApi", "AWS::ApiGatewayV2::Api", id, nil)
 						add("ServerlessHttpApiApiGatewayDefaultStage", "AWS::ApiGatewayV2::Stage", id, map[string]any{"StageName": "$default"})
 					}
+				case "SQS", "Kinesis", "DynamoDB", "MQ", "MSK", "SelfManagedKafka":
+					if r.Type == "AWS::Serverless::Function" {
+						named(id+name, "AWS::Lambda::EventSourceMapping", id)
+					}
+				case "SNS":
+					if r.Type == "AWS::Serverless::Function" {
+						named(id+name, "AWS::SNS::Subscription", id)
+						named(id+name+"Permission", "AWS::Lambda::Permission", id)
+					}
+				case "S3":
+					if r.Type == "AWS::Serverless::Function" {
+						named(id+name+"Permission", "AWS::Lambda::Permission", id)
+					}
+				}
+				switch ev["Type"] {
 				case "EventBridgeRule", "CloudWatchEvent":
+					named(id+name, "AWS::Events::Rule", id)
+					if r.Type == "AWS::Serverless::Function" {
+						named(id+name+"Permission", "AWS::Lambda::Permission", id)
+					} else {
+						named(id+name+"Role", "AWS::IAM::Role", id)
+					}
 					dlq, _ := props["DeadLetterConfig"].(map[string]any)
 					if _, hasArn := dlq["Arn"]; dlq != nil && dlq["Type"] == "SQS" && !hasArn {
 						queue, _ := dlq["QueueLogicalId"].(string)

@@ -69,6 +69,10 @@ type Resource struct {
 	// Implicit is, for a resource SAM makes on its own (implicit.go),
 	// the logical id of the template's resource it comes from.
 	Implicit string
+	// NamedOnly marks an implicit resource that stands for what its
+	// resource's event is here (a wire on that resource's record): it is
+	// named, for Ref, Fn::GetAtt and DependsOn, and never made.
+	NamedOnly bool
 }
 
 // Output is one of the template's Outputs.
