@@ -202,8 +202,10 @@ func (s *Service) DeleteSchedule(ctx context.Context, group, name string) error 
 	err := s.exec.ScheduleDelete(ctx, group, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFoundError("Schedule %s does not exist.", name)
+	} else if err != nil {
+		return err
 	}
-	return err
+	return s.exec.TagDelete(ctx, s.ScheduleArn(group, name), []string{HoldTag, SkippedTag})
 }
 
 // ScheduleSummary is an item of ListSchedules.

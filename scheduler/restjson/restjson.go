@@ -176,6 +176,19 @@ func (h *Handler) routes() {
 	handle("DELETE /schedules/{name}", func(r *http.Request, _ []byte) (any, error) {
 		return struct{}{}, s.DeleteSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
 	})
+	// Stepwise's own: hold a schedule's next run (it is skipped), or
+	// take the hold back.
+	handle("POST /schedules/{name}/hold-next", func(r *http.Request, _ []byte) (any, error) {
+		at, err := s.HoldNext(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"HeldRun": scheduler.Epoch{Time: at}}, nil
+	})
+	handle("DELETE /schedules/{name}/hold-next", func(r *http.Request, _ []byte) (any, error) {
+		released, err := s.ReleaseHold(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
+		return map[string]bool{"Released": released}, err
+	})
 	handle("GET /schedules", func(r *http.Request, _ []byte) (any, error) {
 		q := r.URL.Query()
 		max, err := queryInt(q.Get("MaxResults"))
