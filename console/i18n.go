@@ -71,7 +71,7 @@ var messages = map[string]map[string]string{
 		"scheduleExecutionsHint": "Executions of the target whose name the schedule gives:", "none": "None",
 		"scheduleENABLED": "Enabled", "scheduleDISABLED": "Disabled", "flexibleWithin": "Within",
 		"skipNextRun": "Skip next run", "releaseHold": "Run it after all", "heldRun": "Held: this run is skipped, the ones after it fire:",
-		"skippedRuns": "Skipped by a hold:",
+		"skippedRuns":         "Skipped by a hold:",
 		"afterCompletionNONE": "Keep the schedule", "afterCompletionDELETE": "Delete the schedule",
 		// What a schedule asks that AWS would not do (scheduler.Difference).
 		"note.calendar":           "The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
@@ -136,7 +136,7 @@ var messages = map[string]map[string]string{
 		"scheduleExecutionsHint": "スケジュールが名前を付けたターゲットの実行:", "none": "なし",
 		"scheduleENABLED": "有効", "scheduleDISABLED": "無効", "flexibleWithin": "最大",
 		"skipNextRun": "次回の実行を保留", "releaseHold": "保留を解除", "heldRun": "保留中: この実行はスキップされ、その後の実行は通常どおり行われます:",
-		"skippedRuns": "保留でスキップした実行:",
+		"skippedRuns":         "保留でスキップした実行:",
 		"afterCompletionNONE": "スケジュールを残す", "afterCompletionDELETE": "スケジュールを削除する",
 		// What a schedule asks that AWS would not do (scheduler.Difference).
 		"note.calendar":           "カレンダー %s (ルール %s、グループのタグによる) は%s。EventBridge Scheduler は式のすべての時刻に実行します。",
