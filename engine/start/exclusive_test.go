@@ -8,9 +8,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/internal/testkit/pgtest"
+	"stepwise/internal/testkit/slowtest"
 	"stepwise/service"
 	"stepwise/service/servicetest"
 	"stepwise/sfnapi"
+	"stepwise/store/pgstore"
 )
 
 // TestExclusiveRefuse: state machines tagged stepwise:exclusive=<group>:refuse
@@ -23,10 +26,34 @@ import (
 // refused.
 func TestExclusiveRefuse(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	b := setup(t)
 	other, err := service.New(b.drv, servicetest.StoreEngine(b.drv, nil), service.Config{Region: region, Account: account})
 	require.NoError(t, err)
+	exclusiveRefuse(t, b.svc, other)
+}
+
+// TestExclusiveRefusePostgres: the same on PostgreSQL, the two servers
+// each with a pool of its own, as two nodes of a cluster.
+func TestExclusiveRefusePostgres(t *testing.T) {
+	t.Parallel()
+	slowtest.Require(t, "runs PostgreSQL")
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	var svcs []*service.Service
+	for range 2 {
+		drv, err := pgstore.Open(ctx, url, pgstore.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { drv.Close() })
+		svc, err := service.New(drv, servicetest.StoreEngine(drv, nil), service.Config{Region: region, Account: account})
+		require.NoError(t, err)
+		svcs = append(svcs, svc)
+	}
+	exclusiveRefuse(t, svcs[0], svcs[1])
+}
+
+func exclusiveRefuse(t *testing.T, first, other *service.Service) {
+	ctx := context.Background()
+	b := struct{ svc *service.Service }{first}
 	tag := []service.Tag{{Key: ptr("stepwise:exclusive"), Value: ptr("nightly:refuse")}}
 	for _, name := range []string{"a", "b", "c"} {
 		in := &service.CreateStateMachineInput{Name: name, Definition: def, RoleArn: "arn:aws:iam::123456789012:role/r"}
