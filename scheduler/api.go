@@ -41,6 +41,10 @@ type Service struct {
 	lastErr map[string]string // the last error logged of each schedule
 	retries map[string]*retry // by schedule ARN: its slot whose start failed
 
+	fileMu sync.Mutex
+	files  map[string]map[string]*fileState // by trigger, by path: what the polls saw
+	polled map[string]time.Time             // by trigger: its last poll
+
 	lookMu sync.Mutex
 	look   func(ctx context.Context) // Start's look, while its loop runs (Look)
 }

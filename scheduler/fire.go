@@ -153,6 +153,8 @@ func (s *Service) Start(ctx context.Context, cfg FireConfig) (done <-chan struct
 			if err := s.FireDue(ctx, cfg); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("scheduler: firing schedules failed", "error", err)
 			}
+			// Each trigger's failure is logged by PollFiles.
+			_ = s.PollFiles(ctx, cfg)
 		}
 	}
 	alarm := cfg.Alarm
