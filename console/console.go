@@ -109,6 +109,10 @@ type ScheduleView struct {
 	// ("jp:next"), NotAWS what it asks that AWS would not do.
 	Calendar string
 	NotAWS   []Note
+	// Held is when the next run that is held (skipped) would have fired,
+	// nil for none; Skipped are the runs holds skipped, the latest last.
+	Held    *time.Time
+	Skipped []time.Time
 }
 
 // A Note is something a schedule asks that AWS would not do, or why it

@@ -71,6 +71,8 @@ var messages = map[string]map[string]string{
 		"startDate": "Start date", "endDate": "End date", "afterCompletion": "After completion", "description": "Description",
 		"scheduleExecutionsHint": "Executions of the target whose name the schedule gives:", "none": "None",
 		"scheduleENABLED": "Enabled", "scheduleDISABLED": "Disabled", "flexibleWithin": "Within",
+		"skipNextRun": "Skip next run", "releaseHold": "Run it after all", "heldRun": "Held: this run is skipped, the ones after it fire:",
+		"skippedRuns":         "Skipped by a hold:",
 		"afterCompletionNONE": "Keep the schedule", "afterCompletionDELETE": "Delete the schedule",
 		// What a schedule asks that AWS would not do (scheduler.Difference).
 		"note.calendar":           "The calendar %s (rule %s, from the group's tags) %s: EventBridge Scheduler fires every slot of the expression.",
@@ -135,6 +137,8 @@ var messages = map[string]map[string]string{
 		"startDate": "開始日", "endDate": "終了日", "afterCompletion": "完了後の動作", "description": "説明",
 		"scheduleExecutionsHint": "スケジュールが名前を付けたターゲットの実行:", "none": "なし",
 		"scheduleENABLED": "有効", "scheduleDISABLED": "無効", "flexibleWithin": "最大",
+		"skipNextRun": "次回の実行を保留", "releaseHold": "保留を解除", "heldRun": "保留中: この実行はスキップされ、その後の実行は通常どおり行われます:",
+		"skippedRuns":         "保留でスキップした実行:",
 		"afterCompletionNONE": "スケジュールを残す", "afterCompletionDELETE": "スケジュールを削除する",
 		// What a schedule asks that AWS would not do (scheduler.Difference).
 		"note.calendar":           "カレンダー %s (ルール %s、グループのタグによる) は%s。EventBridge Scheduler は式のすべての時刻に実行します。",

@@ -242,3 +242,5 @@ func (s i18nScheduler) Schedule(context.Context, string, string) (*console.Sched
 }
 
 func (i18nScheduler) SetScheduleState(context.Context, string, string, string) error { return nil }
+
+func (i18nScheduler) HoldNext(context.Context, string, string, bool) error { return nil }

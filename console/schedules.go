@@ -14,7 +14,8 @@ import (
 // executions it started, with buttons that enable or disable it:
 //
 //	GET  /schedule-list/<group>/<name>   the schedule
-//	POST /schedule-list/<group>/<name>   state=ENABLED or DISABLED, then back to it
+//	POST /schedule-list/<group>/<name>   state=ENABLED or DISABLED, or hold=next or
+//	                                     release (skip the next run, or not), then back to it
 //
 // The POST is a form of the console's own page: the server refuses it
 // from another origin and, with sign-in, without a session.
@@ -28,6 +29,9 @@ type Scheduler interface {
 	// SetScheduleState enables (ENABLED) or disables (DISABLED) a
 	// schedule, its other settings unchanged.
 	SetScheduleState(ctx context.Context, group, name, state string) error
+	// HoldNext holds a schedule's next run (it is skipped, the ones after
+	// it fire), or with hold false takes the hold back.
+	HoldNext(ctx context.Context, group, name string, hold bool) error
 }
 
 // ErrNoSchedule is Scheduler's error for a schedule that does not exist.
@@ -111,19 +115,27 @@ func (c *Console) setScheduleState(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the form could not be read: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	state := r.PostFormValue("state")
-	if state != "ENABLED" && state != "DISABLED" {
+	state, hold := r.PostFormValue("state"), r.PostFormValue("hold")
+	var err error
+	switch {
+	case hold == "next" || hold == "release":
+		err = c.scheduler.HoldNext(r.Context(), group, name, hold == "next")
+	case hold != "":
+		http.Error(w, "hold must be next or release, not \""+hold+"\"", http.StatusBadRequest)
+		return
+	case state != "ENABLED" && state != "DISABLED":
 		http.Error(w, "state must be ENABLED or DISABLED, not \""+state+"\"", http.StatusBadRequest)
 		return
+	default:
+		err = c.scheduler.SetScheduleState(r.Context(), group, name, state)
 	}
-	err := c.scheduler.SetScheduleState(r.Context(), group, name, state)
 	if errors.Is(err, ErrNoSchedule) {
 		c.notFound(w, r, "schedule "+group+"/"+name)
 		return
 	}
 	if err != nil {
-		c.log.Error("console: set a schedule's state", "group", group, "name", name, "state", state, "error", err)
-		http.Error(w, "the schedule's state could not be changed: "+err.Error(), http.StatusBadRequest)
+		c.log.Error("console: change a schedule", "group", group, "name", name, "state", state, "hold", hold, "error", err)
+		http.Error(w, "the schedule could not be changed: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	http.Redirect(w, r, "/schedule-list/"+url.PathEscape(group)+"/"+url.PathEscape(name), http.StatusSeeOther)

@@ -32,7 +32,8 @@ func (s schedules) list(ctx context.Context) ([]console.ScheduleView, error) {
 	var out []console.ScheduleView
 	for _, o := range list {
 		out = append(out, console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
-			Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS)})
+			Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS),
+			Held: o.Held, Skipped: o.Skipped})
 	}
 	return out, nil
 }
@@ -69,6 +70,19 @@ func (s schedules) SetScheduleState(ctx context.Context, group, name, state stri
 	}
 	sc.State = state
 	_, err = s.sched.UpdateSchedule(ctx, sc)
+	return err
+}
+
+func (s schedules) HoldNext(ctx context.Context, group, name string, hold bool) error {
+	if _, err := s.get(ctx, group, name); err != nil {
+		return err
+	}
+	var err error
+	if hold {
+		_, err = s.sched.HoldNext(ctx, group, name)
+	} else {
+		_, err = s.sched.ReleaseHold(ctx, group, name)
+	}
 	return err
 }
 
@@ -213,4 +227,58 @@ func notes(ds []scheduler.Difference) []console.Note {
 		out[i] = console.Note{Kind: d.Kind, Calendar: d.Calendar, Rule: d.Rule, Detail: d.Detail}
 	}
 	return out
+}
+
+// "Skip next run" holds the schedule's next run: the page says which run
+// is held and offers to take the hold back; once the run's time has
+// passed it is listed as skipped, and the run after it fires.
+func TestScheduleHoldNext(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b, sched := setupSchedules(t, now)
+	ctx := context.Background()
+	sm := b.create(t, "jobnet", passDef)
+	_, err := sched.CreateSchedule(ctx, &scheduler.Schedule{Name: "nightly", ScheduleExpression: "cron(0 2 * * ? *)",
+		FlexibleTimeWindow: &scheduler.FlexibleTimeWindow{Mode: "OFF"},
+		Target:             &scheduler.Target{Arn: sm, RoleArn: "arn:aws:iam::123456789012:role/r"}})
+	require.NoError(t, err)
+	_, page := b.get(t, "/schedule-list/default/nightly")
+	require.Contains(t, page, `<input type="hidden" name="hold" value="next"><button type="submit" data-action="hold-next">Skip next run</button>`)
+
+	resp := b.post(t, "/schedule-list/default/nightly", url.Values{"hold": {"next"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	_, page = b.get(t, "/schedule-list/default/nightly")
+	require.Contains(t, page, `<p data-field="held">Held: this run is skipped, the ones after it fire: <time datetime="2026-11-26T02:00:00.000Z"`)
+	require.Contains(t, page, `data-action="release-hold">Run it after all</button>`)
+
+	req, err := http.NewRequest(http.MethodGet, b.srv.URL+"/schedule-list/default/nightly", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Language", "ja")
+	jresp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	ja, err := io.ReadAll(jresp.Body)
+	jresp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(ja), `data-action="release-hold">保留を解除</button>`)
+
+	// Released, then held again from the Japanese page's button.
+	resp = b.post(t, "/schedule-list/default/nightly", url.Values{"hold": {"release"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	_, page = b.get(t, "/schedule-list/default/nightly")
+	require.Contains(t, page, `data-action="hold-next">Skip next run</button>`)
+	resp = b.post(t, "/schedule-list/default/nightly", url.Values{"hold": {"next"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+
+	started := 0
+	cfg := scheduler.FireConfig{Now: func() time.Time { return time.Date(2026, 11, 26, 2, 0, 30, 0, time.UTC) },
+		Starter: scheduler.StarterFunc(func(context.Context, *scheduler.StartExecution) error { started++; return nil })}
+	require.NoError(t, sched.FireDue(ctx, cfg))
+	require.Zero(t, started)
+	_, page = b.get(t, "/schedule-list/default/nightly")
+	require.Contains(t, page, `<p data-field="skipped">Skipped by a hold: <time datetime="2026-11-26T02:00:00.000Z"`)
+
+	resp = b.post(t, "/schedule-list/default/nightly", url.Values{"hold": {"later"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	resp = b.post(t, "/schedule-list/default/nope", url.Values{"hold": {"next"}})
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 }

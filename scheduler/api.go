@@ -41,6 +41,10 @@ type Service struct {
 	lastErr map[string]string // the last error logged of each schedule
 	retries map[string]*retry // by schedule ARN: its slot whose start failed
 
+	fileMu sync.Mutex
+	files  map[string]map[string]*fileState // by trigger, by path: what the polls saw
+	polled map[string]time.Time             // by trigger: its last poll
+
 	lookMu sync.Mutex
 	look   func(ctx context.Context) // Start's look, while its loop runs (Look)
 }
@@ -202,8 +206,10 @@ func (s *Service) DeleteSchedule(ctx context.Context, group, name string) error 
 	err := s.exec.ScheduleDelete(ctx, group, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFoundError("Schedule %s does not exist.", name)
+	} else if err != nil {
+		return err
 	}
-	return err
+	return s.exec.TagDelete(ctx, s.ScheduleArn(group, name), []string{HoldTag, SkippedTag})
 }
 
 // ScheduleSummary is an item of ListSchedules.

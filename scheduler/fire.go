@@ -153,6 +153,8 @@ func (s *Service) Start(ctx context.Context, cfg FireConfig) (done <-chan struct
 			if err := s.FireDue(ctx, cfg); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("scheduler: firing schedules failed", "error", err)
 			}
+			// Each trigger's failure is logged by PollFiles.
+			_ = s.PollFiles(ctx, cfg)
 		}
 	}
 	alarm := cfg.Alarm
@@ -319,6 +321,22 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 			prev = at
 		}
 	}
+	held, isHeld, err := s.held(ctx, sch.Arn)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if isHeld && !held.After(after) {
+		// A hold whose slot is behind: skipped, its record cut short by a
+		// stop, or left behind by a change of the schedule.
+		if row.LastFired != nil && held.Equal(*row.LastFired) {
+			if err := s.skipHeld(ctx, sch.Arn, prev); err != nil {
+				return time.Time{}, err
+			}
+		} else if err := s.exec.TagDelete(ctx, sch.Arn, []string{HoldTag}); err != nil {
+			return time.Time{}, err
+		}
+		isHeld = false
+	}
 	fired, tried := false, false
 	var pending time.Time // the first slot looked past, not fired and not yet recorded
 	for i := 0; i < maxSlotsPerTick; i++ {
@@ -345,6 +363,21 @@ func (s *Service) fireSchedule(ctx context.Context, cfg FireConfig, row *store.S
 		}
 		if due := at.Add(flexDelay(sch, at)); now.Before(due) {
 			return due, nil
+		}
+		if isHeld && slot.Equal(held) {
+			// Held: recorded as fired, then as skipped (a stop between
+			// the two is caught up above).
+			s.cfg.Logger.Info("scheduler: slot skipped, held", "schedule_arn", sch.Arn, "slot", at)
+			delete(s.retries, sch.Arn)
+			if err := s.exec.ScheduleFired(ctx, row.GroupName, row.Name, slot); err != nil {
+				return time.Time{}, err
+			}
+			if err := s.skipHeld(ctx, sch.Arn, at); err != nil {
+				return time.Time{}, err
+			}
+			isHeld = false
+			after, prev, fired, tried = slot, at, true, true
+			continue
 		}
 		r := s.retries[sch.Arn]
 		first := !tried // the first slot that fires: the attempts stored are its

@@ -18,6 +18,11 @@ type Overview struct {
 	LastFired                 *time.Time
 	Next                      []time.Time // none when DISABLED or over; as its calendar moves them
 	Created, LastModification time.Time
+	// Held is when the next run that is held (stepwise hold-next) would
+	// have fired, nil for none; Skipped are the runs holds skipped, the
+	// latest last.
+	Held    *time.Time
+	Skipped []time.Time
 	// Calendar is the business calendar the schedule fires by and its
 	// rule ("jp:next"; "" for none), from its group's tags.
 	Calendar string
@@ -95,6 +100,15 @@ func (s *Service) Overview(ctx context.Context, next int) ([]Overview, error) {
 				o.NotAWS = append(o.NotAWS, Difference{Kind: DiffNotFired, Detail: err.Error()})
 			}
 			o.Calendar = att.String()
+			held, isHeld, skipped, herr := s.holds(ctx, sc.Arn)
+			if herr != nil {
+				return nil, herr
+			}
+			if isHeld && held.After(cursor(row)) {
+				at, _ := att.fireAt(held, sc.location())
+				o.Held = &at
+			}
+			o.Skipped = skipped
 			o.NotAWS = append(o.NotAWS, NotAWS(sc, att)...)
 			if row.State == "ENABLED" && err == nil {
 				o.Next = nextFirings(sc, row, att, now, next)

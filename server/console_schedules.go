@@ -47,7 +47,8 @@ func notes(ds []scheduler.Difference) []console.Note {
 
 func scheduleView(o scheduler.Overview) console.ScheduleView {
 	return console.ScheduleView{Arn: o.Arn, Group: o.Group, Name: o.Name, State: o.State, Expression: o.Expression,
-		Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS)}
+		Timezone: o.Timezone, Target: o.Target, LastFired: o.LastFired, Next: o.Next, Calendar: o.Calendar, NotAWS: notes(o.NotAWS),
+		Held: o.Held, Skipped: o.Skipped}
 }
 
 // Schedule is a schedule's page: GetSchedule, and its overview with its
@@ -141,6 +142,17 @@ func (c consoleSchedules) SetScheduleState(ctx context.Context, group, name, sta
 	}
 	sc.State = state
 	_, err = c.sched.UpdateSchedule(ctx, sc)
+	return notFound(err)
+}
+
+// HoldNext holds a schedule's next run, or takes the hold back.
+func (c consoleSchedules) HoldNext(ctx context.Context, group, name string, hold bool) error {
+	var err error
+	if hold {
+		_, err = c.sched.HoldNext(ctx, group, name)
+	} else {
+		_, err = c.sched.ReleaseHold(ctx, group, name)
+	}
 	return notFound(err)
 }
 

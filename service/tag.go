@@ -10,6 +10,7 @@ import (
 
 	"stepwise/asl"
 	"stepwise/awsarn"
+	"stepwise/engine/start"
 	"stepwise/interp"
 	"stepwise/sfnapi"
 	"stepwise/store"
@@ -47,6 +48,15 @@ func checkPolicyTags(tags []Tag, m *asl.StateMachine) error {
 	}
 	kv := map[string]string{}
 	for _, t := range tags {
+		if t.Key != nil && *t.Key == start.ExclusiveTag {
+			v := ""
+			if t.Value != nil {
+				v = *t.Value
+			}
+			if _, err := start.ParseExclusive(v); err != nil {
+				return apiErr(sfnapi.CodeValidation, "Invalid exclusive group: %v", err)
+			}
+		}
 		if t.Key != nil && (strings.HasPrefix(*t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(*t.Key, interp.HoldTagPrefix)) {
 			kv[*t.Key] = ""
 			if t.Value != nil {

@@ -70,6 +70,7 @@ type Executor interface {
 	ScheduleStore
 	ClockStore
 	StackStore
+	FileTriggerStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

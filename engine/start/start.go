@@ -86,6 +86,10 @@ type Params struct {
 	// state machine's tags (warnrule.FromTags); recorded in its row with
 	// the policies (warnrule.Embed).
 	Warnings warnrule.Rules
+	// Exclusive is the exclusive group the execution runs in (its state
+	// machine's stepwise:exclusive tag), nil for none: the Starter claims
+	// the group before the engine starts it.
+	Exclusive *Exclusive
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.
@@ -184,8 +188,15 @@ type Starter struct {
 	cfg      Config
 	prefix   awsarn.Prefix
 	machines *recent.Cache[*store.StateMachine] // nil without CacheFor
-	policies *recent.Cache[interp.Policies]
+	policies *recent.Cache[tagged]
 	warnings *recent.Cache[warnrule.Rules]
+	claims   claims
+}
+
+// tagged is what a state machine's tags set for its executions.
+type tagged struct {
+	policies  interp.Policies
+	exclusive *Exclusive
 }
 
 // New returns a Starter.
@@ -203,7 +214,7 @@ func New(cfg Config) *Starter {
 	s := &Starter{cfg: cfg, prefix: awsarn.Prefix{Partition: cfg.Partition, Region: cfg.Region, Account: cfg.Account}}
 	if cfg.CacheFor > 0 {
 		s.machines = recent.New[*store.StateMachine](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
-		s.policies = recent.New[interp.Policies](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
+		s.policies = recent.New[tagged](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 		s.warnings = recent.New[warnrule.Rules](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 	}
 	return s
@@ -225,9 +236,15 @@ func (s *Starter) Start(ctx context.Context, r *Request) (*store.Execution, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := s.claimFor(ctx, p); err != nil {
+		return nil, err
+	}
 	row, err := s.cfg.Runs.StartExecution(ctx, p)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return nil, &ExistsError{Arn: p.ExecutionArn, Err: err}
+	}
+	if err != nil {
+		s.void(p)
 	}
 	return row, err
 }
@@ -238,6 +255,12 @@ func (s *Starter) StartSync(ctx context.Context, r *Request) (*SyncResult, error
 	if err != nil {
 		return nil, err
 	}
+	if err := s.claimFor(ctx, p); err != nil {
+		return nil, err
+	}
+	// A synchronous execution is never stored: its claim holds the group
+	// while it runs, then is passed over as one whose start was cut short
+	// would be, once claimGrace is over.
 	return s.cfg.Runs.StartSyncExecution(ctx, p)
 }
 
@@ -306,12 +329,16 @@ func (s *Starter) Params(ctx context.Context, r *Request) (*Params, error) {
 		}
 	}
 	var ws warnrule.Rules
+	var exclusive *Exclusive
 	if r.Target == nil {
-		ps, err := s.policiesOf(ctx, t.StateMachine.Arn)
+		tg, err := s.taggedOf(ctx, t.StateMachine.Arn)
 		if err != nil {
 			return nil, err
 		}
-		t.Policies = ps
+		t.Policies = tg.policies
+		if r.MapRunArn == "" {
+			exclusive = tg.exclusive
+		}
 		if ws, err = s.warningsOf(ctx, t.StateMachine.Arn); err != nil {
 			return nil, err
 		}
@@ -320,7 +347,7 @@ func (s *Starter) Params(ctx context.Context, r *Request) (*Params, error) {
 		StateMachine: t.StateMachine, Machine: t.Machine, ExecutionArn: arn, Name: name,
 		Input: input, InputValue: value, InputParsed: true, TraceHeader: r.TraceHeader,
 		TestCase: t.TestCase, VersionArn: t.VersionArn, AliasArn: t.AliasArn, MapRunArn: r.MapRunArn, Policies: t.Policies,
-		Warnings: ws,
+		Warnings: ws, Exclusive: exclusive,
 	}, nil
 }
 
@@ -410,26 +437,27 @@ func (s *Starter) machine(sm *store.StateMachine) (*asl.StateMachine, error) {
 	})
 }
 
-// policiesOf reads the failure policies a state machine's tags set, from
-// the cache of those read lately.
-func (s *Starter) policiesOf(ctx context.Context, smArn string) (interp.Policies, error) {
+// taggedOf reads what a state machine's tags set (its failure policies,
+// its exclusive group), from the cache of those read lately.
+func (s *Starter) taggedOf(ctx context.Context, smArn string) (tagged, error) {
 	if s.policies != nil {
-		if ps, ok := s.policies.Get(smArn); ok {
-			return ps, nil
+		if tg, ok := s.policies.Get(smArn); ok {
+			return tg, nil
 		}
 	}
 	var look uint64
 	if s.policies != nil {
 		look = s.policies.Look()
 	}
-	ps, err := PoliciesOf(ctx, s.cfg.Store, smArn)
+	tags, err := s.cfg.Store.TagList(ctx, smArn)
 	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
+		return tagged{}, fmt.Errorf("list tags: %w", err)
 	}
+	tg := tagged{policies: policiesFrom(tags), exclusive: exclusiveOf(tags)}
 	if s.policies != nil {
-		s.policies.Put(smArn, ps, look)
+		s.policies.Put(smArn, tg, look)
 	}
-	return ps, nil
+	return tg, nil
 }
 
 // PoliciesOf reads the failure policies a state machine's tags set
@@ -440,6 +468,10 @@ func PoliciesOf(ctx context.Context, ex store.Executor, smArn string) (interp.Po
 	if err != nil {
 		return nil, err
 	}
+	return policiesFrom(tags), nil
+}
+
+func policiesFrom(tags []store.Tag) interp.Policies {
 	m := map[string]string{}
 	for _, t := range tags {
 		if strings.HasPrefix(t.Key, interp.PolicyTagPrefix) || strings.HasPrefix(t.Key, interp.HoldTagPrefix) {
@@ -447,8 +479,8 @@ func PoliciesOf(ctx context.Context, ex store.Executor, smArn string) (interp.Po
 		}
 	}
 	if len(m) == 0 {
-		return nil, nil
+		return nil
 	}
 	ps, _ := interp.PoliciesFromTags(m)
-	return ps, nil
+	return ps
 }

@@ -46,6 +46,7 @@ func HandlesPath(path string) bool {
 	switch {
 	case path == "/schedules" || strings.HasPrefix(path, "/schedules/"),
 		path == "/schedule-groups" || strings.HasPrefix(path, "/schedule-groups/"),
+		path == "/file-triggers" || strings.HasPrefix(path, "/file-triggers/"),
 		strings.HasPrefix(path, "/tags/arn:") && strings.Contains(path, ":scheduler:"):
 		return true
 	}
@@ -175,6 +176,49 @@ func (h *Handler) routes() {
 	})
 	handle("DELETE /schedules/{name}", func(r *http.Request, _ []byte) (any, error) {
 		return struct{}{}, s.DeleteSchedule(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
+	})
+	// Stepwise's own: hold a schedule's next run (it is skipped), or
+	// take the hold back.
+	handle("POST /schedules/{name}/hold-next", func(r *http.Request, _ []byte) (any, error) {
+		at, err := s.HoldNext(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"HeldRun": scheduler.Epoch{Time: at}}, nil
+	})
+	handle("DELETE /schedules/{name}/hold-next", func(r *http.Request, _ []byte) (any, error) {
+		released, err := s.ReleaseHold(r.Context(), r.URL.Query().Get("groupName"), r.PathValue("name"))
+		return map[string]bool{"Released": released}, err
+	})
+	// Stepwise's own: the file-arrival triggers.
+	handle("POST /file-triggers/{name}", func(r *http.Request, body []byte) (any, error) {
+		var in scheduler.FileTrigger
+		if err := decodeBody(body, &in); err != nil {
+			return nil, err
+		}
+		in.Name = r.PathValue("name")
+		return struct{}{}, s.PutFileTrigger(r.Context(), &in)
+	})
+	handle("GET /file-triggers/{name}", func(r *http.Request, _ []byte) (any, error) {
+		t, err := s.GetFileTrigger(r.Context(), r.PathValue("name"))
+		if err != nil {
+			return nil, err
+		}
+		files, err := s.ListFileArrivals(r.Context(), t.Name)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			*scheduler.FileTrigger
+			Started []scheduler.FileArrival
+		}{t, files}, nil
+	})
+	handle("GET /file-triggers", func(r *http.Request, _ []byte) (any, error) {
+		ts, err := s.ListFileTriggers(r.Context())
+		return map[string][]*scheduler.FileTrigger{"FileTriggers": ts}, err
+	})
+	handle("DELETE /file-triggers/{name}", func(r *http.Request, _ []byte) (any, error) {
+		return struct{}{}, s.DeleteFileTrigger(r.Context(), r.PathValue("name"))
 	})
 	handle("GET /schedules", func(r *http.Request, _ []byte) (any, error) {
 		q := r.URL.Query()

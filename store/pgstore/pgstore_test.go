@@ -100,7 +100,7 @@ func TestOpen(t *testing.T) {
 		t.Parallel()
 
 		d := open(ctx, t, Options{})
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, applied(ctx, t, d))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, applied(ctx, t, d))
 		seed(ctx, t, d.Executor())
 	})
 
@@ -120,7 +120,7 @@ func TestOpen(t *testing.T) {
 		got, err := d.Executor().ExecutionGet(ctx, x.Arn)
 		require.NoError(t, err)
 		require.Equal(t, x, got)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, applied(ctx, t, d))
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, applied(ctx, t, d))
 	})
 
 	t.Run("ConcurrentOpens", func(t *testing.T) {
@@ -147,7 +147,7 @@ func TestOpen(t *testing.T) {
 			case err := <-errs:
 				require.NoError(t, err)
 			case d := <-drivers:
-				require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, applied(ctx, t, d))
+				require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, applied(ctx, t, d))
 				require.NoError(t, d.Close())
 			}
 		}
@@ -227,13 +227,13 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		res, err := m.Migrate(ctx, tx, migrate.DirectionDown, &migrate.Opts{TargetVersion: -1})
 		require.NoError(t, err)
-		require.Equal(t, []int{18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
+		require.Equal(t, []int{19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
 		var tables int
 		require.NoError(t, tx.QueryRowContext(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename != 'stepwise_migration'`).Scan(&tables))
 		require.Zero(t, tables)
 		res, err = m.Migrate(ctx, tx, migrate.DirectionUp, nil)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, res.Versions)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, res.Versions)
 		require.NoError(t, tx.Commit())
 
 		_, err = d.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:sm:x")

@@ -97,7 +97,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, applied)
 	})
 
 	t.Run("Memory", func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		applied, err := m.Applied(ctx, d.read)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, applied)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, applied)
 	})
 
 	t.Run("ReadersDoNotWaitForWriter", func(t *testing.T) {
@@ -353,13 +353,13 @@ func TestOpen(t *testing.T) {
 		require.NoError(t, err)
 		res, err := m.Migrate(ctx, tx, migrate.DirectionDown, &migrate.Opts{TargetVersion: -1})
 		require.NoError(t, err)
-		require.Equal(t, []int{18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
+		require.Equal(t, []int{19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, res.Versions)
 		var tables int
 		require.NoError(t, tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name != 'stepwise_migration' AND name NOT LIKE 'sqlite_%'`).Scan(&tables))
 		require.Zero(t, tables)
 		res, err = m.Migrate(ctx, tx, migrate.DirectionUp, nil)
 		require.NoError(t, err)
-		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, res.Versions)
+		require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, res.Versions)
 		require.NoError(t, tx.Commit())
 
 		_, err = d.Executor().ExecutionGet(ctx, "arn:aws:states:us-east-1:123456789012:execution:sm:x")

@@ -25,7 +25,7 @@ func HistoryRowsMigration(ctx context.Context, t *testing.T, db *sql.DB, m *migr
 		t.Helper()
 		res, err := m.Migrate(ctx, db, migrate.DirectionDown, &migrate.Opts{TargetVersion: 15})
 		require.NoError(t, err)
-		require.Equal(t, []int{18, 17, 16}, res.Versions)
+		require.Equal(t, []int{19, 18, 17, 16}, res.Versions)
 	}
 	down()
 	_, err := db.ExecContext(ctx, `DELETE FROM stepwise_event`)
@@ -44,7 +44,7 @@ SELECT id, $2, $3, $4, $5 FROM stepwise_execution WHERE arn = $1`, x.Arn, ev.ID,
 
 	res, err := m.Migrate(ctx, db, migrate.DirectionUp, nil)
 	require.NoError(t, err)
-	require.Equal(t, []int{16, 17, 18}, res.Versions)
+	require.Equal(t, []int{16, 17, 18, 19}, res.Versions)
 	got, err := ex.EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
 	require.NoError(t, err)
 	require.Equal(t, old, got)

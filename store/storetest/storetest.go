@@ -83,6 +83,7 @@ func Exercise(ctx context.Context, t *testing.T, newDriver func(t *testing.T) st
 			exerciseSchedules(ctx, t, setup)
 			exerciseClock(ctx, t, setup)
 			exerciseStacks(ctx, t, setup)
+			exerciseFileTriggers(ctx, t, setup)
 		})
 	}
 

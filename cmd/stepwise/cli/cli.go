@@ -77,6 +77,7 @@ func (c *CLI) Execute(args []string) int {
 		(&deployCommand{CommandBase: base}).command(),
 		(&clockCommand{CommandBase: base}).command(),
 		(&importCommand{CommandBase: base}).command(),
+		(&holdNextCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

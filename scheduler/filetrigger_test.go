@@ -1,0 +1,122 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stepwise/scheduler"
+)
+
+// triggerCall sends a file-trigger request and returns its status and
+// JSON body.
+func triggerCall(t *testing.T, b *bundle, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(data, &out), string(data))
+	return resp.StatusCode, out
+}
+
+// TestFileTrigger: a trigger made through the API starts one execution a
+// file that arrives in its folder, once its size has stayed the same for
+// StableSeconds, with the file in the input; a scheduler started again
+// (a restart, another node) starts none of them again; a file written
+// again arrives again; a stop between a start and its record starts
+// nothing twice.
+func TestFileTrigger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	dir := t.TempDir()
+	status, out := triggerCall(t, b, http.MethodPost, "/file-triggers/ledger",
+		`{"Folder": "`+dir+`", "Pattern": "*.csv", "StateMachineArn": "`+smArn+`", "PollSeconds": 5, "StableSeconds": 10}`)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = triggerCall(t, b, http.MethodPost, "/file-triggers/bad", `{"Folder": "in", "StateMachineArn": "x"}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, out["Message"], "'in' at 'Folder' failed to satisfy constraint: Member must be an absolute path")
+	require.Contains(t, out["Message"], "at 'StateMachineArn' failed to satisfy constraint: Member must be a state machine's ARN")
+
+	sfn := &fakeSFN{}
+	now := b.now
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }}
+	svc := b.svc
+	poll := func(after time.Duration) {
+		t.Helper()
+		now = now.Add(after)
+		require.NoError(t, svc.PollFiles(ctx, cfg))
+	}
+	a := filepath.Join(dir, "a.csv")
+	require.NoError(t, os.WriteFile(a, []byte("1,2\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "note.txt"), []byte("x"), 0o600))
+	poll(0)
+	require.Empty(t, sfn.names_(), "not stable yet")
+	poll(5 * time.Second)
+	require.Empty(t, sfn.names_())
+	require.NoError(t, os.WriteFile(a, []byte("1,2\n3,4\n"), 0o600)) // still being written
+	poll(5 * time.Second)
+	require.Empty(t, sfn.names_(), "its size changed: stable from now")
+	poll(5 * time.Second)
+	require.Empty(t, sfn.names_())
+	poll(5 * time.Second)
+	require.Len(t, sfn.names_(), 1)
+	info, err := os.Stat(a)
+	require.NoError(t, err)
+	var in map[string]any
+	require.NoError(t, json.Unmarshal([]byte(sfn.started[0]["input"]), &in))
+	require.Equal(t, map[string]any{"path": a, "size": float64(8), "modified": info.ModTime().UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)}, in["file"])
+	require.Equal(t, "ledger", in["trigger"])
+	require.True(t, strings.HasPrefix(sfn.names_()[0], "ledger-"))
+
+	// Restarted: nothing starts again, even once the stability is seen again.
+	svc = scheduler.New(b.exec, b.cfg)
+	poll(time.Minute)
+	poll(time.Minute)
+	require.Len(t, sfn.names_(), 1)
+
+	// Written again: a new arrival. A stop between its start and its
+	// record: started already (ExecutionAlreadyExists), recorded, once.
+	require.NoError(t, os.WriteFile(a, []byte("5,6\n"), 0o600))
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(a, later, later))
+	info, err = os.Stat(a)
+	require.NoError(t, err)
+	key := a + " 4 " + strconv.FormatInt(info.ModTime().UTC().Truncate(time.Millisecond).UnixMilli(), 10)
+	name := scheduler.FileExecutionName("ledger", key)
+	require.NoError(t, sfn.StartExecution(ctx, &scheduler.StartExecution{StateMachineArn: smArn, Name: &name}))
+	poll(time.Minute)
+	poll(time.Minute)
+	require.Equal(t, []string{sfn.names_()[0], name}, sfn.names_())
+	svc = scheduler.New(b.exec, b.cfg)
+	poll(time.Minute)
+	poll(time.Minute)
+	require.Len(t, sfn.names_(), 2)
+
+	status, out = triggerCall(t, b, http.MethodGet, "/file-triggers/ledger", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, out["Started"], 2)
+	require.Equal(t, "arn:aws:states:us-east-1:123456789012:execution:jobnet:"+name, out["Started"].([]any)[0].(map[string]any)["ExecutionArn"])
+	status, out = triggerCall(t, b, http.MethodGet, "/file-triggers", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, out["FileTriggers"], 1)
+	status, _ = triggerCall(t, b, http.MethodDelete, "/file-triggers/ledger", "")
+	require.Equal(t, http.StatusOK, status)
+	status, out = triggerCall(t, b, http.MethodGet, "/file-triggers/ledger", "")
+	require.Equal(t, http.StatusNotFound, status)
+	require.Equal(t, "File trigger ledger does not exist.", out["Message"])
+}

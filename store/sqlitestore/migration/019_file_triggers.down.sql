@@ -1,0 +1,2 @@
+DROP TABLE stepwise_file_arrival;
+DROP TABLE stepwise_file_trigger;
