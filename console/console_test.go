@@ -23,6 +23,7 @@ import (
 type bundle struct {
 	svc *service.Service
 	srv *httptest.Server
+	con *console.Console
 }
 
 // setup runs the console over a real store, engine and service.
@@ -40,7 +41,7 @@ func setupWith(t testing.TB, opts console.Options) *bundle {
 	require.NoError(t, err)
 	srv := httptest.NewServer(con)
 	t.Cleanup(srv.Close)
-	return &bundle{svc: svc, srv: srv}
+	return &bundle{svc: svc, srv: srv, con: con}
 }
 
 func (b *bundle) create(t testing.TB, name, def string) string {
