@@ -57,8 +57,23 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range events[from:to] {
 		rows = append(rows, eventRow{event: ev, State: stateOf(ev, a), ElapsedMs: elapsedMs(start, ev.Timestamp), Details: prettyJSON(string(ev.Raw))})
 	}
+	end := c.now()
+	if stop != nil {
+		end = *stop
+	}
+	var late []LateJob
+	lateStates := map[string]bool{}
+	if x.Status == "RUNNING" {
+		late = c.lateJobs(r.Context(), x.StateMachineArn, arn, events, x.Status)
+		for _, j := range late {
+			lateStates[j.State] = true
+		}
+	}
+	lang := language(r)
 	c.render(w, http.StatusOK, "execution", struct {
 		page
+		Timeline *Timeline
+		Late     []LateJob
 		X        *service.DescribeExecutionOutput
 		Graph    *graph
 		States   map[string]string
@@ -76,7 +91,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		By       string // the execution that started this one (states:startExecution)
 		Cost     costView
 		Duration string
-	}{c.newPage(r, x.Name), x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+	}{c.newPage(r, x.Name), timelineOf(a, start, end, lateStates, lang), late, x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
 		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
 		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String()})

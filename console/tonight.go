@@ -293,6 +293,7 @@ func (c *Console) planned(ctx context.Context, from, to time.Time) ([]PlannedRun
 }
 
 func init() {
+	funcs["dur"] = roundDuration
 	funcs["rowOf"] = func(lang, zone string, row tonightRow) map[string]any {
 		return map[string]any{"Lang": lang, "Zone": zone, "Row": row}
 	}
@@ -300,11 +301,13 @@ func init() {
 		"en": {"tonight": "Tonight", "show": "Show", "plannedRuns": "Today and tomorrow", "plannedAt": "Planned", "schedule": "Schedule",
 			"execution": "Execution", "usualDuration": "Usual", "difference": "Difference", "nothingPlanned": "No schedule fires today or tomorrow.",
 			"startedByHand": "Started by hand today", "notYet": "Not yet", "runningLate": "Running late", "timeline": "Timeline",
-			"criticalPath": "Critical path", "waitShaded": "Wait", "retrySegment": "Earlier try", "lateJobs": "Jobs running late"},
+			"criticalPath": "Critical path", "waitShaded": "Wait", "retrySegment": "Earlier try", "lateJobs": "Jobs running late",
+			"tlQueued": "Scheduled, not started", "tlTruncated": "Only the first 500 entries are drawn."},
 		"ja": {"tonight": "今夜の予定", "show": "表示", "plannedRuns": "今日と明日", "plannedAt": "予定時刻", "schedule": "スケジュール",
 			"execution": "実行", "usualDuration": "通常", "difference": "差", "nothingPlanned": "今日と明日に起動するスケジュールはありません。",
 			"startedByHand": "今日の手動実行", "notYet": "未実行", "runningLate": "遅延", "timeline": "タイムライン",
-			"criticalPath": "クリティカルパス", "waitShaded": "待機", "retrySegment": "前回の試行", "lateJobs": "遅延しているジョブ"},
+			"criticalPath": "クリティカルパス", "waitShaded": "待機", "retrySegment": "前回の試行", "lateJobs": "遅延しているジョブ",
+			"tlQueued": "開始待ち", "tlTruncated": "最初の 500 件のみ表示しています。"},
 	} {
 		for k, v := range m {
 			if _, ok := messages[lang][k]; !ok {

@@ -68,6 +68,11 @@ func TestTonight(t *testing.T) {
 	require.Contains(t, body, `<a href="/executions/`+escapePath(late)+`">by-hand</a>`)
 	require.Contains(t, body, `<span class="late-flag" data-late-state="Extract">遅延: Extract</span>`)
 	require.Contains(t, body, `">nightly-2</a>`) // started today, by no firing
+	// The execution's page says so, and draws the job's bar as late.
+	status, page := b.get(t, "/executions/"+escapePath(late))
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, page, `<p class="late-warning" role="alert" data-late-state="Extract">Running late: <strong>Extract</strong> 1h0m0s`)
+	require.Contains(t, page, `seg-late`)
 	jobs, err := b.con.LateJobs(ctx)
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)

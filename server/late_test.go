@@ -73,7 +73,10 @@ func TestLateJobs(t *testing.T) {
 		Resources  []string          `json:"resources"`
 		Detail     notify.LateDetail `json:"detail"`
 	}
-	testwait.Until(t, func() bool { data, _ := os.ReadFile(file); return strings.Contains(string(data), notify.LateDetailType) }, 30*time.Second, 10*time.Millisecond)
+	testwait.Until(t, func() bool {
+		data, _ := os.ReadFile(file)
+		return strings.Contains(string(data), notify.LateDetailType)
+	}, 30*time.Second, 10*time.Millisecond)
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	var lines []string
