@@ -89,11 +89,11 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 		})
 	}
 	// Task times: when each try's task was scheduled and started.
-	type taskTimes struct{ scheduled, started []time.Time }
+	type taskTimes struct{ scheduled, started, failed []time.Time }
 	tasks := map[*occurrence]*taskTimes{}
 	for _, ev := range a.events {
 		o := a.byID[ev.ID]
-		if o == nil || o.kind != "Task" {
+		if o == nil {
 			continue
 		}
 		tt := tasks[o]
@@ -106,6 +106,8 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 			tt.scheduled = append(tt.scheduled, ev.Timestamp)
 		case ev.Type == "TaskStarted" || ev.Type == "ActivityStarted" || ev.Type == "LambdaFunctionStarted":
 			tt.started = append(tt.started, ev.Timestamp)
+		case failureEvents[ev.Type]:
+			tt.failed = append(tt.failed, ev.Timestamp)
 		}
 	}
 	endOf := func(o *occurrence) time.Time {
@@ -141,14 +143,32 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 				label = fmt.Sprintf("%s [%d]", o.state, o.iteration)
 			}
 			r := timelineRow{o: o, label: label, depth: depth}
-			// Earlier tries, each a bar of its own.
+			tt := tasks[o]
+			if tt == nil {
+				tt = &taskTimes{}
+			}
+			// queued splits a task's try at the time its task started.
+			queued := func(seg timelineSeg, try int) timelineSeg {
+				if o.kind == "Task" && try < len(tt.started) {
+					if st := tt.started[try]; st.After(seg.from) && st.Before(seg.to) {
+						r.segs = append(r.segs, timelineSeg{from: seg.from, to: st, class: "seg-queued", title: o.state + " · " + translate(lang, "tlQueued")})
+						seg.from = st
+					}
+				}
+				return seg
+			}
+			// Earlier tries, each a bar of its own, to their failure
+			// (the back-off after it is left blank).
 			for i, tr := range o.tries {
 				to := o.tryStarted
 				if i+1 < len(o.tries) {
 					to = o.tries[i+1].started
 				}
-				r.segs = append(r.segs, timelineSeg{from: tr.started, to: to, class: "seg-retry",
-					title: fmt.Sprintf("%s · %s %d · %s", o.state, translate(lang, "retrySegment"), i+1, strings.TrimSpace(tr.err))})
+				if i < len(tt.failed) && tt.failed[i].After(tr.started) && tt.failed[i].Before(to) {
+					to = tt.failed[i]
+				}
+				r.segs = append(r.segs, queued(timelineSeg{from: tr.started, to: to, class: "seg-retry",
+					title: fmt.Sprintf("%s · %s %d · %s", o.state, translate(lang, "retrySegment"), i+1, strings.TrimSpace(tr.err))}, i))
 			}
 			last := timelineSeg{from: o.tryStarted, to: endOf(o), class: "seg-run seg-" + o.status}
 			switch o.kind {
@@ -157,14 +177,7 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 			case "Parallel", "Map":
 				last.class = "seg-container seg-" + o.status
 			}
-			if tt := tasks[o]; tt != nil && len(tt.started) > 0 {
-				// The current try's task: scheduled, then started.
-				s := tt.started[len(tt.started)-1]
-				if s.After(last.from) && s.Before(last.to) {
-					r.segs = append(r.segs, timelineSeg{from: last.from, to: s, class: "seg-queued", title: o.state + " · " + translate(lang, "tlQueued")})
-					last.from = s
-				}
-			}
+			last = queued(last, len(o.tries))
 			last.title = fmt.Sprintf("%s · %s · %s", o.state, statusName(lang, o.status), roundDuration(endOf(o).Sub(o.entered)))
 			if late[o.state] && o.open() {
 				last.class += " seg-late"
@@ -190,25 +203,30 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 }
 
 // criticalPath is the chain of entries that determined the end, first
-// to last: each entry's predecessor is the one whose end its entry
-// follows in the history (pred).
+// to last, a Parallel or Map before the chain inside it that ended it:
+// each entry's predecessor is the one whose end its entry follows in the
+// history (pred).
 func criticalPath(top []*occurrence, inside map[*occurrence][]*occurrence, pred map[*occurrence]*occurrence, endOf func(*occurrence) time.Time, order map[*occurrence]int) []*occurrence {
-	var path []*occurrence
 	seen := map[*occurrence]bool{}
-	var back func(last *occurrence)
-	back = func(last *occurrence) {
+	var chain func(last *occurrence) []*occurrence
+	chain = func(last *occurrence) []*occurrence {
+		var back []*occurrence
 		for o := last; o != nil && !seen[o]; o = pred[o] {
 			seen[o] = true
-			path = append(path, o)
+			back = append(back, o)
+		}
+		var out []*occurrence
+		for i := len(back) - 1; i >= 0; i-- {
+			o := back[i]
+			out = append(out, o)
 			if kids := inside[o]; len(kids) > 0 {
 				// Its branch or iteration that ended last ended it.
-				back(latest(kids, endOf(o), endOf, order))
+				out = append(out, chain(latest(kids, endOf(o), endOf, order))...)
 			}
 		}
+		return out
 	}
-	back(latest(top, time.Time{}, endOf, order))
-	slices.Reverse(path)
-	return path
+	return chain(latest(top, time.Time{}, endOf, order))
 }
 
 // latest is the entry of a list that ended last (not after limit, when

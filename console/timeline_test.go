@@ -56,6 +56,6 @@ func TestTimeline(t *testing.T) {
 	require.Contains(t, row("Par"), `<g class="tl-row critical"`)
 	require.Contains(t, row("Pause"), `<g class="tl-row critical"`)
 	require.Contains(t, row("Quick"), `<g class="tl-row" `)
-	require.Contains(t, page, `Critical path: Extract → Par → Pause`)
+	require.Contains(t, page, `Critical path: Par → Extract → Pause`)
 	require.Regexp(t, `<text class="tl-label" x="16" y="\d+">Extract</text>`, row("Extract"), "indented under its Parallel")
 }
