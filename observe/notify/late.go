@@ -29,8 +29,10 @@ type LateDetail struct {
 	Name            string `json:"name"`
 	State           string `json:"state"`
 	EnteredDate     int64  `json:"enteredDate"`
-	RunningSeconds  int64  `json:"runningSeconds"`
-	UsualSeconds    int64  `json:"usualSeconds"`
+	// How long it has run, and usually runs, in seconds (to the
+	// millisecond).
+	RunningSeconds float64 `json:"runningSeconds"`
+	UsualSeconds   float64 `json:"usualSeconds"`
 }
 
 // LateNotice is the outbox notice of a job running late, at: the event
@@ -53,7 +55,7 @@ func LateNotice(j LateJob, at time.Time) []byte {
 		Detail     LateDetail `json:"detail"`
 	}{"0", id.String(), LateDetailType, Source, account, at.UTC().Format("2006-01-02T15:04:05Z"), region, []string{j.ExecutionArn},
 		LateDetail{ExecutionArn: j.ExecutionArn, StateMachineArn: j.StateMachineArn, Name: j.Name, State: j.State,
-			EnteredDate: j.Entered.UnixMilli(), RunningSeconds: int64(j.Running.Seconds()), UsualSeconds: int64(j.Usual.Seconds())}}
+			EnteredDate: j.Entered.UnixMilli(), RunningSeconds: j.Running.Round(time.Millisecond).Seconds(), UsualSeconds: j.Usual.Round(time.Millisecond).Seconds()}}
 	b, _ := json.Marshal(ev)
 	return b
 }
