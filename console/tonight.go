@@ -35,32 +35,32 @@ const usualRuns = 20
 // usualTTL is how long a state machine's medians are kept.
 const usualTTL = time.Minute
 
-// Usual is what a state machine usually takes: the median of its last 20
+// usual is what a state machine usually takes: the median of its last 20
 // successful executions, and of each Task state's last 20 completed runs
 // in them.
-type Usual struct {
+type usual struct {
 	Execution time.Duration // 0: no successful execution yet
 	States    map[string]time.Duration
 	read      time.Time
 }
 
-// usualDurations caches each state machine's Usual.
+// usualDurations caches each state machine's usual durations.
 type usualDurations struct {
 	mu sync.Mutex
-	m  map[string]*Usual
+	m  map[string]*usual
 }
 
-// UsualOf is a state machine's Usual: one query of its last 20
+// usualOf is a state machine's usual durations: one query of its last 20
 // successful executions and their histories' first page, at most once a
 // minute.
-func (c *Console) UsualOf(ctx context.Context, sm string) *Usual {
+func (c *Console) usualOf(ctx context.Context, sm string) *usual {
 	c.usual.mu.Lock()
 	if u, ok := c.usual.m[sm]; ok && c.now().Sub(u.read) < usualTTL {
 		c.usual.mu.Unlock()
 		return u
 	}
 	c.usual.mu.Unlock()
-	u := &Usual{States: map[string]time.Duration{}, read: c.now()}
+	u := &usual{States: map[string]time.Duration{}, read: c.now()}
 	list, err := c.svc.SearchExecutions(ctx, &service.SearchExecutionsInput{StateMachineArn: sm, StatusFilter: "SUCCEEDED", MaxResults: usualRuns})
 	if err == nil {
 		var total []time.Duration
@@ -94,7 +94,7 @@ func (c *Console) UsualOf(ctx context.Context, sm string) *Usual {
 	}
 	c.usual.mu.Lock()
 	if c.usual.m == nil {
-		c.usual.m = map[string]*Usual{}
+		c.usual.m = map[string]*usual{}
 	}
 	c.usual.m[sm] = u
 	c.usual.mu.Unlock()
@@ -127,18 +127,18 @@ type LateJob struct {
 func (c *Console) lateJobs(ctx context.Context, sm, arn string, events []*event, status string) []LateJob {
 	a := analyze(events, status)
 	var out []LateJob
-	var u *Usual
+	var u *usual
 	for state, os := range a.occurrences {
 		for _, o := range os {
 			if o.kind != "Task" || !o.open() {
 				continue
 			}
 			if u == nil {
-				u = c.UsualOf(ctx, sm)
+				u = c.usualOf(ctx, sm)
 			}
-			usual := u.States[state]
-			if running := c.now().Sub(o.entered); usual > 0 && running > 2*usual {
-				out = append(out, LateJob{StateMachine: sm, Execution: arn, State: state, Entered: o.entered, Running: running, Usual: usual})
+			typical := u.States[state]
+			if running := c.now().Sub(o.entered); typical > 0 && running > 2*typical {
+				out = append(out, LateJob{StateMachine: sm, Execution: arn, State: state, Entered: o.entered, Running: running, Usual: typical})
 			}
 		}
 	}
@@ -252,7 +252,7 @@ func (c *Console) fillRow(ctx context.Context, row *tonightRow, arn string) {
 	row.Execution, row.Status = arn, x.Status
 	d := c.duration(x.StartDate, x.StopDate)
 	row.Duration = roundDuration(d)
-	u := c.UsualOf(ctx, x.StateMachineArn)
+	u := c.usualOf(ctx, x.StateMachineArn)
 	if u.Execution > 0 {
 		row.Usual = roundDuration(u.Execution)
 		diff := d - u.Execution

@@ -86,3 +86,10 @@ func escapePath(arn string) string { return url.PathEscape(arn) }
 func executionOf(sm, name string) string {
 	return strings.Replace(sm, ":stateMachine:", ":execution:", 1) + ":" + name
 }
+
+func TestMedian(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, time.Duration(0), console.Median(nil))
+	require.Equal(t, 3*time.Second, console.Median([]time.Duration{5 * time.Second, time.Second, 3 * time.Second}))
+	require.Equal(t, 2500*time.Millisecond, console.Median([]time.Duration{4 * time.Second, time.Second, 2 * time.Second, 3 * time.Second}))
+}
