@@ -11,6 +11,7 @@
 //	GET /state-machines/<stateMachineArn>  graph, definition, executions, start form
 //	GET /executions/<executionArn>         status, graph colored by history, history
 //	GET /activities                        activities, tasks waiting, recent workers
+//	GET /tonight?tz=                       today's and tomorrow's runs, late jobs (tonight.go)
 //	GET /schedule-list                     schedules, with their next runs
 //	GET /schedule-list/<group>/<name>      a schedule, its next runs and executions (POST: enable, disable)
 //	GET /console/executions/status?arn=    JSON for the live graph
@@ -68,6 +69,9 @@ type Console struct {
 	now             func() time.Time
 	// recordingLimits bound an execution's download as a test.
 	recordingLimits RecordingLimits
+	// plannedRuns lists the schedules' firings for tonight's page.
+	plannedRuns func(ctx context.Context, from, to time.Time) ([]PlannedRun, error)
+	usual       usualDurations
 }
 
 // Options configure the console.
@@ -96,6 +100,10 @@ type Options struct {
 	// EventSources lists the deployed stacks' event sources for their
 	// page (eventsources.go); nil: the page is not served.
 	EventSources func(ctx context.Context) []EventSource
+	// Planned lists the schedules' firings at or after from and before
+	// to, calendars applied, for tonight's page (tonight.go); nil lists
+	// none.
+	Planned func(ctx context.Context, from, to time.Time) ([]PlannedRun, error)
 }
 
 // ScheduleView is a schedule on the schedules page.
@@ -142,7 +150,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now, eventSourceList: opts.EventSources,
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now, eventSourceList: opts.EventSources, plannedRuns: opts.Planned,
 		pages: map[string]*template.Template{}, mux: http.NewServeMux(), recordingLimits: opts.Recording}
 	if c.recordingLimits.Children <= 0 {
 		c.recordingLimits.Children = DefaultRecordingLimits.Children
@@ -153,7 +161,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if c.recordingLimits.Bytes <= 0 {
 		c.recordingLimits.Bytes = DefaultRecordingLimits.Bytes
 	}
-	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "eventsources", "notfound", "signin"} {
+	for _, name := range []string{"machines", "machine", "execution", "activities", "schedules", "schedule", "eventsources", "tonight", "notfound", "signin"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("console template %s: %w", name, err)
@@ -166,6 +174,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	c.mux.HandleFunc("GET /state-machines/{arn...}", c.machine)
 	c.mux.HandleFunc("GET /executions/{arn...}", c.execution)
 	c.mux.HandleFunc("GET /activities", c.activities)
+	c.mux.HandleFunc("GET /tonight", c.tonight)
 	if c.schedules != nil {
 		// Not under /schedules: that is the Scheduler API's.
 		c.mux.HandleFunc("GET /schedule-list", c.scheduleList)

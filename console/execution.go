@@ -59,8 +59,23 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range events[from:to] {
 		rows = append(rows, eventRow{event: ev, State: stateOf(ev, a), ElapsedMs: elapsedMs(start, ev.Timestamp), Details: prettyJSON(string(ev.Raw))})
 	}
+	end := c.now()
+	if stop != nil {
+		end = *stop
+	}
+	var late []LateJob
+	lateStates := map[string]bool{}
+	if x.Status == "RUNNING" {
+		late = c.lateJobs(r.Context(), x.StateMachineArn, arn, events, x.Status)
+		for _, j := range late {
+			lateStates[j.State] = true
+		}
+	}
+	lang := language(r)
 	c.render(w, http.StatusOK, "execution", struct {
 		page
+		Timeline *Timeline
+		Late     []LateJob
 		X        *service.DescribeExecutionOutput
 		Graph    *graph
 		States   map[string]string
@@ -79,7 +94,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Cost     costView
 		Duration string
 		Warnings []service.ExecutionWarning
-	}{c.newPage(r, x.Name), x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
+	}{c.newPage(r, x.Name), timelineOf(a, start, end, lateStates, lang), late, x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
 		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
 		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String(), warnings})

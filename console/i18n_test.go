@@ -179,7 +179,7 @@ func TestEveryPageInJapanese(t *testing.T) {
 
 	pages := map[string]int{
 		"/": 200, "/state-machines/" + url.PathEscape(caught): 200, "/state-machines/" + url.PathEscape(policed): 200, "/state-machines/" + url.PathEscape(waiting) + "?status=ABORTED": 200,
-		"/activities": 200, "/schedule-list": 200, "/schedule-list/default/nightly": 200, "/signin": 401, "/nowhere": 404,
+		"/activities": 200, "/tonight?tz=Asia/Tokyo": 200, "/schedule-list": 200, "/schedule-list/default/nightly": 200, "/signin": 401, "/nowhere": 404,
 		"/executions/arn:aws:states:us-east-1:123456789012:execution:nope:x": 404,
 	}
 	for _, x := range []string{caughtX, failedX, runningX, stoppedX, fanX, children.Executions[0].ExecutionArn} {

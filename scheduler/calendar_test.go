@@ -342,3 +342,47 @@ func TestCalendarFoldedOneTime(t *testing.T) {
 	require.Equal(t, "ResourceNotFoundException", apiCode(err))
 	require.Empty(t, sfn.names_())
 }
+
+// TestPlanned: a window's firings, calendars applied, each with the
+// execution it starts; a slot moved into the window is in it, one before
+// the schedule was created is not.
+func TestPlanned(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	b := setupWith(t, map[string]*scheduler.Calendar{"jp": jpCalendar(t)})
+	b.now = time.Date(2026, 11, 22, 12, 0, 0, 0, tokyo) // a Sunday
+	_, err = b.client.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:123456789012:schedule-group/default"),
+		Tags: []types.Tag{{Key: aws.String("stepwise:calendar/jobnet"), Value: aws.String("jp:next")}}})
+	require.NoError(t, err)
+	in := createInput("jobnet")
+	in.ScheduleExpression = aws.String("cron(0 2 ? * SAT,MON *)")
+	in.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	in.Target.Arn = aws.String(scheduler.UniversalStartExecution)
+	in.Target.Input = aws.String(`{"StateMachineArn":"` + smArn + `","Name":"jobnet-<stepwise.scheduled-date>"}`)
+	_, err = b.client.CreateSchedule(ctx, in)
+	require.NoError(t, err)
+	hourly := createInput("hourly")
+	hourly.ScheduleExpression = aws.String("cron(30 22,23 * * ? *)")
+	hourly.ScheduleExpressionTimezone = aws.String("Asia/Tokyo")
+	_, err = b.client.CreateSchedule(ctx, hourly)
+	require.NoError(t, err)
+
+	// Monday (a holiday) and Tuesday, in Tokyo.
+	from := time.Date(2026, 11, 23, 0, 0, 0, 0, tokyo)
+	list, err := b.svc.Planned(ctx, from, from.AddDate(0, 0, 2))
+	require.NoError(t, err)
+	var got []string
+	for _, p := range list {
+		got = append(got, p.Name+" "+p.At.In(tokyo).Format("01-02T15:04")+" "+p.Execution)
+	}
+	require.Equal(t, []string{
+		"hourly 11-23T22:30 hourly-20261123T223000",
+		"hourly 11-23T23:30 hourly-20261123T233000",
+		"jobnet 11-24T02:00 jobnet-20261124",
+		"hourly 11-24T22:30 hourly-20261124T223000",
+		"hourly 11-24T23:30 hourly-20261124T233000",
+	}, got)
+	require.Equal(t, smArn, list[2].StateMachine)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"stepwise/store"
@@ -188,6 +189,103 @@ func NotAWS(sc *Schedule, att *Attachment) []Difference {
 	}
 	if placeholderPattern.MatchString(input) {
 		out = append(out, Difference{Kind: DiffInputPlaceholders})
+	}
+	return out
+}
+
+// Planned is a firing of a schedule in a window: when it fires (its
+// calendar applied) and the execution it starts there.
+type Planned struct {
+	Group, Name string
+	At          time.Time
+	// StateMachine and Execution are the state machine the firing starts
+	// and the name it gives the execution ("" when the target is not
+	// StartExecution or its request cannot be read).
+	StateMachine, Execution string
+}
+
+// plannedPerSchedule bounds the firings Planned lists of one schedule.
+const plannedPerSchedule = 200
+
+// Planned lists the enabled schedules' firings at or after from and
+// before to, calendars applied (a slot moved into the window by its
+// calendar is in it, one moved out is not), in time order, each with the
+// execution it starts (ExecutionName). Slots before the schedule was
+// created are not listed.
+func (s *Service) Planned(ctx context.Context, from, to time.Time) ([]Planned, error) {
+	var out []Planned
+	p := &store.ScheduleListParams{Limit: 500}
+	groupTags := map[string][]Tag{}
+	for {
+		rows, err := s.exec.ScheduleList(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			if row.State != "ENABLED" {
+				continue
+			}
+			sc, err := s.decode(row)
+			if err != nil {
+				return nil, err
+			}
+			att, err := s.calendarOf(ctx, groupTags, row.GroupName, row.Name)
+			if err != nil {
+				continue // not fired: the schedules' page says why
+			}
+			out = append(out, plannedOf(sc, row, att, from, to)...)
+		}
+		if len(rows) < p.Limit {
+			break
+		}
+		last := rows[len(rows)-1]
+		p.AfterGroup, p.AfterName = last.GroupName, last.Name
+	}
+	slices.SortStableFunc(out, func(a, b Planned) int { return a.At.Compare(b.At) })
+	return out, nil
+}
+
+// plannedOf is a schedule's firings in [from, to).
+func plannedOf(sc *Schedule, row *store.Schedule, att *Attachment, from, to time.Time) []Planned {
+	e, err := sc.Expr(row.CreatedAt)
+	if err != nil {
+		return nil
+	}
+	var cal *Calendar
+	if att != nil {
+		cal = att.Calendar
+	}
+	loc := sc.location()
+	// A calendar moves a slot by up to maxShift days either way.
+	after, until := from.Add(-time.Nanosecond), to
+	if att != nil {
+		after, until = addDays(from, -maxShift).Add(-time.Nanosecond), addDays(to, maxShift)
+	}
+	if created := row.CreatedAt.Truncate(time.Minute).Add(-time.Nanosecond); created.After(after) {
+		after = created
+	}
+	var out []Planned
+	var last time.Time
+	for i := 0; len(out) < plannedPerSchedule && i < 10000; i++ {
+		slot, ok := e.Next(after)
+		if !ok || !slot.Before(until) {
+			break
+		}
+		after = slot
+		at, fires := att.fireAt(slot, loc)
+		if !fires || at.Before(from) || !at.Before(to) || (!last.IsZero() && !at.After(last)) {
+			continue
+		}
+		last = at
+		pl := Planned{Group: row.GroupName, Name: row.Name, At: at}
+		if sc.Target != nil {
+			if TargetKindOf(sc) == TargetStateMachine && (sc.Target.Arn != UniversalStartExecution || sc.Target.Input != nil) {
+				if req, err := StartRequest(sc, at, 1, cal); err == nil && req.Name != nil {
+					pl.StateMachine, pl.Execution = req.StateMachineArn, *req.Name
+				}
+			}
+		}
+		out = append(out, pl)
 	}
 	return out
 }

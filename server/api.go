@@ -90,10 +90,11 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	s.sched = sched
 	schedView := consoleSchedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: s.creds != nil, Prices: cfg.Prices, Now: eng.Now,
-		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews})
+		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews, Planned: schedView.planned})
 	if err != nil {
 		return err
 	}
+	s.console = con
 	// The probes and /metrics are more specific than the console's
 	// "GET /", so never shadowed by it.
 	routes := []route{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"stepwise/console"
 	"stepwise/scheduler"
@@ -32,6 +33,19 @@ func (c consoleSchedules) list(ctx context.Context) ([]console.ScheduleView, err
 				out[i].Target, _ = executionsOf(sc)
 			}
 		}
+	}
+	return out, nil
+}
+
+// planned is tonight's page's list: the schedules' firings in [from, to).
+func (c consoleSchedules) planned(ctx context.Context, from, to time.Time) ([]console.PlannedRun, error) {
+	list, err := c.sched.Planned(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.PlannedRun, len(list))
+	for i, p := range list {
+		out[i] = console.PlannedRun{Group: p.Group, Name: p.Name, At: p.At, StateMachine: p.StateMachine, Execution: p.Execution}
 	}
 	return out, nil
 }

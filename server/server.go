@@ -15,6 +15,7 @@ import (
 
 	"stepwise/awsjson"
 	"stepwise/config"
+	"stepwise/console"
 	"stepwise/deploy"
 	"stepwise/engine"
 	"stepwise/integration"
@@ -63,6 +64,7 @@ type Server struct {
 	eng       *engine.Engine
 	svc       *service.Service
 	sched     *scheduler.Service
+	console   *console.Console
 	// scheduleAPI serves the Scheduler's operations on the same port
 	// (requests whose path restjson.HandlesPath says is its own).
 	scheduleAPI *restjson.Handler
@@ -107,6 +109,7 @@ type Server struct {
 	// What Close stops, in the order it stops them (each nil when not
 	// running).
 	stopSchedules  func()
+	stopLate       func()
 	stopRetention  func()
 	releaseInvokes func()
 	engineStarted  bool
@@ -367,6 +370,8 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	// Schedules fire on the leader, in execution time.
 	s.stopSchedules = s.startSchedules(ctx)
+	// Jobs running late are looked for on the leader too.
+	s.stopLate = s.startLateJobs(ctx)
 	return nil
 }
 
@@ -490,7 +495,7 @@ func (s *Server) Close() error {
 		if s.wiring != nil {
 			s.wiring.Close()
 		}
-		for _, stop := range []func(){s.stopSchedules, s.stopRetention, s.releaseInvokes} {
+		for _, stop := range []func(){s.stopSchedules, s.stopLate, s.stopRetention, s.releaseInvokes} {
 			if stop != nil {
 				stop()
 			}

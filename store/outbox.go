@@ -30,6 +30,10 @@ type OutboxStore interface {
 	OutboxDelete(ctx context.Context, throughID int64, limit int) (int, error)
 	// OutboxCursor returns a destination's cursor: 0 when it has none.
 	OutboxCursor(ctx context.Context, destination string) (int64, error)
+	// OutboxWrite writes notices that no step tells of (a job running
+	// late), all with one new ID, as StepWrite writes a step's; it sets
+	// their IDs.
+	OutboxWrite(ctx context.Context, notices []*OutboxEvent) error
 	// OutboxCursorSet moves a destination's cursor to id.
 	OutboxCursorSet(ctx context.Context, destination string, id int64) error
 }

@@ -165,5 +165,14 @@
     renderTimes();
   }
 
+  // Tonight's page is of a zone: without ?tz= it is the browser's (or
+  // UTC, when the switch says so).
+  function tonightZone() {
+    var m = document.querySelector('main[data-page="tonight"]');
+    if (!m || /[?&]tz=/.test(location.search)) return;
+    location.replace("/tonight?tz=" + encodeURIComponent(shownZone()));
+  }
+  tonightZone();
+
   window.StepwiseTimes = { init: initTimeZone, render: renderTimes, node: timeNode };
 })();

@@ -49,6 +49,7 @@ type Metrics struct {
 
 	eventsDelivered, eventsFailed *prometheus.CounterVec
 	eventsLag                     *prometheus.GaugeVec
+	lateJobs                      *prometheus.GaugeVec
 
 	logsWritten, logsDropped prometheus.Counter
 
@@ -141,6 +142,9 @@ func New() *Metrics {
 	m.eventsLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "stepwise_status_events_lag_seconds",
 		Help: "Age of the oldest status-change event a destination has not taken yet."}, []string{"destination"})
 	m.reg.MustRegister(m.eventsLag)
+	m.lateJobs = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "stepwise_late_jobs",
+		Help: "Task states running past twice their usual duration (the median of their last 20 completed runs), on the leader."}, []string{sm, "state"})
+	m.reg.MustRegister(m.lateJobs)
 	m.logsWritten = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_written_total", Help: "Execution log records written to their destination."})
 	m.logsDropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "stepwise_execution_logs_dropped_total", Help: "Execution log records dropped: a full queue, or a destination that kept refusing them."})
 	m.reg.MustRegister(m.logsWritten, m.logsDropped)
@@ -367,3 +371,13 @@ func (m *Metrics) SetPrices(p history.Prices) { m.prices = p }
 // history stamped by a clock that once went back (a virtual clock before
 // it was kept across restarts) does not observe a negative duration.
 func seconds(from, to time.Time) float64 { return max(0, to.Sub(from).Seconds()) }
+
+// LateJobs sets the gauge of the jobs running late: how many run of each
+// state machine's state (keys: the state machine's ARN and the state's
+// name); the others are zeroed.
+func (m *Metrics) LateJobs(counts map[[2]string]int) {
+	m.lateJobs.Reset()
+	for k, n := range counts {
+		m.lateJobs.WithLabelValues(k[0], k[1]).Set(float64(n))
+	}
+}

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -96,16 +97,17 @@ func (b *Bus) Deliver(ctx context.Context, events []Delivery) error {
 		for _, d := range events[start:min(start+10, len(events))] {
 			// The detail goes as rendered: only the envelope is read.
 			var ev struct {
-				Time      string          `json:"time"`
-				Resources []string        `json:"resources"`
-				Detail    json.RawMessage `json:"detail"`
+				DetailType string          `json:"detail-type"`
+				Time       string          `json:"time"`
+				Resources  []string        `json:"resources"`
+				Detail     json.RawMessage `json:"detail"`
 			}
 			if err := json.Unmarshal(d.Body, &ev); err != nil {
 				return err
 			}
 			t, _ := time.Parse("2006-01-02T15:04:05Z", ev.Time)
 			entries = append(entries, types.PutEventsRequestEntry{
-				EventBusName: aws.String(b.Bus), Source: aws.String(Source), DetailType: aws.String(DetailType),
+				EventBusName: aws.String(b.Bus), Source: aws.String(Source), DetailType: aws.String(cmp.Or(ev.DetailType, DetailType)),
 				Detail: aws.String(string(ev.Detail)), Resources: ev.Resources, Time: aws.Time(t),
 			})
 		}

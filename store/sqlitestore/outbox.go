@@ -33,3 +33,12 @@ func writeOutbox(ctx context.Context, q querier, steps []*store.Step) error {
 	outboxrow.SetIDs(steps, id)
 	return nil
 }
+
+// OutboxWrite writes notices no step tells of, as one outbox row.
+func (e *Executor) OutboxWrite(ctx context.Context, notices []*store.OutboxEvent) error {
+	steps := []*store.Step{{Outbox: notices}}
+	if e.tx != nil {
+		return interpretError("write outbox", writeOutbox(ctx, e.tx, steps))
+	}
+	return interpretError("write outbox", e.inTx(ctx, func(q querier) error { return writeOutbox(ctx, q, steps) }))
+}

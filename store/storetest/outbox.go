@@ -65,6 +65,25 @@ func exerciseOutbox(ctx context.Context, t *testing.T, setup func(t *testing.T) 
 			require.Equal(t, fourth.ID, got[0].ID)
 		})
 
+		t.Run("WrittenWithoutAStep", func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+
+			x := b.newExecution(ctx, t, "x1")
+			first := notice(1)
+			require.NoError(t, b.exec.StepWrite(ctx, []*store.Step{{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version,
+				Status: history.StatusSucceeded, StopDate: &baseTime, LastEventID: 3},
+				Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)}, Outbox: []*store.OutboxEvent{first}}}))
+			late, later := notice(2), notice(3)
+			require.NoError(t, b.exec.OutboxWrite(ctx, []*store.OutboxEvent{late, later}))
+			require.Equal(t, first.ID+1, late.ID, "the next ID")
+			require.Equal(t, late.ID, later.ID, "one ID for the write")
+			require.NoError(t, b.exec.OutboxWrite(ctx, nil))
+			got, err := b.exec.OutboxList(ctx, first.ID, 10)
+			require.NoError(t, err)
+			require.Equal(t, []string{`{"n":2}`, `{"n":3}`}, bodies(got))
+		})
+
 		t.Run("NotWrittenWhenTheStepFails", func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
