@@ -355,6 +355,15 @@ func (b *guardBundle) schedulerRequests(t *testing.T, n string) map[string][]gua
 			r.path, r.body = "/schedules/keep", strings.Replace(b.scheduleBody(), "rate(1 minute)", "rate(2 minutes)", 1)
 		case "DELETE /schedules/{name}":
 			r.path = "/schedules/keep?groupName=" + b.group
+		case "POST /schedules/{name}/hold-next", "DELETE /schedules/{name}/hold-next":
+			r.path = "/schedules/keep/hold-next?groupName=" + b.group
+		case "POST /file-triggers/{name}":
+			r.path, r.body = "/file-triggers/"+n, fmt.Sprintf(`{"Folder": %q, "StateMachineArn": %q}`, t.TempDir(), b.machine)
+			r.done = func(t *testing.T) bool {
+				return b.schedules(t, http.MethodGet, "/file-triggers/"+n, "").Code == http.StatusOK
+			}
+		case "DELETE /file-triggers/{name}":
+			r.path = "/file-triggers/none"
 		case "POST /schedule-groups/{name}":
 			r.path, r.body = "/schedule-groups/"+n, `{}`
 			r.done = func(t *testing.T) bool {
