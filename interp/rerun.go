@@ -410,3 +410,7 @@ func (x *Execution) rerunWarned(ws []WarnedState, i int, last int64) {
 	f.next, f.nextInput = s.Name, ws[i].Input
 	x.push(func() { f.run(x) })
 }
+
+// IsRedrive reports whether k runs an ended execution again (Redrive or
+// RerunKind).
+func IsRedrive(k EventKind) bool { return k == Redrive || k == RerunKind }
