@@ -6,8 +6,8 @@ import (
 
 	"stepwise/asl"
 	"stepwise/history"
-	"stepwise/interp"
 	"stepwise/internal/warnrule"
+	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/store"
 )
