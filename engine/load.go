@@ -199,6 +199,12 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 		case interp.TaskSubmitted:
 			submitted[ev.ID] = true
 			jobs[ev.ID] = ev.Output
+		case interp.RerunKind:
+			if ev.Rerun != nil && ev.Rerun.Definition != "" {
+				if ev.Rerun.Machine, err = rerunMachine(ev.Rerun.Definition); err != nil {
+					return fmt.Errorf("execution %s: replay log entry %d: %w", l.arn, in.Seq, err)
+				}
+			}
 		}
 		_, cmds, err := x.Step(ev, in.At)
 		if err != nil {

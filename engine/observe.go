@@ -52,7 +52,7 @@ func (e *Engine) observe(row *store.Execution, previous history.ExecutionStatus,
 		return
 	}
 	e.cfg.Observer.StepCommitted(&CommittedStep{
-		Execution: row, Previous: previous, Redriven: ev != nil && ev.Kind == interp.Redrive,
+		Execution: row, Previous: previous, Redriven: ev != nil && interp.IsRedrive(ev.Kind),
 		Express: isExpressArn(row.Arn), Events: events, Task: task,
 	})
 }

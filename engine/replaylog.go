@@ -69,6 +69,31 @@ func encodeEntry(e *entry) []byte {
 	b = appendMember(b, "worker", ev.WorkerName)
 	b = appendMember(b, "state", ev.State)
 	b = appendMember(b, "by", ev.By)
+	if r := ev.Rerun; r != nil {
+		b = append(b, `,"rerun":{"mode":`...)
+		b = jsonvalue.AppendString(b, string(r.Mode))
+		b = appendMember(b, "state", r.State)
+		if r.Mode == interp.RerunNext {
+			b = append(b, `,"output":`...)
+			b = jsonvalue.AppendString(b, jsonvalue.String(r.Output))
+		}
+		b = appendMember(b, "definition", r.Definition)
+		if len(r.Warned) > 0 {
+			b = append(b, `,"warned":[`...)
+			for i, w := range r.Warned {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"name":`...)
+				b = jsonvalue.AppendString(b, w.Name)
+				b = append(b, `,"input":`...)
+				b = jsonvalue.AppendString(b, jsonvalue.String(w.Input))
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
 	if len(marks) > 0 {
 		b = append(b, `,"marks":[`...)
 		for i, m := range marks {
@@ -133,6 +158,30 @@ func decodeEntry(b []byte) (*entry, error) {
 		if text := e.string(o, "output"); e.err == nil {
 			ev.Output, e.err = jsonvalue.ParseString(text)
 		}
+	}
+	if rv, ok := o.Get("rerun"); ok {
+		ro := e.object(rv)
+		r := &interp.Rerun{Mode: interp.RerunMode(e.string(ro, "mode")), State: e.string(ro, "state"), Definition: e.string(ro, "definition")}
+		if ro.Has("output") {
+			if text := e.string(ro, "output"); e.err == nil {
+				r.Output, e.err = jsonvalue.ParseString(text)
+			}
+		}
+		if ws, ok := ro.Get("warned"); ok {
+			list, isList := ws.([]any)
+			if !isList {
+				e.fail("warned", ws)
+			}
+			for _, wv := range list {
+				wo := e.object(wv)
+				w := interp.WarnedState{Name: e.string(wo, "name")}
+				if text := e.string(wo, "input"); e.err == nil {
+					w.Input, e.err = jsonvalue.ParseString(text)
+				}
+				r.Warned = append(r.Warned, w)
+			}
+		}
+		ev.Rerun = r
 	}
 	var marks []interp.Mark
 	if ms, ok := o.Get("marks"); ok {

@@ -22,7 +22,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	next := l.row
 	next.Status = x.Status
 	next.RedriveCount = x.Info.RedriveCount
-	if ev != nil && ev.Kind == interp.Redrive {
+	if ev != nil && interp.IsRedrive(ev.Kind) {
 		redriven := now
 		next.RedriveDate = &redriven
 		next.StopDate, next.Output, next.Error, next.Cause = nil, nil, nil, nil
@@ -32,7 +32,7 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	}
 	// A step that leaves the execution RUNNING as it was only appends to
 	// its history and replay log; the others write its row.
-	rowChanged := ev == nil || ev.Kind == interp.Redrive || next.Status != l.row.Status ||
+	rowChanged := ev == nil || interp.IsRedrive(ev.Kind) || next.Status != l.row.Status ||
 		next.RedriveCount != l.row.RedriveCount
 	if rowChanged {
 		next.LastEventID = x.LastEventID()
@@ -137,7 +137,7 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 // end when it ended (a start or redrive that ends at once tells of both).
 // render makes a notice's body.
 func statusNotices(render func(*store.Execution, time.Time) []byte, previous history.ExecutionStatus, next *store.Execution, ev *interp.Event, now time.Time) []*store.OutboxEvent {
-	began := ev == nil || ev.Kind == interp.Redrive
+	began := ev == nil || interp.IsRedrive(ev.Kind)
 	if !began && next.Status == previous {
 		return nil
 	}

@@ -129,6 +129,11 @@ type Execution struct {
 	held      map[string]bool
 	suspended bool
 	parked    []*frame
+	// exited are the states that exited successfully at least once;
+	// rootInputs the input each state of the top level was last entered
+	// with (for reruns: rerun.go).
+	exited     map[string]bool
+	rootInputs map[string]any
 
 	// Per step.
 	now    time.Time
@@ -315,6 +320,10 @@ const (
 	// Cause, as a TaskFailed: Retry and Catch apply. The task is
 	// cancelled with Command.Kill set.
 	Kill
+	// RerunKind runs a FAILED, TIMED_OUT or ABORTED execution again as
+	// Event.Rerun says (see Rerun); Step refuses a rerun that does not
+	// fit the execution with a *RerunError.
+	RerunKind
 )
 
 // ErrNotRedrivable is returned by Step for Redrive on an execution that is
@@ -334,6 +343,8 @@ type Event struct {
 	// Skip, Kill), and By who did it (any operator event).
 	State string
 	By    string
+	// Rerun is what a RerunKind event asks for.
+	Rerun *Rerun
 }
 
 // ErrInterrupted is returned by Start and Step when Options.Interrupt
@@ -430,12 +441,24 @@ func (x *Execution) Step(ev Event, now time.Time) (evs []*history.Event, cmds []
 	}
 	defer x.endReplay()
 	defer x.recoverInterrupt(&evs, &cmds, &err)
-	if ev.Kind == Redrive {
+	if ev.Kind == Redrive || ev.Kind == RerunKind {
 		if x.Status == history.StatusRunning || x.Status == history.StatusSucceeded {
 			return nil, nil, ErrNotRedrivable
 		}
+		if ev.Kind == RerunKind {
+			if ev.Rerun == nil {
+				return nil, nil, refuseRerun("a rerun needs a mode")
+			}
+			if _, err := x.PlanRerun(ev.Rerun); err != nil {
+				return nil, nil, err
+			}
+		}
 		x.begin(now)
-		x.redrive()
+		if ev.Kind == RerunKind {
+			x.rerun(ev.Rerun)
+		} else {
+			x.redrive()
+		}
 		x.drain()
 		evs, cmds := x.end()
 		return evs, cmds, nil

@@ -107,6 +107,10 @@ type frame struct {
 	// held or suspended (see operator.go).
 	parked bool
 
+	// onDone, when set, is told of the frame's end instead of its parent
+	// (a state a rerun runs on its own).
+	onDone func(f *frame)
+
 	done    bool
 	aborted bool
 	output  any
@@ -143,6 +147,12 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	s := f.machine.States[name]
 	f.state = s
 	f.rawInput = input
+	if f.parent == nil && f.onDone == nil {
+		if x.rootInputs == nil {
+			x.rootInputs = map[string]any{}
+		}
+		x.rootInputs[name] = input
+	}
 	f.effInput = nil
 	f.enteredAt = x.now
 	f.retryCount = 0
@@ -194,6 +204,10 @@ func (f *frame) finish(x *Execution, output any, fl *failure.Failure) {
 	f.output = output
 	f.failure = fl
 	f.wait = waitNone
+	if f.onDone != nil {
+		f.onDone(f)
+		return
+	}
 	if f.parent == nil {
 		if fl != nil {
 			x.fail(f, fl)
@@ -288,6 +302,12 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		ins.Exit(s, text, assigned, next)
 	}
 	x.newEvent(f, exitedType(s.Type)).StateExitedEventDetails = d
+	if !x.exited[s.Name] {
+		if x.exited == nil {
+			x.exited = map[string]bool{}
+		}
+		x.exited[s.Name] = true
+	}
 	f.transition(x, next, out)
 	if next != "" {
 		f.inputText = text // the next state's input is this output
