@@ -2,3 +2,10 @@ package console
 
 // Messages are the console's language tables, for the tests.
 var Messages = messages
+
+// FormatDuration and ZoneLabel are the console's ways of writing a
+// duration and naming a zone, for the tests.
+var (
+	FormatDuration = formatDuration
+	ZoneLabel      = zoneLabel
+)
