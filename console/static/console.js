@@ -657,6 +657,20 @@
   }
 
   // -------------------------------------------------------------------
+  // The run of a redriven execution its download records.
+  (function () {
+    var select = document.getElementById("download-run");
+    var link = document.getElementById("download-test");
+    if (!select || !link) return;
+    var base = link.getAttribute("href").replace(/&run=\d+$/, "");
+    function update() {
+      var last = select.options[select.options.length - 1].value;
+      link.setAttribute("href", select.value === last ? base : base + "&run=" + encodeURIComponent(select.value));
+    }
+    select.addEventListener("change", update);
+    update();
+  })();
+
   // History filter.
 
   function initHistoryFilter() {
