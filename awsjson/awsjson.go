@@ -246,6 +246,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if !h.api.has(name) {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
+	if err := signedRegion(r, h.api.region); err != nil {
+		return err
+	}
 	if ok, after := h.quotas.Allow(name); !ok {
 		w.Header().Set("x-amz-retry-after", strconv.FormatInt(after.Milliseconds(), 10))
 		return errThrottled

@@ -22,6 +22,8 @@ type API struct {
 	log *slog.Logger
 	ops map[string]operation
 	opt Options
+	// region is the server's: the hint of an error for another's.
+	region string
 }
 
 // NewAPI returns the API of svc in process; opts are the HTTP handler's
@@ -30,7 +32,7 @@ func NewAPI(svc *service.Service, opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{log: opts.Logger, ops: operations(svc), opt: opts}
+	return &API{log: opts.Logger, ops: operations(svc), opt: opts, region: svc.Config().Region}
 }
 
 // Error is an operation's failure as the HTTP API answers it: its API
@@ -93,7 +95,8 @@ func (a *API) call(ctx context.Context, name string, body []byte) (any, error) {
 // run runs an operation that exists on a request body: the one way the
 // HTTP handler and Call reach the service.
 func (a *API) run(ctx context.Context, name string, body []byte) (any, error) {
-	return a.ops[name](ctx, body)
+	out, err := a.ops[name](ctx, body)
+	return out, hintRegion(err, a.region)
 }
 
 // has reports whether name is an operation of the API.

@@ -343,18 +343,27 @@ func TestStateDetailsBranches(t *testing.T) {
 	require.Equal(t, "FAILED", b.wait(t, arn))
 	_, body := b.get(t, "/console/executions/state?arn="+arn+"&state=P")
 	var details struct {
-		Status   string
-		Branches []struct {
+		Status     string
+		DurationMs *int64
+		Branches   []struct {
 			Index  int
+			Number int
 			Start  string
 			Status string
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &details))
 	require.Equal(t, "failed", details.Status)
+	require.NotNil(t, details.DurationMs, "a failed Parallel has a duration")
 	require.Len(t, details.Branches, 2)
 	require.Equal(t, "succeeded", details.Branches[0].Status)
 	require.Equal(t, "failed", details.Branches[1].Status)
+	// Numbered from 1, as the graph numbers them; AWS's index from 0.
+	require.Equal(t, []int{1, 2}, []int{details.Branches[0].Number, details.Branches[1].Number})
+	require.Equal(t, 0, details.Branches[0].Index)
+	// A failed state has a duration too.
+	_, body = b.get(t, "/console/executions/state?arn="+arn+"&state=B")
+	require.Contains(t, body, `"durationMs"`)
 }
 
 // The activities page shows the tasks waiting and the workers that

@@ -97,7 +97,7 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	}{c.newPage(r, x.Name), timelineOf(a, start, end, lateStates, lang), late, x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
 		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
-		runningFor(time.Time(x.StartDate), stop, events, c.now()).Round(time.Millisecond).String(), warnings})
+		formatDuration(language(r), runningFor(time.Time(x.StartDate), stop, events, c.now())), warnings})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -270,7 +270,8 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 						best = s
 					}
 				}
-				branches = append(branches, map[string]any{"index": i, "start": b.StartAt, "status": best})
+				// Numbered from 1, as the graph numbers them.
+				branches = append(branches, map[string]any{"index": i, "number": i + 1, "start": b.StartAt, "status": best})
 			}
 			out["branches"] = branches
 		}
@@ -280,8 +281,8 @@ func (c *Console) stateDetails(w http.ResponseWriter, r *http.Request) {
 		if run := c.mapRunOf(r, x, o); run != nil {
 			out["mapRun"] = run
 		}
-		if !o.exited.IsZero() {
-			out["durationMs"] = elapsedMs(o.entered, o.exited)
+		if end, ok := o.ended(); ok {
+			out["durationMs"] = elapsedMs(o.entered, end)
 		}
 		var its []map[string]any
 		for i := 0; i < len(o.iterations); i++ {
@@ -323,8 +324,8 @@ func (c *Console) iterationDetails(w http.ResponseWriter, r *http.Request, a *an
 				st["error"], st["cause"] = def.Error, def.Cause
 			}
 		}
-		if !o.exited.IsZero() {
-			st["durationMs"] = elapsedMs(o.entered, o.exited)
+		if end, ok := o.ended(); ok {
+			st["durationMs"] = elapsedMs(o.entered, end)
 		}
 		states = append(states, st)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,10 +24,10 @@ var messages = map[string]map[string]string{
 		"duration": "Duration", "input": "Input", "output": "Output", "error": "Error", "cause": "Cause", "redriveCount": "Redrive count",
 		"warnings": "Warnings", "warningsCount": "warnings", "warningOne": "warning",
 		"definition": "Definition", "graph": "Graph", "history": "Event history", "startExecution": "Start execution",
-		"downloadTest":  "Download as a test",
+		"downloadTest": "Download as a test", "recordedRun": "Run", "latestRun": "latest",
 		"executionName": "Execution name (optional)", "start": "Start", "stop": "Stop", "redrive": "Redrive", "all": "All",
 		"next": "Next page", "noneYet": "None yet.", "notFound": "Not found", "notFoundText": "There is nothing here:",
-		"back": "Back to the state machines", "id": "ID", "step": "Step", "elapsed": "Elapsed (ms)", "timestamp": "Timestamp",
+		"back": "Back to the state machines", "id": "ID", "step": "Step", "elapsed": "Elapsed", "timestamp": "Timestamp",
 		"details": "Details", "filter": "Filter events", "stateDetails": "State", "selectState": "Select a state in the graph to see its input, output and error.",
 		"waiting": "Tasks waiting", "workers": "Recent workers", "lastPoll": "Last poll", "stateMachine": "State machine",
 		"legend": "Legend", "succeeded": "Succeeded", "failed": "Failed", "caught": "Caught", "warning": "Ended with warning", "running": "Running",
@@ -35,7 +36,7 @@ var messages = map[string]map[string]string{
 		"confirmStop": "Stop this execution?", "confirmRedrive": "Redrive this execution?", "requestFailed": "The request failed",
 		"iterations": "Iterations", "branches": "Branches", "retries": "Retries", "count": "Count",
 		"refreshHistory": "The execution ended: read its full history", "fit": "Fit", "actualSize": "100%", "zoomIn": "Zoom in", "zoomOut": "Zoom out",
-		"branch": "Branch", "iteration": "Iteration", "iterationEvents": "Events",
+		"branch": "Branch", "iteration": "Iteration", "awsIndex": "#: the iteration's index, from 0 as on AWS", "iterationEvents": "Events",
 		"versionsAndAliases": "Versions and aliases", "version": "Version", "alias": "Alias", "routing": "Routing", "updated": "Updated",
 		"failurePolicies": "Failure policies", "state": "State", "policies": "Policies",
 		"awsCost": "On AWS", "stateTransitions": "state transitions",
@@ -89,10 +90,10 @@ var messages = map[string]map[string]string{
 		"duration": "所要時間", "input": "入力", "output": "出力", "error": "エラー", "cause": "原因", "redriveCount": "リドライブ回数",
 		"warnings": "警告", "warningsCount": "件の警告終了", "warningOne": "件の警告終了",
 		"definition": "定義", "graph": "グラフ", "history": "イベント履歴", "startExecution": "実行を開始",
-		"downloadTest":  "テストとしてダウンロード",
+		"downloadTest": "テストとしてダウンロード", "recordedRun": "実行回", "latestRun": "最新",
 		"executionName": "実行名 (任意)", "start": "開始", "stop": "停止", "redrive": "リドライブ", "all": "すべて",
 		"next": "次のページ", "noneYet": "まだありません。", "notFound": "見つかりません", "notFoundText": "ここには何もありません:",
-		"back": "ステートマシン一覧へ戻る", "id": "ID", "step": "ステップ", "elapsed": "経過 (ms)", "timestamp": "タイムスタンプ",
+		"back": "ステートマシン一覧へ戻る", "id": "ID", "step": "ステップ", "elapsed": "経過時間", "timestamp": "タイムスタンプ",
 		"details": "詳細", "filter": "イベントを絞り込む", "stateDetails": "ステート", "selectState": "グラフのステートを選ぶと、その入力・出力・エラーが表示されます。",
 		"waiting": "待機中のタスク", "workers": "最近のワーカー", "lastPoll": "最後のポーリング", "stateMachine": "ステートマシン",
 		"legend": "凡例", "succeeded": "成功", "failed": "失敗", "caught": "キャッチ済み", "warning": "警告終了", "running": "実行中",
@@ -101,7 +102,7 @@ var messages = map[string]map[string]string{
 		"confirmStop": "この実行を停止しますか?", "confirmRedrive": "この実行をリドライブ (失敗したところから再開) しますか?", "requestFailed": "リクエストに失敗しました",
 		"iterations": "イテレーション", "branches": "ブランチ", "retries": "リトライ", "count": "件数",
 		"refreshHistory": "実行が終了しました: 履歴をすべて読み込む", "fit": "全体表示", "actualSize": "100%", "zoomIn": "拡大", "zoomOut": "縮小",
-		"branch": "ブランチ", "iteration": "イテレーション", "iterationEvents": "イベント",
+		"branch": "ブランチ", "iteration": "イテレーション", "awsIndex": "#: イテレーションのインデックス (AWS と同じく 0 から)", "iterationEvents": "イベント",
 		"versionsAndAliases": "バージョンとエイリアス", "version": "バージョン", "alias": "エイリアス", "routing": "ルーティング", "updated": "更新日時",
 		"failurePolicies": "失敗時のポリシー", "state": "ステート", "policies": "ポリシー",
 		"awsCost": "AWS での料金", "stateTransitions": "回の状態遷移",
@@ -153,7 +154,7 @@ var messages = map[string]map[string]string{
 
 // scriptMessages are the messages the page's script writes itself.
 var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmStop", "confirmRedrive", "requestFailed",
-	"fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
+	"awsIndex", "fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
 	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
 	"succeeded", "warning", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
 	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd"}
@@ -245,7 +246,27 @@ func zonedHTML(v any, zone string) template.HTML {
 		loc, zone = time.UTC, "UTC"
 	}
 	return template.HTML(`<time datetime="` + t.UTC().Format(rfc3339Millis) + `" data-zone="` + template.HTMLEscapeString(zone) + `">` +
-		template.HTMLEscapeString(t.In(loc).Format("2006-01-02 15:04:05 MST")) + `</time>`)
+		template.HTMLEscapeString(t.In(loc).Format("2006-01-02 15:04:05")+" "+zoneLabel(t.In(loc))) + `</time>`)
+}
+
+// zoneLabel names the zone of a time by its offset from UTC: "UTC",
+// "UTC+9", "UTC+5:30", "UTC-4". The page's script (zoneLabel in
+// static/times.js) names zones by the same rule, so that a page names
+// each zone one way, whichever side wrote the time.
+func zoneLabel(t time.Time) string {
+	_, off := t.Zone()
+	if off == 0 {
+		return "UTC"
+	}
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	label := "UTC" + sign + strconv.Itoa(off/3600)
+	if m := off % 3600 / 60; m != 0 {
+		label += fmt.Sprintf(":%02d", m)
+	}
+	return label
 }
 
 func init() {

@@ -204,8 +204,8 @@ func TestEveryPageInJapanese(t *testing.T) {
 	// script; a schedule's are written in its own zone.
 	require.Regexp(t, `<dt>開始</dt><dd><time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC</time></dd>`, page)
 	_, page = get("/schedule-list")
-	require.Contains(t, page, `<td data-field="last"><time datetime="2026-11-26T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-27 02:00:00 JST</time></td>`)
-	require.Contains(t, page, `<div><time datetime="2026-11-27T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-28 02:00:00 JST</time></div>`)
+	require.Contains(t, page, `<td data-field="last"><time datetime="2026-11-26T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-27 02:00:00 UTC+9</time></td>`)
+	require.Contains(t, page, `<div><time datetime="2026-11-27T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-28 02:00:00 UTC+9</time></div>`)
 	require.Contains(t, visibleText(page), "有効")
 	require.Contains(t, visibleText(page), "無効")
 

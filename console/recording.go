@@ -68,8 +68,20 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 		c.jsonError(w, err)
 		return
 	}
+	// The run of a redriven execution: ?run=N (1 for the first), else
+	// the latest.
+	run := 0
+	if v := r.URL.Query().Get("run"); v != "" {
+		if run, err = strconv.Atoi(v); err != nil || run < 1 || run > x.RedriveCount+1 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"message": fmt.Sprintf("run %q: the execution has runs 1 to %d", v, x.RedriveCount+1)})
+			return
+		}
+	}
 	rec := &recorder{c: c, r: r, limits: c.recordingLimits}
 	src, err := rec.read(arn, sm.Name, sm.Definition, x.Name)
+	if src != nil {
+		src.Run = run
+	}
 	var large *recordingTooLarge
 	if errors.As(err, &large) {
 		writeJSON(w, http.StatusConflict, map[string]string{"message": fmt.Sprintf("cannot record %s here: %s; "+
@@ -87,8 +99,25 @@ func (c *Console) recording(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(x.Name)+".test.json"))
+	file := fileName(x.Name)
+	if n, runs := workflowtest.RecordedRun(src); runs > 1 {
+		// Which run it holds: in its name, its case's name and a header.
+		file += "-run-" + strconv.Itoa(n)
+		w.Header().Set("X-Stepwise-Recorded-Run", fmt.Sprintf("%d of %d", n, runs))
+	}
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", file+".test.json"))
 	w.Write(data)
+}
+
+func init() {
+	// runs are the runs of an execution redriven n times: 1 to n+1.
+	funcs["runs"] = func(redrives int) []int {
+		out := make([]int, 0, redrives+1)
+		for i := 1; i <= redrives+1; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
 }
 
 // recorder reads an execution for its recording, counting what it read

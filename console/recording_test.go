@@ -1,15 +1,19 @@
 package console_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"stepwise/console"
+	"stepwise/internal/testkit/testwait"
+	"stepwise/service"
 	"stepwise/workflowtest"
 )
 
@@ -150,4 +154,43 @@ func TestRecordingBounded(t *testing.T) {
 	require.Equal(t, "SUCCEEDED", tight.wait(t, x))
 	resp, body = tight.download(t, x, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+}
+
+// A redriven execution's page lets one pick the run its download
+// records, the latest by default; the download says which run it holds
+// (its file's name, its case's name, a header).
+func TestRedrivenExecutionDownloadsARun(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sm := b.create(t, "night", `{"StartAt": "Job", "States": {"Job": {"Type": "Fail", "Error": "JobFailed"}}}`)
+	x := b.start(t, sm, "night-1", `{}`)
+	require.Equal(t, "FAILED", b.wait(t, x))
+	_, err := b.svc.RedriveExecution(context.Background(), &service.RedriveExecutionInput{ExecutionArn: x})
+	require.NoError(t, err)
+	testwait.Until(t, func() bool {
+		d, err := b.svc.DescribeExecution(context.Background(), &service.DescribeExecutionInput{ExecutionArn: x})
+		return err == nil && d.RedriveCount == 1 && d.Status == "FAILED"
+	}, 30*time.Second, 10*time.Millisecond, "the redriven run ends")
+
+	_, page := b.get(t, "/executions/"+url.PathEscape(x))
+	require.Contains(t, page, `<select id="download-run"><option value="1">1</option><option value="2" selected>2 (latest)</option></select>`)
+
+	get := func(run string) (*http.Response, string) {
+		resp, err := http.Get(b.srv.URL + "/console/executions/recording?arn=" + url.QueryEscape(x) + "&run=" + run)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, string(body)
+	}
+	for run, want := range map[string]string{"": "2", "2": "2", "1": "1"} {
+		resp, body := get(run)
+		require.Equal(t, 200, resp.StatusCode, body)
+		require.Equal(t, want+" of 2", resp.Header.Get("X-Stepwise-Recorded-Run"))
+		require.Equal(t, `attachment; filename="night-1-run-`+want+`.test.json"`, resp.Header.Get("Content-Disposition"))
+		require.Contains(t, body, `"name": "night-1, run `+want+` of 2"`)
+	}
+	resp, body := get("3")
+	require.Equal(t, 400, resp.StatusCode)
+	require.Contains(t, body, "the execution has runs 1 to 2")
 }

@@ -171,7 +171,7 @@ func TestSchedulePage(t *testing.T) {
 	// Weekdays at 02:00 in Tokyo (17:00 UTC the day before): Thursday
 	// the 26th is a day off, so its slot moves to Friday's, which fires
 	// once; then Monday and Tuesday.
-	require.Contains(t, page, `<ol id="next-runs"><li><time datetime="2026-11-26T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-27 02:00:00 JST</time></li><li><time datetime="2026-11-29T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-30 02:00:00 JST</time></li><li><time datetime="2026-11-30T17:00:00.000Z" data-zone="Asia/Tokyo">2026-12-01 02:00:00 JST</time></li>`)
+	require.Contains(t, page, `<ol id="next-runs"><li><time datetime="2026-11-26T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-27 02:00:00 UTC+9</time></li><li><time datetime="2026-11-29T17:00:00.000Z" data-zone="Asia/Tokyo">2026-11-30 02:00:00 UTC+9</time></li><li><time datetime="2026-11-30T17:00:00.000Z" data-zone="Asia/Tokyo">2026-12-01 02:00:00 UTC+9</time></li>`)
 	require.Contains(t, page, `<tr data-execution="nightly-20261125T020000">`)
 	require.NotContains(t, page, `<tr data-execution="by-hand">`)
 	require.Contains(t, page, `<button type="submit" data-action="disable">Disable</button>`)

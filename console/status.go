@@ -72,6 +72,7 @@ type occurrence struct {
 	status       string
 	entered      time.Time
 	exited       time.Time
+	last         time.Time // its latest event's: when it failed or was cancelled
 	input        string
 	output       string
 	err, cause   string
@@ -116,6 +117,18 @@ func (o *occurrence) again(t time.Time) {
 }
 
 func (o *occurrence) open() bool { return o.exited.IsZero() }
+
+// ended is when the occurrence stopped running: when it exited, or when
+// it failed or was cancelled; false while it runs.
+func (o *occurrence) ended() (time.Time, bool) {
+	switch {
+	case !o.exited.IsZero():
+		return o.exited, true
+	case o.status == statusRunning || o.last.IsZero():
+		return time.Time{}, false
+	}
+	return o.last, true
+}
 
 // isContainer reports whether an occurrence is a Parallel or Map state
 // still running its branches or iterations.
@@ -189,6 +202,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 				o.attempt = o.container.attempts
 			}
 			a.occurrences[o.state] = append(a.occurrences[o.state], o)
+			o.last = ev.Timestamp
 			byID[ev.ID] = o
 			a.owners[ev.ID] = o.state
 			continue
@@ -219,6 +233,9 @@ func analyze(events []*event, executionStatus string) *analysis {
 		}
 		byID[ev.ID] = o
 		a.owners[ev.ID] = o.state
+		if ev.Type != "ExecutionRedriven" {
+			o.last = ev.Timestamp
+		}
 		switch {
 		case ev.Type == "ExecutionRedriven":
 			a.redrive(ev.Timestamp)
@@ -241,6 +258,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 			if prev != o && prev.status == statusRunning {
 				// A branch's state failed its Parallel or Map.
 				prev.status, prev.err, prev.cause = statusFailed, o.err, o.cause
+				prev.last = ev.Timestamp
 			}
 		case abortedEvents[ev.Type]:
 			if o.status == statusRunning {
@@ -249,7 +267,7 @@ func analyze(events []*event, executionStatus string) *analysis {
 				// Linked to the failure that stopped its branch or
 				// iteration, as AWS links it: what still runs beside the
 				// failure was stopped.
-				a.cancelInside(o.container)
+				a.cancelInside(o.container, ev.Timestamp)
 			}
 		case rescheduledEvents[ev.Type] && o.failedBefore:
 			o.retries++
@@ -276,12 +294,18 @@ func analyze(events []*event, executionStatus string) *analysis {
 			}
 		}
 	}
-	// States still in progress when the execution ended.
+	// States still in progress when the execution ended: they ran until
+	// its last event.
+	var end time.Time
+	if len(events) > 0 {
+		end = events[len(events)-1].Timestamp
+	}
 	for _, list := range a.occurrences {
 		for _, o := range list {
 			if o.status != statusRunning || executionStatus == "RUNNING" {
 				continue
 			}
+			o.last = end
 			if executionStatus == "FAILED" {
 				o.status = statusFailed
 			} else {
@@ -327,8 +351,8 @@ func childExecution(ev *event) string {
 }
 
 // cancelInside marks cancelled the occurrences still running inside
-// container, at any depth.
-func (a *analysis) cancelInside(container *occurrence) {
+// container, at any depth, at t.
+func (a *analysis) cancelInside(container *occurrence, t time.Time) {
 	for _, list := range a.occurrences {
 		for _, o := range list {
 			if o.status != statusRunning {
@@ -336,7 +360,7 @@ func (a *analysis) cancelInside(container *occurrence) {
 			}
 			for c := o.container; c != nil; c = c.container {
 				if c == container {
-					o.status = statusCancelled
+					o.status, o.last = statusCancelled, t
 					break
 				}
 			}

@@ -178,7 +178,7 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 				last.class = "seg-container seg-" + o.status
 			}
 			last = queued(last, len(o.tries))
-			last.title = fmt.Sprintf("%s · %s · %s", o.state, statusName(lang, o.status), roundDuration(endOf(o).Sub(o.entered)))
+			last.title = fmt.Sprintf("%s · %s · %s", o.state, statusName(lang, o.status), formatDuration(lang, endOf(o).Sub(o.entered)))
 			if late[o.state] && o.open() {
 				last.class += " seg-late"
 			}
@@ -198,7 +198,7 @@ func timelineOf(a *analysis, start, end time.Time, late map[string]bool, lang st
 	for _, o := range critical {
 		onPath[o] = true
 	}
-	t.SVG = drawTimeline(rows, start, end, onPath)
+	t.SVG = drawTimeline(rows, start, end, onPath, lang)
 	return t
 }
 
@@ -255,7 +255,7 @@ const (
 	tlIndent = 12
 )
 
-func drawTimeline(rows []timelineRow, start, end time.Time, critical map[*occurrence]bool) template.HTML {
+func drawTimeline(rows []timelineRow, start, end time.Time, critical map[*occurrence]bool, lang string) template.HTML {
 	span := end.Sub(start)
 	if span <= 0 {
 		span = time.Millisecond
@@ -277,7 +277,7 @@ func drawTimeline(rows []timelineRow, start, end time.Time, critical map[*occurr
 		} else if i == 0 {
 			anchor = "start"
 		}
-		fmt.Fprintf(&b, `<text class="tl-axis" x="%.1f" y="%d" text-anchor="%s">+%s</text>`, px, tlAxis-8, anchor, roundDuration(span*time.Duration(i)/4))
+		fmt.Fprintf(&b, `<text class="tl-axis" x="%.1f" y="%d" text-anchor="%s">+%s</text>`, px, tlAxis-8, anchor, formatDuration(lang, span*time.Duration(i)/4))
 	}
 	for i, r := range rows {
 		y := tlAxis + i*tlRow

@@ -190,6 +190,7 @@ type tonightRow struct {
 
 func (c *Console) tonight(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	lang := language(r)
 	zone := r.URL.Query().Get("tz")
 	loc, err := time.LoadLocation(zone)
 	if zone == "" || err != nil {
@@ -210,7 +211,7 @@ func (c *Console) tonight(w http.ResponseWriter, r *http.Request) {
 		if p.StateMachine != "" && p.Execution != "" {
 			arn := executionArn(p.StateMachine, p.Execution)
 			seen[arn] = true
-			c.fillRow(ctx, &row, arn)
+			c.fillRow(ctx, &row, arn, lang)
 		}
 		rows = append(rows, row)
 	}
@@ -228,12 +229,11 @@ func (c *Console) tonight(w http.ResponseWriter, r *http.Request) {
 					continue
 				}
 				row := tonightRow{StateMachine: m.StateMachineArn, Name: x.Name}
-				c.fillRow(ctx, &row, x.ExecutionArn)
+				c.fillRow(ctx, &row, x.ExecutionArn, lang)
 				byHand = append(byHand, row)
 			}
 		}
 	}
-	lang := language(r)
 	c.render(w, http.StatusOK, "tonight", struct {
 		page
 		Zone            string
@@ -244,23 +244,23 @@ func (c *Console) tonight(w http.ResponseWriter, r *http.Request) {
 
 // fillRow fills a row with its execution's status and durations; a row
 // whose execution has not started stays "not yet".
-func (c *Console) fillRow(ctx context.Context, row *tonightRow, arn string) {
+func (c *Console) fillRow(ctx context.Context, row *tonightRow, arn, lang string) {
 	x, err := c.svc.DescribeExecution(ctx, &service.DescribeExecutionInput{ExecutionArn: arn})
 	if err != nil {
 		return
 	}
 	row.Execution, row.Status = arn, x.Status
 	d := c.duration(x.StartDate, x.StopDate)
-	row.Duration = roundDuration(d)
+	row.Duration = formatDuration(lang, d)
 	u := c.usualOf(ctx, x.StateMachineArn)
 	if u.Execution > 0 {
-		row.Usual = roundDuration(u.Execution)
+		row.Usual = formatDuration(lang, u.Execution)
 		diff := d - u.Execution
 		row.Slower = diff > 0
 		if diff >= 0 {
-			row.Diff = "+" + roundDuration(diff)
+			row.Diff = "+" + formatDuration(lang, diff)
 		} else {
-			row.Diff = "−" + roundDuration(-diff)
+			row.Diff = "−" + formatDuration(lang, -diff)
 		}
 	}
 	if x.Status == "RUNNING" {
@@ -268,15 +268,6 @@ func (c *Console) fillRow(ctx context.Context, row *tonightRow, arn string) {
 			row.Late = c.lateJobs(ctx, x.StateMachineArn, arn, events, x.Status)
 		}
 	}
-}
-
-// roundDuration writes a duration to the second (to the millisecond
-// under one).
-func roundDuration(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }
 
 // executionArn is the ARN of a state machine's execution of a name.
@@ -293,7 +284,7 @@ func (c *Console) planned(ctx context.Context, from, to time.Time) ([]PlannedRun
 }
 
 func init() {
-	funcs["dur"] = roundDuration
+	funcs["dur"] = formatDuration
 	funcs["rowOf"] = func(lang, zone string, row tonightRow) map[string]any {
 		return map[string]any{"Lang": lang, "Zone": zone, "Row": row}
 	}

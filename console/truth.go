@@ -50,8 +50,8 @@ func (a *analysis) attempts(state string) []attemptView {
 			out = append(out, attemptView{Status: statusFailed, Started: formatTime(t.started), Error: t.err, Cause: t.cause})
 		}
 		v := attemptView{Status: o.status, Started: formatTime(o.tryStarted), Error: o.err, Cause: o.cause, Current: o == shown}
-		if !o.exited.IsZero() {
-			ms := elapsedMs(o.tryStarted, o.exited)
+		if end, ok := o.ended(); ok {
+			ms := elapsedMs(o.tryStarted, end)
 			v.DurationMs = &ms
 		}
 		out = append(out, v)

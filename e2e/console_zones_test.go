@@ -133,7 +133,7 @@ func TestConsoleTimeZonesAndJapanese(t *testing.T) {
 	next := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-schedule="default/nightly"] [data-field="next"] time')].map(e => e.textContent)`)
 	require.NotEmpty(t, next)
 	for _, n := range next {
-		require.True(t, strings.HasSuffix(n, " 02:00:00 GMT") || strings.HasSuffix(n, " 02:00:00 BST"), "a next run in London's time: %q", n)
+		require.True(t, strings.HasSuffix(n, " 02:00:00 UTC") || strings.HasSuffix(n, " 02:00:00 UTC+1"), "a next run in London's time: %q", n)
 	}
 	text = eval[string](t, ctx, `document.body.innerText`)
 	require.Empty(t, englishStatus.FindAllString(text, -1), text)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,12 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/integration/integrationtest"
+	"stepwise/internal/testkit/testwait"
 )
 
 // TestJobNetSAMExample deploys examples/jobnet-sam as its README says
 // (one `stepwise deploy` against a server with moto as its AWS
 // endpoint) and runs a night: then again with a job broken, whose
-// JobFailed is caught by name and fails the night.
+// JobFailed fails the night; the job mended (deployed again without
+// BrokenJobs), a redrive of the night runs only the failed job again.
 func TestJobNetSAMExample(t *testing.T) {
 	ctx := context.Background()
 	moto := integrationtest.Moto(t)
@@ -60,10 +63,42 @@ func TestJobNetSAMExample(t *testing.T) {
 	require.Contains(t, out, "updated   ReconcileFunction")
 	done = start("broken")
 	require.Equal(t, "FAILED", string(done.Status))
-	require.Equal(t, "JobsFailed", aws.ToString(done.Error))
+	require.Equal(t, "JobFailed", aws.ToString(done.Error))
 	require.Contains(t, aws.ToString(done.Cause), "reconcile")
-	require.Equal(t, "FAILED", jobStatus("reconcile"))
+	require.Equal(t, "RUNNING", jobStatus("reconcile"), "a failed job stays marked running")
 	require.Equal(t, "SUCCEEDED", jobStatus("extract"))
+	require.Equal(t, "SUCCEEDED", jobStatus("load"))
+
+	// Mend the job and redrive the night: only the failed job runs again.
+	out, code = stepwiseCLI(t, "deploy", template, "--endpoint", s.url())
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "updated   ReconcileFunction")
+	_, err = c.RedriveExecution(ctx, &sfn.RedriveExecutionInput{ExecutionArn: done.ExecutionArn})
+	require.NoError(t, err)
+	testwait.Until(t, func() bool {
+		d, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: done.ExecutionArn})
+		return err == nil && d.Status != "RUNNING" && d.RedriveCount != nil && *d.RedriveCount == 1
+	}, 60*time.Second, 50*time.Millisecond, "the redriven night ends")
+	redriven, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: done.ExecutionArn})
+	require.NoError(t, err)
+	hist, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: done.ExecutionArn, MaxResults: 1000})
+	require.NoError(t, err)
+	require.Equal(t, "SUCCEEDED", string(redriven.Status), aws.ToString(redriven.Cause))
+	require.Equal(t, "SUCCEEDED", jobStatus("reconcile"))
+	var after bool
+	var rerun []string
+	for _, ev := range hist.Events {
+		if ev.Type == "ExecutionRedriven" {
+			after = true
+		}
+		if after && ev.StateEnteredEventDetails != nil {
+			rerun = append(rerun, aws.ToString(ev.StateEnteredEventDetails.Name))
+		}
+	}
+	require.True(t, after, "the history has the redrive")
+	require.NotContains(t, rerun, "Extract")
+	require.NotContains(t, rerun, "Load")
+	require.Contains(t, rerun, "Reconcile")
 
 	out, code = stepwiseCLI(t, "deploy", template, "--endpoint", s.url(), "--delete")
 	require.Equal(t, 0, code, out)

@@ -120,8 +120,9 @@
 // LambdaFunctionScheduled's and ActivityScheduled's input; a callback's
 // or an activity's answer, a nested execution's result as the .sync task
 // returned it), and "expect" with the status, the output or the error and
-// cause, and the path. Of a redriven execution, the run before its first
-// redrive is recorded; an execution stopped from outside is not.
+// cause, and the path. Of a redriven execution, its latest run is
+// recorded, or the one Source.Run names, and the case's name says which
+// ("night-1, run 2 of 2"); an execution stopped from outside is not.
 //
 // Replay runs a recorded case on its own definition (it must pass) and on
 // an edited one, and compares the histories entry by entry: each state

@@ -24,6 +24,49 @@ type Source struct {
 	ExecutionName string
 	Events        []*history.Event
 	Children      [][]*history.Event
+	// Run is the run of a redriven execution to record: 1 for the run
+	// before its first redrive, 2 for the one its first redrive made...;
+	// 0 for the latest.
+	Run int
+}
+
+// Runs is how many runs a history holds: one, and one more for each
+// redrive.
+func Runs(events []*history.Event) int {
+	n := 1
+	for _, ev := range events {
+		if ev.Type == history.EventExecutionRedriven {
+			n++
+		}
+	}
+	return n
+}
+
+// upToRun is a history up to the end of its run n (n ≥ 1), and the run
+// of each of its events.
+func upToRun(events []*history.Event, n int) ([]*history.Event, map[int64]int) {
+	runOf := make(map[int64]int, len(events))
+	run := 1
+	for i, ev := range events {
+		if ev.Type == history.EventExecutionRedriven {
+			if run == n {
+				return events[:i], runOf
+			}
+			run++
+		}
+		runOf[ev.ID] = run
+	}
+	return events, runOf
+}
+
+// RecordedRun is the run Record records of a source: its Run, or the
+// latest; and how many runs it has.
+func RecordedRun(src *Source) (run, runs int) {
+	runs = Runs(src.Events)
+	if src.Run == 0 {
+		return runs, runs
+	}
+	return src.Run, runs
 }
 
 // Record makes a test file (JSON, in `stepwise test`'s format, the
@@ -36,8 +79,11 @@ type Source struct {
 // errors come before its success. Tasks that waited for a callback
 // (.waitForTaskToken, activities) are recorded with the answer they got,
 // and a nested execution (states:startExecution.sync) with its result: a
-// replay does not run it again. Of an execution that was redriven, the
-// run up to the first redrive is recorded. The items a distributed Map's
+// replay does not run it again. Of an execution that was redriven, its
+// latest run is recorded, or the one src.Run names: the execution as it
+// stood at that run's end, whose replay runs once what the runs ran (a
+// task a redrive ran again keeps only its later result); the case's name
+// then says which run ("night-1, run 2 of 2"). The items a distributed Map's
 // ItemReader read are in no history and are not recorded.
 func Record(src *Source) ([]byte, error) {
 	def, err := jsonvalue.Parse([]byte(src.Definition))
@@ -48,7 +94,11 @@ func Record(src *Source) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("the definition the execution ran with is not valid: %v", diags)
 	}
-	events := beforeRedrive(src.Events)
+	run, runs := RecordedRun(src)
+	if run < 1 || run > runs {
+		return nil, fmt.Errorf("the execution has %d run(s): there is no run %d", runs, run)
+	}
+	events, runOf := upToRun(src.Events, run)
 	if len(events) == 0 || events[0].ExecutionStartedEventDetails == nil {
 		return nil, fmt.Errorf("the history does not start with ExecutionStarted")
 	}
@@ -60,9 +110,18 @@ func Record(src *Source) ([]byte, error) {
 
 	mocks := jsonvalue.NewObject(0)
 	all := allStates(m)
-	for _, h := range append([][]*history.Event{events}, src.Children...) {
-		h = beforeRedrive(h)
-		if err := recordTasks(mocks, h, all); err != nil {
+	if err := recordTasks(mocks, events, runOf, all); err != nil {
+		return nil, err
+	}
+	for _, h := range src.Children {
+		// A child of the first run as it was then; of a later one, with
+		// its own redrives (a redriven map run's).
+		childRun := Runs(h)
+		if run == 1 {
+			childRun = 1
+		}
+		h, childRuns := upToRun(h, childRun)
+		if err := recordTasks(mocks, h, childRuns, all); err != nil {
 			return nil, err
 		}
 	}
@@ -98,18 +157,15 @@ func Record(src *Source) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("the execution has not ended (its last event is %s): record it once it has", last.Type)
 	}
-	path := []any{}
-	for _, ev := range events {
-		if d := ev.StateEnteredEventDetails; d != nil && m.States[d.Name] != nil {
-			path = append(path, d.Name)
-		}
-	}
-	expect.Set("path", path)
+	expect.Set("path", recordedPath(events, runOf, m))
 
 	c := jsonvalue.NewObject(0)
 	name := src.ExecutionName
 	if name == "" {
 		name = "recorded"
+	}
+	if runs > 1 {
+		name = fmt.Sprintf("%s, run %d of %d", name, run, runs)
 	}
 	c.Set("name", name)
 	c.Set("input", input)
@@ -135,9 +191,50 @@ func Record(src *Source) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// recordedPath is the top-level states a replay enters: those the runs
+// entered, less a state an earlier run left failed (entered, never
+// exited) that a later run entered again.
+func recordedPath(events []*history.Event, runOf map[int64]int, m *asl.StateMachine) []any {
+	type entry struct {
+		name   string
+		run    int
+		exited bool
+	}
+	var entries []*entry
+	open := map[string]*entry{}
+	for _, ev := range events {
+		if d := ev.StateEnteredEventDetails; d != nil && m.States[d.Name] != nil {
+			e := &entry{name: d.Name, run: runOf[ev.ID]}
+			entries = append(entries, e)
+			open[d.Name] = e
+		}
+		if d := ev.StateExitedEventDetails; d != nil && open[d.Name] != nil {
+			open[d.Name].exited = true
+		}
+	}
+	path := []any{}
+	for i, e := range entries {
+		again := false
+		for _, later := range entries[i+1:] {
+			if later.name == e.name && later.run > e.run {
+				again = true
+				break
+			}
+		}
+		if !e.exited && again {
+			continue
+		}
+		path = append(path, e.name)
+	}
+	return path
+}
+
 // recordTasks adds the results of a history's tasks to mocks, by state,
-// in the order they ended, each with its input.
-func recordTasks(mocks *jsonvalue.Object, events []*history.Event, all map[string]*asl.State) error {
+// in the order they ended, each with its input. Of a history of several
+// runs (runOf, each event's), a task that failed or was left running in
+// a run that a later run scheduled again (the same state and input) is
+// not recorded: its later result is.
+func recordTasks(mocks *jsonvalue.Object, events []*history.Event, runOf map[int64]int, all map[string]*asl.State) error {
 	byID := make(map[int64]*history.Event, len(events))
 	for _, ev := range events {
 		byID[ev.ID] = ev
@@ -153,6 +250,12 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event, all map[strin
 		}
 		return nil
 	}
+	type result struct {
+		entered, sched *history.Event
+		resp           *jsonvalue.Object
+		failed         bool // a Throw or Pending
+	}
+	var results []result
 	ended := map[int64]bool{}
 	for _, ev := range events {
 		resp := taskResponse(ev)
@@ -168,9 +271,8 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event, all map[strin
 			return fmt.Errorf("event %d (%s) follows no state entered", sched.ID, sched.Type)
 		}
 		ended[sched.ID] = true
-		if err := addResponse(mocks, entered, sched, resp, all); err != nil {
-			return err
-		}
+		_, threw := resp.Get("Throw")
+		results = append(results, result{entered, sched, resp, threw})
 	}
 	// Tasks still running when the execution ended (another iteration's
 	// failure ended it) never end in a replay either.
@@ -184,7 +286,24 @@ func recordTasks(mocks *jsonvalue.Object, events []*history.Event, all map[strin
 		}
 		pending := jsonvalue.NewObject(1)
 		pending.Set("Pending", true)
-		if err := addResponse(mocks, entered, ev, pending, all); err != nil {
+		results = append(results, result{entered, ev, pending, true})
+	}
+	// runAgain: a later run scheduled the task again.
+	runAgain := func(r result) bool {
+		for _, o := range results {
+			if runOf[o.sched.ID] > runOf[r.sched.ID] &&
+				o.entered.StateEnteredEventDetails.Name == r.entered.StateEnteredEventDetails.Name &&
+				*scheduledInput(o.sched) == *scheduledInput(r.sched) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range results {
+		if r.failed && runAgain(r) {
+			continue
+		}
+		if err := addResponse(mocks, r.entered, r.sched, r.resp, all); err != nil {
 			return err
 		}
 	}
@@ -310,15 +429,4 @@ func ParseEvent(raw []byte) (*history.Event, error) {
 	ev := history.Event(e.plain)
 	ev.Timestamp = time.Time(e.Timestamp)
 	return &ev, nil
-}
-
-// beforeRedrive is a history up to its first redrive: what a recording
-// holds of an execution (or a child execution) that was redriven.
-func beforeRedrive(events []*history.Event) []*history.Event {
-	for i, ev := range events {
-		if ev.Type == history.EventExecutionRedriven {
-			return events[:i]
-		}
-	}
-	return events
 }

@@ -292,7 +292,10 @@
     var ol = h("ol", { className: "runs" });
     items.forEach(function (it, i) {
       if (!it || typeof it !== "object") return;
-      var name = it.name || it.label || kindLabel + (kindLabel === "#" ? "" : " ") + (it.index !== undefined ? it.index : i);
+      // A branch by its number (from 1, as the graph's); an iteration by
+      // its index (from 0, AWS's MapIterationStarted index).
+      var name = it.name || it.label || (it.number !== undefined ? kindLabel + " " + it.number
+        : kindLabel + (kindLabel === "#" ? "" : " ") + (it.index !== undefined ? it.index : i));
       var href = safeHref(it.href);
       var link = href ? h("a", { href: href, text: String(name) }) : h("span", { text: String(name) });
       if (!href && onPick) {
@@ -304,14 +307,22 @@
     return ol;
   }
 
+  // A duration, one way per language as the server writes them
+  // (formatDuration in duration.go): 0.437s, 2.70s, 49.4s, 1m 49s,
+  // 2h 3m 4s; 0.437秒, 2.70秒, 49.4秒, 1分49秒, 2時間3分4秒.
   function formatDuration(ms) {
     if (typeof ms !== "number" || !isFinite(ms)) return "";
-    if (ms < 0) ms = 0;
-    if (ms < 1000) return ms + " ms";
-    var sec = " " + label("seconds", "s");
-    if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + sec;
-    var s = Math.round(ms / 1000);
-    return Math.floor(s / 60) + " " + label("minutes", "min") + " " + (s % 60) + sec;
+    ms = Math.max(0, Math.floor(ms));
+    var ja = document.documentElement.lang === "ja";
+    var sec = ja ? "秒" : "s";
+    if (ms < 1000) return (ms / 1000).toFixed(3) + sec;
+    if (ms < 10000) return (Math.floor(ms / 10) / 100).toFixed(2) + sec;
+    if (ms < 60000) return (Math.floor(ms / 100) / 10).toFixed(1) + sec;
+    var s = Math.floor((ms + 500) / 1000);
+    var hours = Math.floor(s / 3600), mins = Math.floor((s % 3600) / 60);
+    s %= 60;
+    if (ja) return (hours ? hours + "時間" : "") + mins + "分" + s + "秒";
+    return (hours ? hours + "h " : "") + mins + "m " + s + "s";
   }
 
   // One iteration of a Map: the states that ran within it and its events.
@@ -350,7 +361,7 @@
       var rows = d.events.map(function (ev) {
         return h("tr", { "data-id": ev.id }, [
           h("td", { className: "num", text: String(ev.id) }), h("td", { text: String(ev.type) }),
-          h("td", { text: String(ev.step || "") }), h("td", { className: "num", text: String(ev.elapsedMs) }),
+          h("td", { text: String(ev.step || "") }), h("td", { className: "num", "data-ms": ev.elapsedMs, text: formatDuration(ev.elapsedMs) }),
         ]);
       });
       var table = h("table", { className: "history compact" }, [
@@ -441,7 +452,9 @@
       children.push(section(label("attempts", "Attempts"), attemptList(d.attempts)));
     }
     if (Array.isArray(d.iterations) && d.iterations.length) {
-      children.push(section(label("iterations", "Iterations"), runList(d.iterations, "#", onIteration)));
+      children.push(section(label("iterations", "Iterations"), h("div", {}, [
+        h("p", { className: "muted", "data-field": "iteration-index", text: label("awsIndex", "#: the iteration's index, from 0 as on AWS") }),
+        runList(d.iterations, "#", onIteration)])));
     }
     if (Array.isArray(d.branches) && d.branches.length) {
       children.push(section(label("branches", "Branches"), runList(d.branches, label("branch", "Branch"))));
@@ -644,6 +657,20 @@
   }
 
   // -------------------------------------------------------------------
+  // The run of a redriven execution its download records.
+  (function () {
+    var select = document.getElementById("download-run");
+    var link = document.getElementById("download-test");
+    if (!select || !link) return;
+    var base = link.getAttribute("href").replace(/&run=\d+$/, "");
+    function update() {
+      var last = select.options[select.options.length - 1].value;
+      link.setAttribute("href", select.value === last ? base : base + "&run=" + encodeURIComponent(select.value));
+    }
+    select.addEventListener("change", update);
+    update();
+  })();
+
   // History filter.
 
   function initHistoryFilter() {

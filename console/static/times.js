@@ -67,12 +67,25 @@
     return formatters[zone];
   }
 
-  // A zone's name for a moment: "UTC", "UTC+9", "EST".
+  // The offset of a zone from UTC at a moment, in minutes.
+  function offsetMinutes(zone, date) {
+    var p = {};
+    formatter(zone).formatToParts(date).forEach(function (x) { p[x.type] = x.value; });
+    var wall = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour % 24, +p.minute, +p.second);
+    return Math.round((wall - Math.floor(date.getTime() / 1000) * 1000) / 60000);
+  }
+
+  // A zone's name for a moment, its offset from UTC: "UTC", "UTC+9",
+  // "UTC+5:30", "UTC-4". The server names zones by the same rule
+  // (zoneLabel in the console's Go code), so a page names each zone one
+  // way.
   function zoneLabel(zone, date) {
-    if (zone === "UTC" || zone === "Etc/UTC") return "UTC";
-    var part = formatter(zone).formatToParts(date).filter(function (p) { return p.type === "timeZoneName"; })[0];
-    var name = part ? part.value : zone;
-    return name === "GMT" ? "UTC" : name.replace(/^GMT/, "UTC");
+    var off = offsetMinutes(zone, date);
+    if (off === 0) return "UTC";
+    var sign = off < 0 ? "-" : "+";
+    off = Math.abs(off);
+    var mins = off % 60;
+    return "UTC" + sign + Math.floor(off / 60) + (mins ? ":" + (mins < 10 ? "0" : "") + mins : "");
   }
 
   // A moment as "2026-11-27 18:00:00.000 UTC+9" in a zone.
@@ -82,6 +95,44 @@
     var ms = String(date.getUTCMilliseconds());
     while (ms.length < 3) ms = "0" + ms;
     return p.year + "-" + p.month + "-" + p.day + " " + p.hour + ":" + p.minute + ":" + p.second + "." + ms + " " + zoneLabel(zone, date);
+  }
+
+  // A wall time "2026-11-27T09:30[:00]" in a zone as a moment; null when
+  // it is not one.
+  function wallIn(text, zone) {
+    var m = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?$/.exec(text);
+    if (!m) return null;
+    var wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] || 0), +(m[5] || 0), +(m[6] || 0));
+    var guess = new Date(wall - offsetMinutes(zone, new Date(wall)) * 60000);
+    return new Date(wall - offsetMinutes(zone, guess) * 60000);
+  }
+
+  // A moment as a datetime-local input's value in a zone.
+  function wallText(date, zone) {
+    var p = {};
+    formatter(zone).formatToParts(date).forEach(function (x) { p[x.type] = x.value; });
+    return p.year + "-" + p.month + "-" + p.day + "T" + p.hour + ":" + p.minute + ":" + p.second;
+  }
+
+  // The executions' filter reads its times in the zone the page shows
+  // times in: its hidden tz follows the switch, the times written in it
+  // are moved to the new zone, and the hint beside it names the zone.
+  function syncFilter() {
+    var form = document.getElementById("execution-search");
+    if (!form) return;
+    var tz = form.querySelector('input[name="tz"]');
+    if (!tz) return;
+    var zone = shownZone();
+    var old = tz.value || "UTC";
+    if (old !== zone) {
+      form.querySelectorAll('input[name="from"], input[name="to"]').forEach(function (input) {
+        var when = input.value ? wallIn(input.value, old) : null;
+        if (when) input.value = wallText(when, zone);
+      });
+      tz.value = zone;
+    }
+    var hint = form.querySelector('[data-field="filter-zone"]');
+    if (hint) hint.textContent = zone === "UTC" ? "UTC" : zone + " (" + zoneLabel(zone, new Date()) + ")";
   }
 
   // The moment a <time> stands for: its datetime, else its UTC text.
@@ -103,8 +154,14 @@
     if (!el.hasAttribute("datetime")) el.setAttribute("datetime", date.toISOString());
     var utc = formatIn(date, "UTC");
     if (el.hasAttribute("data-zone")) {
-      // A schedule's time: written by the server in its zone.
-      el.title = el.getAttribute("data-zone") + " · " + utc;
+      // A schedule's time: in its zone, to the second.
+      var own = el.getAttribute("data-zone");
+      try {
+        el.textContent = formatIn(date, own).replace(/\.\d{3} /, " ");
+      } catch (err) {
+        /* a zone the browser does not know: the server's text stays */
+      }
+      el.title = own + " · " + utc;
       return;
     }
     var zone = shownZone();
@@ -151,6 +208,7 @@
       box.replaceChildren.apply(box, parts);
     }
     function mark() {
+      syncFilter();
       if (!box) return;
       var mode = choices.length > 1 ? timeMode() : "local";
       box.querySelectorAll("button[data-tz]").forEach(function (b) {
@@ -174,5 +232,5 @@
   }
   tonightZone();
 
-  window.StepwiseTimes = { init: initTimeZone, render: renderTimes, node: timeNode };
+  window.StepwiseTimes = { init: initTimeZone, render: renderTimes, node: timeNode, zoneLabel: zoneLabel };
 })();

@@ -483,7 +483,34 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size
 	case <-ctx.Done():
 		return nil, 0, nil, ctx.Err()
 	}
-	defer func() { <-f.local.slots }()
+	type result struct {
+		stdout, stderr []byte
+		size           int64
+		err            error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-f.local.slots }()
+		// Started, the command runs to its end, for DefaultTimeout at
+		// most, even when ctx ends first: as on Lambda, an invoke already
+		// sent is not stopped when its caller gives up; its result is
+		// dropped. The server's shutdown kills its process group.
+		runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
+		defer cancel()
+		var r result
+		r.stdout, r.size, r.stderr, r.err = f.runCommand(runCtx, payload)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.stdout, r.size, r.stderr, r.err
+	case <-ctx.Done():
+		return nil, 0, nil, ctx.Err()
+	}
+}
+
+// runCommand is run's invoke, with a slot taken.
+func (f *Function) runCommand(ctx context.Context, payload []byte) (stdout []byte, size int64, stderr []byte, err error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", f.Command)
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Env = append(f.local.baseEnviron(), "AWS_LAMBDA_FUNCTION_NAME="+f.Name,

@@ -85,14 +85,41 @@ var (
 // runHandler serves one invoke on the function's warm process, starting
 // it if need be. It returns the payload, whether it is a function error,
 // and the end of the process's standard error.
+//
+// Once the invoke is handed to the process, it runs to its end (within
+// the function's timeout) even when ctx ends first, as on Lambda, where
+// an invoke already sent is not stopped when its caller gives up (a
+// Parallel's branch failed, StopExecution): runHandler then returns
+// ctx's error at once, and the invoke's result is dropped. The server's
+// shutdown still kills the process (its process group).
 func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, clientContext string) (out []byte, fnErr bool, stderr []byte, err error) {
 	select {
 	case f.local.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, false, nil, ctx.Err()
 	}
-	defer func() { <-f.local.slots }()
+	type result struct {
+		out, stderr []byte
+		fnErr       bool
+		err         error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-f.local.slots }()
+		var r result
+		r.out, r.fnErr, r.stderr, r.err = f.serveHandler(context.WithoutCancel(ctx), payload, requestID, clientContext)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.fnErr, r.stderr, r.err
+	case <-ctx.Done():
+		return nil, false, nil, ctx.Err()
+	}
+}
 
+// serveHandler is runHandler's invoke, with a slot taken.
+func (f *Function) serveHandler(ctx context.Context, payload []byte, requestID, clientContext string) (out []byte, fnErr bool, stderr []byte, err error) {
 	h := f.Handler
 	timeout := h.Timeout
 	if timeout <= 0 {

@@ -22,7 +22,7 @@ import (
 const jobnetSAM = "../../../examples/jobnet-sam"
 
 // TestJobnetSAMCases runs the example's test cases: the happy night, the
-// scheduled start, the failed job caught by name, an error not caught and
+// scheduled start, a failed job failing the night, an error of another name and
 // a retried throttle.
 func TestJobnetSAMCases(t *testing.T) {
 	t.Parallel()
@@ -32,8 +32,8 @@ func TestJobnetSAMCases(t *testing.T) {
 	for _, name := range []string{
 		"the happy night",
 		"the schedule starts the night of its day",
-		"a failed job is caught by name, the others run on",
-		"an error of another name is not caught",
+		"a failed job fails the night",
+		"an error of another name fails the night too",
 		"a throttled function is retried",
 	} {
 		require.Regexp(t, "(?m)^--- PASS: "+regexp.QuoteMeta(jobnetSAM+"/jobnet.test.yaml/"+name)+` \(\d+\.\d\ds\)$`, out)

@@ -73,7 +73,7 @@ func (c *replayCommand) replay(args []string) error {
 		}
 	case len(args) == 1 && c.endpoint != "":
 		name = "recording.test.json"
-		if data, err = recordFromServer(context.Background(), c.endpoint, args[0]); err != nil {
+		if data, _, err = recordFromServer(context.Background(), c.endpoint, args[0], 0); err != nil {
 			return &UsageError{err.Error()}
 		}
 	default:
@@ -143,42 +143,49 @@ func readDefinition(path string) (*asl.StateMachine, error) {
 
 // recordFromServer records an execution read through the Step Functions
 // API of the server at endpoint.
-func recordFromServer(ctx context.Context, endpoint, arn string) ([]byte, error) {
+// run names the run of a redriven execution to record (1 for the first),
+// 0 the latest; it returns the recording and a sentence naming the run
+// recorded ("run 2 of 2"), empty when the execution ran once.
+func recordFromServer(ctx context.Context, endpoint, arn string, run int) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	client, err := apiClient(ctx, endpoint)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	x, err := client.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
 	if err != nil {
-		return nil, apiError(endpoint, arn, err)
+		return nil, "", apiError(endpoint, arn, err)
 	}
 	sm, err := client.DescribeStateMachineForExecution(ctx, &sfn.DescribeStateMachineForExecutionInput{ExecutionArn: aws.String(arn)})
 	if err != nil {
-		return nil, apiError(endpoint, arn, err)
+		return nil, "", apiError(endpoint, arn, err)
 	}
 	events, err := executionHistory(ctx, client, arn)
 	if err != nil {
-		return nil, apiError(endpoint, arn, err)
+		return nil, "", apiError(endpoint, arn, err)
 	}
 	src := &workflowtest.Source{StateMachineName: aws.ToString(sm.Name), Definition: aws.ToString(sm.Definition),
-		ExecutionName: aws.ToString(x.Name), Events: events}
+		ExecutionName: aws.ToString(x.Name), Events: events, Run: run}
 	// The map runs of the execution and, in turn, of its children (a
 	// distributed Map inside a distributed Map's processor).
 	if err := recordChildren(ctx, client, endpoint, src, events); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for i := 0; i < len(src.Children); i++ {
 		if err := recordChildren(ctx, client, endpoint, src, src.Children[i]); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	data, err := workflowtest.Record(src)
 	if err != nil {
-		return nil, fmt.Errorf("cannot record %s: %w", arn, err)
+		return nil, "", fmt.Errorf("cannot record %s: %w", arn, err)
 	}
-	return data, nil
+	which := ""
+	if n, runs := workflowtest.RecordedRun(src); runs > 1 {
+		which = fmt.Sprintf("run %d of %d", n, runs)
+	}
+	return data, which, nil
 }
 
 // apiClient is an SDK client of the server at endpoint: the usual AWS

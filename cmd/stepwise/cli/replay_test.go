@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/config"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/server/servertest"
 )
@@ -86,4 +87,68 @@ func TestRecordAndReplayFromAServer(t *testing.T) {
 	_, errOut, code = execute("replay", "--recording", file, "--endpoint", url)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "not both")
+}
+
+// A redriven execution is recorded as its latest run ended, by default,
+// or as the run --record-run names; the output and the case's name say
+// which run. The latest run's recording passes as a test: the job that
+// failed, then succeeded once mended, answers with its success.
+func TestRecordARedrivenExecution(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mended := filepath.Join(dir, "mended")
+	srv := servertest.New(t, servertest.WithConfig(func(c *config.Serve) {
+		c.Integrations.Functions = map[string]string{"job": `if [ -f ` + mended + ` ]; then echo '{"rows": 20}'; ` +
+			`else echo '{"errorType": "JobFailed", "errorMessage": "broken"}'; exit 1; fi`}
+	}))
+	ctx := context.Background()
+	c, err := apiClient(ctx, srv.URL)
+	require.NoError(t, err)
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("night"), RoleArn: aws.String("arn:aws:iam::123456789012:role/r"),
+		Definition: aws.String(`{"StartAt": "Extract", "States": {
+			"Extract": {"Type": "Pass", "Result": {"rows": 1}, "ResultPath": "$.extract", "Next": "Job"},
+			"Job": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "job"},
+				"ResultSelector": {"rows.$": "$.Payload.rows"}, "End": true}}}`)})
+	require.NoError(t, err)
+	x, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: aws.String("night-1")})
+	require.NoError(t, err)
+	status := func() string {
+		d, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: x.ExecutionArn})
+		require.NoError(t, err)
+		return string(d.Status)
+	}
+	testwait.Until(t, func() bool { return status() == "FAILED" }, 30*time.Second, 20*time.Millisecond, "the first run fails")
+	require.NoError(t, os.WriteFile(mended, nil, 0o644))
+	_, err = c.RedriveExecution(ctx, &sfn.RedriveExecutionInput{ExecutionArn: x.ExecutionArn})
+	require.NoError(t, err)
+	testwait.Until(t, func() bool { return status() == "SUCCEEDED" }, 30*time.Second, 20*time.Millisecond, "the redriven run succeeds")
+	arn := aws.ToString(x.ExecutionArn)
+
+	latest := filepath.Join(dir, "latest.test.json")
+	_, errOut, code := execute("test", "--record", arn, "--endpoint", srv.URL, "--out", latest)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "recorded "+arn+" (run 2 of 2) in "+latest)
+	data, err := os.ReadFile(latest)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"name": "night-1, run 2 of 2"`)
+	require.Contains(t, string(data), `"status": "SUCCEEDED"`)
+	require.NotContains(t, string(data), "JobFailed", "the failure the redrive ran again is not recorded")
+	out, errOut, code := execute("test", latest)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "1 passed, 0 failed")
+
+	first := filepath.Join(dir, "first.test.json")
+	_, errOut, code = execute("test", "--record", arn, "--endpoint", srv.URL, "--out", first, "--record-run", "1")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "(run 1 of 2)")
+	data, err = os.ReadFile(first)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"name": "night-1, run 1 of 2"`)
+	require.Contains(t, string(data), `"error": "JobFailed"`)
+	out, errOut, code = execute("test", first)
+	require.Equal(t, 0, code, out+errOut)
+
+	_, errOut, code = execute("test", "--record", arn, "--endpoint", srv.URL, "--out", first, "--record-run", "3")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, errOut, "the execution has 2 run(s): there is no run 3")
 }

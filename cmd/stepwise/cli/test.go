@@ -21,6 +21,8 @@ type testCommand struct {
 	record   string
 	endpoint string
 	out      string
+	// recordRun is the run of a redriven execution --record records.
+	recordRun int
 }
 
 func (c *testCommand) command() *cobra.Command {
@@ -47,7 +49,9 @@ of an execution read from a server instead: its definition inline, its
 input, every task's result or error (with the input it was given), and
 its status, output or error, and path as expectations. "stepwise test
 FILE" passes on it; "stepwise replay --recording FILE" replays it on an
-edited definition.`,
+edited definition. Of a redriven execution, its latest run is recorded
+(the execution as that run ended), or the run --record-run N names (1 for
+the first); the output and the case's name say which ("run 2 of 2").`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if c.record != "" || c.endpoint != "" || c.out != "" {
 				return c.recordExecution(args)
@@ -64,6 +68,7 @@ edited definition.`,
 	f.StringVar(&c.record, "record", "", "record this execution (its ARN) as a test file, from the server at --endpoint, into --out")
 	f.StringVar(&c.endpoint, "endpoint", "", "with --record: the server's URL (its Step Functions API)")
 	f.StringVar(&c.out, "out", "", "with --record: the test file to write (*.test.json)")
+	f.IntVar(&c.recordRun, "record-run", 0, "with --record: the run of a redriven execution to record (1 for the first); the latest by default")
 	return cmd
 }
 
@@ -74,14 +79,20 @@ func (c *testCommand) recordExecution(args []string) error {
 	case c.record == "" || c.endpoint == "" || c.out == "":
 		return &UsageError{"give --record EXECUTION_ARN, --endpoint URL and --out FILE together"}
 	}
-	data, err := recordFromServer(context.Background(), c.endpoint, c.record)
+	if c.recordRun < 0 {
+		return &UsageError{"--record-run is a run's number, 1 for the first"}
+	}
+	data, which, err := recordFromServer(context.Background(), c.endpoint, c.record, c.recordRun)
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(c.out, data, 0o644); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	fmt.Fprintf(c.Err, "recorded %s in %s\n", c.record, c.out)
+	if which != "" {
+		which = " (" + which + ")"
+	}
+	fmt.Fprintf(c.Err, "recorded %s%s in %s\n", c.record, which, c.out)
 	return nil
 }
 

@@ -3,8 +3,9 @@ jobs.reconcile), each given {"job": ..., "night": ...} and returning
 {"job", "night", "rows"}.
 
 A job named in the BROKEN_JOBS environment variable (comma-separated; the
-template's BrokenJobs parameter) fails with JobFailed, the error the state
-machine catches by name.
+template's BrokenJobs parameter) fails with JobFailed: the state machine
+marks it failed in the table and the night fails; deployed again without
+it, the job is mended and a redrive of the night runs it again.
 """
 
 import os
