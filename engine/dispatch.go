@@ -64,6 +64,18 @@ func (c *chooser) Cancel(executionArn, taskID string) {
 	}
 }
 
+// Kill tells every runner to stop the task's work (task.Killer), or
+// cancels it in those that cannot.
+func (c *chooser) Kill(executionArn, taskID string) {
+	for _, r := range c.runners {
+		if k, ok := r.(task.Killer); ok {
+			k.Kill(executionArn, taskID)
+			continue
+		}
+		r.Cancel(executionArn, taskID)
+	}
+}
+
 // noCancel is the Cancel of a runner that holds nothing to drop.
 type noCancel struct{}
 

@@ -49,15 +49,20 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 				e.dispatch(&l.row, c.ID, c.Task, nil, false)
 			}
 		case interp.CancelTask:
-			// A kill (c.Kill) is a cancel: every runner's Cancel stops
-			// the work it started (a local function's process group is
-			// killed, a .sync job's stop call made, an activity's task
-			// taken from the queue, a child execution stopped).
+			// A kill (c.Kill) stops the work itself (task.Killer: a
+			// local function's process group is killed); a cancel
+			// drops the result, each runner stopping what it can (a
+			// .sync job's stop call made, an activity's task taken
+			// from the queue, a child execution stopped).
 			delete(l.tasks, c.ID)
 			delete(l.started, c.ID)
 			delete(l.released, c.ID)
 			e.work.taskEnded(l.arn, c.ID)
-			e.cfg.Tasks.Cancel(l.arn, c.ID)
+			if k, ok := e.cfg.Tasks.(task.Killer); ok && c.Kill {
+				k.Kill(l.arn, c.ID)
+			} else {
+				e.cfg.Tasks.Cancel(l.arn, c.ID)
+			}
 			e.gates.release(l.arn, c.ID)
 		}
 	}

@@ -280,7 +280,7 @@ type Registry struct {
 	byPfx   []*entry // longest prefix first
 	log     *slog.Logger
 	mu      sync.Mutex
-	running map[string]context.CancelFunc // "arn\x00id" → cancel
+	running map[string]context.CancelCauseFunc // "arn\x00id" → cancel
 }
 
 var (
@@ -305,7 +305,7 @@ func New(cfg Config) (*Registry, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.shared = &shared{}
-	r := &Registry{cfg: cfg, exact: map[string]*entry{}, log: cfg.Logger, running: map[string]context.CancelFunc{}}
+	r := &Registry{cfg: cfg, exact: map[string]*entry{}, log: cfg.Logger, running: map[string]context.CancelCauseFunc{}}
 	modulesMu.Lock()
 	ms := make([]Module, 0, len(modules))
 	for _, m := range modules {
@@ -468,7 +468,8 @@ func (r *Registry) Run(ctx context.Context, t *task.Task, done func(task.Result)
 		Submitted: t.Submitted, Resumed: t.Resumed, ExecutionStart: t.ExecutionStart,
 	}
 	key := t.ExecutionArn + "\x00" + t.ID
-	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	callCtx, cancelCause := context.WithCancelCause(context.WithoutCancel(ctx))
+	cancel := func() { cancelCause(context.Canceled) }
 	var submitted sync.Once
 	req.Submit = func(out any) {
 		if pattern != Sync && pattern != Sync2 {
@@ -489,7 +490,7 @@ func (r *Registry) Run(ctx context.Context, t *task.Task, done func(task.Result)
 		})
 	}
 	r.mu.Lock()
-	r.running[key] = cancel
+	r.running[key] = cancelCause
 	r.mu.Unlock()
 	go func() {
 		defer func() {
@@ -538,7 +539,22 @@ func (r *Registry) Cancel(executionArn, taskID string) {
 	cancel := r.running[executionArn+"\x00"+taskID]
 	r.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(context.Canceled)
+	}
+}
+
+// ErrKilled is the cause of a task's context when an operator killed it
+// (Kill): a runner that lets work already handed over run to its end
+// when it is cancelled (a local function's invoke) stops it then.
+var ErrKilled = errors.New("the task was killed by an operator")
+
+// Kill cancels a running task with ErrKilled as its cause.
+func (r *Registry) Kill(executionArn, taskID string) {
+	r.mu.Lock()
+	cancel := r.running[executionArn+"\x00"+taskID]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel(ErrKilled)
 	}
 }
 

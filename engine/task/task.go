@@ -107,6 +107,14 @@ func (NoIntegrations) Run(_ context.Context, t *Task, done func(Result)) {
 // Cancel does nothing.
 func (NoIntegrations) Cancel(string, string) {}
 
+// A Killer stops a task's work itself when an operator kills it: a
+// Cancel may leave work already handed over to run to its end (a local
+// function's invoke, as Lambda's), a kill does not. A runner that is
+// not a Killer is cancelled instead.
+type Killer interface {
+	Kill(executionArn, taskID string)
+}
+
 // ItemStreamer is a Runner that can hand over an ItemReader's items
 // as it reads them (Task.Request.Reader set), in order, a batch at a
 // time, instead of answering with all of them: a map run over a large

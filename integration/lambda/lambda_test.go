@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -229,4 +232,31 @@ func TestLocalFunctionNames(t *testing.T) {
 	require.ErrorContains(t, err, "a function name has no ':'")
 	_, err = integration.New(integration.Config{Functions: map[string]string{"a": " "}})
 	require.ErrorContains(t, err, "no command")
+}
+
+// An operator's kill (Registry.Kill) stops a local function's process,
+// where a cancel lets an invoke already handed over run to its end.
+func TestLocalFunctionKilledByAnOperator(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pidFile, done := dir+"/pid", dir+"/done"
+	reg := localRegistry(t, map[string]string{"slow": `echo $$ > ` + pidFile + `; sleep 5; touch ` + done}, 0)
+	results := make(chan task.Result, 1)
+	reg.Run(context.Background(), &task.Task{ExecutionArn: "arn:x", ID: "k1", Request: &interp.TaskRequest{
+		Resource: "arn:aws:states:::lambda:invoke", Parameters: jsonvalue.FromGo(map[string]any{"FunctionName": "slow"})}},
+		func(r task.Result) { results <- r })
+	var pid int
+	testwait.Until(t, func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond, "the function started")
+	reg.Kill("arn:x", "k1")
+	testwait.Until(t, func() bool { return syscall.Kill(pid, 0) != nil }, 5*time.Second, 20*time.Millisecond,
+		"the killed function's process is gone")
+	time.Sleep(200 * time.Millisecond)
+	require.NoFileExists(t, done)
 }

@@ -495,7 +495,9 @@ func (f *Function) run(ctx context.Context, payload []byte) (stdout []byte, size
 		// most, even when ctx ends first: as on Lambda, an invoke already
 		// sent is not stopped when its caller gives up; its result is
 		// dropped. The server's shutdown kills its process group.
-		runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
+		d, stop := detached(ctx)
+		defer stop()
+		runCtx, cancel := context.WithTimeout(d, DefaultTimeout)
 		defer cancel()
 		var r result
 		r.stdout, r.size, r.stderr, r.err = f.runCommand(runCtx, payload)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"stepwise/integration"
 )
 
 // Warm processes
@@ -107,7 +109,9 @@ func (f *Function) runHandler(ctx context.Context, payload []byte, requestID, cl
 	go func() {
 		defer func() { <-f.local.slots }()
 		var r result
-		r.out, r.fnErr, r.stderr, r.err = f.serveHandler(context.WithoutCancel(ctx), payload, requestID, clientContext)
+		d, stop := detached(ctx)
+		defer stop()
+		r.out, r.fnErr, r.stderr, r.err = f.serveHandler(d, payload, requestID, clientContext)
 		done <- r
 	}()
 	select {
@@ -387,4 +391,17 @@ func (t *syncTail) bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.tail.buf...)
+}
+
+// detached is ctx without its end, for an invoke that runs to its end
+// when its caller gives up, as Lambda's does; but it ends when an
+// operator killed the task (integration.ErrKilled is ctx's cause).
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(context.Cause(ctx), integration.ErrKilled) {
+			cancel()
+		}
+	})
+	return d, func() { stop(); cancel() }
 }
