@@ -21,7 +21,9 @@ import (
 type API struct {
 	log *slog.Logger
 	ops map[string]operation
-	opt Options
+	// stepwise are Stepwise's own operations: served over HTTP only.
+	stepwise map[string]operation
+	opt      Options
 }
 
 // NewAPI returns the API of svc in process; opts are the HTTP handler's
@@ -30,7 +32,7 @@ func NewAPI(svc *service.Service, opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{log: opts.Logger, ops: operations(svc), opt: opts}
+	return &API{log: opts.Logger, ops: operations(svc), stepwise: stepwiseOperations(svc), opt: opts}
 }
 
 // Error is an operation's failure as the HTTP API answers it: its API
@@ -94,6 +96,11 @@ func (a *API) call(ctx context.Context, name string, body []byte) (any, error) {
 // HTTP handler and Call reach the service.
 func (a *API) run(ctx context.Context, name string, body []byte) (any, error) {
 	return a.ops[name](ctx, body)
+}
+
+// runStepwise runs one of Stepwise's own operations.
+func (a *API) runStepwise(ctx context.Context, name string, body []byte) (any, error) {
+	return a.stepwise[name](ctx, body)
 }
 
 // has reports whether name is an operation of the API.
