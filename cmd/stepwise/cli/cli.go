@@ -77,6 +77,13 @@ func (c *CLI) Execute(args []string) int {
 		(&deployCommand{CommandBase: base}).command(),
 		(&clockCommand{CommandBase: base}).command(),
 		(&importCommand{CommandBase: base}).command(),
+		(&holdCommand{CommandBase: base}).command(),
+		(&releaseCommand{CommandBase: base}).command(),
+		(&suspendCommand{CommandBase: base}).command(),
+		(&resumeCommand{CommandBase: base}).command(),
+		(&skipCommand{CommandBase: base}).command(),
+		(&killCommand{CommandBase: base}).command(),
+		(&actionsCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
