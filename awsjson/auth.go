@@ -67,7 +67,8 @@ func (a *authHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.reject(w, r, authError(err))
 		return
 	}
-	a.next.ServeHTTP(w, frontdoor.WithBody(r, body))
+	r = frontdoor.WithBody(r, body)
+	a.next.ServeHTTP(w, r.WithContext(withActor(r.Context(), identify(r, a.auth))))
 }
 
 // reject answers a request refused before the API saw it.

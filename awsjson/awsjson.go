@@ -239,11 +239,15 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 	if target == "" {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Missing X-Amz-Target header: it names the operation, as in %sStartExecution", TargetPrefix)
 	}
+	run := h.api.run
 	name, ok := strings.CutPrefix(target, TargetPrefix)
 	if !ok {
-		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
-	}
-	if !h.api.has(name) {
+		if name, ok = strings.CutPrefix(target, StepwiseTargetPrefix); ok && h.api.stepwise[name] != nil {
+			run = h.api.runStepwise
+		} else {
+			return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
+		}
+	} else if !h.api.has(name) {
 		return sfnapi.NewError(sfnapi.CodeUnknownOperation, "Unknown operation %s", target)
 	}
 	if err := signedRegion(r, h.api.region); err != nil {
@@ -263,7 +267,10 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) error {
 		ctx, cancel = withHangUp(ctx)
 		defer cancel()
 	}
-	out, err := h.api.run(ctx, name, body)
+	if actor(ctx) == "" {
+		ctx = withActor(ctx, anonymous(r))
+	}
+	out, err := run(ctx, name, body)
 	if err != nil {
 		return err
 	}

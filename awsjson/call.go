@@ -21,7 +21,9 @@ import (
 type API struct {
 	log *slog.Logger
 	ops map[string]operation
-	opt Options
+	// stepwise are Stepwise's own operations: served over HTTP only.
+	stepwise map[string]operation
+	opt      Options
 	// region is the server's: the hint of an error for another's.
 	region string
 }
@@ -32,7 +34,7 @@ func NewAPI(svc *service.Service, opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{log: opts.Logger, ops: operations(svc), opt: opts, region: svc.Config().Region}
+	return &API{log: opts.Logger, ops: operations(svc), stepwise: stepwiseOperations(svc), opt: opts, region: svc.Config().Region}
 }
 
 // Error is an operation's failure as the HTTP API answers it: its API
@@ -96,6 +98,12 @@ func (a *API) call(ctx context.Context, name string, body []byte) (any, error) {
 // HTTP handler and Call reach the service.
 func (a *API) run(ctx context.Context, name string, body []byte) (any, error) {
 	out, err := a.ops[name](ctx, body)
+	return out, hintRegion(err, a.region)
+}
+
+// runStepwise runs one of Stepwise's own operations.
+func (a *API) runStepwise(ctx context.Context, name string, body []byte) (any, error) {
+	out, err := a.stepwise[name](ctx, body)
 	return out, hintRegion(err, a.region)
 }
 

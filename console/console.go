@@ -318,6 +318,8 @@ var funcs = template.FuncMap{
 	"query":     url.QueryEscape,
 	"lower":     strings.ToLower,
 	"deref":     deref,
+	// join lists names: "Load, Report".
+	"join": func(names []string) string { return strings.Join(names, ", ") },
 	"statusKey": func(s string) string {
 		return map[string]string{"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}[s]
 	},

@@ -43,6 +43,8 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 	showMapRuns(a, def, g, statuses, runs)
 	warnings := c.warnings(r, arn)
 	markWarnings(statuses, warnings)
+	ops := c.operatorOf(r, x, g)
+	markHeld(statuses, ops)
 	var stop *time.Time
 	if x.StopDate != nil {
 		stop = (*time.Time)(x.StopDate)
@@ -94,10 +96,11 @@ func (c *Console) execution(w http.ResponseWriter, r *http.Request) {
 		Cost     costView
 		Duration string
 		Warnings []service.ExecutionWarning
+		Ops      *operatorView
 	}{c.newPage(r, x.Name), timelineOf(a, start, end, lateStates, lang), late, x, g, statuses, a.retries(), rows, len(events), from + 1, to, nextFrom(to, len(events)),
 		prettyJSON(deref(x.Input)), prettyJSON(deref(x.Output)), runs, parent, machineOf(x.StateMachineArn),
 		nameOf(machineOf(x.StateMachineArn)), startedBy(deref(x.Input)), c.cost(x, events),
-		formatDuration(language(r), runningFor(time.Time(x.StartDate), stop, events, c.now())), warnings})
+		formatDuration(language(r), runningFor(time.Time(x.StartDate), stop, events, c.now())), warnings, ops})
 }
 
 // mapRunView is a map run on its execution's page: its counts and its
@@ -204,10 +207,15 @@ func (c *Console) executionStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	warnings := c.warnings(r, arn)
 	markWarnings(statuses, warnings)
+	ops := c.operatorOf(r, x, nil)
+	markHeld(statuses, ops)
 	out := map[string]any{"status": x.Status, "states": statuses, "warnings": len(warnings), "retries": a.retries(),
 		"output": prettyJSON(deref(x.Output)), "error": deref(x.Error), "cause": deref(x.Cause)}
 	if x.StopDate != nil {
 		out["stopDate"] = formatTime(time.Time(*x.StopDate))
+	}
+	if ops != nil {
+		out["held"], out["suspended"] = ops.Held, ops.Suspended
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -83,6 +83,18 @@ var messages = map[string]map[string]string{
 		"note.name-placeholders":  "The execution name uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler passes the Name as written, and StartExecution refuses its < and >.",
 		"note.input-placeholders": "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written.",
 		"note.not-fired":          "Not fired:",
+		// Operator controls.
+		"operatorControls": "Operator controls", "operatorActions": "Operator actions", "held": "Held", "suspended": "Suspended",
+		"hold": "Hold", "release": "Release", "suspend": "Suspend", "resume": "Resume", "skip": "Skip", "kill": "Kill",
+		"operatorStateHint": "Select a state in the graph, or here. A hold makes the execution wait before the state (a state that runs goes on; the hold is for its next entries) until it is released.",
+		"skipHint":          "A Task state that runs, waits to retry or is held ends as succeeded with this output; the next state gets it.",
+		"killHint":          "A Task state's running task fails with this error and cause (Retry and Catch apply); its work is stopped.",
+		"skipOutput":        "Output (JSON)", "killError": "Error name", "when": "When", "who": "Who", "what": "Action",
+		"invalidOutput": "The output is not valid JSON.", "confirmKill": "Kill the running task of this state?",
+		"confirmSkip":    "End this state as succeeded with this output?",
+		"holdForAll":     "Hold a state in every execution",
+		"holdForAllHint": "Every running execution of this state machine, and every one started until the release, waits before the held state.",
+		"op.Hold":        "Hold", "op.Release": "Release", "op.Suspend": "Suspend", "op.Resume": "Resume", "op.Skip": "Skip", "op.Kill": "Kill",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -149,6 +161,18 @@ var messages = map[string]map[string]string{
 		"note.name-placeholders":  "実行名に Stepwise のプレースホルダー (<stepwise.…>) を使っています。EventBridge Scheduler は実行名を書かれたとおりに渡し、StartExecution は < と > を含む名前を拒否します。",
 		"note.input-placeholders": "入力に Stepwise のプレースホルダー (<stepwise.…>) を使っています。EventBridge Scheduler が置き換えるのは自身のもの (<aws.scheduler.…>) だけで、これらは書かれたとおりに残ります。",
 		"note.not-fired":          "実行されません:",
+		// オペレーター操作。
+		"operatorControls": "運用操作", "operatorActions": "オペレーター操作", "held": "保留中", "suspended": "中断中",
+		"hold": "保留", "release": "保留解除", "suspend": "中断", "resume": "再開", "skip": "スキップ", "kill": "強制終了",
+		"operatorStateHint": "グラフまたはここで状態を選びます。保留すると、解除されるまで実行はその状態の前で待ちます (実行中の状態はそのまま続き、保留は次に入るときから効きます)。",
+		"skipHint":          "実行中・リトライ待ち・保留中の Task 状態を、この出力で成功として終えます。次の状態はこの出力を受け取ります。",
+		"killHint":          "Task 状態の実行中のタスクを、このエラーと原因で失敗させ (Retry と Catch が効きます)、その処理を止めます。",
+		"skipOutput":        "出力 (JSON)", "killError": "エラー名", "when": "日時", "who": "操作者", "what": "操作",
+		"invalidOutput": "出力が正しい JSON ではありません。", "confirmKill": "この状態の実行中のタスクを強制終了しますか?",
+		"confirmSkip":    "この出力でこの状態を成功として終えますか?",
+		"holdForAll":     "すべての実行で状態を保留",
+		"holdForAllHint": "このステートマシンの実行中のすべての実行と、解除までに開始される実行は、保留中の状態の前で待ちます。",
+		"op.Hold":        "保留", "op.Release": "保留解除", "op.Suspend": "中断", "op.Resume": "再開", "op.Skip": "スキップ", "op.Kill": "強制終了",
 	},
 }
 
@@ -157,7 +181,8 @@ var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmSt
 	"awsIndex", "fit", "actualSize", "zoomIn", "zoomOut", "graph", "retries", "duration", "error", "cause", "input", "output", "iterations", "branches", "branch",
 	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
 	"succeeded", "warning", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
-	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd"}
+	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd",
+	"held", "suspended", "invalidOutput", "confirmKill", "confirmSkip"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {

@@ -134,7 +134,7 @@ func TestEveryPageInJapanese(t *testing.T) {
 	caughtX := b.start(t, caught, "par-1", `{"order": 7}`)
 	failing := b.create(t, "fails", `{"StartAt": "Job", "States": {"Job": {"Type": "Fail", "Error": "JobFailed", "Cause": "ジョブが失敗"}}}`)
 	failedX := b.start(t, failing, "night-1127", `{}`)
-	waiting := b.create(t, "waits", `{"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 3600, "End": true}}}`)
+	waiting := b.create(t, "waits", `{"StartAt": "Pause", "States": {"Pause": {"Type": "Wait", "Seconds": 3600, "End": true}}}`)
 	runningX := b.start(t, waiting, "holding", `{}`)
 	stoppedX := b.start(t, waiting, "stopped", `{}`)
 	_, err = svc.StopExecution(ctx, &service.StopExecutionInput{ExecutionArn: stoppedX})

@@ -132,8 +132,10 @@ func (c *Console) machine(w http.ResponseWriter, r *http.Request) {
 		Aliases    []*service.DescribeStateMachineAliasOutput
 		Policies   []policyView
 		Warnings   map[string]int // by execution ARN
+		Holds      []string       // the states held in every execution
+		States     []string       // the states a hold can name
 	}{c.newPage(r, sm.Name), sm, graphOf(m), prettyJSON(sm.Definition), list.Executions, list.NextToken, f, executionStatuses, versions, aliases, policies,
-		c.warningCounts(r, list.Executions)})
+		c.warningCounts(r, list.Executions), c.machineHolds(r, sm.StateMachineArn), stateNames(graphOf(m))})
 }
 
 // policyView is a state's failure policies, as its state machine's tags

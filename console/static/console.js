@@ -228,6 +228,9 @@
             stopped = true;
             var stop = document.querySelector('button[data-action="StopExecution"]');
             if (stop) stop.disabled = true;
+            document.querySelectorAll("#operator-controls button").forEach(function (b) {
+              b.disabled = true;
+            });
             var redrive = document.querySelector('button[data-action="RedriveExecution"]');
             if (redrive) redrive.disabled = s.status === "SUCCEEDED";
             var more = document.querySelector("[data-field=history-stale]");
@@ -549,9 +552,19 @@
   }
 
   function callAPI(op, body) {
+    return callTarget("AWSStepFunctions." + op, body);
+  }
+
+  // callStepwise calls one of Stepwise's own operations (the operator
+  // controls), served beside the Step Functions API.
+  function callStepwise(op, body) {
+    return callTarget("Stepwise." + op, body);
+  }
+
+  function callTarget(target, body) {
     return fetch("/", {
       method: "POST",
-      headers: { "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "AWSStepFunctions." + op },
+      headers: { "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target },
       body: JSON.stringify(body),
       credentials: "same-origin",
     }).then(function (r) {
@@ -713,6 +726,89 @@
     return window.StepwiseTimes ? window.StepwiseTimes.node(text) : null;
   }
 
+  // -------------------------------------------------------------------
+  // Operator controls: hold, release, suspend, resume, skip, kill.
+
+  function initOperator() {
+    var m = main();
+    if (!m) return;
+    var form = document.getElementById("operator-form");
+    var arn = form ? form.getAttribute("data-arn") : m.getAttribute("data-execution-arn");
+    var done = function () {
+      location.reload();
+    };
+    document.querySelectorAll("#operator-controls button[data-op]").forEach(function (btn) {
+      if (btn.type !== "button") return;
+      btn.addEventListener("click", function () {
+        actionError(btn, "");
+        btn.disabled = true;
+        callStepwise(btn.getAttribute("data-op"), { executionArn: m.getAttribute("data-execution-arn") })
+          .then(done)
+          .catch(function (err) {
+            btn.disabled = false;
+            actionError(btn, errorText(err));
+          });
+      });
+    });
+    if (!form) return;
+    var graph = document.getElementById("graph");
+    var select = form.elements.namedItem("state");
+    if (graph && select) {
+      graph.addEventListener("state-selected", function (ev) {
+        var name = ev.detail && ev.detail.state;
+        if (typeof name !== "string") return;
+        for (var i = 0; i < select.options.length; i++) {
+          if (select.options[i].value === name) select.selectedIndex = i;
+        }
+      });
+    }
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var btn = ev.submitter;
+      var op = btn && btn.getAttribute("data-op");
+      if (!op) return;
+      var state = select ? select.value : "";
+      var body = { state: state };
+      actionError(form, "");
+      if (op === "HoldState" || op === "ReleaseState") {
+        body.arn = arn;
+      } else {
+        body.executionArn = arn;
+      }
+      if (op === "SkipState") {
+        var out = form.elements.namedItem("output");
+        var text = out ? out.value.trim() : "";
+        out.removeAttribute("aria-invalid");
+        try {
+          JSON.parse(text || "{}");
+        } catch (err) {
+          out.setAttribute("aria-invalid", "true");
+          out.focus();
+          actionError(form, t("invalidOutput") + " (" + err.message + ")");
+          return;
+        }
+        body.output = text || "{}";
+        if (!window.confirm(t("confirmSkip"))) return;
+      }
+      if (op === "KillState") {
+        var e = form.elements.namedItem("error");
+        var c = form.elements.namedItem("cause");
+        if (e && e.value.trim()) body.error = e.value.trim();
+        if (c && c.value) body.cause = c.value;
+        if (!window.confirm(t("confirmKill"))) return;
+      }
+      btn.disabled = true;
+      btn.setAttribute("aria-busy", "true");
+      callStepwise(op, body)
+        .then(done)
+        .catch(function (err) {
+          btn.disabled = false;
+          btn.removeAttribute("aria-busy");
+          actionError(form, errorText(err));
+        });
+    });
+  }
+
   function init() {
     if (window.StepwiseTimes) window.StepwiseTimes.init();
     initDefinition();
@@ -720,6 +816,7 @@
     initDetails();
     initPolling();
     initActions();
+    initOperator();
     initHistoryFilter();
     initLanguage();
   }

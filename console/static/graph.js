@@ -30,6 +30,7 @@
     warning: "\u26A0", // ⚠
     running: "\u25CF", // ●
     cancelled: "\u25A0", // ■
+    held: "\u2016", // ‖
     "not-run": "",
   };
 

@@ -155,7 +155,7 @@ var rules = []rule{
 	// runs the server, and the commands that need no server; its main
 	// runs cli.
 	{pkg: "cmd/stepwise/cli", layer: "cli: the commands, above the server", may: with(
-		"server", "config", "asl/...", "interp", "engine/task", "workflowtest", "deploy/...", "convert/...",
+		"server", "awsjson", "config", "asl/...", "interp", "engine/task", "workflowtest", "deploy/...", "convert/...",
 		"integration/...", "observe/tracing", "store/sqlitestore",
 		"internal/boundedfile", "internal/security/quota", "internal/security/sigv4auth")},
 	{pkg: "cmd/stepwise", layer: "cmd: the binary's main", may: []string{"cmd/stepwise/cli"}},

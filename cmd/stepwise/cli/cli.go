@@ -78,6 +78,13 @@ func (c *CLI) Execute(args []string) int {
 		(&clockCommand{CommandBase: base}).command(),
 		(&importCommand{CommandBase: base}).command(),
 		(&holdNextCommand{CommandBase: base}).command(),
+		(&holdCommand{CommandBase: base}).command(),
+		(&releaseCommand{CommandBase: base}).command(),
+		(&suspendCommand{CommandBase: base}).command(),
+		(&resumeCommand{CommandBase: base}).command(),
+		(&skipCommand{CommandBase: base}).command(),
+		(&killCommand{CommandBase: base}).command(),
+		(&actionsCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -2,111 +2,57 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"stepwise/awsjson"
 )
 
-// holdNextCommand is `stepwise hold-next SCHEDULE`: the schedule's next
-// run is skipped, the ones after it fire.
-type holdNextCommand struct {
+type holdCommand struct {
 	*CommandBase
-	endpoint string
-	group    string
-	release  bool
-	timeout  time.Duration
+	flags   operatorFlags
+	state   string
+	release bool
 }
 
-func (c *holdNextCommand) command() *cobra.Command {
+func (c *holdCommand) command() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "hold-next SCHEDULE",
-		Short: "Skip a schedule's next run only (--release to take the hold back)",
-		Long: `Hold the next run of a schedule of a running server: the next slot that
-would fire does not, and is recorded as skipped (the console's schedule page
-lists it); the slots after it fire as usual. Holding a schedule held already
-changes nothing; --release takes the hold back, so the run fires after all.
-The hold is kept in the store: a restart, or another node of a cluster, keeps
-it. The command prints the run held.
+		Use:   "hold ARN --state NAME",
+		Short: "Hold a state of an execution, or of every execution of a state machine",
+		Long: `Hold a state: a running execution that is about to enter it waits before
+it (nothing runs, nothing is written to its history) until the state is
+released. Of a state machine's ARN, every running execution of it is held
+and every execution started until the release starts with the state held.
+A state that runs already goes on; the hold applies to its next entries.
+Prints the executions held.
 
-  stepwise hold-next nightly
-  stepwise hold-next nightly --group jobnets --endpoint http://127.0.0.1:8083
-  stepwise hold-next nightly --release`,
+  stepwise hold arn:aws:states:us-east-1:123456789012:execution:nightly:run-1 --state Load
+  stepwise hold arn:aws:states:us-east-1:123456789012:stateMachine:nightly --state Load`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.run(cmd.Context(), args[0])
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context(), args[0], "HoldState") },
 	}
-	cmd.Flags().StringVar(&c.endpoint, "endpoint", "http://127.0.0.1:8083", "the server's URL")
-	cmd.Flags().StringVar(&c.group, "group", "default", "the schedule's group")
-	cmd.Flags().BoolVar(&c.release, "release", false, "take the hold back: the next run fires")
-	cmd.Flags().DurationVar(&c.timeout, "timeout", time.Minute, "how long to wait for the server")
+	c.flags.add(cmd)
+	cmd.Flags().StringVar(&c.state, "state", "", "the state's name (required)")
 	return cmd
 }
 
-func (c *holdNextCommand) run(ctx context.Context, name string) error {
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
+// run holds (or releases, with op ReleaseState) the state of arn.
+func (c *holdCommand) run(ctx context.Context, arn, op string) error {
+	if err := requireArn(arn, true); err != nil {
+		return err
 	}
-	method := http.MethodPost
-	if c.release {
-		method = http.MethodDelete
-	}
-	u := strings.TrimSuffix(c.endpoint, "/") + "/schedules/" + url.PathEscape(name) + "/hold-next?groupName=" + url.QueryEscape(c.group)
-	req, err := http.NewRequestWithContext(ctx, method, u, nil)
-	if err != nil {
-		return &UsageError{fmt.Sprintf("--endpoint %q: %v", c.endpoint, err)}
-	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != "" {
-		if err := signFor(ctx, "scheduler", req, nil); err != nil {
-			return err
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s did not answer within --timeout %s", c.endpoint, c.timeout)
-		}
-		return fmt.Errorf("no server at %s (start one with `stepwise serve`): %w", c.endpoint, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
+	if err := requireState(c.state); err != nil {
 		return err
 	}
 	var out struct {
-		HeldRun  *float64
-		Released *bool
-		Message  string
+		Executions []string `json:"executionArns"`
 	}
-	if err := json.Unmarshal(data, &out); err != nil {
-		return fmt.Errorf("%s answered %s: %s", u, resp.Status, strings.TrimSpace(string(data)))
+	if err := callStepwise(ctx, &c.flags, op, &awsjson.StateControlInput{Arn: arn, State: c.state}, &out); err != nil {
+		return err
 	}
-	if resp.StatusCode != http.StatusOK {
-		if out.Message == "" {
-			return fmt.Errorf("%s answered %s: %s", u, resp.Status, strings.TrimSpace(string(data)))
-		}
-		return errors.New(out.Message)
-	}
-	switch {
-	case out.HeldRun != nil:
-		at := time.UnixMilli(int64(*out.HeldRun * 1000)).UTC()
-		fmt.Fprintf(c.Out, "held: the run of %s at %s is skipped\n", name, at.Format(time.RFC3339))
-	case out.Released != nil && *out.Released:
-		fmt.Fprintf(c.Out, "released: the next run of %s fires\n", name)
-	case out.Released != nil:
-		fmt.Fprintf(c.Out, "%s was not held\n", name)
-	default:
-		return fmt.Errorf("%s answered %s: %s", u, resp.Status, strings.TrimSpace(string(data)))
+	for _, x := range out.Executions {
+		fmt.Fprintln(c.Out, x)
 	}
 	return nil
 }

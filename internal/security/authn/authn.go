@@ -149,6 +149,18 @@ func (g *Gate) Authenticate(r *http.Request, body []byte) error {
 	return err
 }
 
+// Identify names who made a request Authenticate let through with the
+// session cookie: "console:<access key id>" (a signed request is named
+// by its signature's access key id, by the API).
+func (g *Gate) Identify(r *http.Request) string {
+	if c, err := r.Cookie(CookieName); err == nil {
+		if id, ok := g.session(c.Value); ok {
+			return "console:" + id
+		}
+	}
+	return ""
+}
+
 // Console guards the console's pages: next serves a request with a
 // session (or a SigV4 signature); a page request without one is sent to
 // the sign-in page, a request of the pages' JSON (/console/...) is

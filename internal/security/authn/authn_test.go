@@ -233,3 +233,17 @@ func withOrigin(h http.Header) http.Header {
 	h.Set("Origin", "http://"+host)
 	return h
 }
+
+// Identify names the user of a session: "console:<access key id>"; a
+// request without a valid session, nobody.
+func TestIdentify(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.signIn(t, "AKIDOTHER", "other")
+	r := httptest.NewRequest(http.MethodPost, "http://"+host+"/", nil)
+	require.Empty(t, b.gate.Identify(r))
+	r.AddCookie(c)
+	require.Equal(t, "console:AKIDOTHER", b.gate.Identify(r))
+	b.advance(DefaultSessionTTL + time.Minute)
+	require.Empty(t, b.gate.Identify(r), "an expired session names nobody")
+}

@@ -1,0 +1,190 @@
+package awsjson
+
+import (
+	"context"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"stepwise/history"
+	"stepwise/internal/security/sigv4auth"
+	"stepwise/service"
+)
+
+// Stepwise's own operations (the operator controls of running
+// executions) are served beside the Step Functions API, on the same path
+// and port, in the same protocol and behind the same authentication, under
+// their own X-Amz-Target prefix:
+//
+//	X-Amz-Target: Stepwise.HoldState
+//
+//	{"executionArn": "...", "state": "Load"}
+//
+// No AWS SDK sends that prefix (theirs is AWSStepFunctions.), so a
+// client of AWS never reaches them by mistake, and they are not among the
+// in-process calls of Task states (API.Call). Who made a control (the
+// operator log's "by") is the server's to say, never the client's: the
+// access key id that signed the request, "console:<access key id>" for
+// the console's session, "anonymous@<client address>" on a server
+// without --credentials.
+
+// StepwiseTargetPrefix is the X-Amz-Target prefix of Stepwise's own
+// operations.
+const StepwiseTargetPrefix = "Stepwise."
+
+// Inputs of Stepwise's operations, as their JSON members are named: arn
+// is the execution's or the state machine's (hold, release), state the
+// state's name.
+type (
+	// StateControlInput is HoldState's and ReleaseState's input: arn,
+	// or executionArn, or stateMachineArn.
+	StateControlInput struct {
+		Arn             string `json:"arn,omitempty"`
+		ExecutionArn    string `json:"executionArn,omitempty"`
+		StateMachineArn string `json:"stateMachineArn,omitempty"`
+		State           string `json:"state"`
+	}
+	// ExecutionControlInput is SuspendExecution's and ResumeExecution's.
+	ExecutionControlInput struct {
+		ExecutionArn string `json:"executionArn"`
+	}
+	// SkipStateInput is SkipState's: output is the state's output (JSON
+	// text, {} when left out).
+	SkipStateInput struct {
+		ExecutionArn string `json:"executionArn"`
+		State        string `json:"state"`
+		Output       string `json:"output,omitempty"`
+	}
+	// KillStateInput is KillState's: error (Stepwise.Killed when left
+	// out) and cause are the task's failure.
+	KillStateInput struct {
+		ExecutionArn string `json:"executionArn"`
+		State        string `json:"state"`
+		Error        string `json:"error,omitempty"`
+		Cause        string `json:"cause,omitempty"`
+	}
+)
+
+// OperatorAction is one control of ListOperatorActions' answer: date,
+// who (by), what (action: Hold, Release, Suspend, Resume, Skip, Kill),
+// and the state, a skip's output, a kill's error and cause.
+type OperatorAction struct {
+	Date   history.EpochTime `json:"date"`
+	By     string            `json:"by,omitempty"`
+	Action string            `json:"action"`
+	State  string            `json:"state,omitempty"`
+	Output string            `json:"output,omitempty"`
+	Error  string            `json:"error,omitempty"`
+	Cause  string            `json:"cause,omitempty"`
+}
+
+// ListOperatorActionsOutput is the operator log of an execution, oldest
+// first.
+type ListOperatorActionsOutput struct {
+	Actions []OperatorAction `json:"actions"`
+}
+
+// stepwiseOperations maps Stepwise's operations to the service's.
+func stepwiseOperations(svc *service.Service) map[string]operation {
+	return map[string]operation{
+		"HoldState": op(func(ctx context.Context, in *StateControlInput) (*service.HoldStateOutput, error) {
+			return svc.HoldState(ctx, &service.HoldStateInput{Arn: in.arn(), State: in.State, By: actor(ctx)})
+		}),
+		"ReleaseState": op(func(ctx context.Context, in *StateControlInput) (*service.HoldStateOutput, error) {
+			return svc.ReleaseState(ctx, &service.HoldStateInput{Arn: in.arn(), State: in.State, By: actor(ctx)})
+		}),
+		"SuspendExecution": op(func(ctx context.Context, in *ExecutionControlInput) (*service.ExecutionControlOutput, error) {
+			return svc.SuspendExecution(ctx, &service.ExecutionControlInput{ExecutionArn: in.ExecutionArn, By: actor(ctx)})
+		}),
+		"ResumeExecution": op(func(ctx context.Context, in *ExecutionControlInput) (*service.ExecutionControlOutput, error) {
+			return svc.ResumeExecution(ctx, &service.ExecutionControlInput{ExecutionArn: in.ExecutionArn, By: actor(ctx)})
+		}),
+		"SkipState": op(func(ctx context.Context, in *SkipStateInput) (*service.ExecutionControlOutput, error) {
+			return svc.SkipState(ctx, &service.SkipStateInput{ExecutionArn: in.ExecutionArn, State: in.State, Output: in.Output, By: actor(ctx)})
+		}),
+		"KillState": op(func(ctx context.Context, in *KillStateInput) (*service.ExecutionControlOutput, error) {
+			return svc.KillState(ctx, &service.KillStateInput{ExecutionArn: in.ExecutionArn, State: in.State,
+				Error: in.Error, Cause: in.Cause, By: actor(ctx)})
+		}),
+		"ListOperatorActions": op(func(ctx context.Context, in *ExecutionControlInput) (*ListOperatorActionsOutput, error) {
+			out, err := svc.ListOperatorActions(ctx, &service.ListOperatorActionsInput{ExecutionArn: in.ExecutionArn})
+			if err != nil {
+				return nil, err
+			}
+			acts := make([]OperatorAction, 0, len(out.Actions))
+			for _, a := range out.Actions {
+				acts = append(acts, OperatorAction{Date: a.Date, By: a.By, Action: a.Action, State: a.State,
+					Output: a.Output, Error: a.Error, Cause: a.Cause})
+			}
+			return &ListOperatorActionsOutput{Actions: acts}, nil
+		}),
+	}
+}
+
+// arn is the ARN the input names, whichever member names it.
+func (in *StateControlInput) arn() string {
+	switch {
+	case in.Arn != "":
+		return in.Arn
+	case in.ExecutionArn != "":
+		return in.ExecutionArn
+	}
+	return in.StateMachineArn
+}
+
+// StepwiseOperations are the names of Stepwise's own operations (without
+// StepwiseTargetPrefix).
+func StepwiseOperations() []string {
+	return slices.Sorted(maps.Keys(stepwiseOperations(nil)))
+}
+
+type actorKey struct{}
+
+// withActor is ctx that names who makes the request.
+func withActor(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, actorKey{}, who)
+}
+
+// actor is who makes the request of ctx.
+func actor(ctx context.Context) string {
+	who, _ := ctx.Value(actorKey{}).(string)
+	return who
+}
+
+// Identifier is an Authenticator that names who made a request it let
+// through (the console's session's access key id).
+type Identifier interface {
+	Identify(r *http.Request) string
+}
+
+// identify is who made request r that auth let through: the access key
+// id of its signature, or the auth's word for it.
+func identify(r *http.Request, auth Authenticator) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		if a, err := sigv4auth.ParseAuthorization(h); err == nil {
+			if s, err := sigv4auth.ParseCredential(a.Credential); err == nil {
+				return s.AccessKeyID
+			}
+		}
+	}
+	if id, ok := auth.(Identifier); ok {
+		if who := id.Identify(r); who != "" {
+			return who
+		}
+	}
+	return anonymous(r)
+}
+
+// anonymous names the client of an unsigned request by its address.
+func anonymous(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if host == "" {
+		return "anonymous"
+	}
+	return "anonymous@" + strings.Trim(host, "[]")
+}

@@ -1,0 +1,217 @@
+package awsjson_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/stretchr/testify/require"
+
+	"stepwise/awsjson"
+	"stepwise/engine"
+	"stepwise/engine/task"
+	"stepwise/internal/security/sigv4auth"
+	"stepwise/internal/testkit/testwait"
+	"stepwise/service"
+	"stepwise/store/sqlitestore"
+)
+
+// waitingTasks is a task runner whose tasks never end by themselves.
+type waitingTasks struct {
+	mu      sync.Mutex
+	pending map[string]bool
+}
+
+func (w *waitingTasks) Run(_ context.Context, t *task.Task, _ func(task.Result)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending[t.ExecutionArn+"/"+t.ID] = true
+}
+
+func (w *waitingTasks) Cancel(arn, id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.pending, arn+"/"+id)
+}
+
+func (w *waitingTasks) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
+}
+
+// operatorServer is the API of a real engine over a SQLite file, behind
+// SigV4 authentication with one key (AKIDOPS) when signed is set.
+func operatorServer(t *testing.T, signed bool) (*httptest.Server, *waitingTasks) {
+	t.Helper()
+	ctx := context.Background()
+	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{})
+	require.NoError(t, err)
+	tasks := &waitingTasks{pending: map[string]bool{}}
+	e, err := engine.New(drv, engine.Config{Region: "us-east-1", Account: "123456789012", Tasks: tasks, TokenKey: []byte("key"), WaitTimeScale: 1})
+	require.NoError(t, err)
+	require.NoError(t, e.Start(ctx))
+	<-e.Resumed()
+	svc, err := service.New(drv, e, service.Config{})
+	require.NoError(t, err)
+	var h http.Handler = awsjson.New(svc, nil)
+	if signed {
+		v := sigv4auth.NewVerifier("states", func(id string) (string, bool) { return "secret", id == "AKIDOPS" })
+		h = awsjson.RequireAuth(h, authFunc(func(r *http.Request, body []byte) error {
+			_, err := v.Verify(r, body)
+			return err
+		}), nil)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); e.Stop(); drv.Close() })
+	return srv, tasks
+}
+
+// post sends target with body, signed with AKIDOPS when sign is set.
+func post(t *testing.T, srv *httptest.Server, target string, in any, sign bool) (int, map[string]any) {
+	t.Helper()
+	body, err := json.Marshal(in)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("X-Amz-Target", target)
+	if sign {
+		sum := sha256.Sum256(body)
+		require.NoError(t, v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: "AKIDOPS", SecretAccessKey: "secret"},
+			req, hex.EncodeToString(sum[:]), "states", "us-east-1", time.Now()))
+	}
+	res, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(data, &out), string(data))
+	return res.StatusCode, out
+}
+
+const opsDefinition = `{"StartAt": "W", "States": {
+	"W": {"Type": "Wait", "Seconds": 1, "Next": "T"},
+	"T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": true}}}`
+
+// startOps makes a state machine of opsDefinition and starts it.
+func startOps(t *testing.T, srv *httptest.Server, sign bool) (string, string) {
+	t.Helper()
+	status, sm := post(t, srv, "AWSStepFunctions.CreateStateMachine", map[string]any{"name": "net", "definition": opsDefinition, "roleArn": roleArn}, sign)
+	require.Equal(t, http.StatusOK, status, sm)
+	status, ex := post(t, srv, "AWSStepFunctions.StartExecution", map[string]any{"stateMachineArn": sm["stateMachineArn"]}, sign)
+	require.Equal(t, http.StatusOK, status, ex)
+	return sm["stateMachineArn"].(string), ex["executionArn"].(string)
+}
+
+// Stepwise's operations are served under their own prefix, signed as the
+// Step Functions API is; the operator log names the signing key, never
+// what the client says.
+func TestStepwiseOperationsSigned(t *testing.T) {
+	t.Parallel()
+	srv, tasks := operatorServer(t, true)
+	_, arn := startOps(t, srv, true)
+
+	status, out := post(t, srv, "Stepwise.HoldState", map[string]any{"executionArn": arn, "state": "T", "by": "mallory"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	require.Equal(t, []any{arn}, out["executionArns"])
+	time.Sleep(1500 * time.Millisecond) // the Wait ends; T is held
+	require.Equal(t, 0, tasks.count())
+
+	status, out = post(t, srv, "Stepwise.SuspendExecution", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = post(t, srv, "Stepwise.ResumeExecution", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = post(t, srv, "Stepwise.ReleaseState", map[string]any{"executionArn": arn, "state": "T"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	testwait.Until(t, func() bool { return tasks.count() == 1 }, 5*time.Second, 10*time.Millisecond, "T's task runs once released")
+	status, out = post(t, srv, "Stepwise.KillState", map[string]any{"executionArn": arn, "state": "T", "error": "Ops.Stopped", "cause": "by hand"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+
+	status, out = post(t, srv, "Stepwise.ListOperatorActions", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	acts := out["actions"].([]any)
+	require.Len(t, acts, 5)
+	var kinds []string
+	for _, a := range acts {
+		m := a.(map[string]any)
+		require.Equal(t, "AKIDOPS", m["by"])
+		kinds = append(kinds, m["action"].(string))
+	}
+	require.Equal(t, []string{"Hold", "Suspend", "Resume", "Release", "Kill"}, kinds)
+	kill := acts[4].(map[string]any)
+	require.Equal(t, "T", kill["state"])
+	require.Equal(t, "Ops.Stopped", kill["error"])
+	require.Equal(t, "by hand", kill["cause"])
+
+	status, ex := post(t, srv, "AWSStepFunctions.DescribeExecution", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "FAILED", ex["status"])
+	require.Equal(t, "Ops.Stopped", ex["error"])
+}
+
+// Errors come in AWS's shape with the codes clients know; Stepwise's
+// operations are not reachable under AWS's prefix, nor unsigned.
+func TestStepwiseOperationsErrors(t *testing.T) {
+	t.Parallel()
+	srv, _ := operatorServer(t, true)
+	smArn, arn := startOps(t, srv, true)
+	gone := arn[:len(arn)-3] + "abc"
+	for _, tc := range []struct {
+		target string
+		in     map[string]any
+		sign   bool
+		typ    string
+	}{
+		{"AWSStepFunctions.HoldState", map[string]any{"executionArn": arn, "state": "T"}, true, "com.amazon.coral.service#UnknownOperationException"},
+		{"Stepwise.StartExecution", map[string]any{"stateMachineArn": smArn}, true, "com.amazon.coral.service#UnknownOperationException"},
+		{"Stepwise.HoldState", map[string]any{"executionArn": arn, "state": "T"}, false, "com.amazon.coral.service#MissingAuthenticationTokenException"},
+		{"Stepwise.HoldState", map[string]any{"executionArn": gone, "state": "T"}, true, "com.amazonaws.swf.service.v2.model#ExecutionDoesNotExist"},
+		{"Stepwise.HoldState", map[string]any{"stateMachineArn": smArn + "x", "state": "T"}, true, "com.amazonaws.swf.service.v2.model#StateMachineDoesNotExist"},
+		{"Stepwise.HoldState", map[string]any{"executionArn": arn}, true, "com.amazonaws.swf.service.v2.model#ValidationException"},
+		{"Stepwise.HoldState", map[string]any{"executionArn": arn, "state": "Nope"}, true, "com.amazonaws.swf.service.v2.model#ValidationException"},
+		{"Stepwise.SkipState", map[string]any{"executionArn": arn, "state": "T", "output": "{nope"}, true, "com.amazonaws.swf.service.v2.model#InvalidOutput"},
+		{"Stepwise.SkipState", map[string]any{"executionArn": arn, "state": "W", "output": "{}"}, true, "com.amazonaws.swf.service.v2.model#ValidationException"},
+		{"Stepwise.KillState", map[string]any{"executionArn": arn, "state": "T"}, true, "com.amazonaws.swf.service.v2.model#ValidationException"},
+		{"Stepwise.SuspendExecution", map[string]any{"executionArn": "nope"}, true, "com.amazonaws.swf.service.v2.model#InvalidArn"},
+		{"Stepwise.ListOperatorActions", map[string]any{"executionArn": gone}, true, "com.amazonaws.swf.service.v2.model#ExecutionDoesNotExist"},
+	} {
+		status, out := post(t, srv, tc.target, tc.in, tc.sign)
+		require.Equal(t, http.StatusBadRequest, status, "%s %v: %v", tc.target, tc.in, out)
+		require.Equal(t, tc.typ, out["__type"], "%s %v: %v", tc.target, tc.in, out)
+		require.NotEmpty(t, out["message"])
+	}
+}
+
+// A server without authentication names the client by its address.
+func TestStepwiseOperationsUnsignedActor(t *testing.T) {
+	t.Parallel()
+	srv, _ := operatorServer(t, false)
+	_, arn := startOps(t, srv, false)
+	status, out := post(t, srv, "Stepwise.SuspendExecution", map[string]any{"executionArn": arn, "by": "mallory"}, false)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = post(t, srv, "Stepwise.ListOperatorActions", map[string]any{"executionArn": arn}, false)
+	require.Equal(t, http.StatusOK, status, out)
+	acts := out["actions"].([]any)
+	require.Len(t, acts, 1)
+	require.Equal(t, "anonymous@127.0.0.1", acts[0].(map[string]any)["by"])
+	require.Equal(t, "Suspend", acts[0].(map[string]any)["action"])
+}
+
+func TestStepwiseOperationNames(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"HoldState", "KillState", "ListOperatorActions", "ReleaseState", "ResumeExecution", "SkipState", "SuspendExecution"},
+		awsjson.StepwiseOperations())
+}
