@@ -5,6 +5,7 @@
 //	go run ./examples/nightly-batch setup            create the activity and the state machines
 //	go run ./examples/nightly-batch start [-date D]  start the night's run, execution night-D
 //	go run ./examples/nightly-batch worker [flags]   work the jobs until interrupted
+//	go run ./examples/nightly-batch wait [flags]     wait for the night, or a run of a job, to reach a status
 //
 // It talks to $AWS_ENDPOINT_URL, or to http://127.0.0.1:8083 when that is
 // unset, with the usual AWS_* settings for the keys and the region.
@@ -20,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +62,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: nightly-batch setup | start [-date YYYY-MM-DD] | worker [-name N] [-inbox DIR] [-work D] [-pollers N]")
+		return errors.New("usage: nightly-batch setup | start [-date YYYY-MM-DD] | worker [-name N] [-inbox DIR] [-work D] [-pollers N] [-warn JOBS] | wait -date YYYY-MM-DD [-job JOB [-run N]] -status STATUS")
 	}
 	c, err := client(ctx)
 	if err != nil {
@@ -82,10 +84,25 @@ func run(ctx context.Context, args []string) error {
 		flags.StringVar(&w.inbox, "inbox", "inbox", "the directory where jobs find the files they need")
 		flags.DurationVar(&w.work, "work", 2*time.Second, "how long each job works")
 		pollers := flags.Int("pollers", 2, "how many jobs the worker runs at once")
+		warn := flags.String("warn", "", "the jobs (comma-separated) that end with warning: they answer with the return code 4")
 		if err := flags.Parse(args[1:]); err != nil {
 			return err
 		}
+		w.warn = strings.Split(*warn, ",")
 		return w.run(ctx, *pollers)
+	case "wait":
+		date := flags.String("date", time.Now().Format(time.DateOnly), "the night's business date")
+		job := flags.String("job", "", "a job (JOB-001…): wait for its child execution instead of the night")
+		redrive := flags.Int("run", 0, "with -job, the night's redrive count when the job ran (0 for the first run)")
+		status := flags.String("status", "", "the status to wait for: RUNNING, SUCCEEDED, FAILED, ABORTED…")
+		timeout := flags.Duration("timeout", 2*time.Minute, "how long to wait at most")
+		if err := flags.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *status == "" {
+			return errors.New("wait: -status is required")
+		}
+		return wait(ctx, c, *date, *job, *redrive, types.ExecutionStatus(*status), *timeout)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
@@ -161,12 +178,50 @@ func start(ctx context.Context, c *sfn.Client, date string) error {
 	return nil
 }
 
+// wait waits until the night of date, or the run of job in its redrive
+// count redrive (the child execution night-DATE-JOB-N), has status, and
+// prints its name and status. It fails when the execution ends with
+// another status, or after timeout.
+func wait(ctx context.Context, c *sfn.Client, date, job string, redrive int, status types.ExecutionStatus, timeout time.Duration) error {
+	prefix, err := arnPrefix(ctx, c)
+	if err != nil {
+		return err
+	}
+	name, sm := "night-"+date, nightName
+	if job != "" {
+		name, sm = fmt.Sprintf("night-%s-%s-%d", date, job, redrive), jobName
+	}
+	arn := prefix + "execution:" + sm + ":" + name
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		out, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		var missing *types.ExecutionDoesNotExist
+		switch {
+		case errors.As(err, &missing): // not started yet
+		case err != nil:
+			return fmt.Errorf("%s: waiting for %s: %w", name, status, err)
+		case out.Status == status:
+			fmt.Println(name, status)
+			return nil
+		case out.Status != types.ExecutionStatusRunning && out.Status != types.ExecutionStatusPendingRedrive:
+			return fmt.Errorf("%s ended %s (%s), not %s", name, out.Status, aws.ToString(out.Error), status)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: no %s within %s", name, status, timeout)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // worker works the jobs of the nightly-batch activity.
 type worker struct {
 	c     *sfn.Client
 	name  string
 	inbox string
 	work  time.Duration
+	warn  []string // the jobs that end with warning
 }
 
 // job is a job's input, as the night passes it to its child execution.
@@ -217,7 +272,8 @@ func (w *worker) run(ctx context.Context, pollers int) error {
 
 // do works one job: it fails with Job.InputMissing when the file the job
 // needs is not in the inbox, and otherwise works, heartbeating every
-// second, and succeeds.
+// second, and succeeds with the return code 0, or 4 ("ended with
+// warning") for a job of w.warn.
 func (w *worker) do(ctx context.Context, task *sfn.GetActivityTaskOutput) error {
 	var j job
 	if err := json.Unmarshal([]byte(aws.ToString(task.Input)), &j); err != nil {
@@ -254,8 +310,14 @@ func (w *worker) do(ctx context.Context, task *sfn.GetActivityTaskOutput) error 
 			}
 		}
 	}
-	w.logf("%s done", j.Job)
-	output, _ := json.Marshal(map[string]string{"job": j.Job, "worker": w.name})
+	rc := 0
+	if slices.Contains(w.warn, j.Job) {
+		rc = 4
+		w.logf("%s done, with warning (rc 4)", j.Job)
+	} else {
+		w.logf("%s done", j.Job)
+	}
+	output, _ := json.Marshal(map[string]any{"job": j.Job, "worker": w.name, "rc": rc})
 	_, err := w.c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(string(output))})
 	return err
 }
