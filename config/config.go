@@ -73,6 +73,10 @@ type Serve struct {
 	// stepwise:calendar tags of their group): name → file of the days off
 	// (scheduler.ParseCalendar).
 	Calendars map[string]string
+	// FileTriggerRoots are the folders (absolute) under which the
+	// file-arrival triggers may watch a local folder; none: no local
+	// folder trigger is taken.
+	FileTriggerRoots []string
 	// WaitTimeScale is the real time a second of execution time takes:
 	// Wait states, retry back-offs and timeouts take WaitTimeScale times
 	// their time, and history timestamps run 1/WaitTimeScale times as

@@ -84,7 +84,7 @@ var messages = map[string]map[string]string{
 		"note.input-placeholders": "The input uses Stepwise's placeholders (<stepwise.…>): EventBridge Scheduler substitutes only its own (<aws.scheduler.…>) and leaves these as written.",
 		"note.not-fired":          "Not fired:",
 		// Operator controls.
-		"operatorControls": "Operator controls", "operatorActions": "Operator actions", "held": "Held", "suspended": "Suspended",
+		"operatorControls": "Operator controls", "operatorActions": "Operator actions", "held": "Held", "suspended": "Suspended", "waitingFor": "Waiting for %s",
 		"hold": "Hold", "release": "Release", "suspend": "Suspend", "resume": "Resume", "skip": "Skip", "kill": "Kill",
 		"operatorStateHint": "Select a state in the graph, or here. A hold makes the execution wait before the state (a state that runs goes on; the hold is for its next entries) until it is released.",
 		"skipHint":          "A Task state that runs, waits to retry or is held ends as succeeded with this output; the next state gets it.",
@@ -162,7 +162,7 @@ var messages = map[string]map[string]string{
 		"note.input-placeholders": "入力に Stepwise のプレースホルダー (<stepwise.…>) を使っています。EventBridge Scheduler が置き換えるのは自身のもの (<aws.scheduler.…>) だけで、これらは書かれたとおりに残ります。",
 		"note.not-fired":          "実行されません:",
 		// オペレーター操作。
-		"operatorControls": "運用操作", "operatorActions": "オペレーター操作", "held": "保留中", "suspended": "中断中",
+		"operatorControls": "運用操作", "operatorActions": "オペレーター操作", "held": "保留中", "suspended": "中断中", "waitingFor": "%s の終了待ち",
 		"hold": "保留", "release": "保留解除", "suspend": "中断", "resume": "再開", "skip": "スキップ", "kill": "強制終了",
 		"operatorStateHint": "グラフまたはここで状態を選びます。保留すると、解除されるまで実行はその状態の前で待ちます (実行中の状態はそのまま続き、保留は次に入るときから効きます)。",
 		"skipHint":          "実行中・リトライ待ち・保留中の Task 状態を、この出力で成功として終えます。次の状態はこの出力を受け取ります。",

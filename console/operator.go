@@ -1,7 +1,10 @@
 package console
 
 import (
+	"fmt"
+	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"stepwise/service"
@@ -32,7 +35,20 @@ type operatorView struct {
 	Suspended bool
 	Actions   []service.OperatorAction
 	States    []string // the states a control can name, in the graph's order
+	// WaitingFor is the execution a start of an exclusive group waits
+	// for (its state machine's stepwise:exclusive tag).
+	WaitingFor string
 }
+
+// waitingForHTML says, in lang, that the execution waits for the one of
+// arn, linked.
+func waitingForHTML(lang, arn string) template.HTML {
+	link := `<a href="/executions/` + template.HTMLEscapeString(url.PathEscape(arn)) + `" title="` + template.HTMLEscapeString(arn) + `">` +
+		template.HTMLEscapeString(arn[strings.LastIndexByte(arn, ':')+1:]) + `</a>`
+	return template.HTML(fmt.Sprintf(template.HTMLEscapeString(translate(lang, "waitingFor")), link)) //nolint:gosec // escaped above
+}
+
+func init() { funcs["waitingFor"] = waitingForHTML }
 
 // operatorOf reads the operator status of an execution; nil when it has
 // none to show (an EXPRESS execution, or one that cannot be read).
@@ -43,7 +59,7 @@ func (c *Console) operatorOf(r *http.Request, x *service.DescribeExecutionOutput
 	}
 	v := &operatorView{Running: x.Status == "RUNNING", Actions: st.Actions, States: stateNames(g)}
 	if v.Running {
-		v.Held, v.Suspended = st.Held, st.Suspended
+		v.Held, v.Suspended, v.WaitingFor = st.Held, st.Suspended, st.WaitingFor
 	}
 	return v
 }

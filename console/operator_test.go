@@ -85,3 +85,32 @@ func TestOperatorOnTheExecutionPage(t *testing.T) {
 	require.NotContains(t, page, `data-status="held"`)
 	require.Contains(t, page, `id="operator-actions"`)
 }
+
+// A start of an exclusive group that waits for an earlier execution says
+// so in its header, in English and Japanese, linking that execution; it
+// is not shown as held by an operator.
+func TestExclusiveWaitOnTheExecutionPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	sm := b.create(t, "ledger", `{"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": true}}}`)
+	_, err := b.svc.TagResource(ctx, &service.TagResourceInput{ResourceArn: sm,
+		Tags: []service.Tag{{Key: ptr("stepwise:exclusive"), Value: ptr("ledger")}}})
+	require.NoError(t, err)
+	first := b.start(t, sm, "night-1", `{}`)
+	second := b.start(t, sm, "night-2", `{}`)
+	_, page := b.get(t, "/executions/"+url.PathEscape(second))
+	require.Contains(t, page, `<span class="status" id="waiting-badge" data-status="held">Waiting for <a href="/executions/`+url.PathEscape(first)+`" title="`+first+`">night-1</a></span>`)
+	require.NotContains(t, page, `id="held-badge"`)
+	req, err := http.NewRequest(http.MethodGet, b.srv.URL+"/executions/"+url.PathEscape(second), nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Language", "ja")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(body), `">night-1</a> の終了待ち</span>`)
+	_, page = b.get(t, "/executions/"+url.PathEscape(first))
+	require.NotContains(t, page, `id="waiting-badge"`)
+}

@@ -83,4 +83,5 @@ func (e *Engine) childEnded(row *store.Execution) {
 	}
 	e.work.childEnded(row.Arn)
 	e.nested.ChildEnded(row)
+	e.waiters.nudge()
 }

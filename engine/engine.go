@@ -180,6 +180,7 @@ type Engine struct {
 	releasePolls     chan struct{} // closed by ReleasePolls
 	releasePollsOnce sync.Once
 	resumed          chan struct{} // closed by Start's resumption
+	waiters          waiters       // executions waiting for their exclusive group (exclusive.go)
 
 	cl       *node.Node     // the engine's part in a cluster; nil for a single node
 	handlers sync.WaitGroup // requests of other nodes being carried out
@@ -216,6 +217,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e := &Engine{
 		releasePolls:  make(chan struct{}),
 		resumed:       make(chan struct{}),
+		waiters:       waiters{kick: make(chan struct{}, 1)},
 		halted:        make(chan struct{}),
 		advancing:     make(chan struct{}, 1),
 		cfg:           cfg,
@@ -303,6 +305,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	if e.clockKick != nil {
 		e.wg.Go(func() { e.keepClock(e.ctx) })
 	}
+	e.wg.Go(func() { e.waitLoop(e.ctx) })
 	e.wg.Add(3)
 	go func() { defer e.wg.Done(); e.commits.run(e.ctx) }()
 	go func() { defer e.wg.Done(); e.timers.run(e.ctx, e.fire) }()

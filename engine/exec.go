@@ -96,6 +96,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *start.Params) (*store.Ex
 		e.mu.Lock()
 		e.live[l.arn] = l
 		e.mu.Unlock()
+		e.waitingStarted(l.arn, p.Policies)
 	}
 	l.mu.Lock()
 	e.after(l, nil, cmds)

@@ -29,6 +29,10 @@ type Config struct {
 	// Calendars are the business calendars schedules may name in their
 	// group's tags (stepwise:calendar), by name.
 	Calendars map[string]*Calendar
+	// FileTriggerRoots are the folders under which a file-arrival
+	// trigger may watch a local folder (serve --file-trigger-root); none:
+	// local folder triggers are refused.
+	FileTriggerRoots []string
 }
 
 // Service is the EventBridge Scheduler API over a store.

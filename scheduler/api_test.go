@@ -47,12 +47,19 @@ func setup(t *testing.T) *bundle {
 // setupWith is setup with the server's calendars.
 func setupWith(t *testing.T, calendars map[string]*scheduler.Calendar) *bundle {
 	t.Helper()
+	return setupConfig(t, func(c *scheduler.Config) { c.Calendars = calendars })
+}
+
+// setupConfig is setup with the service's configuration set by set.
+func setupConfig(t *testing.T, set func(*scheduler.Config)) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "db"), sqlitestore.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { drv.Close() })
 	b := &bundle{now: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), exec: drv.Executor()}
-	b.cfg = scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }, Calendars: calendars}
+	b.cfg = scheduler.Config{Region: region, Account: account, Now: func() time.Time { return b.now }}
+	set(&b.cfg)
 	b.svc = scheduler.New(drv.Executor(), b.cfg)
 	b.srv = httptest.NewServer(restjson.New(b.svc, nil))
 	t.Cleanup(b.srv.Close)

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"stepwise/sfnapi"
@@ -109,6 +110,9 @@ var smArnPattern = regexp.MustCompile(`^(arn:aws(?:-[a-z]+)?:states:[a-z0-9-]+:\
 func (s *Service) PutFileTrigger(ctx context.Context, t *FileTrigger) error {
 	t.CreationDate, t.LastModificationDate = nil, nil
 	if err := t.normalize(); err != nil {
+		return err
+	}
+	if err := s.folderAllowed(t.Folder); err != nil {
 		return err
 	}
 	body, err := json.Marshal(t)
@@ -223,7 +227,33 @@ func (s *Service) PollFiles(ctx context.Context, cfg FireConfig) error {
 	return errors.Join(errs...)
 }
 
+// folderAllowed refuses a local folder outside the server's
+// --file-trigger-root folders (symbolic links followed, so that a link
+// does not lead out of them), or any without such a folder.
+func (s *Service) folderAllowed(folder string) error {
+	if len(s.cfg.FileTriggerRoots) == 0 {
+		return validationError("File trigger folder %s is refused: this server takes no local folder triggers; start it with --file-trigger-root DIR (repeatable) to let triggers watch the folders under DIR", folder)
+	}
+	real := filepath.Clean(folder)
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		real = r
+	}
+	for _, root := range s.cfg.FileTriggerRoots {
+		root = filepath.Clean(root)
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		if rel, err := filepath.Rel(root, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return nil
+		}
+	}
+	return validationError("File trigger folder %s is refused: it is not under a folder the server was started with --file-trigger-root (%s)", folder, strings.Join(s.cfg.FileTriggerRoots, ", "))
+}
+
 func (s *Service) pollTrigger(ctx context.Context, cfg FireConfig, t *FileTrigger, now time.Time) error {
+	if err := s.folderAllowed(t.Folder); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(t.Folder)
 	if err != nil {
 		return err

@@ -42,8 +42,8 @@ func triggerCall(t *testing.T, b *bundle, method, path, body string) (int, map[s
 func TestFileTrigger(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setup(t)
 	dir := t.TempDir()
+	b := setupConfig(t, func(c *scheduler.Config) { c.FileTriggerRoots = []string{filepath.Dir(dir)} })
 	status, out := triggerCall(t, b, http.MethodPost, "/file-triggers/ledger",
 		`{"Folder": "`+dir+`", "Pattern": "*.csv", "StateMachineArn": "`+smArn+`", "PollSeconds": 5, "StableSeconds": 10}`)
 	require.Equal(t, http.StatusOK, status, out)
@@ -119,4 +119,46 @@ func TestFileTrigger(t *testing.T) {
 	status, out = triggerCall(t, b, http.MethodGet, "/file-triggers/ledger", "")
 	require.Equal(t, http.StatusNotFound, status)
 	require.Equal(t, "File trigger ledger does not exist.", out["Message"])
+}
+
+// TestFileTriggerRoots: a local folder trigger is taken only under a
+// folder the server was started with --file-trigger-root: without one,
+// or outside them (through a symbolic link too), it is refused, saying
+// so; one stored before the roots changed is not polled.
+func TestFileTriggerRoots(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root, outside := t.TempDir(), t.TempDir()
+	inside := filepath.Join(root, "in")
+	require.NoError(t, os.Mkdir(inside, 0o700))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
+	body := func(folder string) string {
+		return `{"Folder": "` + folder + `", "StateMachineArn": "` + smArn + `"}`
+	}
+
+	none := setup(t)
+	status, out := triggerCall(t, none, http.MethodPost, "/file-triggers/ledger", body(inside))
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "File trigger folder "+inside+" is refused: this server takes no local folder triggers; start it with --file-trigger-root DIR (repeatable) to let triggers watch the folders under DIR", out["Message"])
+
+	b := setupConfig(t, func(c *scheduler.Config) { c.FileTriggerRoots = []string{root} })
+	for _, folder := range []string{outside, filepath.Join(root, "link"), filepath.Join(root, "..", filepath.Base(outside)), "/"} {
+		status, out = triggerCall(t, b, http.MethodPost, "/file-triggers/ledger", body(folder))
+		require.Equal(t, http.StatusBadRequest, status, folder)
+		require.Equal(t, "File trigger folder "+folder+" is refused: it is not under a folder the server was started with --file-trigger-root ("+root+")", out["Message"])
+	}
+	for _, folder := range []string{root, inside} {
+		status, out = triggerCall(t, b, http.MethodPost, "/file-triggers/ledger", body(folder))
+		require.Equal(t, http.StatusOK, status, out)
+	}
+
+	// Stored, then the server started without the root: not polled.
+	require.NoError(t, os.WriteFile(filepath.Join(inside, "a.csv"), []byte("x"), 0o600))
+	sfn := &fakeSFN{}
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return b.now }}
+	err := scheduler.New(b.exec, scheduler.Config{Region: region, Account: account, Now: cfg.Now}).PollFiles(ctx, cfg)
+	require.ErrorContains(t, err, "--file-trigger-root")
+	require.Empty(t, sfn.names_())
+	require.NoError(t, b.svc.PollFiles(ctx, cfg))
+	require.Len(t, sfn.names_(), 1)
 }

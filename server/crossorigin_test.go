@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,7 @@ func setupGuard(t *testing.T, auth *apiAuth) *guardBundle {
 	t.Helper()
 	ctx := context.Background()
 	parts := newAPIParts(t)
+	parts.cfg.FileTriggerRoots = []string{os.TempDir()}
 	api := parts.api(t, false, auth)
 	b := &guardBundle{api: api, eng: parts.eng, group: "guarded", doomedGroup: "doomed"}
 	b.machine = b.self(t, "CreateStateMachine", b.machineBody("guarded"))["stateMachineArn"].(string)

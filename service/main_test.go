@@ -4,6 +4,10 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"stepwise/internal/testkit/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain checks that no goroutine is left behind, and stops the
+// PostgreSQL cluster the tests started, if any.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Wrap(m)) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"stepwise/engine/start"
 	"stepwise/interp"
 )
 
@@ -15,6 +16,9 @@ type OperatorStatus struct {
 	Held      []string
 	Suspended bool
 	Actions   []OperatorAction
+	// WaitingFor is, for a RUNNING execution of an exclusive group that
+	// waits its turn, the execution it waits for ("" for none).
+	WaitingFor string
 }
 
 // ExecutionOperatorStatus reads the operator status of an execution from
@@ -33,15 +37,25 @@ func (s *Service) ExecutionOperatorStatus(ctx context.Context, arn string) (*Ope
 		return nil, err
 	}
 	held := map[string]bool{}
+	waiting := ""
 	if ps, err := interp.ParsePolicies(row.Policies); err == nil {
+		waiting = start.WaitingState(ps)
 		for st := range ps {
-			if ps.Has(st, interp.PolicyHeld) {
+			if ps.Has(st, interp.PolicyHeld) && !ps.Has(st, start.PolicyWaiting) {
 				held[st] = true
 			}
 		}
 	}
 	out := &OperatorStatus{Actions: log.Actions}
+	if waiting != "" && row.Status == "RUNNING" {
+		if out.WaitingFor, err = s.starter.WaitingFor(ctx, ref.arn); err != nil {
+			return nil, err
+		}
+	}
 	for _, a := range log.Actions {
+		if a.By == start.WaitBy {
+			continue // the group's turn, not an operator's
+		}
 		switch a.Action {
 		case "Hold":
 			held[a.State] = true

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"stepwise/history"
+	"stepwise/interp"
 	"stepwise/sfnapi"
 	"stepwise/store"
 )
@@ -48,18 +50,21 @@ const claimGrace = time.Minute
 // Exclusive is what a state machine's stepwise:exclusive tag says.
 type Exclusive struct {
 	Group string
+	// Wait: a start while the group is held waits its turn (the tag's
+	// value is the group alone); otherwise it is refused (<group>:refuse).
+	Wait bool
 }
 
 // ParseExclusive reads a stepwise:exclusive tag's value.
 func ParseExclusive(v string) (*Exclusive, error) {
-	group, mode, ok := strings.Cut(v, ":")
+	group, mode, hasMode := strings.Cut(v, ":")
 	switch {
-	case !ok || mode != "refuse":
-		return nil, fmt.Errorf("the tag %s has the value %q: write <group>:refuse (a start while another execution of the group runs is refused)", ExclusiveTag, v)
+	case hasMode && mode != "refuse":
+		return nil, fmt.Errorf("the tag %s has the value %q: write <group> (a start while another execution of the group runs waits for it) or <group>:refuse (such a start is refused)", ExclusiveTag, v)
 	case group == "" || strings.ContainsAny(group, "/ \x00"):
 		return nil, fmt.Errorf("the tag %s has the value %q: the group is a name without '/' or spaces", ExclusiveTag, v)
 	}
-	return &Exclusive{Group: group}, nil
+	return &Exclusive{Group: group, Wait: !hasMode}, nil
 }
 
 // exclusiveOf reads a state machine's stepwise:exclusive tag (nil for
@@ -86,17 +91,152 @@ func exclusiveRefused(group, arn, running string) *sfnapi.Error {
 type claims struct {
 	mu   sync.Mutex
 	next map[string]int
+	// floor is, by group, the lowest claim that may still hold the group
+	// (every one below has ended), for the starts that wait their turn.
+	floor map[string]int
 	// void are the claims of this process whose start failed: passed over
 	// here at once (another node waits claimGrace).
 	void map[string]bool
 }
 
-// claimFor claims the exclusive group of a start, if it has one.
-func (s *Starter) claimFor(ctx context.Context, p *Params) error {
-	if p.Exclusive == nil {
+// PolicyWaiting marks, in an execution's policies, the state a start that
+// waits its exclusive group's turn holds (its first): the engine releases
+// it once the group's earlier claims have ended (WaitingFor says "").
+const PolicyWaiting interp.Policy = "exclusive-wait"
+
+// WaitBy names the exclusive groups' releases in the operator log.
+const WaitBy = "stepwise:exclusive"
+
+// claimFor claims the exclusive group of a start, if it has one. A start
+// that waits its turn (and is not synchronous: that is refused) takes the
+// next number of its group; if an earlier claim still holds the group, it
+// starts with its first state held (PolicyWaiting).
+func (s *Starter) claimFor(ctx context.Context, p *Params, sync bool) error {
+	x := p.Exclusive
+	if x == nil {
 		return nil
 	}
-	return s.claim(ctx, p.Exclusive, p.ExecutionArn)
+	if !x.Wait || sync {
+		return s.claim(ctx, x, p.ExecutionArn)
+	}
+	n, err := s.queue(ctx, x.Group, p.ExecutionArn)
+	if err != nil {
+		return err
+	}
+	p.queued = claimKey(x.Group, n)
+	before, err := s.holder(ctx, x.Group, n)
+	if err != nil || before == "" {
+		return err
+	}
+	if _, err := s.cfg.Store.MetaGetOrPut(ctx, waitKey(p.ExecutionArn), []byte(x.Group+" "+strconv.Itoa(n))); err != nil {
+		return fmt.Errorf("claim exclusive group %s: %w", x.Group, err)
+	}
+	ps := make(interp.Policies, len(p.Policies)+1)
+	for st, list := range p.Policies {
+		ps[st] = list
+	}
+	start := p.Machine.StartAt
+	ps[start] = append(slices.Clip(ps[start]), interp.PolicyHeld, PolicyWaiting)
+	p.Policies = ps
+	return nil
+}
+
+// waitKey is the meta row that names the claim of an execution that
+// waited its turn: "<group> <n>".
+func waitKey(arn string) string { return ExclusiveTag + "-wait/" + arn }
+
+// queue takes the next free number of group for the execution arn (or
+// the one it holds already: a repeated start).
+func (s *Starter) queue(ctx context.Context, group, arn string) (int, error) {
+	s.claims.mu.Lock()
+	defer s.claims.mu.Unlock()
+	if s.claims.next == nil {
+		s.claims.next = map[string]int{}
+	}
+	mine := arn + " " + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	for n := s.claims.next[group]; ; n++ {
+		got, err := s.cfg.Store.MetaGetOrPut(ctx, claimKey(group, n), []byte(mine))
+		if err != nil {
+			return 0, fmt.Errorf("claim exclusive group %s: %w", group, err)
+		}
+		if holder, _, _ := strings.Cut(string(got), " "); string(got) == mine || holder == arn {
+			return n, nil
+		}
+	}
+}
+
+// holder is the execution of the first claim of group below n that still
+// holds the group, "" for none.
+func (s *Starter) holder(ctx context.Context, group string, n int) (string, error) {
+	s.claims.mu.Lock()
+	defer s.claims.mu.Unlock()
+	if s.claims.floor == nil {
+		s.claims.floor = map[string]int{}
+	}
+	floor := s.claims.floor[group]
+	for k := floor; k < n; k++ {
+		got, err := s.cfg.Store.MetaGetOrPut(ctx, claimKey(group, k), []byte{})
+		if err != nil {
+			return "", fmt.Errorf("exclusive group %s: %w", group, err)
+		}
+		holder, at, _ := strings.Cut(string(got), " ")
+		live := false
+		if holder != "" && !s.claims.void[claimKey(group, k)] {
+			if live, err = s.holds(ctx, holder, at); err != nil {
+				return "", fmt.Errorf("exclusive group %s: %w", group, err)
+			}
+		}
+		if live {
+			return holder, nil
+		}
+		if k == floor {
+			floor++
+			s.claims.floor[group] = floor
+		}
+	}
+	return "", nil
+}
+
+// holds says whether a claim made at (Unix ms) for the execution holder
+// holds its group: its execution runs, or is not in the store yet while
+// the claim is younger than claimGrace.
+func (s *Starter) holds(ctx context.Context, holder, at string) (bool, error) {
+	row, err := s.cfg.Store.ExecutionGet(ctx, holder)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		ms, _ := strconv.ParseInt(at, 10, 64)
+		return time.Since(time.UnixMilli(ms)) < claimGrace, nil
+	case err != nil:
+		return false, err
+	}
+	return row.Status == history.StatusRunning, nil
+}
+
+// WaitingFor says what a RUNNING execution started with PolicyWaiting
+// waits for: the execution of the first earlier claim of its group that
+// still holds it, "" once there is none (its turn).
+func (s *Starter) WaitingFor(ctx context.Context, arn string) (string, error) {
+	got, err := s.cfg.Store.MetaGetOrPut(ctx, waitKey(arn), []byte{})
+	if err != nil {
+		return "", err
+	}
+	group, num, ok := strings.Cut(string(got), " ")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return "", nil
+	}
+	return s.holder(ctx, group, n)
+}
+
+// WaitingState is the state an execution's policies hold while it waits
+// its exclusive group's turn, "" for none.
+func WaitingState(ps interp.Policies) string {
+	for st := range ps {
+		if ps.Has(st, PolicyWaiting) {
+			return st
+		}
+	}
+	return ""
 }
 
 // void says the start of p failed: its claim holds nothing.
@@ -109,9 +249,12 @@ func (s *Starter) void(p *Params) {
 	if s.claims.void == nil {
 		s.claims.void = map[string]bool{}
 	}
-	s.claims.void[claimKey(p.Exclusive.Group, s.claims.next[p.Exclusive.Group])] = true
+	key := p.queued
+	if key == "" {
+		key = claimKey(p.Exclusive.Group, s.claims.next[p.Exclusive.Group])
+	}
+	s.claims.void[key] = true
 }
-
 func claimKey(group string, n int) string {
 	return ExclusiveTag + "/" + group + "/" + strconv.Itoa(n)
 }

@@ -134,9 +134,9 @@ func exclusiveRefuse(t *testing.T, first, other *service.Service) {
 	}
 
 	_, err = b.svc.TagResource(ctx, &service.TagResourceInput{ResourceArn: prefix + "stateMachine:c",
-		Tags: []service.Tag{{Key: ptr("stepwise:exclusive"), Value: ptr("nightly")}}})
+		Tags: []service.Tag{{Key: ptr("stepwise:exclusive"), Value: ptr("nightly:later")}}})
 	var se *sfnapi.Error
 	require.True(t, errors.As(err, &se), "%v", err)
 	require.Equal(t, sfnapi.CodeValidation, se.Code)
-	require.Contains(t, se.Message, "write <group>:refuse")
+	require.Contains(t, se.Message, "write <group> (a start while another execution of the group runs waits for it) or <group>:refuse")
 }

@@ -90,6 +90,8 @@ type Params struct {
 	// machine's stepwise:exclusive tag), nil for none: the Starter claims
 	// the group before the engine starts it.
 	Exclusive *Exclusive
+	// queued is the claim a start that waits its turn took.
+	queued string
 }
 
 // SyncResult is the end of a synchronous (EXPRESS) execution.
@@ -236,7 +238,7 @@ func (s *Starter) Start(ctx context.Context, r *Request) (*store.Execution, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := s.claimFor(ctx, p); err != nil {
+	if err := s.claimFor(ctx, p, false); err != nil {
 		return nil, err
 	}
 	row, err := s.cfg.Runs.StartExecution(ctx, p)
@@ -255,7 +257,7 @@ func (s *Starter) StartSync(ctx context.Context, r *Request) (*SyncResult, error
 	if err != nil {
 		return nil, err
 	}
-	if err := s.claimFor(ctx, p); err != nil {
+	if err := s.claimFor(ctx, p, true); err != nil {
 		return nil, err
 	}
 	// A synchronous execution is never stored: its claim holds the group

@@ -156,6 +156,7 @@ does not load is logged and the server keeps what it had.`,
 	f.DurationVar(&c.cfg.Eval.Time, "eval-time", c.cfg.Eval.Time, "longest time one evaluation may run (0: no limit)")
 	f.StringVar(&c.cfg.Integrations.AWSEndpoint, "aws-endpoint", "", "URL every AWS service call of a Task state goes to (e.g. a local emulator)")
 	f.StringToStringVar(&c.cfg.Integrations.Endpoints, "endpoint", nil, "URL the calls to one service go to, as service=URL (repeatable)")
+	f.StringArrayVar(&c.cfg.FileTriggerRoots, "file-trigger-root", nil, "folder under which the file-arrival triggers may watch a local folder (repeatable); without it, local folder triggers are refused")
 	f.StringToStringVar(&c.cfg.Calendars, "calendar", nil, "business calendar schedules may name in their group's stepwise:calendar tags, as NAME=FILE: a file of the days off, one YYYY-MM-DD a line, # comments, \"weekend sat sun\" by default (repeatable)")
 	f.StringVar(&c.mockConfig, "mock-config", "", "mock configuration file in Step Functions Local's MockConfigFile format (default $"+mock.EnvFile+"); start \"<stateMachineArn>#<TestCase>\" to run a test case")
 	f.StringVar(&c.cfg.Integrations.ConnectionsFile, "connections", "", "JSON file of the EventBridge connections (auth and invocation parameters) HTTP Tasks name in Authentication.ConnectionArn")
