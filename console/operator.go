@@ -14,7 +14,10 @@ import (
 // page is: the operator log names "console:<access key id>"); a held
 // state is "held" on the graph, a suspended execution says so in its
 // header and on its graph; the operator log is listed. A state machine's
-// page holds and releases a state of every execution of it.
+// page holds and releases a state of every execution of it. A FAILED,
+// TIMED_OUT or ABORTED execution's page offers a rerun (Stepwise.
+// RerunExecution): a mode, its state or output, a preview (a dry run)
+// and then the rerun as previewed.
 
 // Statuses of the graph the operators' controls give.
 const (
@@ -32,6 +35,9 @@ type operatorView struct {
 	Suspended bool
 	Actions   []service.OperatorAction
 	States    []string // the states a control can name, in the graph's order
+	// Rerunnable: the execution ended FAILED, TIMED_OUT or ABORTED and
+	// was not started by a Map Run, so the page offers a rerun.
+	Rerunnable bool
 }
 
 // operatorOf reads the operator status of an execution; nil when it has
@@ -44,6 +50,10 @@ func (c *Console) operatorOf(r *http.Request, x *service.DescribeExecutionOutput
 	v := &operatorView{Running: x.Status == "RUNNING", Actions: st.Actions, States: stateNames(g)}
 	if v.Running {
 		v.Held, v.Suspended = st.Held, st.Suspended
+	}
+	switch x.Status {
+	case "FAILED", "TIMED_OUT", "ABORTED":
+		v.Rerunnable = x.MapRunArn == ""
 	}
 	return v
 }
