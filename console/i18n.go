@@ -185,8 +185,8 @@ var messages = map[string]map[string]string{
 		// 再実行。
 		"rerun": "再実行", "preview": "プレビュー", "rerunFrom": "再実行の開始位置",
 		"rerunHint":    "同じ実行として再実行します (履歴は続き、再実行回数が増えます)。再実行される状態をプレビューしてから再実行します。",
-		"rerun.FAILED": "失敗した状態から (FAILED)", "rerun.NEXT": "失敗した状態の次から (NEXT)", "rerun.STATE": "指定した状態から (STATE)",
-		"rerun.TOP": "最初の状態から (TOP)", "rerun.WARNINGS": "警告で終わった状態から (WARNINGS)",
+		"rerun.FAILED": "失敗した状態から", "rerun.NEXT": "失敗した状態の次から", "rerun.STATE": "指定した状態から",
+		"rerun.TOP": "最初の状態から", "rerun.WARNINGS": "警告で終わった状態から",
 		"rerunOutput": "失敗した状態の出力 (JSON)",
 		"rerunMode":   "モード", "rerunStart": "開始する状態", "rerunStates": "再実行する状態", "keptStates": "結果を引き継ぐ状態",
 		"addedStates": "追加された状態", "removedStates": "削除された状態", "changedStates": "変更された状態",

@@ -50,7 +50,7 @@ func TestRerunFormOnTheExecutionPage(t *testing.T) {
 	require.NoError(t, err)
 	ja := string(body)
 	require.Contains(t, ja, `<h2>再実行</h2>`)
-	require.Contains(t, ja, `<option value="NEXT">失敗した状態の次から (NEXT)</option>`)
+	require.Contains(t, ja, `<option value="NEXT">失敗した状態の次から</option>`)
 	require.Contains(t, ja, `<button type="submit" data-rerun="preview">プレビュー</button>`)
 	require.Contains(t, ja, `<button type="submit" data-rerun="run" disabled>再実行</button>`)
 	require.Contains(t, ja, `"rerunStates":"再実行する状態"`)
