@@ -57,6 +57,21 @@ type (
 		State        string `json:"state"`
 		Output       string `json:"output,omitempty"`
 	}
+	// RerunExecutionInput is RerunExecution's: from is FAILED, NEXT,
+	// TOP, WARNINGS or STATE:NAME (or STATE with state naming the
+	// state); output is NEXT's output for the failed state (JSON text, {}
+	// when left out); definition a corrected definition, or revision the
+	// number of a published version, to run on; dryRun answers the
+	// preview and changes nothing.
+	RerunExecutionInput struct {
+		ExecutionArn string `json:"executionArn"`
+		From         string `json:"from"`
+		State        string `json:"state,omitempty"`
+		Output       string `json:"output,omitempty"`
+		Definition   string `json:"definition,omitempty"`
+		Revision     int64  `json:"revision,omitempty"`
+		DryRun       bool   `json:"dryRun,omitempty"`
+	}
 	// KillStateInput is KillState's: error (Stepwise.Killed when left
 	// out) and cause are the task's failure.
 	KillStateInput struct {
@@ -78,6 +93,25 @@ type OperatorAction struct {
 	Output string            `json:"output,omitempty"`
 	Error  string            `json:"error,omitempty"`
 	Cause  string            `json:"cause,omitempty"`
+}
+
+// RerunExecutionOutput is RerunExecution's answer, the rerun's preview:
+// its mode, the state it starts at (startState, left out for the failed
+// states of FAILED and WARNINGS), the states that run again and those
+// that keep their results, the states the definition it runs on adds,
+// removes and changes; and for a rerun made, its redriveDate and the
+// execution's redriveCount.
+type RerunExecutionOutput struct {
+	Mode          string             `json:"mode"`
+	StartState    string             `json:"startState,omitempty"`
+	RerunStates   []string           `json:"rerunStates"`
+	KeptStates    []string           `json:"keptStates"`
+	AddedStates   []string           `json:"addedStates"`
+	RemovedStates []string           `json:"removedStates"`
+	ChangedStates []string           `json:"changedStates"`
+	DryRun        bool               `json:"dryRun,omitempty"`
+	RedriveDate   *history.EpochTime `json:"redriveDate,omitempty"`
+	RedriveCount  int                `json:"redriveCount,omitempty"`
 }
 
 // ListOperatorActionsOutput is the operator log of an execution, oldest
@@ -108,6 +142,16 @@ func stepwiseOperations(svc *service.Service) map[string]operation {
 			return svc.KillState(ctx, &service.KillStateInput{ExecutionArn: in.ExecutionArn, State: in.State,
 				Error: in.Error, Cause: in.Cause, By: actor(ctx)})
 		}),
+		"RerunExecution": op(func(ctx context.Context, in *RerunExecutionInput) (*RerunExecutionOutput, error) {
+			out, err := svc.RerunExecution(ctx, &service.RerunExecutionInput{ExecutionArn: in.ExecutionArn, From: in.from(),
+				Output: in.Output, Definition: in.Definition, Revision: in.Revision, DryRun: in.DryRun})
+			if err != nil {
+				return nil, err
+			}
+			return &RerunExecutionOutput{Mode: out.Mode, StartState: out.From, RerunStates: out.Rerun, KeptStates: out.Keep,
+				AddedStates: out.Added, RemovedStates: out.Removed, ChangedStates: out.Changed, DryRun: out.DryRun,
+				RedriveDate: out.RedriveDate, RedriveCount: out.RedriveCount}, nil
+		}),
 		"ListOperatorActions": op(func(ctx context.Context, in *ExecutionControlInput) (*ListOperatorActionsOutput, error) {
 			out, err := svc.ListOperatorActions(ctx, &service.ListOperatorActionsInput{ExecutionArn: in.ExecutionArn})
 			if err != nil {
@@ -132,6 +176,15 @@ func (in *StateControlInput) arn() string {
 		return in.ExecutionArn
 	}
 	return in.StateMachineArn
+}
+
+// from is the rerun mode the input names: STATE with a state is
+// STATE:<state>.
+func (in *RerunExecutionInput) from() string {
+	if in.State != "" && (in.From == "STATE" || in.From == "") {
+		return "STATE:" + in.State
+	}
+	return in.From
 }
 
 // StepwiseOperations are the names of Stepwise's own operations (without

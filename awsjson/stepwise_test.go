@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -212,6 +213,93 @@ func TestStepwiseOperationsUnsignedActor(t *testing.T) {
 
 func TestStepwiseOperationNames(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []string{"HoldState", "KillState", "ListOperatorActions", "ReleaseState", "ResumeExecution", "SkipState", "SuspendExecution"},
+	require.Equal(t, []string{"HoldState", "KillState", "ListOperatorActions", "ReleaseState", "RerunExecution", "ResumeExecution", "SkipState", "SuspendExecution"},
 		awsjson.StepwiseOperations())
+}
+
+// failOps starts opsDefinition and fails it at T with a kill.
+func failOps(t *testing.T, srv *httptest.Server, tasks *waitingTasks) (string, string) {
+	t.Helper()
+	smArn, arn := startOps(t, srv, true)
+	testwait.Until(t, func() bool { return tasks.count() == 1 }, 5*time.Second, 10*time.Millisecond, "T's task runs")
+	status, out := post(t, srv, "Stepwise.KillState", map[string]any{"executionArn": arn, "state": "T", "error": "Ops.Stopped"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	testwait.Until(t, func() bool {
+		_, ex := post(t, srv, "AWSStepFunctions.DescribeExecution", map[string]any{"executionArn": arn}, true)
+		return ex["status"] == "FAILED"
+	}, 5*time.Second, 10*time.Millisecond, "the execution fails")
+	return smArn, arn
+}
+
+// RerunExecution answers a dry run's preview (changing nothing), then
+// reruns the execution: the failed task runs again, the execution's
+// redrive count goes up.
+func TestStepwiseRerunExecution(t *testing.T) {
+	t.Parallel()
+	srv, tasks := operatorServer(t, true)
+	_, arn := failOps(t, srv, tasks)
+
+	status, out := post(t, srv, "Stepwise.RerunExecution", map[string]any{"executionArn": arn, "from": "STATE", "state": "W", "dryRun": true,
+		"definition": strings.Replace(opsDefinition, `"End": true`, `"TimeoutSeconds": 60, "End": true`, 1)}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	require.Equal(t, "STATE", out["mode"])
+	require.Equal(t, "W", out["startState"])
+	require.Equal(t, []any{"T", "W"}, out["rerunStates"])
+	require.Equal(t, []any{}, out["keptStates"])
+	require.Equal(t, []any{"T"}, out["changedStates"])
+	require.Equal(t, []any{}, out["addedStates"])
+	require.Equal(t, []any{}, out["removedStates"])
+	require.Equal(t, true, out["dryRun"])
+	require.Nil(t, out["redriveDate"])
+
+	status, out = post(t, srv, "Stepwise.RerunExecution", map[string]any{"executionArn": arn, "from": "FAILED", "dryRun": true}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	require.Equal(t, "FAILED", out["mode"])
+	require.Nil(t, out["startState"])
+	require.Equal(t, []any{"T"}, out["rerunStates"])
+	require.Equal(t, []any{"W"}, out["keptStates"])
+	_, ex := post(t, srv, "AWSStepFunctions.DescribeExecution", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, "FAILED", ex["status"], "a dry run changes nothing")
+	require.Equal(t, 0, tasks.count())
+
+	status, out = post(t, srv, "Stepwise.RerunExecution", map[string]any{"executionArn": arn, "from": "FAILED"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	require.Equal(t, []any{"T"}, out["rerunStates"])
+	require.NotNil(t, out["redriveDate"])
+	require.Equal(t, float64(1), out["redriveCount"])
+	testwait.Until(t, func() bool { return tasks.count() == 1 }, 5*time.Second, 10*time.Millisecond, "T runs again")
+	_, ex = post(t, srv, "AWSStepFunctions.DescribeExecution", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, "RUNNING", ex["status"])
+	require.Equal(t, float64(1), ex["redriveCount"])
+}
+
+// RerunExecution's refusals come in AWS's shape, with the reason.
+func TestStepwiseRerunExecutionErrors(t *testing.T) {
+	t.Parallel()
+	srv, tasks := operatorServer(t, true)
+	_, failed := failOps(t, srv, tasks)
+	_, running := startOps(t, srv, true)
+	gone := failed[:len(failed)-3] + "abc"
+	for _, tc := range []struct {
+		in   map[string]any
+		sign bool
+		typ  string
+		msg  string
+	}{
+		{map[string]any{"executionArn": failed, "from": "FAILED"}, false, "com.amazon.coral.service#MissingAuthenticationTokenException", ""},
+		{map[string]any{"executionArn": failed, "from": "SOMETIME"}, true, "com.amazonaws.swf.service.v2.model#ValidationException", "want FAILED, NEXT"},
+		{map[string]any{"executionArn": failed, "from": "FAILED", "output": "{}"}, true, "com.amazonaws.swf.service.v2.model#ValidationException", "only with NEXT"},
+		{map[string]any{"executionArn": failed, "from": "NEXT", "output": "{nope"}, true, "com.amazonaws.swf.service.v2.model#InvalidOutput", "Invalid Output"},
+		{map[string]any{"executionArn": failed, "from": "STATE", "state": "Nope", "dryRun": true}, true, "com.amazonaws.swf.service.v2.model#ValidationException", "The rerun is refused"},
+		{map[string]any{"executionArn": failed, "from": "TOP", "definition": "{}"}, true, "com.amazonaws.swf.service.v2.model#InvalidDefinition", ""},
+		{map[string]any{"executionArn": failed, "from": "TOP", "revision": 3}, true, "com.amazonaws.swf.service.v2.model#ValidationException", "no version 3"},
+		{map[string]any{"executionArn": running, "from": "FAILED"}, true, "com.amazonaws.swf.service.v2.model#ExecutionNotRedrivable", ""},
+		{map[string]any{"executionArn": gone, "from": "FAILED"}, true, "com.amazonaws.swf.service.v2.model#ExecutionDoesNotExist", ""},
+		{map[string]any{"executionArn": "nope", "from": "FAILED"}, true, "com.amazonaws.swf.service.v2.model#InvalidArn", ""},
+	} {
+		status, out := post(t, srv, "Stepwise.RerunExecution", tc.in, tc.sign)
+		require.Equal(t, http.StatusBadRequest, status, "%v: %v", tc.in, out)
+		require.Equal(t, tc.typ, out["__type"], "%v: %v", tc.in, out)
+		require.Contains(t, out["message"], tc.msg, tc.in)
+	}
 }

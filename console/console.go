@@ -320,6 +320,8 @@ var funcs = template.FuncMap{
 	"deref":     deref,
 	// join lists names: "Load, Report".
 	"join": func(names []string) string { return strings.Join(names, ", ") },
+	// rerunModes are the modes a rerun form offers.
+	"rerunModes": func() []string { return []string{"FAILED", "NEXT", "STATE", "TOP", "WARNINGS"} },
 	"statusKey": func(s string) string {
 		return map[string]string{"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}[s]
 	},

@@ -95,6 +95,15 @@ var messages = map[string]map[string]string{
 		"holdForAll":     "Hold a state in every execution",
 		"holdForAllHint": "Every running execution of this state machine, and every one started until the release, waits before the held state.",
 		"op.Hold":        "Hold", "op.Release": "Release", "op.Suspend": "Suspend", "op.Resume": "Resume", "op.Skip": "Skip", "op.Kill": "Kill",
+		// Reruns.
+		"rerun": "Rerun", "preview": "Preview", "rerunFrom": "Run again from",
+		"rerunHint":    "The execution runs again as itself (its history goes on, its redrive count goes up). Preview what runs again, then rerun.",
+		"rerun.FAILED": "The failed states (FAILED)", "rerun.NEXT": "The state after the failed one (NEXT)", "rerun.STATE": "A state (STATE)",
+		"rerun.TOP": "The first state (TOP)", "rerun.WARNINGS": "The states that ended with warning (WARNINGS)",
+		"rerunOutput": "The failed state's output (JSON)",
+		"rerunMode":   "Mode", "rerunStart": "Starts at", "rerunStates": "Run again", "keptStates": "Keep their results",
+		"addedStates": "Added states", "removedStates": "Removed states", "changedStates": "Changed states",
+		"failedStates": "the failed states", "confirmRerun": "Rerun this execution as previewed?",
 	},
 	"ja": {
 		"title": "Stepwise", "stateMachines": "ステートマシン", "activities": "アクティビティ", "name": "名前", "type": "タイプ",
@@ -173,6 +182,15 @@ var messages = map[string]map[string]string{
 		"holdForAll":     "すべての実行で状態を保留",
 		"holdForAllHint": "このステートマシンの実行中のすべての実行と、解除までに開始される実行は、保留中の状態の前で待ちます。",
 		"op.Hold":        "保留", "op.Release": "保留解除", "op.Suspend": "中断", "op.Resume": "再開", "op.Skip": "スキップ", "op.Kill": "強制終了",
+		// 再実行。
+		"rerun": "再実行", "preview": "プレビュー", "rerunFrom": "再実行の開始位置",
+		"rerunHint":    "同じ実行として再実行します (履歴は続き、再実行回数が増えます)。再実行される状態をプレビューしてから再実行します。",
+		"rerun.FAILED": "失敗した状態から", "rerun.NEXT": "失敗した状態の次から", "rerun.STATE": "指定した状態から",
+		"rerun.TOP": "最初の状態から", "rerun.WARNINGS": "警告で終わった状態から",
+		"rerunOutput": "失敗した状態の出力 (JSON)",
+		"rerunMode":   "モード", "rerunStart": "開始する状態", "rerunStates": "再実行する状態", "keptStates": "結果を引き継ぐ状態",
+		"addedStates": "追加された状態", "removedStates": "削除された状態", "changedStates": "変更された状態",
+		"failedStates": "失敗した状態", "confirmRerun": "プレビューのとおりに再実行しますか?",
 	},
 }
 
@@ -182,7 +200,8 @@ var scriptMessages = []string{"invalidInput", "loading", "noDetails", "confirmSt
 	"iteration", "iterationEvents", "id", "type", "step", "elapsed", "attempts", "childExecution", "mapRun", "started", "lastAttempt",
 	"succeeded", "warning", "failed", "caught", "running", "cancelled", "notRun", "inMapRun", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT",
 	"ABORTED", "PENDING_REDRIVE", "timeZone", "timeZoneHint", "utc", "minutes", "seconds", "graphStart", "graphEnd",
-	"held", "suspended", "invalidOutput", "confirmKill", "confirmSkip"}
+	"held", "suspended", "invalidOutput", "confirmKill", "confirmSkip",
+	"rerunMode", "rerunStart", "rerunStates", "keptStates", "addedStates", "removedStates", "changedStates", "failedStates", "none", "confirmRerun"}
 
 // language picks the page's language for a request.
 func language(r *http.Request) string {

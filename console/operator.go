@@ -17,7 +17,10 @@ import (
 // page is: the operator log names "console:<access key id>"); a held
 // state is "held" on the graph, a suspended execution says so in its
 // header and on its graph; the operator log is listed. A state machine's
-// page holds and releases a state of every execution of it.
+// page holds and releases a state of every execution of it. A FAILED,
+// TIMED_OUT or ABORTED execution's page offers a rerun (Stepwise.
+// RerunExecution): a mode, its state or output, a preview (a dry run)
+// and then the rerun as previewed.
 
 // Statuses of the graph the operators' controls give.
 const (
@@ -38,6 +41,9 @@ type operatorView struct {
 	// WaitingFor is the execution a start of an exclusive group waits
 	// for (its state machine's stepwise:exclusive tag).
 	WaitingFor string
+	// Rerunnable: the execution ended FAILED, TIMED_OUT or ABORTED and
+	// was not started by a Map Run, so the page offers a rerun.
+	Rerunnable bool
 }
 
 // waitingForHTML says, in lang, that the execution waits for the one of
@@ -60,6 +66,10 @@ func (c *Console) operatorOf(r *http.Request, x *service.DescribeExecutionOutput
 	v := &operatorView{Running: x.Status == "RUNNING", Actions: st.Actions, States: stateNames(g)}
 	if v.Running {
 		v.Held, v.Suspended, v.WaitingFor = st.Held, st.Suspended, st.WaitingFor
+	}
+	switch x.Status {
+	case "FAILED", "TIMED_OUT", "ABORTED":
+		v.Rerunnable = x.MapRunArn == ""
 	}
 	return v
 }

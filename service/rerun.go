@@ -57,6 +57,8 @@ type RerunExecutionOutput struct {
 	Changed     []string           `json:"changed"`
 	DryRun      bool               `json:"dryRun,omitempty"`
 	RedriveDate *history.EpochTime `json:"redriveDate,omitempty"`
+	// RedriveCount is the execution's redrive count after the rerun.
+	RedriveCount int `json:"redriveCount,omitempty"`
 }
 
 // RerunExecution previews (DryRun) or makes a rerun of an execution.
@@ -148,6 +150,7 @@ func (s *Service) RerunExecution(ctx context.Context, in *RerunExecutionInput) (
 	if !in.DryRun && done != nil && done.RedriveDate != nil {
 		d := history.EpochTime(*done.RedriveDate)
 		out.RedriveDate = &d
+		out.RedriveCount = done.RedriveCount
 	}
 	return out, nil
 }

@@ -809,6 +809,128 @@
     });
   }
 
+  // -------------------------------------------------------------------
+  // Rerun of an ended execution: a preview (a dry run), then the rerun.
+
+  function initRerun() {
+    var form = document.getElementById("rerun-form");
+    if (!form) return;
+    var arn = form.getAttribute("data-arn");
+    var from = form.elements.namedItem("from");
+    var state = form.elements.namedItem("state");
+    var output = form.elements.namedItem("output");
+    var runBtn = form.querySelector('button[data-rerun="run"]');
+    var preview = document.getElementById("rerun-preview");
+    var previewed = null; // the request body of the preview shown
+    var graph = document.getElementById("graph");
+    var reset = function () {
+      previewed = null;
+      runBtn.disabled = true;
+      preview.hidden = true;
+      preview.textContent = "";
+    };
+    var showFields = function () {
+      form.querySelectorAll("[data-rerun-for]").forEach(function (el) {
+        el.hidden = el.getAttribute("data-rerun-for") !== from.value;
+      });
+    };
+    showFields();
+    from.addEventListener("change", function () {
+      showFields();
+      reset();
+    });
+    if (state) state.addEventListener("change", reset);
+    if (output) output.addEventListener("input", reset);
+    if (graph && state) {
+      graph.addEventListener("state-selected", function (ev) {
+        var name = ev.detail && ev.detail.state;
+        if (typeof name !== "string") return;
+        for (var i = 0; i < state.options.length; i++) {
+          if (state.options[i].value === name && state.selectedIndex !== i) {
+            state.selectedIndex = i;
+            reset();
+          }
+        }
+      });
+    }
+    var body = function () {
+      var b = { executionArn: arn, from: from.value };
+      if (from.value === "STATE") b.state = state ? state.value : "";
+      if (from.value === "NEXT") {
+        var text = output ? output.value.trim() : "";
+        output.removeAttribute("aria-invalid");
+        try {
+          JSON.parse(text || "{}");
+        } catch (err) {
+          output.setAttribute("aria-invalid", "true");
+          output.focus();
+          actionError(form, t("invalidOutput") + " (" + err.message + ")");
+          return null;
+        }
+        b.output = text || "{}";
+      }
+      return b;
+    };
+    var list = function (l) {
+      return l && l.length ? l.join(", ") : t("none");
+    };
+    var render = function (p) {
+      preview.textContent = "";
+      [
+        ["rerunMode", p.mode],
+        ["rerunStart", p.startState || t("failedStates")],
+        ["rerunStates", list(p.rerunStates)],
+        ["keptStates", list(p.keptStates)],
+        ["addedStates", list(p.addedStates)],
+        ["removedStates", list(p.removedStates)],
+        ["changedStates", list(p.changedStates)],
+      ].forEach(function (row) {
+        preview.appendChild(h("dt", { text: t(row[0]) }));
+        preview.appendChild(h("dd", { text: row[1], "data-field": row[0] }));
+      });
+      preview.hidden = false;
+    };
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var btn = ev.submitter;
+      var what = btn && btn.getAttribute("data-rerun");
+      if (!what) return;
+      actionError(form, "");
+      var b;
+      if (what === "run") {
+        if (!previewed) return;
+        if (!window.confirm(t("confirmRerun"))) return;
+        b = previewed;
+      } else {
+        b = body();
+        if (!b) return;
+        b.dryRun = true;
+      }
+      var req = Object.assign({}, b);
+      if (what === "run") delete req.dryRun;
+      btn.disabled = true;
+      btn.setAttribute("aria-busy", "true");
+      callStepwise("RerunExecution", req)
+        .then(function (p) {
+          btn.removeAttribute("aria-busy");
+          if (what === "run") {
+            location.reload();
+            return;
+          }
+          btn.disabled = false;
+          render(p);
+          previewed = b;
+          runBtn.disabled = false;
+        })
+        .catch(function (err) {
+          btn.disabled = false;
+          btn.removeAttribute("aria-busy");
+          if (what !== "run") reset();
+          actionError(form, errorText(err));
+        });
+    });
+  }
+
   function init() {
     if (window.StepwiseTimes) window.StepwiseTimes.init();
     initDefinition();
@@ -817,6 +939,7 @@
     initPolling();
     initActions();
     initOperator();
+    initRerun();
     initHistoryFilter();
     initLanguage();
   }

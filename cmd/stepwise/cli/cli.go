@@ -85,6 +85,7 @@ func (c *CLI) Execute(args []string) int {
 		(&skipCommand{CommandBase: base}).command(),
 		(&killCommand{CommandBase: base}).command(),
 		(&actionsCommand{CommandBase: base}).command(),
+		(&rerunCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()
