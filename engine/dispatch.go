@@ -127,3 +127,13 @@ func (r readRunner) Run(ctx context.Context, t *task.Task, done func(task.Result
 type callRunner struct{ task.Runner }
 
 func (callRunner) Takes(*task.Task) bool { return true }
+
+// Kill stops the task's work when the calls' runner can (task.Killer),
+// and cancels it otherwise.
+func (r callRunner) Kill(executionArn, taskID string) {
+	if k, ok := r.Runner.(task.Killer); ok {
+		k.Kill(executionArn, taskID)
+		return
+	}
+	r.Runner.Cancel(executionArn, taskID)
+}

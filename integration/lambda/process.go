@@ -141,6 +141,7 @@ func (f *Function) serveHandler(ctx context.Context, payload []byte, requestID, 
 			return errorPayload("Sandbox.Timedout", fmt.Sprintf("RequestId: %s Error: the handler's init timed out after %.2f seconds", requestID, InitTimeout.Seconds())),
 				true, p.stderr.bytes(), errTimedOut
 		case err != nil && ctx.Err() != nil:
+			p.stop() // cut short in its init: not taken again
 			return nil, false, p.stderr.bytes(), ctx.Err()
 		case err != nil:
 			return f.died(p, requestID), true, p.stderr.bytes(), nil
@@ -158,6 +159,9 @@ func (f *Function) serveHandler(ctx context.Context, payload []byte, requestID, 
 		return errorPayload("Sandbox.Timedout", fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", requestID, timeout.Seconds())),
 			true, p.stderr.bytes(), errTimedOut
 	case err != nil && ctx.Err() != nil:
+		// Cut short mid-invoke (a kill, or the server stopping): the
+		// process, and what it started, is stopped, not taken again.
+		p.stop()
 		return nil, false, p.stderr.bytes(), ctx.Err()
 	case err != nil:
 		return f.died(p, requestID), true, p.stderr.bytes(), nil
