@@ -91,7 +91,8 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	s.sched = sched
 	schedView := consoleSchedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: s.creds != nil, Prices: cfg.Prices, Now: eng.Now,
-		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews, Planned: schedView.planned})
+		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews, Planned: schedView.planned,
+		FileTriggers: schedView.fileTriggers})
 	if err != nil {
 		return err
 	}
