@@ -70,8 +70,9 @@ type Console struct {
 	// recordingLimits bound an execution's download as a test.
 	recordingLimits RecordingLimits
 	// plannedRuns lists the schedules' firings for tonight's page.
-	plannedRuns func(ctx context.Context, from, to time.Time) ([]PlannedRun, error)
-	usual       usualDurations
+	plannedRuns  func(ctx context.Context, from, to time.Time) ([]PlannedRun, error)
+	fileTriggers func(ctx context.Context) ([]FileTriggerView, error)
+	usual        usualDurations
 }
 
 // Options configure the console.
@@ -104,6 +105,10 @@ type Options struct {
 	// to, calendars applied, for tonight's page (tonight.go); nil lists
 	// none.
 	Planned func(ctx context.Context, from, to time.Time) ([]PlannedRun, error)
+	// FileTriggers lists the file-arrival triggers, each with its last
+	// files started, for the schedules page (filetriggers.go); nil: the
+	// page has no such section.
+	FileTriggers func(ctx context.Context) ([]FileTriggerView, error)
 }
 
 // ScheduleView is a schedule on the schedules page.
@@ -150,7 +155,7 @@ func NewWith(svc *service.Service, opts Options) (*Console, error) {
 	if now == nil {
 		now = time.Now
 	}
-	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now, eventSourceList: opts.EventSources, plannedRuns: opts.Planned,
+	c := &Console{svc: svc, log: log, signIn: opts.SignIn, prices: prices, schedules: opts.Schedules, scheduler: opts.Scheduler, now: now, eventSourceList: opts.EventSources, plannedRuns: opts.Planned, fileTriggers: opts.FileTriggers,
 		pages: map[string]*template.Template{}, mux: http.NewServeMux(), recordingLimits: opts.Recording}
 	if c.recordingLimits.Children <= 0 {
 		c.recordingLimits.Children = DefaultRecordingLimits.Children
@@ -428,8 +433,17 @@ func (c *Console) scheduleList(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, "schedules", err)
 		return
 	}
+	var triggers []FileTriggerView
+	if c.fileTriggers != nil {
+		if triggers, err = c.fileTriggers(r.Context()); err != nil {
+			c.fail(w, r, "schedules", err)
+			return
+		}
+	}
 	c.render(w, http.StatusOK, "schedules", struct {
 		page
-		Schedules []ScheduleView
-	}{c.newPage(r, translate(language(r), "schedules")), list})
+		Schedules    []ScheduleView
+		FileTriggers []FileTriggerView
+		Triggers     bool
+	}{c.newPage(r, translate(language(r), "schedules")), list, triggers, c.fileTriggers != nil})
 }

@@ -91,6 +91,13 @@ type testBed struct {
 // SQLite file.
 func newTestBed(t testing.TB) *testBed {
 	t.Helper()
+	return newTestBedWith(t, scheduler.Config{})
+}
+
+// newTestBedWith is newTestBed with the scheduler's configuration (its
+// region and account set).
+func newTestBedWith(t testing.TB, sc scheduler.Config) *testBed {
+	t.Helper()
 	ctx := context.Background()
 	drv, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), sqlitestore.Options{})
 	require.NoError(t, err)
@@ -104,7 +111,8 @@ func newTestBed(t testing.TB) *testBed {
 		drv.Close()
 	})
 	b := &testBed{svc: svc, records: &memRecords{stacks: map[string][]byte{}}, fns: &memFunctions{fns: map[string]*Function{}}}
-	b.d = &Deployer{Service: svc, Scheduler: scheduler.New(drv.Executor(), scheduler.Config{Region: "us-east-1", Account: "123456789012"}),
+	sc.Region, sc.Account = "us-east-1", "123456789012"
+	b.d = &Deployer{Service: svc, Scheduler: scheduler.New(drv.Executor(), sc),
 		Functions: b.fns, Records: b.records}
 	return b
 }

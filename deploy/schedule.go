@@ -343,7 +343,10 @@ func applySAMEvents(ctx context.Context, x *run, r *resource, smArn string, _ *R
 	if err := x.eventSchedules(ctx, r, smArn); err != nil {
 		return nil, err
 	}
-	return x.eventWires(r, wiring.Target{Type: wiring.ToStateMachine, ARN: smArn, Name: r.ID}, "Schedule", "ScheduleV2")
+	if err := x.eventTriggers(ctx, r, smArn); err != nil {
+		return nil, err
+	}
+	return x.eventWires(r, wiring.Target{Type: wiring.ToStateMachine, ARN: smArn, Name: r.ID}, "Schedule", "ScheduleV2", "FileArrival")
 }
 
 // eventSchedules makes the schedules of a SAM resource's (a state
@@ -405,33 +408,44 @@ func removeSAMEvents(context.Context, *run, string, *Record) error { return nil 
 // applyGenerated makes the schedule of logical id id that an event of
 // sm (a state machine, a function, a rule) generates, and records it.
 func (x *run) applyGenerated(ctx context.Context, sm *resource, id string, props map[string]any) error {
+	return x.applyGeneratedAs(ctx, sm, id, scheduleType, scheduleKind{}, props)
+}
+
+// applyGeneratedAs makes the resource of type typ (a schedule, a
+// file-arrival trigger) and logical id id that an event of sm generates,
+// and records it.
+func (x *run) applyGeneratedAs(ctx context.Context, sm *resource, id, typ string, k kind, props map[string]any) error {
+	what := "schedule"
+	if typ == fileTriggerType {
+		what = "file-arrival trigger"
+	}
 	if x.stack != nil {
 		if _, clash := x.stack.Template().Resources[id]; clash {
-			return fmt.Errorf("Properties.Events: the schedule of event %s is %s, a resource the template has already", id[len(sm.ID):], id)
+			return fmt.Errorf("Properties.Events: the %s of event %s is %s, a resource the template has already", what, id[len(sm.ID):], id)
 		}
 	}
 	var prev *Record
 	if x.prev != nil {
 		prev = x.prev.Resources[id]
 	}
-	if prev != nil && prev.Type != scheduleType {
+	if prev != nil && prev.Type != typ {
 		if err := x.removeOne(ctx, id, prev); err != nil {
 			return err
 		}
 		prev = nil
 	}
-	r := &resource{ID: id, Type: scheduleType, Props: props, Def: cfn.Resource{Type: scheduleType, Properties: props, DeletionPolicy: sm.Def.DeletionPolicy}}
-	rec, action, err := scheduleKind{}.apply(ctx, x, r, prev)
+	r := &resource{ID: id, Type: typ, Props: props, Def: cfn.Resource{Type: typ, Properties: props, DeletionPolicy: sm.Def.DeletionPolicy}}
+	rec, action, err := k.apply(ctx, x, r, prev)
 	if err != nil {
-		return fmt.Errorf("Properties.Events, the schedule %s: %w", id, err)
+		return fmt.Errorf("Properties.Events, the %s %s: %w", what, id, err)
 	}
 	x.made(id)
 	action, note := x.reported(id, action)
-	rec.Type = scheduleType
+	rec.Type = typ
 	rec.Retain = sm.Def.DeletionPolicy == "Retain"
 	x.rec.Resources[id] = rec
 	x.rec.Order = append(x.rec.Order, id)
-	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: scheduleType, Physical: rec.Physical, Action: action, Note: note})
+	x.report.Changes = append(x.report.Changes, Change{LogicalID: id, Type: typ, Physical: rec.Physical, Action: action, Note: note})
 	return nil
 }
 

@@ -33,6 +33,9 @@ type Config struct {
 	// trigger may watch a local folder (serve --file-trigger-root); none:
 	// local folder triggers are refused.
 	FileTriggerRoots []string
+	// Objects lists a bucket's objects at the s3 endpoint (serve
+	// --aws-endpoint or --endpoint s3=); nil: bucket triggers are refused.
+	Objects ObjectLister
 }
 
 // Service is the EventBridge Scheduler API over a store.

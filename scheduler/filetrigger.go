@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -20,8 +21,9 @@ import (
 )
 
 // File-arrival triggers (Stepwise's own, beside the Scheduler API): a
-// trigger watches a local folder and starts an execution of its state
-// machine for each file that arrives there, once:
+// trigger watches a local folder, or an S3 bucket's prefix at the s3
+// endpoint, and starts an execution of its state machine for each file
+// that arrives there, once:
 //
 //	poll (every PollSeconds, on the leader) ──► a regular file matching Pattern
 //	   ──► unchanged for StableSeconds? ── no ──► next poll
@@ -33,16 +35,22 @@ import (
 // trigger and the file, so a stop between the start and its record starts
 // nothing twice (the start again is refused as ExecutionAlreadyExists, and
 // the file recorded); the record keeps the file from starting again once
-// the execution is deleted. The input is
+// the execution is deleted. An object is its bucket, key, ETag and size.
+// The input is
 //
 //	{"file": {"path": ..., "size": ..., "modified": RFC 3339}, "trigger": NAME}
+//	{"file": {"bucket": ..., "key": ..., "size": ..., "etag": ..., "modified": RFC 3339}, "trigger": NAME}
 type FileTrigger struct {
 	Name string `json:"Name"`
 	// Folder is the local folder watched (absolute); its files only, not
-	// those of its subfolders.
-	Folder string `json:"Folder"`
+	// those of its subfolders. A trigger has a Folder or a Bucket.
+	Folder string `json:"Folder,omitempty"`
+	// Bucket and Prefix are the S3 objects watched: those of Bucket whose
+	// keys begin with Prefix (every key below it, "folders" included).
+	Bucket string `json:"Bucket,omitempty"`
+	Prefix string `json:"Prefix,omitempty"`
 	// Pattern is a glob of the files' base names (path.Match; "*" when
-	// empty).
+	// empty); an object's base name is its key's last part after "/".
 	Pattern         string `json:"Pattern,omitempty"`
 	StateMachineArn string `json:"StateMachineArn"`
 	// PollSeconds is the time between two looks at the folder (default
@@ -65,6 +73,28 @@ type FileArrival struct {
 
 const defaultPollSeconds = 10
 
+var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// Object is an S3 object as a listing shows it.
+type Object struct {
+	Key      string
+	ETag     string
+	Size     int64
+	Modified time.Time
+}
+
+// ObjectLister lists the objects of a bucket whose keys begin with
+// prefix, every page of them.
+type ObjectLister func(ctx context.Context, bucket, prefix string) ([]Object, error)
+
+// Watched is where a trigger looks: its folder, or s3://bucket/prefix.
+func (t *FileTrigger) Watched() string {
+	if t.Bucket != "" {
+		return "s3://" + t.Bucket + "/" + t.Prefix
+	}
+	return t.Folder
+}
+
 var triggerName = regexp.MustCompile(`^[0-9a-zA-Z_.-]{1,40}$`)
 
 func (t *FileTrigger) normalize() error {
@@ -72,8 +102,23 @@ func (t *FileTrigger) normalize() error {
 	if !triggerName.MatchString(t.Name) {
 		v.add(t.Name, "name", "satisfy regular expression pattern: [0-9a-zA-Z_.-]{1,40}")
 	}
-	if !filepath.IsAbs(t.Folder) {
-		v.add(t.Folder, "Folder", "be an absolute path")
+	switch {
+	case t.Folder != "" && t.Bucket != "":
+		v.add(t.Bucket, "Bucket", "be empty when Folder is given (a trigger watches a folder or a bucket's prefix)")
+	case t.Bucket != "":
+		if !bucketName.MatchString(t.Bucket) {
+			v.add(t.Bucket, "Bucket", "be a bucket's name (3 to 63 lowercase letters, digits, dots and hyphens)")
+		}
+		if len(t.Prefix) > 1024 {
+			v.add(t.Prefix, "Prefix", "have length less than or equal to 1024")
+		}
+	default:
+		if t.Prefix != "" {
+			v.add(t.Prefix, "Prefix", "be empty without a Bucket")
+		}
+		if !filepath.IsAbs(t.Folder) {
+			v.add(t.Folder, "Folder", "be an absolute path (or give a Bucket instead)")
+		}
 	}
 	if t.Pattern == "" {
 		t.Pattern = "*"
@@ -112,7 +157,7 @@ func (s *Service) PutFileTrigger(ctx context.Context, t *FileTrigger) error {
 	if err := t.normalize(); err != nil {
 		return err
 	}
-	if err := s.folderAllowed(t.Folder); err != nil {
+	if err := s.sourceAllowed(t); err != nil {
 		return err
 	}
 	body, err := json.Marshal(t)
@@ -220,11 +265,23 @@ func (s *Service) PollFiles(ctx context.Context, cfg FireConfig) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			s.cfg.Logger.Warn("scheduler: file trigger not polled", "trigger", t.Name, "folder", t.Folder, "error", err)
+			s.cfg.Logger.Warn("scheduler: file trigger not polled", "trigger", t.Name, "watched", t.Watched(), "error", err)
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sourceAllowed refuses a folder not allowed, or a bucket without an s3
+// endpoint.
+func (s *Service) sourceAllowed(t *FileTrigger) error {
+	if t.Bucket == "" {
+		return s.folderAllowed(t.Folder)
+	}
+	if s.cfg.Objects == nil {
+		return validationError("File trigger bucket %s is refused: no endpoint is given for s3 (serve --aws-endpoint or --endpoint s3=URL)", t.Bucket)
+	}
+	return nil
 }
 
 // folderAllowed refuses a local folder outside the server's
@@ -250,11 +307,24 @@ func (s *Service) folderAllowed(folder string) error {
 	return validationError("File trigger folder %s is refused: it is not under a folder the server was started with --file-trigger-root (%s)", folder, strings.Join(s.cfg.FileTriggerRoots, ", "))
 }
 
+// arrival is a file a poll found: where it is (its path, or its
+// bucket's key), what makes it this arrival, and the input's "file".
+type arrival struct {
+	where, key string
+	file       map[string]any
+}
+
 func (s *Service) pollTrigger(ctx context.Context, cfg FireConfig, t *FileTrigger, now time.Time) error {
-	if err := s.folderAllowed(t.Folder); err != nil {
+	if err := s.sourceAllowed(t); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(t.Folder)
+	var found []arrival
+	var err error
+	if t.Bucket != "" {
+		found, err = s.listBucket(ctx, t)
+	} else {
+		found, err = listFolder(t)
+	}
 	if err != nil {
 		return err
 	}
@@ -264,8 +334,40 @@ func (s *Service) pollTrigger(ctx context.Context, cfg FireConfig, t *FileTrigge
 		s.files[t.Name] = seen
 	}
 	present := map[string]bool{}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	var errs []error
+	for _, a := range found {
+		present[a.where] = true
+		st := seen[a.where]
+		if st == nil || st.key != a.key {
+			st = &fileState{key: a.key, since: now}
+			seen[a.where] = st
+		}
+		if st.done || now.Sub(st.since) < time.Duration(t.StableSeconds)*time.Second {
+			continue
+		}
+		if err := s.startFile(ctx, cfg, t, a); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st.done = true
+	}
+	for where := range seen {
+		if !present[where] {
+			delete(seen, where)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// listFolder returns the regular files of a trigger's folder that match
+// its pattern, by name.
+func listFolder(t *FileTrigger) ([]arrival, error) {
+	entries, err := os.ReadDir(t.Folder)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	var out []arrival
 	for _, e := range entries {
 		if ok, _ := filepath.Match(t.Pattern, e.Name()); !ok {
 			continue
@@ -275,33 +377,47 @@ func (s *Service) pollTrigger(ctx context.Context, cfg FireConfig, t *FileTrigge
 			continue
 		}
 		path := filepath.Join(t.Folder, e.Name())
-		present[path] = true
 		mod := info.ModTime().UTC().Truncate(time.Millisecond)
-		key := path + " " + strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(mod.UnixMilli(), 10)
-		st := seen[path]
-		if st == nil || st.key != key {
-			st = &fileState{key: key, since: now}
-			seen[path] = st
-		}
-		if st.done || now.Sub(st.since) < time.Duration(t.StableSeconds)*time.Second {
+		out = append(out, arrival{
+			where: path,
+			key:   path + " " + strconv.FormatInt(info.Size(), 10) + " " + strconv.FormatInt(mod.UnixMilli(), 10),
+			file:  map[string]any{"path": path, "size": info.Size(), "modified": mod.Format(time.RFC3339Nano)},
+		})
+	}
+	return out, nil
+}
+
+// listBucket returns the objects under a trigger's prefix whose base
+// names match its pattern, by key; "folder" markers (keys ending in "/")
+// are not files.
+func (s *Service) listBucket(ctx context.Context, t *FileTrigger) ([]arrival, error) {
+	objs, err := s.cfg.Objects(ctx, t.Bucket, t.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list s3://%s/%s: %w", t.Bucket, t.Prefix, err)
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key })
+	var out []arrival
+	for _, o := range objs {
+		if !strings.HasPrefix(o.Key, t.Prefix) || strings.HasSuffix(o.Key, "/") {
 			continue
 		}
-		if err := s.startFile(ctx, cfg, t, key, path, info.Size(), mod); err != nil {
-			errs = append(errs, err)
+		if ok, _ := path.Match(t.Pattern, path.Base(o.Key)); !ok {
 			continue
 		}
-		st.done = true
+		mod := o.Modified.UTC().Truncate(time.Millisecond)
+		where := "s3://" + t.Bucket + "/" + o.Key
+		out = append(out, arrival{
+			where: where,
+			key:   where + " " + o.ETag + " " + strconv.FormatInt(o.Size, 10),
+			file:  map[string]any{"bucket": t.Bucket, "key": o.Key, "size": o.Size, "etag": o.ETag, "modified": mod.Format(time.RFC3339Nano)},
+		})
 	}
-	for path := range seen {
-		if !present[path] {
-			delete(seen, path)
-		}
-	}
-	return errors.Join(errs...)
+	return out, nil
 }
 
 // FileExecutionName is the name of the execution a trigger starts for a
-// file (key: its path, size and modification time).
+// file (key: its path, size and modification time; an object's
+// s3://bucket/key, ETag and size).
 func FileExecutionName(trigger, key string) string {
 	sum := sha256.Sum256([]byte(trigger + "\x00" + key))
 	return trigger + "-" + hex.EncodeToString(sum[:12])
@@ -309,14 +425,15 @@ func FileExecutionName(trigger, key string) string {
 
 // startFile starts a file's execution unless it is recorded, and records
 // it.
-func (s *Service) startFile(ctx context.Context, cfg FireConfig, t *FileTrigger, key, path string, size int64, mod time.Time) error {
+func (s *Service) startFile(ctx context.Context, cfg FireConfig, t *FileTrigger, a arrival) error {
+	key := a.key
 	if _, err := s.exec.FileArrivalGet(ctx, t.Name, key); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	input, err := json.Marshal(map[string]any{
-		"file":    map[string]any{"path": path, "size": size, "modified": mod.Format(time.RFC3339Nano)},
+		"file":    a.file,
 		"trigger": t.Name,
 	})
 	if err != nil {
@@ -327,11 +444,11 @@ func (s *Service) startFile(ctx context.Context, cfg FireConfig, t *FileTrigger,
 	var refused *sfnapi.Error
 	switch {
 	case err == nil:
-		s.cfg.Logger.Info("scheduler: file arrived, execution started", "trigger", t.Name, "path", path, "execution_name", name)
+		s.cfg.Logger.Info("scheduler: file arrived, execution started", "trigger", t.Name, "file", a.where, "execution_name", name)
 	case errors.As(err, &refused) && refused.Code == sfnapi.CodeExecutionAlreadyExists:
 		// Started before its record (a stop between the two).
 	default:
-		return fmt.Errorf("start the execution of %s: %w", path, err)
+		return fmt.Errorf("start the execution of %s: %w", a.where, err)
 	}
 	arn := executionArn(t.StateMachineArn, name)
 	err = s.exec.FileArrivalInsert(ctx, &store.FileArrival{Trigger: t.Name, Key: key, ExecutionArn: arn, StartedAt: s.now()})

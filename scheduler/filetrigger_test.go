@@ -12,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/require"
 
+	"stepwise/integration/integrationtest"
 	"stepwise/scheduler"
 )
 
@@ -161,4 +166,95 @@ func TestFileTriggerRoots(t *testing.T) {
 	require.Empty(t, sfn.names_())
 	require.NoError(t, b.svc.PollFiles(ctx, cfg))
 	require.Len(t, sfn.names_(), 1)
+}
+
+// TestFileTriggerBucket: a trigger on an S3 prefix (at moto_server)
+// starts one execution an object whose key is under the prefix and whose
+// base name matches, once its ETag and size have stayed the same for
+// StableSeconds, with the object in the input; a restart in the middle
+// (before and after the start) starts it once; an object written again
+// arrives again. Without an s3 endpoint, a bucket trigger is refused.
+func TestFileTriggerBucket(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := integrationtest.Moto(t)
+	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", "")))
+	require.NoError(t, err)
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		o.BaseEndpoint = aws.String(url)
+		o.UsePathStyle = true
+	})
+	_, err = client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("drops")})
+	require.NoError(t, err)
+	put := func(key, body string) {
+		t.Helper()
+		_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("drops"), Key: aws.String(key), Body: strings.NewReader(body)})
+		require.NoError(t, err)
+	}
+
+	none := setup(t)
+	status, out := triggerCall(t, none, http.MethodPost, "/file-triggers/ledger", `{"Bucket": "drops", "StateMachineArn": "`+smArn+`"}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "File trigger bucket drops is refused: no endpoint is given for s3 (serve --aws-endpoint or --endpoint s3=URL)", out["Message"])
+
+	b := setupConfig(t, func(c *scheduler.Config) { c.Objects = scheduler.S3Objects(client) })
+	status, out = triggerCall(t, b, http.MethodPost, "/file-triggers/both", `{"Folder": "/x", "Bucket": "drops", "StateMachineArn": "`+smArn+`"}`)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Contains(t, out["Message"], "at 'Bucket' failed to satisfy constraint: Member must be empty when Folder is given")
+	status, out = triggerCall(t, b, http.MethodPost, "/file-triggers/ledger",
+		`{"Bucket": "drops", "Prefix": "in/", "Pattern": "*.csv", "StateMachineArn": "`+smArn+`", "PollSeconds": 5, "StableSeconds": 10}`)
+	require.Equal(t, http.StatusOK, status, out)
+
+	sfn := &fakeSFN{}
+	now := b.now
+	cfg := scheduler.FireConfig{Starter: sfn, Now: func() time.Time { return now }}
+	svc := b.svc
+	poll := func(after time.Duration) {
+		t.Helper()
+		now = now.Add(after)
+		require.NoError(t, svc.PollFiles(ctx, cfg))
+	}
+	put("in/day/a.csv", "1,2\n")
+	put("in/note.txt", "x")
+	put("out/b.csv", "3,4\n")
+	put("in/empty/", "")
+	poll(0)
+	require.Empty(t, sfn.names_(), "not stable yet")
+	svc = scheduler.New(b.exec, b.cfg) // restarted before the start: stable from now
+	poll(5 * time.Second)
+	poll(5 * time.Second)
+	require.Empty(t, sfn.names_())
+	poll(5 * time.Second)
+	require.Len(t, sfn.names_(), 1)
+	head, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("drops"), Key: aws.String("in/day/a.csv")})
+	require.NoError(t, err)
+	var in map[string]any
+	require.NoError(t, json.Unmarshal([]byte(sfn.started[0]["input"]), &in))
+	file := in["file"].(map[string]any)
+	require.Equal(t, "drops", file["bucket"])
+	require.Equal(t, "in/day/a.csv", file["key"])
+	require.Equal(t, float64(4), file["size"])
+	require.Equal(t, strings.Trim(aws.ToString(head.ETag), `"`), file["etag"])
+	modified, err := time.Parse(time.RFC3339Nano, file["modified"].(string))
+	require.NoError(t, err)
+	require.WithinDuration(t, *head.LastModified, modified, time.Second)
+	require.Equal(t, "ledger", in["trigger"])
+
+	// Restarted after the start: nothing starts again.
+	svc = scheduler.New(b.exec, b.cfg)
+	poll(time.Minute)
+	poll(time.Minute)
+	require.Len(t, sfn.names_(), 1)
+
+	// Written again: a new ETag, a new arrival.
+	put("in/day/a.csv", "5,6\n")
+	poll(time.Minute)
+	poll(time.Minute)
+	require.Len(t, sfn.names_(), 2)
+	require.NotEqual(t, sfn.names_()[0], sfn.names_()[1])
+	status, out = triggerCall(t, b, http.MethodGet, "/file-triggers/ledger", "")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "drops", out["Bucket"])
+	require.Len(t, out["Started"], 2)
 }

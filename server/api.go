@@ -87,11 +87,12 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 	}
 	eng := s.eng
 	sched := scheduler.New(s.drv.Executor(), scheduler.Config{Region: cfg.Region, Account: cfg.Account, Logger: log, Now: eng.Now, Calendars: calendars,
-		FileTriggerRoots: cfg.FileTriggerRoots})
+		FileTriggerRoots: cfg.FileTriggerRoots, Objects: bucketObjects(cfg)})
 	s.sched = sched
 	schedView := consoleSchedules{sched: sched}
 	con, err := console.NewWith(svc, console.Options{Logger: log, SignIn: s.creds != nil, Prices: cfg.Prices, Now: eng.Now,
-		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews, Planned: schedView.planned})
+		Schedules: schedView.list, Scheduler: schedView, EventSources: s.eventSourceViews, Planned: schedView.planned,
+		FileTriggers: schedView.fileTriggers})
 	if err != nil {
 		return err
 	}

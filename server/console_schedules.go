@@ -184,3 +184,24 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+// fileTriggers is the schedules page's section of file-arrival
+// triggers: each with its last 5 files started.
+func (c consoleSchedules) fileTriggers(ctx context.Context) ([]console.FileTriggerView, error) {
+	list, err := c.sched.ListFileTriggers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.FileTriggerView, len(list))
+	for i, t := range list {
+		files, err := c.sched.ListFileArrivals(ctx, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = console.FileTriggerView{Name: t.Name, Watched: t.Watched(), Pattern: t.Pattern, StateMachineArn: t.StateMachineArn, State: t.State}
+		for _, f := range files[:min(len(files), 5)] {
+			out[i].Started = append(out[i].Started, console.FileStartView{File: f.Key, ExecutionArn: f.ExecutionArn, StartedAt: f.StartedAt.Time})
+		}
+	}
+	return out, nil
+}
