@@ -147,7 +147,7 @@ func operations(svc *service.Service) map[string]operation {
 		"ListExecutions":                   op(svc.ListExecutions),
 		"GetExecutionHistory":              op(svc.GetExecutionHistory),
 		"StopExecution":                    op(svc.StopExecution),
-		"RedriveExecution":                 op(svc.RedriveExecution),
+		"RedriveExecution":                 op(redriveBy(svc)),
 		"DescribeMapRun":                   op(svc.DescribeMapRun),
 		"ListMapRuns":                      op(svc.ListMapRuns),
 		"UpdateMapRun":                     op(svc.UpdateMapRun),

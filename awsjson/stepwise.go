@@ -28,7 +28,8 @@ import (
 // operator log's "by") is the server's to say, never the client's: the
 // access key id that signed the request, "console:<access key id>" for
 // the console's session, "anonymous@<client address>" on a server
-// without --credentials.
+// without --credentials. A RerunExecution, and the Step Functions API's
+// RedriveExecution, are logged with their caller the same way.
 
 // StepwiseTargetPrefix is the X-Amz-Target prefix of Stepwise's own
 // operations.
@@ -82,17 +83,21 @@ type (
 	}
 )
 
-// OperatorAction is one control of ListOperatorActions' answer: date,
-// who (by), what (action: Hold, Release, Suspend, Resume, Skip, Kill),
-// and the state, a skip's output, a kill's error and cause.
+// OperatorAction is one action of ListOperatorActions' answer: date,
+// who (by), what (action: Hold, Release, Suspend, Resume, Skip, Kill,
+// Rerun, Redrive), and the state, a skip's output, a kill's error and
+// cause, a rerun's mode, state, output (NEXT's) and corrected
+// definition.
 type OperatorAction struct {
-	Date   history.EpochTime `json:"date"`
-	By     string            `json:"by,omitempty"`
-	Action string            `json:"action"`
-	State  string            `json:"state,omitempty"`
-	Output string            `json:"output,omitempty"`
-	Error  string            `json:"error,omitempty"`
-	Cause  string            `json:"cause,omitempty"`
+	Date       history.EpochTime `json:"date"`
+	By         string            `json:"by,omitempty"`
+	Action     string            `json:"action"`
+	State      string            `json:"state,omitempty"`
+	Output     string            `json:"output,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	Cause      string            `json:"cause,omitempty"`
+	Mode       string            `json:"mode,omitempty"`
+	Definition string            `json:"definition,omitempty"`
 }
 
 // RerunExecutionOutput is RerunExecution's answer, the rerun's preview:
@@ -144,7 +149,7 @@ func stepwiseOperations(svc *service.Service) map[string]operation {
 		}),
 		"RerunExecution": op(func(ctx context.Context, in *RerunExecutionInput) (*RerunExecutionOutput, error) {
 			out, err := svc.RerunExecution(ctx, &service.RerunExecutionInput{ExecutionArn: in.ExecutionArn, From: in.from(),
-				Output: in.Output, Definition: in.Definition, Revision: in.Revision, DryRun: in.DryRun})
+				Output: in.Output, Definition: in.Definition, Revision: in.Revision, DryRun: in.DryRun, By: actor(ctx)})
 			if err != nil {
 				return nil, err
 			}
@@ -160,10 +165,19 @@ func stepwiseOperations(svc *service.Service) map[string]operation {
 			acts := make([]OperatorAction, 0, len(out.Actions))
 			for _, a := range out.Actions {
 				acts = append(acts, OperatorAction{Date: a.Date, By: a.By, Action: a.Action, State: a.State,
-					Output: a.Output, Error: a.Error, Cause: a.Cause})
+					Output: a.Output, Error: a.Error, Cause: a.Cause, Mode: a.Mode, Definition: a.Definition})
 			}
 			return &ListOperatorActionsOutput{Actions: acts}, nil
 		}),
+	}
+}
+
+// redriveBy is the Step Functions API's RedriveExecution, with its caller
+// named for the operator log.
+func redriveBy(svc *service.Service) func(context.Context, *service.RedriveExecutionInput) (*service.RedriveExecutionOutput, error) {
+	return func(ctx context.Context, in *service.RedriveExecutionInput) (*service.RedriveExecutionOutput, error) {
+		in.By = actor(ctx)
+		return svc.RedriveExecution(ctx, in)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -302,4 +303,35 @@ func TestStepwiseRerunExecutionErrors(t *testing.T) {
 		require.Equal(t, tc.typ, out["__type"], "%v: %v", tc.in, out)
 		require.Contains(t, out["message"], tc.msg, tc.in)
 	}
+}
+
+// A rerun and a redrive through the Step Functions API are in the
+// operator log with their caller, who is the server's to say.
+func TestStepwiseRerunAndRedriveInTheOperatorLog(t *testing.T) {
+	t.Parallel()
+	srv, tasks := operatorServer(t, true)
+	_, arn := failOps(t, srv, tasks)
+	status, out := post(t, srv, "Stepwise.RerunExecution", map[string]any{"executionArn": arn, "from": "NEXT", "output": `{"n":1}`, "dryRun": true}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = post(t, srv, "Stepwise.RerunExecution", map[string]any{"executionArn": arn, "from": "STATE", "state": "T", "by": "mallory"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	testwait.Until(t, func() bool { return tasks.count() == 1 }, 5*time.Second, 10*time.Millisecond, "T runs again")
+	status, out = post(t, srv, "Stepwise.KillState", map[string]any{"executionArn": arn, "state": "T", "error": "Ops.Stopped"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	testwait.Until(t, func() bool {
+		_, ex := post(t, srv, "AWSStepFunctions.DescribeExecution", map[string]any{"executionArn": arn}, true)
+		return ex["status"] == "FAILED"
+	}, 5*time.Second, 10*time.Millisecond, "the execution fails again")
+	status, out = post(t, srv, "AWSStepFunctions.RedriveExecution", map[string]any{"executionArn": arn, "By": "mallory"}, true)
+	require.Equal(t, http.StatusOK, status, out)
+
+	status, out = post(t, srv, "Stepwise.ListOperatorActions", map[string]any{"executionArn": arn}, true)
+	require.Equal(t, http.StatusOK, status, out)
+	var got []string
+	for _, a := range out["actions"].([]any) {
+		m := a.(map[string]any)
+		require.NotEmpty(t, m["date"])
+		got = append(got, fmt.Sprintf("%s %s %v %v", m["by"], m["action"], m["mode"], m["state"]))
+	}
+	require.Equal(t, []string{"AKIDOPS Kill <nil> T", "AKIDOPS Rerun STATE T", "AKIDOPS Kill <nil> T", "AKIDOPS Redrive <nil> <nil>"}, got)
 }

@@ -97,6 +97,7 @@ var messages = map[string]map[string]string{
 		"holdForAll":     "Hold a state in every execution",
 		"holdForAllHint": "Every running execution of this state machine, and every one started until the release, waits before the held state.",
 		"op.Hold":        "Hold", "op.Release": "Release", "op.Suspend": "Suspend", "op.Resume": "Resume", "op.Skip": "Skip", "op.Kill": "Kill",
+		"op.Rerun": "Rerun", "op.Redrive": "Redrive", "correctedDefinition": "Corrected definition",
 		// Reruns.
 		"rerun": "Rerun", "preview": "Preview", "rerunFrom": "Run again from",
 		"rerunHint":    "The execution runs again as itself (its history goes on, its redrive count goes up). Preview what runs again, then rerun.",
@@ -186,6 +187,7 @@ var messages = map[string]map[string]string{
 		"holdForAll":     "すべての実行で状態を保留",
 		"holdForAllHint": "このステートマシンの実行中のすべての実行と、解除までに開始される実行は、保留中の状態の前で待ちます。",
 		"op.Hold":        "保留", "op.Release": "保留解除", "op.Suspend": "中断", "op.Resume": "再開", "op.Skip": "スキップ", "op.Kill": "強制終了",
+		"op.Rerun": "再実行", "op.Redrive": "リドライブ", "correctedDefinition": "修正した定義",
 		// 再実行。
 		"rerun": "再実行", "preview": "プレビュー", "rerunFrom": "再実行の開始位置",
 		"rerunHint":    "同じ実行として再実行します (履歴は続き、再実行回数が増えます)。再実行される状態をプレビューしてから再実行します。",

@@ -61,3 +61,31 @@ func TestRerunFormOnTheExecutionPage(t *testing.T) {
 	_, page = b.get(t, "/executions/"+url.PathEscape(arn))
 	require.NotContains(t, page, `id="rerun-form"`)
 }
+
+// The operator log on an execution's page lists its reruns (mode, state,
+// the corrected definition) and the redrives with a caller.
+func TestRerunAndRedriveInTheOperatorLogOnThePage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	def := `{"StartAt": "Extract", "States": {"Extract": {"Type": "Pass", "Next": "W"},
+		"W": {"Type": "Wait", "Seconds": 3600, "Next": "Load"}, "Load": {"Type": "Pass", "End": true}}}`
+	sm := b.create(t, "net", def)
+	arn := b.start(t, sm, "night-1", `{}`)
+	stop := func() {
+		t.Helper()
+		_, err := b.svc.StopExecution(ctx, &service.StopExecutionInput{ExecutionArn: arn})
+		require.NoError(t, err)
+		require.Equal(t, "ABORTED", b.wait(t, arn))
+	}
+	stop()
+	_, err := b.svc.RerunExecution(ctx, &service.RerunExecutionInput{ExecutionArn: arn, From: "STATE:W", Definition: def, By: "console:AKIDOPS"})
+	require.NoError(t, err)
+	stop()
+	_, err = b.svc.RedriveExecution(ctx, &service.RedriveExecutionInput{ExecutionArn: arn, By: "AKIDCLI"})
+	require.NoError(t, err)
+	_, page := b.get(t, "/executions/"+url.PathEscape(arn))
+	require.Contains(t, page, `id="operator-actions"`)
+	require.Regexp(t, `<tr data-action="Rerun"><td>.*</td><td>console:AKIDOPS</td><td>Rerun</td><td>W</td>\s*<td>STATE <details><summary>Corrected definition</summary><pre>{&#34;StartAt&#34;`, page)
+	require.Regexp(t, `<tr data-action="Redrive"><td>.*</td><td>AKIDCLI</td><td>Redrive</td><td></td>`, page)
+}

@@ -301,7 +301,8 @@ func Redrivable(row *store.Execution, now time.Time) error {
 }
 
 // RedriveExecution restarts a FAILED, TIMED_OUT or ABORTED execution from
-// where it stopped.
+// where it stopped. Who asks for it, when ctx says (WithActor), is kept in
+// the replay log for the operator log.
 func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execution, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, err
@@ -330,7 +331,7 @@ func (e *Engine) RedriveExecution(ctx context.Context, arn string) (*store.Execu
 	if err := e.fill(ctx, l, true); err != nil {
 		return nil, err
 	}
-	out, _, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.Redrive})
+	out, _, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.Redrive, By: actorOf(ctx)})
 	if err != nil {
 		return nil, err
 	}

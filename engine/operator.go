@@ -15,7 +15,9 @@ import (
 // loop as a task's result is (cluster forwarding included). Its step
 // commits the event in the replay log with its effects, so a restart or
 // a takeover replays it; the commit is the acknowledgment. The operator
-// log (Actions) is read back from the replay log.
+// log (Actions) is read back from the replay log: the controls, the
+// reruns, and the redrives an operator asked for (those whose caller is
+// known: WithActor).
 
 // ControlRefusedError is a control the execution refused (a skip of a
 // state that is not running, held or waiting to retry; a kill of a state
@@ -90,15 +92,34 @@ func (e *Engine) control(ctx context.Context, arn string, ev interp.Event) error
 	return nil
 }
 
-// Action is one operator control of an execution, from its replay log.
+// WithActor is ctx naming who asks, through it, for a redrive or a rerun
+// (RedriveExecution, RerunExecution): the replay log entry of the step
+// keeps it, and the operator log (Actions) lists the step by it.
+func WithActor(ctx context.Context, by string) context.Context {
+	return context.WithValue(ctx, actorKey{}, by)
+}
+
+type actorKey struct{}
+
+// actorOf is who asks through ctx ("" when ctx does not say).
+func actorOf(ctx context.Context) string {
+	by, _ := ctx.Value(actorKey{}).(string)
+	return by
+}
+
+// Action is one operator action of an execution, from its replay log.
 type Action struct {
 	At    time.Time
 	By    string
-	Kind  string // Hold, Release, Suspend, Resume, Skip, Kill
-	State string
-	// Output is a skip's output (JSON text); Error and Cause a kill's.
+	Kind  string // Hold, Release, Suspend, Resume, Skip, Kill, Rerun, Redrive
+	State string // the state a control names, or a STATE rerun starts at
+	// Output is a skip's output or a NEXT rerun's (JSON text); Error and
+	// Cause a kill's.
 	Output       string
 	Error, Cause string
+	// Mode is a rerun's (FAILED, NEXT, STATE, TOP, WARNINGS), Definition
+	// the corrected definition it runs on ("" for its own).
+	Mode, Definition string
 }
 
 // Actions lists the operator controls of execution arn in the order they
@@ -119,13 +140,27 @@ func (e *Engine) Actions(ctx context.Context, arn string) ([]Action, error) {
 			return nil, fmt.Errorf("execution %s: replay log entry %d: %w", arn, in.Seq, err)
 		}
 		ev := en.Event
-		if !interp.IsOperator(ev.Kind) {
+		var a Action
+		switch {
+		case interp.IsOperator(ev.Kind):
+			a = Action{Kind: interp.OperatorKindName(ev.Kind), State: ev.State, Error: ev.Error, Cause: ev.Cause}
+			if ev.Kind == interp.Skip {
+				a.Output = jsonvalue.String(ev.Output)
+			}
+		case ev.Kind == interp.RerunKind && ev.Rerun != nil:
+			r := ev.Rerun
+			a = Action{Kind: "Rerun", Mode: string(r.Mode), State: r.State, Definition: r.Definition}
+			if r.Mode == interp.RerunNext {
+				a.Output = jsonvalue.String(r.Output)
+			}
+		case ev.Kind == interp.Redrive && ev.By != "":
+			// A redrive with no caller is the engine's own (a parent's
+			// redrive reaching its children, or a step of the execution).
+			a = Action{Kind: "Redrive"}
+		default:
 			continue
 		}
-		a := Action{At: in.At, By: ev.By, Kind: interp.OperatorKindName(ev.Kind), State: ev.State, Error: ev.Error, Cause: ev.Cause}
-		if ev.Kind == interp.Skip {
-			a.Output = jsonvalue.String(ev.Output)
-		}
+		a.At, a.By = in.At, ev.By
 		out = append(out, a)
 	}
 	return out, nil

@@ -18,7 +18,7 @@ import (
 // it only answers what the rerun would do. A rerun that does not fit the
 // execution is an *interp.RerunError and changes nothing. The replay log
 // entry of the rerun keeps the definition, so that an engine started
-// again rebuilds the execution on it.
+// again rebuilds the execution on it, and who asked for it (WithActor).
 func (e *Engine) RerunExecution(ctx context.Context, arn string, r *interp.Rerun, dryRun bool) (*store.Execution, *interp.RerunPlan, error) {
 	if err := e.beginStep(); err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func (e *Engine) RerunExecution(ctx context.Context, arn string, r *interp.Rerun
 	if err != nil {
 		return nil, nil, err
 	}
-	out, _, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.RerunKind, Rerun: &rr})
+	out, _, err := e.stepLocked(ctx, l, interp.Event{Kind: interp.RerunKind, Rerun: &rr, By: actorOf(ctx)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -132,4 +133,50 @@ func mustJSONValue(s string) any {
 		panic(err)
 	}
 	return v
+}
+
+func TestRerunAndRedriveInTheOperatorLogAcrossARestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 0)
+	t.Cleanup(b.close)
+	sm, m := b.machine(t, "rerun", rerunDef)
+	row := b.start(t, sm, m, "night", `{}`)
+	fail := func() {
+		t.Helper()
+		b.tasks.waitPending(t, 1)
+		b.tasks.complete(task.Result{Failure: failure.New("Broken", "fix me")})
+		b.waitStatus(t, row.Arn, history.StatusFailed)
+	}
+	fail()
+	// A redrive no one is named for is the engine's own: not listed.
+	_, err := b.engine.RedriveExecution(context.Background(), row.Arn)
+	require.NoError(t, err)
+	fail()
+	_, err = b.engine.RedriveExecution(WithActor(context.Background(), "AKIDOPS"), row.Arn)
+	require.NoError(t, err)
+	fail()
+	r := interp.Rerun{Mode: interp.RerunNext, Output: mustJSONValue(`{"n":7}`), Definition: rerunFixed}
+	_, _, err = b.engine.RerunExecution(WithActor(context.Background(), "console:AKIDOPS"), row.Arn, &r, true)
+	require.NoError(t, err)
+	_, _, err = b.engine.RerunExecution(WithActor(context.Background(), "console:AKIDOPS"), row.Arn, &r, false)
+	require.NoError(t, err)
+	fail()
+	r = interp.Rerun{Mode: interp.RerunState, State: "T"}
+	_, _, err = b.engine.RerunExecution(WithActor(context.Background(), "AKIDNIGHT"), row.Arn, &r, false)
+	require.NoError(t, err)
+
+	// The log is read back from the replay log, after a restart too.
+	b.close()
+	b.open(t, 0)
+	acts, err := b.engine.Actions(context.Background(), row.Arn)
+	require.NoError(t, err)
+	for i := range acts {
+		require.False(t, acts[i].At.IsZero())
+		acts[i].At = time.Time{}
+	}
+	require.Equal(t, []Action{
+		{By: "AKIDOPS", Kind: "Redrive"},
+		{By: "console:AKIDOPS", Kind: "Rerun", Mode: "NEXT", Output: `{"n":7}`, Definition: rerunFixed},
+		{By: "AKIDNIGHT", Kind: "Rerun", Mode: "STATE", State: "T"},
+	}, acts)
 }

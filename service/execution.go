@@ -534,6 +534,9 @@ func (s *Service) RedriveExecution(ctx context.Context, in *RedriveExecutionInpu
 	if x.MapRunArn != "" {
 		return nil, errExecutionNotRedrivable(x.Arn, "Execution was started by a Map Run and can be redriven only with it: redrive its parent execution")
 	}
+	if in.By != "" {
+		ctx = engine.WithActor(ctx, in.By)
+	}
 	row, err := s.starter.Redrive(ctx, ref.arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errExecutionDoesNotExist(ref.arn)
@@ -729,6 +732,9 @@ type StopExecutionOutput struct {
 type RedriveExecutionInput struct {
 	ExecutionArn string  `json:"executionArn"`
 	ClientToken  *string `json:"clientToken,omitempty"`
+	// By names who asks (the operator log's "by"): the server's to say,
+	// never the request's.
+	By string `json:"-"`
 }
 
 // RedriveExecutionOutput is the response of RedriveExecution.

@@ -94,11 +94,14 @@ type ListOperatorActionsInput struct {
 type OperatorAction struct {
 	Date   history.EpochTime `json:"date"`
 	By     string            `json:"by,omitempty"`
-	Action string            `json:"action"` // Hold, Release, Suspend, Resume, Skip, Kill
+	Action string            `json:"action"` // Hold, Release, Suspend, Resume, Skip, Kill, Rerun, Redrive
 	State  string            `json:"stateName,omitempty"`
 	Output string            `json:"output,omitempty"`
 	Error  string            `json:"error,omitempty"`
 	Cause  string            `json:"cause,omitempty"`
+	// Mode is a rerun's, Definition the corrected definition it runs on.
+	Mode       string `json:"mode,omitempty"`
+	Definition string `json:"definition,omitempty"`
 }
 
 // ListOperatorActionsOutput is the operator log of an execution, oldest
@@ -391,7 +394,7 @@ func (s *Service) ListOperatorActions(ctx context.Context, in *ListOperatorActio
 	out := &ListOperatorActionsOutput{Actions: make([]OperatorAction, 0, len(acts))}
 	for _, a := range acts {
 		out.Actions = append(out.Actions, OperatorAction{Date: history.EpochTime(a.At.Truncate(time.Millisecond)), By: a.By,
-			Action: a.Kind, State: a.State, Output: a.Output, Error: a.Error, Cause: a.Cause})
+			Action: a.Kind, State: a.State, Output: a.Output, Error: a.Error, Cause: a.Cause, Mode: a.Mode, Definition: a.Definition})
 	}
 	return out, nil
 }

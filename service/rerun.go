@@ -37,6 +37,8 @@ type RerunExecutionInput struct {
 	Revision   int64  `json:"revision,omitempty"`
 	// DryRun only answers the preview.
 	DryRun bool `json:"dryRun,omitempty"`
+	// By names who asks (the operator log's "by").
+	By string `json:"by,omitempty"`
 }
 
 // RerunExecutionOutput is the preview of a rerun, and its date when it
@@ -127,6 +129,9 @@ func (s *Service) RerunExecution(ctx context.Context, in *RerunExecutionInput) (
 			return nil, storeError("get definition", err)
 		}
 		r.Definition = rev.Definition
+	}
+	if in.By != "" {
+		ctx = engine.WithActor(ctx, in.By)
 	}
 	done, plan, err := rr.RerunExecution(ctx, row.Arn, r, in.DryRun)
 	var refused *interp.RerunError

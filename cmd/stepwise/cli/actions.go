@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -21,8 +22,9 @@ func (c *actionsCommand) command() *cobra.Command {
 		Use:   "actions EXECUTION_ARN",
 		Short: "List the operator actions of an execution",
 		Long: `List the operator actions of an execution (its holds, releases, suspends,
-resumes, skips and kills), oldest first: when, who, what, the state, and a
-skip's output or a kill's error and cause.
+resumes, skips, kills, reruns and redrives), oldest first: when, who, what,
+the state, and a skip's output, a kill's error and cause, or a rerun's mode
+and output.
 
   stepwise actions arn:aws:states:us-east-1:123456789012:execution:nightly:run-1`,
 		Args: cobra.ExactArgs(1),
@@ -44,10 +46,16 @@ func (c *actionsCommand) run(ctx context.Context, arn string) error {
 	fmt.Fprintln(w, "WHEN\tWHO\tACTION\tSTATE\tDETAIL")
 	for _, a := range out.Actions {
 		detail := a.Output
-		if a.Action == "Kill" {
+		switch a.Action {
+		case "Kill":
 			detail = a.Error
 			if a.Cause != "" {
 				detail += ": " + a.Cause
+			}
+		case "Rerun":
+			detail = strings.TrimSpace(a.Mode + " " + a.Output)
+			if a.Definition != "" {
+				detail += " (corrected definition)"
 			}
 		}
 		state := a.State

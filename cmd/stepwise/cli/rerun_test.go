@@ -108,6 +108,13 @@ func TestRerunVerb(t *testing.T) {
 	require.Regexp(t, `(?m)^CHANGED +Load$`, out)
 	testwait.Until(t, func() bool { return describe(arn).Status == types.ExecutionStatusSucceeded }, 5*time.Second, 20*time.Millisecond)
 	require.JSONEq(t, `{"rows": 9}`, aws.ToString(describe(arn).Output))
+	// The operator log lists the rerun.
+	out, errOut, code = run("actions", arn)
+	require.Equal(t, 0, code, errOut)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	require.Regexp(t, `anonymous@127\.0\.0\.1 +Kill +Load +Job\.Failed$`, lines[1])
+	require.Regexp(t, `^\d{4}-\d\d-\d\dT\S+Z +anonymous@127\.0\.0\.1 +Rerun +Load +STATE \(corrected definition\)$`, lines[2])
 
 	// The server's refusals, in its words.
 	_, errOut, code = run("rerun", arn, "--from", "FAILED")
