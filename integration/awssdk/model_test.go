@@ -17,6 +17,17 @@ func TestModels_embedded(t *testing.T) {
 		service, prefix, protocol, operation string
 	}{
 		{"batch", "Batch", "rest-json", "SubmitJob"},
+		{"cloudwatchlogs", "CloudWatchLogs", "json", "PutLogEvents"},
+		{"cognitoidentityprovider", "CognitoIdentityProvider", "json", "AdminCreateUser"},
+		{"config", "Config", "json", "PutEvaluations"},
+		{"ec2", "Ec2", "ec2", "DescribeInstances"},
+		{"elasticloadbalancingv2", "ElasticLoadBalancingV2", "query", "DescribeTargetHealth"},
+		{"iam", "Iam", "query", "GetRole"},
+		{"rekognition", "Rekognition", "json", "DetectLabels"},
+		{"redshiftdata", "RedshiftData", "json", "ExecuteStatement"},
+		{"route53", "Route53", "rest-xml", "ChangeResourceRecordSets"},
+		{"textract", "Textract", "json", "AnalyzeDocument"},
+		{"xray", "XRay", "rest-json", "PutTraceSegments"},
 		{"dynamodb", "DynamoDb", "json", "GetItem"},
 		{"ecs", "Ecs", "json", "RunTask"},
 		{"eventbridge", "EventBridge", "json", "PutEvents"},
@@ -52,6 +63,7 @@ func TestModel_errorPrefix(t *testing.T) {
 	for id, want := range map[string]string{
 		"DynamoDB": "DynamoDb", "Secrets Manager": "SecretsManager", "API Gateway": "ApiGateway",
 		"CloudWatch Logs": "CloudWatchLogs", "EC2": "Ec2", "SSM Contacts": "SsmContacts", "ACM PCA": "AcmPca", "Route 53": "Route53",
+		"Config Service": "Config", "Database Migration Service": "DatabaseMigration", "SESv2": "SesV2",
 	} {
 		m := &awsmodel.Model{Metadata: awsmodel.Metadata{ServiceID: id}}
 		require.Equal(t, want, m.ErrorPrefix(), id)
@@ -108,6 +120,8 @@ func TestKnowsResource(t *testing.T) {
 		{"arn:aws:states:::aws-sdk:s3:getObjekt", false},
 		{"arn:aws:states:::aws-sdk:ssm:sendCommandz", false},
 		{"arn:aws:states:::aws-sdk:rds:describeDBInstances", true},
+		{"arn:aws:states:::aws-sdk:ec2:describeInstancez", false},
+		{"arn:aws:states:::aws-sdk:lightsail:getInstancez", true},
 		{"arn:aws:states:::sqs:sendMessage", true},
 		{"arn:aws:lambda:us-east-1:123456789012:function:f", true},
 	} {

@@ -308,3 +308,50 @@ func TestCall_signed(t *testing.T) {
 	require.Regexp(t, `^AWS4-HMAC-SHA256 Credential=\S+/\d{8}/us-east-1/dynamodb/aws4_request, SignedHeaders=\S*x-amz-target\S*, Signature=[0-9a-f]{64}$`, r.Header.Get("Authorization"))
 	require.Equal(t, "DynamoDB_20120810.ListTables", r.Header.Get("X-Amz-Target"))
 }
+
+// EC2 is called with its whole model, in its own query protocol: lists
+// as Name.N, results read from the EC2 XML.
+func TestMoto_EC2(t *testing.T) {
+	t.Parallel()
+	b := setup(t, integrationtest.Moto(t))
+	image := path(t, b.ok(t, "ec2", "describeImages", `{"Owners": ["amazon"], "MaxResults": 5}`), "Images", 0, "ImageId").(string)
+	out := b.ok(t, "ec2", "runInstances", `{"ImageId": "`+image+`", "InstanceType": "t3.micro", "MinCount": 2, "MaxCount": 2,
+		"TagSpecifications": [{"ResourceType": "instance", "Tags": [{"Key": "app", "Value": "web"}]}]}`)
+	id := path(t, out, "Instances", 0, "InstanceId").(string)
+	require.Regexp(t, `^i-[0-9a-f]+$`, id)
+	require.Len(t, path(t, out, "Instances"), 2)
+
+	out = b.ok(t, "ec2", "describeInstances", `{"Filters": [{"Name": "tag:app", "Values": ["web"]}]}`)
+	require.Len(t, path(t, out, "Reservations", 0, "Instances"), 2)
+	out = b.ok(t, "ec2", "describeInstances", `{"InstanceIds": ["`+id+`"]}`)
+	require.Equal(t, id, path(t, out, "Reservations", 0, "Instances", 0, "InstanceId"))
+	require.Equal(t, "t3.micro", path(t, out, "Reservations", 0, "Instances", 0, "InstanceType"))
+	require.Regexp(t, isoDate, path(t, out, "Reservations", 0, "Instances", 0, "LaunchTime"))
+
+	out = b.ok(t, "ec2", "stopInstances", `{"InstanceIds": ["`+id+`"]}`)
+	require.Equal(t, id, path(t, out, "StoppingInstances", 0, "InstanceId"))
+
+	_, f := b.call(t, "ec2", "describeInstances", `{"InstanceIds": ["i-0123456789abcdef0"]}`)
+	require.NotNil(t, f)
+	require.Regexp(t, `^Ec2\.`, f.Name)
+	require.Contains(t, f.Cause, "(Service: Ec2, Status Code: 400, Request ID: ")
+}
+
+// Config and Rekognition are called with their whole models (JSON
+// protocol).
+func TestMoto_ConfigAndRekognition(t *testing.T) {
+	t.Parallel()
+	b := setup(t, integrationtest.Moto(t))
+	b.ok(t, "config", "putConfigurationRecorder", `{"ConfigurationRecorder": {"Name": "default",
+		"RoleARN": "arn:aws:iam::123456789012:role/config", "RecordingGroup": {"AllSupported": true}}}`)
+	out := b.ok(t, "config", "describeConfigurationRecorders", `{}`)
+	require.Equal(t, "default", path(t, out, "ConfigurationRecorders", 0, "Name"))
+	require.Equal(t, true, path(t, out, "ConfigurationRecorders", 0, "RecordingGroup", "AllSupported"))
+
+	_, f := b.call(t, "config", "startConfigurationRecorder", `{"ConfigurationRecorderName": "none"}`)
+	require.NotNil(t, f)
+	require.Equal(t, "Config.NoSuchConfigurationRecorderException", f.Name)
+
+	out = b.ok(t, "rekognition", "detectLabels", `{"Image": {"S3Object": {"Bucket": "photos", "Name": "cat.jpg"}}}`)
+	require.NotEmpty(t, path(t, out, "Labels", 0, "Name"))
+}

@@ -59,11 +59,12 @@ var optimisedServices = map[string]string{
 // sdkServices maps the service names of aws-sdk integrations (the AWS SDK
 // for Java's) to botocore's where they differ other than by dashes.
 var sdkServices = map[string]string{
-	"sfn":                    "stepfunctions",
-	"cloudwatchlogs":         "logs",
-	"eventbridge":            "events",
-	"elasticloadbalancingv2": "elbv2",
-	"elasticloadbalancing":   "elb",
+	"sfn":                     "stepfunctions",
+	"cloudwatchlogs":          "logs",
+	"eventbridge":             "events",
+	"elasticloadbalancingv2":  "elbv2",
+	"elasticloadbalancing":    "elb",
+	"cognitoidentityprovider": "cognito-idp",
 }
 
 // anyJSONMembers lists, per optimised integration, the members of the

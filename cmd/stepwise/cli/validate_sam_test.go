@@ -238,11 +238,11 @@ func TestValidateTemplateInclude(t *testing.T) {
 func TestValidateWarnsOfAnAWSServiceWithoutModel(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	def := b.write(t, "ec2.asl.json", `{"StartAt":"D","States":{"D":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:ec2:describeInstances","Next":"L"},
-		"L":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:s3:listBuckets","End":true}}}`)
+	def := b.write(t, "lightsail.asl.json", `{"StartAt":"D","States":{"D":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:lightsail:getInstances","Next":"L"},
+		"L":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:ec2:describeInstances","End":true}}}`)
 	out, _, code := execute("validate", def)
 	require.Equal(t, 0, code, out)
-	require.Equal(t, def+": WARNING UNSERVED_RESOURCE /States/D/Resource: no integration runs arn:aws:states:::aws-sdk:ec2:describeInstances"+
-		" (no model of the AWS service ec2 is built in; put botocore's ec2 service-2.json in a folder and name it with STEPWISE_AWS_MODELS)"+
+	require.Equal(t, def+": WARNING UNSERVED_RESOURCE /States/D/Resource: no integration runs arn:aws:states:::aws-sdk:lightsail:getInstances"+
+		" (no model of the AWS service lightsail is built in; put botocore's lightsail service-2.json in a folder and name it with STEPWISE_AWS_MODELS)"+
 		": the task would fail with States.TaskFailed\n", out)
 }

@@ -69,9 +69,11 @@ func TestEmbeddedAndModels(t *testing.T) {
 	require.Contains(t, names, "sfn")
 	require.Contains(t, names, "eventbridge")
 	require.Contains(t, names, "sagemaker")
-	require.NotContains(t, names, "rds")
-	require.NotContains(t, names, "logs")
-	require.NotContains(t, names, "cloudwatchlogs")
+	for _, name := range []string{"ec2", "rekognition", "config", "logs", "cloudwatchlogs", "cognitoidentityprovider",
+		"elasticloadbalancingv2", "applicationautoscaling", "redshiftdata", "xray", "sesv2"} {
+		require.Contains(t, names, name)
+	}
+	require.NotContains(t, names, "lightsail")
 
 	_, err := Embedded("nosuchservice")
 	require.ErrorIs(t, err, ErrUnknownService)

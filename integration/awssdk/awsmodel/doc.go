@@ -57,7 +57,7 @@
 //     TestModels_embedded (awssdk) or TestValidate (apishape).
 //
 //  4. Check the size: du -b integration/awssdk/awsmodel/models (about
-//     400 kB for 47 services). A whole model costs about as much as its
+//     600 kB for 56 services). A whole model costs about as much as its
 //     output shapes again.
 //
 // The package is pure: no I/O but the embedded archive and a model

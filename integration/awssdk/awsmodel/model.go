@@ -250,10 +250,15 @@ func (m *Model) SigningName() string {
 }
 
 // ErrorPrefix is the service's name in error names and causes: the AWS
-// SDK for Java v2 client name (DynamoDb, SecretsManager, Sfn, S3).
+// SDK for Java v2 client name (DynamoDb, SecretsManager, Sfn, S3), which
+// drops a last word "Service" ("Config Service" → Config).
 func (m *Model) ErrorPrefix() string {
 	var b strings.Builder
-	for _, word := range splitWords(m.Metadata.ServiceID) {
+	words := splitWords(m.Metadata.ServiceID)
+	if n := len(words); n > 1 && words[n-1] == "Service" {
+		words = words[:n-1]
+	}
+	for _, word := range words {
 		rs := []rune(strings.ToLower(word))
 		rs[0] = unicode.ToUpper(rs[0])
 		b.WriteString(string(rs))
@@ -264,7 +269,8 @@ func (m *Model) ErrorPrefix() string {
 // splitWords splits a service id into words: at spaces and punctuation,
 // before an upper-case letter that follows a lower-case one, and before
 // the last of a run of capitals followed by a lower-case letter
-// ("DynamoDB" → Dynamo DB, "SSMContacts" → SSM Contacts).
+// ("DynamoDB" → Dynamo DB, "SSMContacts" → SSM Contacts), and before a
+// version that ends a run of capitals ("SESv2" → SES v2).
 func splitWords(s string) []string {
 	var words []string
 	for _, chunk := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -272,8 +278,8 @@ func splitWords(s string) []string {
 		start := 0
 		for i := 1; i < len(rs); i++ {
 			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
-			acronymEnd := unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if lowerToUpper || acronymEnd {
+			acronymEnd := unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && !isVersion(rs[i+1:])
+			if lowerToUpper || acronymEnd || (unicode.IsUpper(rs[i-1]) && isVersion(rs[i:])) {
 				words = append(words, string(rs[start:i]))
 				start = i
 			}
@@ -281,6 +287,20 @@ func splitWords(s string) []string {
 		words = append(words, string(rs[start:]))
 	}
 	return words
+}
+
+// isVersion reports whether rs is a version: v and digits ("SESv2" →
+// SES v2).
+func isVersion(rs []rune) bool {
+	if len(rs) < 2 || rs[0] != 'v' {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Operation returns the operation an action names (getItem → GetItem).
