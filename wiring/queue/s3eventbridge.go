@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -103,6 +105,10 @@ func (k *s3EventBridgeKind) Add(ctx context.Context, w wiring.Wire) (func(), err
 		Targets: []ebtypes.Target{{Id: aws.String("stepwise"), Arn: aws.String(queueARN)}}}); err != nil {
 		return nil, fmt.Errorf("the rule %s's target: %w", name, err)
 	}
+	// The bucket sends its events to EventBridge.
+	if err := setEventBridge(ctx, buckets, src.Bucket, true); err != nil {
+		return nil, err
+	}
 	p := &poller{env: k.env, wire: w, client: sq, url: url, batch: 1}
 	p.handle = eachMessage(k.env, w, sq, url, func(m sqstypes.Message) ([]byte, error) {
 		return s3BusEvent([]byte(aws.ToString(m.Body)), aws.ToString(m.MessageId))
@@ -115,6 +121,12 @@ func (k *s3EventBridgeKind) Add(ctx context.Context, w wiring.Wire) (func(), err
 		stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		if err := setEventBridge(ctx, buckets, src.Bucket, false); err != nil {
+			var nb *s3types.NoSuchBucket
+			if !errors.As(err, &nb) && !strings.Contains(err.Error(), "NoSuchBucket") {
+				k.env.Log.Warn("wiring: take out the bucket's EventBridge notifications failed", "stack", w.Stack, "wire", w.ID, "error", err)
+			}
+		}
 		if _, err := eb.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(name), Ids: []string{"stepwise"}}); err != nil && !notFound(err) {
 			k.env.Log.Warn("wiring: take out the rule's target failed", "stack", w.Stack, "wire", w.ID, "error", err)
 		}
@@ -125,6 +137,28 @@ func (k *s3EventBridgeKind) Add(ctx context.Context, w wiring.Wire) (func(), err
 			k.env.Log.Warn("wiring: delete the queue failed", "stack", w.Stack, "wire", w.ID, "error", err)
 		}
 	}, nil
+}
+
+// setEventBridge turns the bucket's EventBridge notifications on or
+// off, keeping its other configurations as they are.
+func setEventBridge(ctx context.Context, client *s3.Client, bucket string, on bool) error {
+	cur, err := client.GetBucketNotificationConfiguration(ctx, &s3.GetBucketNotificationConfigurationInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		return fmt.Errorf("bucket %s's notifications: %w", bucket, err)
+	}
+	if (cur.EventBridgeConfiguration != nil) == on {
+		return nil
+	}
+	next := &s3types.NotificationConfiguration{LambdaFunctionConfigurations: cur.LambdaFunctionConfigurations,
+		TopicConfigurations: cur.TopicConfigurations, QueueConfigurations: cur.QueueConfigurations}
+	if on {
+		next.EventBridgeConfiguration = &s3types.EventBridgeConfiguration{}
+	}
+	if _, err := client.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{Bucket: aws.String(bucket),
+		NotificationConfiguration: next}); err != nil {
+		return fmt.Errorf("bucket %s's notifications: %w", bucket, err)
+	}
+	return nil
 }
 
 func notFound(err error) bool {
