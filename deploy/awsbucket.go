@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"stepwise/wiring"
 )
 
 // S3 buckets at the AWS endpoint, as awsres.go makes them.
@@ -73,6 +75,12 @@ func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 	if err != nil {
 		return nil, "", err
 	}
+	// Its EventBridge events, to the local bus.
+	if w, err := x.bucketEventBridgeWire(r, name); err != nil {
+		return nil, "", err
+	} else if w != nil {
+		wires = append(wires, *w)
+	}
 	if x.d.AWS == nil {
 		rec, action, err := x.skipAWS(r, name, x.bucketAttrs(name))
 		if rec != nil {
@@ -112,6 +120,38 @@ func (k bucketKind) apply(ctx context.Context, x *run, r *resource, prev *Record
 		rec.Wires = wires
 	}
 	return rec, action, err
+}
+
+// bucketEventBridgeWire is the wire of a bucket whose
+// NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled
+// is true: its events go to the default bus, the local one, as S3 sends
+// them to EventBridge's (nil: not enabled).
+func (x *run) bucketEventBridgeWire(r *resource, bucket string) (*wiring.Wire, error) {
+	nc, ok, err := propsOf(r).obj("NotificationConfiguration")
+	if err != nil || !ok {
+		return nil, err
+	}
+	ebc, ok, err := nc.obj("EventBridgeConfiguration")
+	if err != nil || !ok {
+		return nil, err
+	}
+	if !ebc.has("EventBridgeEnabled") {
+		return nil, ebc.errorf("EventBridgeEnabled", "required")
+	}
+	enabled, err := ebc.flag("EventBridgeEnabled", false)
+	if err != nil || !enabled {
+		return nil, err
+	}
+	// wiring/queue's S3EventBridgeSource.
+	src, err := json.Marshal(struct {
+		Bucket string `json:"bucket"`
+	}{bucket})
+	if err != nil {
+		return nil, err
+	}
+	arn := "arn:" + x.partition() + ":events:" + x.region() + ":" + x.account() + ":event-bus/default"
+	return &wiring.Wire{ID: r.ID + "/EventBridge", Kind: "s3-eventbridge", Source: src,
+		Target: wiring.Target{Type: wiring.ToBus, ARN: arn, Name: "default"}}, nil
 }
 
 func deleteBucket(ctx context.Context, client *s3.Client, name string) error {

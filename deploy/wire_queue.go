@@ -504,7 +504,7 @@ func (x *run) bucketWires(r *resource, bucket string) ([]wiring.Wire, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	if rest := nc.ignored("LambdaConfigurations"); rest != "" {
+	if rest := nc.ignored("LambdaConfigurations", "EventBridgeConfiguration"); rest != "" {
 		x.warn("%s (%s): NotificationConfiguration %s not applied here", r.ID, r.Type, rest)
 	}
 	list, ok := nc.m["LambdaConfigurations"].([]any)

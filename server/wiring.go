@@ -25,7 +25,7 @@ import (
 	"stepwise/wiring"
 	"stepwise/wiring/api" // APIs' routes
 	"stepwise/wiring/bus"
-	_ "stepwise/wiring/queue" // sqs, sns, s3
+	_ "stepwise/wiring/queue" // sqs, sns, s3, s3-eventbridge
 )
 
 // buildWiring makes the host of the deployed stacks' event sources: a
@@ -53,6 +53,15 @@ func (s *Server) buildWiring() {
 	}
 	if s.local != nil {
 		env.Invoke = s.invokeLocal
+	}
+	// AWS services' events (a bucket's, through EventBridge) go on the
+	// local bus as they are.
+	env.PutEvent = func(_ context.Context, name string, event []byte) error {
+		b, err := s.localBus()
+		if err != nil {
+			return err
+		}
+		return b.PutEvent(name, event)
 	}
 	s.wenv = env
 	s.wiring = wiring.NewHost(env)

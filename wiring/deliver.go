@@ -29,7 +29,8 @@ func (e *FunctionError) Error() string {
 // Deliver sends one event to a target as AWS's event sources do: a
 // function is invoked with it (its failure is a *FunctionError), a state
 // machine starts an execution with it as the input, a queue gets it as a
-// message, a topic as a notification. It returns the function's result
+// message, a topic as a notification, a bus (the local one) as an event
+// already in EventBridge's envelope. It returns the function's result
 // or the started execution's StartExecution output.
 func (e *Env) Deliver(ctx context.Context, t Target, event []byte) ([]byte, error) {
 	switch t.Type {
@@ -78,6 +79,11 @@ func (e *Env) Deliver(ctx context.Context, t Target, event []byte) ([]byte, erro
 		}
 		_, err = sns.NewFromConfig(cfg).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(t.ARN), Message: aws.String(string(event))})
 		return nil, err
+	case ToBus:
+		if e.PutEvent == nil {
+			return nil, errors.New("there is no local event bus here")
+		}
+		return nil, e.PutEvent(ctx, t.Name, event)
 	}
 	return nil, fmt.Errorf("targets of type %q are not delivered to here", t.Type)
 }

@@ -89,6 +89,10 @@ type Env struct {
 	APIAddr string
 	// Log is where the kinds log.
 	Log *slog.Logger
+	// PutEvent puts an event already in EventBridge's envelope (an AWS
+	// service's, S3's "Object Created") on the local bus named bus, as
+	// it is; nil: there is no local bus.
+	PutEvent func(ctx context.Context, bus string, event []byte) error
 
 	// delivered is the Host's record of deliveries (Delivered).
 	delivered func(w Wire, n int, err error)

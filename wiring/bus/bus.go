@@ -397,3 +397,37 @@ func (b *Bus) deadLetter(ctx context.Context, r *rule, raw []byte, cause error) 
 		}})
 	return err
 }
+
+// PutEvent puts on the local bus busName ("" or an ARN: as
+// EventBusName) one event already in EventBridge's envelope, as an AWS
+// service sends it (S3's "Object Created"): it keeps its id, time,
+// source and resources, aws.* sources included, and is not sent on to
+// the endpoint (it came from there). An event that is not an envelope
+// (a JSON object with version, id, detail-type, source, account, time,
+// region, resources and an object detail) is refused.
+func (b *Bus) PutEvent(onBus string, event []byte) error {
+	var env envelope
+	if err := json.Unmarshal(event, &env); err != nil {
+		return fmt.Errorf("not an event: %w", err)
+	}
+	switch {
+	case env.ID == "" || env.Source == "" || env.DetailType == "" || env.Time == "":
+		return errors.New("not an event: id, source, detail-type and time are required")
+	case env.Account == "" || env.Region == "":
+		return errors.New("not an event: account and region are required")
+	}
+	if d, err := decodeJSON(env.Detail); err != nil {
+		return errors.New("not an event: its detail is not JSON")
+	} else if _, ok := d.(map[string]any); !ok {
+		return errors.New("not an event: its detail is not an object")
+	}
+	if len(event) > MaxEventSize {
+		return fmt.Errorf("the event is over %d bytes", MaxEventSize)
+	}
+	ingested := time.Now()
+	if t, err := time.Parse(time.RFC3339, env.Time); err == nil {
+		ingested = t
+	}
+	b.dispatch(busName(onBus), event, ingested, 0)
+	return nil
+}
