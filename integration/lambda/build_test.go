@@ -210,7 +210,7 @@ func TestNodeBundledSDKv2(t *testing.T) {
 	cache := t.TempDir()
 	code := writeFiles(t, t.TempDir(), map[string]string{
 		"app.js": "const AWS = require('aws-sdk');\n" +
-			"exports.handler = async (e) => (await new AWS.SQS({ endpoint: process.env.AWS_ENDPOINT_URL }).createQueue({ QueueName: e.queue }).promise()).QueueUrl.endsWith(e.queue);\n",
+			"exports.handler = async (e) => (await new AWS.SQS().createQueue({ QueueName: e.queue }).promise()).QueueUrl.endsWith(e.queue);\n",
 	})
 	l, err := lambda.NewLocal(nil, 0, nil)
 	require.NoError(t, err)

@@ -51,7 +51,37 @@ function errorOf(e, type) {
   return { errorType: type || typeof e, errorMessage: String(e), trace: [] };
 }
 
+// The AWS SDK for JavaScript v2 (Lambda's on nodejs16.x and before)
+// reads no AWS_ENDPOINT_URL variables: the clients of the one the handler
+// would load are given the endpoints the function's environment names
+// (the server itself for Step Functions and EventBridge, the --endpoint
+// stand-ins for the others), as v3 and boto3 take them.
+const v2Services = { stepfunctions: 'SFN', cloudwatchevents: 'EVENTS', eventbridge: 'EVENTBRIDGE' };
+function configureSDKv2(dir) {
+  let AWS;
+  try {
+    AWS = require(require.resolve('aws-sdk', { paths: [dir, ...nodePath] }));
+  } catch (e) {
+    return;
+  }
+  if (!AWS || !AWS.config || typeof AWS.config.update !== 'function') return;
+  const all = process.env.AWS_ENDPOINT_URL;
+  const cfg = {};
+  for (const k of Object.keys(AWS)) {
+    const id = AWS[k] && AWS[k].serviceIdentifier;
+    if (typeof id !== 'string') continue;
+    const name = v2Services[id] || id.toUpperCase();
+    const url = process.env['AWS_ENDPOINT_URL_' + name] || all;
+    if (url) cfg[id] = { endpoint: url };
+  }
+  if (Object.keys(cfg).length) {
+    if (cfg.s3) cfg.s3.s3ForcePathStyle = true;
+    AWS.config.update(cfg);
+  }
+}
+
 async function load(dir, handlerName) {
+  configureSDKv2(dir);
   const dot = handlerName.lastIndexOf('.');
   const file = handlerName.slice(0, dot);
   const fn = handlerName.slice(dot + 1);
