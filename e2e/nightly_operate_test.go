@@ -133,7 +133,7 @@ func TestNightlyBatchOperated(t *testing.T) {
 		require.Equal(t, "anonymous@127.0.0.1", f[1], line)
 		actions = append(actions, strings.Join(f[2:min(len(f), 4)], " "))
 	}
-	require.Equal(t, []string{"Hold JOB-002", "Suspend -", "Resume -", "Skip JOB-002", "Kill JOB-004", "Release JOB-006"}, actions)
+	require.Equal(t, []string{"Hold JOB-002", "Suspend -", "Resume -", "Skip JOB-002", "Kill JOB-004", "Redrive -", "Release JOB-006"}, actions)
 	require.Contains(t, log, "Ops.Killed: orders.csv has not come")
 	require.Contains(t, out, log, "the script printed the same log")
 }
