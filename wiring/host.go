@@ -193,20 +193,29 @@ func (h *Host) Wires() []Status {
 // Close stops every wire and kind: each kind's Close stops its wires,
 // keeping what their Add made at the endpoint (a queue subscribed to a
 // topic), which a remove deletes, for the server's next start.
+//
+// The kinds are closed without the host's lock: a kind's Close waits for
+// its deliveries under way, which record themselves (Env.Delivered)
+// under that lock.
 func (h *Host) Close() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		return
 	}
 	h.closed = true
+	kinds := make([]Kind, 0, len(h.kinds))
 	for _, k := range h.kinds {
-		k.Close()
+		kinds = append(kinds, k)
 	}
 	for _, byID := range h.wires {
 		for _, r := range byID {
 			r.remove = nil
 		}
+	}
+	h.mu.Unlock()
+	for _, k := range kinds {
+		k.Close()
 	}
 }
 

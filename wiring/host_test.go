@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -80,4 +81,45 @@ func TestHostSetWires(t *testing.T) {
 	require.Empty(t, h.Wires())
 	h.Close()
 	require.True(t, k.closed)
+}
+
+// waitingKind's Close waits for a delivery that records itself.
+type waitingKind struct {
+	env     *Env
+	started chan struct{}
+	done    chan struct{}
+}
+
+func (k *waitingKind) Add(_ context.Context, w Wire) (func(), error) {
+	go func() {
+		<-k.started
+		k.env.Delivered(w, 1, nil)
+		close(k.done)
+	}()
+	return func() {}, nil
+}
+
+func (k *waitingKind) Close() {
+	close(k.started)
+	<-k.done
+}
+
+// Closing the host while a kind's delivery records itself does not
+// deadlock: the kinds are closed without the host's lock.
+func TestHostCloseWhileDelivering(t *testing.T) {
+	t.Parallel()
+	var k *waitingKind
+	Register("test-waiting", func(env *Env) (Kind, error) {
+		k = &waitingKind{env: env, started: make(chan struct{}), done: make(chan struct{})}
+		return k, nil
+	})
+	h := NewHost(&Env{})
+	require.NoError(t, h.SetWires(context.Background(), "app", []Wire{{ID: "A/E", Kind: "test-waiting"}}))
+	closed := make(chan struct{})
+	go func() { h.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close deadlocked with a delivery recording itself")
+	}
 }
