@@ -41,17 +41,29 @@ type Host struct {
 	closed bool
 	kinds  map[string]Kind
 	wires  map[string]map[string]*running // stack → wire id → its run
+	// stats are the wires' deliveries by "stack\x00id", read by
+	// delivered without mu: a kind's remove and Close wait for their
+	// deliveries, which record themselves, while SetWires and Close
+	// hold mu.
+	stats sync.Map // string → *wireStats
 }
+
+// wireStats are a wire's deliveries.
+type wireStats struct {
+	mu        sync.Mutex
+	delivered int64
+	last      time.Time
+	lastError string
+}
+
+func statsKey(stack, id string) string { return stack + "\x00" + id }
 
 // running is a wire the host holds, running or not.
 type running struct {
 	wire    Wire
 	remove  func() // nil: not running
 	problem string // why it does not run
-
-	delivered int64
-	last      time.Time
-	lastError string
+	stats   *wireStats
 }
 
 // Status is one wire as the wiring's list shows it.
@@ -95,12 +107,17 @@ func (h *Host) SetWires(ctx context.Context, stack string, wires []Wire) error {
 			next[w.ID] = r
 			continue
 		}
-		next[w.ID] = &running{wire: w}
+		r := &running{wire: w, stats: &wireStats{}}
+		h.stats.Store(statsKey(stack, w.ID), r.stats)
+		next[w.ID] = r
 	}
 	for id, r := range old {
 		if next[id] != r && r.remove != nil {
 			r.remove()
 			r.remove = nil
+		}
+		if next[id] == nil {
+			h.stats.Delete(statsKey(stack, id))
 		}
 	}
 	var problems []string
@@ -159,17 +176,18 @@ func (h *Host) start(ctx context.Context, r *running) error {
 }
 
 func (h *Host) delivered(w Wire, n int, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r := h.wires[w.Stack][w.ID]
-	if r == nil {
+	v, ok := h.stats.Load(statsKey(w.Stack, w.ID))
+	if !ok {
 		return
 	}
-	r.delivered += int64(n)
-	r.last = time.Now()
-	r.lastError = ""
+	st := v.(*wireStats)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.delivered += int64(n)
+	st.last = time.Now()
+	st.lastError = ""
 	if err != nil {
-		r.lastError = err.Error()
+		st.lastError = err.Error()
 	}
 }
 
@@ -180,8 +198,13 @@ func (h *Host) Wires() []Status {
 	var out []Status
 	for _, byID := range h.wires {
 		for _, r := range byID {
-			out = append(out, Status{Wire: r.wire, Running: r.remove != nil, Problem: r.problem,
-				Delivered: r.delivered, LastDelivery: r.last, LastError: r.lastError})
+			st := Status{Wire: r.wire, Running: r.remove != nil, Problem: r.problem}
+			if r.stats != nil {
+				r.stats.mu.Lock()
+				st.Delivered, st.LastDelivery, st.LastError = r.stats.delivered, r.stats.last, r.stats.lastError
+				r.stats.mu.Unlock()
+			}
+			out = append(out, st)
 		}
 	}
 	slices.SortFunc(out, func(a, b Status) int {

@@ -123,3 +123,35 @@ func TestHostCloseWhileDelivering(t *testing.T) {
 		t.Fatal("Close deadlocked with a delivery recording itself")
 	}
 }
+
+// removeWaitingKind's remove waits for a delivery that records itself.
+type removeWaitingKind struct{ env *Env }
+
+func (k *removeWaitingKind) Add(_ context.Context, w Wire) (func(), error) {
+	return func() {
+		done := make(chan struct{})
+		go func() { k.env.Delivered(w, 1, nil); close(done) }()
+		<-done
+	}, nil
+}
+
+func (k *removeWaitingKind) Close() {}
+
+// A stack deployed again while a removed wire's last delivery records
+// itself does not deadlock: deliveries are recorded without the host's
+// lock.
+func TestHostRemoveWhileDelivering(t *testing.T) {
+	t.Parallel()
+	Register("test-remove-waiting", func(env *Env) (Kind, error) { return &removeWaitingKind{env: env}, nil })
+	h := NewHost(&Env{})
+	ctx := context.Background()
+	require.NoError(t, h.SetWires(ctx, "app", []Wire{{ID: "A/E", Kind: "test-remove-waiting"}}))
+	done := make(chan error, 1)
+	go func() { done <- h.SetWires(ctx, "app", nil) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("SetWires deadlocked with a delivery recording itself")
+	}
+}
