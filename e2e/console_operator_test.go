@@ -46,7 +46,8 @@ func TestConsoleOperatorControlsInTheBrowser(t *testing.T) {
 	arn := startExecution(t, c, sm, "night-1", `{}`)
 	start := time.Now()
 	page := s.url() + "/executions/" + url.PathEscape(arn)
-	do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(css(`html[lang="ja"] #operator-form`)))
+	navigate(t, ctx, page)
+	do(t, ctx, chromedp.WaitVisible(css(`html[lang="ja"] #operator-form`)))
 	require.Equal(t, "運用操作", strings.TrimSpace(eval[string](t, ctx, `document.querySelector('#operator-controls h2').textContent`)))
 	eval[bool](t, ctx, `(window.confirm = () => true, true)`)
 
@@ -58,7 +59,8 @@ func TestConsoleOperatorControlsInTheBrowser(t *testing.T) {
 	// Past Extract: parked before Load, which the graph shows held.
 	time.Sleep(time.Until(start.Add(2500 * time.Millisecond)))
 	require.False(t, entered(t, c, arn, "Load"))
-	do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(css(`#graph [data-state="Load"][data-status="held"]`)))
+	navigate(t, ctx, page)
+	do(t, ctx, chromedp.WaitVisible(css(`#graph [data-state="Load"][data-status="held"]`)))
 
 	// Suspend: the header and the graph say so.
 	do(t, ctx, chromedp.Click(css(`#operator-controls button[data-op="SuspendExecution"]`)), chromedp.WaitVisible(css(`#suspended-badge`)))
@@ -89,7 +91,8 @@ func TestConsoleOperatorControlsInTheBrowser(t *testing.T) {
 	testwait.Until(t, func() bool { return entered(t, c, arn, "Report") }, 30*time.Second, 50*time.Millisecond, "Load skipped, Report runs")
 
 	// Kill Report's running task: its Catch applies.
-	do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(css(`#operator-form`)),
+	navigate(t, ctx, page)
+	do(t, ctx, chromedp.WaitVisible(css(`#operator-form`)),
 		chromedp.SetValue(css(`#operator-form select[name="state"]`), "Report"),
 		chromedp.SetValue(css(`#operator-form input[name="error"]`), "Ops.Killed"),
 		chromedp.SetValue(css(`#operator-form input[name="cause"]`), "夜間停止"),
@@ -101,7 +104,8 @@ func TestConsoleOperatorControlsInTheBrowser(t *testing.T) {
 	require.Equal(t, "killed by an operator", aws.ToString(done.Cause))
 	// The page reloads after the kill; then read it again, ended.
 	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="FAILED"] #operator-actions`)))
-	do(t, ctx, chromedp.Navigate(page), chromedp.WaitVisible(css(`main[data-status="FAILED"] #operator-actions`)))
+	navigate(t, ctx, page)
+	do(t, ctx, chromedp.WaitVisible(css(`main[data-status="FAILED"] #operator-actions`)))
 	require.Equal(t, []string{"保留", "中断", "再開", "スキップ", "強制終了"}, eval[[]string](t, ctx,
 		`[...document.querySelectorAll('#operator-actions tbody tr')].map(r => r.cells[2].textContent)`))
 	require.Contains(t, eval[string](t, ctx, `document.querySelector('#operator-actions').textContent`), "夜間停止")
@@ -118,4 +122,21 @@ func TestConsoleOperatorControlsInTheBrowser(t *testing.T) {
 	require.Len(t, tags.Tags, 1)
 	require.Equal(t, "stepwise:hold/Report", aws.ToString(tags.Tags[0].Key))
 	require.Equal(t, "console:"+authKeyID, aws.ToString(tags.Tags[0].Value))
+}
+
+// navigate opens page, again when the page a control just reloads
+// aborts the navigation (net::ERR_ABORTED).
+func navigate(t testing.TB, ctx context.Context, page string) {
+	t.Helper()
+	var err error
+	for range 5 {
+		nctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err = chromedp.Do(nctx, chromedp.Navigate(page))
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "ERR_ABORTED") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	require.NoError(t, err)
 }
