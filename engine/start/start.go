@@ -191,7 +191,6 @@ type Starter struct {
 	prefix   awsarn.Prefix
 	machines *recent.Cache[*store.StateMachine] // nil without CacheFor
 	policies *recent.Cache[tagged]
-	warnings *recent.Cache[warnrule.Rules]
 	claims   claims
 }
 
@@ -199,6 +198,7 @@ type Starter struct {
 type tagged struct {
 	policies  interp.Policies
 	exclusive *Exclusive
+	warnings  warnrule.Rules
 }
 
 // New returns a Starter.
@@ -217,7 +217,6 @@ func New(cfg Config) *Starter {
 	if cfg.CacheFor > 0 {
 		s.machines = recent.New[*store.StateMachine](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 		s.policies = recent.New[tagged](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
-		s.warnings = recent.New[warnrule.Rules](cfg.CacheFor, defcache.DefaultSize, cfg.Now)
 	}
 	return s
 }
@@ -278,7 +277,6 @@ func (s *Starter) Forget(stateMachineArn string) {
 	if s.machines != nil {
 		s.machines.Forget(stateMachineArn)
 		s.policies.Forget(stateMachineArn)
-		s.warnings.Forget(stateMachineArn)
 	}
 }
 
@@ -341,9 +339,7 @@ func (s *Starter) Params(ctx context.Context, r *Request) (*Params, error) {
 		if r.MapRunArn == "" {
 			exclusive = tg.exclusive
 		}
-		if ws, err = s.warningsOf(ctx, t.StateMachine.Arn); err != nil {
-			return nil, err
-		}
+		ws = tg.warnings
 	}
 	return &Params{
 		StateMachine: t.StateMachine, Machine: t.Machine, ExecutionArn: arn, Name: name,
@@ -455,7 +451,7 @@ func (s *Starter) taggedOf(ctx context.Context, smArn string) (tagged, error) {
 	if err != nil {
 		return tagged{}, fmt.Errorf("list tags: %w", err)
 	}
-	tg := tagged{policies: policiesFrom(tags), exclusive: exclusiveOf(tags)}
+	tg := tagged{policies: policiesFrom(tags), exclusive: exclusiveOf(tags), warnings: warningsFrom(tags)}
 	if s.policies != nil {
 		s.policies.Put(smArn, tg, look)
 	}

@@ -2,34 +2,11 @@ package start
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"stepwise/internal/warnrule"
 	"stepwise/store"
 )
-
-// warningsOf reads the warning rules a state machine's tags set, from
-// the cache of those read lately.
-func (s *Starter) warningsOf(ctx context.Context, smArn string) (warnrule.Rules, error) {
-	if s.warnings != nil {
-		if rs, ok := s.warnings.Get(smArn); ok {
-			return rs, nil
-		}
-	}
-	var look uint64
-	if s.warnings != nil {
-		look = s.warnings.Look()
-	}
-	rs, err := WarningsOf(ctx, s.cfg.Store, smArn)
-	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
-	}
-	if s.warnings != nil {
-		s.warnings.Put(smArn, rs, look)
-	}
-	return rs, nil
-}
 
 // WarningsOf reads the warning rules a state machine's tags set
 // (warnrule.FromTags); a tag whose rule does not parse is ignored, as
@@ -39,6 +16,11 @@ func WarningsOf(ctx context.Context, ex store.Executor, smArn string) (warnrule.
 	if err != nil {
 		return nil, err
 	}
+	return warningsFrom(tags), nil
+}
+
+// warningsFrom is the warning rules of a state machine's tags.
+func warningsFrom(tags []store.Tag) warnrule.Rules {
 	var rs warnrule.Rules
 	for _, t := range tags {
 		if !strings.HasPrefix(t.Key, warnrule.TagPrefix) {
@@ -55,5 +37,5 @@ func WarningsOf(ctx context.Context, ex store.Executor, smArn string) (warnrule.
 			rs[n] = r
 		}
 	}
-	return rs, nil
+	return rs
 }
