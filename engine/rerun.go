@@ -108,24 +108,9 @@ func warnedStates(ctx context.Context, ex store.Executor, row *store.Execution) 
 	if err != nil || len(rs) == 0 {
 		return nil, err
 	}
-	var events []*history.Event
-	p := &store.EventListParams{ExecutionArn: row.Arn, Limit: 1000}
-	for {
-		page, err := ex.EventList(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("list history: %w", err)
-		}
-		for _, sv := range page {
-			ev, err := decodeStoredEvent(sv.Body)
-			if err != nil {
-				return nil, fmt.Errorf("history event %d: %w", sv.ID, err)
-			}
-			events = append(events, ev)
-		}
-		if len(page) < p.Limit {
-			break
-		}
-		p.AfterID = page[len(page)-1].ID
+	events, err := storedHistory(ctx, ex, row.Arn)
+	if err != nil {
+		return nil, err
 	}
 	byID := make(map[int64]*history.Event, len(events))
 	for _, ev := range events {

@@ -44,24 +44,9 @@ func Warnings(ctx context.Context, ex store.Executor, row *store.Execution) ([]W
 	if err != nil || len(rs) == 0 {
 		return nil, err
 	}
-	var events []*history.Event
-	p := &store.EventListParams{ExecutionArn: row.Arn, Limit: 1000}
-	for {
-		page, err := ex.EventList(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("list history: %w", err)
-		}
-		for _, e := range page {
-			ev, err := decodeStoredEvent(e.Body)
-			if err != nil {
-				return nil, fmt.Errorf("history event %d: %w", e.ID, err)
-			}
-			events = append(events, ev)
-		}
-		if len(page) < p.Limit {
-			break
-		}
-		p.AfterID = page[len(page)-1].ID
+	events, err := storedHistory(ctx, ex, row.Arn)
+	if err != nil {
+		return nil, err
 	}
 	return JudgeHistory(rs, events), nil
 }
@@ -170,4 +155,28 @@ func StepWarnings(s *CommittedStep) []Warning {
 		}
 	}
 	return nil
+}
+
+// storedHistory reads an execution's whole history from the store, a
+// page at a time.
+func storedHistory(ctx context.Context, ex store.Executor, arn string) ([]*history.Event, error) {
+	var events []*history.Event
+	p := &store.EventListParams{ExecutionArn: arn, Limit: 1000}
+	for {
+		page, err := ex.EventList(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("list history: %w", err)
+		}
+		for _, e := range page {
+			ev, err := decodeStoredEvent(e.Body)
+			if err != nil {
+				return nil, fmt.Errorf("history event %d: %w", e.ID, err)
+			}
+			events = append(events, ev)
+		}
+		if len(page) < p.Limit {
+			return events, nil
+		}
+		p.AfterID = page[len(page)-1].ID
+	}
 }
