@@ -177,7 +177,7 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
 	if len(x.enteredSlab) == 0 {
-		x.enteredSlab = make([]history.StateEnteredEventDetails, 32)
+		x.enteredSlab = make([]history.StateEnteredEventDetails, x.block(slabEntered, 32))
 	}
 	d := &x.enteredSlab[0]
 	x.enteredSlab = x.enteredSlab[1:]
@@ -264,7 +264,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		return
 	}
 	if len(x.exitedSlab) == 0 {
-		x.exitedSlab = make([]history.StateExitedEventDetails, 32)
+		x.exitedSlab = make([]history.StateExitedEventDetails, x.block(slabExited, 32))
 	}
 	d := &x.exitedSlab[0]
 	x.exitedSlab = x.exitedSlab[1:]
