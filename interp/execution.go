@@ -722,7 +722,10 @@ func (x *Execution) emitLinked(f *frame, ev history.Event) int64 {
 func (x *Execution) succeed(f *frame, output any) {
 	x.Status = history.StatusSucceeded
 	x.Output = output
-	x.OutputText = jsonvalue.String(output)
+	x.OutputText = f.outputText // the last state's output, as its event wrote it
+	if x.OutputText == "" {
+		x.OutputText = jsonvalue.String(output)
+	}
 	x.emit(f, history.Event{
 		Type:                           history.EventExecutionSucceeded,
 		ExecutionSucceededEventDetails: &history.OutputEventDetails{Output: x.OutputText},
