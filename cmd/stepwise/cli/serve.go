@@ -133,8 +133,9 @@ hosts, addresses and networks it lists, over plain http:// too, e.g.
 TLS: --tls-cert FILE --tls-key FILE serve HTTPS (HTTP/1.1 and HTTP/2).
 SIGHUP reads the certificate and the credentials file again; a file that
 does not load is logged and the server keeps what it had.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{envAnnotation: "true"},
+		RunE:        func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
@@ -189,6 +190,7 @@ does not load is logged and the server keeps what it had.`,
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
 	f.MarkHidden("pprof")
+	cmd.Long += "\n\n" + envHelp(f)
 	return cmd
 }
 
