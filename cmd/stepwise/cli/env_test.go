@@ -130,3 +130,101 @@ func TestServeHelpSaysEnv(t *testing.T) {
 	require.Contains(t, out.String(), "Every flag may also be given as the environment variable STEPWISE_<FLAG> (--wait-time-scale: STEPWISE_WAIT_TIME_SCALE)")
 	require.Contains(t, out.String(), "comma-separated list for --calendar, --endpoint, --http-task-allow, --runtime.")
 }
+
+// sfnLocalFlags is serveFlags, then Step Functions Local's variables.
+func sfnLocalFlags(t *testing.T, args []string, vars map[string]string) (*serveCommand, *sfnLocalReport, error) {
+	t.Helper()
+	c := &serveCommand{CommandBase: &CommandBase{}}
+	cmd := c.command()
+	require.NoError(t, cmd.ParseFlags(args))
+	require.NoError(t, applyEnv(cmd.Flags(), envOf(vars)))
+	r, err := applySFNLocal(cmd.Flags(), envOf(vars))
+	return c, r, err
+}
+
+// sfnLocalEnv sets every variable of Step Functions Local.
+var sfnLocalEnv = map[string]string{
+	"AWS_DEFAULT_REGION":      "eu-west-3",
+	"AWS_ACCOUNT_ID":          "000000000000",
+	"WAIT_TIME_SCALE":         "0.25",
+	"LAMBDA_ENDPOINT":         "http://lambda:3001",
+	"BATCH_ENDPOINT":          "http://batch:4566",
+	"DYNAMODB_ENDPOINT":       "http://dynamodb:8000",
+	"ECS_ENDPOINT":            "http://ecs:4566",
+	"GLUE_ENDPOINT":           "http://glue:4566",
+	"SAGE_MAKER_ENDPOINT":     "http://sagemaker:4566",
+	"SQS_ENDPOINT":            "http://sqs:9324",
+	"SNS_ENDPOINT":            "http://sns:9911",
+	"STEP_FUNCTIONS_ENDPOINT": "http://localhost:8083",
+	"SFN_MOCK_CONFIG":         "/home/stepfunctionslocal/MockConfigFile.json",
+}
+
+func TestApplySFNLocal(t *testing.T) {
+	t.Parallel()
+
+	t.Run("each variable sets its flag", func(t *testing.T) {
+		t.Parallel()
+		c, r, err := sfnLocalFlags(t, nil, sfnLocalEnv)
+		require.NoError(t, err)
+		require.Equal(t, "eu-west-3", c.cfg.Region)
+		require.Equal(t, "000000000000", c.cfg.Account)
+		require.Equal(t, 0.25, c.cfg.WaitTimeScale)
+		require.Equal(t, "/home/stepfunctionslocal/MockConfigFile.json", c.mockConfig)
+		require.Equal(t, map[string]string{
+			"lambda": "http://lambda:3001", "batch": "http://batch:4566", "dynamodb": "http://dynamodb:8000",
+			"ecs": "http://ecs:4566", "glue": "http://glue:4566", "sagemaker": "http://sagemaker:4566",
+			"sqs": "http://sqs:9324", "sns": "http://sns:9911",
+		}, c.cfg.Integrations.Endpoints)
+		require.Equal(t, []any{
+			"applied", "AWS_ACCOUNT_ID, AWS_DEFAULT_REGION, WAIT_TIME_SCALE, LAMBDA_ENDPOINT, BATCH_ENDPOINT, DYNAMODB_ENDPOINT, " +
+				"ECS_ENDPOINT, GLUE_ENDPOINT, SAGE_MAKER_ENDPOINT, SQS_ENDPOINT, SNS_ENDPOINT, SFN_MOCK_CONFIG",
+			"overridden", "none",
+			"ignored", "STEP_FUNCTIONS_ENDPOINT (nested executions run on this server)",
+		}, r.attrs())
+	})
+
+	t.Run("flags and STEPWISE_ variables win", func(t *testing.T) {
+		t.Parallel()
+		vars := map[string]string{"STEPWISE_REGION": "ap-northeast-1", "STEPWISE_MOCK_CONFIG": "mine.json"}
+		for k, v := range sfnLocalEnv {
+			vars[k] = v
+		}
+		c, r, err := sfnLocalFlags(t, []string{"--account", "111111111111", "--endpoint", "sqs=http://mine:1", "--time-skip"}, vars)
+		require.NoError(t, err)
+		require.Equal(t, "ap-northeast-1", c.cfg.Region)
+		require.Equal(t, "111111111111", c.cfg.Account)
+		require.Equal(t, 1.0, c.cfg.WaitTimeScale, "--time-skip takes no WAIT_TIME_SCALE")
+		require.Equal(t, "mine.json", c.mockConfig)
+		require.Equal(t, "http://mine:1", c.cfg.Integrations.Endpoints["sqs"])
+		require.Equal(t, "http://lambda:3001", c.cfg.Integrations.Endpoints["lambda"], "another service's endpoint is still added")
+		require.Equal(t, []string{"AWS_ACCOUNT_ID", "AWS_DEFAULT_REGION", "WAIT_TIME_SCALE", "SQS_ENDPOINT", "SFN_MOCK_CONFIG"}, r.overridden)
+	})
+
+	t.Run("a bad value is an error naming the variable", func(t *testing.T) {
+		t.Parallel()
+		_, _, err := sfnLocalFlags(t, nil, map[string]string{"WAIT_TIME_SCALE": "fast"})
+		require.EqualError(t, err, `WAIT_TIME_SCALE: invalid argument "fast" for "--wait-time-scale" flag: strconv.ParseFloat: parsing "fast": invalid syntax`)
+	})
+}
+
+// TestSFNLocalEnvSwitch runs the program: Step Functions Local's
+// variables are read only with --sfn-local-env (STEPWISE_SFN_LOCAL_ENV),
+// and the line saying which were applied is logged. The server never
+// starts (--payload-limit 0 is refused after --region).
+func TestSFNLocalEnvSwitch(t *testing.T) {
+	t.Parallel()
+	run := func(env map[string]string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := (&CLI{Out: &out, Err: &errOut, LookupEnv: envOf(env)}).Execute([]string{"serve", "--db", ":memory:", "--payload-limit", "0"})
+		return code, errOut.String()
+	}
+	code, stderr := run(map[string]string{"AWS_DEFAULT_REGION": "not-a-region"})
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "stepwise: payload-limit 0: must be positive")
+	require.NotContains(t, stderr, "Step Functions Local")
+
+	code, stderr = run(map[string]string{"AWS_DEFAULT_REGION": "not-a-region", "STEPWISE_SFN_LOCAL_ENV": "1"})
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `msg="serve: Step Functions Local variables" applied=AWS_DEFAULT_REGION overridden=none ignored=none`)
+	require.Contains(t, stderr, `stepwise: region "not-a-region"`)
+}

@@ -58,6 +58,9 @@ type serveCommand struct {
 	templates      []string
 	templateParams []string
 	templateAdopt  bool
+	// sfnLocalEnv reads Step Functions Local's variables (AWS_DEFAULT_REGION,
+	// LAMBDA_ENDPOINT, ...) into the flags left unset.
+	sfnLocalEnv bool
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -135,7 +138,16 @@ SIGHUP reads the certificate and the credentials file again; a file that
 does not load is logged and the server keeps what it had.`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{envAnnotation: "true"},
-		RunE:        func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.sfnLocalEnv {
+				r, err := applySFNLocal(cmd.Flags(), c.LookupEnv)
+				if err != nil {
+					return err
+				}
+				c.Logger.Info("serve: Step Functions Local variables", r.attrs()...)
+			}
+			return c.run(cmd.Context())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
@@ -186,6 +198,7 @@ does not load is logged and the server keeps what it had.`,
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
 	f.StringVar(&c.cfg.ExecutionLogs.Dir, "logs-dir", "", "folder of the execution log files, a folder per log group (default: the database's path with .logs added)")
+	f.BoolVar(&c.sfnLocalEnv, "sfn-local-env", false, "read Step Functions Local's environment variables into the flags neither the command line nor a STEPWISE_ variable gives: AWS_DEFAULT_REGION (--region), AWS_ACCOUNT_ID (--account), WAIT_TIME_SCALE (--wait-time-scale), LAMBDA_, BATCH_, DYNAMODB_, ECS_, GLUE_, SAGE_MAKER_, SQS_ and SNS_ENDPOINT (--endpoint SERVICE=URL), SFN_MOCK_CONFIG (--mock-config)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
