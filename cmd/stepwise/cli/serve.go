@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -119,7 +120,10 @@ aws_secret_access_key), makes every API request need a SigV4 signature of
 one of its keys, as AWS does; the console asks to sign in with one of
 them. The probes (/healthz, /readyz, /health) and /metrics stay open.
 Without --credentials the server listens only on a loopback address
-(--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given.
+(--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given, or
+--container: in a container, whose published port is the boundary, it
+listens on any address, answers host names without a dot (stepwise) too,
+and warns at start.
 Without --credentials the server also answers only requests sent to its
 own names (their Host header): localhost, an IP address, the --addr host
 and the names given with --allowed-host NAME; others are refused 403, so
@@ -190,6 +194,7 @@ does not load is logged and the server keeps what it had.`,
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
 	f.StringVar(&c.cfg.Credentials, "credentials", "", "AWS shared-credentials file: require every API request to be signed (SigV4) with one of its access keys, and a sign-in to the console")
 	f.BoolVar(&c.cfg.Insecure, "insecure", false, "allow serving without --credentials on an address other than a loopback one")
+	f.BoolVar(&c.cfg.Container, "container", false, "this process runs in a container, whose network is the boundary: without --credentials, listen on any address (0.0.0.0; the port is reached only where it is published) and also answer host names without a dot (compose or CI service names such as stepwise); the cross-origin guard stays")
 	f.StringArrayVar(&c.cfg.AllowedHosts, "allowed-host", nil, "without --credentials, also answer requests to this host name (their Host), besides localhost, IP addresses and the --addr host: NAME, .DOMAIN for the domain and the names under it, or * for any (repeatable)")
 	f.StringVar(&c.cfg.TLSCert, "tls-cert", "", "PEM file of the server's certificate (chain): serve HTTPS (with --tls-key)")
 	f.StringVar(&c.cfg.TLSKey, "tls-key", "", "PEM file of the certificate's private key (with --tls-cert)")
@@ -278,6 +283,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err := srv.Listen(); err != nil {
 		return usage(err)
 	}
+	if c.cfg.Container && c.cfg.Credentials == "" {
+		c.Logger.Warn(containerWarning(srv.Addr()))
+	}
 	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s (data in %s, node %s)\n", srv.URL(), srv.Where(), srv.Node())
 	if c.ready != nil {
 		c.ready(srv.Addr().String())
@@ -312,6 +320,17 @@ func (c *serveCommand) run(ctx context.Context) error {
 			srv.Reload()
 		}
 	}
+}
+
+// containerWarning is the warning of a server in a container without
+// credentials, listening on addr.
+func containerWarning(addr net.Addr) string {
+	port := "8083"
+	if a, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
+	}
+	return fmt.Sprintf("serve: without --credentials the API is open to whoever reaches the port the container publishes: "+
+		"publish it on 127.0.0.1 (-p 127.0.0.1:%[1]s:%[1]s) or set STEPWISE_CREDENTIALS", port)
 }
 
 // options are the server's options the flags give besides c.cfg.
