@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 )
 
@@ -227,4 +229,24 @@ func TestSFNLocalEnvSwitch(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `msg="serve: Step Functions Local variables" applied=AWS_DEFAULT_REGION overridden=none ignored=none`)
 	require.Contains(t, stderr, `stepwise: region "not-a-region"`)
+}
+
+// TestServeContainerWarning serves in a container without credentials,
+// set by STEPWISE_CONTAINER: the start warns that the API is open to
+// whoever reaches the published port.
+func TestServeContainerWarning(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	stop := make(chan struct{})
+	c := &serveCommand{CommandBase: &CommandBase{Logger: slog.New(slog.NewTextHandler(&errOut, nil)), Out: &out, Err: &errOut,
+		LookupEnv: envOf(map[string]string{"STEPWISE_CONTAINER": "1"})}, stop: stop}
+	c.ready = func(string) { close(stop) }
+	cmd := c.command()
+	cmd.SetArgs([]string{"--addr", "127.0.0.1:0", "--db", ":memory:", "--metrics=false"})
+	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyEnv(cmd.Flags(), c.LookupEnv) }
+	require.NoError(t, cmd.Execute())
+	require.True(t, c.cfg.Container)
+	require.Contains(t, errOut.String(), "level=WARN msg=\"serve: without --credentials the API is open to whoever reaches the port the container publishes: "+
+		"publish it on 127.0.0.1 (-p 127.0.0.1:")
+	require.Contains(t, errOut.String(), "or set STEPWISE_CREDENTIALS")
 }
