@@ -74,35 +74,45 @@ type target struct {
 // addressed, signed and retried alike for Call and OpenPayload. check,
 // when set, vets the operation before anything is sent.
 func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bool, check func(*awsmodel.Operation) error) (*awsmodel.Model, *awsmodel.Operation, *response, error) {
+	m, op, resp, apiErr, err := c.exchangeRaw(ctx, r, stream, check)
+	if apiErr != nil {
+		return nil, nil, nil, apiErr.failure(m)
+	}
+	return m, op, resp, err
+}
+
+// exchangeRaw is exchange with a service's error answer as it came.
+func (c *Client) exchangeRaw(ctx context.Context, r *integration.Request, stream bool, check func(*awsmodel.Operation) error) (*awsmodel.Model, *awsmodel.Operation, *response, *apiError, error) {
 	service := strings.TrimPrefix(r.Service, "aws-sdk:")
 	m, op, err := c.operation(service, r.Action)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if check != nil {
 		if err := check(op); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	in, err := convertParams(r.Parameters, op.Input)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if f := missingRequired(m, op, r.Parameters); f != nil {
-		return nil, nil, nil, f
+		return nil, nil, nil, nil, f
 	}
 	req, err := marshal(m, op, in)
 	if err != nil {
-		return nil, nil, nil, integration.AsFailure(err)
+		return nil, nil, nil, nil, integration.AsFailure(err)
 	}
 	resp, err := c.send(ctx, service, m, req, stream)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if resp.status >= 300 {
-		return nil, nil, nil, parseError(m, op, resp).failure(m)
+		e := parseError(m, op, resp)
+		return m, op, nil, &e, nil
 	}
-	return m, op, resp, nil
+	return m, op, resp, nil, nil
 }
 
 // New returns a client for the configured endpoints and credentials.
