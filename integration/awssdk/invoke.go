@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -63,6 +64,13 @@ func (e *ServiceError) ServiceRequestID() string { return e.RequestID }
 // ModeledException is the modeled exception the error is, or "".
 func (e *ServiceError) ModeledException() string { return e.Modeled }
 
+// InvokeOptions are how Invoke renders a result.
+type InvokeOptions struct {
+	// EmptyLists renders the lists a structure leaves unset as [], as
+	// the AWS SDK for Java's models of some services (ECS) do.
+	EmptyLists bool
+}
+
 // Invoke makes one call of a service's operation (the service as Step
 // Functions names it, the operation as its model does: StartJobRun) with
 // params as its input, checked, addressed, signed and retried as Call
@@ -70,7 +78,7 @@ func (e *ServiceError) ModeledException() string { return e.Modeled }
 // Parameters or a call that got no answer is the task failure Call gives.
 // It lets the optimized integrations call a service without a client
 // written for it.
-func (c *Client) Invoke(ctx context.Context, service, operation string, params *jsonvalue.Object) (*Reply, error) {
+func (c *Client) Invoke(ctx context.Context, service, operation string, params *jsonvalue.Object, opts InvokeOptions) (*Reply, error) {
 	r := &integration.Request{Service: service, Action: operation, Parameters: params}
 	m, op, resp, apiErr, err := c.exchangeRaw(ctx, r, false, nil)
 	if err != nil {
@@ -89,14 +97,15 @@ func (c *Client) Invoke(ctx context.Context, service, operation string, params *
 		result = jsonvalue.NewObject(0)
 	}
 	if op.Output != nil && op.Output.Shape != nil {
-		epochMillis(result, op.Output.Shape)
+		result = opts.render(result, op.Output.Shape).(*jsonvalue.Object)
 	}
 	return &Reply{Result: result, Status: resp.status, Header: resp.header}, nil
 }
 
-// epochMillis turns the timestamps of a rendered value of shape s into
-// epoch milliseconds, in place where it can, and returns the value.
-func epochMillis(v any, s *awsmodel.Shape) any {
+// render turns the timestamps of a rendered value of shape s into epoch
+// milliseconds and, with EmptyLists, adds the unset lists, in place where
+// it can, and returns the value.
+func (o InvokeOptions) render(v any, s *awsmodel.Shape) any {
 	if v == nil || s == nil || s.Document {
 		return v
 	}
@@ -106,22 +115,34 @@ func epochMillis(v any, s *awsmodel.Shape) any {
 		if !ok {
 			return v
 		}
+		added := false
 		for _, m := range s.Members {
-			name := awsmodel.Pascal(m.Name)
-			if x, ok := obj.Get(name); ok && x != nil && m.Ref != nil {
-				obj.Set(name, epochMillis(x, m.Shape))
+			if m.Ref == nil || m.Shape == nil {
+				continue
 			}
+			name := awsmodel.Pascal(m.Name)
+			x, ok := obj.Get(name)
+			switch {
+			case ok && x != nil:
+				obj.Set(name, o.render(x, m.Shape))
+			case o.EmptyLists && m.Shape.Type == "list" && m.Location == "":
+				obj.Set(name, []any{})
+				added = true
+			}
+		}
+		if added {
+			return sortedMembers(obj)
 		}
 	case "list":
 		if arr, ok := v.([]any); ok && s.Member != nil {
 			for i, e := range arr {
-				arr[i] = epochMillis(e, s.Member.Shape)
+				arr[i] = o.render(e, s.Member.Shape)
 			}
 		}
 	case "map":
 		if obj, ok := v.(*jsonvalue.Object); ok && s.Value != nil {
 			for k, e := range obj.All() {
-				obj.Set(k, epochMillis(e, s.Value.Shape))
+				obj.Set(k, o.render(e, s.Value.Shape))
 			}
 		}
 	case "timestamp":
@@ -149,3 +170,15 @@ func (c *Client) Check(service, operation string, params *jsonvalue.Object) erro
 // Shared returns a client of the configured endpoints and credentials
 // that reads the models the aws-sdk integration reads.
 func Shared(cfg *integration.Config) *Client { return New(cfg, knownModels()) }
+
+// sortedMembers is obj with its members in alphabetical order.
+func sortedMembers(obj *jsonvalue.Object) *jsonvalue.Object {
+	keys := slices.Sorted(slices.Values(obj.Keys())) // a copy: Keys is the object's own
+
+	out := jsonvalue.NewObject(len(keys))
+	for _, k := range keys {
+		v, _ := obj.Get(k)
+		out.Set(k, v)
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package sdkjob
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"stepwise/failure"
 	"stepwise/integration"
@@ -19,6 +20,8 @@ type Service struct {
 	// in causes).
 	Name, Prefix, Java string
 	Client             *awssdk.Client
+	// Options are how results are rendered.
+	Options awssdk.InvokeOptions
 }
 
 // NewService returns the Service name of the configured endpoints.
@@ -29,7 +32,7 @@ func NewService(cfg *integration.Config, name, prefix, java string) *Service {
 // Call makes one call of an operation (StartJobRun) with params as its
 // input.
 func (s *Service) Call(ctx context.Context, operation string, params *jsonvalue.Object) (*awssdk.Reply, error) {
-	reply, err := s.Client.Invoke(ctx, s.Name, operation, params)
+	reply, err := s.Client.Invoke(ctx, s.Name, operation, params, s.Options)
 	if err != nil {
 		return nil, s.Failure(err)
 	}
@@ -41,11 +44,17 @@ func (s *Service) Check(operation string, params *jsonvalue.Object) error {
 	return s.Client.Check(s.Name, operation, params)
 }
 
+const clientException = ".SdkClientException"
+
 // Failure is the task failure of a call's error: a failure as it is,
 // a service's error named as integration.ServiceFailure names it.
 func (s *Service) Failure(err error) error {
 	var f *failure.Failure
 	if errors.As(err, &f) {
+		if strings.HasSuffix(f.Name, clientException) {
+			// A call that got no answer, named by the model's prefix.
+			return failure.New(s.Prefix+clientException, f.Cause)
+		}
 		return f
 	}
 	return integration.ServiceFailure(s.Prefix, s.Java, err)
