@@ -69,6 +69,9 @@ type InvokeOptions struct {
 	// EmptyLists renders the lists a structure leaves unset as [], as
 	// the AWS SDK for Java's models of some services (ECS) do.
 	EmptyLists bool
+	// StrictStrings refuses, in Check, other JSON values for string
+	// members instead of sending their text.
+	StrictStrings bool
 }
 
 // Invoke makes one call of a service's operation (the service as Step
@@ -158,12 +161,12 @@ func (o InvokeOptions) render(v any, s *awsmodel.Shape) any {
 // Check checks params against the input of a service's operation as
 // Invoke does, without calling it: the task failure of Parameters it
 // cannot send, or nil.
-func (c *Client) Check(service, operation string, params *jsonvalue.Object) error {
+func (c *Client) Check(service, operation string, params *jsonvalue.Object, opts InvokeOptions) error {
 	_, op, err := c.operation(service, operation)
 	if err != nil {
 		return err
 	}
-	_, err = convertParams(params, op.Input)
+	_, err = converter{strict: opts.StrictStrings}.convert(params, op.Input)
 	return err
 }
 

@@ -40,7 +40,6 @@ import (
 
 	"stepwise/failure"
 	"stepwise/integration"
-	"stepwise/integration/awssdk"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
 )
@@ -77,7 +76,7 @@ type runTask struct {
 func newRunTask(cfg *integration.Config) (integration.Integration, error) {
 	svc := sdkjob.NewService(cfg, "ecs", "ECS", "AmazonECS")
 	// The Java SDK's ECS models make unset lists [].
-	svc.Options = awssdk.InvokeOptions{EmptyLists: true}
+	svc.Options.EmptyLists = true
 	return &runTask{ecs: svc, log: cfg.Logger}, nil
 }
 

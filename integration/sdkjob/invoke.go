@@ -24,9 +24,11 @@ type Service struct {
 	Options awssdk.InvokeOptions
 }
 
-// NewService returns the Service name of the configured endpoints.
+// NewService returns the Service name of the configured endpoints; its
+// Parameters are checked as the optimized integrations check them (a
+// string member takes only a string).
 func NewService(cfg *integration.Config, name, prefix, java string) *Service {
-	return &Service{Name: name, Prefix: prefix, Java: java, Client: awssdk.Shared(cfg)}
+	return &Service{Name: name, Prefix: prefix, Java: java, Client: awssdk.Shared(cfg), Options: awssdk.InvokeOptions{StrictStrings: true}}
 }
 
 // Call makes one call of an operation (StartJobRun) with params as its
@@ -41,7 +43,7 @@ func (s *Service) Call(ctx context.Context, operation string, params *jsonvalue.
 
 // Check checks params for an operation without calling it.
 func (s *Service) Check(operation string, params *jsonvalue.Object) error {
-	return s.Client.Check(s.Name, operation, params)
+	return s.Client.Check(s.Name, operation, params, s.Options)
 }
 
 const clientException = ".SdkClientException"
