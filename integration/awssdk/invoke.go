@@ -72,6 +72,8 @@ type InvokeOptions struct {
 	// StrictStrings refuses, in Check, other JSON values for string
 	// members instead of sending their text.
 	StrictStrings bool
+	// Region is the region called ("": the configured one).
+	Region string
 }
 
 // Invoke makes one call of a service's operation (the service as Step
@@ -83,7 +85,7 @@ type InvokeOptions struct {
 // written for it.
 func (c *Client) Invoke(ctx context.Context, service, operation string, params *jsonvalue.Object, opts InvokeOptions) (*Reply, error) {
 	r := &integration.Request{Service: service, Action: operation, Parameters: params}
-	m, op, resp, apiErr, err := c.exchangeRaw(ctx, r, false, nil)
+	m, op, resp, apiErr, err := c.exchangeRaw(ctx, r, opts.Region, false, nil)
 	if err != nil {
 		return nil, err
 	}
