@@ -94,3 +94,25 @@ func TestInvoke_errors(t *testing.T) {
 	require.True(t, errors.As(err, &f), "%v", err)
 	require.Equal(t, "The Parameters could not be used to start the Task: [The value of the field 'TaskDefinition' must be a string, not number]", f.Cause)
 }
+
+// Invoke calls a region other than the configured one when asked: the
+// request is signed for it.
+func TestInvoke_region(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	b := setup(t, srv.URL)
+	in, err := jsonvalue.ParseString(`{"LogGroupName": "g", "LogStreamName": "s"}`)
+	require.NoError(t, err)
+	_, err = b.client.Invoke(context.Background(), "logs", "CreateLogStream", in.(*jsonvalue.Object), awssdk.InvokeOptions{Region: "eu-west-1"})
+	require.NoError(t, err)
+	require.Contains(t, <-got, "/eu-west-1/logs/aws4_request")
+	_, err = b.client.Invoke(context.Background(), "logs", "CreateLogStream", in.(*jsonvalue.Object), awssdk.InvokeOptions{})
+	require.NoError(t, err)
+	require.Contains(t, <-got, "/us-east-1/logs/aws4_request", "the configured region")
+}
