@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,8 +234,9 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	if known && !on {
 		return
 	}
-	st := &step{arn: row.Arn, stateMachineArn: row.StateMachineArn, revision: row.RevisionID, traceHeader: row.TraceHeader,
-		mapRunArn: row.MapRunArn, known: known, events: make([]event, len(s.Events))}
+	st := steps.Get().(*step)
+	*st = step{arn: row.Arn, stateMachineArn: row.StateMachineArn, revision: row.RevisionID, traceHeader: row.TraceHeader,
+		mapRunArn: row.MapRunArn, known: known, events: slices.Grow(st.events[:0], len(s.Events))[:len(s.Events)]}
 	for i, ev := range s.Events {
 		st.events[i] = copyEvent(ev)
 	}
@@ -242,7 +244,26 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	case t.queue <- st:
 	default:
 		t.drop(uint64(len(st.events)), "tracing: the span queue is full; events are dropped and traces miss spans")
+		release(st)
 	}
+}
+
+// steps are the queued steps let go, to use again: a step's events are
+// most of what tracing allocates.
+var steps = sync.Pool{New: func() any { return new(step) }}
+
+// maxPooledEvents bounds the events of a step kept for the next.
+const maxPooledEvents = 256
+
+// release lets a step taken go to the pool.
+func release(st *step) {
+	events := st.events
+	if cap(events) > maxPooledEvents {
+		events = nil
+	}
+	clear(events)
+	*st = step{events: events[:0]}
+	steps.Put(st)
 }
 
 // drop counts n events or spans dropped, and says so at most once a
@@ -349,6 +370,7 @@ func (t *Tracer) run() {
 		select {
 		case st := <-t.queue:
 			t.take(st)
+			release(st)
 			if t.nspans >= batchSpans {
 				t.export()
 			}
@@ -375,6 +397,7 @@ func (t *Tracer) drain() {
 		select {
 		case st := <-t.queue:
 			t.take(st)
+			release(st)
 		default:
 			return
 		}
