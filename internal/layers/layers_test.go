@@ -131,7 +131,7 @@ var rules = []rule{
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify", "internal/warnrule")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
-	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
+	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp", "internal/boundedfile")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler's operations over the store, beside the service", may: with("scheduler/expr", "store", "internal/frontdoor", "internal/validation", "internal/boundedfile")},
 	{pkg: "scheduler/restjson", layer: "scheduler: the Scheduler API's wire (REST-JSON), above its operations, as awsjson is above the service", may: with("scheduler", "internal/frontdoor", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},
