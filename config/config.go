@@ -139,6 +139,14 @@ type Serve struct {
 	// Insecure allows serving on an address other than a loopback one
 	// without Credentials.
 	Insecure bool
+	// Container says the server runs in a container whose network
+	// namespace is the boundary: its port is reached only where it is
+	// published. Without Credentials it may then listen on any address
+	// (0.0.0.0), Addr and APIAddr alike, and it also answers requests to
+	// host names without a dot (the service names of a compose file or
+	// a CI job: stepwise, sfn). The cross-origin guard stays: a web page
+	// still never reaches the API.
+	Container bool
 	// AllowedHosts are the names, besides localhost, IP addresses and
 	// Addr's host, that a server without Credentials answers requests to
 	// (their Host): a request to any other name is refused, so that a page
@@ -315,12 +323,12 @@ func (s *Serve) Validate() error {
 	if (s.TLSCert == "") != (s.TLSKey == "") {
 		return errors.New("tls-cert and tls-key: give both (the certificate and its private key) or neither")
 	}
-	if s.Credentials == "" && !s.Insecure {
+	if s.Credentials == "" && !s.Insecure && !s.Container {
 		if host, _, _ := net.SplitHostPort(s.Addr); !LoopbackHost(host) {
 			return NotLoopbackError(s.Addr)
 		}
 	}
-	if s.APIAddr != "" && !s.Insecure {
+	if s.APIAddr != "" && !s.Insecure && !s.Container {
 		if host, _, err := net.SplitHostPort(s.APIAddr); err != nil {
 			return fmt.Errorf("api-addr %s: %w", s.APIAddr, err)
 		} else if !LoopbackHost(host) {

@@ -83,7 +83,8 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// Serving on an address others can reach takes credentials or --insecure.
+// Serving on an address others can reach takes credentials, --insecure
+// or --container.
 func TestValidateListenAddress(t *testing.T) {
 	t.Parallel()
 	for addr, loopback := range map[string]bool{
@@ -101,6 +102,8 @@ func TestValidateListenAddress(t *testing.T) {
 		s.Credentials = "credentials"
 		require.NoError(t, s.Validate(), addr)
 		s.Credentials, s.Insecure = "", true
+		require.NoError(t, s.Validate(), addr)
+		s.Insecure, s.Container = false, true
 		require.NoError(t, s.Validate(), addr)
 	}
 }
@@ -196,6 +199,9 @@ func TestValidateAPIAddress(t *testing.T) {
 		s.Credentials = "credentials"
 		require.Error(t, s.Validate(), addr)
 		s.Credentials, s.Insecure = "", true
+		require.NoError(t, s.Validate(), addr)
+		// In a container, the published port is the boundary.
+		s.Insecure, s.Container = false, true
 		require.NoError(t, s.Validate(), addr)
 	}
 	s := DefaultServe()

@@ -153,7 +153,7 @@ func TestExecutionLogFiles(t *testing.T) {
 	require.Len(t, ends, 5, "one line for each execution's end")
 	for _, l := range ends {
 		if l["execution_arn"] == fatalFailed {
-			require.Equal(t, "INFO", l["level"])
+			require.Equal(t, "DEBUG", l["level"])
 			require.Equal(t, fatal, l["state_machine_arn"])
 			require.Equal(t, "FAILED", l["status"])
 			require.Equal(t, "Broken", l["error"])

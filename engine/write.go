@@ -117,7 +117,10 @@ func setEnd(row *store.Execution, x *interp.Execution, stop time.Time) {
 	row.Status = x.Status
 	row.StopDate = &stop
 	if x.Status == history.StatusSucceeded {
-		out := jsonvalue.String(x.Output)
+		out := x.OutputText // its event's text: not written out again
+		if out == "" {
+			out = jsonvalue.String(x.Output)
+		}
 		row.Output = &out
 	}
 	if fl := x.Failure; fl != nil {

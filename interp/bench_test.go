@@ -127,3 +127,31 @@ func BenchmarkChainJSONata(b *testing.B) {
   }
 }`)
 }
+
+// BenchmarkShort runs whole executions of the 10-state Pass/Choice machine
+// of "stepwise bench" (a StartSyncExecution's work in the interpreter):
+// the cost of an execution's setup and end as much as of its states.
+func BenchmarkShort(b *testing.B) {
+	var states []string
+	for i := 1; i <= 5; i++ {
+		next := fmt.Sprintf("P%d", i+1)
+		if i == 5 {
+			next = "Done"
+		}
+		states = append(states,
+			fmt.Sprintf(`"P%d": {"Type": "Pass", "Parameters": {"order.$": "$.order", "step": %d}, "Next": "C%d"}`, i, i, i),
+			fmt.Sprintf(`"C%d": {"Type": "Choice", "Choices": [{"Variable": "$.step", "NumericEquals": %d, "Next": %q}], "Default": %q}`, i, i, next, next))
+	}
+	m := mustParse(b, `{"StartAt": "P1", "States": {`+strings.Join(states, ",")+`, "Done": {"Type": "Succeed"}}}`)
+	const text = `{"order": {"id": "o-12345", "customer": "Ada Lovelace", "items": [{"sku": "A1", "qty": 2}, {"sku": "B7", "qty": 1}], "note": "leave at the door"}}`
+	input, _ := jsonvalue.ParseString(text)
+	start := time.Unix(1700000000, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		x := interp.New(m, benchInfo, input, interp.Options{})
+		x.InputText = text
+		if _, _, err := x.Start(start); err != nil || x.Status != "SUCCEEDED" {
+			b.Fatalf("status %s: %v %v", x.Status, x.Failure, err)
+		}
+	}
+}

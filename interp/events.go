@@ -11,7 +11,10 @@ import (
 // (Copying a whole Event, most of it pointers, costs more than the event.)
 func (x *Execution) newEvent(f *frame, typ history.EventType) *history.Event {
 	if len(x.slab) == cap(x.slab) {
-		x.slab = make([]history.Event, 0, 64)
+		x.slab = make([]history.Event, 0, x.block(slabEvents, 64))
+	}
+	if x.events == nil {
+		x.events = make([]*history.Event, 0, x.block(slabEventList, 64))
 	}
 	x.slab = x.slab[:len(x.slab)+1]
 	ev := &x.slab[len(x.slab)-1]
@@ -23,6 +26,33 @@ func (x *Execution) newEvent(f *frame, typ history.EventType) *history.Event {
 	f.last = ev.ID
 	x.events = append(x.events, ev)
 	return ev
+}
+
+// Slabs, for block.
+const (
+	slabEvents uint8 = 1 << iota
+	slabEventList
+	slabEntered
+	slabExited
+	slabEnv
+)
+
+// block is the size of a new block of slab, of at most most values. The
+// first block is sized for a run through each of the machine's states
+// once (two events and two environments for each state, and the start's
+// and end's events; an entered and an exited detail for each state), so
+// that a short execution does not make and clear blocks it does not
+// fill; the next blocks are of the largest size.
+func (x *Execution) block(slab uint8, most int) int {
+	if x.grown&slab != 0 {
+		return most
+	}
+	x.grown |= slab
+	n := len(x.Machine.States)
+	if slab == slabEvents || slab == slabEventList || slab == slabEnv {
+		n = 2*n + 2
+	}
+	return min(most, max(8, n))
 }
 
 // stateEventTypes holds each state type's entered and exited event types,

@@ -113,9 +113,12 @@ type Execution struct {
 	InputText string
 	Opts      Options
 
-	Status  history.ExecutionStatus
-	Output  any
-	Failure *failure.Failure
+	Status history.ExecutionStatus
+	Output any
+	// OutputText is Output's JSON text, as the ExecutionSucceeded event
+	// holds it: set when the execution succeeds.
+	OutputText string
+	Failure    *failure.Failure
 
 	root        *frame
 	nextEventID int64
@@ -139,6 +142,7 @@ type Execution struct {
 	now    time.Time
 	events []*history.Event
 	slab   []history.Event // events are allocated from here, a block at a time
+	grown  uint8           // the slabs past their first block (see block)
 	// jshared keeps the JSONata conversions of the values the states'
 	// expressions read, for the states after.
 	jshared jsonata.Shared
@@ -704,7 +708,10 @@ func (x *Execution) emitLinked(f *frame, ev history.Event) int64 {
 	x.nextEventID++
 	ev.Timestamp = x.now
 	if len(x.slab) == cap(x.slab) {
-		x.slab = make([]history.Event, 0, 64)
+		x.slab = make([]history.Event, 0, x.block(slabEvents, 64))
+	}
+	if x.events == nil {
+		x.events = make([]*history.Event, 0, x.block(slabEventList, 64))
 	}
 	x.slab = append(x.slab, ev)
 	x.events = append(x.events, &x.slab[len(x.slab)-1])
@@ -715,9 +722,13 @@ func (x *Execution) emitLinked(f *frame, ev history.Event) int64 {
 func (x *Execution) succeed(f *frame, output any) {
 	x.Status = history.StatusSucceeded
 	x.Output = output
+	x.OutputText = f.outputText // the last state's output, as its event wrote it
+	if x.OutputText == "" {
+		x.OutputText = jsonvalue.String(output)
+	}
 	x.emit(f, history.Event{
 		Type:                           history.EventExecutionSucceeded,
-		ExecutionSucceededEventDetails: &history.OutputEventDetails{Output: jsonvalue.String(output)},
+		ExecutionSucceededEventDetails: &history.OutputEventDetails{Output: x.OutputText},
 	})
 	x.finish()
 }

@@ -70,9 +70,10 @@ type frame struct {
 	evalReported bool
 
 	// What runs next: set when a state completes with Next (or a Catch).
-	next      string
-	nextInput any
-	inputText string // the text of nextInput as the client sent it, if known
+	next       string
+	nextInput  any
+	inputText  string // the text of nextInput as the client sent it, if known
+	outputText string // the text of the output the frame finishes with, while it does (see exitWithOutput)
 
 	// Children of a Parallel or Map state.
 	children  []*frame
@@ -177,7 +178,7 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
 	if len(x.enteredSlab) == 0 {
-		x.enteredSlab = make([]history.StateEnteredEventDetails, 32)
+		x.enteredSlab = make([]history.StateEnteredEventDetails, x.block(slabEntered, 32))
 	}
 	d := &x.enteredSlab[0]
 	x.enteredSlab = x.enteredSlab[1:]
@@ -264,7 +265,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		return
 	}
 	if len(x.exitedSlab) == 0 {
-		x.exitedSlab = make([]history.StateExitedEventDetails, 32)
+		x.exitedSlab = make([]history.StateExitedEventDetails, x.block(slabExited, 32))
 	}
 	d := &x.exitedSlab[0]
 	x.exitedSlab = x.exitedSlab[1:]
@@ -308,7 +309,11 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		}
 		x.exited[s.Name] = true
 	}
+	if next == "" {
+		f.outputText = text // the frame's output, while it finishes
+	}
 	f.transition(x, next, out)
+	f.outputText = ""
 	if next != "" {
 		f.inputText = text // the next state's input is this output
 	}

@@ -190,7 +190,7 @@ func (s *Server) buildAPI(ctx context.Context, defs *defcache.Cache) error {
 
 // serverNames are the names a server without authentication answers
 // besides localhost and IP addresses: its --addr host and the
-// --allowed-host names.
+// --allowed-host names, and in a container the names without a dot.
 func serverNames(cfg *config.Serve) (*hostcheck.Names, error) {
 	names := slices.Clone(cfg.AllowedHosts)
 	if host, _, err := net.SplitHostPort(cfg.Addr); err == nil && host != "" {
@@ -198,7 +198,11 @@ func serverNames(cfg *config.Serve) (*hostcheck.Names, error) {
 			names = append(names, host)
 		}
 	}
-	return hostcheck.NewNames(names...)
+	n, err := hostcheck.NewNames(names...)
+	if err == nil && cfg.Container {
+		n.AllowSingleLabel()
+	}
+	return n, err
 }
 
 // probePaths are the probes' paths: answered whatever a request's Host,

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stepwise/awsjson"
+	"stepwise/internal/security/crossorigin"
 	"stepwise/internal/security/hostcheck"
 )
 
@@ -260,4 +261,44 @@ func TestHostCheckWithCredentials(t *testing.T) {
 	rec = serve(rebound(httptest.NewRequest(http.MethodGet, "/activities", nil)))
 	require.Equal(t, http.StatusSeeOther, rec.Code, "a page without a session sends to the sign-in page")
 	require.Equal(t, "/signin?next="+url.QueryEscape("/activities"), rec.Header().Get("Location"))
+}
+
+// In a container (--container), a server without credentials listens on
+// every address, answers the names without a dot (compose or CI service
+// names) besides its own, and still refuses other names and cross-origin
+// requests.
+func TestHostCheckContainer(t *testing.T) {
+	t.Parallel()
+	p := newAPIParts(t)
+	p.cfg.Addr = "0.0.0.0:0"
+	p.cfg.AllowedHosts = nil
+	p.cfg.Container = true
+	b := &hostBundle{api: p.api(t, false, nil)}
+	require.NoError(t, b.api.Listen())
+
+	rec := b.call("ListStateMachines", "{}", "stepwise:8083")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+
+	rec = b.call("ListStateMachines", "{}", "evil.example.com")
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), "is not a name of this server")
+
+	// A page of another site, sent to the container's name.
+	rec = b.serve(http.MethodPost, "/", "{}", "stepwise:8083", http.Header{
+		"Content-Type": {"text/plain"}, "X-Amz-Target": {awsjson.TargetPrefix + "ListStateMachines"},
+		"Origin": {"http://evil.example.com"}, "Sec-Fetch-Site": {"cross-site"},
+	})
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
+	require.Contains(t, rec.Body.String(), crossorigin.Message)
+
+	// Outside a container, neither the address nor the name is taken.
+	p = newAPIParts(t)
+	p.cfg.Addr = "0.0.0.0:0"
+	p.cfg.AllowedHosts = nil
+	_, err := p.new(t, false, nil)
+	require.ErrorContains(t, err, "refusing to serve on an address other than a loopback one without authentication")
+	p.cfg.Insecure = true
+	outside := &hostBundle{api: p.api(t, false, nil)}
+	rec = outside.call("ListStateMachines", "{}", "stepwise:8083")
+	require.Equal(t, http.StatusForbidden, rec.Code, rec.Body.String())
 }

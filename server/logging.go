@@ -74,7 +74,9 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// executionEnds logs one line at info level for each execution that ends.
+// executionEnds logs one line at debug level for each execution that
+// ends. At info there is none: like AWS, the server says nothing of an
+// execution unless asked (a busy server would write a line for each).
 // The engine tells of steps with the execution's lock held, so lines are
 // queued and written by a goroutine of their own; past endsQueue waiting,
 // they are dropped.
@@ -139,7 +141,7 @@ func (e *executionEnds) write(l *endLine) {
 	if l.error != nil {
 		attrs = append(attrs, slog.String("error", *l.error))
 	}
-	e.log.LogAttrs(context.Background(), slog.LevelInfo, "server: execution ended", attrs...)
+	e.log.LogAttrs(context.Background(), slog.LevelDebug, "server: execution ended", attrs...)
 }
 
 // close writes the lines queued and ends the goroutine.
@@ -153,13 +155,13 @@ func (e *executionEnds) close() {
 // execution that ends.
 type serverLogs struct {
 	writer *execlog.Writer // nil: --execution-logs off
-	ends   *executionEnds  // nil: info left out
+	ends   *executionEnds  // nil: debug left out
 }
 
 // startLogs starts the server's execution logs as cfg says.
 func startLogs(ctx context.Context, cfg *config.Serve, db store.Driver, met *metrics.Metrics, log *slog.Logger) (*serverLogs, error) {
 	l := &serverLogs{}
-	if log.Enabled(ctx, slog.LevelInfo) {
+	if log.Enabled(ctx, slog.LevelDebug) {
 		l.ends = newExecutionEnds(log)
 	}
 	var sink execlog.Sink

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/store"
@@ -86,7 +88,7 @@ func (*badRequest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestExecutionEnds(t *testing.T) {
 	t.Parallel()
 	var w lockedWriter
-	log := slog.New(slog.NewJSONHandler(&w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewJSONHandler(&w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ends := newExecutionEnds(log)
 	row := func(status history.ExecutionStatus) *store.Execution {
 		x := &store.Execution{Arn: "arn:x", StateMachineArn: "arn:sm", Status: status}
@@ -105,11 +107,34 @@ func TestExecutionEnds(t *testing.T) {
 	lines := w.lines(t)
 	require.Len(t, lines, 2)
 	require.Equal(t, "server: execution ended", lines[0]["msg"])
-	require.Equal(t, "INFO", lines[0]["level"])
+	require.Equal(t, "DEBUG", lines[0]["level"])
 	require.Equal(t, "arn:x", lines[0]["execution_arn"])
 	require.Equal(t, "arn:sm", lines[0]["state_machine_arn"])
 	require.Equal(t, "FAILED", lines[0]["status"])
 	require.Equal(t, "Boom", lines[0]["error"])
 	require.Equal(t, "SUCCEEDED", lines[1]["status"])
 	require.NotContains(t, lines[1], "error")
+}
+
+// At info the server writes nothing for each execution (a busy server
+// would write a line for each); at debug it writes the line of each end.
+func TestExecutionEndsOnlyAtDebug(t *testing.T) {
+	t.Parallel()
+	cfg := &config.Serve{}
+	cfg.ExecutionLogs.To = config.ExecutionLogsOff
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		var w lockedWriter
+		log := slog.New(slog.NewJSONHandler(&w, &slog.HandlerOptions{Level: level}))
+		l, err := startLogs(context.Background(), cfg, nil, nil, log)
+		require.NoError(t, err)
+		if l.ends != nil {
+			l.ends.StepCommitted(&engine.CommittedStep{Execution: &store.Execution{Arn: "arn:x", Status: history.StatusSucceeded}, Previous: history.StatusRunning})
+		}
+		l.close()
+		if level == slog.LevelInfo {
+			require.Empty(t, w.buf.String())
+		} else {
+			require.Contains(t, w.buf.String(), `"msg":"server: execution ended"`)
+		}
+	}
 }

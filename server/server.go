@@ -378,7 +378,7 @@ func (s *Server) Start(ctx context.Context) error {
 // Listen listens on config.Serve's Addr and serves Handler there in the
 // background, until Shutdown or Close; URL and Addr then say where.
 // Without credentials, an address that is not a loopback one is refused
-// unless config.Serve's Insecure allows it.
+// unless config.Serve's Insecure or Container allows it.
 func (s *Server) Listen() error {
 	if s.ln != nil {
 		return errors.New("server: already listening")
@@ -387,7 +387,7 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
 	}
-	if s.creds == nil && !s.cfg.Insecure {
+	if s.creds == nil && !s.cfg.Insecure && !s.cfg.Container {
 		// A name (checked only now) may stand for an address others
 		// can reach.
 		if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {

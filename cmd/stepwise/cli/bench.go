@@ -51,6 +51,10 @@ type benchCommand struct {
 	serverCommand string
 	db            string
 	nodes         int
+	jsonOut       bool
+	serverBinary  string
+
+	figures benchFigures // the report's figures, for --json
 
 	pids []int // the servers'
 }
@@ -117,6 +121,9 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.BoolVar(&c.trace, "trace", false, "trace every execution (serve --trace-all), exported over OTLP/HTTP to an endpoint of the bench that drops the spans: compare with a run without it for the cost of tracing")
 	f.StringVar(&c.db, "db", "", "database of the servers: a postgres:// URL to share, or a SQLite file (default: a new file in a temporary directory)")
 	f.IntVar(&c.nodes, "nodes", 1, "servers to start on the database, the load spread over them (more than one needs a postgres:// --db)")
+	f.BoolVar(&c.jsonOut, "json", false, "print the report's figures as one JSON object on stdout (the report itself goes to stderr)")
+	f.StringVar(&c.serverBinary, "server-binary", "", `run "PROGRAM serve" as the server instead of this program's (another build's, to compare it under the same load generator)`)
+	cmd.AddCommand((&benchCompareCommand{CommandBase: c.CommandBase}).command())
 	return cmd
 }
 
@@ -138,7 +145,7 @@ const benchInput = `{"order": {"id": "o-12345", "customer": "Ada Lovelace", "ite
 
 var benchListenRE = regexp.MustCompile(`on http://(\S+) `)
 
-func (c *benchCommand) run(ctx context.Context) error {
+func (c *benchCommand) run(ctx context.Context) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -151,6 +158,16 @@ func (c *benchCommand) run(ctx context.Context) error {
 	shared := config.IsPostgresURL(c.db)
 	if c.nodes > 1 && !shared {
 		return &UsageError{"--nodes above 1 needs a postgres:// --db that the servers share"}
+	}
+	if c.jsonOut {
+		out := c.Out
+		c.Out = c.Err
+		defer func() { c.Out = out }()
+		defer func() {
+			if err == nil {
+				err = c.figures.write(out)
+			}
+		}()
 	}
 	tuneGC() // the load generator allocates as much as the server
 	stopProfile, err := startCPUProfile(c.cpuProfile)
@@ -172,6 +189,9 @@ func (c *benchCommand) run(ctx context.Context) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	if c.serverBinary != "" {
+		self = c.serverBinary
 	}
 	if c.trace {
 		sink, err := startTraceSink()
@@ -249,16 +269,30 @@ func (c *benchCommand) run(ctx context.Context) error {
 		fmt.Fprintf(c.Out, "standard %6d executions: %8.0f executions/s %9.0f transitions/s  start→finish p50 %6.2f ms p99 %6.2f ms\n",
 			n, float64(n)/elapsed.Seconds(), float64(n*10)/elapsed.Seconds(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
 		db1 := probe.sample(ctx)
+		round := fmt.Sprintf("standard_%d_", n)
+		c.figures.add(round+"executions_per_s", float64(n)/elapsed.Seconds())
+		c.figures.add(round+"transitions_per_s", float64(n*10)/elapsed.Seconds())
+		c.figures.add(round+"p50_ms", ms(percentile(lat, 50)))
+		c.figures.add(round+"p99_ms", ms(percentile(lat, 99)))
+		c.figures.add(round+"server_cpu_us_per_transition", cpu/float64(n*10)*1e6)
+		c.figures.add(round+"client_cpu_us_per_transition", client/float64(n*10)*1e6)
 		fmt.Fprintf(c.Out, "scale standard %6d executions: %d nodes, %8.0f transitions/s per node, server cpu %.0f µs, client cpu %.0f µs per transition%s%s\n",
 			n, c.nodes, float64(n*10)/elapsed.Seconds()/float64(c.nodes), cpu/float64(n*10)*1e6, client/float64(n*10)*1e6,
 			db0.perUnit(db1, n*10, "transition"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.syncCalls > 0 {
+		cpu0, client0 := c.serversCPU(), selfCPU()
 		elapsed, err := c.sync(ctx, clients, express, c.syncCalls)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s\n", c.syncCalls, float64(c.syncCalls)/elapsed.Seconds())
+		cpu, client := c.serversCPU()-cpu0, (selfCPU() - client0).Seconds()
+		calls := float64(c.syncCalls)
+		fmt.Fprintf(c.Out, "express  %6d sync calls: %8.0f StartSyncExecution/s, server cpu %.0f µs, client cpu %.0f µs per call\n",
+			c.syncCalls, calls/elapsed.Seconds(), cpu/calls*1e6, client/calls*1e6)
+		c.figures.add("sync_calls_per_s", calls/elapsed.Seconds())
+		c.figures.add("sync_server_cpu_us_per_call", cpu/calls*1e6)
+		c.figures.add("sync_client_cpu_us_per_call", client/calls*1e6)
 	}
 	if c.activityRuns > 0 {
 		db0 := probe.sample(ctx)
@@ -272,6 +306,9 @@ func (c *benchCommand) run(ctx context.Context) error {
 		total += c.activityRuns
 		tasks := c.activityRuns * c.activitySteps
 		db1 := probe.sample(ctx)
+		c.figures.add("activity_tasks_per_s", float64(tasks)/elapsed.Seconds())
+		c.figures.add("activity_server_cpu_us_per_task", cpu/float64(tasks)*1e6)
+		c.figures.add("activity_client_cpu_us_per_task", client/float64(tasks)*1e6)
 		fmt.Fprintf(c.Out, "scale activities %d tasks: %d nodes, %8.0f tasks/s per node, server cpu %.0f µs, client cpu %.0f µs per task%s%s\n",
 			tasks, c.nodes, float64(tasks)/elapsed.Seconds()/float64(c.nodes), cpu/float64(tasks)*1e6, client/float64(tasks)*1e6,
 			db0.perUnit(db1, tasks, "task"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
@@ -284,10 +321,14 @@ func (c *benchCommand) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.Out, "cpu: server %.1f s, client %.1f s\n", c.serversCPU(), selfCPU().Seconds())
 	rss, hwm := c.serversMemory()
+	c.figures.add("server_cpu_s", c.serversCPU())
+	c.figures.add("server_resident_mb", float64(rss)/1e6)
+	c.figures.add("server_peak_resident_mb", float64(hwm)/1e6)
 	size := fileSize(db) + fileSize(db+"-wal")
 	fmt.Fprintf(c.Out, "server memory with %d finished executions stored: %.1f MB resident, %.1f MB peak\n", total, float64(rss)/1e6, float64(hwm)/1e6)
 	if total > 0 && !shared {
 		fmt.Fprintf(c.Out, "database: %.1f MB, %.0f bytes per execution\n", float64(size)/1e6, float64(size)/float64(total))
+		c.figures.add("database_bytes_per_execution", float64(size)/float64(total))
 	}
 	if c.rest > 0 {
 		select {
@@ -300,6 +341,7 @@ func (c *benchCommand) run(ctx context.Context) error {
 			m := procMemory(pid)
 			anon, file = anon+m.anon, file+m.file
 		}
+		c.figures.add("server_rest_resident_mb", float64(anon+file)/1e6)
 		fmt.Fprintf(c.Out, "server memory at rest, %s after the load: %.1f MB resident (%.1f MB anonymous, %.1f MB mapped from files)\n",
 			c.rest, float64(anon+file)/1e6, float64(anon)/1e6, float64(file)/1e6)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,8 @@ type CommandBase struct {
 	Logger *slog.Logger
 	Out    io.Writer
 	Err    io.Writer
+	// LookupEnv reads the environment.
+	LookupEnv func(name string) (string, bool)
 }
 
 // ExitError ends the program with Code after printing nothing more.
@@ -35,15 +38,22 @@ func (e *UsageError) Error() string { return e.Msg }
 type CLI struct {
 	Out io.Writer
 	Err io.Writer
+	// LookupEnv reads the environment (os.LookupEnv when nil): the
+	// STEPWISE_ variables of serve's flags, Step Functions Local's.
+	LookupEnv func(name string) (string, bool)
 }
 
 // Execute runs the program with args (without the program name) and returns
 // the exit status.
 func (c *CLI) Execute(args []string) int {
 	base := &CommandBase{
-		Logger: slog.New(slog.NewTextHandler(c.Err, nil)),
-		Out:    c.Out,
-		Err:    c.Err,
+		Logger:    slog.New(slog.NewTextHandler(c.Err, nil)),
+		Out:       c.Out,
+		Err:       c.Err,
+		LookupEnv: c.LookupEnv,
+	}
+	if base.LookupEnv == nil {
+		base.LookupEnv = os.LookupEnv
 	}
 	root := &cobra.Command{
 		Use:           "stepwise",
@@ -57,7 +67,14 @@ func (c *CLI) Execute(args []string) int {
 	serverLog := config.DefaultServerLog()
 	root.PersistentFlags().StringVar(&serverLog.Format, "log-format", serverLog.Format, "format of the log lines on stderr: text or json")
 	root.PersistentFlags().StringVar(&serverLog.Level, "log-level", serverLog.Level, "least level of the log lines on stderr: debug (adds a line per request), info, warn or error")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		// The flags the command line left are read from their
+		// variables, the global ones (--log-level) included.
+		if cmd.Annotations[envAnnotation] != "" {
+			if err := applyEnv(cmd.Flags(), base.LookupEnv); err != nil {
+				return err
+			}
+		}
 		log, err := newLogger(c.Err, serverLog)
 		if err != nil {
 			return &UsageError{err.Error()}

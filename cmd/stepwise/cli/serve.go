@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -58,6 +59,9 @@ type serveCommand struct {
 	templates      []string
 	templateParams []string
 	templateAdopt  bool
+	// sfnLocalEnv reads Step Functions Local's variables (AWS_DEFAULT_REGION,
+	// LAMBDA_ENDPOINT, ...) into the flags left unset.
+	sfnLocalEnv bool
 }
 
 func (c *serveCommand) command() *cobra.Command {
@@ -116,7 +120,10 @@ aws_secret_access_key), makes every API request need a SigV4 signature of
 one of its keys, as AWS does; the console asks to sign in with one of
 them. The probes (/healthz, /readyz, /health) and /metrics stay open.
 Without --credentials the server listens only on a loopback address
-(--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given.
+(--addr 127.0.0.1:PORT or localhost:PORT) unless --insecure is given, or
+--container: in a container, whose published port is the boundary, it
+listens on any address, answers host names without a dot (stepwise) too,
+and warns at start.
 Without --credentials the server also answers only requests sent to its
 own names (their Host header): localhost, an IP address, the --addr host
 and the names given with --allowed-host NAME; others are refused 403, so
@@ -133,8 +140,18 @@ hosts, addresses and networks it lists, over plain http:// too, e.g.
 TLS: --tls-cert FILE --tls-key FILE serve HTTPS (HTTP/1.1 and HTTP/2).
 SIGHUP reads the certificate and the credentials file again; a file that
 does not load is logged and the server keeps what it had.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return c.run(cmd.Context()) },
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{envAnnotation: "true"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.sfnLocalEnv {
+				r, err := applySFNLocal(cmd.Flags(), c.LookupEnv)
+				if err != nil {
+					return err
+				}
+				c.Logger.Info("serve: Step Functions Local variables", r.attrs()...)
+			}
+			return c.run(cmd.Context())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "address to listen on")
@@ -177,6 +194,7 @@ does not load is logged and the server keeps what it had.`,
 	f.Var(daysValue{&c.cfg.RetentionInterval}, "retention-interval", "time between two passes of the deletion of old executions")
 	f.StringVar(&c.cfg.Credentials, "credentials", "", "AWS shared-credentials file: require every API request to be signed (SigV4) with one of its access keys, and a sign-in to the console")
 	f.BoolVar(&c.cfg.Insecure, "insecure", false, "allow serving without --credentials on an address other than a loopback one")
+	f.BoolVar(&c.cfg.Container, "container", false, "this process runs in a container, whose network is the boundary: without --credentials, listen on any address (0.0.0.0; the port is reached only where it is published) and also answer host names without a dot (compose or CI service names such as stepwise); the cross-origin guard stays")
 	f.StringArrayVar(&c.cfg.AllowedHosts, "allowed-host", nil, "without --credentials, also answer requests to this host name (their Host), besides localhost, IP addresses and the --addr host: NAME, .DOMAIN for the domain and the names under it, or * for any (repeatable)")
 	f.StringVar(&c.cfg.TLSCert, "tls-cert", "", "PEM file of the server's certificate (chain): serve HTTPS (with --tls-key)")
 	f.StringVar(&c.cfg.TLSKey, "tls-key", "", "PEM file of the certificate's private key (with --tls-cert)")
@@ -185,10 +203,12 @@ does not load is logged and the server keeps what it had.`,
 	f.BoolVar(&c.metrics, "metrics", true, "serve Prometheus metrics at GET /metrics")
 	f.StringVar(&c.cfg.ExecutionLogs.To, "execution-logs", c.cfg.ExecutionLogs.To, "where executions' logs go when their state machine's loggingConfiguration asks for them: auto (CloudWatch Logs when an endpoint is set for logs, else files), files, cloudwatch or off")
 	f.StringVar(&c.cfg.ExecutionLogs.Dir, "logs-dir", "", "folder of the execution log files, a folder per log group (default: the database's path with .logs added)")
+	f.BoolVar(&c.sfnLocalEnv, "sfn-local-env", false, "read Step Functions Local's environment variables into the flags neither the command line nor a STEPWISE_ variable gives: AWS_DEFAULT_REGION (--region), AWS_ACCOUNT_ID (--account), WAIT_TIME_SCALE (--wait-time-scale), LAMBDA_, BATCH_, DYNAMODB_, ECS_, GLUE_, SAGE_MAKER_, SQS_ and SNS_ENDPOINT (--endpoint SERVICE=URL), SFN_MOCK_CONFIG (--mock-config)")
 	f.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the server's run to this file")
 	f.MarkHidden("cpuprofile")
 	f.StringVar(&c.pprofAddr, "pprof", "", "serve net/http/pprof (with mutex and block profiles) on this address")
 	f.MarkHidden("pprof")
+	cmd.Long += "\n\n" + envHelp(f)
 	return cmd
 }
 
@@ -263,6 +283,9 @@ func (c *serveCommand) run(ctx context.Context) error {
 	if err := srv.Listen(); err != nil {
 		return usage(err)
 	}
+	if c.cfg.Container && c.cfg.Credentials == "" {
+		c.Logger.Warn(containerWarning(srv.Addr()))
+	}
 	fmt.Fprintf(c.Out, "stepwise: serving the Step Functions API on %s (data in %s, node %s)\n", srv.URL(), srv.Where(), srv.Node())
 	if c.ready != nil {
 		c.ready(srv.Addr().String())
@@ -297,6 +320,17 @@ func (c *serveCommand) run(ctx context.Context) error {
 			srv.Reload()
 		}
 	}
+}
+
+// containerWarning is the warning of a server in a container without
+// credentials, listening on addr.
+func containerWarning(addr net.Addr) string {
+	port := "8083"
+	if a, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
+	}
+	return fmt.Sprintf("serve: without --credentials the API is open to whoever reaches the port the container publishes: "+
+		"publish it on 127.0.0.1 (-p 127.0.0.1:%[1]s:%[1]s) or set STEPWISE_CREDENTIALS", port)
 }
 
 // options are the server's options the flags give besides c.cfg.

@@ -18,6 +18,7 @@
 //	localhost, and names under .localhost    (resolved to loopback by browsers)
 //	an IP address, 127.0.0.1 or [::1] or any other (an address cannot be rebound)
 //	the names it is given (Names)             (its --addr host, --allowed-host)
+//	in a container, a name without a dot      (a compose or CI service name: stepwise, sfn)
 //
 // or when it has no Host (HTTP/1.0: no browser sends such a request).
 // The port is not looked at: a rebinding page controls only the name,
@@ -48,6 +49,7 @@ type Names struct {
 	exact   map[string]bool
 	domains []string // ".example.com": the name and those under it
 	any     bool
+	single  bool // every name of one label (AllowSingleLabel)
 }
 
 // NewNames returns the names, each a host name, ".domain" (the domain and
@@ -70,6 +72,28 @@ func NewNames(names ...string) (*Names, error) {
 		}
 	}
 	return n, nil
+}
+
+// AllowSingleLabel makes n allow every name of one label, without a dot
+// (stepwise, sfn): in a container, the names other containers of its
+// network reach it by (a compose file's or a CI job's service names). No
+// site's page is served from such a name, so none can rebind it; a name
+// with a dot still needs to be given.
+func (n *Names) AllowSingleLabel() { n.single = true }
+
+// singleLabel says whether a Host's name is a name of one label: letters,
+// digits, '-' and '_', a letter among them (a number is an IPv4 address
+// to a browser, which writes it as such).
+func singleLabel(name string) bool {
+	if name == "" || len(name) > 63 || !strings.ContainsFunc(name, func(c rune) bool { return c >= 'a' && c <= 'z' }) {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseName checks a name given to the server and returns it as it is
@@ -118,6 +142,9 @@ func (n *Names) Allows(host string) bool {
 		return false
 	}
 	if n.any || n.exact[name] {
+		return true
+	}
+	if n.single && singleLabel(name) {
 		return true
 	}
 	for _, d := range n.domains {

@@ -54,6 +54,35 @@ func TestAllows(t *testing.T) {
 	require.True(t, anyName.Allows("rebind.attacker.test:8083"))
 }
 
+// In a container, the names without a dot are answered too: the service
+// names of a compose file or a CI job.
+func TestAllowsSingleLabel(t *testing.T) {
+	t.Parallel()
+	names, err := NewNames("stepwise.internal")
+	require.NoError(t, err)
+	require.False(t, names.Allows("stepwise:8083"))
+	names.AllowSingleLabel()
+	for _, tt := range []struct {
+		host string
+		ok   bool
+	}{
+		{"stepwise:8083", true},
+		{"sfn", true},
+		{"Step_Functions-1:8083", true},
+		{"stepwise.internal:8083", true},
+		{"localhost:8083", true},
+
+		{"evil.example.com", false},
+		{"rebind.attacker.test:8083", false},
+		{"stepwise.:8083", true},   // a final dot is dropped
+		{"2130706433:8083", false}, // browsers write 127.0.0.1
+		{":8083", false},
+		{"a%2fb:8083", false},
+	} {
+		require.Equal(t, tt.ok, names.Allows(tt.host), tt.host)
+	}
+}
+
 func TestParseName(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
