@@ -22,8 +22,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// containerRegion is the region the container serves.
-const containerRegion = "us-east-1"
+// The region and account the container serves, from Step Functions
+// Local's env file.
+const (
+	containerRegion  = "eu-west-1"
+	containerAccount = "111122223333"
+)
+
+// sfnLocalEnvFile writes an env file of Step Functions Local's (as
+// amazon/aws-stepfunctions-local reads it) with waits scaled by scale.
+func sfnLocalEnvFile(t *testing.T, scale string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "aws-stepfunctions-local-credentials.txt")
+	require.NoError(t, os.WriteFile(p, []byte("AWS_DEFAULT_REGION="+containerRegion+"\n"+
+		"AWS_ACCOUNT_ID="+containerAccount+"\n"+
+		"LAMBDA_ENDPOINT=http://lambda.invalid:9001\n"+
+		"SQS_ENDPOINT=http://sqs.invalid:9324\n"+
+		"WAIT_TIME_SCALE="+scale+"\n"), 0o644))
+	return p
+}
 
 // needPodman skips a test without podman (fails it on CI, where
 // scripts/install-podman.sh installs it).
@@ -182,7 +199,8 @@ func TestContainerImage(t *testing.T) {
 	id := fmt.Sprintf("stepwise-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
 	volume := podman(t, "volume", "create", id)
 	t.Cleanup(func() { exec.Command("podman", "volume", "rm", "-f", volume).Run() })
-	c := &container{t: t, image: image, name: id, volume: volume, port: freePort(t)}
+	// Waits take no time, as in a test suite using Step Functions Local.
+	c := &container{t: t, image: image, name: id, volume: volume, port: freePort(t), envFile: sfnLocalEnvFile(t, "0")}
 	t.Cleanup(c.remove)
 	c.run()
 
@@ -201,6 +219,12 @@ func TestContainerImage(t *testing.T) {
 	require.Equal(t, "65532:65532", inspected[0].Config.User)
 	require.Equal(t, []string{"CMD", "/usr/local/bin/stepwise", "health"}, inspected[0].Config.Healthcheck.Test)
 	require.Equal(t, int64(10*time.Second), inspected[0].Config.Healthcheck.Interval)
+	// Step Functions Local's variables were read, and container mode warns
+	// that the port is open.
+	logs, err := exec.Command("podman", "logs", c.name).CombinedOutput()
+	require.NoError(t, err)
+	require.Contains(t, string(logs), "AWS_ACCOUNT_ID, AWS_DEFAULT_REGION, WAIT_TIME_SCALE, LAMBDA_ENDPOINT, SQS_ENDPOINT")
+	require.Contains(t, string(logs), "without --credentials the API is open to whoever reaches the port the container publishes")
 	// The health check, run by hand (its timer needs systemd).
 	podman(t, "healthcheck", "run", c.name)
 	// The server runs as the image's user, not root.
@@ -208,17 +232,20 @@ func TestContainerImage(t *testing.T) {
 
 	def := filepath.Join(t.TempDir(), "def.json")
 	require.NoError(t, os.WriteFile(def, []byte(`{"StartAt": "Hello", "States": {
-		"Hello": {"Type": "Pass", "Parameters": {"greeting.$": "States.Format('Hello, {}!', $.name)"}, "Next": "Nap"},
-		"Nap": {"Type": "Wait", "Seconds": 1, "End": true}}}`), 0o644))
+		"Hello": {"Type": "Pass", "Parameters": {"greeting.$": "States.Format('Hello, {}!', $.name)", "nap.$": "$.nap"}, "Next": "Nap"},
+		"Nap": {"Type": "Wait", "SecondsPath": "$.nap", "OutputPath": "$.greeting", "End": true}}}`), 0o644))
 	created := c.aws("create-state-machine", "--name", "hello", "--definition", "file://"+def, "--role-arn", roleArn)
 	smArn := created["stateMachineArn"].(string)
-	require.Equal(t, "arn:aws:states:us-east-1:123456789012:stateMachine:hello", smArn)
-	started := c.aws("start-execution", "--state-machine-arn", smArn, "--name", "first", "--input", `{"name": "Ada"}`)
+	require.Equal(t, "arn:aws:states:"+containerRegion+":"+containerAccount+":stateMachine:hello", smArn)
+	started := c.aws("start-execution", "--state-machine-arn", smArn, "--name", "first", "--input", `{"name": "Ada", "nap": 3600}`)
 	first := started["executionArn"].(string)
+	require.Equal(t, "arn:aws:states:"+containerRegion+":"+containerAccount+":execution:hello:first", first)
+	// WAIT_TIME_SCALE=0: the hour's wait takes no time (waitDone gives up
+	// after a minute).
 	waitDone(t, c.client(), first)
 	described := c.aws("describe-execution", "--execution-arn", first)
 	require.Equal(t, "SUCCEEDED", described["status"])
-	require.JSONEq(t, `{"greeting": "Hello, Ada!"}`, described["output"].(string))
+	require.JSONEq(t, `"Hello, Ada!"`, described["output"].(string))
 
 	// Stopped (SIGTERM) and run again on the volume: all there.
 	podman(t, "stop", "-t", "20", c.name)
@@ -227,13 +254,18 @@ func TestContainerImage(t *testing.T) {
 	require.Equal(t, "SUCCEEDED", c.aws("describe-execution", "--execution-arn", first)["status"])
 	require.Equal(t, "hello", c.aws("describe-state-machine", "--state-machine-arn", smArn)["name"])
 
-	// Killed right after executions were acknowledged: every one is there
-	// once the container runs again, and completes.
+	// Killed right after executions were acknowledged (their waits real
+	// now, so they are running): every one is there once the container
+	// runs again, and completes.
+	podman(t, "stop", "-t", "20", c.name)
+	podman(t, "rm", c.name)
+	c.envFile = sfnLocalEnvFile(t, "1")
+	c.run()
 	client := c.client()
 	var arns []string
 	for i := range 8 {
 		out, err := client.StartExecution(context.Background(), &sfn.StartExecutionInput{
-			StateMachineArn: aws.String(smArn), Name: aws.String(fmt.Sprintf("killed-%d", i)), Input: aws.String(`{"name": "Bo"}`)})
+			StateMachineArn: aws.String(smArn), Name: aws.String(fmt.Sprintf("killed-%d", i)), Input: aws.String(`{"name": "Bo", "nap": 2}`)})
 		require.NoError(t, err)
 		arns = append(arns, aws.ToString(out.ExecutionArn))
 	}
@@ -244,16 +276,17 @@ func TestContainerImage(t *testing.T) {
 	for _, arn := range arns {
 		out := waitDone(t, client, arn)
 		require.Equal(t, "SUCCEEDED", string(out.Status), arn)
-		require.JSONEq(t, `{"greeting": "Hello, Bo!"}`, aws.ToString(out.Output), arn)
+		require.JSONEq(t, `"Hello, Bo!"`, aws.ToString(out.Output), arn)
 	}
 	podman(t, "stop", "-t", "20", c.name)
 	podman(t, "rm", c.name)
 
 	// A read-only root file system: it serves and writes to the volume.
+	c.envFile = sfnLocalEnvFile(t, "0")
 	c.extra = []string{"--read-only"}
 	c.run()
 	require.Equal(t, "true", podman(t, "inspect", "--format", "{{.HostConfig.ReadonlyRootfs}}", c.name))
-	ro := c.aws("start-execution", "--state-machine-arn", smArn, "--name", "read-only", "--input", `{"name": "Cy"}`)
+	ro := c.aws("start-execution", "--state-machine-arn", smArn, "--name", "read-only", "--input", `{"name": "Cy", "nap": 60}`)
 	out := waitDone(t, c.client(), ro["executionArn"].(string))
 	require.Equal(t, "SUCCEEDED", string(out.Status))
 	podman(t, "healthcheck", "run", c.name)

@@ -41,18 +41,28 @@ const (
 )
 
 // Env is the image's environment: the server listens on every address
-// of the container (port 8083), keeps its database, caches and home in
-// the volume, runs in container mode and honours Step Functions Local's
-// variables (docs/container.md).
+// of the container (the API on 8083, the deployed templates' APIs on
+// 3000), keeps its database in the volume, runs in container mode (the
+// container's network is the boundary) and honours Step Functions Local's
+// variables (AWS_DEFAULT_REGION, WAIT_TIME_SCALE, LAMBDA_ENDPOINT, ...),
+// so that its env file works unchanged; caches and the home directory are
+// in the volume too, the root file system may be read-only
+// (docs/container.md).
 var Env = []string{
 	"PATH=/usr/local/bin",
+	"STEPWISE_ADDR=0.0.0.0:8083",
+	"STEPWISE_API_ADDR=0.0.0.0:3000",
+	"STEPWISE_DB=" + DataDir + "/stepwise.db",
+	"STEPWISE_CONTAINER=1",
+	"STEPWISE_SFN_LOCAL_ENV=1",
 	"HOME=" + DataDir,
 	"XDG_CACHE_HOME=" + DataDir + "/cache",
 	"TMPDIR=/tmp",
 }
 
-// Cmd is the image's command, after the entry point.
-var Cmd = []string{"serve", "--addr", "0.0.0.0:8083", "--db", DataDir + "/stepwise.db", "--insecure"}
+// Cmd is the image's command, after the entry point: the settings are
+// Env's, which a container's own environment overrides.
+var Cmd = []string{"serve"}
 
 // Ports are the ports the image exposes: the API and the console (8083)
 // and the deployed templates' APIs (3000).
