@@ -104,6 +104,8 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
+	{pkg: "internal/imagebuild", layer: "internal: the container image's builder, a build tool beside the program (scripts/build-image.sh)", may: with()},
+	{pkg: "internal/cmd/imagebuild", layer: "internal: the container image builder's command (scripts/build-image.sh)", may: with("internal/imagebuild", "internal/boundedfile")},
 	{pkg: "internal/warnrule", layer: "internal: warning thresholds on a Task's result, below the engine's starter, the observers and the service", may: with("asl/budget", "asl/jsonata", "asl/jsonpath")},
 
 	// engine: below the service and the wire (docs/design/api.md, The API).
