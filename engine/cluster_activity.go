@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"stepwise/engine/activity"
@@ -52,11 +53,13 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 		// no one has (the sweep would queue it again, but later).
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		arn, id, ok, err := e.cl.Store().ActivityTake(tctx, activityArn, e.cl.ID())
-		if err != nil && ctx.Err() == nil {
-			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
-		}
-		return arn, id, ok
+		return e.takes.take(activityArn, func(n int) []store.QueuedTask {
+			tasks, err := e.cl.Store().ActivityTakeMany(tctx, activityArn, e.cl.ID(), n)
+			if err != nil && ctx.Err() == nil {
+				e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
+			}
+			return tasks
+		})
 	}
 	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
 		func(arn, id string) (*activity.Handout, error) {
@@ -166,4 +169,70 @@ func (e *Engine) releaseAnywhere(ctx context.Context, arn, id string) {
 // ahead of the others.
 func (e *Engine) requeue(activityArn, arn, id string) {
 	e.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: e.cl.ID(), Front: true})
+}
+
+// takeGroups gathers the takes of a node's pollers of each activity: a
+// take asked for while another is in flight waits for it, then all those
+// that waited are taken together, a task for each in one transaction
+// (one WAL flush where each take would wait for its own).
+type takeGroups struct {
+	mu sync.Mutex
+	by map[string]*takeGroup // activity ARN → takes waiting, while one is in flight
+}
+
+type takeGroup struct {
+	waiting []chan takeResult // the first leads the next take
+}
+
+// takeResult is a poller's share of a take: a task (ok), none, or lead:
+// the poller is to take for those waiting, itself among them.
+type takeResult struct {
+	arn, id  string
+	ok, lead bool
+}
+
+// take takes a task of activity for one poller, with the next take of
+// the activity's pollers: takeMany(n) takes up to n tasks.
+func (g *takeGroups) take(activity string, takeMany func(n int) []store.QueuedTask) (string, string, bool) {
+	ch := make(chan takeResult, 1)
+	g.mu.Lock()
+	if g.by == nil {
+		g.by = map[string]*takeGroup{}
+	}
+	grp := g.by[activity]
+	lead := grp == nil
+	if lead {
+		grp = &takeGroup{}
+		g.by[activity] = grp
+	}
+	grp.waiting = append(grp.waiting, ch)
+	g.mu.Unlock()
+	if !lead {
+		// Every take waiting gets an answer: a task taken for a poller
+		// that left is the hand-out's to put back.
+		if r := <-ch; !r.lead {
+			return r.arn, r.id, r.ok
+		}
+	}
+	g.mu.Lock()
+	batch := grp.waiting
+	grp.waiting = nil
+	g.mu.Unlock()
+	tasks := takeMany(len(batch))
+	g.mu.Lock()
+	if len(grp.waiting) > 0 {
+		grp.waiting[0] <- takeResult{lead: true} // those that came meanwhile
+	} else {
+		delete(g.by, activity)
+	}
+	g.mu.Unlock()
+	for i, c := range batch {
+		if i < len(tasks) {
+			c <- takeResult{arn: tasks[i].ExecutionArn, id: tasks[i].TaskID, ok: true}
+		} else {
+			c <- takeResult{}
+		}
+	}
+	r := <-ch
+	return r.arn, r.id, r.ok
 }

@@ -159,6 +159,7 @@ type Engine struct {
 	timers       *timerQueue
 	activities   *activity.Queue  // a single node's activity tasks, and every node's pollers
 	activity     *activity.Runner // activity tasks, on activities or (in a cluster) the store's queue
+	takes        takeGroups       // in a cluster, the takes of this node's pollers from the store's queue
 	starter      *start.Starter   // the one way in, for the children of nested and map runs
 	nested       *nested.Runner   // states:startExecution tasks
 	mapRuns      *maprun.Runner   // distributed Maps' map runs
