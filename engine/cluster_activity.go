@@ -24,14 +24,32 @@ func (e *Engine) queueActivity(t *task.Task, front bool) { e.activity.Add(t, fro
 
 // sharedQueue is a cluster's queue of activity tasks, in the store (see
 // node.EnqueueLoop): the activity runner's queue in a cluster.
+//
+// A task of this node's executions (the node queues only those) goes
+// straight to a poller of this node that waits for the activity, when
+// one does: no other node can take it then, as it is not in the store's
+// queue, and the hand-out, the execution's step, is written as any
+// other before the worker gets the task. Should the node die first, the
+// task is in no queue, as one not yet written to it: the execution's
+// next owner queues the tasks no worker holds as it loads it.
 type sharedQueue struct {
-	cl  *node.Node
-	log *slog.Logger
-	ctx func() context.Context // the engine's
+	cl    *node.Node
+	local *activity.Queue // this node's pollers
+	log   *slog.Logger
+	ctx   func() context.Context // the engine's
 }
 
 func (q sharedQueue) Enqueue(t *task.Task, front bool) {
-	q.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: q.cl.ID(), Front: front})
+	q.put(t.Request.Resource, t.ExecutionArn, t.ID, front)
+}
+
+// put gives a task to a poller of this node waiting for its activity, or
+// queues it in the store.
+func (q sharedQueue) put(activityArn, arn, id string, front bool) {
+	if q.local.Give(activityArn, arn, id) {
+		return
+	}
+	q.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: q.cl.ID(), Front: front})
 }
 
 // Dequeue removes a task that is no longer wanted from the queue.
@@ -64,7 +82,8 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
 		func(arn, id string) (*activity.Handout, error) {
 			return e.handOutAnywhere(ctx, activityArn, arn, id, worker)
-		})
+		},
+		func(arn, id string) { e.activity.Shared.(sharedQueue).put(activityArn, arn, id, true) })
 }
 
 // handOutAnywhere hands a task taken from the store's queue to the poller

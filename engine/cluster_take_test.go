@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stepwise/engine/activity"
+	"stepwise/history"
 	"stepwise/internal/testkit/testwait"
 	"stepwise/store"
 )
@@ -77,4 +80,34 @@ func TestTakeGroupsTakeTogether(t *testing.T) {
 	require.Len(t, ids, 4)
 	require.Equal(t, 2, none)
 	require.Empty(t, g.by, "no take left in flight")
+}
+
+// A task of this node's execution goes straight to a poller of this node
+// waiting for its activity: it never enters the store's queue, and the
+// hand-out is recorded as any other.
+func TestClusterTaskGivenToWaitingPoller(t *testing.T) {
+	c := newCluster(t, 1)
+	ctx := context.Background()
+	sm, m := c.machine(t, "act", `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "`+activityArn+`", "End": true}}}`)
+	got := make(chan *activity.Handout, 1)
+	go func() {
+		task, err := c.nodes[0].PollActivity(ctx, activityArn, "worker", 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- task
+	}()
+	testwait.Until(t, func() bool { return c.nodes[0].activities.Waiting(activityArn) == 1 }, 10*time.Second, time.Millisecond, "the poller waits")
+	x := c.start(t, 0, sm, m, "e", `{"i": 1}`)
+	task := <-got
+	require.NotNil(t, task)
+	require.JSONEq(t, `{"i": 1}`, task.Input)
+	var used bool
+	require.NoError(t, c.drvs[0].Pool().QueryRow(ctx, `SELECT is_called FROM stepwise_activity_queue_seq`).Scan(&used))
+	require.False(t, used, "the task never entered the store's queue")
+	require.NoError(t, c.nodes[0].SendTaskSuccess(ctx, task.Token, `{}`))
+	b := c.bundle()
+	b.waitStatus(t, x.Arn, history.StatusSucceeded)
+	require.Equal(t, []string{"ExecutionStarted", "TaskStateEntered", "ActivityScheduled", "ActivityStarted",
+		"ActivitySucceeded", "TaskStateExited", "ExecutionSucceeded"}, b.history(t, x.Arn))
 }

@@ -240,7 +240,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e.health.log = cfg.Logger
 	e.activity = &activity.Runner{Queue: activities}
 	if e.cl != nil {
-		e.activity.Shared = sharedQueue{cl: e.cl, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
+		e.activity.Shared = sharedQueue{cl: e.cl, local: activities, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
 	}
 	e.starter = start.New(start.Config{Store: drv.Executor(), Runs: e, Region: cfg.Region, Account: cfg.Account,
 		PayloadLimit: cfg.PayloadLimit, Definitions: cfg.Definitions})

@@ -17,6 +17,7 @@ type Queue struct {
 	pending map[string][]*task.Task    // activity ARN → tasks, oldest first
 	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
+	given   map[chan struct{}]Given    // pollers of a cluster's queue woken with a task of their own (Give)
 	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
 }
 
@@ -60,7 +61,7 @@ type taskKey struct{ arn, id string }
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue {
-	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
+	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, given: map[chan struct{}]Given{}, seen: map[string][]WorkerSeen{}}
 }
 
 // Add queues a task behind the others, or with front ahead of them: one
@@ -149,16 +150,21 @@ func (q *Queue) Listen(arn string) chan struct{} {
 }
 
 // Unlisten withdraws a poller registered with Listen. A wake-up it got
-// and did not use passes to the next poller.
-func (q *Queue) Unlisten(arn string, ch chan struct{}) {
+// and did not use passes to the next poller; a task it was given is
+// returned, for the poller to hand out or give back.
+func (q *Queue) Unlisten(arn string, ch chan struct{}) (Given, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	w := q.waiters[arn]
 	for i, c := range w {
 		if c == ch {
 			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
-			return
+			return Given{}, false
 		}
+	}
+	if g, ok := q.given[ch]; ok {
+		delete(q.given, ch)
+		return g, true
 	}
 	select {
 	case <-ch:
@@ -168,6 +174,44 @@ func (q *Queue) Unlisten(arn string, ch chan struct{}) {
 		}
 	default:
 	}
+	return Given{}, false
+}
+
+// Waiting counts the pollers of an activity waiting here.
+func (q *Queue) Waiting(arn string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiters[arn])
+}
+
+// Given is a task of a cluster's queue handed to one of this node's
+// pollers without going through the store's queue (Give).
+type Given struct{ ExecutionArn, TaskID string }
+
+// Give hands a task of activity arn to the poller of a cluster's queue
+// that has waited longest here, if one waits: it wakes up with the task
+// (Unlisten or Received returns it). false when none waits.
+func (q *Queue) Give(arn, executionArn, taskID string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	if len(w) == 0 {
+		return false
+	}
+	q.waiters[arn] = w[1:]
+	q.given[w[0]] = Given{executionArn, taskID}
+	close(w[0])
+	return true
+}
+
+// Received returns the task given to a poller that was woken on ch, if it
+// was given one.
+func (q *Queue) Received(ch chan struct{}) (Given, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	g, ok := q.given[ch]
+	delete(q.given, ch)
+	return g, ok
 }
 
 // Wake wakes up to n pollers of an activity: tasks were queued.
