@@ -119,9 +119,12 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 	if err := checkFences(ctx, q, steps, live); err != nil {
 		return err
 	}
+	// The events are packed (compressed) while the executions' rows are
+	// written: off the writer's path, which every commit waits for.
+	packed := packSteps(steps)
 	ids, err := writeExecutions(ctx, q, steps)
 	if err != nil {
-		return err
+		return err // the packing ends on its own (packed is buffered)
 	}
 	if err := ownInserted(ctx, q, steps); err != nil {
 		return err
@@ -170,13 +173,11 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 			return err
 		}
 	}
-	if nEvents > 0 {
-		var rows []eventpack.Row
-		args := make([]any, 0, 5*len(steps))
-		for i, s := range steps {
-			rows = eventpack.Pack(rows[:0], s.Events)
-			for j := range rows {
-				args = sqlcore.HistoryArgs(args, ids[i], &rows[j])
+	if rows := <-packed; nEvents > 0 {
+		args := make([]any, 0, 5*len(rows.rows))
+		for i := range steps {
+			for j := rows.ends[i]; j < rows.ends[i+1]; j++ {
+				args = sqlcore.HistoryArgs(args, ids[i], &rows.rows[j])
 			}
 		}
 		// The trigger stepwise_history_taken refuses a row whose events
@@ -211,6 +212,37 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 		}
 	}
 	return nil
+}
+
+// packedSteps are the history rows of a batch of steps: step i's are
+// rows[ends[i]:ends[i+1]].
+type packedSteps struct {
+	rows []eventpack.Row
+	ends []int
+}
+
+// packConcurrently is the fewest steps whose events packSteps packs on a
+// goroutine of its own.
+const packConcurrently = 8
+
+// packSteps packs the events of steps into their history rows, on a
+// goroutine of its own when there are enough of them.
+func packSteps(steps []*store.Step) <-chan packedSteps {
+	out := make(chan packedSteps, 1)
+	pack := func() {
+		p := packedSteps{ends: make([]int, 1, len(steps)+1)}
+		for _, s := range steps {
+			p.rows = eventpack.Pack(p.rows, s.Events)
+			p.ends = append(p.ends, len(p.rows))
+		}
+		out <- p
+	}
+	if len(steps) < packConcurrently {
+		pack()
+	} else {
+		go pack()
+	}
+	return out
 }
 
 // writeExecutions inserts or updates the execution row of every step that
