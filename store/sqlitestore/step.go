@@ -72,10 +72,11 @@ var (
 // inserts many rows in one transaction: one statement for all of them
 // costs the committer less than one statement each (binding and
 // stepping a statement is a good part of an insert's cost).
-const (
-	executionInsertHead = `INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `)`
-	executionInsertCols = 22
-)
+const executionInsertHead = `INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `)`
+
+// executionInsertCols is the number of an execution's columns
+// (sqlcore.ExecutionInsertArgs).
+var executionInsertCols = strings.Count(sqlcore.ExecutionColumns, ",") + 1
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
