@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"os"
 	"time"
 )
 
@@ -20,24 +21,33 @@ import (
 // already. Nothing about durability changes: a commit is durable once its
 // WAL frames are fsynced, and SQLite recovers a checkpoint cut short by a
 // crash from the WAL.
-const checkpointEvery = 10 * time.Millisecond
+//
+// It checkpoints only a WAL of at least checkpointFrom bytes (half the
+// writer's bound): a small database's WAL stays as it was, growing into
+// new space on the disk until the writer's checkpoint, so that a full
+// disk stops its commits as soon as before.
+const (
+	checkpointEvery = 10 * time.Millisecond
+	checkpointFrom  = 2 << 20
+)
 
 type checkpointer struct {
+	wal     string // the WAL file's path
 	db      *sql.DB
 	wake    chan struct{}
 	done    chan struct{}
 	stopped chan struct{}
 }
 
-// startCheckpointer starts the checkpointer of the database at uri (a
-// file: URI followed by "?").
-func startCheckpointer(uri, busy string) (*checkpointer, error) {
+// startCheckpointer starts the checkpointer of the database at path, uri
+// (a file: URI followed by "?").
+func startCheckpointer(path, uri, busy string) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", uri+dsnQuery(false, false, busy))
 	if err != nil {
 		return nil, err
 	}
 	keepOneConn(db)
-	c := &checkpointer{db: db, wake: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	c := &checkpointer{wal: path + "-wal", db: db, wake: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go c.run()
 	return c, nil
 }
@@ -62,6 +72,9 @@ func (c *checkpointer) run() {
 		case <-c.done:
 			return
 		case <-c.wake:
+		}
+		if fi, err := os.Stat(c.wal); err != nil || fi.Size() < checkpointFrom {
+			continue
 		}
 		// A checkpoint that fails (the disk full, the file busy) is the
 		// writer's to do at the bound, as without a checkpointer.

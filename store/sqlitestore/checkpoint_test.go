@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,9 @@ import (
 
 // The pages commits append to the WAL reach the database file without
 // the writer's own checkpoint, which SQLite runs only once the WAL holds
-// 1,000 pages: the checkpointer copies them beside the writer. The data
-// reads the same, and after Close the WAL is gone as before.
+// 1,000 pages: once the WAL holds half as much, the checkpointer copies
+// them beside the writer. The data reads the same, and after Close the
+// WAL is gone as before.
 func TestCheckpointer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -41,6 +43,7 @@ func TestCheckpointer(t *testing.T) {
 		RevisionID: "r1", Definition: `{}`, RoleArn: "role", CreatedAt: baseTime, UpdatedAt: baseTime,
 	}})
 	require.NoError(t, err)
+	input := `"` + strings.Repeat("i", 12<<10) + `"`
 	var arns []string
 	for i := range 10 {
 		tx, err := d.Begin(ctx)
@@ -51,7 +54,7 @@ func TestCheckpointer(t *testing.T) {
 			arns = append(arns, arn)
 			steps = append(steps, &store.Step{Insert: &store.Execution{
 				Arn: arn, StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:bench", RevisionID: "r1",
-				Name: arn[len(arn)-9:], Status: history.StatusRunning, Input: `{}`, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 1,
+				Name: arn[len(arn)-9:], Status: history.StatusRunning, Input: input, StartDate: baseTime, RoleArn: "role", Version: 1, LastEventID: 1,
 			}, Events: []*store.Event{{ExecutionArn: arn, ID: 1, Type: "ExecutionStarted", Timestamp: baseTime, Body: []byte(`{}`)}}})
 		}
 		require.NoError(t, tx.StepWrite(ctx, steps))
@@ -59,6 +62,7 @@ func TestCheckpointer(t *testing.T) {
 	}
 	wal := size(path + "-wal")
 	require.Positive(t, wal)
+	require.Greater(t, wal, int64(checkpointFrom))
 	require.Less(t, wal, int64(1000*4096), "the writer's own checkpoint would run")
 	require.Eventually(t, func() bool { return size(path) > before }, 20*time.Second, 10*time.Millisecond,
 		"the database file stays at %d bytes: the WAL's pages were not copied", before)

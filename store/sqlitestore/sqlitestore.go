@@ -180,7 +180,7 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		d.read, d.write = read, write
 		d.reads.db, d.writes.db = read, write
 		if !opts.readOnly {
-			if d.ckpt, err = startCheckpointer(uri, busy); err != nil {
+			if d.ckpt, err = startCheckpointer(path, uri, busy); err != nil {
 				read.Close()
 				write.Close()
 				return nil, err
