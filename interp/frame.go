@@ -70,9 +70,16 @@ type frame struct {
 	evalReported bool
 
 	// What runs next: set when a state completes with Next (or a Catch).
-	next       string
-	nextInput  any
-	inputText  string // the text of nextInput as the client sent it, if known
+	next      string
+	nextInput any
+	inputText string // the text of nextInput as the client sent it, if known
+	// inputOurs says inputText is the previous state's output as this
+	// execution wrote it (not the client's text).
+	inputOurs bool
+	// rawText is the text of rawInput as written out by this execution
+	// for its entered event; "" when the text came from elsewhere (the
+	// client's), so an output that is the input itself is written again.
+	rawText    string
 	outputText string // the text of the output the frame finishes with, while it does (see exitWithOutput)
 
 	// Children of a Parallel or Map state.
@@ -170,11 +177,14 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 			f.retries[i] = in.RetriesMade
 		}
 	}
-	text := f.inputText
+	text, ours := f.inputText, f.inputOurs
 	if text == "" {
-		text = x.text(input)
+		text, ours = x.text(input), true
 	}
-	f.inputText = ""
+	f.inputText, f.inputOurs, f.rawText = "", false, ""
+	if ours {
+		f.rawText = text
+	}
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
 	if len(x.enteredSlab) == 0 {
@@ -259,7 +269,16 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 // variables and moves to next ("" ends the frame).
 func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object, next string) {
 	s := f.state
-	text, ok := x.textLimit(out, x.Opts.PayloadLimit)
+	var text string
+	var ok bool
+	if f.rawText != "" && sameObject(out, f.rawInput) {
+		// The state's output is its input (a Choice, a Succeed, a Pass
+		// without parameters): values are never changed in place, so
+		// its text is the one the entered event wrote.
+		text, ok = f.rawText, len(f.rawText) <= x.Opts.PayloadLimit
+	} else {
+		text, ok = x.textLimit(out, x.Opts.PayloadLimit)
+	}
 	if !ok {
 		f.stateFailed(x, dataLimit(s))
 		return
@@ -315,7 +334,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	f.transition(x, next, out)
 	f.outputText = ""
 	if next != "" {
-		f.inputText = text // the next state's input is this output
+		f.inputText, f.inputOurs = text, true // the next state's input is this output
 	}
 }
 
@@ -559,4 +578,14 @@ func (f *frame) abortChildren(x *Execution, link int64) {
 		}
 		c.cancel(x, link)
 	}
+}
+
+// sameObject says whether a and b are the same object (not equal ones).
+func sameObject(a, b any) bool {
+	oa, ok := a.(*jsonvalue.Object)
+	if !ok || oa == nil {
+		return false
+	}
+	ob, ok := b.(*jsonvalue.Object)
+	return ok && oa == ob
 }
