@@ -203,6 +203,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*star
 	}
 	stop := now()
 	setEnd(row, x, stop)
+	// Its observers were told of its events, and nothing else reads them:
+	// their blocks go to the next executions.
+	x.Release()
 	billed := history.BilledDuration(stop.Sub(began).Milliseconds())
 	return &start.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

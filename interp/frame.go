@@ -188,7 +188,7 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
 	if len(x.enteredSlab) == 0 {
-		x.enteredSlab = make([]history.StateEnteredEventDetails, x.block(slabEntered, 32))
+		x.enteredSlab = takeBlock(x, slabEntered, 32, &enteredBlocks, &x.first.entered)
 	}
 	d := &x.enteredSlab[0]
 	x.enteredSlab = x.enteredSlab[1:]
@@ -284,7 +284,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 		return
 	}
 	if len(x.exitedSlab) == 0 {
-		x.exitedSlab = make([]history.StateExitedEventDetails, x.block(slabExited, 32))
+		x.exitedSlab = takeBlock(x, slabExited, 32, &exitedBlocks, &x.first.exited)
 	}
 	d := &x.exitedSlab[0]
 	x.exitedSlab = x.exitedSlab[1:]
