@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"stepwise/asl"
+	"stepwise/asl/jsonpath"
 	"stepwise/history"
 )
 
@@ -84,13 +85,15 @@ func exitedType(t asl.StateType) history.EventType {
 	return history.StateExitedType(string(t))
 }
 
-// The first blocks of events and of entered and exited details of
-// executions that let them go (Release), cleared, for the next ones: an
-// execution's events are most of what it allocates.
+// The first blocks of events, of entered and exited details and of
+// evaluation environments of executions that let them go (Release),
+// cleared, for the next ones: an execution's events are most of what it
+// allocates.
 var (
 	eventBlocks   = sync.Pool{New: func() any { return new([]history.Event) }}
 	enteredBlocks = sync.Pool{New: func() any { return new([]history.StateEnteredEventDetails) }}
 	exitedBlocks  = sync.Pool{New: func() any { return new([]history.StateExitedEventDetails) }}
+	envBlocks     = sync.Pool{New: func() any { return new([]jsonpath.Env) }}
 )
 
 // firstBlocks are the first blocks an execution took, to let go.
@@ -98,6 +101,7 @@ type firstBlocks struct {
 	events  *[]history.Event
 	entered *[]history.StateEnteredEventDetails
 	exited  *[]history.StateExitedEventDetails
+	env     *[]jsonpath.Env
 }
 
 // takeBlock is a block of n values for slab: its first from pool (a
@@ -122,8 +126,8 @@ func (x *Execution) newEventBlock() {
 	x.slab = takeBlock(x, slabEvents, 64, &eventBlocks, &x.first.events)[:0]
 }
 
-// Release lets the execution's first blocks of events and details go to
-// the next executions. Nothing of the events the execution returned, nor
+// Release lets the execution's first blocks of events, details and
+// environments go to the next executions. Nothing of the events the execution returned, nor
 // the execution, may be used after: the engine calls it once an execution
 // kept in memory alone (a synchronous one) has ended and its observers
 // were told of its steps.
@@ -131,7 +135,8 @@ func (x *Execution) Release() {
 	releaseBlock(&eventBlocks, &x.first.events)
 	releaseBlock(&enteredBlocks, &x.first.entered)
 	releaseBlock(&exitedBlocks, &x.first.exited)
-	x.slab, x.events, x.enteredSlab, x.exitedSlab = nil, nil, nil, nil
+	releaseBlock(&envBlocks, &x.first.env)
+	x.slab, x.events, x.enteredSlab, x.exitedSlab, x.envSlab = nil, nil, nil, nil, nil
 }
 
 func releaseBlock[T any](pool *sync.Pool, first **[]T) {

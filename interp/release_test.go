@@ -51,7 +51,7 @@ func TestReleaseGivesClearedBlocksToTheNext(t *testing.T) { //nolint:paralleltes
 		x, _ := run(nil)
 		x.Release()
 	})
-	require.LessOrEqual(t, released, kept-3, "the blocks of events, entered and exited details are taken again")
+	require.LessOrEqual(t, released, kept-4, "the blocks of events, entered and exited details and environments are taken again")
 
 	var got []string
 	testing.AllocsPerRun(10, func() {
