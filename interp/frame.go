@@ -157,7 +157,7 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	f.rawInput = input
 	if f.parent == nil && f.onDone == nil {
 		if x.rootInputs == nil {
-			x.rootInputs = map[string]any{}
+			x.rootInputs = make(map[string]any, min(len(f.machine.States), maxPresized)) // never grown for a short machine
 		}
 		x.rootInputs[name] = input
 	}
@@ -324,7 +324,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	x.newEvent(f, exitedType(s.Type)).StateExitedEventDetails = d
 	if !x.exited[s.Name] {
 		if x.exited == nil {
-			x.exited = map[string]bool{}
+			x.exited = make(map[string]bool, min(len(x.Machine.States), maxPresized))
 		}
 		x.exited[s.Name] = true
 	}
@@ -589,3 +589,7 @@ func sameObject(a, b any) bool {
 	ob, ok := b.(*jsonvalue.Object)
 	return ok && oa == ob
 }
+
+// maxPresized bounds the entries an execution's maps of its states are
+// first made for.
+const maxPresized = 64
