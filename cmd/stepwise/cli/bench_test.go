@@ -145,3 +145,19 @@ func TestBenchLeanCaller(t *testing.T) {
 	_, err = newLeanCaller(srv.URL, 2, "KA", "wrong").startSync(ctx, "arn:sm", `{}`)
 	require.ErrorContains(t, err, "StartSyncExecution: HTTP 403 InvalidSignatureException: ")
 }
+
+// The lean client reads a string member of an answer without decoding the
+// rest, escapes included, and not from inside another string.
+func TestBenchMemberString(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"output":"{\"status\":\"x\"}","redriveStatus":"NOT","status":"SUCCEEDED","name":"a\"b\\c\u00e9","n":1}`)
+	for name, want := range map[string]string{"status": "SUCCEEDED", "name": "a\"b\\cé", "output": `{"status":"x"}`, "redriveStatus": "NOT"} {
+		got, ok := memberString(body, name)
+		require.True(t, ok, name)
+		require.Equal(t, want, got, name)
+	}
+	for _, name := range []string{"n", "missing", "statu"} {
+		_, ok := memberString(body, name)
+		require.False(t, ok, name)
+	}
+}
