@@ -43,6 +43,7 @@ type Metrics struct {
 	activities, lambdas, integrations kindMetrics
 
 	apiRequests, apiThrottled, apiConsumed *prometheus.CounterVec
+	apiCalls                               sync.Map // apiKey → its child of apiRequests
 
 	batchSize, commitLatency, replayTime prometheus.Histogram
 	storageErrors                        prometheus.Counter
