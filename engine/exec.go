@@ -35,10 +35,13 @@ import (
 // steps of the execution; gone means it was dropped from the engine (ended,
 // or its state may no longer match the store) and must be looked up again.
 type liveExecution struct {
-	mu     sync.Mutex
-	arn    string
-	x      *interp.Execution
-	row    store.Execution
+	mu  sync.Mutex
+	arn string
+	x   *interp.Execution
+	row store.Execution
+	// rowID is the store's id of the execution's row, once a committed
+	// step told it (store.Step.ExecutionID); 0 before.
+	rowID  int64
 	seq    int64                          // the replay log's last seq
 	timers map[string]time.Time           // pending timers → when (interpreter time)
 	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result

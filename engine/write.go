@@ -89,7 +89,8 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		}
 		addTimers = nil
 	}
-	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
+	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks,
+		ExecutionID: l.rowID}
 	if e.cl != nil {
 		fence := e.cl.Fence()
 		step.Fence = &fence
