@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"reflect"
 	"sort"
@@ -53,26 +54,33 @@ func (c *Config) AWSConfig(ctx context.Context, service string) (aws.Config, str
 func SdkMetadata(out *jsonvalue.Object, md middleware.Metadata) {
 	raw, _ := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
 	requestID, _ := awsmiddleware.GetRequestIDMetadata(md)
+	status := 200
+	var header http.Header
+	if raw != nil {
+		status, header = raw.StatusCode, raw.Header
+	}
+	SdkHTTPMetadata(out, status, header, requestID)
+}
+
+// SdkHTTPMetadata adds the SdkHttpMetadata and SdkResponseMetadata
+// members of an answer's status, headers and request ID.
+func SdkHTTPMetadata(out *jsonvalue.Object, status int, header http.Header, requestID string) {
 	all := jsonvalue.NewObject(8)
 	single := jsonvalue.NewObject(8)
-	status := 200
-	if raw != nil {
-		status = raw.StatusCode
-		names := make([]string, 0, len(raw.Header))
-		for name := range raw.Header {
-			names = append(names, name)
+	names := make([]string, 0, len(header))
+	for name := range header {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
+	for _, name := range names {
+		vals := header.Values(name)
+		list := make([]any, len(vals))
+		for i, v := range vals {
+			list[i] = v
 		}
-		sort.Slice(names, func(i, j int) bool { return strings.ToLower(names[i]) < strings.ToLower(names[j]) })
-		for _, name := range names {
-			vals := raw.Header.Values(name)
-			list := make([]any, len(vals))
-			for i, v := range vals {
-				list[i] = v
-			}
-			all.Set(name, list)
-			if len(vals) > 0 {
-				single.Set(name, vals[0])
-			}
+		all.Set(name, list)
+		if len(vals) > 0 {
+			single.Set(name, vals[0])
 		}
 	}
 	http := jsonvalue.NewObject(3)
@@ -108,8 +116,11 @@ func ServiceFailure(prefix, service string, err error) *failure.Failure {
 	if modeled := modeledName(err); modeled != "" {
 		name = modeled
 	}
+	if m, ok := err.(interface{ ModeledException() string }); ok && m.ModeledException() != "" {
+		name = m.ModeledException()
+	}
 	status := 400
-	var respErr *smithyhttp.ResponseError
+	var respErr interface{ HTTPStatusCode() int }
 	if errors.As(err, &respErr) {
 		status = respErr.HTTPStatusCode()
 	}

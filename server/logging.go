@@ -2,18 +2,19 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
-
 	"stepwise/config"
 	"stepwise/engine"
 	"stepwise/history"
 	"stepwise/integration"
+	"stepwise/integration/awssdk"
+	"stepwise/jsonvalue"
 	"stepwise/observe/execlog"
 	"stepwise/observe/metrics"
 	"stepwise/service"
@@ -179,11 +180,7 @@ func startLogs(ctx context.Context, cfg *config.Serve, db store.Driver, met *met
 				return nil, fmt.Errorf("execution-logs cloudwatch: no AWS credentials for CloudWatch Logs: %w", err)
 			}
 		}
-		sink = &execlog.CloudWatchSink{API: cloudwatchlogs.NewFromConfig(awsCfg, func(o *cloudwatchlogs.Options) {
-			if endpoint != "" {
-				o.BaseEndpoint = &endpoint
-			}
-		})}
+		sink = &execlog.CloudWatchSink{API: cloudWatchLogs{awssdk.Shared(&ic)}}
 		where := endpoint
 		if where == "" {
 			where = "AWS"
@@ -234,4 +231,71 @@ func (l *serverLogs) close() {
 	if l.ends != nil {
 		l.ends.close()
 	}
+}
+
+// cloudWatchLogs is execlog.CloudWatchAPI called from CloudWatch Logs' API
+// model (botocore's "logs") at the endpoint configured for "logs".
+type cloudWatchLogs struct{ client *awssdk.Client }
+
+func (c cloudWatchLogs) CreateLogStream(ctx context.Context, region, group, stream string) error {
+	in := jsonvalue.NewObject(2)
+	in.Set("LogGroupName", group)
+	in.Set("LogStreamName", stream)
+	_, err := c.client.Invoke(ctx, "logs", "CreateLogStream", in, awssdk.InvokeOptions{Region: region})
+	return cloudWatchError(err)
+}
+
+func (c cloudWatchLogs) PutLogEvents(ctx context.Context, region, group, stream string, events []execlog.LogEvent) (*execlog.Rejected, error) {
+	list := make([]any, len(events))
+	for i, e := range events {
+		ev := jsonvalue.NewObject(2)
+		ev.Set("Timestamp", jsonvalue.NumberFromInt(e.Timestamp))
+		ev.Set("Message", e.Message)
+		list[i] = ev
+	}
+	in := jsonvalue.NewObject(3)
+	in.Set("LogGroupName", group)
+	in.Set("LogStreamName", stream)
+	in.Set("LogEvents", list)
+	reply, err := c.client.Invoke(ctx, "logs", "PutLogEvents", in, awssdk.InvokeOptions{Region: region})
+	if err != nil {
+		return nil, cloudWatchError(err)
+	}
+	info, _ := reply.Result.Get("RejectedLogEventsInfo")
+	obj, _ := info.(*jsonvalue.Object)
+	if obj == nil {
+		return nil, nil
+	}
+	index := func(name string) *int32 {
+		v, _ := obj.Get(name)
+		n, ok := v.(jsonvalue.Number)
+		if !ok {
+			return nil
+		}
+		i, ok := n.Int64()
+		if !ok {
+			return nil
+		}
+		x := int32(i)
+		return &x
+	}
+	return &execlog.Rejected{
+		TooOldEnd:   index("TooOldLogEventEndIndex"),
+		ExpiredEnd:  index("ExpiredLogEventEndIndex"),
+		TooNewStart: index("TooNewLogEventStartIndex"),
+	}, nil
+}
+
+// cloudWatchError marks the service's answers the sink acts on.
+func cloudWatchError(err error) error {
+	var svcErr *awssdk.ServiceError
+	if errors.As(err, &svcErr) {
+		switch svcErr.Code {
+		case "ResourceAlreadyExistsException":
+			return fmt.Errorf("%w: %w", execlog.ErrStreamExists, err)
+		case "ResourceNotFoundException":
+			return fmt.Errorf("%w: %w", execlog.ErrNotFound, err)
+		}
+	}
+	return err
 }

@@ -7,11 +7,10 @@ import (
 	"log/slog"
 	"net/url"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-
 	"stepwise/deploy"
 	"stepwise/engine/task"
 	"stepwise/integration/mock"
+	"stepwise/observe/tracing"
 	"stepwise/store"
 )
 
@@ -108,7 +107,7 @@ type Tracing struct {
 	// OTEL_EXPORTER_OTLP_* variables say).
 	Endpoint string
 	// Client sends the spans instead of an OTLP client of Endpoint.
-	Client otlptrace.Client
+	Client tracing.Client
 	// Ratio samples that share of the traces by their ID (0: all).
 	Ratio float64
 	// Version is the server's version in the traces' resource.

@@ -74,35 +74,46 @@ type target struct {
 // addressed, signed and retried alike for Call and OpenPayload. check,
 // when set, vets the operation before anything is sent.
 func (c *Client) exchange(ctx context.Context, r *integration.Request, stream bool, check func(*awsmodel.Operation) error) (*awsmodel.Model, *awsmodel.Operation, *response, error) {
+	m, op, resp, apiErr, err := c.exchangeRaw(ctx, r, "", stream, check)
+	if apiErr != nil {
+		return nil, nil, nil, apiErr.failure(m)
+	}
+	return m, op, resp, err
+}
+
+// exchangeRaw is exchange with a service's error answer as it came, in
+// region ("": the configured one).
+func (c *Client) exchangeRaw(ctx context.Context, r *integration.Request, region string, stream bool, check func(*awsmodel.Operation) error) (*awsmodel.Model, *awsmodel.Operation, *response, *apiError, error) {
 	service := strings.TrimPrefix(r.Service, "aws-sdk:")
 	m, op, err := c.operation(service, r.Action)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if check != nil {
 		if err := check(op); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	in, err := convertParams(r.Parameters, op.Input)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if f := missingRequired(m, op, r.Parameters); f != nil {
-		return nil, nil, nil, f
+		return nil, nil, nil, nil, f
 	}
 	req, err := marshal(m, op, in)
 	if err != nil {
-		return nil, nil, nil, integration.AsFailure(err)
+		return nil, nil, nil, nil, integration.AsFailure(err)
 	}
-	resp, err := c.send(ctx, service, m, req, stream)
+	resp, err := c.send(ctx, service, region, m, req, stream)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if resp.status >= 300 {
-		return nil, nil, nil, parseError(m, op, resp).failure(m)
+		e := parseError(m, op, resp)
+		return m, op, nil, &e, nil
 	}
-	return m, op, resp, nil
+	return m, op, resp, nil, nil
 }
 
 // New returns a client for the configured endpoints and credentials.
@@ -155,21 +166,25 @@ func notRecognized(service, action string) *failure.Failure {
 }
 
 // target returns the configuration of calls to a service.
-func (c *Client) target(ctx context.Context, service string) (*target, error) {
+func (c *Client) target(ctx context.Context, service, region string) (*target, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t, ok := c.targets[service]; ok {
+	key := service + "@" + region
+	if t, ok := c.targets[key]; ok {
 		return t, nil
 	}
 	cfg, endpoint, err := c.cfg.AWSConfig(ctx, service)
 	if err != nil {
 		return nil, err
 	}
+	if region != "" {
+		cfg.Region = region
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = awshttp.NewBuildableClient()
 	}
 	t := &target{aws: cfg, endpoint: endpoint}
-	c.targets[service] = t
+	c.targets[key] = t
 	return t, nil
 }
 
@@ -177,8 +192,8 @@ func (c *Client) target(ctx context.Context, service string) (*target, error) {
 // throttling or failing. An error is a task failure: the call never got
 // an answer. With stream set, a successful answer's body is left unread,
 // in the response's stream, for the caller to read and close.
-func (c *Client) send(ctx context.Context, service string, m *awsmodel.Model, req *request, stream bool) (*response, error) {
-	t, err := c.target(ctx, service)
+func (c *Client) send(ctx context.Context, service, region string, m *awsmodel.Model, req *request, stream bool) (*response, error) {
+	t, err := c.target(ctx, service, region)
 	if err != nil {
 		return nil, clientFailure(m, "%v", err)
 	}

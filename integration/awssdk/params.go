@@ -53,6 +53,9 @@ const maxProblems = 10
 // problem.
 type converter struct {
 	problems []string
+	// strict refuses other JSON values for string members, as the
+	// optimized integrations do, instead of sending their text.
+	strict bool
 }
 
 // convertParams checks the Parameters against an operation's input and
@@ -60,13 +63,16 @@ type converter struct {
 // null member is left out, and so is a missing required one: the service
 // answers for it, as it does on AWS.
 func convertParams(params any, input *awsmodel.Ref) (*structValue, error) {
+	return converter{}.convert(params, input)
+}
+
+func (c converter) convert(params any, input *awsmodel.Ref) (*structValue, error) {
 	if input == nil {
 		input = &awsmodel.Ref{Shape: &awsmodel.Shape{Type: "structure"}}
 	}
 	if params == nil {
 		params = jsonvalue.NewObject(0)
 	}
-	var c converter
 	v := c.value(params, input.Shape, "", false)
 	if len(c.problems) > 0 {
 		if len(c.problems) > maxProblems {
@@ -110,6 +116,10 @@ func (c *converter) value(v any, s *awsmodel.Shape, path string, payload bool) a
 	case "string":
 		if str, ok := v.(string); ok {
 			return str
+		}
+		if c.strict {
+			c.mismatch(path, "a string", v)
+			return nil
 		}
 		// AWS sends any other JSON value as its text.
 		return jsonvalue.String(v)

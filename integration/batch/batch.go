@@ -42,13 +42,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/batch"
-	"github.com/aws/aws-sdk-go-v2/service/batch/types"
-	"github.com/aws/smithy-go"
-
 	"stepwise/failure"
 	"stepwise/integration"
+	"stepwise/integration/awssdk"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
 )
@@ -71,8 +67,6 @@ const (
 	terminateReason = "Terminated by Step Functions: the state machine's task was cancelled"
 )
 
-var render = sdkjob.Encoder{}
-
 func init() {
 	integration.Register(integration.Module{
 		Resource: Resource,
@@ -82,26 +76,27 @@ func init() {
 }
 
 type submitJob struct {
-	client *batch.Client
-	log    *slog.Logger
+	batch *sdkjob.Service
+	log   *slog.Logger
 }
 
 func newSubmitJob(cfg *integration.Config) (integration.Integration, error) {
-	awsCfg, endpoint, err := cfg.AWSConfig(context.Background(), "batch")
+	return &submitJob{batch: sdkjob.NewService(cfg, "batch", "Batch", "AWSBatch"), log: cfg.Logger}, nil
+}
+
+// call makes one call, its service errors worded as AWS's Batch
+// integration words them.
+func (c *submitJob) call(ctx context.Context, operation string, in *jsonvalue.Object) (*awssdk.Reply, error) {
+	reply, err := c.batch.Client.Invoke(ctx, c.batch.Name, operation, in, c.batch.Options)
 	if err != nil {
-		return nil, err
+		return nil, serviceFailure(c.batch, err)
 	}
-	client := batch.NewFromConfig(awsCfg, func(o *batch.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	})
-	return &submitJob{client: client, log: cfg.Logger}, nil
+	return reply, nil
 }
 
 // Call submits the job and, for .sync, waits for it to end.
 func (c *submitJob) Call(ctx context.Context, r *integration.Request) (any, error) {
-	in, err := request(r)
+	in, err := c.request(r)
 	if err != nil {
 		return nil, err
 	}
@@ -117,18 +112,16 @@ func (c *submitJob) Call(ctx context.Context, r *integration.Request) (any, erro
 	}
 	if out == nil {
 		startCtx, cancel := sdkjob.StartContext(ctx)
-		res, err := c.client.SubmitJob(startCtx, in)
+		reply, err := c.call(startCtx, "SubmitJob", in)
 		cancel()
 		if err != nil {
-			return nil, serviceFailure(err)
+			return nil, err
 		}
-		out = sdkjob.WithMetadata(render.Object(res), res.ResultMetadata)
+		out = sdkjob.WithReplyMetadata(reply.Result, reply)
 	}
 	if r.Pattern == integration.Sync {
 		r.Submit(out)
-		id, _ := out.Get("JobId")
-		jobID, _ := id.(string)
-		return c.wait(ctx, jobID)
+		return c.wait(ctx, sdkjob.Text(out, "JobId"))
 	}
 	return out, nil
 }
@@ -137,26 +130,50 @@ func (c *submitJob) Call(ctx context.Context, r *integration.Request) (any, erro
 // one whose TaskParameter is the request's: a job the task submitted
 // before a restart, its submission not recorded. The answer is
 // SubmitJob's for that job, nil when there is none.
-func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonvalue.Object, error) {
-	token := in.Parameters[TaskParameter]
+func (c *submitJob) find(ctx context.Context, in *jsonvalue.Object) (*jsonvalue.Object, error) {
+	token := sdkjob.Text(sdkjob.Member(in, "Parameters"), TaskParameter)
 	if token == "" {
 		return nil, nil
 	}
-	pages := batch.NewListJobsPaginator(c.client, &batch.ListJobsInput{JobQueue: in.JobQueue,
-		Filters: []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{aws.ToString(in.JobName)}}}})
-	return sdkjob.Lookup(ctx, pages, serviceFailure, func(page *batch.ListJobsOutput) (*jsonvalue.Object, error) {
-		ids := make([]string, 0, len(page.JobSummaryList))
-		for _, j := range page.JobSummaryList {
-			ids = append(ids, aws.ToString(j.JobId))
+	page := func(ctx context.Context, next string) (*awssdk.Reply, string, error) {
+		filter := jsonvalue.NewObject(2)
+		filter.Set("Name", "JOB_NAME")
+		filter.Set("Values", []any{sdkjob.Text(in, "JobName")})
+		list := jsonvalue.NewObject(3)
+		list.Set("JobQueue", sdkjob.Text(in, "JobQueue"))
+		list.Set("Filters", []any{filter})
+		if next != "" {
+			list.Set("NextToken", next)
+		}
+		reply, err := c.call(ctx, "ListJobs", list)
+		if err != nil {
+			return nil, "", err
+		}
+		return reply, sdkjob.Text(reply.Result, "NextToken"), nil
+	}
+	return sdkjob.LookupPages(ctx, page, func(reply *awssdk.Reply) (*jsonvalue.Object, error) {
+		summaries, _ := sdkjob.Member(reply.Result, "JobSummaryList").([]any)
+		ids := make([]any, 0, len(summaries))
+		for _, j := range summaries {
+			ids = append(ids, sdkjob.Text(j, "JobId"))
 		}
 		for chunk := range slices.Chunk(ids, 100) {
-			res, err := c.client.DescribeJobs(ctx, &batch.DescribeJobsInput{Jobs: chunk})
+			describe := jsonvalue.NewObject(1)
+			describe.Set("Jobs", chunk)
+			res, err := c.call(ctx, "DescribeJobs", describe)
 			if err != nil {
-				return nil, serviceFailure(err)
+				return nil, err
 			}
-			for _, j := range res.Jobs {
-				if j.Parameters[TaskParameter] == token {
-					return sdkjob.WithMetadata(render.Object(&batch.SubmitJobOutput{JobArn: j.JobArn, JobId: j.JobId, JobName: j.JobName}), res.ResultMetadata), nil
+			jobs, _ := sdkjob.Member(res.Result, "Jobs").([]any)
+			for _, j := range jobs {
+				if sdkjob.Text(sdkjob.Member(j, "Parameters"), TaskParameter) == token {
+					out := jsonvalue.NewObject(3)
+					for _, name := range []string{"JobArn", "JobId", "JobName"} {
+						if v := sdkjob.Member(j, name); v != nil {
+							out.Set(name, v)
+						}
+					}
+					return sdkjob.WithReplyMetadata(out, res), nil
 				}
 			}
 		}
@@ -165,34 +182,45 @@ func (c *submitJob) find(ctx context.Context, in *batch.SubmitJobInput) (*jsonva
 }
 
 // request is the SubmitJob request of the Parameters.
-func request(r *integration.Request) (*batch.SubmitJobInput, error) {
-	in := &batch.SubmitJobInput{}
-	if err := sdkjob.DecodeParams(r.Parameters, in); err != nil {
+func (c *submitJob) request(r *integration.Request) (*jsonvalue.Object, error) {
+	var in *jsonvalue.Object
+	switch p := r.Parameters.(type) {
+	case nil:
+		in = jsonvalue.NewObject(0)
+	case *jsonvalue.Object:
+		in = jsonvalue.DeepCopy(p).(*jsonvalue.Object)
+	default:
+		return nil, sdkjob.ParamsFailure("The Parameters must be an object, not %s", jsonvalue.TypeName(p))
+	}
+	if err := c.batch.Check("SubmitJob", in); err != nil {
 		return nil, err
 	}
-	required := []struct {
-		name  string
-		value *string
-	}{{"JobDefinition", in.JobDefinition}, {"JobName", in.JobName}, {"JobQueue", in.JobQueue}}
-	for _, f := range required {
-		if f.value == nil {
-			return nil, sdkjob.ParamsFailure("The field '%s' is required but was missing", f.name)
+	for _, name := range []string{"JobDefinition", "JobName", "JobQueue"} {
+		if v, ok := in.Get(name); !ok || v == nil {
+			return nil, sdkjob.ParamsFailure("The field '%s' is required but was missing", name)
 		}
 	}
-	if _, ok := in.Parameters[TaskParameter]; !ok {
+	params, _ := sdkjob.Member(in, "Parameters").(*jsonvalue.Object)
+	if sdkjob.Member(params, TaskParameter) == nil {
 		if token := sdkjob.StartToken(r); token != "" {
-			if in.Parameters == nil {
-				in.Parameters = map[string]string{}
+			if params == nil {
+				params = jsonvalue.NewObject(1)
+				in.Set("Parameters", params)
 			}
-			in.Parameters[TaskParameter] = token
+			params.Set(TaskParameter, token)
 		}
 	}
 	if r.Pattern == integration.Sync {
-		if in.ContainerOverrides == nil {
-			in.ContainerOverrides = &types.ContainerOverrides{}
+		overrides, _ := sdkjob.Member(in, "ContainerOverrides").(*jsonvalue.Object)
+		if overrides == nil {
+			overrides = jsonvalue.NewObject(1)
+			in.Set("ContainerOverrides", overrides)
 		}
-		in.ContainerOverrides.Environment = append(in.ContainerOverrides.Environment,
-			types.KeyValuePair{Name: aws.String(managedBy), Value: aws.String(managedByValue)})
+		env, _ := sdkjob.Member(overrides, "Environment").([]any)
+		pair := jsonvalue.NewObject(2)
+		pair.Set("Name", managedBy)
+		pair.Set("Value", managedByValue)
+		overrides.Set("Environment", append(slices.Clone(env), pair))
 	}
 	return in, nil
 }
@@ -201,17 +229,21 @@ func request(r *integration.Request) (*batch.SubmitJobInput, error) {
 // description, or a failure naming it. A cancelled wait terminates the
 // job.
 func (c *submitJob) wait(ctx context.Context, id string) (any, error) {
-	var job types.JobDetail
+	var job *jsonvalue.Object
 	err := sdkjob.Poll(ctx, func(ctx context.Context) (bool, error) {
-		res, err := c.client.DescribeJobs(ctx, &batch.DescribeJobsInput{Jobs: []string{id}})
+		in := jsonvalue.NewObject(1)
+		in.Set("Jobs", []any{id})
+		res, err := c.call(ctx, "DescribeJobs", in)
 		if err != nil {
-			return false, serviceFailure(err)
+			return false, err
 		}
-		if len(res.Jobs) == 0 {
+		jobs, _ := sdkjob.Member(res.Result, "Jobs").([]any)
+		if len(jobs) == 0 {
 			return false, failure.Newf(failure.TaskFailed, "The job %s was not found", id)
 		}
-		job = res.Jobs[0]
-		return job.Status == types.JobStatusSucceeded || job.Status == types.JobStatusFailed, nil
+		job, _ = jobs[0].(*jsonvalue.Object)
+		status := sdkjob.Text(job, "Status")
+		return status == "SUCCEEDED" || status == "FAILED", nil
 	})
 	if ctx.Err() != nil {
 		c.terminate(ctx, id)
@@ -220,11 +252,10 @@ func (c *submitJob) wait(ctx context.Context, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := render.Object(job)
-	if job.Status == types.JobStatusFailed {
-		return nil, failure.New(failure.TaskFailed, jsonvalue.String(out))
+	if sdkjob.Text(job, "Status") == "FAILED" {
+		return nil, failure.New(failure.TaskFailed, jsonvalue.String(job))
 	}
-	return out, nil
+	return job, nil
 }
 
 // terminate ends the job of a cancelled task. Its result is no longer
@@ -232,26 +263,23 @@ func (c *submitJob) wait(ctx context.Context, id string) (any, error) {
 func (c *submitJob) terminate(ctx context.Context, id string) {
 	ctx, cancel := sdkjob.StopContext(ctx)
 	defer cancel()
-	_, err := c.client.TerminateJob(ctx, &batch.TerminateJobInput{JobId: aws.String(id), Reason: aws.String(terminateReason)})
-	if err != nil {
+	in := jsonvalue.NewObject(2)
+	in.Set("JobId", id)
+	in.Set("Reason", terminateReason)
+	if _, err := c.call(ctx, "TerminateJob", in); err != nil {
 		c.log.WarnContext(ctx, "batch: terminate the job of a cancelled task", "job_id", id, "error", err)
 	}
 }
 
 // serviceFailure names a service error as AWS does, with the cause its
 // Batch integration gives.
-func serviceFailure(err error) error {
-	f := integration.ServiceFailure("Batch", "AWSBatch", err)
-	var apiErr smithy.APIError
+func serviceFailure(svc *sdkjob.Service, err error) error {
+	var apiErr *awssdk.ServiceError
 	if !errors.As(err, &apiErr) {
-		return f
+		return svc.Failure(err)
 	}
-	requestID := ""
-	var reqErr interface{ ServiceRequestID() string }
-	if errors.As(err, &reqErr) {
-		requestID = reqErr.ServiceRequestID()
-	}
+	f := integration.ServiceFailure(svc.Prefix, svc.Java, err)
 	msg := apiErr.ErrorMessage()
 	return failure.New(f.Name, fmt.Sprintf("Error executing request, Exception : %s, RequestId: %s %s",
-		msg, requestID, strings.TrimPrefix(f.Cause, msg+" ")))
+		msg, apiErr.ServiceRequestID(), strings.TrimPrefix(f.Cause, msg+" ")))
 }

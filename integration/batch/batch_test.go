@@ -224,7 +224,7 @@ func TestSubmitJobBadParameters(t *testing.T) {
 	s, reg := newStandIn(t)
 	for params, cause := range map[string]string{
 		`{"JobName": "x", "JobQueue": "q"}`:                                               "The Parameters could not be used to start the Task: [The field 'JobDefinition' is required but was missing]",
-		`{"JobName": "x", "JobQueue": "q", "JobDefinition": "d", "Parameters": {"n": 1}}`: "The Parameters could not be used to start the Task: [The value of the field 'Parameters' must be a string, not number]",
+		`{"JobName": "x", "JobQueue": "q", "JobDefinition": "d", "Parameters": {"n": 1}}`: "The Parameters could not be used to start the Task: [The value of the field 'Parameters.n' must be a string, not number]",
 		`{"JobName": "x", "JobQueue": "q", "JobDefinition": "d", "Priority": 1}`:          "The Parameters could not be used to start the Task: [The field 'Priority' is not supported by Step Functions]",
 	} {
 		res := integrationtest.Call(t, reg, resource+".sync", params)

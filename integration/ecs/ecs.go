@@ -30,16 +30,13 @@
 // Results are rendered as AWS renders the AWS SDK for Java's models:
 // members in PascalCase and alphabetical order, timestamps as epoch
 // milliseconds, unset lists as []. Service errors are named ECS.<Exception>
-// (ECS.ClusterNotFoundException).
+// (ECS.ClusterNotFoundException). The calls are made from ECS's API model
+// by the aws-sdk integration's client (sdkjob.Service).
 package ecs
 
 import (
 	"context"
 	"log/slog"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ecs"
-	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
 	"stepwise/failure"
 	"stepwise/integration"
@@ -63,9 +60,6 @@ const (
 	stopped = "STOPPED"
 )
 
-// render renders results: the Java SDK's ECS models make unset lists [].
-var render = sdkjob.Encoder{EmptyLists: true}
-
 func init() {
 	integration.Register(integration.Module{
 		Resource: Resource,
@@ -75,26 +69,23 @@ func init() {
 }
 
 type runTask struct {
-	client *ecs.Client
-	log    *slog.Logger
+	ecs *sdkjob.Service
+	log *slog.Logger
 }
 
 func newRunTask(cfg *integration.Config) (integration.Integration, error) {
-	awsCfg, endpoint, err := cfg.AWSConfig(context.Background(), "ecs")
-	if err != nil {
-		return nil, err
-	}
-	client := ecs.NewFromConfig(awsCfg, func(o *ecs.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	})
-	return &runTask{client: client, log: cfg.Logger}, nil
+	svc := sdkjob.NewService(cfg, "ecs", "ECS", "AmazonECS")
+	// The Java SDK's ECS models make unset lists [].
+	svc.Options.EmptyLists = true
+	return &runTask{ecs: svc, log: cfg.Logger}, nil
 }
+
+// task is a task RunTask started.
+type task struct{ ClusterArn, TaskArn string }
 
 // Call runs the task and, for .sync, waits for it to stop.
 func (c *runTask) Call(ctx context.Context, r *integration.Request) (any, error) {
-	in, err := request(r)
+	in, err := c.request(r)
 	if err != nil {
 		return nil, err
 	}
@@ -103,47 +94,69 @@ func (c *runTask) Call(ctx context.Context, r *integration.Request) (any, error)
 	}
 	if sdkjob.Started(r, &started) && len(started.Tasks) > 0 {
 		// Run before a restart: its tasks are followed.
-		tasks := make([]types.Task, len(started.Tasks))
+		tasks := make([]task, len(started.Tasks))
 		for i, t := range started.Tasks {
-			tasks[i] = types.Task{ClusterArn: t.ClusterArn, TaskArn: t.TaskArn}
+			tasks[i] = task{ClusterArn: deref(t.ClusterArn), TaskArn: deref(t.TaskArn)}
 		}
 		return c.wait(ctx, tasks)
 	}
 	startCtx, cancel := sdkjob.StartContext(ctx)
-	res, err := c.client.RunTask(startCtx, in)
+	reply, err := c.ecs.Call(startCtx, "RunTask", in)
 	cancel()
 	if err != nil {
-		return nil, serviceFailure(err)
+		return nil, err
 	}
+	res := reply.Result
+	failures, _ := sdkjob.Member(res, "Failures").([]any)
 	switch {
 	case r.Pattern == integration.RequestResponse:
-	case len(res.Failures) > 0:
-		return nil, failure.New(ErrorUnknown, jsonvalue.String(render.Object(res)))
+	case len(failures) > 0:
+		return nil, failure.New(ErrorUnknown, jsonvalue.String(res))
 	case r.Pattern == integration.Sync:
-		r.Submit(sdkjob.WithMetadata(render.Object(res), res.ResultMetadata))
-		return c.wait(ctx, res.Tasks)
+		r.Submit(sdkjob.WithReplyMetadata(res.Clone(), reply))
+		list, _ := sdkjob.Member(res, "Tasks").([]any)
+		tasks := make([]task, len(list))
+		for i, t := range list {
+			tasks[i] = task{ClusterArn: sdkjob.Text(t, "ClusterArn"), TaskArn: sdkjob.Text(t, "TaskArn")}
+		}
+		return c.wait(ctx, tasks)
 	}
-	return sdkjob.WithMetadata(render.Object(res), res.ResultMetadata), nil
+	return sdkjob.WithReplyMetadata(res, reply), nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // request is the RunTask request of the Parameters.
-func request(r *integration.Request) (*ecs.RunTaskInput, error) {
-	in := &ecs.RunTaskInput{}
-	if err := sdkjob.DecodeParams(r.Parameters, in); err != nil {
+func (c *runTask) request(r *integration.Request) (*jsonvalue.Object, error) {
+	var in *jsonvalue.Object
+	switch p := r.Parameters.(type) {
+	case nil:
+		in = jsonvalue.NewObject(0)
+	case *jsonvalue.Object:
+		in = p.Clone()
+	default:
+		return nil, sdkjob.ParamsFailure("The Parameters must be an object, not %s", jsonvalue.TypeName(p))
+	}
+	if err := c.ecs.Check("RunTask", in); err != nil {
 		return nil, err
 	}
-	if in.TaskDefinition == nil {
+	if v, ok := in.Get("TaskDefinition"); !ok || v == nil {
 		return nil, sdkjob.ParamsFailure("The field 'TaskDefinition' is required but was missing")
 	}
-	if r.Pattern == integration.Sync && in.StartedBy == nil {
-		in.StartedBy = aws.String(startedBy)
+	if v, ok := in.Get("StartedBy"); r.Pattern == integration.Sync && (!ok || v == nil) {
+		in.Set("StartedBy", startedBy)
 	}
-	if in.ClientToken == nil {
+	if v, ok := in.Get("ClientToken"); !ok || v == nil {
 		// The same each time the task is dispatched: ECS answers a
 		// second RunTask with the token (within 24 hours) with the tasks
 		// of the first instead of running others.
 		if token := sdkjob.StartToken(r); token != "" {
-			in.ClientToken = aws.String(token)
+			in.Set("ClientToken", token)
 		}
 	}
 	return in, nil
@@ -152,24 +165,29 @@ func request(r *integration.Request) (*ecs.RunTaskInput, error) {
 // wait waits for the started tasks to stop and answers as AWS does: the
 // task's description (a list of them for several), or the failure of the
 // first that failed. A cancelled wait stops the tasks.
-func (c *runTask) wait(ctx context.Context, started []types.Task) (any, error) {
+func (c *runTask) wait(ctx context.Context, started []task) (any, error) {
 	if len(started) == 0 {
 		return nil, failure.New(ErrorUnknown, "RunTask started no task")
 	}
-	cluster, arns := started[0].ClusterArn, make([]string, len(started))
+	cluster, arns := started[0].ClusterArn, make([]any, len(started))
 	for i, t := range started {
-		arns[i] = aws.ToString(t.TaskArn)
+		arns[i] = t.TaskArn
 	}
-	var tasks []types.Task
+	var tasks []any
 	err := sdkjob.Poll(ctx, func(ctx context.Context) (bool, error) {
-		res, err := c.client.DescribeTasks(ctx, &ecs.DescribeTasksInput{Cluster: cluster, Tasks: arns})
+		in := jsonvalue.NewObject(2)
+		if cluster != "" {
+			in.Set("Cluster", cluster)
+		}
+		in.Set("Tasks", arns)
+		reply, err := c.ecs.Call(ctx, "DescribeTasks", in)
 		if err != nil {
-			return false, serviceFailure(err)
+			return false, err
 		}
-		if len(res.Failures) > 0 {
-			return false, failure.New(failure.TaskFailed, jsonvalue.String(render.Object(res)))
+		if failures, _ := sdkjob.Member(reply.Result, "Failures").([]any); len(failures) > 0 {
+			return false, failure.New(failure.TaskFailed, jsonvalue.String(reply.Result))
 		}
-		tasks = res.Tasks
+		tasks, _ = sdkjob.Member(reply.Result, "Tasks").([]any)
 		return allStopped(tasks, len(arns)), nil
 	})
 	if ctx.Err() != nil {
@@ -184,26 +202,24 @@ func (c *runTask) wait(ctx context.Context, started []types.Task) (any, error) {
 
 // result is the result of stopped tasks, or the failure of the first
 // that failed.
-func result(tasks []types.Task) (any, error) {
-	list := make([]any, len(tasks))
-	for i, t := range tasks {
-		list[i] = render.Object(t)
+func result(tasks []any) (any, error) {
+	for _, t := range tasks {
 		if failed(t) {
-			return nil, failure.New(failure.TaskFailed, jsonvalue.String(list[i]))
+			return nil, failure.New(failure.TaskFailed, jsonvalue.String(t))
 		}
 	}
-	if len(list) == 1 {
-		return list[0], nil
+	if len(tasks) == 1 {
+		return tasks[0], nil
 	}
-	return list, nil
+	return tasks, nil
 }
 
-func allStopped(tasks []types.Task, n int) bool {
+func allStopped(tasks []any, n int) bool {
 	if len(tasks) < n {
 		return false
 	}
 	for _, t := range tasks {
-		if aws.ToString(t.LastStatus) != stopped {
+		if sdkjob.Text(t, "LastStatus") != stopped {
 			return false
 		}
 	}
@@ -212,12 +228,14 @@ func allStopped(tasks []types.Task, n int) bool {
 
 // failed reports whether a stopped task failed: a container exited with
 // a non-zero code, or never ran.
-func failed(t types.Task) bool {
-	if len(t.Containers) == 0 {
+func failed(t any) bool {
+	containers, _ := sdkjob.Member(t, "Containers").([]any)
+	if len(containers) == 0 {
 		return true
 	}
-	for _, c := range t.Containers {
-		if c.ExitCode == nil || *c.ExitCode != 0 {
+	for _, c := range containers {
+		code, ok := sdkjob.Member(c, "ExitCode").(jsonvalue.Number)
+		if !ok || string(code) != "0" {
 			return true
 		}
 	}
@@ -226,17 +244,18 @@ func failed(t types.Task) bool {
 
 // stop stops the tasks of a cancelled task. Its result is no longer
 // wanted, so a failure to stop is only logged.
-func (c *runTask) stop(ctx context.Context, cluster *string, arns []string) {
+func (c *runTask) stop(ctx context.Context, cluster string, arns []any) {
 	ctx, cancel := sdkjob.StopContext(ctx)
 	defer cancel()
 	for _, arn := range arns {
-		_, err := c.client.StopTask(ctx, &ecs.StopTaskInput{Cluster: cluster, Task: aws.String(arn), Reason: aws.String(stopReason)})
-		if err != nil {
+		in := jsonvalue.NewObject(3)
+		if cluster != "" {
+			in.Set("Cluster", cluster)
+		}
+		in.Set("Task", arn)
+		in.Set("Reason", stopReason)
+		if _, err := c.ecs.Call(ctx, "StopTask", in); err != nil {
 			c.log.WarnContext(ctx, "ecs: stop the task of a cancelled task", "task_arn", arn, "error", err)
 		}
 	}
-}
-
-func serviceFailure(err error) error {
-	return integration.ServiceFailure("ECS", "AmazonECS", err)
 }

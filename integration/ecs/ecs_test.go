@@ -228,7 +228,7 @@ func TestRunTaskBadParameters(t *testing.T) {
 	for params, cause := range map[string]string{
 		`{"Cluster": "jobs"}`:                       "The Parameters could not be used to start the Task: [The field 'TaskDefinition' is required but was missing]",
 		`{"TaskDefinition": "nightly", "Bogus": 1}`: "The Parameters could not be used to start the Task: [The field 'Bogus' is not supported by Step Functions]",
-		`{"TaskDefinition": "nightly", "Overrides": {"ContainerOverrides": [{"Memory": "lots"}]}}`: "The Parameters could not be used to start the Task: [The value of the field 'Overrides.ContainerOverrides.Memory' must be an integer, not string]",
+		`{"TaskDefinition": "nightly", "Overrides": {"ContainerOverrides": [{"Memory": "lots"}]}}`: "The Parameters could not be used to start the Task: [The value of the field 'Overrides.ContainerOverrides[0].Memory' must be an integer, not string]",
 		`["nightly"]`: "The Parameters could not be used to start the Task: [The Parameters must be an object, not array]",
 	} {
 		res := integrationtest.Call(t, reg, resource+".sync", params)

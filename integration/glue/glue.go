@@ -27,19 +27,17 @@
 // Results are rendered as AWS renders the AWS SDK for Java's models:
 // members in PascalCase and alphabetical order, timestamps as epoch
 // milliseconds. Service errors are named Glue.<Exception>
-// (Glue.EntityNotFoundException).
+// (Glue.EntityNotFoundException). The calls are made from Glue's API
+// model by the aws-sdk integration's client (sdkjob.Service).
 package glue
 
 import (
 	"context"
 	"log/slog"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/glue"
-	"github.com/aws/aws-sdk-go-v2/service/glue/types"
-
 	"stepwise/failure"
 	"stepwise/integration"
+	"stepwise/integration/awssdk"
 	"stepwise/integration/sdkjob"
 	"stepwise/jsonvalue"
 )
@@ -52,16 +50,14 @@ const Resource = integration.ResourcePrefix + "glue:startJobRun"
 // task dispatched again after a restart looks for its run by it.
 const TaskArgument = "--stepwise-task"
 
-var render = sdkjob.Encoder{}
-
 // ended are the states of a run that ended, and whether it succeeded.
-var ended = map[types.JobRunState]bool{
-	types.JobRunStateSucceeded: true,
-	types.JobRunStateFailed:    false,
-	types.JobRunStateTimeout:   false,
-	types.JobRunStateStopped:   false,
-	types.JobRunStateError:     false,
-	types.JobRunStateExpired:   false,
+var ended = map[string]bool{
+	"SUCCEEDED": true,
+	"FAILED":    false,
+	"TIMEOUT":   false,
+	"STOPPED":   false,
+	"ERROR":     false,
+	"EXPIRED":   false,
 }
 
 func init() {
@@ -73,40 +69,36 @@ func init() {
 }
 
 type startJobRun struct {
-	client *glue.Client
-	log    *slog.Logger
+	glue *sdkjob.Service
+	log  *slog.Logger
 }
 
 func newStartJobRun(cfg *integration.Config) (integration.Integration, error) {
-	awsCfg, endpoint, err := cfg.AWSConfig(context.Background(), "glue")
-	if err != nil {
-		return nil, err
-	}
-	client := glue.NewFromConfig(awsCfg, func(o *glue.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-	})
-	return &startJobRun{client: client, log: cfg.Logger}, nil
+	return &startJobRun{glue: sdkjob.NewService(cfg, "glue", "Glue", "AWSGlue"), log: cfg.Logger}, nil
 }
 
 // Call starts the run and, for .sync, waits for it to end.
 func (c *startJobRun) Call(ctx context.Context, r *integration.Request) (any, error) {
-	in := &glue.StartJobRunInput{}
-	if err := sdkjob.DecodeParams(r.Parameters, in); err != nil {
+	in, err := params(r.Parameters)
+	if err != nil {
 		return nil, err
 	}
-	if in.JobName == nil {
+	if err := c.glue.Check("StartJobRun", in); err != nil {
+		return nil, err
+	}
+	job, ok := in.Get("JobName")
+	if !ok || job == nil {
 		return nil, sdkjob.ParamsFailure("The field 'JobName' is required but was missing")
 	}
+	jobName, _ := job.(string)
 	var started struct{ JobRunId string }
 	if sdkjob.Started(r, &started) && started.JobRunId != "" {
-		return c.wait(ctx, *in.JobName, started.JobRunId) // started before a restart
+		return c.wait(ctx, jobName, started.JobRunId) // started before a restart
 	}
 	token := taskArgument(r, in)
 	var out *jsonvalue.Object
 	if sdkjob.LookFirst(r) {
-		found, err := c.find(ctx, *in.JobName, token)
+		found, err := c.find(ctx, jobName, token)
 		if err != nil {
 			return nil, err
 		}
@@ -114,39 +106,54 @@ func (c *startJobRun) Call(ctx context.Context, r *integration.Request) (any, er
 	}
 	if out == nil {
 		startCtx, cancel := sdkjob.StartContext(ctx)
-		res, err := c.client.StartJobRun(startCtx, in)
+		reply, err := c.glue.Call(startCtx, "StartJobRun", in)
 		cancel()
 		if err != nil {
-			return nil, serviceFailure(err)
+			return nil, err
 		}
-		out = render.Object(res)
-		out.Set("JobName", *in.JobName)
-		out = sdkjob.WithMetadata(out, res.ResultMetadata)
+		out = reply.Result
+		out.Set("JobName", jobName)
+		out = sdkjob.WithReplyMetadata(out, reply)
 	}
 	if r.Pattern == integration.Sync {
 		r.Submit(out)
-		id, _ := out.Get("JobRunId")
-		runID, _ := id.(string)
-		return c.wait(ctx, *in.JobName, runID)
+		return c.wait(ctx, jobName, sdkjob.Text(out, "JobRunId"))
 	}
 	return out, nil
+}
+
+// params is a copy of the Parameters that taskArgument may change.
+func params(p any) (*jsonvalue.Object, error) {
+	if p == nil {
+		return jsonvalue.NewObject(0), nil
+	}
+	obj, ok := p.(*jsonvalue.Object)
+	if !ok {
+		return nil, sdkjob.ParamsFailure("The Parameters must be an object, not %s", jsonvalue.TypeName(p))
+	}
+	return jsonvalue.DeepCopy(obj).(*jsonvalue.Object), nil
 }
 
 // taskArgument adds the task's start token to the run's arguments as
 // TaskArgument, unless the Parameters give that argument, and returns the
 // value the run carries ("" outside an execution).
-func taskArgument(r *integration.Request, in *glue.StartJobRunInput) string {
-	if v, ok := in.Arguments[TaskArgument]; ok {
-		return v
+func taskArgument(r *integration.Request, in *jsonvalue.Object) string {
+	args, _ := sdkjob.Member(in, "Arguments").(*jsonvalue.Object)
+	if args != nil {
+		if v, ok := args.Get(TaskArgument); ok {
+			s, _ := v.(string)
+			return s
+		}
 	}
 	token := sdkjob.StartToken(r)
 	if token == "" {
 		return ""
 	}
-	if in.Arguments == nil {
-		in.Arguments = map[string]string{}
+	if args == nil {
+		args = jsonvalue.NewObject(1)
+		in.Set("Arguments", args)
 	}
-	in.Arguments[TaskArgument] = token
+	args.Set(TaskArgument, token)
 	return token
 }
 
@@ -158,13 +165,27 @@ func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.O
 	if token == "" {
 		return nil, nil
 	}
-	pages := glue.NewGetJobRunsPaginator(c.client, &glue.GetJobRunsInput{JobName: aws.String(job), MaxResults: aws.Int32(200)})
-	return sdkjob.Lookup(ctx, pages, serviceFailure, func(page *glue.GetJobRunsOutput) (*jsonvalue.Object, error) {
-		for _, run := range page.JobRuns {
-			if run.Arguments[TaskArgument] == token {
-				out := render.Object(&glue.StartJobRunOutput{JobRunId: run.Id})
+	page := func(ctx context.Context, next string) (*awssdk.Reply, string, error) {
+		in := jsonvalue.NewObject(3)
+		in.Set("JobName", job)
+		in.Set("MaxResults", jsonvalue.NumberFromInt(200))
+		if next != "" {
+			in.Set("NextToken", next)
+		}
+		reply, err := c.glue.Call(ctx, "GetJobRuns", in)
+		if err != nil {
+			return nil, "", err
+		}
+		return reply, sdkjob.Text(reply.Result, "NextToken"), nil
+	}
+	return sdkjob.LookupPages(ctx, page, func(reply *awssdk.Reply) (*jsonvalue.Object, error) {
+		runs, _ := sdkjob.Member(reply.Result, "JobRuns").([]any)
+		for _, run := range runs {
+			if sdkjob.Text(sdkjob.Member(run, "Arguments"), TaskArgument) == token {
+				out := jsonvalue.NewObject(2)
 				out.Set("JobName", job)
-				return sdkjob.WithMetadata(out, page.ResultMetadata), nil
+				out.Set("JobRunId", sdkjob.Text(run, "Id"))
+				return sdkjob.WithReplyMetadata(out, reply), nil
 			}
 		}
 		return nil, nil
@@ -174,17 +195,20 @@ func (c *startJobRun) find(ctx context.Context, job, token string) (*jsonvalue.O
 // wait waits for the run to end and answers as AWS does: the run, or a
 // failure naming it. A cancelled wait stops the run.
 func (c *startJobRun) wait(ctx context.Context, job, id string) (any, error) {
-	var run *types.JobRun
+	var run *jsonvalue.Object
 	err := sdkjob.Poll(ctx, func(ctx context.Context) (bool, error) {
-		res, err := c.client.GetJobRun(ctx, &glue.GetJobRunInput{JobName: aws.String(job), RunId: aws.String(id)})
+		in := jsonvalue.NewObject(2)
+		in.Set("JobName", job)
+		in.Set("RunId", id)
+		reply, err := c.glue.Call(ctx, "GetJobRun", in)
 		if err != nil {
-			return false, serviceFailure(err)
+			return false, err
 		}
-		if res.JobRun == nil {
+		run, _ = sdkjob.Member(reply.Result, "JobRun").(*jsonvalue.Object)
+		if run == nil {
 			return false, failure.Newf(failure.TaskFailed, "The job run %s of %s was not found", id, job)
 		}
-		run = res.JobRun
-		_, done := ended[run.JobRunState]
+		_, done := ended[sdkjob.Text(run, "JobRunState")]
 		return done, nil
 	})
 	if ctx.Err() != nil {
@@ -194,11 +218,10 @@ func (c *startJobRun) wait(ctx context.Context, job, id string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := render.Object(run)
-	if !ended[run.JobRunState] {
-		return nil, failure.New(failure.TaskFailed, jsonvalue.String(out))
+	if !ended[sdkjob.Text(run, "JobRunState")] {
+		return nil, failure.New(failure.TaskFailed, jsonvalue.String(run))
 	}
-	return out, nil
+	return run, nil
 }
 
 // stop stops the run of a cancelled task. Its result is no longer wanted,
@@ -206,12 +229,10 @@ func (c *startJobRun) wait(ctx context.Context, job, id string) (any, error) {
 func (c *startJobRun) stop(ctx context.Context, job, id string) {
 	ctx, cancel := sdkjob.StopContext(ctx)
 	defer cancel()
-	_, err := c.client.BatchStopJobRun(ctx, &glue.BatchStopJobRunInput{JobName: aws.String(job), JobRunIds: []string{id}})
-	if err != nil {
+	in := jsonvalue.NewObject(2)
+	in.Set("JobName", job)
+	in.Set("JobRunIds", []any{id})
+	if _, err := c.glue.Call(ctx, "BatchStopJobRun", in); err != nil {
 		c.log.WarnContext(ctx, "glue: stop the run of a cancelled task", "job_name", job, "job_run_id", id, "error", err)
 	}
-}
-
-func serviceFailure(err error) error {
-	return integration.ServiceFailure("Glue", "AWSGlue", err)
 }

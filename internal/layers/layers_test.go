@@ -104,6 +104,8 @@ var rules = []rule{
 	{pkg: "internal/layers", layer: "internal: this test's package, no code"},
 	{pkg: "internal/boundedfile", layer: "internal: files a user names, read bounded, below everything that reads them"},
 	{pkg: "internal/yamlsize", layer: "internal: what a YAML document expands to, below everything that reads YAML"},
+	{pkg: "internal/imagebuild", layer: "internal: the container image's builder, a build tool beside the program (scripts/build-image.sh)", may: with()},
+	{pkg: "internal/cmd/imagebuild", layer: "internal: the container image builder's command (scripts/build-image.sh)", may: with("internal/imagebuild", "internal/boundedfile")},
 	{pkg: "internal/warnrule", layer: "internal: warning thresholds on a Task's result, below the engine's starter, the observers and the service", may: with("asl/budget", "asl/jsonata", "asl/jsonpath")},
 
 	// engine: below the service and the wire (docs/design/api.md, The API).
@@ -131,7 +133,7 @@ var rules = []rule{
 	{pkg: "observe/execlog", layer: "observer of the engine: execution logs, beside the service", may: with("engine", "store")},
 	{pkg: "observe/metrics", layer: "observer of the engine: metrics, beside the service", may: with("engine", "store", "observe/notify", "internal/warnrule")},
 	{pkg: "observe/notify", layer: "observer of the engine: status-change events, beside the service", may: with("engine", "store")},
-	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp")},
+	{pkg: "observe/tracing", layer: "observer of the engine: OpenTelemetry traces, beside the service", may: with("engine", "store", "interp", "internal/boundedfile")},
 	{pkg: "scheduler", layer: "scheduler: EventBridge Scheduler's operations over the store, beside the service", may: with("scheduler/expr", "store", "internal/frontdoor", "internal/validation", "internal/boundedfile")},
 	{pkg: "scheduler/restjson", layer: "scheduler: the Scheduler API's wire (REST-JSON), above its operations, as awsjson is above the service", may: with("scheduler", "internal/frontdoor", "internal/security/sigv4auth")},
 	{pkg: "scheduler/expr", layer: "scheduler: schedule expressions"},

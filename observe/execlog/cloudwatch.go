@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs/types"
 )
 
 // CloudWatch Logs' limits on PutLogEvents.
@@ -27,14 +23,33 @@ const (
 	MaxEventBytes = 256 * 1024
 )
 
-// CloudWatchAPI is the part of the CloudWatch Logs client a CloudWatchSink
-// uses (*cloudwatchlogs.Client has it).
+// CloudWatchAPI is the part of CloudWatch Logs' API a CloudWatchSink
+// uses, in a region ("": the configured one). Its errors wrap
+// ErrStreamExists and ErrNotFound where the service answered
+// ResourceAlreadyExistsException and ResourceNotFoundException.
 type CloudWatchAPI interface {
-	CreateLogStream(ctx context.Context, in *cloudwatchlogs.CreateLogStreamInput, opts ...func(*cloudwatchlogs.Options)) (*cloudwatchlogs.CreateLogStreamOutput, error)
-	PutLogEvents(ctx context.Context, in *cloudwatchlogs.PutLogEventsInput, opts ...func(*cloudwatchlogs.Options)) (*cloudwatchlogs.PutLogEventsOutput, error)
+	CreateLogStream(ctx context.Context, region, group, stream string) error
+	PutLogEvents(ctx context.Context, region, group, stream string, events []LogEvent) (*Rejected, error)
 }
 
-var _ CloudWatchAPI = (*cloudwatchlogs.Client)(nil)
+// LogEvent is an event as PutLogEvents takes it.
+type LogEvent struct {
+	Timestamp int64 // milliseconds since the epoch
+	Message   string
+}
+
+// Rejected is what CloudWatch Logs refused of a PutLogEvents call (its
+// RejectedLogEventsInfo): the events before TooOldEnd or ExpiredEnd, and
+// from TooNewStart on, where set.
+type Rejected struct {
+	TooOldEnd, ExpiredEnd, TooNewStart *int32
+}
+
+// Errors of a CloudWatchAPI call the sink acts on.
+var (
+	ErrStreamExists = errors.New("the log stream exists already")
+	ErrNotFound     = errors.New("the log group or stream does not exist")
+)
 
 // CloudWatchSink writes log events to CloudWatch Logs (or a stand-in at a
 // configured endpoint) in the log group's region. It creates a stream the
@@ -60,17 +75,9 @@ func (c *CloudWatchSink) Put(ctx context.Context, d Destination, events []Event)
 	if c.created == nil {
 		c.created = map[Destination]bool{}
 	}
-	opts := func(o *cloudwatchlogs.Options) {
-		if d.Region != "" {
-			o.Region = d.Region
-		}
-	}
 	if !c.created[d] {
-		_, err := c.API.CreateLogStream(ctx, &cloudwatchlogs.CreateLogStreamInput{
-			LogGroupName: aws.String(d.Group), LogStreamName: aws.String(d.Stream),
-		}, opts)
-		var exists *types.ResourceAlreadyExistsException
-		if err != nil && !errors.As(err, &exists) {
+		err := c.API.CreateLogStream(ctx, d.Region, d.Group, d.Stream)
+		if err != nil && !errors.Is(err, ErrStreamExists) {
 			return 0, fmt.Errorf("create log stream %s in %s: %w", d.Stream, d.Group, err)
 		}
 		c.created[d] = true
@@ -81,7 +88,7 @@ func (c *CloudWatchSink) Put(ctx context.Context, d Destination, events []Event)
 	}
 	at := now()
 	oldest, newest := at.Add(-23*time.Hour).UnixMilli(), at.Add(time.Hour).UnixMilli()
-	in := make([]types.InputLogEvent, 0, len(events))
+	in := make([]LogEvent, 0, len(events))
 	rejected := 0
 	for _, e := range events {
 		if len(e.Message)+EventOverhead > MaxEventBytes {
@@ -89,26 +96,23 @@ func (c *CloudWatchSink) Put(ctx context.Context, d Destination, events []Event)
 			continue
 		}
 		ms := min(max(e.Time.UnixMilli(), oldest), newest)
-		in = append(in, types.InputLogEvent{Timestamp: aws.Int64(ms), Message: aws.String(string(e.Message))})
+		in = append(in, LogEvent{Timestamp: ms, Message: string(e.Message)})
 	}
-	slices.SortStableFunc(in, func(a, b types.InputLogEvent) int { return cmp.Compare(*a.Timestamp, *b.Timestamp) })
+	slices.SortStableFunc(in, func(a, b LogEvent) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 	for len(in) > 0 {
 		n, size := 0, 0
-		for n < len(in) && n < MaxBatchEvents && size+len(*in[n].Message)+EventOverhead <= MaxBatchBytes {
-			size += len(*in[n].Message) + EventOverhead
+		for n < len(in) && n < MaxBatchEvents && size+len(in[n].Message)+EventOverhead <= MaxBatchBytes {
+			size += len(in[n].Message) + EventOverhead
 			n++
 		}
-		out, err := c.API.PutLogEvents(ctx, &cloudwatchlogs.PutLogEventsInput{
-			LogGroupName: aws.String(d.Group), LogStreamName: aws.String(d.Stream), LogEvents: in[:n],
-		}, opts)
+		rejectedInfo, err := c.API.PutLogEvents(ctx, d.Region, d.Group, d.Stream, in[:n])
 		if err != nil {
-			var missing *types.ResourceNotFoundException
-			if errors.As(err, &missing) {
+			if errors.Is(err, ErrNotFound) {
 				delete(c.created, d) // deleted meanwhile: create it again on the retry
 			}
 			return rejected, fmt.Errorf("put log events to %s in %s: %w", d.Stream, d.Group, err)
 		}
-		rejected += rejectedCount(out.RejectedLogEventsInfo, n)
+		rejected += rejectedCount(rejectedInfo, n)
 		in = in[n:]
 	}
 	return rejected, nil
@@ -116,7 +120,7 @@ func (c *CloudWatchSink) Put(ctx context.Context, d Destination, events []Event)
 
 // rejectedCount counts the events of a call of n that CloudWatch Logs
 // refused.
-func rejectedCount(info *types.RejectedLogEventsInfo, n int) int {
+func rejectedCount(info *Rejected, n int) int {
 	if info == nil {
 		return 0
 	}
@@ -126,14 +130,14 @@ func rejectedCount(info *types.RejectedLogEventsInfo, n int) int {
 			bad[i] = true
 		}
 	}
-	if info.TooOldLogEventEndIndex != nil {
-		mark(0, *info.TooOldLogEventEndIndex)
+	if info.TooOldEnd != nil {
+		mark(0, *info.TooOldEnd)
 	}
-	if info.ExpiredLogEventEndIndex != nil {
-		mark(0, *info.ExpiredLogEventEndIndex)
+	if info.ExpiredEnd != nil {
+		mark(0, *info.ExpiredEnd)
 	}
-	if info.TooNewLogEventStartIndex != nil {
-		mark(*info.TooNewLogEventStartIndex, int32(n))
+	if info.TooNewStart != nil {
+		mark(*info.TooNewStart, int32(n))
 	}
 	count := 0
 	for _, b := range bad {

@@ -3,13 +3,11 @@ package execlog_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs/types"
 	"github.com/stretchr/testify/require"
 
 	"stepwise/observe/execlog"
@@ -17,24 +15,16 @@ import (
 
 // cloudWatch is a func-field fake of execlog.CloudWatchAPI.
 type cloudWatch struct {
-	create func(in *cloudwatchlogs.CreateLogStreamInput, region string) error
-	put    func(in *cloudwatchlogs.PutLogEventsInput, region string) (*cloudwatchlogs.PutLogEventsOutput, error)
+	create func(region, group, stream string) error
+	put    func(region string, events []execlog.LogEvent) (*execlog.Rejected, error)
 }
 
-func regionOf(opts []func(*cloudwatchlogs.Options)) string {
-	var o cloudwatchlogs.Options
-	for _, f := range opts {
-		f(&o)
-	}
-	return o.Region
+func (c *cloudWatch) CreateLogStream(_ context.Context, region, group, stream string) error {
+	return c.create(region, group, stream)
 }
 
-func (c *cloudWatch) CreateLogStream(_ context.Context, in *cloudwatchlogs.CreateLogStreamInput, opts ...func(*cloudwatchlogs.Options)) (*cloudwatchlogs.CreateLogStreamOutput, error) {
-	return &cloudwatchlogs.CreateLogStreamOutput{}, c.create(in, regionOf(opts))
-}
-
-func (c *cloudWatch) PutLogEvents(_ context.Context, in *cloudwatchlogs.PutLogEventsInput, opts ...func(*cloudwatchlogs.Options)) (*cloudwatchlogs.PutLogEventsOutput, error) {
-	return c.put(in, regionOf(opts))
+func (c *cloudWatch) PutLogEvents(_ context.Context, region, group, stream string, events []execlog.LogEvent) (*execlog.Rejected, error) {
+	return c.put(region, events)
 }
 
 // The sink creates a stream once (one that exists will do), writes in the
@@ -44,21 +34,21 @@ func TestCloudWatchSink(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 	var creates int
-	var puts []*cloudwatchlogs.PutLogEventsInput
+	var puts [][]execlog.LogEvent
 	api := &cloudWatch{
-		create: func(in *cloudwatchlogs.CreateLogStreamInput, region string) error {
+		create: func(region, group, stream string) error {
 			creates++
 			require.Equal(t, "eu-west-1", region)
-			require.Equal(t, "g", aws.ToString(in.LogGroupName))
+			require.Equal(t, "g", group)
 			if creates > 1 {
-				return &types.ResourceAlreadyExistsException{}
+				return fmt.Errorf("create: %w", execlog.ErrStreamExists)
 			}
 			return nil
 		},
-		put: func(in *cloudwatchlogs.PutLogEventsInput, region string) (*cloudwatchlogs.PutLogEventsOutput, error) {
+		put: func(region string, events []execlog.LogEvent) (*execlog.Rejected, error) {
 			require.Equal(t, "eu-west-1", region)
-			puts = append(puts, in)
-			return &cloudwatchlogs.PutLogEventsOutput{}, nil
+			puts = append(puts, events)
+			return nil, nil
 		},
 	}
 	sink := &execlog.CloudWatchSink{API: api, Now: func() time.Time { return now }}
@@ -79,9 +69,9 @@ func TestCloudWatchSink(t *testing.T) {
 	require.Len(t, puts, 2)
 	var ids []string
 	var times []int64
-	for _, e := range puts[0].LogEvents {
-		ids = append(ids, aws.ToString(e.Message))
-		times = append(times, aws.ToInt64(e.Timestamp))
+	for _, e := range puts[0] {
+		ids = append(ids, e.Message)
+		times = append(times, e.Timestamp)
 	}
 	require.Equal(t, []string{`{"id":"0"}`, `{"id":"1"}`, `{"id":"2"}`, `{"id":"3"}`}, ids)
 	require.Equal(t, []int64{now.Add(-23 * time.Hour).UnixMilli(), now.Add(-2 * time.Second).UnixMilli(),
@@ -89,14 +79,14 @@ func TestCloudWatchSink(t *testing.T) {
 
 	// A stream deleted meanwhile is created again on the next attempt; a
 	// stream that exists already will do.
-	api.put = func(in *cloudwatchlogs.PutLogEventsInput, region string) (*cloudwatchlogs.PutLogEventsOutput, error) {
-		return nil, &types.ResourceNotFoundException{Message: aws.String("The specified log stream does not exist.")}
+	api.put = func(region string, events []execlog.LogEvent) (*execlog.Rejected, error) {
+		return nil, fmt.Errorf("The specified log stream does not exist: %w", execlog.ErrNotFound)
 	}
 	_, err = sink.Put(context.Background(), d, events[:1])
-	var missing *types.ResourceNotFoundException
-	require.True(t, errors.As(err, &missing), "%v", err)
-	api.put = func(in *cloudwatchlogs.PutLogEventsInput, region string) (*cloudwatchlogs.PutLogEventsOutput, error) {
-		return &cloudwatchlogs.PutLogEventsOutput{RejectedLogEventsInfo: &types.RejectedLogEventsInfo{TooNewLogEventStartIndex: aws.Int32(1)}}, nil
+	require.True(t, errors.Is(err, execlog.ErrNotFound), "%v", err)
+	api.put = func(region string, events []execlog.LogEvent) (*execlog.Rejected, error) {
+		one := int32(1)
+		return &execlog.Rejected{TooNewStart: &one}, nil
 	}
 	rejected, err = sink.Put(context.Background(), d, events[:3])
 	require.NoError(t, err)

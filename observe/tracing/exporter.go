@@ -7,13 +7,16 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/sdk/resource"
 )
+
+// Client sends the tracer's spans to a collector.
+type Client interface {
+	// Export sends an OTLP ExportTraceServiceRequest, protobuf-encoded;
+	// it keeps nothing of request once it returns.
+	Export(ctx context.Context, request []byte) error
+	// Stop lets the client go once the last export is made.
+	Stop(ctx context.Context) error
+}
 
 // The standard variables of the OTLP exporter that turn tracing on
 // without a flag (the exporters read them, and _HEADERS,
@@ -52,8 +55,8 @@ func protocol() (string, error) {
 // it (http://localhost:4318: traces go to its /v1/traces over HTTP, or to
 // it over gRPC); else the standard OTEL_EXPORTER_OTLP_* variables
 // configure it, and without them it sends to localhost as the exporters
-// do.
-func NewClient(endpoint string) (otlptrace.Client, error) {
+// do. gRPC is there only in a build with the otlpgrpc tag.
+func NewClient(endpoint string) (Client, error) {
 	proto, err := protocol()
 	if err != nil {
 		return nil, err
@@ -63,30 +66,53 @@ func NewClient(endpoint string) (otlptrace.Client, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("otel-endpoint %q: not an http or https URL", endpoint)
 		}
-		if proto == "grpc" {
-			return otlptracegrpc.NewClient(otlptracegrpc.WithEndpointURL(endpoint)), nil
-		}
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
-		return otlptracehttp.NewClient(otlptracehttp.WithEndpointURL(u.String())), nil
 	}
 	if proto == "grpc" {
-		return otlptracegrpc.NewClient(), nil
+		return newGRPCClient(endpoint)
 	}
-	return otlptracehttp.NewClient(), nil
+	return NewHTTPClient(endpoint)
 }
 
+// Attribute is a resource's attribute.
+type Attribute struct{ Key, Value string }
+
 // Resource describes the server in its spans: service.name "stepwise"
-// unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise.
-func Resource(ctx context.Context, version string) *resource.Resource {
-	own := resource.NewSchemaless(attribute.String("service.name", "stepwise"), attribute.String("service.version", version))
-	r, err := resource.Merge(resource.DefaultWithContext(ctx), own)
-	if err != nil {
-		r = own
+// unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise,
+// service.version, and the telemetry.sdk.* attributes.
+func Resource(_ context.Context, version string) []Attribute {
+	attrs := []Attribute{
+		{"service.name", "stepwise"},
+		{"telemetry.sdk.language", "go"},
+		{"telemetry.sdk.name", "stepwise"},
 	}
-	if env, err := resource.Merge(r, resource.EnvironmentWithContext(ctx)); err == nil {
-		r = env
+	if version != "" {
+		attrs = append(attrs, Attribute{"service.version", version}, Attribute{"telemetry.sdk.version", version})
 	}
-	return r
+	set := func(k, v string) {
+		for i := range attrs {
+			if attrs[i].Key == k {
+				attrs[i].Value = v
+				return
+			}
+		}
+		attrs = append(attrs, Attribute{k, v})
+	}
+	// OTEL_RESOURCE_ATTRIBUTES: key=value,... percent-encoded; a pair
+	// that is not one is skipped, as the SDKs do.
+	for _, kv := range strings.Split(os.Getenv("OTEL_RESOURCE_ATTRIBUTES"), ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			continue
+		}
+		if dv, err := url.PathUnescape(strings.TrimSpace(v)); err == nil {
+			set(k, dv)
+		}
+	}
+	if name := strings.TrimSpace(os.Getenv("OTEL_SERVICE_NAME")); name != "" {
+		set("service.name", name)
+	}
+	return attrs
 }
 
 // RatioFromEnv reads OpenTelemetry's OTEL_TRACES_SAMPLER and

@@ -4,9 +4,72 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strings"
-
-	"go.opentelemetry.io/otel/trace"
 )
+
+// TraceID is a trace's 16 bytes.
+type TraceID [16]byte
+
+// SpanID is a span's 8 bytes.
+type SpanID [8]byte
+
+// IsValid says whether the id is not all zeros.
+func (t TraceID) IsValid() bool { return t != TraceID{} }
+
+// String is the id in lower-case hex.
+func (t TraceID) String() string { return hex.EncodeToString(t[:]) }
+
+// IsValid says whether the id is not all zeros.
+func (s SpanID) IsValid() bool { return s != SpanID{} }
+
+// String is the id in lower-case hex.
+func (s SpanID) String() string { return hex.EncodeToString(s[:]) }
+
+// SpanContext is a span's place in a trace: its trace and its id
+// (invalid for a trace's context without a span). Every span of the
+// tracer is sampled.
+type SpanContext struct {
+	traceID TraceID
+	spanID  SpanID
+	remote  bool
+}
+
+// NewSpanContext is the context of span sid in trace tid.
+func NewSpanContext(tid TraceID, sid SpanID) SpanContext {
+	return SpanContext{traceID: tid, spanID: sid}
+}
+
+// TraceID is the context's trace.
+func (sc SpanContext) TraceID() TraceID { return sc.traceID }
+
+// SpanID is the context's span (invalid when none).
+func (sc SpanContext) SpanID() SpanID { return sc.spanID }
+
+// IsRemote says whether the context was read from a trace header.
+func (sc SpanContext) IsRemote() bool { return sc.remote }
+
+// IsValid says whether both its trace and span ids are.
+func (sc SpanContext) IsValid() bool { return sc.traceID.IsValid() && sc.spanID.IsValid() }
+
+// hexID decodes len(dst) bytes of lower-case hex, refusing all zeros.
+func hexID(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	if _, err := hex.Decode(dst, []byte(s)); err != nil {
+		return false
+	}
+	for _, c := range dst {
+		if c != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // The ids of an execution's spans are derived from what its history says,
 // never drawn at random: an execution resumed after a restart, or taken
@@ -52,34 +115,34 @@ const (
 
 func arnHash(seed uint64, arn string) uint64 { return fnv(fnvOffset^seed, arn) }
 
-func spanIDOf(x uint64) trace.SpanID {
-	var id trace.SpanID
+func spanIDOf(x uint64) SpanID {
+	var id SpanID
 	binary.BigEndian.PutUint64(id[:], mix(x))
 	return id
 }
 
 // ExecutionTraceID is the trace of an execution started without a trace
 // header: a hash of its ARN.
-func ExecutionTraceID(executionArn string) trace.TraceID {
-	var id trace.TraceID
+func ExecutionTraceID(executionArn string) TraceID {
+	var id TraceID
 	binary.BigEndian.PutUint64(id[:8], mix(arnHash(seedTraceHi, executionArn)))
 	binary.BigEndian.PutUint64(id[8:], mix(arnHash(seedTraceLo, executionArn)))
 	return id
 }
 
 // ExecutionSpanID is the id of an execution's root span.
-func ExecutionSpanID(executionArn string) trace.SpanID {
+func ExecutionSpanID(executionArn string) SpanID {
 	return spanIDOf(arnHash(seedExecution, executionArn))
 }
 
 // EventSpanID is the id of the span an event of an execution's history
 // opens (a state entered, a Map iteration, a redrive).
-func EventSpanID(executionArn string, eventID int64) trace.SpanID {
+func EventSpanID(executionArn string, eventID int64) SpanID {
 	return eventSpanID(arnHash(seedEvent, executionArn), eventID)
 }
 
 // eventSpanID is EventSpanID with the ARN's hash (eventBase) made once.
-func eventSpanID(base uint64, eventID int64) trace.SpanID {
+func eventSpanID(base uint64, eventID int64) SpanID {
 	return spanIDOf(base ^ mix(uint64(eventID)))
 }
 
@@ -87,71 +150,64 @@ func eventSpanID(base uint64, eventID int64) trace.SpanID {
 // invocation number (interp.TaskRequest.Invocation: the state's tasks
 // counted in the execution's order), which the runner knows before its
 // scheduled event is committed.
-func TaskSpanID(executionArn, stateName string, invocation int) trace.SpanID {
+func TaskSpanID(executionArn, stateName string, invocation int) SpanID {
 	return spanIDOf(fnv(arnHash(seedTask, executionArn)^0xff, stateName) ^ mix(uint64(invocation)))
 }
 
 // MapRunSpanID is the id of a map run's span.
-func MapRunSpanID(mapRunArn string) trace.SpanID {
+func MapRunSpanID(mapRunArn string) SpanID {
 	return spanIDOf(arnHash(seedMapRun, mapRunArn))
 }
 
 // Parent is the remote parent an execution's trace continues: its trace
 // and the span its root span is a child of (invalid when none).
-func Parent(executionArn, traceHeader string) trace.SpanContext {
+func Parent(executionArn, traceHeader string) SpanContext {
 	if sc, ok := ParseHeader(traceHeader); ok {
 		return sc
 	}
-	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: ExecutionTraceID(executionArn), TraceFlags: trace.FlagsSampled})
+	return SpanContext{traceID: ExecutionTraceID(executionArn)}
 }
 
 // ParseHeader reads a trace header: a W3C traceparent
 // (00-TRACEID-SPANID-FLAGS) or X-Ray's (Root=1-XXXXXXXX-XXXX...;Parent=SPANID;Sampled=1),
 // whose root is the same 128 bits as a W3C trace id.
-func ParseHeader(h string) (trace.SpanContext, bool) {
+func ParseHeader(h string) (SpanContext, bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
-		return trace.SpanContext{}, false
+		return SpanContext{}, false
 	}
 	if parts := strings.Split(h, "-"); len(parts) == 4 && len(parts[0]) == 2 && !strings.Contains(h, "=") {
-		tid, err1 := trace.TraceIDFromHex(parts[1])
-		sid, err2 := trace.SpanIDFromHex(parts[2])
-		if err1 != nil || err2 != nil || parts[0] == "ff" {
-			return trace.SpanContext{}, false
+		var sc SpanContext
+		if !hexID(sc.traceID[:], parts[1]) || !hexID(sc.spanID[:], parts[2]) || parts[0] == "ff" {
+			return SpanContext{}, false
 		}
-		return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled, Remote: true}), true
+		sc.remote = true
+		return sc, true
 	}
-	var cfg trace.SpanContextConfig
+	var sc SpanContext
 	for _, kv := range strings.Split(h, ";") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		switch k {
 		case "Root":
 			r := strings.Split(v, "-")
-			if len(r) != 3 || r[0] != "1" {
-				return trace.SpanContext{}, false
+			if len(r) != 3 || r[0] != "1" || !hexID(sc.traceID[:], r[1]+r[2]) {
+				return SpanContext{}, false
 			}
-			tid, err := trace.TraceIDFromHex(r[1] + r[2])
-			if err != nil {
-				return trace.SpanContext{}, false
-			}
-			cfg.TraceID = tid
 		case "Parent":
-			sid, err := trace.SpanIDFromHex(v)
-			if err != nil {
-				return trace.SpanContext{}, false
+			if !hexID(sc.spanID[:], v) {
+				return SpanContext{}, false
 			}
-			cfg.SpanID = sid
 		}
 	}
-	if !cfg.TraceID.IsValid() {
-		return trace.SpanContext{}, false
+	if !sc.traceID.IsValid() {
+		return SpanContext{}, false
 	}
-	cfg.TraceFlags, cfg.Remote = trace.FlagsSampled, cfg.SpanID.IsValid()
-	return trace.NewSpanContext(cfg), true
+	sc.remote = sc.spanID.IsValid()
+	return sc, true
 }
 
 // TraceParent is the W3C traceparent header of a span.
-func TraceParent(sc trace.SpanContext) string {
+func TraceParent(sc SpanContext) string {
 	b := make([]byte, 0, 55)
 	b = append(b, "00-"...)
 	tid, sid := sc.TraceID(), sc.SpanID()
@@ -164,7 +220,7 @@ func TraceParent(sc trace.SpanContext) string {
 // XRayHeader is X-Ray's trace header of a span (Lambda's
 // X-Amzn-Trace-Id, _X_AMZN_TRACE_ID, Lambda-Runtime-Trace-Id, and
 // StartExecution's traceHeader).
-func XRayHeader(sc trace.SpanContext) string {
+func XRayHeader(sc SpanContext) string {
 	tid := sc.TraceID()
 	t := hex.EncodeToString(tid[:])
 	return "Root=1-" + t[:8] + "-" + t[8:] + ";Parent=" + sc.SpanID().String() + ";Sampled=1"

@@ -10,26 +10,35 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"stepwise/observe/tracing"
 )
 
-// memClient is an OTLP client that keeps what it is sent, read back as
-// the SDK's span stubs.
+// memClient is an OTLP client that keeps what it is sent, decoded with
+// OTLP's own protobuf definitions, read back as the SDK's span stubs.
 type memClient struct {
-	mu    sync.Mutex
-	spans []tracetest.SpanStub
+	mu       sync.Mutex
+	spans    []tracetest.SpanStub
+	requests []*coltracepb.ExportTraceServiceRequest
 }
 
 func newMemClient() *memClient { return &memClient{} }
 
-func (m *memClient) Start(context.Context) error { return nil }
-func (m *memClient) Stop(context.Context) error  { return nil }
+func (m *memClient) Stop(context.Context) error { return nil }
 
-func (m *memClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpans) error {
+func (m *memClient) Export(_ context.Context, request []byte) error {
+	var req coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(request, &req); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, rs := range rss {
+	m.requests = append(m.requests, &req)
+	for _, rs := range req.ResourceSpans {
 		for _, ss := range rs.ScopeSpans {
 			for _, s := range ss.Spans {
 				m.spans = append(m.spans, stub(s))
@@ -44,6 +53,11 @@ func (m *memClient) GetSpans() []tracetest.SpanStub {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]tracetest.SpanStub(nil), m.spans...)
+}
+
+// sc is a span stub's context as the tracer's.
+func sc(s tracetest.SpanStub) tracing.SpanContext {
+	return tracing.NewSpanContext(tracing.TraceID(s.SpanContext.TraceID()), tracing.SpanID(s.SpanContext.SpanID()))
 }
 
 func spanContext(tid, sid []byte) trace.SpanContext {

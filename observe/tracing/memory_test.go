@@ -98,7 +98,7 @@ func TestLongExecutionHoldsOpenSpansOnly(t *testing.T) {
 	}
 	require.Equal(t, 1+3*tasks+2+passes, len(spans))
 	root := byName["loop"][0].SpanContext.SpanID()
-	require.Equal(t, tracing.ExecutionSpanID(arn), root)
+	require.Equal(t, trace.SpanID(tracing.ExecutionSpanID(arn)), root)
 	states := map[trace.SpanID]bool{}
 	for _, s := range byName["Work"] {
 		require.Equal(t, root, s.Parent.SpanID())
@@ -111,7 +111,7 @@ func TestLongExecutionHoldsOpenSpansOnly(t *testing.T) {
 		inv[s.SpanContext.SpanID()] = true
 	}
 	for i := range tasks {
-		require.True(t, inv[tracing.TaskSpanID(arn, "Work", i)], "task %d's span id is the one its runner was given", i)
+		require.True(t, inv[trace.SpanID(tracing.TaskSpanID(arn, "Work", i))], "task %d's span id is the one its runner was given", i)
 	}
 	for _, s := range byName["Again"] {
 		require.Equal(t, root, s.Parent.SpanID())

@@ -17,13 +17,22 @@ import (
 )
 
 // The spans reach the OpenTelemetry Collector's own OTLP receiver, over
-// HTTP (--otel-endpoint) and over gRPC (OTEL_EXPORTER_OTLP_PROTOCOL).
+// HTTP (--otel-endpoint), gzipped or not, and, in a build with the
+// otlpgrpc tag, over gRPC (OTEL_EXPORTER_OTLP_PROTOCOL).
 func TestOTLPExport(t *testing.T) {
 	slowtest.Require(t, "it builds and runs the OpenTelemetry Collector's OTLP receiver")
 	rcv := otlptest.Start(t)
-	for _, proto := range []string{"http/protobuf", "grpc"} {
+	protos := []string{"http/protobuf", "gzip"}
+	if tracing.GRPC {
+		protos = append(protos, "grpc")
+	}
+	for _, proto := range protos {
 		t.Run(proto, func(t *testing.T) {
-			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", proto)
+			if proto == "gzip" {
+				t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+			} else {
+				t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", proto)
+			}
 			endpoint := rcv.HTTP
 			if proto == "grpc" {
 				endpoint = "http://" + rcv.GRPC

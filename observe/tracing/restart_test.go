@@ -97,7 +97,7 @@ func TestRestartContinuesTrace(t *testing.T) {
 	require.Equal(t, prepare.Parent.SpanID(), root.SpanContext.SpanID(), "the root span is the one Prepare's names")
 	require.Equal(t, root.SpanContext.SpanID(), work.Parent.SpanID())
 	require.Equal(t, work.SpanContext.SpanID(), call.Parent.SpanID())
-	require.Equal(t, after, tracing.TraceParent(call.SpanContext))
+	require.Equal(t, after, tracing.TraceParent(sc(call)))
 	require.Equal(t, prepare.EndTime, work.StartTime, "Work's span starts when it was entered, before the restart")
 	require.True(t, root.StartTime.Equal(prepare.StartTime) || root.StartTime.Before(prepare.StartTime))
 }

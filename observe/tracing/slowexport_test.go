@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"stepwise/engine"
 	"stepwise/history"
@@ -28,17 +29,20 @@ type stuckClient struct {
 	spans   atomic.Int64
 }
 
-func (c *stuckClient) Start(context.Context) error { return nil }
-func (c *stuckClient) Stop(context.Context) error  { return nil }
+func (c *stuckClient) Stop(context.Context) error { return nil }
 
-func (c *stuckClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+func (c *stuckClient) Export(ctx context.Context, request []byte) error {
 	c.calls.Add(1)
+	var req coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(request, &req); err != nil {
+		return err
+	}
 	select {
 	case <-c.release:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	for _, rs := range rss {
+	for _, rs := range req.ResourceSpans {
 		for _, ss := range rs.ScopeSpans {
 			c.spans.Add(int64(len(ss.Spans)))
 		}

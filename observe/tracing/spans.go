@@ -4,10 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"stepwise/history"
 )
 
@@ -102,28 +98,25 @@ const (
 // node is an open span.
 type node struct {
 	kind     nodeKind
-	id       trace.SpanID
+	id       SpanID
 	parent   *node
 	name     string
 	start    time.Time
-	attrs    []*commonpb.KeyValue
-	events   []*tracepb.Span_Event
-	links    []*tracepb.Span_Link
+	attrs    []attr
+	events   []spanEvent
+	links    []spanLink
 	state    string // a state's name, the Map of an iteration
 	stype    string // a state's type
 	attempts int    // a state's tasks scheduled in this entry
 	errName  string
 	cause    string
 	failed   bool
-	spanKind tracepb.Span_SpanKind
+	spanKind spanKind
 	ended    bool
 	slot     int     // its index in execTrace.open
 	ids      []int64 // the latest events whose ctx is it (at most maxCtxPerNode)
 	idBuf    [2]int64
-	attrBuf  [2]*commonpb.KeyValue
-	// span is the span sent when it ends (made with the node: one
-	// allocation less a span).
-	span tracepb.Span
+	attrBuf  [2]attr
 }
 
 // maxCtxPerNode bounds the events a span is remembered as the context of:
@@ -136,7 +129,7 @@ const maxCtxPerNode = 32
 // execTrace is the spans of one execution being built.
 type execTrace struct {
 	arn       string
-	traceID   trace.TraceID
+	traceID   TraceID
 	eventBase uint64 // the ARN's hash in the ids of events' spans
 	root      *node
 	ctx       ctxMap  // event id → the span the events after it belong to (none: the root)
@@ -146,34 +139,18 @@ type execTrace struct {
 	// contexts are kept, for a redrive links to them.
 	ending  bool
 	invoked map[string]int // tasks scheduled per state name
-	remote  trace.SpanContext
+	remote  SpanContext
 }
 
 // builder makes the spans of executions' events.
 type builder struct {
-	ended func(*tracepb.Span)
-	// kvs are attributes of few values (states' names and types, task
-	// resources), shared by the spans: OTLP messages are only read once
-	// made.
-	kvs map[[2]string]*commonpb.KeyValue
+	// ended is given each span as it ends (to encode: it is not kept).
+	ended func(*span)
 	// scratch is the open spans an execution's end closes.
 	scratch []*node
-}
-
-// maxKVs bounds builder.kvs; past it the cache starts again.
-const maxKVs = 4096
-
-// kv is the attribute key=value, shared.
-func (b *builder) kv(key, value string) *commonpb.KeyValue {
-	if a := b.kvs[[2]string{key, value}]; a != nil {
-		return a
-	}
-	if b.kvs == nil || len(b.kvs) >= maxKVs {
-		b.kvs = map[[2]string]*commonpb.KeyValue{}
-	}
-	a := kvString(key, value)
-	b.kvs[[2]string{key, value}] = a
-	return a
+	// sp and attrs are the span being ended.
+	sp    span
+	attrs []attr
 }
 
 // newExecTrace starts the spans of an execution: its trace header, when it
@@ -182,8 +159,8 @@ func (b *builder) newExecTrace(arn, stateMachineArn, traceHeader string) *execTr
 	remote := Parent(arn, traceHeader)
 	x := &execTrace{arn: arn, traceID: remote.TraceID(), eventBase: arnHash(seedEvent, arn), remote: remote}
 	smName := stateMachineArn[strings.LastIndexByte(stateMachineArn, ':')+1:]
-	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []*commonpb.KeyValue{
-		kvString("stepwise.execution.arn", arn), b.kv("stepwise.state_machine.arn", stateMachineArn),
+	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []attr{
+		strAttr("stepwise.execution.arn", arn), strAttr("stepwise.state_machine.arn", stateMachineArn),
 	}}
 	x.openNode(x.root)
 	return x
@@ -311,7 +288,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		clear(open)
 		b.scratch = open[:0]
-		x.root.attrs = append(x.root.attrs, b.kv("stepwise.execution.status", statusOf(e.typ)))
+		x.root.attrs = append(x.root.attrs, strAttr("stepwise.execution.status", statusOf(e.typ)))
 		if e.hasFailure {
 			b.fail(x.root, e)
 		}
@@ -325,7 +302,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		st := stateType(e.typ, "StateEntered")
 		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st})
-		n.attrBuf = [2]*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), b.kv("stepwise.state.type", st)}
+		n.attrBuf = [2]attr{strAttr("stepwise.state.name", e.name), strAttr("stepwise.state.type", st)}
 		n.attrs = n.attrBuf[:]
 		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
@@ -358,11 +335,11 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		inv := x.invoked[name]
 		x.invoked[name] = inv + 1
-		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: tracepb.Span_SPAN_KIND_CLIENT,
-			attrs: []*commonpb.KeyValue{
-				b.kv("stepwise.task.resource", e.resource), b.kv("stepwise.task.resource_type", e.resType),
-				kvInt("stepwise.task.attempt", attempt), kvInt("stepwise.task.invocation", inv),
-				b.kv("stepwise.state.name", name),
+		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: kindClient,
+			attrs: []attr{
+				strAttr("stepwise.task.resource", e.resource), strAttr("stepwise.task.resource_type", e.resType),
+				intAttr("stepwise.task.attempt", attempt), intAttr("stepwise.task.invocation", inv),
+				strAttr("stepwise.state.name", name),
 			}})
 		if e.typ == history.EventLambdaFunctionScheduled {
 			// OpenTelemetry's conventions for a call of a function.
@@ -370,12 +347,12 @@ func (b *builder) apply(x *execTrace, e *event) {
 			if parts := strings.Split(e.resource, ":"); len(parts) >= 7 && parts[5] == "function" {
 				fn = parts[6]
 			}
-			n.attrs = append(n.attrs, b.kv("faas.invoked_provider", "aws"), b.kv("faas.invoked_name", fn))
+			n.attrs = append(n.attrs, strAttr("faas.invoked_provider", "aws"), strAttr("faas.invoked_name", fn))
 		}
 		x.setCtx(e.id, n)
 	case e.typ == history.EventTaskStarted || e.typ == history.EventTaskSubmitted ||
 		e.typ == history.EventLambdaFunctionStarted || e.typ == history.EventActivityStarted:
-		cur.events = append(cur.events, &tracepb.Span_Event{Name: t, TimeUnixNano: unixNano(e.at)})
+		cur.events = append(cur.events, spanEvent{name: t, at: unixNano(e.at)})
 		x.setCtx(e.id, cur)
 	case e.typ == history.EventTaskSucceeded || e.typ == history.EventTaskFailed || e.typ == history.EventTaskTimedOut ||
 		e.typ == history.EventTaskStartFailed || e.typ == history.EventTaskSubmitFailed ||
@@ -398,7 +375,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 	case e.typ == history.EventMapIterationStarted:
 		m := up(cur, kindState, "")
 		n := x.openNode(&node{kind: kindIteration, id: eventSpanID(x.eventBase, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
-			attrs: []*commonpb.KeyValue{b.kv("stepwise.state.name", e.name), kvInt("stepwise.map.iteration.index", e.index)}})
+			attrs: []attr{strAttr("stepwise.state.name", e.name), intAttr("stepwise.map.iteration.index", e.index)}})
 		if m != nil {
 			n.parent = m
 		}
@@ -419,7 +396,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapRunStarted:
 		n := x.openNode(&node{kind: kindMapRun, id: MapRunSpanID(e.mapRunArn), parent: cur, name: "Map run", start: e.at,
-			attrs: []*commonpb.KeyValue{kvString("stepwise.map_run.arn", e.mapRunArn)}})
+			attrs: []attr{strAttr("stepwise.map_run.arn", e.mapRunArn)}})
 		x.setCtx(e.id, n)
 	case e.typ == history.EventMapRunSucceeded || e.typ == history.EventMapRunFailed || e.typ == history.EventMapRunAborted:
 		n := up(cur, kindMapRun, "")
@@ -449,7 +426,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 	default:
 		// MapStateStarted, ParallelStateStarted, their successes, and the
 		// rest belong to the state they are in.
-		cur.events = append(cur.events, &tracepb.Span_Event{Name: t, TimeUnixNano: unixNano(e.at)})
+		cur.events = append(cur.events, spanEvent{name: t, at: unixNano(e.at)})
 		x.setCtx(e.id, cur)
 	}
 }
@@ -482,60 +459,45 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	n.ended = true
 	x.closeNode(n)
 	attrs := n.attrs
-	if n.kind == kindState && n.attempts > 0 {
-		attrs = append(attrs, kvInt("stepwise.state.attempts", n.attempts), kvInt("stepwise.state.retries", n.attempts-1))
+	if n.kind == kindState && n.attempts > 0 || n.failed {
+		attrs = append(b.attrs[:0], n.attrs...)
 	}
-	var status *tracepb.Status
+	if n.kind == kindState && n.attempts > 0 {
+		attrs = append(attrs, intAttr("stepwise.state.attempts", n.attempts), intAttr("stepwise.state.retries", n.attempts-1))
+	}
+	s := &b.sp
+	*s = span{}
 	if n.failed {
 		errName := n.errName
 		if errName == "" {
 			errName = "States.Failed"
 		}
-		attrs = append(attrs, kvString("error.type", errName), kvString("stepwise.error", n.errName))
+		attrs = append(attrs, strAttr("error.type", errName), strAttr("stepwise.error", n.errName))
 		if n.cause != "" {
-			attrs = append(attrs, kvString("stepwise.cause", n.cause))
+			attrs = append(attrs, strAttr("stepwise.cause", n.cause))
 		}
-		status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: errName}
+		s.failed, s.message = true, errName
 	}
-	var parent []byte
 	if n.parent != nil {
-		parent = n.parent.id[:]
-	} else if n == x.root && x.remote.SpanID().IsValid() {
-		rid := x.remote.SpanID()
-		parent = rid[:]
+		s.parent = n.parent.id
+	} else if n == x.root {
+		s.parent = x.remote.SpanID()
 	}
 	if at.Before(n.start) {
 		at = n.start
 	}
 	kind := n.spanKind
-	if kind == tracepb.Span_SPAN_KIND_UNSPECIFIED {
-		kind = tracepb.Span_SPAN_KIND_INTERNAL
+	if kind == kindUnspecified {
+		kind = kindInternal
 	}
-	s := &n.span
-	s.TraceId, s.SpanId, s.ParentSpanId = x.traceID[:], n.id[:], parent
-	s.Flags, s.Name, s.Kind = uint32(trace.FlagsSampled), n.name, kind
-	s.StartTimeUnixNano, s.EndTimeUnixNano = unixNano(n.start), unixNano(at)
-	s.Attributes, s.Events, s.Links, s.Status = attrs, n.events, n.links, status
+	s.traceID, s.spanID, s.name, s.kind = x.traceID, n.id, n.name, kind
+	s.start, s.end = unixNano(n.start), unixNano(at)
+	s.attrs, s.events, s.links = attrs, n.events, n.links
 	b.ended(s)
-}
-
-// kvStringParts is a string attribute's messages, made at once.
-type kvStringParts struct {
-	kv commonpb.KeyValue
-	av commonpb.AnyValue
-	sv commonpb.AnyValue_StringValue
-}
-
-func kvString(k, v string) *commonpb.KeyValue {
-	p := &kvStringParts{}
-	p.sv.StringValue = v
-	p.av.Value = &p.sv
-	p.kv.Key, p.kv.Value = k, &p.av
-	return &p.kv
-}
-
-func kvInt(k string, v int) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: int64(v)}}}
+	if cap(attrs) <= 64 && len(attrs) > len(n.attrs) {
+		b.attrs = attrs[:0]
+	}
+	*s = span{}
 }
 
 func unixNano(t time.Time) uint64 {

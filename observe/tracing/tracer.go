@@ -6,18 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/sdk/resource"
-	"go.opentelemetry.io/otel/trace"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"stepwise/engine"
 	"stepwise/history"
@@ -36,8 +29,9 @@ const (
 	// queueBatches bounds the batches waiting for the exporter; past it
 	// a batch is dropped (and its spans counted).
 	queueBatches = 64
-	// exportTimeout bounds an export.
-	exportTimeout = 10 * time.Second
+	// exportTimeout bounds an export, its retries included (a Client's
+	// own timeout is usually shorter: OTLPClient's is).
+	exportTimeout = 2 * time.Minute
 	// lookupTimeout bounds a read of the store.
 	lookupTimeout = 5 * time.Second
 	// maxSettings is how many state machine revisions' settings are kept.
@@ -61,18 +55,18 @@ type Store interface {
 
 // Config configures a Tracer.
 type Config struct {
-	// Client sends the spans (an OTLP client: NewClient), started by
-	// New and stopped by Close.
-	Client otlptrace.Client
+	// Client sends the spans (an OTLP client: NewClient), stopped by
+	// Close.
+	Client Client
 	// Store reads state machines' tracing configurations and histories.
 	// Required unless All.
 	Store Store
 	// All traces every execution, whatever its state machine's
 	// tracingConfiguration says.
 	All bool
-	// Resource describes the process (service.name...); the SDK's
+	// Resource describes the process (service.name...); Resource's
 	// default when nil.
-	Resource *resource.Resource
+	Resource []Attribute
 	// Logger is told of exports that failed; nil discards.
 	Logger *slog.Logger
 	// Ratio, when in (0, 1), traces that share of the executions traced
@@ -113,10 +107,16 @@ type Tracer struct {
 
 	// Owned by the worker.
 	execs   map[string]*execTrace
-	mapRuns map[string]trace.SpanContext
-	spans   []*tracepb.Span
-	b       builder
-	res     *resourcepb.Resource
+	mapRuns map[string]SpanContext
+	// buf is the ended spans, encoded (appendSpan), nspans of them.
+	buf    []byte
+	nspans int
+	b      builder
+	// The exporter's: the resource's attributes, the request being sent
+	// and the batches' buffers sent, for the worker to use again.
+	res  []attr
+	req  []byte
+	free chan []byte
 }
 
 var _ engine.Observer = (*Tracer)(nil)
@@ -130,9 +130,11 @@ type step struct {
 	events                                                 []event
 }
 
-// batch is spans to export, or (done not nil) a mark Flush waits for.
+// batch is n spans to export, encoded, or (done not nil) a mark Flush
+// waits for.
 type batch struct {
-	spans []*tracepb.Span
+	spans []byte
+	n     int
 	done  chan struct{}
 }
 
@@ -142,7 +144,7 @@ func New(cfg Config) (*Tracer, error) {
 		return nil, errors.New("tracing: Client, and Store unless All, are required")
 	}
 	if cfg.Resource == nil {
-		cfg.Resource = resource.Default()
+		cfg.Resource = Resource(context.Background(), "")
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -156,19 +158,15 @@ func New(cfg Config) (*Tracer, error) {
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 		execs:    map[string]*execTrace{},
-		mapRuns:  map[string]trace.SpanContext{},
+		mapRuns:  map[string]SpanContext{},
 		batches:  make(chan batch, queueBatches),
+		free:     make(chan []byte, 4),
 		exported: make(chan struct{}),
 	}
 	t.exportCx, t.cancel = context.WithCancel(context.Background())
 	t.b.ended = t.ended
-	t.res = &resourcepb.Resource{}
-	for it := cfg.Resource.Iter(); it.Next(); {
-		kv := it.Attribute()
-		t.res.Attributes = append(t.res.Attributes, &commonpb.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
-	}
-	if err := cfg.Client.Start(context.Background()); err != nil {
-		return nil, err
+	for _, a := range cfg.Resource {
+		t.res = append(t.res, strAttr(a.Key, a.Value))
 	}
 	if cfg.Ratio > 0 && cfg.Ratio < 1 {
 		t.bound = uint64(cfg.Ratio * (1 << 63))
@@ -221,7 +219,7 @@ func (t *Tracer) traced(row *store.Execution) (on, known bool) {
 // sampled is the traceidratio sampler's choice (as the SDK's
 // TraceIDRatioBased makes it): the trace id's last 8 bytes, shifted right
 // once, below the ratio's share of 2^63.
-func (t *Tracer) sampled(id trace.TraceID) bool {
+func (t *Tracer) sampled(id TraceID) bool {
 	return binary.BigEndian.Uint64(id[8:])>>1 < t.bound
 }
 
@@ -236,8 +234,9 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	if known && !on {
 		return
 	}
-	st := &step{arn: row.Arn, stateMachineArn: row.StateMachineArn, revision: row.RevisionID, traceHeader: row.TraceHeader,
-		mapRunArn: row.MapRunArn, known: known, events: make([]event, len(s.Events))}
+	st := steps.Get().(*step)
+	*st = step{arn: row.Arn, stateMachineArn: row.StateMachineArn, revision: row.RevisionID, traceHeader: row.TraceHeader,
+		mapRunArn: row.MapRunArn, known: known, events: slices.Grow(st.events[:0], len(s.Events))[:len(s.Events)]}
 	for i, ev := range s.Events {
 		st.events[i] = copyEvent(ev)
 	}
@@ -245,7 +244,26 @@ func (t *Tracer) StepCommitted(s *engine.CommittedStep) {
 	case t.queue <- st:
 	default:
 		t.drop(uint64(len(st.events)), "tracing: the span queue is full; events are dropped and traces miss spans")
+		release(st)
 	}
+}
+
+// steps are the queued steps let go, to use again: a step's events are
+// most of what tracing allocates.
+var steps = sync.Pool{New: func() any { return new(step) }}
+
+// maxPooledEvents bounds the events of a step kept for the next.
+const maxPooledEvents = 256
+
+// release lets a step taken go to the pool.
+func release(st *step) {
+	events := st.events
+	if cap(events) > maxPooledEvents {
+		events = nil
+	}
+	clear(events)
+	*st = step{events: events[:0]}
+	steps.Put(st)
 }
 
 // drop counts n events or spans dropped, and says so at most once a
@@ -277,9 +295,7 @@ func (t *Tracer) TaskTraceParent(row *store.Execution, req *interp.TaskRequest) 
 		return ""
 	}
 	parent := Parent(row.Arn, row.TraceHeader)
-	return TraceParent(trace.NewSpanContext(trace.SpanContextConfig{
-		TraceID: parent.TraceID(), SpanID: TaskSpanID(row.Arn, req.StateName, req.Invocation), TraceFlags: trace.FlagsSampled,
-	}))
+	return TraceParent(SpanContext{traceID: parent.TraceID(), spanID: TaskSpanID(row.Arn, req.StateName, req.Invocation)})
 }
 
 // Dropped is how many events (their step queue full) and spans (the
@@ -354,7 +370,8 @@ func (t *Tracer) run() {
 		select {
 		case st := <-t.queue:
 			t.take(st)
-			if len(t.spans) >= batchSpans {
+			release(st)
+			if t.nspans >= batchSpans {
 				t.export()
 			}
 		case <-tick.C:
@@ -380,6 +397,7 @@ func (t *Tracer) drain() {
 		select {
 		case st := <-t.queue:
 			t.take(st)
+			release(st)
 		default:
 			return
 		}
@@ -389,15 +407,21 @@ func (t *Tracer) drain() {
 // export hands the ended spans to the exporter, never waiting for it: a
 // batch it has no room for is dropped.
 func (t *Tracer) export() {
-	if len(t.spans) == 0 {
+	if t.nspans == 0 {
 		return
 	}
 	select {
-	case t.batches <- batch{spans: t.spans}:
+	case t.batches <- batch{spans: t.buf, n: t.nspans}:
+		select {
+		case t.buf = <-t.free:
+		default:
+			t.buf = nil
+		}
 	default:
-		t.drop(uint64(len(t.spans)), "tracing: the export queue is full (the collector is slow or down); spans are dropped and traces miss them")
+		t.drop(uint64(t.nspans), "tracing: the export queue is full (the collector is slow or down); spans are dropped and traces miss them")
+		t.buf = t.buf[:0]
 	}
-	t.spans = nil
+	t.nspans = 0
 }
 
 // exporter sends the batches, one at a time, until the worker is done
@@ -432,31 +456,31 @@ func (t *Tracer) send(b batch) {
 	}
 	ctx, cancel := context.WithTimeout(t.exportCx, exportTimeout)
 	defer cancel()
-	rs := []*tracepb.ResourceSpans{{Resource: t.res, ScopeSpans: []*tracepb.ScopeSpans{{
-		Scope: &commonpb.InstrumentationScope{Name: scopeName}, Spans: b.spans,
-	}}}}
-	if err := t.cfg.Client.UploadTraces(ctx, rs); err != nil {
-		t.log.Warn("tracing: export failed", "spans", len(b.spans), "error", err)
+	t.req = append(requestHead(t.req[:0], t.res, scopeName, len(b.spans)), b.spans...)
+	if err := t.cfg.Client.Export(ctx, t.req); err != nil {
+		t.log.Warn("tracing: export failed", "spans", b.n, "error", err)
+	}
+	if cap(t.req) > maxKeptBuffer {
+		t.req = nil
+	}
+	if cap(b.spans) <= maxKeptBuffer {
+		select {
+		case t.free <- b.spans[:0]:
+		default:
+		}
 	}
 }
 
-func (t *Tracer) ended(s *tracepb.Span) { t.spans = append(t.spans, s) }
+// maxKeptBuffer bounds the buffers kept for the next batches.
+const maxKeptBuffer = 4 << 20
+
+func (t *Tracer) ended(s *span) {
+	t.buf = appendSpan(t.buf, s)
+	t.nspans++
+}
 
 // scopeName is the instrumentation scope of the spans.
 const scopeName = "stepwise/observe/tracing"
-
-// anyValue is a resource attribute's value in OTLP.
-func anyValue(v attribute.Value) *commonpb.AnyValue {
-	switch v.Type() {
-	case attribute.BOOL:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
-	case attribute.INT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
-	case attribute.FLOAT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
-	}
-	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.Emit()}}
-}
 
 // take turns a step's events into spans.
 func (t *Tracer) take(st *step) {
@@ -469,8 +493,7 @@ func (t *Tracer) take(st *step) {
 		if st.mapRunArn != "" {
 			if sc, ok := t.mapRun(st.mapRunArn); ok {
 				tid, sid := sc.TraceID(), sc.SpanID()
-				x.root.links = append(x.root.links, &tracepb.Span_Link{TraceId: tid[:], SpanId: sid[:], Flags: uint32(trace.FlagsSampled),
-					Attributes: []*commonpb.KeyValue{kvString("stepwise.link", "map_run")}})
+				x.root.links = append(x.root.links, spanLink{traceID: tid, spanID: sid, attrs: []attr{strAttr("stepwise.link", "map_run")}})
 			}
 		}
 		if len(t.execs) >= maxExecs {
@@ -497,7 +520,7 @@ func (t *Tracer) take(st *step) {
 			x.root.start = e.at
 		}
 		if e.typ == history.EventMapRunStarted {
-			t.mapRuns[e.mapRunArn] = trace.NewSpanContext(trace.SpanContextConfig{TraceID: x.traceID, SpanID: MapRunSpanID(e.mapRunArn), TraceFlags: trace.FlagsSampled})
+			t.mapRuns[e.mapRunArn] = SpanContext{traceID: x.traceID, spanID: MapRunSpanID(e.mapRunArn)}
 		}
 		t.b.apply(x, e)
 	}
@@ -517,7 +540,7 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
 	quiet := t.b
-	quiet.ended = func(*tracepb.Span) {}
+	quiet.ended = func(*span) {}
 	for after := int64(0); after < first-1; {
 		page, err := t.cfg.Store.EventList(ctx, &store.EventListParams{ExecutionArn: x.arn, AfterID: after, Limit: 1000})
 		if err != nil {
@@ -555,24 +578,24 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 
 // mapRun is the span of a map run, from memory or, after a restart, from
 // the store (its execution's trace).
-func (t *Tracer) mapRun(arn string) (trace.SpanContext, bool) {
+func (t *Tracer) mapRun(arn string) (SpanContext, bool) {
 	if sc, ok := t.mapRuns[arn]; ok {
 		return sc, true
 	}
 	if t.cfg.Store == nil {
-		return trace.SpanContext{}, false
+		return SpanContext{}, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
 	mr, err := t.cfg.Store.MapRunGet(ctx, arn)
 	if err != nil {
-		return trace.SpanContext{}, false
+		return SpanContext{}, false
 	}
 	parent, err := t.cfg.Store.ExecutionGet(ctx, mr.ExecutionArn)
 	if err != nil {
-		return trace.SpanContext{}, false
+		return SpanContext{}, false
 	}
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: Parent(parent.Arn, parent.TraceHeader).TraceID(), SpanID: MapRunSpanID(arn), TraceFlags: trace.FlagsSampled})
+	sc := SpanContext{traceID: Parent(parent.Arn, parent.TraceHeader).TraceID(), spanID: MapRunSpanID(arn)}
 	if len(t.mapRuns) >= maxSettings {
 		clear(t.mapRuns)
 	}

@@ -210,10 +210,10 @@ func TestExecutionIsOneTrace(t *testing.T) {
 	// The runner was given each attempt's own span.
 	b.runner.mu.Lock()
 	defer b.runner.mu.Unlock()
-	require.Equal(t, []string{tracing.TraceParent(work[0].SpanContext), tracing.TraceParent(work[1].SpanContext)}, b.runner.parents["Work"])
+	require.Equal(t, []string{tracing.TraceParent(sc(work[0])), tracing.TraceParent(sc(work[1]))}, b.runner.parents["Work"])
 	for _, s := range spans {
 		if s.Name == fn+"inner" {
-			require.Equal(t, []string{tracing.TraceParent(s.SpanContext)}, b.runner.parents["Inner"])
+			require.Equal(t, []string{tracing.TraceParent(sc(s))}, b.runner.parents["Inner"])
 		}
 	}
 }
@@ -376,7 +376,7 @@ func TestRedriveContinuesTrace(t *testing.T) {
 	byName := map[string][]tracetest.SpanStub{}
 	for _, s := range b.exp.GetSpans() {
 		byName[s.Name] = append(byName[s.Name], s)
-		require.Equal(t, tracing.Parent(d.ExecutionArn, "").TraceID(), s.SpanContext.TraceID())
+		require.Equal(t, tracing.Parent(d.ExecutionArn, "").TraceID(), sc(s).TraceID())
 	}
 	root, redrive := byName["redriven"][0], byName["Redrive"][0]
 	require.Equal(t, "FAILED", attr(root, "stepwise.execution.status").AsString())

@@ -103,6 +103,7 @@ func (c *CLI) Execute(args []string) int {
 		(&killCommand{CommandBase: base}).command(),
 		(&actionsCommand{CommandBase: base}).command(),
 		(&rerunCommand{CommandBase: base}).command(),
+		(&healthCommand{CommandBase: base}).command(),
 	)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -34,7 +34,12 @@ func tuneGC() {
 // the server allocated less than quietAllocs since the last look and the
 // heap holds more than spareHeap it could return, the heap is collected
 // and returned to the system (a collection of a quiet heap: a few
-// milliseconds).
+// milliseconds). What it could return is the heap free or unused and the
+// garbage not yet collected (objects the last collection did not find
+// live): with the collector's goal at serverGCPercent a quiet heap is
+// mostly such garbage. The start of the server is a burst of its own
+// (reading the database, the models, the definitions): the first look
+// returns its garbage even if the server is busy by then.
 const (
 	idleMemoryEvery = 2 * time.Second
 	quietAllocs     = 4 << 20
@@ -44,13 +49,15 @@ const (
 // heapReading is what returnIdleMemory reads of the heap.
 type heapReading struct {
 	allocs uint64 // bytes allocated since the start
-	spare  uint64 // bytes of heap free or unused and not yet returned
+	spare  uint64 // bytes of heap free, unused or garbage, not yet returned
 }
 
 var heapMetrics = []metrics.Sample{
 	{Name: "/gc/heap/allocs:bytes"},
 	{Name: "/memory/classes/heap/free:bytes"},
 	{Name: "/memory/classes/heap/unused:bytes"},
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/gc/heap/live:bytes"},
 }
 
 // readHeap reads the runtime's heap metrics.
@@ -58,15 +65,21 @@ func readHeap() heapReading {
 	s := make([]metrics.Sample, len(heapMetrics))
 	copy(s, heapMetrics)
 	metrics.Read(s)
-	return heapReading{allocs: s[0].Value.Uint64(), spare: s[1].Value.Uint64() + s[2].Value.Uint64()}
+	var garbage uint64
+	if objects, live := s[3].Value.Uint64(), s[4].Value.Uint64(); objects > live {
+		garbage = objects - live
+	}
+	return heapReading{allocs: s[0].Value.Uint64(), spare: s[1].Value.Uint64() + s[2].Value.Uint64() + garbage}
 }
 
 // returnIdleMemory calls release every period in which the server was
-// quiet and had spare heap, until ctx ends.
+// quiet and had spare heap, and at the first look if it had spare heap,
+// until ctx ends.
 func returnIdleMemory(ctx context.Context, period time.Duration, read func() heapReading, release func()) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	last := read()
+	first := true
 	for {
 		select {
 		case <-ctx.Done():
@@ -74,7 +87,9 @@ func returnIdleMemory(ctx context.Context, period time.Duration, read func() hea
 		case <-t.C:
 		}
 		now := read()
-		if now.allocs-last.allocs < quietAllocs && now.spare > spareHeap {
+		quiet := first || now.allocs-last.allocs < quietAllocs
+		first = false
+		if quiet && now.spare > spareHeap {
 			release()
 			now = read()
 		}

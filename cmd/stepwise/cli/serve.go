@@ -449,7 +449,7 @@ type traceFlags struct {
 
 func (t *traceFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&t.all, "trace-all", false, "trace every execution, whatever its state machine's tracingConfiguration says (OpenTelemetry, over OTLP)")
-	f.StringVar(&t.endpoint, "otel-endpoint", "", "OTLP collector's base URL the traces of executions go to, e.g. http://localhost:4318 (default: the standard OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and _PROTOCOL, _HEADERS variables)")
+	f.StringVar(&t.endpoint, "otel-endpoint", "", "OTLP collector's base URL the traces of executions go to, e.g. http://localhost:4318: OTLP/HTTP to its /v1/traces (default: the standard OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and _HEADERS, _COMPRESSION, _TIMEOUT, _CERTIFICATE variables; OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs a build with -tags otlpgrpc)")
 }
 
 // tracing is the server's tracing: --trace-all, or an OTLP endpoint given
