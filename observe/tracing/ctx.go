@@ -30,15 +30,17 @@ func (m *ctxMap) get(id int64) *node {
 	return nil
 }
 
-func (m *ctxMap) set(id int64, n *node) {
+// set maps id to n, and returns the span id was mapped to (nil: none).
+func (m *ctxMap) set(id int64, n *node) (old *node) {
 	if m.many != nil {
+		old = m.many[id]
 		m.many[id] = n
-		return
+		return old
 	}
 	for i := range m.few {
 		if m.few[i].id == id {
-			m.few[i].n = n
-			return
+			old, m.few[i].n = m.few[i].n, n
+			return old
 		}
 	}
 	if len(m.few) < maxFew {
@@ -46,7 +48,7 @@ func (m *ctxMap) set(id int64, n *node) {
 			m.few = m.buf[:0]
 		}
 		m.few = append(m.few, ctxEntry{id, n})
-		return
+		return nil
 	}
 	m.many = make(map[int64]*node, 2*maxFew)
 	for _, e := range m.few {
@@ -54,22 +56,39 @@ func (m *ctxMap) set(id int64, n *node) {
 	}
 	m.many[id] = n
 	m.few = nil
+	return nil
 }
 
-func (m *ctxMap) del(id int64) {
+// del unmaps id, and returns the span it was mapped to (nil: none).
+func (m *ctxMap) del(id int64) (old *node) {
 	if m.many != nil {
+		old = m.many[id]
 		delete(m.many, id)
-		return
+		return old
 	}
 	for i := range m.few {
 		if m.few[i].id == id {
+			old = m.few[i].n
 			last := len(m.few) - 1
 			m.few[i] = m.few[last]
 			m.few[last] = ctxEntry{}
 			m.few = m.few[:last]
-			return
+			return old
 		}
 	}
+	return nil
+}
+
+// unrefAll says of every span mapped to that an event's ctx no longer
+// is it, and empties the map.
+func (m *ctxMap) unrefAll(x *execTrace) {
+	for _, n := range m.many {
+		x.unref(n)
+	}
+	for _, e := range m.few {
+		x.unref(e.n)
+	}
+	*m = ctxMap{}
 }
 
 func (m *ctxMap) len() int { return len(m.few) + len(m.many) }

@@ -22,34 +22,10 @@ type event struct {
 	mapRunArn  string
 }
 
-// copyEvent keeps what a span needs of ev.
+// copyEvent keeps what a span needs of ev. Only an event whose type says
+// it failed (…Failed, …TimedOut, …Aborted) has a failure's details.
 func copyEvent(ev *history.Event) event {
 	e := event{typ: ev.Type, id: ev.ID, prev: ev.PreviousEventID, at: ev.Timestamp}
-	fail := func(f *history.FailureEventDetails) {
-		if f != nil {
-			e.hasFailure = true
-			if f.Error != nil {
-				e.errName = *f.Error
-			}
-			if f.Cause != nil {
-				e.cause = *f.Cause
-			}
-		}
-	}
-	task := func(d *history.TaskEventDetails, failed bool) {
-		if d != nil {
-			e.resType, e.resource = d.ResourceType, d.Resource
-			if failed {
-				e.hasFailure = true
-				if d.Error != nil {
-					e.errName = *d.Error
-				}
-				if d.Cause != nil {
-					e.cause = *d.Cause
-				}
-			}
-		}
-	}
 	switch {
 	case ev.StateEnteredEventDetails != nil:
 		e.name = ev.StateEnteredEventDetails.Name
@@ -65,23 +41,41 @@ func copyEvent(ev *history.Event) event {
 		e.name, e.index = ev.MapIterationStartedEventDetails.Name, ev.MapIterationStartedEventDetails.Index
 	case ev.MapRunStartedEventDetails != nil:
 		e.mapRunArn = ev.MapRunStartedEventDetails.MapRunArn
-	case ev.EvaluationFailedEventDetails != nil:
-		d := ev.EvaluationFailedEventDetails
-		fail(&history.FailureEventDetails{Error: d.Error, Cause: d.Cause})
 	}
-	task(ev.TaskFailedEventDetails, true)
-	task(ev.TaskTimedOutEventDetails, true)
-	for _, f := range []*history.FailureEventDetails{
+	t := string(ev.Type)
+	if !strings.HasSuffix(t, "Failed") && !strings.HasSuffix(t, "TimedOut") && !strings.HasSuffix(t, "Aborted") {
+		return e
+	}
+	e.hasFailure = true
+	if d := ev.EvaluationFailedEventDetails; d != nil {
+		e.setFailure(d.Error, d.Cause)
+	}
+	for _, d := range [...]*history.TaskEventDetails{ev.TaskFailedEventDetails, ev.TaskTimedOutEventDetails} {
+		if d != nil {
+			e.resType, e.resource = d.ResourceType, d.Resource
+			e.setFailure(d.Error, d.Cause)
+		}
+	}
+	for _, f := range [...]*history.FailureEventDetails{
 		ev.ExecutionFailedEventDetails, ev.ExecutionAbortedEventDetails, ev.ExecutionTimedOutEventDetails,
 		ev.MapRunFailedEventDetails, ev.ActivityFailedEventDetails, ev.ActivityTimedOutEventDetails,
 		ev.LambdaFunctionFailedEventDetails, ev.LambdaFunctionTimedOutEventDetails,
 	} {
-		fail(f)
-	}
-	if !e.hasFailure && (strings.HasSuffix(string(ev.Type), "Failed") || strings.HasSuffix(string(ev.Type), "TimedOut") || strings.HasSuffix(string(ev.Type), "Aborted")) {
-		e.hasFailure = true
+		if f != nil {
+			e.setFailure(f.Error, f.Cause)
+		}
 	}
 	return e
+}
+
+// setFailure keeps a failure's error and cause.
+func (e *event) setFailure(errName, cause *string) {
+	if errName != nil {
+		e.errName = *errName
+	}
+	if cause != nil {
+		e.cause = *cause
+	}
 }
 
 type nodeKind uint8
@@ -116,7 +110,11 @@ type node struct {
 	slot     int     // its index in execTrace.open
 	ids      []int64 // the latest events whose ctx is it (at most maxCtxPerNode)
 	idBuf    [2]int64
-	attrBuf  [2]attr
+	attrBuf  [3]attr
+	// refs counts what points to it: its children not let go, and the
+	// events whose ctx it is. Once it has ended and refs is 0, nothing
+	// does: the builder uses it again (see release).
+	refs int32
 }
 
 // maxCtxPerNode bounds the events a span is remembered as the context of:
@@ -140,6 +138,9 @@ type execTrace struct {
 	ending  bool
 	invoked map[string]int // tasks scheduled per state name
 	remote  SpanContext
+	// pending is the spans ended, or no longer an event's ctx, since the
+	// last sweep: those nothing points to any more are let go then.
+	pending []*node
 }
 
 // builder makes the spans of executions' events.
@@ -151,18 +152,114 @@ type builder struct {
 	// sp and attrs are the span being ended.
 	sp    span
 	attrs []attr
+	// free is the spans' records let go, and freeX the executions'
+	// traces, to use again: most of what tracing allocates otherwise.
+	free  []*node
+	freeX []*execTrace
+}
+
+// The most records kept for the next spans and executions.
+const (
+	maxFreeNodes  = 4096
+	maxFreeTraces = 1024
+	maxKeptEvents = 64
+)
+
+// open starts a span under parent.
+func (b *builder) open(x *execTrace, kind nodeKind, id SpanID, parent *node, name string, at time.Time) *node {
+	var n *node
+	if k := len(b.free); k > 0 {
+		n, b.free[k-1] = b.free[k-1], nil
+		b.free = b.free[:k-1]
+	} else {
+		n = new(node)
+	}
+	n.kind, n.id, n.parent, n.name, n.start = kind, id, parent, name, at
+	if parent != nil {
+		parent.refs++
+	}
+	return x.openNode(n)
+}
+
+// sweep lets go of the pending spans nothing points to any more (and of
+// their ancestors, in turn). It runs between steps, when no walk of the
+// spans is under way.
+func (b *builder) sweep(x *execTrace) {
+	for i, n := range x.pending {
+		x.pending[i] = nil
+		for n != nil && n != x.root && n.ended && n.refs == 0 {
+			p := n.parent
+			b.release(n)
+			if p == nil {
+				break
+			}
+			p.refs--
+			n = p
+		}
+	}
+	x.pending = x.pending[:0]
+}
+
+// release keeps a span's record, which nothing points to, for the next.
+func (b *builder) release(n *node) {
+	events := n.events
+	clear(events)
+	if cap(events) > maxKeptEvents {
+		events = nil
+	}
+	*n = node{events: events[:0]}
+	if len(b.free) < maxFreeNodes {
+		b.free = append(b.free, n)
+	}
+}
+
+// drop lets go of an ended execution's trace, which nothing points to
+// any more, and of its spans.
+func (b *builder) drop(x *execTrace) {
+	x.ctx.unrefAll(x)
+	b.sweep(x)
+	if r := x.root; r.ended && r.refs == 0 {
+		b.release(r)
+	}
+	// A span never ended (a history the builder did not follow) is left
+	// to the garbage collector, with its descendants.
+	invoked, pending := x.invoked, x.pending[:0]
+	clear(invoked)
+	clear(x.openBuf[:])
+	*x = execTrace{invoked: invoked, pending: pending}
+	if len(b.freeX) < maxFreeTraces {
+		b.freeX = append(b.freeX, x)
+	}
+}
+
+// unref says an event's ctx is no longer n.
+func (x *execTrace) unref(n *node) {
+	if n == nil {
+		return
+	}
+	n.refs--
+	if n.refs == 0 && n.ended {
+		x.pending = append(x.pending, n)
+	}
 }
 
 // newExecTrace starts the spans of an execution: its trace header, when it
 // names one, is the remote parent of its root span.
 func (b *builder) newExecTrace(arn, stateMachineArn, traceHeader string) *execTrace {
 	remote := Parent(arn, traceHeader)
-	x := &execTrace{arn: arn, traceID: remote.TraceID(), eventBase: arnHash(seedEvent, arn), remote: remote}
+	var x *execTrace
+	if k := len(b.freeX); k > 0 {
+		x, b.freeX[k-1] = b.freeX[k-1], nil
+		b.freeX = b.freeX[:k-1]
+	} else {
+		x = new(execTrace)
+	}
+	x.arn, x.traceID, x.eventBase, x.remote = arn, remote.TraceID(), arnHash(seedEvent, arn), remote
 	smName := stateMachineArn[strings.LastIndexByte(stateMachineArn, ':')+1:]
-	x.root = &node{kind: kindExecution, id: ExecutionSpanID(arn), name: smName, attrs: []attr{
-		strAttr("stepwise.execution.arn", arn), strAttr("stepwise.state_machine.arn", stateMachineArn),
-	}}
-	x.openNode(x.root)
+	r := b.open(x, kindExecution, ExecutionSpanID(arn), nil, smName, time.Time{})
+	r.attrBuf[0], r.attrBuf[1] = strAttr("stepwise.execution.arn", arn), strAttr("stepwise.state_machine.arn", stateMachineArn)
+	r.attrs = r.attrBuf[:2]
+	x.root = r
 	return x
 }
 
@@ -180,14 +277,15 @@ func (x *execTrace) setCtx(id int64, n *node) {
 	if n.ids == nil {
 		n.ids = n.idBuf[:0]
 	}
-	x.ctx.set(id, n)
+	n.refs++
+	x.unref(x.ctx.set(id, n))
 	n.ids = append(n.ids, id)
 }
 
 // forget drops the context of event id if it is still n.
 func (x *execTrace) forget(n *node, id int64) {
 	if x.ctx.get(id) == n {
-		x.ctx.del(id)
+		x.unref(x.ctx.del(id))
 	}
 }
 
@@ -238,7 +336,7 @@ func (x *execTrace) closeNode(n *node) {
 			continue
 		}
 		if p == nil || p == x.root {
-			x.ctx.del(id)
+			x.unref(x.ctx.del(id))
 		} else {
 			x.setCtx(id, p)
 		}
@@ -269,7 +367,7 @@ func (b *builder) apply(x *execTrace, e *event) {
 		x.root.start = e.at
 		x.setCtx(e.id, x.root)
 	case e.typ == history.EventExecutionRedriven:
-		n := x.openNode(&node{kind: kindRedrive, id: eventSpanID(x.eventBase, e.id), parent: x.root, name: "Redrive", start: e.at})
+		n := b.open(x, kindRedrive, eventSpanID(x.eventBase, e.id), x.root, "Redrive", e.at)
 		x.ending = false
 		x.setCtx(e.id, n)
 	case e.typ == history.EventExecutionSucceeded || e.typ == history.EventExecutionFailed ||
@@ -301,9 +399,10 @@ func (b *builder) apply(x *execTrace, e *event) {
 			cur = cur.parent
 		}
 		st := stateType(e.typ, "StateEntered")
-		n := x.openNode(&node{kind: kindState, id: eventSpanID(x.eventBase, e.id), parent: cur, name: e.name, start: e.at, state: e.name, stype: st})
-		n.attrBuf = [2]attr{strAttr("stepwise.state.name", e.name), strAttr("stepwise.state.type", st)}
-		n.attrs = n.attrBuf[:]
+		n := b.open(x, kindState, eventSpanID(x.eventBase, e.id), cur, e.name, e.at)
+		n.state, n.stype = e.name, st
+		n.attrBuf[0], n.attrBuf[1] = strAttr("stepwise.state.name", e.name), strAttr("stepwise.state.type", st)
+		n.attrs = n.attrBuf[:2]
 		x.setCtx(e.id, n)
 	case strings.HasSuffix(t, "StateExited"):
 		n := up(cur, kindState, e.name)
@@ -335,12 +434,13 @@ func (b *builder) apply(x *execTrace, e *event) {
 		}
 		inv := x.invoked[name]
 		x.invoked[name] = inv + 1
-		n := x.openNode(&node{kind: kindTask, id: TaskSpanID(x.arn, name, inv), parent: cur, name: spanName, start: e.at, state: name, spanKind: kindClient,
-			attrs: []attr{
-				strAttr("stepwise.task.resource", e.resource), strAttr("stepwise.task.resource_type", e.resType),
-				intAttr("stepwise.task.attempt", attempt), intAttr("stepwise.task.invocation", inv),
-				strAttr("stepwise.state.name", name),
-			}})
+		n := b.open(x, kindTask, TaskSpanID(x.arn, name, inv), cur, spanName, e.at)
+		n.state, n.spanKind = name, kindClient
+		n.attrs = []attr{
+			strAttr("stepwise.task.resource", e.resource), strAttr("stepwise.task.resource_type", e.resType),
+			intAttr("stepwise.task.attempt", attempt), intAttr("stepwise.task.invocation", inv),
+			strAttr("stepwise.state.name", name),
+		}
 		if e.typ == history.EventLambdaFunctionScheduled {
 			// OpenTelemetry's conventions for a call of a function.
 			fn := e.resource[strings.LastIndexByte(e.resource, ':')+1:]
@@ -373,12 +473,14 @@ func (b *builder) apply(x *execTrace, e *event) {
 		b.end(x, n, e.at)
 		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapIterationStarted:
-		m := up(cur, kindState, "")
-		n := x.openNode(&node{kind: kindIteration, id: eventSpanID(x.eventBase, e.id), parent: cur, name: "Map iteration", start: e.at, state: e.name,
-			attrs: []attr{strAttr("stepwise.state.name", e.name), intAttr("stepwise.map.iteration.index", e.index)}})
-		if m != nil {
-			n.parent = m
+		parent := up(cur, kindState, "")
+		if parent == nil {
+			parent = cur
 		}
+		n := b.open(x, kindIteration, eventSpanID(x.eventBase, e.id), parent, "Map iteration", e.at)
+		n.state = e.name
+		n.attrBuf[0], n.attrBuf[1] = strAttr("stepwise.state.name", e.name), intAttr("stepwise.map.iteration.index", e.index)
+		n.attrs = n.attrBuf[:2]
 		x.setCtx(e.id, n)
 	case e.typ == history.EventMapIterationSucceeded || e.typ == history.EventMapIterationFailed || e.typ == history.EventMapIterationAborted:
 		n := up(cur, kindIteration, "")
@@ -395,8 +497,9 @@ func (b *builder) apply(x *execTrace, e *event) {
 		b.end(x, n, e.at)
 		x.setCtx(e.id, n.parent)
 	case e.typ == history.EventMapRunStarted:
-		n := x.openNode(&node{kind: kindMapRun, id: MapRunSpanID(e.mapRunArn), parent: cur, name: "Map run", start: e.at,
-			attrs: []attr{strAttr("stepwise.map_run.arn", e.mapRunArn)}})
+		n := b.open(x, kindMapRun, MapRunSpanID(e.mapRunArn), cur, "Map run", e.at)
+		n.attrBuf[0] = strAttr("stepwise.map_run.arn", e.mapRunArn)
+		n.attrs = n.attrBuf[:1]
 		x.setCtx(e.id, n)
 	case e.typ == history.EventMapRunSucceeded || e.typ == history.EventMapRunFailed || e.typ == history.EventMapRunAborted:
 		n := up(cur, kindMapRun, "")
@@ -458,6 +561,9 @@ func (b *builder) end(x *execTrace, n *node, at time.Time) {
 	}
 	n.ended = true
 	x.closeNode(n)
+	if n.refs == 0 {
+		x.pending = append(x.pending, n)
+	}
 	attrs := n.attrs
 	if n.kind == kindState && n.attempts > 0 || n.failed {
 		attrs = append(b.attrs[:0], n.attrs...)

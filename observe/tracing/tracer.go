@@ -527,6 +527,9 @@ func (t *Tracer) take(st *step) {
 	if ended {
 		// A redrive later finds its spans again in the history.
 		delete(t.execs, st.arn)
+		t.b.drop(x)
+	} else {
+		t.b.sweep(x)
 	}
 }
 
@@ -539,8 +542,10 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
-	quiet := t.b
-	quiet.ended = func(*span) {}
+	// The spans that ended then were exported then.
+	ended := t.b.ended
+	t.b.ended = func(*span) {}
+	defer func() { t.b.ended = ended }()
 	for after := int64(0); after < first-1; {
 		page, err := t.cfg.Store.EventList(ctx, &store.EventListParams{ExecutionArn: x.arn, AfterID: after, Limit: 1000})
 		if err != nil {
@@ -570,9 +575,10 @@ func (t *Tracer) replay(x *execTrace, first int64) {
 			if x.root.start.IsZero() {
 				x.root.start = e.at
 			}
-			quiet.apply(x, &e)
+			t.b.apply(x, &e)
 			after = se.ID
 		}
+		t.b.sweep(x)
 	}
 }
 

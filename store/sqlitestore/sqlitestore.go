@@ -99,6 +99,9 @@ type Options struct {
 type Driver struct {
 	read  *sql.DB // == write for ":memory:"
 	write *sql.DB
+	// ckpt checkpoints the WAL beside the writer (checkpoint.go); nil for
+	// ":memory:" and a read-only database.
+	ckpt *checkpointer
 	// reads prepares each distinct read query once for the read pool;
 	// writes holds the hot statements prepared on the writer at open.
 	reads  stmtCache
@@ -176,6 +179,13 @@ func Open(ctx context.Context, path string, opts Options) (*Driver, error) {
 		read.SetMaxIdleConns(n)
 		d.read, d.write = read, write
 		d.reads.db, d.writes.db = read, write
+		if !opts.readOnly {
+			if d.ckpt, err = startCheckpointer(path, uri, busy); err != nil {
+				read.Close()
+				write.Close()
+				return nil, err
+			}
+		}
 	}
 	d.exec = &d.newExecutor(nil).Executor
 
@@ -278,7 +288,9 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 func (d *Driver) Close() error {
 	d.closeOnce.Do(func() {
 		var errs []error
-		errs = append(errs, d.reads.close(), d.writes.close())
+		// The checkpointer's connection closes before the writer's,
+		// the last, which checkpoints the WAL and removes it.
+		errs = append(errs, d.ckpt.close(), d.reads.close(), d.writes.close())
 		if d.read != d.write {
 			errs = append(errs, d.read.Close())
 		}
@@ -290,7 +302,11 @@ func (d *Driver) Close() error {
 
 // Commit commits the transaction.
 func (t *ExecutorTx) Commit(ctx context.Context) error {
-	return interpretError("commit", t.tx.tx.Commit())
+	if err := t.tx.tx.Commit(); err != nil {
+		return interpretError("commit", err)
+	}
+	t.driver.ckpt.committed()
+	return nil
 }
 
 // Rollback discards the transaction. After a full disk or an I/O error
@@ -512,7 +528,11 @@ func (e *Executor) inTx(ctx context.Context, fn func(q querier) error) error {
 	if err := fn(tx); err != nil {
 		return errors.Join(err, tx.Rollback())
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	e.driver.ckpt.committed()
+	return nil
 }
 
 // limit maps the store's "0 or less: no limit" to SQLite's LIMIT -1.

@@ -716,3 +716,54 @@ func TestStepWriteCarriesExecutionID(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, evs, 3)
 }
+
+// BenchmarkStepWriteStarts writes the steps of a distributed Map's child
+// starts through StepWrite, 160 to a transaction as the engine batches
+// them: each inserts its execution's row (ended already, a Pass child)
+// and its four ~150-byte events.
+func BenchmarkStepWriteStarts(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
+	require.NoError(b, err)
+	defer d.Close()
+
+	const batch = 160
+	benchExecutions(b, d, 1, `{}`) // the state machine
+	const smArn = "arn:aws:states:us-east-1:123456789012:stateMachine:bench"
+	const mapRun = "arn:aws:states:us-east-1:123456789012:mapRun:bench/M:05addb02-311e-a721-26ea-4c6e1f9d2b7a"
+	body := bytes.Repeat([]byte("b"), 150)
+	step := func(i int, now time.Time) *store.Step {
+		arn := fmt.Sprintf("arn:aws:states:us-east-1:123456789012:execution:bench/M:05addb02-311e-a721-26ea-%012x", i)
+		stop := now
+		s := &store.Step{Insert: &store.Execution{
+			Arn: arn, StateMachineArn: smArn + "/M", RevisionID: "r1", Name: arn[len(arn)-36:], Status: history.StatusSucceeded,
+			Input: `{"id": "1"}`, Output: ptrTo(`{"id": "1"}`), StartDate: now, StopDate: &stop, RoleArn: "role", Version: 1,
+			LastEventID: 4, MapRunArn: mapRun,
+		}}
+		for j := range 4 {
+			s.Events = append(s.Events, &store.Event{ExecutionArn: arn, ID: int64(j) + 1, Type: "PassStateEntered", Timestamp: now, Body: body})
+		}
+		return s
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+	steps := make([]*store.Step, 0, batch)
+	for i := 0; i < b.N; i += batch {
+		steps = steps[:0]
+		for j := i; j < min(i+batch, b.N); j++ {
+			steps = append(steps, step(j, baseTime.Add(time.Duration(j)*time.Millisecond)))
+		}
+		tx, err := d.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.StepWrite(ctx, steps); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}

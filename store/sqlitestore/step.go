@@ -62,13 +62,27 @@ var (
 	timerDeletePairsSQL = newChunkSQL(func(n int) string { return pairsSQL(timerDeletePairsHead, n) })
 	taskDeletePairsSQL  = newChunkSQL(func(n int) string { return pairsSQL(taskDeletePairsHead, n) })
 	executionIDsSQL     = newChunkSQL(executionIDsQuery)
+	executionInsertsSQL = newChunkSQL(func(n int) string {
+		return valuesSQL(executionInsertHead, executionInsertCols, n) + " RETURNING id, arn"
+	})
 )
+
+// The insert of the rows of several executions, which returns their ids
+// (in no order: by ARN). A batch of child starts (a distributed Map's)
+// inserts many rows in one transaction: one statement for all of them
+// costs the committer less than one statement each (binding and
+// stepping a statement is a good part of an insert's cost).
+const executionInsertHead = `INSERT INTO stepwise_execution (` + sqlcore.ExecutionColumns + `)`
+
+// executionInsertCols is the number of an execution's columns
+// (sqlcore.ExecutionInsertArgs).
+var executionInsertCols = strings.Count(sqlcore.ExecutionColumns, ",") + 1
 
 // stepStatements are the statements StepWrite may run.
 func stepStatements() []string {
 	q := []string{sqlcore.ExecutionInsertSQL, executionStepUpdateSQL, sqlcore.ExecutionVersionSQL, outboxInsertSQL}
 	for _, n := range stepChunks {
-		for _, c := range []*chunkSQL{historyInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
+		for _, c := range []*chunkSQL{executionInsertsSQL, historyInsertSQL, inputInsertSQL, timerInsertSQL, taskInsertSQL, timerDeletePairsSQL, taskDeletePairsSQL, executionIDsSQL} {
 			q = append(q, c[n])
 		}
 	}
@@ -106,9 +120,12 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 	if err := checkFences(ctx, q, steps, live); err != nil {
 		return err
 	}
+	// The events are packed (compressed) while the executions' rows are
+	// written: off the writer's path, which every commit waits for.
+	packed := packSteps(steps)
 	ids, err := writeExecutions(ctx, q, steps)
 	if err != nil {
-		return err
+		return err // the packing ends on its own (packed is buffered)
 	}
 	for i, s := range steps {
 		s.ExecutionID = ids[i]
@@ -160,13 +177,11 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 			return err
 		}
 	}
-	if nEvents > 0 {
-		var rows []eventpack.Row
-		args := make([]any, 0, 5*len(steps))
-		for i, s := range steps {
-			rows = eventpack.Pack(rows[:0], s.Events)
-			for j := range rows {
-				args = sqlcore.HistoryArgs(args, ids[i], &rows[j])
+	if rows := <-packed; nEvents > 0 {
+		args := make([]any, 0, 5*len(rows.rows))
+		for i := range steps {
+			for j := rows.ends[i]; j < rows.ends[i+1]; j++ {
+				args = sqlcore.HistoryArgs(args, ids[i], &rows.rows[j])
 			}
 		}
 		// The trigger stepwise_history_taken refuses a row whose events
@@ -203,6 +218,37 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 	return nil
 }
 
+// packedSteps are the history rows of a batch of steps: step i's are
+// rows[ends[i]:ends[i+1]].
+type packedSteps struct {
+	rows []eventpack.Row
+	ends []int
+}
+
+// packConcurrently is the fewest steps whose events packSteps packs on a
+// goroutine of its own.
+const packConcurrently = 8
+
+// packSteps packs the events of steps into their history rows, on a
+// goroutine of its own when there are enough of them.
+func packSteps(steps []*store.Step) <-chan packedSteps {
+	out := make(chan packedSteps, 1)
+	pack := func() {
+		p := packedSteps{ends: make([]int, 1, len(steps)+1)}
+		for _, s := range steps {
+			p.rows = eventpack.Pack(p.rows, s.Events)
+			p.ends = append(p.ends, len(p.rows))
+		}
+		out <- p
+	}
+	if len(steps) < packConcurrently {
+		pack()
+	} else {
+		go pack()
+	}
+	return out
+}
+
 // writeExecutions inserts or updates the execution row of every step that
 // has one to write, and returns the ids of all the steps' executions. Most
 // steps leave their execution's row as it was: their ids are the ones
@@ -212,16 +258,13 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 	ids := make([]int64, len(steps))
 	index := make(map[string]int, len(steps))
 	var lookups []any
+	var inserts []int // the indexes of the steps that insert their row
 	for i, s := range steps {
 		arn := sqlcore.StepArn(s)
 		index[arn] = i
 		switch {
 		case s.Insert != nil:
-			id, err := executionInsert(ctx, q, s.Insert)
-			if err != nil {
-				return nil, err
-			}
-			ids[i] = id
+			inserts = append(inserts, i)
 		case s.Update != nil:
 			id, err := executionStepUpdate(ctx, q, s.Update)
 			if err != nil {
@@ -263,7 +306,59 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 		}
 		lookups = lookups[c:]
 	}
+	if len(inserts) == 1 {
+		i := inserts[0]
+		id, err := executionInsert(ctx, q, steps[i].Insert)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+		return ids, nil
+	}
+	for len(inserts) > 0 {
+		c := chunk(len(inserts))
+		args := make([]any, 0, c*executionInsertCols)
+		for _, i := range inserts[:c] {
+			args = append(args, sqlcore.ExecutionInsertArgs(steps[i].Insert)...)
+		}
+		if err := executionInserts(ctx, q, c, args, index, ids); err != nil {
+			return nil, err
+		}
+		inserts = inserts[c:]
+	}
 	return ids, nil
+}
+
+// executionInserts inserts n executions' rows (args holds their
+// arguments) and sets their ids in ids, by the index of their ARN.
+func executionInserts(ctx context.Context, q querier, n int, args []any, index map[string]int, ids []int64) error {
+	rows, err := q.QueryContext(ctx, executionInsertsSQL[n], args...)
+	if err != nil {
+		return fmt.Errorf("insert %d executions: %w", n, err)
+	}
+	got := 0
+	for rows.Next() {
+		var id int64
+		var arn sql.RawBytes
+		if err := rows.Scan(&id, &arn); err != nil {
+			rows.Close()
+			return fmt.Errorf("insert %d executions: %w", n, err)
+		}
+		i, ok := index[string(arn)]
+		if !ok {
+			rows.Close()
+			return fmt.Errorf("insert %d executions: an id returned for %s, not inserted", n, arn)
+		}
+		ids[i] = id
+		got++
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("insert %d executions: %w", n, err)
+	}
+	if got != n {
+		return fmt.Errorf("insert %d executions: %d ids returned", n, got)
+	}
+	return nil
 }
 
 // executionIDsHead looks up the ids of executions by ARN; an IN list is

@@ -113,6 +113,23 @@ func exerciseSteps(ctx context.Context, t *testing.T, setup func(t *testing.T) *
 					AddTasks: []*store.Task{task(x.Arn, "a"), task(x.Arn, "b")}, AddTimers: []*store.Timer{timer(x.Arn, "w")}})
 			}
 			require.NoError(t, b.exec.StepWrite(ctx, steps))
+			for _, x := range xs {
+				got, err := b.exec.ExecutionGet(ctx, x.Arn)
+				require.NoError(t, err)
+				require.Equal(t, x, got)
+			}
+			// A batch that inserts a row that exists writes none of its
+			// rows.
+			fresh := executionFixture(sm.Arn, "fresh", baseTime, history.StatusRunning)
+			err := b.exec.StepWrite(ctx, []*store.Step{
+				{Insert: fresh, Events: eventFixtures(fresh.Arn, 1, 2)},
+				{Insert: executionFixture(sm.Arn, "x007", baseTime, history.StatusRunning), Events: eventFixtures(xs[7].Arn, 3, 4)},
+			})
+			require.ErrorIs(t, err, store.ErrAlreadyExists)
+			if b.afterError() {
+				_, err = b.exec.ExecutionGet(ctx, fresh.Arn)
+				require.ErrorIs(t, err, store.ErrNotFound)
+			}
 			steps = steps[:0]
 			for _, x := range xs {
 				steps = append(steps, &store.Step{Update: update(x, 3), Input: input(x.Arn, 1), Events: eventFixtures(x.Arn, 3, 3),
