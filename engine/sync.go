@@ -48,7 +48,14 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*star
 		ev   interp.Event
 		done func() // a timer's: called once its step is over
 	}
-	events := make(chan outside, 16)
+	// Timers and tasks tell of their ends here: made with the first of
+	// them (most sync executions have none).
+	var events chan outside
+	eventsMade := func() {
+		if events == nil {
+			events = make(chan outside, 16)
+		}
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	var loops sync.WaitGroup
 	defer func() {
@@ -92,6 +99,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*star
 		for _, c := range cmds {
 			switch c.Kind {
 			case interp.StartTimer:
+				eventsMade()
 				if timers == nil {
 					startTimers()
 				}
@@ -101,6 +109,7 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*star
 					timers.remove(runID, c.ID)
 				}
 			case interp.RunTask:
+				eventsMade()
 				id := c.ID
 				tasks[id] = c.Task
 				work.taskRunning(runID, id)
@@ -203,6 +212,9 @@ func (e *Engine) StartSyncExecution(ctx context.Context, p *start.Params) (*star
 	}
 	stop := now()
 	setEnd(row, x, stop)
+	// Its observers were told of its events, and nothing else reads them:
+	// their blocks go to the next executions.
+	x.Release()
 	billed := history.BilledDuration(stop.Sub(began).Milliseconds())
 	return &start.SyncResult{Execution: row, BilledDurationMillis: billed, BilledMemoryMB: 64}, nil
 }

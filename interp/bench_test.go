@@ -153,5 +153,6 @@ func BenchmarkShort(b *testing.B) {
 		if _, _, err := x.Start(start); err != nil || x.Status != "SUCCEEDED" {
 			b.Fatalf("status %s: %v %v", x.Status, x.Failure, err)
 		}
+		x.Release() // as the engine does once a sync execution ended
 	}
 }

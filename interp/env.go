@@ -49,7 +49,7 @@ const TimestampFormat = "2006-01-02T15:04:05.000Z"
 // when set, is the context object's "Map" member.
 func (x *Execution) env(f *frame, mapCtx *jsonvalue.Object) *jsonpath.Env {
 	if len(x.envSlab) == 0 {
-		x.envSlab = make([]jsonpath.Env, x.block(slabEnv, 32))
+		x.envSlab = takeBlock(x, slabEnv, 32, &envBlocks, &x.first.env)
 	}
 	e := &x.envSlab[0]
 	x.envSlab = x.envSlab[1:]

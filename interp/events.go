@@ -1,7 +1,10 @@
 package interp
 
 import (
+	"sync"
+
 	"stepwise/asl"
+	"stepwise/asl/jsonpath"
 	"stepwise/history"
 )
 
@@ -11,7 +14,7 @@ import (
 // (Copying a whole Event, most of it pointers, costs more than the event.)
 func (x *Execution) newEvent(f *frame, typ history.EventType) *history.Event {
 	if len(x.slab) == cap(x.slab) {
-		x.slab = make([]history.Event, 0, x.block(slabEvents, 64))
+		x.newEventBlock()
 	}
 	if x.events == nil {
 		x.events = make([]*history.Event, 0, x.block(slabEventList, 64))
@@ -80,4 +83,68 @@ func exitedType(t asl.StateType) history.EventType {
 		return e[1]
 	}
 	return history.StateExitedType(string(t))
+}
+
+// The first blocks of events, of entered and exited details and of
+// evaluation environments of executions that let them go (Release),
+// cleared, for the next ones: an execution's events are most of what it
+// allocates.
+var (
+	eventBlocks   = sync.Pool{New: func() any { return new([]history.Event) }}
+	enteredBlocks = sync.Pool{New: func() any { return new([]history.StateEnteredEventDetails) }}
+	exitedBlocks  = sync.Pool{New: func() any { return new([]history.StateExitedEventDetails) }}
+	envBlocks     = sync.Pool{New: func() any { return new([]jsonpath.Env) }}
+)
+
+// firstBlocks are the first blocks an execution took, to let go.
+type firstBlocks struct {
+	events  *[]history.Event
+	entered *[]history.StateEnteredEventDetails
+	exited  *[]history.StateExitedEventDetails
+	env     *[]jsonpath.Env
+}
+
+// takeBlock is a block of n values for slab: its first from pool (a
+// cleared block let go of, when large enough), kept in *first; the
+// others new.
+func takeBlock[T any](x *Execution, slab uint8, most int, pool *sync.Pool, first **[]T) []T {
+	firstBlock := x.grown&slab == 0
+	n := x.block(slab, most)
+	if !firstBlock {
+		return make([]T, n)
+	}
+	p := pool.Get().(*[]T)
+	if cap(*p) < n {
+		*p = make([]T, n)
+	}
+	*first = p
+	return (*p)[:cap(*p)]
+}
+
+// newEventBlock makes x.slab a new, empty block of events.
+func (x *Execution) newEventBlock() {
+	x.slab = takeBlock(x, slabEvents, 64, &eventBlocks, &x.first.events)[:0]
+}
+
+// Release lets the execution's first blocks of events, details and
+// environments go to the next executions. Nothing of the events the execution returned, nor
+// the execution, may be used after: the engine calls it once an execution
+// kept in memory alone (a synchronous one) has ended and its observers
+// were told of its steps.
+func (x *Execution) Release() {
+	releaseBlock(&eventBlocks, &x.first.events)
+	releaseBlock(&enteredBlocks, &x.first.entered)
+	releaseBlock(&exitedBlocks, &x.first.exited)
+	releaseBlock(&envBlocks, &x.first.env)
+	x.slab, x.events, x.enteredSlab, x.exitedSlab, x.envSlab = nil, nil, nil, nil, nil
+}
+
+func releaseBlock[T any](pool *sync.Pool, first **[]T) {
+	p := *first
+	if p == nil {
+		return
+	}
+	*first = nil
+	clear((*p)[:cap(*p)])
+	pool.Put(p)
 }

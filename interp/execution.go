@@ -143,6 +143,7 @@ type Execution struct {
 	events []*history.Event
 	slab   []history.Event // events are allocated from here, a block at a time
 	grown  uint8           // the slabs past their first block (see block)
+	first  firstBlocks     // the slabs' first blocks, for Release
 	// jshared keeps the JSONata conversions of the values the states'
 	// expressions read, for the states after.
 	jshared jsonata.Shared
@@ -708,7 +709,7 @@ func (x *Execution) emitLinked(f *frame, ev history.Event) int64 {
 	x.nextEventID++
 	ev.Timestamp = x.now
 	if len(x.slab) == cap(x.slab) {
-		x.slab = make([]history.Event, 0, x.block(slabEvents, 64))
+		x.newEventBlock()
 	}
 	if x.events == nil {
 		x.events = make([]*history.Event, 0, x.block(slabEventList, 64))

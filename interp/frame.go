@@ -70,9 +70,16 @@ type frame struct {
 	evalReported bool
 
 	// What runs next: set when a state completes with Next (or a Catch).
-	next       string
-	nextInput  any
-	inputText  string // the text of nextInput as the client sent it, if known
+	next      string
+	nextInput any
+	inputText string // the text of nextInput as the client sent it, if known
+	// inputOurs says inputText is the previous state's output as this
+	// execution wrote it (not the client's text).
+	inputOurs bool
+	// rawText is the text of rawInput as written out by this execution
+	// for its entered event; "" when the text came from elsewhere (the
+	// client's), so an output that is the input itself is written again.
+	rawText    string
 	outputText string // the text of the output the frame finishes with, while it does (see exitWithOutput)
 
 	// Children of a Parallel or Map state.
@@ -150,7 +157,7 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 	f.rawInput = input
 	if f.parent == nil && f.onDone == nil {
 		if x.rootInputs == nil {
-			x.rootInputs = map[string]any{}
+			x.rootInputs = make(map[string]any, min(len(f.machine.States), maxPresized)) // never grown for a short machine
 		}
 		x.rootInputs[name] = input
 	}
@@ -170,15 +177,18 @@ func (f *frame) enter(x *Execution, name string, input any) bool {
 			f.retries[i] = in.RetriesMade
 		}
 	}
-	text := f.inputText
+	text, ours := f.inputText, f.inputOurs
 	if text == "" {
-		text = x.text(input)
+		text, ours = x.text(input), true
 	}
-	f.inputText = ""
+	f.inputText, f.inputOurs, f.rawText = "", false, ""
+	if ours {
+		f.rawText = text
+	}
 	f.enteredPrev = f.last
 	ev := x.newEvent(f, enteredType(s.Type))
 	if len(x.enteredSlab) == 0 {
-		x.enteredSlab = make([]history.StateEnteredEventDetails, x.block(slabEntered, 32))
+		x.enteredSlab = takeBlock(x, slabEntered, 32, &enteredBlocks, &x.first.entered)
 	}
 	d := &x.enteredSlab[0]
 	x.enteredSlab = x.enteredSlab[1:]
@@ -259,13 +269,22 @@ func (f *frame) exit(x *Execution, result any, selector bool) {
 // variables and moves to next ("" ends the frame).
 func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object, next string) {
 	s := f.state
-	text, ok := x.textLimit(out, x.Opts.PayloadLimit)
+	var text string
+	var ok bool
+	if f.rawText != "" && sameObject(out, f.rawInput) {
+		// The state's output is its input (a Choice, a Succeed, a Pass
+		// without parameters): values are never changed in place, so
+		// its text is the one the entered event wrote.
+		text, ok = f.rawText, len(f.rawText) <= x.Opts.PayloadLimit
+	} else {
+		text, ok = x.textLimit(out, x.Opts.PayloadLimit)
+	}
 	if !ok {
 		f.stateFailed(x, dataLimit(s))
 		return
 	}
 	if len(x.exitedSlab) == 0 {
-		x.exitedSlab = make([]history.StateExitedEventDetails, x.block(slabExited, 32))
+		x.exitedSlab = takeBlock(x, slabExited, 32, &exitedBlocks, &x.first.exited)
 	}
 	d := &x.exitedSlab[0]
 	x.exitedSlab = x.exitedSlab[1:]
@@ -305,7 +324,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	x.newEvent(f, exitedType(s.Type)).StateExitedEventDetails = d
 	if !x.exited[s.Name] {
 		if x.exited == nil {
-			x.exited = map[string]bool{}
+			x.exited = make(map[string]bool, min(len(x.Machine.States), maxPresized))
 		}
 		x.exited[s.Name] = true
 	}
@@ -315,7 +334,7 @@ func (f *frame) exitWithOutput(x *Execution, out any, assigned *jsonvalue.Object
 	f.transition(x, next, out)
 	f.outputText = ""
 	if next != "" {
-		f.inputText = text // the next state's input is this output
+		f.inputText, f.inputOurs = text, true // the next state's input is this output
 	}
 }
 
@@ -560,3 +579,17 @@ func (f *frame) abortChildren(x *Execution, link int64) {
 		c.cancel(x, link)
 	}
 }
+
+// sameObject says whether a and b are the same object (not equal ones).
+func sameObject(a, b any) bool {
+	oa, ok := a.(*jsonvalue.Object)
+	if !ok || oa == nil {
+		return false
+	}
+	ob, ok := b.(*jsonvalue.Object)
+	return ok && oa == ob
+}
+
+// maxPresized bounds the entries an execution's maps of its states are
+// first made for.
+const maxPresized = 64

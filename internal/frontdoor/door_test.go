@@ -278,3 +278,25 @@ func TestText(t *testing.T) {
 		require.True(t, json.Valid(got))
 	}
 }
+
+type appended struct{ A string }
+
+func (a appended) AppendJSON(dst []byte) []byte { return append(dst, `{"by":"hand"}`...) }
+
+// An answer that writes itself out (JSONAppender) is written as it
+// appends itself; the others through encoding/json.
+func TestWriteJSONAppender(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    any
+		want string
+	}{{appended{A: "x"}, `{"by":"hand"}`}, {struct{ A string }{"<x>"}, `{"A":"<x>"}`}} {
+		for range 2 { // the second from a pooled buffer
+			w := httptest.NewRecorder()
+			require.NoError(t, frontdoor.WriteJSON(w, 201, "application/x-amz-json-1.0", c.v))
+			require.Equal(t, 201, w.Code)
+			require.Equal(t, "application/x-amz-json-1.0", w.Header().Get("Content-Type"))
+			require.Equal(t, c.want, w.Body.String())
+		}
+	}
+}

@@ -53,6 +53,7 @@ type benchCommand struct {
 	nodes         int
 	jsonOut       bool
 	serverBinary  string
+	sdkClient     bool // the hot calls with the AWS SDK for Go, not the lean client
 
 	figures benchFigures // the report's figures, for --json
 
@@ -88,7 +89,9 @@ func (c *benchCommand) command() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure the server: durable executions, sync executions, memory and disk",
 		Long: `Start "stepwise serve" on a fresh database in a temporary directory and drive
-it over HTTP with the AWS SDK for Go, then report:
+it over HTTP (the timed calls with a lean client of the AWS JSON wire,
+signed with SigV4; with the AWS SDK for Go under --sdk-client; the other
+calls with the SDK), then report:
 
   - Standard executions/s and state transitions/s of a 10-state Pass/Choice
     machine, and the p50/p99 time from StartExecution to the finished
@@ -122,6 +125,7 @@ it over HTTP with the AWS SDK for Go, then report:
 	f.StringVar(&c.db, "db", "", "database of the servers: a postgres:// URL to share, or a SQLite file (default: a new file in a temporary directory)")
 	f.IntVar(&c.nodes, "nodes", 1, "servers to start on the database, the load spread over them (more than one needs a postgres:// --db)")
 	f.BoolVar(&c.jsonOut, "json", false, "print the report's figures as one JSON object on stdout (the report itself goes to stderr)")
+	f.BoolVar(&c.sdkClient, "sdk-client", false, "make the timed calls (StartExecution, DescribeExecution, StartSyncExecution) with the AWS SDK for Go's client, not the bench's lean one (the load generator then spends more CPU than the server)")
 	f.StringVar(&c.serverBinary, "server-binary", "", `run "PROGRAM serve" as the server instead of this program's (another build's, to compare it under the same load generator)`)
 	cmd.AddCommand((&benchCompareCommand{CommandBase: c.CommandBase}).command())
 	return cmd
@@ -207,6 +211,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 		return err
 	}
 	var clients benchClients
+	var callers []benchCaller
 	var addrs []string
 	for range c.nodes {
 		addr, pid, stop, err := c.startServer(self, db)
@@ -219,6 +224,11 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 			return err
 		}
 		clients, addrs, c.pids = append(clients, client), append(addrs, addr), append(c.pids, pid)
+		if c.sdkClient {
+			callers = append(callers, sdkCaller{client})
+		} else {
+			callers = append(callers, newLeanCaller("http://"+addr, c.concurrency+c.pollers, keyID, secret))
+		}
 	}
 	client := clients[0]
 	where := db
@@ -248,7 +258,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 
 	total := 0
 	if c.warmup > 0 {
-		if _, _, err := c.standard(ctx, clients, standard, "warmup-", c.warmup); err != nil {
+		if _, _, err := c.standard(ctx, callers, standard, "warmup-", c.warmup); err != nil {
 			return err
 		}
 		total += c.warmup
@@ -260,7 +270,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 		db0 := probe.sample(ctx)
 		db0.cpu = probe.cpu()
 		cpu0, client0, busy0 := c.serversCPU(), selfCPU(), machineBusy()
-		lat, elapsed, err := c.standard(ctx, clients, standard, fmt.Sprintf("r%d-", round), n)
+		lat, elapsed, err := c.standard(ctx, callers, standard, fmt.Sprintf("r%d-", round), n)
 		if err != nil {
 			return err
 		}
@@ -282,7 +292,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 	}
 	if c.syncCalls > 0 {
 		cpu0, client0 := c.serversCPU(), selfCPU()
-		elapsed, err := c.sync(ctx, clients, express, c.syncCalls)
+		elapsed, err := c.sync(ctx, callers, express, c.syncCalls)
 		if err != nil {
 			return err
 		}
@@ -314,7 +324,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 			db0.perUnit(db1, tasks, "task"), machineShare(busy0, busy1, elapsed.Seconds(), cpu, client, db0, db1))
 	}
 	if c.stored > total {
-		if _, _, err := c.standard(ctx, clients, standard, "fill-", c.stored-total); err != nil {
+		if _, _, err := c.standard(ctx, callers, standard, "fill-", c.stored-total); err != nil {
 			return err
 		}
 		total = c.stored
@@ -351,7 +361,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 // standard runs n executions and returns each one's start-to-finish time.
 // Each worker starts its executions on one server and describes them on
 // the next one, so that with several servers every read crosses nodes.
-func (c *benchCommand) standard(ctx context.Context, clients benchClients, arn, prefix string, n int) ([]time.Duration, time.Duration, error) {
+func (c *benchCommand) standard(ctx context.Context, callers []benchCaller, arn, prefix string, n int) ([]time.Duration, time.Duration, error) {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var firstErr error
@@ -362,22 +372,20 @@ func (c *benchCommand) standard(ctx context.Context, clients benchClients, arn, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client, reader := clients.at(w), clients.at(w+1)
+			client, reader := callers[w%len(callers)], callers[(w+1)%len(callers)]
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
 					return
 				}
 				t0 := time.Now()
-				out, err := client.StartExecution(ctx, &sfn.StartExecutionInput{
-					StateMachineArn: aws.String(arn), Name: aws.String(prefix + strconv.Itoa(i)), Input: aws.String(benchInput),
-				})
+				execArn, err := client.startExecution(ctx, arn, prefix+strconv.Itoa(i), benchInput)
 				for err == nil {
-					var d *sfn.DescribeExecutionOutput
-					d, err = reader.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: out.ExecutionArn})
-					if err == nil && d.Status != types.ExecutionStatusRunning {
-						if d.Status != types.ExecutionStatusSucceeded {
-							err = fmt.Errorf("execution %s ended %s", aws.ToString(out.ExecutionArn), d.Status)
+					var status string
+					status, err = reader.executionStatus(ctx, execArn)
+					if err == nil && status != string(types.ExecutionStatusRunning) {
+						if status != string(types.ExecutionStatusSucceeded) {
+							err = fmt.Errorf("execution %s ended %s", execArn, status)
 						}
 						break
 					}
@@ -395,7 +403,7 @@ func (c *benchCommand) standard(ctx context.Context, clients benchClients, arn, 
 }
 
 // sync runs n StartSyncExecution calls.
-func (c *benchCommand) sync(ctx context.Context, clients benchClients, arn string, n int) (time.Duration, error) {
+func (c *benchCommand) sync(ctx context.Context, callers []benchCaller, arn string, n int) (time.Duration, error) {
 	var next atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -405,11 +413,11 @@ func (c *benchCommand) sync(ctx context.Context, clients benchClients, arn strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := clients.at(w)
+			client := callers[w%len(callers)]
 			for next.Add(1) <= int64(n) {
-				out, err := client.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: aws.String(arn), Input: aws.String(benchInput)})
-				if err == nil && out.Status != types.SyncExecutionStatusSucceeded {
-					err = fmt.Errorf("sync execution ended %s", out.Status)
+				status, err := client.startSync(ctx, arn, benchInput)
+				if err == nil && status != string(types.SyncExecutionStatusSucceeded) {
+					err = fmt.Errorf("sync execution ended %s", status)
 				}
 				if err != nil {
 					once.Do(func() { firstErr = err })

@@ -1,12 +1,21 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"stepwise/internal/security/sigv4auth"
 )
 
 // The load generator signs with a key of the server's credentials file
@@ -82,4 +91,73 @@ func TestBenchPoolSize(t *testing.T) {
 	require.Equal(t, 7, benchPoolSize(url+"&pool_max_conns=7", nil))
 	require.Equal(t, 9, benchPoolSize(url+"&pool_max_conns=7", []string{"--db-pool-max=9"}))
 	require.Equal(t, 3, benchPoolSize(url, []string{"--time-skip", "--db-pool-max", "3"}))
+}
+
+// The bench's lean client posts the AWS JSON 1.0 wire signed with SigV4
+// (the server's verifier accepts it), reads the member it needs from the
+// answer, and reports an error answer with its type and message.
+func TestBenchLeanCaller(t *testing.T) {
+	t.Parallel()
+	verifier := sigv4auth.NewVerifier("states", func(id string) (string, bool) { return "sk", id == "KA" })
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		require.NoError(t, err)
+		if _, err := verifier.Verify(r, body); err != nil {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, `{"__type":"InvalidSignatureException","message":%q}`, err.Error())
+			return
+		}
+		var in map[string]string
+		require.NoError(t, json.Unmarshal(body, &in))
+		require.Equal(t, "application/x-amz-json-1.0", r.Header.Get("Content-Type"))
+		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AWSStepFunctions.")
+		mu.Lock()
+		seen = append(seen, op+" "+in["stateMachineArn"]+in["executionArn"]+" "+in["name"]+" "+in["input"])
+		mu.Unlock()
+		switch op {
+		case "StartExecution":
+			fmt.Fprint(w, `{"executionArn":"arn:x:`+in["name"]+`","startDate":1.5}`)
+		case "DescribeExecution":
+			fmt.Fprint(w, `{"executionArn":"`+in["executionArn"]+`","status":"SUCCEEDED","output":"{}"}`)
+		case "StartSyncExecution":
+			fmt.Fprint(w, `{"status":"FAILED","error":"E","output":"{\"a\":1}"}`)
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"__type":"UnknownOperationException","message":"no"}`)
+		}
+	}))
+	defer srv.Close()
+	ctx := t.Context()
+	l := newLeanCaller(srv.URL, 2, "KA", "sk")
+	arn, err := l.startExecution(ctx, "arn:sm", "n1", `{"k":1}`)
+	require.NoError(t, err)
+	require.Equal(t, "arn:x:n1", arn)
+	status, err := l.executionStatus(ctx, arn)
+	require.NoError(t, err)
+	require.Equal(t, "SUCCEEDED", status)
+	status, err = l.startSync(ctx, "arn:sm", `{}`)
+	require.NoError(t, err)
+	require.Equal(t, "FAILED", status)
+	require.Equal(t, []string{"StartExecution arn:sm n1 {\"k\":1}", "DescribeExecution arn:x:n1  ", "StartSyncExecution arn:sm  {}"}, seen)
+
+	_, err = newLeanCaller(srv.URL, 2, "KA", "wrong").startSync(ctx, "arn:sm", `{}`)
+	require.ErrorContains(t, err, "StartSyncExecution: HTTP 403 InvalidSignatureException: ")
+}
+
+// The lean client reads a string member of an answer without decoding the
+// rest, escapes included, and not from inside another string.
+func TestBenchMemberString(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"output":"{\"status\":\"x\"}","redriveStatus":"NOT","status":"SUCCEEDED","name":"a\"b\\c\u00e9","n":1}`)
+	for name, want := range map[string]string{"status": "SUCCEEDED", "name": "a\"b\\cé", "output": `{"status":"x"}`, "redriveStatus": "NOT"} {
+		got, ok := memberString(body, name)
+		require.True(t, ok, name)
+		require.Equal(t, want, got, name)
+	}
+	for _, name := range []string{"n", "missing", "statu"} {
+		_, ok := memberString(body, name)
+		require.False(t, ok, name)
+	}
 }
