@@ -63,20 +63,68 @@ func TestPoll(t *testing.T) {
 	q.Add(mk("ended"), false)
 	q.Add(mk("live"), false)
 	var tried []string
-	h, err := q.Poll(context.Background(), "arn:act", time.Hour, nil, func(tk *task.Task) (*Handout, error) {
+	h, err := q.Poll(context.Background(), "arn:act", "w", time.Hour, nil, func(tk *task.Task) (*Handout, error) {
 		tried = append(tried, tk.ID)
 		if tk.ID == "ended" {
 			return nil, nil // the task ended meanwhile: the next one is taken
 		}
 		return &Handout{Token: "tok-" + tk.ID}, nil
-	})
+	}, nil)
 	require.NoError(t, err)
 	require.Equal(t, "tok-live", h.Token)
 	require.Equal(t, []string{"ended", "live"}, tried)
 
 	released := make(chan struct{})
 	close(released)
-	h, err = q.Poll(context.Background(), "arn:act", time.Hour, released, nil)
+	h, err = q.Poll(context.Background(), "arn:act", "w", time.Hour, released, nil, nil)
 	require.NoError(t, err)
 	require.Nil(t, h, "a released poll with no task is answered with none")
+}
+
+// A waiting poller can be claimed by a step that schedules a task: it is
+// given the task (not through the queue), or, when the claim is undone,
+// waits on and takes a task queued later. A poller that timed out while
+// claimed waits for the claim to be settled and gets its task.
+func TestPollClaimed(t *testing.T) {
+	t.Parallel()
+	q := NewQueue()
+	mk := func(id string) *task.Task {
+		return &task.Task{ExecutionArn: "arn:x", ID: id, Request: &interp.TaskRequest{Resource: "arn:act"}}
+	}
+	queued := func(tk *task.Task) (*Handout, error) { return &Handout{Token: "queued-" + tk.ID}, nil }
+	given := func(tk *task.Task) (*Handout, error) { return &Handout{Token: "given-" + tk.ID}, nil }
+	poll := func(wait time.Duration) <-chan *Handout {
+		out := make(chan *Handout, 1)
+		go func() {
+			h, err := q.Poll(context.Background(), "arn:act", "w1", wait, nil, queued, given)
+			require.NoError(t, err)
+			out <- h
+		}()
+		return out
+	}
+	claim := func() *Direct {
+		var d *Direct
+		require.Eventually(t, func() bool { d = q.Claim("arn:act"); return d != nil }, 10*time.Second, time.Millisecond)
+		return d
+	}
+
+	got := poll(time.Hour)
+	d := claim()
+	require.Equal(t, "w1", d.Worker)
+	require.Nil(t, q.Claim("arn:act"), "a poller is claimed once")
+	q.Give(d, mk("a"))
+	require.Equal(t, "given-a", (<-got).Token)
+
+	got = poll(time.Hour)
+	d = claim()
+	q.Unclaim("arn:act", d)
+	q.Add(mk("b"), false)
+	require.Equal(t, "queued-b", (<-got).Token, "an unclaimed poller takes from the queue")
+
+	got = poll(50 * time.Millisecond)
+	d = claim()
+	time.Sleep(100 * time.Millisecond) // its wait is over while it is claimed
+	q.Give(d, mk("c"))
+	require.Equal(t, "given-c", (<-got).Token)
+	require.Nil(t, q.Claim("arn:act"))
 }

@@ -20,21 +20,30 @@ type Handout struct {
 // a step of the task's execution: nil when the task ended meanwhile or
 // went back to the queue (the poller left), and the loop takes the next.
 // An error with the poller gone is no one's to hear: nil.
-func (q *Queue) Poll(ctx context.Context, arn string, wait time.Duration, released <-chan struct{},
-	handOut func(t *task.Task) (*Handout, error)) (*Handout, error) {
+//
+// While it waits, a step that schedules a task of the activity may hand
+// the task to the poller (worker) in that step (Claim): given is then
+// called with the task, whose hand-out is committed.
+func (q *Queue) Poll(ctx context.Context, arn, worker string, wait time.Duration, released <-chan struct{},
+	handOut, given func(t *task.Task) (*Handout, error)) (*Handout, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for ctx.Err() == nil {
-		t, ready := q.Pop(arn)
+		t, ready := q.popDirect(arn, worker, ctx)
 		if t == nil {
 			select {
 			case <-ready:
+				if t := q.given(ready); t != nil {
+					return given(t)
+				}
 				continue
 			case <-deadline.C:
 			case <-ctx.Done():
 			case <-released:
 			}
-			q.Unwait(arn, ready)
+			if t := q.unwaitDirect(arn, ready); t != nil {
+				return given(t)
+			}
 			return nil, nil
 		}
 		h, err := handOut(t)

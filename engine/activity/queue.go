@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -18,7 +19,32 @@ type Queue struct {
 	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
 	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
+	// direct are the waiting pollers (Poll's) a step may hand a task to
+	// as it schedules it, by their wake-up channel (see Claim).
+	direct map[chan struct{}]*Direct
 }
+
+// Direct is a poller waiting for a task of an activity, which a step that
+// schedules a task of the activity may claim (Claim): the step records
+// the hand-out with the scheduling, then gives the poller the task (Give)
+// once that is committed, or lets it wait on (Unclaim).
+type Direct struct {
+	// Worker is the poller's worker name.
+	Worker string
+	ctx    context.Context
+	ch     chan struct{} // its wake-up, in waiters while it waits
+	state  directState
+	task   *task.Task    // given
+	settle chan struct{} // closed when a claim is settled (given or unclaimed)
+}
+
+type directState int
+
+const (
+	directWaiting directState = iota
+	directClaimed
+	directGiven
+)
 
 // maxWorkersSeen is how many recent workers an activity remembers.
 const maxWorkersSeen = 20
@@ -60,7 +86,8 @@ type taskKey struct{ arn, id string }
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue {
-	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}}
+	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{},
+		direct: map[chan struct{}]*Direct{}}
 }
 
 // Add queues a task behind the others, or with front ahead of them: one
@@ -117,6 +144,99 @@ func (q *Queue) Pop(arn string) (*task.Task, <-chan struct{}) {
 	ch := make(chan struct{})
 	q.waiters[arn] = append(q.waiters[arn], ch)
 	return nil, ch
+}
+
+// popDirect is Pop for a poller a step may claim: worker and ctx are the
+// poller's.
+func (q *Queue) popDirect(arn, worker string, ctx context.Context) (*task.Task, chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ts := q.pending[arn]; len(ts) > 0 {
+		q.pending[arn] = ts[1:]
+		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
+		return ts[0], nil
+	}
+	ch := make(chan struct{})
+	q.waiters[arn] = append(q.waiters[arn], ch)
+	q.direct[ch] = &Direct{Worker: worker, ctx: ctx, ch: ch}
+	return nil, ch
+}
+
+// Claim takes the poller of activity arn that has waited longest and is
+// still there, for a step that schedules a task of the activity to hand
+// it out; nil when none waits. The claimed poller waits until Give or
+// Unclaim settles the claim.
+func (q *Queue) Claim(arn string) *Direct {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, ch := range w {
+		d := q.direct[ch]
+		if d == nil || d.state != directWaiting || d.ctx.Err() != nil {
+			continue
+		}
+		q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+		d.state, d.settle = directClaimed, make(chan struct{})
+		return d
+	}
+	return nil
+}
+
+// Give hands a claimed poller its task, whose hand-out is committed.
+func (q *Queue) Give(d *Direct, t *task.Task) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d.state, d.task = directGiven, t
+	close(d.ch)
+	close(d.settle)
+}
+
+// Unclaim lets a claimed poller wait on (its step failed), ahead of the
+// others; a task queued meanwhile wakes it.
+func (q *Queue) Unclaim(arn string, d *Direct) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d.state = directWaiting
+	close(d.settle)
+	if len(q.pending[arn]) > 0 {
+		delete(q.direct, d.ch)
+		close(d.ch)
+		return
+	}
+	q.waiters[arn] = append([]chan struct{}{d.ch}, q.waiters[arn]...)
+}
+
+// given is the task a step gave the poller woken on ch, if any; the
+// poller stops being one a step may claim.
+func (q *Queue) given(ch chan struct{}) *task.Task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d := q.direct[ch]
+	delete(q.direct, ch)
+	if d != nil && d.state == directGiven {
+		return d.task
+	}
+	return nil
+}
+
+// unwaitDirect is Unwait for a poller of popDirect: one a step claimed
+// waits for the claim to be settled, and gets the task it was given.
+func (q *Queue) unwaitDirect(arn string, ch chan struct{}) *task.Task {
+	q.mu.Lock()
+	if d := q.direct[ch]; d != nil && d.state == directClaimed {
+		settle := d.settle
+		q.mu.Unlock()
+		<-settle
+		q.mu.Lock()
+	}
+	d := q.direct[ch]
+	delete(q.direct, ch)
+	q.mu.Unlock()
+	if d != nil && d.state == directGiven {
+		return d.task
+	}
+	q.Unwait(arn, ch)
+	return nil
 }
 
 // Unwait withdraws a poller that stops waiting on ch. If it was woken
@@ -207,4 +327,11 @@ func (q *Queue) Workers(arn string) []WorkerSeen {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return slices.Clone(q.seen[arn])
+}
+
+// Pollers is how many pollers wait for a task of an activity.
+func (q *Queue) Pollers(arn string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiters[arn])
 }
