@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"stepwise/engine/activity"
 	"stepwise/engine/task"
+	"stepwise/history"
 	"stepwise/interp"
 	"stepwise/jsonvalue"
 	"stepwise/store"
@@ -112,6 +114,12 @@ func (e *Engine) GetActivityTask(ctx context.Context, activityArn, worker string
 // started task: one whose last hand-out entry is TaskReleased is queued
 // again, the others are left to their workers.
 //
+// A task scheduled while a worker polls for it skips the queue: the step
+// that schedules it claims the poller and writes TaskStarted with the
+// scheduling (one step, one replay log entry that lists the hand-out; see
+// claimPollers), and the poller is answered once that step is committed,
+// or, if it left meanwhile, the hand-out is released as above.
+//
 // The HTTP layer ends ctx when the worker's connection closes (awsjson
 // looks at the connection whenever ctx.Err is called, so a hang-up counts
 // from when it arrives, not from when a reader gets to run); nothing says
@@ -125,9 +133,102 @@ func (e *Engine) PollActivity(ctx context.Context, activityArn, worker string, w
 	if e.cl != nil {
 		return e.pollCluster(ctx, activityArn, worker, wait)
 	}
-	return e.activities.Poll(ctx, activityArn, wait, e.releasePolls, func(t *task.Task) (*activity.Handout, error) {
+	return e.activities.Poll(ctx, activityArn, worker, wait, e.releasePolls, func(t *task.Task) (*activity.Handout, error) {
 		return e.handOut(ctx, t, worker)
+	}, func(t *task.Task) (*activity.Handout, error) {
+		return e.handedOut(ctx, t)
 	})
+}
+
+// handedOut answers the poller of ctx with a task a step handed it as it
+// scheduled the task (see claimPollers): its hand-out is committed. A
+// poller that left meanwhile gets nothing, and the hand-out is undone
+// (TaskReleased) as handOut undoes it.
+func (e *Engine) handedOut(ctx context.Context, t *task.Task) (*activity.Handout, error) {
+	if ctx.Err() == nil {
+		return &activity.Handout{Token: t.Request.Token, Input: jsonvalue.String(t.Request.Parameters)}, nil
+	}
+	if err := e.beginStep(); err != nil {
+		return nil, nil // the store still says a worker holds it: its timeouts end it
+	}
+	defer e.endStep()
+	stepCtx := context.WithoutCancel(ctx)
+	for range 3 {
+		l, err := e.get(stepCtx, t.ExecutionArn)
+		if err != nil {
+			return nil, nil // ended, or reloaded later with the task held: its timeouts end it
+		}
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		if l.tasks[t.ID] != nil && l.started[t.ID] {
+			e.release(stepCtx, l, t)
+		}
+		l.mu.Unlock()
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// claimPollers hands the activity tasks a step schedules to workers
+// already polling for them, in the same step: for each such task it
+// claims a poller and takes the task's TaskStarted step at once, so the
+// step's history holds the task's scheduling and its start, and its
+// replay log entry (en, made before those steps) the hand-outs. The
+// pollers are given their tasks once the step is committed (after); a
+// step that fails lets them wait on. A task no one polls for is queued
+// as ever. Only a single node's queue hands out so (a cluster's is in the
+// store). l.mu is held.
+func (e *Engine) claimPollers(l *liveExecution, now time.Time, ev *interp.Event, events []*history.Event, cmds []interp.Command) (*entry, []*history.Event, []interp.Command, error) {
+	if e.cl != nil || l.x.Status != history.StatusRunning {
+		return nil, events, cmds, nil
+	}
+	var en *entry
+	for i, n := 0, len(cmds); i < n; i++ {
+		c := cmds[i]
+		if c.Kind != interp.RunTask || !interp.IsActivity(c.Task.Resource) || !e.cfg.Tasks.(*chooser).takes(e.activity, l.task(c.ID, c.Task)) {
+			continue
+		}
+		d := e.activities.Claim(c.Task.Resource)
+		if d == nil {
+			continue
+		}
+		if en == nil {
+			en = stepEntry(l.x, ev)
+			events, cmds = slices.Clip(events), slices.Clip(cmds)
+		}
+		h := handedOut{ID: c.ID, Worker: d.Worker}
+		more, moreCmds, err := l.x.Step(h.startedEvent(), now)
+		if l.direct == nil {
+			l.direct = map[string]claimed{}
+		}
+		l.direct[c.ID] = claimed{d: d, activityArn: c.Task.Resource}
+		if err != nil {
+			e.unclaim(l)
+			e.drop(l) // the in-memory state is ahead of the store
+			return nil, nil, nil, err
+		}
+		events, cmds = append(events, more...), append(cmds, moreCmds...)
+		en.Started = append(en.Started, h)
+	}
+	return en, events, cmds, nil
+}
+
+// unclaim lets the pollers a step of l claimed wait on: the step failed.
+// l.mu is held.
+func (e *Engine) unclaim(l *liveExecution) {
+	for _, c := range l.direct {
+		e.activities.Unclaim(c.activityArn, c.d)
+	}
+	l.direct = nil
+}
+
+// claimed is a poller a step claimed for a task of an activity.
+type claimed struct {
+	d           *activity.Direct
+	activityArn string
 }
 
 // handOut gives a task taken from the queue to the poller of ctx. It

@@ -46,7 +46,7 @@ func (q sharedQueue) Enqueue(t *task.Task, front bool) {
 // put gives a task to a poller of this node waiting for its activity, or
 // queues it in the store.
 func (q sharedQueue) put(activityArn, arn, id string, front bool) {
-	if q.local.Give(activityArn, arn, id) {
+	if q.local.GiveShared(activityArn, arn, id) {
 		return
 	}
 	q.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: q.cl.ID(), Front: front})

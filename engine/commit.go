@@ -25,6 +25,7 @@ func (e *Engine) commitStep(ctx context.Context, l *liveExecution, ev *interp.Ev
 		return err
 	}
 	l.row = *next
+	l.rowID = w.ExecutionID // the store's, now that it is committed
 	if ev == nil {
 		return nil
 	}

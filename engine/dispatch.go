@@ -57,6 +57,16 @@ func (c *chooser) Run(ctx context.Context, t *task.Task, done func(task.Result))
 	}
 }
 
+// takes reports whether r is the runner Run hands t to.
+func (c *chooser) takes(r task.KindRunner, t *task.Task) bool {
+	for _, x := range c.runners {
+		if x.Takes(t) {
+			return x == r
+		}
+	}
+	return false
+}
+
 // Cancel tells every runner the task's result is no longer wanted.
 func (c *chooser) Cancel(executionArn, taskID string) {
 	for _, r := range c.runners {

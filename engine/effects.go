@@ -46,7 +46,13 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			if running {
 				l.tasks[c.ID] = c.Task
 				e.work.taskRunning(l.arn, c.ID)
-				e.dispatch(&l.row, c.ID, c.Task, nil, false)
+				if cl, ok := l.direct[c.ID]; ok {
+					// Handed out in the step: its poller gets it.
+					delete(l.direct, c.ID)
+					e.activities.Give(cl.d, l.task(c.ID, c.Task))
+				} else {
+					e.dispatch(&l.row, c.ID, c.Task, nil, false)
+				}
 			}
 		case interp.CancelTask:
 			// A kill (c.Kill) stops the work itself (task.Killer: a
@@ -65,6 +71,9 @@ func (e *Engine) after(l *liveExecution, ev *interp.Event, cmds []interp.Command
 			}
 			e.gates.release(l.arn, c.ID)
 		}
+	}
+	if len(l.direct) > 0 {
+		e.unclaim(l) // not run after all
 	}
 	if !running {
 		row := l.row

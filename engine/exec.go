@@ -35,10 +35,13 @@ import (
 // steps of the execution; gone means it was dropped from the engine (ended,
 // or its state may no longer match the store) and must be looked up again.
 type liveExecution struct {
-	mu     sync.Mutex
-	arn    string
-	x      *interp.Execution
-	row    store.Execution
+	mu  sync.Mutex
+	arn string
+	x   *interp.Execution
+	row store.Execution
+	// rowID is the store's id of the execution's row, once a committed
+	// step told it (store.Step.ExecutionID); 0 before.
+	rowID  int64
 	seq    int64                          // the replay log's last seq
 	timers map[string]time.Time           // pending timers → when (interpreter time)
 	tasks  map[string]*interp.TaskRequest // dispatched tasks without a result
@@ -49,7 +52,11 @@ type liveExecution struct {
 	// released): in a cluster, the others are kept in the store's queue
 	// (see sweepQueue).
 	started map[string]bool
-	gone    bool
+	// direct holds the pollers the step being taken claimed for the
+	// activity tasks it schedules, by task id (see claimPollers): given
+	// their tasks once the step is committed.
+	direct map[string]claimed
+	gone   bool
 	// stop is set by StopExecution before it waits for the execution's
 	// lock: a step in flight stops the execution where it is instead of
 	// running its evaluations to their end.
@@ -86,7 +93,7 @@ func (e *Engine) StartExecution(ctx context.Context, p *start.Params) (*store.Ex
 	if err := e.throttle(ctx, l, events); err != nil {
 		return nil, err
 	}
-	w, next := e.stepWrite(l, now, nil, events, cmds)
+	w, next := e.stepWrite(l, now, nil, nil, events, cmds)
 	if err := e.commitStep(ctx, l, nil, w, &next); err != nil {
 		return nil, err
 	}
@@ -211,7 +218,11 @@ func (e *Engine) stepLocked(ctx context.Context, l *liveExecution, ev interp.Eve
 		// asks for nothing (a hold, a suspension).
 		return untaken(l, ev, err)
 	}
-	if err := e.commitLocked(ctx, l, now, ev, events, cmds); err != nil {
+	en, events, cmds, err := e.claimPollers(l, now, &ev, events, cmds)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.commitEntryLocked(ctx, l, now, ev, en, events, cmds); err != nil {
 		return nil, false, err
 	}
 	out := l.row
@@ -244,13 +255,21 @@ func untaken(l *liveExecution, ev interp.Event, err error) (*store.Execution, bo
 // and commands it returned) through the stages after interpret: throttle,
 // write, commit, observe and effects; l.mu is held.
 func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, events []*history.Event, cmds []interp.Command) error {
+	return e.commitEntryLocked(ctx, l, now, ev, nil, events, cmds)
+}
+
+// commitEntryLocked is commitLocked with the step's replay log entry en
+// made already (nil: made from the execution now).
+func (e *Engine) commitEntryLocked(ctx context.Context, l *liveExecution, now time.Time, ev interp.Event, en *entry, events []*history.Event, cmds []interp.Command) error {
 	if err := e.throttle(ctx, l, events); err != nil {
+		e.unclaim(l)
 		e.drop(l) // the in-memory state is ahead of the store
 		return err
 	}
-	w, next := e.stepWrite(l, now, &ev, events, cmds)
+	w, next := e.stepWrite(l, now, &ev, en, events, cmds)
 	previous := l.row.Status
 	if err := e.commitStep(ctx, l, &ev, w, &next); err != nil {
+		e.unclaim(l)
 		// The in-memory state is ahead of the store: drop it, the next
 		// event reloads the execution from the store.
 		e.drop(l)
@@ -258,6 +277,12 @@ func (e *Engine) commitLocked(ctx context.Context, l *liveExecution, now time.Ti
 			e.fenced()
 		}
 		return err
+	}
+	for id := range l.direct { // handed out in the step (claimPollers)
+		if l.started == nil {
+			l.started = map[string]bool{}
+		}
+		l.started[id] = true
 	}
 	e.observe(&l.row, previous, &ev, events, l.tasks[ev.ID])
 	e.after(l, &ev, cmds)

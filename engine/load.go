@@ -211,6 +211,16 @@ func (e *Engine) fill(ctx context.Context, l *liveExecution, ended bool) error {
 			return fmt.Errorf("execution %s: replay of entry %d: %w", l.arn, in.Seq, err)
 		}
 		pending.track(x, &ev, cmds)
+		// The activity tasks the step handed out as it scheduled them.
+		for _, h := range en.Started {
+			held[h.ID] = true
+			started := h.startedEvent()
+			_, cmds, err := x.Step(started, in.At)
+			if err != nil {
+				return fmt.Errorf("execution %s: replay of entry %d's hand-out of task %s: %w", l.arn, in.Seq, h.ID, err)
+			}
+			pending.track(x, &started, cmds)
+		}
 	}
 	// The row's last event id is only written with the row (see
 	// store.Step): the history's last event is the one to match.

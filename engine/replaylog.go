@@ -21,13 +21,33 @@ import (
 //	 "missing":["arn:aws:states:us-east-1:123456789012:activity:gone"]}
 //
 // with the empty members left out. A task's output is its JSON text, as a
-// string.
+// string. A step that scheduled an activity task a worker was polling for
+// handed it out at once: "started" lists those tasks and their workers,
+// replayed as TaskStarted steps after the entry's event.
+//
+//	"started":[{"id":"t2","worker":"w"}]
 
 // entry is one entry of the replay log.
 type entry struct {
 	Event   interp.Event
 	Marks   []interp.Mark
 	Missing []string // activities found missing
+	// Started are the activity tasks the step scheduled and handed out
+	// in the same step, in order.
+	Started []handedOut
+}
+
+// handedOut is an activity task handed out in the step that scheduled it:
+// its id and the worker that took it.
+type handedOut struct {
+	ID     string
+	Worker string
+}
+
+// startedEvent is the TaskStarted step of a task handed out in its
+// scheduling step.
+func (h handedOut) startedEvent() interp.Event {
+	return interp.Event{Kind: interp.TaskStarted, ID: h.ID, WorkerName: h.Worker}
 }
 
 // stepEntry is the replay log entry of the step x just made, on event ev
@@ -123,6 +143,19 @@ func encodeEntry(e *entry) []byte {
 		}
 		b = append(b, ']')
 	}
+	if len(e.Started) > 0 {
+		b = append(b, `,"started":[`...)
+		for i, h := range e.Started {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = jsonvalue.AppendString(b, h.ID)
+			b = appendMember(b, "worker", h.Worker)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 
@@ -214,10 +247,21 @@ func decodeEntry(b []byte) (*entry, error) {
 			missing = append(missing, s)
 		}
 	}
+	var started []handedOut
+	if ss, ok := o.Get("started"); ok {
+		list, isList := ss.([]any)
+		if !isList {
+			e.fail("started", ss)
+		}
+		for _, sv := range list {
+			so := e.object(sv)
+			started = append(started, handedOut{ID: e.string(so, "id"), Worker: e.string(so, "worker")})
+		}
+	}
 	if e.err != nil {
 		return nil, e.err
 	}
-	return &entry{Event: ev, Marks: marks, Missing: missing}, nil
+	return &entry{Event: ev, Marks: marks, Missing: missing, Started: started}, nil
 }
 
 func decodeEvent(b []byte) (interp.Event, error) {

@@ -16,8 +16,10 @@ import (
 // removed, and the outbox notices of a status change.
 
 // stepWrite builds the store work of a step and the execution row it leaves.
-// ev is nil for the start, which inserts the execution.
-func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, events []*history.Event, cmds []interp.Command) (*store.Step, store.Execution) {
+// ev is nil for the start, which inserts the execution; en is the step's
+// replay log entry when it was made already (claimPollers), nil to make it
+// from the execution now.
+func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, en *entry, events []*history.Event, cmds []interp.Command) (*store.Step, store.Execution) {
 	x := l.x
 	next := l.row
 	next.Status = x.Status
@@ -65,7 +67,9 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 	// short; a start has no event, and an entry of its own (seq 0) only
 	// when it cut an evaluation short.
 	var input *store.Input
-	en := stepEntry(x, ev)
+	if en == nil {
+		en = stepEntry(x, ev)
+	}
 	if ev != nil {
 		input = &store.Input{ExecutionArn: l.arn, Seq: l.seq + 1, At: now, Body: encodeEntry(en)}
 		if ev.Kind == interp.TimerFired {
@@ -89,7 +93,8 @@ func (e *Engine) stepWrite(l *liveExecution, now time.Time, ev *interp.Event, ev
 		}
 		addTimers = nil
 	}
-	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks}
+	step := &store.Step{Input: input, Events: evRows, DeleteTimers: delTimers, AddTimers: addTimers, DeleteTasks: delTasks,
+		ExecutionID: l.rowID}
 	if e.cl != nil {
 		fence := e.cl.Fence()
 		step.Fence = &fence

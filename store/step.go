@@ -35,6 +35,14 @@ type Step struct {
 	// step is committed (so a crash neither loses nor invents one).
 	// StepWrite sets their IDs (OutboxEvent.ID).
 	Outbox []*OutboxEvent
+	// ExecutionID is the store's id of the row of the step's execution,
+	// when the caller knows it (from the execution's last step); 0 when
+	// not. A step that leaves the row as it was is written under it
+	// without looking the row up by ARN; one that inserts or updates the
+	// row ignores it. StepWrite may set it on the steps it writes (for
+	// the caller to keep once the write is committed: an inserted row's
+	// id is the row's only if its transaction commits).
+	ExecutionID int64
 }
 
 // StepStore writes engine steps.

@@ -20,21 +20,30 @@ type Handout struct {
 // a step of the task's execution: nil when the task ended meanwhile or
 // went back to the queue (the poller left), and the loop takes the next.
 // An error with the poller gone is no one's to hear: nil.
-func (q *Queue) Poll(ctx context.Context, arn string, wait time.Duration, released <-chan struct{},
-	handOut func(t *task.Task) (*Handout, error)) (*Handout, error) {
+//
+// While it waits, a step that schedules a task of the activity may hand
+// the task to the poller (worker) in that step (Claim): given is then
+// called with the task, whose hand-out is committed.
+func (q *Queue) Poll(ctx context.Context, arn, worker string, wait time.Duration, released <-chan struct{},
+	handOut, given func(t *task.Task) (*Handout, error)) (*Handout, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for ctx.Err() == nil {
-		t, ready := q.Pop(arn)
+		t, ready := q.popDirect(arn, worker, ctx)
 		if t == nil {
 			select {
 			case <-ready:
+				if t := q.given(ready); t != nil {
+					return given(t)
+				}
 				continue
 			case <-deadline.C:
 			case <-ctx.Done():
 			case <-released:
 			}
-			q.Unwait(arn, ready)
+			if t := q.unwaitDirect(arn, ready); t != nil {
+				return given(t)
+			}
 			return nil, nil
 		}
 		h, err := handOut(t)
@@ -54,7 +63,7 @@ func (q *Queue) Poll(ctx context.Context, arn string, wait time.Duration, releas
 // none), and handOut hands it out, wherever its execution is. q only
 // wakes the poller: when tasks are queued (Wake), and every interval it
 // looks again without a wake-up; or it gives the poller a task of this
-// node's (Give), which the poller hands out, or gives back with giveBack
+// node's (GiveShared), which the poller hands out, or gives back with giveBack
 // when it does not need it (it took another, or it stops waiting).
 func (q *Queue) PollShared(ctx context.Context, arn string, wait, interval time.Duration, released <-chan struct{},
 	take func() (executionArn, taskID string, ok bool), handOut func(executionArn, taskID string) (*Handout, error),
@@ -71,7 +80,7 @@ func (q *Queue) PollShared(ctx context.Context, arn string, wait, interval time.
 				giveBack(g.ExecutionArn, g.TaskID)
 			}
 		} else {
-			var g Given
+			var g Handed
 			select {
 			case <-ready:
 				g, ok = q.Received(ready)

@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -17,9 +18,34 @@ type Queue struct {
 	pending map[string][]*task.Task    // activity ARN → tasks, oldest first
 	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
-	given   map[chan struct{}]Given    // pollers of a cluster's queue woken with a task of their own (Give)
+	handed  map[chan struct{}]Handed   // pollers of a cluster's queue woken with a task of their own (GiveShared)
 	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
+	// direct are the waiting pollers (Poll's) a step may hand a task to
+	// as it schedules it, by their wake-up channel (see Claim).
+	direct map[chan struct{}]*Direct
 }
+
+// Direct is a poller waiting for a task of an activity, which a step that
+// schedules a task of the activity may claim (Claim): the step records
+// the hand-out with the scheduling, then gives the poller the task (Give)
+// once that is committed, or lets it wait on (Unclaim).
+type Direct struct {
+	// Worker is the poller's worker name.
+	Worker string
+	ctx    context.Context
+	ch     chan struct{} // its wake-up, in waiters while it waits
+	state  directState
+	task   *task.Task    // given
+	settle chan struct{} // closed when a claim is settled (given or unclaimed)
+}
+
+type directState int
+
+const (
+	directWaiting directState = iota
+	directClaimed
+	directGiven
+)
 
 // maxWorkersSeen is how many recent workers an activity remembers.
 const maxWorkersSeen = 20
@@ -61,7 +87,8 @@ type taskKey struct{ arn, id string }
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue {
-	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, given: map[chan struct{}]Given{}, seen: map[string][]WorkerSeen{}}
+	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}, handed: map[chan struct{}]Handed{},
+		direct: map[chan struct{}]*Direct{}}
 }
 
 // Add queues a task behind the others, or with front ahead of them: one
@@ -120,6 +147,99 @@ func (q *Queue) Pop(arn string) (*task.Task, <-chan struct{}) {
 	return nil, ch
 }
 
+// popDirect is Pop for a poller a step may claim: worker and ctx are the
+// poller's.
+func (q *Queue) popDirect(arn, worker string, ctx context.Context) (*task.Task, chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if ts := q.pending[arn]; len(ts) > 0 {
+		q.pending[arn] = ts[1:]
+		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
+		return ts[0], nil
+	}
+	ch := make(chan struct{})
+	q.waiters[arn] = append(q.waiters[arn], ch)
+	q.direct[ch] = &Direct{Worker: worker, ctx: ctx, ch: ch}
+	return nil, ch
+}
+
+// Claim takes the poller of activity arn that has waited longest and is
+// still there, for a step that schedules a task of the activity to hand
+// it out; nil when none waits. The claimed poller waits until Give or
+// Unclaim settles the claim.
+func (q *Queue) Claim(arn string) *Direct {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	for i, ch := range w {
+		d := q.direct[ch]
+		if d == nil || d.state != directWaiting || d.ctx.Err() != nil {
+			continue
+		}
+		q.waiters[arn] = append(w[:i:i], w[i+1:]...)
+		d.state, d.settle = directClaimed, make(chan struct{})
+		return d
+	}
+	return nil
+}
+
+// Give hands a claimed poller its task, whose hand-out is committed.
+func (q *Queue) Give(d *Direct, t *task.Task) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d.state, d.task = directGiven, t
+	close(d.ch)
+	close(d.settle)
+}
+
+// Unclaim lets a claimed poller wait on (its step failed), ahead of the
+// others; a task queued meanwhile wakes it.
+func (q *Queue) Unclaim(arn string, d *Direct) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d.state = directWaiting
+	close(d.settle)
+	if len(q.pending[arn]) > 0 {
+		delete(q.direct, d.ch)
+		close(d.ch)
+		return
+	}
+	q.waiters[arn] = append([]chan struct{}{d.ch}, q.waiters[arn]...)
+}
+
+// given is the task a step gave the poller woken on ch, if any; the
+// poller stops being one a step may claim.
+func (q *Queue) given(ch chan struct{}) *task.Task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	d := q.direct[ch]
+	delete(q.direct, ch)
+	if d != nil && d.state == directGiven {
+		return d.task
+	}
+	return nil
+}
+
+// unwaitDirect is Unwait for a poller of popDirect: one a step claimed
+// waits for the claim to be settled, and gets the task it was given.
+func (q *Queue) unwaitDirect(arn string, ch chan struct{}) *task.Task {
+	q.mu.Lock()
+	if d := q.direct[ch]; d != nil && d.state == directClaimed {
+		settle := d.settle
+		q.mu.Unlock()
+		<-settle
+		q.mu.Lock()
+	}
+	d := q.direct[ch]
+	delete(q.direct, ch)
+	q.mu.Unlock()
+	if d != nil && d.state == directGiven {
+		return d.task
+	}
+	q.Unwait(arn, ch)
+	return nil
+}
+
 // Unwait withdraws a poller that stops waiting on ch. If it was woken
 // already, the wake-up passes to the next poller while a task is pending,
 // so a task is never left for a poller that is gone.
@@ -152,19 +272,19 @@ func (q *Queue) Listen(arn string) chan struct{} {
 // Unlisten withdraws a poller registered with Listen. A wake-up it got
 // and did not use passes to the next poller; a task it was given is
 // returned, for the poller to hand out or give back.
-func (q *Queue) Unlisten(arn string, ch chan struct{}) (Given, bool) {
+func (q *Queue) Unlisten(arn string, ch chan struct{}) (Handed, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	w := q.waiters[arn]
 	for i, c := range w {
 		if c == ch {
 			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
-			return Given{}, false
+			return Handed{}, false
 		}
 	}
-	if g, ok := q.given[ch]; ok {
-		delete(q.given, ch)
-		return g, true
+	if h, ok := q.handed[ch]; ok {
+		delete(q.handed, ch)
+		return h, true
 	}
 	select {
 	case <-ch:
@@ -174,7 +294,7 @@ func (q *Queue) Unlisten(arn string, ch chan struct{}) (Given, bool) {
 		}
 	default:
 	}
-	return Given{}, false
+	return Handed{}, false
 }
 
 // Waiting counts the pollers of an activity waiting here.
@@ -184,14 +304,14 @@ func (q *Queue) Waiting(arn string) int {
 	return len(q.waiters[arn])
 }
 
-// Given is a task of a cluster's queue handed to one of this node's
-// pollers without going through the store's queue (Give).
-type Given struct{ ExecutionArn, TaskID string }
+// Handed is a task of a cluster's queue handed to one of this node's
+// pollers without going through the store's queue (GiveShared).
+type Handed struct{ ExecutionArn, TaskID string }
 
-// Give hands a task of activity arn to the poller of a cluster's queue
-// that has waited longest here, if one waits: it wakes up with the task
-// (Unlisten or Received returns it). false when none waits.
-func (q *Queue) Give(arn, executionArn, taskID string) bool {
+// GiveShared hands a task of activity arn to the poller of a cluster's
+// queue that has waited longest here, if one waits: it wakes up with the
+// task (Unlisten or Received returns it). false when none waits.
+func (q *Queue) GiveShared(arn, executionArn, taskID string) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	w := q.waiters[arn]
@@ -199,19 +319,19 @@ func (q *Queue) Give(arn, executionArn, taskID string) bool {
 		return false
 	}
 	q.waiters[arn] = w[1:]
-	q.given[w[0]] = Given{executionArn, taskID}
+	q.handed[w[0]] = Handed{executionArn, taskID}
 	close(w[0])
 	return true
 }
 
-// Received returns the task given to a poller that was woken on ch, if it
-// was given one.
-func (q *Queue) Received(ch chan struct{}) (Given, bool) {
+// Received returns the task given to a poller of a cluster's queue that
+// was woken on ch, if it was given one.
+func (q *Queue) Received(ch chan struct{}) (Handed, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	g, ok := q.given[ch]
-	delete(q.given, ch)
-	return g, ok
+	h, ok := q.handed[ch]
+	delete(q.handed, ch)
+	return h, ok
 }
 
 // Wake wakes up to n pollers of an activity: tasks were queued.
@@ -251,4 +371,11 @@ func (q *Queue) Workers(arn string) []WorkerSeen {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return slices.Clone(q.seen[arn])
+}
+
+// Pollers is how many pollers wait for a task of an activity.
+func (q *Queue) Pollers(arn string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiters[arn])
 }

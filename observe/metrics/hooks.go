@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"stepwise/observe/notify"
 	"stepwise/sfnapi"
 )
@@ -58,7 +60,20 @@ func (m *Metrics) APICall(op string, status int) {
 	if len(op) > 64 || !sfnapi.IsOperation(op) {
 		op = "other" // no unbounded label values from clients
 	}
-	m.apiRequests.WithLabelValues(op, statusCode(status)).Inc()
+	k := apiKey{op, status}
+	if c, ok := m.apiCalls.Load(k); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c, _ := m.apiCalls.LoadOrStore(k, m.apiRequests.WithLabelValues(op, statusCode(status)))
+	c.(prometheus.Counter).Inc()
+}
+
+// apiKey names a child of the API's request counter: an operation and
+// an HTTP status.
+type apiKey struct {
+	op     string
+	status int
 }
 
 func statusCode(c int) string { return strconv.Itoa(c) }

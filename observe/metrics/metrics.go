@@ -43,6 +43,7 @@ type Metrics struct {
 	activities, lambdas, integrations kindMetrics
 
 	apiRequests, apiThrottled, apiConsumed *prometheus.CounterVec
+	apiCalls                               sync.Map // apiKey → its child of apiRequests
 
 	batchSize, commitLatency, replayTime prometheus.Histogram
 	storageErrors                        prometheus.Counter
@@ -56,8 +57,68 @@ type Metrics struct {
 	retentionDeleted prometheus.Counter
 	retentionBatch   prometheus.Histogram
 
+	// mu guards pending and the children caches below.
 	mu      sync.Mutex
 	pending map[string]map[int64]*pendingTask // execution ARN → scheduled/started event id → its task
+	// machines and tasks keep the collectors' children of each label
+	// value seen: a step counts without hashing label values
+	// (WithLabelValues). They hold as many entries as the collectors'
+	// own children, which are never deleted either.
+	machines map[string]*machineMetrics
+	tasks    map[taskKey]*taskMetrics
+}
+
+// machineMetrics are the children of one state machine's collectors.
+type machineMetrics struct {
+	transitions, cost, started, succeeded, failed, aborted, timedOut, redriven prometheus.Counter
+	execTime                                                                   prometheus.Observer
+}
+
+// taskKey names the children of one kind of task's label value.
+type taskKey struct {
+	kind  *kindMetrics
+	label string
+}
+
+// taskMetrics are the children of one activity's, Lambda function's or
+// service integration's collectors.
+type taskMetrics struct {
+	scheduled, started, succeeded, failed, timedOut, heartbeatTimedOut prometheus.Counter
+	runTime, scheduleTime, time                                        prometheus.Observer
+}
+
+// machine is the children of a state machine's collectors. m.mu is held.
+func (m *Metrics) machine(arn string) *machineMetrics {
+	if c := m.machines[arn]; c != nil {
+		return c
+	}
+	c := &machineMetrics{
+		transitions: m.transitions.WithLabelValues(arn), cost: m.cost.WithLabelValues(arn),
+		started: m.execStarted.WithLabelValues(arn), succeeded: m.execSucceeded.WithLabelValues(arn),
+		failed: m.execFailed.WithLabelValues(arn), aborted: m.execAborted.WithLabelValues(arn),
+		timedOut: m.execTimedOut.WithLabelValues(arn), redriven: m.execRedriven.WithLabelValues(arn),
+		execTime: m.execTime.WithLabelValues(arn),
+	}
+	m.machines[arn] = c
+	return c
+}
+
+// taskChildren is the children of kind's collectors for label. m.mu is
+// held.
+func (m *Metrics) taskChildren(kind *kindMetrics, label string) *taskMetrics {
+	key := taskKey{kind, label}
+	if c := m.tasks[key]; c != nil {
+		return c
+	}
+	c := &taskMetrics{
+		scheduled: kind.scheduled.WithLabelValues(label), started: kind.started.WithLabelValues(label),
+		succeeded: kind.succeeded.WithLabelValues(label), failed: kind.failed.WithLabelValues(label),
+		timedOut: kind.timedOut.WithLabelValues(label), heartbeatTimedOut: kind.heartbeatTimedOut.WithLabelValues(label),
+		runTime: kind.runTime.WithLabelValues(label), scheduleTime: kind.scheduleTime.WithLabelValues(label),
+		time: kind.time.WithLabelValues(label),
+	}
+	m.tasks[key] = c
+	return c
 }
 
 // kindMetrics are the metrics of one kind of task: activities, Lambda
@@ -69,8 +130,7 @@ type kindMetrics struct {
 
 // pendingTask is a task between its scheduling and its end.
 type pendingTask struct {
-	kind      *kindMetrics
-	label     string
+	c         *taskMetrics
 	scheduled time.Time
 	started   time.Time
 }
@@ -82,7 +142,8 @@ var durations = []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 
 // New makes the metrics, with load read from the engine when it is set
 // later (SetEngine).
 func New() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), pending: map[string]map[int64]*pendingTask{}}
+	m := &Metrics{reg: prometheus.NewRegistry(), pending: map[string]map[int64]*pendingTask{},
+		machines: map[string]*machineMetrics{}, tasks: map[taskKey]*taskMetrics{}}
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 		m.reg.MustRegister(c)
@@ -201,37 +262,50 @@ func (m *Metrics) BatchCommitted(steps []*store.Step, took time.Duration, err er
 // Resumed times an execution's replay.
 func (m *Metrics) Resumed(_ string, took time.Duration) { m.replayTime.Observe(took.Seconds()) }
 
-// StepCommitted counts what a step's history events tell.
+// StepCommitted counts what a step's history events tell. Most steps
+// (a hand-out, a heartbeat, a Pass state) count little: the children of
+// their labels are cached, so none hashes label values.
 func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 	x := s.Execution
-	sm := x.StateMachineArn
+	var n int
 	if !s.Express {
-		if n := history.StateTransitions(s.Events); n > 0 {
-			m.transitions.WithLabelValues(sm).Add(float64(n))
-			m.cost.WithLabelValues(sm).Add(m.prices.Standard(n))
-		}
+		n = history.StateTransitions(s.Events)
 	}
-	for _, w := range engine.StepWarnings(s) {
-		m.warnings.WithLabelValues(sm, w.State).Inc()
+	warnings := engine.StepWarnings(s)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var mc *machineMetrics
+	sm := func() *machineMetrics {
+		if mc == nil {
+			mc = m.machine(x.StateMachineArn)
+		}
+		return mc
+	}
+	if n > 0 {
+		sm().transitions.Add(float64(n))
+		sm().cost.Add(m.prices.Standard(n))
+	}
+	for _, w := range warnings {
+		m.warnings.WithLabelValues(x.StateMachineArn, w.State).Inc()
 	}
 	for _, ev := range s.Events {
 		switch ev.Type {
 		case history.EventExecutionStarted:
-			m.execStarted.WithLabelValues(sm).Inc()
+			sm().started.Inc()
 		case history.EventExecutionRedriven:
-			m.execRedriven.WithLabelValues(sm).Inc()
+			sm().redriven.Inc()
 		case history.EventExecutionSucceeded:
-			m.execSucceeded.WithLabelValues(sm).Inc()
-			m.ended(x, ev)
+			sm().succeeded.Inc()
+			m.ended(sm(), x, ev)
 		case history.EventExecutionFailed:
-			m.execFailed.WithLabelValues(sm).Inc()
-			m.ended(x, ev)
+			sm().failed.Inc()
+			m.ended(sm(), x, ev)
 		case history.EventExecutionAborted:
-			m.execAborted.WithLabelValues(sm).Inc()
-			m.ended(x, ev)
+			sm().aborted.Inc()
+			m.ended(sm(), x, ev)
 		case history.EventExecutionTimedOut:
-			m.execTimedOut.WithLabelValues(sm).Inc()
-			m.ended(x, ev)
+			sm().timedOut.Inc()
+			m.ended(sm(), x, ev)
 		default:
 			if taskEvent(ev.Type) {
 				m.task(s, ev)
@@ -241,35 +315,32 @@ func (m *Metrics) StepCommitted(s *engine.CommittedStep) {
 }
 
 // taskEvent says whether an event may be one of an activity, a Lambda
-// function or a service integration (the others skip task's lock).
+// function or a service integration.
 func taskEvent(t history.EventType) bool {
 	return strings.HasPrefix(string(t), "Task") || strings.HasPrefix(string(t), "Activity") || strings.HasPrefix(string(t), "LambdaFunction")
 }
 
-// ended times an execution and forgets its tasks.
-func (m *Metrics) ended(x *store.Execution, ev *history.Event) {
-	m.execTime.WithLabelValues(x.StateMachineArn).Observe(seconds(x.StartDate, ev.Timestamp))
-	m.mu.Lock()
+// ended times an execution and forgets its tasks. m.mu is held.
+func (m *Metrics) ended(mc *machineMetrics, x *store.Execution, ev *history.Event) {
+	mc.execTime.Observe(seconds(x.StartDate, ev.Timestamp))
 	delete(m.pending, x.Arn)
-	m.mu.Unlock()
 }
 
 // task counts an event of an activity, a Lambda function or a service
 // integration. Activity and Lambda events after the scheduled one do not
 // name their resource: it is found through previousEventId, or from the
-// task the step took.
+// task the step took. m.mu is held.
 func (m *Metrics) task(s *engine.CommittedStep, ev *history.Event) {
 	arn := s.Execution.Arn
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	schedule := func(kind *kindMetrics, label string) {
-		kind.scheduled.WithLabelValues(label).Inc()
+		c := m.taskChildren(kind, label)
+		c.scheduled.Inc()
 		byID := m.pending[arn]
 		if byID == nil {
 			byID = map[int64]*pendingTask{}
 			m.pending[arn] = byID
 		}
-		byID[ev.ID] = &pendingTask{kind: kind, label: label, scheduled: ev.Timestamp}
+		byID[ev.ID] = &pendingTask{c: c, scheduled: ev.Timestamp}
 	}
 	// lookup finds the task an event follows; a task the process did not
 	// see scheduled (before a restart) is named by fallback, else by the
@@ -285,13 +356,13 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *history.Event) {
 		if fallback == "" {
 			fallback = "unknown"
 		}
-		return &pendingTask{kind: kind, label: fallback}
+		return &pendingTask{c: m.taskChildren(kind, fallback)}
 	}
 	start := func(kind *kindMetrics, fallback string) {
 		p := lookup(kind, fallback)
-		p.kind.started.WithLabelValues(p.label).Inc()
+		p.c.started.Inc()
 		if !p.scheduled.IsZero() {
-			p.kind.scheduleTime.WithLabelValues(p.label).Observe(seconds(p.scheduled, ev.Timestamp))
+			p.c.scheduleTime.Observe(seconds(p.scheduled, ev.Timestamp))
 		}
 		p.started = ev.Timestamp
 		if m.pending[arn] == nil {
@@ -299,20 +370,20 @@ func (m *Metrics) task(s *engine.CommittedStep, ev *history.Event) {
 		}
 		m.pending[arn][ev.ID] = p
 	}
-	end := func(kind *kindMetrics, fallback string, outcome func(k *kindMetrics) *prometheus.CounterVec) {
+	end := func(kind *kindMetrics, fallback string, outcome func(c *taskMetrics) prometheus.Counter) {
 		p := lookup(kind, fallback)
-		outcome(p.kind).WithLabelValues(p.label).Inc()
+		outcome(p.c).Inc()
 		if !p.started.IsZero() {
-			p.kind.runTime.WithLabelValues(p.label).Observe(seconds(p.started, ev.Timestamp))
+			p.c.runTime.Observe(seconds(p.started, ev.Timestamp))
 		}
 		if !p.scheduled.IsZero() {
-			p.kind.time.WithLabelValues(p.label).Observe(seconds(p.scheduled, ev.Timestamp))
+			p.c.time.Observe(seconds(p.scheduled, ev.Timestamp))
 		}
 	}
-	succeeded := func(k *kindMetrics) *prometheus.CounterVec { return k.succeeded }
-	failed := func(k *kindMetrics) *prometheus.CounterVec { return k.failed }
-	timedOut := func(k *kindMetrics) *prometheus.CounterVec { return k.timedOut }
-	heartbeat := func(k *kindMetrics) *prometheus.CounterVec { return k.heartbeatTimedOut }
+	succeeded := func(c *taskMetrics) prometheus.Counter { return c.succeeded }
+	failed := func(c *taskMetrics) prometheus.Counter { return c.failed }
+	timedOut := func(c *taskMetrics) prometheus.Counter { return c.timedOut }
+	heartbeat := func(c *taskMetrics) prometheus.Counter { return c.heartbeatTimedOut }
 	taskResource := func(d *history.TaskEventDetails) string {
 		if d == nil {
 			return ""

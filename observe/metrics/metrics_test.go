@@ -146,3 +146,54 @@ func TestTaskWarnings(t *testing.T) {
 	require.Equal(t, 1, testutil.CollectAndCount(reg, "stepwise_task_warnings_total"), "one series: {%s, Job}", smArn)
 	require.Equal(t, 2.0, value(t, reg, "stepwise_task_warnings_total", "state_machine_arn", smArn))
 }
+
+// Each state machine, and each kind of task with its resource, counts on
+// its own series, however many steps of others came before.
+func TestCountsKeptApartByLabel(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	const other = "arn:aws:states:us-east-1:123456789012:stateMachine:other"
+	run := func(sm, x string, typ history.EventType, n int) {
+		for i := range n {
+			id := int64(10 * (i + 1))
+			scheduled := ev(id, id-1, typ, 0)
+			switch typ {
+			case history.EventActivityScheduled:
+				scheduled.ActivityScheduledEventDetails = &history.ActivityScheduledEventDetails{Resource: actArn}
+			case history.EventLambdaFunctionScheduled:
+				scheduled.LambdaFunctionScheduledEventDetails = &history.LambdaFunctionScheduledEventDetails{Resource: actArn}
+			}
+			s := step("RUNNING", "", nil, ev(1, 0, history.EventExecutionStarted, 0), scheduled)
+			s.Execution.Arn, s.Execution.StateMachineArn = x, sm
+			m.StepCommitted(s)
+		}
+	}
+	run(smArn, xArn, history.EventActivityScheduled, 3)
+	run(other, xArn+"2", history.EventLambdaFunctionScheduled, 2)
+	run(smArn, xArn+"3", history.EventActivityScheduled, 1)
+	reg := m.Registry()
+	require.Equal(t, 4.0, value(t, reg, "stepwise_executions_started_total", "state_machine_arn", smArn))
+	require.Equal(t, 2.0, value(t, reg, "stepwise_executions_started_total", "state_machine_arn", other))
+	require.Equal(t, 4.0, value(t, reg, "stepwise_activities_scheduled_total", "activity_arn", actArn))
+	require.Equal(t, 2.0, value(t, reg, "stepwise_lambda_functions_scheduled_total", "lambda_function_arn", actArn))
+}
+
+// BenchmarkStepCommitted is the observer's cost of an activity task's
+// steps: its scheduling, its hand-out and its result.
+func BenchmarkStepCommitted(b *testing.B) {
+	m := metrics.New()
+	scheduled := ev(3, 2, history.EventActivityScheduled, time.Second)
+	scheduled.ActivityScheduledEventDetails = &history.ActivityScheduledEventDetails{Resource: actArn}
+	entered := ev(2, 1, history.StateEnteredType("Task"), 0)
+	steps := []*engine.CommittedStep{
+		step("RUNNING", "RUNNING", nil, entered, scheduled),
+		step("RUNNING", "RUNNING", &interp.TaskRequest{Resource: actArn}, ev(4, 3, history.EventActivityStarted, 2*time.Second)),
+		step("RUNNING", "RUNNING", &interp.TaskRequest{Resource: actArn}, ev(5, 4, history.EventActivitySucceeded, 3*time.Second)),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range steps {
+			m.StepCommitted(s)
+		}
+	}
+}

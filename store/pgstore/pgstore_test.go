@@ -598,3 +598,40 @@ func TestWriteSteps(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, evs, int(x.LastEventID)+1)
 }
+
+// StepWrite tells a step that leaves its row as it was, or updates it,
+// the id of its execution's row, and writes a step that carries one
+// under that row without looking the ARN up.
+func TestStepWriteCarriesExecutionID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ex := open(ctx, t, Options{}).Executor()
+	x := seed(ctx, t, ex)
+	y := *x
+	y.Arn, y.Name, y.LastEventID = x.Arn+"2", "x2", 0
+
+	event := func(arn string, id int64) []*store.Event {
+		return []*store.Event{{ExecutionArn: arn, ID: id, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)}}
+	}
+	input := func(arn string, seq int64) *store.Input {
+		return &store.Input{ExecutionArn: arn, Seq: seq, At: baseTime, Body: []byte(`{}`)}
+	}
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{{Insert: &y, Events: event(y.Arn, 1)}}))
+	looked := &store.Step{Input: input(y.Arn, 1), Events: event(y.Arn, 2)}
+	updated := &store.Step{Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: x.Version, Status: history.StatusRunning, LastEventID: 3},
+		Input: input(x.Arn, 1), Events: event(x.Arn, 3)}
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{looked, updated}))
+	require.NotZero(t, looked.ExecutionID)
+	require.NotZero(t, updated.ExecutionID)
+	require.NotEqual(t, looked.ExecutionID, updated.ExecutionID)
+
+	// A step naming x's ARN but carrying y's row id is written to y.
+	carried := &store.Step{Input: input(x.Arn, 2), Events: event(x.Arn, 3), ExecutionID: looked.ExecutionID}
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{carried}))
+	evs, err := ex.EventList(ctx, &store.EventListParams{ExecutionArn: y.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, 3)
+	evs, err = ex.EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, 3)
+}

@@ -44,17 +44,20 @@ WITH updated AS (
 )
 SELECT (SELECT id FROM updated), (SELECT version FROM stepwise_execution WHERE arn = $9)`
 
-	// executionArnsSQL finds which of the ARNs have an execution.
-	executionArnsSQL = `SELECT arn FROM stepwise_execution WHERE arn = ANY ($1::text[])`
+	// executionArnsSQL finds which of the ARNs have an execution, and
+	// their ids.
+	executionArnsSQL = `SELECT arn, id FROM stepwise_execution WHERE arn = ANY ($1::text[])`
 
-	// The history and the replay log are keyed by the execution's id,
-	// looked up here by ARN: the batch cannot wait for the lookup's
+	// The history and the replay log are keyed by the execution's id:
+	// the one the step carries (xid, store.Step.ExecutionID), or else
+	// looked up here by ARN, as the batch cannot wait for the lookup's
 	// answer. A missing execution would be a NULL id, but the lookup
-	// before has failed the batch then.
+	// before has failed the batch then; a carried id of a row that is
+	// gone fails the foreign key.
 	stepInputInsertSQL = `
 INSERT INTO stepwise_input (execution_id, seq, at, body)
-SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = i.arn), i.seq, i.at, i.body
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS i (arn, seq, at, body)`
+SELECT COALESCE(NULLIF(i.xid, 0), (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = i.arn)), i.seq, i.at, i.body
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) AS i (arn, xid, seq, at, body)`
 
 	// The savepoint of a StepWrite inside the executor's transaction: set
 	// and released in the batch, it costs a round trip only when the
@@ -71,8 +74,10 @@ var (
 INSERT INTO stepwise_history (execution_id, first_id, last_id, codec, body)
 SELECT h.xid, h.first_id, h.last_id, h.codec, h.body
 FROM (
-    SELECT (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = u.arn) AS xid, u.*
-    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) AS u (arn, first_id, last_id, codec, body)
+    SELECT COALESCE(NULLIF(u.carried, 0), (SELECT x.id FROM stepwise_execution AS x WHERE x.arn = u.arn)) AS xid,
+           u.first_id, u.last_id, u.codec, u.body
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])
+        AS u (arn, carried, first_id, last_id, codec, body)
 ) AS h
 WHERE ` + sqlcore.HistoryFree("h.xid", "h.first_id", "h.last_id")
 )
@@ -136,10 +141,12 @@ type stepBatch struct {
 	b       *pgx.Batch
 	ops     []string // what each queued statement does, for errors
 	results []stepResult
-	updates []*store.ExecutionUpdateParams // of the resultUpdate statements, in order
-	lookups []string                       // ARNs of the steps that leave their row as it was
-	fences  map[string]store.Fence         // of the fenced steps that do not insert, by ARN
-	opened  bool                           // the BEGIN or SAVEPOINT succeeded
+	updates []*store.Step // of the resultUpdate statements, in order
+	// lookups are the ARNs of the steps that leave their row as it was
+	// and carry no row id, looked up by ARN.
+	lookups []string
+	fences  map[string]store.Fence // of the fenced steps that do not insert, by ARN
+	opened  bool                   // the BEGIN or SAVEPOINT succeeded
 
 	historyRows int64 // rows of history the batch inserts
 }
@@ -192,13 +199,14 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 	}
 
 	delTimers, delTasks := newArrays("text", "text"), newArrays("text", "text")
-	inputs := newArrays("text", "bigint", "bigint", "bytea")
-	history := newArrays("text", "bigint", "bigint", "bigint", "bytea")
+	inputs := newArrays("text", "bigint", "bigint", "bigint", "bytea")
+	history := newArrays("text", "bigint", "bigint", "bigint", "bigint", "bytea")
 	var packed []eventpack.Row
 	timers, tasks := newArrays(sqlcore.TimerTable.Types...), newArrays(sqlcore.TaskTable.Types...)
 	var row []any
 	for _, s := range steps {
 		arn := sqlcore.StepArn(s)
+		var carried int64 // the row id the step's rows are written under; 0: looked up by ARN
 		switch {
 		case s.Insert != nil && s.Fence != nil:
 			// Owned from the start: one row version, not an insert and
@@ -210,7 +218,9 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 		case s.Update != nil:
 			p := s.Update
 			w.queue("update execution "+arn, resultUpdate, executionStepUpdateSQL, sqlcore.ExecutionUpdateArgs(p)...)
-			w.updates = append(w.updates, p)
+			w.updates = append(w.updates, s)
+		case s.ExecutionID != 0:
+			carried = s.ExecutionID
 		default:
 			w.lookups = append(w.lookups, arn)
 		}
@@ -221,11 +231,11 @@ func newStepBatch(steps []*store.Step, begin bool) *stepBatch {
 			delTasks.add(arn, id)
 		}
 		if in := s.Input; in != nil {
-			inputs.add(arn, in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
+			inputs.add(arn, carried, in.Seq, sqlcore.Millis(in.At), sqlcore.Blob(in.Body))
 		}
 		packed = eventpack.Pack(packed[:0], s.Events)
 		for _, r := range packed {
-			history.add(arn, r.First, r.Last, r.Codec, r.Body)
+			history.add(arn, carried, r.First, r.Last, r.Codec, r.Body)
 		}
 		for _, t := range s.AddTimers {
 			row = sqlcore.TimerArgs(row[:0], t)
@@ -297,10 +307,14 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 				err = sqlcore.ErrEventTaken
 			}
 		case resultUpdate:
-			p := updates[0]
+			s := updates[0]
+			p := s.Update
 			updates = updates[1:]
 			var id, version *int64
-			if err = br.QueryRow().Scan(&id, &version); err == nil && id == nil {
+			if err = br.QueryRow().Scan(&id, &version); err == nil && id != nil {
+				s.ExecutionID = *id
+			}
+			if err == nil && id == nil {
 				switch {
 				case version == nil:
 					err = pgx.ErrNoRows
@@ -327,6 +341,11 @@ func (w *stepBatch) read(br pgx.BatchResults) error {
 		}
 	}
 	outboxrow.SetIDs(w.steps, outboxID)
+	for _, s := range w.steps {
+		if s.Insert != nil {
+			s.ExecutionID = 0 // not read back: the next step looks it up
+		}
+	}
 	return nil
 }
 
@@ -355,28 +374,34 @@ func (w *stepBatch) readFences(br pgx.BatchResults) error {
 }
 
 // readLookup fails with pgx.ErrNoRows when an ARN of w.lookups has no
-// execution.
+// execution, and tells the others' steps their row ids.
 func (w *stepBatch) readLookup(br pgx.BatchResults) error {
 	rows, err := br.Query()
 	if err != nil {
 		return err
 	}
-	found := make(map[string]bool, len(w.lookups))
+	found := make(map[string]int64, len(w.lookups))
 	for rows.Next() {
 		var arn string
-		if err := rows.Scan(&arn); err != nil {
+		var id int64
+		if err := rows.Scan(&arn, &id); err != nil {
 			rows.Close()
 			return err
 		}
-		found[arn] = true
+		found[arn] = id
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, arn := range w.lookups {
-		if !found[arn] {
+		if found[arn] == 0 {
 			return fmt.Errorf("execution %s: %w", arn, pgx.ErrNoRows)
+		}
+	}
+	for _, s := range w.steps {
+		if id, ok := found[sqlcore.StepArn(s)]; ok && s.Insert == nil && s.Update == nil {
+			s.ExecutionID = id
 		}
 	}
 	return nil

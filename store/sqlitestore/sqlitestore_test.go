@@ -528,6 +528,7 @@ type benchExecution struct {
 	version int64
 	lastID  int64
 	seq     int64
+	id      int64 // the row id StepWrite told, 0 before
 }
 
 // benchExecutions stores a state machine and n RUNNING executions of it
@@ -622,8 +623,15 @@ func BenchmarkStepCommit(b *testing.B) {
 // 6 executions' steps to a transaction, as the engine writes a task's
 // two steps: its hand-out (one event and a replay input) and its
 // completion (four events, the next task's, and a replay input), with
-// ~150-byte events.
+// ~150-byte events. "carried" steps name their execution's row id, as
+// the engine's do once it has written one step; "lookup" ones are looked
+// up by ARN.
 func BenchmarkStepWrite(b *testing.B) {
+	b.Run("lookup", func(b *testing.B) { benchStepWrite(b, false) })
+	b.Run("carried", func(b *testing.B) { benchStepWrite(b, true) })
+}
+
+func benchStepWrite(b *testing.B, carry bool) {
 	ctx := context.Background()
 	d, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"), Options{})
 	require.NoError(b, err)
@@ -636,6 +644,9 @@ func BenchmarkStepWrite(b *testing.B) {
 		events := 1 + 3*int(x.seq%2) // a hand-out, then a completion
 		// The execution stays RUNNING: its row is not written.
 		s := &store.Step{Input: &store.Input{ExecutionArn: x.arn, Seq: x.seq + 1, At: now, Body: body[:100]}}
+		if carry {
+			s.ExecutionID = x.id
+		}
 		for j := range events {
 			s.Events = append(s.Events, &store.Event{ExecutionArn: x.arn, ID: x.lastID + int64(j) + 1, Type: "TaskStateEntered", Timestamp: now, Body: body})
 		}
@@ -662,8 +673,48 @@ func BenchmarkStepWrite(b *testing.B) {
 		if err := tx.Commit(ctx); err != nil {
 			b.Fatal(err)
 		}
+		for j, s := range steps {
+			xs[(i+j)%executions].id = s.ExecutionID
+		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// StepWrite tells each step the id of its execution's row, and writes a
+// step that carries one under that row without looking the ARN up.
+func TestStepWriteCarriesExecutionID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(t.TempDir(), "stepwise.db"), Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	ex := d.Executor()
+	x := seed(ctx, t, ex)
+	y := *x
+	y.Arn, y.Name, y.LastEventID = x.Arn+"2", "x2", 0
+
+	event := func(arn string, id int64) []*store.Event {
+		return []*store.Event{{ExecutionArn: arn, ID: id, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)}}
+	}
+	inserted := &store.Step{Insert: &y, Events: event(y.Arn, 1)}
+	looked := &store.Step{Input: &store.Input{ExecutionArn: x.Arn, Seq: 1, At: baseTime, Body: []byte(`{}`)}, Events: event(x.Arn, 3)}
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{inserted, looked}))
+	require.NotZero(t, inserted.ExecutionID)
+	require.NotZero(t, looked.ExecutionID)
+	require.NotEqual(t, inserted.ExecutionID, looked.ExecutionID)
+
+	// A step naming x's ARN but carrying y's row id is written to y: the
+	// id is not looked up again.
+	carried := &store.Step{Input: &store.Input{ExecutionArn: x.Arn, Seq: 2, At: baseTime, Body: []byte(`{}`)},
+		Events: event(x.Arn, 2), ExecutionID: inserted.ExecutionID}
+	require.NoError(t, ex.StepWrite(ctx, []*store.Step{carried}))
+	require.Equal(t, inserted.ExecutionID, carried.ExecutionID)
+	evs, err := ex.EventList(ctx, &store.EventListParams{ExecutionArn: y.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	evs, err = ex.EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, 3)
 }
 
 // BenchmarkStepWriteStarts writes the steps of a distributed Map's child

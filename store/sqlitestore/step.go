@@ -127,6 +127,9 @@ func (e *Executor) writeSteps(ctx context.Context, q querier, steps []*store.Ste
 	if err != nil {
 		return err // the packing ends on its own (packed is buffered)
 	}
+	for i, s := range steps {
+		s.ExecutionID = ids[i]
+	}
 	if err := ownInserted(ctx, q, steps); err != nil {
 		return err
 	}
@@ -248,8 +251,9 @@ func packSteps(steps []*store.Step) <-chan packedSteps {
 
 // writeExecutions inserts or updates the execution row of every step that
 // has one to write, and returns the ids of all the steps' executions. Most
-// steps leave their execution's row as it was: their ids are looked up in
-// one statement, which writes nothing.
+// steps leave their execution's row as it was: their ids are the ones
+// they carry (store.Step.ExecutionID), or looked up in one statement,
+// which writes nothing.
 func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int64, error) {
 	ids := make([]int64, len(steps))
 	index := make(map[string]int, len(steps))
@@ -267,6 +271,8 @@ func writeExecutions(ctx context.Context, q querier, steps []*store.Step) ([]int
 				return nil, err
 			}
 			ids[i] = id
+		case s.ExecutionID != 0:
+			ids[i] = s.ExecutionID
 		default:
 			lookups = append(lookups, arn)
 		}

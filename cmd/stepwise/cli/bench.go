@@ -125,7 +125,7 @@ calls with the SDK), then report:
 	f.StringVar(&c.db, "db", "", "database of the servers: a postgres:// URL to share, or a SQLite file (default: a new file in a temporary directory)")
 	f.IntVar(&c.nodes, "nodes", 1, "servers to start on the database, the load spread over them (more than one needs a postgres:// --db)")
 	f.BoolVar(&c.jsonOut, "json", false, "print the report's figures as one JSON object on stdout (the report itself goes to stderr)")
-	f.BoolVar(&c.sdkClient, "sdk-client", false, "make the timed calls (StartExecution, DescribeExecution, StartSyncExecution) with the AWS SDK for Go's client, not the bench's lean one (the load generator then spends more CPU than the server)")
+	f.BoolVar(&c.sdkClient, "sdk-client", false, "make the timed calls (StartExecution, DescribeExecution, StartSyncExecution, and the activity workers' GetActivityTask and SendTaskSuccess) with the AWS SDK for Go's client, not the bench's lean one (the load generator then spends more CPU than the server)")
 	f.StringVar(&c.serverBinary, "server-binary", "", `run "PROGRAM serve" as the server instead of this program's (another build's, to compare it under the same load generator)`)
 	cmd.AddCommand((&benchCompareCommand{CommandBase: c.CommandBase}).command())
 	return cmd
@@ -308,7 +308,7 @@ func (c *benchCommand) run(ctx context.Context) (err error) {
 		db0 := probe.sample(ctx)
 		db0.cpu = probe.cpu()
 		client0, busy0 := selfCPU(), machineBusy()
-		elapsed, cpu, err := c.activities(ctx, clients)
+		elapsed, cpu, err := c.activities(ctx, clients, callers)
 		if err != nil {
 			return err
 		}
@@ -558,7 +558,7 @@ func procCPU(pid int) float64 {
 // executions/s, the time from a task's scheduling (the previous task's
 // completion, or the start) to its completion, the CPU both sides spent
 // per task and the server's resident memory.
-func (c *benchCommand) activities(ctx context.Context, clients benchClients) (elapsed time.Duration, serverCPU float64, err error) {
+func (c *benchCommand) activities(ctx context.Context, clients benchClients, callers []benchCaller) (elapsed time.Duration, serverCPU float64, err error) {
 	client := clients[0]
 	act, err := client.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("bench-work")})
 	if err != nil {
@@ -606,10 +606,11 @@ func (c *benchCommand) activities(ctx context.Context, clients benchClients) (el
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := clients.at(w)
-			worker := aws.String(fmt.Sprintf("bench-%d", w))
+			caller := callers[w%len(callers)]
+			worker := fmt.Sprintf("bench-%d", w)
+			activityArn := aws.ToString(act.ActivityArn)
 			for pollCtx.Err() == nil {
-				task, err := client.GetActivityTask(pollCtx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: worker})
+				token, input, err := caller.getActivityTask(pollCtx, activityArn, worker)
 				if pollCtx.Err() != nil {
 					return
 				}
@@ -617,16 +618,16 @@ func (c *benchCommand) activities(ctx context.Context, clients benchClients) (el
 					fail(err)
 					return
 				}
-				if task.TaskToken == nil {
+				if token == "" {
 					continue
 				}
 				var in taskInput
-				if err := json.Unmarshal([]byte(aws.ToString(task.Input)), &in); err != nil {
-					fail(fmt.Errorf("task input %q: %w", aws.ToString(task.Input), err))
+				if err := json.Unmarshal([]byte(input), &in); err != nil {
+					fail(fmt.Errorf("task input %q: %w", input, err))
 					return
 				}
 				out := fmt.Sprintf(`{"Sent": %d, "Step": %d}`, time.Now().UnixNano(), in.Step+1)
-				if _, err := client.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)}); err != nil {
+				if err := caller.sendTaskSuccess(ctx, token, out); err != nil {
 					fail(err)
 					return
 				}

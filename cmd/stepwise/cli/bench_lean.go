@@ -27,6 +27,11 @@ type benchCaller interface {
 	executionStatus(ctx context.Context, executionArn string) (string, error)
 	// startSync runs a StartSyncExecution call and returns its status.
 	startSync(ctx context.Context, arn, input string) (string, error)
+	// getActivityTask long-polls for a task of an activity and returns
+	// its token and input ("" and "" when the poll ended with none).
+	getActivityTask(ctx context.Context, activityArn, worker string) (token, input string, err error)
+	// sendTaskSuccess completes a task.
+	sendTaskSuccess(ctx context.Context, token, output string) error
 }
 
 // sdkCaller makes the hot calls with the AWS SDK for Go.
@@ -54,6 +59,19 @@ func (s sdkCaller) startSync(ctx context.Context, arn, input string) (string, er
 		return "", err
 	}
 	return string(out.Status), nil
+}
+
+func (s sdkCaller) getActivityTask(ctx context.Context, activityArn, worker string) (string, string, error) {
+	out, err := s.c.GetActivityTask(ctx, &sfn.GetActivityTaskInput{ActivityArn: aws.String(activityArn), WorkerName: aws.String(worker)})
+	if err != nil {
+		return "", "", err
+	}
+	return aws.ToString(out.TaskToken), aws.ToString(out.Input), nil
+}
+
+func (s sdkCaller) sendTaskSuccess(ctx context.Context, token, output string) error {
+	_, err := s.c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(output)})
+	return err
 }
 
 // leanCaller makes the hot calls with net/http alone: a POST in the AWS
@@ -88,19 +106,33 @@ type leanError struct {
 // call posts body to operation op and returns the string member named
 // member of the answer.
 func (l *leanCaller) call(ctx context.Context, op string, body []byte, member string) (string, error) {
+	var v string
+	err := l.post(ctx, op, body, func(answer []byte) error {
+		var ok bool
+		if v, ok = memberString(answer, member); !ok {
+			return fmt.Errorf("%s: the answer has no string %q: %.200s", op, member, answer)
+		}
+		return nil
+	})
+	return v, err
+}
+
+// post posts body to operation op and hands the answer's body to read
+// (which must not keep it).
+func (l *leanCaller) post(ctx context.Context, op string, body []byte, read func(answer []byte) error) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return "", err
+		return err
 	}
 	req.Header["Content-Type"] = []string{"application/x-amz-json-1.0"}
 	req.Header["X-Amz-Target"] = []string{"AWSStepFunctions." + op}
 	sum := sha256.Sum256(body)
 	if err := l.signer.SignHTTP(ctx, l.creds, req, hex.EncodeToString(sum[:]), "states", DefaultRegion, time.Now()); err != nil {
-		return "", err
+		return err
 	}
 	resp, err := l.http.Do(req)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer resp.Body.Close()
 	buf, _ := l.bufs.Get().(*bytes.Buffer)
@@ -110,7 +142,7 @@ func (l *leanCaller) call(ctx context.Context, op string, body []byte, member st
 	defer l.bufs.Put(buf)
 	buf.Reset()
 	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, 16<<20)); err != nil {
-		return "", fmt.Errorf("%s: %w", op, err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e leanError
@@ -118,13 +150,9 @@ func (l *leanCaller) call(ctx context.Context, op string, body []byte, member st
 		if e.Message == "" {
 			e.Message = e.Message2
 		}
-		return "", fmt.Errorf("%s: HTTP %d %s: %s", op, resp.StatusCode, e.Type, e.Message)
+		return fmt.Errorf("%s: HTTP %d %s: %s", op, resp.StatusCode, e.Type, e.Message)
 	}
-	v, ok := memberString(buf.Bytes(), member)
-	if !ok {
-		return "", fmt.Errorf("%s: the answer has no string %q: %.200s", op, member, buf.Bytes())
-	}
-	return v, nil
+	return read(buf.Bytes())
 }
 
 // memberString finds the string member name of a JSON object as the
@@ -186,4 +214,32 @@ func (l *leanCaller) startSync(ctx context.Context, arn, input string) (string, 
 		return "", err
 	}
 	return l.call(ctx, "StartSyncExecution", body, "status")
+}
+
+func (l *leanCaller) getActivityTask(ctx context.Context, activityArn, worker string) (string, string, error) {
+	body, err := json.Marshal(struct {
+		ActivityArn string `json:"activityArn"`
+		WorkerName  string `json:"workerName"`
+	}{activityArn, worker})
+	if err != nil {
+		return "", "", err
+	}
+	var token, input string
+	err = l.post(ctx, "GetActivityTask", body, func(answer []byte) error {
+		token, _ = memberString(answer, "taskToken")
+		input, _ = memberString(answer, "input")
+		return nil
+	})
+	return token, input, err
+}
+
+func (l *leanCaller) sendTaskSuccess(ctx context.Context, token, output string) error {
+	body, err := json.Marshal(struct {
+		TaskToken string `json:"taskToken"`
+		Output    string `json:"output"`
+	}{token, output})
+	if err != nil {
+		return err
+	}
+	return l.post(ctx, "SendTaskSuccess", body, func([]byte) error { return nil })
 }

@@ -114,7 +114,7 @@ func TestBenchLeanCaller(t *testing.T) {
 		require.Equal(t, "application/x-amz-json-1.0", r.Header.Get("Content-Type"))
 		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AWSStepFunctions.")
 		mu.Lock()
-		seen = append(seen, op+" "+in["stateMachineArn"]+in["executionArn"]+" "+in["name"]+" "+in["input"])
+		seen = append(seen, op+" "+in["stateMachineArn"]+in["executionArn"]+in["activityArn"]+in["taskToken"]+" "+in["name"]+in["workerName"]+" "+in["input"]+in["output"])
 		mu.Unlock()
 		switch op {
 		case "StartExecution":
@@ -123,6 +123,14 @@ func TestBenchLeanCaller(t *testing.T) {
 			fmt.Fprint(w, `{"executionArn":"`+in["executionArn"]+`","status":"SUCCEEDED","output":"{}"}`)
 		case "StartSyncExecution":
 			fmt.Fprint(w, `{"status":"FAILED","error":"E","output":"{\"a\":1}"}`)
+		case "GetActivityTask":
+			if in["workerName"] == "idle" {
+				fmt.Fprint(w, `{}`)
+				return
+			}
+			fmt.Fprint(w, `{"input":"{\"taskToken\":\"no\"}","taskToken":"tok-1"}`)
+		case "SendTaskSuccess":
+			fmt.Fprint(w, `{}`)
 		default:
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprint(w, `{"__type":"UnknownOperationException","message":"no"}`)
@@ -140,7 +148,17 @@ func TestBenchLeanCaller(t *testing.T) {
 	status, err = l.startSync(ctx, "arn:sm", `{}`)
 	require.NoError(t, err)
 	require.Equal(t, "FAILED", status)
-	require.Equal(t, []string{"StartExecution arn:sm n1 {\"k\":1}", "DescribeExecution arn:x:n1  ", "StartSyncExecution arn:sm  {}"}, seen)
+	token, input, err := l.getActivityTask(ctx, "arn:act", "w1")
+	require.NoError(t, err)
+	require.Equal(t, "tok-1", token)
+	require.Equal(t, `{"taskToken":"no"}`, input)
+	token, input, err = l.getActivityTask(ctx, "arn:act", "idle")
+	require.NoError(t, err)
+	require.Empty(t, token)
+	require.Empty(t, input)
+	require.NoError(t, l.sendTaskSuccess(ctx, "tok-1", `{"done":true}`))
+	require.Equal(t, []string{"StartExecution arn:sm n1 {\"k\":1}", "DescribeExecution arn:x:n1  ", "StartSyncExecution arn:sm  {}",
+		"GetActivityTask arn:act w1 ", "GetActivityTask arn:act idle ", "SendTaskSuccess tok-1  {\"done\":true}"}, seen)
 
 	_, err = newLeanCaller(srv.URL, 2, "KA", "wrong").startSync(ctx, "arn:sm", `{}`)
 	require.ErrorContains(t, err, "StartSyncExecution: HTTP 403 InvalidSignatureException: ")
