@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"stepwise/engine/activity"
@@ -23,14 +24,32 @@ func (e *Engine) queueActivity(t *task.Task, front bool) { e.activity.Add(t, fro
 
 // sharedQueue is a cluster's queue of activity tasks, in the store (see
 // node.EnqueueLoop): the activity runner's queue in a cluster.
+//
+// A task of this node's executions (the node queues only those) goes
+// straight to a poller of this node that waits for the activity, when
+// one does: no other node can take it then, as it is not in the store's
+// queue, and the hand-out, the execution's step, is written as any
+// other before the worker gets the task. Should the node die first, the
+// task is in no queue, as one not yet written to it: the execution's
+// next owner queues the tasks no worker holds as it loads it.
 type sharedQueue struct {
-	cl  *node.Node
-	log *slog.Logger
-	ctx func() context.Context // the engine's
+	cl    *node.Node
+	local *activity.Queue // this node's pollers
+	log   *slog.Logger
+	ctx   func() context.Context // the engine's
 }
 
 func (q sharedQueue) Enqueue(t *task.Task, front bool) {
-	q.cl.Enqueue(store.QueuedTask{ActivityArn: t.Request.Resource, ExecutionArn: t.ExecutionArn, TaskID: t.ID, Owner: q.cl.ID(), Front: front})
+	q.put(t.Request.Resource, t.ExecutionArn, t.ID, front)
+}
+
+// put gives a task to a poller of this node waiting for its activity, or
+// queues it in the store.
+func (q sharedQueue) put(activityArn, arn, id string, front bool) {
+	if q.local.GiveShared(activityArn, arn, id) {
+		return
+	}
+	q.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: q.cl.ID(), Front: front})
 }
 
 // Dequeue removes a task that is no longer wanted from the queue.
@@ -52,16 +71,19 @@ func (e *Engine) pollCluster(ctx context.Context, activityArn, worker string, wa
 		// no one has (the sweep would queue it again, but later).
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		arn, id, ok, err := e.cl.Store().ActivityTake(tctx, activityArn, e.cl.ID())
-		if err != nil && ctx.Err() == nil {
-			e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
-		}
-		return arn, id, ok
+		return e.takes.take(activityArn, func(n int) []store.QueuedTask {
+			tasks, err := e.cl.Store().ActivityTakeMany(tctx, activityArn, e.cl.ID(), n)
+			if err != nil && ctx.Err() == nil {
+				e.log.Warn("engine: taking an activity task failed", "activity_arn", activityArn, "error", err)
+			}
+			return tasks
+		})
 	}
 	return e.activities.PollShared(ctx, activityArn, wait, e.cl.ActivityPoll(), e.releasePolls, take,
 		func(arn, id string) (*activity.Handout, error) {
 			return e.handOutAnywhere(ctx, activityArn, arn, id, worker)
-		})
+		},
+		func(arn, id string) { e.activity.Shared.(sharedQueue).put(activityArn, arn, id, true) })
 }
 
 // handOutAnywhere hands a task taken from the store's queue to the poller
@@ -166,4 +188,70 @@ func (e *Engine) releaseAnywhere(ctx context.Context, arn, id string) {
 // ahead of the others.
 func (e *Engine) requeue(activityArn, arn, id string) {
 	e.cl.Enqueue(store.QueuedTask{ActivityArn: activityArn, ExecutionArn: arn, TaskID: id, Owner: e.cl.ID(), Front: true})
+}
+
+// takeGroups gathers the takes of a node's pollers of each activity: a
+// take asked for while another is in flight waits for it, then all those
+// that waited are taken together, a task for each in one transaction
+// (one WAL flush where each take would wait for its own).
+type takeGroups struct {
+	mu sync.Mutex
+	by map[string]*takeGroup // activity ARN → takes waiting, while one is in flight
+}
+
+type takeGroup struct {
+	waiting []chan takeResult // the first leads the next take
+}
+
+// takeResult is a poller's share of a take: a task (ok), none, or lead:
+// the poller is to take for those waiting, itself among them.
+type takeResult struct {
+	arn, id  string
+	ok, lead bool
+}
+
+// take takes a task of activity for one poller, with the next take of
+// the activity's pollers: takeMany(n) takes up to n tasks.
+func (g *takeGroups) take(activity string, takeMany func(n int) []store.QueuedTask) (string, string, bool) {
+	ch := make(chan takeResult, 1)
+	g.mu.Lock()
+	if g.by == nil {
+		g.by = map[string]*takeGroup{}
+	}
+	grp := g.by[activity]
+	lead := grp == nil
+	if lead {
+		grp = &takeGroup{}
+		g.by[activity] = grp
+	}
+	grp.waiting = append(grp.waiting, ch)
+	g.mu.Unlock()
+	if !lead {
+		// Every take waiting gets an answer: a task taken for a poller
+		// that left is the hand-out's to put back.
+		if r := <-ch; !r.lead {
+			return r.arn, r.id, r.ok
+		}
+	}
+	g.mu.Lock()
+	batch := grp.waiting
+	grp.waiting = nil
+	g.mu.Unlock()
+	tasks := takeMany(len(batch))
+	g.mu.Lock()
+	if len(grp.waiting) > 0 {
+		grp.waiting[0] <- takeResult{lead: true} // those that came meanwhile
+	} else {
+		delete(g.by, activity)
+	}
+	g.mu.Unlock()
+	for i, c := range batch {
+		if i < len(tasks) {
+			c <- takeResult{arn: tasks[i].ExecutionArn, id: tasks[i].TaskID, ok: true}
+		} else {
+			c <- takeResult{}
+		}
+	}
+	r := <-ch
+	return r.arn, r.id, r.ok
 }

@@ -197,12 +197,22 @@ func (c *committer) apply(ctx context.Context, batch []*commitRequest, steps []*
 	}
 }
 
+// stepsWriter is a store that writes steps in a transaction of their own
+// in fewer round trips than Begin, StepWrite and Commit one after the
+// other (PostgreSQL's sends the BEGIN with the statements).
+type stepsWriter interface {
+	WriteSteps(ctx context.Context, steps []*store.Step) error
+}
+
 func (c *committer) tx(ctx context.Context, steps []*store.Step) (err error) {
 	if c.observer != nil {
 		began := time.Now()
 		defer func() { c.observer.BatchCommitted(steps, time.Since(began), err) }()
 	}
 	ctx = context.WithoutCancel(ctx)
+	if w, ok := c.drv.(stepsWriter); ok {
+		return w.WriteSteps(ctx, steps)
+	}
 	tx, err := c.drv.Begin(ctx)
 	if err != nil {
 		return err

@@ -159,6 +159,7 @@ type Engine struct {
 	timers       *timerQueue
 	activities   *activity.Queue  // a single node's activity tasks, and every node's pollers
 	activity     *activity.Runner // activity tasks, on activities or (in a cluster) the store's queue
+	takes        takeGroups       // in a cluster, the takes of this node's pollers from the store's queue
 	starter      *start.Starter   // the one way in, for the children of nested and map runs
 	nested       *nested.Runner   // states:startExecution tasks
 	mapRuns      *maprun.Runner   // distributed Maps' map runs
@@ -239,7 +240,7 @@ func New(drv store.Driver, cfg Config) (*Engine, error) {
 	e.health.log = cfg.Logger
 	e.activity = &activity.Runner{Queue: activities}
 	if e.cl != nil {
-		e.activity.Shared = sharedQueue{cl: e.cl, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
+		e.activity.Shared = sharedQueue{cl: e.cl, local: activities, log: cfg.Logger, ctx: func() context.Context { return e.ctx }}
 	}
 	e.starter = start.New(start.Config{Store: drv.Executor(), Runs: e, Region: cfg.Region, Account: cfg.Account,
 		PayloadLimit: cfg.PayloadLimit, Definitions: cfg.Definitions})

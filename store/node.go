@@ -97,6 +97,10 @@ type Cluster interface {
 	// false when there is none at all. Concurrent takers get distinct
 	// tasks.
 	ActivityTake(ctx context.Context, activityArn, node string) (executionArn, taskID string, ok bool, err error)
+	// ActivityTakeMany takes up to n tasks of an activity off the queue
+	// in one go, as ActivityTake takes one (those node queued first,
+	// each oldest first), for n pollers; it takes none when there is none.
+	ActivityTakeMany(ctx context.Context, activityArn, node string, n int) ([]QueuedTask, error)
 	// ActivityDequeue removes a task that is no longer wanted.
 	ActivityDequeue(ctx context.Context, executionArn, taskID string) error
 	// ActivityQueued counts an activity's queued tasks.

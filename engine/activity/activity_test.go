@@ -81,6 +81,59 @@ func TestPoll(t *testing.T) {
 	require.Nil(t, h, "a released poll with no task is answered with none")
 }
 
+// A task given to a poller of a cluster's queue waiting here is handed
+// out by that poller alone, without a take from the store's queue; one
+// given to a poller that stops waiting is given back, and none is lost.
+func TestPollSharedGiven(t *testing.T) {
+	t.Parallel()
+	q := NewQueue()
+	require.False(t, q.GiveShared("arn:act", "arn:x", "early"), "no poller waits")
+	type back struct{ arn, id string }
+	backs := make(chan back, 4)
+	giveBack := func(arn, id string) { backs <- back{arn, id} }
+	took := make(chan struct{}, 16)
+	none := func() (string, string, bool) {
+		took <- struct{}{}
+		return "", "", false
+	}
+	handed := make(chan *Handout, 1)
+	go func() {
+		h, err := q.PollShared(context.Background(), "arn:act", time.Hour, time.Hour, nil, none,
+			func(arn, id string) (*Handout, error) { return &Handout{Token: arn + "/" + id}, nil }, giveBack)
+		require.NoError(t, err)
+		handed <- h
+	}()
+	<-took // the poller waits now
+	for !q.GiveShared("arn:act", "arn:x", "1") {
+		time.Sleep(time.Millisecond)
+	}
+	require.Equal(t, "arn:x/1", (<-handed).Token)
+	require.Len(t, took, 0, "a given task is not taken from the store's queue")
+	require.False(t, q.GiveShared("arn:act", "arn:x", "2"), "the poller waits no more")
+
+	// A poller that stops waiting gives back the task it was given.
+	ready := q.Listen("arn:act")
+	require.True(t, q.GiveShared("arn:act", "arn:x", "3"))
+	require.NoError(t, q.stop("arn:act", ready, giveBack))
+	require.Equal(t, back{"arn:x", "3"}, <-backs)
+
+	// One that took a task from the store's queue meanwhile gives back
+	// the one it was given.
+	taken := false
+	h, err := q.PollShared(context.Background(), "arn:act", time.Hour, time.Hour, nil, func() (string, string, bool) {
+		if !taken {
+			taken = true
+			require.True(t, q.GiveShared("arn:act", "arn:x", "4"))
+			return "arn:y", "5", true
+		}
+		return "", "", false
+	}, func(arn, id string) (*Handout, error) { return &Handout{Token: arn + "/" + id}, nil }, giveBack)
+	require.NoError(t, err)
+	require.Equal(t, "arn:y/5", h.Token)
+	require.Equal(t, back{"arn:x", "4"}, <-backs)
+	require.Empty(t, q.handed)
+}
+
 // A waiting poller can be claimed by a step that schedules a task: it is
 // given the task (not through the queue), or, when the claim is undone,
 // waits on and takes a task queued later. A poller that timed out while

@@ -62,38 +62,58 @@ func (q *Queue) Poll(ctx context.Context, arn, worker string, wait time.Duration
 // store: take takes a task of the activity from it (false when there is
 // none), and handOut hands it out, wherever its execution is. q only
 // wakes the poller: when tasks are queued (Wake), and every interval it
-// looks again without a wake-up.
+// looks again without a wake-up; or it gives the poller a task of this
+// node's (GiveShared), which the poller hands out, or gives back with giveBack
+// when it does not need it (it took another, or it stops waiting).
 func (q *Queue) PollShared(ctx context.Context, arn string, wait, interval time.Duration, released <-chan struct{},
-	take func() (executionArn, taskID string, ok bool), handOut func(executionArn, taskID string) (*Handout, error)) (*Handout, error) {
+	take func() (executionArn, taskID string, ok bool), handOut func(executionArn, taskID string) (*Handout, error),
+	giveBack func(executionArn, taskID string)) (*Handout, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for ctx.Err() == nil {
 		ready := q.Listen(arn)
-		if executionArn, id, ok := take(); ok {
-			q.Unlisten(arn, ready)
-			h, err := handOut(executionArn, id)
-			if err != nil && ctx.Err() != nil {
-				return nil, nil // the worker is gone: there is no one to tell
+		executionArn, id, ok := take()
+		if ok {
+			if g, given := q.Unlisten(arn, ready); given {
+				giveBack(g.ExecutionArn, g.TaskID)
 			}
-			if h != nil || err != nil {
-				return h, err
+		} else {
+			var g Handed
+			select {
+			case <-ready:
+				g, ok = q.Received(ready)
+			case <-tick.C:
+				g, ok = q.Unlisten(arn, ready)
+			case <-deadline.C:
+				return nil, q.stop(arn, ready, giveBack)
+			case <-ctx.Done():
+				return nil, q.stop(arn, ready, giveBack)
+			case <-released:
+				return nil, q.stop(arn, ready, giveBack)
 			}
-			continue
+			if !ok {
+				continue
+			}
+			executionArn, id = g.ExecutionArn, g.TaskID
 		}
-		select {
-		case <-ready:
-			continue
-		case <-tick.C:
-			q.Unlisten(arn, ready)
-			continue
-		case <-deadline.C:
-		case <-ctx.Done():
-		case <-released:
+		h, err := handOut(executionArn, id)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil // the worker is gone: there is no one to tell
 		}
-		q.Unlisten(arn, ready)
-		return nil, nil
+		if h != nil || err != nil {
+			return h, err
+		}
 	}
 	return nil, nil
+}
+
+// stop withdraws a poller of a cluster's queue that stops waiting, and
+// gives back the task it was given meanwhile, if any.
+func (q *Queue) stop(arn string, ready chan struct{}, giveBack func(executionArn, taskID string)) error {
+	if g, given := q.Unlisten(arn, ready); given {
+		giveBack(g.ExecutionArn, g.TaskID)
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ type Queue struct {
 	pending map[string][]*task.Task    // activity ARN → tasks, oldest first
 	queued  map[taskKey]bool           // the tasks in pending
 	waiters map[string][]chan struct{} // activity ARN → pollers to wake
+	handed  map[chan struct{}]Handed   // pollers of a cluster's queue woken with a task of their own (GiveShared)
 	seen    map[string][]WorkerSeen    // activity ARN → recent workers, latest first
 	// direct are the waiting pollers (Poll's) a step may hand a task to
 	// as it schedules it, by their wake-up channel (see Claim).
@@ -86,7 +87,7 @@ type taskKey struct{ arn, id string }
 
 // NewQueue returns an empty queue.
 func NewQueue() *Queue {
-	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{},
+	return &Queue{pending: map[string][]*task.Task{}, queued: map[taskKey]bool{}, waiters: map[string][]chan struct{}{}, seen: map[string][]WorkerSeen{}, handed: map[chan struct{}]Handed{},
 		direct: map[chan struct{}]*Direct{}}
 }
 
@@ -269,16 +270,21 @@ func (q *Queue) Listen(arn string) chan struct{} {
 }
 
 // Unlisten withdraws a poller registered with Listen. A wake-up it got
-// and did not use passes to the next poller.
-func (q *Queue) Unlisten(arn string, ch chan struct{}) {
+// and did not use passes to the next poller; a task it was given is
+// returned, for the poller to hand out or give back.
+func (q *Queue) Unlisten(arn string, ch chan struct{}) (Handed, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	w := q.waiters[arn]
 	for i, c := range w {
 		if c == ch {
 			q.waiters[arn] = append(w[:i:i], w[i+1:]...)
-			return
+			return Handed{}, false
 		}
+	}
+	if h, ok := q.handed[ch]; ok {
+		delete(q.handed, ch)
+		return h, true
 	}
 	select {
 	case <-ch:
@@ -288,6 +294,44 @@ func (q *Queue) Unlisten(arn string, ch chan struct{}) {
 		}
 	default:
 	}
+	return Handed{}, false
+}
+
+// Waiting counts the pollers of an activity waiting here.
+func (q *Queue) Waiting(arn string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiters[arn])
+}
+
+// Handed is a task of a cluster's queue handed to one of this node's
+// pollers without going through the store's queue (GiveShared).
+type Handed struct{ ExecutionArn, TaskID string }
+
+// GiveShared hands a task of activity arn to the poller of a cluster's
+// queue that has waited longest here, if one waits: it wakes up with the
+// task (Unlisten or Received returns it). false when none waits.
+func (q *Queue) GiveShared(arn, executionArn, taskID string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiters[arn]
+	if len(w) == 0 {
+		return false
+	}
+	q.waiters[arn] = w[1:]
+	q.handed[w[0]] = Handed{executionArn, taskID}
+	close(w[0])
+	return true
+}
+
+// Received returns the task given to a poller of a cluster's queue that
+// was woken on ch, if it was given one.
+func (q *Queue) Received(ch chan struct{}) (Handed, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	h, ok := q.handed[ch]
+	delete(q.handed, ch)
+	return h, ok
 }
 
 // Wake wakes up to n pollers of an activity: tasks were queued.

@@ -58,16 +58,19 @@ SELECT pg_notify('` + store.ChannelReply + `', id::text) FROM s`
 SELECT pg_notify('` + store.ChannelActivity + `', a.arn || E'\n' || a.n) FROM (
     SELECT arn, count(*) AS n FROM unnest($3::text[]) AS arn GROUP BY arn) AS a`
 	// A node's pollers take the tasks their node queued first: their
-	// hand-out and answer are recorded without asking another node.
+	// hand-out and answer are recorded without asking another node. Up
+	// to $3 tasks are taken at once, for as many pollers.
 	activityTakeSQL = `WITH mine AS (
-    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1 AND owner = $2
-    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+    SELECT execution_arn, task_id, seq FROM stepwise_activity_queue WHERE activity_arn = $1 AND owner = $2
+    ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED
 ), other AS (
-    SELECT execution_arn, task_id FROM stepwise_activity_queue WHERE activity_arn = $1 AND NOT EXISTS (SELECT 1 FROM mine)
-    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+    SELECT execution_arn, task_id, seq FROM stepwise_activity_queue WHERE activity_arn = $1 AND owner <> $2
+    ORDER BY seq LIMIT greatest($3 - (SELECT count(*) FROM mine), 0) FOR UPDATE SKIP LOCKED
+), taken AS (
+    DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) IN (SELECT execution_arn, task_id FROM mine UNION ALL SELECT execution_arn, task_id FROM other)
+    RETURNING execution_arn, task_id, owner = $2 AS own, seq
 )
-DELETE FROM stepwise_activity_queue WHERE (execution_arn, task_id) IN (SELECT * FROM mine UNION ALL SELECT * FROM other)
-RETURNING execution_arn, task_id`
+SELECT execution_arn, task_id FROM taken ORDER BY own DESC, seq`
 	activityDequeueSQL = `DELETE FROM stepwise_activity_queue WHERE execution_arn = $1 AND task_id = $2`
 	activityQueuedSQL  = `SELECT count(*) FROM stepwise_activity_queue WHERE activity_arn = $1`
 )
@@ -184,35 +187,49 @@ func (d *Driver) ActivityEnqueue(ctx context.Context, tasks []store.QueuedTask) 
 
 // ActivityTake takes the oldest task of an activity a node queued, or of
 // all.
+func (d *Driver) ActivityTake(ctx context.Context, activityArn, node string) (string, string, bool, error) {
+	tasks, err := d.ActivityTakeMany(ctx, activityArn, node, 1)
+	if err != nil || len(tasks) == 0 {
+		return "", "", false, err
+	}
+	return tasks[0].ExecutionArn, tasks[0].TaskID, true, nil
+}
+
+// ActivityTakeMany takes up to n of the oldest tasks of an activity, those
+// a node queued first.
 //
 // The take is planned without sequential scans, in a transaction of its
 // own sent in one round trip: the queue is short but churns, so the
 // planner, told by the statistics that it is nearly empty, would scan it
 // whole (twice, and once more for the delete) at every take, across
 // every page its deleted rows left until the next vacuum, where the
-// indexes find the oldest task at once.
-func (d *Driver) ActivityTake(ctx context.Context, activityArn, node string) (string, string, bool, error) {
+// indexes find the oldest task at once. Its commit waits for the WAL to
+// be flushed, once for the n tasks.
+func (d *Driver) ActivityTakeMany(ctx context.Context, activityArn, node string, n int) ([]store.QueuedTask, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("take tasks of activity %s: count %d must be positive", activityArn, n)
+	}
 	// No row is no error here: pgx forgets the batch's prepared
 	// statements on any error, and most takes of idle pollers find none.
-	var arn, id string
-	var found bool
+	var tasks []store.QueuedTask
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SET LOCAL enable_seqscan = off`)
-	b.Queue(activityTakeSQL, activityArn, node).Query(func(rows pgx.Rows) error {
+	b.Queue(activityTakeSQL, activityArn, node, n).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
-			if err := rows.Scan(&arn, &id); err != nil {
+			t := store.QueuedTask{ActivityArn: activityArn}
+			if err := rows.Scan(&t.ExecutionArn, &t.TaskID); err != nil {
 				return err
 			}
-			found = true
+			tasks = append(tasks, t)
 		}
 		return rows.Err()
 	})
 	b.Queue(`COMMIT`)
 	if err := d.pool.SendBatch(ctx, b).Close(); err != nil {
-		return "", "", false, interpretError("take a task of activity "+activityArn, err)
+		return nil, interpretError("take tasks of activity "+activityArn, err)
 	}
-	return arn, id, found, nil
+	return tasks, nil
 }
 
 // ActivityDequeue removes a queued task.

@@ -251,6 +251,56 @@ FROM pg_stat_user_tables WHERE relname = 'stepwise_activity_queue'`).Scan(&seq, 
 	require.Greater(t, idx, idx0)
 }
 
+// A take of many tasks takes the node's own first, then the others',
+// each oldest first, each task once, and no more than asked for.
+func TestActivityTakeMany(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, pgtest.NewDatabase(t)+"&pool_max_conns=1", Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	_, err = d.pool.Exec(ctx, `ANALYZE stepwise_activity_queue`)
+	require.NoError(t, err)
+	var qs []store.QueuedTask
+	for i := range 6 {
+		qs = append(qs, store.QueuedTask{ActivityArn: "act", ExecutionArn: "x", TaskID: strconv.Itoa(i), Owner: strconv.Itoa(i % 2)})
+	}
+	qs = append(qs, store.QueuedTask{ActivityArn: "other", ExecutionArn: "x", TaskID: "o", Owner: "0"})
+	require.NoError(t, d.ActivityEnqueue(ctx, qs))
+	var seq0 int64
+	require.NoError(t, seqScans(ctx, d, &seq0))
+	take := func(n int) []string {
+		tasks, err := d.ActivityTakeMany(ctx, "act", "0", n)
+		require.NoError(t, err)
+		var ids []string
+		for _, tk := range tasks {
+			require.Equal(t, "x", tk.ExecutionArn)
+			require.Equal(t, "act", tk.ActivityArn)
+			ids = append(ids, tk.TaskID)
+		}
+		return ids
+	}
+	require.Equal(t, []string{"0", "2"}, take(2))
+	require.Equal(t, []string{"4", "1", "3"}, take(3))
+	require.Equal(t, []string{"5"}, take(5))
+	require.Empty(t, take(5))
+	_, err = d.ActivityTakeMany(ctx, "act", "0", 0)
+	require.ErrorContains(t, err, "count 0 must be positive")
+	var seq int64
+	require.NoError(t, seqScans(ctx, d, &seq))
+	require.Equal(t, seq0, seq, "sequential scans of the queue")
+	n, err := d.ActivityQueued(ctx, "other")
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "another activity's task stays")
+}
+
+// seqScans reads the sequential scans of the activity queue so far.
+func seqScans(ctx context.Context, d *Driver, n *int64) error {
+	if _, err := d.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		return err
+	}
+	return d.pool.QueryRow(ctx, `SELECT coalesce(seq_scan, 0) FROM pg_stat_user_tables WHERE relname = 'stepwise_activity_queue'`).Scan(n)
+}
+
 // Live nodes claiming orphans at the same time, in batches and one by
 // one, each get distinct executions: none is taken from a live node.
 func TestClaimConcurrent(t *testing.T) {

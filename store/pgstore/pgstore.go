@@ -222,6 +222,13 @@ func (d *Driver) Begin(ctx context.Context) (store.ExecutorTx, error) {
 	return d.newExecutor(tx), nil
 }
 
+// WriteSteps is StepWrite in a transaction of its own: two round trips,
+// the BEGIN sent with the statements, then the COMMIT, where Begin, a
+// StepWrite (in a savepoint) and Commit take three.
+func (d *Driver) WriteSteps(ctx context.Context, steps []*store.Step) error {
+	return d.newExecutor(nil).StepWrite(ctx, steps)
+}
+
 // Close closes the pool, waiting for the connections in use to be
 // released. It is safe to call more than once.
 func (d *Driver) Close() error {

@@ -568,6 +568,37 @@ func TestSessionSettings(t *testing.T) {
 	require.ErrorContains(t, interpretError("write", err), "cannot hold a NUL character")
 }
 
+// WriteSteps writes steps all or none in a transaction of its own: a
+// batch with a conflicting step writes nothing; the batch without it is
+// written.
+func TestWriteSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := open(ctx, t, Options{})
+	x := seed(ctx, t, d.Executor())
+	step := func(version int64) *store.Step {
+		return &store.Step{
+			Update: &store.ExecutionUpdateParams{Arn: x.Arn, ExpectedVersion: version, Status: history.StatusRunning, LastEventID: x.LastEventID + 1},
+			Events: []*store.Event{{ExecutionArn: x.Arn, ID: x.LastEventID + 1, Type: "PassStateEntered", Timestamp: baseTime, Body: []byte(`{}`)}},
+		}
+	}
+	require.ErrorIs(t, d.WriteSteps(ctx, []*store.Step{step(x.Version + 5)}), store.ErrConflict)
+	got, err := d.Executor().ExecutionGet(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, x.Version, got.Version)
+	evs, err := d.Executor().EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, int(x.LastEventID))
+
+	require.NoError(t, d.WriteSteps(ctx, []*store.Step{step(x.Version)}))
+	got, err = d.Executor().ExecutionGet(ctx, x.Arn)
+	require.NoError(t, err)
+	require.Equal(t, x.Version+1, got.Version)
+	evs, err = d.Executor().EventList(ctx, &store.EventListParams{ExecutionArn: x.Arn})
+	require.NoError(t, err)
+	require.Len(t, evs, int(x.LastEventID)+1)
+}
+
 // StepWrite tells a step that leaves its row as it was, or updates it,
 // the id of its execution's row, and writes a step that carries one
 // under that row without looking the ARN up.
