@@ -21,11 +21,24 @@ import (
 	"stepwise/jsonvalue"
 )
 
-// calls records what the test integrations were asked.
+// calls records what the test integrations were asked, by the tests
+// running in parallel: a test finds its own call by its task id.
 var calls = struct {
 	sync.Mutex
 	reqs []*integration.Request
 }{}
+
+// callOf is the last call made for the task id, or nil.
+func callOf(id string) *integration.Request {
+	calls.Lock()
+	defer calls.Unlock()
+	for i := len(calls.reqs) - 1; i >= 0; i-- {
+		if calls.reqs[i].TaskID == id {
+			return calls.reqs[i]
+		}
+	}
+	return nil
+}
 
 func init() {
 	echo := func(ctx context.Context, r *integration.Request) (any, error) {
@@ -126,9 +139,8 @@ func TestRegistryRoutesByResource(t *testing.T) {
 	require.Nil(t, res.Failure)
 	require.Equal(t, `{"Service":"test","Action":"echo"}`, jsonvalue.String(res.Output))
 	r3.none(t)
-	calls.Lock()
-	last := calls.reqs[len(calls.reqs)-1]
-	calls.Unlock()
+	last := callOf("t3")
+	require.NotNil(t, last)
 	require.Equal(t, integration.WaitForTaskToken, last.Pattern)
 	require.Equal(t, "tok-t3", last.Token)
 
@@ -149,11 +161,7 @@ func TestRegistryRoutesByResource(t *testing.T) {
 
 	// A cancelled call gives no result.
 	r := run(t, reg, "t9", "arn:aws:states:::test:echo", `{"block": true}`)
-	testwait.Until(t, func() bool {
-		calls.Lock()
-		defer calls.Unlock()
-		return calls.reqs[len(calls.reqs)-1].TaskID == "t9"
-	}, 30*time.Second, time.Millisecond)
+	testwait.Until(t, func() bool { return callOf("t9") != nil }, 30*time.Second, time.Millisecond)
 	reg.Cancel("arn:x", "t9")
 	r.none(t)
 }
