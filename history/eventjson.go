@@ -146,9 +146,6 @@ func appendDataDetails(dst []byte, key string, d DataDetails) []byte {
 	return append(dst, `{"truncated":false}`...)
 }
 
-// appendString appends s as a JSON string the way encoding/json writes
-// it: HTML characters and the line and paragraph separators escaped, and
-// invalid UTF-8 as U+FFFD.
 // plainByte holds the ASCII bytes appendString copies as they are: one
 // look-up a byte rather than six comparisons.
 var plainByte = func() (t [utf8.RuneSelf]bool) {
@@ -158,6 +155,9 @@ var plainByte = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// appendString appends s as a JSON string the way encoding/json writes
+// it: HTML characters and the line and paragraph separators escaped, and
+// invalid UTF-8 as U+FFFD.
 func appendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
