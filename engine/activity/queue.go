@@ -137,14 +137,7 @@ func (q *Queue) Remove(executionArn, id string) {
 func (q *Queue) Pop(arn string) (*task.Task, <-chan struct{}) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if ts := q.pending[arn]; len(ts) > 0 {
-		q.pending[arn] = ts[1:]
-		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
-		return ts[0], nil
-	}
-	ch := make(chan struct{})
-	q.waiters[arn] = append(q.waiters[arn], ch)
-	return nil, ch
+	return q.popLocked(arn)
 }
 
 // popDirect is Pop for a poller a step may claim: worker and ctx are the
@@ -152,6 +145,15 @@ func (q *Queue) Pop(arn string) (*task.Task, <-chan struct{}) {
 func (q *Queue) popDirect(arn, worker string, ctx context.Context) (*task.Task, chan struct{}) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	t, ch := q.popLocked(arn)
+	if ch != nil {
+		q.direct[ch] = &Direct{Worker: worker, ctx: ctx, ch: ch}
+	}
+	return t, ch
+}
+
+// popLocked is Pop with q.mu held.
+func (q *Queue) popLocked(arn string) (*task.Task, chan struct{}) {
 	if ts := q.pending[arn]; len(ts) > 0 {
 		q.pending[arn] = ts[1:]
 		delete(q.queued, taskKey{ts[0].ExecutionArn, ts[0].ID})
@@ -159,7 +161,6 @@ func (q *Queue) popDirect(arn, worker string, ctx context.Context) (*task.Task, 
 	}
 	ch := make(chan struct{})
 	q.waiters[arn] = append(q.waiters[arn], ch)
-	q.direct[ch] = &Direct{Worker: worker, ctx: ctx, ch: ch}
 	return nil, ch
 }
 
